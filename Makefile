@@ -1,0 +1,30 @@
+# Everything starts from nothing: `make test` and `make demo` create .venv when it is missing.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: test demo bench clean venv
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+demo: $(STAMP)
+	@echo "== count the legal splits of examples/thrasta.json"
+	$(BIN)/trample count examples/thrasta.json
+	@echo "== the first 10 of them"
+	$(BIN)/trample enumerate examples/thrasta.json --limit 10
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,22 @@
+"""trample's data model: scenarios, assignments, cards and libraries. No solver imports here."""
+
+from .assignment import Assignment, load_assignment
+from .errors import FormatError
+from .scenario import (
+    KEYWORDS,
+    Attacker,
+    Battle,
+    Blocker,
+    Creature,
+    Planeswalker,
+    Player,
+    Scenario,
+    dump_scenario,
+    load_scenario,
+    parse_json_text,
+)
+
+__all__ = [
+    "Assignment", "load_assignment", "FormatError", "KEYWORDS", "Attacker", "Battle", "Blocker", "Creature",
+    "Planeswalker", "Player", "Scenario", "dump_scenario", "load_scenario", "parse_json_text",
+]

@@ -1,0 +1,94 @@
+"""An assignment of combat damage: ``{source id: {recipient id: amount}}`` (FORMAT.md), immutable."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterator, Mapping
+
+from .errors import FormatError, expect_int, expect_object, join
+from .scenario import Scenario, parse_json_text
+
+
+class Assignment(Mapping):
+    """Immutable, hashable ``{source: {recipient: amount}}``.
+
+    Amounts are positive integers; zero entries are dropped, so two assignments are equal exactly when
+    their FORMAT.md JSON objects are equal. A source that assigns nothing maps to an empty mapping.
+    """
+
+    __slots__ = ("_data", "_key")
+
+    def __init__(self, data: Mapping[str, Mapping[str, int]] = ()):
+        clean = {}
+        for source, split in dict(data).items():
+            clean[source] = {r: int(n) for r, n in dict(split).items() if n}
+        self._data = clean
+        self._key = frozenset((s, r, n) for s, split in clean.items() for r, n in split.items()) | frozenset(
+            (s, None, 0) for s in clean
+        )
+
+    # Mapping protocol
+    def __getitem__(self, source: str) -> Mapping[str, int]:
+        return self._data[source]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Assignment):
+            return self._key == other._key
+        if isinstance(other, Mapping):
+            try:
+                return self == Assignment(other)
+            except (TypeError, ValueError):
+                return False
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        return f"Assignment({self._data!r})"
+
+    # Queries
+    def amount(self, source: str, recipient: str) -> int:
+        return self._data.get(source, {}).get(recipient, 0)
+
+    def total_from(self, source: str) -> int:
+        return sum(self._data.get(source, {}).values())
+
+    def total_to(self, recipient: str) -> int:
+        return sum(split.get(recipient, 0) for split in self._data.values())
+
+    def to_json(self) -> dict:
+        return {s: dict(split) for s, split in self._data.items()}
+
+    def dumps(self) -> str:
+        return json.dumps(self._data, separators=(",", ":"))
+
+
+def load_assignment(data, scenario: Scenario | None = None, path: str = "assignment") -> Assignment:
+    """Validate the JSON shape of an assignment; with a scenario, every id must name one of its objects.
+
+    Which sources and recipients are *legal* is the checker's business, not this loader's.
+    """
+    if isinstance(data, (str, bytes)):
+        data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
+    obj = expect_object(data, path)
+    out = {}
+    for source, split in obj.items():
+        where = join(path, source)
+        if scenario is not None and source not in scenario:
+            raise FormatError(where, f'unknown source "{source}"')
+        split = expect_object(split, where)
+        row = {}
+        for recipient, amount in split.items():
+            w = join(where, recipient)
+            if scenario is not None and recipient not in scenario:
+                raise FormatError(w, f'unknown recipient "{recipient}"')
+            row[recipient] = expect_int(amount, w, minimum=0)
+        out[source] = row
+    return Assignment(out)

@@ -1,0 +1,381 @@
+"""The combat scenario of FORMAT.md: typed, immutable, validated, and dumped back to the same JSON.
+
+Nothing here knows how damage is assigned; ``solver.rules`` reads these objects and derives that.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Mapping
+
+from .errors import (
+    FormatError,
+    expect_bool,
+    expect_int,
+    expect_list,
+    expect_number,
+    expect_object,
+    expect_str,
+    join,
+    reject_unknown,
+)
+
+KEYWORDS = (
+    "trample",
+    "trample_over_planeswalkers",
+    "deathtouch",
+    "first_strike",
+    "double_strike",
+    "indestructible",
+    "haste",
+)
+RULES_VARIANTS = ("current", "legacy")
+STEPS = ("regular", "first_strike", "combat")
+
+
+@dataclass(frozen=True)
+class Player:
+    id: str
+    life: int = 20
+
+
+@dataclass(frozen=True)
+class Planeswalker:
+    id: str
+    controller: str
+    loyalty: int
+    in_combat: bool = True
+    value: float = 1
+
+
+@dataclass(frozen=True)
+class Battle:
+    id: str
+    protector: str
+    defense: int
+    in_combat: bool = True
+
+
+@dataclass(frozen=True)
+class Creature:
+    id: str
+    power: int
+    toughness: int
+    keywords: tuple[str, ...] = ()
+    damage_marked: int = 0
+    in_combat: bool = True
+
+    def has(self, keyword: str) -> bool:
+        return keyword in self.keywords
+
+    @property
+    def trample(self) -> bool:
+        """702.19: trample over planeswalkers is a variant of trample and implies it."""
+        return "trample" in self.keywords or "trample_over_planeswalkers" in self.keywords
+
+    @property
+    def trample_over_planeswalkers(self) -> bool:
+        return "trample_over_planeswalkers" in self.keywords
+
+    @property
+    def deathtouch(self) -> bool:
+        return "deathtouch" in self.keywords
+
+    @property
+    def indestructible(self) -> bool:
+        return "indestructible" in self.keywords
+
+    def deals_damage_in(self, step: str) -> bool:
+        """510.4 / 702.7b / 702.4b: which creatures deal combat damage in a step."""
+        first = "first_strike" in self.keywords
+        double = "double_strike" in self.keywords
+        if step == "first_strike":
+            return first or double
+        return double or not first
+
+
+@dataclass(frozen=True)
+class Attacker(Creature):
+    attacking: str = ""
+    blocked_by: tuple[str, ...] = ()
+    blocked: bool = False
+
+
+@dataclass(frozen=True)
+class Blocker(Creature):
+    value: float = 1
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One combat damage step (or a whole combat, ``step == "combat"``), immutable."""
+
+    attackers: tuple[Attacker, ...]
+    blockers: tuple[Blocker, ...] = ()
+    players: tuple[Player, ...] = ()
+    planeswalkers: tuple[Planeswalker, ...] = ()
+    battles: tuple[Battle, ...] = ()
+    rules: str = "current"
+    step: str = "regular"
+    _index: Mapping[str, object] = field(default=None, compare=False, repr=False, hash=False)
+
+    def __post_init__(self):
+        index = {}
+        for group in (self.players, self.planeswalkers, self.battles, self.attackers, self.blockers):
+            for obj in group:
+                index[obj.id] = obj
+        object.__setattr__(self, "_index", index)
+
+    # -- lookups -------------------------------------------------------------------------------
+    def __getitem__(self, object_id: str):
+        return self._index[object_id]
+
+    def get(self, object_id: str, default=None):
+        return self._index.get(object_id, default)
+
+    def __contains__(self, object_id: str) -> bool:
+        return object_id in self._index
+
+    def kind(self, object_id: str) -> str:
+        """"player", "planeswalker", "battle", "attacker" or "blocker"."""
+        return _KIND[type(self._index[object_id])]
+
+    def controller_of(self, object_id: str) -> str | None:
+        """The player who controls a planeswalker, protects a battle, or is the player."""
+        obj = self._index[object_id]
+        if isinstance(obj, Player):
+            return obj.id
+        if isinstance(obj, Planeswalker):
+            return obj.controller
+        if isinstance(obj, Battle):
+            return obj.protector
+        return None
+
+    def blocking(self, blocker_id: str) -> tuple[str, ...]:
+        """Ids of the attackers whose ``blocked_by`` names this blocker, in attacker order."""
+        return tuple(a.id for a in self.attackers if blocker_id in a.blocked_by)
+
+    def with_step(self, step: str) -> "Scenario":
+        return replace(self, step=step)
+
+    # -- JSON ----------------------------------------------------------------------------------
+    @classmethod
+    def from_json(cls, data) -> "Scenario":
+        return load_scenario(data)
+
+    def to_json(self) -> dict:
+        return dump_scenario(self)
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), separators=(",", ":"))
+
+
+_KIND = {Player: "player", Planeswalker: "planeswalker", Battle: "battle", Attacker: "attacker", Blocker: "blocker"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------------------------
+
+_TOP = {"rules", "step", "players", "planeswalkers", "battles", "attackers", "blockers"}
+_PLAYER = {"id", "life"}
+_PLANESWALKER = {"id", "controller", "loyalty", "in_combat", "value"}
+_BATTLE = {"id", "protector", "defense", "in_combat"}
+_CREATURE = {"id", "power", "toughness", "keywords", "damage_marked", "in_combat"}
+_ATTACKER = _CREATURE | {"attacking", "blocked_by", "blocked"}
+_BLOCKER = _CREATURE | {"value"}
+
+
+def parse_json_text(text: str, path: str = "") -> object:
+    """``json.loads`` with a one-line :class:`FormatError` for text that is not JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise FormatError(path, f"not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    except RecursionError:
+        raise FormatError(path, "not JSON: nested too deeply") from None
+
+
+def load_scenario(data, path: str = "") -> Scenario:
+    """Validate a decoded JSON object (or JSON text) and build a :class:`Scenario`.
+
+    Raises :class:`FormatError` naming the first problem's JSON path.
+    """
+    if isinstance(data, (str, bytes)):
+        data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
+    obj = expect_object(data, path or "scenario")
+    reject_unknown(obj, _TOP, path)
+    rules = obj.get("rules", "current")
+    if rules not in RULES_VARIANTS:
+        raise FormatError(join(path, "rules"), f'expected "current" or "legacy", got {json.dumps(rules)}')
+    step = obj.get("step", "regular")
+    if step not in STEPS:
+        raise FormatError(join(path, "step"), f'expected "regular", "first_strike" or "combat", got {json.dumps(step)}')
+    if "attackers" not in obj:
+        raise FormatError(join(path, "attackers"), "required field is missing")
+
+    players = tuple(_each(obj, "players", path, _load_player))
+    planeswalkers = tuple(_each(obj, "planeswalkers", path, _load_planeswalker))
+    battles = tuple(_each(obj, "battles", path, _load_battle))
+    attackers = tuple(_each(obj, "attackers", path, _load_attacker))
+    blockers = tuple(_each(obj, "blockers", path, _load_blocker))
+
+    # Unique ids across the whole scenario.
+    seen: dict[str, str] = {}
+    for name, group in (("players", players), ("planeswalkers", planeswalkers), ("battles", battles),
+                        ("attackers", attackers), ("blockers", blockers)):
+        for i, item in enumerate(group):
+            where = join(join(join(path, name), i), "id")
+            if item.id in seen:
+                raise FormatError(where, f'duplicate id "{item.id}" (also {seen[item.id]})')
+            seen[item.id] = where
+
+    player_ids = {p.id for p in players}
+    for i, pw in enumerate(planeswalkers):
+        if pw.controller not in player_ids:
+            raise FormatError(join(join(join(path, "planeswalkers"), i), "controller"),
+                              f'unknown player "{pw.controller}"')
+    for i, bt in enumerate(battles):
+        if bt.protector not in player_ids:
+            raise FormatError(join(join(join(path, "battles"), i), "protector"),
+                              f'unknown player "{bt.protector}"')
+    attackable = player_ids | {p.id for p in planeswalkers} | {b.id for b in battles}
+    blocker_ids = {b.id for b in blockers}
+    for i, a in enumerate(attackers):
+        where = join(join(path, "attackers"), i)
+        if a.attacking not in attackable:
+            raise FormatError(join(where, "attacking"),
+                              f'unknown id "{a.attacking}" (expected a player, planeswalker or battle)')
+        for j, b in enumerate(a.blocked_by):
+            if b not in blocker_ids:
+                raise FormatError(join(join(where, "blocked_by"), j), f'unknown blocker "{b}"')
+    return Scenario(attackers=attackers, blockers=blockers, players=players, planeswalkers=planeswalkers,
+                    battles=battles, rules=rules, step=step)
+
+
+def _each(obj: dict, key: str, path: str, loader) -> Iterable:
+    if key not in obj:
+        return []
+    items = expect_list(obj[key], join(path, key))
+    return [loader(item, join(join(path, key), i)) for i, item in enumerate(items)]
+
+
+def _load_player(data, path) -> Player:
+    obj = expect_object(data, path)
+    reject_unknown(obj, _PLAYER, path)
+    return Player(id=_id(obj, path), life=expect_int(obj.get("life", 20), join(path, "life")))
+
+
+def _load_planeswalker(data, path) -> Planeswalker:
+    obj = expect_object(data, path)
+    reject_unknown(obj, _PLANESWALKER, path)
+    return Planeswalker(
+        id=_id(obj, path),
+        controller=expect_str(_required(obj, "controller", path), join(path, "controller")),
+        loyalty=expect_int(_required(obj, "loyalty", path), join(path, "loyalty"), minimum=0),
+        in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
+        value=expect_number(obj.get("value", 1), join(path, "value")),
+    )
+
+
+def _load_battle(data, path) -> Battle:
+    obj = expect_object(data, path)
+    reject_unknown(obj, _BATTLE, path)
+    return Battle(
+        id=_id(obj, path),
+        protector=expect_str(_required(obj, "protector", path), join(path, "protector")),
+        defense=expect_int(_required(obj, "defense", path), join(path, "defense"), minimum=0),
+        in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
+    )
+
+
+def _creature_fields(obj, path) -> dict:
+    keywords = expect_list(obj.get("keywords", []), join(path, "keywords"))
+    kws = []
+    for i, kw in enumerate(keywords):
+        where = join(join(path, "keywords"), i)
+        if not isinstance(kw, str):
+            raise FormatError(where, f"expected a keyword string, got {json.dumps(kw)}")
+        if kw not in KEYWORDS:
+            raise FormatError(where, f'unknown keyword "{kw}"')
+        if kw not in kws:  # 702.19g and friends: multiple instances are redundant
+            kws.append(kw)
+    return dict(
+        id=_id(obj, path),
+        power=expect_int(_required(obj, "power", path), join(path, "power")),
+        toughness=expect_int(_required(obj, "toughness", path), join(path, "toughness"), minimum=0),
+        keywords=tuple(kws),
+        damage_marked=expect_int(obj.get("damage_marked", 0), join(path, "damage_marked"), minimum=0),
+        in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
+    )
+
+
+def _load_attacker(data, path) -> Attacker:
+    obj = expect_object(data, path)
+    reject_unknown(obj, _ATTACKER, path)
+    fields = _creature_fields(obj, path)
+    blocked_by = expect_list(obj.get("blocked_by", []), join(path, "blocked_by"))
+    ids = []
+    for i, b in enumerate(blocked_by):
+        where = join(join(path, "blocked_by"), i)
+        expect_str(b, where)
+        if b in ids:
+            raise FormatError(where, f'"{b}" is listed twice')
+        ids.append(b)
+    blocked = obj.get("blocked", len(ids) > 0)
+    expect_bool(blocked, join(path, "blocked"))
+    if not blocked and ids:
+        raise FormatError(join(path, "blocked"), "false, but blocked_by names blockers")
+    return Attacker(**fields, attacking=expect_str(_required(obj, "attacking", path), join(path, "attacking")),
+                    blocked_by=tuple(ids), blocked=blocked)
+
+
+def _load_blocker(data, path) -> Blocker:
+    obj = expect_object(data, path)
+    reject_unknown(obj, _BLOCKER, path)
+    return Blocker(**_creature_fields(obj, path), value=expect_number(obj.get("value", 1), join(path, "value")))
+
+
+def _id(obj, path) -> str:
+    return expect_str(_required(obj, "id", path), join(path, "id"))
+
+
+def _required(obj, key, path):
+    if key not in obj:
+        raise FormatError(join(path, key), "required field is missing")
+    return obj[key]
+
+
+# ---------------------------------------------------------------------------------------------
+# Dumping (the normal form: every field written, so load(dump(s)) == s)
+# ---------------------------------------------------------------------------------------------
+
+def dump_scenario(s: Scenario) -> dict:
+    out: dict = {"rules": s.rules, "step": s.step}
+    out["players"] = [{"id": p.id, "life": p.life} for p in s.players]
+    out["planeswalkers"] = [
+        {"id": p.id, "controller": p.controller, "loyalty": p.loyalty, "in_combat": p.in_combat, "value": p.value}
+        for p in s.planeswalkers
+    ]
+    out["battles"] = [
+        {"id": b.id, "protector": b.protector, "defense": b.defense, "in_combat": b.in_combat} for b in s.battles
+    ]
+    out["attackers"] = []
+    for a in s.attackers:
+        d = _dump_creature(a)
+        d["attacking"] = a.attacking
+        d["blocked_by"] = list(a.blocked_by)
+        d["blocked"] = a.blocked
+        out["attackers"].append(d)
+    out["blockers"] = []
+    for b in s.blockers:
+        d = _dump_creature(b)
+        d["value"] = b.value
+        out["blockers"].append(d)
+    return out
+
+
+def _dump_creature(c: Creature) -> dict:
+    return {"id": c.id, "power": c.power, "toughness": c.toughness, "keywords": list(c.keywords),
+            "damage_marked": c.damage_marked, "in_combat": c.in_combat}

@@ -1,0 +1,101 @@
+"""The direct checker: judge one proposed assignment against a DamagePlan, citing every rule it breaks.
+
+It reads the same plan as every engine (solver.rules), but evaluates it directly, without CP-SAT.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from models import Assignment
+
+from .rules import LEGACY_ORDER_RULE, DamagePlan, refusal
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str
+    message: str
+    source: str | None = None
+    recipient: str | None = None
+
+    def to_json(self) -> dict:
+        return {"rule": self.rule, "message": self.message}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    legal: bool
+    violations: tuple[Violation, ...] = ()
+
+    def __bool__(self) -> bool:
+        return self.legal
+
+    def to_json(self) -> dict:
+        return {"legal": self.legal, "violations": [v.to_json() for v in self.violations]}
+
+
+def totals_of(assignment: Mapping[str, Mapping[str, int]]) -> tuple[dict[str, int], dict[str, set[str]]]:
+    """Damage assigned to each recipient, and which sources assign to each recipient."""
+    totals: dict[str, int] = {}
+    givers: dict[str, set[str]] = {}
+    for source, split in assignment.items():
+        for recipient, amount in split.items():
+            if amount > 0:
+                totals[recipient] = totals.get(recipient, 0) + amount
+                givers.setdefault(recipient, set()).add(source)
+    return totals, givers
+
+
+def check(plan: DamagePlan, assignment: Assignment) -> CheckResult:
+    s = plan.scenario
+    violations: list[Violation] = []
+    totals, givers = totals_of(assignment)
+    deathtouched = {r for r, g in givers.items() if g & plan.deathtouch_sources}
+
+    for source in assignment:
+        if plan.source(source) is None:
+            what = "an attacking creature" if plan.side == "attacking" else "a source of combat damage here"
+            violations.append(Violation("510.1", f"{source} is not {what}; it cannot assign this side's damage",
+                                        source))
+
+    for src in plan.sources:
+        split = assignment.get(src.source, {})
+        given = sum(split.values())
+        if src.damage == 0:
+            if given:
+                violations.append(Violation(src.rule, f"{src.reason}, but it assigns {given}", src.source))
+            continue
+        if given != src.damage:
+            violations.append(Violation(
+                "510.1a", f"{src.source} must assign exactly {src.damage} combat damage (its power), "
+                          f"but assigns {given}", src.source))
+        for recipient, amount in split.items():
+            if amount <= 0:
+                continue
+            route = src.route(recipient)
+            if route is None:
+                rule, why = refusal(plan, src.source, recipient)
+                violations.append(Violation(rule, f"{src.source} assigns {amount} to {recipient}: {why}",
+                                            src.source, recipient))
+                continue
+            if route.gate is None:
+                continue
+            for bad in plan.gate_failures(route.gate, totals, deathtouched):
+                violations.append(Violation(route.gate.rule, _gate_message(plan, src.source, recipient, amount,
+                                                                           route.gate.rule, bad, totals),
+                                            src.source, recipient))
+    return CheckResult(legal=not violations, violations=tuple(violations))
+
+
+def _gate_message(plan, source, recipient, amount, rule, bad, totals) -> str:
+    if bad in plan.loyalty_need:
+        return (f"{source} assigns {amount} to {recipient}, but the planeswalker {bad} has been assigned "
+                f"{totals.get(bad, 0)} of the {plan.loyalty_need[bad]} damage its loyalty requires first")
+    have, need = totals.get(bad, 0), plan.lethal_need[bad]
+    lethal = f"{bad} has been assigned {have} of the {need} damage that is lethal to it"
+    if rule == LEGACY_ORDER_RULE:
+        return (f"{source} assigns {amount} to {recipient}, but {bad} comes earlier in its damage assignment "
+                f"order and {lethal}")
+    return f"{source} assigns {amount} to {recipient}, but {lethal}"

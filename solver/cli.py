@@ -1,0 +1,283 @@
+"""The ``trample`` command line (FORMAT.md): JSON out, exit 0 / 1 (the answer is no) / 2 (bad input).
+
+Bad input never shows a traceback: one line on standard error naming the place, and exit code 2.
+Subcommands of other areas register themselves through ``add_commands(subparsers)`` in the modules listed in
+``EXTENSIONS`` (imported only when present, and never importing ortools at import time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from typing import Callable, Iterator
+
+from models import FormatError, load_assignment, load_scenario, parse_json_text
+
+EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
+
+# Modules that add subcommands: each defines add_commands(subparsers).
+EXTENSIONS = ("solver.cli_solve", "solver.cli_scale", "solver.cli_library", "solver.cli_arena")
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2, no usage dump
+        raise UsageError(f"{self.prog}: {message}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading inputs
+# ---------------------------------------------------------------------------------------------
+
+def read_text(path: str, what: str = "FILE") -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise FormatError(path, "no such file") from None
+    except IsADirectoryError:
+        raise FormatError(path, "is a directory, expected a JSON file") from None
+    except UnicodeDecodeError:
+        raise FormatError(path, "not UTF-8 text") from None
+    except OSError as err:
+        raise FormatError(path, f"cannot read: {err.strerror}") from None
+
+
+def is_batch(path: str) -> bool:
+    return path.endswith(".jsonl")
+
+
+def unwrap_scenario(obj):
+    """Accept a perft line ``{"name", "scenario": {...}, ...}`` where a scenario is expected."""
+    if isinstance(obj, dict) and "scenario" in obj and "attackers" not in obj:
+        return obj["scenario"]
+    return obj
+
+
+def iter_documents(path: str) -> Iterator[tuple[str, object]]:
+    """(location prefix, decoded JSON) for one document, or for each non-blank line of a .jsonl file."""
+    text = read_text(path)
+    if not is_batch(path):
+        yield "", parse_json_text(text)
+        return
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            where = f"line {n}"
+            try:
+                yield where, parse_json_text(line)
+            except FormatError as err:
+                yield where, err
+
+
+def emit(obj) -> None:
+    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
+
+
+def prefixed(where: str, err: FormatError) -> FormatError:
+    if not where:
+        return err
+    return FormatError(f"{where}: {err.path}" if err.path else where, err.message)
+
+
+def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
+    """Run ``one(document) -> (result, exit code)`` per document; a bad line yields an error line."""
+    worst = EXIT_OK
+    for where, doc in iter_documents(path):
+        try:
+            if isinstance(doc, FormatError):
+                raise doc
+            result, code = one(doc)
+        except FormatError as err:
+            if not where:
+                raise
+            err = prefixed(where, err)
+            print(f"trample: {err}", file=sys.stderr)
+            emit({"error": str(err)})
+            worst = EXIT_BAD
+            continue
+        emit(result)
+        if code > worst:
+            worst = code
+    return worst
+
+
+def scenario_from(doc, path=""):
+    return load_scenario(unwrap_scenario(doc), path)
+
+
+# ---------------------------------------------------------------------------------------------
+# count / enumerate / check
+# ---------------------------------------------------------------------------------------------
+
+def _combat(doc, args):
+    from .combat import open_combat
+
+    return open_combat(scenario_from(doc), side=getattr(args, "side", "attacking"),
+                       engine=getattr(args, "engine", "auto"))
+
+
+def cmd_count(args) -> int:
+    def one(doc):
+        return {"count": _combat(doc, args).count()}, EXIT_OK
+
+    return run_batch(args.file, one)
+
+
+def cmd_enumerate(args) -> int:
+    deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
+    stopped = {"time": False}
+
+    def stream(doc) -> Iterator[dict]:
+        for i, a in enumerate(_combat(doc, args).assignments(limit=args.limit)):
+            if deadline is not None and i % 1024 == 0 and time.monotonic() > deadline:
+                stopped["time"] = True
+                return
+            yield a.to_json()
+
+    if is_batch(args.file):
+        code = run_batch(args.file, lambda doc: ({"assignments": list(stream(doc))}, EXIT_OK))
+    else:
+        (_, doc), = iter_documents(args.file)
+        out = sys.stdout
+        for n, a in enumerate(stream(doc), 1):
+            out.write(json.dumps(a, separators=(",", ":")) + "\n")
+            if n % 4096 == 0:
+                out.flush()
+        code = EXIT_OK
+    if stopped["time"]:
+        print(f"trample: enumerate stopped at --time-limit {args.time_limit}s; the list is incomplete",
+              file=sys.stderr)
+    return code
+
+
+def _assignment_docs(path: str):
+    if path.lstrip().startswith("{"):
+        return [("", parse_json_text(path, "ASSIGNMENT"))]
+    return list(iter_documents(path))
+
+
+def cmd_check(args) -> int:
+    scen = list(iter_documents(args.file))
+    asg = _assignment_docs(args.assignment)
+    if is_batch(args.file) and len(asg) == 1 and not is_batch(args.assignment):
+        asg = asg * len(scen)
+    if len(scen) != len(asg):
+        raise FormatError(args.assignment, f"has {len(asg)} assignments for {len(scen)} scenarios")
+    worst = EXIT_OK
+    for (where, doc), (awhere, adoc) in zip(scen, asg):
+        try:
+            for d in (doc, adoc):
+                if isinstance(d, FormatError):
+                    raise d
+            combat = _combat(doc, args)
+            result = combat.check(load_assignment(adoc, combat.scenario))
+        except FormatError as err:
+            if not where and not awhere:
+                raise
+            err = prefixed(where or awhere, err)
+            print(f"trample: {err}", file=sys.stderr)
+            emit({"error": str(err)})
+            worst = EXIT_BAD
+            continue
+        emit(result.to_json())
+        if not result.legal:
+            worst = max(worst, EXIT_NO)
+    return worst
+
+
+# ---------------------------------------------------------------------------------------------
+# The parser
+# ---------------------------------------------------------------------------------------------
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative number, got {text}")
+    return value
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
+    return value
+
+
+def add_step_options(p: argparse.ArgumentParser) -> None:
+    """--side and --engine, shared by the commands that read a combat scenario."""
+    p.add_argument("--side", choices=["attacking", "defending", "both"], default="attacking",
+                   help="whose damage assignment: the attacking player's (default), the defending player's, or both")
+    p.add_argument("--engine", default="auto", help="auto (default), cpsat, or another registered engine")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="trample", description="Rules-exact combat damage assignment (Magic: The Gathering).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("count", help="the exact number of legal assignments")
+    p.add_argument("file", metavar="FILE", help="scenario JSON, a .jsonl batch, or - for standard input")
+    add_step_options(p)
+    p.set_defaults(func=cmd_count)
+
+    p = sub.add_parser("enumerate", help="every legal assignment, one JSON line each")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--limit", type=positive_int, default=None, help="stop after N assignments")
+    p.add_argument("--time-limit", type=seconds, default=None, help="stop after this many seconds")
+    add_step_options(p)
+    p.set_defaults(func=cmd_enumerate)
+
+    p = sub.add_parser("check", help="is this assignment legal? which rules does it break?")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("assignment", metavar="ASSIGNMENT", help="assignment JSON file, .jsonl, - or inline JSON")
+    add_step_options(p)
+    p.set_defaults(func=cmd_check)
+
+    for name in EXTENSIONS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name == name:
+                continue
+            raise
+        module.add_commands(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        return args.func(args)
+    except UsageError as err:
+        print(str(err), file=sys.stderr)
+        return EXIT_BAD
+    except FormatError as err:
+        print(f"trample: {err}", file=sys.stderr)
+        return EXIT_BAD
+    except BrokenPipeError:
+        try:
+            sys.stdout = None  # silence the flush at exit
+        finally:
+            return EXIT_OK
+    except KeyboardInterrupt:
+        print("trample: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

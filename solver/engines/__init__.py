@@ -1,0 +1,52 @@
+"""Engines behind one small interface, chosen by name (cpmpy-style).
+
+An engine answers two questions about one *component* of a :class:`~solver.rules.DamagePlan` (a group of
+sources whose choices constrain each other):
+
+- ``count(plan, component) -> int``: the exact number of legal assignments of that component;
+- ``iterate(plan, component) -> Iterator[tuple[int, ...]]``: each legal assignment exactly once, as a vector of
+  amounts over ``plan.component_columns(component)``.
+
+``get_engine(name)`` imports an engine's module only when it is asked for, so ``import solver`` never pays for
+``import ortools``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Iterator, Protocol, Sequence
+
+from ..rules import DamagePlan
+
+ENGINES = {
+    "cpsat": ("solver.engines.cpsat", "CpSatEngine"),
+}
+DEFAULT_ENGINE = "cpsat"
+
+
+class Engine(Protocol):
+    name: str
+
+    def supports(self, plan: DamagePlan, component: Sequence[int]) -> bool: ...
+
+    def count(self, plan: DamagePlan, component: Sequence[int]) -> int: ...
+
+    def iterate(self, plan: DamagePlan, component: Sequence[int]) -> Iterator[tuple[int, ...]]: ...
+
+
+_cache: dict[str, Engine] = {}
+
+
+def engine_names() -> list[str]:
+    return ["auto", *ENGINES]
+
+
+def get_engine(name: str = "auto") -> Engine:
+    if name == "auto":
+        name = DEFAULT_ENGINE
+    if name not in ENGINES:
+        raise ValueError(f"unknown engine {name!r} (expected one of {', '.join(engine_names())})")
+    if name not in _cache:
+        module, cls = ENGINES[name]
+        _cache[name] = getattr(importlib.import_module(module), cls)()
+    return _cache[name]

@@ -1,0 +1,230 @@
+"""The reference model: the rules of a DamagePlan as OR-Tools CP-SAT constraints.
+
+Variables: one integer ``x[s, r]`` in ``[0, damage(s)]`` per route. Constraints:
+
+- 510.1a: ``sum_r x[s, r] == damage(s)`` for every source.
+- 702.19b / 702.2c: a boolean ``lethal[b]`` per gated blocker, tied both ways to
+  ``sum_s x[s, b] >= need(b)  OR  x[d, b] >= 1 for some deathtouch source d``.
+- 702.19c: a boolean ``loyal[p]`` per gated planeswalker, tied both ways to ``sum_s x[s, p] >= loyalty(p)``.
+- every gated route: ``x[s, r] == 0`` unless each of its gate's booleans is true.
+
+Every helper boolean is a function of the ``x`` variables, so each legal assignment is exactly one solution.
+Enumeration pins ``num_workers = 1`` (more workers silently lose solutions while still reporting OPTIMAL).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+from ortools.sat.python import cp_model
+
+from ..rules import DamagePlan
+
+
+@dataclass
+class BuiltModel:
+    model: cp_model.CpModel
+    columns: tuple[tuple[int, str], ...]
+    x: list  # IntVar per column, same order
+    var: dict  # (source index, recipient) -> IntVar
+    lethal: dict  # blocker -> BoolVar (or True)
+    loyal: dict  # planeswalker -> BoolVar (or True)
+
+
+def build_model(plan: DamagePlan, component: Sequence[int] | None = None) -> BuiltModel:
+    """CP-SAT model of the plan's legal assignments (of one component, or of every active source)."""
+    component = plan.active if component is None else tuple(component)
+    m = cp_model.CpModel()
+    columns = plan.component_columns(component)
+    var = {}
+    for i, r in columns:
+        src = plan.sources[i]
+        var[i, r] = m.new_int_var(0, src.damage, f"x[{src.source},{r}]")
+    for i in component:
+        src = plan.sources[i]
+        m.add(sum(var[i, r.recipient] for r in src.routes) == src.damage)  # 510.1a
+
+    incoming: dict[str, list] = {}
+    for (i, r), v in var.items():
+        incoming.setdefault(r, []).append((i, v))
+
+    gated_blockers = {b for i in component for r in plan.sources[i].routes if r.gate for b in r.gate.lethal}
+    gated_walkers = {p for i in component for r in plan.sources[i].routes if r.gate for p in r.gate.loyalty}
+
+    lethal = {}
+    for b in sorted(gated_blockers):  # 702.19b, 702.2c
+        need = plan.lethal_need[b]
+        if need == 0:
+            lethal[b] = True
+            continue
+        ins = incoming.get(b, [])
+        total = sum(v for _, v in ins)
+        reasons = []
+        enough = m.new_bool_var(f"enough[{b}]")
+        if ins:
+            m.add(total >= need).only_enforce_if(enough)
+            m.add(total <= need - 1).only_enforce_if(~enough)
+        else:
+            m.add(enough == 0)
+        reasons.append(enough)
+        for i, v in ins:
+            if plan.sources[i].deathtouch:
+                touched = m.new_bool_var(f"touched[{plan.sources[i].source},{b}]")
+                m.add(v >= 1).only_enforce_if(touched)
+                m.add(v == 0).only_enforce_if(~touched)
+                reasons.append(touched)
+        lb = m.new_bool_var(f"lethal[{b}]")
+        m.add_max_equality(lb, reasons)
+        lethal[b] = lb
+
+    loyal = {}
+    for p in sorted(gated_walkers):  # 702.19c
+        need = plan.loyalty_need[p]
+        if need == 0:
+            loyal[p] = True
+            continue
+        ins = incoming.get(p, [])
+        yp = m.new_bool_var(f"loyal[{p}]")
+        if ins:
+            total = sum(v for _, v in ins)
+            m.add(total >= need).only_enforce_if(yp)
+            m.add(total <= need - 1).only_enforce_if(~yp)
+        else:
+            m.add(yp == 0)
+        loyal[p] = yp
+
+    for i in component:
+        for r in plan.sources[i].routes:
+            if r.gate is None:
+                continue
+            conds = [lethal[b] for b in r.gate.lethal] + [loyal[p] for p in r.gate.loyalty]
+            for c in conds:
+                if c is True:
+                    continue
+                m.add(var[i, r.recipient] == 0).only_enforce_if(~c)
+    return BuiltModel(m, columns, [var[c] for c in columns], var, lethal, loyal)
+
+
+def enumeration_solver(deterministic_time: float | None = None) -> cp_model.CpSolver:
+    solver = cp_model.CpSolver()
+    solver.parameters.enumerate_all_solutions = True
+    solver.parameters.num_workers = 1  # more workers lose solutions during enumeration
+    if deterministic_time is not None:
+        solver.parameters.max_deterministic_time = deterministic_time
+    return solver
+
+
+class _Counter(cp_model.CpSolverSolutionCallback):
+    def __init__(self):
+        super().__init__()
+        self.n = 0
+
+    def on_solution_callback(self):
+        self.n += 1
+
+
+_DONE = object()
+
+
+class _Streamer(cp_model.CpSolverSolutionCallback):
+    """Hands solutions to a consumer thread in chunks through a bounded queue; stops when told."""
+
+    def __init__(self, xs, q: queue.Queue, stop: threading.Event, chunk: int = 512):
+        super().__init__()
+        self.xs = xs
+        self.q = q
+        self.stop = stop
+        self.chunk = chunk
+        self.buf: list[tuple[int, ...]] = []
+
+    def on_solution_callback(self):
+        if self.stop.is_set():
+            self.stop_search()
+            return
+        self.buf.append(tuple(self.value(x) for x in self.xs))
+        if len(self.buf) >= self.chunk:
+            self.flush()
+
+    def flush(self):
+        buf, self.buf = self.buf, []
+        while buf and not self.stop.is_set():
+            try:
+                self.q.put(buf, timeout=0.05)
+                return
+            except queue.Full:
+                continue
+        if self.stop.is_set():
+            self.stop_search()
+
+
+class CpSatEngine:
+    name = "cpsat"
+
+    def supports(self, plan, component) -> bool:
+        return True
+
+    def count(self, plan: DamagePlan, component: Sequence[int]) -> int:
+        built = build_model(plan, component)
+        solver = enumeration_solver()
+        cb = _Counter()
+        status = solver.solve(built.model, cb)
+        _expect_complete(solver, status)
+        return cb.n
+
+    def iterate(self, plan: DamagePlan, component: Sequence[int]) -> Iterator[tuple[int, ...]]:
+        built = build_model(plan, component)
+        if not built.x:
+            yield ()
+            return
+        solver = enumeration_solver()
+        q: queue.Queue = queue.Queue(maxsize=8)
+        stop = threading.Event()
+        cb = _Streamer(built.x, q, stop)
+        outcome: dict = {}
+
+        def run():
+            try:
+                outcome["status"] = solver.solve(built.model, cb)
+                cb.flush()
+            except BaseException as err:  # handed to the consumer
+                outcome["error"] = err
+            finally:
+                while True:
+                    try:
+                        q.put(_DONE, timeout=0.05)
+                        break
+                    except queue.Full:
+                        if stop.is_set():
+                            _drain(q)
+
+        t = threading.Thread(target=run, name="trample-cpsat-enum", daemon=True)
+        t.start()
+        try:
+            while True:
+                item = q.get()
+                if item is _DONE:
+                    break
+                yield from item
+        finally:
+            stop.set()
+            _drain(q)
+            t.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        _expect_complete(solver, outcome["status"])
+
+
+def _drain(q: queue.Queue) -> None:
+    try:
+        while True:
+            q.get_nowait()
+    except queue.Empty:
+        pass
+
+
+def _expect_complete(solver, status) -> None:
+    if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+        raise RuntimeError(f"CP-SAT enumeration did not complete: {solver.status_name(status)}")

@@ -1,0 +1,303 @@
+"""The rules, once.
+
+Everything trample knows about *who may assign combat damage to whom, and under which conditions* is derived
+here, from a :class:`models.Scenario`, into a :class:`DamagePlan`. Every engine (CP-SAT, the direct
+counters and generators, the checker, the optimiser) reads the plan; none of them re-derives a rule.
+
+A plan lists the sources that deal damage in the step. Each source must assign exactly ``damage`` points
+(510.1a) over its ``routes``. A route may carry a :class:`Gate`: the recipient may receive a positive amount
+only if every blocker in ``gate.lethal`` has been assigned lethal damage and every planeswalker in
+``gate.loyalty`` has been assigned at least its loyalty, counting every source's assignment in the step
+(510.1e, 702.19b, 702.19c). Lethal damage for a blocker (702.19b, 702.2c): marked + assigned >= toughness,
+or any deathtouch source assigns it at least 1 (``lethal_need[b] == 0``: already lethal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterable, Mapping, Sequence
+
+from models import Scenario
+
+SIDES = ("attacking", "defending", "both")
+
+LEGACY_ORDER_RULE = "510.1c (2024-09)"
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Conditions for a route to receive a positive amount, and the rule that imposes them."""
+
+    lethal: tuple[str, ...] = ()
+    loyalty: tuple[str, ...] = ()
+    rule: str = ""
+
+
+@dataclass(frozen=True)
+class Route:
+    recipient: str
+    kind: str  # "blocker", "player", "planeswalker", "battle" or "attacker"
+    gate: Gate | None = None
+    rule: str = ""  # the rule that lets the damage go here
+
+
+@dataclass(frozen=True)
+class SourcePlan:
+    source: str
+    side: str  # "attacking" or "defending"
+    damage: int  # exactly this much is assigned in the step; 0 = assigns nothing
+    routes: tuple[Route, ...]
+    deathtouch: bool = False
+    rule: str = ""  # why it assigns what it assigns (the rule that applies)
+    reason: str = ""  # one sentence, for explanations and for check's messages
+
+    def route(self, recipient: str) -> Route | None:
+        for r in self.routes:
+            if r.recipient == recipient:
+                return r
+        return None
+
+
+@dataclass(frozen=True)
+class DamagePlan:
+    scenario: Scenario
+    side: str
+    step: str
+    sources: tuple[SourcePlan, ...]
+    lethal_need: Mapping[str, int]  # every blocker named by a gate -> damage still needed (0 = already lethal)
+    loyalty_need: Mapping[str, int]  # every planeswalker named by a gate -> its loyalty
+    index: Mapping[str, int] = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "index", {s.source: i for i, s in enumerate(self.sources)})
+
+    def source(self, source_id: str) -> SourcePlan | None:
+        i = self.index.get(source_id)
+        return None if i is None else self.sources[i]
+
+    @cached_property
+    def active(self) -> tuple[int, ...]:
+        """Indices of the sources that have a choice to make or damage to assign."""
+        return tuple(i for i, s in enumerate(self.sources) if s.damage > 0)
+
+    @cached_property
+    def deathtouch_sources(self) -> frozenset[str]:
+        return frozenset(s.source for s in self.sources if s.deathtouch and s.damage > 0)
+
+    @cached_property
+    def components(self) -> tuple[tuple[int, ...], ...]:
+        """Groups of active sources whose choices constrain each other (a shared gated blocker or planeswalker).
+
+        The legal set is the product of the components' legal sets (the count is the product of counts).
+        """
+        parent = {i: i for i in self.active}
+
+        def find(i):
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        owner: dict[str, int] = {}
+        for i in self.active:
+            for res in self.resources(i):
+                if res in owner:
+                    a, b = find(owner[res]), find(i)
+                    if a != b:
+                        parent[max(a, b)] = min(a, b)
+                else:
+                    owner[res] = i
+        groups: dict[int, list[int]] = {}
+        for i in self.active:
+            groups.setdefault(find(i), []).append(i)
+        return tuple(tuple(g) for g in sorted(groups.values()))
+
+    def resources(self, i: int) -> set[str]:
+        """Gated blockers and planeswalkers that source ``i`` touches (assigns to, or depends on)."""
+        s = self.sources[i]
+        out = set()
+        for r in s.routes:
+            if r.recipient in self.lethal_need or r.recipient in self.loyalty_need:
+                out.add(r.recipient)
+            if r.gate is not None:
+                out.update(r.gate.lethal)
+                out.update(r.gate.loyalty)
+        return out
+
+    @cached_property
+    def columns(self) -> tuple[tuple[int, str], ...]:
+        """(source index, recipient) for every route of every active source, in plan order."""
+        return tuple((i, r.recipient) for i in self.active for r in self.sources[i].routes)
+
+    def component_columns(self, component: Sequence[int]) -> tuple[tuple[int, str], ...]:
+        return tuple((i, r.recipient) for i in component for r in self.sources[i].routes)
+
+    # -- judging a (partial) assignment ---------------------------------------------------------
+    def is_lethal(self, blocker: str, totals: Mapping[str, int], deathtouched: Iterable[str]) -> bool:
+        """702.19b / 702.2c: has this blocker been assigned lethal damage?"""
+        need = self.lethal_need[blocker]
+        return need == 0 or totals.get(blocker, 0) >= need or blocker in deathtouched
+
+    def loyalty_met(self, planeswalker: str, totals: Mapping[str, int]) -> bool:
+        """702.19c: has this planeswalker been assigned damage at least equal to its loyalty?"""
+        return totals.get(planeswalker, 0) >= self.loyalty_need[planeswalker]
+
+    def gate_failures(self, gate: Gate, totals: Mapping[str, int], deathtouched) -> list[str]:
+        """The blockers and planeswalkers of a gate whose condition does not hold."""
+        bad = [b for b in gate.lethal if not self.is_lethal(b, totals, deathtouched)]
+        bad += [p for p in gate.loyalty if not self.loyalty_met(p, totals)]
+        return bad
+
+
+def derive(scenario: Scenario, side: str = "attacking", step: str | None = None) -> DamagePlan:
+    """The single place where the rules are turned into routes and gates."""
+    if side not in SIDES:
+        raise ValueError(f"side: expected one of {', '.join(SIDES)}, got {side!r}")
+    step = step or scenario.step
+    if step not in ("regular", "first_strike"):
+        raise ValueError(f'a damage plan is for one step ("regular" or "first_strike"), not {step!r}')
+    sources: list[SourcePlan] = []
+    if side in ("attacking", "both"):
+        sources += [_attacker_plan(scenario, a, step) for a in scenario.attackers]
+    if side in ("defending", "both"):
+        sources += [_blocker_plan(scenario, b, step) for b in scenario.blockers]
+    lethal: dict[str, int] = {}
+    loyalty: dict[str, int] = {}
+    for s in sources:
+        for r in s.routes:
+            if r.gate is None:
+                continue
+            for b in r.gate.lethal:
+                blk = scenario[b]
+                lethal[b] = max(0, blk.toughness - blk.damage_marked)
+            for p in r.gate.loyalty:
+                loyalty[p] = scenario[p].loyalty
+    return DamagePlan(scenario=scenario, side=side, step=step, sources=tuple(sources),
+                      lethal_need=lethal, loyalty_need=loyalty)
+
+
+def _silent(source: str, side: str, rule: str, reason: str, deathtouch=False) -> SourcePlan:
+    return SourcePlan(source=source, side=side, damage=0, routes=(), deathtouch=deathtouch, rule=rule, reason=reason)
+
+
+def _step_rule(step: str) -> str:
+    return "702.7b" if step == "first_strike" else "702.7c"
+
+
+def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
+    side = "attacking"
+    if not a.in_combat:
+        return _silent(a.id, side, "506.4", f"{a.id} has been removed from combat and deals no combat damage")
+    if not a.deals_damage_in(step):
+        if step == "first_strike":
+            why = f"{a.id} has neither first strike nor double strike, so it deals no damage in the first-strike step"
+        else:
+            why = f"{a.id} has first strike without double strike, so it deals no damage in the regular step"
+        return _silent(a.id, side, _step_rule(step), why)
+    if a.power <= 0:
+        return _silent(a.id, side, "510.1a", f"{a.id} has power {a.power} and assigns no combat damage")
+
+    target = s[a.attacking]
+    tkind = s.kind(target.id)
+    target_in = tkind == "player" or target.in_combat
+    top_pw = a.trample_over_planeswalkers and tkind == "planeswalker"
+    controller = s.controller_of(target.id)
+    current = tuple(b for b in a.blocked_by if s[b].in_combat)
+
+    def over_the_top(lethal: tuple[str, ...]) -> list[Route]:
+        """Routes to the attacked object (and, with 702.19c/e, to its controller) once blockers have lethal."""
+        out = []
+        if target_in:
+            if lethal:
+                out.append(Route(target.id, tkind, Gate(lethal=lethal, rule="702.19b"), rule="702.19b"))
+            else:
+                out.append(Route(target.id, tkind, None, rule="510.1b" if not a.blocked else "702.19d"))
+            if top_pw:
+                gate = Gate(lethal=lethal, loyalty=(target.id,), rule="702.19c")
+                out.append(Route(controller, "player", gate, rule="702.19c"))
+        elif top_pw:
+            gate = Gate(lethal=lethal, rule="702.19e") if lethal else None
+            out.append(Route(controller, "player", gate, rule="702.19e"))
+        return out
+
+    if not a.blocked:
+        routes = over_the_top(())
+        if not routes:
+            return _silent(a.id, side, "506.4c",
+                           f"{a.id} is unblocked and the {tkind} it attacks, {target.id}, has been removed from combat")
+        return SourcePlan(a.id, side, a.power, tuple(routes), a.deathtouch, "510.1b",
+                          f"{a.id} is unblocked and assigns all its damage to what it attacks")
+
+    routes = []
+    for i, b in enumerate(current):
+        gate = None
+        if s.rules == "legacy" and i > 0:
+            gate = Gate(lethal=current[:i], rule=LEGACY_ORDER_RULE)
+        routes.append(Route(b, "blocker", gate, rule="510.1c"))
+    if a.trample:
+        routes += over_the_top(current)
+    if not routes:
+        if a.trample:
+            return _silent(a.id, side, "506.4c",
+                           f"{a.id} has no blockers left and the {tkind} it attacks, {target.id}, has been removed "
+                           "from combat")
+        return _silent(a.id, side, "510.1c", f"{a.id} is blocked, no creature is blocking it any more, and it has "
+                                             "no trample")
+    rule = "702.19b" if a.trample else "510.1c"
+    return SourcePlan(a.id, side, a.power, tuple(routes), a.deathtouch, rule,
+                      f"{a.id} is blocked and divides its damage as {rule} allows")
+
+
+def _blocker_plan(s: Scenario, b, step: str) -> SourcePlan:
+    side = "defending"
+    if not b.in_combat:
+        return _silent(b.id, side, "506.4", f"{b.id} has been removed from combat and deals no combat damage")
+    if not b.deals_damage_in(step):
+        why = (f"{b.id} has neither first strike nor double strike" if step == "first_strike"
+               else f"{b.id} has first strike without double strike")
+        return _silent(b.id, side, _step_rule(step), why + f", so it deals no damage in the {step} step")
+    if b.power <= 0:
+        return _silent(b.id, side, "510.1a", f"{b.id} has power {b.power} and assigns no combat damage")
+    targets = tuple(a.id for a in s.attackers if b.id in a.blocked_by and a.in_combat)
+    if not targets:
+        return _silent(b.id, side, "510.1d", f"{b.id} is no longer blocking any creature in combat")
+    return SourcePlan(b.id, side, b.power, tuple(Route(t, "attacker", None, rule="510.1d") for t in targets),
+                      False, "510.1d", f"{b.id} divides its damage among the creatures it blocks")
+
+
+def refusal(plan: DamagePlan, source_id: str, recipient_id: str) -> tuple[str, str]:
+    """Why ``source_id`` may not assign damage to ``recipient_id`` at all: ``(rule, sentence)``."""
+    s = plan.scenario
+    src = plan.source(source_id)
+    if src is None:
+        return "510.1", f"{source_id} is not a source of combat damage on this side"
+    if src.damage == 0:
+        return src.rule, src.reason
+    kind = s.kind(recipient_id)
+    if src.side == "defending":
+        if kind == "attacker" and not s[recipient_id].in_combat:
+            return "506.4", f"{recipient_id} has been removed from combat"
+        return "510.1d", f"{source_id} may assign damage only to the creatures it is blocking"
+    a = s[source_id]
+    if kind == "blocker":
+        if recipient_id in a.blocked_by and not s[recipient_id].in_combat:
+            return "506.4", f"{recipient_id} has been removed from combat and is no longer blocking {source_id}"
+        if not a.blocked:
+            return "510.1b", f"{source_id} is unblocked: all its damage goes to {a.attacking}"
+        return "510.1c", f"{recipient_id} is not blocking {source_id}"
+    target = a.attacking
+    tkind = s.kind(target)
+    if recipient_id == target and tkind != "player" and not s[target].in_combat:
+        return "506.4c", f"{target} has been removed from combat"
+    if recipient_id == target and a.blocked and not a.trample:
+        return "510.1c", f"{source_id} is blocked and has no trample: its damage goes to its blockers"
+    if kind == "player" and recipient_id == s.controller_of(target) and tkind != "player":
+        if tkind == "planeswalker" and not a.trample_over_planeswalkers:
+            return "702.19f", (f"{source_id} attacks the planeswalker {target}; without trample over planeswalkers "
+                               f"none of its damage can go to {recipient_id}")
+        if tkind == "battle":
+            return "702.19f", f"{source_id} attacks the battle {target}; none of its damage can go to {recipient_id}"
+    if not a.blocked:
+        return "510.1b", f"{source_id} is unblocked: its damage goes to {target}, which it attacks"
+    return "510.1c", f"{source_id} may not assign damage to {recipient_id}"
