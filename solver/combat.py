@@ -89,6 +89,31 @@ class Combat:
     def is_legal(self, assignment) -> bool:
         return self.check(assignment).legal
 
+    # -- optimisation (solver.optimize, issue 3) and indexing (solver.indexing, issue 4) ----------
+    def solve(self, objectives, **options):
+        """The best legal assignment for lexicographic objectives; see :func:`solver.optimize.solve`."""
+        from .optimize import solve
+
+        return solve(self, objectives, **options)
+
+    def rank(self, assignment) -> int:
+        """The index of a legal assignment in the canonical order; see :mod:`solver.indexing`."""
+        from .indexing import rank
+
+        return rank(self, assignment)
+
+    def unrank(self, index: int) -> Assignment:
+        """The assignment at ``index`` (0 <= index < count) in the canonical order."""
+        from .indexing import unrank
+
+        return unrank(self, index)
+
+    def sample(self, n: int, seed: int):
+        """``n`` assignments drawn uniformly at random (with replacement), reproducibly from ``seed``."""
+        from .indexing import sample
+
+        return sample(self, n, seed)
+
     # -- plumbing --------------------------------------------------------------------------------
     def _engine_for(self, comp: Sequence[int], engine: str | None):
         return get_engine(engine or self.engine)
