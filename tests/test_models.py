@@ -1,0 +1,125 @@
+"""models/: loading validates everything FORMAT.md lists, names the place, and dumps back (round trip)."""
+
+import json
+
+import pytest
+
+from models import Assignment, FormatError, load_assignment, load_scenario
+
+FORMAT_EXAMPLE = {
+    "rules": "current",
+    "step": "regular",
+    "players": [{"id": "opp", "life": 20}],
+    "planeswalkers": [{"id": "teferi", "controller": "opp", "loyalty": 4, "in_combat": True}],
+    "battles": [{"id": "invasion", "protector": "opp", "defense": 5, "in_combat": True}],
+    "attackers": [
+        {"id": "thrasta", "power": 7, "toughness": 7,
+         "keywords": ["trample", "trample_over_planeswalkers", "haste"],
+         "attacking": "teferi", "blocked_by": ["wall", "bear"], "damage_marked": 0}
+    ],
+    "blockers": [
+        {"id": "wall", "power": 0, "toughness": 4, "damage_marked": 1, "keywords": [], "in_combat": True},
+        {"id": "bear", "power": 2, "toughness": 2, "value": 2},
+    ],
+}
+
+
+def test_format_example_loads_with_defaults():
+    s = load_scenario(FORMAT_EXAMPLE)
+    assert s.rules == "current" and s.step == "regular"
+    assert s["thrasta"].trample and s["thrasta"].trample_over_planeswalkers
+    assert s["thrasta"].blocked and s["thrasta"].blocked_by == ("wall", "bear")
+    assert s["bear"].value == 2 and s["wall"].value == 1 and s["bear"].damage_marked == 0
+    assert s.kind("invasion") == "battle" and s.controller_of("teferi") == "opp"
+
+
+def test_round_trip():
+    s = load_scenario(FORMAT_EXAMPLE)
+    dumped = s.to_json()
+    assert load_scenario(dumped) == s
+    assert load_scenario(json.loads(json.dumps(dumped))).to_json() == dumped
+
+
+def test_trample_over_planeswalkers_implies_trample():  # 702.19c
+    s = load_scenario({"players": [{"id": "p"}], "attackers": [
+        {"id": "a", "power": 1, "toughness": 1, "keywords": ["trample_over_planeswalkers"], "attacking": "p"}]})
+    assert s["a"].trample
+
+
+def test_blocked_defaults_to_having_blockers():
+    s = load_scenario({"players": [{"id": "p"}], "attackers": [
+        {"id": "a", "power": 1, "toughness": 1, "attacking": "p", "blocked": True}]})
+    assert s["a"].blocked and s["a"].blocked_by == ()
+
+
+def _with(path_edit):
+    doc = json.loads(json.dumps(FORMAT_EXAMPLE))
+    path_edit(doc)
+    return doc
+
+
+BAD = [
+    (lambda d: d["attackers"][0].__setitem__("power", "7"), "attackers[0].power: expected an integer"),
+    (lambda d: d["attackers"][0].__setitem__("power", 7.5), "attackers[0].power: expected an integer"),
+    (lambda d: d["attackers"][0].__setitem__("power", True), "attackers[0].power: expected an integer"),
+    (lambda d: d["attackers"][0]["keywords"].__setitem__(1, "flying"), 'attackers[0].keywords[1]: unknown keyword "flying"'),
+    (lambda d: d["attackers"][0].__setitem__("attacking", "nobody"), 'attackers[0].attacking: unknown id "nobody"'),
+    (lambda d: d["attackers"][0]["blocked_by"].append("ghost"), 'attackers[0].blocked_by[2]: unknown blocker "ghost"'),
+    (lambda d: d["blockers"][1].__setitem__("id", "wall"), 'blockers[1].id: duplicate id "wall"'),
+    (lambda d: d["blockers"][1].__setitem__("id", "opp"), 'blockers[1].id: duplicate id "opp"'),
+    (lambda d: d["blockers"][0].__setitem__("toughness", -1), "blockers[0].toughness: must not be negative"),
+    (lambda d: d["blockers"][0].__setitem__("damage_marked", -2), "blockers[0].damage_marked: must not be negative"),
+    (lambda d: d["planeswalkers"][0].__setitem__("loyalty", -1), "planeswalkers[0].loyalty: must not be negative"),
+    (lambda d: d["battles"][0].__setitem__("defense", -1), "battles[0].defense: must not be negative"),
+    (lambda d: d["planeswalkers"][0].__setitem__("controller", "bob"), 'planeswalkers[0].controller: unknown player "bob"'),
+    (lambda d: d["battles"][0].__setitem__("protector", "bob"), 'battles[0].protector: unknown player "bob"'),
+    (lambda d: d.__setitem__("rules", "modern"), 'rules: expected "current" or "legacy"'),
+    (lambda d: d.__setitem__("step", "second_strike"), "step: expected"),
+    (lambda d: d.__setitem__("colour", "red"), "colour: unknown field"),
+    (lambda d: d["attackers"][0].__setitem__("flying", True), "attackers[0].flying: unknown field"),
+    (lambda d: d.pop("attackers"), "attackers: required field is missing"),
+    (lambda d: d["attackers"][0].pop("toughness"), "attackers[0].toughness: required field is missing"),
+    (lambda d: d.__setitem__("blockers", {}), "blockers: expected a list"),
+    (lambda d: d["attackers"].__setitem__(0, 3), "attackers[0]: expected an object"),
+    (lambda d: d["attackers"][0].__setitem__("blocked", False), "attackers[0].blocked: false, but blocked_by"),
+    (lambda d: d["attackers"][0]["blocked_by"].append("wall"), 'attackers[0].blocked_by[2]: "wall" is listed twice'),
+    (lambda d: d["blockers"][1].__setitem__("value", "high"), "blockers[1].value: expected a number"),
+    (lambda d: d["players"][0].__setitem__("life", None), "players[0].life: expected an integer"),
+    (lambda d: d["blockers"][0].__setitem__("in_combat", "no"), "blockers[0].in_combat: expected true or false"),
+]
+
+
+@pytest.mark.parametrize("edit,expected", BAD, ids=[e for _, e in BAD])
+def test_rejections_name_the_place(edit, expected):
+    with pytest.raises(FormatError) as err:
+        load_scenario(_with(edit))
+    assert str(err.value).startswith(expected)
+    assert "\n" not in str(err.value)
+
+
+def test_not_json():
+    with pytest.raises(FormatError, match="not JSON"):
+        load_scenario("{nope")
+
+
+def test_assignment_equality_ignores_zero_entries_and_order():
+    a = Assignment({"t": {"wall": 3, "bear": 2, "teferi": 2}, "c": {}})
+    b = Assignment({"c": {}, "t": {"teferi": 2, "bear": 2, "wall": 3, "opp": 0}})
+    assert a == b and hash(a) == hash(b)
+    assert a == {"t": {"wall": 3, "bear": 2, "teferi": 2}, "c": {}}
+    assert a != Assignment({"t": {"wall": 3, "bear": 2, "teferi": 2}})  # a source present with {} counts
+    assert a.total_to("bear") == 2 and a.amount("t", "wall") == 3 and a.total_from("t") == 7
+
+
+def test_assignment_loader():
+    s = load_scenario(FORMAT_EXAMPLE)
+    assert load_assignment({"thrasta": {"wall": 3, "bear": 2, "teferi": 2}}, s).to_json() == {
+        "thrasta": {"wall": 3, "bear": 2, "teferi": 2}}
+    with pytest.raises(FormatError, match=r'^assignment.thrasta.dragon: unknown recipient "dragon"'):
+        load_assignment({"thrasta": {"dragon": 3}}, s)
+    with pytest.raises(FormatError, match=r'^assignment.ghost: unknown source'):
+        load_assignment({"ghost": {}}, s)
+    with pytest.raises(FormatError, match=r"^assignment.thrasta.wall: must not be negative"):
+        load_assignment({"thrasta": {"wall": -1}}, s)
+    with pytest.raises(FormatError, match=r"^assignment.thrasta.wall: expected an integer"):
+        load_assignment({"thrasta": {"wall": 1.5}}, s)
