@@ -8,7 +8,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 from models import Assignment, FormatError, Scenario, load_assignment, load_scenario
 
 from .check import CheckResult, check
-from .engines import get_engine
+from .engines import engine_names, get_engine
 from .rules import SIDES, DamagePlan, derive
 
 REPLAY_CACHE = 1 << 18  # inner components up to this many assignments are kept in memory and replayed
@@ -36,8 +36,9 @@ class Combat:
             raise FormatError("step", '"combat" describes both damage steps: use solver.open_combat()')
         self.scenario = scenario
         self.side = side
+        if engine not in engine_names():
+            raise FormatError("engine", f"unknown engine {engine!r} (expected one of {', '.join(engine_names())})")
         self.engine = engine
-        get_engine(engine) if engine != "auto" else None
 
     @classmethod
     def from_json(cls, data, side: str = "attacking", engine: str = "auto") -> "Combat":

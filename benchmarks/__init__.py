@@ -1,0 +1,1 @@
+"""trample's benchmarks: each bench_*.py runs side by side with its alternatives and prints ratios."""
