@@ -1,0 +1,357 @@
+"""The whole combat (``"step": "combat"``): the first-strike step, the state-based actions, the regular step.
+
+A *combat line* is ``{"first_strike": {...}, "regular": {...}}`` (FORMAT.md): the first-strike step's
+assignment, then the regular step's. Each step's assignment holds **both** players' sources (one key per
+attacker and one per blocker), because the blockers' first-strike damage decides which attackers survive into
+the regular step. Between the steps :func:`solver.sba.after_step` deals the damage and performs the state-based
+actions; the regular step is then derived from that state by the same rules as any step (``solver.rules``).
+
+With no first-strike step (510.4: no attacking or blocking creature has first strike or double strike), a
+line still has both keys, and its ``"first_strike"`` part is every source with ``{}``.
+
+- ``count()`` is the sum, over the legal first-strike assignments, of the number of legal regular-step
+  assignments in the state that follows. First-strike assignments are grouped by what they change for the
+  regular step (see :func:`_effect_key`), so the regular step is counted once per distinct state.
+- ``assignments(limit)`` streams every legal line exactly once, first-strike assignment by first-strike
+  assignment, in the engines' order.
+- ``check(line)`` judges both steps, citing rules and naming the step in each message.
+- ``solve(objectives)``: see :mod:`solver.whole_solve` (the defender's first-strike choice is adversarial).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from functools import cached_property
+from typing import Iterator, Mapping
+
+from models import Assignment, FormatError, Scenario, load_assignment, load_scenario, parse_json_text
+from models.errors import expect_object, join
+
+from .check import CheckResult, Violation, check
+from .combat import Combat, LegalAssignments
+from .engines import get_engine
+from .rules import SIDES, derive
+from .sba import after_step, apply_damage, first_strike_step_happens
+
+STEP_KEYS = ("first_strike", "regular")
+STEP_NAMES = {"first_strike": "first-strike step", "regular": "regular step"}
+
+#: Regular-step lists up to this many assignments are kept in memory and replayed when several first-strike
+#: assignments lead to the same state (summed over every kept state).
+REPLAY_BUDGET = 1 << 18
+
+
+class CombatLine(Mapping):
+    """One line of a whole combat: ``{"first_strike": Assignment, "regular": Assignment}``; immutable, hashable.
+
+    Equal to another line, or to a plain dict of the same shape, when both steps' assignments are equal.
+    """
+
+    __slots__ = ("first_strike", "regular")
+
+    def __init__(self, first_strike, regular):
+        object.__setattr__(self, "first_strike",
+                           first_strike if isinstance(first_strike, Assignment) else Assignment(first_strike))
+        object.__setattr__(self, "regular", regular if isinstance(regular, Assignment) else Assignment(regular))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("CombatLine is immutable")
+
+    def __getitem__(self, step: str) -> Assignment:
+        if step == "first_strike":
+            return self.first_strike
+        if step == "regular":
+            return self.regular
+        raise KeyError(step)
+
+    def __iter__(self):
+        return iter(STEP_KEYS)
+
+    def __len__(self) -> int:
+        return 2
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, CombatLine):
+            return self.first_strike == other.first_strike and self.regular == other.regular
+        if isinstance(other, Mapping):
+            if set(other) != set(STEP_KEYS):
+                return False
+            return self.first_strike == other["first_strike"] and self.regular == other["regular"]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.first_strike, self.regular))
+
+    def __repr__(self) -> str:
+        return f"CombatLine(first_strike={self.first_strike.to_json()!r}, regular={self.regular.to_json()!r})"
+
+    def to_json(self) -> dict:
+        return {"first_strike": self.first_strike.to_json(), "regular": self.regular.to_json()}
+
+
+def load_line(data, scenario: Scenario | None = None, path: str = "assignment") -> CombatLine:
+    """Validate the JSON shape of a combat line ``{"first_strike": {...}, "regular": {...}}`` (both required)."""
+    if isinstance(data, CombatLine):
+        return data
+    if isinstance(data, (str, bytes)):
+        data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
+    obj = expect_object(data, path)
+    for key in obj:
+        if key not in STEP_KEYS:
+            raise FormatError(join(path, key), 'unknown field (a whole-combat line is '
+                                               '{"first_strike": {...}, "regular": {...}})')
+    for key in STEP_KEYS:
+        if key not in obj:
+            raise FormatError(join(path, key), "required field is missing (a whole-combat line is "
+                                               '{"first_strike": {...}, "regular": {...}})')
+    return CombatLine(load_assignment(obj["first_strike"], scenario, join(path, "first_strike")),
+                      load_assignment(obj["regular"], scenario, join(path, "regular")))
+
+
+class WholeCombat:
+    """Both combat damage steps of one combat, with both players' choices.
+
+    ``side``: a whole combat always holds both sides' sources; ``"attacking"`` (the command line's default) and
+    ``"both"`` mean the same, ``"defending"`` is refused (the attacking player's first-strike damage decides
+    which blockers survive, so there is no defending-only whole combat).
+
+    >>> combat = WholeCombat({"step": "combat", "players": [{"id": "opp", "life": 20}],
+    ...     "attackers": [{"id": "a", "power": 3, "toughness": 3, "keywords": ["double_strike", "trample"],
+    ...                    "attacking": "opp", "blocked_by": ["x"]}],
+    ...     "blockers": [{"id": "x", "power": 2, "toughness": 2}]})
+    >>> combat.count()
+    2
+    >>> {"first_strike": {"a": {"x": 2, "opp": 1}, "x": {}},
+    ...  "regular": {"a": {"opp": 3}, "x": {}}} in combat.legal_assignments
+    True
+    """
+
+    def __init__(self, scenario: Scenario | Mapping | str, side: str = "attacking", engine: str = "auto"):
+        if not isinstance(scenario, Scenario):
+            scenario = load_scenario(scenario)
+        if side not in SIDES:
+            raise FormatError("side", f"expected one of {', '.join(SIDES)}, got {side!r}")
+        if side == "defending":
+            raise FormatError("side", 'a whole combat ("step": "combat") holds both players\' choices in both '
+                                      'steps; use side "both" (or "attacking", the same)')
+        if engine != "auto":
+            get_engine(engine)
+        self.scenario = scenario if scenario.step == "combat" else scenario.with_step("combat")
+        self.side = "both"
+        self.engine = engine
+        self._regular_cache: dict[Scenario, Combat] = {}
+        self._count_cache: dict[tuple[Scenario, str], int] = {}
+
+    @classmethod
+    def from_json(cls, data, side: str = "attacking", engine: str = "auto") -> "WholeCombat":
+        return cls(load_scenario(data), side=side, engine=engine)
+
+    # -- the two steps ---------------------------------------------------------------------------
+    @cached_property
+    def has_first_strike_step(self) -> bool:
+        """510.4: is there a first-strike combat damage step at all?"""
+        return first_strike_step_happens(self.scenario)
+
+    @cached_property
+    def first_step(self) -> Combat:
+        """The first-strike step, both sides (with no such step: every source assigns nothing)."""
+        return Combat(self.scenario.with_step("first_strike"), side="both", engine=self.engine)
+
+    def state_after(self, first_strike) -> Scenario:
+        """The state in which the regular step is assigned, after ``first_strike`` (both sides) and the SBAs.
+
+        With no first-strike step there are no state-based actions in between: the board as given.
+        """
+        if not self.has_first_strike_step:
+            return self.scenario.with_step("regular")
+        return after_step(self.scenario, first_strike)
+
+    def regular_step(self, first_strike) -> Combat:
+        """The regular step (both sides) that follows ``first_strike``."""
+        return Combat(self.state_after(first_strike), side="both", engine=self.engine)
+
+    @property
+    def plan(self):
+        """The first-strike step's plan (both sides); the regular step's depends on the first step."""
+        return self.first_step.plan
+
+    @property
+    def legal_assignments(self) -> LegalAssignments:
+        return LegalAssignments(self)
+
+    # -- count -----------------------------------------------------------------------------------
+    def count(self, engine: str | None = None) -> int:
+        engine = engine or self.engine
+        total = 0
+        for key, multiplicity in self._first_step_effects(engine).items():
+            state = self._state_from_effect(key)
+            total += multiplicity * self._regular_count(state, engine)
+        return total
+
+    def _first_step_effects(self, engine: str) -> Counter:
+        """{effect key: number of first-strike assignments with that effect} (see :func:`_effect_key`)."""
+        plan = self.first_step.plan
+        eng = get_engine(engine)
+        caps = _caps(self.scenario)
+        deathtouch = [bool(getattr(self.scenario[s.source], "deathtouch", False)) for s in plan.sources]
+        folded: Counter = Counter({(): 1})
+        for comp in plan.components:
+            cols = plan.component_columns(comp)
+            local: Counter = Counter()
+            for vec in eng.iterate(plan, comp):
+                dealt: dict[str, int] = {}
+                touched: set[str] = set()
+                for (i, r), amount in zip(cols, vec):
+                    if amount:
+                        dealt[r] = dealt.get(r, 0) + amount
+                        if deathtouch[i]:
+                            touched.add(r)
+                local[_effect_key(dealt, touched, caps)] += 1
+            merged: Counter = Counter()
+            for k1, n1 in folded.items():
+                for k2, n2 in local.items():
+                    merged[_merge_keys(k1, k2, caps)] += n1 * n2
+            folded = merged
+            if not folded:
+                break
+        return folded
+
+    def _state_from_effect(self, key) -> Scenario:
+        if not self.has_first_strike_step:
+            return canonical_state(self.scenario.with_step("regular"))
+        totals = {r: n for r, n, _ in key}
+        touched = {r for r, _, dt in key if dt}
+        return canonical_state(apply_damage(self.scenario, totals, touched))
+
+    def _regular_count(self, state: Scenario, engine: str) -> int:
+        key = (state, engine)
+        if key not in self._count_cache:
+            self._count_cache[key] = Combat(state, side="both", engine=engine).count()
+        return self._count_cache[key]
+
+    # -- enumerate -------------------------------------------------------------------------------
+    def assignments(self, limit: int | None = None, engine: str | None = None) -> Iterator[CombatLine]:
+        """Every legal line exactly once, lazily: for each first-strike assignment, each regular one."""
+        if limit is not None and limit <= 0:
+            return
+        engine = engine or self.engine
+        kept: dict[Scenario, list[Assignment]] = {}
+        too_big: set[Scenario] = set()
+        budget = [REPLAY_BUDGET]
+
+        def regular_lines(state: Scenario):
+            if state in kept:
+                yield from kept[state]
+                return
+            stream = Combat(state, side="both", engine=engine).assignments()
+            if state in too_big:
+                yield from stream
+                return
+            record: list[Assignment] | None = []
+            for regular in stream:
+                if record is not None:
+                    if len(record) < budget[0]:
+                        record.append(regular)
+                    else:
+                        record = None
+                        too_big.add(state)
+                yield regular
+            if record is not None:
+                kept[state] = record
+                budget[0] -= len(record)
+
+        n = 0
+        for first in self.first_step.assignments(engine=engine):
+            for regular in regular_lines(canonical_state(self.state_after(first))):
+                yield CombatLine(first, regular)
+                n += 1
+                if limit is not None and n >= limit:
+                    return
+
+    # -- check -----------------------------------------------------------------------------------
+    def check(self, line) -> CheckResult:
+        """Judge a line: the first-strike step against the board, the regular step against the state after it.
+
+        If the first-strike assignment is illegal, the regular step is still judged, against the state that its
+        damage (as given) and the state-based actions leave.
+        """
+        line = load_line(line, self.scenario)
+        violations = [_in_step("first_strike", v) for v in self.first_step.check(line.first_strike).violations]
+        state = self.state_after(line.first_strike)
+        result = check(derive(state, "both", "regular"), line.regular)
+        violations += [_in_step("regular", v) for v in result.violations]
+        return CheckResult(legal=not violations, violations=tuple(violations))
+
+    def is_legal(self, line) -> bool:
+        return self.check(line).legal
+
+    # -- solve -----------------------------------------------------------------------------------
+    def solve(self, objectives, **options):
+        """The attacker's best line against the defender's best reply; see :mod:`solver.whole_solve`."""
+        from .whole_solve import solve_whole
+
+        return solve_whole(self, objectives, **options)
+
+    def __repr__(self) -> str:
+        return f"<WholeCombat first_strike_step={self.has_first_strike_step} engine={self.engine!r}>"
+
+
+def _in_step(step: str, v: Violation) -> Violation:
+    return replace(v, message=f"{STEP_NAMES[step]}: {v.message}")
+
+
+# ---------------------------------------------------------------------------------------------
+# What a first-strike assignment changes for the regular step
+# ---------------------------------------------------------------------------------------------
+
+def _caps(scenario: Scenario) -> dict[str, int]:
+    """Per recipient, the damage beyond which more damage changes nothing for the regular step's legal set:
+    a creature's remaining toughness (it then has lethal damage and dies or, indestructible, needs 0), a
+    planeswalker's loyalty, a battle's defense. Players are absent: their life does not change the legal set."""
+    caps: dict[str, int] = {}
+    for c in (*scenario.attackers, *scenario.blockers):
+        caps[c.id] = max(0, c.toughness - c.damage_marked)
+    for p in scenario.planeswalkers:
+        caps[p.id] = p.loyalty
+    for b in scenario.battles:
+        caps[b.id] = b.defense
+    return caps
+
+
+def _effect_key(dealt: Mapping[str, int], touched, caps: Mapping[str, int]) -> tuple:
+    """Sorted ``(recipient, damage capped, deathtouch)`` for everything whose regular-step role could change."""
+    out = []
+    for r, n in dealt.items():
+        n = min(n, caps.get(r, 0))
+        if n > 0:
+            out.append((r, n, r in touched))
+    return tuple(sorted(out))
+
+
+def _merge_keys(k1: tuple, k2: tuple, caps: Mapping[str, int]) -> tuple:
+    if not k1:
+        return k2
+    if not k2:
+        return k1
+    merged = {r: [n, dt] for r, n, dt in k1}
+    for r, n, dt in k2:
+        if r in merged:
+            merged[r][0] = min(caps[r], merged[r][0] + n)
+            merged[r][1] = merged[r][1] or dt
+        else:
+            merged[r] = [n, dt]
+    return tuple(sorted((r, n, dt) for r, (n, dt) in merged.items()))
+
+
+def canonical_state(state: Scenario) -> Scenario:
+    """The state with everything the regular step's legal set does not read set to a fixed value: players'
+    life, attackers' marked damage, battles' defense, blockers' marked damage beyond their toughness.
+    Two states with equal canonical forms have exactly the same legal regular-step assignments."""
+    return replace(
+        state,
+        players=tuple(replace(p, life=0) for p in state.players),
+        attackers=tuple(replace(a, damage_marked=0) for a in state.attackers),
+        blockers=tuple(replace(b, damage_marked=min(b.damage_marked, max(b.toughness, 0))) for b in state.blockers),
+        battles=tuple(replace(b, defense=0) for b in state.battles),
+    )
