@@ -1,0 +1,356 @@
+"""Cards, libraries and one player's zones (FORMAT.md "Library"): typed, immutable, validated, dumped back.
+
+A library document is ``{"cards": [card, ...]}``, top of the library first. A card::
+
+    {"name": "Galvanic Giant // Storm Reading", "mana_value": 4, "types": ["Creature"],
+     "adventure": {"name": "Storm Reading", "mana_value": 7, "types": ["Sorcery"]}}
+    {"name": "Fire // Ice", "mana_value": 4, "types": ["Instant"],
+     "halves": [{"name": "Fire", "mana_value": 2}, {"name": "Ice", "mana_value": 2}]}
+
+- ``name`` (non-empty string) and ``mana_value`` (integer >= 0) are required; for a split card ``mana_value`` is
+  the whole card's (the halves' combined, 709.4: its mana value everywhere but on the stack).
+- ``types`` (optional, default ``[]``): card types (205.2a) and supertypes (205.4a), matched case-insensitively;
+  anything else is rejected, so that a typo cannot turn a land into a nonland. ``"Land"`` makes a land.
+- ``adventure`` (optional): the Adventure face, ``name``, ``mana_value``, optional ``types`` (``"Adventure"``
+  is accepted there as well).
+- ``halves`` (optional, at least two): the halves of a split card, each ``name``, ``mana_value``, optional
+  ``types`` (default: the card's).
+- Every other field (``id``, ``oracle_text``, ...) travels unchanged, on cards and on faces; dumping writes the
+  known fields first, then the extra ones in their original order.
+
+The zones (:class:`GameState`) are our extension of the format, for chaining transforms::
+
+    {"library": [card, ...], "graveyard": [...], "exile": [...], "hand": [...],
+     "stack": [{"card": card, "face": "Storm Reading"}, ...]}
+
+Nothing here imports the solver.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Mapping, Sequence
+
+from .errors import FormatError, expect_int, expect_list, expect_object, expect_str, join
+from .scenario import parse_json_text
+
+#: 205.2a card types and 205.4a supertypes, lower case (the ``types`` field accepts these, any case).
+CARD_TYPES = (
+    "artifact", "battle", "conspiracy", "creature", "dungeon", "enchantment", "instant", "kindred", "land",
+    "phenomenon", "plane", "planeswalker", "scheme", "sorcery", "tribal", "vanguard",
+)
+SUPERTYPES = ("basic", "legendary", "ongoing", "snow", "world")
+ZONES = ("library", "graveyard", "exile", "hand", "stack")
+
+_CARD_FIELDS = ("name", "mana_value", "types", "adventure", "halves")
+_FACE_FIELDS = ("name", "mana_value", "types")
+
+
+def _freeze_extra(obj: Mapping, known: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """Extra fields as ``(key, JSON text)`` pairs: immutable, hashable, and dumped back exactly."""
+    return tuple((k, json.dumps(v, ensure_ascii=False)) for k, v in obj.items() if k not in known)
+
+
+def _thaw_extra(extra: Iterable[tuple[str, str]]) -> dict:
+    return {k: json.loads(v) for k, v in extra}
+
+
+@dataclass(frozen=True)
+class Face:
+    """One castable face: an Adventure, a split card's half, or (built on the fly) a card's main face."""
+
+    name: str
+    mana_value: int
+    types: tuple[str, ...] | None = None  # None: not given (a half then has its card's types)
+    extra: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self) -> dict:
+        out: dict = {"name": self.name, "mana_value": self.mana_value}
+        if self.types is not None:
+            out["types"] = list(self.types)
+        out.update(_thaw_extra(self.extra))
+        return out
+
+
+@dataclass(frozen=True)
+class Card:
+    """A card in a library or another zone. Equal cards (same JSON) are interchangeable copies."""
+
+    name: str
+    mana_value: int
+    types: tuple[str, ...] = ()
+    adventure: Face | None = None
+    halves: tuple[Face, ...] = ()
+    extra: tuple[tuple[str, str], ...] = ()
+
+    # -- characteristics ---------------------------------------------------------------------------
+    @property
+    def is_land(self) -> bool:
+        return any(t.lower() == "land" for t in self.types)
+
+    @property
+    def has_adventure(self) -> bool:
+        return self.adventure is not None
+
+    @property
+    def is_split(self) -> bool:
+        return bool(self.halves)
+
+    @property
+    def main_face_name(self) -> str:
+        """An adventurer's creature name: ``"Galvanic Giant // Storm Reading"`` gives ``"Galvanic Giant"``."""
+        if self.adventure is not None and " // " in self.name:
+            head, _, tail = self.name.partition(" // ")
+            if tail.strip() == self.adventure.name:
+                return head
+        return self.name
+
+    def spell_faces(self) -> tuple[Face, ...]:
+        """The spells this card can be cast as (from exile, without paying its mana cost).
+
+        A split card: each half (709.3; fuse works only from a hand, 702.102a). An adventurer: the
+        card itself, then its Adventure (715.3). Any other card: itself.
+        """
+        if self.halves:
+            return tuple(h if h.types is not None else Face(h.name, h.mana_value, self.types, h.extra)
+                         for h in self.halves)
+        main = Face(self.main_face_name, self.mana_value, self.types)
+        return (main, self.adventure) if self.adventure is not None else (main,)
+
+    def castable_faces(self, limit: int) -> tuple[Face, ...]:
+        """701.57a: the faces whose resulting spell would have mana value ``limit`` or less."""
+        return tuple(f for f in self.spell_faces() if f.mana_value <= limit)
+
+    def get(self, key: str, default=None):
+        """A field by name: a known one, or an extra one (decoded)."""
+        if key in ("name", "mana_value"):
+            return getattr(self, key)
+        if key == "types":
+            return list(self.types)
+        for k, v in self.extra:
+            if k == key:
+                return json.loads(v)
+        return default
+
+    # -- JSON ----------------------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        out: dict = {"name": self.name, "mana_value": self.mana_value, "types": list(self.types)}
+        if self.adventure is not None:
+            out["adventure"] = self.adventure.to_json()
+        if self.halves:
+            out["halves"] = [h.to_json() for h in self.halves]
+        out.update(_thaw_extra(self.extra))
+        return out
+
+    @classmethod
+    def from_json(cls, data, path: str = "card") -> "Card":
+        return load_card(data, path)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Library:
+    """A library, top first (``cards[0]`` is the top card)."""
+
+    cards: tuple[Card, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def __iter__(self) -> Iterator[Card]:
+        return iter(self.cards)
+
+    def __getitem__(self, i):
+        return self.cards[i]
+
+    def to_json(self) -> dict:
+        return {"cards": [c.to_json() for c in self.cards]}
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, data, path: str = "") -> "Library":
+        return load_library(data, path)
+
+
+@dataclass(frozen=True)
+class Spell:
+    """A card on the stack, cast as one of its faces (``face`` is that face's name)."""
+
+    card: Card
+    face: str
+
+    def to_json(self) -> dict:
+        return {"card": self.card.to_json(), "face": self.face}
+
+
+@dataclass(frozen=True)
+class GameState:
+    """One player's zones. Immutable: transforms return a new state."""
+
+    library: Library = field(default_factory=Library)
+    graveyard: tuple[Card, ...] = ()
+    exile: tuple[Card, ...] = ()
+    hand: tuple[Card, ...] = ()
+    stack: tuple[Spell, ...] = ()
+
+    def __post_init__(self):
+        if not isinstance(self.library, Library):
+            object.__setattr__(self, "library", Library(tuple(self.library)))
+        for name in ("graveyard", "exile", "hand", "stack"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    def all_cards(self) -> tuple[Card, ...]:
+        """Every card in every zone (stack objects count as their cards)."""
+        return (*self.library.cards, *self.graveyard, *self.exile, *self.hand, *(s.card for s in self.stack))
+
+    def multiset(self) -> Counter:
+        """The multiset of cards over all zones: every transform conserves it."""
+        return Counter(self.all_cards())
+
+    def to_json(self) -> dict:
+        return {
+            "library": [c.to_json() for c in self.library.cards],
+            "graveyard": [c.to_json() for c in self.graveyard],
+            "exile": [c.to_json() for c in self.exile],
+            "hand": [c.to_json() for c in self.hand],
+            "stack": [s.to_json() for s in self.stack],
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, data, path: str = "") -> "GameState":
+        return load_state(data, path)
+
+
+def as_state(obj) -> GameState:
+    """A :class:`GameState` from a state, a :class:`Library`, or a sequence of cards (the library)."""
+    if isinstance(obj, GameState):
+        return obj
+    if isinstance(obj, Library):
+        return GameState(library=obj)
+    if isinstance(obj, (list, tuple)) and all(isinstance(c, Card) for c in obj):
+        return GameState(library=Library(tuple(obj)))
+    raise TypeError(f"expected a GameState, a Library or a list of cards, got {type(obj).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading (every problem is a FormatError naming its JSON path)
+# ---------------------------------------------------------------------------------------------
+
+def _decode(data, path: str):
+    if isinstance(data, bytes):
+        data = data.decode("utf-8")
+    if isinstance(data, str):
+        data = parse_json_text(data, path)
+    return data
+
+
+def _required(obj: dict, key: str, path: str):
+    if key not in obj:
+        raise FormatError(join(path, key), "required field is missing")
+    return obj[key]
+
+
+def _load_types(value, path: str, extra_words: tuple[str, ...] = ()) -> tuple[str, ...]:
+    items = expect_list(value, path)
+    out = []
+    for i, t in enumerate(items):
+        where = join(path, i)
+        expect_str(t, where)
+        if t.lower() not in CARD_TYPES and t.lower() not in SUPERTYPES and t.lower() not in extra_words:
+            raise FormatError(where, f'unknown card type "{t}" (205.2a card types and 205.4a supertypes only)')
+        out.append(t)
+    return tuple(out)
+
+
+def _load_face(data, path: str, extra_words: tuple[str, ...] = ()) -> Face:
+    obj = expect_object(data, path)
+    types = None
+    if "types" in obj:
+        types = _load_types(obj["types"], join(path, "types"), extra_words)
+    return Face(
+        name=expect_str(_required(obj, "name", path), join(path, "name")),
+        mana_value=expect_int(_required(obj, "mana_value", path), join(path, "mana_value"), minimum=0),
+        types=types,
+        extra=_freeze_extra(obj, _FACE_FIELDS),
+    )
+
+
+def load_card(data, path: str = "card") -> Card:
+    """Validate one card object (or its JSON text)."""
+    return _load_card(_decode(data, path), path)
+
+
+def _load_card(data, path: str) -> Card:
+    obj = expect_object(data, path)
+    name = expect_str(_required(obj, "name", path), join(path, "name"))
+    mana_value = expect_int(_required(obj, "mana_value", path), join(path, "mana_value"), minimum=0)
+    types = _load_types(obj.get("types", []), join(path, "types"))
+    adventure = None
+    if "adventure" in obj:
+        adventure = _load_face(obj["adventure"], join(path, "adventure"), ("adventure",))
+    halves: tuple[Face, ...] = ()
+    if "halves" in obj:
+        items = expect_list(obj["halves"], join(path, "halves"))
+        if len(items) < 2:
+            raise FormatError(join(path, "halves"), f"a split card has at least two halves, got {len(items)}")
+        halves = tuple(_load_face(h, join(join(path, "halves"), i)) for i, h in enumerate(items))
+        if adventure is not None:
+            raise FormatError(join(path, "halves"), "a card cannot have both halves and an adventure")
+    return Card(name=name, mana_value=mana_value, types=types, adventure=adventure, halves=halves,
+                extra=_freeze_extra(obj, _CARD_FIELDS))
+
+
+def _load_cards(value, path: str) -> tuple[Card, ...]:
+    items = expect_list(value, path)
+    return tuple(_load_card(c, join(path, i)) for i, c in enumerate(items))
+
+
+def load_library(data, path: str = "") -> Library:
+    """A library document ``{"cards": [...]}`` (top first), as decoded JSON or as JSON text."""
+    obj = expect_object(_decode(data, path), path or "library")
+    for key in obj:
+        if key != "cards":
+            raise FormatError(join(path, key), 'unknown field (a library is {"cards": [...]})')
+    return Library(_load_cards(_required(obj, "cards", path), join(path, "cards")))
+
+
+def load_state(data, path: str = "") -> GameState:
+    """A zones document ``{"library": [...], "graveyard": [...], ...}``; every zone is optional."""
+    obj = expect_object(_decode(data, path), path or "state")
+    for key in obj:
+        if key not in ZONES:
+            raise FormatError(join(path, key), f"unknown zone (expected one of {', '.join(ZONES)})")
+    stack = []
+    for i, item in enumerate(expect_list(obj.get("stack", []), join(path, "stack"))):
+        where = join(join(path, "stack"), i)
+        entry = expect_object(item, where)
+        for key in entry:
+            if key not in ("card", "face"):
+                raise FormatError(join(where, key), "unknown field (a stack entry is {card, face})")
+        card = _load_card(_required(entry, "card", where), join(where, "card"))
+        face = expect_str(entry.get("face", card.main_face_name), join(where, "face"))
+        stack.append(Spell(card, face))
+    return GameState(
+        library=Library(_load_cards(obj.get("library", []), join(path, "library"))),
+        graveyard=_load_cards(obj.get("graveyard", []), join(path, "graveyard")),
+        exile=_load_cards(obj.get("exile", []), join(path, "exile")),
+        hand=_load_cards(obj.get("hand", []), join(path, "hand")),
+        stack=tuple(stack),
+    )
+
+
+def load_library_or_state(data, path: str = "") -> GameState:
+    """A library document (``{"cards": ...}``) or a zones document, as a :class:`GameState`."""
+    obj = expect_object(_decode(data, path), path or "library")
+    if "cards" in obj or not any(z in obj for z in ZONES):
+        return GameState(library=load_library(obj, path))
+    return load_state(obj, path)
