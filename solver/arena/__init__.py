@@ -1,0 +1,39 @@
+"""The arena: score AI players' damage assignments against the proven optimum.
+
+>>> from solver.arena import generate, run_arena
+>>> results = run_arena(generate("tiny", 20, seed=1), players=["declaration", "greedy", "optimal"])
+>>> [row["player"] for row in results["leaderboard"]][0]
+'optimal'
+
+Modules: ``players`` (the Player interface, baselines, :func:`make_player`), ``external`` (programs speaking
+JSON Lines), ``suites`` (seeded levels, curated files), ``objectives`` (scoring any assignment), ``metrics``
+(judging and summarising), ``runner`` (chunks; in-process, process pool or Dask), ``report`` (rich table, JSON,
+PNG), ``env`` (a Gymnasium-style environment). Nothing here imports ortools until a board is solved.
+"""
+
+from .env import ArenaEnv
+from .external import ExternalPlayer, PlayerFailure
+from .metrics import decision_seed, judge, reference, strip_timing, summarize
+from .objectives import DEFAULT_OBJECTIVE, is_lethal, parse_objectives, regrets, score_all
+from .players import (
+    BASELINES,
+    DEFAULT_PLAYERS,
+    DeclarationOrderPlayer,
+    FacePlayer,
+    FunctionPlayer,
+    GreedyValuePlayer,
+    OptimalPlayer,
+    Player,
+    RandomPlayer,
+    make_player,
+)
+from .runner import DEFAULT_CHUNK, evaluate_chunk, run_arena
+from .suites import DEFAULT_LEVEL, LEVELS, Level, curated_files, generate, generate_board, get_level, load_suite
+
+__all__ = [
+    "ArenaEnv", "ExternalPlayer", "PlayerFailure", "decision_seed", "judge", "reference", "strip_timing",
+    "summarize", "DEFAULT_OBJECTIVE", "is_lethal", "parse_objectives", "regrets", "score_all",
+    "BASELINES", "DEFAULT_PLAYERS", "DeclarationOrderPlayer", "FacePlayer", "FunctionPlayer", "GreedyValuePlayer",
+    "OptimalPlayer", "Player", "RandomPlayer", "make_player", "DEFAULT_CHUNK", "evaluate_chunk", "run_arena",
+    "DEFAULT_LEVEL", "LEVELS", "Level", "curated_files", "generate", "generate_board", "get_level", "load_suite",
+]

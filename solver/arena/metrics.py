@@ -1,0 +1,173 @@
+"""Judging decisions and summarising them per player.
+
+For each board the *reference* is computed once: the optimum of the objective (``Combat.solve``) and its
+value read by :func:`solver.arena.objectives.score`, and whether a lethal assignment exists (``Combat.solve``
+with the ``lethal`` objective). Each player's decision is then
+
+- **illegal** when ``Combat.check`` finds a violation (the rules broken are kept), or when the player failed to
+  answer (rules ``timeout``, ``crash``, ``bad-output``, ``error``);
+- otherwise scored: its objective values, the **regret** per objective (optimum minus value, signed so that
+  positive is worse), **optimal** when every objective equals the optimum, and **lethal** when it reaches
+  every defending player's life.
+
+Summaries: illegal rate (and how often each rule was broken), regret mean and max over the legal decisions,
+share of optimal decisions (over all decisions), lethal found when lethal exists, decision time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+from collections import Counter
+
+from models import Assignment, FormatError, Scenario, load_assignment
+
+from .objectives import is_lethal, parse_objectives, regrets, score_all
+
+TIMING_KEYS = ("time_ms",)
+
+
+def decision_seed(seed: int, index: int, player: str) -> int:
+    """The seed a player gets for board ``index``: stable across processes, machines and backends."""
+    digest = hashlib.sha256(f"{seed}/{index}/{player}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def board_size(scenario: Scenario) -> dict:
+    return {"attackers": len(scenario.attackers), "blockers": len(scenario.blockers),
+            "creatures": len(scenario.attackers) + len(scenario.blockers),
+            "power": sum(max(0, a.power) for a in scenario.attackers)}
+
+
+def reference(scenario: Scenario, objectives) -> dict:
+    """The optimum of one board (``Combat.solve``): its values, the assignment, and whether lethal exists."""
+    from ..combat import Combat
+
+    combat = Combat(scenario)
+    result = combat.solve([o.name for o in objectives])
+    best = Assignment(result.assignment)
+    verdict = combat.check(best)
+    if not verdict.legal:  # never score players against an illegal "optimum"
+        raise RuntimeError(f"Combat.solve returned an illegal assignment: {verdict.violations[0].message}")
+    values = score_all(combat, best, objectives)
+    if is_lethal(scenario, best):
+        lethal = True
+    elif not scenario.players:
+        lethal = False
+    elif objectives[0].kind == "lethal":
+        lethal = False  # the optimum reaches as many players as possible, and that is not all of them
+    else:
+        lethal = combat.solve(["lethal"]).objectives["lethal"] == len(scenario.players)
+    return {"status": result.status, "values": values, "assignment": best.to_json(), "lethal_exists": lethal}
+
+
+def judge(scenario: Scenario, objectives, ref: dict, player: str, output=None, failure=None,
+          time_ms: float = 0.0) -> dict:
+    """One decision's record. ``output`` is what the player returned; ``failure`` a (kind, message) pair."""
+    from ..check import check
+    from ..rules import derive
+
+    rec = {"player": player, "legal": False, "rules": [], "violations": [], "values": None, "regret": None,
+           "primary_regret": None, "optimal": False, "lethal": None, "assignment": None, "time_ms": time_ms}
+    if failure is None:
+        try:
+            assignment = load_assignment(_plain(output), scenario)
+        except FormatError as err:
+            failure = ("bad-output", f"not an assignment: {err}")
+        except (TypeError, ValueError, AttributeError) as err:
+            failure = ("bad-output", f"not an assignment: {err}")
+    if failure is not None:
+        kind, message = failure
+        rec["rules"] = [kind]
+        rec["violations"] = [{"rule": kind, "message": message}]
+        return rec
+    rec["assignment"] = assignment.to_json()
+    verdict = check(derive(scenario, "attacking"), assignment)
+    if not verdict.legal:
+        rules = []
+        for v in verdict.violations:
+            if v.rule not in rules:
+                rules.append(v.rule)
+        rec["rules"] = rules
+        rec["violations"] = [v.to_json() for v in verdict.violations[:5]]
+        return rec
+    values = score_all(scenario, assignment, objectives)
+    reg = regrets(objectives, values, ref["values"])
+    rec.update(legal=True, values=values, regret=reg, primary_regret=reg[objectives[0].name],
+               optimal=all(r == 0 for r in reg.values()), lethal=is_lethal(scenario, assignment))
+    return rec
+
+
+def _plain(output):
+    """A player's output as plain JSON data (an Assignment, a Mapping, or a decoded JSON object)."""
+    if isinstance(output, Assignment):
+        return output.to_json()
+    if isinstance(output, dict):
+        return output
+    if hasattr(output, "items"):
+        return {k: dict(v) if hasattr(v, "items") else v for k, v in output.items()}
+    raise TypeError(f"a player returned {type(output).__name__}, not an assignment")
+
+
+def objectives_of(item: dict, default: str, scenario: Scenario, where: str = "objective"):
+    return parse_objectives(item.get("objective") or default, scenario, where)
+
+
+# ---------------------------------------------------------------------------------------------
+# Summaries
+# ---------------------------------------------------------------------------------------------
+
+def summarize(boards: list[dict], players: list[str]) -> list[dict]:
+    """One leaderboard row per player, best first (fewest illegal, then least regret, then most optimal)."""
+    rows = []
+    for name in players:
+        recs = [d for b in boards for d in b["decisions"] if d["player"] == name]
+        lethal_recs = [d for b, d in ((b, d) for b in boards for d in b["decisions"])
+                       if d["player"] == name and b["reference"]["lethal_exists"]]
+        n = len(recs)
+        legal = [d for d in recs if d["legal"]]
+        rules = Counter(r for d in recs if not d["legal"] for r in d["rules"])
+        regs = [d["primary_regret"] for d in legal]
+        times = [d["time_ms"] for d in recs]
+        found = sum(1 for d in lethal_recs if d["lethal"])
+        rows.append({
+            "player": name,
+            "decisions": n,
+            "illegal": n - len(legal),
+            "illegal_rate": _ratio(n - len(legal), n),
+            "illegal_rules": dict(rules.most_common()),
+            "regret_mean": _round(statistics.fmean(regs)) if regs else None,
+            "regret_max": max(regs) if regs else None,
+            "optimal": sum(1 for d in recs if d["optimal"]),
+            "optimal_share": _ratio(sum(1 for d in recs if d["optimal"]), n),
+            "lethal_exists": len(lethal_recs),
+            "lethal_found": found,
+            "lethal_rate": _ratio(found, len(lethal_recs)) if lethal_recs else None,
+            "time_ms_mean": _round(statistics.fmean(times), 3) if times else None,
+            "time_ms_median": _round(statistics.median(times), 3) if times else None,
+            "time_ms_max": _round(max(times), 3) if times else None,
+        })
+    rows.sort(key=lambda r: (r["illegal_rate"] if r["illegal_rate"] is not None else 1,
+                             r["regret_mean"] if r["regret_mean"] is not None else float("inf"),
+                             -(r["optimal_share"] or 0), r["player"]))
+    for rank, row in enumerate(rows, 1):
+        row["rank"] = rank
+    return rows
+
+
+def _ratio(a, b):
+    return round(a / b, 6) if b else None
+
+
+def _round(x, digits: int = 6):
+    return round(x, digits) if isinstance(x, float) else x
+
+
+def strip_timing(obj):
+    """The results without wall-clock fields: what must be identical across backends and worker counts."""
+    if isinstance(obj, dict):
+        return {k: strip_timing(v) for k, v in obj.items()
+                if k not in TIMING_KEYS and not k.startswith("time_ms") and k != "elapsed_s"}
+    if isinstance(obj, list):
+        return [strip_timing(v) for v in obj]
+    return obj

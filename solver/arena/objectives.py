@@ -1,0 +1,76 @@
+"""Objectives as the arena uses them: parsed and scored by ``solver.optimize`` (one definition, issue 3).
+
+The arena never optimises and never re-defines an objective: the optimum comes from ``Combat.solve``, and
+the value of any player's (legal) assignment from :func:`solver.optimize.score`, so the player's value and
+the optimum's are read the same way.
+
+Lexicographic objectives ``"max-damage,max-kills"``: regret is computed objective by objective; the
+*primary* regret (the first objective's) is the headline number, and a decision is *optimal* when its whole
+vector of values equals the optimum's.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from models import Assignment, Scenario
+
+DEFAULT_OBJECTIVE = "max-damage,max-value"
+
+
+def parse_objectives(text, scenario: Scenario | None = None, path: str = "objective"):
+    """``"max-damage:opp,max-kills"`` -> ``solver.optimize.Objective`` tuple (FormatError naming ``path``)."""
+    from models import FormatError
+
+    from ..optimize import parse_objectives as parse
+
+    if not isinstance(text, (str, list, tuple)):
+        raise FormatError(path, f'expected a string such as "{DEFAULT_OBJECTIVE}", got {type(text).__name__}')
+    try:
+        objs = parse(text, scenario)
+    except FormatError as err:
+        if path == "objective":
+            raise
+        raise FormatError(path, err.message) from None
+    for o in objs:
+        if o.target is not None and scenario is not None and scenario.kind(o.target) != "player":
+            raise FormatError(path, f'{o.name}: "{o.target}" is not a player')
+    return objs
+
+
+def objective_text(objectives) -> str:
+    if isinstance(objectives, str):
+        return objectives
+    return ",".join(getattr(o, "name", o) for o in objectives)
+
+
+def sense(objective) -> int:
+    """+1 when larger is better, -1 when smaller is better."""
+    return 1 if objective.maximize else -1
+
+
+def score_all(scenario_or_combat, assignment: Mapping, objectives) -> dict:
+    """``{objective name: value}`` for one legal assignment (:func:`solver.optimize.score`)."""
+    from ..optimize import score
+
+    return score(scenario_or_combat, assignment, list(objectives))
+
+
+def is_lethal(scenario: Scenario, assignment: Mapping) -> bool:
+    """Every defending player is assigned at least their life (the ``lethal`` objective fully reached)."""
+    if not isinstance(assignment, Assignment):
+        assignment = Assignment(assignment)
+    return bool(scenario.players) and all(assignment.total_to(p.id) >= p.life for p in scenario.players)
+
+
+def regrets(objectives, values: Mapping, optimum: Mapping) -> dict:
+    """Per objective, how far ``values`` falls short of ``optimum`` (>= 0 on the primary objective)."""
+    return {o.name: _tidy((optimum[o.name] - values[o.name]) * sense(o)) for o in objectives}
+
+
+def _tidy(x):
+    if isinstance(x, float):
+        x = round(x, 9)
+        if x == int(x):
+            return int(x)
+    return x

@@ -1,0 +1,225 @@
+"""Suites: the boards players are scored on.
+
+A suite is a list of items ``{"id": str, "scenario": {...FORMAT.md...}, "objective": str | None, ...}``.
+
+- :func:`generate` draws boards from a named :class:`Level` (attackers, blockers, keyword mix, shared
+  blockers, planeswalkers, battles, first strike). Board ``i`` depends only on ``(level, seed, i)``, so a suite
+  of 100 is the first 100 of a suite of 1000 and the same on every machine.
+- :func:`load_suite` reads curated JSON Lines files (``benchmarks/arena/*.jsonl``): a line is either a scenario
+  or an object with a ``scenario`` field (perft lines, recorded boards), optionally ``name``, ``rule`` and
+  ``objective``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from models import FormatError, load_scenario, parse_json_text
+
+CURATED_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "arena"
+
+
+@dataclass(frozen=True)
+class Level:
+    """How boards of one difficulty are drawn. Ranges are inclusive ``(low, high)``."""
+
+    name: str
+    description: str
+    attackers: tuple[int, int] = (1, 1)
+    blockers: tuple[int, int] = (0, 2)
+    power: tuple[int, int] = (1, 6)
+    toughness: tuple[int, int] = (1, 6)
+    blocker_power: tuple[int, int] = (0, 4)
+    # keyword -> probability that an attacker (resp. a blocker) has it
+    attacker_keywords: dict = field(default_factory=lambda: {"trample": 0.5})
+    blocker_keywords: dict = field(default_factory=dict)
+    shared: float = 0.0  # probability that a blocker also blocks a second attacker
+    unblocked: float = 0.2  # probability that an attacker is left unblocked when blockers remain
+    planeswalkers: tuple[int, int] = (0, 0)
+    battles: tuple[int, int] = (0, 0)
+    players: tuple[int, int] = (1, 1)
+    first_strike: float = 0.0  # probability that the board is the first-strike damage step
+    legacy: float = 0.0  # probability of the legacy rules (damage assignment order)
+    marked: float = 0.0  # probability that a blocker already has damage marked
+    removed: float = 0.0  # probability that a blocker / planeswalker / battle has left combat
+    life: tuple[int, int] = (3, 20)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+_KW = {"trample": 0.5, "deathtouch": 0.2, "first_strike": 0.1, "double_strike": 0.15}
+
+LEVELS: dict[str, Level] = {lv.name: lv for lv in (
+    Level("tiny", "one attacker, up to two blockers, trample half the time",
+          attackers=(1, 1), blockers=(0, 2), power=(1, 5)),
+    Level("basic", "one or two attackers, up to three blockers",
+          attackers=(1, 2), blockers=(0, 3)),
+    Level("keywords", "deathtouch, first and double strike, indestructible blockers, damage already marked",
+          attackers=(1, 3), blockers=(1, 3), attacker_keywords=dict(_KW),
+          blocker_keywords={"deathtouch": 0.15, "indestructible": 0.15, "first_strike": 0.1}, marked=0.25),
+    Level("shared", "blockers that block several attackers at once (joint lethal, 510.1e)",
+          attackers=(2, 4), blockers=(1, 3), power=(1, 5), shared=0.7,
+          attacker_keywords={"trample": 0.6, "deathtouch": 0.15}),
+    Level("planeswalkers", "attacks on planeswalkers, trample over planeswalkers, bounced planeswalkers",
+          attackers=(1, 3), blockers=(0, 2), planeswalkers=(1, 2), removed=0.1,
+          attacker_keywords={"trample": 0.4, "trample_over_planeswalkers": 0.4}),
+    Level("battles", "attacks on battles (702.19b; no damage to the protector)",
+          attackers=(1, 3), blockers=(0, 2), battles=(1, 2), removed=0.1),
+    Level("first-strike", "the first-strike damage step and double strike",
+          attackers=(1, 3), blockers=(0, 3), first_strike=0.6,
+          attacker_keywords={"trample": 0.5, "first_strike": 0.35, "double_strike": 0.35},
+          blocker_keywords={"first_strike": 0.2}),
+    Level("mixed", "everything at once, up to four attackers and four blockers, two players",
+          attackers=(1, 4), blockers=(0, 4), power=(1, 6), attacker_keywords=dict(_KW, trample_over_planeswalkers=0.15),
+          blocker_keywords={"deathtouch": 0.1, "indestructible": 0.1}, shared=0.35, planeswalkers=(0, 2),
+          battles=(0, 1), players=(1, 2), first_strike=0.15, legacy=0.1, marked=0.15, removed=0.05),
+    Level("large", "five to eight attackers against four to eight blockers",
+          attackers=(5, 8), blockers=(4, 8), power=(1, 8), attacker_keywords=dict(_KW),
+          blocker_keywords={"deathtouch": 0.1}, shared=0.3, planeswalkers=(0, 1), marked=0.1, life=(10, 30)),
+)}
+DEFAULT_LEVEL = "mixed"
+
+
+def get_level(name: str) -> Level:
+    if name not in LEVELS:
+        raise FormatError("level", f'unknown level "{name}" (expected {", ".join(LEVELS)})')
+    return LEVELS[name]
+
+
+def _rng(level: str, seed: int, i: int) -> random.Random:
+    return random.Random(f"trample-arena/{level}/{seed}/{i}")  # str seeds are hashed with SHA-512: stable
+
+
+def _keywords(rng: random.Random, mix: dict) -> list[str]:
+    kws = [kw for kw, p in mix.items() if rng.random() < p]
+    if "first_strike" in kws and "double_strike" in kws:
+        kws.remove(rng.choice(["first_strike", "double_strike"]))
+    if "trample_over_planeswalkers" in kws and "trample" in kws:
+        kws.remove("trample")
+    return kws
+
+
+def generate_board(level: Level, seed: int, i: int) -> dict:
+    """Board ``i`` of ``level`` for ``seed``: a FORMAT.md scenario dict."""
+    rng = _rng(level.name, seed, i)
+    n_players = rng.randint(*level.players)
+    players = [{"id": "opp" if k == 0 else f"opp{k + 1}", "life": rng.randint(*level.life)}
+               for k in range(n_players)]
+    pids = [p["id"] for p in players]
+    walkers = []
+    for k in range(rng.randint(*level.planeswalkers)):
+        walkers.append({"id": f"pw{k + 1}", "controller": rng.choice(pids), "loyalty": rng.randint(1, 6),
+                        "value": rng.randint(1, 5), "in_combat": rng.random() >= level.removed})
+    battles = []
+    for k in range(rng.randint(*level.battles)):
+        battles.append({"id": f"bt{k + 1}", "protector": rng.choice(pids), "defense": rng.randint(1, 6),
+                        "in_combat": rng.random() >= level.removed})
+    targets = pids + [w["id"] for w in walkers] + [b["id"] for b in battles]
+    weights = [1.0] * len(pids) + [2.0] * (len(walkers) + len(battles))
+
+    attackers = []
+    for k in range(rng.randint(*level.attackers)):
+        attackers.append({"id": f"a{k + 1}", "power": rng.randint(*level.power),
+                          "toughness": rng.randint(*level.toughness),
+                          "keywords": _keywords(rng, level.attacker_keywords),
+                          "attacking": rng.choices(targets, weights)[0], "blocked_by": []})
+    blockers = []
+    n_blockers = rng.randint(*level.blockers)
+    # which attackers get blocked at all (each blocker then blocks one of them, some also a second one)
+    blocked = [a for a in attackers if rng.random() >= level.unblocked] or ([rng.choice(attackers)]
+                                                                           if n_blockers else [])
+    for k in range(n_blockers):
+        tough = rng.randint(*level.toughness)
+        b = {"id": f"b{k + 1}", "power": rng.randint(*level.blocker_power), "toughness": tough,
+             "keywords": _keywords(rng, level.blocker_keywords), "value": rng.randint(1, 5)}
+        if rng.random() < level.marked:
+            b["damage_marked"] = rng.randint(1, tough)
+        if rng.random() < level.removed:
+            b["in_combat"] = False
+        first = rng.choice(blocked)
+        first["blocked_by"].append(b["id"])
+        if len(blocked) > 1 and rng.random() < level.shared:
+            second = rng.choice([a for a in blocked if a is not first])
+            second["blocked_by"].append(b["id"])
+        blockers.append(b)
+    for a in attackers:
+        rng.shuffle(a["blocked_by"])  # the declaration order is the defender's, not ours
+        if not a["blocked_by"]:
+            del a["blocked_by"]
+    step = "first_strike" if rng.random() < level.first_strike else "regular"
+    rules = "legacy" if rng.random() < level.legacy else "current"
+    board = {"rules": rules, "step": step, "players": players}
+    if walkers:
+        board["planeswalkers"] = walkers
+    if battles:
+        board["battles"] = battles
+    board["attackers"] = attackers
+    if blockers:
+        board["blockers"] = blockers
+    return board
+
+
+def generate(level: str | Level, n: int, seed: int = 0, start: int = 0) -> list[dict]:
+    """``n`` suite items of a named level (boards ``start .. start + n - 1``)."""
+    lv = get_level(level) if isinstance(level, str) else level
+    return [{"id": f"{lv.name}/{seed}/{i}", "scenario": generate_board(lv, seed, i), "level": lv.name}
+            for i in range(start, start + n)]
+
+
+def custom_level(base: str, **overrides) -> Level:
+    """A named level with some fields replaced (ranges as ``(low, high)``)."""
+    lv = get_level(base)
+    return replace(lv, name=overrides.pop("name", f"{base}*"), **overrides)
+
+
+# ---------------------------------------------------------------------------------------------
+# Curated files
+# ---------------------------------------------------------------------------------------------
+
+def curated_files() -> list[Path]:
+    return sorted(CURATED_DIR.glob("*.jsonl"))
+
+
+def load_suite(path, text: str | None = None) -> list[dict]:
+    """Items of a JSON Lines suite file (a bad line is a :class:`FormatError` naming its line)."""
+    path = str(path)
+    if text is None:
+        from ..cli import read_text
+
+        text = read_text(path)
+    stem = Path(path).stem if path != "-" else "stdin"
+    items = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}: line {n}"
+        doc = parse_json_text(line, where)
+        items.append(_item(doc, f"{stem}:{n}", where))
+    return items
+
+
+def _item(doc, default_id: str, where: str) -> dict:
+    if isinstance(doc, dict) and "scenario" in doc and "attackers" not in doc:
+        item = dict(doc)
+        scenario = doc["scenario"]
+    else:
+        item, scenario = {}, doc
+    load_scenario(scenario, f"{where}: scenario")  # validate now: bad input is reported before any work
+    objective = item.get("objective")
+    if objective is not None and not isinstance(objective, str):
+        raise FormatError(f"{where}: objective", "expected a string such as \"max-damage\"")
+    out = {"id": str(item.get("name") or item.get("id") or default_id), "scenario": scenario}
+    for key in ("objective", "rule", "name", "level"):
+        if item.get(key) is not None:
+            out[key] = item[key]
+    return out
+
+
+def dump_suite(items, path) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        for item in items:
+            fh.write(json.dumps(item, separators=(",", ":")) + "\n")

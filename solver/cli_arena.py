@@ -1,0 +1,272 @@
+"""``trample arena`` (score players on a suite, print a leaderboard) and ``trample score`` (offline scoring of
+recorded decisions). See docs/arena.md.
+
+Nothing here imports ortools, rich or matplotlib at import time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from models import FormatError, load_scenario
+
+EXIT_OK, EXIT_BAD = 0, 2
+
+
+def _positive(text: str) -> int:
+    from .cli import positive_int
+
+    value = positive_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {text}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def _players(args) -> list[str]:
+    from .arena.players import make_player
+
+    specs = [p.strip() for p in (args.players or "").split(",") if p.strip()]
+    for k, cmd in enumerate(args.external or [], 1):
+        head, eq, rest = cmd.partition("=")
+        if eq and head and " " not in head and rest.strip():
+            specs.append(f"{head}=cmd:{rest.strip()}")
+        else:
+            specs.append(f"external{k if len(args.external) > 1 else ''}=cmd:{cmd.strip()}")
+    if not specs:
+        raise FormatError("--players", "no player given")
+    for s in specs:
+        make_player(s, timeout=args.timeout)  # unknown names are bad input, before any work
+    return specs
+
+
+class _Bar:
+    """A rich progress bar on standard error (or nothing)."""
+
+    def __init__(self, enabled: bool, what: str):
+        self.enabled = enabled
+        self.what = what
+        self.progress = None
+        self.task = None
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.progress = Progress(TextColumn(self.what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                     console=Console(stderr=True), transient=True)
+            self.progress.start()
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.progress is None:
+            return
+        if self.task is None:
+            self.task = self.progress.add_task(self.what, total=total)
+        self.progress.update(self.task, completed=done)
+
+    def __exit__(self, *exc):
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def _want_progress(args) -> bool:
+    if args.progress is not None:
+        return args.progress
+    return sys.stderr.isatty()
+
+
+def _format(args) -> str:
+    if args.format:
+        return args.format
+    return "table" if sys.stdout.isatty() else "json"
+
+
+# ---------------------------------------------------------------------------------------------
+# trample arena
+# ---------------------------------------------------------------------------------------------
+
+def cmd_arena(args) -> int:
+    from .arena import suites
+    from .arena.objectives import parse_objectives
+    from .arena.runner import run_arena
+
+    if args.list_levels:
+        for lv in suites.LEVELS.values():
+            sys.stdout.write(json.dumps(lv.to_json(), separators=(",", ":")) + "\n")
+        return EXIT_OK
+    parse_objectives(args.objective)  # bad objective names are bad input, before any work
+    items: list[dict] = []
+    described: dict = {"files": list(args.suite), "level": None}
+    for path in args.suite:
+        items += suites.load_suite(path)
+    if args.level is not None or not args.suite:
+        level = args.level or suites.DEFAULT_LEVEL
+        suites.get_level(level)
+        items += suites.generate(level, args.n, seed=args.seed)
+        described.update(level=level, n=args.n)
+    if args.limit is not None:
+        items = items[: args.limit]
+    if args.backend != "dask" and args.scheduler:
+        raise FormatError("--scheduler", "only with --backend dask")
+    specs = _players(args)
+    with _Bar(_want_progress(args), "arena") as bar:
+        try:
+            results = run_arena(items, players=specs, objective=args.objective, seed=args.seed,
+                                workers=args.workers, backend=args.backend, scheduler=args.scheduler,
+                                chunk_size=args.chunk, timeout=args.timeout, progress=bar, suite=described)
+        except (OSError, TimeoutError) as err:
+            if args.backend == "dask":
+                raise FormatError("--scheduler", f"cannot reach {args.scheduler}: {err}") from None
+            raise
+    return _output(results, args, _format(args))
+
+
+def _output(results: dict, args, fmt: str | None) -> int:
+    """Write --out and --report, then print the leaderboard as ``fmt`` ("table", "json" or None: nothing)."""
+    from .arena import report
+
+    if args.out:
+        try:
+            report.write_json(results, args.out)
+        except OSError as err:
+            raise FormatError(args.out, f"cannot write: {err.strerror}") from None
+    if args.report:
+        try:
+            report.write_png(results, args.report)
+        except OSError as err:
+            raise FormatError(args.report, f"cannot write: {err.strerror}") from None
+    if fmt == "table":
+        report.print_leaderboard(results)
+    elif fmt == "json":
+        summary = {"config": results["config"], "leaderboard": results["leaderboard"]}
+        sys.stdout.write(json.dumps(summary, separators=(",", ":")) + "\n")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------
+# trample score
+# ---------------------------------------------------------------------------------------------
+
+def cmd_score(args) -> int:
+    from .arena.metrics import board_size, judge, objectives_of, reference, summarize
+    from .arena.objectives import objective_text, parse_objectives
+    from .cli import emit, iter_documents, prefixed
+
+    parse_objectives(args.objective)
+    fmt = args.format or "lines"
+    boards, names, worst = [], [], EXIT_OK
+    for where, doc in iter_documents(args.file):
+        try:
+            if isinstance(doc, FormatError):
+                raise doc
+            if not isinstance(doc, dict) or "scenario" not in doc:
+                raise FormatError("", 'expected a decision {"scenario": ..., "assignment": ..., "objective": ...}')
+            if "assignment" not in doc:
+                raise FormatError("assignment", "required field is missing")
+            scenario = load_scenario(doc["scenario"], "scenario")
+            objectives = objectives_of(doc, args.objective, scenario)
+            player = doc.get("player", "recorded")
+            if not isinstance(player, str) or not player:
+                raise FormatError("player", "expected a non-empty string")
+            ref = reference(scenario, objectives)
+        except FormatError as err:
+            if not where:
+                raise
+            err = prefixed(where, err)
+            print(f"trample: {err}", file=sys.stderr)
+            if fmt == "lines":
+                emit({"error": str(err)})
+            worst = EXIT_BAD
+            continue
+        time_ms = doc.get("time_ms", 0.0)
+        if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)):
+            time_ms = 0.0
+        rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
+        if player not in names:
+            names.append(player)
+        n = len(boards)
+        boards.append({"index": n, "id": str(doc.get("id", doc.get("name", where or n))),
+                       "objective": objective_text(objectives), "size": board_size(scenario), "reference": ref,
+                       "decisions": [rec]})
+        if fmt == "lines":
+            out = {k: rec[k] for k in ("player", "legal", "rules", "violations", "values", "regret", "optimal",
+                                       "lethal")}
+            out["optimum"] = ref["values"]
+            out["lethal_exists"] = ref["lethal_exists"]
+            emit(out)
+    results = {"arena": 1, "config": {"objective": args.objective, "boards": len(boards), "players": names,
+                                      "suite": {"files": [args.file]}, "recorded": True},
+               "leaderboard": summarize(boards, names), "boards": boards}
+    _output(results, args, None if fmt == "lines" else fmt)
+    return worst
+
+
+# ---------------------------------------------------------------------------------------------
+# Registration
+# ---------------------------------------------------------------------------------------------
+
+def _output_options(p) -> None:
+    p.add_argument("--out", metavar="FILE", help="write the full results (every decision) as JSON")
+    p.add_argument("--report", metavar="PNG", help="write a PNG report: regret per player and against board size")
+
+
+def add_commands(sub) -> None:
+    from .arena.objectives import DEFAULT_OBJECTIVE
+    from .arena.players import DEFAULT_PLAYERS
+    from .arena.runner import BACKENDS, DEFAULT_CHUNK
+
+    p = sub.add_parser("arena", help="score AI players against the optimum on a suite of boards; print a leaderboard")
+    p.add_argument("suite", nargs="*", metavar="SUITE",
+                   help="suite files (.jsonl: scenarios, or lines with a scenario field); none: a generated suite")
+    p.add_argument("--level", default=None, help="generate boards of this level (default mixed; --list-levels)")
+    p.add_argument("--n", type=_positive, default=100, help="number of generated boards (default 100)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the generated suite and of every player (default 0)")
+    p.add_argument("--limit", type=_positive, default=None, help="only the first N boards")
+    p.add_argument("--objective", default=DEFAULT_OBJECTIVE,
+                   help=f"objectives, lexicographic (default {DEFAULT_OBJECTIVE}); a board's own objective wins")
+    p.add_argument("--players", default=",".join(DEFAULT_PLAYERS),
+                   help="comma-separated players: random, declaration, greedy, face, optimal, cmd:COMMAND, "
+                        "py:module:attr, NAME=spec (default: all baselines)")
+    p.add_argument("--external", action="append", metavar="[NAME=]COMMAND",
+                   help="an external player speaking JSON Lines on stdin/stdout (repeatable)")
+    p.add_argument("--timeout", type=_float_seconds, default=5.0,
+                   help="seconds an external player may take per decision (default 5)")
+    p.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1: in this process)")
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="local (a process pool) or dask (Dask distributed)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="Dask scheduler address (tcp://host:8786); none: a local Dask cluster of --workers")
+    p.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK,
+                   help=f"boards per unit of work (default {DEFAULT_CHUNK})")
+    p.add_argument("--format", choices=["table", "json"], default=None,
+                   help="table (rich) or json (config and leaderboard); default: table on a terminal, else json")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar on standard error (default: when it is a terminal)")
+    p.add_argument("--list-levels", action="store_true", help="print the named levels as JSON Lines and exit")
+    _output_options(p)
+    p.set_defaults(func=cmd_arena)
+
+    p = sub.add_parser("score", help="score recorded decisions {scenario, assignment, objective} against the optimum")
+    p.add_argument("file", metavar="DECISIONS", help="a .jsonl file of decisions (or one JSON decision), - for stdin")
+    p.add_argument("--objective", default=DEFAULT_OBJECTIVE,
+                   help=f"objectives for lines without one (default {DEFAULT_OBJECTIVE})")
+    p.add_argument("--format", choices=["lines", "table", "json"], default=None,
+                   help="lines: one result per decision (default); table: leaderboard; json: leaderboard as JSON")
+    _output_options(p)
+    p.set_defaults(func=cmd_score)
+
+
+def _float_seconds(text: str) -> float:
+    from .cli import seconds
+
+    return seconds(text)
