@@ -15,7 +15,7 @@ line still has both keys, and its ``"first_strike"`` part is every source with `
 - ``assignments(limit)`` streams every legal line exactly once, first-strike assignment by first-strike
   assignment, in the engines' order.
 - ``check(line)`` judges both steps, citing rules and naming the step in each message.
-- ``solve(objectives)``: see :mod:`solver.whole_solve` (the defender's first-strike choice is adversarial).
+- ``solve(objectives)``: see :func:`solve_whole` (the defender's first-strike choice is adversarial).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from .check import CheckResult, Violation, check
 from .combat import Combat, LegalAssignments
 from .engines import get_engine
 from .rules import SIDES, derive
-from .sba import after_step, apply_damage, first_strike_step_happens
+from .sba import after_step, apply_damage, creature_dies, damage_dealt, first_strike_step_happens
 
 STEP_KEYS = ("first_strike", "regular")
 STEP_NAMES = {"first_strike": "first-strike step", "regular": "regular step"}
@@ -134,7 +134,7 @@ class WholeCombat:
             raise FormatError("side", f"expected one of {', '.join(SIDES)}, got {side!r}")
         if side == "defending":
             raise FormatError("side", 'a whole combat ("step": "combat") holds both players\' choices in both '
-                                      'steps; use side "both" (or "attacking", the same)')
+                                      'steps; use side "both" (or "attacking", the default: the same lines)')
         if engine != "auto":
             get_engine(engine)
         self.scenario = scenario if scenario.step == "combat" else scenario.with_step("combat")
@@ -288,9 +288,7 @@ class WholeCombat:
 
     # -- solve -----------------------------------------------------------------------------------
     def solve(self, objectives, **options):
-        """The attacker's best line against the defender's best reply; see :mod:`solver.whole_solve`."""
-        from .whole_solve import solve_whole
-
+        """The attacker's best line against the defender's best reply; see :func:`solve_whole`."""
         return solve_whole(self, objectives, **options)
 
     def __repr__(self) -> str:
@@ -355,3 +353,127 @@ def canonical_state(state: Scenario) -> Scenario:
         blockers=tuple(replace(b, damage_marked=min(b.damage_marked, max(b.toughness, 0))) for b in state.blockers),
         battles=tuple(replace(b, defense=0) for b in state.battles),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# solve: the attacker's best line against the defender's best reply
+# ---------------------------------------------------------------------------------------------
+
+def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = None, **options):
+    """The best whole-combat line for lexicographic ``objectives``, the defender's choices being adversarial.
+
+    Order of play (510.1, 510.4): the attacking player assigns the attackers' first-strike damage (A1), then
+    the defending player assigns the blockers' (D1), knowing A1; the damage is dealt and the state-based actions
+    happen; then the same for the regular step (A2, then D2). Objectives are the attacking player's (FORMAT.md,
+    defined for one step in :mod:`solver.optimize`), summed over both steps: ``max-damage``, ``max-kills``,
+    ``max-value`` and ``min-overkill`` add the first-strike step's value (on the board as given) and the regular
+    step's (on the state after the SBAs, so a blocker killed in the first step is not counted again and damage
+    already marked lowers what is needed); ``lethal`` is read on the regular step's state, whose life totals
+    already include the first-strike damage (so it is "total damage >= life" over the combat). Without a
+    first-strike step, the whole combat's values are the regular step's.
+
+    The value of the combat is ``max over A1 of min over D1 of (first-step value(A1) + max over A2 of
+    regular-step value(A2))``, compared lexicographically. D2 changes no objective (blockers' damage only
+    reaches attackers), and neither does D1 except through which attackers survive, so defender replies are
+    grouped by the set of attackers they kill. The search enumerates A1 (the first-strike step's attacking
+    assignments), tries each distinct defender outcome, and asks :func:`solver.optimize.solve` for the regular
+    step (memoised per state); a reply that already makes A1 no better than the best found ends A1's search
+    (alpha-beta). Ties: the first A1, then the first D1, in the engines' enumeration order; A2 is the one-step
+    solver's canonical optimum; D2 is the first legal regular-step division.
+
+    ``time_limit`` (wall-clock seconds, the whole search): when it runs out, the best line whose every defender
+    reply was searched is returned with status ``feasible``. Other options go to each one-step solve.
+    """
+    import time
+    from fractions import Fraction
+
+    from .optimize import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, SolveResult, parse_objectives, score
+    from .optimize import solve as solve_step
+
+    start = time.perf_counter()
+    scenario = whole.scenario
+    objs = parse_objectives(objectives, scenario)
+    engine = whole.engine
+    has_fs = whole.has_first_strike_step
+    first_board = scenario.with_step("first_strike")
+    attacking_first = Combat(first_board, side="attacking", engine=engine)
+    defending_first = Combat(first_board, side="defending", engine=engine)
+
+    def exact(v) -> Fraction:
+        return Fraction(v) if isinstance(v, int) else Fraction(repr(float(v)))
+
+    def oriented(values: dict) -> tuple:
+        return tuple(values[o.name] if o.maximize else -values[o.name] for o in objs)
+
+    # Defender replies in the first-strike step, one per distinct set of attackers killed.
+    replies: list[tuple[frozenset, Assignment]] = []
+    seen: set[frozenset] = set()
+    for d in defending_first.assignments():
+        killed = frozenset()
+        if has_fs:
+            totals, touched = damage_dealt(scenario, d)
+            killed = frozenset(a.id for a in scenario.attackers
+                               if a.in_combat and creature_dies(a, totals.get(a.id, 0), a.id in touched))
+        if killed not in seen:
+            seen.add(killed)
+            replies.append((killed, d))
+
+    memo: dict[Scenario, object] = {}
+    stats = {"solves": 0, "status": STATUS_OPTIMAL}
+
+    def regular_best(state: Scenario):
+        key = replace(state, attackers=tuple(replace(a, damage_marked=0) for a in state.attackers))
+        if key not in memo:
+            result = solve_step(Combat(state, side="attacking", engine=engine), objs, **options)
+            stats["solves"] += 1
+            if result.status != STATUS_OPTIMAL:
+                stats["status"] = STATUS_FEASIBLE if result.assignment is not None else result.status
+            memo[key] = result
+        return memo[key]
+
+    best = None  # (oriented total, values, A1, D1, regular result)
+    stopped = False
+    for a1 in attacking_first.assignments():
+        first_values = score(attacking_first, a1, objs) if has_fs else {}
+        worst = None
+        for _, d1 in replies:
+            first = Assignment({**a1.to_json(), **d1.to_json()})
+            result = regular_best(whole.state_after(first))
+            if result.assignment is None:
+                continue
+            values = {}
+            for o in objs:
+                v = exact(result.objectives[o.name])
+                if o.kind != "lethal":
+                    v += exact(first_values.get(o.name, 0))
+                values[o.name] = v
+            key = oriented(values)
+            if worst is None or key < worst[0]:
+                worst = (key, values, a1, d1, result)
+            if best is not None and worst[0] <= best[0]:
+                break  # the defender can already hold this A1 to no better than the best so far
+        if worst is not None and (best is None or worst[0] > best[0]):
+            best = worst
+        if time_limit is not None and time.perf_counter() - start > time_limit:
+            stopped = True
+            break
+
+    elapsed = (time.perf_counter() - start) * 1000
+    if best is None:
+        return SolveResult(STATUS_INFEASIBLE, None, {}, None, elapsed, stats["solves"])
+    _, values, a1, d1, result = best
+    first = Assignment({**a1.to_json(), **d1.to_json()})
+    state = whole.state_after(first)
+    d2 = next(iter(Combat(state, side="defending", engine=engine).assignments()))
+    line = CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))
+    status = stats["status"]
+    if stopped and status == STATUS_OPTIMAL:
+        status = STATUS_FEASIBLE
+    out_values = {name: (int(v) if v.denominator == 1 else float(v)) for name, v in values.items()}
+    lethal = None
+    if any(o.kind == "lethal" for o in objs):
+        lethal = {}
+        for p in scenario.players:
+            dealt = line.first_strike.total_to(p.id) + line.regular.total_to(p.id)
+            lethal[p.id] = {"life": p.life, "damage": dealt, "margin": dealt - p.life, "reached": dealt >= p.life}
+    return SolveResult(status, line, out_values, lethal, elapsed, stats["solves"])

@@ -16,6 +16,7 @@ Only for tiny boards: the work is (first-step lines) x (regular-step brute force
 from __future__ import annotations
 
 import copy
+from fractions import Fraction
 
 import brute
 
@@ -127,3 +128,118 @@ def line_violations(scenario: dict, line: dict) -> list[tuple[str, str, str]]:
 
 def is_legal_line(scenario: dict, line: dict) -> bool:
     return not line_violations(scenario, line)
+
+
+# ---------------------------------------------------------------------------------------------
+# Objectives over a whole line, and the adversarial optimum (for solve)
+# ---------------------------------------------------------------------------------------------
+#
+# Per step, on the board at the start of that step (the attacking player's assignment only):
+#   max-damage[:ID]  damage to every player (or to ID);
+#   max-kills        blockers in combat, not indestructible, assigned lethal (marked + assigned >= toughness,
+#                    or >= 1 from a deathtouch attacker);
+#   max-value        their ``value`` (default 1) + the ``value`` of planeswalkers in combat assigned >= loyalty;
+#   min-overkill     per recipient, damage beyond its threshold: a creature's remaining toughness (1 when a
+#                    deathtouch attacker assigns it damage and it needs any), a planeswalker's loyalty, a
+#                    battle's defense, a player's life (0 when life <= 0).
+# Whole combat: the sum of both steps (first step only when it happens); ``lethal`` = number of players whose
+# total damage over the combat reaches their life at the start.
+
+def _step_values(board: dict, attacking: dict, objectives: list[str]) -> dict:
+    objects = {o["id"]: (kind, o) for kind in ("players", "planeswalkers", "battles", "attackers", "blockers")
+               for o in board.get(kind, [])}
+    dt_sources = {a["id"] for a in board["attackers"] if "deathtouch" in _kws(a)}
+    total: dict[str, int] = {}
+    touched: set[str] = set()
+    for src, split in attacking.items():
+        for r, n in split.items():
+            if n > 0:
+                total[r] = total.get(r, 0) + n
+                if src in dt_sources:
+                    touched.add(r)
+
+    def need(c):
+        return max(0, c["toughness"] - c.get("damage_marked", 0))
+
+    killed = [b for b in board.get("blockers", []) if b.get("in_combat", True)
+              and "indestructible" not in _kws(b) and (total.get(b["id"], 0) >= need(b) or b["id"] in touched)]
+    walkers = [w for w in board.get("planeswalkers", []) if w.get("in_combat", True)
+               and total.get(w["id"], 0) >= w["loyalty"]]
+    out = {}
+    for name in objectives:
+        kind, _, target = name.partition(":")
+        if kind == "max-damage":
+            ids = [target] if target else [p["id"] for p in board.get("players", [])]
+            out[name] = sum(total.get(i, 0) for i in ids)
+        elif kind == "max-kills":
+            out[name] = len(killed)
+        elif kind == "max-value":
+            out[name] = sum(Fraction(str(x.get("value", 1))) for x in killed + walkers)
+        elif kind == "min-overkill":
+            over = 0
+            for r, n in total.items():
+                rkind, obj = objects[r]
+                if rkind == "players":
+                    t = max(0, obj.get("life", 20))
+                elif rkind == "planeswalkers":
+                    t = obj["loyalty"]
+                elif rkind == "battles":
+                    t = obj["defense"]
+                else:
+                    t = need(obj)
+                    if t > 0 and r in touched:
+                        t = 1
+                over += max(0, n - t)
+            out[name] = over
+        elif kind == "lethal":
+            out[name] = 0  # judged on the whole line
+        else:
+            raise ValueError(name)
+    return out
+
+
+def line_values(scenario: dict, line: dict, objectives: list[str]) -> dict:
+    """The objectives' values of one whole line (attackers' parts only count)."""
+    attackers = {a["id"] for a in scenario["attackers"]}
+    first = {k: v for k, v in line["first_strike"].items() if k in attackers}
+    regular = {k: v for k, v in line["regular"].items() if k in attackers}
+    fs = has_first_strike_step(scenario)
+    v2 = _step_values(regular_state(scenario, line["first_strike"]), regular, objectives)
+    v1 = _step_values(_with_step(scenario, "first_strike"), first, objectives) if fs else {o: 0 for o in v2}
+    out = {o: v1[o] + v2[o] for o in objectives}
+    for o in objectives:
+        if o == "lethal":
+            out[o] = 0
+            for p in scenario.get("players", []):
+                dealt = sum(split.get(p["id"], 0) for step in (first, regular) for split in step.values())
+                out[o] += dealt >= p.get("life", 20)
+    return out
+
+
+def adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
+    """max over the attackers' first-strike assignments of min over the blockers' of max over the attackers'
+    regular assignments of the line's objectives (lexicographic, min-overkill minimised). Returns the values as
+    a tuple in objective order (the blockers' regular-step division changes nothing)."""
+    def oriented(values):
+        return tuple(-values[o] if o == "min-overkill" else values[o] for o in objectives)
+
+    fs = has_first_strike_step(scenario)
+    board = _with_step(scenario, "first_strike")
+    if fs:
+        firsts = brute.brute_force(board, "attacking")
+        replies = brute.brute_force(board, "defending")
+    else:
+        firsts = [{a["id"]: {} for a in scenario["attackers"]}]
+        replies = [{b["id"]: {} for b in scenario.get("blockers", [])}]
+    best = None
+    for a1 in firsts:
+        worst = None
+        for d1 in replies:
+            first = {**a1, **d1}
+            top = None
+            for a2 in brute.brute_force(regular_state(scenario, first), "attacking"):
+                key = oriented(line_values(scenario, {"first_strike": first, "regular": a2}, objectives))
+                top = key if top is None or key > top else top
+            worst = top if worst is None or top < worst else worst
+        best = worst if best is None or worst > best else best
+    return tuple(-v if o == "min-overkill" else v for o, v in zip(objectives, best))
