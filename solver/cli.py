@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Callable, Iterator
 
-from models import FormatError, load_assignment, load_scenario, parse_json_text
+from models import FormatError, load_scenario, parse_json_text
 
 EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
 
@@ -178,7 +178,7 @@ def cmd_check(args) -> int:
                 if isinstance(d, FormatError):
                     raise d
             combat = _combat(doc, args)
-            result = combat.check(load_assignment(adoc, combat.scenario))
+            result = combat.check(adoc)  # one step: an assignment; "combat": {"first_strike", "regular"}
         except FormatError as err:
             if not where and not awhere:
                 raise
