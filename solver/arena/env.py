@@ -60,7 +60,9 @@ class ArenaEnv:
         self.combat = Combat(scenario)
         self.objectives = parse_objectives((options or {}).get("objective") or self.objective, scenario)
         self.reference = reference(scenario, self.objectives)
-        self.count = self.combat.count()
+        from ..indexing import count
+
+        self.count = count(self.combat)  # the same counting programme as Combat.unrank
         self._done = False
         return self._observation(), self._info()
 

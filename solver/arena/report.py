@@ -23,7 +23,9 @@ def leaderboard_table(results: dict, title: str | None = None):
     from rich.table import Table
 
     cfg = results.get("config", {})
-    title = title or f"trample arena: {cfg.get('boards', '?')} boards, objective {cfg.get('objective', '?')}"
+    objectives = sorted({b["objective"] for b in results.get("boards", [])}) or [cfg.get("objective", "?")]
+    what = f"objective {objectives[0]}" if len(objectives) == 1 else "each board's own objective"
+    title = title or f"trample arena: {cfg.get('boards', '?')} boards, {what}"
     table = Table(title=title, title_justify="left")
     for col, just in (("#", "right"), ("player", "left"), ("illegal", "right"), ("rules broken", "left"),
                       ("mean regret", "right"), ("max regret", "right"), ("optimal", "right"),
