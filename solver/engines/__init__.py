@@ -20,8 +20,9 @@ from ..rules import DamagePlan
 
 ENGINES = {
     "cpsat": ("solver.engines.cpsat", "CpSatEngine"),
+    "direct": ("solver.engines.direct", "DirectEngine"),
 }
-DEFAULT_ENGINE = "cpsat"
+DEFAULT_ENGINE = "auto"  # per component: "direct" where it supports the component, else "cpsat"
 
 
 class Engine(Protocol):
@@ -41,9 +42,31 @@ def engine_names() -> list[str]:
     return ["auto", *ENGINES]
 
 
+class AutoEngine:
+    """Chooses per component: the direct engine where ``supports()`` says yes (its exact counts cover every
+    component), CP-SAT otherwise."""
+
+    name = "auto"
+
+    def _pick(self, plan: DamagePlan, component: Sequence[int]) -> Engine:
+        direct = get_engine("direct")
+        return direct if direct.supports(plan, component) else get_engine("cpsat")
+
+    def supports(self, plan: DamagePlan, component: Sequence[int]) -> bool:
+        return True
+
+    def count(self, plan: DamagePlan, component: Sequence[int]) -> int:
+        return get_engine("direct").count(plan, component)
+
+    def iterate(self, plan: DamagePlan, component: Sequence[int]) -> Iterator[tuple[int, ...]]:
+        return self._pick(plan, component).iterate(plan, component)
+
+
 def get_engine(name: str = "auto") -> Engine:
     if name == "auto":
-        name = DEFAULT_ENGINE
+        if "auto" not in _cache:
+            _cache["auto"] = AutoEngine()
+        return _cache["auto"]
     if name not in ENGINES:
         raise ValueError(f"unknown engine {name!r} (expected one of {', '.join(engine_names())})")
     if name not in _cache:

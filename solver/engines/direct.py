@@ -1,0 +1,705 @@
+"""The direct engine: exact counts without listing, lexicographic rank/unrank, and numpy block enumeration.
+
+One dynamic programme serves every question about a component of a :class:`~solver.rules.DamagePlan`.
+
+**Order.** A component's legal assignments are vectors of amounts over ``plan.component_columns(component)``
+(sources in plan order; each source's routes in plan order: its blockers in ``blocked_by`` order, then what it
+attacks, then that object's controller). The canonical order is the *lexicographic* order of these vectors,
+smallest first. Enumeration, :meth:`ComponentDP.rank` and :meth:`ComponentDP.unrank` all use it.
+
+**State.** The columns are read left to right. The only thing that links one column to the next is
+
+- ``rem``: how much of the current source's damage is still to assign (510.1a: all of it), and
+- a *frontier*: one small integer per gated resource (a blocker that needs lethal damage, 702.19b / 702.2c,
+  or a planeswalker that needs its loyalty, 702.19c) of the component:
+
+  - ``c*2 + R`` while other columns may still add damage to it: ``c`` is the damage assigned so far, capped
+    below the need, and ``R`` says whether a gated route that names it has already received damage (so it
+    *must* end lethal / loyal);
+  - ``FREE``: no constraint left (it already has lethal damage or its loyalty -- totals never go down and one
+    deathtouch point is enough -- or nothing will ever ask about it again);
+  - ``UNSAT``: its total is final and short, so every later route it gates must stay at 0.
+
+  A resource whose last contribution has been read while ``R`` is set and that is still short kills the
+  branch. Resources whose totals are final and that every later gate names together are merged (only their
+  conjunction matters), so a trampler's private blockers cost one bit, not one per blocker.
+
+``g[p][state][rem]`` is the number of legal completions of columns ``p..`` from that state; it is computed
+backwards over the states reachable forwards, one column at a time, with prefix sums: a column's values split
+into ``0``, ``1..k-1`` (each a different capped total) and ``k..rem`` (all the same saturated state, a prefix
+sum), so a column costs O(states x damage) big-integer additions. Counts are exact Python integers.
+
+One-attacker components of the usual shapes (no gates; current-rules trample; trample over planeswalkers) also
+have closed forms (stars and bars and hockey-stick sums), used by :meth:`DirectEngine.count`; the tests check
+them against the programme.
+
+**Enumeration** expands all rows of a chunk one column at a time in numpy (for each row, every value whose
+completion count is positive, in increasing order, so lexicographic order is kept), splitting chunks that grow
+past a budget depth-first, so memory stays flat whatever the count.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from itertools import accumulate
+from math import comb
+from operator import add
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from ..rules import DamagePlan
+
+FREE = -1
+UNSAT = -2
+
+BLOCK_ROWS = 1 << 16  # rows per block handed out
+EXPAND_CELLS = 1 << 20  # rows x values examined at once while extending prefixes (bounds temporary memory)
+GLUE_SLICES = 32  # completions per prefix above which prefixes are glued by slice copies
+PRODUCT_CACHE_ROWS = 1 << 16  # rows of a product's tail kept in memory while streaming a product
+SUFFIX_CELLS = 1 << 22  # cells of the cached tables of completions of the last columns, per component
+STATE_LIMIT = 200_000  # frontier states (summed over columns) beyond which enumeration is left to CP-SAT
+
+
+class ComponentDP:
+    """The counting programme of one component; also ranks, unranks and enumerates in lexicographic order."""
+
+    def __init__(self, plan: DamagePlan, component: Sequence[int], state_limit: int | None = None):
+        self.plan = plan
+        self.component = tuple(component)
+        cols = plan.component_columns(self.component)
+        self.columns = cols
+        self.P = P = len(cols)
+        srcs = plan.sources
+
+        # -- the columns -----------------------------------------------------------------------------
+        self.col_damage = [srcs[i].damage for i, _ in cols]
+        self.col_last = [p == P - 1 or cols[p + 1][0] != cols[p][0] for p in range(P)]
+        self.col_first = [p == 0 or cols[p - 1][0] != cols[p][0] for p in range(P)]
+
+        need: dict[str, int] = {}
+        for i in self.component:
+            for r in srcs[i].routes:
+                for name in (r.recipient, *(r.gate.lethal if r.gate else ()), *(r.gate.loyalty if r.gate else ())):
+                    n = plan.lethal_need.get(name, plan.loyalty_need.get(name, 0))
+                    if n > 0:
+                        need[name] = n
+        self.resources = sorted(need)
+        self.res_index = {name: k for k, name in enumerate(self.resources)}
+        self.need = [need[name] for name in self.resources]
+        K = len(self.resources)
+
+        self.col_res = []
+        self.col_dt = []
+        self.col_gate = []
+        for i, rec in cols:
+            route = srcs[i].route(rec)
+            k = self.res_index.get(rec, -1)
+            self.col_res.append(k)
+            # 702.2c: one point from a deathtouch source is lethal (never for loyalty, 702.19c)
+            self.col_dt.append(k >= 0 and srcs[i].deathtouch and rec in plan.lethal_need)
+            gate = ()
+            if route.gate is not None:
+                gate = tuple(sorted({self.res_index[x] for x in (*route.gate.lethal, *route.gate.loyalty)
+                                     if x in self.res_index}))
+            self.col_gate.append(gate)
+
+        last_contrib = [-1] * K
+        last_ref = [-1] * K
+        refs: list[list[int]] = [[] for _ in range(K)]
+        for p in range(P):
+            if self.col_res[p] >= 0:
+                last_contrib[self.col_res[p]] = p
+            for k in self.col_gate[p]:
+                last_ref[k] = p
+                refs[k].append(p)
+        # What canonicalisation has to look at when position q is reached (after columns 0..q-1): the
+        # resources whose last contribution / last gate reference was column q-1 (frontiers are canonical
+        # before, and a column changes only the entries of its gate and of its recipient).
+        self._cd = [[k for k in range(K) if last_contrib[k] == q - 1] for q in range(P + 1)]
+        self._rd = [sorted({k for k in range(K) if last_ref[k] == q - 1}
+                           | {k for k in self._cd[q] if last_ref[k] < q}) for q in range(P + 1)]
+        self._groups = []
+        for q in range(P + 1):
+            sig: dict[tuple, list[int]] = {}
+            for k in range(K):
+                if last_contrib[k] < q <= last_ref[k]:
+                    sig.setdefault(tuple(refs[k][bisect_left(refs[k], q):]), []).append(k)
+            self._groups.append([g for g in sig.values() if len(g) > 1])
+
+        self._forward(state_limit)
+        self._backward()
+        self._np = None  # numpy tables for enumeration, built on demand
+        self._suffix = None
+
+    # -- the frontier ------------------------------------------------------------------------------
+    def _canon(self, q: int, e: list) -> tuple | None:
+        """The canonical frontier at position q, or None when the branch is dead (a 702.19b/c gate fails)."""
+        for k in self._cd[q]:
+            x = e[k]
+            if x >= 0:  # its total is final and short of the need
+                if x & 1:
+                    return None
+                e[k] = UNSAT
+        for k in self._rd[q]:
+            x = e[k]
+            if x == UNSAT or (x >= 0 and not x & 1):
+                e[k] = FREE  # nobody asks about it any more
+        for g in self._groups[q]:
+            if any(e[k] == UNSAT for k in g):
+                e[g[0]] = UNSAT
+                for k in g[1:]:
+                    e[k] = FREE
+        return tuple(e)
+
+    def _forward(self, state_limit):
+        P = self.P
+        start = self._canon(0, [0] * len(self.resources))
+        self.states: list[list[tuple]] = [[] for _ in range(P + 1)]
+        self.index: list[dict] = [{} for _ in range(P + 1)]
+        # per column, per state: (k, out0, mids, sat); outcome indices into states[p+1], -1 = dead
+        self.trans: list[list[tuple]] = [[] for _ in range(P)]
+        if start is not None:
+            self.states[0].append(start)
+            self.index[0][start] = 0
+        total = 1
+        for p in range(P):
+            nxt_states, nxt_index = self.states[p + 1], self.index[p + 1]
+
+            def intern(st):
+                if st is None:
+                    return -1
+                j = nxt_index.get(st)
+                if j is None:
+                    j = nxt_index[st] = len(nxt_states)
+                    nxt_states.append(st)
+                return j
+
+            D = self.col_damage[p]
+            gate, r, dt = self.col_gate[p], self.col_res[p], self.col_dt[p]
+            for F in self.states[p]:
+                out0 = intern(self._canon(p + 1, list(F)))
+                e = list(F)
+                dead = False
+                for k in gate:  # 702.19b/c: damage here needs every gated resource to end lethal/loyal
+                    x = e[k]
+                    if x == UNSAT:
+                        dead = True
+                        break
+                    if x >= 0:
+                        e[k] = x | 1
+                mids = []
+                if dead:
+                    kk, sat = 1, -1
+                elif r < 0 or e[r] == FREE:
+                    kk, sat = 1, intern(self._canon(p + 1, e))
+                else:
+                    x = e[r]
+                    c, R = x >> 1, x & 1
+                    kk = 1 if dt else self.need[r] - c
+                    for v in range(1, min(kk, D + 1)):
+                        e2 = list(e)
+                        e2[r] = ((c + v) << 1) | R
+                        mids.append(intern(self._canon(p + 1, e2)))
+                    e[r] = FREE
+                    sat = intern(self._canon(p + 1, e))
+                self.trans[p].append((kk, out0, mids, sat))
+            total += len(nxt_states)
+            if state_limit is not None and total > state_limit:
+                raise _TooBig(total)
+        self.n_states = total
+
+    def _backward(self):
+        P = self.P
+        g: list[list[list[int]]] = [[] for _ in range(P + 1)]
+        g[P] = [[1] for _ in self.states[P]]  # at most one state: everything closed
+        for p in range(P - 1, -1, -1):
+            D = self.col_damage[p]
+            nxt = g[p + 1]
+            rows = []
+            if self.col_last[p]:
+                # v = rem: the source's last route takes what is left (510.1a)
+                at = self.col_damage[p + 1] if p + 1 < P else 0
+                scal = [v[at] for v in nxt]
+                for kk, o0, mids, sat in self.trans[p]:
+                    row = [0] * (D + 1)
+                    for v in range(D + 1):
+                        o = o0 if v == 0 else (mids[v - 1] if v < kk else sat)
+                        if o >= 0:
+                            row[v] = scal[o]
+                    rows.append(row)
+            elif self.col_first[p]:
+                # a source's first column is only ever reached with all its damage left
+                for kk, o0, mids, sat in self.trans[p]:
+                    total = nxt[o0][D] if o0 >= 0 else 0
+                    for v, o in enumerate(mids, 1):
+                        if o >= 0:
+                            total += nxt[o][D - v]
+                    if sat >= 0 and kk <= D:
+                        total += sum(nxt[sat][:D - kk + 1])
+                    row = [0] * (D + 1)
+                    row[D] = total
+                    rows.append(row)
+            else:
+                zero = [0] * (D + 1)
+                for kk, o0, mids, sat in self.trans[p]:
+                    row = list(nxt[o0]) if o0 >= 0 else list(zero)
+                    for v, o in enumerate(mids, 1):
+                        if o >= 0:
+                            row[v:] = map(add, row[v:], nxt[o][:D + 1 - v])
+                    if sat >= 0 and kk <= D:
+                        ps = list(accumulate(nxt[sat]))
+                        row[kk:] = map(add, row[kk:], ps[:D + 1 - kk])
+                    rows.append(row)
+            g[p] = rows
+        self.g = g
+        self.total = g[0][0][self.col_damage[0]] if self.P and self.states[0] else (1 if not self.P else 0)
+
+    # -- the questions ------------------------------------------------------------------------------
+    def count(self) -> int:
+        return self.total
+
+    def _out(self, p: int, j: int, v: int) -> int:
+        kk, o0, mids, sat = self.trans[p][j]
+        if v == 0:
+            return o0
+        return mids[v - 1] if v < kk else sat
+
+    def _after(self, p: int, o: int, rem_after: int) -> int:
+        """Completions from state o at position p+1 (rem_after left of the same source)."""
+        if o < 0:
+            return 0
+        if self.col_last[p]:
+            return self.g[p + 1][o][self.col_damage[p + 1] if p + 1 < self.P else 0]
+        return self.g[p + 1][o][rem_after]
+
+    def rank(self, vector: Sequence[int]) -> int | None:
+        """The vector's index in lexicographic order among the legal ones, or None when it is not legal."""
+        if len(vector) != self.P or self.total == 0:
+            return None
+        j, rem, idx = 0, self.col_damage[0], 0
+        for p, x in enumerate(vector):
+            if self.col_first[p]:
+                rem = self.col_damage[p]
+            if not 0 <= x <= rem or (self.col_last[p] and x != rem):
+                return None
+            if not self.col_last[p]:
+                for v in range(x):
+                    idx += self._after(p, self._out(p, j, v), rem - v)
+            o = self._out(p, j, x)
+            if self._after(p, o, rem - x) == 0:
+                return None
+            j, rem = o, rem - x
+        return idx
+
+    def unrank(self, index: int) -> tuple[int, ...]:
+        """The vector at ``index`` (0 <= index < count) in lexicographic order."""
+        if not 0 <= index < self.total:
+            raise IndexError(f"index {index} out of range for {self.total} assignments")
+        out = []
+        j, rem = 0, 0
+        for p in range(self.P):
+            if self.col_first[p]:
+                rem = self.col_damage[p]
+            if self.col_last[p]:
+                chosen = rem
+            else:
+                for v in range(rem + 1):
+                    n = self._after(p, self._out(p, j, v), rem - v)
+                    if index < n:
+                        chosen = v
+                        break
+                    index -= n
+                else:  # pragma: no cover - the counts are exact
+                    raise AssertionError("unrank ran past the counts")
+            out.append(chosen)
+            j, rem = self._out(p, j, chosen), rem - chosen
+        return tuple(out)
+
+    # -- enumeration in numpy blocks -----------------------------------------------------------------
+    def _tables(self):
+        """Per column: outcome state for (state, v) and, per next state, whether it has completions."""
+        if self._np is not None:
+            return self._np
+        P = self.P
+        pos = []  # pos[q]: bool array (states_q + 1, D_q + 1); the extra last row is the dead state
+        for q in range(P + 1):
+            D = self.col_damage[q] if q < P else 0
+            arr = np.zeros((len(self.states[q]) + 1, D + 1), dtype=bool)
+            for j, vec in enumerate(self.g[q]):
+                arr[j, :len(vec)] = [x > 0 for x in vec]
+            pos.append(arr)
+        outs = []
+        for p in range(P):
+            D = self.col_damage[p]
+            dead = len(self.states[p + 1])
+            arr = np.full((len(self.states[p]), D + 1), dead, dtype=np.int64)
+            for j, (kk, o0, mids, sat) in enumerate(self.trans[p]):
+                arr[j, 0] = o0 if o0 >= 0 else dead
+                for v, o in enumerate(mids, 1):
+                    arr[j, v] = o if o >= 0 else dead
+                if kk <= D:
+                    arr[j, kk:] = sat if sat >= 0 else dead
+            outs.append(arr)
+        self._np = (pos, outs)
+        return self._np
+
+    def _step(self, p: int, mat: np.ndarray, js: np.ndarray, rems: np.ndarray):
+        """Extend every row by every value of column p that has completions, values increasing.
+
+        Returns (mat, js, rems, parent): rows stay grouped by their parent row, in order, so lexicographic
+        order is kept.
+        """
+        pos, outs = self._tables()
+        P = self.P
+        out = outs[p]
+        if self.col_last[p]:  # 510.1a: the source's last route takes what is left
+            o = out[js, rems]
+            if p + 1 < P:
+                keep = pos[p + 1][o, self.col_damage[p + 1]]
+                new_rem = self.col_damage[p + 1]
+            else:
+                keep = pos[P][o, 0]
+                new_rem = 0
+            parent = np.flatnonzero(keep)
+            if len(parent) != len(js):
+                mat, o, rems = mat[parent], o[parent], rems[parent]
+            else:
+                mat = mat.copy()
+            mat[:, p] = rems
+            return mat, o, np.full(len(o), new_rem, dtype=np.int64), parent
+        D = self.col_damage[p]
+        vs = np.arange(D + 1)
+        left = rems[:, None] - vs[None, :]
+        o = out[js]
+        ok = (left >= 0) & pos[p + 1][o, np.maximum(left, 0)]
+        parent, v_idx = np.nonzero(ok)  # row-major: parents in order, values increasing
+        mat = mat[parent]
+        mat[:, p] = v_idx
+        return mat, o[parent, v_idx], left[parent, v_idx], parent
+
+    def _split_level(self) -> int:
+        """The first column from which the tables of all completions (every reachable state and remainder)
+        fit in SUFFIX_CELLS cells; completions from there on are generated once and reused."""
+        best = self.P
+        for q in range(self.P, -1, -1):
+            if q == self.P:
+                continue
+            D = self.col_damage[q]
+            rems = [D] if self.col_first[q] else range(D + 1)
+            cells = sum(vec[r] for vec in self.g[q] for r in rems) * (self.P - q)
+            if cells > SUFFIX_CELLS:
+                break
+            best = q
+        return best
+
+    def _suffix_tables(self, dtype):
+        """(s, table, off, ln): every completion of columns s.. for every (state, remainder) key at s, built
+        once, level by level from the end (a key's rows are, for each value v in increasing order, v followed
+        by the rows of the key v leads to); key (j, rem) owns rows off[j, rem] .. off[j, rem] + ln[j, rem]."""
+        if self._suffix is not None and self._suffix[1].dtype == dtype:
+            return self._suffix
+        s = self._split_level()
+        _, outs = self._tables()
+        P = self.P
+        final = len(self.states[P])
+        tab = np.zeros((final, 0), dtype=dtype)
+        off = np.zeros((final + 1, 1), dtype=np.int64)
+        ln = np.zeros((final + 1, 1), dtype=np.int64)
+        if final:
+            ln[0, 0] = 1
+        for q in range(P - 1, s - 1, -1):
+            D = self.col_damage[q]
+            ns = len(self.states[q])
+            rem_list = np.array([D] if self.col_first[q] else range(D + 1), dtype=np.int64)
+            J = np.repeat(np.arange(ns), len(rem_list))
+            R = np.tile(rem_list, ns)
+            if self.col_last[q]:
+                V = R.copy()
+                O = outs[q][J, V]
+                CR = np.full(len(J), self.col_damage[q + 1] if q + 1 < P else 0, dtype=np.int64)
+                Kj, Kr = J, R
+            else:
+                vs = np.arange(D + 1)
+                Kj = np.repeat(J, D + 1)
+                Kr = np.repeat(R, D + 1)
+                V = np.tile(vs, len(J))
+                good = V <= Kr
+                Kj, Kr, V = Kj[good], Kr[good], V[good]
+                O = outs[q][Kj, V]
+                CR = Kr - V
+            L = ln[O, CR]
+            keep = L > 0
+            Kj, Kr, V, O, CR, L = Kj[keep], Kr[keep], V[keep], O[keep], CR[keep], L[keep]
+            starts = off[O, CR]
+            total = int(L.sum())
+            ends = np.cumsum(L)
+            idx = np.repeat(starts - (ends - L), L) + np.arange(total)
+            new = np.empty((total, P - q), dtype=dtype)
+            new[:, 0] = np.repeat(V, L)
+            new[:, 1:] = tab[idx]
+            key_len = np.zeros((ns + 1, D + 1), dtype=np.int64)
+            np.add.at(key_len, (Kj, Kr), L)
+            key_off = np.zeros_like(key_len)
+            flat = key_len.ravel()
+            key_off.ravel()[:] = np.cumsum(flat) - flat  # keys are laid out in (state, remainder) order
+            tab, off, ln = new, key_off, key_len
+        self._suffix = (s, np.ascontiguousarray(tab), off, ln)
+        return self._suffix
+
+    def blocks(self, rows: int = BLOCK_ROWS, dtype=None) -> Iterator[np.ndarray]:
+        """Every legal vector exactly once, in lexicographic order, as int matrices of at most ``rows`` rows
+        (exactly ``rows`` except at the ends of chunks)."""
+        if self.total == 0:
+            return
+        dtype = np.dtype(dtype or dtype_for(max(self.col_damage, default=0)))
+        P = self.P
+        if P == 0:
+            yield np.zeros((1, 0), dtype=dtype)
+            return
+        rows = max(1, int(rows))
+        s, table, off, ln = self._suffix_tables(dtype)
+        # depth-first over chunks of prefixes (columns 0..s-1), chunks small enough for flat memory
+        stack = [(0, np.zeros((1, P), dtype=dtype), np.zeros(1, dtype=np.int64),
+                  np.full(1, self.col_damage[0], dtype=np.int64))]
+        while stack:
+            p, mat, js, rems = stack.pop()
+            if p < s:
+                width = 1 if self.col_last[p] else self.col_damage[p] + 1
+                step = max(1, EXPAND_CELLS // width)
+                if len(js) > step:
+                    for a in reversed(range(0, len(js), step)):
+                        stack.append((p, mat[a:a + step], js[a:a + step], rems[a:a + step]))
+                    continue
+                mat, js, rems, _ = self._step(p, mat, js, rems)
+                stack.append((p + 1, mat, js, rems))
+                continue
+            # glue each prefix to its table of completions, in windows of `rows` output rows
+            starts, lengths = off[js, rems], ln[js, rems]
+            ends = np.cumsum(lengths)
+            begins = ends - lengths
+            total = int(ends[-1]) if len(ends) else 0
+            if total >= GLUE_SLICES * len(js):  # long runs: plain slice copies
+                yield from self._glue_slices(mat, s, starts, lengths, table, rows, dtype)
+                continue
+            for a in range(0, total, rows):
+                b = min(total, a + rows)
+                at = np.arange(a, b)
+                who = np.searchsorted(ends, at, side="right")
+                block = np.empty((b - a, P), dtype=dtype)
+                block[:, :s] = mat[who, :s]
+                block[:, s:] = table[starts[who] + (at - begins[who])]
+                yield block
+
+    def _glue_slices(self, mat, s, starts, lengths, table, rows, dtype):
+        P = self.P
+        block = np.empty((rows, P), dtype=dtype)
+        fill = 0
+        for i, (st, n) in enumerate(zip(starts.tolist(), lengths.tolist())):
+            while n:
+                take = min(n, rows - fill)
+                block[fill:fill + take, :s] = mat[i, :s]
+                block[fill:fill + take, s:] = table[st:st + take]
+                fill += take
+                st += take
+                n -= take
+                if fill == rows:
+                    yield block
+                    block = np.empty((rows, P), dtype=dtype)
+                    fill = 0
+        if fill:
+            yield block[:fill]
+
+
+class _TooBig(Exception):
+    pass
+
+
+def dtype_for(max_amount: int):
+    for dt in (np.int8, np.int16, np.int32):
+        if max_amount <= np.iinfo(dt).max:
+            return dt
+    return np.int64
+
+
+# ---------------------------------------------------------------------------------------------
+# Closed forms for one-source components
+# ---------------------------------------------------------------------------------------------
+
+def _c(n: int, k: int) -> int:
+    return comb(n, k) if n >= 0 and 0 <= k <= n else 0
+
+
+def compositions(total: int, parts: int) -> int:
+    """Ways to write ``total`` as an ordered sum of ``parts`` non-negative integers (stars and bars)."""
+    if parts == 0:
+        return 1 if total == 0 else 0
+    return _c(total + parts - 1, parts - 1) if total >= 0 else 0
+
+
+def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
+    """The count of a one-source component by a formula, or None when its shape has none here.
+
+    Shapes: no gates (510.1b/c/d: stars and bars); blockers then one route gated by lethal on all of them
+    (702.19b, 702.19e); blockers then the attacked planeswalker (702.19b) and its controller (702.19c); an
+    unblocked trampler over planeswalkers (702.19c).
+    """
+    if len(component) != 1:
+        return None
+    src = plan.sources[component[0]]
+    D, routes = src.damage, src.routes
+    gated = [r for r in routes if r.gate is not None]
+    if not gated:
+        return compositions(D, len(routes))
+
+    def eff(blockers) -> int | None:
+        total = 0
+        for b in blockers:
+            n = plan.lethal_need.get(b)
+            if n is None:
+                return None
+            total += (1 if src.deathtouch else n) if n > 0 else 0
+        return total
+
+    free = [r for r in routes if r.gate is None]
+    names = [r.recipient for r in free]
+    if len(gated) == 1 and routes[-1] is gated[0] and not gated[0].gate.loyalty:
+        g = gated[0]
+        if (sorted(g.gate.lethal) != sorted(names) or len(set(names)) != len(names) or g.recipient in names
+                or g.recipient in plan.loyalty_need or g.recipient in plan.lethal_need):
+            return None
+        S, k = eff(names), len(names)
+        if S is None:
+            return None
+        # everything on the blockers, or every blocker lethal and t >= 1 over the top (hockey stick)
+        return compositions(D, k) + (_c(D - S - 1 + k, k) if D - S >= 1 else 0)
+    if len(gated) == 2 and routes[-2:] == tuple(gated) and len(free) == len(routes) - 2:
+        t, ctl = gated
+        if (sorted(t.gate.lethal) != sorted(names) or t.gate.loyalty or sorted(ctl.gate.lethal) != sorted(names)
+                or tuple(ctl.gate.loyalty) != (t.recipient,) or len(set(names)) != len(names) or not names):
+            return None
+        if t.recipient not in plan.loyalty_need or ctl.recipient in plan.lethal_need \
+                or ctl.recipient in plan.loyalty_need:
+            return None
+        S, k, L = eff(names), len(names), plan.loyalty_need[t.recipient]
+        if S is None:
+            return None
+        M = D - S
+        total = compositions(D, k)
+        if M >= 1:
+            total += _c(M - 1 + k, k)  # controller 0, attacked planeswalker >= 1
+        if M - L - 1 >= 0:
+            total += _c(M - L + k, k + 1)  # controller >= 1 after the loyalty (702.19c)
+        return total
+    if len(routes) == 2 and routes[0].gate is None and routes[1].gate is not None:
+        t, ctl = routes
+        if (ctl.gate.lethal or tuple(ctl.gate.loyalty) != (t.recipient,) or t.recipient not in plan.loyalty_need
+                or ctl.recipient in plan.loyalty_need or ctl.recipient in plan.lethal_need):
+            return None
+        L = plan.loyalty_need[t.recipient]
+        return 1 + max(0, D - L)  # all to the planeswalker, or its loyalty met and 1.. to its controller
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole plans: the product of the components, in blocks
+# ---------------------------------------------------------------------------------------------
+
+def plan_blocks(plan: DamagePlan, rows: int = BLOCK_ROWS, dtype=None,
+                cache_rows: int = PRODUCT_CACHE_ROWS) -> Iterator[np.ndarray]:
+    """Every legal assignment of the plan as rows over ``plan.columns``, in the canonical order (the product of
+    the components' lexicographic orders, first component slowest), in blocks of at most ``rows`` rows.
+
+    Memory stays flat: the last components are materialised only while their product has at most
+    ``cache_rows`` rows; otherwise they are generated again for every row of the components before them.
+    """
+    dps = [component_dp(plan, c) for c in plan.components]
+    dtype = np.dtype(dtype or dtype_for(max((s.damage for s in plan.sources), default=0)))
+    cols = [c for dp in dps for c in dp.columns]
+    where = {c: k for k, c in enumerate(cols)}
+    order = np.array([where[c] for c in plan.columns], dtype=np.int64)
+    identity = bool(np.array_equal(order, np.arange(len(cols))))
+    for block in _product(dps, max(1, int(rows)), dtype, cache_rows):
+        yield block if identity else block[:, order]
+
+
+def _product(dps, rows, dtype, cache_rows) -> Iterator[np.ndarray]:
+    if any(dp.count() == 0 for dp in dps):
+        return
+    if not dps:
+        yield np.zeros((1, 0), dtype=dtype)
+        return
+    if len(dps) == 1:
+        yield from dps[0].blocks(rows, dtype)
+        return
+    # the longest tail of components small enough to keep in memory
+    k, size = len(dps), 1
+    while k > 1 and size * dps[k - 1].count() <= cache_rows:
+        k -= 1
+        size *= dps[k].count()
+    if k == len(dps):  # even the last component alone is too big: regenerate it for each head row
+        for head in _product(dps[:-1], rows, dtype, cache_rows):
+            for h in head:
+                for tail in dps[-1].blocks(rows, dtype):
+                    out = np.empty((len(tail), head.shape[1] + tail.shape[1]), dtype=dtype)
+                    out[:, :head.shape[1]] = h
+                    out[:, head.shape[1]:] = tail
+                    yield out
+        return
+    tail = np.concatenate(list(_product(dps[k:], rows, dtype, cache_rows)), axis=0)
+    t = len(tail)
+    for head in _product(dps[:k], rows, dtype, cache_rows):
+        total = len(head) * t
+        for a in range(0, total, rows):
+            at = np.arange(a, min(total, a + rows))
+            hi, ti = np.divmod(at, t)
+            out = np.empty((len(at), head.shape[1] + tail.shape[1]), dtype=dtype)
+            out[:, :head.shape[1]] = head[hi]
+            out[:, head.shape[1]:] = tail[ti]
+            yield out
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine
+# ---------------------------------------------------------------------------------------------
+
+def component_dp(plan: DamagePlan, component: Sequence[int]) -> ComponentDP:
+    """The (cached) programme of one component of a plan."""
+    cache = plan.__dict__.setdefault("_direct_dp", {})
+    key = tuple(component)
+    dp = cache.get(key)
+    if dp is None:
+        dp = cache[key] = ComponentDP(plan, key)
+    return dp
+
+
+class DirectEngine:
+    """Exact counting, lexicographic enumeration in numpy blocks; no solver, no search."""
+
+    name = "direct"
+
+    def supports(self, plan: DamagePlan, component: Sequence[int]) -> bool:
+        """Counting is always supported; this answers for enumeration (frontier small enough)."""
+        cache = plan.__dict__.setdefault("_direct_dp", {})
+        key = tuple(component)
+        if key in cache:
+            return True
+        try:
+            cache[key] = ComponentDP(plan, key, state_limit=STATE_LIMIT)
+        except _TooBig:
+            return False
+        return True
+
+    def count(self, plan: DamagePlan, component: Sequence[int]) -> int:
+        n = closed_form_count(plan, component)
+        if n is not None:
+            return n
+        return component_dp(plan, component).count()
+
+    def iterate(self, plan: DamagePlan, component: Sequence[int]) -> Iterator[tuple[int, ...]]:
+        for block in component_dp(plan, component).blocks():
+            yield from map(tuple, block.tolist())
+
+    def blocks(self, plan: DamagePlan, component: Sequence[int], rows: int = BLOCK_ROWS, dtype=None):
+        """The component's legal vectors in lexicographic order, as numpy blocks."""
+        return component_dp(plan, component).blocks(rows, dtype)

@@ -1,0 +1,121 @@
+"""Indexable legal assignments: ``rank``, ``unrank`` and exactly uniform ``sample``, without listing.
+
+The canonical order (the order of the direct engine's enumeration, and of ``Combat.assignments()`` under the
+direct engine):
+
+- within a component of the plan (sources whose choices constrain each other), assignments are ordered
+  lexicographically, smallest first, by their vector of amounts over ``plan.component_columns(component)``:
+  sources in plan order (attackers in scenario order, then blockers), each source's routes in plan order
+  (its blockers in ``blocked_by`` order, then what it attacks, then that object's controller);
+- across components, it is the product order with the first component slowest (mixed radix: the index is
+  ``((i_1 * n_2 + i_2) * n_3 + i_3) ...``).
+
+``rank`` and ``unrank`` run the counting programme of :mod:`solver.engines.direct` (exact Python integers,
+whatever the size of the space) and never list assignments; they do not depend on the engine a
+:class:`~solver.combat.Combat` was opened with. ``sample`` unranks uniform integers drawn by
+``random.Random(seed).randrange(count)``, so it is exactly uniform and reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Iterable
+
+from models import Assignment, FormatError, load_assignment
+
+from .engines.direct import ComponentDP, component_dp
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .combat import Combat
+
+__all__ = ["rank", "unrank", "sample", "count", "component_programmes"]
+
+
+def component_programmes(combat: "Combat") -> list[ComponentDP]:
+    plan = combat.plan
+    return [component_dp(plan, comp) for comp in plan.components]
+
+
+def count(combat: "Combat") -> int:
+    """The number of legal assignments, by the programme (the same number every engine gives)."""
+    total = 1
+    for dp in component_programmes(combat):
+        total *= dp.count()
+    return total
+
+
+def rank(combat: "Combat", assignment) -> int:
+    """The index of a legal assignment in the canonical order (0 <= rank < count).
+
+    Raises :class:`~models.FormatError` (path ``assignment``) when it is not a legal assignment, naming the
+    first rule it breaks.
+    """
+    if not isinstance(assignment, Assignment):
+        assignment = load_assignment(assignment, combat.scenario)
+    plan = combat.plan
+    dps = component_programmes(combat)
+    names = [s.source for s in plan.sources]
+    covered = {(names[i], r) for dp in dps for i, r in dp.columns}
+    extra = any((s, r) not in covered for s, split in assignment.items() for r in split) or \
+        any(s not in plan.index for s in assignment)
+    index = 0
+    for dp in dps:
+        local = None if extra else dp.rank([assignment.amount(names[i], r) for i, r in dp.columns])
+        if local is None:
+            raise _illegal(combat, assignment)
+        index = index * dp.count() + local
+    return index
+
+
+def unrank(combat: "Combat", index: int) -> Assignment:
+    """The assignment at ``index`` in the canonical order. Raises FormatError (path ``index``) out of range."""
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise FormatError("index", f"expected a whole number, got {index!r}")
+    dps = component_programmes(combat)
+    total = 1
+    for dp in dps:
+        total *= dp.count()
+    if not 0 <= index < total:
+        raise FormatError("index", f"{index} is out of range: there are {total} legal assignments "
+                                   f"(indices 0 to {total - 1})")
+    return _build(combat, dps, _digits(index, dps))
+
+
+def sample(combat: "Combat", n: int, seed) -> list[Assignment]:
+    """``n`` legal assignments drawn independently and exactly uniformly (with replacement), reproducibly."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise FormatError("n", f"expected a non-negative whole number, got {n!r}")
+    dps = component_programmes(combat)
+    total = 1
+    for dp in dps:
+        total *= dp.count()
+    if n and total == 0:  # pragma: no cover - every plan has at least one legal assignment
+        raise FormatError("", "there is no legal assignment to sample from")
+    rng = random.Random(seed)
+    return [_build(combat, dps, _digits(rng.randrange(total), dps)) for _ in range(n)]
+
+
+def _digits(index: int, dps: Iterable[ComponentDP]) -> list[int]:
+    dps = list(dps)
+    out = [0] * len(dps)
+    for k in range(len(dps) - 1, -1, -1):
+        index, out[k] = divmod(index, dps[k].count())
+    return out
+
+
+def _build(combat: "Combat", dps: list[ComponentDP], digits: list[int]) -> Assignment:
+    names = [s.source for s in combat.plan.sources]
+    out = {name: {} for name in names}
+    for dp, d in zip(dps, digits):
+        for (i, r), amount in zip(dp.columns, dp.unrank(d)):
+            if amount:
+                out[names[i]][r] = amount
+    return Assignment(out)
+
+
+def _illegal(combat: "Combat", assignment: Assignment) -> FormatError:
+    result = combat.check(assignment)
+    if result.violations:
+        v = result.violations[0]
+        return FormatError("assignment", f"not a legal assignment ({v.rule}: {v.message})")
+    return FormatError("assignment", "not a legal assignment")  # pragma: no cover - check and the DP agree
