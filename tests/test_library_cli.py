@@ -147,15 +147,15 @@ def test_cli_mill(capsys):  # 701.17a
     assert code == 0 and err == ""
     assert [m["card"]["name"] for m in res["milled"]] == ["Forest", "Realm-Cloaked Giant // Cast Off", "Mountain"]
     assert {m["to"] for m in res["milled"]} == {"graveyard"}
-    assert len(res["library"]["cards"]) == 13 and res["mana_value_total"] == 7
+    assert len(res["library"]["cards"]) == 14 and res["mana_value_total"] == 7
 
 
 def test_cli_mill_cost_not_payable_exits_1(capsys):  # 701.17b
-    code, out, _ = cli(capsys, "mill", EXAMPLE, 17, "--cost")
+    code, out, _ = cli(capsys, "mill", EXAMPLE, 18, "--cost")
     res = json.loads(out)
     assert code == 1 and res["performed"] is False and res["count"] == 0
-    code, out, _ = cli(capsys, "mill", EXAMPLE, 16, "--cost")
-    assert code == 0 and json.loads(out)["count"] == 16
+    code, out, _ = cli(capsys, "mill", EXAMPLE, 17, "--cost")
+    assert code == 0 and json.loads(out)["count"] == 17
 
 
 def test_cli_discover_is_deterministic_and_chains(capsys, tmp_path):  # 701.57a
@@ -183,7 +183,7 @@ def test_cli_discover_face_and_zones(capsys, tmp_path):  # 701.57a: a cheaper Ad
 
 def test_cli_distributions(capsys):  # exact, over a uniformly shuffled library
     res = json.loads(cli(capsys, "discover", EXAMPLE, 3, "--distribution")[1])
-    assert res["qualifying"] == 7 and res["found"]["probability"] == "1"
+    assert res["qualifying"] == 8 and res["found"]["probability"] == "1"
     assert sum(Fraction(r["probability"]) for r in res["exiled"]) == 1
     res = json.loads(cli(capsys, "mill", EXAMPLE, 7, "--distribution")[1])
     assert res["adventurers_in_library"] == 5
