@@ -127,7 +127,7 @@ def test_seek_thrills_conserves(state, seed):  # Seek Thrills, 701.17a
 
 
 @given(st.integers(min_value=0, max_value=40), seeds)
-def test_seeded_permutation_is_a_permutation(n, seed):
+def test_seeded_permutation_is_a_permutation(n, seed):  # 701.57a: the bottom order is a permutation
     order = seeded_permutation(n, seed)
     assert sorted(order) == list(range(n))
     assert order == seeded_permutation(n, seed)
@@ -139,7 +139,7 @@ def test_seeded_permutation_is_uniform():  # 701.57a "in a random order"
     assert all(abs(v - 1000) < 150 for v in freq.values())
 
 
-def test_seeded_permutation_is_pinned():
+def test_seeded_permutation_is_pinned():  # 701.57a random order; determinism contract of the transforms
     # The stream behind a seed is part of the contract (same seed, same bytes, on any Python version).
     assert seeded_permutation(8, 0) == seeded_permutation(8, 0)
     assert seeded_permutation(5, 42) == (0, 2, 1, 3, 4)
@@ -147,7 +147,7 @@ def test_seeded_permutation_is_pinned():
 
 
 @given(st.lists(cards_st, max_size=12), seeds)
-def test_shuffle_library_conserves(cards, seed):
+def test_shuffle_library_conserves(cards, seed):  # shuffling (a seeded mill/Seek Thrills sample) conserves cards
     new, _ = shuffle_library(lib(*cards), seed)
     assert Counter(new.library.cards) == Counter(cards)
 
@@ -466,7 +466,7 @@ def test_card_round_trip_carries_extra_fields(base, extra):  # FORMAT.md: furthe
         assert c.get(k) == v
 
 
-def test_library_and_state_round_trip():
+def test_library_and_state_round_trip():  # FORMAT.md "Library"; 701.57a results load back
     doc = {"cards": [GIANT.to_json(), FIRE_ICE.to_json(), {**BOLT.to_json(), "id": 3}]}
     library = load_library(doc)
     assert library.to_json() == doc
@@ -518,7 +518,7 @@ def test_bad_library_input(doc, message):  # FORMAT.md "Library": a one-line err
     assert "\n" not in str(err.value)
 
 
-def test_bad_state_input():
+def test_bad_state_input():  # FORMAT.md: bad input names its JSON path
     with pytest.raises(FormatError, match=r"^sideboard: unknown zone"):
         load_state({"library": [], "sideboard": []})
     with pytest.raises(FormatError, match=r"^stack\[0\]\.card: required field is missing"):

@@ -100,7 +100,7 @@ def test_gnome_kills_criterion_prefers_kills_over_mana_value():  # 702.19b count
     assert by_kills.best_split.to_json() == {"gnome": {"wall": 2, "opp": 1}, "bear": {"wall": 1, "elf": 1}}
 
 
-def test_gnome_known_order():  # the library in the order given: discover finds its first qualifying card
+def test_gnome_known_order():  # 701.57a with the library in the order given: the first qualifying card
     board = gnome_board([{"id": "elf", "power": 1, "toughness": 1}])
     library = {"cards": [LIBRARY["cards"][0], LIBRARY["cards"][2], LIBRARY["cards"][1]]}  # Forest, Counterspell, Bolt
     report = gnome_outcomes(board, library, library_order="known")
@@ -110,7 +110,7 @@ def test_gnome_known_order():  # the library in the order given: discover finds 
     assert report.best.x == 2 and report.best.score == 2
 
 
-def test_gnome_needs_a_name_among_several_attackers():
+def test_gnome_needs_a_name_among_several_attackers():  # Scalesoul Gnome: only its own damage sets X
     board = gnome_board(extra_attackers=[{"id": "bear", "power": 2, "toughness": 2, "attacking": "opp"}])
     assert gnome_outcomes(board, LIBRARY).gnome == "gnome"  # the only id containing "gnome"
     board["attackers"][0]["id"] = "g"
@@ -200,7 +200,7 @@ def test_cli_seek_thrills(capsys):  # Seek Thrills
     assert json.loads(a)["shuffled_first_with_seed"] == 5
 
 
-def test_cli_gnome(capsys):
+def test_cli_gnome(capsys):  # 702.19b split -> discover X (701.57a)
     code, out, _ = cli(capsys, "gnome", ROOT / "examples" / "gnome.json", EXAMPLE)
     res = json.loads(out)
     assert code == 0 and res["gnome"] == "gnome" and res["reachable_x"] == [0, 1, 2]
@@ -228,7 +228,7 @@ def test_cli_jsonl_batch(capsys, tmp_path):  # FORMAT.md: one result line per in
     (["seek-thrills", "-"], "not json", "not JSON"),
     (["discover", "-", "4", "--seed", "0", "--choice", "exile"], LIBRARY, "invalid choice"),
 ])
-def test_cli_bad_input_exits_2_with_one_line(capsys, monkeypatch, args, stdin, message):
+def test_cli_bad_input_exits_2_with_one_line(capsys, monkeypatch, args, stdin, message):  # FORMAT.md exit 2
     import io
 
     monkeypatch.setattr(sys, "stdin", io.StringIO(stdin if isinstance(stdin, str) else json.dumps(stdin)))
@@ -247,7 +247,7 @@ def test_cli_real_process_contract():  # FORMAT.md: exit 2, one line on standard
     assert good.returncode == 0 and json.loads(good.stdout)["discovered"] is True
 
 
-def test_add_commands_on_a_plain_parser(capsys):  # the registration contract with solver.cli
+def test_add_commands_on_a_plain_parser(capsys):  # 701.17a through the registration contract with solver.cli
     from solver.cli_library import add_commands
 
     parser = argparse.ArgumentParser(prog="t")
@@ -257,7 +257,7 @@ def test_add_commands_on_a_plain_parser(capsys):  # the registration contract wi
     assert json.loads(capsys.readouterr().out)["count"] == 1
 
 
-def test_cli_library_does_not_import_ortools():
+def test_cli_library_does_not_import_ortools():  # FORMAT.md CLI: library commands load no solver
     code = ("import sys, solver.cli_library, solver.library; "
             "sys.exit(1 if any(m.startswith('ortools') for m in sys.modules) else 0)")
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=60).returncode == 0

@@ -144,7 +144,7 @@ def _known_outcome(state: GameState, x: int) -> dict:
 
 
 def gnome_outcomes(scenario, library, gnome_id: str | None = None, *, criterion: str = "mana_value",
-                   library_order: str = "unknown", side: str = "attacking", engine: str = "auto") -> GnomeReport:
+                   library_order: str = "unknown", engine: str = "auto") -> GnomeReport:
     """Every reachable X for the Gnome in one damage step, the splits giving it, and discover X.
 
     ``scenario``: a :class:`~models.Scenario` or its JSON (one damage step: ``"regular"`` or
@@ -170,7 +170,7 @@ def gnome_outcomes(scenario, library, gnome_id: str | None = None, *, criterion:
 
     per_x: dict[int, list] = {}  # x -> [splits, max kills, best split]
     total = 0
-    for assignment in Combat(scenario, side=side, engine=engine).legal_assignments:
+    for assignment in Combat(scenario, engine=engine).legal_assignments:
         total += 1
         x = damage_to_players(scenario, assignment, gnome)
         k = kills(scenario, assignment)
