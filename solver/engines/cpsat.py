@@ -228,3 +228,52 @@ def _drain(q: queue.Queue) -> None:
 def _expect_complete(solver, status) -> None:
     if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
         raise RuntimeError(f"CP-SAT enumeration did not complete: {solver.status_name(status)}")
+
+
+def stream_solutions(model: cp_model.CpModel, xs, solver: cp_model.CpSolver | None = None
+                     ) -> Iterator[tuple[int, ...]]:
+    """Every solution of ``model`` as a tuple of the values of ``xs``, streamed from a worker thread.
+
+    ``solver`` defaults to :func:`enumeration_solver` (one worker, enumerate all). The model must have no
+    objective (an objective makes CP-SAT stop after one solution). Closing the generator stops the search.
+    """
+    solver = solver or enumeration_solver()
+    if not xs:
+        if solver.solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            yield ()
+        return
+    q: queue.Queue = queue.Queue(maxsize=8)
+    stop = threading.Event()
+    cb = _Streamer(list(xs), q, stop)
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["status"] = solver.solve(model, cb)
+            cb.flush()
+        except BaseException as err:  # handed to the consumer
+            outcome["error"] = err
+        finally:
+            while True:
+                try:
+                    q.put(_DONE, timeout=0.05)
+                    break
+                except queue.Full:
+                    if stop.is_set():
+                        _drain(q)
+
+    t = threading.Thread(target=run, name="trample-cpsat-stream", daemon=True)
+    t.start()
+    try:
+        while True:
+            item = q.get()
+            if item is _DONE:
+                break
+            yield from item
+    finally:
+        stop.set()
+        _drain(q)
+        t.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    _expect_complete(solver, outcome["status"])

@@ -1,0 +1,107 @@
+"""``trample solve FILE --objective OBJ[,OBJ...]``: the best legal assignment, proven (docs/solve.md).
+
+Registered by solver/cli.py through ``add_commands``; ortools is imported only when a scenario is solved.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from models import FormatError
+
+from .cli import EXIT_BAD, EXIT_NO, EXIT_OK, add_step_options, is_batch, iter_documents, positive_int, \
+    run_batch, scenario_from, seconds
+
+SOLVED = ("optimal", "feasible")
+
+
+def add_commands(subparsers) -> None:
+    p = subparsers.add_parser("solve", help="the best legal assignment for lexicographic objectives")
+    p.add_argument("file", metavar="FILE", help="scenario JSON, a .jsonl batch, or - for standard input")
+    p.add_argument("--objective", required=True, metavar="OBJ[,OBJ...]",
+                   help="max-damage, max-damage:ID, lethal, max-kills, max-value, min-overkill; "
+                        "several, comma-separated, are lexicographic in the order given")
+    p.add_argument("--all-optimal", action="store_true",
+                   help="every optimal assignment, one JSON line each (in a batch: a list per scenario)")
+    p.add_argument("--limit", type=positive_int, default=None, help="with --all-optimal: stop after N")
+    p.add_argument("--time-limit", type=seconds, default=None,
+                   help="wall-clock seconds per scenario; the best found is returned as feasible")
+    p.add_argument("--deterministic-time", type=seconds, default=None,
+                   help="the same limit in CP-SAT deterministic time units (reproducible)")
+    add_step_options(p)
+    p.set_defaults(func=cmd_solve)
+
+
+def _options(args) -> dict:
+    return {"time_limit": args.time_limit, "deterministic_time": args.deterministic_time}
+
+
+def _combat(doc, args):
+    from .combat import open_combat
+
+    return open_combat(scenario_from(doc), side=args.side, engine=args.engine)
+
+
+def _solve(doc, args):
+    from .optimize import parse_objectives
+
+    combat = _combat(doc, args)
+    objectives = parse_objectives(args.objective, combat.scenario)
+    if not hasattr(combat, "solve"):
+        raise FormatError("step", "solve handles one damage step at a time")
+    return combat.solve(objectives, **_options(args))
+
+
+def _all_optimal(doc, args):
+    from .combat import Combat
+    from .optimize import all_optimal
+
+    combat = _combat(doc, args)
+    if not isinstance(combat, Combat):
+        raise FormatError("step", "--all-optimal handles one damage step at a time")
+    return all_optimal(combat, args.objective, limit=args.limit, **_options(args))
+
+
+def cmd_solve(args) -> int:
+    from .optimize import parse_objectives
+
+    parse_objectives(args.objective)  # a bad name is bad input before any scenario is read
+    if args.limit is not None and not args.all_optimal:
+        raise FormatError("--limit", "only with --all-optimal")
+
+    if not args.all_optimal:
+        def one(doc):
+            result = _solve(doc, args)
+            return result.to_json(), EXIT_OK if result.status in SOLVED else EXIT_NO
+
+        return run_batch(args.file, one)
+
+    if is_batch(args.file):
+        def one_list(doc):
+            stream = _all_optimal(doc, args)
+            out = stream.result.to_json()
+            del out["assignment"]
+            out["assignments"] = [a.to_json() for a in stream]
+            out["time_ms"] = out.pop("time_ms")
+            return out, EXIT_OK if stream.status in SOLVED else EXIT_NO
+
+        return run_batch(args.file, one_list)
+
+    (_, doc), = iter_documents(args.file)
+    stream = _all_optimal(doc, args)
+    if stream.status not in SOLVED:
+        print(f"trample: no assignment found ({stream.status})", file=sys.stderr)
+        return EXIT_NO
+    if stream.status != "optimal":
+        print("trample: a limit stopped the proof; listing the assignments that reach the best values found",
+              file=sys.stderr)
+    out = sys.stdout
+    for n, a in enumerate(stream, 1):
+        out.write(json.dumps(a.to_json(), separators=(",", ":")) + "\n")
+        if n % 4096 == 0:
+            out.flush()
+    return EXIT_OK
+
+
+__all__ = ["add_commands", "cmd_solve", "EXIT_BAD"]
