@@ -132,6 +132,18 @@ def cmd_count(args) -> int:
 
 
 def cmd_enumerate(args) -> int:
+    if getattr(args, "format", "jsonl") == "npy":
+        from .cli_scale import enumerate_npy
+
+        return enumerate_npy(args)
+    if getattr(args, "output", None) not in (None, "-"):
+        from .cli_scale import enumerate_jsonl_to
+
+        return enumerate_jsonl_to(args, lambda: _enumerate_jsonl(args))
+    return _enumerate_jsonl(args)
+
+
+def _enumerate_jsonl(args) -> int:
     deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
     stopped = {"time": False}
 
@@ -147,15 +159,34 @@ def cmd_enumerate(args) -> int:
     else:
         (_, doc), = iter_documents(args.file)
         out = sys.stdout
-        for n, a in enumerate(stream(doc), 1):
-            out.write(json.dumps(a, separators=(",", ":")) + "\n")
-            if n % 4096 == 0:
-                out.flush()
+        with _progress(args, doc) as bar:
+            for n, a in enumerate(stream(doc), 1):
+                out.write(json.dumps(a, separators=(",", ":")) + "\n")
+                if n % 4096 == 0:
+                    out.flush()
+                    bar.advance(4096)
         code = EXIT_OK
     if stopped["time"]:
         print(f"trample: enumerate stopped at --time-limit {args.time_limit}s; the list is incomplete",
               file=sys.stderr)
     return code
+
+
+def _progress(args, doc):
+    """A progress bar on standard error when writing to a file (solver.cli_scale), else nothing."""
+    try:
+        from .cli_scale import jsonl_progress
+    except ModuleNotFoundError as err:
+        if err.name != "solver.cli_scale":
+            raise
+        import contextlib
+
+        class _Nothing(contextlib.nullcontext):
+            def advance(self, n):
+                pass
+
+        return _Nothing(None)
+    return jsonl_progress(args, doc)
 
 
 def _assignment_docs(path: str):
@@ -238,6 +269,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE")
     p.add_argument("--limit", type=positive_int, default=None, help="stop after N assignments")
     p.add_argument("--time-limit", type=seconds, default=None, help="stop after this many seconds")
+    p.add_argument("--format", choices=["jsonl", "npy"], default="jsonl",
+                   help="jsonl (default): one JSON line per assignment; npy: one integer matrix, a row per "
+                        "assignment, column names in a sidecar OUTPUT.columns.json")
+    p.add_argument("-o", "--output", default=None, metavar="PATH",
+                   help="write to this file instead of standard output (a progress bar shows on a terminal)")
+    p.add_argument("--columns", default=None, metavar="PATH",
+                   help="npy: where to write the column names (default: OUTPUT with .columns.json)")
     add_step_options(p)
     p.set_defaults(func=cmd_enumerate)
 

@@ -1,0 +1,320 @@
+"""``trample sample | rank | unrank``, and ``trample enumerate --format npy`` / ``--output`` (docs/scale.md).
+
+Registered by solver/cli.py through ``add_commands``. Everything here runs on the direct engine's counting
+programme (solver/engines/direct.py): no command lists assignments to answer, except ``enumerate``.
+
+- ``trample sample FILE --n K --seed S``: K legal assignments drawn independently and exactly uniformly
+  (with replacement), one JSON line each; the same seed gives the same lines.
+- ``trample rank FILE ASSIGNMENT``: ``{"index": i, "count": N}``, the assignment's place in the canonical order.
+- ``trample unrank FILE INDEX``: ``{"index": i, "count": N, "assignment": {...}}``.
+- ``trample enumerate FILE --format npy --output OUT.npy``: an integer matrix, one row per legal assignment in
+  the canonical order, one column per (source, recipient) route; the column names go to a sidecar
+  ``OUT.columns.json``. Written in blocks (memory stays flat whatever the count). With ``--output`` (or
+  standard output redirected to a file) and standard error on a terminal, a progress bar is shown (rich).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import struct
+import sys
+import time
+
+import numpy as np
+
+from models import FormatError, load_assignment
+
+from .cli import EXIT_BAD, EXIT_OK, add_step_options, emit, is_batch, iter_documents, positive_int, prefixed, \
+    run_batch, scenario_from
+
+NPY_HEADER = 128  # bytes: fixed, so the shape can be rewritten in place if enumeration stops early
+
+
+def add_commands(subparsers) -> None:
+    p = subparsers.add_parser("sample", help="legal assignments drawn uniformly at random (reproducible by seed)")
+    p.add_argument("file", metavar="FILE", help="scenario JSON, a .jsonl batch, or - for standard input")
+    p.add_argument("--n", type=positive_int, default=1, metavar="K", help="how many to draw (default 1)")
+    p.add_argument("--seed", type=_seed, default=0, metavar="S", help="random seed, a whole number (default 0)")
+    add_step_options(p)
+    p.set_defaults(func=cmd_sample)
+
+    p = subparsers.add_parser("rank", help="the index of a legal assignment in the canonical order")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("assignment", metavar="ASSIGNMENT", help="assignment JSON file, .jsonl, - or inline JSON")
+    add_step_options(p)
+    p.set_defaults(func=cmd_rank)
+
+    p = subparsers.add_parser("unrank", help="the legal assignment at an index of the canonical order")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("index", metavar="INDEX", type=positive_int, help="0 <= INDEX < count")
+    add_step_options(p)
+    p.set_defaults(func=cmd_unrank)
+
+
+def _seed(text: str) -> int:
+    import argparse
+
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def _step_combat(doc, args, what: str):
+    """A one-step Combat; a whole combat ("step": "combat") is refused with a one-line error."""
+    from .combat import Combat
+
+    scenario = scenario_from(doc)
+    if scenario.step == "combat":
+        raise FormatError("step", f'{what} works on one damage step ("regular" or "first_strike"), '
+                                  f'not "combat"')
+    return Combat(scenario, side=args.side, engine=args.engine)
+
+
+# ---------------------------------------------------------------------------------------------
+# sample / rank / unrank
+# ---------------------------------------------------------------------------------------------
+
+def cmd_sample(args) -> int:
+    def draw(doc):
+        return [a.to_json() for a in _step_combat(doc, args, "sample").sample(args.n, args.seed)]
+
+    if is_batch(args.file):
+        return run_batch(args.file, lambda doc: ({"assignments": draw(doc)}, EXIT_OK))
+    (_, doc), = iter_documents(args.file)
+    for a in draw(doc):
+        emit(a)
+    return EXIT_OK
+
+
+def cmd_unrank(args) -> int:
+    def one(doc):
+        combat = _step_combat(doc, args, "unrank")
+        a = combat.unrank(args.index)
+        return {"index": args.index, "count": combat.count(), "assignment": a.to_json()}, EXIT_OK
+
+    return run_batch(args.file, one)
+
+
+def cmd_rank(args) -> int:
+    from .cli import _assignment_docs
+
+    scen = list(iter_documents(args.file))
+    asg = _assignment_docs(args.assignment)
+    if is_batch(args.file) and len(asg) == 1 and not is_batch(args.assignment):
+        asg = asg * len(scen)
+    if len(scen) != len(asg):
+        raise FormatError(args.assignment, f"has {len(asg)} assignments for {len(scen)} scenarios")
+    worst = EXIT_OK
+    for (where, doc), (awhere, adoc) in zip(scen, asg):
+        try:
+            for d in (doc, adoc):
+                if isinstance(d, FormatError):
+                    raise d
+            combat = _step_combat(doc, args, "rank")
+            index = combat.rank(load_assignment(adoc, combat.scenario))
+            result = {"index": index, "count": combat.count()}
+        except FormatError as err:
+            if not where and not awhere:
+                raise
+            err = prefixed(where or awhere, err)
+            print(f"trample: {err}", file=sys.stderr)
+            emit({"error": str(err)})
+            worst = EXIT_BAD
+            continue
+        emit(result)
+    return worst
+
+
+# ---------------------------------------------------------------------------------------------
+# enumerate --format npy | --output
+# ---------------------------------------------------------------------------------------------
+
+class Progress:
+    """A rich progress bar on standard error, or nothing (rich missing, or standard error not a terminal)."""
+
+    def __init__(self, total: int | None, description: str, enabled: bool, console=None):
+        self._bar = None
+        self._task = None
+        if not enabled:
+            return
+        try:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, \
+                TimeElapsedColumn, TimeRemainingColumn
+        except ImportError:  # rich is optional (pip install trample[progress])
+            return
+        console = console or Console(file=sys.stderr)
+        self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False)
+        self._task = self._bar.add_task(description, total=total)
+
+    def __enter__(self):
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def advance(self, n: int) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task, n)
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.stop()
+        return False
+
+
+def want_progress(args) -> bool:
+    """Progress goes on standard error when the output is a file and standard error is a terminal."""
+    to_file = (getattr(args, "output", None) not in (None, "-")) or not _isatty(sys.stdout)
+    return to_file and _isatty(sys.stderr)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def redirected_output(path: str | None, binary: bool = False):
+    """Standard output, or a file opened for writing (a one-line error if it cannot be opened)."""
+    if path in (None, "-"):
+        yield sys.stdout.buffer if binary else sys.stdout
+        return
+    try:
+        fh = open(path, "wb" if binary else "w", encoding=None if binary else "utf-8")
+    except OSError as err:
+        raise FormatError(path, f"cannot write: {err.strerror}") from None
+    with fh:
+        yield fh
+
+
+def npy_header(dtype, shape: tuple[int, int], size: int = NPY_HEADER) -> bytes:
+    """A version 1.0 .npy header padded to exactly ``size`` bytes (so it can be rewritten in place)."""
+    body = "{'descr': %r, 'fortran_order': False, 'shape': (%d, %d), }" % (
+        np.lib.format.dtype_to_descr(np.dtype(dtype)), shape[0], shape[1])
+    pad = size - 10 - len(body) - 1
+    if pad < 0:
+        raise ValueError("npy header too long")
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", size - 10) + (body + " " * pad + "\n").encode("latin1")
+
+
+def columns_path(output: str) -> str:
+    base = output[:-4] if output.endswith(".npy") else output
+    return base + ".columns.json"
+
+
+def enumerate_npy(args) -> int:
+    """``trample enumerate FILE --format npy``: the legal assignments as one integer matrix."""
+    from .engines.direct import dtype_for, plan_blocks
+
+    if is_batch(args.file):
+        raise FormatError(args.file, "--format npy takes one scenario, not a .jsonl batch")
+    output = getattr(args, "output", None)
+    if output in (None, "-") and _isatty(sys.stdout):
+        raise FormatError("--output", "--format npy writes binary data: give --output FILE or redirect "
+                                      "standard output")
+    seekable_out = output not in (None, "-")
+    if args.time_limit is not None and not seekable_out:
+        raise FormatError("--time-limit", "with --format npy it needs --output FILE (the row count in the "
+                                          "header is fixed when enumeration stops early)")
+    (_, doc), = iter_documents(args.file)
+    combat = _step_combat(doc, args, "enumerate --format npy")
+    plan = combat.plan
+    names = [s.source for s in plan.sources]
+    columns = [[names[i], r] for i, r in plan.columns]
+    count = _direct_count(combat)  # every engine gives the same count; the programme never lists
+    rows = count if args.limit is None else min(count, args.limit)
+    dtype = np.dtype(dtype_for(max((s.damage for s in plan.sources), default=0)))
+    sidecar = getattr(args, "columns", None) or (columns_path(output) if seekable_out else None)
+
+    if args.engine in ("auto", "direct"):
+        blocks = plan_blocks(plan, dtype=dtype)
+    else:
+        blocks = _engine_blocks(combat, columns, dtype, args.engine)
+    deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
+    written = 0
+    stopped = False
+    with redirected_output(output, binary=True) as fh, \
+            Progress(rows, "enumerate", want_progress(args)) as bar:
+        fh.write(npy_header(dtype, (rows, len(columns))))
+        for block in blocks:
+            if written >= rows:
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                stopped = True
+                break
+            block = block[:rows - written]
+            fh.write(np.ascontiguousarray(block, dtype=dtype).tobytes())
+            written += len(block)
+            bar.advance(len(block))
+        if written != rows:
+            fh.seek(0)
+            fh.write(npy_header(dtype, (written, len(columns))))
+    if sidecar:
+        meta = {"columns": columns, "rows": written, "count": count, "dtype": dtype.name,
+                "order": "canonical (docs/scale.md): lexicographic per component, first component slowest"
+                if args.engine in ("auto", "direct") else f"as listed by the {args.engine} engine"}
+        try:
+            with open(sidecar, "w", encoding="utf-8") as sc:
+                sc.write(json.dumps(meta) + "\n")
+        except OSError as err:
+            raise FormatError(sidecar, f"cannot write: {err.strerror}") from None
+    if stopped:
+        print(f"trample: enumerate stopped at --time-limit {args.time_limit}s after {written} of {rows} rows; "
+              "the matrix is incomplete", file=sys.stderr)
+    return EXIT_OK
+
+
+def _direct_count(combat) -> int:
+    from .indexing import count
+
+    return count(combat)
+
+
+def _engine_blocks(combat, columns, dtype, engine, rows: int = 1 << 14):
+    """Rows from another engine's listing (its own order), in blocks."""
+    where = {(s, r): k for k, (s, r) in enumerate(columns)}
+    buf = np.zeros((rows, len(columns)), dtype=dtype)
+    n = 0
+    for a in combat.assignments(engine=engine):
+        row = buf[n]
+        row[:] = 0
+        for s, split in a.items():
+            for r, amount in split.items():
+                row[where[s, r]] = amount
+        n += 1
+        if n == rows:
+            yield buf.copy()
+            n = 0
+    if n:
+        yield buf[:n].copy()
+
+
+def enumerate_jsonl_to(args, run) -> int:
+    """Run the jsonl enumeration ``run()`` with standard output sent to ``--output`` (if given), with a
+    progress bar when writing to a file."""
+    output = getattr(args, "output", None)
+    with redirected_output(output) as fh:
+        if fh is sys.stdout:
+            return run()
+        with contextlib.redirect_stdout(fh):
+            return run()
+
+
+def jsonl_progress(args, doc):
+    """A Progress for a single-document jsonl enumeration (total from the counting programme)."""
+    enabled = want_progress(args)
+    total = None
+    if enabled:
+        try:
+            combat = _step_combat(doc, args, "enumerate")
+            total = _direct_count(combat)
+            if args.limit is not None:
+                total = min(total, args.limit)
+        except FormatError:
+            total = None
+    return Progress(total, "enumerate", enabled)
