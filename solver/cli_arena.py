@@ -188,9 +188,9 @@ def cmd_score(args) -> int:
                 emit({"error": str(err)})
             worst = EXIT_BAD
             continue
-        time_ms = doc.get("time_ms", 0.0)
+        time_ms = doc.get("time_ms")  # a recorded decision time, when the recorder kept one
         if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)):
-            time_ms = 0.0
+            time_ms = None
         rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
         if player not in names:
             names.append(player)

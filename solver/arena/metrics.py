@@ -62,7 +62,7 @@ def reference(scenario: Scenario, objectives) -> dict:
 
 
 def judge(scenario: Scenario, objectives, ref: dict, player: str, output=None, failure=None,
-          time_ms: float = 0.0) -> dict:
+          time_ms: float | None = None) -> dict:
     """One decision's record. ``output`` is what the player returned; ``failure`` a (kind, message) pair."""
     from ..check import check
     from ..rules import derive
@@ -128,7 +128,7 @@ def summarize(boards: list[dict], players: list[str]) -> list[dict]:
         legal = [d for d in recs if d["legal"]]
         rules = Counter(r for d in recs if not d["legal"] for r in d["rules"])
         regs = [d["primary_regret"] for d in legal]
-        times = [d["time_ms"] for d in recs]
+        times = [d["time_ms"] for d in recs if d.get("time_ms") is not None]
         found = sum(1 for d in lethal_recs if d["lethal"])
         rows.append({
             "player": name,
@@ -147,11 +147,14 @@ def summarize(boards: list[dict], players: list[str]) -> list[dict]:
             "time_ms_median": _round(statistics.median(times), 3) if times else None,
             "time_ms_max": _round(max(times), 3) if times else None,
         })
-    rows.sort(key=lambda r: (r["illegal_rate"] if r["illegal_rate"] is not None else 1,
-                             r["regret_mean"] if r["regret_mean"] is not None else float("inf"),
-                             -(r["optimal_share"] or 0), r["player"]))
-    for rank, row in enumerate(rows, 1):
-        row["rank"] = rank
+
+    def merit(r):
+        return (r["illegal_rate"] if r["illegal_rate"] is not None else 1,
+                r["regret_mean"] if r["regret_mean"] is not None else float("inf"), -(r["optimal_share"] or 0))
+
+    rows.sort(key=lambda r: (merit(r), r["player"]))
+    for k, row in enumerate(rows):  # competition ranking: equal merit, equal rank (1, 1, 3)
+        row["rank"] = rows[k - 1]["rank"] if k and merit(rows[k - 1]) == merit(row) else k + 1
     return rows
 
 

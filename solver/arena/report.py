@@ -25,6 +25,8 @@ def leaderboard_table(results: dict, title: str | None = None):
     cfg = results.get("config", {})
     objectives = sorted({b["objective"] for b in results.get("boards", [])}) or [cfg.get("objective", "?")]
     what = f"objective {objectives[0]}" if len(objectives) == 1 else "each board's own objective"
+    if cfg.get("recorded"):
+        title = title or f"trample score: {cfg.get('boards', '?')} recorded decisions, {what}"
     title = title or f"trample arena: {cfg.get('boards', '?')} boards, {what}"
     table = Table(title=title, title_justify="left")
     for col, just in (("#", "right"), ("player", "left"), ("illegal", "right"), ("rules broken", "left"),
@@ -66,6 +68,14 @@ def write_json(results: dict, path: str) -> None:
         fh.write("\n")
 
 
+def _mpl_at_least(matplotlib, major: int, minor: int) -> bool:
+    parts = matplotlib.__version__.split(".")
+    try:
+        return (int(parts[0]), int(parts[1])) >= (major, minor)
+    except (ValueError, IndexError):
+        return True
+
+
 def write_png(results: dict, path: str) -> None:
     """Three panels: regret distribution per player, mean regret against board size, illegal and optimal shares."""
     import matplotlib
@@ -86,7 +96,8 @@ def write_png(results: dict, path: str) -> None:
     fig, axes = plt.subplots(1, 3, figsize=(16, max(4.0, 0.5 * len(players) + 2.5)))
     ax = axes[0]
     data = [regrets[p] or [0.0] for p in players]
-    ax.boxplot(data, vert=False, showmeans=True, widths=0.6)
+    horizontal = {"orientation": "horizontal"} if _mpl_at_least(matplotlib, 3, 10) else {"vert": False}
+    ax.boxplot(data, showmeans=True, widths=0.6, **horizontal)
     ax.set_yticks(range(1, len(players) + 1), players)
     ax.invert_yaxis()
     ax.set_xlabel(f"regret ({results['config'].get('objective', '').split(',')[0]}), legal decisions")

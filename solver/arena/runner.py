@@ -177,7 +177,7 @@ def _run_dask(payloads, scheduler, workers, progress, total):
                                    host="127.0.0.1", dashboard_address=None)
         client = own_client = Client(own_cluster)
     elif isinstance(scheduler, str):
-        client = own_client = Client(scheduler, timeout="20s")
+        client = own_client = Client(scheduler, timeout="10s")
     else:
         client = scheduler
     try:
