@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo bench clean venv
+.PHONY: test demo bench arena clean venv
 
 venv: $(STAMP)
 
@@ -25,6 +25,12 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+arena: $(STAMP)
+	@echo "== the baselines on RULES.md's known engine mistakes"
+	$(BIN)/trample arena benchmarks/arena/known-mistakes.jsonl --format table
+	@echo "== and on 100 generated 'mixed' boards"
+	$(BIN)/trample arena --level mixed --n 100 --seed 1 --format table
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

@@ -120,7 +120,12 @@ class ExternalPlayer(Player):
         return text.splitlines()[-1] if text else ""
 
     def _fail_dead(self) -> PlayerFailure:
-        code = self._proc.poll() if self._proc is not None else None
+        code = None
+        if self._proc is not None:
+            try:
+                code = self._proc.wait(timeout=1)  # its output closed: it is exiting (or about to)
+            except subprocess.TimeoutExpired:
+                pass
         tail = self._stderr_tail()
         msg = f"{self.name} exited" + (f" with code {code}" if code is not None else "")
         if tail:
