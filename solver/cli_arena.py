@@ -160,6 +160,7 @@ def _output(results: dict, args, fmt: str | None) -> int:
 def cmd_score(args) -> int:
     from .arena.metrics import board_size, judge, objectives_of, reference, summarize
     from .arena.objectives import objective_text, parse_objectives
+    from .arena.suites import one_step
     from .cli import emit, iter_documents, prefixed
 
     parse_objectives(args.objective)
@@ -174,6 +175,7 @@ def cmd_score(args) -> int:
             if "assignment" not in doc:
                 raise FormatError("assignment", "required field is missing")
             scenario = load_scenario(doc["scenario"], "scenario")
+            one_step(scenario)
             objectives = objectives_of(doc, args.objective, scenario)
             player = doc.get("player", "recorded")
             if not isinstance(player, str) or not player:

@@ -277,3 +277,20 @@ def test_load_suite_reads_scenarios_and_wrapped_lines_and_names_bad_lines(tmp_pa
     with pytest.raises(FormatError) as err:
         load_suite(path)
     assert str(err.value) == f"{path}: line 2: scenario.attackers[0].id: expected a string, got 1"
+    path.write_text(json.dumps({"objective": "max-damage:x", "scenario": TRAMPLE}) + "\n")
+    with pytest.raises(FormatError) as err:
+        load_suite(path)
+    assert str(err.value) == f'{path}: line 1: objective: max-damage:x: "x" is not a player'
+    path.write_text(json.dumps(dict(TRAMPLE, step="combat")) + "\n")
+    with pytest.raises(FormatError) as err:
+        load_suite(path)
+    assert str(err.value) == (f'{path}: line 1: scenario.step: the arena scores one damage step ("regular" or '
+                              '"first_strike"), not "combat"')
+
+
+def test_the_package_docstring_example_runs():
+    import doctest
+
+    import solver.arena
+
+    assert doctest.testmod(solver.arena).failed == 0

@@ -17,6 +17,7 @@ from models import load_scenario
 from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize
 from .objectives import DEFAULT_OBJECTIVE, objective_text
 from .players import DEFAULT_PLAYERS, Player, make_player
+from .suites import one_step
 
 DEFAULT_CHUNK = 50
 BACKENDS = ("local", "dask")
@@ -42,6 +43,7 @@ def evaluate_board(index: int, item: dict, players: Sequence[Player], objective:
     from .external import PlayerFailure
 
     scenario = load_scenario(item["scenario"], f"board {index}: scenario")
+    one_step(scenario, f"board {index}: scenario.step")
     objectives = objectives_of(item, objective, scenario, f"board {index}: objective")
     text = objective_text(objectives)
     ref = reference(scenario, objectives)

@@ -208,15 +208,24 @@ def _item(doc, default_id: str, where: str) -> dict:
         scenario = doc["scenario"]
     else:
         item, scenario = {}, doc
-    load_scenario(scenario, f"{where}: scenario")  # validate now: bad input is reported before any work
+    parsed = load_scenario(scenario, f"{where}: scenario")  # validate now: bad input is reported before any work
+    one_step(parsed, f"{where}: scenario.step")
     objective = item.get("objective")
-    if objective is not None and not isinstance(objective, str):
-        raise FormatError(f"{where}: objective", "expected a string such as \"max-damage\"")
+    if objective is not None:
+        from .objectives import parse_objectives
+
+        parse_objectives(objective, parsed, f"{where}: objective")
     out = {"id": str(item.get("name") or item.get("id") or default_id), "scenario": scenario}
     for key in ("objective", "rule", "name", "level"):
         if item.get(key) is not None:
             out[key] = item[key]
     return out
+
+
+def one_step(scenario, path: str = "scenario.step") -> None:
+    """The arena scores one damage step; a whole combat (``"step": "combat"``) is bad input here."""
+    if scenario.step == "combat":
+        raise FormatError(path, 'the arena scores one damage step ("regular" or "first_strike"), not "combat"')
 
 
 def dump_suite(items, path) -> None:
