@@ -379,7 +379,8 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
     assignments), tries each distinct defender outcome, and asks :func:`solver.optimize.solve` for the regular
     step (memoised per state); a reply that already makes A1 no better than the best found ends A1's search
     (alpha-beta). Ties: the first A1, then the first D1, in the engines' enumeration order; A2 is the one-step
-    solver's canonical optimum; D2 is the first legal regular-step division.
+    solver's canonical optimum (the search itself solves without the tie-break, then the chosen state is solved
+    once more with it); D2 is the first legal regular-step division.
 
     ``time_limit`` (wall-clock seconds, the whole search): when it runs out, the best line whose every defender
     reply was searched is returned with status ``feasible``. Other options go to each one-step solve.
@@ -418,13 +419,15 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
             seen.add(killed)
             replies.append((killed, d))
 
+    # The search only needs values: no tie-break there; the chosen state is solved again with the caller's options.
+    search_options = dict(options, tie_break=False)
     memo: dict[Scenario, object] = {}
     stats = {"solves": 0, "status": STATUS_OPTIMAL}
 
     def regular_best(state: Scenario):
         key = replace(state, attackers=tuple(replace(a, damage_marked=0) for a in state.attackers))
         if key not in memo:
-            result = solve_step(Combat(state, side="attacking", engine=engine), objs, **options)
+            result = solve_step(Combat(state, side="attacking", engine=engine), objs, **search_options)
             stats["solves"] += 1
             if result.status != STATUS_OPTIMAL:
                 stats["status"] = STATUS_FEASIBLE if result.assignment is not None else result.status
@@ -464,6 +467,12 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
     _, values, a1, d1, result = best
     first = Assignment({**a1.to_json(), **d1.to_json()})
     state = whole.state_after(first)
+    if options.get("tie_break", True):
+        final = solve_step(Combat(state, side="attacking", engine=engine), objs, **options)
+        stats["solves"] += 1
+        if final.assignment is not None and oriented({o.name: exact(final.objectives[o.name]) for o in objs}) == \
+                oriented({o.name: exact(result.objectives[o.name]) for o in objs}):
+            result = final
     d2 = next(iter(Combat(state, side="defending", engine=engine).assignments()))
     line = CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))
     status = stats["status"]

@@ -1,0 +1,108 @@
+"""Whole combats ("step": "combat"): count and solve, side by side with the alternatives (printed, never asserted).
+
+1. count: WholeCombat.count (first-strike assignments grouped by what they change for the regular step, one
+   regular-step count per distinct state) against counting the regular step once per first-strike assignment
+   (no grouping) and against the brute-force two-step oracle tests/brute_combat.py (small boards only).
+2. solve: WholeCombat.solve (search over the attacker's first-strike assignments x the defender's distinct
+   replies, one-step CP-SAT solve per distinct state, alpha-beta cut) against the brute-force adversarial
+   optimum of tests/brute_combat.py, and how it grows with the board.
+
+Run: ``python -m benchmarks combat`` (``QUICK=1`` for a short run).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import brute_combat  # noqa: E402
+from solver import Combat  # noqa: E402
+from solver.sba import after_step  # noqa: E402
+from solver.whole import WholeCombat  # noqa: E402
+
+QUICK = bool(os.environ.get("QUICK"))
+OPP = [{"id": "opp", "life": 20}]
+
+
+def rules_board_8() -> dict:
+    return {"step": "combat", "players": OPP,
+            "attackers": [{"id": "a", "power": 3, "toughness": 3, "keywords": ["double_strike", "trample"],
+                           "attacking": "opp", "blocked_by": ["w", "c1", "c2", "c3", "c4"]}],
+            "blockers": [{"id": "w", "power": 4, "toughness": 2}] +
+                        [{"id": f"c{i}", "power": 1, "toughness": 1} for i in range(1, 5)]}
+
+
+def ladder(n: int, power: int = 4) -> dict:
+    """n double-strike tramplers (power ``power``, toughness 3), each blocked by its own 1/2 and by a shared
+    first-strike 2/3 blocker per pair of attackers (it divides its first-strike damage: 510.1d)."""
+    attackers, blockers = [], []
+    for i in range(n):
+        blockers.append({"id": f"b{i}", "power": 1, "toughness": 2})
+        shared = f"f{i // 2}"
+        if i % 2 == 0:
+            blockers.append({"id": shared, "power": 2, "toughness": 3, "keywords": ["first_strike"]})
+        attackers.append({"id": f"a{i}", "power": power, "toughness": 3, "keywords": ["double_strike", "trample"],
+                          "attacking": "opp", "blocked_by": [f"b{i}", shared]})
+    return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
+
+
+def ungrouped_count(doc: dict) -> int:
+    whole = WholeCombat(doc)
+    total = 0
+    for first in whole.first_step.assignments():
+        state = after_step(whole.scenario, first) if whole.has_first_strike_step \
+            else whole.scenario.with_step("regular")
+        total += Combat(state, side="both").count()
+    return total
+
+
+def timed(fn, *args):
+    start = time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - start
+
+
+def main() -> None:
+    WholeCombat(ladder(1)).count()  # import ortools, warm up
+
+    print("1. count: grouped states vs one regular count per first-strike assignment vs brute force")
+    print(f"{'board':<14}{'count':>10}{'grouped ms':>12}{'ungrouped ms':>14}{'ratio':>8}{'brute ms':>11}{'ratio':>8}")
+    boards = [("rules 8", rules_board_8())] + [(f"ladder {n}", ladder(n)) for n in ((1, 2, 3) if QUICK
+                                                                                    else (1, 2, 3, 4))]
+    for name, doc in boards:
+        grouped, tg = timed(lambda d: WholeCombat(d).count(), doc)
+        plain, tu = timed(ungrouped_count, doc)
+        assert grouped == plain
+        brute_ms = ratio = "-"
+        if len(doc["attackers"]) <= 2:
+            lines, tb = timed(brute_combat.combat_lines, doc)
+            assert len(lines) == grouped
+            brute_ms, ratio = f"{tb * 1000:.0f}", f"{tb / tg:.1f}x"
+        print(f"{name:<14}{grouped:>10}{tg * 1000:>12.1f}{tu * 1000:>14.1f}{tu / tg:>7.1f}x{brute_ms:>11}{ratio:>8}")
+
+    print("\n2. solve max-damage (adversarial defender): search + one-step CP-SAT vs brute-force minimax")
+    print(f"{'board':<14}{'value':>6}{'A1 lines':>10}{'replies':>9}{'solves':>8}{'solve ms':>10}{'brute ms':>10}"
+          f"{'ratio':>8}")
+    sizes = (1, 2, 3) if QUICK else (1, 2, 3, 4, 5)
+    for name, doc in [("rules 8", rules_board_8())] + [(f"ladder {n}", ladder(n)) for n in sizes]:
+        whole = WholeCombat(doc)
+        result, ts = timed(whole.solve, "max-damage")
+        a1 = Combat(whole.scenario.with_step("first_strike"), side="attacking").count()
+        replies = Combat(whole.scenario.with_step("first_strike"), side="defending").count()
+        brute_ms = ratio = "-"
+        if len(doc["attackers"]) <= 1:
+            value, tb = timed(brute_combat.adversarial_optimum, doc, ["max-damage"])
+            assert value == (result.objectives["max-damage"],)
+            brute_ms, ratio = f"{tb * 1000:.0f}", f"{tb / ts:.1f}x"
+        print(f"{name:<14}{result.objectives['max-damage']:>6}{a1:>10}{replies:>9}{result.solves:>8}"
+              f"{ts * 1000:>10.0f}{brute_ms:>10}{ratio:>8}")
+
+
+if __name__ == "__main__":
+    main()
