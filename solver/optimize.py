@@ -35,6 +35,8 @@ from models import Assignment, FormatError
 from .rules import DamagePlan
 
 OBJECTIVES = ("max-damage", "lethal", "max-kills", "max-value", "min-overkill")
+SMALL_COLUMNS = 16  # models up to this many columns get LEAN_PARAMS (benchmarks/bench_solve.py measures it)
+LEAN_PARAMS = {"linearization_level": 0, "symmetry_level": 0, "cp_model_probing_level": 0}
 PACK_LIMIT = 1 << 50  # largest product of term ranges packed into one weighted objective
 VALUE_LIMIT = 1 << 40  # largest scaled |value| sum accepted for max-value
 
@@ -248,11 +250,11 @@ class _ObjectiveModel:
     """The CP-SAT reference model of the whole plan plus the helper variables the objectives need."""
 
     def __init__(self, plan: DamagePlan, defs: _Definitions):
-        from .engines.cpsat import build_model
+        from .engines.cpsat import LeanCpModel, build_model
 
         self.plan = plan
         self.defs = defs
-        self.built = build_model(plan)
+        self.built = build_model(plan, model=LeanCpModel())
         self.m = self.built.model
         self.cols = plan.columns
         assert tuple(self.built.columns) == tuple(self.cols)
@@ -430,7 +432,8 @@ class _Budget:
 class _Runner:
     """Solves on one model repeatedly, within one budget, keeping the last solution."""
 
-    def __init__(self, om: _ObjectiveModel, budget: _Budget, workers: int, presolve: bool, hints: bool):
+    def __init__(self, om: _ObjectiveModel, budget: _Budget, workers: int, presolve: bool, hints: bool,
+                 params: Mapping | None = None):
         from ortools.sat.python import cp_model
 
         self.cp = cp_model
@@ -441,8 +444,14 @@ class _Runner:
         p = self.solver.parameters
         p.num_workers = workers
         p.cp_model_presolve = presolve
+        if params is None:
+            params = LEAN_PARAMS if len(om.cols) <= SMALL_COLUMNS else {}
+        for k, v in params.items():
+            setattr(p, k, v)
         self.solves = 0
-        self.vec: list[int] | None = None
+        self.vec: list[int] | None = None  # the last solution found (the x columns)
+        self.watch: list[_Lin] = []  # expressions read with every solution found
+        self.watched: list[int] = []  # their values in self.vec
 
     def run(self):
         """One solve of the model as it stands: 'optimal', 'feasible', 'infeasible' or 'unknown'."""
@@ -465,6 +474,7 @@ class _Runner:
         if status not in (cp.OPTIMAL, cp.FEASIBLE):
             return STATUS_UNKNOWN
         self.vec = [self.solver.value(x) for x in self.om.built.x]
+        self.watched = [self.value(lin) for lin in self.watch]
         if self.hints:
             m = self.om.m
             m.clear_hints()
@@ -473,6 +483,7 @@ class _Runner:
         return STATUS_OPTIMAL if status == cp.OPTIMAL else STATUS_FEASIBLE
 
     def value(self, lin: _Lin) -> int:
+        """The value of ``lin`` in the solution of the last solve (call only after a solution was found)."""
         return self.solver.value(lin.expr()) if lin.terms else lin.const
 
 
@@ -487,8 +498,9 @@ class _Term:
         return hi - lo
 
 
-def _pack(terms: Sequence[_Term], limit: int = PACK_LIMIT) -> list[list[_Term]]:
+def _pack(terms: Sequence[_Term], limit: int | None = None) -> list[list[_Term]]:
     """Consecutive terms grouped so that the product of (range + 1) in each group stays <= limit."""
+    limit = PACK_LIMIT if limit is None else limit
     groups: list[list[_Term]] = []
     prod = limit + 1
     for t in terms:
@@ -515,27 +527,26 @@ def _weighted(group: Sequence[_Term]) -> _Lin:
 def _lex_optimise(runner: _Runner, terms: Sequence[_Term]) -> tuple[str, bool]:
     """Optimise the terms lexicographically; returns (status of the last solve, every objective term proven)."""
     m = runner.om.m
-    proven = True
     status = STATUS_UNKNOWN if runner.vec is None else STATUS_OPTIMAL
-    for group in _pack(terms):
+    groups = _pack(terms)
+    for n, group in enumerate(groups):
         if all(not t.lin.terms for t in group):
             continue  # constants: nothing to choose
         m.minimize(_weighted(group).expr())
         status = runner.run()
         if status == STATUS_INFEASIBLE:
             return status, False
-        if status != STATUS_OPTIMAL:
-            if any(t.is_objective for t in group):
-                proven = False
-            return status, proven
+        if status != STATUS_OPTIMAL:  # a limit: the objectives are proven only if none was left to optimise
+            m.clear_objective()
+            return status, not any(t.is_objective and t.lin.terms for g in groups[n:] for t in g)
         for t in group:
             if t.lin.terms:
                 m.add(t.lin.expr() == runner.value(t.lin))
     m.clear_objective()
+    proven = True
     if runner.vec is None:  # every term was a constant: any legal assignment will do
         status = runner.run()
-        if status != STATUS_OPTIMAL:
-            proven = False
+        proven = status == STATUS_OPTIMAL
     return status, proven
 
 
@@ -567,41 +578,56 @@ def _combat_of(combat):
 # ---------------------------------------------------------------------------------------------
 
 def solve(combat, objectives, *, time_limit: float | None = None, deterministic_time: float | None = None,
-          workers: int = 1, presolve: bool = True, tie_break: bool = True, hints: bool = False) -> SolveResult:
+          workers: int = 1, presolve: bool = False, tie_break: bool = True, hints: bool = False,
+          params: Mapping | None = None) -> SolveResult:
     """The best legal assignment for ``objectives`` (lexicographic, in the order given).
 
     ``combat``: a :class:`solver.Combat` (or anything ``Combat()`` accepts). ``objectives``: ``"lethal,max-value"``
     or a list of names. ``time_limit``: wall-clock seconds for the whole solve (the best assignment found is
     returned with status ``feasible``); ``deterministic_time``: the same in CP-SAT's deterministic time units,
     reproducible. ``tie_break=False`` skips the canonical tie-break (any optimal assignment is returned).
+    CP-SAT settings: ``workers`` (default 1: reproducible, and fastest on small models), ``presolve`` (default
+    off: faster on every board size measured), ``hints`` (hint each solve with the previous solution),
+    ``params`` (extra CpSolver parameters; default: LEAN_PARAMS on models of <= SMALL_COLUMNS columns).
     """
+    result, _ = _optimise(combat, objectives, time_limit, deterministic_time, tie_break,
+                          dict(workers=workers, presolve=presolve, hints=hints, params=params))
+    return result
+
+
+def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: bool, settings: dict):
+    """(SolveResult, the objective model with the optimum fixed, or None when no solver was needed)."""
     combat = _combat_of(combat)
     plan = combat.plan
     objs = parse_objectives(objectives, combat.scenario)
     defs = _Definitions(plan)
     if any(o.kind == "max-value" for o in objs):
         defs.value_scale  # bad values are bad input, before any solving
+    wants_lethal = any(o.kind == "lethal" for o in objs)
     forced = _forced(plan)
     if forced is None:
         from .engines import cpsat  # noqa: F401  (import ortools before the clock starts)
     budget = _Budget(time_limit, deterministic_time)
+
+    def elapsed() -> float:
+        return (time.perf_counter() - budget.start) * 1000
+
     if forced is not None:
-        assignment = _assignment(plan, forced)
         values = {o.name: defs.evaluate(o, forced) for o in objs}
         lethal = None
-        if any(o.kind == "lethal" for o in objs):
-            lethal = _lethal_report(defs, forced, {p: defs.evaluate(Objective("d", "max-damage", p), forced)
+        if wants_lethal:
+            lethal = _lethal_report(defs, forced, {p: defs.evaluate(Objective(p, "max-damage", p), forced)
                                                    for p in defs.players})
-        return SolveResult(STATUS_OPTIMAL, assignment, values, lethal,
-                           (time.perf_counter() - budget.start) * 1000, 0)
+        return SolveResult(STATUS_OPTIMAL, _assignment(plan, forced), values, lethal, elapsed(), 0), None
 
     om = _ObjectiveModel(plan, defs)
-    runner = _Runner(om, budget, workers, presolve, hints)
+    runner = _Runner(om, budget, settings["workers"], settings["presolve"], settings["hints"], settings["params"])
     lins = [om.objective(o) for o in objs]
+    runner.watch = lins
 
     best_to: dict[str, int] = {}
     probes_proven = True
-    if any(o.kind == "lethal" for o in objs):
+    if wants_lethal:
         for p in defs.players:  # the most this step can assign to each player, alone
             total = om.total(p)
             if not total.terms:
@@ -619,24 +645,17 @@ def solve(combat, objectives, *, time_limit: float | None = None, deterministic_
         terms += _tie_break_terms(om)
     status, proven = _lex_optimise(runner, terms)
     if runner.vec is None:
-        return SolveResult(STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN, None,
-                           {}, None, (time.perf_counter() - budget.start) * 1000, runner.solves)
-    vec = runner.vec
+        st = STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN
+        return SolveResult(st, None, {}, None, elapsed(), runner.solves), None
     values = {}
-    for o, lin in zip(objs, lins):
-        values[o.name] = _read(runner, defs, o, lin, vec)
+    for o, lin, raw in zip(objs, lins, runner.watched):  # read with solver.value after the solve that found vec
+        values[o.name] = _number(Fraction(raw, defs.value_scale)) if o.kind == "max-value" else raw
+    for lin, raw in zip(lins, runner.watched):  # fix what was found (already fixed when proven)
+        if lin.terms and not proven:
+            om.m.add(lin.expr() == raw)
     final = STATUS_OPTIMAL if proven and probes_proven else STATUS_FEASIBLE
-    lethal = _lethal_report(defs, vec, best_to) if best_to or any(o.kind == "lethal" for o in objs) else None
-    return SolveResult(final, _assignment(plan, vec), values, lethal,
-                       (time.perf_counter() - budget.start) * 1000, runner.solves)
-
-
-def _read(runner: _Runner, defs: _Definitions, obj: Objective, lin: _Lin, vec) -> int | float:
-    """An objective's value in the final solution, read exactly (solver.value, never objective_value)."""
-    raw = runner.value(lin)
-    if obj.kind == "max-value":
-        return _number(Fraction(raw, defs.value_scale))
-    return raw
+    lethal = _lethal_report(defs, runner.vec, best_to) if wants_lethal else None
+    return SolveResult(final, _assignment(plan, runner.vec), values, lethal, elapsed(), runner.solves), om
 
 
 def _tie_break_terms(om: _ObjectiveModel) -> list[_Term]:
@@ -664,49 +683,24 @@ def _lethal_report(defs: _Definitions, vec, best_to: Mapping[str, int]) -> dict:
 class AllOptimal(Iterator[Assignment]):
     """Every optimal assignment, each exactly once, streamed (CP-SAT enumeration with one worker).
 
-    ``.result`` is the :class:`SolveResult` of the optimisation (status, objective values); when its status is
-    ``feasible`` (a limit stopped the proof), the stream lists the assignments that reach the best values found.
+    ``.result`` is the :class:`SolveResult` of the optimisation (status, objective values, one of the optimal
+    assignments); when its status is ``feasible`` (a limit stopped the proof), the stream lists the assignments
+    that reach the best values found. The order is CP-SAT's, not the canonical one.
     """
 
     def __init__(self, combat, objectives, *, time_limit=None, deterministic_time=None, workers: int = 1,
-                 presolve: bool = True, limit: int | None = None):
+                 presolve: bool = False, limit: int | None = None, params: Mapping | None = None):
         combat = _combat_of(combat)
         self.plan = combat.plan
-        objs = parse_objectives(objectives, combat.scenario)
-        defs = _Definitions(self.plan)
-        if any(o.kind == "max-value" for o in objs):
-            defs.value_scale
         self.limit = limit
-        budget = _Budget(time_limit, deterministic_time)
-        forced = _forced(self.plan)
-        self._model = None
-        if forced is not None:
-            values = {o.name: defs.evaluate(o, forced) for o in objs}
-            self.result = SolveResult(STATUS_OPTIMAL, _assignment(self.plan, forced), values, None,
-                                      (time.perf_counter() - budget.start) * 1000, 0)
-            self._stream = iter([self.result.assignment])
+        self.result, self._model = _optimise(combat, objectives, time_limit, deterministic_time, False,
+                                             dict(workers=workers, presolve=presolve, hints=False, params=params))
+        self._stream = None
+        if self._model is None:
+            self._stream = iter([self.result.assignment] if self.result.assignment is not None else [])
         else:
-            om = _ObjectiveModel(self.plan, defs)
-            runner = _Runner(om, budget, workers, presolve, False)
-            lins = [om.objective(o) for o in objs]
-            status, proven = _lex_optimise(runner, [_Term(lin, o.maximize, True) for o, lin in zip(objs, lins)])
-            if runner.vec is None:
-                st = STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN
-                self.result = SolveResult(st, None, {}, None, (time.perf_counter() - budget.start) * 1000,
-                                          runner.solves)
-                self._stream = iter(())
-            else:
-                values = {o.name: _read(runner, defs, o, lin, runner.vec) for o, lin in zip(objs, lins)}
-                for lin in lins:  # fix what was found (already fixed when proven)
-                    if lin.terms:
-                        om.m.add(lin.expr() == runner.value(lin))
-                self.result = SolveResult(STATUS_OPTIMAL if proven else STATUS_FEASIBLE,
-                                          _assignment(self.plan, runner.vec), values, None,
-                                          (time.perf_counter() - budget.start) * 1000, runner.solves)
-                om.m.clear_objective()
-                om.m.clear_hints()
-                self._model = om
-                self._stream = None
+            self._model.m.clear_objective()
+            self._model.m.clear_hints()
         self._count = 0
 
     @property

@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from fractions import Fraction
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from brute import allowed_recipients, brute_force, is_legal, normalize
 from models import Assignment, FormatError
-from solver import Combat
+from solver import Combat, optimize
 from solver.optimize import all_optimal, parse_objectives, score, solve
 from strategies import scenarios
 
@@ -179,6 +180,20 @@ def test_defending_side_matches_brute_force(scenario, first, second):
     check_against_brute(scenario, names, side="defending")
 
 
+@settings(max_examples=100)
+@given(scenarios(), st.sampled_from(PAIRS))
+def test_one_term_per_solve_gives_the_same_optimum(scenario, pair):
+    # PACK_LIMIT = 1: no packing, every objective and every tie-break column is its own solve, fixed in turn
+    with patch.object(optimize, "PACK_LIMIT", 1):
+        check_against_brute(scenario, list(pair))
+
+
+@settings(max_examples=60)
+@given(scenarios(max_attackers=2, max_blockers=2, max_total_power=5, max_work=400), st.sampled_from(KINDS))
+def test_both_sides_match_brute_force(scenario, kind):
+    check_against_brute(scenario, [kind, "max-damage"] if kind != "max-damage" else [kind], side="both")
+
+
 @settings(max_examples=150)
 @given(scenarios(), st.lists(st.sampled_from(KINDS), min_size=1, max_size=2, unique=True))
 def test_all_optimal_is_exactly_the_brute_force_optimal_set(scenario, names):
@@ -318,10 +333,17 @@ def test_deterministic_limit_is_reproducible():
           "attackers": [{"id": f"a{i}", "power": 7, "toughness": 7, "keywords": ["trample"], "attacking": "opp",
                          "blocked_by": [f"b{j}" for j in range(i, 12, 3)]} for i in range(3)],
           "blockers": [{"id": f"b{j}", "power": 2, "toughness": 1 + j % 4, "value": j} for j in range(12)]}
-    runs = [Combat(sc).solve("max-value,min-overkill", deterministic_time=1e-4) for _ in range(2)]
-    assert runs[0].status in ("feasible", "optimal", "unknown")
-    assert runs[0].to_json()["assignment"] == runs[1].to_json()["assignment"]
-    assert runs[0].objectives == runs[1].objectives
+    combat = Combat(sc)
+    for limit in (1e-4, 1e-3, 1e-2):
+        runs = [combat.solve("max-value,min-overkill", deterministic_time=limit) for _ in range(2)]
+        assert runs[0].to_json()["assignment"] == runs[1].to_json()["assignment"]
+        assert runs[0].objectives == runs[1].objectives
+        if runs[0].status in ("feasible", "optimal"):  # best found: legal, and its values are its own
+            assert combat.check(runs[0].assignment).legal
+            assert score(combat, runs[0].assignment, "max-value,min-overkill") == runs[0].objectives
+    best = combat.solve("max-value,min-overkill")
+    assert best.status == "optimal"
+    assert best.objectives["max-value"] >= runs[0].objectives.get("max-value", 0)
 
 
 def test_bad_objectives_are_format_errors():
@@ -333,6 +355,13 @@ def test_bad_objectives_are_format_errors():
             Combat(sc).solve(spec)
         assert text in str(err.value) and "\n" not in str(err.value)
     assert [o.name for o in parse_objectives(" lethal , max-value ")] == ["lethal", "max-value"]
+    tiny = {"players": OPP, "attackers": [{"id": "a", "power": 3, "toughness": 3, "attacking": "opp",
+                                           "blocked_by": ["x", "y"]}],
+            "blockers": [{"id": "x", "power": 1, "toughness": 1, "value": 1},
+                         {"id": "y", "power": 1, "toughness": 1, "value": 0.1 + 0.2}]}  # 0.30000000000000004
+    with pytest.raises(FormatError) as err:
+        Combat(tiny).solve("max-value")
+    assert str(err.value).startswith("value: ")
 
 
 # ---------------------------------------------------------------------------------------------
