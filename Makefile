@@ -22,6 +22,7 @@ demo: $(STAMP)
 	$(BIN)/trample count examples/thrasta.json
 	@echo "== the first 10 of them"
 	$(BIN)/trample enumerate examples/thrasta.json --limit 10
+	$(BIN)/trample solve examples/thrasta.json --objective lethal,max-value
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
