@@ -1,0 +1,384 @@
+"""An independent, deliberately naive oracle for one combat damage step.
+
+Written from ``RULES.md`` / ``FORMAT.md`` only, never from ``solver/`` (so differential tests can catch
+engine bugs). It works on the plain decoded JSON dict of a scenario and on plain assignment dicts.
+
+* :func:`violations` / :func:`is_legal` -- the rules, as a filter over one whole assignment (510.1e: legality
+  is judged on every creature's assignment together).
+* :func:`brute_force` -- enumerate, for every source, every way to split its damage over a generous set of
+  candidate recipients (every blocker, player, planeswalker and battle in the scenario, or the attackers for
+  the defending side), take the product, and keep what :func:`is_legal` accepts. Exponential on purpose;
+  only for tiny scenarios.
+
+Readings (see RULES.md "Readings where the rules are silent" and the test module):
+
+* an attacker with ``"in_combat": false`` was removed from combat: it assigns nothing, and a blocker whose
+  blocked attackers are all removed assigns nothing (510.1d);
+* lethal damage is checked on the attacking side's whole assignment (blockers assign only to attackers);
+* toughness 0 with nothing marked, or loyalty 0, is already "reached" (0 >= 0);
+* a source missing from an assignment is read as assigning nothing (``{}``); zero amounts are dropped;
+  an unknown source key is a violation.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Iterable, Iterator
+
+__all__ = ["brute_force", "is_legal", "violations", "normalize", "splits", "allowed_recipients"]
+
+STEPS = ("regular", "first_strike")
+
+
+# ---------------------------------------------------------------------------------------------
+# Defaults (FORMAT.md)
+# ---------------------------------------------------------------------------------------------
+
+def _creature(d: dict) -> dict:
+    kws = set(d.get("keywords", []))
+    if "trample_over_planeswalkers" in kws:  # 702.19c: a variant of trample
+        kws.add("trample")
+    out = dict(d)
+    out["keywords"] = kws
+    out["damage_marked"] = d.get("damage_marked", 0)
+    out["in_combat"] = d.get("in_combat", True)
+    return out
+
+
+def normalize(scenario: dict) -> dict:
+    """The scenario with every FORMAT.md default filled in, plus an ``objects`` index by id.
+
+    Keywords become sets (trample_over_planeswalkers adds trample).
+    """
+    s = {
+        "rules": scenario.get("rules", "current"),
+        "step": scenario.get("step", "regular"),
+        "players": [dict(p) for p in scenario.get("players", [])],
+        "planeswalkers": [dict(p, in_combat=p.get("in_combat", True)) for p in scenario.get("planeswalkers", [])],
+        "battles": [dict(b, in_combat=b.get("in_combat", True)) for b in scenario.get("battles", [])],
+        "attackers": [],
+        "blockers": [_creature(b) for b in scenario.get("blockers", [])],
+    }
+    if s["rules"] not in ("current", "legacy"):
+        raise ValueError(f"unknown rules {s['rules']!r}")
+    if s["step"] not in STEPS:
+        raise ValueError(f"the oracle assigns one damage step (regular or first_strike), not {s['step']!r}")
+    for a in scenario["attackers"]:
+        a2 = _creature(a)
+        a2["blocked_by"] = list(a.get("blocked_by", []))
+        a2["blocked"] = a.get("blocked", len(a2["blocked_by"]) > 0)
+        s["attackers"].append(a2)
+    objects = {}
+    for kind, group in (("player", s["players"]), ("planeswalker", s["planeswalkers"]),
+                        ("battle", s["battles"]), ("attacker", s["attackers"]), ("blocker", s["blockers"])):
+        for obj in group:
+            assert obj["id"] not in objects, f"duplicate id {obj['id']}"
+            objects[obj["id"]] = (kind, obj)
+    s["objects"] = objects
+    return s
+
+
+def _ensure_normal(scenario: dict) -> dict:
+    return scenario if "objects" in scenario else normalize(scenario)
+
+
+# ---------------------------------------------------------------------------------------------
+# Who deals damage, and to whom it may go at all
+# ---------------------------------------------------------------------------------------------
+
+def deals_damage_this_step(creature: dict, step: str) -> bool:
+    """510.4 / 702.7b / 702.4b: first-strike step: first strike or double strike; regular step: double
+    strike, or neither keyword."""
+    kws = creature["keywords"]
+    if step == "first_strike":
+        return "first_strike" in kws or "double_strike" in kws
+    return "double_strike" in kws or "first_strike" not in kws
+
+
+def current_blockers(s: dict, attacker: dict) -> list[str]:
+    """510.1c: the creatures *currently* blocking it, in ``blocked_by`` order (the legacy order)."""
+    if not attacker["blocked"]:
+        return []
+    return [b for b in attacker["blocked_by"] if s["objects"][b][1]["in_combat"]]
+
+
+def allowed_recipients(scenario: dict, attacker_id: str) -> dict[str, str]:
+    """Recipients an attacker may ever assign to in this step, ignoring the joint conditions (lethal
+    damage, loyalty, legacy order), as ``{recipient id: role}`` with role in
+    ``"blocker" | "target" | "controller"``. Empty: the attacker assigns nothing."""
+    s = _ensure_normal(scenario)
+    kind, a = s["objects"][attacker_id]
+    assert kind == "attacker"
+    if not a["in_combat"]:
+        return {}  # removed from combat: no combat damage (506.4)
+    if not deals_damage_this_step(a, s["step"]):
+        return {}  # 510.4
+    if a["power"] <= 0:
+        return {}  # 510.1a
+    blockers = current_blockers(s, a)
+    trample = "trample" in a["keywords"]
+    top = "trample_over_planeswalkers" in a["keywords"]
+    if a["blocked"] and not trample:
+        return {b: "blocker" for b in blockers}  # 510.1c; no blocker left: nothing
+    # Unblocked (510.1b), or a blocked trampler (702.19b; no blocker left: 702.19d).
+    rec = {b: "blocker" for b in blockers}
+    target = a["attacking"]
+    tkind, tobj = s["objects"][target]
+    if tkind == "player":
+        rec[target] = "target"
+    elif tkind == "planeswalker":
+        if tobj["in_combat"]:
+            rec[target] = "target"
+            if top:
+                rec[tobj["controller"]] = "controller"  # 702.19c (never without it: 702.19f)
+        elif top:
+            rec[tobj["controller"]] = "controller"  # 702.19e, an exception to 506.4c
+        # else: 506.4c (unblocked: nothing) / reading 2 (blocked trampler: blockers only)
+    elif tkind == "battle":
+        if tobj["in_combat"]:
+            rec[target] = "target"  # battles: like planeswalkers without TOP (reading 1)
+    else:
+        raise ValueError(f"{attacker_id} attacks {target}, a {tkind}")
+    return rec
+
+
+def _blocker_recipients(s: dict, blocker_id: str) -> list[str]:
+    """510.1d: a blocker divides its damage among the (in-combat) attackers it blocks."""
+    b = s["objects"][blocker_id][1]
+    if not b["in_combat"] or not deals_damage_this_step(b, s["step"]) or b["power"] <= 0:
+        return []
+    return [a["id"] for a in s["attackers"] if a["in_combat"] and blocker_id in a["blocked_by"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# The filter
+# ---------------------------------------------------------------------------------------------
+
+def _clean(assignment: dict) -> dict:
+    return {src: {r: n for r, n in dict(split).items() if n != 0} for src, split in dict(assignment).items()}
+
+
+def violations(scenario: dict, assignment: dict, side: str = "attacking") -> list[tuple[str, str]]:
+    """Every rule the assignment breaks, as ``(rule, message)`` pairs. Empty means legal."""
+    s = _ensure_normal(scenario)
+    asg = _clean(assignment)
+    out: list[tuple[str, str]] = []
+    attacker_ids = [a["id"] for a in s["attackers"]]
+    blocker_ids = [b["id"] for b in s["blockers"]]
+    if side == "attacking":
+        sources = attacker_ids
+    elif side == "defending":
+        sources = blocker_ids
+    elif side == "both":
+        sources = attacker_ids + blocker_ids
+    else:
+        raise ValueError(f"side must be attacking, defending or both, not {side!r}")
+    for src in asg:
+        if src not in sources:
+            out.append(("510.1", f"{src} is not a source of the {side} side"))
+    for src, split in asg.items():
+        for r, n in split.items():
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+                out.append(("510.1a", f"{src} assigns {n!r} to {r}: amounts are positive integers"))
+    if out:
+        return out
+
+    if side in ("attacking", "both"):
+        out += _attacking_violations(s, {a: asg.get(a, {}) for a in attacker_ids})
+    if side in ("defending", "both"):
+        out += _defending_violations(s, {b: asg.get(b, {}) for b in blocker_ids})
+    return out
+
+
+def is_legal(scenario: dict, assignment: dict, side: str = "attacking") -> bool:
+    return not violations(scenario, assignment, side)
+
+
+def _local_attacker_violations(s: dict, a: dict, split: dict) -> list[tuple[str, str]]:
+    """What one attacker's split breaks on its own: recipients it can never use, and its total."""
+    out = []
+    rec = allowed_recipients(s, a["id"])
+    total = sum(split.values())
+    for r in split:
+        if r not in rec:
+            out.append((_why_not(s, a, r), f"{a['id']} may not assign damage to {r}"))
+    if not rec:
+        if total:
+            out.append((_why_nothing(s, a), f"{a['id']} assigns no combat damage in this step"))
+    elif total != a["power"]:
+        out.append(("510.1a", f"{a['id']} must assign exactly its power {a['power']}, assigned {total}"))
+    return out
+
+
+def _why_nothing(s: dict, a: dict) -> str:
+    if not a["in_combat"]:
+        return "506.4"
+    if not deals_damage_this_step(a, s["step"]):
+        return "510.4"
+    if a["power"] <= 0:
+        return "510.1a"
+    if a["blocked"] and "trample" not in a["keywords"]:
+        return "510.1c"
+    return "506.4c"
+
+
+def _why_not(s: dict, a: dict, r: str) -> str:
+    if r not in s["objects"]:
+        return "510.1"
+    rkind, robj = s["objects"][r]
+    tkind, tobj = s["objects"][a["attacking"]]
+    if rkind == "blocker":
+        return "510.1c"
+    if r == a["attacking"]:
+        return "506.4c" if not tobj.get("in_combat", True) else "510.1c"
+    if rkind == "player" and tkind == "planeswalker" and "trample_over_planeswalkers" not in a["keywords"]:
+        return "702.19f"
+    if rkind == "player" and tkind == "battle":
+        return "702.19b"
+    return "510.1b" if not a["blocked"] else "510.1c"
+
+
+def lethal_map(s: dict, attacking_assignment: dict) -> dict[str, bool]:
+    """702.19b / 702.2c: for every blocker, has it been assigned lethal damage, counting every attacker's
+    assignment in the step (and damage already marked)?"""
+    s = _ensure_normal(s)
+    out = {}
+    for b in s["blockers"]:
+        bid = b["id"]
+        assigned = 0
+        deathtouch = False
+        for a in s["attackers"]:
+            n = attacking_assignment.get(a["id"], {}).get(bid, 0)
+            assigned += n
+            if n > 0 and "deathtouch" in a["keywords"]:
+                deathtouch = True
+        out[bid] = deathtouch or b["damage_marked"] + assigned >= b["toughness"]
+    return out
+
+
+def _attacking_violations(s: dict, asg: dict) -> list[tuple[str, str]]:
+    out = []
+    for a in s["attackers"]:
+        out += _local_attacker_violations(s, a, asg[a["id"]])
+    if out:
+        return out
+    lethal = lethal_map(s, asg)
+    for a in s["attackers"]:
+        split = asg[a["id"]]
+        if not split:
+            continue
+        rec = allowed_recipients(s, a["id"])
+        blockers = current_blockers(s, a)
+        all_lethal = all(lethal[b] for b in blockers)
+        for r, n in split.items():
+            role = rec[r]
+            if role in ("target", "controller") and not all_lethal:
+                rule = "702.19e" if role == "controller" and not s["objects"][a["attacking"]][1]["in_combat"] \
+                    else "702.19b"
+                missing = [b for b in blockers if not lethal[b]]
+                out.append((rule, f"{a['id']} assigns {n} to {r} but {', '.join(missing)} lacks lethal damage"))
+            if role == "controller" and s["objects"][a["attacking"]][1]["in_combat"]:
+                pw = s["objects"][a["attacking"]][1]
+                to_pw = sum(asg[x["id"]].get(pw["id"], 0) for x in s["attackers"])
+                if to_pw < pw["loyalty"]:
+                    out.append(("702.19c", f"{a['id']} assigns {n} to {r} but {pw['id']} was assigned {to_pw} "
+                                           f"< loyalty {pw['loyalty']}"))
+        if s["rules"] == "legacy":
+            for i, b in enumerate(blockers):
+                if split.get(b, 0) > 0:
+                    earlier = [e for e in blockers[:i] if not lethal[e]]
+                    if earlier:
+                        out.append(("510.1c", f"{a['id']} assigns to {b} before lethal damage to "
+                                              f"{', '.join(earlier)} (damage assignment order, legacy rules)"))
+    return out
+
+
+def _local_blocker_violations(s: dict, b: dict, split: dict) -> list[tuple[str, str]]:
+    out = []
+    rec = _blocker_recipients(s, b["id"])
+    total = sum(split.values())
+    for r in split:
+        if r not in rec:
+            out.append(("510.1d", f"{b['id']} may not assign damage to {r}"))
+    if not rec:
+        if total:
+            out.append(("510.1d" if b["in_combat"] and b["power"] > 0 and deals_damage_this_step(b, s["step"])
+                        else _why_nothing(s, b), f"{b['id']} assigns no combat damage in this step"))
+    elif total != b["power"]:
+        out.append(("510.1a", f"{b['id']} must assign exactly its power {b['power']}, assigned {total}"))
+    return out
+
+
+def _defending_violations(s: dict, asg: dict) -> list[tuple[str, str]]:
+    out = []
+    for b in s["blockers"]:
+        out += _local_blocker_violations(s, b, asg[b["id"]])
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Enumeration
+# ---------------------------------------------------------------------------------------------
+
+def splits(total: int, recipients: Iterable[str]) -> Iterator[dict]:
+    """Every way to write ``total`` as a sum over ``recipients`` (zero entries left out), each once."""
+    recipients = list(recipients)
+    if total <= 0:
+        yield {}
+        return
+    k = len(recipients)
+    if k == 0:
+        return
+    # stars and bars: choose k-1 bar positions among total+k-1 slots
+    for bars in itertools.combinations(range(total + k - 1), k - 1):
+        prev = -1
+        out = {}
+        for i, pos in enumerate(list(bars) + [total + k - 1]):
+            n = pos - prev - 1
+            if n:
+                out[recipients[i]] = n
+            prev = pos
+        yield out
+
+
+def _candidate_splits(power: int, universe: list[str]) -> list[dict]:
+    cands = [{}]
+    if power > 0:
+        cands += [sp for sp in splits(power, universe) if sp]
+    return cands
+
+
+def brute_force(scenario: dict, side: str = "attacking") -> list[dict]:
+    """Every legal assignment of the step, each exactly once, as FORMAT.md dicts with every source a key."""
+    s = normalize(scenario)
+    if side == "both":
+        att = brute_force(scenario, "attacking")
+        dfn = brute_force(scenario, "defending")
+        return [{**x, **y} for x in att for y in dfn]
+    if side == "attacking":
+        sources = s["attackers"]
+        universe = [o["id"] for g in ("blockers", "players", "planeswalkers", "battles") for o in s[g]]
+        local = _local_attacker_violations
+    elif side == "defending":
+        sources = s["blockers"]
+        universe = [a["id"] for a in s["attackers"]]
+        local = _local_blocker_violations
+    else:
+        raise ValueError(side)
+    per_source = []
+    for src in sources:
+        # every split of the source's whole power (or nothing) over every object that could take damage,
+        # pruned by the rules that only look at this one source
+        per_source.append([sp for sp in _candidate_splits(src["power"], universe) if not local(s, src, sp)])
+    ids = [src["id"] for src in sources]
+    result = []
+    for combo in itertools.product(*per_source):
+        asg = dict(zip(ids, combo))
+        if is_legal(s, asg, side):
+            result.append({k: dict(v) for k, v in asg.items()})
+    return result
+
+
+def total_to(assignments: Iterable[dict], recipient: str) -> list[int]:
+    """Total damage each assignment sends to ``recipient``."""
+    return [sum(split.get(recipient, 0) for split in asg.values()) for asg in assignments]
