@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from brute import brute_force, is_legal
 from models import Assignment, FormatError, load_scenario
 from solver import Combat
+from solver.indexing import count
 from solver.arena import (
     BASELINES,
     LEVELS,
@@ -247,6 +248,9 @@ def test_generated_boards_are_valid_and_follow_their_level(level):
         assert lv.battles[0] <= len(s.battles) <= lv.battles[1]
         assert all(lv.power[0] <= a.power <= lv.power[1] for a in s.attackers)
         assert all(s.blocking(b.id) for b in s.blockers)  # every blocker blocks something
+        assert count(Combat(s)) >= 2  # something to decide
+        if s.step == "first_strike":  # 510.4: someone deals damage in the first-strike step
+            assert any(a.deals_damage_in("first_strike") for a in s.attackers)
     shared = sum(any(len(load_scenario(i["scenario"]).blocking(b["id"])) > 1 for b in i["scenario"].get("blockers", []))
                  for i in items)
     firsts = sum(i["scenario"]["step"] == "first_strike" for i in items)
@@ -260,10 +264,13 @@ def test_generation_is_seeded_and_prefix_stable():
     assert generate("mixed", 5, seed=3, start=5) == generate("mixed", 10, seed=3)[5:]
     # the same board on every machine and Python (random.Random seeded with a string)
     assert generate_board(LEVELS["tiny"], 0, 0) == {
-        "rules": "current", "step": "regular", "players": [{"id": "opp", "life": 17}],
-        "attackers": [{"id": "a1", "power": 3, "toughness": 6, "keywords": ["trample"], "attacking": "opp",
-                       "blocked_by": ["b1"]}],
-        "blockers": [{"id": "b1", "power": 3, "toughness": 6, "keywords": [], "value": 2}]}
+        "rules": "current", "step": "regular", "players": [{"id": "opp", "life": 20}],
+        "attackers": [{"id": "a1", "power": 1, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
+                       "blocked_by": ["b2", "b1"]}],
+        "blockers": [{"id": "b1", "power": 0, "toughness": 5, "keywords": [], "value": 5},
+                     {"id": "b2", "power": 4, "toughness": 4, "keywords": [], "value": 2}]}
+    # 702.19b: 1 point cannot make either blocker lethal, so it goes to b2 or to b1: 2 choices
+    assert Combat(generate_board(LEVELS["tiny"], 0, 0)).count() == 2
 
 
 def test_load_suite_reads_scenarios_and_wrapped_lines_and_names_bad_lines(tmp_path):

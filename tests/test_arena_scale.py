@@ -57,7 +57,8 @@ def test_dask_local_cluster_gives_the_same_results(setup):
     items, players, inline = setup
     seen = []
     with distributed.LocalCluster(host="127.0.0.1", n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=None,
+                                  scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}) as cluster:
         remote = run_arena(items, players=players, seed=5, chunk_size=10, backend="dask",
                            scheduler=cluster.scheduler_address, progress=lambda d, t: seen.append((d, t)))
     assert strip_timing(remote) == strip_timing(inline)

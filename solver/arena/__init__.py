@@ -3,7 +3,7 @@
 >>> from solver.arena import generate, run_arena
 >>> results = run_arena(generate("shared", 20, seed=1), players=["declaration", "greedy", "optimal"])
 >>> [(row["rank"], row["player"], row["regret_mean"]) for row in results["leaderboard"]]
-[(1, 'optimal', 0.0), (2, 'greedy', 0.8), (3, 'declaration', 0.85)]
+[(1, 'optimal', 0.0), (2, 'greedy', 0.95), (3, 'declaration', 1.0)]
 
 Modules: ``players`` (the Player interface, baselines, :func:`make_player`), ``external`` (programs speaking
 JSON Lines), ``suites`` (seeded levels, curated files), ``objectives`` (scoring any assignment), ``metrics``

@@ -34,9 +34,14 @@ def decision_seed(seed: int, index: int, player: str) -> int:
 
 
 def board_size(scenario: Scenario) -> dict:
+    """How big a board is: creatures, attacking power, and the exact number of legal assignments."""
+    from ..combat import Combat
+    from ..indexing import count
+
     return {"attackers": len(scenario.attackers), "blockers": len(scenario.blockers),
             "creatures": len(scenario.attackers) + len(scenario.blockers),
-            "power": sum(max(0, a.power) for a in scenario.attackers)}
+            "power": sum(max(0, a.power) for a in scenario.attackers),
+            "assignments": count(Combat(scenario))}
 
 
 def reference(scenario: Scenario, objectives) -> dict:

@@ -46,6 +46,7 @@ class Level:
     marked: float = 0.0  # probability that a blocker already has damage marked
     removed: float = 0.0  # probability that a blocker / planeswalker / battle has left combat
     life: tuple[int, int] = (3, 20)
+    min_assignments: int = 2  # a board with fewer legal assignments has nothing to decide: it is drawn again
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -104,8 +105,20 @@ def _keywords(rng: random.Random, mix: dict) -> list[str]:
 
 
 def generate_board(level: Level, seed: int, i: int) -> dict:
-    """Board ``i`` of ``level`` for ``seed``: a FORMAT.md scenario dict."""
+    """Board ``i`` of ``level`` for ``seed``: a FORMAT.md scenario dict with at least ``level.min_assignments``
+    legal assignments (boards are drawn from one seeded stream until one qualifies; at most 1000 draws)."""
+    from ..combat import Combat
+    from ..indexing import count
+
     rng = _rng(level.name, seed, i)
+    for _ in range(1000):
+        board = _draw_board(level, rng)
+        if level.min_assignments <= 1 or count(Combat(board)) >= level.min_assignments:
+            return board
+    raise ValueError(f"level {level.name!r}: no board with {level.min_assignments} legal assignments in 1000 draws")
+
+
+def _draw_board(level: Level, rng: random.Random) -> dict:
     n_players = rng.randint(*level.players)
     players = [{"id": "opp" if k == 0 else f"opp{k + 1}", "life": rng.randint(*level.life)}
                for k in range(n_players)]
@@ -151,6 +164,9 @@ def generate_board(level: Level, seed: int, i: int) -> dict:
         if not a["blocked_by"]:
             del a["blocked_by"]
     step = "first_strike" if rng.random() < level.first_strike else "regular"
+    if step == "first_strike" and not any({"first_strike", "double_strike"} & set(a["keywords"]) for a in attackers):
+        # 510.4: a first-strike step where no attacker strikes would have nothing to decide
+        rng.choice(attackers)["keywords"].append(rng.choice(["first_strike", "double_strike"]))
     rules = "legacy" if rng.random() < level.legacy else "current"
     board = {"rules": rules, "step": step, "players": players}
     if walkers:
