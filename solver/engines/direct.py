@@ -396,55 +396,62 @@ class ComponentDP:
     def _suffix_tables(self, dtype):
         """(s, table, off, ln): every completion of columns s.. for every (state, remainder) key at s, built
         once, level by level from the end (a key's rows are, for each value v in increasing order, v followed
-        by the rows of the key v leads to); key (j, rem) owns rows off[j, rem] .. off[j, rem] + ln[j, rem]."""
+        by the rows of the key v leads to); key (j, rem) owns rows off[j, rem] .. off[j, rem] + ln[j, rem].
+
+        Each level keeps only its first column and a pointer into the next level; the table at s is then
+        read off column by column (two 1-D gathers per column)."""
         if self._suffix is not None and self._suffix[1].dtype == dtype:
             return self._suffix
         s = self._split_level()
         _, outs = self._tables()
         P = self.P
         final = len(self.states[P])
-        tab = np.zeros((final, 0), dtype=dtype)
         off = np.zeros((final + 1, 1), dtype=np.int64)
         ln = np.zeros((final + 1, 1), dtype=np.int64)
         if final:
             ln[0, 0] = 1
+        levels = []  # (values, child pointers), from the last level back to s
         for q in range(P - 1, s - 1, -1):
             D = self.col_damage[q]
             ns = len(self.states[q])
-            rem_list = np.array([D] if self.col_first[q] else range(D + 1), dtype=np.int64)
-            J = np.repeat(np.arange(ns), len(rem_list))
-            R = np.tile(rem_list, ns)
+            if self.col_last[q] or self.col_first[q]:
+                rem_list = np.array([D] if self.col_first[q] else range(D + 1), dtype=np.int64)
+                Kj = np.repeat(np.arange(ns), len(rem_list))
+                Kr = np.broadcast_to(rem_list, (ns, len(rem_list))).ravel()
             if self.col_last[q]:
-                V = R.copy()
-                O = outs[q][J, V]
-                CR = np.full(len(J), self.col_damage[q + 1] if q + 1 < P else 0, dtype=np.int64)
-                Kj, Kr = J, R
+                V = Kr
+                CR = np.full(len(Kj), self.col_damage[q + 1] if q + 1 < P else 0, dtype=np.int64)
             else:
-                vs = np.arange(D + 1)
-                Kj = np.repeat(J, D + 1)
-                Kr = np.repeat(R, D + 1)
-                V = np.tile(vs, len(J))
-                good = V <= Kr
-                Kj, Kr, V = Kj[good], Kr[good], V[good]
-                O = outs[q][Kj, V]
+                if self.col_first[q]:  # rem = D: every v in 0..D
+                    Kj = np.repeat(Kj, D + 1)
+                    Kr = np.full(len(Kj), D, dtype=np.int64)
+                    V = np.broadcast_to(np.arange(D + 1), (ns, D + 1)).ravel()
+                else:  # every (rem, v) with v <= rem, in (state, rem, v) order
+                    r_of, v_of = np.nonzero(np.tri(D + 1, dtype=bool))
+                    Kj = np.repeat(np.arange(ns), len(r_of))
+                    Kr = np.tile(r_of, ns)
+                    V = np.tile(v_of, ns)
                 CR = Kr - V
+            O = outs[q][Kj, V]
             L = ln[O, CR]
-            keep = L > 0
+            keep = np.flatnonzero(L)
             Kj, Kr, V, O, CR, L = Kj[keep], Kr[keep], V[keep], O[keep], CR[keep], L[keep]
-            starts = off[O, CR]
-            total = int(L.sum())
             ends = np.cumsum(L)
-            idx = np.repeat(starts - (ends - L), L) + np.arange(total)
-            new = np.empty((total, P - q), dtype=dtype)
-            new[:, 0] = np.repeat(V, L)
-            new[:, 1:] = tab[idx]
-            key_len = np.zeros((ns + 1, D + 1), dtype=np.int64)
-            np.add.at(key_len, (Kj, Kr), L)
-            key_off = np.zeros_like(key_len)
-            flat = key_len.ravel()
-            key_off.ravel()[:] = np.cumsum(flat) - flat  # keys are laid out in (state, remainder) order
-            tab, off, ln = new, key_off, key_len
-        self._suffix = (s, np.ascontiguousarray(tab), off, ln)
+            total = int(ends[-1]) if len(ends) else 0
+            child = np.repeat(off[O, CR] - (ends - L), L) + np.arange(total)
+            levels.append((np.repeat(V, L).astype(dtype), child))
+            # rows per key (small: the tables hold at most SUFFIX_CELLS cells, so floats count exactly)
+            key_len = np.bincount(Kj * (D + 1) + Kr, weights=L, minlength=(ns + 1) * (D + 1)).astype(np.int64)
+            key_off = np.cumsum(key_len) - key_len  # keys are laid out in (state, remainder) order
+            off, ln = key_off.reshape(ns + 1, D + 1), key_len.reshape(ns + 1, D + 1)
+        levels.reverse()
+        n = len(levels[0][0]) if levels else final
+        table = np.empty((n, P - s), dtype=dtype)
+        ptr = np.arange(n)
+        for c, (vals, child) in enumerate(levels):
+            table[:, c] = vals[ptr]
+            ptr = child[ptr]
+        self._suffix = (s, table, off, ln)
         return self._suffix
 
     def blocks(self, rows: int = BLOCK_ROWS, dtype=None) -> Iterator[np.ndarray]:
