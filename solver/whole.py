@@ -378,9 +378,10 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
     grouped by the set of attackers they kill. The search enumerates A1 (the first-strike step's attacking
     assignments), tries each distinct defender outcome, and asks :func:`solver.optimize.solve` for the regular
     step (memoised per state); a reply that already makes A1 no better than the best found ends A1's search
-    (alpha-beta). Ties: the first A1, then the first D1, in the engines' enumeration order; A2 is the one-step
+    (alpha-beta). Ties, as in :mod:`solver.optimize` (whatever the engines' enumeration order): the A1, then the
+    D1, whose vector of amounts over the step plan's columns is lexicographically smallest; A2 is the one-step
     solver's canonical optimum (the search itself solves without the tie-break, then the chosen state is solved
-    once more with it); D2 is the first legal regular-step division.
+    once more with it); D2 puts each blocker's damage on its last route (the smallest vector again).
 
     ``time_limit`` (wall-clock seconds, the whole search): when it runs out, the best line whose every defender
     reply was searched is returned with status ``feasible``. Other options go to each one-step solve.
@@ -407,17 +408,21 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
         return tuple(values[o.name] if o.maximize else -values[o.name] for o in objs)
 
     # Defender replies in the first-strike step, one per distinct set of attackers killed.
-    replies: list[tuple[frozenset, Assignment]] = []
-    seen: set[frozenset] = set()
+    def vector(combat: Combat, assignment: Assignment) -> tuple[int, ...]:
+        plan = combat.plan
+        return tuple(assignment.amount(plan.sources[i].source, r) for i, r in plan.columns)
+
+    by_outcome: dict[frozenset, tuple[tuple, Assignment]] = {}
     for d in defending_first.assignments():
         killed = frozenset()
         if has_fs:
             totals, touched = damage_dealt(scenario, d)
             killed = frozenset(a.id for a in scenario.attackers
                                if a.in_combat and creature_dies(a, totals.get(a.id, 0), a.id in touched))
-        if killed not in seen:
-            seen.add(killed)
-            replies.append((killed, d))
+        vec = vector(defending_first, d)
+        if killed not in by_outcome or vec < by_outcome[killed][0]:
+            by_outcome[killed] = (vec, d)
+    replies = [d for _, d in sorted(by_outcome.values(), key=lambda item: item[0])]
 
     # The search only needs values: no tie-break there; the chosen state is solved again with the caller's options.
     search_options = dict(options, tie_break=False)
@@ -434,12 +439,13 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
             memo[key] = result
         return memo[key]
 
-    best = None  # (oriented total, values, A1, D1, regular result)
+    best = None  # (oriented total, A1's vector, values, A1, D1, regular result)
     stopped = False
     for a1 in attacking_first.assignments():
+        a1_vec = vector(attacking_first, a1)
         first_values = score(attacking_first, a1, objs) if has_fs else {}
         worst = None
-        for _, d1 in replies:
+        for d1 in replies:
             first = Assignment({**a1.to_json(), **d1.to_json()})
             result = regular_best(whole.state_after(first))
             if result.assignment is None:
@@ -452,10 +458,10 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
                 values[o.name] = v
             key = oriented(values)
             if worst is None or key < worst[0]:
-                worst = (key, values, a1, d1, result)
-            if best is not None and worst[0] <= best[0]:
-                break  # the defender can already hold this A1 to no better than the best so far
-        if worst is not None and (best is None or worst[0] > best[0]):
+                worst = (key, a1_vec, values, a1, d1, result)
+            if best is not None and not _beats(worst, best):
+                break  # the defender already holds this A1 to no better than the best so far
+        if worst is not None and (best is None or _beats(worst, best)):
             best = worst
         if time_limit is not None and time.perf_counter() - start > time_limit:
             stopped = True
@@ -464,7 +470,7 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
     elapsed = (time.perf_counter() - start) * 1000
     if best is None:
         return SolveResult(STATUS_INFEASIBLE, None, {}, None, elapsed, stats["solves"])
-    _, values, a1, d1, result = best
+    _, _, values, a1, d1, result = best
     first = Assignment({**a1.to_json(), **d1.to_json()})
     state = whole.state_after(first)
     if options.get("tie_break", True):
@@ -473,7 +479,7 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
         if final.assignment is not None and oriented({o.name: exact(final.objectives[o.name]) for o in objs}) == \
                 oriented({o.name: exact(result.objectives[o.name]) for o in objs}):
             result = final
-    d2 = next(iter(Combat(state, side="defending", engine=engine).assignments()))
+    d2 = _canonical_division(Combat(state, side="defending", engine=engine))
     line = CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))
     status = stats["status"]
     if stopped and status == STATUS_OPTIMAL:
@@ -486,3 +492,17 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
             dealt = line.first_strike.total_to(p.id) + line.regular.total_to(p.id)
             lethal[p.id] = {"life": p.life, "damage": dealt, "margin": dealt - p.life, "reached": dealt >= p.life}
     return SolveResult(status, line, out_values, lethal, elapsed, stats["solves"])
+
+
+def _beats(candidate: tuple, best: tuple) -> bool:
+    """(oriented value, A1 vector, ...): a higher value wins; on a tie, the lexicographically smaller A1."""
+    return candidate[0] > best[0] or (candidate[0] == best[0] and candidate[1] < best[1])
+
+
+def _canonical_division(combat: Combat) -> Assignment:
+    """The defending side's lexicographically smallest legal assignment over the plan's columns: each blocker
+    puts all its damage on its last route (510.1d: blockers' routes carry no gates)."""
+    plan = combat.plan
+    if any(r.gate is not None for s in plan.sources for r in s.routes):
+        return next(iter(combat.assignments()))
+    return Assignment({s.source: ({s.routes[-1].recipient: s.damage} if s.damage else {}) for s in plan.sources})

@@ -471,3 +471,18 @@ def test_cli_batch_and_solve(tmp_path):
     res = json.loads(out)
     assert code == 0 and res["status"] == "optimal" and res["objectives"] == {"max-damage": 4}
     assert res["assignment"] == L({"a": {"x": 2, "opp": 1}, "x": {}}, {"a": {"opp": 3}, "x": {}})
+
+
+def test_solve_is_the_same_line_whatever_the_engine():
+    # Ties are broken on the plan's columns (smallest vector), not on an engine's enumeration order.
+    from solver.engines import engine_names
+
+    doc = json.loads((ROOT / "examples" / "double_strike.json").read_text())
+    results = {e: WholeCombat(doc, engine=e).solve("max-damage") for e in engine_names()}
+    assert {json.dumps(r.to_json()["assignment"], sort_keys=True) for r in results.values()} == {json.dumps(
+        L({"knight": {"fencer": 3}, "ogre": {}, "bear": {}, "fencer": {"ogre": 2}},
+          {"knight": {"bear": 2, "opp": 1}, "ogre": {}, "bear": {"knight": 2}, "fencer": {}}), sort_keys=True)}
+    # a cooperative defender would let 5 through; the adversarial one holds the attacker to 1 (510.1d)
+    assert max(to(line, "opp") for line in WholeCombat(doc).assignments()) == 5
+    assert {r.objectives["max-damage"] for r in results.values()} == {1}
+    assert WholeCombat(doc).count() == 140
