@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from brute import brute_force, is_legal
 from models import Assignment, FormatError, load_scenario
 from solver import Combat
-from solver.indexing import count
 from solver.arena import (
     BASELINES,
     LEVELS,
@@ -28,10 +27,10 @@ from solver.arena import (
     load_suite,
     make_player,
     run_arena,
-    strip_timing,
 )
 from solver.arena.metrics import judge, reference
 from solver.arena.objectives import parse_objectives, regrets, score_all
+from solver.indexing import count
 from strategies import scenarios
 
 ROOT = Path(__file__).resolve().parents[1]

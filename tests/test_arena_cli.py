@@ -136,3 +136,26 @@ def test_score_recorded_decisions(capsys, tmp_path):
     assert (rows["me"]["illegal"], rows["me"]["optimal"], rows["me"]["time_ms_median"]) == (1, 1, 1.5)
     assert (rows["you"]["illegal_rules"], rows["you"]["regret_mean"], rows["you"]["time_ms_median"]) == (
         {"bad-output": 1}, 2, None)
+
+
+def test_docs_examples_run():
+    """docs/arena.md: the Python examples print what the page says, and the JSON command prints its lines."""
+    import contextlib
+    import io
+    import re
+
+    doc = (ROOT / "docs" / "arena.md").read_text()
+    examples = re.findall(r"```python\n(.*?)```\n\nprints\n\n```\n(.*?)```", doc, re.S)
+    assert len(examples) == 2
+    for block, shown in examples:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            exec(compile(block, "docs/arena.md", "exec"), {})
+        assert buf.getvalue() == shown
+    (block,) = re.findall(r"```console\n(.*?)```", doc, re.S)
+    cmd, *expected = block.splitlines()
+    assert cmd.startswith("$ trample score ")
+    proc = subprocess.run([sys.executable, "-m", "solver", *shlex.split(cmd[len("$ trample "):])], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert [json.loads(x) for x in proc.stdout.splitlines()] == [json.loads(x) for x in expected]
