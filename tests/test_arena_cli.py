@@ -80,6 +80,7 @@ def test_arena_on_a_local_dask_cluster(capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["arena", "--players", "nobody"], 'trample: player: unknown player "nobody"'),
+    (["arena", "--players", "greedy,greedy"], 'trample: players: two players are named "greedy"'),
     (["arena", "--level", "hard"], 'trample: level: unknown level "hard"'),
     (["arena", "--objective", "max-fun"], 'trample: objective: unknown objective "max-fun"'),
     (["arena", "--scheduler", "tcp://x:1"], "trample: --scheduler: only with --backend dask"),

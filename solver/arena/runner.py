@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Iterable, Sequence
 
-from models import load_scenario
+from models import FormatError, load_scenario
 
 from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize
 from .objectives import DEFAULT_OBJECTIVE, objective_text
@@ -118,7 +118,7 @@ def _player_names(specs, timeout) -> list[str]:
     for spec in specs:
         p = make_player(spec, timeout=timeout)
         if p.name in names:
-            raise ValueError(f'two players are named "{p.name}"; rename one (NAME=spec)')
+            raise FormatError("players", f'two players are named "{p.name}"; rename one (NAME=spec)')
         names.append(p.name)
         if not isinstance(spec, Player):
             p.close()
