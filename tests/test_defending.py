@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import brute
@@ -127,7 +127,6 @@ def test_both_sides_is_the_product_of_the_two():
 # Differential tests against the one-step oracle
 # ---------------------------------------------------------------------------------------------
 
-@settings(max_examples=200)
 @given(strategies.scenarios(max_work=800), st.sampled_from(["defending", "both"]))
 def test_legal_set_matches_brute_force(doc, side):
     expected = brute.brute_force(doc, side)
@@ -149,7 +148,6 @@ def defending_candidates(draw):
     return doc, draw(strategies.near_legal_assignments(doc, legal, side="defending"))
 
 
-@settings(max_examples=200)
 @given(defending_candidates())
 def test_check_matches_brute_force_defending(case):
     doc, candidate = case
@@ -168,7 +166,6 @@ def both_candidates(draw):
     return doc, {**att, **dfn}
 
 
-@settings(max_examples=200)
 @given(both_candidates())
 def test_check_matches_brute_force_both(case):
     doc, candidate = case

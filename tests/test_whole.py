@@ -11,7 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import brute_combat
@@ -342,7 +342,6 @@ def combats(**kw):
     return strategies.scenarios(**bounds)
 
 
-@settings(max_examples=200)
 @given(combats())
 def test_count_and_lines_match_brute_force(doc):
     expected = brute_combat.combat_lines(doc)
@@ -382,7 +381,6 @@ def combat_and_line(draw):
     return doc, line
 
 
-@settings(max_examples=200)
 @given(combat_and_line())
 def test_check_matches_brute_force(case):
     doc, line = case
@@ -399,7 +397,6 @@ OBJECTIVES = [["max-damage"], ["lethal", "max-damage"], ["max-kills", "min-overk
               ["min-overkill"], ["max-damage", "max-value"], ["lethal", "min-overkill"]]
 
 
-@settings(max_examples=200)
 @given(combats(max_total_power=5, max_work=60, max_blockers=2), st.sampled_from(OBJECTIVES))
 def test_solve_matches_the_brute_force_adversarial_optimum(doc, objectives):
     expected = brute_combat.adversarial_optimum(doc, objectives)
