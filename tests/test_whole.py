@@ -350,6 +350,7 @@ def test_count_and_lines_match_brute_force(doc):
     assert combat.count() == len(expected)
     assert keys(got) == keys(expected)
     assert len(set(map(key, got))) == len(got)  # each exactly once
+    assert WholeCombat(doc, engine="cpsat").count() == len(expected)  # the reference engine agrees
     if expected:
         assert combat.check(expected[-1]).legal
 
