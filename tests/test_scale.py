@@ -51,16 +51,6 @@ def chain_board(n_att=10, power=40, per=6, rules="current", tough=(2, 3, 1, 4, 2
     return {"rules": rules, "players": OPP, "attackers": attackers, "blockers": blockers}
 
 
-def vectors(combat, comp):
-    names = [s.source for s in combat.plan.sources]
-    return names, combat.plan.component_columns(comp)
-
-
-def as_vector(combat, comp, assignment):
-    names, cols = vectors(combat, comp)
-    return tuple(assignment.amount(names[i], r) for i, r in cols)
-
-
 # ---------------------------------------------------------------------------------------------
 # Known counts, by hand
 # ---------------------------------------------------------------------------------------------

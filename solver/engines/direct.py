@@ -27,15 +27,19 @@ smallest first. Enumeration, :meth:`ComponentDP.rank` and :meth:`ComponentDP.unr
 ``g[p][state][rem]`` is the number of legal completions of columns ``p..`` from that state; it is computed
 backwards over the states reachable forwards, one column at a time, with prefix sums: a column's values split
 into ``0``, ``1..k-1`` (each a different capped total) and ``k..rem`` (all the same saturated state, a prefix
-sum), so a column costs O(states x damage) big-integer additions. Counts are exact Python integers.
+sum), so a column costs O(states x damage x min(need, damage)) big-integer additions (O(states x damage) for a
+column that feeds no resource). Counts are exact Python integers.
 
 One-attacker components of the usual shapes (no gates; current-rules trample; trample over planeswalkers) also
 have closed forms (stars and bars and hockey-stick sums), used by :meth:`DirectEngine.count`; the tests check
 them against the programme.
 
-**Enumeration** expands all rows of a chunk one column at a time in numpy (for each row, every value whose
-completion count is positive, in increasing order, so lexicographic order is kept), splitting chunks that grow
-past a budget depth-first, so memory stays flat whatever the count.
+**Enumeration** (:meth:`ComponentDP.blocks`) has two halves. The last columns, from the first column ``s`` at
+which the tables of *all* completions (every reachable state and remainder) fit in ``SUFFIX_CELLS`` cells, are
+built once, from the end, by ragged gathers. The prefixes (columns ``0..s-1``) are extended one column at a
+time in numpy -- for each row, every value whose completion count is positive, in increasing order, so
+lexicographic order is kept -- in chunks processed depth-first, and each prefix is glued to its slice of the
+table. Memory stays flat whatever the count. :func:`plan_blocks` streams the product across components.
 """
 
 from __future__ import annotations
