@@ -139,6 +139,11 @@ class DamagePlan:
         need = self.lethal_need[blocker]
         return need == 0 or totals.get(blocker, 0) >= need or blocker in deathtouched
 
+    def need_of(self, blocker: str) -> int:
+        """Damage still needed for lethal, for any blocker (gated or not)."""
+        need = self.lethal_need.get(blocker)
+        return lethal_need(self.scenario[blocker]) if need is None else need
+
     def loyalty_met(self, planeswalker: str, totals: Mapping[str, int]) -> bool:
         """702.19c: has this planeswalker been assigned damage at least equal to its loyalty?"""
         return totals.get(planeswalker, 0) >= self.loyalty_need[planeswalker]
@@ -148,6 +153,11 @@ class DamagePlan:
         bad = [b for b in gate.lethal if not self.is_lethal(b, totals, deathtouched)]
         bad += [p for p in gate.loyalty if not self.loyalty_met(p, totals)]
         return bad
+
+
+def lethal_need(creature) -> int:
+    """702.19b: the damage still needed for a creature to have been assigned lethal damage (0: it already has)."""
+    return max(0, creature.toughness - creature.damage_marked)
 
 
 def derive(scenario: Scenario, side: str = "attacking", step: str | None = None) -> DamagePlan:
@@ -169,8 +179,7 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
             if r.gate is None:
                 continue
             for b in r.gate.lethal:
-                blk = scenario[b]
-                lethal[b] = max(0, blk.toughness - blk.damage_marked)
+                lethal[b] = lethal_need(scenario[b])
             for p in r.gate.loyalty:
                 loyalty[p] = scenario[p].loyalty
     return DamagePlan(scenario=scenario, side=side, step=step, sources=tuple(sources),

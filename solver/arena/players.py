@@ -74,8 +74,7 @@ class _Ledger:
 
     def lethal_cost(self, src, blocker: str) -> int:
         """Damage ``src`` must still add for ``blocker`` to have been assigned lethal (702.19b, 702.2c)."""
-        b = self.scenario[blocker]
-        need = max(0, b.toughness - b.damage_marked)
+        need = self.plan.need_of(blocker)
         got = self.totals.get(blocker, 0)
         if got >= need or blocker in self.touched:
             return 0
