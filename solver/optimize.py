@@ -28,7 +28,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 from models import Assignment, FormatError
 
@@ -220,11 +220,14 @@ class _Lin:
         return out
 
     def add(self, other: "_Lin", k: int = 1) -> "_Lin":
+        """self += k * other; ``terms`` never keeps a zero coefficient, so ``not terms`` means constant."""
         self.const += k * other.const
         for idx, (var, c, lo, hi) in other.terms.items():
             if idx in self.terms:
                 self.terms[idx][1] += k * c
-            else:
+                if self.terms[idx][1] == 0:
+                    del self.terms[idx]
+            elif k * c:
                 self.terms[idx] = [var, k * c, lo, hi]
         return self
 
@@ -241,8 +244,7 @@ class _Lin:
 
         items = [(v, c) for v, c, _, _ in self.terms.values() if c]
         if not items:
-            return cp_model.LinearExpr.constant(self.const) if hasattr(cp_model.LinearExpr, "constant") \
-                else self.const
+            return cp_model.LinearExpr.constant(self.const)
         return cp_model.LinearExpr.weighted_sum([v for v, _ in items], [c for _, c in items]) + self.const
 
 
