@@ -32,7 +32,7 @@ from typing import Iterator, Mapping, Sequence
 
 from models import Assignment, FormatError
 
-from .rules import DamagePlan
+from .rules import DamagePlan, lethal_need
 
 OBJECTIVES = ("max-damage", "lethal", "max-kills", "max-value", "min-overkill")
 SMALL_COLUMNS = 16  # models up to this many columns get LEAN_PARAMS (benchmarks/bench_solve.py measures it)
@@ -131,8 +131,8 @@ class _Definitions:
         self._value_scale: int | None = None
 
     def need(self, creature_id: str) -> int:
-        c = self.scenario[creature_id]
-        return max(0, c.toughness - c.damage_marked)
+        """702.19b: damage still needed for lethal (solver.rules, for blockers and attackers alike)."""
+        return lethal_need(self.scenario[creature_id])
 
     def threshold(self, recipient: str) -> int:
         """What a non-creature recipient takes before further damage is overkill."""
