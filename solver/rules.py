@@ -272,7 +272,7 @@ def _blocker_plan(s: Scenario, b, step: str) -> SourcePlan:
     if not targets:
         return _silent(b.id, side, "510.1d", f"{b.id} is no longer blocking any creature in combat")
     return SourcePlan(b.id, side, b.power, tuple(Route(t, "attacker", None, rule="510.1d") for t in targets),
-                      False, "510.1d", f"{b.id} divides its damage among the creatures it blocks")
+                      b.deathtouch, "510.1d", f"{b.id} divides its damage among the creatures it blocks")
 
 
 def refusal(plan: DamagePlan, source_id: str, recipient_id: str) -> tuple[str, str]:
