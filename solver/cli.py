@@ -195,21 +195,25 @@ def _assignment_docs(path: str):
     return list(iter_documents(path))
 
 
-def cmd_check(args) -> int:
-    scen = list(iter_documents(args.file))
-    asg = _assignment_docs(args.assignment)
-    if is_batch(args.file) and len(asg) == 1 and not is_batch(args.assignment):
+def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple[dict, int]]) -> int:
+    """Like :func:`run_batch`, for commands that read a scenario and an assignment (``check``, ``rank``).
+
+    With a ``.jsonl`` scenario file, ASSIGNMENT is a ``.jsonl`` file of as many lines, or one assignment applied
+    to every scenario.
+    """
+    scen = list(iter_documents(path))
+    asg = _assignment_docs(assignment)
+    if is_batch(path) and len(asg) == 1 and not is_batch(assignment):
         asg = asg * len(scen)
     if len(scen) != len(asg):
-        raise FormatError(args.assignment, f"has {len(asg)} assignments for {len(scen)} scenarios")
+        raise FormatError(assignment, f"has {len(asg)} assignments for {len(scen)} scenarios")
     worst = EXIT_OK
     for (where, doc), (awhere, adoc) in zip(scen, asg):
         try:
             for d in (doc, adoc):
                 if isinstance(d, FormatError):
                     raise d
-            combat = _combat(doc, args)
-            result = combat.check(adoc)  # one step: an assignment; "combat": {"first_strike", "regular"}
+            result, code = one(doc, adoc)
         except FormatError as err:
             if not where and not awhere:
                 raise
@@ -218,10 +222,17 @@ def cmd_check(args) -> int:
             emit({"error": str(err)})
             worst = EXIT_BAD
             continue
-        emit(result.to_json())
-        if not result.legal:
-            worst = max(worst, EXIT_NO)
+        emit(result)
+        worst = max(worst, code)
     return worst
+
+
+def cmd_check(args) -> int:
+    def one(doc, adoc):
+        result = _combat(doc, args).check(adoc)  # one step: an assignment; "combat": {"first_strike", "regular"}
+        return result.to_json(), (EXIT_OK if result.legal else EXIT_NO)
+
+    return run_paired(args.file, args.assignment, one)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,8 +25,7 @@ import numpy as np
 
 from models import FormatError, load_assignment
 
-from .cli import EXIT_BAD, EXIT_OK, add_step_options, emit, is_batch, iter_documents, positive_int, prefixed, \
-    run_batch, scenario_from
+from .cli import EXIT_OK, add_step_options, emit, is_batch, iter_documents, positive_int, run_batch, scenario_from
 
 NPY_HEADER = 128  # bytes: fixed, so the shape can be rewritten in place if enumeration stops early
 
@@ -98,33 +97,14 @@ def cmd_unrank(args) -> int:
 
 
 def cmd_rank(args) -> int:
-    from .cli import _assignment_docs
+    from .cli import run_paired
 
-    scen = list(iter_documents(args.file))
-    asg = _assignment_docs(args.assignment)
-    if is_batch(args.file) and len(asg) == 1 and not is_batch(args.assignment):
-        asg = asg * len(scen)
-    if len(scen) != len(asg):
-        raise FormatError(args.assignment, f"has {len(asg)} assignments for {len(scen)} scenarios")
-    worst = EXIT_OK
-    for (where, doc), (awhere, adoc) in zip(scen, asg):
-        try:
-            for d in (doc, adoc):
-                if isinstance(d, FormatError):
-                    raise d
-            combat = _step_combat(doc, args, "rank")
-            index = combat.rank(load_assignment(adoc, combat.scenario))
-            result = {"index": index, "count": combat.count()}
-        except FormatError as err:
-            if not where and not awhere:
-                raise
-            err = prefixed(where or awhere, err)
-            print(f"trample: {err}", file=sys.stderr)
-            emit({"error": str(err)})
-            worst = EXIT_BAD
-            continue
-        emit(result)
-    return worst
+    def one(doc, adoc):
+        combat = _step_combat(doc, args, "rank")
+        index = combat.rank(load_assignment(adoc, combat.scenario))
+        return {"index": index, "count": combat.count()}, EXIT_OK
+
+    return run_paired(args.file, args.assignment, one)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -188,45 +188,7 @@ class CpSatEngine:
 
     def iterate(self, plan: DamagePlan, component: Sequence[int]) -> Iterator[tuple[int, ...]]:
         built = build_model(plan, component)
-        if not built.x:
-            yield ()
-            return
-        solver = enumeration_solver()
-        q: queue.Queue = queue.Queue(maxsize=8)
-        stop = threading.Event()
-        cb = _Streamer(built.x, q, stop)
-        outcome: dict = {}
-
-        def run():
-            try:
-                outcome["status"] = solver.solve(built.model, cb)
-                cb.flush()
-            except BaseException as err:  # handed to the consumer
-                outcome["error"] = err
-            finally:
-                while True:
-                    try:
-                        q.put(_DONE, timeout=0.05)
-                        break
-                    except queue.Full:
-                        if stop.is_set():
-                            _drain(q)
-
-        t = threading.Thread(target=run, name="trample-cpsat-enum", daemon=True)
-        t.start()
-        try:
-            while True:
-                item = q.get()
-                if item is _DONE:
-                    break
-                yield from item
-        finally:
-            stop.set()
-            _drain(q)
-            t.join()
-        if "error" in outcome:
-            raise outcome["error"]
-        _expect_complete(solver, outcome["status"])
+        yield from stream_solutions(built.model, built.x)
 
 
 def _drain(q: queue.Queue) -> None:
