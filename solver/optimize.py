@@ -546,8 +546,10 @@ def _lex_optimise(runner: _Runner, terms: Sequence[_Term]) -> tuple[str, bool]:
                 m.add(t.lin.expr() == runner.value(t.lin))
     m.clear_objective()
     proven = True
-    if runner.vec is None:  # every term was a constant: any legal assignment will do
+    if runner.vec is None:  # every term was a constant: any legal assignment will do, and is optimal
         status = runner.run()
+        if status == STATUS_FEASIBLE:  # a solution of a model without objective: nothing left to prove
+            status = STATUS_OPTIMAL
         proven = status == STATUS_OPTIMAL
     return status, proven
 
