@@ -11,10 +11,11 @@ import argparse
 import importlib
 import json
 import sys
-import time
 from typing import Callable, Iterator
 
 from models import FormatError, load_scenario, parse_json_text
+
+from .limits import LimitReached
 
 EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
 
@@ -103,10 +104,22 @@ def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
             emit({"error": str(err)})
             worst = EXIT_BAD
             continue
+        except LimitReached as err:
+            if not where:
+                raise
+            _limit_line(where, err)
+            worst = max(worst, EXIT_NO)
+            continue
         emit(result)
         if code > worst:
             worst = code
     return worst
+
+
+def _limit_line(where: str, err: LimitReached) -> None:
+    """A batch line stopped by --time-limit: one line on standard error, an incomplete result line."""
+    print(f"trample: {where}: {err}; the result is incomplete", file=sys.stderr)
+    emit({"error": f"{where}: {err}", "complete": False})
 
 
 def scenario_from(doc, path=""):
@@ -126,7 +139,11 @@ def _combat(doc, args):
 
 def cmd_count(args) -> int:
     def one(doc):
-        return {"count": _combat(doc, args).count()}, EXIT_OK
+        try:
+            return {"count": _combat(doc, args).count(time_limit=args.time_limit)}, EXIT_OK
+        except LimitReached as err:  # no count: say so on stdout (complete: false) and on stderr, exit 1
+            print(f"trample: count {err}; no count (complete: false)", file=sys.stderr)
+            return {"count": None, "complete": False, "time_limit": args.time_limit}, EXIT_NO
 
     return run_batch(args.file, one)
 
@@ -144,15 +161,14 @@ def cmd_enumerate(args) -> int:
 
 
 def _enumerate_jsonl(args) -> int:
-    deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
     stopped = {"time": False}
 
     def stream(doc) -> Iterator[dict]:
-        for i, a in enumerate(_combat(doc, args).assignments(limit=args.limit)):
-            if deadline is not None and i % 1024 == 0 and time.monotonic() > deadline:
-                stopped["time"] = True
-                return
-            yield a.to_json()
+        try:  # the engines check the time limit all along, and stop within it
+            for a in _combat(doc, args).assignments(limit=args.limit, time_limit=args.time_limit):
+                yield a.to_json()
+        except LimitReached:
+            stopped["time"] = True
 
     if is_batch(args.file):
         code = run_batch(args.file, lambda doc: ({"assignments": list(stream(doc))}, EXIT_OK))
@@ -222,6 +238,12 @@ def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple
             emit({"error": str(err)})
             worst = EXIT_BAD
             continue
+        except LimitReached as err:
+            if not where and not awhere:
+                raise
+            _limit_line(where or awhere, err)
+            worst = max(worst, EXIT_NO)
+            continue
         emit(result)
         worst = max(worst, code)
     return worst
@@ -273,6 +295,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("count", help="the exact number of legal assignments")
     p.add_argument("file", metavar="FILE", help="scenario JSON, a .jsonl batch, or - for standard input")
+    p.add_argument("--time-limit", type=seconds, default=None,
+                   help='seconds per scenario; past it: {"count": null, "complete": false}, exit 1')
     add_step_options(p)
     p.set_defaults(func=cmd_count)
 
@@ -318,6 +342,9 @@ def main(argv=None) -> int:
     except FormatError as err:
         print(f"trample: {err}", file=sys.stderr)
         return EXIT_BAD
+    except LimitReached as err:  # a limited command that has no partial answer to give
+        print(f"trample: {err}; the result is incomplete", file=sys.stderr)
+        return EXIT_NO
     except BrokenPipeError:
         try:
             sys.stdout = None  # silence the flush at exit

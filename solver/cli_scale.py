@@ -35,20 +35,30 @@ def add_commands(subparsers) -> None:
     p.add_argument("file", metavar="FILE", help="scenario JSON, a .jsonl batch, or - for standard input")
     p.add_argument("--n", type=positive_int, default=1, metavar="K", help="how many to draw (default 1)")
     p.add_argument("--seed", type=_seed, default=0, metavar="S", help="random seed, a whole number (default 0)")
+    _time_limit_option(p)
     add_step_options(p)
     p.set_defaults(func=cmd_sample)
 
     p = subparsers.add_parser("rank", help="the index of a legal assignment in the canonical order")
     p.add_argument("file", metavar="FILE")
     p.add_argument("assignment", metavar="ASSIGNMENT", help="assignment JSON file, .jsonl, - or inline JSON")
+    _time_limit_option(p)
     add_step_options(p)
     p.set_defaults(func=cmd_rank)
 
     p = subparsers.add_parser("unrank", help="the legal assignment at an index of the canonical order")
     p.add_argument("file", metavar="FILE")
     p.add_argument("index", metavar="INDEX", type=positive_int, help="0 <= INDEX < count")
+    _time_limit_option(p)
     add_step_options(p)
     p.set_defaults(func=cmd_unrank)
+
+
+def _time_limit_option(p) -> None:
+    from .cli import seconds
+
+    p.add_argument("--time-limit", type=seconds, default=None,
+                   help="seconds for building the counting programme; past it: one line on stderr, exit 1")
 
 
 def _seed(text: str) -> int:
@@ -77,7 +87,8 @@ def _step_combat(doc, args, what: str):
 
 def cmd_sample(args) -> int:
     def draw(doc):
-        return [a.to_json() for a in _step_combat(doc, args, "sample").sample(args.n, args.seed)]
+        combat = _step_combat(doc, args, "sample")
+        return [a.to_json() for a in combat.sample(args.n, args.seed, time_limit=args.time_limit)]
 
     if is_batch(args.file):
         return run_batch(args.file, lambda doc: ({"assignments": draw(doc)}, EXIT_OK))
@@ -90,7 +101,7 @@ def cmd_sample(args) -> int:
 def cmd_unrank(args) -> int:
     def one(doc):
         combat = _step_combat(doc, args, "unrank")
-        a = combat.unrank(args.index)
+        a = combat.unrank(args.index, time_limit=args.time_limit)
         return {"index": args.index, "count": combat.count(), "assignment": a.to_json()}, EXIT_OK
 
     return run_batch(args.file, one)
@@ -101,7 +112,7 @@ def cmd_rank(args) -> int:
 
     def one(doc, adoc):
         combat = _step_combat(doc, args, "rank")
-        index = combat.rank(load_assignment(adoc, combat.scenario))
+        index = combat.rank(load_assignment(adoc, combat.scenario), time_limit=args.time_limit)
         return {"index": index, "count": combat.count()}, EXIT_OK
 
     return run_paired(args.file, args.assignment, one)
@@ -206,18 +217,25 @@ def enumerate_npy(args) -> int:
     plan = combat.plan
     names = [s.source for s in plan.sources]
     columns = [[names[i], r] for i, r in plan.columns]
-    count = _direct_count(combat)  # every engine gives the same count; the programme never lists
-    rows = count if args.limit is None else min(count, args.limit)
+    from .limits import LimitReached
+
+    try:
+        count = _direct_count(combat, args.time_limit)  # every engine gives the same count; the programme never lists
+    except LimitReached:  # --time-limit ran out while counting: an empty (incomplete) matrix
+        count = None
+    rows = 0 if count is None else count if args.limit is None else min(count, args.limit)
     dtype = np.dtype(dtype_for(max((s.damage for s in plan.sources), default=0)))
     sidecar = getattr(args, "columns", None) or (columns_path(output) if seekable_out else None)
 
-    if args.engine in ("auto", "direct"):
+    if count is None:
+        blocks = iter(())
+    elif args.engine in ("auto", "direct"):
         blocks = plan_blocks(plan, dtype=dtype)
     else:
         blocks = _engine_blocks(combat, columns, dtype, args.engine)
     deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
     written = 0
-    stopped = False
+    stopped = count is None
     with redirected_output(output, binary=True) as fh, \
             Progress(rows, "enumerate", want_progress(args)) as bar:
         fh.write(npy_header(dtype, (rows, len(columns))))
@@ -244,15 +262,16 @@ def enumerate_npy(args) -> int:
         except OSError as err:
             raise FormatError(sidecar, f"cannot write: {err.strerror}") from None
     if stopped:
-        print(f"trample: enumerate stopped at --time-limit {args.time_limit}s after {written} of {rows} rows; "
-              "the matrix is incomplete", file=sys.stderr)
+        of = "before the count was known" if count is None else f"after {written} of {rows} rows"
+        print(f"trample: enumerate stopped at --time-limit {args.time_limit}s {of}; the matrix is incomplete",
+              file=sys.stderr)
     return EXIT_OK
 
 
-def _direct_count(combat) -> int:
+def _direct_count(combat, time_limit=None) -> int:
     from .indexing import count
 
-    return count(combat)
+    return count(combat, time_limit)
 
 
 def _engine_blocks(combat, columns, dtype, engine, rows: int = 1 << 14):
@@ -290,11 +309,13 @@ def jsonl_progress(args, doc):
     enabled = want_progress(args)
     total = None
     if enabled:
+        from .limits import LimitReached
+
         try:
             combat = _step_combat(doc, args, "enumerate")
-            total = _direct_count(combat)
+            total = _direct_count(combat, 1.0)  # a total for the bar if it comes quickly, else a bar without one
             if args.limit is not None:
                 total = min(total, args.limit)
-        except FormatError:
+        except (FormatError, LimitReached):
             total = None
     return Progress(total, "enumerate", enabled)

@@ -12,6 +12,7 @@ from models import FormatError
 
 from .cli import EXIT_BAD, EXIT_NO, EXIT_OK, add_step_options, is_batch, iter_documents, positive_int, \
     run_batch, scenario_from, seconds
+from .limits import LimitReached
 
 SOLVED = ("optimal", "feasible")
 
@@ -82,7 +83,13 @@ def cmd_solve(args) -> int:
             stream = _all_optimal(doc, args)
             out = stream.result.to_json()
             del out["assignment"]
-            out["assignments"] = [a.to_json() for a in stream]
+            out["assignments"] = []
+            try:
+                for a in stream:
+                    out["assignments"].append(a.to_json())
+            except LimitReached:
+                out["complete"] = False
+                print("trample: --all-optimal stopped at --time-limit; the list is incomplete", file=sys.stderr)
             out["time_ms"] = out.pop("time_ms")
             return out, EXIT_OK if stream.status in SOLVED else EXIT_NO
 
@@ -97,10 +104,13 @@ def cmd_solve(args) -> int:
         print("trample: a limit stopped the proof; listing the assignments that reach the best values found",
               file=sys.stderr)
     out = sys.stdout
-    for n, a in enumerate(stream, 1):
-        out.write(json.dumps(a.to_json(), separators=(",", ":")) + "\n")
-        if n % 4096 == 0:
-            out.flush()
+    try:
+        for n, a in enumerate(stream, 1):
+            out.write(json.dumps(a.to_json(), separators=(",", ":")) + "\n")
+            if n % 4096 == 0:
+                out.flush()
+    except LimitReached:
+        print("trample: --all-optimal stopped at --time-limit; the list is incomplete", file=sys.stderr)
     return EXIT_OK
 
 

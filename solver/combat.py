@@ -9,6 +9,7 @@ from models import Assignment, FormatError, Scenario, load_assignment, load_scen
 
 from .check import CheckResult, check
 from .engines import engine_names, get_engine
+from .limits import deadline_of
 from .rules import SIDES, DamagePlan, derive
 
 REPLAY_CACHE = 1 << 18  # inner components up to this many assignments are kept in memory and replayed
@@ -53,25 +54,35 @@ class Combat:
         return LegalAssignments(self)
 
     # -- the questions ---------------------------------------------------------------------------
-    def count(self, engine: str | None = None) -> int:
+    def count(self, engine: str | None = None, time_limit=None) -> int:
+        """The exact number of legal assignments. ``time_limit`` (seconds): :class:`solver.limits.LimitReached`
+        if the count is not known by then."""
+        deadline = deadline_of(time_limit)
         total = 1
         for comp in self.plan.components:
-            total *= self._engine_for(comp, engine).count(self.plan, comp)
+            total *= self._engine_for(comp, engine).count(self.plan, comp, deadline)
             if total == 0:
                 return 0
         return total
 
-    def assignments(self, limit: int | None = None, engine: str | None = None) -> Iterator[Assignment]:
-        """Every legal assignment exactly once, lazily (the product of the components' streams)."""
+    def assignments(self, limit: int | None = None, engine: str | None = None,
+                    time_limit=None) -> Iterator[Assignment]:
+        """Every legal assignment exactly once, lazily (the product of the components' streams).
+
+        ``time_limit`` (seconds, from the first ``next``): the assignments found by then are yielded, then
+        :class:`solver.limits.LimitReached` is raised."""
+        deadline = deadline_of(time_limit)
         plan = self.plan
         comps = plan.components
-        factories = [self._replayable(comp, engine) for comp in comps]
+        factories = [self._replayable(comp, engine, deadline) for comp in comps]
         cols = [plan.component_columns(c) for c in comps]
         names = [s.source for s in plan.sources]
         n = 0
         if limit is not None and limit <= 0:
             return
         for parts in _product(factories):
+            if deadline and not n & 255:
+                deadline.check()
             out = {name: {} for name in names}
             for comp_cols, vec in zip(cols, parts):
                 for (i, r), amount in zip(comp_cols, vec):
@@ -97,29 +108,29 @@ class Combat:
 
         return solve(self, objectives, **options)
 
-    def rank(self, assignment) -> int:
+    def rank(self, assignment, time_limit=None) -> int:
         """The index of a legal assignment in the canonical order; see :mod:`solver.indexing`."""
         from .indexing import rank
 
-        return rank(self, assignment)
+        return rank(self, assignment, time_limit=time_limit)
 
-    def unrank(self, index: int) -> Assignment:
+    def unrank(self, index: int, time_limit=None) -> Assignment:
         """The assignment at ``index`` (0 <= index < count) in the canonical order."""
         from .indexing import unrank
 
-        return unrank(self, index)
+        return unrank(self, index, time_limit=time_limit)
 
-    def sample(self, n: int, seed: int):
+    def sample(self, n: int, seed: int, time_limit=None):
         """``n`` assignments drawn uniformly at random (with replacement), reproducibly from ``seed``."""
         from .indexing import sample
 
-        return sample(self, n, seed)
+        return sample(self, n, seed, time_limit=time_limit)
 
     # -- plumbing --------------------------------------------------------------------------------
     def _engine_for(self, comp: Sequence[int], engine: str | None):
         return get_engine(engine or self.engine)
 
-    def _replayable(self, comp, engine) -> Callable[[], Iterable[tuple[int, ...]]]:
+    def _replayable(self, comp, engine, deadline) -> Callable[[], Iterable[tuple[int, ...]]]:
         eng = self._engine_for(comp, engine)
         plan = self.plan
         cache: list = []
@@ -129,12 +140,12 @@ class Combat:
             if state["complete"]:
                 return iter(cache)
             if state["overflow"]:
-                return eng.iterate(plan, comp)
+                return eng.iterate(plan, comp, deadline)
             return recording()
 
         def recording():
             cache.clear()
-            for vec in eng.iterate(plan, comp):
+            for vec in eng.iterate(plan, comp, deadline):
                 if not state["overflow"]:
                     if len(cache) < REPLAY_CACHE:
                         cache.append(vec)

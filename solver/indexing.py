@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterable
 from models import Assignment, FormatError, load_assignment
 
 from .engines.direct import ComponentDP, component_dp
+from .limits import deadline_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from .combat import Combat
@@ -31,20 +32,22 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["rank", "unrank", "sample", "count", "component_programmes"]
 
 
-def component_programmes(combat: "Combat") -> list[ComponentDP]:
+def component_programmes(combat: "Combat", time_limit=None) -> list[ComponentDP]:
+    """The programme of every component (``time_limit``: :class:`solver.limits.LimitReached` past it)."""
     plan = combat.plan
-    return [component_dp(plan, comp) for comp in plan.components]
+    deadline = deadline_of(time_limit)
+    return [component_dp(plan, comp, deadline) for comp in plan.components]
 
 
-def count(combat: "Combat") -> int:
+def count(combat: "Combat", time_limit=None) -> int:
     """The number of legal assignments, by the programme (the same number every engine gives)."""
     total = 1
-    for dp in component_programmes(combat):
+    for dp in component_programmes(combat, time_limit):
         total *= dp.count()
     return total
 
 
-def rank(combat: "Combat", assignment) -> int:
+def rank(combat: "Combat", assignment, time_limit=None) -> int:
     """The index of a legal assignment in the canonical order (0 <= rank < count).
 
     Raises :class:`~models.FormatError` (path ``assignment``) when it is not a legal assignment, naming the
@@ -53,7 +56,7 @@ def rank(combat: "Combat", assignment) -> int:
     if not isinstance(assignment, Assignment):
         assignment = load_assignment(assignment, combat.scenario)
     plan = combat.plan
-    dps = component_programmes(combat)
+    dps = component_programmes(combat, time_limit)
     names = [s.source for s in plan.sources]
     covered = {(names[i], r) for dp in dps for i, r in dp.columns}
     extra = any((s, r) not in covered for s, split in assignment.items() for r in split) or \
@@ -67,11 +70,11 @@ def rank(combat: "Combat", assignment) -> int:
     return index
 
 
-def unrank(combat: "Combat", index: int) -> Assignment:
+def unrank(combat: "Combat", index: int, time_limit=None) -> Assignment:
     """The assignment at ``index`` in the canonical order. Raises FormatError (path ``index``) out of range."""
     if isinstance(index, bool) or not isinstance(index, int):
         raise FormatError("index", f"expected a whole number, got {index!r}")
-    dps = component_programmes(combat)
+    dps = component_programmes(combat, time_limit)
     total = 1
     for dp in dps:
         total *= dp.count()
@@ -81,11 +84,14 @@ def unrank(combat: "Combat", index: int) -> Assignment:
     return _build(combat, dps, _digits(index, dps))
 
 
-def sample(combat: "Combat", n: int, seed) -> list[Assignment]:
-    """``n`` legal assignments drawn independently and exactly uniformly (with replacement), reproducibly."""
+def sample(combat: "Combat", n: int, seed, time_limit=None) -> list[Assignment]:
+    """``n`` legal assignments drawn independently and exactly uniformly (with replacement), reproducibly.
+
+    ``time_limit`` (seconds) bounds building the counting programmes, the only long part
+    (:class:`solver.limits.LimitReached`)."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise FormatError("n", f"expected a non-negative whole number, got {n!r}")
-    dps = component_programmes(combat)
+    dps = component_programmes(combat, time_limit)
     total = 1
     for dp in dps:
         total *= dp.count()

@@ -690,10 +690,17 @@ class AllOptimal(Iterator[Assignment]):
     ``.result`` is the :class:`SolveResult` of the optimisation (status, objective values, one of the optimal
     assignments); when its status is ``feasible`` (a limit stopped the proof), the stream lists the assignments
     that reach the best values found. The order is CP-SAT's, not the canonical one.
+
+    ``time_limit`` (wall-clock seconds) covers the optimisation and the stream: the assignments found before it
+    runs out are yielded, then :class:`solver.limits.LimitReached` is raised (``.complete`` is then False).
     """
 
     def __init__(self, combat, objectives, *, time_limit=None, deterministic_time=None, workers: int = 1,
                  presolve: bool = False, limit: int | None = None, params: Mapping | None = None):
+        from .limits import deadline_of
+
+        self._deadline = deadline_of(time_limit)
+        self.complete = True
         combat = _combat_of(combat)
         self.plan = combat.plan
         self.limit = limit
@@ -730,10 +737,15 @@ class AllOptimal(Iterator[Assignment]):
 
     def _enumerate(self) -> Iterator[Assignment]:
         from .engines.cpsat import enumeration_solver, stream_solutions
+        from .limits import LimitReached
 
         om = self._model
-        for vec in stream_solutions(om.m, om.built.x, enumeration_solver()):
-            yield _assignment(self.plan, vec)
+        try:
+            for vec in stream_solutions(om.m, om.built.x, enumeration_solver(), deadline=self._deadline):
+                yield _assignment(self.plan, vec)
+        except LimitReached:
+            self.complete = False
+            raise
 
     def close(self) -> None:
         if self._stream is not None and hasattr(self._stream, "close"):

@@ -31,6 +31,7 @@ from models.errors import expect_object, join
 from .check import CheckResult, Violation, check
 from .combat import Combat, LegalAssignments
 from .engines import get_engine
+from .limits import NEVER, LimitReached, deadline_of
 from .rules import SIDES, derive
 from .sba import after_step, apply_damage, creature_dies, damage_dealt, first_strike_step_happens
 
@@ -181,15 +182,18 @@ class WholeCombat:
         return LegalAssignments(self)
 
     # -- count -----------------------------------------------------------------------------------
-    def count(self, engine: str | None = None) -> int:
+    def count(self, engine: str | None = None, time_limit=None) -> int:
+        """The number of legal lines. ``time_limit`` (seconds): :class:`solver.limits.LimitReached` if the count
+        is not known by then."""
         engine = engine or self.engine
+        deadline = deadline_of(time_limit)
         total = 0
-        for key, multiplicity in self._first_step_effects(engine).items():
+        for key, multiplicity in self._first_step_effects(engine, deadline).items():
             state = self._state_from_effect(key)
-            total += multiplicity * self._regular_count(state, engine)
+            total += multiplicity * self._regular_count(state, engine, deadline)
         return total
 
-    def _first_step_effects(self, engine: str) -> Counter:
+    def _first_step_effects(self, engine: str, deadline=NEVER) -> Counter:
         """{effect key: number of first-strike assignments with that effect} (see :func:`_effect_key`)."""
         plan = self.first_step.plan
         eng = get_engine(engine)
@@ -199,7 +203,9 @@ class WholeCombat:
         for comp in plan.components:
             cols = plan.component_columns(comp)
             local: Counter = Counter()
-            for vec in eng.iterate(plan, comp):
+            for n, vec in enumerate(eng.iterate(plan, comp, deadline)):
+                if deadline and not n & 1023:
+                    deadline.check()
                 dealt: dict[str, int] = {}
                 touched: set[str] = set()
                 for (i, r), amount in zip(cols, vec):
@@ -210,6 +216,7 @@ class WholeCombat:
                 local[_effect_key(dealt, touched, caps)] += 1
             merged: Counter = Counter()
             for k1, n1 in folded.items():
+                deadline.check()
                 for k2, n2 in local.items():
                     merged[_merge_keys(k1, k2, caps)] += n1 * n2
             folded = merged
@@ -224,17 +231,23 @@ class WholeCombat:
         touched = {r for r, _, dt in key if dt}
         return canonical_state(apply_damage(self.scenario, totals, touched))
 
-    def _regular_count(self, state: Scenario, engine: str) -> int:
+    def _regular_count(self, state: Scenario, engine: str, deadline=NEVER) -> int:
         key = (state, engine)
         if key not in self._count_cache:
-            self._count_cache[key] = Combat(state, side="both", engine=engine).count()
+            deadline.check()
+            self._count_cache[key] = Combat(state, side="both", engine=engine).count(time_limit=deadline)
         return self._count_cache[key]
 
     # -- enumerate -------------------------------------------------------------------------------
-    def assignments(self, limit: int | None = None, engine: str | None = None) -> Iterator[CombatLine]:
-        """Every legal line exactly once, lazily: for each first-strike assignment, each regular one."""
+    def assignments(self, limit: int | None = None, engine: str | None = None,
+                    time_limit=None) -> Iterator[CombatLine]:
+        """Every legal line exactly once, lazily: for each first-strike assignment, each regular one.
+
+        ``time_limit`` (seconds, from the first ``next``): the lines found by then are yielded, then
+        :class:`solver.limits.LimitReached` is raised."""
         if limit is not None and limit <= 0:
             return
+        deadline = deadline_of(time_limit)
         engine = engine or self.engine
         kept: dict[Scenario, list[Assignment]] = {}
         too_big: set[Scenario] = set()
@@ -244,7 +257,7 @@ class WholeCombat:
             if state in kept:
                 yield from kept[state]
                 return
-            stream = Combat(state, side="both", engine=engine).assignments()
+            stream = Combat(state, side="both", engine=engine).assignments(time_limit=deadline)
             if state in too_big:
                 yield from stream
                 return
@@ -262,8 +275,10 @@ class WholeCombat:
                 budget[0] -= len(record)
 
         n = 0
-        for first in self.first_step.assignments(engine=engine):
+        for first in self.first_step.assignments(engine=engine, time_limit=deadline):
             for regular in regular_lines(canonical_state(self.state_after(first))):
+                if deadline and not n & 255:
+                    deadline.check()
                 yield CombatLine(first, regular)
                 n += 1
                 if limit is not None and n >= limit:
@@ -383,16 +398,25 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
     solver's canonical optimum (the search itself solves without the tie-break, then the chosen state is solved
     once more with it); D2 puts each blocker's damage on its last route (the smallest vector again).
 
-    ``time_limit`` (wall-clock seconds, the whole search): when it runs out, the best line whose every defender
-    reply was searched is returned with status ``feasible``. Other options go to each one-step solve.
+    ``time_limit`` (wall-clock seconds, the whole search, checked all along: listing the defender's replies,
+    each one-step solve gets the time left): when it runs out, the best line whose every defender reply was
+    searched is returned with status ``feasible``; when no line was searched completely, status ``unknown`` and
+    no line. Other options go to each one-step solve.
     """
     import time
     from fractions import Fraction
 
-    from .optimize import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, SolveResult, parse_objectives, score
+    from .optimize import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN, SolveResult, \
+        parse_objectives, score
     from .optimize import solve as solve_step
 
     start = time.perf_counter()
+    deadline = deadline_of(time_limit)
+
+    def left() -> dict:
+        """The time_limit option of a one-step solve: the time left (None: no limit)."""
+        rest = deadline.remaining()
+        return {} if rest is None else {"time_limit": max(rest, 1e-3)}
     scenario = whole.scenario
     objs = parse_objectives(objectives, scenario)
     engine = whole.engine
@@ -413,7 +437,11 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
         return tuple(assignment.amount(plan.sources[i].source, r) for i, r in plan.columns)
 
     by_outcome: dict[frozenset, tuple[tuple, Assignment]] = {}
-    for d in defending_first.assignments():
+    try:
+        defender_lines = list(defending_first.assignments(time_limit=deadline))
+    except LimitReached:
+        return SolveResult(STATUS_UNKNOWN, None, {}, None, (time.perf_counter() - start) * 1000, 0)
+    for d in defender_lines:
         killed = frozenset()
         if has_fs:
             totals, touched = damage_dealt(scenario, d)
@@ -432,7 +460,7 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
     def regular_best(state: Scenario):
         key = replace(state, attackers=tuple(replace(a, damage_marked=0) for a in state.attackers))
         if key not in memo:
-            result = solve_step(Combat(state, side="attacking", engine=engine), objs, **search_options)
+            result = solve_step(Combat(state, side="attacking", engine=engine), objs, **search_options, **left())
             stats["solves"] += 1
             if result.status != STATUS_OPTIMAL:
                 stats["status"] = STATUS_FEASIBLE if result.assignment is not None else result.status
@@ -441,11 +469,22 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
 
     best = None  # (oriented total, A1's vector, values, A1, D1, regular result)
     stopped = False
-    for a1 in attacking_first.assignments():
+    attacker_lines = attacking_first.assignments(time_limit=deadline)
+    while not stopped:
+        try:
+            a1 = next(attacker_lines)
+        except StopIteration:
+            break
+        except LimitReached:
+            stopped = True
+            break
         a1_vec = vector(attacking_first, a1)
         first_values = score(attacking_first, a1, objs) if has_fs else {}
         worst = None
         for d1 in replies:
+            if deadline.expired():  # this A1's replies were not all searched: it is not a result
+                stopped, worst = True, None
+                break
             first = Assignment({**a1.to_json(), **d1.to_json()})
             result = regular_best(whole.state_after(first))
             if result.assignment is None:
@@ -463,18 +502,19 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
                 break  # the defender already holds this A1 to no better than the best so far
         if worst is not None and (best is None or _beats(worst, best)):
             best = worst
-        if time_limit is not None and time.perf_counter() - start > time_limit:
+        if deadline.expired():
             stopped = True
-            break
+    attacker_lines.close()
 
     elapsed = (time.perf_counter() - start) * 1000
     if best is None:
-        return SolveResult(STATUS_INFEASIBLE, None, {}, None, elapsed, stats["solves"])
+        status = STATUS_UNKNOWN if stopped else STATUS_INFEASIBLE
+        return SolveResult(status, None, {}, None, elapsed, stats["solves"])
     _, _, values, a1, d1, result = best
     first = Assignment({**a1.to_json(), **d1.to_json()})
     state = whole.state_after(first)
-    if options.get("tie_break", True):
-        final = solve_step(Combat(state, side="attacking", engine=engine), objs, **options)
+    if options.get("tie_break", True) and not deadline.expired():
+        final = solve_step(Combat(state, side="attacking", engine=engine), objs, **options, **left())
         stats["solves"] += 1
         if final.assignment is not None and oriented({o.name: exact(final.objectives[o.name]) for o in objs}) == \
                 oriented({o.name: exact(result.objectives[o.name]) for o in objs}):

@@ -26,13 +26,16 @@ DEFAULT_ENGINE = "auto"  # per component: "direct" where it supports the compone
 
 
 class Engine(Protocol):
+    """``deadline`` (a :class:`solver.limits.Deadline`, or None): raise :class:`solver.limits.LimitReached` once
+    it has passed; ``iterate`` yields what it found before."""
+
     name: str
 
     def supports(self, plan: DamagePlan, component: Sequence[int]) -> bool: ...
 
-    def count(self, plan: DamagePlan, component: Sequence[int]) -> int: ...
+    def count(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> int: ...
 
-    def iterate(self, plan: DamagePlan, component: Sequence[int]) -> Iterator[tuple[int, ...]]: ...
+    def iterate(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Iterator[tuple[int, ...]]: ...
 
 
 _cache: dict[str, Engine] = {}
@@ -48,18 +51,18 @@ class AutoEngine:
 
     name = "auto"
 
-    def _pick(self, plan: DamagePlan, component: Sequence[int]) -> Engine:
+    def _pick(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Engine:
         direct = get_engine("direct")
-        return direct if direct.supports(plan, component) else get_engine("cpsat")
+        return direct if direct.supports(plan, component, deadline) else get_engine("cpsat")
 
     def supports(self, plan: DamagePlan, component: Sequence[int]) -> bool:
         return True
 
-    def count(self, plan: DamagePlan, component: Sequence[int]) -> int:
-        return get_engine("direct").count(plan, component)
+    def count(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> int:
+        return get_engine("direct").count(plan, component, deadline)
 
-    def iterate(self, plan: DamagePlan, component: Sequence[int]) -> Iterator[tuple[int, ...]]:
-        return self._pick(plan, component).iterate(plan, component)
+    def iterate(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Iterator[tuple[int, ...]]:
+        return self._pick(plan, component, deadline).iterate(plan, component, deadline)
 
 
 def get_engine(name: str = "auto") -> Engine:

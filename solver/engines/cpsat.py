@@ -21,6 +21,7 @@ from typing import Iterator, Sequence
 
 from ortools.sat.python import cp_model
 
+from ..limits import NEVER, Deadline, LimitReached
 from ..rules import DamagePlan
 
 
@@ -130,12 +131,17 @@ def enumeration_solver(deterministic_time: float | None = None) -> cp_model.CpSo
 
 
 class _Counter(cp_model.CpSolverSolutionCallback):
-    def __init__(self):
+    def __init__(self, deadline: Deadline = NEVER):
         super().__init__()
         self.n = 0
+        self.deadline = deadline
+        self.stopped = False
 
     def on_solution_callback(self):
         self.n += 1
+        if self.deadline and not self.n & 1023 and self.deadline.expired():
+            self.stopped = True
+            self.stop_search()
 
 
 _DONE = object()
@@ -178,17 +184,20 @@ class CpSatEngine:
     def supports(self, plan, component) -> bool:
         return True
 
-    def count(self, plan: DamagePlan, component: Sequence[int]) -> int:
+    def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
+        deadline = deadline or NEVER
         built = build_model(plan, component)
         solver = enumeration_solver()
-        cb = _Counter()
+        _limit(solver, deadline)
+        cb = _Counter(deadline)
         status = solver.solve(built.model, cb)
-        _expect_complete(solver, status)
+        _expect_complete(solver, status, deadline if cb.stopped or deadline else None)
         return cb.n
 
-    def iterate(self, plan: DamagePlan, component: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    def iterate(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
+                ) -> Iterator[tuple[int, ...]]:
         built = build_model(plan, component)
-        yield from stream_solutions(built.model, built.x)
+        yield from stream_solutions(built.model, built.x, deadline=deadline)
 
 
 def _drain(q: queue.Queue) -> None:
@@ -199,22 +208,38 @@ def _drain(q: queue.Queue) -> None:
         pass
 
 
-def _expect_complete(solver, status) -> None:
+def _limit(solver: cp_model.CpSolver, deadline: Deadline) -> None:
+    """Give the solver the time left before ``deadline`` (at least a millisecond)."""
+    left = deadline.remaining()
+    if left is not None:
+        solver.parameters.max_time_in_seconds = max(left, 1e-3)
+
+
+def _expect_complete(solver, status, deadline: Deadline | None = None) -> None:
     if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+        if deadline and status in (cp_model.FEASIBLE, cp_model.UNKNOWN):  # stopped at its time limit
+            raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
         raise RuntimeError(f"CP-SAT enumeration did not complete: {solver.status_name(status)}")
 
 
-def stream_solutions(model: cp_model.CpModel, xs, solver: cp_model.CpSolver | None = None
-                     ) -> Iterator[tuple[int, ...]]:
+def stream_solutions(model: cp_model.CpModel, xs, solver: cp_model.CpSolver | None = None,
+                     deadline: Deadline | None = None) -> Iterator[tuple[int, ...]]:
     """Every solution of ``model`` as a tuple of the values of ``xs``, streamed from a worker thread.
 
     ``solver`` defaults to :func:`enumeration_solver` (one worker, enumerate all). The model must have no
     objective (an objective makes CP-SAT stop after one solution). Closing the generator stops the search.
+    ``deadline``: the search gets the time left; the solutions found before it are yielded, then
+    :class:`~solver.limits.LimitReached` is raised if the search did not complete.
     """
     solver = solver or enumeration_solver()
+    deadline = deadline or NEVER
+    _limit(solver, deadline)
     if not xs:
-        if solver.solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        status = solver.solve(model)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             yield ()
+        elif status != cp_model.INFEASIBLE:
+            _expect_complete(solver, status, deadline)
         return
     q: queue.Queue = queue.Queue(maxsize=8)
     stop = threading.Event()
@@ -250,4 +275,4 @@ def stream_solutions(model: cp_model.CpModel, xs, solver: cp_model.CpSolver | No
         t.join()
     if "error" in outcome:
         raise outcome["error"]
-    _expect_complete(solver, outcome["status"])
+    _expect_complete(solver, outcome["status"], deadline)

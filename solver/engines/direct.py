@@ -52,6 +52,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
 
 FREE = -1
@@ -63,12 +64,18 @@ GLUE_SLICES = 32  # completions per prefix above which prefixes are glued by sli
 PRODUCT_CACHE_ROWS = 1 << 16  # rows of a product's tail kept in memory while streaming a product
 SUFFIX_CELLS = 1 << 22  # cells of the cached tables of completions of the last columns, per component
 STATE_LIMIT = 200_000  # frontier states (summed over columns) beyond which enumeration is left to CP-SAT
+WORK_LIMIT = 5 * STATE_LIMIT  # transitions examined (forward pass) beyond which enumeration is left to CP-SAT
+CELL_LIMIT = 1 << 23  # table cells (states x remainders) beyond which enumeration is left to CP-SAT
 
 
 class ComponentDP:
     """The counting programme of one component; also ranks, unranks and enumerates in lexicographic order."""
 
-    def __init__(self, plan: DamagePlan, component: Sequence[int], state_limit: int | None = None):
+    def __init__(self, plan: DamagePlan, component: Sequence[int], state_limit: int | None = None,
+                 deadline: Deadline | None = None):
+        """``state_limit``: raise :class:`_TooBig` as soon as the programme is seen to outgrow what enumeration
+        handles (frontier states, transitions or table cells; see :meth:`DirectEngine.supports`).
+        ``deadline``: raise :class:`~solver.limits.LimitReached` when it passes (checked all along)."""
         self.plan = plan
         self.component = tuple(component)
         cols = plan.component_columns(self.component)
@@ -131,8 +138,13 @@ class ComponentDP:
                     sig.setdefault(tuple(refs[k][bisect_left(refs[k], q):]), []).append(k)
             self._groups.append([g for g in sig.values() if len(g) > 1])
 
-        self._forward(state_limit)
-        self._backward()
+        deadline = deadline or NEVER
+        self._forward(state_limit, deadline)
+        if state_limit is not None:
+            cells = sum(len(self.states[p]) * (self.col_damage[p] + 1) for p in range(P))
+            if cells > CELL_LIMIT:
+                raise _TooBig(cells)
+        self._backward(deadline)
         self._np = None  # numpy tables for enumeration, built on demand
         self._suffix = None
 
@@ -156,7 +168,7 @@ class ComponentDP:
                     e[k] = FREE
         return tuple(e)
 
-    def _forward(self, state_limit):
+    def _forward(self, state_limit, deadline):
         P = self.P
         start = self._canon(0, [0] * len(self.resources))
         self.states: list[list[tuple]] = [[] for _ in range(P + 1)]
@@ -166,7 +178,7 @@ class ComponentDP:
         if start is not None:
             self.states[0].append(start)
             self.index[0][start] = 0
-        total = 1
+        total = work = 1
         for p in range(P):
             nxt_states, nxt_index = self.states[p + 1], self.index[p + 1]
 
@@ -181,7 +193,11 @@ class ComponentDP:
 
             D = self.col_damage[p]
             gate, r, dt = self.col_gate[p], self.col_res[p], self.col_dt[p]
-            for F in self.states[p]:
+            for n, F in enumerate(self.states[p]):
+                if not n & 255:
+                    deadline.check()
+                    if state_limit is not None and (total + len(nxt_states) > state_limit or work > WORK_LIMIT):
+                        raise _TooBig(total + len(nxt_states))
                 out0 = intern(self._canon(p + 1, list(F)))
                 e = list(F)
                 dead = False
@@ -201,6 +217,11 @@ class ComponentDP:
                     x = e[r]
                     c, R = x >> 1, x & 1
                     kk = 1 if dt else self.need[r] - c
+                    work += min(kk, D + 1)
+                    if kk > 4096:
+                        deadline.check()
+                        if state_limit is not None and work > WORK_LIMIT:
+                            raise _TooBig(total + len(nxt_states))
                     for v in range(1, min(kk, D + 1)):
                         e2 = list(e)
                         e2[r] = ((c + v) << 1) | R
@@ -213,8 +234,9 @@ class ComponentDP:
                 raise _TooBig(total)
         self.n_states = total
 
-    def _backward(self):
+    def _backward(self, deadline):
         P = self.P
+        check = deadline.check if deadline else None
         g: list[list[list[int]]] = [[] for _ in range(P + 1)]
         g[P] = [[1] for _ in self.states[P]]  # at most one state: everything closed
         for p in range(P - 1, -1, -1):
@@ -225,7 +247,9 @@ class ComponentDP:
                 # v = rem: the source's last route takes what is left (510.1a)
                 at = self.col_damage[p + 1] if p + 1 < P else 0
                 scal = [v[at] for v in nxt]
-                for kk, o0, mids, sat in self.trans[p]:
+                for n, (kk, o0, mids, sat) in enumerate(self.trans[p]):
+                    if check and not n & 63:
+                        check()
                     row = [0] * (D + 1)
                     for v in range(D + 1):
                         o = o0 if v == 0 else (mids[v - 1] if v < kk else sat)
@@ -234,7 +258,9 @@ class ComponentDP:
                     rows.append(row)
             elif self.col_first[p]:
                 # a source's first column is only ever reached with all its damage left
-                for kk, o0, mids, sat in self.trans[p]:
+                for n, (kk, o0, mids, sat) in enumerate(self.trans[p]):
+                    if check and not n & 63:
+                        check()
                     total = nxt[o0][D] if o0 >= 0 else 0
                     for v, o in enumerate(mids, 1):
                         if o >= 0:
@@ -249,12 +275,16 @@ class ComponentDP:
                 for kk, o0, mids, sat in self.trans[p]:
                     row = list(nxt[o0]) if o0 >= 0 else list(zero)
                     for v, o in enumerate(mids, 1):
+                        if check and not v & 15:
+                            check()
                         if o >= 0:
                             row[v:] = map(add, row[v:], nxt[o][:D + 1 - v])
                     if sat >= 0 and kk <= D:
                         ps = list(accumulate(nxt[sat]))
                         row[kk:] = map(add, row[kk:], ps[:D + 1 - kk])
                     rows.append(row)
+                    if check:
+                        check()
             g[p] = rows
         self.g = g
         self.total = g[0][0][self.col_damage[0]] if self.P and self.states[0] else (1 if not self.P else 0)
@@ -458,9 +488,10 @@ class ComponentDP:
         self._suffix = (s, table, off, ln)
         return self._suffix
 
-    def blocks(self, rows: int = BLOCK_ROWS, dtype=None) -> Iterator[np.ndarray]:
+    def blocks(self, rows: int = BLOCK_ROWS, dtype=None, deadline: Deadline | None = None) -> Iterator[np.ndarray]:
         """Every legal vector exactly once, in lexicographic order, as int matrices of at most ``rows`` rows
-        (exactly ``rows`` except at the ends of chunks)."""
+        (exactly ``rows`` except at the ends of chunks). ``deadline``: checked between blocks (LimitReached)."""
+        deadline = deadline or NEVER
         if self.total == 0:
             return
         dtype = np.dtype(dtype or dtype_for(max(self.col_damage, default=0)))
@@ -474,6 +505,7 @@ class ComponentDP:
         stack = [(0, np.zeros((1, P), dtype=dtype), np.zeros(1, dtype=np.int64),
                   np.full(1, self.col_damage[0], dtype=np.int64))]
         while stack:
+            deadline.check()
             p, mat, js, rems = stack.pop()
             if p < s:
                 width = 1 if self.col_last[p] else self.col_damage[p] + 1
@@ -491,9 +523,13 @@ class ComponentDP:
             begins = ends - lengths
             total = int(ends[-1]) if len(ends) else 0
             if total >= GLUE_SLICES * len(js):  # long runs: plain slice copies
-                yield from self._glue_slices(mat, s, starts, lengths, table, rows, dtype)
+                for block in self._glue_slices(mat, s, starts, lengths, table, rows, dtype):
+                    yield block
+                    deadline.check()
                 continue
             for a in range(0, total, rows):
+                if a:
+                    deadline.check()
                 b = min(total, a + rows)
                 at = np.arange(a, b)
                 who = np.searchsorted(ends, at, side="right")
@@ -617,14 +653,16 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
 # ---------------------------------------------------------------------------------------------
 
 def plan_blocks(plan: DamagePlan, rows: int = BLOCK_ROWS, dtype=None,
-                cache_rows: int = PRODUCT_CACHE_ROWS) -> Iterator[np.ndarray]:
+                cache_rows: int = PRODUCT_CACHE_ROWS, deadline: Deadline | None = None) -> Iterator[np.ndarray]:
     """Every legal assignment of the plan as rows over ``plan.columns``, in the canonical order (the product of
     the components' lexicographic orders, first component slowest), in blocks of at most ``rows`` rows.
 
     Memory stays flat: the last components are materialised only while their product has at most
     ``cache_rows`` rows; otherwise they are generated again for every row of the components before them.
+    ``deadline``: :class:`~solver.limits.LimitReached` once it passes (while building or between blocks).
     """
-    dps = [component_dp(plan, c) for c in plan.components]
+    deadline = deadline or NEVER
+    dps = [component_dp(plan, c, deadline) for c in plan.components]
     dtype = np.dtype(dtype or dtype_for(max((s.damage for s in plan.sources), default=0)))
     cols = [c for dp in dps for c in dp.columns]
     where = {c: k for k, c in enumerate(cols)}
@@ -632,6 +670,7 @@ def plan_blocks(plan: DamagePlan, rows: int = BLOCK_ROWS, dtype=None,
     identity = bool(np.array_equal(order, np.arange(len(cols))))
     for block in _product(dps, max(1, int(rows)), dtype, cache_rows):
         yield block if identity else block[:, order]
+        deadline.check()
 
 
 def _product(dps, rows, dtype, cache_rows) -> Iterator[np.ndarray]:
@@ -674,13 +713,13 @@ def _product(dps, rows, dtype, cache_rows) -> Iterator[np.ndarray]:
 # The engine
 # ---------------------------------------------------------------------------------------------
 
-def component_dp(plan: DamagePlan, component: Sequence[int]) -> ComponentDP:
-    """The (cached) programme of one component of a plan."""
+def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP:
+    """The (cached) programme of one component of a plan (``deadline``: LimitReached while building it)."""
     cache = plan.__dict__.setdefault("_direct_dp", {})
     key = tuple(component)
     dp = cache.get(key)
     if dp is None:
-        dp = cache[key] = ComponentDP(plan, key)
+        dp = cache[key] = ComponentDP(plan, key, deadline=deadline)
     return dp
 
 
@@ -689,28 +728,31 @@ class DirectEngine:
 
     name = "direct"
 
-    def supports(self, plan: DamagePlan, component: Sequence[int]) -> bool:
-        """Counting is always supported; this answers for enumeration (frontier small enough)."""
+    def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
+        """Counting is always supported; this answers for enumeration: the programme is built (and kept) if it
+        stays within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells."""
         cache = plan.__dict__.setdefault("_direct_dp", {})
         key = tuple(component)
         if key in cache:
             return True
         try:
-            cache[key] = ComponentDP(plan, key, state_limit=STATE_LIMIT)
+            cache[key] = ComponentDP(plan, key, state_limit=STATE_LIMIT, deadline=deadline)
         except _TooBig:
             return False
         return True
 
-    def count(self, plan: DamagePlan, component: Sequence[int]) -> int:
+    def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
         n = closed_form_count(plan, component)
         if n is not None:
             return n
-        return component_dp(plan, component).count()
+        return component_dp(plan, component, deadline).count()
 
-    def iterate(self, plan: DamagePlan, component: Sequence[int]) -> Iterator[tuple[int, ...]]:
-        for block in component_dp(plan, component).blocks():
+    def iterate(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
+                ) -> Iterator[tuple[int, ...]]:
+        for block in component_dp(plan, component, deadline).blocks(deadline=deadline):
             yield from map(tuple, block.tolist())
 
-    def blocks(self, plan: DamagePlan, component: Sequence[int], rows: int = BLOCK_ROWS, dtype=None):
+    def blocks(self, plan: DamagePlan, component: Sequence[int], rows: int = BLOCK_ROWS, dtype=None,
+               deadline: Deadline | None = None):
         """The component's legal vectors in lexicographic order, as numpy blocks."""
-        return component_dp(plan, component).blocks(rows, dtype)
+        return component_dp(plan, component, deadline).blocks(rows, dtype, deadline)
