@@ -11,7 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import brute_combat
@@ -20,7 +20,8 @@ from boards import canon
 from models import FormatError, load_scenario
 from solver import Combat, open_combat
 from solver.sba import after_step, first_strike_step_happens
-from solver.whole import CombatLine, WholeCombat, load_line
+from solver.engines import get_engine
+from solver.whole import CombatLine, WholeCombat, _caps, _effect_counts, _listed_effects, load_line
 
 ROOT = Path(__file__).resolve().parents[1]
 OPP = [{"id": "opp", "life": 20}]
@@ -353,6 +354,41 @@ def test_count_and_lines_match_brute_force(doc):
     assert WholeCombat(doc, engine="cpsat").count() == len(expected)  # the reference engine agrees
     if expected:
         assert combat.check(expected[-1]).legal
+
+
+@settings(max_examples=strategies.examples(80))
+@given(combats(max_total_power=9, max_work=2000), st.data())
+def test_first_step_effects_counted_without_listing_match_the_listing(doc, data):
+    # 510.4 / 704.5: the first step's assignments grouped by what they change for the regular step, counted by
+    # the forward programme (gates 702.19b/c, deathtouch 702.2c) and by listing every assignment with CP-SAT
+    for a in doc["attackers"]:  # more double strikers: more first-step damage
+        if data.draw(st.booleans()):
+            a["keywords"] = [*a.get("keywords", []), "double_strike"]
+    whole = WholeCombat(doc)
+    plan = whole.first_step.plan
+    caps = _caps(whole.scenario)
+    deathtouch = [bool(getattr(whole.scenario[s.source], "deathtouch", False)) for s in plan.sources]
+    for comp in plan.components:
+        assert _effect_counts(plan, comp, caps, deathtouch) == \
+            _listed_effects(plan, comp, get_engine("cpsat"), caps, deathtouch)
+    assert whole.count() == WholeCombat(doc, engine="cpsat").count()
+
+
+def test_double_strikers_on_a_big_board_are_counted_without_listing_the_first_step():
+    # 3 double-strike tramplers of power 10 against three shared 6-toughness blockers: 4 990 790 first-strike
+    # assignments; they lead to 127 distinct states, which the forward count finds without listing them
+    doc = board([{"id": f"a{i}", "power": 10, "toughness": 10, "keywords": ["trample", "double_strike"],
+                  "attacking": "opp", "blocked_by": ["b0", "b1", "b2"]} for i in range(3)],
+                [{"id": f"b{j}", "power": 2, "toughness": 6} for j in range(3)])
+    whole = WholeCombat(doc)
+    assert whole.first_step.count() == 4_990_790
+    effects = whole._first_step_effects("auto")
+    assert sum(effects.values()) == 4_990_790 and len(effects) == 127
+    assert whole.count() == 92_412_840_488
+    # the forward count gives up (the component is then listed) when its states outgrow the limit
+    plan = whole.first_step.plan
+    deathtouch = [False] * len(plan.sources)
+    assert _effect_counts(plan, plan.components[0], _caps(whole.scenario), deathtouch, limit=10) is None
 
 
 @st.composite
