@@ -4,6 +4,7 @@ from .assignment import Assignment, load_assignment
 from .errors import FormatError
 from .scenario import (
     KEYWORDS,
+    MAX_NUMBER,
     Attacker,
     Battle,
     Blocker,
@@ -17,6 +18,6 @@ from .scenario import (
 )
 
 __all__ = [
-    "Assignment", "load_assignment", "FormatError", "KEYWORDS", "Attacker", "Battle", "Blocker", "Creature",
+    "Assignment", "load_assignment", "FormatError", "KEYWORDS", "MAX_NUMBER", "Attacker", "Battle", "Blocker", "Creature",
     "Planeswalker", "Player", "Scenario", "dump_scenario", "load_scenario", "parse_json_text",
 ]

@@ -6,6 +6,7 @@ Nothing here knows how damage is assigned; ``solver.rules`` reads these objects 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
@@ -31,6 +32,10 @@ KEYWORDS = (
     "haste",
 )
 RULES_VARIANTS = ("current", "legacy")
+#: Every number of a scenario (power, toughness, damage_marked, life, loyalty, defense, value) lies between
+#: -MAX_NUMBER and MAX_NUMBER: the counting programme's tables grow with power, and CP-SAT takes 64-bit
+#: integers only. Anything beyond is bad input (README, "The scenario").
+MAX_NUMBER = 1_000_000
 STEPS = ("regular", "first_strike", "combat")
 
 
@@ -189,12 +194,98 @@ _BLOCKER = _CREATURE | {"value"}
 
 def parse_json_text(text: str, path: str = "") -> object:
     """``json.loads`` with a one-line :class:`FormatError` for text that is not JSON."""
+    if not text.strip():
+        raise FormatError(path, "not JSON: the input is empty")
+    duplicates = _DuplicateKeys()
+    finite = _Finite()
     try:
-        return json.loads(text)
+        data = json.loads(text, object_pairs_hook=duplicates, parse_int=_parse_int, parse_float=finite.number,
+                          parse_constant=finite.constant)
     except json.JSONDecodeError as err:
         raise FormatError(path, f"not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
     except RecursionError:
         raise FormatError(path, "not JSON: nested too deeply") from None
+    except _TooManyDigits as err:
+        raise FormatError(path, f"not JSON: a number with {err.args[0]} digits (at most {_MAX_DIGITS})") from None
+    if not finite.ok:  # NaN, Infinity, 1e309: Python reads them, but they are not JSON numbers
+        where = _path_of(data, None, match=lambda v: isinstance(v, float) and not math.isfinite(v))
+        message = f"{finite.ok_not} is not a JSON number (JSON numbers are finite)"
+        raise FormatError(path, f"{where}: {message}" if where else message) if path else FormatError(where, message)
+    if duplicates.found is not None:
+        obj, key = duplicates.found
+        where = join(_path_of(data, obj), key)
+        message = "duplicate key (a JSON object takes each key once)"
+        raise FormatError(path, f"{where}: {message}") if path else FormatError(where, message)
+    return data
+
+
+_MAX_DIGITS = 4000  # below Python's int-from-text limit (4300), whose error would not name the place
+
+
+class _TooManyDigits(ValueError):
+    pass
+
+
+def _parse_int(text: str) -> int:
+    if len(text) > _MAX_DIGITS:
+        raise _TooManyDigits(len(text.lstrip("-")))
+    return int(text)
+
+
+class _Finite:
+    """``parse_float`` / ``parse_constant`` hooks that note the first number which is not finite."""
+
+    def __init__(self):
+        self.ok = True
+        self.ok_not = ""
+
+    def _note(self, text: str) -> None:
+        if self.ok:
+            self.ok, self.ok_not = False, text if len(text) <= 30 else text[:27] + "..."
+
+    def number(self, text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            self._note(text)
+        return value
+
+    def constant(self, text: str) -> float:
+        self._note(text)
+        return float(text)
+
+
+class _DuplicateKeys:
+    """``object_pairs_hook`` that builds dicts as ``json.loads`` does and remembers the first repeated key
+    (a repeated key would otherwise silently keep its last value: ``{"power": 3, "power": 5}`` is 5)."""
+
+    def __init__(self):
+        self.found = None
+
+    def __call__(self, pairs):
+        obj = dict(pairs)
+        if len(obj) != len(pairs) and self.found is None:
+            seen = set()
+            for key, _ in pairs:
+                if key in seen:
+                    self.found = (obj, key)
+                    break
+                seen.add(key)
+        return obj
+
+
+def _path_of(root, target, match=None) -> str:
+    """The JSON path of the object ``target`` (by identity; or the first value that ``match`` accepts) inside
+    ``root``, in document order; walked without recursion."""
+    stack = [(root, "")]
+    while stack:
+        node, where = stack.pop()
+        if node is target if match is None else match(node):
+            return where
+        if isinstance(node, dict):
+            stack.extend(reversed([(v, join(where, k)) for k, v in node.items()]))
+        elif isinstance(node, list):
+            stack.extend(reversed([(v, join(where, i)) for i, v in enumerate(node)]))
+    return ""
 
 
 def load_scenario(data, path: str = "") -> Scenario:
@@ -264,7 +355,7 @@ def _each(obj: dict, key: str, path: str, loader) -> Iterable:
 def _load_player(data, path) -> Player:
     obj = expect_object(data, path)
     reject_unknown(obj, _PLAYER, path)
-    return Player(id=_id(obj, path), life=expect_int(obj.get("life", 20), join(path, "life")))
+    return Player(id=_id(obj, path), life=_int(obj.get("life", 20), join(path, "life"), signed=True))
 
 
 def _load_planeswalker(data, path) -> Planeswalker:
@@ -273,9 +364,9 @@ def _load_planeswalker(data, path) -> Planeswalker:
     return Planeswalker(
         id=_id(obj, path),
         controller=expect_str(_required(obj, "controller", path), join(path, "controller")),
-        loyalty=expect_int(_required(obj, "loyalty", path), join(path, "loyalty"), minimum=0),
+        loyalty=_int(_required(obj, "loyalty", path), join(path, "loyalty")),
         in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
-        value=expect_number(obj.get("value", 1), join(path, "value")),
+        value=expect_number(obj.get("value", 1), join(path, "value"), bound=MAX_NUMBER),
     )
 
 
@@ -285,7 +376,7 @@ def _load_battle(data, path) -> Battle:
     return Battle(
         id=_id(obj, path),
         protector=expect_str(_required(obj, "protector", path), join(path, "protector")),
-        defense=expect_int(_required(obj, "defense", path), join(path, "defense"), minimum=0),
+        defense=_int(_required(obj, "defense", path), join(path, "defense")),
         in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
     )
 
@@ -303,10 +394,10 @@ def _creature_fields(obj, path) -> dict:
             kws.append(kw)
     return dict(
         id=_id(obj, path),
-        power=expect_int(_required(obj, "power", path), join(path, "power")),
-        toughness=expect_int(_required(obj, "toughness", path), join(path, "toughness"), minimum=0),
+        power=_int(_required(obj, "power", path), join(path, "power"), signed=True),
+        toughness=_int(_required(obj, "toughness", path), join(path, "toughness")),
         keywords=tuple(kws),
-        damage_marked=expect_int(obj.get("damage_marked", 0), join(path, "damage_marked"), minimum=0),
+        damage_marked=_int(obj.get("damage_marked", 0), join(path, "damage_marked")),
         in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
     )
 
@@ -334,7 +425,13 @@ def _load_attacker(data, path) -> Attacker:
 def _load_blocker(data, path) -> Blocker:
     obj = expect_object(data, path)
     reject_unknown(obj, _BLOCKER, path)
-    return Blocker(**_creature_fields(obj, path), value=expect_number(obj.get("value", 1), join(path, "value")))
+    return Blocker(**_creature_fields(obj, path),
+                   value=expect_number(obj.get("value", 1), join(path, "value"), bound=MAX_NUMBER))
+
+
+def _int(value, path: str, signed: bool = False) -> int:
+    """An integer of at most MAX_NUMBER; not negative unless ``signed`` (power and life may be)."""
+    return expect_int(value, path, minimum=-MAX_NUMBER if signed else 0, maximum=MAX_NUMBER)
 
 
 def _id(obj, path) -> str:
