@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from typing import Callable, Iterator
 
@@ -37,19 +38,31 @@ class _Parser(argparse.ArgumentParser):
 # ---------------------------------------------------------------------------------------------
 
 def read_text(path: str, what: str = "FILE") -> str:
-    if path == "-":
-        return sys.stdin.read()
+    """The text of a file, or of standard input for ``-``: UTF-8 (a leading byte order mark is skipped)."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        if path == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:  # a text stream put in place of standard input (tests, embedding)
+                return sys.stdin.read().removeprefix("\ufeff")
+            data = stream.read()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
     except FileNotFoundError:
         raise FormatError(path, "no such file") from None
     except IsADirectoryError:
         raise FormatError(path, "is a directory, expected a JSON file") from None
-    except UnicodeDecodeError:
-        raise FormatError(path, "not UTF-8 text") from None
     except OSError as err:
-        raise FormatError(path, f"cannot read: {err.strerror}") from None
+        raise FormatError(label(path), f"cannot read: {err.strerror}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise FormatError(label(path), f"not UTF-8 text (byte {err.start + 1} is 0x{data[err.start]:02x})") from None
+
+
+def label(path: str) -> str:
+    """How an error names an input file: its path, or "standard input" for ``-``."""
+    return "standard input" if path == "-" else path
 
 
 def is_batch(path: str) -> bool:
@@ -58,18 +71,25 @@ def is_batch(path: str) -> bool:
 
 def unwrap_scenario(obj):
     """Accept a perft line ``{"name", "scenario": {...}, ...}`` where a scenario is expected."""
-    if isinstance(obj, dict) and "scenario" in obj and "attackers" not in obj:
+    if _wrapped(obj):
         return obj["scenario"]
     return obj
+
+
+def _wrapped(obj) -> bool:
+    return isinstance(obj, dict) and "scenario" in obj and "attackers" not in obj
 
 
 def iter_documents(path: str) -> Iterator[tuple[str, object]]:
     """(location prefix, decoded JSON) for one document, or for each non-blank line of a .jsonl file."""
     text = read_text(path)
     if not is_batch(path):
-        yield "", parse_json_text(text)
+        yield "", parse_json_text(text, label(path))
         return
-    for n, line in enumerate(text.splitlines(), 1):
+    # Lines end at "\n" only: str.splitlines() would also cut at U+2028, form feeds and other characters that
+    # JSON strings may hold raw, and the result lines would no longer match the input lines.
+    for n, line in enumerate(text.split("\n"), 1):
+        line = line.removesuffix("\r")
         if line.strip():
             where = f"line {n}"
             try:
@@ -123,7 +143,10 @@ def _limit_line(where: str, err: LimitReached) -> None:
 
 
 def scenario_from(doc, path=""):
-    return load_scenario(unwrap_scenario(doc), path)
+    """The scenario of a document: the document itself, or the ``scenario`` field of a perft-style line."""
+    if _wrapped(doc):
+        return load_scenario(doc["scenario"], f"{path}.scenario" if path else "scenario")
+    return load_scenario(doc, path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,6 +172,11 @@ def cmd_count(args) -> int:
 
 
 def cmd_enumerate(args) -> int:
+    for option, value in (("--output", getattr(args, "output", None)), ("--columns", getattr(args, "columns", None))):
+        if value is not None and not value.strip():
+            raise FormatError(option, "expected a file name")
+    if getattr(args, "columns", None) is not None and getattr(args, "format", "jsonl") != "npy":
+        raise FormatError("--columns", "only with --format npy (the jsonl lines name their own columns)")
     if getattr(args, "format", "jsonl") == "npy":
         from .cli_scale import enumerate_npy
 
@@ -206,9 +234,15 @@ def _progress(args, doc):
 
 
 def _assignment_docs(path: str):
-    if path.lstrip().startswith("{"):
+    """ASSIGNMENT: inline JSON (an object, or any other JSON text that is not a file's name), ``-`` or a file."""
+    if path.lstrip().startswith("{") or (path != "-" and not os.path.exists(path) and _looks_like_json(path)):
         return [("", parse_json_text(path, "ASSIGNMENT"))]
     return list(iter_documents(path))
+
+
+def _looks_like_json(text: str) -> bool:
+    text = text.strip()
+    return text[:1] in ('[', '"') or text in ("null", "true", "false") or text.lstrip("-")[:1].isdigit()
 
 
 def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple[dict, int]]) -> int:
@@ -217,12 +251,15 @@ def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple
     With a ``.jsonl`` scenario file, ASSIGNMENT is a ``.jsonl`` file of as many lines, or one assignment applied
     to every scenario.
     """
+    if path == "-" and assignment == "-":
+        raise FormatError("ASSIGNMENT", "FILE and ASSIGNMENT cannot both be read from standard input")
     scen = list(iter_documents(path))
     asg = _assignment_docs(assignment)
     if is_batch(path) and len(asg) == 1 and not is_batch(assignment):
         asg = asg * len(scen)
     if len(scen) != len(asg):
-        raise FormatError(assignment, f"has {len(asg)} assignments for {len(scen)} scenarios")
+        raise FormatError(label(assignment), f"has {_plural(len(asg), 'assignment')} for "
+                                             f"{_plural(len(scen), 'scenario')}")
     worst = EXIT_OK
     for (where, doc), (awhere, adoc) in zip(scen, asg):
         try:
@@ -261,13 +298,22 @@ def cmd_check(args) -> int:
 # The parser
 # ---------------------------------------------------------------------------------------------
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def shown(text: str) -> str:
+    """A command-line value quoted for a one-line error message, cut short when long."""
+    return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
+
+
 def positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
     if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative number, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a non-negative number, got {shown(text)}")
     return value
 
 
@@ -275,9 +321,9 @@ def seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected seconds, got {shown(text)}") from None
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {shown(text)}")
     return value
 
 
@@ -285,7 +331,15 @@ def add_step_options(p: argparse.ArgumentParser) -> None:
     """--side and --engine, shared by the commands that read a combat scenario."""
     p.add_argument("--side", choices=["attacking", "defending", "both"], default="attacking",
                    help="whose damage assignment: the attacking player's (default), the defending player's, or both")
-    p.add_argument("--engine", default="auto", help="auto (default), cpsat, or another registered engine")
+    p.add_argument("--engine", default="auto", choices=engine_choices(), metavar="ENGINE",
+                   help=f"{', '.join(engine_choices())} (default auto)")
+
+
+def engine_choices() -> list[str]:
+    """The registered engine names (solver.engines imports no engine until one is used)."""
+    from .engines import engine_names
+
+    return engine_names()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -335,7 +389,9 @@ def main(argv=None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # a failing write (a full disk) is reported here, not by the interpreter at exit
+        return code
     except UsageError as err:
         print(str(err), file=sys.stderr)
         return EXIT_BAD
@@ -345,14 +401,29 @@ def main(argv=None) -> int:
     except LimitReached as err:  # a limited command that has no partial answer to give
         print(f"trample: {err}; the result is incomplete", file=sys.stderr)
         return EXIT_NO
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader left (`trample enumerate ... | head -1`): not an error
+        _drop_stdout()
+        return EXIT_OK
+    except OSError as err:  # e.g. the output cannot be written (a full disk): one line, no traceback
         try:
-            sys.stdout = None  # silence the flush at exit
-        finally:
-            return EXIT_OK
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            _drop_stdout()
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"trample: {where}{err.strerror or err}", file=sys.stderr)
+        return EXIT_BAD
     except KeyboardInterrupt:
         print("trample: interrupted", file=sys.stderr)
         return 130
+
+
+def _drop_stdout() -> None:
+    """Point standard output at the null device, so that the flush at exit cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        sys.stdout = None
 
 
 if __name__ == "__main__":

@@ -25,7 +25,9 @@ def _whole(text, what: str, *, allow_none: bool = False) -> int | None:
     try:
         value = int(str(text), 10)
     except ValueError:
-        raise FormatError(what, f"expected a whole number, got {text!r}") from None
+        from .cli import shown
+
+        raise FormatError(what, f"expected a whole number, got {shown(str(text))}") from None
     if value < 0:
         raise FormatError(what, f"must not be negative, got {value}")
     return value
@@ -106,13 +108,13 @@ def cmd_discover(args) -> int:
 def cmd_gnome(args) -> int:
     from models import parse_json_text
 
-    from .cli import emit, read_text, scenario_from
+    from .cli import emit, label, read_text, scenario_from
     from .library import gnome_outcomes
 
     if args.combat == "-" and args.library == "-":
         raise FormatError("LIBRARY", "COMBAT and LIBRARY cannot both be read from standard input")
-    scenario = scenario_from(parse_json_text(read_text(args.combat), args.combat))
-    state, _ = _state(parse_json_text(read_text(args.library), args.library))
+    scenario = scenario_from(parse_json_text(read_text(args.combat), label(args.combat)))
+    state, _ = _state(parse_json_text(read_text(args.library), label(args.library)))
     report = gnome_outcomes(scenario, state, args.gnome, criterion=args.criterion, library_order=args.order,
                             engine=args.engine)
     emit(report.to_json())
@@ -166,5 +168,8 @@ def add_commands(subparsers) -> None:
                         "kills (then X, then mana value), x (then kills)")
     p.add_argument("--order", choices=["unknown", "known"], default="unknown",
                    help="score with a uniformly shuffled library (default) or the order given")
-    p.add_argument("--engine", default="auto", help="combat engine (auto, cpsat, ...)")
+    from .cli import engine_choices
+
+    p.add_argument("--engine", default="auto", choices=engine_choices(), metavar="ENGINE",
+                   help=f"combat engine: {', '.join(engine_choices())} (default auto)")
     p.set_defaults(func=cmd_gnome)

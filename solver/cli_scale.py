@@ -64,10 +64,12 @@ def _time_limit_option(p) -> None:
 def _seed(text: str) -> int:
     import argparse
 
+    from .cli import shown
+
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
 
 
 def _step_combat(doc, args, what: str):
