@@ -106,6 +106,8 @@ def _pick_gnome(scenario: Scenario, gnome_id: str | None) -> str:
         return gnome_id
     if len(ids) == 1:
         return ids[0]
+    if not ids:
+        raise FormatError("attackers", "no attacker: the Scalesoul Gnome must be attacking")
     named = [i for i in ids if "gnome" in i.lower()]
     if len(named) == 1:
         return named[0]
