@@ -11,6 +11,7 @@ import json
 import sys
 
 from models import FormatError, load_scenario
+from models.errors import expect_str
 
 EXIT_OK, EXIT_BAD = 0, 2
 
@@ -25,10 +26,12 @@ def _positive(text: str) -> int:
 
 
 def _seed(text: str) -> int:
+    from .cli import shown
+
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
 
 
 def _players(args) -> list[str]:
@@ -105,6 +108,7 @@ def cmd_arena(args) -> int:
             sys.stdout.write(json.dumps(lv.to_json(), separators=(",", ":")) + "\n")
         return EXIT_OK
     parse_objectives(args.objective)  # bad objective names are bad input, before any work
+    _check_outputs(args)
     items: list[dict] = []
     described: dict = {"files": list(args.suite), "level": None}
     for path in args.suite:
@@ -116,6 +120,8 @@ def cmd_arena(args) -> int:
         described.update(level=level, n=args.n)
     if args.limit is not None:
         items = items[: args.limit]
+    if not items:
+        raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
     if args.backend != "dask" and args.scheduler:
         raise FormatError("--scheduler", "only with --backend dask")
     specs = _players(args)
@@ -129,6 +135,32 @@ def cmd_arena(args) -> int:
                 raise FormatError("--scheduler", f"cannot reach {args.scheduler}: {err}") from None
             raise
     return _output(results, args, _format(args))
+
+
+#: File types matplotlib writes without extra packages; --report must name one (else matplotlib raises, or
+#: silently appends ".png" to a name without an extension).
+REPORT_TYPES = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
+
+
+def _check_outputs(args) -> None:
+    """--out and --report name files that can be written: bad input before any board is played."""
+    import os
+
+    for option, path in (("--out", args.out), ("--report", args.report)):
+        if path is None:
+            continue
+        if not path.strip():
+            raise FormatError(option, "expected a file name")
+        if os.path.isdir(path):
+            raise FormatError(path, "is a directory, expected a file name")
+        folder = os.path.dirname(path) or "."
+        if not os.path.isdir(folder):
+            raise FormatError(path, f"cannot write: no such directory {folder}")
+    if args.report is not None:
+        ext = os.path.splitext(args.report)[1].lower().lstrip(".")
+        if ext not in REPORT_TYPES:
+            raise FormatError("--report", f"expected a file name ending in .png (or {', '.join('.' + t for t in REPORT_TYPES[1:])}), "
+                                          f"got {json.dumps(args.report, ensure_ascii=False)}")
 
 
 def _output(results: dict, args, fmt: str | None) -> int:
@@ -145,6 +177,8 @@ def _output(results: dict, args, fmt: str | None) -> int:
             report.write_png(results, args.report)
         except OSError as err:
             raise FormatError(args.report, f"cannot write: {err.strerror}") from None
+        except ValueError as err:  # a file type this matplotlib cannot write
+            raise FormatError("--report", str(err).splitlines()[0]) from None
     if fmt == "table":
         report.print_leaderboard(results)
     elif fmt == "json":
@@ -164,6 +198,7 @@ def cmd_score(args) -> int:
     from .cli import emit, iter_documents, prefixed
 
     parse_objectives(args.objective)
+    _check_outputs(args)
     fmt = args.format or "lines"
     boards, names, worst = [], [], EXIT_OK
     for where, doc in iter_documents(args.file):
@@ -180,6 +215,7 @@ def cmd_score(args) -> int:
             player = doc.get("player", "recorded")
             if not isinstance(player, str) or not player:
                 raise FormatError("player", "expected a non-empty string")
+            expect_str(player, "player")  # no lone surrogate: the name is printed in the leaderboard table
             ref = reference(scenario, objectives)
         except FormatError as err:
             if not where:

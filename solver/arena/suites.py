@@ -209,7 +209,7 @@ def load_suite(path, text: str | None = None) -> list[dict]:
         text = read_text(path)
     stem = Path(path).stem if path != "-" else "stdin"
     items = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): JSON strings may hold U+2028 raw
         if not line.strip():
             continue
         where = f"{path}: line {n}"
