@@ -177,6 +177,8 @@ def cmd_enumerate(args) -> int:
             raise FormatError(option, "expected a file name")
     if getattr(args, "columns", None) is not None and getattr(args, "format", "jsonl") != "npy":
         raise FormatError("--columns", "only with --format npy (the jsonl lines name their own columns)")
+    distinct_files([args.file], [("--output", getattr(args, "output", None)),
+                                 ("--columns", getattr(args, "columns", None))])
     if getattr(args, "format", "jsonl") == "npy":
         from .cli_scale import enumerate_npy
 
@@ -263,9 +265,10 @@ def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple
     worst = EXIT_OK
     for (where, doc), (awhere, adoc) in zip(scen, asg):
         try:
-            for d in (doc, adoc):
-                if isinstance(d, FormatError):
-                    raise d
+            if isinstance(doc, FormatError):
+                raise doc
+            if isinstance(adoc, FormatError):  # a line of the assignment file: name that file and its line
+                raise prefixed(f"{label(assignment)}: {awhere}" if awhere and where else awhere, adoc)
             result, code = one(doc, adoc)
         except FormatError as err:
             if not where and not awhere:
@@ -297,6 +300,22 @@ def cmd_check(args) -> int:
 # ---------------------------------------------------------------------------------------------
 # The parser
 # ---------------------------------------------------------------------------------------------
+
+def distinct_files(inputs, outputs) -> None:
+    """Refuse an output file that is an input file or another output (``enumerate s.json -o s.json`` emptied the
+    scenario before reading it). ``outputs`` holds ``(option, path)`` pairs; None and ``-`` are skipped."""
+    seen = {}
+    for path in inputs:
+        if path not in (None, "-"):
+            seen[os.path.realpath(path)] = "an input file"
+    for option, path in outputs:
+        if path in (None, "-") or not path.strip():
+            continue
+        real = os.path.realpath(path)
+        if real in seen:
+            raise FormatError(option, f"{path} is {seen[real]}; writing it would overwrite it")
+        seen[real] = f"the {option} file"
+
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
@@ -404,6 +423,10 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # the reader left (`trample enumerate ... | head -1`): not an error
         _drop_stdout()
         return EXIT_OK
+    except MemoryError:  # numpy says so before the system does: one line rather than a traceback
+        print("trample: out of memory: the board is too large for this command (try --time-limit, --limit or a "
+              "smaller board)", file=sys.stderr)
+        return EXIT_BAD
     except OSError as err:  # e.g. the output cannot be written (a full disk): one line, no traceback
         try:
             sys.stdout.flush()

@@ -108,7 +108,7 @@ def cmd_arena(args) -> int:
             sys.stdout.write(json.dumps(lv.to_json(), separators=(",", ":")) + "\n")
         return EXIT_OK
     parse_objectives(args.objective)  # bad objective names are bad input, before any work
-    _check_outputs(args)
+    _check_outputs(args, args.suite)
     items: list[dict] = []
     described: dict = {"files": list(args.suite), "level": None}
     for path in args.suite:
@@ -142,9 +142,14 @@ def cmd_arena(args) -> int:
 REPORT_TYPES = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
 
 
-def _check_outputs(args) -> None:
-    """--out and --report name files that can be written: bad input before any board is played."""
+def _check_outputs(args, inputs=()) -> None:
+    """--out and --report name files that can be written (and no input file): bad input before any board is
+    played."""
     import os
+
+    from .cli import distinct_files
+
+    distinct_files(inputs, [("--out", args.out), ("--report", args.report)])
 
     for option, path in (("--out", args.out), ("--report", args.report)):
         if path is None:
@@ -159,7 +164,8 @@ def _check_outputs(args) -> None:
     if args.report is not None:
         ext = os.path.splitext(args.report)[1].lower().lstrip(".")
         if ext not in REPORT_TYPES:
-            raise FormatError("--report", f"expected a file name ending in .png (or {', '.join('.' + t for t in REPORT_TYPES[1:])}), "
+            others = ", ".join("." + t for t in REPORT_TYPES[1:])
+            raise FormatError("--report", f"expected a file name ending in .png (or {others}), "
                                           f"got {json.dumps(args.report, ensure_ascii=False)}")
 
 
@@ -198,7 +204,7 @@ def cmd_score(args) -> int:
     from .cli import emit, iter_documents, prefixed
 
     parse_objectives(args.objective)
-    _check_outputs(args)
+    _check_outputs(args, [args.file])
     fmt = args.format or "lines"
     boards, names, worst = [], [], EXIT_OK
     for where, doc in iter_documents(args.file):
