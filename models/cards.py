@@ -340,8 +340,9 @@ def load_state(data, path: str = "") -> GameState:
         face = expect_str(entry.get("face", card.main_face_name), join(where, "face"))
         names = [f.name for f in card.spell_faces()]
         if face not in names and face != card.name:
-            raise FormatError(join(where, "face"), f"{json.dumps(card.name, ensure_ascii=False)} has no face named "
-                                                   f"{json.dumps(face, ensure_ascii=False)} (faces: {', '.join(names)})")
+            raise FormatError(join(where, "face"),
+                              f"{json.dumps(card.name, ensure_ascii=False)} has no face named "
+                              f"{json.dumps(face, ensure_ascii=False)} (faces: {', '.join(names)})")
         stack.append(Spell(card, face))
     return GameState(
         library=Library(_load_cards(obj.get("library", []), join(path, "library"))),
