@@ -64,7 +64,8 @@ BAD = [
      f"players[0].life: must be at least -{MAX_NUMBER}, got a 31-digit negative number"),
     ("loyalty-1e30-solve", ["solve", "-", "--objective", "max-value"], board("planeswalkers.0.loyalty", BIG),
      "planeswalkers[0].loyalty: must be at most"),
-    ("marked-1e30", ["count", "-"], board("blockers.0.damage_marked", BIG), "blockers[0].damage_marked: must be at most"),
+    ("marked-1e30", ["count", "-"], board("blockers.0.damage_marked", BIG),
+     "blockers[0].damage_marked: must be at most"),
     ("value-1e300", ["solve", "-", "--objective", "max-value"], board("blockers.0.value", 1e300),
      f"blockers[0].value: must be between -{MAX_NUMBER} and {MAX_NUMBER}"),
     # Text that Python reads but that is not JSON, or that it cannot turn into a number.
@@ -82,7 +83,8 @@ BAD = [
      "ASSIGNMENT: thrasta.bear: duplicate key"),
     ("duplicate-key-in-batch-line", ["count", "batch.jsonl"], None, "line 2: attackers: duplicate key"),
     # An unknown engine was a ValueError traceback (and a whole combat never checked the name).
-    ("engine-nope", ["count", "-", "--engine", "nope"], json.dumps(THRASTA), "argument --engine: invalid choice: 'nope'"),
+    ("engine-nope", ["count", "-", "--engine", "nope"], json.dumps(THRASTA),
+     "argument --engine: invalid choice: 'nope'"),
     ("engine-nope-whole-combat", ["enumerate", DOUBLE, "--engine", "brute"], "", "argument --engine: invalid choice"),
     ("engine-nope-gnome", ["gnome", ROOT / "examples" / "gnome.json", LIBRARY, "--engine", "x"], "",
      "argument --engine: invalid choice"),
@@ -124,9 +126,11 @@ BAD = [
     # Messages that named the wrong thing.
     ("gnome-no-attacker", ["gnome", "-", LIBRARY], '{"attackers": []}',
      "attackers: no attacker: the Scalesoul Gnome must be attacking"),
-    ("stack-face-unknown", ["mill", "-", "1"], '{"stack": [{"card": {"name": "Bear", "mana_value": 2}, "face": "Nope"}]}',
+    ("stack-face-unknown", ["mill", "-", "1"],
+     '{"stack": [{"card": {"name": "Bear", "mana_value": 2}, "face": "Nope"}]}',
      'stack[0].face: "Bear" has no face named "Nope" (faces: Bear)'),
-    ("perft-line-path", ["count", "perft.jsonl"], None, "line 1: scenario.attackers[0].power: required field is missing"),
+    ("perft-line-path", ["count", "perft.jsonl"], None,
+     "line 1: scenario.attackers[0].power: required field is missing"),
     ("mismatch-plural", ["check", ROOT / "examples" / "thrasta.json", "two.jsonl"], "",
      "two.jsonl: has 2 assignments for 1 scenario\n"),
 ]
@@ -236,3 +240,41 @@ def test_strict_stdin_encoding_is_not_a_traceback():  # FORMAT.md: bytes that ar
     proc = subprocess.run([sys.executable, "-m", "solver", "count", "-"], input=b"\xff{}", capture_output=True,
                           cwd=ROOT, env=env, timeout=120)
     assert proc.returncode == 2 and proc.stderr.decode() == "trample: standard input: not UTF-8 text (byte 1 is 0xff)\n"
+
+
+def test_out_of_memory_is_one_line(capsys, monkeypatch):  # FORMAT.md: no traceback
+    # numpy raises MemoryError for a block it cannot allocate (one trampler blocked by 500 1/1s, enumerate)
+    import solver.combat
+
+    def too_big(*args, **kwargs):
+        raise MemoryError("Unable to allocate 522. MiB")
+
+    monkeypatch.setattr(solver.combat.Combat, "count", too_big)
+    code, out, err = run_main(capsys, monkeypatch, ["count", "-"], json.dumps(THRASTA))
+    assert code == 2 and out == "" and err.startswith("trample: out of memory") and len(err.splitlines()) == 1
+
+
+def test_a_bad_assignment_line_names_its_own_file_and_line(capsys, monkeypatch, tmp_path):  # FORMAT.md
+    (tmp_path / "s.jsonl").write_text("\n" + json.dumps(THRASTA) + "\n" + json.dumps(THRASTA) + "\n")
+    (tmp_path / "a.jsonl").write_text("nope\n" + LEGAL + "\n")
+    code, out, err = run_main(capsys, monkeypatch, ["check", "s.jsonl", "a.jsonl"], cwd=tmp_path)
+    assert code == 2 and err == "trample: line 2: a.jsonl: line 1: not JSON: Expecting value at line 1 column 1\n"
+    assert [json.loads(x) for x in out.splitlines()][1] == {"legal": True, "violations": []}
+
+
+@pytest.mark.parametrize("args", [
+    ["enumerate", "s.json", "-o", "s.json"],  # emptied the scenario before reading it: "not JSON", data lost
+    ["enumerate", "s.json", "--format", "npy", "-o", "./s.json"],
+    ["enumerate", "s.json", "--format", "npy", "-o", "m.npy", "--columns", "m.npy"],  # the sidecar over the matrix
+    ["score", "d.jsonl", "--out", "d.jsonl"],  # the results over the recorded decisions
+    ["arena", "d.jsonl", "--report", "d.jsonl"],
+])
+def test_an_output_never_overwrites_an_input(capsys, monkeypatch, tmp_path, args):  # FORMAT.md: pure transforms
+    (tmp_path / "s.json").write_text(json.dumps(THRASTA))
+    decisions = (ROOT / "benchmarks" / "arena" / "decisions" / "example.jsonl").read_text()
+    (tmp_path / "d.jsonl").write_text(decisions)
+    code, out, err = run_main(capsys, monkeypatch, args, cwd=tmp_path)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and "writing it would overwrite it" in err
+    assert json.loads((tmp_path / "s.json").read_text()) == THRASTA
+    assert (tmp_path / "d.jsonl").read_text() == decisions
+    assert not (tmp_path / "m.npy").exists()
