@@ -39,6 +39,8 @@ class _Parser(argparse.ArgumentParser):
 
 def read_text(path: str, what: str = "FILE") -> str:
     """The text of a file, or of standard input for ``-``: UTF-8 (a leading byte order mark is skipped)."""
+    if not path.strip():
+        raise FormatError(what, "expected a file name, or - for standard input")
     try:
         if path == "-":
             stream = getattr(sys.stdin, "buffer", None)
@@ -84,7 +86,14 @@ def iter_documents(path: str) -> Iterator[tuple[str, object]]:
     """(location prefix, decoded JSON) for one document, or for each non-blank line of a .jsonl file."""
     text = read_text(path)
     if not is_batch(path):
-        yield "", parse_json_text(text, label(path))
+        try:
+            doc = parse_json_text(text, label(path))
+        except FormatError as err:
+            if err.message.startswith("not JSON: Extra data"):  # several documents: the user meant a batch
+                raise FormatError(err.path, f"{err.message} (one JSON document expected; a batch of one document "
+                                            f"per line is a file whose name ends in .jsonl)") from None
+            raise
+        yield "", doc
         return
     # Lines end at "\n" only: str.splitlines() would also cut at U+2028, form feeds and other characters that
     # JSON strings may hold raw, and the result lines would no longer match the input lines.
@@ -237,6 +246,8 @@ def _progress(args, doc):
 
 def _assignment_docs(path: str):
     """ASSIGNMENT: inline JSON (an object, or any other JSON text that is not a file's name), ``-`` or a file."""
+    if not path.strip():
+        raise FormatError("ASSIGNMENT", "expected JSON, a file name, or - for standard input")
     if path.lstrip().startswith("{") or (path != "-" and not os.path.exists(path) and _looks_like_json(path)):
         return [("", parse_json_text(path, "ASSIGNMENT"))]
     return list(iter_documents(path))

@@ -131,6 +131,11 @@ BAD = [
      'stack[0].face: "Bear" has no face named "Nope" (faces: Bear)'),
     ("perft-line-path", ["count", "perft.jsonl"], None,
      "line 1: scenario.attackers[0].power: required field is missing"),
+    ("empty-file-name", ["count", ""], "", "FILE: expected a file name, or - for standard input"),
+    ("empty-assignment", ["check", "-", " "], json.dumps(THRASTA), "ASSIGNMENT: expected JSON, a file name, or -"),
+    ("several-documents", ["count", "-"], json.dumps(THRASTA) + "\n" + json.dumps(THRASTA),
+     "standard input: not JSON: Extra data at line 2 column 1 (one JSON document expected; a batch of one document "
+     "per line is a file whose name ends in .jsonl)"),
     ("mismatch-plural", ["check", ROOT / "examples" / "thrasta.json", "two.jsonl"], "",
      "two.jsonl: has 2 assignments for 1 scenario\n"),
 ]
