@@ -15,6 +15,7 @@ import sys
 from typing import Callable, Iterator
 
 from models import FormatError, load_scenario, parse_json_text
+from models.errors import expect_object
 
 from .limits import LimitReached
 
@@ -154,8 +155,10 @@ def _limit_line(where: str, err: LimitReached) -> None:
 def scenario_from(doc, path=""):
     """The scenario of a document: the document itself, or the ``scenario`` field of a perft-style line."""
     if _wrapped(doc):
-        return load_scenario(doc["scenario"], f"{path}.scenario" if path else "scenario")
-    return load_scenario(doc, path)
+        doc, path = doc["scenario"], f"{path}.scenario" if path else "scenario"
+    # An object, never a string: load_scenario would read a string as JSON text, so a double-encoded document
+    # ("{\"attackers\": []}") was silently accepted.
+    return load_scenario(expect_object(doc, path or "scenario"), path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,14 +251,16 @@ def _assignment_docs(path: str):
     """ASSIGNMENT: inline JSON (an object, or any other JSON text that is not a file's name), ``-`` or a file."""
     if not path.strip():
         raise FormatError("ASSIGNMENT", "expected JSON, a file name, or - for standard input")
-    if path.lstrip().startswith("{") or (path != "-" and not os.path.exists(path) and _looks_like_json(path)):
+    if path.lstrip().startswith("{"):
         return [("", parse_json_text(path, "ASSIGNMENT"))]
+    if path != "-" and not os.path.exists(path):
+        if path.lstrip().startswith("["):
+            return [("", parse_json_text(path, "ASSIGNMENT"))]
+        try:  # null, 5, "text": JSON, but not an assignment (said so by the loader, at "assignment")
+            return [("", parse_json_text(path, "ASSIGNMENT"))]
+        except FormatError:
+            pass  # not JSON either: a file that does not exist (said so below)
     return list(iter_documents(path))
-
-
-def _looks_like_json(text: str) -> bool:
-    text = text.strip()
-    return text[:1] in ('[', '"') or text in ("null", "true", "false") or text.lstrip("-")[:1].isdigit()
 
 
 def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple[dict, int]]) -> int:
@@ -280,6 +285,8 @@ def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple
                 raise doc
             if isinstance(adoc, FormatError):  # a line of the assignment file: name that file and its line
                 raise prefixed(f"{label(assignment)}: {awhere}" if awhere and where else awhere, adoc)
+            if isinstance(adoc, str):  # JSON text inside a JSON string: the loaders would decode it again
+                expect_object(adoc, "assignment")
             result, code = one(doc, adoc)
         except FormatError as err:
             if not where and not awhere:

@@ -11,7 +11,7 @@ import json
 import sys
 
 from models import FormatError, load_scenario
-from models.errors import expect_str
+from models.errors import expect_object, expect_str
 
 EXIT_OK, EXIT_BAD = 0, 2
 
@@ -215,7 +215,7 @@ def cmd_score(args) -> int:
                 raise FormatError("", 'expected a decision {"scenario": ..., "assignment": ..., "objective": ...}')
             if "assignment" not in doc:
                 raise FormatError("assignment", "required field is missing")
-            scenario = load_scenario(doc["scenario"], "scenario")
+            scenario = load_scenario(expect_object(doc["scenario"], "scenario"), "scenario")
             one_step(scenario)
             objectives = objectives_of(doc, args.objective, scenario)
             player = doc.get("player", "recorded")

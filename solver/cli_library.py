@@ -37,6 +37,9 @@ def _state(doc) -> tuple[GameState, bool]:
     """The state, and whether the document was a zones document (then the output includes "state")."""
     from models.cards import load_library_or_state
 
+    from models.errors import expect_object
+
+    expect_object(doc, "library")  # not a string: load_library_or_state would decode JSON text inside it again
     zones = isinstance(doc, dict) and "cards" not in doc and any(z in doc for z in ZONES)
     return load_library_or_state(doc), zones
 

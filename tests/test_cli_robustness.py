@@ -136,6 +136,15 @@ BAD = [
     ("several-documents", ["count", "-"], json.dumps(THRASTA) + "\n" + json.dumps(THRASTA),
      "standard input: not JSON: Extra data at line 2 column 1 (one JSON document expected; a batch of one document "
      "per line is a file whose name ends in .jsonl)"),
+    # JSON text inside a JSON string (encoded twice) was decoded again and silently accepted.
+    ("double-encoded-scenario", ["count", "-"], json.dumps(json.dumps({"attackers": []})),
+     'scenario: expected an object, got "{\\"attackers\\": []}"'),
+    ("double-encoded-assignment", ["check", ROOT / "examples" / "thrasta.json", "-"], json.dumps(LEGAL),
+     "assignment: expected an object, got"),
+    ("double-encoded-library", ["mill", "-", "1"], json.dumps('{"cards": []}'), "library: expected an object"),
+    ("double-encoded-decision", ["score", "-"], json.dumps({"scenario": "{}", "assignment": {}}),
+     "scenario: expected an object"),
+    ("double-encoded-suite-line", ["arena", "s.jsonl"], None, "s.jsonl: line 1: scenario: expected an object"),
     ("mismatch-plural", ["check", ROOT / "examples" / "thrasta.json", "two.jsonl"], "",
      "two.jsonl: has 2 assignments for 1 scenario\n"),
 ]
@@ -146,6 +155,7 @@ FILES = {
     "empty.jsonl": "\n",
     "perft.jsonl": '{"name": "x", "scenario": {"attackers": [{"id": "a"}]}}\n',
     "two.jsonl": LEGAL + "\n" + LEGAL + "\n",
+    "s.jsonl": json.dumps({"name": "x", "scenario": json.dumps(THRASTA)}) + "\n",
 }
 
 

@@ -224,6 +224,8 @@ def _item(doc, default_id: str, where: str) -> dict:
         scenario = doc["scenario"]
     else:
         item, scenario = {}, doc
+    if isinstance(scenario, str):  # JSON text inside a JSON string: load_scenario would decode it again
+        raise FormatError(f"{where}: scenario", "expected an object, got a string")
     parsed = load_scenario(scenario, f"{where}: scenario")  # validate now: bad input is reported before any work
     one_step(parsed, f"{where}: scenario.step")
     objective = item.get("objective")
