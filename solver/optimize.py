@@ -37,6 +37,11 @@ from .rules import DamagePlan, lethal_need
 OBJECTIVES = ("max-damage", "lethal", "max-kills", "max-value", "min-overkill")
 SMALL_COLUMNS = 16  # models up to this many columns get LEAN_PARAMS (benchmarks/bench_solve.py measures it)
 LEAN_PARAMS = {"linearization_level": 0, "symmetry_level": 0, "cp_model_probing_level": 0}
+# A solve with the default settings that has not finished after ESCALATE_DET deterministic time units (typical
+# solves take under 0.001) is run again with STRONG_PARAMS: the full LP relaxation proves at once the bounds that
+# propagation alone cannot (eight tramplers on one wall: minutes with the defaults, milliseconds with them).
+ESCALATE_DET = 0.05
+STRONG_PARAMS = {"linearization_level": 2, "symmetry_level": 0, "cp_model_probing_level": 0}
 PACK_LIMIT = 1 << 50  # largest product of term ranges packed into one weighted objective
 VALUE_LIMIT = 1 << 40  # largest scaled |value| sum accepted for max-value
 
@@ -446,12 +451,14 @@ class _Runner:
         p = self.solver.parameters
         p.num_workers = workers
         p.cp_model_presolve = presolve
+        self.escalate = params is None  # the default settings: escalate to STRONG_PARAMS when a solve drags
         if params is None:
             params = LEAN_PARAMS if len(om.cols) <= SMALL_COLUMNS else {}
         for k, v in params.items():
             setattr(p, k, v)
         self.solves = 0
         self.vec: list[int] | None = None  # the last solution found (the x columns)
+        self._solution: list[int] = []  # every variable's value in it, by variable index
         self.watch: list[_Lin] = []  # expressions read with every solution found
         self.watched: list[int] = []  # their values in self.vec
 
@@ -459,23 +466,24 @@ class _Runner:
         """One solve of the model as it stands: 'optimal', 'feasible', 'infeasible' or 'unknown'."""
         if self.budget.exhausted():
             return STATUS_UNKNOWN
-        wall, det = self.budget.remaining()
-        p = self.solver.parameters
-        if wall is not None:
-            p.max_time_in_seconds = wall
-        if det is not None:
-            p.max_deterministic_time = det
-        status = self.solver.solve(self.om.m)
-        self.solves += 1
-        self.budget.used_det += self.solver.deterministic_time
         cp = self.cp
+        status = self._solve(ESCALATE_DET if self.escalate else None)
+        found = self._read(status)
+        if self.escalate and status not in (cp.OPTIMAL, cp.INFEASIBLE, cp.MODEL_INVALID) \
+                and not self.budget.exhausted():
+            self.escalate = False  # this model is hard: the strong settings from now on
+            for k, v in STRONG_PARAMS.items():
+                setattr(self.solver.parameters, k, v)
+            again = self._solve(None)
+            if again != cp.UNKNOWN or found is None:  # else: keep the first solve's solution
+                status, found = again, self._read(again)
         if status == cp.MODEL_INVALID:
             raise RuntimeError(f"CP-SAT rejected the objective model: {self.solver.solution_info}")
         if status == cp.INFEASIBLE:
             return STATUS_INFEASIBLE
-        if status not in (cp.OPTIMAL, cp.FEASIBLE):
+        if found is None:
             return STATUS_UNKNOWN
-        self.vec = [self.solver.value(x) for x in self.om.built.x]
+        self.vec, self._solution = found
         self.watched = [self.value(lin) for lin in self.watch]
         if self.hints:
             m = self.om.m
@@ -484,9 +492,31 @@ class _Runner:
                 m.add_hint(x, v)
         return STATUS_OPTIMAL if status == cp.OPTIMAL else STATUS_FEASIBLE
 
+    def _read(self, status):
+        """(the x values, every variable's value) of the solution the last solve found, or None."""
+        if status not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
+            return None
+        solution = list(self.solver.response_proto.solution)
+        return [solution[x.index] for x in self.om.built.x], solution
+
+    def _solve(self, cap: float | None):
+        """One CP-SAT solve within the budget (and within ``cap`` deterministic time units, if given)."""
+        wall, det = self.budget.remaining()
+        p = self.solver.parameters
+        if wall is not None:
+            p.max_time_in_seconds = wall
+        if cap is not None and (det is None or cap < det):
+            det = cap
+        p.max_deterministic_time = det if det is not None else float("inf")
+        status = self.solver.solve(self.om.m)
+        self.solves += 1
+        self.budget.used_det += self.solver.deterministic_time
+        return status
+
     def value(self, lin: _Lin) -> int:
-        """The value of ``lin`` in the solution of the last solve (call only after a solution was found)."""
-        return self.solver.value(lin.expr()) if lin.terms else lin.const
+        """The value of ``lin`` in the solution kept by the last :meth:`run` that found one (exact integers)."""
+        sol = self._solution
+        return lin.const + sum(c * sol[i] for i, (_, c, _, _) in lin.terms.items())
 
 
 @dataclass
@@ -592,7 +622,8 @@ def solve(combat, objectives, *, time_limit: float | None = None, deterministic_
     reproducible. ``tie_break=False`` skips the canonical tie-break (any optimal assignment is returned).
     CP-SAT settings: ``workers`` (default 1: reproducible, and fastest on small models), ``presolve`` (default
     off: faster on every board size measured), ``hints`` (hint each solve with the previous solution),
-    ``params`` (extra CpSolver parameters; default: LEAN_PARAMS on models of <= SMALL_COLUMNS columns).
+    ``params`` (extra CpSolver parameters; default: LEAN_PARAMS on models of <= SMALL_COLUMNS columns, escalating
+    to STRONG_PARAMS when a solve takes more than ESCALATE_DET deterministic time units).
     """
     result, _ = _optimise(combat, objectives, time_limit, deterministic_time, tie_break,
                           dict(workers=workers, presolve=presolve, hints=hints, params=params))

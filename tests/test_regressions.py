@@ -35,3 +35,32 @@ def test_constant_objectives_without_tie_break_are_optimal(rule, board, objectiv
     assert is_legal(board, result.assignment.to_json(), side), rule
     assert all(v == 0 for v in result.objectives.values()), rule
     assert result.to_json()["assignment"] in brute_force(board, side)
+
+
+# Boards on which the default CP-SAT settings (no LP relaxation on small models) find the optimum at once but
+# cannot prove it in minutes; the solver now escalates to the LP-strong settings after a small deterministic
+# budget. Judged with a deterministic-time budget, so the outcome does not depend on the machine.
+def _tramplers_on_shared_blockers(n_att, power, blockers, rules="current"):
+    return {"rules": rules, "players": OPP,
+            "attackers": [{"id": f"a{i}", "power": power, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
+                           "blocked_by": [b["id"] for b in blockers]} for i in range(n_att)],
+            "blockers": blockers}
+
+
+HARD = [
+    # 702.19b: eight 30-power tramplers on one 100-toughness wall: 240 - 100 = 140 tramples over, no more
+    ("702.19b wall", _tramplers_on_shared_blockers(8, 30, [{"id": "w", "power": 1, "toughness": 100}]),
+     ["max-damage"], {"max-damage": 140}),
+    # 510.1c (2024-09): legacy order, three 12-power tramplers on six shared 4-toughness blockers: 36 - 24 = 12
+    ("legacy order", _tramplers_on_shared_blockers(3, 12, [{"id": f"b{j}", "power": 1, "toughness": 4}
+                                                           for j in range(6)], rules="legacy"),
+     ["max-damage"], {"max-damage": 12}),
+]
+
+
+@pytest.mark.parametrize("name,board,objectives,best", HARD, ids=[h[0] for h in HARD])
+def test_hard_boards_are_proven_optimal_within_a_small_deterministic_budget(name, board, objectives, best):
+    result = Combat(board).solve(objectives, deterministic_time=3)
+    assert result.status == "optimal", name
+    assert result.objectives == best, name
+    assert is_legal(board, result.assignment.to_json()), name
