@@ -43,11 +43,12 @@ def shared(n_att: int, n_blk: int, power: int, tough: int, **extra) -> dict:
 # programme's tables grow with need x power), and four tramplers sharing four 20-toughness blockers.
 HUGE = shared(2, 1, 100_000, 50_000)
 WIDE = shared(4, 4, 30, 20)
-# 3 double strikers with trample against 3 shared blockers: a whole combat of about 10^10 lines
+# 4 double strikers with trample against 4 shared blockers: a whole combat of more than 10^20 lines, whose first
+# step leads to too many distinct states to count them quickly
 DOUBLE = {"step": "combat", "players": OPP,
-          "attackers": [{"id": f"a{i}", "power": 10, "toughness": 10, "keywords": ["trample", "double_strike"],
-                         "attacking": "opp", "blocked_by": ["b0", "b1", "b2"]} for i in range(3)],
-          "blockers": [{"id": f"b{j}", "power": 2, "toughness": 6} for j in range(3)]}
+          "attackers": [{"id": f"a{i}", "power": 20, "toughness": 10, "keywords": ["trample", "double_strike"],
+                         "attacking": "opp", "blocked_by": ["b0", "b1", "b2", "b3"]} for i in range(4)],
+          "blockers": [{"id": f"b{j}", "power": 2, "toughness": 10} for j in range(4)]}
 # small enough to finish in about a second (so that ignoring the deadline fails the test, not hangs it)
 MEDIUM = shared(3, 3, 12, 5)
 
@@ -100,7 +101,8 @@ def test_a_limit_that_is_not_reached_changes_nothing():
     combat = Combat(shared(2, 2, 6, 2))
     assert combat.count(time_limit=60) == combat.count()
     assert list(combat.assignments(time_limit=60)) == list(combat.assignments())
-    whole = WholeCombat(DOUBLE | {"attackers": DOUBLE["attackers"][:1]})
+    whole = WholeCombat(DOUBLE | {"attackers": DOUBLE["attackers"][:1], "blockers": DOUBLE["blockers"][:2]} |
+                        {"attackers": [dict(DOUBLE["attackers"][0], power=5, blocked_by=["b0", "b1"])]})
     assert whole.count(time_limit=60) == whole.count()
 
 
