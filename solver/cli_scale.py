@@ -95,8 +95,18 @@ def cmd_sample(args) -> int:
     if is_batch(args.file):
         return run_batch(args.file, lambda doc: ({"assignments": draw(doc)}, EXIT_OK))
     (_, doc), = iter_documents(args.file)
-    for a in draw(doc):
-        emit(a)
+    from .limits import LimitReached
+
+    combat = _step_combat(doc, args, "sample")
+    stream = combat.samples(args.n, args.seed, time_limit=args.time_limit)  # LimitReached: no programme in time
+    drawn = 0
+    try:
+        for a in stream:  # streamed: any --n in flat memory
+            emit(a.to_json())
+            drawn += 1
+    except LimitReached:
+        print(f"trample: sample stopped at --time-limit {args.time_limit}s after {drawn} of {args.n} draws; "
+              "the list is incomplete", file=sys.stderr)
     return EXIT_OK
 
 

@@ -126,6 +126,12 @@ class Combat:
 
         return sample(self, n, seed, time_limit=time_limit)
 
+    def samples(self, n: int, seed: int, time_limit=None) -> Iterator[Assignment]:
+        """The same draws as :meth:`sample`, streamed one at a time (flat memory for any ``n``)."""
+        from .indexing import samples
+
+        return samples(self, n, seed, time_limit=time_limit)
+
     # -- plumbing --------------------------------------------------------------------------------
     def _engine_for(self, comp: Sequence[int], engine: str | None):
         return get_engine(engine or self.engine)

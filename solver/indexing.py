@@ -19,7 +19,7 @@ whatever the size of the space) and never list assignments; they do not depend o
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from models import Assignment, FormatError, load_assignment
 
@@ -29,7 +29,7 @@ from .limits import deadline_of
 if TYPE_CHECKING:  # pragma: no cover
     from .combat import Combat
 
-__all__ = ["rank", "unrank", "sample", "count", "component_programmes"]
+__all__ = ["rank", "unrank", "sample", "samples", "count", "component_programmes"]
 
 
 def component_programmes(combat: "Combat", time_limit=None) -> list[ComponentDP]:
@@ -87,18 +87,31 @@ def unrank(combat: "Combat", index: int, time_limit=None) -> Assignment:
 def sample(combat: "Combat", n: int, seed, time_limit=None) -> list[Assignment]:
     """``n`` legal assignments drawn independently and exactly uniformly (with replacement), reproducibly.
 
-    ``time_limit`` (seconds) bounds building the counting programmes, the only long part
-    (:class:`solver.limits.LimitReached`)."""
+    ``time_limit`` (seconds): :class:`solver.limits.LimitReached` if the ``n`` draws are not done by then."""
+    return list(samples(combat, n, seed, time_limit))
+
+
+def samples(combat: "Combat", n: int, seed, time_limit=None) -> Iterator[Assignment]:
+    """The draws of :func:`sample`, one at a time (the same ones for the same seed): memory stays flat for any
+    ``n``. ``time_limit`` (seconds, from the call) covers building the counting programmes and the draws; the
+    draws made by then are yielded, then :class:`solver.limits.LimitReached` is raised."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise FormatError("n", f"expected a non-negative whole number, got {n!r}")
-    dps = component_programmes(combat, time_limit)
+    deadline = deadline_of(time_limit)
+    dps = component_programmes(combat, deadline)
     total = 1
     for dp in dps:
         total *= dp.count()
     if n and total == 0:  # pragma: no cover - every plan has at least one legal assignment
         raise FormatError("", "there is no legal assignment to sample from")
-    rng = random.Random(seed)
-    return [_build(combat, dps, _digits(rng.randrange(total), dps)) for _ in range(n)]
+    return _draws(combat, dps, n, total, random.Random(seed), deadline)
+
+
+def _draws(combat, dps, n, total, rng, deadline) -> Iterator[Assignment]:
+    for k in range(n):
+        if deadline and not k & 63:
+            deadline.check()
+        yield _build(combat, dps, _digits(rng.randrange(total), dps))
 
 
 def _digits(index: int, dps: Iterable[ComponentDP]) -> list[int]:

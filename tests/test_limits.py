@@ -186,3 +186,14 @@ def test_cli_whole_combat_and_enumerate_time_limits(tmp_path):
     proc = trample("sample", big, "--time-limit", "0.5")
     assert proc.returncode == 1 and proc.stdout == "" and proc.stderr.count("\n") == 1
     assert "Traceback" not in proc.stderr
+
+
+def test_samples_stream_the_same_draws_as_sample():
+    combat = Combat(MEDIUM)
+    assert list(combat.samples(40, seed=3)) == combat.sample(40, seed=3)
+    stream = combat.samples(10**9, seed=3, time_limit=0.2)  # far more than can be drawn in time: flat memory
+    got = []
+    with pytest.raises(LimitReached):
+        for a in stream:
+            got.append(a)
+    assert got == combat.sample(len(got), seed=3)
