@@ -565,18 +565,17 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
 
     by_outcome: dict[frozenset, tuple[tuple, Assignment]] = {}
     try:
-        defender_lines = list(defending_first.assignments(time_limit=deadline))
-    except LimitReached:
+        for d in defending_first.assignments(time_limit=deadline):  # streamed: flat memory
+            killed = frozenset()
+            if has_fs:
+                totals, touched = damage_dealt(scenario, d)
+                killed = frozenset(a.id for a in scenario.attackers
+                                   if a.in_combat and creature_dies(a, totals.get(a.id, 0), a.id in touched))
+            vec = vector(defending_first, d)
+            if killed not in by_outcome or vec < by_outcome[killed][0]:
+                by_outcome[killed] = (vec, d)
+    except LimitReached:  # the defender's replies are not all known: no line can be judged
         return SolveResult(STATUS_UNKNOWN, None, {}, None, (time.perf_counter() - start) * 1000, 0)
-    for d in defender_lines:
-        killed = frozenset()
-        if has_fs:
-            totals, touched = damage_dealt(scenario, d)
-            killed = frozenset(a.id for a in scenario.attackers
-                               if a.in_combat and creature_dies(a, totals.get(a.id, 0), a.id in touched))
-        vec = vector(defending_first, d)
-        if killed not in by_outcome or vec < by_outcome[killed][0]:
-            by_outcome[killed] = (vec, d)
     replies = [d for _, d in sorted(by_outcome.values(), key=lambda item: item[0])]
 
     # The search only needs values: no tie-break there; the chosen state is solved again with the caller's options.
