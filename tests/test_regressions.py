@@ -64,3 +64,28 @@ def test_hard_boards_are_proven_optimal_within_a_small_deterministic_budget(name
     assert result.status == "optimal", name
     assert result.objectives == best, name
     assert is_legal(board, result.assignment.to_json()), name
+
+
+def test_reader_closing_an_all_optimal_stream_is_a_clean_exit(tmp_path):
+    # found: `trample solve ... --all-optimal | head -1` aborted with exit 134 ("terminate called without an
+    # active exception"): the CP-SAT enumeration thread was still running while the interpreter shut down.
+    # 702.19b: every split that kills the three 2/2 blockers of each trampler is optimal for max-kills.
+    import json
+    import subprocess
+    import sys
+
+    board = {"players": OPP,
+             "attackers": [{"id": f"a{i}", "power": 60, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
+                            "blocked_by": [f"b{i}{j}" for j in range(3)]} for i in range(3)],
+             "blockers": [{"id": f"b{i}{j}", "power": 1, "toughness": 2} for i in range(3) for j in range(3)]}
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(board))
+    for args in (["solve", path, "--objective", "max-kills", "--all-optimal"], ["enumerate", path, "--engine", "cpsat"]):
+        proc = subprocess.Popen([sys.executable, "-m", "solver", *map(str, args)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        first = proc.stdout.readline()
+        proc.stdout.close()  # the reader goes away, like `| head -1`
+        _, err = proc.communicate(timeout=120)
+        assert is_legal(board, json.loads(first))
+        assert proc.returncode == 0, err
+        assert "terminate" not in err and "Traceback" not in err

@@ -14,6 +14,7 @@ Enumeration pins ``num_workers = 1`` (more workers silently lose solutions while
 
 from __future__ import annotations
 
+import atexit
 import queue
 import threading
 from dataclasses import dataclass
@@ -200,6 +201,28 @@ class CpSatEngine:
         yield from stream_solutions(built.model, built.x, deadline=deadline)
 
 
+_LIVE: set = set()  # (stop event, solver, queue, thread) of every stream whose search thread may be running
+
+
+def _halt(live) -> None:
+    """Stop a stream's search (even one between solutions) and wait for its thread."""
+    stop, solver, q, t = live
+    stop.set()
+    solver.stop_search()
+    _drain(q)
+    t.join()
+
+
+@atexit.register
+def _halt_live_streams() -> None:
+    """A stream left unclosed at exit (a reader gone, a reference cycle) must not leave CP-SAT running in its
+    thread while the interpreter shuts down: the process would abort ("terminate called without an active
+    exception")."""
+    for live in list(_LIVE):
+        _halt(live)
+        _LIVE.discard(live)
+
+
 def _drain(q: queue.Queue) -> None:
     try:
         while True:
@@ -262,6 +285,8 @@ def stream_solutions(model: cp_model.CpModel, xs, solver: cp_model.CpSolver | No
                         _drain(q)
 
     t = threading.Thread(target=run, name="trample-cpsat-stream", daemon=True)
+    live = (stop, solver, q, t)
+    _LIVE.add(live)
     t.start()
     try:
         while True:
@@ -270,9 +295,8 @@ def stream_solutions(model: cp_model.CpModel, xs, solver: cp_model.CpSolver | No
                 break
             yield from item
     finally:
-        stop.set()
-        _drain(q)
-        t.join()
+        _halt(live)
+        _LIVE.discard(live)
     if "error" in outcome:
         raise outcome["error"]
     _expect_complete(solver, outcome["status"], deadline)
