@@ -15,6 +15,17 @@ from .rules import SIDES, DamagePlan, derive
 REPLAY_CACHE = 1 << 18  # inner components up to this many assignments are kept in memory and replayed
 
 
+def opening(scenario: Scenario | Mapping | str, side: str, engine: str) -> Scenario:
+    """The loaded scenario, once ``side`` and ``engine`` are known names (what every combat object checks)."""
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario)
+    if side not in SIDES:
+        raise FormatError("side", f"expected one of {', '.join(SIDES)}, got {side!r}")
+    if engine not in engine_names():
+        raise FormatError("engine", f"unknown engine {engine!r} (expected one of {', '.join(engine_names())})")
+    return scenario
+
+
 class Combat:
     """An immutable combat damage step (python-chess's Board is the model).
 
@@ -29,16 +40,11 @@ class Combat:
     """
 
     def __init__(self, scenario: Scenario | Mapping | str, side: str = "attacking", engine: str = "auto"):
-        if not isinstance(scenario, Scenario):
-            scenario = load_scenario(scenario)
-        if side not in SIDES:
-            raise FormatError("side", f"expected one of {', '.join(SIDES)}, got {side!r}")
+        scenario = opening(scenario, side, engine)
         if scenario.step == "combat":
             raise FormatError("step", '"combat" describes both damage steps: use solver.open_combat()')
         self.scenario = scenario
         self.side = side
-        if engine not in engine_names():
-            raise FormatError("engine", f"unknown engine {engine!r} (expected one of {', '.join(engine_names())})")
         self.engine = engine
 
     @classmethod

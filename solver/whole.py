@@ -29,10 +29,10 @@ from models import Assignment, FormatError, Scenario, load_assignment, load_scen
 from models.errors import expect_object, join
 
 from .check import CheckResult, Violation, check
-from .combat import Combat, LegalAssignments
+from .combat import Combat, LegalAssignments, opening
 from .engines import get_engine
 from .limits import NEVER, LimitReached, deadline_of
-from .rules import SIDES, derive
+from .rules import derive
 from .sba import after_step, apply_damage, creature_dies, damage_dealt, first_strike_step_happens
 
 STEP_KEYS = ("first_strike", "regular")
@@ -129,15 +129,10 @@ class WholeCombat:
     """
 
     def __init__(self, scenario: Scenario | Mapping | str, side: str = "attacking", engine: str = "auto"):
-        if not isinstance(scenario, Scenario):
-            scenario = load_scenario(scenario)
-        if side not in SIDES:
-            raise FormatError("side", f"expected one of {', '.join(SIDES)}, got {side!r}")
+        scenario = opening(scenario, side, engine)
         if side == "defending":
             raise FormatError("side", 'a whole combat ("step": "combat") holds both players\' choices in both '
                                       'steps; use side "both" (or "attacking", the default: the same lines)')
-        if engine != "auto":
-            get_engine(engine)
         self.scenario = scenario if scenario.step == "combat" else scenario.with_step("combat")
         self.side = "both"
         self.engine = engine
