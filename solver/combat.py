@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from functools import cached_property
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -222,7 +223,10 @@ class LegalAssignments:
         return self.count() > 0
 
     def __len__(self) -> int:
-        return self.count()
+        n = self.count()
+        if n > sys.maxsize:  # len() must fit in a machine word; the count need not
+            raise OverflowError(f"{n} legal assignments is more than len() can return: use .count()")
+        return n
 
     def __repr__(self) -> str:
         return f"<LegalAssignments count={self.count()}>"

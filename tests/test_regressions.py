@@ -89,3 +89,18 @@ def test_reader_closing_an_all_optimal_stream_is_a_clean_exit(tmp_path):
         assert is_legal(board, json.loads(first))
         assert proc.returncode == 0, err
         assert "terminate" not in err and "Traceback" not in err
+
+
+def test_len_of_a_huge_legal_set_says_to_use_count():
+    # found: len(combat.legal_assignments) raised "cannot fit 'int' into an index-sized integer" past 2**63;
+    # 702.19b: twelve 40-power tramplers, each blocked by its own 2/2s, have about 10^33 legal assignments
+    board = {"players": OPP,
+             "attackers": [{"id": f"a{i}", "power": 40, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
+                            "blocked_by": [f"b{i}", f"c{i}"]} for i in range(12)],
+             "blockers": [{"id": f"{k}{i}", "power": 1, "toughness": 2} for i in range(12) for k in "bc"]}
+    legal = Combat(board).legal_assignments
+    assert legal.count() > 2 ** 63 and bool(legal)
+    with pytest.raises(OverflowError, match=r"use \.count\(\)"):
+        len(legal)
+    # one of them: everything on its two blockers (41 splits), or both lethal and 1..36 to the player (C(37, 2))
+    assert len(Combat(dict(board, attackers=board["attackers"][:1])).legal_assignments) == 41 + 666
