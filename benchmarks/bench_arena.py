@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 
-from solver.arena import generate, run_arena, strip_timing
+from trample.arena import generate, run_arena, strip_timing
 
 N = int(os.environ.get("ARENA_BOARDS", "400"))
 PLAYERS = ["random", "declaration", "greedy", "face", "optimal"]

@@ -22,20 +22,32 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import brute_combat  # noqa: E402
-from solver import Combat  # noqa: E402
-from solver.sba import after_step  # noqa: E402
-from solver.whole import WholeCombat  # noqa: E402
+
+from trample import Combat  # noqa: E402
+from trample.sba import after_step  # noqa: E402
+from trample.whole import WholeCombat  # noqa: E402
 
 QUICK = bool(os.environ.get("QUICK"))
 OPP = [{"id": "opp", "life": 20}]
 
 
 def rules_board_8() -> dict:
-    return {"step": "combat", "players": OPP,
-            "attackers": [{"id": "a", "power": 3, "toughness": 3, "keywords": ["double_strike", "trample"],
-                           "attacking": "opp", "blocked_by": ["w", "c1", "c2", "c3", "c4"]}],
-            "blockers": [{"id": "w", "power": 4, "toughness": 2}] +
-                        [{"id": f"c{i}", "power": 1, "toughness": 1} for i in range(1, 5)]}
+    return {
+        "step": "combat",
+        "players": OPP,
+        "attackers": [
+            {
+                "id": "a",
+                "power": 3,
+                "toughness": 3,
+                "keywords": ["double_strike", "trample"],
+                "attacking": "opp",
+                "blocked_by": ["w", "c1", "c2", "c3", "c4"],
+            }
+        ],
+        "blockers": [{"id": "w", "power": 4, "toughness": 2}]
+        + [{"id": f"c{i}", "power": 1, "toughness": 1} for i in range(1, 5)],
+    }
 
 
 def ladder(n: int, power: int = 4) -> dict:
@@ -47,8 +59,16 @@ def ladder(n: int, power: int = 4) -> dict:
         shared = f"f{i // 2}"
         if i % 2 == 0:
             blockers.append({"id": shared, "power": 2, "toughness": 3, "keywords": ["first_strike"]})
-        attackers.append({"id": f"a{i}", "power": power, "toughness": 3, "keywords": ["double_strike", "trample"],
-                          "attacking": "opp", "blocked_by": [f"b{i}", shared]})
+        attackers.append(
+            {
+                "id": f"a{i}",
+                "power": power,
+                "toughness": 3,
+                "keywords": ["double_strike", "trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{i}", shared],
+            }
+        )
     return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
 
 
@@ -56,8 +76,9 @@ def ungrouped_count(doc: dict) -> int:
     whole = WholeCombat(doc)
     total = 0
     for first in whole.first_step.assignments():
-        state = after_step(whole.scenario, first) if whole.has_first_strike_step \
-            else whole.scenario.with_step("regular")
+        state = (
+            after_step(whole.scenario, first) if whole.has_first_strike_step else whole.scenario.with_step("regular")
+        )
         total += Combat(state, side="both").count()
     return total
 
@@ -73,8 +94,9 @@ def main() -> None:
 
     print("1. count: grouped states vs one regular count per first-strike assignment vs brute force")
     print(f"{'board':<14}{'count':>10}{'grouped ms':>12}{'ungrouped ms':>14}{'ratio':>8}{'brute ms':>11}{'ratio':>8}")
-    boards = [("rules 8", rules_board_8())] + [(f"ladder {n}", ladder(n)) for n in ((1, 2, 3) if QUICK
-                                                                                    else (1, 2, 3, 4))]
+    boards = [("rules 8", rules_board_8())] + [
+        (f"ladder {n}", ladder(n)) for n in ((1, 2, 3) if QUICK else (1, 2, 3, 4))
+    ]
     for name, doc in boards:
         grouped, tg = timed(lambda d: WholeCombat(d).count(), doc)
         plain, tu = timed(ungrouped_count, doc)
@@ -87,8 +109,10 @@ def main() -> None:
         print(f"{name:<14}{grouped:>10}{tg * 1000:>12.1f}{tu * 1000:>14.1f}{tu / tg:>7.1f}x{brute_ms:>11}{ratio:>8}")
 
     print("\n2. solve max-damage (adversarial defender): search + one-step CP-SAT vs brute-force minimax")
-    print(f"{'board':<14}{'value':>6}{'A1 lines':>10}{'replies':>9}{'solves':>8}{'solve ms':>10}{'brute ms':>10}"
-          f"{'ratio':>8}")
+    print(
+        f"{'board':<14}{'value':>6}{'A1 lines':>10}{'replies':>9}{'solves':>8}{'solve ms':>10}{'brute ms':>10}"
+        f"{'ratio':>8}"
+    )
     sizes = (1, 2, 3) if QUICK else (1, 2, 3, 4, 5)
     for name, doc in [("rules 8", rules_board_8())] + [(f"ladder {n}", ladder(n)) for n in sizes]:
         whole = WholeCombat(doc)
@@ -100,8 +124,10 @@ def main() -> None:
             value, tb = timed(brute_combat.adversarial_optimum, doc, ["max-damage"])
             assert value == (result.objectives["max-damage"],)
             brute_ms, ratio = f"{tb * 1000:.0f}", f"{tb / ts:.1f}x"
-        print(f"{name:<14}{result.objectives['max-damage']:>6}{a1:>10}{replies:>9}{result.solves:>8}"
-              f"{ts * 1000:>10.0f}{brute_ms:>10}{ratio:>8}")
+        print(
+            f"{name:<14}{result.objectives['max-damage']:>6}{a1:>10}{replies:>9}{result.solves:>8}"
+            f"{ts * 1000:>10.0f}{brute_ms:>10}{ratio:>8}"
+        )
 
 
 if __name__ == "__main__":

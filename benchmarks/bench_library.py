@@ -13,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.cards import Card, Face  # noqa: E402
-from solver.library import discover_distribution, mill_distribution  # noqa: E402
-from solver.library.montecarlo import simulate_discover, simulate_mill  # noqa: E402
+from trample.library import discover_distribution, mill_distribution  # noqa: E402
+from trample.library.montecarlo import simulate_discover, simulate_mill  # noqa: E402
+from trample.models.cards import Card, Face  # noqa: E402
 
 TRIALS = 100_000
 
@@ -29,8 +29,11 @@ def deck(size: int) -> list[Card]:
     for i in range(rest):
         mv = 1 + i % 6
         if i % 5 == 0:
-            cards.append(Card(f"Adventurer {i}", mv, ("Creature",), adventure=Face(f"Adventure {i}", max(1, mv - 1),
-                                                                               ("Sorcery",))))
+            cards.append(
+                Card(
+                    f"Adventurer {i}", mv, ("Creature",), adventure=Face(f"Adventure {i}", max(1, mv - 1), ("Sorcery",))
+                )
+            )
         elif i % 7 == 0:
             cards.append(Card(f"Split {i}", mv + 1, ("Instant",), halves=(Face("A", 1), Face("B", mv))))
         else:
@@ -46,8 +49,10 @@ def timed(fn, *args, **kw):
 
 def main() -> None:
     print(f"Monte Carlo: {TRIALS} trials each. diff = largest |exact - estimate| over all outcomes.")
-    print(f"{'what':<14}{'size':>5}{'N':>4}{'exact ms':>10}{'MC ms':>9}{'MC/exact':>10}{'diff':>9}"
-          f"{'E exact':>10}{'E MC':>10}{'ratio':>8}")
+    print(
+        f"{'what':<14}{'size':>5}{'N':>4}{'exact ms':>10}{'MC ms':>9}{'MC/exact':>10}{'diff':>9}"
+        f"{'E exact':>10}{'E MC':>10}{'ratio':>8}"
+    )
     for size in (40, 60, 100):
         cards = deck(size)
         for n in (1, 3, 5):
@@ -57,18 +62,21 @@ def main() -> None:
             diff = max(diff, max(abs(float(p) - mc["discovered"][i]) for i, p in enumerate(dist.discovered)))
             e_exact = float(dist.expected_mana_value)
             e_mc = sum(v * p for v, p in mc["mana_value"].items())
-            print(f"{'discover':<14}{size:>5}{n:>4}{te * 1e3:>10.2f}{tm * 1e3:>9.1f}{tm / te:>10.0f}{diff:>9.4f}"
-                  f"{e_exact:>10.4f}{e_mc:>10.4f}{e_mc / e_exact if e_exact else float('nan'):>8.4f}")
+            print(
+                f"{'discover':<14}{size:>5}{n:>4}{te * 1e3:>10.2f}{tm * 1e3:>9.1f}{tm / te:>10.0f}{diff:>9.4f}"
+                f"{e_exact:>10.4f}{e_mc:>10.4f}{e_mc / e_exact if e_exact else float('nan'):>8.4f}"
+            )
         for n in (7, 20):
             dist, te = timed(mill_distribution, cards, n)
             mc, tm = timed(simulate_mill, cards, n, TRIALS, 2)
             diff = max(abs(float(p) - mc["adventurers"].get(k, 0.0)) for k, p in dist.adventurers)
-            diff = max(diff, max(abs(float(p) - mc["mana_value_total"].get(s, 0.0))
-                                 for s, p in dist.mana_value_total))
+            diff = max(diff, max(abs(float(p) - mc["mana_value_total"].get(s, 0.0)) for s, p in dist.mana_value_total))
             e_exact = float(dist.expected_adventurers)
             e_mc = sum(k * p for k, p in mc["adventurers"].items())
-            print(f"{'mill':<14}{size:>5}{n:>4}{te * 1e3:>10.2f}{tm * 1e3:>9.1f}{tm / te:>10.0f}{diff:>9.4f}"
-                  f"{e_exact:>10.4f}{e_mc:>10.4f}{e_mc / e_exact if e_exact else float('nan'):>8.4f}")
+            print(
+                f"{'mill':<14}{size:>5}{n:>4}{te * 1e3:>10.2f}{tm * 1e3:>9.1f}{tm / te:>10.0f}{diff:>9.4f}"
+                f"{e_exact:>10.4f}{e_mc:>10.4f}{e_mc / e_exact if e_exact else float('nan'):>8.4f}"
+            )
 
 
 if __name__ == "__main__":

@@ -24,32 +24,69 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models import load_scenario  # noqa: E402
-from solver.engines.direct import ComponentDP, closed_form_count, plan_blocks  # noqa: E402
-from solver.rules import derive  # noqa: E402
+from trample.engines.direct import ComponentDP, closed_form_count, plan_blocks  # noqa: E402
+from trample.models import load_scenario  # noqa: E402
+from trample.rules import derive  # noqa: E402
 
 OPP = [{"id": "opp", "life": 20}]
 CAP_SECONDS = 2.0  # CP-SAT and brute force are stopped after this long and their rate extrapolated
 
 
 def trampler(power, needs):
-    return {"players": OPP, "attackers": [{"id": "t", "power": power, "toughness": 5, "keywords": ["trample"],
-                                           "attacking": "opp", "blocked_by": [f"b{i}" for i in range(len(needs))]}],
-            "blockers": [{"id": f"b{i}", "power": 1, "toughness": n} for i, n in enumerate(needs)]}
+    return {
+        "players": OPP,
+        "attackers": [
+            {
+                "id": "t",
+                "power": power,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{i}" for i in range(len(needs))],
+            }
+        ],
+        "blockers": [{"id": f"b{i}", "power": 1, "toughness": n} for i, n in enumerate(needs)],
+    }
 
 
 def shared3():
     """Three tramplers (power 8, 7, 6) on five blockers, two of them shared: one joined component."""
-    return {"players": OPP,
-            "attackers": [{"id": "a", "power": 8, "toughness": 5, "keywords": ["trample"], "attacking": "opp",
-                           "blocked_by": ["x", "s1"]},
-                          {"id": "b", "power": 7, "toughness": 5, "keywords": ["trample"], "attacking": "opp",
-                           "blocked_by": ["s1", "y", "s2"]},
-                          {"id": "c", "power": 6, "toughness": 5, "keywords": ["trample", "deathtouch"],
-                           "attacking": "opp", "blocked_by": ["s2", "z"]}],
-            "blockers": [{"id": "x", "power": 1, "toughness": 2}, {"id": "s1", "power": 1, "toughness": 3},
-                         {"id": "y", "power": 1, "toughness": 1}, {"id": "s2", "power": 1, "toughness": 4},
-                         {"id": "z", "power": 1, "toughness": 2}]}
+    return {
+        "players": OPP,
+        "attackers": [
+            {
+                "id": "a",
+                "power": 8,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": ["x", "s1"],
+            },
+            {
+                "id": "b",
+                "power": 7,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": ["s1", "y", "s2"],
+            },
+            {
+                "id": "c",
+                "power": 6,
+                "toughness": 5,
+                "keywords": ["trample", "deathtouch"],
+                "attacking": "opp",
+                "blocked_by": ["s2", "z"],
+            },
+        ],
+        "blockers": [
+            {"id": "x", "power": 1, "toughness": 2},
+            {"id": "s1", "power": 1, "toughness": 3},
+            {"id": "y", "power": 1, "toughness": 1},
+            {"id": "s2", "power": 1, "toughness": 4},
+            {"id": "z", "power": 1, "toughness": 2},
+        ],
+    }
 
 
 def chain_board(n_att=10, power=40, per=6, tough=(2, 3, 1, 4, 2, 3)):
@@ -61,8 +98,16 @@ def chain_board(n_att=10, power=40, per=6, tough=(2, 3, 1, 4, 2, 3)):
             bl.append(f"b{bid}")
             bid += 1
         shared = bl[-1]
-        attackers.append({"id": f"a{a}", "power": power, "toughness": 5, "keywords": ["trample"],
-                          "attacking": "opp", "blocked_by": bl})
+        attackers.append(
+            {
+                "id": f"a{a}",
+                "power": power,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": bl,
+            }
+        )
     return {"players": OPP, "attackers": attackers, "blockers": blockers}
 
 
@@ -74,11 +119,12 @@ def plan_of(sc):
 # The alternatives
 # ---------------------------------------------------------------------------------------------
 
+
 def cpsat_enumerate(plan, comp, cap=CAP_SECONDS):
     """CP-SAT callback enumeration (the reference model, one worker): (solutions seen, seconds, complete)."""
     from ortools.sat.python import cp_model
 
-    from solver.engines.cpsat import build_model, enumeration_solver
+    from trample.engines.cpsat import build_model, enumeration_solver
 
     built = build_model(plan, comp)
 
@@ -140,8 +186,10 @@ def brute_enumerate(plan, comp, cap=CAP_SECONDS):
                     touched.add(r)
         ok = True
         for k, g in gates:
-            if vec[k] and (any(not plan.is_lethal(b, totals, touched) for b in g.lethal)
-                           or any(not plan.loyalty_met(p, totals) for p in g.loyalty)):
+            if vec[k] and (
+                any(not plan.is_lethal(b, totals, touched) for b in g.lethal)
+                or any(not plan.loyalty_met(p, totals) for p in g.loyalty)
+            ):
                 ok = False
                 break
         n += ok
@@ -197,6 +245,7 @@ def fmt_time(t):
 
 # ---------------------------------------------------------------------------------------------
 
+
 def board_report(name, sc):
     plan = plan_of(sc)
     (comp,) = plan.components
@@ -211,14 +260,25 @@ def board_report(name, sc):
     t_cp_all = t_cp if cp_done else n / r_cp
     t_bf_all = t_bf if bf_done else n / r_bf
     print(f"\n{name}: {n:,} legal assignments, {len(plan.component_columns(comp))} columns")
-    print("  count          direct DP {}   closed form {}   CP-SAT {}{}   brute force {}{}".format(
-        fmt_time(t_dp), fmt_time(t_form) if form is not None else "      n/a  ",
-        fmt_time(t_cp_all), "" if cp_done else "*", fmt_time(t_bf_all), "" if bf_done else "*"))
+    print(
+        "  count          direct DP {}   closed form {}   CP-SAT {}{}   brute force {}{}".format(
+            fmt_time(t_dp),
+            fmt_time(t_form) if form is not None else "      n/a  ",
+            fmt_time(t_cp_all),
+            "" if cp_done else "*",
+            fmt_time(t_bf_all),
+            "" if bf_done else "*",
+        )
+    )
     print(f"  count ratio    DP vs CP-SAT {t_cp_all / t_dp:10,.0f}x   DP vs brute force {t_bf_all / t_dp:10,.0f}x")
-    print(f"  list rate      numpy blocks {fmt_rate(r_blk)} (warm {fmt_rate(n_blk / t_warm).strip()})   "
-          f"tuples {fmt_rate(r_tup)}   CP-SAT {fmt_rate(r_cp)}   brute force {fmt_rate(r_bf)}")
-    print(f"  list ratio     blocks/CP-SAT {r_blk / r_cp:8.0f}x   blocks/brute {r_blk / r_bf:8.0f}x   "
-          f"tuples/CP-SAT {r_tup / r_cp:6.1f}x   tuples/brute {r_tup / r_bf:6.1f}x")
+    print(
+        f"  list rate      numpy blocks {fmt_rate(r_blk)} (warm {fmt_rate(n_blk / t_warm).strip()})   "
+        f"tuples {fmt_rate(r_tup)}   CP-SAT {fmt_rate(r_cp)}   brute force {fmt_rate(r_bf)}"
+    )
+    print(
+        f"  list ratio     blocks/CP-SAT {r_blk / r_cp:8.0f}x   blocks/brute {r_blk / r_bf:8.0f}x   "
+        f"tuples/CP-SAT {r_tup / r_cp:6.1f}x   tuples/brute {r_tup / r_bf:6.1f}x"
+    )
     return r_blk
 
 
@@ -227,14 +287,32 @@ def huge_counts():
     cases = [
         ("one trampler, power 300, 9 blockers (closed form)", trampler(300, (2, 3, 1, 4, 2, 3, 1, 2, 2)), True),
         ("one trampler, power 300, 9 blockers (programme)", trampler(300, (2, 3, 1, 4, 2, 3, 1, 2, 2)), False),
-        ("4 tramplers of power 40 x 5 own blockers (closed forms)",
-         {"players": OPP, "attackers": [dict(trampler(40, (2, 3, 1, 4, 2))["attackers"][0], id=f"t{k}",
-                                             blocked_by=[f"b{k}_{i}" for i in range(5)]) for k in range(4)],
-          "blockers": [{"id": f"b{k}_{i}", "power": 1, "toughness": n} for k in range(4)
-                       for i, n in enumerate((2, 3, 1, 4, 2))]}, True),
+        (
+            "4 tramplers of power 40 x 5 own blockers (closed forms)",
+            {
+                "players": OPP,
+                "attackers": [
+                    dict(
+                        trampler(40, (2, 3, 1, 4, 2))["attackers"][0],
+                        id=f"t{k}",
+                        blocked_by=[f"b{k}_{i}" for i in range(5)],
+                    )
+                    for k in range(4)
+                ],
+                "blockers": [
+                    {"id": f"b{k}_{i}", "power": 1, "toughness": n}
+                    for k in range(4)
+                    for i, n in enumerate((2, 3, 1, 4, 2))
+                ],
+            },
+            True,
+        ),
         ("10 attackers of power 40 x 6 blockers, neighbours share one (programme)", chain_board(), False),
-        ("3 tramplers sharing blockers, power x10 (programme)",
-         {**shared3(), "attackers": [dict(a, power=a["power"] * 10) for a in shared3()["attackers"]]}, False),
+        (
+            "3 tramplers sharing blockers, power x10 (programme)",
+            {**shared3(), "attackers": [dict(a, power=a["power"] * 10) for a in shared3()["attackers"]]},
+            False,
+        ),
     ]
     for name, sc, closed in cases:
         plan = plan_of(sc)
@@ -249,15 +327,17 @@ def huge_counts():
         print(f"  {fmt_time(t)}  {name}: {n:.3e} ({len(str(n))} digits)")
 
 
-def big_stream(rows_wanted=10 ** 8):
+def big_stream(rows_wanted=10**8):
     """Stream >= 10^8 rows through plan_blocks (numpy blocks, nothing kept); peak memory."""
     sc = trampler(60, (2, 3, 1, 4, 2, 3, 1))
     plan = plan_of(sc)
     total = 1
     for comp in plan.components:
         total *= ComponentDP(plan, comp).count()
-    print(f"\nstreaming {min(total, rows_wanted):,} of {total:,} assignments "
-          f"(one trampler of power 60 vs 7 blockers) through numpy blocks")
+    print(
+        f"\nstreaming {min(total, rows_wanted):,} of {total:,} assignments "
+        f"(one trampler of power 60 vs 7 blockers) through numpy blocks"
+    )
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     tracemalloc.start()
     start = time.perf_counter()
@@ -272,8 +352,10 @@ def big_stream(rows_wanted=10 ** 8):
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(f"  {n:,} rows in {t:.1f} s ({n / t / 1e6:.1f} M rows/s); peak traced memory {peak / 2**20:.1f} MB; "
-          f"process max RSS {rss / 1024:.0f} MB (before: {base / 1024:.0f} MB)")
+    print(
+        f"  {n:,} rows in {t:.1f} s ({n / t / 1e6:.1f} M rows/s); peak traced memory {peak / 2**20:.1f} MB; "
+        f"process max RSS {rss / 1024:.0f} MB (before: {base / 1024:.0f} MB)"
+    )
 
 
 def main(argv=None):
@@ -287,8 +369,9 @@ def main(argv=None):
     print(f"(CP-SAT and brute force are stopped after {CAP_SECONDS:g} s; * = extrapolated from their rate)")
     rates = []
     rates.append(board_report("P20k5 (power 20; blockers need 2,3,1,4,2)", trampler(20, (2, 3, 1, 4, 2))))
-    rates.append(board_report("P20k8 (power 20; blockers need 2,3,1,4,2,1,2,1)",
-                              trampler(20, (2, 3, 1, 4, 2, 1, 2, 1))))
+    rates.append(
+        board_report("P20k8 (power 20; blockers need 2,3,1,4,2,1,2,1)", trampler(20, (2, 3, 1, 4, 2, 1, 2, 1)))
+    )
     rates.append(board_report("3 attackers, 2 shared blockers (power 8, 7, 6; one deathtouch)", shared3()))
     huge_counts()
     if args.big:  # in a fresh process, so that its peak memory is its own

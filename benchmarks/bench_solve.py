@@ -5,7 +5,7 @@ Prints (never asserts):
 1. generated boards of <= 4 attackers and <= 6 blockers, solved in-process one after the other (as a .jsonl
    batch is): median / p90 ms per scenario and scenarios per second on one core, for several objective lists,
    side by side with brute force (enumerate every legal assignment with Combat.assignments, score each with
-   solver.optimize.score, keep the lexicographic best) on the same boards, as a ratio;
+   trample.optimize.score, keep the lexicographic best) on the same boards, as a ratio;
 2. CP-SAT settings on the same boards: presolve on / off, lean parameters, tie-break off, solution hints;
 3. the command on the same boards as one .jsonl batch (one process, start-up included);
 4. growth with attackers x blockers up to 20 x 20;
@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solver import Combat  # noqa: E402
-from solver.optimize import parse_objectives, score, solve  # noqa: E402
+from trample import Combat  # noqa: E402
+from trample.optimize import parse_objectives, score, solve  # noqa: E402
 
 QUICK = bool(os.environ.get("QUICK"))
 N_BOARDS = 300 if QUICK else 1000
@@ -39,8 +39,9 @@ def board(rng: random.Random, n_att: int, n_blk: int, max_power: int = 8) -> dic
     players = [{"id": "opp", "life": rng.randint(3, 20)}]
     walkers = []
     if rng.random() < 0.3:
-        walkers.append({"id": "pw", "controller": "opp", "loyalty": rng.randint(1, 6),
-                        "value": rng.choice([1, 2, 3, 4.5])})
+        walkers.append(
+            {"id": "pw", "controller": "opp", "loyalty": rng.randint(1, 6), "value": rng.choice([1, 2, 3, 4.5])}
+        )
     attackers = []
     for i in range(n_att):
         kws = []
@@ -52,12 +53,24 @@ def board(rng: random.Random, n_att: int, n_blk: int, max_power: int = 8) -> dic
         if rng.random() < 0.12:
             kws.append("deathtouch")
         target = "pw" if walkers and rng.random() < 0.4 else "opp"
-        attackers.append({"id": f"a{i}", "power": rng.randint(1, max_power), "toughness": rng.randint(1, 8),
-                          "keywords": kws, "attacking": target, "blocked_by": []})
+        attackers.append(
+            {
+                "id": f"a{i}",
+                "power": rng.randint(1, max_power),
+                "toughness": rng.randint(1, 8),
+                "keywords": kws,
+                "attacking": target,
+                "blocked_by": [],
+            }
+        )
     blockers = []
     for j in range(n_blk):
-        b = {"id": f"b{j}", "power": rng.randint(0, 5), "toughness": rng.randint(1, 6),
-             "value": rng.choice([1, 1, 2, 3, 0.5])}
+        b = {
+            "id": f"b{j}",
+            "power": rng.randint(0, 5),
+            "toughness": rng.randint(1, 6),
+            "value": rng.choice([1, 1, 2, 3, 0.5]),
+        }
         if rng.random() < 0.08:
             b["keywords"] = ["indestructible"]
         if rng.random() < 0.1:
@@ -125,9 +138,11 @@ HEADER = f"  {'':<40}{'med ms':>9}{'p90 ms':>9}{'scen/s':>10}{'med':>10}{'total'
 
 
 def section_batch(boards: list[dict]) -> None:
-    print(f"\n1. {len(boards)} generated boards (1-4 attackers, 0-6 blockers, power 1-8), one after the other "
-          "in one process;\n   CPU time per scenario (load + plan + model + solve); ratios brute / solve (of the "
-          f"medians, of the totals) on the boards with <= {BRUTE_CAP} legal assignments")
+    print(
+        f"\n1. {len(boards)} generated boards (1-4 attackers, 0-6 blockers, power 1-8), one after the other "
+        "in one process;\n   CPU time per scenario (load + plan + model + solve); ratios brute / solve (of the "
+        f"medians, of the totals) on the boards with <= {BRUTE_CAP} legal assignments"
+    )
     for objectives in ("max-damage", "lethal,max-value", "max-kills,min-overkill"):
         solve_ms, brute_ms, mine, agree, skipped = [], [], [], 0, 0
         for doc in boards:
@@ -146,8 +161,10 @@ def section_batch(boards: list[dict]) -> None:
         print(row("solve, every board", solve_ms))
         print(row(f"solve, {len(mine)} brute-forceable boards", mine))
         print(row("brute force, same boards", brute_ms, mine))
-        print(f"  brute force agrees with solve on {agree}/{len(mine)} boards; {skipped} boards had more than "
-              f"{BRUTE_CAP} legal assignments")
+        print(
+            f"  brute force agrees with solve on {agree}/{len(mine)} boards; {skipped} boards had more than "
+            f"{BRUTE_CAP} legal assignments"
+        )
 
 
 def section_settings(boards: list[dict]) -> None:
@@ -162,9 +179,11 @@ def section_settings(boards: list[dict]) -> None:
         ("hints from the previous solve", {"hints": True}),
     ]
     for objectives in ("lethal,max-value", "max-kills,min-overkill"):
-        print(f"\n2. CP-SAT settings, --objective {objectives}, same {len(boards)} boards; ratio = setting / default. "
-              "Each board runs every setting\n   in turn (rotating the order), three times; the least CPU time of "
-              "the three counts")
+        print(
+            f"\n2. CP-SAT settings, --objective {objectives}, same {len(boards)} boards; ratio = setting / default. "
+            "Each board runs every setting\n   in turn (rotating the order), three times; the least CPU time of "
+            "the three counts"
+        )
         print(HEADER)
         combats = [Combat(doc) for doc in boards]
         for c in combats:
@@ -191,20 +210,24 @@ def section_cli(boards: list[dict]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "boards.jsonl"
         path.write_text("".join(json.dumps(b) + "\n" for b in boards))
-        cmd = [sys.executable, "-m", "solver", "solve", str(path), "--objective", "lethal,max-value"]
+        cmd = [sys.executable, "-m", "trample", "solve", str(path), "--objective", "lethal,max-value"]
         t = time.perf_counter()
         p = subprocess.run(cmd, capture_output=True, text=True)
         wall = time.perf_counter() - t
     lines = p.stdout.splitlines()
-    print(f"\n3. trample solve boards.jsonl --objective lethal,max-value: {len(lines)} result lines, exit "
-          f"{p.returncode}, {wall:.2f} s wall including start-up: {len(lines) / wall:.0f} scenarios/s")
+    print(
+        f"\n3. trample solve boards.jsonl --objective lethal,max-value: {len(lines)} result lines, exit "
+        f"{p.returncode}, {wall:.2f} s wall including start-up: {len(lines) / wall:.0f} scenarios/s"
+    )
 
 
 def section_growth(per_cell: int, only: str = "45") -> None:
     sizes = (1, 2, 4, 8, 12, 16, 20)
     for objectives in ("lethal,max-value", "max-kills,min-overkill") if "4" in only else ():
-        print(f"\n4. growth, --objective {objectives}: median CPU ms per solve over {per_cell} boards "
-              "(rows: attackers, columns: blockers)")
+        print(
+            f"\n4. growth, --objective {objectives}: median CPU ms per solve over {per_cell} boards "
+            "(rows: attackers, columns: blockers)"
+        )
         print("  " + "att\\blk".rjust(8) + "".join(f"{b:>8}" for b in sizes))
         for a in sizes:
             cells = []
@@ -218,8 +241,10 @@ def section_growth(per_cell: int, only: str = "45") -> None:
             print("  " + f"{a:>8}" + "".join(f"{m:8.2f}" for m in cells))
     if "5" not in only:
         return
-    print("\n5. the diagonal against brute force, --objective lethal,max-value: median CPU ms over the boards "
-          f"with <= {BRUTE_CAP} legal assignments (how many of {per_cell} had that few)")
+    print(
+        "\n5. the diagonal against brute force, --objective lethal,max-value: median CPU ms over the boards "
+        f"with <= {BRUTE_CAP} legal assignments (how many of {per_cell} had that few)"
+    )
     print(f"  {'size':>8}{'columns':>9}{'boards':>8}{'solve':>9}{'brute':>10}{'ratio':>9}")
     for n in sizes:
         rng = random.Random(7 * n)

@@ -18,6 +18,19 @@ from .scenario import (
 )
 
 __all__ = [
-    "Assignment", "load_assignment", "FormatError", "KEYWORDS", "MAX_NUMBER", "Attacker", "Battle", "Blocker",
-    "Creature", "Planeswalker", "Player", "Scenario", "dump_scenario", "load_scenario", "parse_json_text",
+    "Assignment",
+    "load_assignment",
+    "FormatError",
+    "KEYWORDS",
+    "MAX_NUMBER",
+    "Attacker",
+    "Battle",
+    "Blocker",
+    "Creature",
+    "Planeswalker",
+    "Player",
+    "Scenario",
+    "dump_scenario",
+    "load_scenario",
+    "parse_json_text",
 ]

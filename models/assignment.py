@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 from .errors import FormatError, expect_int, expect_object, join
 from .scenario import Scenario, parse_json_text

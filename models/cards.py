@@ -30,16 +30,30 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping, Sequence
 
 from .errors import FormatError, expect_int, expect_list, expect_object, expect_str, join
 from .scenario import parse_json_text
 
 #: 205.2a card types and 205.4a supertypes, lower case (the ``types`` field accepts these, any case).
 CARD_TYPES = (
-    "artifact", "battle", "conspiracy", "creature", "dungeon", "enchantment", "instant", "kindred", "land",
-    "phenomenon", "plane", "planeswalker", "scheme", "sorcery", "tribal", "vanguard",
+    "artifact",
+    "battle",
+    "conspiracy",
+    "creature",
+    "dungeon",
+    "enchantment",
+    "instant",
+    "kindred",
+    "land",
+    "phenomenon",
+    "plane",
+    "planeswalker",
+    "scheme",
+    "sorcery",
+    "tribal",
+    "vanguard",
 )
 SUPERTYPES = ("basic", "legendary", "ongoing", "snow", "world")
 ZONES = ("library", "graveyard", "exile", "hand", "stack")
@@ -114,8 +128,9 @@ class Card:
         card itself, then its Adventure (715.3). Any other card: itself.
         """
         if self.halves:
-            return tuple(h if h.types is not None else Face(h.name, h.mana_value, self.types, h.extra)
-                         for h in self.halves)
+            return tuple(
+                h if h.types is not None else Face(h.name, h.mana_value, self.types, h.extra) for h in self.halves
+            )
         main = Face(self.main_face_name, self.mana_value, self.types)
         return (main, self.adventure) if self.adventure is not None else (main,)
 
@@ -145,7 +160,7 @@ class Card:
         return out
 
     @classmethod
-    def from_json(cls, data, path: str = "card") -> "Card":
+    def from_json(cls, data, path: str = "card") -> Card:
         return load_card(data, path)
 
     def __str__(self) -> str:
@@ -174,7 +189,7 @@ class Library:
         return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, data, path: str = "") -> "Library":
+    def from_json(cls, data, path: str = "") -> Library:
         return load_library(data, path)
 
 
@@ -226,7 +241,7 @@ class GameState:
         return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, data, path: str = "") -> "GameState":
+    def from_json(cls, data, path: str = "") -> GameState:
         return load_state(data, path)
 
 
@@ -244,6 +259,7 @@ def as_state(obj) -> GameState:
 # ---------------------------------------------------------------------------------------------
 # Loading (every problem is a FormatError naming its JSON path)
 # ---------------------------------------------------------------------------------------------
+
 
 def _decode(data, path: str):
     if isinstance(data, bytes):
@@ -305,8 +321,14 @@ def _load_card(data, path: str) -> Card:
         halves = tuple(_load_face(h, join(join(path, "halves"), i)) for i, h in enumerate(items))
         if adventure is not None:
             raise FormatError(join(path, "halves"), "a card cannot have both halves and an adventure")
-    return Card(name=name, mana_value=mana_value, types=types, adventure=adventure, halves=halves,
-                extra=_freeze_extra(obj, _CARD_FIELDS))
+    return Card(
+        name=name,
+        mana_value=mana_value,
+        types=types,
+        adventure=adventure,
+        halves=halves,
+        extra=_freeze_extra(obj, _CARD_FIELDS),
+    )
 
 
 def _load_cards(value, path: str) -> tuple[Card, ...]:
@@ -340,9 +362,11 @@ def load_state(data, path: str = "") -> GameState:
         face = expect_str(entry.get("face", card.main_face_name), join(where, "face"))
         names = [f.name for f in card.spell_faces()]
         if face not in names and face != card.name:
-            raise FormatError(join(where, "face"),
-                              f"{json.dumps(card.name, ensure_ascii=False)} has no face named "
-                              f"{json.dumps(face, ensure_ascii=False)} (faces: {', '.join(names)})")
+            raise FormatError(
+                join(where, "face"),
+                f"{json.dumps(card.name, ensure_ascii=False)} has no face named "
+                f"{json.dumps(face, ensure_ascii=False)} (faces: {', '.join(names)})",
+            )
         stack.append(Spell(card, face))
     return GameState(
         library=Library(_load_cards(obj.get("library", []), join(path, "library"))),

@@ -112,6 +112,6 @@ def _show(value) -> str:
         return shown if len(value) <= 30 else f'{shown[:-1]}..."'
     if isinstance(value, (list, dict)):
         return "a list" if isinstance(value, list) else "an object"
-    if isinstance(value, int) and not -10**30 < value < 10**30:
+    if isinstance(value, int) and not -(10**30) < value < 10**30:
         return f"a {len(str(abs(value)))}-digit number" if value > 0 else f"a {len(str(-value))}-digit negative number"
     return repr(value)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping
 
 from .errors import (
     FormatError,
@@ -143,7 +143,7 @@ class Scenario:
         return object_id in self._index
 
     def kind(self, object_id: str) -> str:
-        """"player", "planeswalker", "battle", "attacker" or "blocker"."""
+        """ "player", "planeswalker", "battle", "attacker" or "blocker"."""
         return _KIND[type(self._index[object_id])]
 
     def controller_of(self, object_id: str) -> str | None:
@@ -161,12 +161,12 @@ class Scenario:
         """Ids of the attackers whose ``blocked_by`` names this blocker, in attacker order."""
         return tuple(a.id for a in self.attackers if blocker_id in a.blocked_by)
 
-    def with_step(self, step: str) -> "Scenario":
+    def with_step(self, step: str) -> Scenario:
         return replace(self, step=step)
 
     # -- JSON ----------------------------------------------------------------------------------
     @classmethod
-    def from_json(cls, data) -> "Scenario":
+    def from_json(cls, data) -> Scenario:
         return load_scenario(data)
 
     def to_json(self) -> dict:
@@ -199,8 +199,13 @@ def parse_json_text(text: str, path: str = "") -> object:
     duplicates = _DuplicateKeys()
     finite = _Finite()
     try:
-        data = json.loads(text, object_pairs_hook=duplicates, parse_int=_parse_int, parse_float=finite.number,
-                          parse_constant=finite.constant)
+        data = json.loads(
+            text,
+            object_pairs_hook=duplicates,
+            parse_int=_parse_int,
+            parse_float=finite.number,
+            parse_constant=finite.constant,
+        )
     except json.JSONDecodeError as err:
         raise FormatError(path, f"not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
     except RecursionError:
@@ -314,8 +319,13 @@ def load_scenario(data, path: str = "") -> Scenario:
 
     # Unique ids across the whole scenario.
     seen: dict[str, str] = {}
-    for name, group in (("players", players), ("planeswalkers", planeswalkers), ("battles", battles),
-                        ("attackers", attackers), ("blockers", blockers)):
+    for name, group in (
+        ("players", players),
+        ("planeswalkers", planeswalkers),
+        ("battles", battles),
+        ("attackers", attackers),
+        ("blockers", blockers),
+    ):
         for i, item in enumerate(group):
             where = join(join(join(path, name), i), "id")
             if item.id in seen:
@@ -325,24 +335,32 @@ def load_scenario(data, path: str = "") -> Scenario:
     player_ids = {p.id for p in players}
     for i, pw in enumerate(planeswalkers):
         if pw.controller not in player_ids:
-            raise FormatError(join(join(join(path, "planeswalkers"), i), "controller"),
-                              f'unknown player "{pw.controller}"')
+            raise FormatError(
+                join(join(join(path, "planeswalkers"), i), "controller"), f'unknown player "{pw.controller}"'
+            )
     for i, bt in enumerate(battles):
         if bt.protector not in player_ids:
-            raise FormatError(join(join(join(path, "battles"), i), "protector"),
-                              f'unknown player "{bt.protector}"')
+            raise FormatError(join(join(join(path, "battles"), i), "protector"), f'unknown player "{bt.protector}"')
     attackable = player_ids | {p.id for p in planeswalkers} | {b.id for b in battles}
     blocker_ids = {b.id for b in blockers}
     for i, a in enumerate(attackers):
         where = join(join(path, "attackers"), i)
         if a.attacking not in attackable:
-            raise FormatError(join(where, "attacking"),
-                              f'unknown id "{a.attacking}" (expected a player, planeswalker or battle)')
+            raise FormatError(
+                join(where, "attacking"), f'unknown id "{a.attacking}" (expected a player, planeswalker or battle)'
+            )
         for j, b in enumerate(a.blocked_by):
             if b not in blocker_ids:
                 raise FormatError(join(join(where, "blocked_by"), j), f'unknown blocker "{b}"')
-    return Scenario(attackers=attackers, blockers=blockers, players=players, planeswalkers=planeswalkers,
-                    battles=battles, rules=rules, step=step)
+    return Scenario(
+        attackers=attackers,
+        blockers=blockers,
+        players=players,
+        planeswalkers=planeswalkers,
+        battles=battles,
+        rules=rules,
+        step=step,
+    )
 
 
 def _each(obj: dict, key: str, path: str, loader) -> Iterable:
@@ -418,15 +436,20 @@ def _load_attacker(data, path) -> Attacker:
     expect_bool(blocked, join(path, "blocked"))
     if not blocked and ids:
         raise FormatError(join(path, "blocked"), "false, but blocked_by names blockers")
-    return Attacker(**fields, attacking=expect_str(_required(obj, "attacking", path), join(path, "attacking")),
-                    blocked_by=tuple(ids), blocked=blocked)
+    return Attacker(
+        **fields,
+        attacking=expect_str(_required(obj, "attacking", path), join(path, "attacking")),
+        blocked_by=tuple(ids),
+        blocked=blocked,
+    )
 
 
 def _load_blocker(data, path) -> Blocker:
     obj = expect_object(data, path)
     reject_unknown(obj, _BLOCKER, path)
-    return Blocker(**_creature_fields(obj, path),
-                   value=expect_number(obj.get("value", 1), join(path, "value"), bound=MAX_NUMBER))
+    return Blocker(
+        **_creature_fields(obj, path), value=expect_number(obj.get("value", 1), join(path, "value"), bound=MAX_NUMBER)
+    )
 
 
 def _int(value, path: str, signed: bool = False) -> int:
@@ -447,6 +470,7 @@ def _required(obj, key, path):
 # ---------------------------------------------------------------------------------------------
 # Dumping (the normal form: every field written, so load(dump(s)) == s)
 # ---------------------------------------------------------------------------------------------
+
 
 def dump_scenario(s: Scenario) -> dict:
     out: dict = {"rules": s.rules, "step": s.step}
@@ -474,5 +498,11 @@ def dump_scenario(s: Scenario) -> dict:
 
 
 def _dump_creature(c: Creature) -> dict:
-    return {"id": c.id, "power": c.power, "toughness": c.toughness, "keywords": list(c.keywords),
-            "damage_marked": c.damage_marked, "in_combat": c.in_combat}
+    return {
+        "id": c.id,
+        "power": c.power,
+        "toughness": c.toughness,
+        "keywords": list(c.keywords),
+        "damage_marked": c.damage_marked,
+        "in_combat": c.in_combat,
+    }

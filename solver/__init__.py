@@ -1,4 +1,4 @@
-"""trample's solver: the rules (solver.rules), the engines, and the Combat object users hold."""
+"""trample's solver: the rules (trample.rules), the engines, and the Combat object users hold."""
 
 from .check import CheckResult, Violation
 from .combat import Combat, LegalAssignments, open_combat

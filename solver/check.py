@@ -1,15 +1,14 @@
 """The direct checker: judge one proposed assignment against a DamagePlan, citing every rule it breaks.
 
-It reads the same plan as every engine (solver.rules), but evaluates it directly, without CP-SAT.
+It reads the same plan as every engine (trample.rules), but evaluates it directly, without CP-SAT.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
-from models import Assignment
-
+from .models import Assignment
 from .rules import LEGACY_ORDER_RULE, DamagePlan, refusal
 
 
@@ -57,8 +56,9 @@ def check(plan: DamagePlan, assignment: Assignment) -> CheckResult:
     for source in assignment:
         if plan.source(source) is None:
             what = "an attacking creature" if plan.side == "attacking" else "a source of combat damage here"
-            violations.append(Violation("510.1", f"{source} is not {what}; it cannot assign this side's damage",
-                                        source))
+            violations.append(
+                Violation("510.1", f"{source} is not {what}; it cannot assign this side's damage", source)
+            )
 
     for src in plan.sources:
         split = assignment.get(src.source, {})
@@ -68,34 +68,48 @@ def check(plan: DamagePlan, assignment: Assignment) -> CheckResult:
                 violations.append(Violation(src.rule, f"{src.reason}, but it assigns {given}", src.source))
             continue
         if given != src.damage:
-            violations.append(Violation(
-                "510.1a", f"{src.source} must assign exactly {src.damage} combat damage (its power), "
-                          f"but assigns {given}", src.source))
+            violations.append(
+                Violation(
+                    "510.1a",
+                    f"{src.source} must assign exactly {src.damage} combat damage (its power), but assigns {given}",
+                    src.source,
+                )
+            )
         for recipient, amount in split.items():
             if amount <= 0:
                 continue
             route = src.route(recipient)
             if route is None:
                 rule, why = refusal(plan, src.source, recipient)
-                violations.append(Violation(rule, f"{src.source} assigns {amount} to {recipient}: {why}",
-                                            src.source, recipient))
+                violations.append(
+                    Violation(rule, f"{src.source} assigns {amount} to {recipient}: {why}", src.source, recipient)
+                )
                 continue
             if route.gate is None:
                 continue
             for bad in plan.gate_failures(route.gate, totals, deathtouched):
-                violations.append(Violation(route.gate.rule, _gate_message(plan, src.source, recipient, amount,
-                                                                           route.gate.rule, bad, totals),
-                                            src.source, recipient))
+                violations.append(
+                    Violation(
+                        route.gate.rule,
+                        _gate_message(plan, src.source, recipient, amount, route.gate.rule, bad, totals),
+                        src.source,
+                        recipient,
+                    )
+                )
     return CheckResult(legal=not violations, violations=tuple(violations))
 
 
 def _gate_message(plan, source, recipient, amount, rule, bad, totals) -> str:
     if bad in plan.loyalty_need:
-        return (f"{source} assigns {amount} to {recipient}, but the planeswalker {bad} has been assigned "
-                f"{totals.get(bad, 0)} of the {plan.loyalty_need[bad]} damage its loyalty requires first")
+        return (
+            f"{source} assigns {amount} to {recipient}, but the planeswalker {bad} has been assigned "
+            f"{totals.get(bad, 0)} of the {plan.loyalty_need[bad]} damage its loyalty requires first"
+        )
     have, need = totals.get(bad, 0), plan.lethal_need[bad]
     lethal = f"{bad} has been assigned {have} of the {need} damage that is lethal to it"
     if rule == LEGACY_ORDER_RULE:
-        return (f"{source} assigns {amount} to {recipient}, but {bad} comes earlier in its damage assignment "
-                f"order and {lethal}")
+        return (
+            f"{source} assigns {amount} to {recipient}, but {bad} comes earlier in its damage assignment "
+            f"order and {lethal}"
+        )
     return f"{source} assigns {amount} to {recipient}, but {lethal}"

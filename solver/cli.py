@@ -12,17 +12,16 @@ import importlib
 import json
 import os
 import sys
-from typing import Callable, Iterator
-
-from models import FormatError, load_scenario, parse_json_text
-from models.errors import expect_object
+from collections.abc import Callable, Iterator
 
 from .limits import LimitReached
+from .models import FormatError, load_scenario, parse_json_text
+from .models.errors import expect_object
 
 EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
 
 # Modules that add subcommands: each defines add_commands(subparsers).
-EXTENSIONS = ("solver.cli_solve", "solver.cli_scale", "solver.cli_library", "solver.cli_arena")
+EXTENSIONS = ("trample.cli_solve", "trample.cli_scale", "trample.cli_library", "trample.cli_arena")
 
 
 class UsageError(Exception):
@@ -37,6 +36,7 @@ class _Parser(argparse.ArgumentParser):
 # ---------------------------------------------------------------------------------------------
 # Reading inputs
 # ---------------------------------------------------------------------------------------------
+
 
 def read_text(path: str, what: str = "FILE") -> str:
     """The text of a file, or of standard input for ``-``: UTF-8 (a leading byte order mark is skipped)."""
@@ -91,8 +91,11 @@ def iter_documents(path: str) -> Iterator[tuple[str, object]]:
             doc = parse_json_text(text, label(path))
         except FormatError as err:
             if err.message.startswith("not JSON: Extra data"):  # several documents: the user meant a batch
-                raise FormatError(err.path, f"{err.message} (one JSON document expected; a batch of one document "
-                                            f"per line is a file whose name ends in .jsonl)") from None
+                raise FormatError(
+                    err.path,
+                    f"{err.message} (one JSON document expected; a batch of one document "
+                    f"per line is a file whose name ends in .jsonl)",
+                ) from None
             raise
         yield "", doc
         return
@@ -165,11 +168,13 @@ def scenario_from(doc, path=""):
 # count / enumerate / check
 # ---------------------------------------------------------------------------------------------
 
+
 def _combat(doc, args):
     from .combat import open_combat
 
-    return open_combat(scenario_from(doc), side=getattr(args, "side", "attacking"),
-                       engine=getattr(args, "engine", "auto"))
+    return open_combat(
+        scenario_from(doc), side=getattr(args, "side", "attacking"), engine=getattr(args, "engine", "auto")
+    )
 
 
 def cmd_count(args) -> int:
@@ -189,8 +194,9 @@ def cmd_enumerate(args) -> int:
             raise FormatError(option, "expected a file name")
     if getattr(args, "columns", None) is not None and getattr(args, "format", "jsonl") != "npy":
         raise FormatError("--columns", "only with --format npy (the jsonl lines name their own columns)")
-    distinct_files([args.file], [("--output", getattr(args, "output", None)),
-                                 ("--columns", getattr(args, "columns", None))])
+    distinct_files(
+        [args.file], [("--output", getattr(args, "output", None)), ("--columns", getattr(args, "columns", None))]
+    )
     if getattr(args, "format", "jsonl") == "npy":
         from .cli_scale import enumerate_npy
 
@@ -215,7 +221,7 @@ def _enumerate_jsonl(args) -> int:
     if is_batch(args.file):
         code = run_batch(args.file, lambda doc: ({"assignments": list(stream(doc))}, EXIT_OK))
     else:
-        (_, doc), = iter_documents(args.file)
+        ((_, doc),) = iter_documents(args.file)
         out = sys.stdout
         with _progress(args, doc) as bar:
             for n, a in enumerate(stream(doc), 1):
@@ -225,17 +231,16 @@ def _enumerate_jsonl(args) -> int:
                     bar.advance(4096)
         code = EXIT_OK
     if stopped["time"]:
-        print(f"trample: enumerate stopped at --time-limit {args.time_limit}s; the list is incomplete",
-              file=sys.stderr)
+        print(f"trample: enumerate stopped at --time-limit {args.time_limit}s; the list is incomplete", file=sys.stderr)
     return code
 
 
 def _progress(args, doc):
-    """A progress bar on standard error when writing to a file (solver.cli_scale), else nothing."""
+    """A progress bar on standard error when writing to a file (trample.cli_scale), else nothing."""
     try:
         from .cli_scale import jsonl_progress
     except ModuleNotFoundError as err:
-        if err.name != "solver.cli_scale":
+        if err.name != "trample.cli_scale":
             raise
         import contextlib
 
@@ -276,8 +281,9 @@ def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple
     if is_batch(path) and len(asg) == 1 and not is_batch(assignment):
         asg = asg * len(scen)
     if len(scen) != len(asg):
-        raise FormatError(label(assignment), f"has {_plural(len(asg), 'assignment')} for "
-                                             f"{_plural(len(scen), 'scenario')}")
+        raise FormatError(
+            label(assignment), f"has {_plural(len(asg), 'assignment')} for {_plural(len(scen), 'scenario')}"
+        )
     worst = EXIT_OK
     for (where, doc), (awhere, adoc) in zip(scen, asg):
         try:
@@ -318,6 +324,7 @@ def cmd_check(args) -> int:
 # ---------------------------------------------------------------------------------------------
 # The parser
 # ---------------------------------------------------------------------------------------------
+
 
 def distinct_files(inputs, outputs) -> None:
     """Refuse an output file that is an input file or another output (``enumerate s.json -o s.json`` emptied the
@@ -366,14 +373,23 @@ def seconds(text: str) -> float:
 
 def add_step_options(p: argparse.ArgumentParser) -> None:
     """--side and --engine, shared by the commands that read a combat scenario."""
-    p.add_argument("--side", choices=["attacking", "defending", "both"], default="attacking",
-                   help="whose damage assignment: the attacking player's (default), the defending player's, or both")
-    p.add_argument("--engine", default="auto", choices=engine_choices(), metavar="ENGINE",
-                   help=f"{', '.join(engine_choices())} (default auto)")
+    p.add_argument(
+        "--side",
+        choices=["attacking", "defending", "both"],
+        default="attacking",
+        help="whose damage assignment: the attacking player's (default), the defending player's, or both",
+    )
+    p.add_argument(
+        "--engine",
+        default="auto",
+        choices=engine_choices(),
+        metavar="ENGINE",
+        help=f"{', '.join(engine_choices())} (default auto)",
+    )
 
 
 def engine_choices() -> list[str]:
-    """The registered engine names (solver.engines imports no engine until one is used)."""
+    """The registered engine names (trample.engines imports no engine until one is used)."""
     from .engines import engine_names
 
     return engine_names()
@@ -386,8 +402,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("count", help="the exact number of legal assignments")
     p.add_argument("file", metavar="FILE", help="scenario JSON, a .jsonl batch, or - for standard input")
-    p.add_argument("--time-limit", type=seconds, default=None,
-                   help='seconds per scenario; past it: {"count": null, "complete": false}, exit 1')
+    p.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=None,
+        help='seconds per scenario; past it: {"count": null, "complete": false}, exit 1',
+    )
     add_step_options(p)
     p.set_defaults(func=cmd_count)
 
@@ -395,13 +415,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE")
     p.add_argument("--limit", type=positive_int, default=None, help="stop after N assignments")
     p.add_argument("--time-limit", type=seconds, default=None, help="stop after this many seconds")
-    p.add_argument("--format", choices=["jsonl", "npy"], default="jsonl",
-                   help="jsonl (default): one JSON line per assignment; npy: one integer matrix, a row per "
-                        "assignment, column names in a sidecar OUTPUT.columns.json")
-    p.add_argument("-o", "--output", default=None, metavar="PATH",
-                   help="write to this file instead of standard output (a progress bar shows on a terminal)")
-    p.add_argument("--columns", default=None, metavar="PATH",
-                   help="npy: where to write the column names (default: OUTPUT with .columns.json)")
+    p.add_argument(
+        "--format",
+        choices=["jsonl", "npy"],
+        default="jsonl",
+        help="jsonl (default): one JSON line per assignment; npy: one integer matrix, a row per "
+        "assignment, column names in a sidecar OUTPUT.columns.json",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar="PATH",
+        help="write to this file instead of standard output (a progress bar shows on a terminal)",
+    )
+    p.add_argument(
+        "--columns",
+        default=None,
+        metavar="PATH",
+        help="npy: where to write the column names (default: OUTPUT with .columns.json)",
+    )
     add_step_options(p)
     p.set_defaults(func=cmd_enumerate)
 
@@ -442,8 +475,11 @@ def main(argv=None) -> int:
         _drop_stdout()
         return EXIT_OK
     except MemoryError:  # numpy says so before the system does: one line rather than a traceback
-        print("trample: out of memory: the board is too large for this command (try --time-limit, --limit or a "
-              "smaller board)", file=sys.stderr)
+        print(
+            "trample: out of memory: the board is too large for this command (try --time-limit, --limit or a "
+            "smaller board)",
+            file=sys.stderr,
+        )
         return EXIT_BAD
     except OSError as err:  # e.g. the output cannot be written (a full disk): one line, no traceback
         try:

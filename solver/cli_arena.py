@@ -10,8 +10,8 @@ import argparse
 import json
 import sys
 
-from models import FormatError, load_scenario
-from models.errors import expect_object, expect_str
+from .models import FormatError, load_scenario
+from .models.errors import expect_object, expect_str
 
 EXIT_OK, EXIT_BAD = 0, 2
 
@@ -65,8 +65,14 @@ class _Bar:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            self.progress = Progress(TextColumn(self.what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                                     console=Console(stderr=True), transient=True)
+            self.progress = Progress(
+                TextColumn(self.what),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
             self.progress.start()
         return self
 
@@ -98,6 +104,7 @@ def _format(args) -> str:
 # trample arena
 # ---------------------------------------------------------------------------------------------
 
+
 def cmd_arena(args) -> int:
     from .arena import suites
     from .arena.objectives import parse_objectives
@@ -127,9 +134,19 @@ def cmd_arena(args) -> int:
     specs = _players(args)
     with _Bar(_want_progress(args), "arena") as bar:
         try:
-            results = run_arena(items, players=specs, objective=args.objective, seed=args.seed,
-                                workers=args.workers, backend=args.backend, scheduler=args.scheduler,
-                                chunk_size=args.chunk, timeout=args.timeout, progress=bar, suite=described)
+            results = run_arena(
+                items,
+                players=specs,
+                objective=args.objective,
+                seed=args.seed,
+                workers=args.workers,
+                backend=args.backend,
+                scheduler=args.scheduler,
+                chunk_size=args.chunk,
+                timeout=args.timeout,
+                progress=bar,
+                suite=described,
+            )
         except (OSError, TimeoutError) as err:
             if args.backend == "dask":
                 raise FormatError("--scheduler", f"cannot reach {args.scheduler}: {err}") from None
@@ -165,8 +182,10 @@ def _check_outputs(args, inputs=()) -> None:
         ext = os.path.splitext(args.report)[1].lower().lstrip(".")
         if ext not in REPORT_TYPES:
             others = ", ".join("." + t for t in REPORT_TYPES[1:])
-            raise FormatError("--report", f"expected a file name ending in .png (or {others}), "
-                                          f"got {json.dumps(args.report, ensure_ascii=False)}")
+            raise FormatError(
+                "--report",
+                f"expected a file name ending in .png (or {others}), got {json.dumps(args.report, ensure_ascii=False)}",
+            )
 
 
 def _output(results: dict, args, fmt: str | None) -> int:
@@ -196,6 +215,7 @@ def _output(results: dict, args, fmt: str | None) -> int:
 # ---------------------------------------------------------------------------------------------
 # trample score
 # ---------------------------------------------------------------------------------------------
+
 
 def cmd_score(args) -> int:
     from .arena.metrics import board_size, judge, objectives_of, reference, summarize
@@ -239,18 +259,35 @@ def cmd_score(args) -> int:
         if player not in names:
             names.append(player)
         n = len(boards)
-        boards.append({"index": n, "id": str(doc.get("id", doc.get("name", where or n))),
-                       "objective": objective_text(objectives), "size": board_size(scenario), "reference": ref,
-                       "decisions": [rec]})
+        boards.append(
+            {
+                "index": n,
+                "id": str(doc.get("id", doc.get("name", where or n))),
+                "objective": objective_text(objectives),
+                "size": board_size(scenario),
+                "reference": ref,
+                "decisions": [rec],
+            }
+        )
         if fmt == "lines":
-            out = {k: rec[k] for k in ("player", "legal", "rules", "violations", "values", "regret", "optimal",
-                                       "lethal")}
+            out = {
+                k: rec[k] for k in ("player", "legal", "rules", "violations", "values", "regret", "optimal", "lethal")
+            }
             out["optimum"] = ref["values"]
             out["lethal_exists"] = ref["lethal_exists"]
             emit(out)
-    results = {"arena": 1, "config": {"objective": args.objective, "boards": len(boards), "players": names,
-                                      "suite": {"files": [args.file]}, "recorded": True},
-               "leaderboard": summarize(boards, names), "boards": boards}
+    results = {
+        "arena": 1,
+        "config": {
+            "objective": args.objective,
+            "boards": len(boards),
+            "players": names,
+            "suite": {"files": [args.file]},
+            "recorded": True,
+        },
+        "leaderboard": summarize(boards, names),
+        "boards": boards,
+    }
     _output(results, args, None if fmt == "lines" else fmt)
     return worst
 
@@ -258,6 +295,7 @@ def cmd_score(args) -> int:
 # ---------------------------------------------------------------------------------------------
 # Registration
 # ---------------------------------------------------------------------------------------------
+
 
 def _output_options(p) -> None:
     p.add_argument("--out", metavar="FILE", help="write the full results (every decision) as JSON")
@@ -270,42 +308,79 @@ def add_commands(sub) -> None:
     from .arena.runner import BACKENDS, DEFAULT_CHUNK
 
     p = sub.add_parser("arena", help="score AI players against the optimum on a suite of boards; print a leaderboard")
-    p.add_argument("suite", nargs="*", metavar="SUITE",
-                   help="suite files (.jsonl: scenarios, or lines with a scenario field); none: a generated suite")
+    p.add_argument(
+        "suite",
+        nargs="*",
+        metavar="SUITE",
+        help="suite files (.jsonl: scenarios, or lines with a scenario field); none: a generated suite",
+    )
     p.add_argument("--level", default=None, help="generate boards of this level (default mixed; --list-levels)")
     p.add_argument("--n", type=_positive, default=100, help="number of generated boards (default 100)")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the generated suite and of every player (default 0)")
     p.add_argument("--limit", type=_positive, default=None, help="only the first N boards")
-    p.add_argument("--objective", default=DEFAULT_OBJECTIVE,
-                   help=f"objectives, lexicographic (default {DEFAULT_OBJECTIVE}); a board's own objective wins")
-    p.add_argument("--players", default=",".join(DEFAULT_PLAYERS),
-                   help="comma-separated players: random, declaration, greedy, face, optimal, cmd:COMMAND, "
-                        "py:module:attr, NAME=spec (default: all baselines)")
-    p.add_argument("--external", action="append", metavar="[NAME=]COMMAND",
-                   help="an external player speaking JSON Lines on stdin/stdout (repeatable)")
-    p.add_argument("--timeout", type=_float_seconds, default=5.0,
-                   help="seconds an external player may take per decision (default 5)")
+    p.add_argument(
+        "--objective",
+        default=DEFAULT_OBJECTIVE,
+        help=f"objectives, lexicographic (default {DEFAULT_OBJECTIVE}); a board's own objective wins",
+    )
+    p.add_argument(
+        "--players",
+        default=",".join(DEFAULT_PLAYERS),
+        help="comma-separated players: random, declaration, greedy, face, optimal, cmd:COMMAND, "
+        "py:module:attr, NAME=spec (default: all baselines)",
+    )
+    p.add_argument(
+        "--external",
+        action="append",
+        metavar="[NAME=]COMMAND",
+        help="an external player speaking JSON Lines on stdin/stdout (repeatable)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_float_seconds,
+        default=5.0,
+        help="seconds an external player may take per decision (default 5)",
+    )
     p.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1: in this process)")
-    p.add_argument("--backend", choices=BACKENDS, default="local",
-                   help="local (a process pool) or dask (Dask distributed)")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="Dask scheduler address (tcp://host:8786); none: a local Dask cluster of --workers")
-    p.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK,
-                   help=f"boards per unit of work (default {DEFAULT_CHUNK})")
-    p.add_argument("--format", choices=["table", "json"], default=None,
-                   help="table (rich) or json (config and leaderboard); default: table on a terminal, else json")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="a progress bar on standard error (default: when it is a terminal)")
+    p.add_argument(
+        "--backend", choices=BACKENDS, default="local", help="local (a process pool) or dask (Dask distributed)"
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="Dask scheduler address (tcp://host:8786); none: a local Dask cluster of --workers",
+    )
+    p.add_argument(
+        "--chunk", type=_positive, default=DEFAULT_CHUNK, help=f"boards per unit of work (default {DEFAULT_CHUNK})"
+    )
+    p.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default=None,
+        help="table (rich) or json (config and leaderboard); default: table on a terminal, else json",
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a progress bar on standard error (default: when it is a terminal)",
+    )
     p.add_argument("--list-levels", action="store_true", help="print the named levels as JSON Lines and exit")
     _output_options(p)
     p.set_defaults(func=cmd_arena)
 
     p = sub.add_parser("score", help="score recorded decisions {scenario, assignment, objective} against the optimum")
     p.add_argument("file", metavar="DECISIONS", help="a .jsonl file of decisions (or one JSON decision), - for stdin")
-    p.add_argument("--objective", default=DEFAULT_OBJECTIVE,
-                   help=f"objectives for lines without one (default {DEFAULT_OBJECTIVE})")
-    p.add_argument("--format", choices=["lines", "table", "json"], default=None,
-                   help="lines: one result per decision (default); table: leaderboard; json: leaderboard as JSON")
+    p.add_argument(
+        "--objective", default=DEFAULT_OBJECTIVE, help=f"objectives for lines without one (default {DEFAULT_OBJECTIVE})"
+    )
+    p.add_argument(
+        "--format",
+        choices=["lines", "table", "json"],
+        default=None,
+        help="lines: one result per decision (default); table: leaderboard; json: leaderboard as JSON",
+    )
     _output_options(p)
     p.set_defaults(func=cmd_score)
 

@@ -23,9 +23,8 @@ import time
 
 import numpy as np
 
-from models import FormatError, load_assignment
-
 from .cli import EXIT_OK, add_step_options, emit, is_batch, iter_documents, positive_int, run_batch, scenario_from
+from .models import FormatError, load_assignment
 
 NPY_HEADER = 128  # bytes: fixed, so the shape can be rewritten in place if enumeration stops early
 
@@ -57,8 +56,12 @@ def add_commands(subparsers) -> None:
 def _time_limit_option(p) -> None:
     from .cli import seconds
 
-    p.add_argument("--time-limit", type=seconds, default=None,
-                   help="seconds for building the counting programme; past it: one line on stderr, exit 1")
+    p.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=None,
+        help="seconds for building the counting programme; past it: one line on stderr, exit 1",
+    )
 
 
 def _seed(text: str) -> int:
@@ -78,14 +81,14 @@ def _step_combat(doc, args, what: str):
 
     scenario = scenario_from(doc)
     if scenario.step == "combat":
-        raise FormatError("step", f'{what} works on one damage step ("regular" or "first_strike"), '
-                                  f'not "combat"')
+        raise FormatError("step", f'{what} works on one damage step ("regular" or "first_strike"), not "combat"')
     return Combat(scenario, side=args.side, engine=args.engine)
 
 
 # ---------------------------------------------------------------------------------------------
 # sample / rank / unrank
 # ---------------------------------------------------------------------------------------------
+
 
 def cmd_sample(args) -> int:
     def draw(doc):
@@ -94,7 +97,7 @@ def cmd_sample(args) -> int:
 
     if is_batch(args.file):
         return run_batch(args.file, lambda doc: ({"assignments": draw(doc)}, EXIT_OK))
-    (_, doc), = iter_documents(args.file)
+    ((_, doc),) = iter_documents(args.file)
     from .limits import LimitReached
 
     combat = _step_combat(doc, args, "sample")
@@ -105,8 +108,11 @@ def cmd_sample(args) -> int:
             emit(a.to_json())
             drawn += 1
     except LimitReached:
-        print(f"trample: sample stopped at --time-limit {args.time_limit}s after {drawn} of {args.n} draws; "
-              "the list is incomplete", file=sys.stderr)
+        print(
+            f"trample: sample stopped at --time-limit {args.time_limit}s after {drawn} of {args.n} draws; "
+            "the list is incomplete",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 
@@ -134,6 +140,7 @@ def cmd_rank(args) -> int:
 # enumerate --format npy | --output
 # ---------------------------------------------------------------------------------------------
 
+
 class Progress:
     """A rich progress bar on standard error, or nothing (rich missing, or standard error not a terminal)."""
 
@@ -144,13 +151,28 @@ class Progress:
             return
         try:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, \
-                TimeElapsedColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import (
+                Progress as RichProgress,
+            )
         except ImportError:  # rich is optional (pip install trample[progress])
             return
         console = console or Console(file=sys.stderr)
-        self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False)
+        self._bar = RichProgress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
         self._task = self._bar.add_task(description, total=total)
 
     def __enter__(self):
@@ -198,7 +220,10 @@ def redirected_output(path: str | None, binary: bool = False):
 def npy_header(dtype, shape: tuple[int, int], size: int = NPY_HEADER) -> bytes:
     """A version 1.0 .npy header padded to exactly ``size`` bytes (so it can be rewritten in place)."""
     body = "{'descr': %r, 'fortran_order': False, 'shape': (%d, %d), }" % (
-        np.lib.format.dtype_to_descr(np.dtype(dtype)), shape[0], shape[1])
+        np.lib.format.dtype_to_descr(np.dtype(dtype)),
+        shape[0],
+        shape[1],
+    )
     pad = size - 10 - len(body) - 1
     if pad < 0:
         raise ValueError("npy header too long")
@@ -218,13 +243,15 @@ def enumerate_npy(args) -> int:
         raise FormatError(args.file, "--format npy takes one scenario, not a .jsonl batch")
     output = getattr(args, "output", None)
     if output in (None, "-") and _isatty(sys.stdout):
-        raise FormatError("--output", "--format npy writes binary data: give --output FILE or redirect "
-                                      "standard output")
+        raise FormatError("--output", "--format npy writes binary data: give --output FILE or redirect standard output")
     seekable_out = output not in (None, "-")
     if args.time_limit is not None and not seekable_out:
-        raise FormatError("--time-limit", "with --format npy it needs --output FILE (the row count in the "
-                                          "header is fixed when enumeration stops early)")
-    (_, doc), = iter_documents(args.file)
+        raise FormatError(
+            "--time-limit",
+            "with --format npy it needs --output FILE (the row count in the "
+            "header is fixed when enumeration stops early)",
+        )
+    ((_, doc),) = iter_documents(args.file)
     combat = _step_combat(doc, args, "enumerate --format npy")
     plan = combat.plan
     names = [s.source for s in plan.sources]
@@ -248,8 +275,7 @@ def enumerate_npy(args) -> int:
     deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
     written = 0
     stopped = count is None
-    with redirected_output(output, binary=True) as fh, \
-            Progress(rows, "enumerate", want_progress(args)) as bar:
+    with redirected_output(output, binary=True) as fh, Progress(rows, "enumerate", want_progress(args)) as bar:
         fh.write(npy_header(dtype, (rows, len(columns))))
         for block in blocks:
             if written >= rows:
@@ -257,7 +283,7 @@ def enumerate_npy(args) -> int:
             if deadline is not None and time.monotonic() > deadline:
                 stopped = True
                 break
-            block = block[:rows - written]
+            block = block[: rows - written]
             fh.write(np.ascontiguousarray(block, dtype=dtype).tobytes())
             written += len(block)
             bar.advance(len(block))
@@ -265,9 +291,15 @@ def enumerate_npy(args) -> int:
             fh.seek(0)
             fh.write(npy_header(dtype, (written, len(columns))))
     if sidecar:
-        meta = {"columns": columns, "rows": written, "count": count, "dtype": dtype.name,
-                "order": "canonical (docs/scale.md): lexicographic per component, first component slowest"
-                if args.engine in ("auto", "direct") else f"as listed by the {args.engine} engine"}
+        meta = {
+            "columns": columns,
+            "rows": written,
+            "count": count,
+            "dtype": dtype.name,
+            "order": "canonical (docs/scale.md): lexicographic per component, first component slowest"
+            if args.engine in ("auto", "direct")
+            else f"as listed by the {args.engine} engine",
+        }
         try:
             with open(sidecar, "w", encoding="utf-8") as sc:
                 sc.write(json.dumps(meta) + "\n")
@@ -275,8 +307,10 @@ def enumerate_npy(args) -> int:
             raise FormatError(sidecar, f"cannot write: {err.strerror}") from None
     if stopped:
         of = "before the count was known" if count is None else f"after {written} of {rows} rows"
-        print(f"trample: enumerate stopped at --time-limit {args.time_limit}s {of}; the matrix is incomplete",
-              file=sys.stderr)
+        print(
+            f"trample: enumerate stopped at --time-limit {args.time_limit}s {of}; the matrix is incomplete",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 

@@ -8,11 +8,20 @@ from __future__ import annotations
 import json
 import sys
 
-from models import FormatError
-
-from .cli import EXIT_BAD, EXIT_NO, EXIT_OK, add_step_options, is_batch, iter_documents, positive_int, \
-    run_batch, scenario_from, seconds
+from .cli import (
+    EXIT_BAD,
+    EXIT_NO,
+    EXIT_OK,
+    add_step_options,
+    is_batch,
+    iter_documents,
+    positive_int,
+    run_batch,
+    scenario_from,
+    seconds,
+)
 from .limits import LimitReached
+from .models import FormatError
 
 SOLVED = ("optimal", "feasible")
 
@@ -20,16 +29,31 @@ SOLVED = ("optimal", "feasible")
 def add_commands(subparsers) -> None:
     p = subparsers.add_parser("solve", help="the best legal assignment for lexicographic objectives")
     p.add_argument("file", metavar="FILE", help="scenario JSON, a .jsonl batch, or - for standard input")
-    p.add_argument("--objective", required=True, metavar="OBJ[,OBJ...]",
-                   help="max-damage, max-damage:ID, lethal, max-kills, max-value, min-overkill; "
-                        "several, comma-separated, are lexicographic in the order given")
-    p.add_argument("--all-optimal", action="store_true",
-                   help="every optimal assignment, one JSON line each (in a batch: a list per scenario)")
+    p.add_argument(
+        "--objective",
+        required=True,
+        metavar="OBJ[,OBJ...]",
+        help="max-damage, max-damage:ID, lethal, max-kills, max-value, min-overkill; "
+        "several, comma-separated, are lexicographic in the order given",
+    )
+    p.add_argument(
+        "--all-optimal",
+        action="store_true",
+        help="every optimal assignment, one JSON line each (in a batch: a list per scenario)",
+    )
     p.add_argument("--limit", type=positive_int, default=None, help="with --all-optimal: stop after N")
-    p.add_argument("--time-limit", type=seconds, default=None,
-                   help="wall-clock seconds per scenario; the best found is returned as feasible")
-    p.add_argument("--deterministic-time", type=seconds, default=None,
-                   help="the same limit in CP-SAT deterministic time units (reproducible)")
+    p.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=None,
+        help="wall-clock seconds per scenario; the best found is returned as feasible",
+    )
+    p.add_argument(
+        "--deterministic-time",
+        type=seconds,
+        default=None,
+        help="the same limit in CP-SAT deterministic time units (reproducible)",
+    )
     add_step_options(p)
     p.set_defaults(func=cmd_solve)
 
@@ -72,6 +96,7 @@ def cmd_solve(args) -> int:
         raise FormatError("--limit", "only with --all-optimal")
 
     if not args.all_optimal:
+
         def one(doc):
             result = _solve(doc, args)
             return result.to_json(), EXIT_OK if result.status in SOLVED else EXIT_NO
@@ -79,6 +104,7 @@ def cmd_solve(args) -> int:
         return run_batch(args.file, one)
 
     if is_batch(args.file):
+
         def one_list(doc):
             stream = _all_optimal(doc, args)
             out = stream.result.to_json()
@@ -95,14 +121,16 @@ def cmd_solve(args) -> int:
 
         return run_batch(args.file, one_list)
 
-    (_, doc), = iter_documents(args.file)
+    ((_, doc),) = iter_documents(args.file)
     stream = _all_optimal(doc, args)
     if stream.status not in SOLVED:
         print(f"trample: no assignment found ({stream.status})", file=sys.stderr)
         return EXIT_NO
     if stream.status != "optimal":
-        print("trample: a limit stopped the proof; listing the assignments that reach the best values found",
-              file=sys.stderr)
+        print(
+            "trample: a limit stopped the proof; listing the assignments that reach the best values found",
+            file=sys.stderr,
+        )
     out = sys.stdout
     try:
         for n, a in enumerate(stream, 1):

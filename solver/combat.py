@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
-
-from models import Assignment, FormatError, Scenario, load_assignment, load_scenario
 
 from .check import CheckResult, check
 from .engines import engine_names, get_engine
 from .limits import deadline_of
+from .models import Assignment, FormatError, Scenario, load_assignment, load_scenario
 from .rules import SIDES, DamagePlan, derive
 
 REPLAY_CACHE = 1 << 18  # inner components up to this many assignments are kept in memory and replayed
@@ -43,13 +42,13 @@ class Combat:
     def __init__(self, scenario: Scenario | Mapping | str, side: str = "attacking", engine: str = "auto"):
         scenario = opening(scenario, side, engine)
         if scenario.step == "combat":
-            raise FormatError("step", '"combat" describes both damage steps: use solver.open_combat()')
+            raise FormatError("step", '"combat" describes both damage steps: use trample.open_combat()')
         self.scenario = scenario
         self.side = side
         self.engine = engine
 
     @classmethod
-    def from_json(cls, data, side: str = "attacking", engine: str = "auto") -> "Combat":
+    def from_json(cls, data, side: str = "attacking", engine: str = "auto") -> Combat:
         return cls(load_scenario(data), side=side, engine=engine)
 
     @cached_property
@@ -57,12 +56,12 @@ class Combat:
         return derive(self.scenario, self.side)
 
     @property
-    def legal_assignments(self) -> "LegalAssignments":
+    def legal_assignments(self) -> LegalAssignments:
         return LegalAssignments(self)
 
     # -- the questions ---------------------------------------------------------------------------
     def count(self, engine: str | None = None, time_limit=None) -> int:
-        """The exact number of legal assignments. ``time_limit`` (seconds): :class:`solver.limits.LimitReached`
+        """The exact number of legal assignments. ``time_limit`` (seconds): :class:`trample.limits.LimitReached`
         if the count is not known by then."""
         deadline = deadline_of(time_limit)
         total = 1
@@ -72,12 +71,11 @@ class Combat:
                 return 0
         return total
 
-    def assignments(self, limit: int | None = None, engine: str | None = None,
-                    time_limit=None) -> Iterator[Assignment]:
+    def assignments(self, limit: int | None = None, engine: str | None = None, time_limit=None) -> Iterator[Assignment]:
         """Every legal assignment exactly once, lazily (the product of the components' streams).
 
         ``time_limit`` (seconds, from the first ``next``): the assignments found by then are yielded, then
-        :class:`solver.limits.LimitReached` is raised."""
+        :class:`trample.limits.LimitReached` is raised."""
         deadline = deadline_of(time_limit)
         plan = self.plan
         comps = plan.components
@@ -108,15 +106,15 @@ class Combat:
     def is_legal(self, assignment) -> bool:
         return self.check(assignment).legal
 
-    # -- optimisation (solver.optimize, issue 3) and indexing (solver.indexing, issue 4) ----------
+    # -- optimisation (trample.optimize, issue 3) and indexing (trample.indexing, issue 4) ----------
     def solve(self, objectives, **options):
-        """The best legal assignment for lexicographic objectives; see :func:`solver.optimize.solve`."""
+        """The best legal assignment for lexicographic objectives; see :func:`trample.optimize.solve`."""
         from .optimize import solve
 
         return solve(self, objectives, **options)
 
     def rank(self, assignment, time_limit=None) -> int:
-        """The index of a legal assignment in the canonical order; see :mod:`solver.indexing`."""
+        """The index of a legal assignment in the canonical order; see :mod:`trample.indexing`."""
         from .indexing import rank
 
         return rank(self, assignment, time_limit=time_limit)
@@ -180,7 +178,7 @@ def open_combat(scenario: Scenario | Mapping | str, side: str = "attacking", eng
         try:
             from .whole import WholeCombat
         except ModuleNotFoundError as err:
-            if err.name != "solver.whole":
+            if err.name != "trample.whole":
                 raise
             raise FormatError("step", '"combat" (both damage steps) is not supported yet') from None
         return WholeCombat(scenario, side=side, engine=engine)

@@ -10,21 +10,21 @@ direct engine):
 - across components, it is the product order with the first component slowest (mixed radix: the index is
   ``((i_1 * n_2 + i_2) * n_3 + i_3) ...``).
 
-``rank`` and ``unrank`` run the counting programme of :mod:`solver.engines.direct` (exact Python integers,
+``rank`` and ``unrank`` run the counting programme of :mod:`trample.engines.direct` (exact Python integers,
 whatever the size of the space) and never list assignments; they do not depend on the engine a
-:class:`~solver.combat.Combat` was opened with. ``sample`` unranks uniform integers drawn by
+:class:`~trample.combat.Combat` was opened with. ``sample`` unranks uniform integers drawn by
 ``random.Random(seed).randrange(count)``, so it is exactly uniform and reproducible.
 """
 
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Iterable, Iterator
-
-from models import Assignment, FormatError, load_assignment
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from .engines.direct import ComponentDP, component_dp
 from .limits import deadline_of
+from .models import Assignment, FormatError, load_assignment
 
 if TYPE_CHECKING:  # pragma: no cover
     from .combat import Combat
@@ -32,14 +32,14 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["rank", "unrank", "sample", "samples", "count", "component_programmes"]
 
 
-def component_programmes(combat: "Combat", time_limit=None) -> list[ComponentDP]:
-    """The programme of every component (``time_limit``: :class:`solver.limits.LimitReached` past it)."""
+def component_programmes(combat: Combat, time_limit=None) -> list[ComponentDP]:
+    """The programme of every component (``time_limit``: :class:`trample.limits.LimitReached` past it)."""
     plan = combat.plan
     deadline = deadline_of(time_limit)
     return [component_dp(plan, comp, deadline) for comp in plan.components]
 
 
-def count(combat: "Combat", time_limit=None) -> int:
+def count(combat: Combat, time_limit=None) -> int:
     """The number of legal assignments, by the programme (the same number every engine gives)."""
     total = 1
     for dp in component_programmes(combat, time_limit):
@@ -47,10 +47,10 @@ def count(combat: "Combat", time_limit=None) -> int:
     return total
 
 
-def rank(combat: "Combat", assignment, time_limit=None) -> int:
+def rank(combat: Combat, assignment, time_limit=None) -> int:
     """The index of a legal assignment in the canonical order (0 <= rank < count).
 
-    Raises :class:`~models.FormatError` (path ``assignment``) when it is not a legal assignment, naming the
+    Raises :class:`~trample.models.FormatError` (path ``assignment``) when it is not a legal assignment, naming the
     first rule it breaks.
     """
     if not isinstance(assignment, Assignment):
@@ -59,8 +59,9 @@ def rank(combat: "Combat", assignment, time_limit=None) -> int:
     dps = component_programmes(combat, time_limit)
     names = [s.source for s in plan.sources]
     covered = {(names[i], r) for dp in dps for i, r in dp.columns}
-    extra = any((s, r) not in covered for s, split in assignment.items() for r in split) or \
-        any(s not in plan.index for s in assignment)
+    extra = any((s, r) not in covered for s, split in assignment.items() for r in split) or any(
+        s not in plan.index for s in assignment
+    )
     index = 0
     for dp in dps:
         local = None if extra else dp.rank([assignment.amount(names[i], r) for i, r in dp.columns])
@@ -70,7 +71,7 @@ def rank(combat: "Combat", assignment, time_limit=None) -> int:
     return index
 
 
-def unrank(combat: "Combat", index: int, time_limit=None) -> Assignment:
+def unrank(combat: Combat, index: int, time_limit=None) -> Assignment:
     """The assignment at ``index`` in the canonical order. Raises FormatError (path ``index``) out of range."""
     if isinstance(index, bool) or not isinstance(index, int):
         raise FormatError("index", f"expected a whole number, got {index!r}")
@@ -79,22 +80,23 @@ def unrank(combat: "Combat", index: int, time_limit=None) -> Assignment:
     for dp in dps:
         total *= dp.count()
     if not 0 <= index < total:
-        raise FormatError("index", f"{index} is out of range: there are {total} legal assignments "
-                                   f"(indices 0 to {total - 1})")
+        raise FormatError(
+            "index", f"{index} is out of range: there are {total} legal assignments (indices 0 to {total - 1})"
+        )
     return _build(combat, dps, _digits(index, dps))
 
 
-def sample(combat: "Combat", n: int, seed, time_limit=None) -> list[Assignment]:
+def sample(combat: Combat, n: int, seed, time_limit=None) -> list[Assignment]:
     """``n`` legal assignments drawn independently and exactly uniformly (with replacement), reproducibly.
 
-    ``time_limit`` (seconds): :class:`solver.limits.LimitReached` if the ``n`` draws are not done by then."""
+    ``time_limit`` (seconds): :class:`trample.limits.LimitReached` if the ``n`` draws are not done by then."""
     return list(samples(combat, n, seed, time_limit))
 
 
-def samples(combat: "Combat", n: int, seed, time_limit=None) -> Iterator[Assignment]:
+def samples(combat: Combat, n: int, seed, time_limit=None) -> Iterator[Assignment]:
     """The draws of :func:`sample`, one at a time (the same ones for the same seed): memory stays flat for any
     ``n``. ``time_limit`` (seconds, from the call) covers building the counting programmes and the draws; the
-    draws made by then are yielded, then :class:`solver.limits.LimitReached` is raised."""
+    draws made by then are yielded, then :class:`trample.limits.LimitReached` is raised."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise FormatError("n", f"expected a non-negative whole number, got {n!r}")
     deadline = deadline_of(time_limit)
@@ -122,7 +124,7 @@ def _digits(index: int, dps: Iterable[ComponentDP]) -> list[int]:
     return out
 
 
-def _build(combat: "Combat", dps: list[ComponentDP], digits: list[int]) -> Assignment:
+def _build(combat: Combat, dps: list[ComponentDP], digits: list[int]) -> Assignment:
     names = [s.source for s in combat.plan.sources]
     out = {name: {} for name in names}
     for dp, d in zip(dps, digits):
@@ -132,7 +134,7 @@ def _build(combat: "Combat", dps: list[ComponentDP], digits: list[int]) -> Assig
     return Assignment(out)
 
 
-def _illegal(combat: "Combat", assignment: Assignment) -> FormatError:
+def _illegal(combat: Combat, assignment: Assignment) -> FormatError:
     result = combat.check(assignment)
     if result.violations:
         v = result.violations[0]

@@ -1,7 +1,7 @@
 """Optimal damage assignment: objectives, lexicographic optimisation on the CP-SAT model, ``trample solve``.
 
 The objectives (FORMAT.md; the precise definitions are in docs/solve.md) are integer linear expressions over the
-reference model of :func:`solver.engines.cpsat.build_model`, plus helper variables built here, each one a
+reference model of :func:`trample.engines.cpsat.build_model`, plus helper variables built here, each one a
 *function* of the assignment (tied both ways), so that fixing an optimum and enumerating lists every optimal
 assignment exactly once:
 
@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterator, Mapping, Sequence
 
-from models import Assignment, FormatError
-
+from .models import Assignment, FormatError
 from .rules import DamagePlan, lethal_need
 
 OBJECTIVES = ("max-damage", "lethal", "max-kills", "max-value", "min-overkill")
@@ -51,6 +50,7 @@ STATUS_OPTIMAL, STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_UNKNOWN = "optimal", 
 # ---------------------------------------------------------------------------------------------
 # Objectives
 # ---------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Objective:
@@ -128,15 +128,14 @@ class _Definitions:
         # 702.19b / 702.2c: killable creatures of the other side (in combat, not indestructible)
         self.kill_set = [c.id for c in creatures if c.in_combat and not c.indestructible]
         self.walkers = [p.id for p in s.planeswalkers if p.in_combat]
-        self.deathtouch = {i for i, src in enumerate(plan.sources)
-                           if src.damage > 0 and s[src.source].deathtouch}
+        self.deathtouch = {i for i, src in enumerate(plan.sources) if src.damage > 0 and s[src.source].deathtouch}
         self.incoming: dict[str, list[int]] = {}  # recipient -> column indices
         for k, (i, r) in enumerate(plan.columns):
             self.incoming.setdefault(r, []).append(k)
         self._value_scale: int | None = None
 
     def need(self, creature_id: str) -> int:
-        """702.19b: damage still needed for lethal (solver.rules, for blockers and attackers alike)."""
+        """702.19b: damage still needed for lethal (trample.rules, for blockers and attackers alike)."""
         return lethal_need(self.scenario[creature_id])
 
     def threshold(self, recipient: str) -> int:
@@ -165,8 +164,9 @@ class _Definitions:
                 scale = math.lcm(scale, self.value_of(i).denominator)
             total = sum(abs(self.value_of(i)) for i in ids) * scale
             if total > VALUE_LIMIT:
-                raise FormatError("value", "the values need too many digits to be optimised exactly "
-                                           f"(scaled total {total} > 2**40)")
+                raise FormatError(
+                    "value", f"the values need too many digits to be optimised exactly (scaled total {total} > 2**40)"
+                )
             self._value_scale = scale
         return self._value_scale
 
@@ -209,6 +209,7 @@ class _Definitions:
 # Linear terms over the CP-SAT model, with exact bounds
 # ---------------------------------------------------------------------------------------------
 
+
 class _Lin:
     """sum(coeff * var) + const, with the variables' bounds kept for exact interval arithmetic."""
 
@@ -219,12 +220,12 @@ class _Lin:
         self.const = const
 
     @classmethod
-    def of(cls, var, lo: int, hi: int, coeff: int = 1) -> "_Lin":
+    def of(cls, var, lo: int, hi: int, coeff: int = 1) -> _Lin:
         out = cls()
         out.terms[var.index] = [var, coeff, lo, hi]
         return out
 
-    def add(self, other: "_Lin", k: int = 1) -> "_Lin":
+    def add(self, other: _Lin, k: int = 1) -> _Lin:
         """self += k * other; ``terms`` never keeps a zero coefficient, so ``not terms`` means constant."""
         self.const += k * other.const
         for idx, (var, c, lo, hi) in other.terms.items():
@@ -370,7 +371,7 @@ class _ObjectiveModel:
         d = self.defs
         out = _Lin()
         if obj.kind == "max-damage":
-            for r in ([obj.target] if obj.target else d.players):
+            for r in [obj.target] if obj.target else d.players:
                 out.add(self.total(r))
         elif obj.kind == "lethal":
             for p in d.players:
@@ -396,6 +397,7 @@ class _ObjectiveModel:
 # Results
 # ---------------------------------------------------------------------------------------------
 
+
 @dataclass
 class SolveResult:
     status: str  # optimal | feasible | infeasible | unknown
@@ -410,9 +412,11 @@ class SolveResult:
         return self.status == STATUS_OPTIMAL
 
     def to_json(self) -> dict:
-        out = {"status": self.status,
-               "assignment": None if self.assignment is None else self.assignment.to_json(),
-               "objectives": dict(self.objectives)}
+        out = {
+            "status": self.status,
+            "assignment": None if self.assignment is None else self.assignment.to_json(),
+            "objectives": dict(self.objectives),
+        }
         if self.lethal is not None:
             out["lethal"] = self.lethal
         out["time_ms"] = round(self.time_ms, 3)
@@ -439,8 +443,15 @@ class _Budget:
 class _Runner:
     """Solves on one model repeatedly, within one budget, keeping the last solution."""
 
-    def __init__(self, om: _ObjectiveModel, budget: _Budget, workers: int, presolve: bool, hints: bool,
-                 params: Mapping | None = None):
+    def __init__(
+        self,
+        om: _ObjectiveModel,
+        budget: _Budget,
+        workers: int,
+        presolve: bool,
+        hints: bool,
+        params: Mapping | None = None,
+    ):
         from ortools.sat.python import cp_model
 
         self.cp = cp_model
@@ -469,8 +480,11 @@ class _Runner:
         cp = self.cp
         status = self._solve(ESCALATE_DET if self.escalate else None)
         found = self._read(status)
-        if self.escalate and status not in (cp.OPTIMAL, cp.INFEASIBLE, cp.MODEL_INVALID) \
-                and not self.budget.exhausted():
+        if (
+            self.escalate
+            and status not in (cp.OPTIMAL, cp.INFEASIBLE, cp.MODEL_INVALID)
+            and not self.budget.exhausted()
+        ):
             self.escalate = False  # this model is hard: the strong settings from now on
             for k, v in STRONG_PARAMS.items():
                 setattr(self.solver.parameters, k, v)
@@ -611,12 +625,22 @@ def _combat_of(combat):
 # The API
 # ---------------------------------------------------------------------------------------------
 
-def solve(combat, objectives, *, time_limit: float | None = None, deterministic_time: float | None = None,
-          workers: int = 1, presolve: bool = False, tie_break: bool = True, hints: bool = False,
-          params: Mapping | None = None) -> SolveResult:
+
+def solve(
+    combat,
+    objectives,
+    *,
+    time_limit: float | None = None,
+    deterministic_time: float | None = None,
+    workers: int = 1,
+    presolve: bool = False,
+    tie_break: bool = True,
+    hints: bool = False,
+    params: Mapping | None = None,
+) -> SolveResult:
     """The best legal assignment for ``objectives`` (lexicographic, in the order given).
 
-    ``combat``: a :class:`solver.Combat` (or anything ``Combat()`` accepts). ``objectives``: ``"lethal,max-value"``
+    ``combat``: a :class:`trample.Combat` (or anything ``Combat()`` accepts). ``objectives``: ``"lethal,max-value"``
     or a list of names. ``time_limit``: wall-clock seconds for the whole solve (the best assignment found is
     returned with status ``feasible``); ``deterministic_time``: the same in CP-SAT's deterministic time units,
     reproducible. ``tie_break=False`` skips the canonical tie-break (any optimal assignment is returned).
@@ -625,8 +649,14 @@ def solve(combat, objectives, *, time_limit: float | None = None, deterministic_
     ``params`` (extra CpSolver parameters; default: LEAN_PARAMS on models of <= SMALL_COLUMNS columns, escalating
     to STRONG_PARAMS when a solve takes more than ESCALATE_DET deterministic time units).
     """
-    result, _ = _optimise(combat, objectives, time_limit, deterministic_time, tie_break,
-                          dict(workers=workers, presolve=presolve, hints=hints, params=params))
+    result, _ = _optimise(
+        combat,
+        objectives,
+        time_limit,
+        deterministic_time,
+        tie_break,
+        dict(workers=workers, presolve=presolve, hints=hints, params=params),
+    )
     return result
 
 
@@ -651,8 +681,9 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
         values = {o.name: defs.evaluate(o, forced) for o in objs}
         lethal = None
         if wants_lethal:
-            lethal = _lethal_report(defs, forced, {p: defs.evaluate(Objective(p, "max-damage", p), forced)
-                                                   for p in defs.players})
+            lethal = _lethal_report(
+                defs, forced, {p: defs.evaluate(Objective(p, "max-damage", p), forced) for p in defs.players}
+            )
         return SolveResult(STATUS_OPTIMAL, _assignment(plan, forced), values, lethal, elapsed(), 0), None
 
     om = _ObjectiveModel(plan, defs)
@@ -710,8 +741,14 @@ def _lethal_report(defs: _Definitions, vec, best_to: Mapping[str, int]) -> dict:
         life = defs.scenario[p].life
         dealt = sum(vec[k] for k in defs.incoming.get(p, ()))
         best = best_to.get(p, dealt)
-        out[p] = {"life": life, "damage": dealt, "margin": dealt - life, "reached": dealt >= life,
-                  "max_damage": best, "reachable": best >= life}
+        out[p] = {
+            "life": life,
+            "damage": dealt,
+            "margin": dealt - life,
+            "reached": dealt >= life,
+            "max_damage": best,
+            "reachable": best >= life,
+        }
     return out
 
 
@@ -723,11 +760,21 @@ class AllOptimal(Iterator[Assignment]):
     that reach the best values found. The order is CP-SAT's, not the canonical one.
 
     ``time_limit`` (wall-clock seconds) covers the optimisation and the stream: the assignments found before it
-    runs out are yielded, then :class:`solver.limits.LimitReached` is raised (``.complete`` is then False).
+    runs out are yielded, then :class:`trample.limits.LimitReached` is raised (``.complete`` is then False).
     """
 
-    def __init__(self, combat, objectives, *, time_limit=None, deterministic_time=None, workers: int = 1,
-                 presolve: bool = False, limit: int | None = None, params: Mapping | None = None):
+    def __init__(
+        self,
+        combat,
+        objectives,
+        *,
+        time_limit=None,
+        deterministic_time=None,
+        workers: int = 1,
+        presolve: bool = False,
+        limit: int | None = None,
+        params: Mapping | None = None,
+    ):
         from .limits import deadline_of
 
         self._deadline = deadline_of(time_limit)
@@ -735,8 +782,14 @@ class AllOptimal(Iterator[Assignment]):
         combat = _combat_of(combat)
         self.plan = combat.plan
         self.limit = limit
-        self.result, self._model = _optimise(combat, objectives, time_limit, deterministic_time, False,
-                                             dict(workers=workers, presolve=presolve, hints=False, params=params))
+        self.result, self._model = _optimise(
+            combat,
+            objectives,
+            time_limit,
+            deterministic_time,
+            False,
+            dict(workers=workers, presolve=presolve, hints=False, params=params),
+        )
         self._stream = None
         if self._model is None:
             self._stream = iter([self.result.assignment] if self.result.assignment is not None else [])
@@ -795,7 +848,7 @@ def score(combat, assignment, objectives) -> dict:
     objs = parse_objectives(objectives, combat.scenario)
     defs = _Definitions(plan)
     if not isinstance(assignment, Assignment):
-        from models import load_assignment
+        from .models import load_assignment
 
         assignment = load_assignment(assignment, combat.scenario)
     vec = [assignment.amount(plan.sources[i].source, r) for i, r in plan.columns]

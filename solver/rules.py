@@ -1,7 +1,7 @@
 """The rules, once.
 
 Everything trample knows about *who may assign combat damage to whom, and under which conditions* is derived
-here, from a :class:`models.Scenario`, into a :class:`DamagePlan`. Every engine (CP-SAT, the direct
+here, from a :class:`trample.models.Scenario`, into a :class:`DamagePlan`. Every engine (CP-SAT, the direct
 counters and generators, the checker, the optimiser) reads the plan; none of them re-derives a rule.
 
 A plan lists the sources that deal damage in the step. Each source must assign exactly ``damage`` points
@@ -14,11 +14,11 @@ or any deathtouch source assigns it at least 1 (``lethal_need[b] == 0``: already
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable, Mapping, Sequence
 
-from models import Scenario
+from .models import Scenario
 
 SIDES = ("attacking", "defending", "both")
 
@@ -182,8 +182,9 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
                 lethal[b] = lethal_need(scenario[b])
             for p in r.gate.loyalty:
                 loyalty[p] = scenario[p].loyalty
-    return DamagePlan(scenario=scenario, side=side, step=step, sources=tuple(sources),
-                      lethal_need=lethal, loyalty_need=loyalty)
+    return DamagePlan(
+        scenario=scenario, side=side, step=step, sources=tuple(sources), lethal_need=lethal, loyalty_need=loyalty
+    )
 
 
 def _silent(source: str, side: str, rule: str, reason: str, deathtouch=False) -> SourcePlan:
@@ -233,10 +234,21 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
     if not a.blocked:
         routes = over_the_top(())
         if not routes:
-            return _silent(a.id, side, "506.4c",
-                           f"{a.id} is unblocked and the {tkind} it attacks, {target.id}, has been removed from combat")
-        return SourcePlan(a.id, side, a.power, tuple(routes), a.deathtouch, "510.1b",
-                          f"{a.id} is unblocked and assigns all its damage to what it attacks")
+            return _silent(
+                a.id,
+                side,
+                "506.4c",
+                f"{a.id} is unblocked and the {tkind} it attacks, {target.id}, has been removed from combat",
+            )
+        return SourcePlan(
+            a.id,
+            side,
+            a.power,
+            tuple(routes),
+            a.deathtouch,
+            "510.1b",
+            f"{a.id} is unblocked and assigns all its damage to what it attacks",
+        )
 
     routes = []
     for i, b in enumerate(current):
@@ -248,14 +260,25 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
         routes += over_the_top(current)
     if not routes:
         if a.trample:
-            return _silent(a.id, side, "506.4c",
-                           f"{a.id} has no blockers left and the {tkind} it attacks, {target.id}, has been removed "
-                           "from combat")
-        return _silent(a.id, side, "510.1c", f"{a.id} is blocked, no creature is blocking it any more, and it has "
-                                             "no trample")
+            return _silent(
+                a.id,
+                side,
+                "506.4c",
+                f"{a.id} has no blockers left and the {tkind} it attacks, {target.id}, has been removed from combat",
+            )
+        return _silent(
+            a.id, side, "510.1c", f"{a.id} is blocked, no creature is blocking it any more, and it has no trample"
+        )
     rule = "702.19b" if a.trample else "510.1c"
-    return SourcePlan(a.id, side, a.power, tuple(routes), a.deathtouch, rule,
-                      f"{a.id} is blocked and divides its damage as {rule} allows")
+    return SourcePlan(
+        a.id,
+        side,
+        a.power,
+        tuple(routes),
+        a.deathtouch,
+        rule,
+        f"{a.id} is blocked and divides its damage as {rule} allows",
+    )
 
 
 def _blocker_plan(s: Scenario, b, step: str) -> SourcePlan:
@@ -263,16 +286,26 @@ def _blocker_plan(s: Scenario, b, step: str) -> SourcePlan:
     if not b.in_combat:
         return _silent(b.id, side, "506.4", f"{b.id} has been removed from combat and deals no combat damage")
     if not b.deals_damage_in(step):
-        why = (f"{b.id} has neither first strike nor double strike" if step == "first_strike"
-               else f"{b.id} has first strike without double strike")
+        why = (
+            f"{b.id} has neither first strike nor double strike"
+            if step == "first_strike"
+            else f"{b.id} has first strike without double strike"
+        )
         return _silent(b.id, side, _step_rule(step), why + f", so it deals no damage in the {step} step")
     if b.power <= 0:
         return _silent(b.id, side, "510.1a", f"{b.id} has power {b.power} and assigns no combat damage")
     targets = tuple(a.id for a in s.attackers if b.id in a.blocked_by and a.in_combat)
     if not targets:
         return _silent(b.id, side, "510.1d", f"{b.id} is no longer blocking any creature in combat")
-    return SourcePlan(b.id, side, b.power, tuple(Route(t, "attacker", None, rule="510.1d") for t in targets),
-                      b.deathtouch, "510.1d", f"{b.id} divides its damage among the creatures it blocks")
+    return SourcePlan(
+        b.id,
+        side,
+        b.power,
+        tuple(Route(t, "attacker", None, rule="510.1d") for t in targets),
+        b.deathtouch,
+        "510.1d",
+        f"{b.id} divides its damage among the creatures it blocks",
+    )
 
 
 def refusal(plan: DamagePlan, source_id: str, recipient_id: str) -> tuple[str, str]:
@@ -303,8 +336,10 @@ def refusal(plan: DamagePlan, source_id: str, recipient_id: str) -> tuple[str, s
         return "510.1c", f"{source_id} is blocked and has no trample: its damage goes to its blockers"
     if kind == "player" and recipient_id == s.controller_of(target) and tkind != "player":
         if tkind == "planeswalker" and not a.trample_over_planeswalkers:
-            return "702.19f", (f"{source_id} attacks the planeswalker {target}; without trample over planeswalkers "
-                               f"none of its damage can go to {recipient_id}")
+            return "702.19f", (
+                f"{source_id} attacks the planeswalker {target}; without trample over planeswalkers "
+                f"none of its damage can go to {recipient_id}"
+            )
         if tkind == "battle":
             return "702.19f", f"{source_id} attacks the battle {target}; none of its damage can go to {recipient_id}"
     if not a.blocked:

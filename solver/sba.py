@@ -15,26 +15,27 @@ regular combat damage step is assigned (``step == "regular"``):
 
 Damage is dealt as assigned (no prevention, protection or doubling, as in RULES.md's lethal check). A creature,
 planeswalker or battle that was already out of combat stays out. Blocked attackers stay blocked when their
-blockers leave (506.4): ``blocked_by`` is kept, and ``solver.rules`` reads ``in_combat``.
+blockers leave (506.4): ``blocked_by`` is kept, and ``trample.rules`` reads ``in_combat``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Iterable, Mapping
 
-from models import Scenario
+from .models import Scenario
 
 
 def first_strike_step_happens(scenario: Scenario) -> bool:
     """510.4: there is a first-strike combat damage step when an attacking or blocking creature has first
     strike or double strike as the combat damage step begins (power does not matter)."""
-    return any(c.in_combat and (c.has("first_strike") or c.has("double_strike"))
-               for c in (*scenario.attackers, *scenario.blockers))
+    return any(
+        c.in_combat and (c.has("first_strike") or c.has("double_strike"))
+        for c in (*scenario.attackers, *scenario.blockers)
+    )
 
 
-def damage_dealt(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) \
-        -> tuple[dict[str, int], set[str]]:
+def damage_dealt(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> tuple[dict[str, int], set[str]]:
     """Total damage dealt to each recipient, and the recipients dealt damage by a source with deathtouch."""
     totals: dict[str, int] = {}
     touched: set[str] = set()

@@ -3,8 +3,8 @@
 A *combat line* is ``{"first_strike": {...}, "regular": {...}}`` (FORMAT.md): the first-strike step's
 assignment, then the regular step's. Each step's assignment holds **both** players' sources (one key per
 attacker and one per blocker), because the blockers' first-strike damage decides which attackers survive into
-the regular step. Between the steps :func:`solver.sba.after_step` deals the damage and performs the state-based
-actions; the regular step is then derived from that state by the same rules as any step (``solver.rules``).
+the regular step. Between the steps :func:`trample.sba.after_step` deals the damage and performs the state-based
+actions; the regular step is then derived from that state by the same rules as any step (``trample.rules``).
 
 With no first-strike step (510.4: no attacking or blocking creature has first strike or double strike), a
 line still has both keys, and its ``"first_strike"`` part is every source with ``{}``.
@@ -21,17 +21,16 @@ line still has both keys, and its ``"first_strike"`` part is every source with `
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from functools import cached_property
-from typing import Iterator, Mapping
-
-from models import Assignment, FormatError, Scenario, load_assignment, load_scenario, parse_json_text
-from models.errors import expect_object, join
 
 from .check import CheckResult, Violation, check
 from .combat import Combat, LegalAssignments, opening
 from .engines import get_engine
 from .limits import NEVER, LimitReached, deadline_of
+from .models import Assignment, FormatError, Scenario, load_assignment, load_scenario, parse_json_text
+from .models.errors import expect_object, join
 from .rules import derive
 from .sba import after_step, apply_damage, creature_dies, damage_dealt, first_strike_step_happens
 
@@ -52,8 +51,9 @@ class CombatLine(Mapping):
     __slots__ = ("first_strike", "regular")
 
     def __init__(self, first_strike, regular):
-        object.__setattr__(self, "first_strike",
-                           first_strike if isinstance(first_strike, Assignment) else Assignment(first_strike))
+        object.__setattr__(
+            self, "first_strike", first_strike if isinstance(first_strike, Assignment) else Assignment(first_strike)
+        )
         object.__setattr__(self, "regular", regular if isinstance(regular, Assignment) else Assignment(regular))
 
     def __setattr__(self, name, value):
@@ -100,14 +100,19 @@ def load_line(data, scenario: Scenario | None = None, path: str = "assignment") 
     obj = expect_object(data, path)
     for key in obj:
         if key not in STEP_KEYS:
-            raise FormatError(join(path, key), 'unknown field (a whole-combat line is '
-                                               '{"first_strike": {...}, "regular": {...}})')
+            raise FormatError(
+                join(path, key), 'unknown field (a whole-combat line is {"first_strike": {...}, "regular": {...}})'
+            )
     for key in STEP_KEYS:
         if key not in obj:
-            raise FormatError(join(path, key), "required field is missing (a whole-combat line is "
-                                               '{"first_strike": {...}, "regular": {...}})')
-    return CombatLine(load_assignment(obj["first_strike"], scenario, join(path, "first_strike")),
-                      load_assignment(obj["regular"], scenario, join(path, "regular")))
+            raise FormatError(
+                join(path, key),
+                'required field is missing (a whole-combat line is {"first_strike": {...}, "regular": {...}})',
+            )
+    return CombatLine(
+        load_assignment(obj["first_strike"], scenario, join(path, "first_strike")),
+        load_assignment(obj["regular"], scenario, join(path, "regular")),
+    )
 
 
 class WholeCombat:
@@ -131,8 +136,11 @@ class WholeCombat:
     def __init__(self, scenario: Scenario | Mapping | str, side: str = "attacking", engine: str = "auto"):
         scenario = opening(scenario, side, engine)
         if side == "defending":
-            raise FormatError("side", 'a whole combat ("step": "combat") holds both players\' choices in both '
-                                      'steps; use side "both" (or "attacking", the default: the same lines)')
+            raise FormatError(
+                "side",
+                'a whole combat ("step": "combat") holds both players\' choices in both '
+                'steps; use side "both" (or "attacking", the default: the same lines)',
+            )
         self.scenario = scenario if scenario.step == "combat" else scenario.with_step("combat")
         self.side = "both"
         self.engine = engine
@@ -140,7 +148,7 @@ class WholeCombat:
         self._count_cache: dict[tuple[Scenario, str], int] = {}
 
     @classmethod
-    def from_json(cls, data, side: str = "attacking", engine: str = "auto") -> "WholeCombat":
+    def from_json(cls, data, side: str = "attacking", engine: str = "auto") -> WholeCombat:
         return cls(load_scenario(data), side=side, engine=engine)
 
     # -- the two steps ---------------------------------------------------------------------------
@@ -178,7 +186,7 @@ class WholeCombat:
 
     # -- count -----------------------------------------------------------------------------------
     def count(self, engine: str | None = None, time_limit=None) -> int:
-        """The number of legal lines. ``time_limit`` (seconds): :class:`solver.limits.LimitReached` if the count
+        """The number of legal lines. ``time_limit`` (seconds): :class:`trample.limits.LimitReached` if the count
         is not known by then."""
         engine = engine or self.engine
         deadline = deadline_of(time_limit)
@@ -229,12 +237,11 @@ class WholeCombat:
         return self._count_cache[key]
 
     # -- enumerate -------------------------------------------------------------------------------
-    def assignments(self, limit: int | None = None, engine: str | None = None,
-                    time_limit=None) -> Iterator[CombatLine]:
+    def assignments(self, limit: int | None = None, engine: str | None = None, time_limit=None) -> Iterator[CombatLine]:
         """Every legal line exactly once, lazily: for each first-strike assignment, each regular one.
 
         ``time_limit`` (seconds, from the first ``next``): the lines found by then are yielded, then
-        :class:`solver.limits.LimitReached` is raised."""
+        :class:`trample.limits.LimitReached` is raised."""
         if limit is not None and limit <= 0:
             return
         deadline = deadline_of(time_limit)
@@ -308,6 +315,7 @@ def _in_step(step: str, v: Violation) -> Violation:
 # What a first-strike assignment changes for the regular step
 # ---------------------------------------------------------------------------------------------
 
+
 def _caps(scenario: Scenario) -> dict[str, int]:
     """Per recipient, the damage beyond which more damage changes nothing for the regular step's legal set:
     a creature's remaining toughness (it then has lethal damage and dies or, indestructible, needs 0), a
@@ -354,8 +362,9 @@ def _listed_effects(plan, comp, eng, caps, deathtouch, deadline=NEVER) -> Counte
 EFFECT_STATE_LIMIT = 200_000
 
 
-def _effect_counts(plan, comp, caps: Mapping[str, int], deathtouch, deadline=NEVER,
-                   limit: int | None = None) -> Counter | None:
+def _effect_counts(
+    plan, comp, caps: Mapping[str, int], deathtouch, deadline=NEVER, limit: int | None = None
+) -> Counter | None:
     """{effect key: count} of one component of the first step, without listing: a forward count over the
     component's columns whose state is what the effect key records -- per recipient that matters for the
     regular step, the damage so far capped at its cap (``_caps``) and whether a deathtouch source dealt it any
@@ -431,13 +440,13 @@ def _effect_counts(plan, comp, caps: Mapping[str, int], deathtouch, deadline=NEV
             k, gmask, close = col_slot[p], col_gate[p], closes[p]
             nxt: dict[tuple, int] = {}
             for (rem, tots, dt, open_), n in cur.items():
-                for v in ((rem,) if final else range(rem + 1)):
+                for v in (rem,) if final else range(rem + 1):
                     t2, dt2, o2 = tots, dt, open_
                     if v:
                         if gmask:
                             o2 |= gmask & ~satisfied(tots, dt)
                         if k >= 0:
-                            t2 = tots[:k] + (min(top[k], tots[k] + v),) + tots[k + 1:]
+                            t2 = tots[:k] + (min(top[k], tots[k] + v),) + tots[k + 1 :]
                             if dt_src:
                                 dt2 |= 1 << k
                             if o2:
@@ -496,13 +505,14 @@ def canonical_state(state: Scenario) -> Scenario:
 # solve: the attacker's best line against the defender's best reply
 # ---------------------------------------------------------------------------------------------
 
+
 def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = None, **options):
     """The best whole-combat line for lexicographic ``objectives``, the defender's choices being adversarial.
 
     Order of play (510.1, 510.4): the attacking player assigns the attackers' first-strike damage (A1), then
     the defending player assigns the blockers' (D1), knowing A1; the damage is dealt and the state-based actions
     happen; then the same for the regular step (A2, then D2). Objectives are the attacking player's (FORMAT.md,
-    defined for one step in :mod:`solver.optimize`), summed over both steps: ``max-damage``, ``max-kills``,
+    defined for one step in :mod:`trample.optimize`), summed over both steps: ``max-damage``, ``max-kills``,
     ``max-value`` and ``min-overkill`` add the first-strike step's value (on the board as given) and the regular
     step's (on the state after the SBAs, so a blocker killed in the first step is not counted again and damage
     already marked lowers what is needed); ``lethal`` is read on the regular step's state, whose life totals
@@ -513,9 +523,9 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
     regular-step value(A2))``, compared lexicographically. D2 changes no objective (blockers' damage only
     reaches attackers), and neither does D1 except through which attackers survive, so defender replies are
     grouped by the set of attackers they kill. The search enumerates A1 (the first-strike step's attacking
-    assignments), tries each distinct defender outcome, and asks :func:`solver.optimize.solve` for the regular
+    assignments), tries each distinct defender outcome, and asks :func:`trample.optimize.solve` for the regular
     step (memoised per state); a reply that already makes A1 no better than the best found ends A1's search
-    (alpha-beta). Ties, as in :mod:`solver.optimize` (whatever the engines' enumeration order): the A1, then the
+    (alpha-beta). Ties, as in :mod:`trample.optimize` (whatever the engines' enumeration order): the A1, then the
     D1, whose vector of amounts over the step plan's columns is lexicographically smallest; A2 is the one-step
     solver's canonical optimum (the search itself solves without the tie-break, then the chosen state is solved
     once more with it); D2 puts each blocker's damage on its last route (the smallest vector again).
@@ -528,8 +538,15 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
     import time
     from fractions import Fraction
 
-    from .optimize import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN, SolveResult, \
-        parse_objectives, score
+    from .optimize import (
+        STATUS_FEASIBLE,
+        STATUS_INFEASIBLE,
+        STATUS_OPTIMAL,
+        STATUS_UNKNOWN,
+        SolveResult,
+        parse_objectives,
+        score,
+    )
     from .optimize import solve as solve_step
 
     start = time.perf_counter()
@@ -539,6 +556,7 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
         """The time_limit option of a one-step solve: the time left (None: no limit)."""
         rest = deadline.remaining()
         return {} if rest is None else {"time_limit": max(rest, 1e-3)}
+
     scenario = whole.scenario
     objs = parse_objectives(objectives, scenario)
     engine = whole.engine
@@ -564,8 +582,11 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
             killed = frozenset()
             if has_fs:
                 totals, touched = damage_dealt(scenario, d)
-                killed = frozenset(a.id for a in scenario.attackers
-                                   if a.in_combat and creature_dies(a, totals.get(a.id, 0), a.id in touched))
+                killed = frozenset(
+                    a.id
+                    for a in scenario.attackers
+                    if a.in_combat and creature_dies(a, totals.get(a.id, 0), a.id in touched)
+                )
             vec = vector(defending_first, d)
             if killed not in by_outcome or vec < by_outcome[killed][0]:
                 by_outcome[killed] = (vec, d)
@@ -637,8 +658,9 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
     if options.get("tie_break", True) and not deadline.expired():
         final = solve_step(Combat(state, side="attacking", engine=engine), objs, **options, **left())
         stats["solves"] += 1
-        if final.assignment is not None and oriented({o.name: exact(final.objectives[o.name]) for o in objs}) == \
-                oriented({o.name: exact(result.objectives[o.name]) for o in objs}):
+        if final.assignment is not None and oriented(
+            {o.name: exact(final.objectives[o.name]) for o in objs}
+        ) == oriented({o.name: exact(result.objectives[o.name]) for o in objs}):
             result = final
     d2 = _canonical_division(Combat(state, side="defending", engine=engine))
     line = CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))

@@ -20,8 +20,13 @@ OPP = [{"id": "opp", "life": 20}]
 
 
 def _sc(attackers, blockers=(), **extra) -> dict:
-    d = {"rules": "current", "step": "regular", "players": OPP, "attackers": list(attackers),
-         "blockers": list(blockers)}
+    d = {
+        "rules": "current",
+        "step": "regular",
+        "players": OPP,
+        "attackers": list(attackers),
+        "blockers": list(blockers),
+    }
     d.update(extra)
     return d
 
@@ -32,144 +37,259 @@ KNOWN_MISTAKES = [
     dict(
         name="1. deathtouch+trample 4/4 vs 0/4: 1 is lethal",
         rule="702.2c",
-        scenario=_sc([{"id": "a", "power": 4, "toughness": 4, "keywords": ["deathtouch", "trample"],
-                       "attacking": "opp", "blocked_by": ["x"]}],
-                     [{"id": "x", "power": 0, "toughness": 4}]),
-        count=4, max_opp=3,
+        scenario=_sc(
+            [
+                {
+                    "id": "a",
+                    "power": 4,
+                    "toughness": 4,
+                    "keywords": ["deathtouch", "trample"],
+                    "attacking": "opp",
+                    "blocked_by": ["x"],
+                }
+            ],
+            [{"id": "x", "power": 0, "toughness": 4}],
+        ),
+        count=4,
+        max_opp=3,
         legal=[{"a": {"x": 1, "opp": 3}}, {"a": {"x": 4}}],
         illegal=[{"a": {"opp": 4}}, {"a": {"x": 1, "opp": 2}}],
     ),
     dict(
         name="2. one 6-toughness blocker blocks 3/5, 4/4 trampler, 4/4: lethal is joint",
         rule="702.19b",
-        scenario=_sc([{"id": "s", "power": 3, "toughness": 5, "attacking": "opp", "blocked_by": ["x"]},
-                      {"id": "t", "power": 4, "toughness": 4, "keywords": ["trample"], "attacking": "opp",
-                       "blocked_by": ["x"]},
-                      {"id": "u", "power": 4, "toughness": 4, "attacking": "opp", "blocked_by": ["x"]}],
-                     [{"id": "x", "power": 2, "toughness": 6}]),
-        count=5, max_opp=4,
+        scenario=_sc(
+            [
+                {"id": "s", "power": 3, "toughness": 5, "attacking": "opp", "blocked_by": ["x"]},
+                {
+                    "id": "t",
+                    "power": 4,
+                    "toughness": 4,
+                    "keywords": ["trample"],
+                    "attacking": "opp",
+                    "blocked_by": ["x"],
+                },
+                {"id": "u", "power": 4, "toughness": 4, "attacking": "opp", "blocked_by": ["x"]},
+            ],
+            [{"id": "x", "power": 2, "toughness": 6}],
+        ),
+        count=5,
+        max_opp=4,
         legal=[{"s": {"x": 3}, "t": {"opp": 4}, "u": {"x": 4}}],
         illegal=[{"s": {"x": 3}, "t": {"opp": 4}, "u": {"x": 3, "opp": 1}}],
     ),
     dict(
         name="3. 6/6 blocked by a 1/2 (declared first) and a 5/5: killing the 5/5 is legal",
         rule="510.1c",
-        scenario=_sc([{"id": "a", "power": 6, "toughness": 6, "attacking": "opp", "blocked_by": ["s", "b"]}],
-                     [{"id": "s", "power": 1, "toughness": 2}, {"id": "b", "power": 5, "toughness": 5}]),
-        count=7, max_opp=0,
+        scenario=_sc(
+            [{"id": "a", "power": 6, "toughness": 6, "attacking": "opp", "blocked_by": ["s", "b"]}],
+            [{"id": "s", "power": 1, "toughness": 2}, {"id": "b", "power": 5, "toughness": 5}],
+        ),
+        count=7,
+        max_opp=0,
         legal=[{"a": {"s": 1, "b": 5}}, {"a": {"b": 6}}, {"a": {"s": 6}}],
         illegal=[{"a": {"s": 1, "b": 4, "opp": 1}}, {"a": {"b": 5}}],
     ),
     dict(
         name="3-legacy. same board, legacy order 1/2 then 5/5",
         rule="510.1c (2024-09)",
-        scenario=_sc([{"id": "a", "power": 6, "toughness": 6, "attacking": "opp", "blocked_by": ["s", "b"]}],
-                     [{"id": "s", "power": 1, "toughness": 2}, {"id": "b", "power": 5, "toughness": 5}],
-                     rules="legacy"),
-        count=5, max_opp=0,
+        scenario=_sc(
+            [{"id": "a", "power": 6, "toughness": 6, "attacking": "opp", "blocked_by": ["s", "b"]}],
+            [{"id": "s", "power": 1, "toughness": 2}, {"id": "b", "power": 5, "toughness": 5}],
+            rules="legacy",
+        ),
+        count=5,
+        max_opp=0,
         legal=[{"a": {"s": 2, "b": 4}}, {"a": {"s": 6}}],
         illegal=[{"a": {"s": 1, "b": 5}}, {"a": {"b": 6}}],
     ),
     dict(
         name="4. 6/6 trampler vs two 2/2s: each blocker needs lethal, not just the sum",
         rule="702.19b",
-        scenario=_sc([{"id": "a", "power": 6, "toughness": 6, "keywords": ["trample"], "attacking": "opp",
-                       "blocked_by": ["x", "y"]}],
-                     [{"id": "x", "power": 2, "toughness": 2}, {"id": "y", "power": 2, "toughness": 2}]),
-        count=10, max_opp=2,
+        scenario=_sc(
+            [
+                {
+                    "id": "a",
+                    "power": 6,
+                    "toughness": 6,
+                    "keywords": ["trample"],
+                    "attacking": "opp",
+                    "blocked_by": ["x", "y"],
+                }
+            ],
+            [{"id": "x", "power": 2, "toughness": 2}, {"id": "y", "power": 2, "toughness": 2}],
+        ),
+        count=10,
+        max_opp=2,
         legal=[{"a": {"x": 2, "y": 2, "opp": 2}}, {"a": {"x": 6}}, {"a": {"x": 1, "y": 5}}],
         illegal=[{"a": {"x": 4, "opp": 2}}, {"a": {"x": 3, "y": 1, "opp": 2}}],
     ),
     dict(
         name="5. 7/7 TOP + 1/1, unblocked, vs loyalty 3: the 1/1's point counts",
         rule="702.19c",
-        scenario=_sc([{"id": "t", "power": 7, "toughness": 7, "keywords": ["trample_over_planeswalkers"],
-                       "attacking": "pw"},
-                      {"id": "s", "power": 1, "toughness": 1, "attacking": "pw"}],
-                     planeswalkers=[{"id": "pw", "controller": "opp", "loyalty": 3}]),
-        count=6, max_opp=5,
+        scenario=_sc(
+            [
+                {"id": "t", "power": 7, "toughness": 7, "keywords": ["trample_over_planeswalkers"], "attacking": "pw"},
+                {"id": "s", "power": 1, "toughness": 1, "attacking": "pw"},
+            ],
+            planeswalkers=[{"id": "pw", "controller": "opp", "loyalty": 3}],
+        ),
+        count=6,
+        max_opp=5,
         legal=[{"t": {"pw": 2, "opp": 5}, "s": {"pw": 1}}, {"t": {"pw": 7}, "s": {"pw": 1}}],
         illegal=[{"t": {"pw": 1, "opp": 6}, "s": {"pw": 1}}, {"t": {"pw": 2, "opp": 5}, "s": {"opp": 1}}],
     ),
     dict(
         name="6. 5/5 TOP vs a bounced planeswalker, unblocked: all 5 to its controller",
         rule="702.19e",
-        scenario=_sc([{"id": "a", "power": 5, "toughness": 5, "keywords": ["trample_over_planeswalkers"],
-                       "attacking": "pw"}],
-                     planeswalkers=[{"id": "pw", "controller": "opp", "loyalty": 3, "in_combat": False}]),
-        count=1, max_opp=5,
+        scenario=_sc(
+            [{"id": "a", "power": 5, "toughness": 5, "keywords": ["trample_over_planeswalkers"], "attacking": "pw"}],
+            planeswalkers=[{"id": "pw", "controller": "opp", "loyalty": 3, "in_combat": False}],
+        ),
+        count=1,
+        max_opp=5,
         legal=[{"a": {"opp": 5}}],
         illegal=[{"a": {}}, {"a": {"pw": 5}}, {"a": {"pw": 3, "opp": 2}}],
     ),
     dict(
         name="6-without. 5/5 trample (no TOP) vs a bounced planeswalker: nothing",
         rule="506.4c",
-        scenario=_sc([{"id": "a", "power": 5, "toughness": 5, "keywords": ["trample"], "attacking": "pw"}],
-                     planeswalkers=[{"id": "pw", "controller": "opp", "loyalty": 3, "in_combat": False}]),
-        count=1, max_opp=0,
+        scenario=_sc(
+            [{"id": "a", "power": 5, "toughness": 5, "keywords": ["trample"], "attacking": "pw"}],
+            planeswalkers=[{"id": "pw", "controller": "opp", "loyalty": 3, "in_combat": False}],
+        ),
+        count=1,
+        max_opp=0,
         legal=[{"a": {}}],
         illegal=[{"a": {"opp": 5}}, {"a": {"pw": 5}}],
     ),
     dict(
         name="7. trampler whose only blocker died to first strike: all to the player",
         rule="702.19d",
-        scenario=_sc([{"id": "a", "power": 4, "toughness": 4, "keywords": ["trample"], "attacking": "opp",
-                       "blocked": True, "blocked_by": ["x"]}],
-                     [{"id": "x", "power": 2, "toughness": 2, "keywords": ["first_strike"], "damage_marked": 2,
-                       "in_combat": False}]),
-        count=1, max_opp=4,
+        scenario=_sc(
+            [
+                {
+                    "id": "a",
+                    "power": 4,
+                    "toughness": 4,
+                    "keywords": ["trample"],
+                    "attacking": "opp",
+                    "blocked": True,
+                    "blocked_by": ["x"],
+                }
+            ],
+            [
+                {
+                    "id": "x",
+                    "power": 2,
+                    "toughness": 2,
+                    "keywords": ["first_strike"],
+                    "damage_marked": 2,
+                    "in_combat": False,
+                }
+            ],
+        ),
+        count=1,
+        max_opp=4,
         legal=[{"a": {"opp": 4}}],
         illegal=[{"a": {"x": 2, "opp": 2}}, {"a": {"x": 4}}],
     ),
     dict(
         name="7-empty. same, the dead blocker dropped from blocked_by",
         rule="702.19d",
-        scenario=_sc([{"id": "a", "power": 4, "toughness": 4, "keywords": ["trample"], "attacking": "opp",
-                       "blocked": True, "blocked_by": []}]),
-        count=1, max_opp=4,
+        scenario=_sc(
+            [
+                {
+                    "id": "a",
+                    "power": 4,
+                    "toughness": 4,
+                    "keywords": ["trample"],
+                    "attacking": "opp",
+                    "blocked": True,
+                    "blocked_by": [],
+                }
+            ]
+        ),
+        count=1,
+        max_opp=4,
         legal=[{"a": {"opp": 4}}],
         illegal=[{"a": {}}],
     ),
     dict(
         name="8. 3/3 double strike + trample vs a 4/2 and four 1/1s, regular step: nothing reaches the player",
         rule="702.4",
-        scenario=_sc([{"id": "a", "power": 3, "toughness": 3, "keywords": ["double_strike", "trample"],
-                       "attacking": "opp", "blocked_by": ["w", "c1", "c2", "c3", "c4"]}],
-                     [{"id": "w", "power": 4, "toughness": 2}] +
-                     [{"id": f"c{i}", "power": 1, "toughness": 1} for i in range(1, 5)]),
-        count=35, max_opp=0,
+        scenario=_sc(
+            [
+                {
+                    "id": "a",
+                    "power": 3,
+                    "toughness": 3,
+                    "keywords": ["double_strike", "trample"],
+                    "attacking": "opp",
+                    "blocked_by": ["w", "c1", "c2", "c3", "c4"],
+                }
+            ],
+            [{"id": "w", "power": 4, "toughness": 2}]
+            + [{"id": f"c{i}", "power": 1, "toughness": 1} for i in range(1, 5)],
+        ),
+        count=35,
+        max_opp=0,
         legal=[{"a": {"w": 2, "c1": 1}}, {"a": {"c1": 1, "c2": 1, "c3": 1}}],
         illegal=[{"a": {"w": 2, "opp": 1}}],
     ),
     dict(
         name="8-first. the same board, first-strike step",
         rule="702.4",
-        scenario=_sc([{"id": "a", "power": 3, "toughness": 3, "keywords": ["double_strike", "trample"],
-                       "attacking": "opp", "blocked_by": ["w", "c1", "c2", "c3", "c4"]}],
-                     [{"id": "w", "power": 4, "toughness": 2}] +
-                     [{"id": f"c{i}", "power": 1, "toughness": 1} for i in range(1, 5)],
-                     step="first_strike"),
-        count=35, max_opp=0,
+        scenario=_sc(
+            [
+                {
+                    "id": "a",
+                    "power": 3,
+                    "toughness": 3,
+                    "keywords": ["double_strike", "trample"],
+                    "attacking": "opp",
+                    "blocked_by": ["w", "c1", "c2", "c3", "c4"],
+                }
+            ],
+            [{"id": "w", "power": 4, "toughness": 2}]
+            + [{"id": f"c{i}", "power": 1, "toughness": 1} for i in range(1, 5)],
+            step="first_strike",
+        ),
+        count=35,
+        max_opp=0,
         legal=[{"a": {"w": 2, "c1": 1}}],
         illegal=[{"a": {"w": 2, "opp": 1}}, {"a": {}}],
     ),
     dict(
         name="9. double striker vs a battle defeated in the first-strike step: no regular damage",
         rule="506.4c",
-        scenario=_sc([{"id": "a", "power": 3, "toughness": 3, "keywords": ["double_strike", "trample"],
-                       "attacking": "bt"}],
-                     battles=[{"id": "bt", "protector": "opp", "defense": 0, "in_combat": False}]),
-        count=1, max_opp=0,
+        scenario=_sc(
+            [{"id": "a", "power": 3, "toughness": 3, "keywords": ["double_strike", "trample"], "attacking": "bt"}],
+            battles=[{"id": "bt", "protector": "opp", "defense": 0, "in_combat": False}],
+        ),
+        count=1,
+        max_opp=0,
         legal=[{"a": {}}],
         illegal=[{"a": {"bt": 3}}, {"a": {"opp": 3}}],
     ),
     dict(
         name="10. menace trampler vs two blockers needing more than its power: any split among them",
         rule="702.19b",
-        scenario=_sc([{"id": "a", "power": 3, "toughness": 3, "keywords": ["trample"], "attacking": "opp",
-                       "blocked_by": ["x", "y"]}],
-                     [{"id": "x", "power": 2, "toughness": 2}, {"id": "y", "power": 2, "toughness": 2}]),
-        count=4, max_opp=0,
+        scenario=_sc(
+            [
+                {
+                    "id": "a",
+                    "power": 3,
+                    "toughness": 3,
+                    "keywords": ["trample"],
+                    "attacking": "opp",
+                    "blocked_by": ["x", "y"],
+                }
+            ],
+            [{"id": "x", "power": 2, "toughness": 2}, {"id": "y", "power": 2, "toughness": 2}],
+        ),
+        count=4,
+        max_opp=0,
         legal=[{"a": {"x": 3}}, {"a": {"x": 1, "y": 2}}, {"a": {"y": 3}}],
         illegal=[{"a": {"x": 2, "opp": 1}}, {"a": {"x": 2}}],
     ),
@@ -178,5 +298,9 @@ KNOWN_MISTAKES = [
 
 def canon(assignment) -> tuple:
     """Hashable, order-free form of an assignment (zero entries dropped)."""
-    return tuple(sorted((src, tuple(sorted((r, int(n)) for r, n in dict(split).items() if n)))
-                        for src, split in dict(assignment).items()))
+    return tuple(
+        sorted(
+            (src, tuple(sorted((r, int(n)) for r, n in dict(split).items() if n)))
+            for src, split in dict(assignment).items()
+        )
+    )

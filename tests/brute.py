@@ -23,7 +23,7 @@ Readings (see RULES.md "Readings where the rules are silent" and the test module
 from __future__ import annotations
 
 import itertools
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 __all__ = ["brute_force", "is_legal", "violations", "normalize", "splits", "allowed_recipients"]
 
@@ -33,6 +33,7 @@ STEPS = ("regular", "first_strike")
 # ---------------------------------------------------------------------------------------------
 # Defaults (FORMAT.md)
 # ---------------------------------------------------------------------------------------------
+
 
 def _creature(d: dict) -> dict:
     kws = set(d.get("keywords", []))
@@ -69,8 +70,13 @@ def normalize(scenario: dict) -> dict:
         a2["blocked"] = a.get("blocked", len(a2["blocked_by"]) > 0)
         s["attackers"].append(a2)
     objects = {}
-    for kind, group in (("player", s["players"]), ("planeswalker", s["planeswalkers"]),
-                        ("battle", s["battles"]), ("attacker", s["attackers"]), ("blocker", s["blockers"])):
+    for kind, group in (
+        ("player", s["players"]),
+        ("planeswalker", s["planeswalkers"]),
+        ("battle", s["battles"]),
+        ("attacker", s["attackers"]),
+        ("blocker", s["blockers"]),
+    ):
         for obj in group:
             assert obj["id"] not in objects, f"duplicate id {obj['id']}"
             objects[obj["id"]] = (kind, obj)
@@ -85,6 +91,7 @@ def _ensure_normal(scenario: dict) -> dict:
 # ---------------------------------------------------------------------------------------------
 # Who deals damage, and to whom it may go at all
 # ---------------------------------------------------------------------------------------------
+
 
 def deals_damage_this_step(creature: dict, step: str) -> bool:
     """510.4 / 702.7b / 702.4b: first-strike step: first strike or double strike; regular step: double
@@ -153,6 +160,7 @@ def _blocker_recipients(s: dict, blocker_id: str) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # The filter
 # ---------------------------------------------------------------------------------------------
+
 
 def _clean(assignment: dict) -> dict:
     return {src: {r: n for r, n in dict(split).items() if n != 0} for src, split in dict(assignment).items()}
@@ -273,23 +281,36 @@ def _attacking_violations(s: dict, asg: dict) -> list[tuple[str, str]]:
         for r, n in split.items():
             role = rec[r]
             if role in ("target", "controller") and not all_lethal:
-                rule = "702.19e" if role == "controller" and not s["objects"][a["attacking"]][1]["in_combat"] \
+                rule = (
+                    "702.19e"
+                    if role == "controller" and not s["objects"][a["attacking"]][1]["in_combat"]
                     else "702.19b"
+                )
                 missing = [b for b in blockers if not lethal[b]]
                 out.append((rule, f"{a['id']} assigns {n} to {r} but {', '.join(missing)} lacks lethal damage"))
             if role == "controller" and s["objects"][a["attacking"]][1]["in_combat"]:
                 pw = s["objects"][a["attacking"]][1]
                 to_pw = sum(asg[x["id"]].get(pw["id"], 0) for x in s["attackers"])
                 if to_pw < pw["loyalty"]:
-                    out.append(("702.19c", f"{a['id']} assigns {n} to {r} but {pw['id']} was assigned {to_pw} "
-                                           f"< loyalty {pw['loyalty']}"))
+                    out.append(
+                        (
+                            "702.19c",
+                            f"{a['id']} assigns {n} to {r} but {pw['id']} was assigned {to_pw} "
+                            f"< loyalty {pw['loyalty']}",
+                        )
+                    )
         if s["rules"] == "legacy":
             for i, b in enumerate(blockers):
                 if split.get(b, 0) > 0:
                     earlier = [e for e in blockers[:i] if not lethal[e]]
                     if earlier:
-                        out.append(("510.1c", f"{a['id']} assigns to {b} before lethal damage to "
-                                              f"{', '.join(earlier)} (damage assignment order, legacy rules)"))
+                        out.append(
+                            (
+                                "510.1c",
+                                f"{a['id']} assigns to {b} before lethal damage to "
+                                f"{', '.join(earlier)} (damage assignment order, legacy rules)",
+                            )
+                        )
     return out
 
 
@@ -302,8 +323,14 @@ def _local_blocker_violations(s: dict, b: dict, split: dict) -> list[tuple[str, 
             out.append(("510.1d", f"{b['id']} may not assign damage to {r}"))
     if not rec:
         if total:
-            out.append(("510.1d" if b["in_combat"] and b["power"] > 0 and deals_damage_this_step(b, s["step"])
-                        else _why_nothing(s, b), f"{b['id']} assigns no combat damage in this step"))
+            out.append(
+                (
+                    "510.1d"
+                    if b["in_combat"] and b["power"] > 0 and deals_damage_this_step(b, s["step"])
+                    else _why_nothing(s, b),
+                    f"{b['id']} assigns no combat damage in this step",
+                )
+            )
     elif total != b["power"]:
         out.append(("510.1a", f"{b['id']} must assign exactly its power {b['power']}, assigned {total}"))
     return out
@@ -319,6 +346,7 @@ def _defending_violations(s: dict, asg: dict) -> list[tuple[str, str]]:
 # ---------------------------------------------------------------------------------------------
 # Enumeration
 # ---------------------------------------------------------------------------------------------
+
 
 def splits(total: int, recipients: Iterable[str]) -> Iterator[dict]:
     """Every way to write ``total`` as a sum over ``recipients`` (zero entries left out), each once."""

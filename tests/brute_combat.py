@@ -20,8 +20,14 @@ from fractions import Fraction
 
 import brute
 
-__all__ = ["has_first_strike_step", "state_after_first_strike", "combat_lines", "line_violations",
-           "is_legal_line", "source_ids"]
+__all__ = [
+    "has_first_strike_step",
+    "state_after_first_strike",
+    "combat_lines",
+    "line_violations",
+    "is_legal_line",
+    "source_ids",
+]
 
 
 def _kws(creature: dict) -> list:
@@ -118,8 +124,9 @@ def line_violations(scenario: dict, line: dict) -> list[tuple[str, str, str]]:
     first, regular = line["first_strike"], line["regular"]
     out = []
     if has_first_strike_step(scenario):
-        out += [("first_strike", r, m) for r, m in brute.violations(_with_step(scenario, "first_strike"), first,
-                                                                    "both")]
+        out += [
+            ("first_strike", r, m) for r, m in brute.violations(_with_step(scenario, "first_strike"), first, "both")
+        ]
     elif any(split for split in first.values()) or set(first) - set(source_ids(scenario)):
         out.append(("first_strike", "510.4", "there is no first-strike combat damage step"))
     out += [("regular", r, m) for r, m in brute.violations(regular_state(scenario, first), regular, "both")]
@@ -145,9 +152,13 @@ def is_legal_line(scenario: dict, line: dict) -> bool:
 # Whole combat: the sum of both steps (first step only when it happens); ``lethal`` = number of players whose
 # total damage over the combat reaches their life at the start.
 
+
 def _step_values(board: dict, attacking: dict, objectives: list[str]) -> dict:
-    objects = {o["id"]: (kind, o) for kind in ("players", "planeswalkers", "battles", "attackers", "blockers")
-               for o in board.get(kind, [])}
+    objects = {
+        o["id"]: (kind, o)
+        for kind in ("players", "planeswalkers", "battles", "attackers", "blockers")
+        for o in board.get(kind, [])
+    }
     dt_sources = {a["id"] for a in board["attackers"] if "deathtouch" in _kws(a)}
     total: dict[str, int] = {}
     touched: set[str] = set()
@@ -161,10 +172,16 @@ def _step_values(board: dict, attacking: dict, objectives: list[str]) -> dict:
     def need(c):
         return max(0, c["toughness"] - c.get("damage_marked", 0))
 
-    killed = [b for b in board.get("blockers", []) if b.get("in_combat", True)
-              and "indestructible" not in _kws(b) and (total.get(b["id"], 0) >= need(b) or b["id"] in touched)]
-    walkers = [w for w in board.get("planeswalkers", []) if w.get("in_combat", True)
-               and total.get(w["id"], 0) >= w["loyalty"]]
+    killed = [
+        b
+        for b in board.get("blockers", [])
+        if b.get("in_combat", True)
+        and "indestructible" not in _kws(b)
+        and (total.get(b["id"], 0) >= need(b) or b["id"] in touched)
+    ]
+    walkers = [
+        w for w in board.get("planeswalkers", []) if w.get("in_combat", True) and total.get(w["id"], 0) >= w["loyalty"]
+    ]
     out = {}
     for name in objectives:
         kind, _, target = name.partition(":")
@@ -220,6 +237,7 @@ def adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
     """max over the attackers' first-strike assignments of min over the blockers' of max over the attackers'
     regular assignments of the line's objectives (lexicographic, min-overkill minimised). Returns the values as
     a tuple in objective order (the blockers' regular-step division changes nothing)."""
+
     def oriented(values):
         return tuple(-values[o] if o == "min-overkill" else values[o] for o in objectives)
 

@@ -1,7 +1,7 @@
 """Hypothesis strategies: small but complete FORMAT.md combat scenarios, and near-legal assignments.
 
 Scenarios are plain decoded-JSON dicts (optional fields sometimes written, sometimes left to their defaults),
-always valid for ``models.load_scenario``, and small enough for ``tests/brute.py``: the attackers' positive
+always valid for ``trample.models.load_scenario``, and small enough for ``tests/brute.py``: the attackers' positive
 powers sum to at most ``max_total_power`` and a crude bound on the number of candidate assignments
 (:func:`work_bound`) stays under ``max_work``; powers are lowered until both hold (never rejected).
 """
@@ -22,8 +22,15 @@ def examples(n: int) -> int:
     return max(1, n * settings.default.max_examples // 200)
 
 
-KEYWORDS = ("trample", "trample_over_planeswalkers", "deathtouch", "first_strike", "double_strike",
-            "indestructible", "haste")
+KEYWORDS = (
+    "trample",
+    "trample_over_planeswalkers",
+    "deathtouch",
+    "first_strike",
+    "double_strike",
+    "indestructible",
+    "haste",
+)
 
 
 def _maybe(draw, obj: dict, key: str, value, default) -> None:
@@ -36,17 +43,29 @@ def _maybe(draw, obj: dict, key: str, value, default) -> None:
 def _keywords(draw, attacker: bool, step: str = "regular") -> list[str]:
     kws = []
     if attacker:
-        kws += draw(st.sampled_from([[], [], ["trample"], ["trample"], ["trample_over_planeswalkers"],
-                                     ["trample", "trample_over_planeswalkers"]]))
+        kws += draw(
+            st.sampled_from(
+                [
+                    [],
+                    [],
+                    ["trample"],
+                    ["trample"],
+                    ["trample_over_planeswalkers"],
+                    ["trample", "trample_over_planeswalkers"],
+                ]
+            )
+        )
     if step == "first_strike":
         kws += draw(st.sampled_from([["first_strike"], ["double_strike"], ["first_strike"], [], ["deathtouch"]]))
     else:
         kws += draw(st.sampled_from([[], [], [], [], ["deathtouch"], ["double_strike"], ["first_strike"]]))
-    kws += draw(st.lists(st.sampled_from(("haste", "indestructible", "deathtouch", "trample")),
-                         max_size=2))  # may repeat: redundant instances
+    kws += draw(
+        st.lists(st.sampled_from(("haste", "indestructible", "deathtouch", "trample")), max_size=2)
+    )  # may repeat: redundant instances
     if not attacker:
-        kws = [k for k in kws if k not in ("trample", "trample_over_planeswalkers")] + \
-            draw(st.sampled_from([[], [], [], ["trample"]]))  # trample on a blocker does nothing
+        kws = [k for k in kws if k not in ("trample", "trample_over_planeswalkers")] + draw(
+            st.sampled_from([[], [], [], ["trample"]])
+        )  # trample on a blocker does nothing
     return draw(st.permutations(kws)) if kws else kws
 
 
@@ -87,9 +106,20 @@ def _shrink(scenario: dict, max_total_power: int, max_work: int) -> None:
 
 
 @st.composite
-def scenarios(draw, max_attackers: int = 3, max_blockers: int = 3, max_power: int = 5, max_players: int = 3,
-              max_planeswalkers: int = 2, max_battles: int = 2, max_total_power: int = 8, max_work: int = 2000,
-              rules=None, step=None, focus=None) -> dict:
+def scenarios(
+    draw,
+    max_attackers: int = 3,
+    max_blockers: int = 3,
+    max_power: int = 5,
+    max_players: int = 3,
+    max_planeswalkers: int = 2,
+    max_battles: int = 2,
+    max_total_power: int = 8,
+    max_work: int = 2000,
+    rules=None,
+    step=None,
+    focus=None,
+) -> dict:
     """A valid FORMAT.md scenario dict, small enough for brute force.
 
     ``focus="planeswalkers"``: at least one planeswalker, attacked more often (more 702.19c/e lines)."""
@@ -109,8 +139,14 @@ def scenarios(draw, max_attackers: int = 3, max_blockers: int = 3, max_power: in
     sc["players"] = players
 
     pws = []
-    for i in range(draw(st.integers(1 if focus == "planeswalkers" else 0, max(1, max_planeswalkers)
-                                    if focus == "planeswalkers" else max_planeswalkers))):
+    for i in range(
+        draw(
+            st.integers(
+                1 if focus == "planeswalkers" else 0,
+                max(1, max_planeswalkers) if focus == "planeswalkers" else max_planeswalkers,
+            )
+        )
+    ):
         w = {"id": f"w{i}", "controller": draw(st.sampled_from(player_ids)), "loyalty": draw(st.integers(0, 4))}
         _maybe(draw, w, "in_combat", draw(st.sampled_from([True, True, False])), True)
         if draw(st.booleans()):
@@ -146,10 +182,15 @@ def scenarios(draw, max_attackers: int = 3, max_blockers: int = 3, max_power: in
         targets = [w["id"] for w in pws] * 3 + player_ids
     attackers = []
     for i in range(draw(st.sampled_from(_skewed(max_attackers, 1)))):
-        power = draw(st.sampled_from(list(range(min(3, max_power), 0, -1)) + list(range(1, max_power + 1)) * 2
-                                     + [0, -1]))
-        a = {"id": f"a{i}", "power": power, "toughness": draw(st.integers(0, 5)),
-             "attacking": draw(st.sampled_from(targets))}
+        power = draw(
+            st.sampled_from(list(range(min(3, max_power), 0, -1)) + list(range(1, max_power + 1)) * 2 + [0, -1])
+        )
+        a = {
+            "id": f"a{i}",
+            "power": power,
+            "toughness": draw(st.integers(0, 5)),
+            "attacking": draw(st.sampled_from(targets)),
+        }
         _maybe(draw, a, "keywords", draw(_keywords(attacker=True, step=stp)), [])
         blocked_by = []
         if blocker_ids and draw(st.sampled_from([True, True, True, False])):
@@ -175,6 +216,7 @@ def scenarios(draw, max_attackers: int = 3, max_blockers: int = 3, max_power: in
 # ---------------------------------------------------------------------------------------------
 # Candidate assignments for check tests
 # ---------------------------------------------------------------------------------------------
+
 
 def _ids(scenario: dict, group: str) -> list[str]:
     return [o["id"] for o in scenario.get(group, [])]
@@ -202,8 +244,9 @@ def random_assignment(draw, scenario: dict, legal=None, side: str = "attacking")
     ``draw`` is a Hypothesis draw function (from ``st.composite`` or ``st.data()``)."""
     group = "attackers" if side == "attacking" else "blockers"
     sources = scenario.get(group, [])
-    all_ids = [o["id"] for g in ("players", "planeswalkers", "battles", "attackers", "blockers")
-               for o in scenario.get(g, [])]
+    all_ids = [
+        o["id"] for g in ("players", "planeswalkers", "battles", "attackers", "blockers") for o in scenario.get(g, [])
+    ]
     if legal and draw(st.integers(0, 3)) > 0:
         asg = {s: dict(v) for s, v in draw(st.sampled_from(legal)).items()}
     else:

@@ -10,13 +10,13 @@ import json
 from pathlib import Path
 
 import pytest
+from brute import brute_force, is_legal
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import scenarios
 
-from brute import brute_force, is_legal
-from models import Assignment, FormatError, load_scenario
-from solver import Combat
-from solver.arena import (
+from trample import Combat
+from trample.arena import (
     BASELINES,
     LEVELS,
     FunctionPlayer,
@@ -28,17 +28,25 @@ from solver.arena import (
     make_player,
     run_arena,
 )
-from solver.arena.metrics import judge, reference
-from solver.arena.objectives import parse_objectives, regrets, score_all
-from solver.indexing import count
-from strategies import scenarios
+from trample.arena.metrics import judge, reference
+from trample.arena.objectives import parse_objectives, regrets, score_all
+from trample.indexing import count
+from trample.models import Assignment, FormatError, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 CURATED = ROOT / "benchmarks" / "arena"
 KNOWN = CURATED / "known-mistakes.jsonl"
 PERFT = CURATED / "perft.jsonl"
-OBJECTIVES = ["max-damage", "lethal", "max-kills", "max-value", "min-overkill", "max-damage,max-value",
-              "max-kills,min-overkill", "lethal,max-value"]
+OBJECTIVES = [
+    "max-damage",
+    "lethal",
+    "max-kills",
+    "max-value",
+    "min-overkill",
+    "max-damage,max-value",
+    "max-kills,min-overkill",
+    "lethal,max-value",
+]
 
 
 def _decide(player: Player, raw: dict, objective: str, seed: int) -> dict:
@@ -49,6 +57,7 @@ def _decide(player: Player, raw: dict, objective: str, seed: int) -> dict:
 # ---------------------------------------------------------------------------------------------
 # Conformance: every baseline, on random scenarios
 # ---------------------------------------------------------------------------------------------
+
 
 def _conforms(name: str, raw: dict, objective: str, seed: int) -> None:
     """Only legal outputs (510.1a exact totals, 510.1c/d routes, 702.19 gates), and the same output for the same
@@ -63,7 +72,7 @@ def _conforms(name: str, raw: dict, objective: str, seed: int) -> None:
 
 @pytest.mark.parametrize("name", sorted(BASELINES))
 @settings(max_examples=120)
-@given(raw=scenarios(), objective=st.sampled_from(OBJECTIVES), seed=st.integers(0, 2 ** 32))
+@given(raw=scenarios(), objective=st.sampled_from(OBJECTIVES), seed=st.integers(0, 2**32))
 def test_player_conformance(name, raw, objective, seed):
     _conforms(name, raw, objective, seed)
 
@@ -77,10 +86,13 @@ def test_player_conformance_on_every_level(name):
 
 def test_random_player_depends_on_the_seed_and_covers_the_legal_set():
     # 702.19b: a 5/5 trampler blocked by a 1/2 has 4 legal splits; the random player draws them all
-    raw = {"players": [{"id": "opp", "life": 20}],
-           "attackers": [{"id": "a", "power": 5, "toughness": 5, "keywords": ["trample"], "attacking": "opp",
-                          "blocked_by": ["x"]}],
-           "blockers": [{"id": "x", "power": 1, "toughness": 2}]}
+    raw = {
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [
+            {"id": "a", "power": 5, "toughness": 5, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x"]}
+        ],
+        "blockers": [{"id": "x", "power": 1, "toughness": 2}],
+    }
     player = make_player("random")
     seen = {json.dumps(_decide(player, raw, "max-damage", s), sort_keys=True) for s in range(60)}
     assert len(seen) == 4
@@ -90,13 +102,16 @@ def test_random_player_depends_on_the_seed_and_covers_the_legal_set():
 def test_decision_seeds_are_stable_and_distinct():
     assert decision_seed(0, 0, "random") == decision_seed(0, 0, "random")
     assert len({decision_seed(s, i, p) for s in range(3) for i in range(3) for p in ("a", "b")}) == 18
-    assert decision_seed(7, 12, "random") == int.from_bytes(
-        __import__("hashlib").sha256(b"7/12/random").digest()[:8], "big") >> 1
+    assert (
+        decision_seed(7, 12, "random")
+        == int.from_bytes(__import__("hashlib").sha256(b"7/12/random").digest()[:8], "big") >> 1
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # The optimum the arena scores against, and the optimal player's regret
 # ---------------------------------------------------------------------------------------------
+
 
 @settings(max_examples=200)
 @given(raw=scenarios(max_work=600), objective=st.sampled_from(OBJECTIVES))
@@ -134,15 +149,20 @@ def test_optimal_player_regret_is_zero_on_generated_and_curated_suites():
 
 def test_regret_signs():
     objs = parse_objectives("max-damage,min-overkill")
-    assert regrets(objs, {"max-damage": 3, "min-overkill": 2}, {"max-damage": 5, "min-overkill": 0}) == \
-        {"max-damage": 2, "min-overkill": 2}
-    assert regrets(objs, {"max-damage": 5, "min-overkill": 0}, {"max-damage": 5, "min-overkill": 1}) == \
-        {"max-damage": 0, "min-overkill": -1}
+    assert regrets(objs, {"max-damage": 3, "min-overkill": 2}, {"max-damage": 5, "min-overkill": 0}) == {
+        "max-damage": 2,
+        "min-overkill": 2,
+    }
+    assert regrets(objs, {"max-damage": 5, "min-overkill": 0}, {"max-damage": 5, "min-overkill": 1}) == {
+        "max-damage": 0,
+        "min-overkill": -1,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
 # Exact numbers on the curated known-mistakes suite (RULES.md)
 # ---------------------------------------------------------------------------------------------
+
 
 def test_curated_files_hold_their_expected_counts_and_optima():
     for path in (KNOWN, PERFT):
@@ -156,8 +176,9 @@ def test_curated_files_hold_their_expected_counts_and_optima():
 
 def test_known_mistakes_regrets_per_player():
     results = run_arena(load_suite(KNOWN), players=["declaration", "greedy", "face", "optimal"])
-    regret = {(b["id"].split(".")[0], d["player"]): d["primary_regret"]
-              for b in results["boards"] for d in b["decisions"]}
+    regret = {
+        (b["id"].split(".")[0], d["player"]): d["primary_regret"] for b in results["boards"] for d in b["decisions"]
+    }
     # 510.1e / board 2: the three attackers jointly reach lethal on the 6-toughness blocker, so the trampler may
     # send all 4 to the player; attacker-by-attacker heuristics send only 1
     assert [regret["2", p] for p in ("declaration", "greedy", "face", "optimal")] == [3, 3, 3, 0]
@@ -178,19 +199,25 @@ def test_known_mistakes_regrets_per_player():
 # Judging: illegal decisions keep the rule they break; failures are illegal
 # ---------------------------------------------------------------------------------------------
 
-TRAMPLE = {"players": [{"id": "opp", "life": 3}],
-           "attackers": [{"id": "a", "power": 6, "toughness": 6, "keywords": ["trample"], "attacking": "opp",
-                          "blocked_by": ["x", "y"]}],
-           "blockers": [{"id": "x", "power": 2, "toughness": 2}, {"id": "y", "power": 2, "toughness": 2}]}
+TRAMPLE = {
+    "players": [{"id": "opp", "life": 3}],
+    "attackers": [
+        {"id": "a", "power": 6, "toughness": 6, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x", "y"]}
+    ],
+    "blockers": [{"id": "x", "power": 2, "toughness": 2}, {"id": "y", "power": 2, "toughness": 2}],
+}
 
 
-@pytest.mark.parametrize("output, rules", [
-    ({"a": {"x": 4, "opp": 2}}, ["702.19b"]),  # RULES.md mistake 4: y has not been assigned lethal
-    ({"a": {"x": 2, "y": 2, "opp": 1}}, ["510.1a"]),  # assigns 5 of its 6
-    ({"a": {"x": 2, "y": 2, "opp": 2}, "zz": {}}, ["bad-output"]),  # unknown source id
-    ([1, 2], ["bad-output"]),
-    ("hello", ["bad-output"]),
-])
+@pytest.mark.parametrize(
+    "output, rules",
+    [
+        ({"a": {"x": 4, "opp": 2}}, ["702.19b"]),  # RULES.md mistake 4: y has not been assigned lethal
+        ({"a": {"x": 2, "y": 2, "opp": 1}}, ["510.1a"]),  # assigns 5 of its 6
+        ({"a": {"x": 2, "y": 2, "opp": 2}, "zz": {}}, ["bad-output"]),  # unknown source id
+        ([1, 2], ["bad-output"]),
+        ("hello", ["bad-output"]),
+    ],
+)
 def test_judge_illegal(output, rules):
     scenario = load_scenario(TRAMPLE)
     objs = parse_objectives("max-damage")
@@ -227,12 +254,13 @@ def test_players_must_have_distinct_names_and_known_specs():
     with pytest.raises(FormatError, match='unknown player "nobody"'):
         make_player("nobody")
     assert make_player("smart=optimal").name == "smart"
-    assert make_player("py:solver.arena.players:GreedyValuePlayer").name == "greedy"
+    assert make_player("py:trample.arena.players:GreedyValuePlayer").name == "greedy"
 
 
 # ---------------------------------------------------------------------------------------------
 # Suites
 # ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("level", sorted(LEVELS))
 def test_generated_boards_are_valid_and_follow_their_level(level):
@@ -250,8 +278,10 @@ def test_generated_boards_are_valid_and_follow_their_level(level):
         assert count(Combat(s)) >= 2  # something to decide
         if s.step == "first_strike":  # 510.4: someone deals damage in the first-strike step
             assert any(a.deals_damage_in("first_strike") for a in s.attackers)
-    shared = sum(any(len(load_scenario(i["scenario"]).blocking(b["id"])) > 1 for b in i["scenario"].get("blockers", []))
-                 for i in items)
+    shared = sum(
+        any(len(load_scenario(i["scenario"]).blocking(b["id"])) > 1 for b in i["scenario"].get("blockers", []))
+        for i in items
+    )
     firsts = sum(i["scenario"]["step"] == "first_strike" for i in items)
     assert (shared > 0) == (lv.shared > 0)
     assert (firsts > 0) == (lv.first_strike > 0)
@@ -263,19 +293,33 @@ def test_generation_is_seeded_and_prefix_stable():
     assert generate("mixed", 5, seed=3, start=5) == generate("mixed", 10, seed=3)[5:]
     # the same board on every machine and Python (random.Random seeded with a string)
     assert generate_board(LEVELS["tiny"], 0, 0) == {
-        "rules": "current", "step": "regular", "players": [{"id": "opp", "life": 20}],
-        "attackers": [{"id": "a1", "power": 1, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
-                       "blocked_by": ["b2", "b1"]}],
-        "blockers": [{"id": "b1", "power": 0, "toughness": 5, "keywords": [], "value": 5},
-                     {"id": "b2", "power": 4, "toughness": 4, "keywords": [], "value": 2}]}
+        "rules": "current",
+        "step": "regular",
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [
+            {
+                "id": "a1",
+                "power": 1,
+                "toughness": 1,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": ["b2", "b1"],
+            }
+        ],
+        "blockers": [
+            {"id": "b1", "power": 0, "toughness": 5, "keywords": [], "value": 5},
+            {"id": "b2", "power": 4, "toughness": 4, "keywords": [], "value": 2},
+        ],
+    }
     # 702.19b: 1 point cannot make either blocker lethal, so it goes to b2 or to b1: 2 choices
     assert Combat(generate_board(LEVELS["tiny"], 0, 0)).count() == 2
 
 
 def test_load_suite_reads_scenarios_and_wrapped_lines_and_names_bad_lines(tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_text(json.dumps(TRAMPLE) + "\n\n" + json.dumps({"name": "n", "objective": "max-kills",
-                                                                "scenario": TRAMPLE}) + "\n")
+    path.write_text(
+        json.dumps(TRAMPLE) + "\n\n" + json.dumps({"name": "n", "objective": "max-kills", "scenario": TRAMPLE}) + "\n"
+    )
     items = load_suite(path)
     assert [i["id"] for i in items] == ["s:1", "n"]
     assert items[1]["objective"] == "max-kills" and "objective" not in items[0]
@@ -290,13 +334,14 @@ def test_load_suite_reads_scenarios_and_wrapped_lines_and_names_bad_lines(tmp_pa
     path.write_text(json.dumps(dict(TRAMPLE, step="combat")) + "\n")
     with pytest.raises(FormatError) as err:
         load_suite(path)
-    assert str(err.value) == (f'{path}: line 1: scenario.step: the arena scores one damage step ("regular" or '
-                              '"first_strike"), not "combat"')
+    assert str(err.value) == (
+        f'{path}: line 1: scenario.step: the arena scores one damage step ("regular" or "first_strike"), not "combat"'
+    )
 
 
 def test_the_package_docstring_example_runs():
     import doctest
 
-    import solver.arena
+    import trample.arena
 
-    assert doctest.testmod(solver.arena).failed == 0
+    assert doctest.testmod(trample.arena).failed == 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models import Assignment
-from solver import Combat
-from solver.arena import ArenaEnv, load_suite
+from trample import Combat
+from trample.arena import ArenaEnv, load_suite
+from trample.models import Assignment
 
 # RULES.md known mistake 3: a 6/6 blocked by a 1/2 (value 1, declared first) and a 5/5 (value 5); 7 splits
 KNOWN = {item["id"].split(".")[0]: item for item in load_suite("benchmarks/arena/known-mistakes.jsonl")}

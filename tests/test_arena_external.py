@@ -14,13 +14,13 @@ import time
 
 import pytest
 
-from models import load_scenario
-from solver.arena import ExternalPlayer, decision_seed, generate, make_player, run_arena
+from trample.arena import ExternalPlayer, decision_seed, generate, make_player, run_arena
+from trample.models import load_scenario
 
 # A player: every attacker puts all its damage on its first blocker in combat, else on what it attacks.
 # That is legal on the "basic" level (regular step, current rules, nothing removed from combat; 510.1b/c).
 # MODE changes the answer to decision number N (counted across restarts in a file next to the script).
-SCRIPT = r'''
+SCRIPT = r"""
 import json, sys, time
 mode, counter, log = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -60,7 +60,7 @@ for line in sys.stdin:
     if mode == "wrapped":
         reply = json.dumps({"assignment": json.loads(reply)})
     print(reply, flush=True)
-'''
+"""
 
 
 @pytest.fixture
@@ -84,8 +84,13 @@ def _rules(results, player):
 
 
 def test_crash_hang_and_garbage_are_illegal_and_the_run_goes_on(script):
-    players = [f"good=cmd:{script('good')}", f"crashy=cmd:{script('crash')}", f"hangy=cmd:{script('hang')}",
-               f"garbage=cmd:{script('garbage')}", "declaration"]
+    players = [
+        f"good=cmd:{script('good')}",
+        f"crashy=cmd:{script('crash')}",
+        f"hangy=cmd:{script('hang')}",
+        f"garbage=cmd:{script('garbage')}",
+        "declaration",
+    ]
     start = time.monotonic()
     results = run_arena(BOARDS, players=players, timeout=0.5)
     assert time.monotonic() - start < 30  # the hang cost one timeout, not 60 s
@@ -97,8 +102,10 @@ def test_crash_hang_and_garbage_are_illegal_and_the_run_goes_on(script):
     assert crash["violations"][0]["message"] == "crashy exited with code 3: dying on purpose"
     hang = next(d for d in results["boards"][1]["decisions"] if d["player"] == "hangy")
     assert hang["violations"][0]["message"] == "hangy gave no answer within 0.5 s"
-    garbage = [next(d for d in b["decisions"] if d["player"] == "garbage")["violations"][0]["message"]
-               for b in results["boards"][1:4]]
+    garbage = [
+        next(d for d in b["decisions"] if d["player"] == "garbage")["violations"][0]["message"]
+        for b in results["boards"][1:4]
+    ]
     assert garbage[0] == 'garbage answered a line that is not JSON: "hello"'
     assert garbage[1] == 'garbage answered "[1, 2]", not an assignment object'
     assert garbage[2] == 'not an assignment: assignment.zz: unknown source "zz"'
@@ -128,8 +135,9 @@ def test_wrapped_answers_and_restarts(script):
     scenario = load_scenario(BOARDS[0]["scenario"])
     try:
         first = player.decide(scenario, "max-damage", 1)
-        assert first == {a.id: ({a.blocked_by[0]: a.power} if a.blocked_by else {a.attacking: a.power})
-                         for a in scenario.attackers}
+        assert first == {
+            a.id: ({a.blocked_by[0]: a.power} if a.blocked_by else {a.attacking: a.power}) for a in scenario.attackers
+        }
         assert player.starts == 1
         pid = player._proc.pid
         os.kill(pid, 9)  # killed from outside between two decisions

@@ -11,19 +11,27 @@ import sys
 
 import pytest
 
-from solver.arena import generate, load_suite, run_arena, strip_timing
-from solver.arena.runner import chunked
+from trample.arena import generate, load_suite, run_arena, strip_timing
+from trample.arena.runner import chunked
 
-PLAYER = "import json,sys\nfor line in sys.stdin:\n    s = json.loads(line)['scenario']\n" \
-         "    print(json.dumps({a['id']: {} for a in s['attackers']}), flush=True)\n"
+PLAYER = (
+    "import json,sys\nfor line in sys.stdin:\n    s = json.loads(line)['scenario']\n"
+    "    print(json.dumps({a['id']: {} for a in s['attackers']}), flush=True)\n"
+)
 
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     path = tmp_path_factory.mktemp("arena") / "lazy.py"
     path.write_text(PLAYER)  # assigns nothing: illegal (510.1a) wherever an attacker has power
-    players = ["random", "declaration", "greedy", "face", "optimal",
-               f"lazy=cmd:{shlex.quote(sys.executable)} {shlex.quote(str(path))}"]
+    players = [
+        "random",
+        "declaration",
+        "greedy",
+        "face",
+        "optimal",
+        f"lazy=cmd:{shlex.quote(sys.executable)} {shlex.quote(str(path))}",
+    ]
     items = generate("mixed", 24, seed=8) + load_suite("benchmarks/arena/known-mistakes.jsonl")[:6]
     inline = run_arena(items, players=players, seed=5, chunk_size=10)
     return items, players, inline
@@ -42,8 +50,9 @@ def test_inline_results_are_reproducible(setup):
     again = run_arena(items, players=players, seed=5, chunk_size=30)
     assert strip_timing(again)["boards"] == strip_timing(inline)["boards"]
     other_seed = run_arena(items, players=["random"], seed=6, chunk_size=30)
-    assert [b["decisions"][0]["assignment"] for b in other_seed["boards"]] != \
-        [b["decisions"][0]["assignment"] for b in inline["boards"]]
+    assert [b["decisions"][0]["assignment"] for b in other_seed["boards"]] != [
+        b["decisions"][0]["assignment"] for b in inline["boards"]
+    ]
 
 
 def test_process_pool_gives_the_same_results(setup):
@@ -56,10 +65,23 @@ def test_dask_local_cluster_gives_the_same_results(setup):
     distributed = pytest.importorskip("distributed")
     items, players, inline = setup
     seen = []
-    with distributed.LocalCluster(host="127.0.0.1", n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
-                                  dashboard_address=None,
-                                  scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}) as cluster:
-        remote = run_arena(items, players=players, seed=5, chunk_size=10, backend="dask",
-                           scheduler=cluster.scheduler_address, progress=lambda d, t: seen.append((d, t)))
+    with distributed.LocalCluster(
+        host="127.0.0.1",
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp",
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+    ) as cluster:
+        remote = run_arena(
+            items,
+            players=players,
+            seed=5,
+            chunk_size=10,
+            backend="dask",
+            scheduler=cluster.scheduler_address,
+            progress=lambda d, t: seen.append((d, t)),
+        )
     assert strip_timing(remote) == strip_timing(inline)
     assert seen[0] == (0, 30) and seen[-1] == (30, 30) and len(seen) == 4  # one step per chunk

@@ -8,11 +8,10 @@ import json
 from math import comb
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from boards import KNOWN_MISTAKES, canon, load_perft
 from brute import brute_force, is_legal, total_to, violations
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from strategies import examples, random_assignment, scenarios, work_bound
 
 PERFT = load_perft()
@@ -40,6 +39,7 @@ def opp(**kw):
 # ---------------------------------------------------------------------------------------------
 # Shared perft file and RULES.md boards
 # ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("line", PERFT, ids=[p["name"] for p in PERFT])
 def test_perft(line):
@@ -103,9 +103,12 @@ def test_mistake_8_no_line_reaches_the_player():
 
 def test_mistake_9_battle_defeated_by_first_strike():
     # 506.4c: defeated battle leaves combat; the double striker has nothing to hit in the regular step
-    sc = {"step": "first_strike", "players": opp(),
-          "battles": [{"id": "bt", "protector": "opp", "defense": 3}],
-          "attackers": [{"id": "a", "power": 3, "toughness": 3, "keywords": ["double_strike"], "attacking": "bt"}]}
+    sc = {
+        "step": "first_strike",
+        "players": opp(),
+        "battles": [{"id": "bt", "protector": "opp", "defense": 3}],
+        "attackers": [{"id": "a", "power": 3, "toughness": 3, "keywords": ["double_strike"], "attacking": "bt"}],
+    }
     first = assert_exact(sc, [{"a": {"bt": 3}}])
     assert_exact(_after_step(sc, first[0]), [{"a": {}}])
 
@@ -114,40 +117,50 @@ def test_mistake_9_battle_defeated_by_first_strike():
 # One test per rule
 # ---------------------------------------------------------------------------------------------
 
+
 def test_510_4_first_strike_step():
     # 510.4: first-strike step: first strike and double strike only; regular: double strike or neither
-    atk = [{"id": "f", "power": 1, "toughness": 1, "keywords": ["first_strike"], "attacking": "opp"},
-           {"id": "d", "power": 2, "toughness": 1, "keywords": ["double_strike"], "attacking": "opp"},
-           {"id": "n", "power": 3, "toughness": 1, "attacking": "opp"}]
-    assert_exact({"step": "first_strike", "players": opp(), "attackers": atk},
-                 [{"f": {"opp": 1}, "d": {"opp": 2}, "n": {}}])
-    assert_exact({"step": "regular", "players": opp(), "attackers": atk},
-                 [{"f": {}, "d": {"opp": 2}, "n": {"opp": 3}}])
+    atk = [
+        {"id": "f", "power": 1, "toughness": 1, "keywords": ["first_strike"], "attacking": "opp"},
+        {"id": "d", "power": 2, "toughness": 1, "keywords": ["double_strike"], "attacking": "opp"},
+        {"id": "n", "power": 3, "toughness": 1, "attacking": "opp"},
+    ]
+    assert_exact(
+        {"step": "first_strike", "players": opp(), "attackers": atk}, [{"f": {"opp": 1}, "d": {"opp": 2}, "n": {}}]
+    )
+    assert_exact({"step": "regular", "players": opp(), "attackers": atk}, [{"f": {}, "d": {"opp": 2}, "n": {"opp": 3}}])
     assert_exact({"players": opp(), "attackers": atk}, [{"f": {}, "d": {"opp": 2}, "n": {"opp": 3}}])
 
 
 def test_510_1a_power_zero_or_less_and_all_of_it():
     # 510.1a: power 0 or less assigns nothing; otherwise all of it
-    sc = {"players": opp(), "attackers": [
-        {"id": "z", "power": 0, "toughness": 1, "attacking": "opp"},
-        {"id": "n", "power": -2, "toughness": 1, "attacking": "opp"},
-        {"id": "a", "power": 2, "toughness": 1, "attacking": "opp"}]}
+    sc = {
+        "players": opp(),
+        "attackers": [
+            {"id": "z", "power": 0, "toughness": 1, "attacking": "opp"},
+            {"id": "n", "power": -2, "toughness": 1, "attacking": "opp"},
+            {"id": "a", "power": 2, "toughness": 1, "attacking": "opp"},
+        ],
+    }
     assert_exact(sc, [{"z": {}, "n": {}, "a": {"opp": 2}}])
     assert not is_legal(sc, {"z": {}, "n": {}, "a": {"opp": 1}})
     assert not is_legal(sc, {"z": {}, "n": {}, "a": {}})
     assert not is_legal(sc, {"z": {}, "n": {}, "a": {"opp": 3}})
-    assert ("510.1a", ) == tuple(r for r, _ in violations(sc, {"z": {}, "n": {}, "a": {"opp": 1}}))
+    assert ("510.1a",) == tuple(r for r, _ in violations(sc, {"z": {}, "n": {}, "a": {"opp": 1}}))
 
 
 def test_510_1b_unblocked_all_to_its_target():
     # 510.1b: unblocked: all to the player, planeswalker or battle it attacks
-    sc = {"players": [{"id": "p"}, {"id": "q"}],
-          "planeswalkers": [{"id": "w", "controller": "q", "loyalty": 1}],
-          "battles": [{"id": "t", "protector": "p", "defense": 9}],
-          "attackers": [{"id": "a", "power": 2, "toughness": 1, "attacking": "p"},
-                        {"id": "b", "power": 2, "toughness": 1, "keywords": ["trample"], "attacking": "w"},
-                        {"id": "c", "power": 2, "toughness": 1, "keywords": ["trample_over_planeswalkers"],
-                         "attacking": "t"}]}
+    sc = {
+        "players": [{"id": "p"}, {"id": "q"}],
+        "planeswalkers": [{"id": "w", "controller": "q", "loyalty": 1}],
+        "battles": [{"id": "t", "protector": "p", "defense": 9}],
+        "attackers": [
+            {"id": "a", "power": 2, "toughness": 1, "attacking": "p"},
+            {"id": "b", "power": 2, "toughness": 1, "keywords": ["trample"], "attacking": "w"},
+            {"id": "c", "power": 2, "toughness": 1, "keywords": ["trample_over_planeswalkers"], "attacking": "t"},
+        ],
+    }
     assert_exact(sc, [{"a": {"p": 2}, "b": {"w": 2}, "c": {"t": 2}}])
     assert not is_legal(sc, {"a": {"q": 2}, "b": {"w": 2}, "c": {"t": 2}})
     assert not is_legal(sc, {"a": {"p": 2}, "b": {"w": 1, "q": 1}, "c": {"t": 2}})  # 702.19f
@@ -156,13 +169,16 @@ def test_510_1b_unblocked_all_to_its_target():
 
 def test_506_4c_removed_target_assigns_nothing():
     # 506.4c: the planeswalker or battle it attacks left combat: no damage (without TOP)
-    sc = {"players": opp(),
-          "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 3, "in_combat": False}],
-          "battles": [{"id": "t", "protector": "opp", "defense": 3, "in_combat": False}],
-          "attackers": [{"id": "a", "power": 2, "toughness": 1, "attacking": "w"},
-                        {"id": "b", "power": 2, "toughness": 1, "keywords": ["trample"], "attacking": "w"},
-                        {"id": "c", "power": 2, "toughness": 1, "keywords": ["trample_over_planeswalkers"],
-                         "attacking": "t"}]}
+    sc = {
+        "players": opp(),
+        "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 3, "in_combat": False}],
+        "battles": [{"id": "t", "protector": "opp", "defense": 3, "in_combat": False}],
+        "attackers": [
+            {"id": "a", "power": 2, "toughness": 1, "attacking": "w"},
+            {"id": "b", "power": 2, "toughness": 1, "keywords": ["trample"], "attacking": "w"},
+            {"id": "c", "power": 2, "toughness": 1, "keywords": ["trample_over_planeswalkers"], "attacking": "t"},
+        ],
+    }
     assert_exact(sc, [{"a": {}, "b": {}, "c": {}}])
     assert not is_legal(sc, {"a": {"w": 2}, "b": {}, "c": {}})
     assert not is_legal(sc, {"a": {}, "b": {"opp": 2}, "c": {}})
@@ -171,13 +187,15 @@ def test_506_4c_removed_target_assigns_nothing():
 
 def test_reading_2_trampler_vs_removed_target_still_blocked():
     # reading 2: trampler attacking a removed planeswalker/battle, blocked: blockers only; none left: nothing
-    sc = {"players": opp(),
-          "battles": [{"id": "t", "protector": "opp", "defense": 1, "in_combat": False}],
-          "attackers": [{"id": "a", "power": 3, "toughness": 1, "keywords": ["trample"], "attacking": "t",
-                         "blocked_by": ["x"]},
-                        {"id": "b", "power": 2, "toughness": 1, "keywords": ["trample"], "attacking": "t",
-                         "blocked": True}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 1}]}
+    sc = {
+        "players": opp(),
+        "battles": [{"id": "t", "protector": "opp", "defense": 1, "in_combat": False}],
+        "attackers": [
+            {"id": "a", "power": 3, "toughness": 1, "keywords": ["trample"], "attacking": "t", "blocked_by": ["x"]},
+            {"id": "b", "power": 2, "toughness": 1, "keywords": ["trample"], "attacking": "t", "blocked": True},
+        ],
+        "blockers": [{"id": "x", "power": 1, "toughness": 1}],
+    }
     assert_exact(sc, [{"a": {"x": 3}, "b": {}}])
 
 
@@ -185,11 +203,24 @@ def test_702_19e_top_removed_planeswalker():
     # 702.19e: TOP, attacked planeswalker removed: after lethal to every blocker, to its controller;
     # no blockers: all to the controller. Never to the removed planeswalker.
     pw = [{"id": "w", "controller": "opp", "loyalty": 9, "in_combat": False}]
-    blocked = {"players": opp(), "planeswalkers": pw,
-               "attackers": [{"id": "a", "power": 3, "toughness": 1, "keywords": ["trample_over_planeswalkers"],
-                              "attacking": "w", "blocked_by": ["x", "y"]}],
-               "blockers": [{"id": "x", "power": 1, "toughness": 1},
-                            {"id": "y", "power": 1, "toughness": 1, "in_combat": False}]}
+    blocked = {
+        "players": opp(),
+        "planeswalkers": pw,
+        "attackers": [
+            {
+                "id": "a",
+                "power": 3,
+                "toughness": 1,
+                "keywords": ["trample_over_planeswalkers"],
+                "attacking": "w",
+                "blocked_by": ["x", "y"],
+            }
+        ],
+        "blockers": [
+            {"id": "x", "power": 1, "toughness": 1},
+            {"id": "y", "power": 1, "toughness": 1, "in_combat": False},
+        ],
+    }
     assert_exact(blocked, [{"a": {"x": 3}}, {"a": {"x": 2, "opp": 1}}, {"a": {"x": 1, "opp": 2}}])
     assert violations(blocked, {"a": {"opp": 3}})[0][0] == "702.19e"
     assert not is_legal(blocked, {"a": {"x": 1, "w": 2}})
@@ -201,27 +232,39 @@ def test_702_19e_top_removed_planeswalker():
 
 def test_510_1c_blocked_divides_among_current_blockers():
     # 510.1c: blocked non-trampler divides freely among creatures currently blocking it
-    sc = {"players": opp(),
-          "attackers": [{"id": "a", "power": 2, "toughness": 1, "attacking": "opp", "blocked_by": ["x", "r", "y"]}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 5}, {"id": "y", "power": 1, "toughness": 5},
-                       {"id": "r", "power": 1, "toughness": 1, "in_combat": False}]}
+    sc = {
+        "players": opp(),
+        "attackers": [{"id": "a", "power": 2, "toughness": 1, "attacking": "opp", "blocked_by": ["x", "r", "y"]}],
+        "blockers": [
+            {"id": "x", "power": 1, "toughness": 5},
+            {"id": "y", "power": 1, "toughness": 5},
+            {"id": "r", "power": 1, "toughness": 1, "in_combat": False},
+        ],
+    }
     assert_exact(sc, [{"a": {"x": 2}}, {"a": {"x": 1, "y": 1}}, {"a": {"y": 2}}])
     assert not is_legal(sc, {"a": {"r": 2}})
     assert not is_legal(sc, {"a": {"x": 1, "opp": 1}})
     # none left: nothing (blocked stays true)
-    gone = {"players": opp(), "attackers": [{"id": "a", "power": 2, "toughness": 1, "attacking": "opp",
-                                            "blocked": True, "blocked_by": ["r"]}],
-            "blockers": [{"id": "r", "power": 1, "toughness": 1, "in_combat": False}]}
+    gone = {
+        "players": opp(),
+        "attackers": [
+            {"id": "a", "power": 2, "toughness": 1, "attacking": "opp", "blocked": True, "blocked_by": ["r"]}
+        ],
+        "blockers": [{"id": "r", "power": 1, "toughness": 1, "in_combat": False}],
+    }
     assert_exact(gone, [{"a": {}}])
 
 
 def test_702_19b_lethal_counts_marked_damage_and_other_attackers():
     # 702.19b: lethal = marked + everyone's assigned damage >= toughness
-    sc = {"players": opp(),
-          "attackers": [{"id": "s", "power": 1, "toughness": 1, "attacking": "opp", "blocked_by": ["x"]},
-                        {"id": "t", "power": 2, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
-                         "blocked_by": ["x"]}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 3, "damage_marked": 1}]}
+    sc = {
+        "players": opp(),
+        "attackers": [
+            {"id": "s", "power": 1, "toughness": 1, "attacking": "opp", "blocked_by": ["x"]},
+            {"id": "t", "power": 2, "toughness": 1, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x"]},
+        ],
+        "blockers": [{"id": "x", "power": 1, "toughness": 3, "damage_marked": 1}],
+    }
     # s gives 1, marked 1: t needs 1 more before trampling
     assert_exact(sc, [{"s": {"x": 1}, "t": {"x": 2}}, {"s": {"x": 1}, "t": {"x": 1, "opp": 1}}])
     assert violations(sc, {"s": {"x": 1}, "t": {"opp": 2}})[0][0] == "702.19b"
@@ -229,63 +272,116 @@ def test_702_19b_lethal_counts_marked_damage_and_other_attackers():
 
 def test_702_19b_already_lethal_and_zero_toughness():
     # 702.19b: a blocker whose marked damage reaches its toughness needs 0 (indestructible changes nothing)
-    sc = {"players": opp(),
-          "attackers": [{"id": "t", "power": 2, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
-                         "blocked_by": ["x", "z"]}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 2, "damage_marked": 3, "keywords": ["indestructible"]},
-                       {"id": "z", "power": 0, "toughness": 0}]}
-    got = assert_exact(sc, [{"t": {"x": 2}}, {"t": {"x": 1, "z": 1}}, {"t": {"z": 2}}, {"t": {"x": 1, "opp": 1}},
-                            {"t": {"z": 1, "opp": 1}}, {"t": {"opp": 2}}])
+    sc = {
+        "players": opp(),
+        "attackers": [
+            {
+                "id": "t",
+                "power": 2,
+                "toughness": 1,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": ["x", "z"],
+            }
+        ],
+        "blockers": [
+            {"id": "x", "power": 1, "toughness": 2, "damage_marked": 3, "keywords": ["indestructible"]},
+            {"id": "z", "power": 0, "toughness": 0},
+        ],
+    }
+    got = assert_exact(
+        sc,
+        [
+            {"t": {"x": 2}},
+            {"t": {"x": 1, "z": 1}},
+            {"t": {"z": 2}},
+            {"t": {"x": 1, "opp": 1}},
+            {"t": {"z": 1, "opp": 1}},
+            {"t": {"opp": 2}},
+        ],
+    )
     assert len(got) == 6
 
 
 def test_702_2c_deathtouch_one_point_is_lethal_for_everyone():
     # 702.2c + reading 4: one deathtouch point is lethal for every trampler's check; loyalty isn't lowered
-    sc = {"players": opp(),
-          "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 2}],
-          "attackers": [{"id": "d", "power": 1, "toughness": 1, "keywords": ["deathtouch"], "attacking": "w",
-                         "blocked_by": ["x"]},
-                        {"id": "t", "power": 2, "toughness": 1,
-                         "keywords": ["trample_over_planeswalkers", "deathtouch"], "attacking": "w",
-                         "blocked_by": ["x"]}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 9}]}
+    sc = {
+        "players": opp(),
+        "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 2}],
+        "attackers": [
+            {"id": "d", "power": 1, "toughness": 1, "keywords": ["deathtouch"], "attacking": "w", "blocked_by": ["x"]},
+            {
+                "id": "t",
+                "power": 2,
+                "toughness": 1,
+                "keywords": ["trample_over_planeswalkers", "deathtouch"],
+                "attacking": "w",
+                "blocked_by": ["x"],
+            },
+        ],
+        "blockers": [{"id": "x", "power": 1, "toughness": 9}],
+    }
     # d's 1 kills x; t: 2 over {x, w, opp}; opp only if w got >= 2
-    assert_exact(sc, [{"d": {"x": 1}, "t": {"x": 2}}, {"d": {"x": 1}, "t": {"x": 1, "w": 1}},
-                      {"d": {"x": 1}, "t": {"w": 2}}])
+    assert_exact(
+        sc, [{"d": {"x": 1}, "t": {"x": 2}}, {"d": {"x": 1}, "t": {"x": 1, "w": 1}}, {"d": {"x": 1}, "t": {"w": 2}}]
+    )
     assert violations(sc, {"d": {"x": 1}, "t": {"w": 1, "opp": 1}})[0][0] == "702.19c"
 
 
 def test_702_19d_blocked_trampler_without_blockers():
     # 702.19d: as though every blocker had lethal; TOP vs an in-combat planeswalker may still split
-    sc = {"players": opp(),
-          "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 2}],
-          "attackers": [{"id": "a", "power": 3, "toughness": 1, "keywords": ["trample_over_planeswalkers"],
-                         "attacking": "w", "blocked": True, "blocked_by": ["x"]},
-                        {"id": "b", "power": 1, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
-                         "blocked": True}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 1, "in_combat": False}]}
+    sc = {
+        "players": opp(),
+        "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 2}],
+        "attackers": [
+            {
+                "id": "a",
+                "power": 3,
+                "toughness": 1,
+                "keywords": ["trample_over_planeswalkers"],
+                "attacking": "w",
+                "blocked": True,
+                "blocked_by": ["x"],
+            },
+            {"id": "b", "power": 1, "toughness": 1, "keywords": ["trample"], "attacking": "opp", "blocked": True},
+        ],
+        "blockers": [{"id": "x", "power": 1, "toughness": 1, "in_combat": False}],
+    }
     assert_exact(sc, [{"a": {"w": 3}, "b": {"opp": 1}}, {"a": {"w": 2, "opp": 1}, "b": {"opp": 1}}])
 
 
 def test_702_19f_trample_vs_planeswalker_never_to_player():
     # 702.19f: without TOP, excess over loyalty stays on the planeswalker; battles likewise (reading 1)
-    sc = {"players": opp(),
-          "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 1}],
-          "attackers": [{"id": "a", "power": 3, "toughness": 1, "keywords": ["trample"], "attacking": "w",
-                         "blocked_by": ["x"]}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 2}]}
+    sc = {
+        "players": opp(),
+        "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 1}],
+        "attackers": [
+            {"id": "a", "power": 3, "toughness": 1, "keywords": ["trample"], "attacking": "w", "blocked_by": ["x"]}
+        ],
+        "blockers": [{"id": "x", "power": 1, "toughness": 2}],
+    }
     assert_exact(sc, [{"a": {"x": 3}}, {"a": {"x": 2, "w": 1}}])
     assert violations(sc, {"a": {"x": 2, "opp": 1}})[0][0] == "702.19f"
 
 
 def test_702_19c_top_loyalty_counts_all_attackers():
     # 702.19c: to the controller only when every blocker has lethal and the planeswalker got >= loyalty
-    sc = {"players": [{"id": "p"}, {"id": "q"}],
-          "planeswalkers": [{"id": "w", "controller": "q", "loyalty": 3}],
-          "attackers": [{"id": "t", "power": 4, "toughness": 1, "keywords": ["trample_over_planeswalkers"],
-                         "attacking": "w", "blocked_by": ["x"]},
-                        {"id": "s", "power": 2, "toughness": 1, "attacking": "w"}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 1}]}
+    sc = {
+        "players": [{"id": "p"}, {"id": "q"}],
+        "planeswalkers": [{"id": "w", "controller": "q", "loyalty": 3}],
+        "attackers": [
+            {
+                "id": "t",
+                "power": 4,
+                "toughness": 1,
+                "keywords": ["trample_over_planeswalkers"],
+                "attacking": "w",
+                "blocked_by": ["x"],
+            },
+            {"id": "s", "power": 2, "toughness": 1, "attacking": "w"},
+        ],
+        "blockers": [{"id": "x", "power": 1, "toughness": 1}],
+    }
     got = brute_force(sc)
     # t: x>=1 before w or q; q only if 2 + t's w >= 3
     expected = [{"t": {"x": 4}, "s": {"w": 2}}]
@@ -300,20 +396,46 @@ def test_702_19c_top_loyalty_counts_all_attackers():
 
 def test_legacy_damage_assignment_order():
     # 510.1c (before Nov 2024): blocker i only after lethal to every current blocker before it
-    sc = {"rules": "legacy", "players": opp(),
-          "attackers": [{"id": "a", "power": 3, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
-                         "blocked_by": ["y", "gone", "x"]},
-                        {"id": "d", "power": 1, "toughness": 1, "keywords": ["deathtouch"], "attacking": "opp",
-                         "blocked_by": ["x", "y"]}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 2}, {"id": "y", "power": 1, "toughness": 2},
-                       {"id": "gone", "power": 1, "toughness": 1, "in_combat": False}]}
+    sc = {
+        "rules": "legacy",
+        "players": opp(),
+        "attackers": [
+            {
+                "id": "a",
+                "power": 3,
+                "toughness": 1,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": ["y", "gone", "x"],
+            },
+            {
+                "id": "d",
+                "power": 1,
+                "toughness": 1,
+                "keywords": ["deathtouch"],
+                "attacking": "opp",
+                "blocked_by": ["x", "y"],
+            },
+        ],
+        "blockers": [
+            {"id": "x", "power": 1, "toughness": 2},
+            {"id": "y", "power": 1, "toughness": 2},
+            {"id": "gone", "power": 1, "toughness": 1, "in_combat": False},
+        ],
+    }
     got = brute_force(sc)
     # d (order x, y): {x: 1} makes x lethal (deathtouch); then a (order y, x; "gone" skipped) needs 2 on y
     # first. d: {y: 1} needs x lethal first, from a (>= 2 on x), which a may do since d's point killed y.
-    assert as_set(got) == as_set([{"a": {"y": 3}, "d": {"x": 1}}, {"a": {"y": 2, "x": 1}, "d": {"x": 1}},
-                                  {"a": {"y": 2, "opp": 1}, "d": {"x": 1}},
-                                  {"a": {"x": 3}, "d": {"y": 1}}, {"a": {"x": 2, "y": 1}, "d": {"y": 1}},
-                                  {"a": {"x": 2, "opp": 1}, "d": {"y": 1}}])
+    assert as_set(got) == as_set(
+        [
+            {"a": {"y": 3}, "d": {"x": 1}},
+            {"a": {"y": 2, "x": 1}, "d": {"x": 1}},
+            {"a": {"y": 2, "opp": 1}, "d": {"x": 1}},
+            {"a": {"x": 3}, "d": {"y": 1}},
+            {"a": {"x": 2, "y": 1}, "d": {"y": 1}},
+            {"a": {"x": 2, "opp": 1}, "d": {"y": 1}},
+        ]
+    )
     assert violations(sc, {"a": {"y": 1, "x": 2}, "d": {"x": 1}})[0][0] == "510.1c"
     current = dict(sc, rules="current")
     assert len(brute_force(current)) > len(got)
@@ -321,27 +443,42 @@ def test_legacy_damage_assignment_order():
 
 def test_removed_attacker_assigns_nothing_and_is_not_blocked_back():
     # 506.4 / 510.1d: a removed attacker deals nothing; a blocker blocking only removed attackers deals nothing
-    sc = {"players": opp(),
-          "attackers": [{"id": "a", "power": 3, "toughness": 3, "attacking": "opp", "blocked_by": ["x"],
-                         "in_combat": False},
-                        {"id": "b", "power": 1, "toughness": 3, "attacking": "opp", "blocked_by": ["y"]}],
-          "blockers": [{"id": "x", "power": 2, "toughness": 2}, {"id": "y", "power": 2, "toughness": 2}]}
+    sc = {
+        "players": opp(),
+        "attackers": [
+            {"id": "a", "power": 3, "toughness": 3, "attacking": "opp", "blocked_by": ["x"], "in_combat": False},
+            {"id": "b", "power": 1, "toughness": 3, "attacking": "opp", "blocked_by": ["y"]},
+        ],
+        "blockers": [{"id": "x", "power": 2, "toughness": 2}, {"id": "y", "power": 2, "toughness": 2}],
+    }
     assert_exact(sc, [{"a": {}, "b": {"y": 1}}])
     assert_exact(sc, [{"x": {}, "y": {"b": 2}}], side="defending")
 
 
 def test_510_1d_defending_side():
     # 510.1d: a blocker divides its power freely among the attackers it blocks; 510.4 applies to blockers
-    sc = {"players": opp(),
-          "attackers": [{"id": "a", "power": 1, "toughness": 3, "attacking": "opp", "blocked_by": ["x", "f"]},
-                        {"id": "b", "power": 1, "toughness": 3, "attacking": "opp", "blocked_by": ["x"]}],
-          "blockers": [{"id": "x", "power": 2, "toughness": 2, "keywords": ["trample"]},
-                       {"id": "f", "power": 2, "toughness": 2, "keywords": ["first_strike"]},
-                       {"id": "n", "power": 2, "toughness": 2},
-                       {"id": "r", "power": 2, "toughness": 2, "in_combat": False}]}
-    dfn = assert_exact(sc, [{"x": {"a": 2}, "f": {}, "n": {}, "r": {}},
-                            {"x": {"a": 1, "b": 1}, "f": {}, "n": {}, "r": {}},
-                            {"x": {"b": 2}, "f": {}, "n": {}, "r": {}}], side="defending")
+    sc = {
+        "players": opp(),
+        "attackers": [
+            {"id": "a", "power": 1, "toughness": 3, "attacking": "opp", "blocked_by": ["x", "f"]},
+            {"id": "b", "power": 1, "toughness": 3, "attacking": "opp", "blocked_by": ["x"]},
+        ],
+        "blockers": [
+            {"id": "x", "power": 2, "toughness": 2, "keywords": ["trample"]},
+            {"id": "f", "power": 2, "toughness": 2, "keywords": ["first_strike"]},
+            {"id": "n", "power": 2, "toughness": 2},
+            {"id": "r", "power": 2, "toughness": 2, "in_combat": False},
+        ],
+    }
+    dfn = assert_exact(
+        sc,
+        [
+            {"x": {"a": 2}, "f": {}, "n": {}, "r": {}},
+            {"x": {"a": 1, "b": 1}, "f": {}, "n": {}, "r": {}},
+            {"x": {"b": 2}, "f": {}, "n": {}, "r": {}},
+        ],
+        side="defending",
+    )
     fs = dict(sc, step="first_strike")
     assert_exact(fs, [{"x": {}, "f": {"a": 2}, "n": {}, "r": {}}], side="defending")
     assert not is_legal(sc, {"x": {"opp": 2}, "f": {}, "n": {}, "r": {}}, side="defending")
@@ -353,11 +490,14 @@ def test_510_1d_defending_side():
 
 def test_510_1e_judged_as_a_whole():
     # 510.1e: the same split of one attacker is legal or not depending on the others
-    sc = {"players": opp(),
-          "attackers": [{"id": "s", "power": 2, "toughness": 1, "attacking": "opp", "blocked_by": ["x", "y"]},
-                        {"id": "t", "power": 1, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
-                         "blocked_by": ["x"]}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 2}, {"id": "y", "power": 1, "toughness": 2}]}
+    sc = {
+        "players": opp(),
+        "attackers": [
+            {"id": "s", "power": 2, "toughness": 1, "attacking": "opp", "blocked_by": ["x", "y"]},
+            {"id": "t", "power": 1, "toughness": 1, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x"]},
+        ],
+        "blockers": [{"id": "x", "power": 1, "toughness": 2}, {"id": "y", "power": 1, "toughness": 2}],
+    }
     assert is_legal(sc, {"s": {"x": 2}, "t": {"opp": 1}})
     assert not is_legal(sc, {"s": {"y": 2}, "t": {"opp": 1}})
     assert not is_legal(sc, {"s": {"x": 1, "y": 1}, "t": {"opp": 1}})
@@ -377,8 +517,10 @@ def test_check_shapes():
 # Closed-form counts (independent of brute.py's structure)
 # ---------------------------------------------------------------------------------------------
 
+
 def _legacy_count(p: int, needs: list[int], trample: bool) -> int:
     """Splits of p over ordered blockers (then the player if trample) under legacy order."""
+
     def f(i, rem):
         if rem == 0:
             return 1
@@ -391,18 +533,34 @@ def _legacy_count(p: int, needs: list[int], trample: bool) -> int:
             else:
                 total += f(i + 1, rem - x)
         return total
+
     return f(0, p)
 
 
 @settings(max_examples=examples(60))
-@given(p=st.integers(1, 6), tough=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=3),
-       trample=st.booleans(), legacy=st.booleans())
+@given(
+    p=st.integers(1, 6),
+    tough=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=3),
+    trample=st.booleans(),
+    legacy=st.booleans(),
+)
 def test_single_attacker_closed_form(p, tough, trample, legacy):
     blockers = [{"id": f"b{i}", "power": 1, "toughness": t, "damage_marked": m} for i, (t, m) in enumerate(tough)]
-    sc = {"rules": "legacy" if legacy else "current", "players": opp(),
-          "attackers": [{"id": "a", "power": p, "toughness": 1, "keywords": ["trample"] if trample else [],
-                         "attacking": "opp", "blocked_by": [b["id"] for b in blockers]}],
-          "blockers": blockers}
+    sc = {
+        "rules": "legacy" if legacy else "current",
+        "players": opp(),
+        "attackers": [
+            {
+                "id": "a",
+                "power": p,
+                "toughness": 1,
+                "keywords": ["trample"] if trample else [],
+                "attacking": "opp",
+                "blocked_by": [b["id"] for b in blockers],
+            }
+        ],
+        "blockers": blockers,
+    }
     k = len(blockers)
     needs = [max(0, t - m) for t, m in tough]
     if legacy:
@@ -420,9 +578,13 @@ def test_single_attacker_closed_form(p, tough, trample, legacy):
 @given(p=st.integers(1, 7), loyalty=st.integers(0, 8))
 def test_top_unblocked_closed_form(p, loyalty):
     # 702.19c: m to the planeswalker, p - m to its controller; legal when m == p or m >= loyalty
-    sc = {"players": opp(), "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": loyalty}],
-          "attackers": [{"id": "a", "power": p, "toughness": 1, "keywords": ["trample_over_planeswalkers"],
-                         "attacking": "w"}]}
+    sc = {
+        "players": opp(),
+        "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": loyalty}],
+        "attackers": [
+            {"id": "a", "power": p, "toughness": 1, "keywords": ["trample_over_planeswalkers"], "attacking": "w"}
+        ],
+    }
     expected = sum(1 for m in range(p + 1) if m == p or m >= loyalty)
     assert len(brute_force(sc)) == expected
 
@@ -430,6 +592,7 @@ def test_top_unblocked_closed_form(p, loyalty):
 # ---------------------------------------------------------------------------------------------
 # Properties on generated scenarios
 # ---------------------------------------------------------------------------------------------
+
 
 def _sources_ok(sc, got):
     powers = {a["id"]: a["power"] for a in sc["attackers"]}
@@ -443,7 +606,8 @@ def _sources_ok(sc, got):
 @settings(max_examples=examples(100))
 @given(scenarios())
 def test_generated_scenarios_load_and_stay_small(sc):
-    from models import load_scenario  # the data model, not the engine
+    from trample.models import load_scenario  # the data model, not the engine
+
     load_scenario(json.loads(json.dumps(sc)))
     assert work_bound(sc) <= 2000
     assert sum(a["power"] for a in sc["attackers"] if a["power"] > 0) <= 8

@@ -11,15 +11,24 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "thrasta.json"
 PERFT = ROOT.parent / "shared" / "perft" / "combat-perft.jsonl"
 
-TRAMPLE_2_2 = {"players": [{"id": "opp", "life": 20}],
-               "attackers": [{"id": "a", "power": 5, "toughness": 5, "keywords": ["trample"],
-                              "attacking": "opp", "blocked_by": ["x"]}],
-               "blockers": [{"id": "x", "power": 1, "toughness": 2}]}
+TRAMPLE_2_2 = {
+    "players": [{"id": "opp", "life": 20}],
+    "attackers": [
+        {"id": "a", "power": 5, "toughness": 5, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x"]}
+    ],
+    "blockers": [{"id": "x", "power": 1, "toughness": 2}],
+}
 
 
 def run(*args, stdin=None):
-    proc = subprocess.run([sys.executable, "-m", "solver", *map(str, args)], input=stdin, capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trample", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -34,8 +43,10 @@ def test_enumerate_lists_each_once_and_limit(tmp_path):
     code, out, _ = run("enumerate", f)
     got = [json.loads(line) for line in out.splitlines()]
     assert code == 0
-    assert sorted(json.dumps(g, sort_keys=True) for g in got) == sorted(json.dumps(g, sort_keys=True) for g in [
-        {"a": {"x": 5}}, {"a": {"x": 4, "opp": 1}}, {"a": {"x": 3, "opp": 2}}, {"a": {"x": 2, "opp": 3}}])
+    assert sorted(json.dumps(g, sort_keys=True) for g in got) == sorted(
+        json.dumps(g, sort_keys=True)
+        for g in [{"a": {"x": 5}}, {"a": {"x": 4, "opp": 1}}, {"a": {"x": 3, "opp": 2}}, {"a": {"x": 2, "opp": 3}}]
+    )
     code, out, _ = run("enumerate", f, "--limit", "2")
     assert code == 0 and len(out.splitlines()) == 2
 
@@ -77,24 +88,43 @@ def test_batch_with_a_bad_line_keeps_its_place(tmp_path):
 
 
 BAD_INPUTS = [
-    ('{"attackers": [{"id": "a", "power": "3", "toughness": 1, "attacking": "p"}], "players": [{"id": "p"}]}',
-     "attackers[0].power: expected an integer"),
-    ('{"attackers": [{"id": "a", "power": 3, "toughness": 1, "attacking": "p", "keywords": ["trample", "flying"]}],'
-     ' "players": [{"id": "p"}]}', 'attackers[0].keywords[1]: unknown keyword "flying"'),
-    ('{"attackers": [{"id": "a", "power": 3, "toughness": 1, "attacking": "q"}], "players": [{"id": "p"}]}',
-     'attackers[0].attacking: unknown id "q"'),
-    ('{"attackers": [{"id": "p", "power": 3, "toughness": 1, "attacking": "p"}], "players": [{"id": "p"}]}',
-     'attackers[0].id: duplicate id "p"'),
-    ('{"attackers": [], "blockers": [{"id": "b", "power": 3, "toughness": -1}]}',
-     "blockers[0].toughness: must not be negative"),
-    ('{"attackers": [], "planeswalkers": [{"id": "w", "controller": "p", "loyalty": -3}], "players": [{"id": "p"}]}',
-     "planeswalkers[0].loyalty: must not be negative"),
-    ('{"attackers": [], "battles": [{"id": "w", "protector": "p", "defense": -3}], "players": [{"id": "p"}]}',
-     "battles[0].defense: must not be negative"),
-    ('{"attackers": [], "blockers": [{"id": "b", "power": 3, "toughness": 1, "damage_marked": -1}]}',
-     "blockers[0].damage_marked: must not be negative"),
-    ('{"attackers": [{"id": "a", "power": 3.5, "toughness": 1, "attacking": "p"}], "players": [{"id": "p"}]}',
-     "attackers[0].power: expected an integer"),
+    (
+        '{"attackers": [{"id": "a", "power": "3", "toughness": 1, "attacking": "p"}], "players": [{"id": "p"}]}',
+        "attackers[0].power: expected an integer",
+    ),
+    (
+        '{"attackers": [{"id": "a", "power": 3, "toughness": 1, "attacking": "p", "keywords": ["trample", "flying"]}],'
+        ' "players": [{"id": "p"}]}',
+        'attackers[0].keywords[1]: unknown keyword "flying"',
+    ),
+    (
+        '{"attackers": [{"id": "a", "power": 3, "toughness": 1, "attacking": "q"}], "players": [{"id": "p"}]}',
+        'attackers[0].attacking: unknown id "q"',
+    ),
+    (
+        '{"attackers": [{"id": "p", "power": 3, "toughness": 1, "attacking": "p"}], "players": [{"id": "p"}]}',
+        'attackers[0].id: duplicate id "p"',
+    ),
+    (
+        '{"attackers": [], "blockers": [{"id": "b", "power": 3, "toughness": -1}]}',
+        "blockers[0].toughness: must not be negative",
+    ),
+    (
+        '{"attackers": [], "planeswalkers": [{"id": "w", "controller": "p", "loyalty": -3}], "players": [{"id": "p"}]}',
+        "planeswalkers[0].loyalty: must not be negative",
+    ),
+    (
+        '{"attackers": [], "battles": [{"id": "w", "protector": "p", "defense": -3}], "players": [{"id": "p"}]}',
+        "battles[0].defense: must not be negative",
+    ),
+    (
+        '{"attackers": [], "blockers": [{"id": "b", "power": 3, "toughness": 1, "damage_marked": -1}]}',
+        "blockers[0].damage_marked: must not be negative",
+    ),
+    (
+        '{"attackers": [{"id": "a", "power": 3.5, "toughness": 1, "attacking": "p"}], "players": [{"id": "p"}]}',
+        "attackers[0].power: expected an integer",
+    ),
     ("[1, 2", "not JSON"),
     ('["a list"]', "expected an object"),
 ]
@@ -111,10 +141,12 @@ def test_bad_input_exit_2_one_line(command, text, expected):
 def test_bad_assignment_exit_2(tmp_path):
     f = tmp_path / "s.json"
     f.write_text(json.dumps(TRAMPLE_2_2))
-    for text, expected in [('{"a": {"x": -1}}', "assignment.a.x: must not be negative"),
-                           ('{"a": {"dragon": 5}}', 'assignment.a.dragon: unknown recipient "dragon"'),
-                           ('{"a": {"x": "5"}}', "assignment.a.x: expected an integer"),
-                           ('{"a": 5}', "assignment.a: expected an object")]:
+    for text, expected in [
+        ('{"a": {"x": -1}}', "assignment.a.x: must not be negative"),
+        ('{"a": {"dragon": 5}}', 'assignment.a.dragon: unknown recipient "dragon"'),
+        ('{"a": {"x": "5"}}', "assignment.a.x: expected an integer"),
+        ('{"a": 5}', "assignment.a: expected an object"),
+    ]:
         code, out, err = run("check", f, text)
         assert code == 2 and expected in err and len(err.strip().splitlines()) == 1, (text, err)
 

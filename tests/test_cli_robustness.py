@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from models import MAX_NUMBER, FormatError, load_scenario, parse_json_text
-from solver.cli import main
+from trample.cli import main
+from trample.models import MAX_NUMBER, FormatError, load_scenario, parse_json_text
 
 ROOT = Path(__file__).resolve().parents[1]
 THRASTA = json.loads((ROOT / "examples" / "thrasta.json").read_text())
 DOUBLE = ROOT / "examples" / "double_strike.json"
 LIBRARY = ROOT / "examples" / "library.json"
 LEGAL = '{"thrasta":{"bear":10},"cub":{"teferi":2}}'
-BIG = 10 ** 30
+BIG = 10**30
 
 
 def board(path: str, value) -> str:
@@ -52,101 +52,224 @@ def run_main(capsys, monkeypatch, args, stdin: str | bytes = "", cwd=None):
 BAD = [
     # Numbers beyond the documented bound: tracebacks (OverflowError in the counting programme, TypeError in
     # CP-SAT) or, at 2**31 - 1, a counting table of billions of cells.
-    ("power-1e30-count", ["count", "-"], board("attackers.0.power", BIG),
-     f"attackers[0].power: must be at most {MAX_NUMBER}, got a 31-digit number"),
-    ("power-2**31-sample", ["sample", "-"], board("attackers.0.power", 2 ** 31 - 1),
-     f"attackers[0].power: must be at most {MAX_NUMBER}"),
-    ("toughness-1e30-solve", ["solve", "-", "--objective", "lethal"], board("blockers.0.toughness", BIG),
-     "blockers[0].toughness: must be at most"),
-    ("life-1e30-solve", ["solve", "-", "--objective", "max-damage"], board("players.0.life", BIG),
-     "players[0].life: must be at most"),
-    ("life-minus-1e30", ["count", "-"], board("players.0.life", -BIG),
-     f"players[0].life: must be at least -{MAX_NUMBER}, got a 31-digit negative number"),
-    ("loyalty-1e30-solve", ["solve", "-", "--objective", "max-value"], board("planeswalkers.0.loyalty", BIG),
-     "planeswalkers[0].loyalty: must be at most"),
-    ("marked-1e30", ["count", "-"], board("blockers.0.damage_marked", BIG),
-     "blockers[0].damage_marked: must be at most"),
-    ("value-1e300", ["solve", "-", "--objective", "max-value"], board("blockers.0.value", 1e300),
-     f"blockers[0].value: must be between -{MAX_NUMBER} and {MAX_NUMBER}"),
+    (
+        "power-1e30-count",
+        ["count", "-"],
+        board("attackers.0.power", BIG),
+        f"attackers[0].power: must be at most {MAX_NUMBER}, got a 31-digit number",
+    ),
+    (
+        "power-2**31-sample",
+        ["sample", "-"],
+        board("attackers.0.power", 2**31 - 1),
+        f"attackers[0].power: must be at most {MAX_NUMBER}",
+    ),
+    (
+        "toughness-1e30-solve",
+        ["solve", "-", "--objective", "lethal"],
+        board("blockers.0.toughness", BIG),
+        "blockers[0].toughness: must be at most",
+    ),
+    (
+        "life-1e30-solve",
+        ["solve", "-", "--objective", "max-damage"],
+        board("players.0.life", BIG),
+        "players[0].life: must be at most",
+    ),
+    (
+        "life-minus-1e30",
+        ["count", "-"],
+        board("players.0.life", -BIG),
+        f"players[0].life: must be at least -{MAX_NUMBER}, got a 31-digit negative number",
+    ),
+    (
+        "loyalty-1e30-solve",
+        ["solve", "-", "--objective", "max-value"],
+        board("planeswalkers.0.loyalty", BIG),
+        "planeswalkers[0].loyalty: must be at most",
+    ),
+    (
+        "marked-1e30",
+        ["count", "-"],
+        board("blockers.0.damage_marked", BIG),
+        "blockers[0].damage_marked: must be at most",
+    ),
+    (
+        "value-1e300",
+        ["solve", "-", "--objective", "max-value"],
+        board("blockers.0.value", 1e300),
+        f"blockers[0].value: must be between -{MAX_NUMBER} and {MAX_NUMBER}",
+    ),
     # Text that Python reads but that is not JSON, or that it cannot turn into a number.
     ("5000-digits", ["count", "-"], raw("attackers.0.power", "9" * 5000), "not JSON: a number with 5000 digits"),
-    ("5000-digit-amount", ["check", ROOT / "examples" / "thrasta.json", '{"thrasta": {"bear": %s}}' % ("9" * 5000)],
-     "", "ASSIGNMENT: not JSON: a number with 5000 digits"),
+    (
+        "5000-digit-amount",
+        ["check", ROOT / "examples" / "thrasta.json", '{"thrasta": {"bear": %s}}' % ("9" * 5000)],
+        "",
+        "ASSIGNMENT: not JSON: a number with 5000 digits",
+    ),
     ("nan", ["count", "-"], raw("attackers.0.power", "NaN"), "attackers[0].power: NaN is not a JSON number"),
     ("1e309", ["count", "-"], raw("blockers.1.value", "1e309"), "blockers[1].value: 1e309 is not a JSON number"),
-    ("infinity-in-score", ["score", "-"], '{"scenario": {"attackers": []}, "assignment": {}, "time_ms": Infinity}',
-     "time_ms: Infinity is not a JSON number"),
+    (
+        "infinity-in-score",
+        ["score", "-"],
+        '{"scenario": {"attackers": []}, "assignment": {}, "time_ms": Infinity}',
+        "time_ms: Infinity is not a JSON number",
+    ),
     # A repeated key silently kept its last value.
-    ("duplicate-key", ["count", "-"], board("attackers.1.power", 2).replace('"power": 2', '"power": 2, "power": 9'),
-     "attackers[1].power: duplicate key"),
-    ("duplicate-amount", ["check", ROOT / "examples" / "thrasta.json", '{"thrasta": {"bear": 10, "bear": 3}}'], "",
-     "ASSIGNMENT: thrasta.bear: duplicate key"),
+    (
+        "duplicate-key",
+        ["count", "-"],
+        board("attackers.1.power", 2).replace('"power": 2', '"power": 2, "power": 9'),
+        "attackers[1].power: duplicate key",
+    ),
+    (
+        "duplicate-amount",
+        ["check", ROOT / "examples" / "thrasta.json", '{"thrasta": {"bear": 10, "bear": 3}}'],
+        "",
+        "ASSIGNMENT: thrasta.bear: duplicate key",
+    ),
     ("duplicate-key-in-batch-line", ["count", "batch.jsonl"], None, "line 2: attackers: duplicate key"),
     # An unknown engine was a ValueError traceback (and a whole combat never checked the name).
-    ("engine-nope", ["count", "-", "--engine", "nope"], json.dumps(THRASTA),
-     "argument --engine: invalid choice: 'nope'"),
+    (
+        "engine-nope",
+        ["count", "-", "--engine", "nope"],
+        json.dumps(THRASTA),
+        "argument --engine: invalid choice: 'nope'",
+    ),
     ("engine-nope-whole-combat", ["enumerate", DOUBLE, "--engine", "brute"], "", "argument --engine: invalid choice"),
-    ("engine-nope-gnome", ["gnome", ROOT / "examples" / "gnome.json", LIBRARY, "--engine", "x"], "",
-     "argument --engine: invalid choice"),
+    (
+        "engine-nope-gnome",
+        ["gnome", ROOT / "examples" / "gnome.json", LIBRARY, "--engine", "x"],
+        "",
+        "argument --engine: invalid choice",
+    ),
     # Standard input: empty, not UTF-8 (a UnicodeDecodeError traceback under PYTHONIOENCODING=utf-8).
     ("empty-stdin", ["count", "-"], "", "standard input: not JSON: the input is empty"),
     ("blank-stdin", ["solve", "-", "--objective", "lethal"], " \n ", "standard input: not JSON: the input is empty"),
     ("not-utf8-stdin", ["count", "-"], b"\xff\xfe{}", "standard input: not UTF-8 text (byte 1 is 0xff)"),
     ("not-json-names-the-file", ["count", "thrasta.json"], None, "thrasta.json: not JSON: Extra data at line 2"),
     # Both inputs from standard input: the second read was empty, "not JSON".
-    ("check-stdin-twice", ["check", "-", "-"], json.dumps(THRASTA),
-     "ASSIGNMENT: FILE and ASSIGNMENT cannot both be read from standard input"),
+    (
+        "check-stdin-twice",
+        ["check", "-", "-"],
+        json.dumps(THRASTA),
+        "ASSIGNMENT: FILE and ASSIGNMENT cannot both be read from standard input",
+    ),
     ("rank-stdin-twice", ["rank", "-", "-"], json.dumps(THRASTA), "cannot both be read from standard input"),
     # Inline JSON that is not an object was looked up as a file: "[]: no such file".
-    ("inline-list-assignment", ["check", ROOT / "examples" / "thrasta.json", "[]"], "",
-     "assignment: expected an object, got a list"),
-    ("inline-null-assignment", ["rank", ROOT / "examples" / "thrasta.json", "null"], "",
-     "assignment: expected an object, got null"),
+    (
+        "inline-list-assignment",
+        ["check", ROOT / "examples" / "thrasta.json", "[]"],
+        "",
+        "assignment: expected an object, got a list",
+    ),
+    (
+        "inline-null-assignment",
+        ["rank", ROOT / "examples" / "thrasta.json", "null"],
+        "",
+        "assignment: expected an object, got null",
+    ),
     # Ids that break the one-line rule or cannot be printed.
     ("newline-in-id", ["count", "-"], board("attackers.0.attacking", "x\ny"), 'unknown id "x\\ny"'),
     ("u2028-in-id", ["count", "-"], board("attackers.0.attacking", "x\u2028y"), 'unknown id "x\\u2028y"'),
-    ("lone-surrogate-id", ["count", "-"], board("attackers.1.id", "@@").replace('"@@"', '"\\ud800"'),
-     "attackers[1].id: expected Unicode text, got a lone surrogate"),
-    ("lone-surrogate-player", ["score", "-", "--format", "table"],
-     '{"player": "\\udc00", "scenario": {"attackers": []}, "assignment": {}}', "player: expected Unicode text"),
+    (
+        "lone-surrogate-id",
+        ["count", "-"],
+        board("attackers.1.id", "@@").replace('"@@"', '"\\ud800"'),
+        "attackers[1].id: expected Unicode text, got a lone surrogate",
+    ),
+    (
+        "lone-surrogate-player",
+        ["score", "-", "--format", "table"],
+        '{"player": "\\udc00", "scenario": {"attackers": []}, "assignment": {}}',
+        "player: expected Unicode text",
+    ),
     # Options: an empty file name, a file type matplotlib cannot write (a traceback after the whole run),
     # a missing directory (found only after the whole run), an option that was silently ignored.
     ("output-empty", ["enumerate", "-", "-o", ""], json.dumps(THRASTA), "--output: expected a file name"),
-    ("columns-without-npy", ["enumerate", "-", "--columns", "c.json"], json.dumps(THRASTA),
-     "--columns: only with --format npy"),
-    ("report-type", ["arena", "--level", "tiny", "--n", "1", "--report", "r.foo"], "",
-     '--report: expected a file name ending in .png'),
+    (
+        "columns-without-npy",
+        ["enumerate", "-", "--columns", "c.json"],
+        json.dumps(THRASTA),
+        "--columns: only with --format npy",
+    ),
+    (
+        "report-type",
+        ["arena", "--level", "tiny", "--n", "1", "--report", "r.foo"],
+        "",
+        "--report: expected a file name ending in .png",
+    ),
     ("score-report-type", ["score", "-", "--report", "r"], "", "--report: expected a file name ending in .png"),
     ("out-empty", ["arena", "--level", "tiny", "--n", "1", "--out", ""], "", "--out: expected a file name"),
-    ("out-no-directory", ["arena", "--level", "tiny", "--n", "1", "--out", "no/such/dir/r.json"], "",
-     "no/such/dir/r.json: cannot write: no such directory no/such/dir"),
-    ("out-is-directory", ["arena", "--level", "tiny", "--n", "1", "--report", "."], "",
-     ".: is a directory, expected a file name"),
+    (
+        "out-no-directory",
+        ["arena", "--level", "tiny", "--n", "1", "--out", "no/such/dir/r.json"],
+        "",
+        "no/such/dir/r.json: cannot write: no such directory no/such/dir",
+    ),
+    (
+        "out-is-directory",
+        ["arena", "--level", "tiny", "--n", "1", "--report", "."],
+        "",
+        ".: is a directory, expected a file name",
+    ),
     ("arena-empty-suite", ["arena", "empty.jsonl"], None, "empty.jsonl: no boards to play"),
     # Messages that named the wrong thing.
-    ("gnome-no-attacker", ["gnome", "-", LIBRARY], '{"attackers": []}',
-     "attackers: no attacker: the Scalesoul Gnome must be attacking"),
-    ("stack-face-unknown", ["mill", "-", "1"],
-     '{"stack": [{"card": {"name": "Bear", "mana_value": 2}, "face": "Nope"}]}',
-     'stack[0].face: "Bear" has no face named "Nope" (faces: Bear)'),
-    ("perft-line-path", ["count", "perft.jsonl"], None,
-     "line 1: scenario.attackers[0].power: required field is missing"),
+    (
+        "gnome-no-attacker",
+        ["gnome", "-", LIBRARY],
+        '{"attackers": []}',
+        "attackers: no attacker: the Scalesoul Gnome must be attacking",
+    ),
+    (
+        "stack-face-unknown",
+        ["mill", "-", "1"],
+        '{"stack": [{"card": {"name": "Bear", "mana_value": 2}, "face": "Nope"}]}',
+        'stack[0].face: "Bear" has no face named "Nope" (faces: Bear)',
+    ),
+    (
+        "perft-line-path",
+        ["count", "perft.jsonl"],
+        None,
+        "line 1: scenario.attackers[0].power: required field is missing",
+    ),
     ("empty-file-name", ["count", ""], "", "FILE: expected a file name, or - for standard input"),
     ("empty-assignment", ["check", "-", " "], json.dumps(THRASTA), "ASSIGNMENT: expected JSON, a file name, or -"),
-    ("several-documents", ["count", "-"], json.dumps(THRASTA) + "\n" + json.dumps(THRASTA),
-     "standard input: not JSON: Extra data at line 2 column 1 (one JSON document expected; a batch of one document "
-     "per line is a file whose name ends in .jsonl)"),
+    (
+        "several-documents",
+        ["count", "-"],
+        json.dumps(THRASTA) + "\n" + json.dumps(THRASTA),
+        "standard input: not JSON: Extra data at line 2 column 1 (one JSON document expected; a batch of one document "
+        "per line is a file whose name ends in .jsonl)",
+    ),
     # JSON text inside a JSON string (encoded twice) was decoded again and silently accepted.
-    ("double-encoded-scenario", ["count", "-"], json.dumps(json.dumps({"attackers": []})),
-     'scenario: expected an object, got "{\\"attackers\\": []}"'),
-    ("double-encoded-assignment", ["check", ROOT / "examples" / "thrasta.json", "-"], json.dumps(LEGAL),
-     "assignment: expected an object, got"),
+    (
+        "double-encoded-scenario",
+        ["count", "-"],
+        json.dumps(json.dumps({"attackers": []})),
+        'scenario: expected an object, got "{\\"attackers\\": []}"',
+    ),
+    (
+        "double-encoded-assignment",
+        ["check", ROOT / "examples" / "thrasta.json", "-"],
+        json.dumps(LEGAL),
+        "assignment: expected an object, got",
+    ),
     ("double-encoded-library", ["mill", "-", "1"], json.dumps('{"cards": []}'), "library: expected an object"),
-    ("double-encoded-decision", ["score", "-"], json.dumps({"scenario": "{}", "assignment": {}}),
-     "scenario: expected an object"),
+    (
+        "double-encoded-decision",
+        ["score", "-"],
+        json.dumps({"scenario": "{}", "assignment": {}}),
+        "scenario: expected an object",
+    ),
     ("double-encoded-suite-line", ["arena", "s.jsonl"], None, "s.jsonl: line 1: scenario: expected an object"),
-    ("mismatch-plural", ["check", ROOT / "examples" / "thrasta.json", "two.jsonl"], "",
-     "two.jsonl: has 2 assignments for 1 scenario\n"),
+    (
+        "mismatch-plural",
+        ["check", ROOT / "examples" / "thrasta.json", "two.jsonl"],
+        "",
+        "two.jsonl: has 2 assignments for 1 scenario\n",
+    ),
 ]
 
 FILES = {
@@ -174,8 +297,10 @@ def test_bad_input_exit_2_one_line_naming_the_place(capsys, monkeypatch, tmp_pat
 
 
 def test_the_bound_is_inclusive(capsys, monkeypatch):  # 510.1a: a creature of power MAX_NUMBER still counts
-    doc = {"players": [{"id": "p", "life": -MAX_NUMBER}],
-           "attackers": [{"id": "a", "power": MAX_NUMBER, "toughness": MAX_NUMBER, "attacking": "p"}]}
+    doc = {
+        "players": [{"id": "p", "life": -MAX_NUMBER}],
+        "attackers": [{"id": "a", "power": MAX_NUMBER, "toughness": MAX_NUMBER, "attacking": "p"}],
+    }
     code, out, err = run_main(capsys, monkeypatch, ["count", "-"], json.dumps(doc))
     assert (code, json.loads(out), err) == (0, {"count": 1}, "")
     with pytest.raises(FormatError, match=r"attackers\[0\]\.power: must be at least -1000000"):
@@ -193,8 +318,11 @@ def test_byte_order_mark_is_skipped(capsys, monkeypatch, tmp_path):  # FORMAT.md
     f = tmp_path / "bom.json"
     f.write_bytes(b"\xef\xbb\xbf" + json.dumps(THRASTA).encode())
     assert run_main(capsys, monkeypatch, ["count", f]) == (0, '{"count":36}\n', "")
-    assert run_main(capsys, monkeypatch, ["count", "-"], b"\xef\xbb\xbf" + json.dumps(THRASTA).encode()) == \
-        (0, '{"count":36}\n', "")
+    assert run_main(capsys, monkeypatch, ["count", "-"], b"\xef\xbb\xbf" + json.dumps(THRASTA).encode()) == (
+        0,
+        '{"count":36}\n',
+        "",
+    )
 
 
 def test_jsonl_lines_end_at_newline_only(capsys, monkeypatch, tmp_path):  # FORMAT.md: a result line per line
@@ -211,7 +339,7 @@ def test_jsonl_lines_end_at_newline_only(capsys, monkeypatch, tmp_path):  # FORM
 
 
 def test_arena_suite_lines_end_at_newline_only(tmp_path):  # FORMAT.md: one board per line
-    from solver.arena.suites import load_suite
+    from trample.arena.suites import load_suite
 
     s = dict(THRASTA, attackers=[dict(THRASTA["attackers"][1], id="a\u2028b")], blockers=[])
     f = tmp_path / "s.jsonl"
@@ -230,8 +358,9 @@ def test_parse_json_text_names_the_place():  # FORMAT.md: the message names the 
 
 
 def real(*args, stdout=subprocess.PIPE, env=None):
-    return subprocess.Popen([sys.executable, "-m", "solver", *map(str, args)], stdout=stdout,
-                            stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "trample", *map(str, args)], stdout=stdout, stderr=subprocess.PIPE, cwd=ROOT, env=env
+    )
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
@@ -252,19 +381,25 @@ def test_a_reader_that_leaves_early_is_not_an_error():  # `trample enumerate ...
 
 def test_strict_stdin_encoding_is_not_a_traceback():  # FORMAT.md: bytes that are not UTF-8 are bad input
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "solver", "count", "-"], input=b"\xff{}", capture_output=True,
-                          cwd=ROOT, env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trample", "count", "-"],
+        input=b"\xff{}",
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 2 and proc.stderr.decode() == "trample: standard input: not UTF-8 text (byte 1 is 0xff)\n"
 
 
 def test_out_of_memory_is_one_line(capsys, monkeypatch):  # FORMAT.md: no traceback
     # numpy raises MemoryError for a block it cannot allocate (one trampler blocked by 500 1/1s, enumerate)
-    import solver.combat
+    import trample.combat
 
     def too_big(*args, **kwargs):
         raise MemoryError("Unable to allocate 522. MiB")
 
-    monkeypatch.setattr(solver.combat.Combat, "count", too_big)
+    monkeypatch.setattr(trample.combat.Combat, "count", too_big)
     code, out, err = run_main(capsys, monkeypatch, ["count", "-"], json.dumps(THRASTA))
     assert code == 2 and out == "" and err.startswith("trample: out of memory") and len(err.splitlines()) == 1
 
@@ -277,13 +412,16 @@ def test_a_bad_assignment_line_names_its_own_file_and_line(capsys, monkeypatch, 
     assert [json.loads(x) for x in out.splitlines()][1] == {"legal": True, "violations": []}
 
 
-@pytest.mark.parametrize("args", [
-    ["enumerate", "s.json", "-o", "s.json"],  # emptied the scenario before reading it: "not JSON", data lost
-    ["enumerate", "s.json", "--format", "npy", "-o", "./s.json"],
-    ["enumerate", "s.json", "--format", "npy", "-o", "m.npy", "--columns", "m.npy"],  # the sidecar over the matrix
-    ["score", "d.jsonl", "--out", "d.jsonl"],  # the results over the recorded decisions
-    ["arena", "d.jsonl", "--report", "d.jsonl"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["enumerate", "s.json", "-o", "s.json"],  # emptied the scenario before reading it: "not JSON", data lost
+        ["enumerate", "s.json", "--format", "npy", "-o", "./s.json"],
+        ["enumerate", "s.json", "--format", "npy", "-o", "m.npy", "--columns", "m.npy"],  # the sidecar over the matrix
+        ["score", "d.jsonl", "--out", "d.jsonl"],  # the results over the recorded decisions
+        ["arena", "d.jsonl", "--report", "d.jsonl"],
+    ],
+)
 def test_an_output_never_overwrites_an_input(capsys, monkeypatch, tmp_path, args):  # FORMAT.md: pure transforms
     (tmp_path / "s.json").write_text(json.dumps(THRASTA))
     decisions = (ROOT / "benchmarks" / "arena" / "decisions" / "example.jsonl").read_text()

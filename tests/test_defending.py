@@ -9,15 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import brute
 import pytest
+import strategies
+from boards import canon
 from hypothesis import given
 from hypothesis import strategies as st
 
-import brute
-import strategies
-from boards import canon
-from models import load_scenario
-from solver import Combat
+from trample import Combat
+from trample.models import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 OPP = [{"id": "opp", "life": 20}]
@@ -39,8 +39,10 @@ def rules_of(combat, assignment) -> list[str]:
 
 
 # One blocker, x (3 power), blocks two attackers: each names it in blocked_by.
-TWO = [{"id": "a", "power": 2, "toughness": 4, "attacking": "opp", "blocked_by": ["x"]},
-       {"id": "b", "power": 2, "toughness": 4, "attacking": "opp", "blocked_by": ["x"]}]
+TWO = [
+    {"id": "a", "power": 2, "toughness": 4, "attacking": "opp", "blocked_by": ["x"]},
+    {"id": "b", "power": 2, "toughness": 4, "attacking": "opp", "blocked_by": ["x"]},
+]
 X3 = {"id": "x", "power": 3, "toughness": 5}
 
 
@@ -48,11 +50,13 @@ X3 = {"id": "x", "power": 3, "toughness": 5}
 # Named 510.1d cases
 # ---------------------------------------------------------------------------------------------
 
+
 def test_a_blocker_divides_its_damage_freely_among_the_attackers_it_blocks():
     # 510.1d: any division of all 3 among a and b (there is no order, and no lethal requirement)
     combat = Combat(board(TWO, [X3]), side="defending")
-    assert keys(combat.assignments()) == keys([{"x": {"a": 3}}, {"x": {"a": 2, "b": 1}}, {"x": {"a": 1, "b": 2}},
-                                               {"x": {"b": 3}}])
+    assert keys(combat.assignments()) == keys(
+        [{"x": {"a": 3}}, {"x": {"a": 2, "b": 1}}, {"x": {"a": 1, "b": 2}}, {"x": {"b": 3}}]
+    )
     assert combat.count() == 4
     assert combat.check({"x": {"a": 1, "b": 2}}).legal
 
@@ -75,13 +79,16 @@ def test_attackers_removed_from_combat_take_no_blocker_damage():
     assert rules_of(combat, {"x": {"b": 3}}) == ["510.1d"]
 
 
-@pytest.mark.parametrize("keywords, step, count, expected", [
-    (["first_strike"], "regular", 1, [{"x": {}}]),  # 702.7c: first strike without double strike: done
-    (["first_strike"], "first_strike", 4, None),  # 702.7b: it divides in the first-strike step
-    ([], "first_strike", 1, [{"x": {}}]),  # 510.4: no first strike, no first-strike damage
-    (["double_strike"], "regular", 4, None),  # 702.4b: both steps
-    (["double_strike"], "first_strike", 4, None),
-])
+@pytest.mark.parametrize(
+    "keywords, step, count, expected",
+    [
+        (["first_strike"], "regular", 1, [{"x": {}}]),  # 702.7c: first strike without double strike: done
+        (["first_strike"], "first_strike", 4, None),  # 702.7b: it divides in the first-strike step
+        ([], "first_strike", 1, [{"x": {}}]),  # 510.4: no first strike, no first-strike damage
+        (["double_strike"], "regular", 4, None),  # 702.4b: both steps
+        (["double_strike"], "first_strike", 4, None),
+    ],
+)
 def test_which_step_a_blocker_deals_damage_in(keywords, step, count, expected):
     combat = Combat(board(TWO, [dict(X3, keywords=keywords)], step=step), side="defending")
     assert combat.count() == count
@@ -91,8 +98,11 @@ def test_which_step_a_blocker_deals_damage_in(keywords, step, count, expected):
 
 def test_zero_power_and_removed_blockers_assign_nothing():
     # 510.1a: power 0 or less assigns nothing; 506.4: a blocker removed from combat deals no combat damage
-    blockers = [{"id": "z", "power": 0, "toughness": 1}, {"id": "n", "power": -1, "toughness": 3},
-                dict(X3, in_combat=False)]
+    blockers = [
+        {"id": "z", "power": 0, "toughness": 1},
+        {"id": "n", "power": -1, "toughness": 3},
+        dict(X3, in_combat=False),
+    ]
     attackers = [dict(TWO[0], blocked_by=["z", "n", "x"])]
     combat = Combat(board(attackers, blockers), side="defending")
     assert keys(combat.assignments()) == keys([{"z": {}, "n": {}, "x": {}}])
@@ -101,8 +111,7 @@ def test_zero_power_and_removed_blockers_assign_nothing():
 
 
 def test_what_a_blocker_may_not_do():
-    combat = Combat(board(TWO + [{"id": "c", "power": 1, "toughness": 1, "attacking": "opp"}], [X3]),
-                    side="defending")
+    combat = Combat(board(TWO + [{"id": "c", "power": 1, "toughness": 1, "attacking": "opp"}], [X3]), side="defending")
     assert rules_of(combat, {"x": {"opp": 3}}) == ["510.1d"]  # never to a player
     assert rules_of(combat, {"x": {"c": 3}}) == ["510.1d"]  # only to attackers it blocks
     assert rules_of(combat, {"x": {"a": 2}}) == ["510.1a"]  # all of its damage
@@ -112,9 +121,10 @@ def test_what_a_blocker_may_not_do():
 def test_both_sides_is_the_product_of_the_two():
     # 510.1 / 510.1d: the two players' assignments do not constrain each other, so the count is the product:
     # the trampler t (4 power, x needs 5 with b's help: 702.19b) and x's division.
-    attackers = [{"id": "t", "power": 4, "toughness": 4, "keywords": ["trample"], "attacking": "opp",
-                  "blocked_by": ["x"]}, {"id": "b", "power": 2, "toughness": 4, "attacking": "opp",
-                                         "blocked_by": ["x"]}]
+    attackers = [
+        {"id": "t", "power": 4, "toughness": 4, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x"]},
+        {"id": "b", "power": 2, "toughness": 4, "attacking": "opp", "blocked_by": ["x"]},
+    ]
     doc = board(attackers, [X3])
     att, dfn, both = (Combat(doc, side=s) for s in ("attacking", "defending", "both"))
     assert (att.count(), dfn.count(), both.count()) == (2, 4, 8)
@@ -126,6 +136,7 @@ def test_both_sides_is_the_product_of_the_two():
 # ---------------------------------------------------------------------------------------------
 # Differential tests against the one-step oracle
 # ---------------------------------------------------------------------------------------------
+
 
 @given(strategies.scenarios(max_work=800), st.sampled_from(["defending", "both"]))
 def test_legal_set_matches_brute_force(doc, side):
@@ -179,9 +190,16 @@ def test_check_matches_brute_force_both(case):
 # Command line
 # ---------------------------------------------------------------------------------------------
 
+
 def run(*args, stdin=None):
-    proc = subprocess.run([sys.executable, "-m", "solver", *map(str, args)], input=stdin, capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trample", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -193,9 +211,13 @@ def test_cli_side(tmp_path):
     assert run("count", f) == (0, '{"count":1}\n', "")
     code, out, _ = run("enumerate", f, "--side", "defending")
     assert code == 0 and keys(json.loads(x) for x in out.splitlines()) == keys(
-        [{"x": {"a": 3}}, {"x": {"a": 2, "b": 1}}, {"x": {"a": 1, "b": 2}}, {"x": {"b": 3}}])
-    assert run("check", f, '{"x": {"a": 1, "b": 2}}', "--side", "defending") == \
-        (0, '{"legal":true,"violations":[]}\n', "")
+        [{"x": {"a": 3}}, {"x": {"a": 2, "b": 1}}, {"x": {"a": 1, "b": 2}}, {"x": {"b": 3}}]
+    )
+    assert run("check", f, '{"x": {"a": 1, "b": 2}}', "--side", "defending") == (
+        0,
+        '{"legal":true,"violations":[]}\n',
+        "",
+    )
     code, out, _ = run("check", f, '{"x": {"opp": 3}}', "--side", "defending")
     assert code == 1 and [v["rule"] for v in json.loads(out)["violations"]] == ["510.1d"]
     code, out, err = run("check", f, '{"x": {"a": 3}}', "--side", "sideways")

@@ -1,4 +1,4 @@
-"""Differential tests: the engine (solver.Combat) against the independent brute-force oracle (tests/brute.py).
+"""Differential tests: the engine (trample.Combat) against the independent brute-force oracle (tests/brute.py).
 
 Compared on the shared perft file, RULES.md's known engine mistakes and generated scenarios: the SET of legal
 attacking-side assignments (each exactly once), the count, membership, and ``check`` verdicts on near-legal
@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from boards import KNOWN_MISTAKES, canon, load_perft
 from brute import brute_force, total_to
-from models import load_scenario
-from solver import Combat
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from strategies import examples, random_assignment, scenarios
+
+from trample import Combat
+from trample.models import load_scenario
 
 PERFT = load_perft()
 RULE = re.compile(r"^\d{3}(\.\d+[a-z]?)?\b")  # "702.19b", "510.1a", "506.4c", ...
@@ -37,8 +37,9 @@ def assert_same_enumeration(scenario: dict) -> list[dict]:
     exp_keys = {canon(a) for a in expected}
     missing = exp_keys - set(got_keys)
     extra = set(got_keys) - exp_keys
-    assert not missing and not extra, f"missing (legal, not enumerated): {sorted(missing)[:3]}; " \
-                                      f"extra (enumerated, illegal): {sorted(extra)[:3]}"
+    assert not missing and not extra, (
+        f"missing (legal, not enumerated): {sorted(missing)[:3]}; extra (enumerated, illegal): {sorted(extra)[:3]}"
+    )
     assert view.count() == len(expected)
     for a in got:  # Assignment is a Mapping equal to its plain dict form
         assert a == {s: dict(split) for s, split in a.items()}

@@ -13,20 +13,29 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from models.cards import Card, GameState, Library, Spell, load_card, load_library, load_library_or_state, load_state
-from models.errors import FormatError
-from solver.library import (
+from trample.library import (
     can_pay_mill_cost,
     discover,
     discover_distribution,
     mill,
     mill_distribution,
-    seek_thrills,
     seeded_permutation,
+    seek_thrills,
     shuffle_library,
 )
-from solver.library.montecarlo import simulate_discover, simulate_mill
-from solver.library.transforms import qualifies
+from trample.library.montecarlo import simulate_discover, simulate_mill
+from trample.library.transforms import qualifies
+from trample.models.cards import (
+    Card,
+    GameState,
+    Library,
+    Spell,
+    load_card,
+    load_library,
+    load_library_or_state,
+    load_state,
+)
+from trample.models.errors import FormatError
 
 
 def card(data) -> Card:
@@ -38,23 +47,54 @@ MOUNTAIN = card({"name": "Mountain", "mana_value": 0, "types": ["Land"]})
 BOLT = card({"name": "Lightning Bolt", "mana_value": 1, "types": ["Instant"]})
 ELVES = card({"name": "Llanowar Elves", "mana_value": 1, "types": ["Creature"], "id": "e1"})
 THOPTER = card({"name": "Ornithopter", "mana_value": 0, "types": ["Artifact", "Creature"]})
-GIANT = card({"name": "Galvanic Giant // Storm Reading", "mana_value": 4, "types": ["Creature"],
-              "adventure": {"name": "Storm Reading", "mana_value": 7, "types": ["Sorcery"]}})
-BONECRUSHER = card({"name": "Bonecrusher Giant // Stomp", "mana_value": 3, "types": ["Creature"],
-                    "adventure": {"name": "Stomp", "mana_value": 2, "types": ["Instant", "Adventure"]}})
-FIRE_ICE = card({"name": "Fire // Ice", "mana_value": 4, "types": ["Instant"],
-                 "halves": [{"name": "Fire", "mana_value": 2}, {"name": "Ice", "mana_value": 2}]})
-WEAR_TEAR = card({"name": "Wear // Tear", "mana_value": 3, "types": ["Instant"],
-                  "halves": [{"name": "Wear", "mana_value": 2}, {"name": "Tear", "mana_value": 1}]})
+GIANT = card(
+    {
+        "name": "Galvanic Giant // Storm Reading",
+        "mana_value": 4,
+        "types": ["Creature"],
+        "adventure": {"name": "Storm Reading", "mana_value": 7, "types": ["Sorcery"]},
+    }
+)
+BONECRUSHER = card(
+    {
+        "name": "Bonecrusher Giant // Stomp",
+        "mana_value": 3,
+        "types": ["Creature"],
+        "adventure": {"name": "Stomp", "mana_value": 2, "types": ["Instant", "Adventure"]},
+    }
+)
+FIRE_ICE = card(
+    {
+        "name": "Fire // Ice",
+        "mana_value": 4,
+        "types": ["Instant"],
+        "halves": [{"name": "Fire", "mana_value": 2}, {"name": "Ice", "mana_value": 2}],
+    }
+)
+WEAR_TEAR = card(
+    {
+        "name": "Wear // Tear",
+        "mana_value": 3,
+        "types": ["Instant"],
+        "halves": [{"name": "Wear", "mana_value": 2}, {"name": "Tear", "mana_value": 1}],
+    }
+)
 BIG = card({"name": "Ancient Brontodon", "mana_value": 8, "types": ["Creature"]})
 POOL = [FOREST, MOUNTAIN, BOLT, ELVES, THOPTER, GIANT, BONECRUSHER, FIRE_ICE, WEAR_TEAR, BIG]
 
 cards_st = st.sampled_from(POOL)
 libraries = st.lists(cards_st, max_size=24).map(lambda cs: Library(tuple(cs)))
 zone = st.lists(cards_st, max_size=3).map(tuple)
-states = st.builds(GameState, library=libraries, graveyard=zone, exile=zone, hand=zone,
-                   stack=st.lists(st.sampled_from([Spell(BOLT, "Lightning Bolt"), Spell(GIANT, "Storm Reading")]),
-                                  max_size=2).map(tuple))
+states = st.builds(
+    GameState,
+    library=libraries,
+    graveyard=zone,
+    exile=zone,
+    hand=zone,
+    stack=st.lists(st.sampled_from([Spell(BOLT, "Lightning Bolt"), Spell(GIANT, "Storm Reading")]), max_size=2).map(
+        tuple
+    ),
+)
 counts = st.integers(min_value=0, max_value=30)
 seeds = st.integers(min_value=0, max_value=2**64)
 choices = st.sampled_from(["cast", "hand"])
@@ -71,6 +111,7 @@ def dumps(state, event) -> str:
 # ---------------------------------------------------------------------------------------------
 # Properties: conservation, determinism, purity, untouched order
 # ---------------------------------------------------------------------------------------------
+
 
 @given(states, counts, seeds)
 def test_mill_conserves_and_keeps_order(state, n, seed):  # 701.17a
@@ -106,11 +147,11 @@ def test_discover_untouched_library_order_unchanged(state, n, seed):  # 701.57a
     k = event.exiled_count
     assert event.exiled == old[:k]
     assert new.library.cards[: len(old) - k] == old[k:]  # cards below the exiled ones keep their order
-    rest = old[:k - 1] if event.hit is not None else old[:k]
-    assert Counter(new.library.cards[len(old) - k:]) == Counter(rest)  # the others went to the bottom
-    assert new.library.cards[len(old) - k:] == event.bottom
+    rest = old[: k - 1] if event.hit is not None else old[:k]
+    assert Counter(new.library.cards[len(old) - k :]) == Counter(rest)  # the others went to the bottom
+    assert new.library.cards[len(old) - k :] == event.bottom
     # every card before the hit did not qualify; the hit does
-    assert not any(qualifies(c, n) for c in (old[:k - 1] if event.hit is not None else old[:k]))
+    assert not any(qualifies(c, n) for c in (old[: k - 1] if event.hit is not None else old[:k]))
     if event.hit is not None:
         assert qualifies(event.hit, n) and event.hit == old[k - 1]
 
@@ -155,6 +196,7 @@ def test_shuffle_library_conserves(cards, seed):  # shuffling (a seeded mill/See
 # ---------------------------------------------------------------------------------------------
 # Mill (701.17)
 # ---------------------------------------------------------------------------------------------
+
 
 def test_mill_more_than_the_library_mills_all():  # 701.17b: as many as possible
     new, event = mill(lib(FOREST, BOLT), 5)
@@ -214,6 +256,7 @@ def test_seek_thrills_with_a_short_library():  # 701.17b: mills as many as possi
 # ---------------------------------------------------------------------------------------------
 # Discover (701.57)
 # ---------------------------------------------------------------------------------------------
+
 
 def test_discover_stops_at_first_nonland_with_low_mana_value():  # 701.57a
     state = lib(FOREST, BIG, GIANT, BOLT, ELVES)
@@ -322,6 +365,7 @@ def test_discover_bad_parameters():  # 701.57a: N and the seed are whole numbers
 # ---------------------------------------------------------------------------------------------
 # Exact distributions
 # ---------------------------------------------------------------------------------------------
+
 
 def _enumerate_discover(cards, n):
     """Every order of the library (copies told apart), run through the real transform: exact frequencies."""
@@ -447,10 +491,11 @@ def test_transform_agrees_with_exact_distribution_over_shuffles():  # 701.57a th
 # The card model: loading, dumping, bad input
 # ---------------------------------------------------------------------------------------------
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
-                                                                                         max_size=3),
-                           max_leaves=6)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
 extra_fields = st.dictionaries(st.sampled_from(["id", "oracle_text", "set", "rarity", "x"]), json_values, max_size=3)
 
 
@@ -483,34 +528,60 @@ def test_halves_inherit_types_and_adventure_face_name():  # 709.3, 715.3
     assert FOREST.is_land and not BOLT.is_land and THOPTER.types == ("Artifact", "Creature")
 
 
-@pytest.mark.parametrize("doc, message", [
-    ({"cards": [{"name": "Bolt"}]}, "cards[0].mana_value: required field is missing"),
-    ({"cards": [{"mana_value": 1}]}, "cards[0].name: required field is missing"),
-    ({"cards": [{"name": "Bolt", "mana_value": "1"}]}, 'cards[0].mana_value: expected an integer, got "1"'),
-    ({"cards": [{"name": "Bolt", "mana_value": 1.0}]}, "cards[0].mana_value: expected an integer, got 1.0"),
-    ({"cards": [{"name": "Bolt", "mana_value": True}]}, "cards[0].mana_value: expected an integer, got true"),
-    ({"cards": [{"name": "Bolt", "mana_value": -1}]}, "cards[0].mana_value: must not be negative, got -1"),
-    ({"cards": [{"name": 3, "mana_value": 1}]}, "cards[0].name: expected a string, got 3"),
-    ({"cards": [{"name": "X", "mana_value": 1, "types": "Land"}]}, 'cards[0].types: expected a list, got "Land"'),
-    ({"cards": [{"name": "X", "mana_value": 1, "types": ["Lnad"]}]}, 'cards[0].types[0]: unknown card type "Lnad"'),
-    ({"cards": [{"name": "X", "mana_value": 1, "types": [1]}]}, "cards[0].types[0]: expected a string, got 1"),
-    ({"cards": [FOREST.to_json(), {"name": "X", "mana_value": 1, "adventure": {"name": "Y"}}]},
-     "cards[1].adventure.mana_value: required field is missing"),
-    ({"cards": [{"name": "X", "mana_value": 1, "adventure": "Y"}]}, 'cards[0].adventure: expected an object'),
-    ({"cards": [{"name": "X", "mana_value": 1, "halves": [{"name": "Y", "mana_value": 1}]}]},
-     "cards[0].halves: a split card has at least two halves, got 1"),
-    ({"cards": [{"name": "X", "mana_value": 4, "halves": [{"name": "Y", "mana_value": 2},
-                                                          {"name": "Z", "mana_value": "2"}]}]},
-     'cards[0].halves[1].mana_value: expected an integer, got "2"'),
-    ({"cards": [{"name": "X", "mana_value": 4, "adventure": {"name": "A", "mana_value": 1},
-                 "halves": [{"name": "Y", "mana_value": 2}, {"name": "Z", "mana_value": 2}]}]},
-     "cards[0].halves: a card cannot have both halves and an adventure"),
-    ({"cards": {"name": "X"}}, "cards: expected a list, got an object"),
-    ({"cards": ["Forest"]}, 'cards[0]: expected an object, got "Forest"'),
-    ({"deck": []}, "deck: unknown field"),
-    ([], "library: expected an object, got a list"),
-    ("{", "not JSON"),
-])
+@pytest.mark.parametrize(
+    "doc, message",
+    [
+        ({"cards": [{"name": "Bolt"}]}, "cards[0].mana_value: required field is missing"),
+        ({"cards": [{"mana_value": 1}]}, "cards[0].name: required field is missing"),
+        ({"cards": [{"name": "Bolt", "mana_value": "1"}]}, 'cards[0].mana_value: expected an integer, got "1"'),
+        ({"cards": [{"name": "Bolt", "mana_value": 1.0}]}, "cards[0].mana_value: expected an integer, got 1.0"),
+        ({"cards": [{"name": "Bolt", "mana_value": True}]}, "cards[0].mana_value: expected an integer, got true"),
+        ({"cards": [{"name": "Bolt", "mana_value": -1}]}, "cards[0].mana_value: must not be negative, got -1"),
+        ({"cards": [{"name": 3, "mana_value": 1}]}, "cards[0].name: expected a string, got 3"),
+        ({"cards": [{"name": "X", "mana_value": 1, "types": "Land"}]}, 'cards[0].types: expected a list, got "Land"'),
+        ({"cards": [{"name": "X", "mana_value": 1, "types": ["Lnad"]}]}, 'cards[0].types[0]: unknown card type "Lnad"'),
+        ({"cards": [{"name": "X", "mana_value": 1, "types": [1]}]}, "cards[0].types[0]: expected a string, got 1"),
+        (
+            {"cards": [FOREST.to_json(), {"name": "X", "mana_value": 1, "adventure": {"name": "Y"}}]},
+            "cards[1].adventure.mana_value: required field is missing",
+        ),
+        ({"cards": [{"name": "X", "mana_value": 1, "adventure": "Y"}]}, "cards[0].adventure: expected an object"),
+        (
+            {"cards": [{"name": "X", "mana_value": 1, "halves": [{"name": "Y", "mana_value": 1}]}]},
+            "cards[0].halves: a split card has at least two halves, got 1",
+        ),
+        (
+            {
+                "cards": [
+                    {
+                        "name": "X",
+                        "mana_value": 4,
+                        "halves": [{"name": "Y", "mana_value": 2}, {"name": "Z", "mana_value": "2"}],
+                    }
+                ]
+            },
+            'cards[0].halves[1].mana_value: expected an integer, got "2"',
+        ),
+        (
+            {
+                "cards": [
+                    {
+                        "name": "X",
+                        "mana_value": 4,
+                        "adventure": {"name": "A", "mana_value": 1},
+                        "halves": [{"name": "Y", "mana_value": 2}, {"name": "Z", "mana_value": 2}],
+                    }
+                ]
+            },
+            "cards[0].halves: a card cannot have both halves and an adventure",
+        ),
+        ({"cards": {"name": "X"}}, "cards: expected a list, got an object"),
+        ({"cards": ["Forest"]}, 'cards[0]: expected an object, got "Forest"'),
+        ({"deck": []}, "deck: unknown field"),
+        ([], "library: expected an object, got a list"),
+        ("{", "not JSON"),
+    ],
+)
 def test_bad_library_input(doc, message):  # FORMAT.md "Library": a one-line error naming the JSON path
     with pytest.raises(FormatError) as err:
         load_library(doc)

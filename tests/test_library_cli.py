@@ -9,34 +9,43 @@ from pathlib import Path
 
 import pytest
 
-from models.cards import load_library
-from models.errors import FormatError
-from solver.cli import main
-from solver.library import discover_distribution, gnome_outcomes
+from trample.cli import main
+from trample.library import discover_distribution, gnome_outcomes
+from trample.models.cards import load_library
+from trample.models.errors import FormatError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "library.json"
 
 
 def gnome_board(blockers=(), extra_attackers=(), **gnome):
-    g = {"id": "gnome", "power": 3, "toughness": 5, "keywords": ["trample", "haste"], "attacking": "opp",
-         "blocked_by": [b["id"] for b in blockers]}
+    g = {
+        "id": "gnome",
+        "power": 3,
+        "toughness": 5,
+        "keywords": ["trample", "haste"],
+        "attacking": "opp",
+        "blocked_by": [b["id"] for b in blockers],
+    }
     g.update(gnome)
     return {"players": [{"id": "opp", "life": 20}], "attackers": [g, *extra_attackers], "blockers": list(blockers)}
 
 
-LIBRARY = {"cards": [
-    {"name": "Forest", "mana_value": 0, "types": ["Land"]},
-    {"name": "Lightning Bolt", "mana_value": 1, "types": ["Instant"]},
-    {"name": "Counterspell", "mana_value": 2, "types": ["Instant"]},
-    {"name": "Ancient Brontodon", "mana_value": 8, "types": ["Creature"]},
-]}
+LIBRARY = {
+    "cards": [
+        {"name": "Forest", "mana_value": 0, "types": ["Land"]},
+        {"name": "Lightning Bolt", "mana_value": 1, "types": ["Instant"]},
+        {"name": "Counterspell", "mana_value": 2, "types": ["Instant"]},
+        {"name": "Ancient Brontodon", "mana_value": 8, "types": ["Creature"]},
+    ]
+}
 LANDS = {"cards": [{"name": "Forest", "mana_value": 0, "types": ["Land"]}] * 3}
 
 
 # ---------------------------------------------------------------------------------------------
 # Scalesoul Gnome
 # ---------------------------------------------------------------------------------------------
+
 
 def test_gnome_unblocked_discovers_three():  # 510.1b: all 3 to the player -> discover 3
     report = gnome_outcomes(gnome_board(), LIBRARY)
@@ -59,7 +68,7 @@ def test_gnome_trample_split_sets_x():  # 702.19b: lethal to the 1/1 first, the 
 
 
 def test_gnome_split_counts_sum_to_the_combat_count():  # 510.1c, 702.19b
-    from solver import Combat
+    from trample import Combat
 
     board = gnome_board([{"id": "a", "power": 1, "toughness": 1}, {"id": "b", "power": 0, "toughness": 1}])
     report = gnome_outcomes(board, LIBRARY)
@@ -124,16 +133,19 @@ def test_gnome_needs_a_name_among_several_attackers():  # Scalesoul Gnome: only 
 
 
 def test_gnome_damage_to_a_planeswalker_is_not_x():  # the Gnome's trigger counts damage to a player only
-    board = {"players": [{"id": "opp", "life": 20}],
-             "planeswalkers": [{"id": "pw", "controller": "opp", "loyalty": 5}],
-             "attackers": [{"id": "gnome", "power": 3, "toughness": 5, "keywords": ["trample"], "attacking": "pw"}]}
+    board = {
+        "players": [{"id": "opp", "life": 20}],
+        "planeswalkers": [{"id": "pw", "controller": "opp", "loyalty": 5}],
+        "attackers": [{"id": "gnome", "power": 3, "toughness": 5, "keywords": ["trample"], "attacking": "pw"}],
+    }
     report = gnome_outcomes(board, LIBRARY)
     assert [o.x for o in report.outcomes] == [0]
 
 
 # ---------------------------------------------------------------------------------------------
-# The command line (in process through solver.cli.main, and a few real processes)
+# The command line (in process through trample.cli.main, and a few real processes)
 # ---------------------------------------------------------------------------------------------
+
 
 def cli(capsys, *args):
     code = main([str(a) for a in args])
@@ -212,22 +224,30 @@ def test_cli_jsonl_batch(capsys, tmp_path):  # FORMAT.md: one result line per in
     batch.write_text(json.dumps(LIBRARY) + "\n" + json.dumps(LANDS) + "\n")
     code, out, _ = cli(capsys, "discover", batch, 2, "--seed", 0)
     lines = [json.loads(line) for line in out.splitlines()]
-    assert code == 0 and [r["discovered_card"] and r["discovered_card"]["name"] for r in lines] == \
-        ["Lightning Bolt", "Forest"]  # the second: 701.57c's literal final land
+    assert code == 0 and [r["discovered_card"] and r["discovered_card"]["name"] for r in lines] == [
+        "Lightning Bolt",
+        "Forest",
+    ]  # the second: 701.57c's literal final land
     assert lines[1]["literal_final_land"] is True
 
 
-@pytest.mark.parametrize("args, stdin, message", [
-    (["mill", "-", "-2"], LIBRARY, "N: must not be negative"),  # 701.17a
-    (["discover", "-", "2"], LIBRARY, "--seed: required"),
-    (["discover", "-", "2", "--seed", "x"], LIBRARY, "--seed: expected a whole number"),
-    (["mill", "-", "1"], {"cards": [{"name": "X"}]}, "cards[0].mana_value: required field is missing"),
-    (["mill", "-", "1"], {"cards": [{"name": "X", "mana_value": [1]}]}, "cards[0].mana_value: expected an integer"),
-    (["discover", "-", "1", "--seed", "0"], {"cards": [{"name": "X", "mana_value": 1, "types": ["Lnd"]}]},
-     'cards[0].types[0]: unknown card type "Lnd"'),
-    (["seek-thrills", "-"], "not json", "not JSON"),
-    (["discover", "-", "4", "--seed", "0", "--choice", "exile"], LIBRARY, "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "args, stdin, message",
+    [
+        (["mill", "-", "-2"], LIBRARY, "N: must not be negative"),  # 701.17a
+        (["discover", "-", "2"], LIBRARY, "--seed: required"),
+        (["discover", "-", "2", "--seed", "x"], LIBRARY, "--seed: expected a whole number"),
+        (["mill", "-", "1"], {"cards": [{"name": "X"}]}, "cards[0].mana_value: required field is missing"),
+        (["mill", "-", "1"], {"cards": [{"name": "X", "mana_value": [1]}]}, "cards[0].mana_value: expected an integer"),
+        (
+            ["discover", "-", "1", "--seed", "0"],
+            {"cards": [{"name": "X", "mana_value": 1, "types": ["Lnd"]}]},
+            'cards[0].types[0]: unknown card type "Lnd"',
+        ),
+        (["seek-thrills", "-"], "not json", "not JSON"),
+        (["discover", "-", "4", "--seed", "0", "--choice", "exile"], LIBRARY, "invalid choice"),
+    ],
+)
 def test_cli_bad_input_exits_2_with_one_line(capsys, monkeypatch, args, stdin, message):  # FORMAT.md exit 2
     import io
 
@@ -238,17 +258,28 @@ def test_cli_bad_input_exits_2_with_one_line(capsys, monkeypatch, args, stdin, m
 
 
 def test_cli_real_process_contract():  # FORMAT.md: exit 2, one line on standard error, no traceback
-    bad = subprocess.run([sys.executable, "-m", "solver", "mill", "-", "3"], input='{"cards": [{"name": "X"}]}',
-                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "trample", "mill", "-", "3"],
+        input='{"cards": [{"name": "X"}]}',
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.strip().splitlines() == ["trample: cards[0].mana_value: required field is missing"]
-    good = subprocess.run([sys.executable, "-m", "solver", "discover", str(EXAMPLE), "2", "--seed", "3"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    good = subprocess.run(
+        [sys.executable, "-m", "trample", "discover", str(EXAMPLE), "2", "--seed", "3"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert good.returncode == 0 and json.loads(good.stdout)["discovered"] is True
 
 
-def test_add_commands_on_a_plain_parser(capsys):  # 701.17a through the registration contract with solver.cli
-    from solver.cli_library import add_commands
+def test_add_commands_on_a_plain_parser(capsys):  # 701.17a through the registration contract with trample.cli
+    from trample.cli_library import add_commands
 
     parser = argparse.ArgumentParser(prog="t")
     add_commands(parser.add_subparsers(dest="command"))
@@ -258,6 +289,8 @@ def test_add_commands_on_a_plain_parser(capsys):  # 701.17a through the registra
 
 
 def test_cli_library_does_not_import_ortools():  # FORMAT.md CLI: library commands load no solver
-    code = ("import sys, solver.cli_library, solver.library; "
-            "sys.exit(1 if any(m.startswith('ortools') for m in sys.modules) else 0)")
+    code = (
+        "import sys, trample.cli_library, trample.library; "
+        "sys.exit(1 if any(m.startswith('ortools') for m in sys.modules) else 0)"
+    )
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=60).returncode == 0

@@ -1,7 +1,7 @@
 """Never a hang: every long computation honours a time limit and says clearly that it stopped.
 
-Library calls take ``time_limit`` (seconds, or a ``solver.limits.Deadline``) and raise
-``solver.limits.LimitReached`` (streams first yield what they found); ``solve`` returns ``feasible`` or
+Library calls take ``time_limit`` (seconds, or a ``trample.limits.Deadline``) and raise
+``trample.limits.LimitReached`` (streams first yield what they found); ``solve`` returns ``feasible`` or
 ``unknown`` instead. The command line prints one line on standard error; ``count`` prints
 ``{"count": null, "complete": false, ...}`` and exits 1 (docs/scale.md, docs/combat.md, docs/solve.md).
 
@@ -18,13 +18,13 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from brute import is_legal
-from solver import Combat, open_combat
-from solver.engines import get_engine
-from solver.limits import Deadline, LimitReached, deadline_of
-from solver.optimize import all_optimal
-from solver.whole import WholeCombat
+
+from trample import Combat
+from trample.engines import get_engine
+from trample.limits import Deadline, LimitReached, deadline_of
+from trample.optimize import all_optimal
+from trample.whole import WholeCombat
 
 ROOT = Path(__file__).resolve().parents[1]
 OPP = [{"id": "opp", "life": 20}]
@@ -32,11 +32,22 @@ OPP = [{"id": "opp", "life": 20}]
 
 def shared(n_att: int, n_blk: int, power: int, tough: int, **extra) -> dict:
     """702.19b: n tramplers all blocked by the same n_blk blockers (one component, a wide frontier)."""
-    return {"players": OPP, **extra,
-            "attackers": [{"id": f"a{i}", "power": power, "toughness": 5, "keywords": ["trample"],
-                           "attacking": "opp", "blocked_by": [f"b{j}" for j in range(n_blk)]}
-                          for i in range(n_att)],
-            "blockers": [{"id": f"b{j}", "power": 1, "toughness": tough} for j in range(n_blk)]}
+    return {
+        "players": OPP,
+        **extra,
+        "attackers": [
+            {
+                "id": f"a{i}",
+                "power": power,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{j}" for j in range(n_blk)],
+            }
+            for i in range(n_att)
+        ],
+        "blockers": [{"id": f"b{j}", "power": 1, "toughness": tough} for j in range(n_blk)],
+    }
 
 
 # Hours of work without a limit: two power-100000 tramplers sharing a blocker that needs 50000 (the counting
@@ -45,10 +56,22 @@ HUGE = shared(2, 1, 100_000, 50_000)
 WIDE = shared(4, 4, 30, 20)
 # 4 double strikers with trample against 4 shared blockers: a whole combat of more than 10^20 lines, whose first
 # step leads to too many distinct states to count them quickly
-DOUBLE = {"step": "combat", "players": OPP,
-          "attackers": [{"id": f"a{i}", "power": 20, "toughness": 10, "keywords": ["trample", "double_strike"],
-                         "attacking": "opp", "blocked_by": ["b0", "b1", "b2", "b3"]} for i in range(4)],
-          "blockers": [{"id": f"b{j}", "power": 2, "toughness": 10} for j in range(4)]}
+DOUBLE = {
+    "step": "combat",
+    "players": OPP,
+    "attackers": [
+        {
+            "id": f"a{i}",
+            "power": 20,
+            "toughness": 10,
+            "keywords": ["trample", "double_strike"],
+            "attacking": "opp",
+            "blocked_by": ["b0", "b1", "b2", "b3"],
+        }
+        for i in range(4)
+    ],
+    "blockers": [{"id": f"b{j}", "power": 2, "toughness": 10} for j in range(4)],
+}
 # small enough to finish in about a second (so that ignoring the deadline fails the test, not hangs it)
 MEDIUM = shared(3, 3, 12, 5)
 
@@ -101,8 +124,11 @@ def test_a_limit_that_is_not_reached_changes_nothing():
     combat = Combat(shared(2, 2, 6, 2))
     assert combat.count(time_limit=60) == combat.count()
     assert list(combat.assignments(time_limit=60)) == list(combat.assignments())
-    whole = WholeCombat(DOUBLE | {"attackers": DOUBLE["attackers"][:1], "blockers": DOUBLE["blockers"][:2]} |
-                        {"attackers": [dict(DOUBLE["attackers"][0], power=5, blocked_by=["b0", "b1"])]})
+    whole = WholeCombat(
+        DOUBLE
+        | {"attackers": DOUBLE["attackers"][:1], "blockers": DOUBLE["blockers"][:2]}
+        | {"attackers": [dict(DOUBLE["attackers"][0], power=5, blocked_by=["b0", "b1"])]}
+    )
     assert whole.count(time_limit=60) == whole.count()
 
 
@@ -126,10 +152,21 @@ def test_whole_combat_solve_with_a_short_limit_returns_a_legal_line():
 
 def test_all_optimal_stream_stops_at_the_time_limit():
     # every split that kills the three 2/2s is optimal for max-kills: 10^13 of them
-    sc = {"players": OPP,
-          "attackers": [{"id": f"a{i}", "power": 60, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
-                         "blocked_by": [f"b{i}{j}" for j in range(3)]} for i in range(3)],
-          "blockers": [{"id": f"b{i}{j}", "power": 1, "toughness": 2} for i in range(3) for j in range(3)]}
+    sc = {
+        "players": OPP,
+        "attackers": [
+            {
+                "id": f"a{i}",
+                "power": 60,
+                "toughness": 1,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{i}{j}" for j in range(3)],
+            }
+            for i in range(3)
+        ],
+        "blockers": [{"id": f"b{i}{j}", "power": 1, "toughness": 2} for i in range(3) for j in range(3)],
+    }
     stream = all_optimal(Combat(sc), ["max-kills"], time_limit=0.5)
     assert stream.status == "optimal"
     with pytest.raises(LimitReached):
@@ -152,9 +189,11 @@ def test_enumeration_support_is_decided_without_building_a_huge_programme():
 # The command line, on boards that would take hours
 # ---------------------------------------------------------------------------------------------
 
+
 def trample(*args):
-    return subprocess.run([sys.executable, "-m", "solver", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "trample", *map(str, args)], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
 
 
 def test_cli_count_time_limit_says_incomplete(tmp_path):
@@ -169,7 +208,9 @@ def test_cli_count_time_limit_says_incomplete(tmp_path):
     batch.write_text(json.dumps(WIDE) + "\n" + json.dumps(shared(1, 1, 3, 2)) + "\n")
     proc = trample("count", batch, "--time-limit", "0.5")
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
-    assert proc.returncode == 1 and lines[0]["complete"] is False and lines[1] == {"count": 2}  # (2, 1), (3, 0): 702.19b
+    assert (
+        proc.returncode == 1 and lines[0]["complete"] is False and lines[1] == {"count": 2}
+    )  # (2, 1), (3, 0): 702.19b
 
 
 def test_cli_whole_combat_and_enumerate_time_limits(tmp_path):

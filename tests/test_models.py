@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from models import Assignment, FormatError, load_assignment, load_scenario
+from trample.models import Assignment, FormatError, load_assignment, load_scenario
 
 FORMAT_EXAMPLE = {
     "rules": "current",
@@ -13,9 +13,15 @@ FORMAT_EXAMPLE = {
     "planeswalkers": [{"id": "teferi", "controller": "opp", "loyalty": 4, "in_combat": True}],
     "battles": [{"id": "invasion", "protector": "opp", "defense": 5, "in_combat": True}],
     "attackers": [
-        {"id": "thrasta", "power": 7, "toughness": 7,
-         "keywords": ["trample", "trample_over_planeswalkers", "haste"],
-         "attacking": "teferi", "blocked_by": ["wall", "bear"], "damage_marked": 0}
+        {
+            "id": "thrasta",
+            "power": 7,
+            "toughness": 7,
+            "keywords": ["trample", "trample_over_planeswalkers", "haste"],
+            "attacking": "teferi",
+            "blocked_by": ["wall", "bear"],
+            "damage_marked": 0,
+        }
     ],
     "blockers": [
         {"id": "wall", "power": 0, "toughness": 4, "damage_marked": 1, "keywords": [], "in_combat": True},
@@ -41,14 +47,24 @@ def test_round_trip():
 
 
 def test_trample_over_planeswalkers_implies_trample():  # 702.19c
-    s = load_scenario({"players": [{"id": "p"}], "attackers": [
-        {"id": "a", "power": 1, "toughness": 1, "keywords": ["trample_over_planeswalkers"], "attacking": "p"}]})
+    s = load_scenario(
+        {
+            "players": [{"id": "p"}],
+            "attackers": [
+                {"id": "a", "power": 1, "toughness": 1, "keywords": ["trample_over_planeswalkers"], "attacking": "p"}
+            ],
+        }
+    )
     assert s["a"].trample
 
 
 def test_blocked_defaults_to_having_blockers():
-    s = load_scenario({"players": [{"id": "p"}], "attackers": [
-        {"id": "a", "power": 1, "toughness": 1, "attacking": "p", "blocked": True}]})
+    s = load_scenario(
+        {
+            "players": [{"id": "p"}],
+            "attackers": [{"id": "a", "power": 1, "toughness": 1, "attacking": "p", "blocked": True}],
+        }
+    )
     assert s["a"].blocked and s["a"].blocked_by == ()
 
 
@@ -62,7 +78,10 @@ BAD = [
     (lambda d: d["attackers"][0].__setitem__("power", "7"), "attackers[0].power: expected an integer"),
     (lambda d: d["attackers"][0].__setitem__("power", 7.5), "attackers[0].power: expected an integer"),
     (lambda d: d["attackers"][0].__setitem__("power", True), "attackers[0].power: expected an integer"),
-    (lambda d: d["attackers"][0]["keywords"].__setitem__(1, "flying"), 'attackers[0].keywords[1]: unknown keyword "flying"'),
+    (
+        lambda d: d["attackers"][0]["keywords"].__setitem__(1, "flying"),
+        'attackers[0].keywords[1]: unknown keyword "flying"',
+    ),
     (lambda d: d["attackers"][0].__setitem__("attacking", "nobody"), 'attackers[0].attacking: unknown id "nobody"'),
     (lambda d: d["attackers"][0]["blocked_by"].append("ghost"), 'attackers[0].blocked_by[2]: unknown blocker "ghost"'),
     (lambda d: d["blockers"][1].__setitem__("id", "wall"), 'blockers[1].id: duplicate id "wall"'),
@@ -71,7 +90,10 @@ BAD = [
     (lambda d: d["blockers"][0].__setitem__("damage_marked", -2), "blockers[0].damage_marked: must not be negative"),
     (lambda d: d["planeswalkers"][0].__setitem__("loyalty", -1), "planeswalkers[0].loyalty: must not be negative"),
     (lambda d: d["battles"][0].__setitem__("defense", -1), "battles[0].defense: must not be negative"),
-    (lambda d: d["planeswalkers"][0].__setitem__("controller", "bob"), 'planeswalkers[0].controller: unknown player "bob"'),
+    (
+        lambda d: d["planeswalkers"][0].__setitem__("controller", "bob"),
+        'planeswalkers[0].controller: unknown player "bob"',
+    ),
     (lambda d: d["battles"][0].__setitem__("protector", "bob"), 'battles[0].protector: unknown player "bob"'),
     (lambda d: d.__setitem__("rules", "modern"), 'rules: expected "current" or "legacy"'),
     (lambda d: d.__setitem__("step", "second_strike"), "step: expected"),
@@ -114,10 +136,11 @@ def test_assignment_equality_ignores_zero_entries_and_order():
 def test_assignment_loader():
     s = load_scenario(FORMAT_EXAMPLE)
     assert load_assignment({"thrasta": {"wall": 3, "bear": 2, "teferi": 2}}, s).to_json() == {
-        "thrasta": {"wall": 3, "bear": 2, "teferi": 2}}
+        "thrasta": {"wall": 3, "bear": 2, "teferi": 2}
+    }
     with pytest.raises(FormatError, match=r'^assignment.thrasta.dragon: unknown recipient "dragon"'):
         load_assignment({"thrasta": {"dragon": 3}}, s)
-    with pytest.raises(FormatError, match=r'^assignment.ghost: unknown source'):
+    with pytest.raises(FormatError, match=r"^assignment.ghost: unknown source"):
         load_assignment({"ghost": {}}, s)
     with pytest.raises(FormatError, match=r"^assignment.thrasta.wall: must not be negative"):
         load_assignment({"thrasta": {"wall": -1}}, s)

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from solver import Combat
-from solver.engines import ENGINES
+from trample import Combat
+from trample.engines import ENGINES
 
 PERFT = Path(__file__).resolve().parents[1].parent / "shared" / "perft" / "combat-perft.jsonl"
 CASES = [json.loads(line) for line in PERFT.read_text().splitlines() if line.strip()]

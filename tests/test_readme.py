@@ -39,8 +39,14 @@ def test_console_blocks_match():
                 assert expected == [str(last_code)]
                 continue
             assert cmd.startswith("trample ")
-            proc = subprocess.run(f"{sys.executable} -m solver {cmd[len('trample '):]}", shell=True, cwd=ROOT,
-                                  capture_output=True, text=True, timeout=120)
+            proc = subprocess.run(
+                f"{sys.executable} -m trample {cmd[len('trample ') :]}",
+                shell=True,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             last_code = proc.returncode
             got = [json.loads(x) for x in proc.stdout.splitlines()]
             for g in got:

@@ -3,24 +3,47 @@
 from __future__ import annotations
 
 import pytest
-
 from brute import brute_force, is_legal
-from solver import Combat, open_combat
+
+from trample import Combat
 
 OPP = [{"id": "opp", "life": 20}]
 
 # Boards on which every objective asked for is constant: no attacker can reach a player (702.19f: a trampler
 # attacking a planeswalker without trample over planeswalkers; 510.1c: a blocked attacker without trample).
 CONSTANT = [
-    ("702.19f", {"players": OPP, "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 3}],
-                 "attackers": [{"id": "a", "power": 3, "toughness": 3, "keywords": ["trample"], "attacking": "w",
-                                "blocked_by": ["x", "y"]}],
-                 "blockers": [{"id": "x", "power": 1, "toughness": 2}, {"id": "y", "power": 1, "toughness": 2}]}),
-    ("510.1c", {"players": OPP,
-                "attackers": [{"id": "a", "power": 4, "toughness": 3, "attacking": "opp", "blocked_by": ["x", "y"]},
-                              {"id": "b", "power": 2, "toughness": 3, "attacking": "opp", "blocked_by": ["y"]}],
-                "blockers": [{"id": "x", "power": 1, "toughness": 9, "keywords": ["indestructible"]},
-                             {"id": "y", "power": 1, "toughness": 9}]}),
+    (
+        "702.19f",
+        {
+            "players": OPP,
+            "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 3}],
+            "attackers": [
+                {
+                    "id": "a",
+                    "power": 3,
+                    "toughness": 3,
+                    "keywords": ["trample"],
+                    "attacking": "w",
+                    "blocked_by": ["x", "y"],
+                }
+            ],
+            "blockers": [{"id": "x", "power": 1, "toughness": 2}, {"id": "y", "power": 1, "toughness": 2}],
+        },
+    ),
+    (
+        "510.1c",
+        {
+            "players": OPP,
+            "attackers": [
+                {"id": "a", "power": 4, "toughness": 3, "attacking": "opp", "blocked_by": ["x", "y"]},
+                {"id": "b", "power": 2, "toughness": 3, "attacking": "opp", "blocked_by": ["y"]},
+            ],
+            "blockers": [
+                {"id": "x", "power": 1, "toughness": 9, "keywords": ["indestructible"]},
+                {"id": "y", "power": 1, "toughness": 9},
+            ],
+        },
+    ),
 ]
 
 
@@ -41,20 +64,41 @@ def test_constant_objectives_without_tie_break_are_optimal(rule, board, objectiv
 # cannot prove it in minutes; the solver now escalates to the LP-strong settings after a small deterministic
 # budget. Judged with a deterministic-time budget, so the outcome does not depend on the machine.
 def _tramplers_on_shared_blockers(n_att, power, blockers, rules="current"):
-    return {"rules": rules, "players": OPP,
-            "attackers": [{"id": f"a{i}", "power": power, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
-                           "blocked_by": [b["id"] for b in blockers]} for i in range(n_att)],
-            "blockers": blockers}
+    return {
+        "rules": rules,
+        "players": OPP,
+        "attackers": [
+            {
+                "id": f"a{i}",
+                "power": power,
+                "toughness": 1,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": [b["id"] for b in blockers],
+            }
+            for i in range(n_att)
+        ],
+        "blockers": blockers,
+    }
 
 
 HARD = [
     # 702.19b: eight 30-power tramplers on one 100-toughness wall: 240 - 100 = 140 tramples over, no more
-    ("702.19b wall", _tramplers_on_shared_blockers(8, 30, [{"id": "w", "power": 1, "toughness": 100}]),
-     ["max-damage"], {"max-damage": 140}),
+    (
+        "702.19b wall",
+        _tramplers_on_shared_blockers(8, 30, [{"id": "w", "power": 1, "toughness": 100}]),
+        ["max-damage"],
+        {"max-damage": 140},
+    ),
     # 510.1c (2024-09): legacy order, three 12-power tramplers on six shared 4-toughness blockers: 36 - 24 = 12
-    ("legacy order", _tramplers_on_shared_blockers(3, 12, [{"id": f"b{j}", "power": 1, "toughness": 4}
-                                                           for j in range(6)], rules="legacy"),
-     ["max-damage"], {"max-damage": 12}),
+    (
+        "legacy order",
+        _tramplers_on_shared_blockers(
+            3, 12, [{"id": f"b{j}", "power": 1, "toughness": 4} for j in range(6)], rules="legacy"
+        ),
+        ["max-damage"],
+        {"max-damage": 12},
+    ),
 ]
 
 
@@ -74,15 +118,33 @@ def test_reader_closing_an_all_optimal_stream_is_a_clean_exit(tmp_path):
     import subprocess
     import sys
 
-    board = {"players": OPP,
-             "attackers": [{"id": f"a{i}", "power": 60, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
-                            "blocked_by": [f"b{i}{j}" for j in range(3)]} for i in range(3)],
-             "blockers": [{"id": f"b{i}{j}", "power": 1, "toughness": 2} for i in range(3) for j in range(3)]}
+    board = {
+        "players": OPP,
+        "attackers": [
+            {
+                "id": f"a{i}",
+                "power": 60,
+                "toughness": 1,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{i}{j}" for j in range(3)],
+            }
+            for i in range(3)
+        ],
+        "blockers": [{"id": f"b{i}{j}", "power": 1, "toughness": 2} for i in range(3) for j in range(3)],
+    }
     path = tmp_path / "b.json"
     path.write_text(json.dumps(board))
-    for args in (["solve", path, "--objective", "max-kills", "--all-optimal"], ["enumerate", path, "--engine", "cpsat"]):
-        proc = subprocess.Popen([sys.executable, "-m", "solver", *map(str, args)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+    for args in (
+        ["solve", path, "--objective", "max-kills", "--all-optimal"],
+        ["enumerate", path, "--engine", "cpsat"],
+    ):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "trample", *map(str, args)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         first = proc.stdout.readline()
         proc.stdout.close()  # the reader goes away, like `| head -1`
         _, err = proc.communicate(timeout=120)
@@ -94,12 +156,23 @@ def test_reader_closing_an_all_optimal_stream_is_a_clean_exit(tmp_path):
 def test_len_of_a_huge_legal_set_says_to_use_count():
     # found: len(combat.legal_assignments) raised "cannot fit 'int' into an index-sized integer" past 2**63;
     # 702.19b: twelve 40-power tramplers, each blocked by its own 2/2s, have about 10^33 legal assignments
-    board = {"players": OPP,
-             "attackers": [{"id": f"a{i}", "power": 40, "toughness": 1, "keywords": ["trample"], "attacking": "opp",
-                            "blocked_by": [f"b{i}", f"c{i}"]} for i in range(12)],
-             "blockers": [{"id": f"{k}{i}", "power": 1, "toughness": 2} for i in range(12) for k in "bc"]}
+    board = {
+        "players": OPP,
+        "attackers": [
+            {
+                "id": f"a{i}",
+                "power": 40,
+                "toughness": 1,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{i}", f"c{i}"],
+            }
+            for i in range(12)
+        ],
+        "blockers": [{"id": f"{k}{i}", "power": 1, "toughness": 2} for i in range(12) for k in "bc"],
+    }
     legal = Combat(board).legal_assignments
-    assert legal.count() > 2 ** 63 and bool(legal)
+    assert legal.count() > 2**63 and bool(legal)
     with pytest.raises(OverflowError, match=r"use \.count\(\)"):
         len(legal)
     # one of them: everything on its two blockers (41 splits), or both lethal and 1..36 to the player (C(37, 2))

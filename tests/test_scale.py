@@ -12,17 +12,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-import solver.engines.direct as direct
 from boards import canon
 from brute import brute_force, is_legal
-from models import FormatError, load_scenario
-from solver import Combat
-from solver.engines import engine_names, get_engine
-from solver.engines.direct import ComponentDP, closed_form_count, component_dp, plan_blocks
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from strategies import scenarios
+
+import trample.engines.direct as direct
+from trample import Combat
+from trample.engines import engine_names, get_engine
+from trample.engines.direct import ComponentDP, closed_form_count, component_dp, plan_blocks
+from trample.models import FormatError, load_scenario
 
 PERFT = Path(__file__).resolve().parents[1].parent / "shared" / "perft" / "combat-perft.jsonl"
 CASES = [json.loads(line) for line in PERFT.read_text().splitlines() if line.strip()] if PERFT.exists() else []
@@ -31,9 +31,21 @@ OPP = [{"id": "opp", "life": 20}]
 
 def trampler(power, needs, deathtouch=False, **extra):
     kws = ["trample"] + (["deathtouch"] if deathtouch else [])
-    return {"players": OPP, "attackers": [{"id": "t", "power": power, "toughness": 5, "keywords": kws,
-                                           "attacking": "opp", "blocked_by": [f"b{i}" for i in range(len(needs))]}],
-            "blockers": [{"id": f"b{i}", "power": 1, "toughness": n} for i, n in enumerate(needs)], **extra}
+    return {
+        "players": OPP,
+        "attackers": [
+            {
+                "id": "t",
+                "power": power,
+                "toughness": 5,
+                "keywords": kws,
+                "attacking": "opp",
+                "blocked_by": [f"b{i}" for i in range(len(needs))],
+            }
+        ],
+        "blockers": [{"id": f"b{i}", "power": 1, "toughness": n} for i, n in enumerate(needs)],
+        **extra,
+    }
 
 
 def chain_board(n_att=10, power=40, per=6, rules="current", tough=(2, 3, 1, 4, 2, 3)):
@@ -46,14 +58,23 @@ def chain_board(n_att=10, power=40, per=6, rules="current", tough=(2, 3, 1, 4, 2
             bl.append(f"b{bid}")
             bid += 1
         shared = bl[-1]
-        attackers.append({"id": f"a{a}", "power": power, "toughness": 5, "keywords": ["trample"],
-                          "attacking": "opp", "blocked_by": bl})
+        attackers.append(
+            {
+                "id": f"a{a}",
+                "power": power,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": bl,
+            }
+        )
     return {"rules": rules, "players": OPP, "attackers": attackers, "blockers": blockers}
 
 
 # ---------------------------------------------------------------------------------------------
 # Known counts, by hand
 # ---------------------------------------------------------------------------------------------
+
 
 def test_p20k5_closed_form_by_hand():
     # 702.19b: power 20 over 5 blockers needing 2,3,1,4,2 (sum 12): everything on the blockers, C(24,4) = 10626,
@@ -71,20 +92,39 @@ def test_p20k8_count():
 
 def test_deathtouch_trample_needs_one_each():
     # 702.2c + 702.19b: deathtouch makes 1 lethal: power 4 vs toughness 4 -> 4 (1..4 on the blocker)
-    sc = {"players": OPP, "attackers": [{"id": "a", "power": 4, "toughness": 4, "keywords": ["deathtouch", "trample"],
-                                         "attacking": "opp", "blocked_by": ["x"]}],
-          "blockers": [{"id": "x", "power": 0, "toughness": 4}]}
+    sc = {
+        "players": OPP,
+        "attackers": [
+            {
+                "id": "a",
+                "power": 4,
+                "toughness": 4,
+                "keywords": ["deathtouch", "trample"],
+                "attacking": "opp",
+                "blocked_by": ["x"],
+            }
+        ],
+        "blockers": [{"id": "x", "power": 0, "toughness": 4}],
+    }
     for engine in ("direct", "cpsat"):
         assert Combat(sc, engine=engine).count() == 4
     assert [a.to_json() for a in Combat(sc, engine="direct").assignments()] == [
-        {"a": {"x": 1, "opp": 3}}, {"a": {"x": 2, "opp": 2}}, {"a": {"x": 3, "opp": 1}}, {"a": {"x": 4}}]
+        {"a": {"x": 1, "opp": 3}},
+        {"a": {"x": 2, "opp": 2}},
+        {"a": {"x": 3, "opp": 1}},
+        {"a": {"x": 4}},
+    ]
 
 
 def test_top_unblocked_closed_form():
     # 702.19c: 7 power, loyalty 3: all 7 to the planeswalker, or >= 3 to it and 1..4 to its controller -> 5
-    sc = {"players": OPP, "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 3}],
-          "attackers": [{"id": "a", "power": 7, "toughness": 7, "keywords": ["trample_over_planeswalkers"],
-                         "attacking": "w"}]}
+    sc = {
+        "players": OPP,
+        "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 3}],
+        "attackers": [
+            {"id": "a", "power": 7, "toughness": 7, "keywords": ["trample_over_planeswalkers"], "attacking": "w"}
+        ],
+    }
     combat = Combat(sc, engine="direct")
     assert closed_form_count(combat.plan, combat.plan.components[0]) == 5
     assert component_dp(combat.plan, combat.plan.components[0]).count() == 5
@@ -95,7 +135,7 @@ def test_huge_space_counts_exactly():
     needs = (2, 3, 1, 4, 2, 3, 1, 2, 2)
     combat = Combat(trampler(300, needs), engine="direct")
     expected = comb(308, 8) + comb(300 - 20 - 1 + 9, 9)
-    assert combat.count() == expected > 10 ** 15
+    assert combat.count() == expected > 10**15
     assert component_dp(combat.plan, combat.plan.components[0]).count() == expected  # the programme agrees
     i = expected // 7
     assert combat.rank(combat.unrank(i)) == i
@@ -107,7 +147,7 @@ def test_chain_board_ten_attackers_of_power_40():
     combat = Combat(sc, engine="direct")
     assert len(combat.plan.components) == 1
     n = combat.count()
-    assert n > 10 ** 60
+    assert n > 10**60
     # the programme does not depend on reading the attackers in the given order
     rev = dict(sc, attackers=list(reversed(sc["attackers"])))
     assert Combat(rev, engine="direct").count() == n
@@ -131,6 +171,7 @@ def test_independent_attackers_multiply():
 # The perft suite on every engine
 # ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("engine", engine_names())
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_perft_every_engine(case, engine):
@@ -149,6 +190,7 @@ def test_perft_every_engine(case, engine):
 # ---------------------------------------------------------------------------------------------
 # Differential: direct vs CP-SAT vs brute force on random scenarios
 # ---------------------------------------------------------------------------------------------
+
 
 def assert_engines_agree(sc: dict, side: str) -> None:
     scenario = load_scenario(sc)
@@ -190,21 +232,48 @@ def shared_boards(draw):
     """2-3 attackers with trample / trample over planeswalkers / deathtouch on a few shared blockers and a
     shared planeswalker: joined components, the frontier's hard cases (702.19b-e, 702.2c, legacy order)."""
     n_b = draw(st.integers(1, 4))
-    blockers = [{"id": f"b{i}", "power": 1, "toughness": draw(st.integers(0, 3)),
-                 "damage_marked": draw(st.sampled_from([0, 0, 1]))} for i in range(n_b)]
+    blockers = [
+        {
+            "id": f"b{i}",
+            "power": 1,
+            "toughness": draw(st.integers(0, 3)),
+            "damage_marked": draw(st.sampled_from([0, 0, 1])),
+        }
+        for i in range(n_b)
+    ]
     for b in blockers:
         b["damage_marked"] = min(b["damage_marked"], b["toughness"])
     attackers = []
     for i in range(draw(st.integers(2, 3))):
-        kws = draw(st.sampled_from([["trample"], ["trample"], ["trample_over_planeswalkers"], [],
-                                    ["trample", "deathtouch"], ["deathtouch"]]))
-        attackers.append({"id": f"a{i}", "power": draw(st.integers(1, 4)), "toughness": 3, "keywords": kws,
-                          "attacking": draw(st.sampled_from(["opp", "w"])),
-                          "blocked_by": draw(st.lists(st.sampled_from([b["id"] for b in blockers]),
-                                                      unique=True, max_size=3))})
-    return {"rules": draw(st.sampled_from(["current", "legacy"])), "players": OPP,
-            "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": draw(st.integers(0, 3))}],
-            "attackers": attackers, "blockers": blockers}
+        kws = draw(
+            st.sampled_from(
+                [
+                    ["trample"],
+                    ["trample"],
+                    ["trample_over_planeswalkers"],
+                    [],
+                    ["trample", "deathtouch"],
+                    ["deathtouch"],
+                ]
+            )
+        )
+        attackers.append(
+            {
+                "id": f"a{i}",
+                "power": draw(st.integers(1, 4)),
+                "toughness": 3,
+                "keywords": kws,
+                "attacking": draw(st.sampled_from(["opp", "w"])),
+                "blocked_by": draw(st.lists(st.sampled_from([b["id"] for b in blockers]), unique=True, max_size=3)),
+            }
+        )
+    return {
+        "rules": draw(st.sampled_from(["current", "legacy"])),
+        "players": OPP,
+        "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": draw(st.integers(0, 3))}],
+        "attackers": attackers,
+        "blockers": blockers,
+    }
 
 
 @settings(max_examples=100)
@@ -222,9 +291,13 @@ def test_joined_components_match_cpsat(sc):
 
 
 @settings(max_examples=100)
-@given(scenarios(max_total_power=12, max_work=20000), st.sampled_from([1, 2, 7, 4096]),
-       st.sampled_from([0, 3, 40, 1 << 22]), st.sampled_from([1, 5, 1 << 20]),
-       st.sampled_from(["attacking", "both"]))
+@given(
+    scenarios(max_total_power=12, max_work=20000),
+    st.sampled_from([1, 2, 7, 4096]),
+    st.sampled_from([0, 3, 40, 1 << 22]),
+    st.sampled_from([1, 5, 1 << 20]),
+    st.sampled_from(["attacking", "both"]),
+)
 def test_blocks_independent_of_chunking(sc, rows, suffix_cells, expand_cells, side):
     # whatever the chunk sizes and the column where cached completion tables start, the same rows in order
     combat = Combat(load_scenario(sc), side=side, engine="direct")
@@ -242,8 +315,9 @@ def test_blocks_independent_of_chunking(sc, rows, suffix_cells, expand_cells, si
 
 
 @settings(max_examples=60)
-@given(scenarios(max_total_power=8, max_work=2000), st.sampled_from([1, 3, 1 << 16]),
-       st.sampled_from([0, 2, 50, 1 << 16]))
+@given(
+    scenarios(max_total_power=8, max_work=2000), st.sampled_from([1, 3, 1 << 16]), st.sampled_from([0, 2, 50, 1 << 16])
+)
 def test_plan_blocks_follow_the_canonical_order(sc, rows, cache_rows):
     # the product across components, first component slowest, in plan.columns order
     combat = Combat(load_scenario(sc), side="both", engine="direct")
@@ -263,6 +337,7 @@ def test_plan_blocks_follow_the_canonical_order(sc, rows, cache_rows):
 # Rank, unrank, sample
 # ---------------------------------------------------------------------------------------------
 
+
 def test_rank_rejects_illegal_assignments_citing_the_rule():
     combat = Combat(trampler(5, (2,)))
     with pytest.raises(FormatError) as err:
@@ -279,7 +354,7 @@ def test_unrank_range_is_checked():
     assert combat.count() == 4
     assert combat.unrank(3).to_json() == {"t": {"b0": 5}}
     assert combat.unrank(0).to_json() == {"t": {"b0": 2, "opp": 3}}
-    for bad in (-1, 4, 10 ** 30):
+    for bad in (-1, 4, 10**30):
         with pytest.raises(FormatError, match="out of range"):
             combat.unrank(bad)
     with pytest.raises(FormatError):
@@ -290,7 +365,11 @@ def test_canonical_order_is_lexicographic_over_columns():
     # b0 first, then the player: (2,3) < (3,2) < (4,1) < (5,0)
     combat = Combat(trampler(5, (2,)))
     assert [combat.unrank(i).to_json() for i in range(4)] == [
-        {"t": {"b0": 2, "opp": 3}}, {"t": {"b0": 3, "opp": 2}}, {"t": {"b0": 4, "opp": 1}}, {"t": {"b0": 5}}]
+        {"t": {"b0": 2, "opp": 3}},
+        {"t": {"b0": 3, "opp": 2}},
+        {"t": {"b0": 4, "opp": 1}},
+        {"t": {"b0": 5}},
+    ]
 
 
 def test_sample_is_reproducible_and_is_unrank_of_uniform_integers():
@@ -311,14 +390,30 @@ def chi_square_critical(df: int, z: float = 3.719) -> float:
     return df * (1.0 - h + z * math.sqrt(h)) ** 3
 
 
-@pytest.mark.parametrize("sc", [trampler(6, (2, 3)), chain_board(n_att=2, power=4, per=2),
-                                {"players": OPP, "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 2}],
-                                 "attackers": [{"id": "a", "power": 5, "toughness": 5,
-                                                "keywords": ["trample_over_planeswalkers"], "attacking": "w",
-                                                "blocked_by": ["x"]},
-                                               {"id": "c", "power": 2, "toughness": 2, "attacking": "w"}],
-                                 "blockers": [{"id": "x", "power": 1, "toughness": 2}]}],
-                         ids=["trampler", "chain", "top+planeswalker"])
+@pytest.mark.parametrize(
+    "sc",
+    [
+        trampler(6, (2, 3)),
+        chain_board(n_att=2, power=4, per=2),
+        {
+            "players": OPP,
+            "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 2}],
+            "attackers": [
+                {
+                    "id": "a",
+                    "power": 5,
+                    "toughness": 5,
+                    "keywords": ["trample_over_planeswalkers"],
+                    "attacking": "w",
+                    "blocked_by": ["x"],
+                },
+                {"id": "c", "power": 2, "toughness": 2, "attacking": "w"},
+            ],
+            "blockers": [{"id": "x", "power": 1, "toughness": 2}],
+        },
+    ],
+    ids=["trampler", "chain", "top+planeswalker"],
+)
 def test_sampling_is_uniform_chi_square(sc):
     combat = Combat(sc)
     n = combat.count()
@@ -347,6 +442,7 @@ def test_sampling_detects_a_biased_sampler():
 # ---------------------------------------------------------------------------------------------
 # Engines: registry, auto, supports(), dtype
 # ---------------------------------------------------------------------------------------------
+
 
 def test_registry_and_auto():
     assert {"auto", "direct", "cpsat"} <= set(engine_names())

@@ -12,18 +12,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import solver.cli_scale as cli_scale
-from solver import Combat
-from solver.cli import main
+import trample.cli_scale as cli_scale
+from trample import Combat
+from trample.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "thrasta.json"
 
 # 702.19b: a 5/5 trampler blocked by a 2-toughness creature: (x, opp) = (2,3) (3,2) (4,1) (5,0)
-TRAMPLE_2_2 = {"players": [{"id": "opp", "life": 20}],
-               "attackers": [{"id": "a", "power": 5, "toughness": 5, "keywords": ["trample"],
-                              "attacking": "opp", "blocked_by": ["x"]}],
-               "blockers": [{"id": "x", "power": 1, "toughness": 2}]}
+TRAMPLE_2_2 = {
+    "players": [{"id": "opp", "life": 20}],
+    "attackers": [
+        {"id": "a", "power": 5, "toughness": 5, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x"]}
+    ],
+    "blockers": [{"id": "x", "power": 1, "toughness": 2}],
+}
 ORDER = [{"a": {"x": 2, "opp": 3}}, {"a": {"x": 3, "opp": 2}}, {"a": {"x": 4, "opp": 1}}, {"a": {"x": 5}}]
 
 
@@ -93,15 +96,29 @@ def test_enumerate_npy_matrix_and_sidecar(capsys, tmp_path):
     assert mat.shape == (combat.count(), len(meta["columns"])) and meta["rows"] == meta["count"] == len(mat)
     expected = list(combat.assignments())  # the canonical order
     for row, a in zip(mat.tolist(), expected):
-        assert {(s, r): x for (s, r), x in zip(meta["columns"], row) if x} == \
-            {(s, r): x for s, split in a.items() for r, x in split.items()}
+        assert {(s, r): x for (s, r), x in zip(meta["columns"], row) if x} == {
+            (s, r): x for s, split in a.items() for r, x in split.items()
+        }
 
 
 def test_enumerate_npy_limit_engine_and_stdout(capsys, tmp_path):
     out_path = tmp_path / "few.npy"
     cols = tmp_path / "cols.json"
-    code, _, _ = trample(capsys, "enumerate", EXAMPLE, "--format", "npy", "-o", out_path, "--limit", 7,
-                         "--columns", cols, "--engine", "cpsat")
+    code, _, _ = trample(
+        capsys,
+        "enumerate",
+        EXAMPLE,
+        "--format",
+        "npy",
+        "-o",
+        out_path,
+        "--limit",
+        7,
+        "--columns",
+        cols,
+        "--engine",
+        "cpsat",
+    )
     assert code == 0
     few = np.load(out_path)
     assert few.shape == (7, 5) and json.loads(cols.read_text())["rows"] == 7
@@ -109,8 +126,12 @@ def test_enumerate_npy_limit_engine_and_stdout(capsys, tmp_path):
     legal = {tuple(r) for r in np.load(_full(capsys, tmp_path)).tolist()}
     assert {tuple(r) for r in few.tolist()} <= legal and combat.count() == len(legal)
     # binary to standard output (not a terminal): the same bytes as the file
-    proc = subprocess.run([sys.executable, "-m", "solver", "enumerate", str(EXAMPLE), "--format", "npy"],
-                          capture_output=True, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trample", "enumerate", str(EXAMPLE), "--format", "npy"],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 0 and proc.stdout == (tmp_path / "full.npy").read_bytes()
 
 
@@ -143,7 +164,7 @@ def test_enumerate_npy_time_limit_rewrites_the_shape(capsys, tmp_path):
 
 
 def test_npy_header_is_fixed_size_and_valid():
-    for shape in ((0, 3), (10 ** 12, 40)):
+    for shape in ((0, 3), (10**12, 40)):
         h = cli_scale.npy_header(np.int16, shape)
         assert len(h) == cli_scale.NPY_HEADER
         version = np.lib.format.read_magic(io.BytesIO(h))

@@ -1,6 +1,6 @@
 """trample solve (issue 3): objectives, lexicographic optimisation, the tie-break, all-optimal, the command.
 
-The differential tests compare solver.optimize against tests/brute.py's enumerator, scoring every brute-force
+The differential tests compare trample.optimize against tests/brute.py's enumerator, scoring every brute-force
 assignment with the small independent function ``oracle_values`` below (written from docs/solve.md's
 definitions, not from solver/optimize.py).
 """
@@ -14,24 +14,31 @@ from fractions import Fraction
 from unittest.mock import patch
 
 import pytest
+from brute import allowed_recipients, brute_force, is_legal, normalize
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from brute import allowed_recipients, brute_force, is_legal, normalize
-from models import Assignment, FormatError
-from solver import Combat, optimize
-from solver.optimize import all_optimal, parse_objectives, score, solve
 from strategies import scenarios
+
+from trample import Combat, optimize
+from trample.models import Assignment, FormatError
+from trample.optimize import all_optimal, parse_objectives, score
 
 EXAMPLES = max(250, settings().max_examples)
 KINDS = ["max-damage", "lethal", "max-kills", "max-value", "min-overkill"]
-PAIRS = [("lethal", "max-value"), ("max-kills", "min-overkill"), ("max-damage", "max-kills"),
-         ("max-value", "max-damage"), ("min-overkill", "max-damage"), ("lethal", "min-overkill")]
+PAIRS = [
+    ("lethal", "max-value"),
+    ("max-kills", "min-overkill"),
+    ("max-damage", "max-kills"),
+    ("max-value", "max-damage"),
+    ("min-overkill", "max-damage"),
+    ("lethal", "min-overkill"),
+]
 
 
 # ---------------------------------------------------------------------------------------------
 # The independent scorer (docs/solve.md)
 # ---------------------------------------------------------------------------------------------
+
 
 def _dec(v) -> Fraction:
     return Fraction(v) if isinstance(v, int) else Fraction(repr(float(v)))
@@ -58,8 +65,11 @@ def oracle_values(scenario: dict, asg: dict, names, side: str = "attacking") -> 
         return max(0, c["toughness"] - c["damage_marked"])
 
     def killed(c):  # 702.19b / 702.2c, in combat, never indestructible
-        return (c["in_combat"] and "indestructible" not in c["keywords"]
-                and (totals.get(c["id"], 0) >= need(c) or c["id"] in touched))
+        return (
+            c["in_combat"]
+            and "indestructible" not in c["keywords"]
+            and (totals.get(c["id"], 0) >= need(c) or c["id"] in touched)
+        )
 
     out = {}
     for name in names:
@@ -72,8 +82,14 @@ def oracle_values(scenario: dict, asg: dict, names, side: str = "attacking") -> 
             out[name] = sum(1 for c in victims if killed(c))
         elif kind == "max-value":
             q = sum((_dec(c.get("value", 1)) for c in victims if killed(c)), Fraction(0))
-            q += sum((_dec(w.get("value", 1)) for w in s["planeswalkers"]
-                      if w["in_combat"] and totals.get(w["id"], 0) >= w["loyalty"]), Fraction(0))
+            q += sum(
+                (
+                    _dec(w.get("value", 1))
+                    for w in s["planeswalkers"]
+                    if w["in_combat"] and totals.get(w["id"], 0) >= w["loyalty"]
+                ),
+                Fraction(0),
+            )
             out[name] = q
         elif kind == "min-overkill":
             o = 0
@@ -122,6 +138,7 @@ def as_number(q: Fraction):
 # ---------------------------------------------------------------------------------------------
 # Differential: optimum == brute-force best, legal, canonical tie-break
 # ---------------------------------------------------------------------------------------------
+
 
 def check_against_brute(scenario: dict, names, side: str = "attacking", legal=None, combat=None):
     legal = brute_force(scenario, side) if legal is None else legal
@@ -217,10 +234,14 @@ OPP = [{"id": "opp", "life": 20}]
 
 def test_702_19c_one_point_from_the_1_1_counts_toward_loyalty():
     # 702.19c: the 1/1's point counts toward the loyalty, so 2 from the 7/7 suffice and 5 go to the controller
-    sc = {"players": OPP, "planeswalkers": [{"id": "pw", "controller": "opp", "loyalty": 3}],
-          "attackers": [{"id": "small", "power": 1, "toughness": 1, "attacking": "pw"},
-                        {"id": "big", "power": 7, "toughness": 7, "keywords": ["trample_over_planeswalkers"],
-                         "attacking": "pw"}]}
+    sc = {
+        "players": OPP,
+        "planeswalkers": [{"id": "pw", "controller": "opp", "loyalty": 3}],
+        "attackers": [
+            {"id": "small", "power": 1, "toughness": 1, "attacking": "pw"},
+            {"id": "big", "power": 7, "toughness": 7, "keywords": ["trample_over_planeswalkers"], "attacking": "pw"},
+        ],
+    }
     r = Combat(sc).solve("max-damage")
     assert r.status == "optimal"
     assert r.objectives == {"max-damage": 5}
@@ -229,10 +250,14 @@ def test_702_19c_one_point_from_the_1_1_counts_toward_loyalty():
 
 def test_max_value_kills_the_5_5_not_the_first_declared_blocker():
     # 510.1c (since Nov 2024): free division; killing the 5/5 (value 5) beats the 1/2 (value 1), RULES.md mistake 3
-    sc = {"players": OPP,
-          "attackers": [{"id": "a", "power": 6, "toughness": 6, "attacking": "opp", "blocked_by": ["small", "big"]}],
-          "blockers": [{"id": "small", "power": 1, "toughness": 2, "value": 1},
-                       {"id": "big", "power": 5, "toughness": 5, "value": 5}]}
+    sc = {
+        "players": OPP,
+        "attackers": [{"id": "a", "power": 6, "toughness": 6, "attacking": "opp", "blocked_by": ["small", "big"]}],
+        "blockers": [
+            {"id": "small", "power": 1, "toughness": 2, "value": 1},
+            {"id": "big", "power": 5, "toughness": 5, "value": 5},
+        ],
+    }
     r = Combat(sc).solve("max-value")
     assert r.objectives == {"max-value": 5}
     assert r.assignment == {"a": {"big": 6}}  # tie-break: as little as possible on the earlier blocker
@@ -243,10 +268,13 @@ def test_max_value_kills_the_5_5_not_the_first_declared_blocker():
 
 def test_indestructible_blockers_never_count_as_kills_but_still_need_lethal():
     # 702.19b: lethal damage is still required to trample over an indestructible blocker
-    sc = {"players": OPP,
-          "attackers": [{"id": "a", "power": 6, "toughness": 6, "keywords": ["trample"], "attacking": "opp",
-                         "blocked_by": ["wall"]}],
-          "blockers": [{"id": "wall", "power": 0, "toughness": 2, "keywords": ["indestructible"], "value": 9}]}
+    sc = {
+        "players": OPP,
+        "attackers": [
+            {"id": "a", "power": 6, "toughness": 6, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["wall"]}
+        ],
+        "blockers": [{"id": "wall", "power": 0, "toughness": 2, "keywords": ["indestructible"], "value": 9}],
+    }
     assert Combat(sc).solve("max-kills").objectives == {"max-kills": 0}
     assert Combat(sc).solve("max-value").objectives == {"max-value": 0}
     r = Combat(sc).solve("max-damage")
@@ -255,10 +283,20 @@ def test_indestructible_blockers_never_count_as_kills_but_still_need_lethal():
 
 def test_deathtouch_overkill_is_beyond_one_point():
     # 702.2c + 702.19b: one deathtouch point is lethal; the rest tramples over, no overkill
-    sc = {"players": OPP,
-          "attackers": [{"id": "a", "power": 4, "toughness": 4, "keywords": ["deathtouch", "trample"],
-                         "attacking": "opp", "blocked_by": ["x"]}],
-          "blockers": [{"id": "x", "power": 0, "toughness": 4}]}
+    sc = {
+        "players": OPP,
+        "attackers": [
+            {
+                "id": "a",
+                "power": 4,
+                "toughness": 4,
+                "keywords": ["deathtouch", "trample"],
+                "attacking": "opp",
+                "blocked_by": ["x"],
+            }
+        ],
+        "blockers": [{"id": "x", "power": 0, "toughness": 4}],
+    }
     r = Combat(sc).solve("max-kills,min-overkill")
     assert r.objectives == {"max-kills": 1, "min-overkill": 0}
     assert r.assignment == {"a": {"x": 1, "opp": 3}}
@@ -268,36 +306,47 @@ def test_deathtouch_overkill_is_beyond_one_point():
 
 def test_blocker_already_at_lethal_counts_as_a_kill_and_needs_nothing():
     # 702.19b: marked damage counts; a blocker whose marked damage reaches its toughness needs 0
-    sc = {"players": OPP,
-          "attackers": [{"id": "a", "power": 3, "toughness": 3, "keywords": ["trample"], "attacking": "opp",
-                         "blocked_by": ["x"]}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 2, "damage_marked": 2}]}
+    sc = {
+        "players": OPP,
+        "attackers": [
+            {"id": "a", "power": 3, "toughness": 3, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x"]}
+        ],
+        "blockers": [{"id": "x", "power": 1, "toughness": 2, "damage_marked": 2}],
+    }
     r = Combat(sc).solve("max-kills,max-damage")
     assert r.objectives == {"max-kills": 1, "max-damage": 3}
     assert r.solves >= 1
 
 
 def test_fractional_values_are_exact():
-    sc = {"players": OPP,
-          "attackers": [{"id": "a", "power": 4, "toughness": 4, "attacking": "opp", "blocked_by": ["x", "y", "z"]}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 2, "value": 0.1},
-                       {"id": "y", "power": 1, "toughness": 2, "value": 0.2},
-                       {"id": "z", "power": 1, "toughness": 4, "value": 0.25}]}
+    sc = {
+        "players": OPP,
+        "attackers": [{"id": "a", "power": 4, "toughness": 4, "attacking": "opp", "blocked_by": ["x", "y", "z"]}],
+        "blockers": [
+            {"id": "x", "power": 1, "toughness": 2, "value": 0.1},
+            {"id": "y", "power": 1, "toughness": 2, "value": 0.2},
+            {"id": "z", "power": 1, "toughness": 4, "value": 0.25},
+        ],
+    }
     r = Combat(sc).solve("max-value")
     assert r.objectives == {"max-value": 0.3}  # 0.1 + 0.2 killed exactly, not 0.30000000000000004
     assert r.assignment == {"a": {"x": 2, "y": 2}}
 
 
 def test_lethal_report_says_by_how_much_it_is_missed():
-    sc = {"players": [{"id": "opp", "life": 10}],
-          "attackers": [{"id": "a", "power": 6, "toughness": 6, "keywords": ["trample"], "attacking": "opp",
-                         "blocked_by": ["x"]}],
-          "blockers": [{"id": "x", "power": 1, "toughness": 2}]}
+    sc = {
+        "players": [{"id": "opp", "life": 10}],
+        "attackers": [
+            {"id": "a", "power": 6, "toughness": 6, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x"]}
+        ],
+        "blockers": [{"id": "x", "power": 1, "toughness": 2}],
+    }
     r = Combat(sc).solve("lethal")
     assert r.objectives == {"lethal": 0}
     # the tie-break puts as little as it may on the blocker (2) and the rest on the player: missed by 6
-    assert r.lethal == {"opp": {"life": 10, "damage": 4, "margin": -6, "reached": False, "max_damage": 4,
-                                "reachable": False}}
+    assert r.lethal == {
+        "opp": {"life": 10, "damage": 4, "margin": -6, "reached": False, "max_damage": 4, "reachable": False}
+    }
     r = Combat(sc).solve("lethal,min-overkill", tie_break=False)
     assert r.lethal["opp"]["max_damage"] == 4 and r.lethal["opp"]["reachable"] is False
 
@@ -312,8 +361,13 @@ def test_thrasta_example():
 
 
 def test_forced_boards_need_no_solver_and_zero_power_is_empty():
-    sc = {"players": OPP, "attackers": [{"id": "a", "power": 3, "toughness": 3, "attacking": "opp"},
-                                        {"id": "z", "power": 0, "toughness": 1, "attacking": "opp"}]}
+    sc = {
+        "players": OPP,
+        "attackers": [
+            {"id": "a", "power": 3, "toughness": 3, "attacking": "opp"},
+            {"id": "z", "power": 0, "toughness": 1, "attacking": "opp"},
+        ],
+    }
     r = Combat(sc).solve("max-damage,min-overkill")
     assert r.solves == 0 and r.status == "optimal"
     assert r.to_json()["assignment"] == {"a": {"opp": 3}, "z": {}}
@@ -329,10 +383,21 @@ def test_same_input_same_answer_and_score_agrees():
 
 
 def test_deterministic_limit_is_reproducible():
-    sc = {"players": [{"id": "opp", "life": 30}],
-          "attackers": [{"id": f"a{i}", "power": 7, "toughness": 7, "keywords": ["trample"], "attacking": "opp",
-                         "blocked_by": [f"b{j}" for j in range(i, 12, 3)]} for i in range(3)],
-          "blockers": [{"id": f"b{j}", "power": 2, "toughness": 1 + j % 4, "value": j} for j in range(12)]}
+    sc = {
+        "players": [{"id": "opp", "life": 30}],
+        "attackers": [
+            {
+                "id": f"a{i}",
+                "power": 7,
+                "toughness": 7,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{j}" for j in range(i, 12, 3)],
+            }
+            for i in range(3)
+        ],
+        "blockers": [{"id": f"b{j}", "power": 2, "toughness": 1 + j % 4, "value": j} for j in range(12)],
+    }
     combat = Combat(sc)
     for limit in (1e-4, 1e-3, 1e-2):
         runs = [combat.solve("max-value,min-overkill", deterministic_time=limit) for _ in range(2)]
@@ -348,17 +413,26 @@ def test_deterministic_limit_is_reproducible():
 
 def test_bad_objectives_are_format_errors():
     sc = {"players": OPP, "attackers": [{"id": "a", "power": 3, "toughness": 3, "attacking": "opp"}]}
-    for spec, text in [("max-dmg", 'unknown objective "max-dmg"'), ("", "expected at least one"),
-                       ("lethal,lethal", "listed twice"), ("max-damage:nobody", 'unknown id "nobody"'),
-                       ("max-kills:opp", "takes no"), ("lethal,", "empty objective")]:
+    for spec, text in [
+        ("max-dmg", 'unknown objective "max-dmg"'),
+        ("", "expected at least one"),
+        ("lethal,lethal", "listed twice"),
+        ("max-damage:nobody", 'unknown id "nobody"'),
+        ("max-kills:opp", "takes no"),
+        ("lethal,", "empty objective"),
+    ]:
         with pytest.raises(FormatError) as err:
             Combat(sc).solve(spec)
         assert text in str(err.value) and "\n" not in str(err.value)
     assert [o.name for o in parse_objectives(" lethal , max-value ")] == ["lethal", "max-value"]
-    tiny = {"players": OPP, "attackers": [{"id": "a", "power": 3, "toughness": 3, "attacking": "opp",
-                                           "blocked_by": ["x", "y"]}],
-            "blockers": [{"id": "x", "power": 1, "toughness": 1, "value": 1},
-                         {"id": "y", "power": 1, "toughness": 1, "value": 0.1 + 0.2}]}  # 0.30000000000000004
+    tiny = {
+        "players": OPP,
+        "attackers": [{"id": "a", "power": 3, "toughness": 3, "attacking": "opp", "blocked_by": ["x", "y"]}],
+        "blockers": [
+            {"id": "x", "power": 1, "toughness": 1, "value": 1},
+            {"id": "y", "power": 1, "toughness": 1, "value": 0.1 + 0.2},
+        ],
+    }  # 0.30000000000000004
     with pytest.raises(FormatError) as err:
         Combat(tiny).solve("max-value")
     assert str(err.value).startswith("value: ")
@@ -368,8 +442,9 @@ def test_bad_objectives_are_format_errors():
 # The command
 # ---------------------------------------------------------------------------------------------
 
+
 def trample(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "solver", *args], input=stdin, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "trample", *args], input=stdin, capture_output=True, text=True)
 
 
 def test_cli_solve_the_example():
@@ -394,9 +469,13 @@ def test_cli_bad_objective_is_one_line_exit_2():
 
 
 def test_cli_batch_one_line_per_scenario(tmp_path):
-    good = {"players": OPP, "attackers": [{"id": "a", "power": 5, "toughness": 5, "keywords": ["trample"],
-                                           "attacking": "opp", "blocked_by": ["x"]}],
-            "blockers": [{"id": "x", "power": 1, "toughness": 2}]}
+    good = {
+        "players": OPP,
+        "attackers": [
+            {"id": "a", "power": 5, "toughness": 5, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x"]}
+        ],
+        "blockers": [{"id": "x", "power": 1, "toughness": 2}],
+    }
     batch = tmp_path / "b.jsonl"
     batch.write_text("\n".join([json.dumps(good), "{not json", json.dumps({"scenario": good, "name": "wrapped"})]))
     p = trample("solve", str(batch), "--objective", "max-damage")
@@ -427,7 +506,8 @@ def test_cli_all_optimal_streams_each_once_and_side_option():
 
 
 def test_cli_time_limits_are_accepted():
-    p = trample("solve", "examples/thrasta.json", "--objective", "max-damage", "--time-limit", "5",
-                "--deterministic-time", "5")
+    p = trample(
+        "solve", "examples/thrasta.json", "--objective", "max-damage", "--time-limit", "5", "--deterministic-time", "5"
+    )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["status"] == "optimal"

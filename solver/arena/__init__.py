@@ -1,6 +1,6 @@
 """The arena: score AI players' damage assignments against the proven optimum.
 
->>> from solver.arena import generate, run_arena
+>>> from trample.arena import generate, run_arena
 >>> results = run_arena(generate("shared", 20, seed=1), players=["declaration", "greedy", "optimal"])
 >>> [(row["rank"], row["player"], row["regret_mean"]) for row in results["leaderboard"]]
 [(1, 'optimal', 0.0), (2, 'greedy', 0.95), (3, 'declaration', 1.0)]
@@ -31,9 +31,38 @@ from .runner import DEFAULT_CHUNK, evaluate_chunk, run_arena
 from .suites import DEFAULT_LEVEL, LEVELS, Level, curated_files, generate, generate_board, get_level, load_suite
 
 __all__ = [
-    "ArenaEnv", "ExternalPlayer", "PlayerFailure", "decision_seed", "judge", "reference", "strip_timing",
-    "summarize", "DEFAULT_OBJECTIVE", "is_lethal", "parse_objectives", "regrets", "score_all",
-    "BASELINES", "DEFAULT_PLAYERS", "DeclarationOrderPlayer", "FacePlayer", "FunctionPlayer", "GreedyValuePlayer",
-    "OptimalPlayer", "Player", "RandomPlayer", "make_player", "DEFAULT_CHUNK", "evaluate_chunk", "run_arena",
-    "DEFAULT_LEVEL", "LEVELS", "Level", "curated_files", "generate", "generate_board", "get_level", "load_suite",
+    "ArenaEnv",
+    "ExternalPlayer",
+    "PlayerFailure",
+    "decision_seed",
+    "judge",
+    "reference",
+    "strip_timing",
+    "summarize",
+    "DEFAULT_OBJECTIVE",
+    "is_lethal",
+    "parse_objectives",
+    "regrets",
+    "score_all",
+    "BASELINES",
+    "DEFAULT_PLAYERS",
+    "DeclarationOrderPlayer",
+    "FacePlayer",
+    "FunctionPlayer",
+    "GreedyValuePlayer",
+    "OptimalPlayer",
+    "Player",
+    "RandomPlayer",
+    "make_player",
+    "DEFAULT_CHUNK",
+    "evaluate_chunk",
+    "run_arena",
+    "DEFAULT_LEVEL",
+    "LEVELS",
+    "Level",
+    "curated_files",
+    "generate",
+    "generate_board",
+    "get_level",
+    "load_suite",
 ]

@@ -15,10 +15,9 @@ One episode is one decision: :meth:`ArenaEnv.reset` deals a board, the agent pic
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
-from models import Assignment, load_scenario
-
+from ..models import Assignment, load_scenario
 from .objectives import DEFAULT_OBJECTIVE, is_lethal, objective_text, parse_objectives, regrets, score_all
 from .suites import Level, generate_board, get_level
 
@@ -28,13 +27,19 @@ MASK_LIMIT = 1 << 20  # a mask of every legal assignment is built only up to thi
 class ArenaEnv:
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, level: str | Level = "tiny", objective: str = DEFAULT_OBJECTIVE, seed: int | None = None,
-                 boards: Sequence[dict] | None = None, max_actions: int | None = None, reward: str = "difference"):
+    def __init__(
+        self,
+        level: str | Level = "tiny",
+        objective: str = DEFAULT_OBJECTIVE,
+        seed: int | None = None,
+        boards: Sequence[dict] | None = None,
+        max_actions: int | None = None,
+        reward: str = "difference",
+    ):
         if reward not in ("difference", "ratio"):
             raise ValueError(f"reward: expected 'difference' or 'ratio', got {reward!r}")
         self.level = get_level(level) if isinstance(level, str) else level
-        self.boards = None if boards is None else [b.get("scenario", b) if "attackers" not in b else b
-                                                   for b in boards]
+        self.boards = None if boards is None else [b.get("scenario", b) if "attackers" not in b else b for b in boards]
         self.objective = objective
         self.max_actions = max_actions
         self.reward_mode = reward
@@ -82,8 +87,13 @@ class ArenaEnv:
         reward = self._reward(values[primary.name], self.reference["values"][primary.name], reg[primary.name])
         self._done = True
         info = self._info()
-        info.update(assignment=assignment.to_json(), values=values, regret=reg,
-                    optimal=all(r == 0 for r in reg.values()), lethal=is_lethal(scenario, assignment))
+        info.update(
+            assignment=assignment.to_json(),
+            values=values,
+            regret=reg,
+            optimal=all(r == 0 for r in reg.values()),
+            lethal=is_lethal(scenario, assignment),
+        )
         return self._observation(), reward, True, False, info
 
     def action_masks(self):
@@ -117,13 +127,19 @@ class ArenaEnv:
         return float(best) / float(value) if value else 1.0
 
     def _observation(self) -> dict:
-        return {"scenario": self.combat.scenario.to_json(), "objective": objective_text(self.objectives),
-                "count": self.count}
+        return {
+            "scenario": self.combat.scenario.to_json(),
+            "objective": objective_text(self.objectives),
+            "count": self.count,
+        }
 
     def _info(self) -> dict:
         size = self.max_actions if self.max_actions is not None else self.count
-        info = {"action_count": self.count, "optimum": dict(self.reference["values"]),
-                "lethal_exists": self.reference["lethal_exists"]}
+        info = {
+            "action_count": self.count,
+            "optimum": dict(self.reference["values"]),
+            "lethal_exists": self.reference["lethal_exists"],
+        }
         if size <= MASK_LIMIT:
             info["action_mask"] = self.action_masks()
         return info

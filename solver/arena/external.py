@@ -38,8 +38,15 @@ class PlayerFailure(Exception):
 
 
 class ExternalPlayer(Player):
-    def __init__(self, argv, name: str | None = None, timeout: float = 5.0, startup_timeout: float = 10.0,
-                 cwd: str | None = None, env: dict | None = None):
+    def __init__(
+        self,
+        argv,
+        name: str | None = None,
+        timeout: float = 5.0,
+        startup_timeout: float = 10.0,
+        cwd: str | None = None,
+        env: dict | None = None,
+    ):
         self.argv = list(argv)
         self.name = name or f"cmd:{' '.join(self.argv)}"
         self.timeout = float(timeout)
@@ -62,8 +69,15 @@ class ExternalPlayer(Player):
     def _start(self) -> None:
         self._err = tempfile.TemporaryFile()
         try:
-            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=self._err, cwd=self.cwd, env=self.env, start_new_session=True)
+            self._proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._err,
+                cwd=self.cwd,
+                env=self.env,
+                start_new_session=True,
+            )
         except OSError as err:
             self._err.close()
             self._err = None
@@ -153,8 +167,7 @@ class ExternalPlayer(Player):
         try:
             answer = json.loads(line)
         except (ValueError, RecursionError):
-            raise PlayerFailure("bad-output", f"{self.name} answered a line that is not JSON: "
-                                              f"{_clip(line)}") from None
+            raise PlayerFailure("bad-output", f"{self.name} answered a line that is not JSON: {_clip(line)}") from None
         if not isinstance(answer, dict):
             raise PlayerFailure("bad-output", f"{self.name} answered {_clip(line)}, not an assignment object")
         inner = answer.get("assignment")

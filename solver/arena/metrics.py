@@ -1,7 +1,7 @@
 """Judging decisions and summarising them per player.
 
 For each board the *reference* is computed once: the optimum of the objective (``Combat.solve``) and its
-value read by :func:`solver.arena.objectives.score`, and whether a lethal assignment exists (``Combat.solve``
+value read by :func:`trample.arena.objectives.score`, and whether a lethal assignment exists (``Combat.solve``
 with the ``lethal`` objective). Each player's decision is then
 
 - **illegal** when ``Combat.check`` finds a violation (the rules broken are kept), or when the player failed to
@@ -20,8 +20,7 @@ import hashlib
 import statistics
 from collections import Counter
 
-from models import Assignment, FormatError, Scenario, load_assignment
-
+from ..models import Assignment, FormatError, Scenario, load_assignment
 from .objectives import is_lethal, parse_objectives, regrets, score_all
 
 TIMING_KEYS = ("time_ms",)
@@ -38,10 +37,13 @@ def board_size(scenario: Scenario) -> dict:
     from ..combat import Combat
     from ..indexing import count
 
-    return {"attackers": len(scenario.attackers), "blockers": len(scenario.blockers),
-            "creatures": len(scenario.attackers) + len(scenario.blockers),
-            "power": sum(max(0, a.power) for a in scenario.attackers),
-            "assignments": count(Combat(scenario))}
+    return {
+        "attackers": len(scenario.attackers),
+        "blockers": len(scenario.blockers),
+        "creatures": len(scenario.attackers) + len(scenario.blockers),
+        "power": sum(max(0, a.power) for a in scenario.attackers),
+        "assignments": count(Combat(scenario)),
+    }
 
 
 def reference(scenario: Scenario, objectives) -> dict:
@@ -66,14 +68,26 @@ def reference(scenario: Scenario, objectives) -> dict:
     return {"status": result.status, "values": values, "assignment": best.to_json(), "lethal_exists": lethal}
 
 
-def judge(scenario: Scenario, objectives, ref: dict, player: str, output=None, failure=None,
-          time_ms: float | None = None) -> dict:
+def judge(
+    scenario: Scenario, objectives, ref: dict, player: str, output=None, failure=None, time_ms: float | None = None
+) -> dict:
     """One decision's record. ``output`` is what the player returned; ``failure`` a (kind, message) pair."""
     from ..check import check
     from ..rules import derive
 
-    rec = {"player": player, "legal": False, "rules": [], "violations": [], "values": None, "regret": None,
-           "primary_regret": None, "optimal": False, "lethal": None, "assignment": None, "time_ms": time_ms}
+    rec = {
+        "player": player,
+        "legal": False,
+        "rules": [],
+        "violations": [],
+        "values": None,
+        "regret": None,
+        "primary_regret": None,
+        "optimal": False,
+        "lethal": None,
+        "assignment": None,
+        "time_ms": time_ms,
+    }
     if failure is None:
         try:
             assignment = load_assignment(_plain(output), scenario)
@@ -98,8 +112,14 @@ def judge(scenario: Scenario, objectives, ref: dict, player: str, output=None, f
         return rec
     values = score_all(scenario, assignment, objectives)
     reg = regrets(objectives, values, ref["values"])
-    rec.update(legal=True, values=values, regret=reg, primary_regret=reg[objectives[0].name],
-               optimal=all(r == 0 for r in reg.values()), lethal=is_lethal(scenario, assignment))
+    rec.update(
+        legal=True,
+        values=values,
+        regret=reg,
+        primary_regret=reg[objectives[0].name],
+        optimal=all(r == 0 for r in reg.values()),
+        lethal=is_lethal(scenario, assignment),
+    )
     return rec
 
 
@@ -122,40 +142,49 @@ def objectives_of(item: dict, default: str, scenario: Scenario, where: str = "ob
 # Summaries
 # ---------------------------------------------------------------------------------------------
 
+
 def summarize(boards: list[dict], players: list[str]) -> list[dict]:
     """One leaderboard row per player, best first (fewest illegal, then least regret, then most optimal)."""
     rows = []
     for name in players:
         recs = [d for b in boards for d in b["decisions"] if d["player"] == name]
-        lethal_recs = [d for b, d in ((b, d) for b in boards for d in b["decisions"])
-                       if d["player"] == name and b["reference"]["lethal_exists"]]
+        lethal_recs = [
+            d
+            for b, d in ((b, d) for b in boards for d in b["decisions"])
+            if d["player"] == name and b["reference"]["lethal_exists"]
+        ]
         n = len(recs)
         legal = [d for d in recs if d["legal"]]
         rules = Counter(r for d in recs if not d["legal"] for r in d["rules"])
         regs = [d["primary_regret"] for d in legal]
         times = [d["time_ms"] for d in recs if d.get("time_ms") is not None]
         found = sum(1 for d in lethal_recs if d["lethal"])
-        rows.append({
-            "player": name,
-            "decisions": n,
-            "illegal": n - len(legal),
-            "illegal_rate": _ratio(n - len(legal), n),
-            "illegal_rules": dict(rules.most_common()),
-            "regret_mean": _round(statistics.fmean(regs)) if regs else None,
-            "regret_max": max(regs) if regs else None,
-            "optimal": sum(1 for d in recs if d["optimal"]),
-            "optimal_share": _ratio(sum(1 for d in recs if d["optimal"]), n),
-            "lethal_exists": len(lethal_recs),
-            "lethal_found": found,
-            "lethal_rate": _ratio(found, len(lethal_recs)) if lethal_recs else None,
-            "time_ms_mean": _round(statistics.fmean(times), 3) if times else None,
-            "time_ms_median": _round(statistics.median(times), 3) if times else None,
-            "time_ms_max": _round(max(times), 3) if times else None,
-        })
+        rows.append(
+            {
+                "player": name,
+                "decisions": n,
+                "illegal": n - len(legal),
+                "illegal_rate": _ratio(n - len(legal), n),
+                "illegal_rules": dict(rules.most_common()),
+                "regret_mean": _round(statistics.fmean(regs)) if regs else None,
+                "regret_max": max(regs) if regs else None,
+                "optimal": sum(1 for d in recs if d["optimal"]),
+                "optimal_share": _ratio(sum(1 for d in recs if d["optimal"]), n),
+                "lethal_exists": len(lethal_recs),
+                "lethal_found": found,
+                "lethal_rate": _ratio(found, len(lethal_recs)) if lethal_recs else None,
+                "time_ms_mean": _round(statistics.fmean(times), 3) if times else None,
+                "time_ms_median": _round(statistics.median(times), 3) if times else None,
+                "time_ms_max": _round(max(times), 3) if times else None,
+            }
+        )
 
     def merit(r):
-        return (r["illegal_rate"] if r["illegal_rate"] is not None else 1,
-                r["regret_mean"] if r["regret_mean"] is not None else float("inf"), -(r["optimal_share"] or 0))
+        return (
+            r["illegal_rate"] if r["illegal_rate"] is not None else 1,
+            r["regret_mean"] if r["regret_mean"] is not None else float("inf"),
+            -(r["optimal_share"] or 0),
+        )
 
     rows.sort(key=lambda r: (merit(r), r["player"]))
     for k, row in enumerate(rows):  # competition ranking: equal merit, equal rank (1, 1, 3)
@@ -174,8 +203,11 @@ def _round(x, digits: int = 6):
 def strip_timing(obj):
     """The results without wall-clock fields: what must be identical across backends and worker counts."""
     if isinstance(obj, dict):
-        return {k: strip_timing(v) for k, v in obj.items()
-                if k not in TIMING_KEYS and not k.startswith("time_ms") and k != "elapsed_s"}
+        return {
+            k: strip_timing(v)
+            for k, v in obj.items()
+            if k not in TIMING_KEYS and not k.startswith("time_ms") and k != "elapsed_s"
+        }
     if isinstance(obj, list):
         return [strip_timing(v) for v in obj]
     return obj

@@ -1,7 +1,7 @@
-"""Objectives as the arena uses them: parsed and scored by ``solver.optimize`` (one definition, issue 3).
+"""Objectives as the arena uses them: parsed and scored by ``trample.optimize`` (one definition, issue 3).
 
 The arena never optimises and never re-defines an objective: the optimum comes from ``Combat.solve``, and
-the value of any player's (legal) assignment from :func:`solver.optimize.score`, so the player's value and
+the value of any player's (legal) assignment from :func:`trample.optimize.score`, so the player's value and
 the optimum's are read the same way.
 
 Lexicographic objectives ``"max-damage,max-kills"``: regret is computed objective by objective; the
@@ -11,17 +11,16 @@ vector of values equals the optimum's.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
-from models import Assignment, Scenario
+from ..models import Assignment, Scenario
 
 DEFAULT_OBJECTIVE = "max-damage,max-value"
 
 
 def parse_objectives(text, scenario: Scenario | None = None, path: str = "objective"):
-    """``"max-damage:opp,max-kills"`` -> ``solver.optimize.Objective`` tuple (FormatError naming ``path``)."""
-    from models import FormatError
-
+    """``"max-damage:opp,max-kills"`` -> ``trample.optimize.Objective`` tuple (FormatError naming ``path``)."""
+    from ..models import FormatError
     from ..optimize import parse_objectives as parse
 
     if not isinstance(text, (str, list, tuple)):
@@ -50,7 +49,7 @@ def sense(objective) -> int:
 
 
 def score_all(scenario_or_combat, assignment: Mapping, objectives) -> dict:
-    """``{objective name: value}`` for one legal assignment (:func:`solver.optimize.score`)."""
+    """``{objective name: value}`` for one legal assignment (:func:`trample.optimize.score`)."""
     from ..optimize import score
 
     return score(scenario_or_combat, assignment, list(objectives))

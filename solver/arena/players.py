@@ -6,7 +6,7 @@
 - Baselines (attacking side): :class:`RandomPlayer` (uniform over the legal assignments, ``Combat.sample``),
   :class:`DeclarationOrderPlayer` (XMage-like), :class:`GreedyValuePlayer` (Forge-like), :class:`FacePlayer`
   and :class:`OptimalPlayer` (``Combat.solve``).
-- :class:`ExternalPlayer` (solver.arena.external): any program speaking JSON Lines on stdin/stdout.
+- :class:`ExternalPlayer` (trample.arena.external): any program speaking JSON Lines on stdin/stdout.
 
 :func:`make_player` turns a spec string (``"greedy"``, ``"cmd:python3 my_ai.py"``, ``"py:module:factory"``,
 ``"NAME=cmd:..."``) into a player; specs travel to worker processes as plain strings.
@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import importlib
 import shlex
-from typing import Mapping
+from collections.abc import Mapping
 
-from models import Scenario
-
+from ..models import Scenario
 from ..rules import DamagePlan, derive
 
 
@@ -52,6 +51,7 @@ class FunctionPlayer(Player):
 # ---------------------------------------------------------------------------------------------
 # Heuristic baselines, on the damage plan (so every one of them stays inside the routes the rules allow)
 # ---------------------------------------------------------------------------------------------
+
 
 class _Ledger:
     """The assignment being built, source by source, with the totals every gate reads (510.1e)."""
@@ -151,7 +151,7 @@ def _leftover(ledger: _Ledger, src, rem: int, prefer_players: bool, pile_on) -> 
         if ledger.open(r):
             ledger.give(src, r.recipient, rem)
             return
-    # Nothing open: cannot happen for a plan from solver.rules (the first blocker route is never gated).
+    # Nothing open: cannot happen for a plan from trample.rules (the first blocker route is never gated).
     raise RuntimeError(f"{src.source}: no route can take the remaining {rem} damage")
 
 
@@ -195,8 +195,10 @@ class GreedyValuePlayer(_PlanPlayer):
         if s.rules == "legacy":
             order = blockers
         else:
-            order = sorted(blockers, key=lambda r: (-s[r.recipient].value, -s[r.recipient].power,
-                                                     ledger.lethal_cost(src, r.recipient)))
+            order = sorted(
+                blockers,
+                key=lambda r: (-s[r.recipient].value, -s[r.recipient].power, ledger.lethal_cost(src, r.recipient)),
+            )
         rem = _kill_in_order(ledger, src, order, src.damage, skip_unaffordable=s.rules != "legacy")
         _leftover(ledger, src, rem, prefer_players=False, pile_on=order)
 
@@ -221,6 +223,7 @@ class FacePlayer(_PlanPlayer):
 # ---------------------------------------------------------------------------------------------
 # Players backed by the solver (issue 3 and issue 4)
 # ---------------------------------------------------------------------------------------------
+
 
 class RandomPlayer(Player):
     """One legal assignment drawn uniformly at random (``Combat.sample``), reproducibly from the seed."""
@@ -267,7 +270,7 @@ def make_player(spec, timeout: float | None = None) -> Player:
       ``fn(scenario, objective, seed)``;
     - ``"NAME=<any of the above>"`` renames it.
     """
-    from models import FormatError
+    from ..models import FormatError
 
     if isinstance(spec, Player):
         return spec
@@ -306,8 +309,9 @@ def make_player(spec, timeout: float | None = None) -> Player:
             made = target() if _takes_no_arguments(target) else None
             player = made if isinstance(made, Player) else FunctionPlayer(attr, target)
     else:
-        raise FormatError("player", f'unknown player "{spec}" (expected {", ".join(BASELINES)}, '
-                                    'cmd:COMMAND or py:module:attr)')
+        raise FormatError(
+            "player", f'unknown player "{spec}" (expected {", ".join(BASELINES)}, cmd:COMMAND or py:module:attr)'
+        )
     if name:
         player.name = name
     return player
@@ -320,5 +324,4 @@ def _takes_no_arguments(fn) -> bool:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return False
-    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-               for p in sig.parameters.values())
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values())

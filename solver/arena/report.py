@@ -29,16 +29,32 @@ def leaderboard_table(results: dict, title: str | None = None):
         title = title or f"trample score: {cfg.get('boards', '?')} recorded decisions, {what}"
     title = title or f"trample arena: {cfg.get('boards', '?')} boards, {what}"
     table = Table(title=title, title_justify="left")
-    for col, just in (("#", "right"), ("player", "left"), ("illegal", "right"), ("rules broken", "left"),
-                      ("mean regret", "right"), ("max regret", "right"), ("optimal", "right"),
-                      ("lethal found", "right"), ("ms/decision", "right")):
+    for col, just in (
+        ("#", "right"),
+        ("player", "left"),
+        ("illegal", "right"),
+        ("rules broken", "left"),
+        ("mean regret", "right"),
+        ("max regret", "right"),
+        ("optimal", "right"),
+        ("lethal found", "right"),
+        ("ms/decision", "right"),
+    ):
         table.add_column(col, justify=just, no_wrap=col != "rules broken")
     for row in results["leaderboard"]:
         rules = ", ".join(f"{r} ×{n}" for r, n in list(row["illegal_rules"].items())[:3]) or "-"
-        lethal = (f"{row['lethal_found']}/{row['lethal_exists']}" if row["lethal_exists"] else "-")
-        table.add_row(str(row["rank"]), row["player"], _pct(row["illegal_rate"]), rules,
-                      _num(row["regret_mean"], 3), _num(row["regret_max"]), _pct(row["optimal_share"]), lethal,
-                      _num(row["time_ms_median"], 2))
+        lethal = f"{row['lethal_found']}/{row['lethal_exists']}" if row["lethal_exists"] else "-"
+        table.add_row(
+            str(row["rank"]),
+            row["player"],
+            _pct(row["illegal_rate"]),
+            rules,
+            _num(row["regret_mean"], 3),
+            _num(row["regret_max"]),
+            _pct(row["optimal_share"]),
+            lethal,
+            _num(row["time_ms_median"], 2),
+        )
     return table
 
 
@@ -116,10 +132,10 @@ def write_png(results: dict, path: str) -> None:
     ax = axes[2]
     rows = results["leaderboard"]
     ys = range(len(rows))
-    ax.barh([y - 0.2 for y in ys], [r["illegal_rate"] or 0 for r in rows], height=0.4, label="illegal",
-            color="tab:red")
-    ax.barh([y + 0.2 for y in ys], [r["optimal_share"] or 0 for r in rows], height=0.4, label="optimal",
-            color="tab:green")
+    ax.barh([y - 0.2 for y in ys], [r["illegal_rate"] or 0 for r in rows], height=0.4, label="illegal", color="tab:red")
+    ax.barh(
+        [y + 0.2 for y in ys], [r["optimal_share"] or 0 for r in rows], height=0.4, label="optimal", color="tab:green"
+    )
     ax.set_yticks(list(ys), [r["player"] for r in rows])
     ax.invert_yaxis()
     ax.set_xlim(0, 1)

@@ -10,10 +10,9 @@ fields ``time_ms*`` differ).
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from models import FormatError, load_scenario
-
+from ..models import FormatError, load_scenario
 from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize
 from .objectives import DEFAULT_OBJECTIVE, objective_text
 from .players import DEFAULT_PLAYERS, Player, make_player
@@ -59,8 +58,14 @@ def evaluate_board(index: int, item: dict, players: Sequence[Player], objective:
             failure = ("error", f"{type(err).__name__}: {err}")
         elapsed = (time.perf_counter() - start) * 1000
         decisions.append(judge(scenario, objectives, ref, player.name, output, failure, round(elapsed, 3)))
-    board = {"index": index, "id": item.get("id", str(index)), "objective": text, "size": board_size(scenario),
-             "reference": ref, "decisions": decisions}
+    board = {
+        "index": index,
+        "id": item.get("id", str(index)),
+        "objective": text,
+        "size": board_size(scenario),
+        "reference": ref,
+        "decisions": decisions,
+    }
     for key in ("rule", "level"):
         if key in item:
             board[key] = item[key]
@@ -70,13 +75,22 @@ def evaluate_board(index: int, item: dict, players: Sequence[Player], objective:
 def chunked(items: Sequence[dict], size: int) -> list[list[tuple[int, dict]]]:
     size = max(1, int(size))
     indexed = list(enumerate(items))
-    return [indexed[i:i + size] for i in range(0, len(indexed), size)]
+    return [indexed[i : i + size] for i in range(0, len(indexed), size)]
 
 
-def run_arena(items: Sequence[dict], players: Iterable = DEFAULT_PLAYERS, objective: str = DEFAULT_OBJECTIVE,
-              seed: int = 0, workers: int = 1, backend: str = "local", scheduler=None,
-              chunk_size: int = DEFAULT_CHUNK, timeout: float | None = None,
-              progress: Callable[[int, int], None] | None = None, suite: dict | None = None) -> dict:
+def run_arena(
+    items: Sequence[dict],
+    players: Iterable = DEFAULT_PLAYERS,
+    objective: str = DEFAULT_OBJECTIVE,
+    seed: int = 0,
+    workers: int = 1,
+    backend: str = "local",
+    scheduler=None,
+    chunk_size: int = DEFAULT_CHUNK,
+    timeout: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    suite: dict | None = None,
+) -> dict:
     """Score ``players`` on ``items`` and return the results (JSON-ready).
 
     ``players``: specs (``"greedy"``, ``"cmd:..."``, ``"py:module:attr"``) or :class:`Player` objects (with
@@ -90,8 +104,10 @@ def run_arena(items: Sequence[dict], players: Iterable = DEFAULT_PLAYERS, object
     names = _player_names(specs, timeout)
     if backend not in BACKENDS:
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
-    payloads = [{"items": chunk, "players": specs, "objective": objective, "seed": seed, "timeout": timeout}
-                for chunk in chunked(items, chunk_size)]
+    payloads = [
+        {"items": chunk, "players": specs, "objective": objective, "seed": seed, "timeout": timeout}
+        for chunk in chunked(items, chunk_size)
+    ]
     started = time.perf_counter()
     total = len(items)
     if progress:
@@ -105,8 +121,15 @@ def run_arena(items: Sequence[dict], players: Iterable = DEFAULT_PLAYERS, object
     boards = [b for part in parts for b in part]
     return {
         "arena": 1,
-        "config": {"objective": objective, "seed": seed, "players": names, "boards": total,
-                   "chunk_size": chunk_size, "timeout": timeout, "suite": suite or {}},
+        "config": {
+            "objective": objective,
+            "seed": seed,
+            "players": names,
+            "boards": total,
+            "chunk_size": chunk_size,
+            "timeout": timeout,
+            "suite": suite or {},
+        },
         "leaderboard": summarize(boards, names),
         "boards": boards,
         "elapsed_s": round(time.perf_counter() - started, 3),
@@ -175,9 +198,14 @@ def _run_dask(payloads, scheduler, workers, progress, total):
         raise RuntimeError("the dask backend needs dask[distributed] (pip install 'trample[dask]')") from None
     own_cluster = own_client = None
     if scheduler is None:
-        own_cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address=None,
-                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})  # no fixed port 8787
+        own_cluster = LocalCluster(
+            n_workers=max(1, workers),
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        )  # no fixed port 8787
         client = own_client = Client(own_cluster)
     elif isinstance(scheduler, str):
         client = own_client = Client(scheduler, timeout="10s")

@@ -17,7 +17,7 @@ import random
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from models import FormatError, load_scenario, parse_json_text
+from ..models import FormatError, load_scenario, parse_json_text
 
 CURATED_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "arena"
 
@@ -54,34 +54,93 @@ class Level:
 
 _KW = {"trample": 0.5, "deathtouch": 0.2, "first_strike": 0.1, "double_strike": 0.15}
 
-LEVELS: dict[str, Level] = {lv.name: lv for lv in (
-    Level("tiny", "one attacker, up to two blockers, trample half the time",
-          attackers=(1, 1), blockers=(0, 2), power=(1, 5)),
-    Level("basic", "one or two attackers, up to three blockers",
-          attackers=(1, 2), blockers=(0, 3)),
-    Level("keywords", "deathtouch, first and double strike, indestructible blockers, damage already marked",
-          attackers=(1, 3), blockers=(1, 3), attacker_keywords=dict(_KW),
-          blocker_keywords={"deathtouch": 0.15, "indestructible": 0.15, "first_strike": 0.1}, marked=0.25),
-    Level("shared", "blockers that block several attackers at once (joint lethal, 510.1e)",
-          attackers=(2, 4), blockers=(1, 3), power=(1, 5), shared=0.7,
-          attacker_keywords={"trample": 0.6, "deathtouch": 0.15}),
-    Level("planeswalkers", "attacks on planeswalkers, trample over planeswalkers, bounced planeswalkers",
-          attackers=(1, 3), blockers=(0, 2), planeswalkers=(1, 2), removed=0.1,
-          attacker_keywords={"trample": 0.4, "trample_over_planeswalkers": 0.4}),
-    Level("battles", "attacks on battles (702.19b; no damage to the protector)",
-          attackers=(1, 3), blockers=(0, 2), battles=(1, 2), removed=0.1),
-    Level("first-strike", "the first-strike damage step and double strike",
-          attackers=(1, 3), blockers=(0, 3), first_strike=0.6,
-          attacker_keywords={"trample": 0.5, "first_strike": 0.35, "double_strike": 0.35},
-          blocker_keywords={"first_strike": 0.2}),
-    Level("mixed", "everything at once, up to four attackers and four blockers, two players",
-          attackers=(1, 4), blockers=(0, 4), power=(1, 6), attacker_keywords=dict(_KW, trample_over_planeswalkers=0.15),
-          blocker_keywords={"deathtouch": 0.1, "indestructible": 0.1}, shared=0.35, planeswalkers=(0, 2),
-          battles=(0, 1), players=(1, 2), first_strike=0.15, legacy=0.1, marked=0.15, removed=0.05),
-    Level("large", "five to eight attackers against four to eight blockers",
-          attackers=(5, 8), blockers=(4, 8), power=(1, 8), attacker_keywords=dict(_KW),
-          blocker_keywords={"deathtouch": 0.1}, shared=0.3, planeswalkers=(0, 1), marked=0.1, life=(10, 30)),
-)}
+LEVELS: dict[str, Level] = {
+    lv.name: lv
+    for lv in (
+        Level(
+            "tiny",
+            "one attacker, up to two blockers, trample half the time",
+            attackers=(1, 1),
+            blockers=(0, 2),
+            power=(1, 5),
+        ),
+        Level("basic", "one or two attackers, up to three blockers", attackers=(1, 2), blockers=(0, 3)),
+        Level(
+            "keywords",
+            "deathtouch, first and double strike, indestructible blockers, damage already marked",
+            attackers=(1, 3),
+            blockers=(1, 3),
+            attacker_keywords=dict(_KW),
+            blocker_keywords={"deathtouch": 0.15, "indestructible": 0.15, "first_strike": 0.1},
+            marked=0.25,
+        ),
+        Level(
+            "shared",
+            "blockers that block several attackers at once (joint lethal, 510.1e)",
+            attackers=(2, 4),
+            blockers=(1, 3),
+            power=(1, 5),
+            shared=0.7,
+            attacker_keywords={"trample": 0.6, "deathtouch": 0.15},
+        ),
+        Level(
+            "planeswalkers",
+            "attacks on planeswalkers, trample over planeswalkers, bounced planeswalkers",
+            attackers=(1, 3),
+            blockers=(0, 2),
+            planeswalkers=(1, 2),
+            removed=0.1,
+            attacker_keywords={"trample": 0.4, "trample_over_planeswalkers": 0.4},
+        ),
+        Level(
+            "battles",
+            "attacks on battles (702.19b; no damage to the protector)",
+            attackers=(1, 3),
+            blockers=(0, 2),
+            battles=(1, 2),
+            removed=0.1,
+        ),
+        Level(
+            "first-strike",
+            "the first-strike damage step and double strike",
+            attackers=(1, 3),
+            blockers=(0, 3),
+            first_strike=0.6,
+            attacker_keywords={"trample": 0.5, "first_strike": 0.35, "double_strike": 0.35},
+            blocker_keywords={"first_strike": 0.2},
+        ),
+        Level(
+            "mixed",
+            "everything at once, up to four attackers and four blockers, two players",
+            attackers=(1, 4),
+            blockers=(0, 4),
+            power=(1, 6),
+            attacker_keywords=dict(_KW, trample_over_planeswalkers=0.15),
+            blocker_keywords={"deathtouch": 0.1, "indestructible": 0.1},
+            shared=0.35,
+            planeswalkers=(0, 2),
+            battles=(0, 1),
+            players=(1, 2),
+            first_strike=0.15,
+            legacy=0.1,
+            marked=0.15,
+            removed=0.05,
+        ),
+        Level(
+            "large",
+            "five to eight attackers against four to eight blockers",
+            attackers=(5, 8),
+            blockers=(4, 8),
+            power=(1, 8),
+            attacker_keywords=dict(_KW),
+            blocker_keywords={"deathtouch": 0.1},
+            shared=0.3,
+            planeswalkers=(0, 1),
+            marked=0.1,
+            life=(10, 30),
+        ),
+    )
+}
 DEFAULT_LEVEL = "mixed"
 
 
@@ -120,35 +179,59 @@ def generate_board(level: Level, seed: int, i: int) -> dict:
 
 def _draw_board(level: Level, rng: random.Random) -> dict:
     n_players = rng.randint(*level.players)
-    players = [{"id": "opp" if k == 0 else f"opp{k + 1}", "life": rng.randint(*level.life)}
-               for k in range(n_players)]
+    players = [{"id": "opp" if k == 0 else f"opp{k + 1}", "life": rng.randint(*level.life)} for k in range(n_players)]
     pids = [p["id"] for p in players]
     walkers = []
     for k in range(rng.randint(*level.planeswalkers)):
-        walkers.append({"id": f"pw{k + 1}", "controller": rng.choice(pids), "loyalty": rng.randint(1, 6),
-                        "value": rng.randint(1, 5), "in_combat": rng.random() >= level.removed})
+        walkers.append(
+            {
+                "id": f"pw{k + 1}",
+                "controller": rng.choice(pids),
+                "loyalty": rng.randint(1, 6),
+                "value": rng.randint(1, 5),
+                "in_combat": rng.random() >= level.removed,
+            }
+        )
     battles = []
     for k in range(rng.randint(*level.battles)):
-        battles.append({"id": f"bt{k + 1}", "protector": rng.choice(pids), "defense": rng.randint(1, 6),
-                        "in_combat": rng.random() >= level.removed})
+        battles.append(
+            {
+                "id": f"bt{k + 1}",
+                "protector": rng.choice(pids),
+                "defense": rng.randint(1, 6),
+                "in_combat": rng.random() >= level.removed,
+            }
+        )
     targets = pids + [w["id"] for w in walkers] + [b["id"] for b in battles]
     weights = [1.0] * len(pids) + [2.0] * (len(walkers) + len(battles))
 
     attackers = []
     for k in range(rng.randint(*level.attackers)):
-        attackers.append({"id": f"a{k + 1}", "power": rng.randint(*level.power),
-                          "toughness": rng.randint(*level.toughness),
-                          "keywords": _keywords(rng, level.attacker_keywords),
-                          "attacking": rng.choices(targets, weights)[0], "blocked_by": []})
+        attackers.append(
+            {
+                "id": f"a{k + 1}",
+                "power": rng.randint(*level.power),
+                "toughness": rng.randint(*level.toughness),
+                "keywords": _keywords(rng, level.attacker_keywords),
+                "attacking": rng.choices(targets, weights)[0],
+                "blocked_by": [],
+            }
+        )
     blockers = []
     n_blockers = rng.randint(*level.blockers)
     # which attackers get blocked at all (each blocker then blocks one of them, some also a second one)
-    blocked = [a for a in attackers if rng.random() >= level.unblocked] or ([rng.choice(attackers)]
-                                                                           if n_blockers else [])
+    blocked = [a for a in attackers if rng.random() >= level.unblocked] or (
+        [rng.choice(attackers)] if n_blockers else []
+    )
     for k in range(n_blockers):
         tough = rng.randint(*level.toughness)
-        b = {"id": f"b{k + 1}", "power": rng.randint(*level.blocker_power), "toughness": tough,
-             "keywords": _keywords(rng, level.blocker_keywords), "value": rng.randint(1, 5)}
+        b = {
+            "id": f"b{k + 1}",
+            "power": rng.randint(*level.blocker_power),
+            "toughness": tough,
+            "keywords": _keywords(rng, level.blocker_keywords),
+            "value": rng.randint(1, 5),
+        }
         if rng.random() < level.marked:
             b["damage_marked"] = rng.randint(1, tough)
         if rng.random() < level.removed:
@@ -182,8 +265,10 @@ def _draw_board(level: Level, rng: random.Random) -> dict:
 def generate(level: str | Level, n: int, seed: int = 0, start: int = 0) -> list[dict]:
     """``n`` suite items of a named level (boards ``start .. start + n - 1``)."""
     lv = get_level(level) if isinstance(level, str) else level
-    return [{"id": f"{lv.name}/{seed}/{i}", "scenario": generate_board(lv, seed, i), "level": lv.name}
-            for i in range(start, start + n)]
+    return [
+        {"id": f"{lv.name}/{seed}/{i}", "scenario": generate_board(lv, seed, i), "level": lv.name}
+        for i in range(start, start + n)
+    ]
 
 
 def custom_level(base: str, **overrides) -> Level:
@@ -195,6 +280,7 @@ def custom_level(base: str, **overrides) -> Level:
 # ---------------------------------------------------------------------------------------------
 # Curated files
 # ---------------------------------------------------------------------------------------------
+
 
 def curated_files() -> list[Path]:
     return sorted(CURATED_DIR.glob("*.jsonl"))

@@ -1,32 +1,33 @@
 """Engines behind one small interface, chosen by name (cpmpy-style).
 
-An engine answers two questions about one *component* of a :class:`~solver.rules.DamagePlan` (a group of
+An engine answers two questions about one *component* of a :class:`~trample.rules.DamagePlan` (a group of
 sources whose choices constrain each other):
 
 - ``count(plan, component) -> int``: the exact number of legal assignments of that component;
 - ``iterate(plan, component) -> Iterator[tuple[int, ...]]``: each legal assignment exactly once, as a vector of
   amounts over ``plan.component_columns(component)``.
 
-``get_engine(name)`` imports an engine's module only when it is asked for, so ``import solver`` never pays for
+``get_engine(name)`` imports an engine's module only when it is asked for, so ``import trample`` never pays for
 ``import ortools``.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Iterator, Protocol, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
 from ..rules import DamagePlan
 
 ENGINES = {
-    "cpsat": ("solver.engines.cpsat", "CpSatEngine"),
-    "direct": ("solver.engines.direct", "DirectEngine"),
+    "cpsat": ("trample.engines.cpsat", "CpSatEngine"),
+    "direct": ("trample.engines.direct", "DirectEngine"),
 }
 DEFAULT_ENGINE = "auto"  # per component: "direct" where it supports the component, else "cpsat"
 
 
 class Engine(Protocol):
-    """``deadline`` (a :class:`solver.limits.Deadline`, or None): raise :class:`solver.limits.LimitReached` once
+    """``deadline`` (a :class:`trample.limits.Deadline`, or None): raise :class:`trample.limits.LimitReached` once
     it has passed; ``iterate`` yields what it found before."""
 
     name: str

@@ -17,8 +17,8 @@ from __future__ import annotations
 import atexit
 import queue
 import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 from ortools.sat.python import cp_model
 
@@ -44,8 +44,9 @@ class LeanCpModel(cp_model.CpModel):
         pass
 
 
-def build_model(plan: DamagePlan, component: Sequence[int] | None = None,
-                model: cp_model.CpModel | None = None) -> BuiltModel:
+def build_model(
+    plan: DamagePlan, component: Sequence[int] | None = None, model: cp_model.CpModel | None = None
+) -> BuiltModel:
     """CP-SAT model of the plan's legal assignments (of one component, or of every active source).
 
     ``model``: an empty model to build into (default: a new ``cp_model.CpModel()``).
@@ -195,8 +196,9 @@ class CpSatEngine:
         _expect_complete(solver, status, deadline if cb.stopped or deadline else None)
         return cb.n
 
-    def iterate(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
-                ) -> Iterator[tuple[int, ...]]:
+    def iterate(
+        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
+    ) -> Iterator[tuple[int, ...]]:
         built = build_model(plan, component)
         yield from stream_solutions(built.model, built.x, deadline=deadline)
 
@@ -245,14 +247,15 @@ def _expect_complete(solver, status, deadline: Deadline | None = None) -> None:
         raise RuntimeError(f"CP-SAT enumeration did not complete: {solver.status_name(status)}")
 
 
-def stream_solutions(model: cp_model.CpModel, xs, solver: cp_model.CpSolver | None = None,
-                     deadline: Deadline | None = None) -> Iterator[tuple[int, ...]]:
+def stream_solutions(
+    model: cp_model.CpModel, xs, solver: cp_model.CpSolver | None = None, deadline: Deadline | None = None
+) -> Iterator[tuple[int, ...]]:
     """Every solution of ``model`` as a tuple of the values of ``xs``, streamed from a worker thread.
 
     ``solver`` defaults to :func:`enumeration_solver` (one worker, enumerate all). The model must have no
     objective (an objective makes CP-SAT stop after one solution). Closing the generator stops the search.
     ``deadline``: the search gets the time left; the solutions found before it are yielded, then
-    :class:`~solver.limits.LimitReached` is raised if the search did not complete.
+    :class:`~trample.limits.LimitReached` is raised if the search did not complete.
     """
     solver = solver or enumeration_solver()
     deadline = deadline or NEVER

@@ -1,6 +1,6 @@
 """The direct engine: exact counts without listing, lexicographic rank/unrank, and numpy block enumeration.
 
-One dynamic programme serves every question about a component of a :class:`~solver.rules.DamagePlan`.
+One dynamic programme serves every question about a component of a :class:`~trample.rules.DamagePlan`.
 
 **Order.** A component's legal assignments are vectors of amounts over ``plan.component_columns(component)``
 (sources in plan order; each source's routes in plan order: its blockers in ``blocked_by`` order, then what it
@@ -45,10 +45,10 @@ table. Memory stays flat whatever the count. :func:`plan_blocks` streams the pro
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from math import comb
 from operator import add
-from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -71,11 +71,16 @@ CELL_LIMIT = 1 << 23  # table cells (states x remainders) beyond which enumerati
 class ComponentDP:
     """The counting programme of one component; also ranks, unranks and enumerates in lexicographic order."""
 
-    def __init__(self, plan: DamagePlan, component: Sequence[int], state_limit: int | None = None,
-                 deadline: Deadline | None = None):
+    def __init__(
+        self,
+        plan: DamagePlan,
+        component: Sequence[int],
+        state_limit: int | None = None,
+        deadline: Deadline | None = None,
+    ):
         """``state_limit``: raise :class:`_TooBig` as soon as the programme is seen to outgrow what enumeration
         handles (frontier states, transitions or table cells; see :meth:`DirectEngine.supports`).
-        ``deadline``: raise :class:`~solver.limits.LimitReached` when it passes (checked all along)."""
+        ``deadline``: raise :class:`~trample.limits.LimitReached` when it passes (checked all along)."""
         self.plan = plan
         self.component = tuple(component)
         cols = plan.component_columns(self.component)
@@ -111,8 +116,11 @@ class ComponentDP:
             self.col_dt.append(k >= 0 and srcs[i].deathtouch and rec in plan.lethal_need)
             gate = ()
             if route.gate is not None:
-                gate = tuple(sorted({self.res_index[x] for x in (*route.gate.lethal, *route.gate.loyalty)
-                                     if x in self.res_index}))
+                gate = tuple(
+                    sorted(
+                        {self.res_index[x] for x in (*route.gate.lethal, *route.gate.loyalty) if x in self.res_index}
+                    )
+                )
             self.col_gate.append(gate)
 
         last_contrib = [-1] * K
@@ -128,14 +136,16 @@ class ComponentDP:
         # resources whose last contribution / last gate reference was column q-1 (frontiers are canonical
         # before, and a column changes only the entries of its gate and of its recipient).
         self._cd = [[k for k in range(K) if last_contrib[k] == q - 1] for q in range(P + 1)]
-        self._rd = [sorted({k for k in range(K) if last_ref[k] == q - 1}
-                           | {k for k in self._cd[q] if last_ref[k] < q}) for q in range(P + 1)]
+        self._rd = [
+            sorted({k for k in range(K) if last_ref[k] == q - 1} | {k for k in self._cd[q] if last_ref[k] < q})
+            for q in range(P + 1)
+        ]
         self._groups = []
         for q in range(P + 1):
             sig: dict[tuple, list[int]] = {}
             for k in range(K):
                 if last_contrib[k] < q <= last_ref[k]:
-                    sig.setdefault(tuple(refs[k][bisect_left(refs[k], q):]), []).append(k)
+                    sig.setdefault(tuple(refs[k][bisect_left(refs[k], q) :]), []).append(k)
             self._groups.append([g for g in sig.values() if len(g) > 1])
 
         deadline = deadline or NEVER
@@ -266,7 +276,7 @@ class ComponentDP:
                         if o >= 0:
                             total += nxt[o][D - v]
                     if sat >= 0 and kk <= D:
-                        total += sum(nxt[sat][:D - kk + 1])
+                        total += sum(nxt[sat][: D - kk + 1])
                     row = [0] * (D + 1)
                     row[D] = total
                     rows.append(row)
@@ -278,10 +288,10 @@ class ComponentDP:
                         if check and not v & 15:
                             check()
                         if o >= 0:
-                            row[v:] = map(add, row[v:], nxt[o][:D + 1 - v])
+                            row[v:] = map(add, row[v:], nxt[o][: D + 1 - v])
                     if sat >= 0 and kk <= D:
                         ps = list(accumulate(nxt[sat]))
-                        row[kk:] = map(add, row[kk:], ps[:D + 1 - kk])
+                        row[kk:] = map(add, row[kk:], ps[: D + 1 - kk])
                     rows.append(row)
                     if check:
                         check()
@@ -361,7 +371,7 @@ class ComponentDP:
             D = self.col_damage[q] if q < P else 0
             arr = np.zeros((len(self.states[q]) + 1, D + 1), dtype=bool)
             for j, vec in enumerate(self.g[q]):
-                arr[j, :len(vec)] = [x > 0 for x in vec]
+                arr[j, : len(vec)] = [x > 0 for x in vec]
             pos.append(arr)
         outs = []
         for p in range(P):
@@ -502,8 +512,14 @@ class ComponentDP:
         rows = max(1, int(rows))
         s, table, off, ln = self._suffix_tables(dtype)
         # depth-first over chunks of prefixes (columns 0..s-1), chunks small enough for flat memory
-        stack = [(0, np.zeros((1, P), dtype=dtype), np.zeros(1, dtype=np.int64),
-                  np.full(1, self.col_damage[0], dtype=np.int64))]
+        stack = [
+            (
+                0,
+                np.zeros((1, P), dtype=dtype),
+                np.zeros(1, dtype=np.int64),
+                np.full(1, self.col_damage[0], dtype=np.int64),
+            )
+        ]
         while stack:
             deadline.check()
             p, mat, js, rems = stack.pop()
@@ -512,7 +528,7 @@ class ComponentDP:
                 step = max(1, EXPAND_CELLS // width)
                 if len(js) > step:
                     for a in reversed(range(0, len(js), step)):
-                        stack.append((p, mat[a:a + step], js[a:a + step], rems[a:a + step]))
+                        stack.append((p, mat[a : a + step], js[a : a + step], rems[a : a + step]))
                     continue
                 mat, js, rems, _ = self._step(p, mat, js, rems)
                 stack.append((p + 1, mat, js, rems))
@@ -545,8 +561,8 @@ class ComponentDP:
         for i, (st, n) in enumerate(zip(starts.tolist(), lengths.tolist())):
             while n:
                 take = min(n, rows - fill)
-                block[fill:fill + take, :s] = mat[i, :s]
-                block[fill:fill + take, s:] = table[st:st + take]
+                block[fill : fill + take, :s] = mat[i, :s]
+                block[fill : fill + take, s:] = table[st : st + take]
                 fill += take
                 st += take
                 n -= take
@@ -572,6 +588,7 @@ def dtype_for(max_amount: int):
 # ---------------------------------------------------------------------------------------------
 # Closed forms for one-source components
 # ---------------------------------------------------------------------------------------------
+
 
 def _c(n: int, k: int) -> int:
     return comb(n, k) if n >= 0 and 0 <= k <= n else 0
@@ -612,8 +629,13 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
     names = [r.recipient for r in free]
     if len(gated) == 1 and routes[-1] is gated[0] and not gated[0].gate.loyalty:
         g = gated[0]
-        if (sorted(g.gate.lethal) != sorted(names) or len(set(names)) != len(names) or g.recipient in names
-                or g.recipient in plan.loyalty_need or g.recipient in plan.lethal_need):
+        if (
+            sorted(g.gate.lethal) != sorted(names)
+            or len(set(names)) != len(names)
+            or g.recipient in names
+            or g.recipient in plan.loyalty_need
+            or g.recipient in plan.lethal_need
+        ):
             return None
         S, k = eff(names), len(names)
         if S is None:
@@ -622,11 +644,20 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
         return compositions(D, k) + (_c(D - S - 1 + k, k) if D - S >= 1 else 0)
     if len(gated) == 2 and routes[-2:] == tuple(gated) and len(free) == len(routes) - 2:
         t, ctl = gated
-        if (sorted(t.gate.lethal) != sorted(names) or t.gate.loyalty or sorted(ctl.gate.lethal) != sorted(names)
-                or tuple(ctl.gate.loyalty) != (t.recipient,) or len(set(names)) != len(names) or not names):
+        if (
+            sorted(t.gate.lethal) != sorted(names)
+            or t.gate.loyalty
+            or sorted(ctl.gate.lethal) != sorted(names)
+            or tuple(ctl.gate.loyalty) != (t.recipient,)
+            or len(set(names)) != len(names)
+            or not names
+        ):
             return None
-        if t.recipient not in plan.loyalty_need or ctl.recipient in plan.lethal_need \
-                or ctl.recipient in plan.loyalty_need:
+        if (
+            t.recipient not in plan.loyalty_need
+            or ctl.recipient in plan.lethal_need
+            or ctl.recipient in plan.loyalty_need
+        ):
             return None
         S, k, L = eff(names), len(names), plan.loyalty_need[t.recipient]
         if S is None:
@@ -640,8 +671,13 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
         return total
     if len(routes) == 2 and routes[0].gate is None and routes[1].gate is not None:
         t, ctl = routes
-        if (ctl.gate.lethal or tuple(ctl.gate.loyalty) != (t.recipient,) or t.recipient not in plan.loyalty_need
-                or ctl.recipient in plan.loyalty_need or ctl.recipient in plan.lethal_need):
+        if (
+            ctl.gate.lethal
+            or tuple(ctl.gate.loyalty) != (t.recipient,)
+            or t.recipient not in plan.loyalty_need
+            or ctl.recipient in plan.loyalty_need
+            or ctl.recipient in plan.lethal_need
+        ):
             return None
         L = plan.loyalty_need[t.recipient]
         return 1 + max(0, D - L)  # all to the planeswalker, or its loyalty met and 1.. to its controller
@@ -652,14 +688,20 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
 # Whole plans: the product of the components, in blocks
 # ---------------------------------------------------------------------------------------------
 
-def plan_blocks(plan: DamagePlan, rows: int = BLOCK_ROWS, dtype=None,
-                cache_rows: int = PRODUCT_CACHE_ROWS, deadline: Deadline | None = None) -> Iterator[np.ndarray]:
+
+def plan_blocks(
+    plan: DamagePlan,
+    rows: int = BLOCK_ROWS,
+    dtype=None,
+    cache_rows: int = PRODUCT_CACHE_ROWS,
+    deadline: Deadline | None = None,
+) -> Iterator[np.ndarray]:
     """Every legal assignment of the plan as rows over ``plan.columns``, in the canonical order (the product of
     the components' lexicographic orders, first component slowest), in blocks of at most ``rows`` rows.
 
     Memory stays flat: the last components are materialised only while their product has at most
     ``cache_rows`` rows; otherwise they are generated again for every row of the components before them.
-    ``deadline``: :class:`~solver.limits.LimitReached` once it passes (while building or between blocks).
+    ``deadline``: :class:`~trample.limits.LimitReached` once it passes (while building or between blocks).
     """
     deadline = deadline or NEVER
     dps = [component_dp(plan, c, deadline) for c in plan.components]
@@ -692,8 +734,8 @@ def _product(dps, rows, dtype, cache_rows) -> Iterator[np.ndarray]:
             for h in head:
                 for tail in dps[-1].blocks(rows, dtype):
                     out = np.empty((len(tail), head.shape[1] + tail.shape[1]), dtype=dtype)
-                    out[:, :head.shape[1]] = h
-                    out[:, head.shape[1]:] = tail
+                    out[:, : head.shape[1]] = h
+                    out[:, head.shape[1] :] = tail
                     yield out
         return
     tail = np.concatenate(list(_product(dps[k:], rows, dtype, cache_rows)), axis=0)
@@ -704,14 +746,15 @@ def _product(dps, rows, dtype, cache_rows) -> Iterator[np.ndarray]:
             at = np.arange(a, min(total, a + rows))
             hi, ti = np.divmod(at, t)
             out = np.empty((len(at), head.shape[1] + tail.shape[1]), dtype=dtype)
-            out[:, :head.shape[1]] = head[hi]
-            out[:, head.shape[1]:] = tail[ti]
+            out[:, : head.shape[1]] = head[hi]
+            out[:, head.shape[1] :] = tail[ti]
             yield out
 
 
 # ---------------------------------------------------------------------------------------------
 # The engine
 # ---------------------------------------------------------------------------------------------
+
 
 def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP:
     """The (cached) programme of one component of a plan (``deadline``: LimitReached while building it)."""
@@ -747,12 +790,19 @@ class DirectEngine:
             return n
         return component_dp(plan, component, deadline).count()
 
-    def iterate(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
-                ) -> Iterator[tuple[int, ...]]:
+    def iterate(
+        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
+    ) -> Iterator[tuple[int, ...]]:
         for block in component_dp(plan, component, deadline).blocks(deadline=deadline):
             yield from map(tuple, block.tolist())
 
-    def blocks(self, plan: DamagePlan, component: Sequence[int], rows: int = BLOCK_ROWS, dtype=None,
-               deadline: Deadline | None = None):
+    def blocks(
+        self,
+        plan: DamagePlan,
+        component: Sequence[int],
+        rows: int = BLOCK_ROWS,
+        dtype=None,
+        deadline: Deadline | None = None,
+    ):
         """The component's legal vectors in lexicographic order, as numpy blocks."""
         return component_dp(plan, component, deadline).blocks(rows, dtype, deadline)

@@ -13,13 +13,24 @@ from .transforms import (
     can_pay_mill_cost,
     discover,
     mill,
-    seek_thrills,
     seeded_permutation,
+    seek_thrills,
     shuffle_library,
 )
 
 __all__ = [
-    "DiscoverDistribution", "DiscoverEvent", "GnomeReport", "MillDistribution", "MillEvent",
-    "can_pay_mill_cost", "discover", "discover_distribution", "gnome_outcomes", "mill", "mill_distribution",
-    "seek_thrills", "seeded_permutation", "shuffle_library",
+    "DiscoverDistribution",
+    "DiscoverEvent",
+    "GnomeReport",
+    "MillDistribution",
+    "MillEvent",
+    "can_pay_mill_cost",
+    "discover",
+    "discover_distribution",
+    "gnome_outcomes",
+    "mill",
+    "mill_distribution",
+    "seek_thrills",
+    "seeded_permutation",
+    "shuffle_library",
 ]

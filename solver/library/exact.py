@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
-from models.cards import Card, GameState, Library, as_state
-from models.errors import expect_int
-
+from ..models.cards import Card, GameState, Library, as_state
+from ..models.errors import expect_int
 from .transforms import best_face, qualifies
 
 
@@ -98,8 +97,16 @@ class DiscoverDistribution:
         out = []
         for card, idx in groups.items():
             total = sum((self.discovered[i] for i in idx), Fraction(0))
-            out.append({"name": card.name, "mana_value": card.mana_value, "copies": len(idx), "indices": idx,
-                        **prob_json(total), "literal_final_land": self.qualifying == 0})
+            out.append(
+                {
+                    "name": card.name,
+                    "mana_value": card.mana_value,
+                    "copies": len(idx),
+                    "indices": idx,
+                    **prob_json(total),
+                    "literal_final_land": self.qualifying == 0,
+                }
+            )
         return out
 
     def to_json(self) -> dict:
@@ -151,8 +158,14 @@ def discover_distribution(library, n: int) -> DiscoverDistribution:
         if p:
             mv[cards[i].mana_value] += p
     return DiscoverDistribution(
-        n=n, cards=cards, qualifying=q, discovered=tuple(disc), literal_final_land=literal,
-        none=1 - sum(disc, Fraction(0)), mana_value=tuple(sorted(mv.items())), exiled=exiled,
+        n=n,
+        cards=cards,
+        qualifying=q,
+        discovered=tuple(disc),
+        literal_final_land=literal,
+        none=1 - sum(disc, Fraction(0)),
+        mana_value=tuple(sorted(mv.items())),
+        exiled=exiled,
         cast_mana_value=tuple(sorted(cast.items())),
     )
 
@@ -195,8 +208,9 @@ def hypergeometric(population: int, successes: int, draws: int) -> tuple[tuple[i
     total = comb(population, draws)
     lo = max(0, draws - (population - successes))
     hi = min(successes, draws)
-    return tuple((x, Fraction(comb(successes, x) * comb(population - successes, draws - x), total))
-                 for x in range(lo, hi + 1))
+    return tuple(
+        (x, Fraction(comb(successes, x) * comb(population - successes, draws - x), total)) for x in range(lo, hi + 1)
+    )
 
 
 def subset_sum_counts(values, size: int) -> dict[int, int]:
@@ -222,6 +236,10 @@ def mill_distribution(library, n: int) -> MillDistribution:
     total = comb(size, m)
     sums = subset_sum_counts([c.mana_value for c in cards], m)
     return MillDistribution(
-        n=n, library_size=size, milled=m, adventurers_in_library=a, adventurers=hypergeometric(size, a, m),
+        n=n,
+        library_size=size,
+        milled=m,
+        adventurers_in_library=a,
+        adventurers=hypergeometric(size, a, m),
         mana_value_total=tuple((s, Fraction(w, total)) for s, w in sorted(sums.items())),
     )

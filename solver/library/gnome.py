@@ -21,13 +21,12 @@ any deathtouch damage) and that are not indestructible; a blocker assigned nothi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping
 
-from models import Assignment, FormatError, Scenario, load_scenario
-from models.cards import GameState, as_state, load_library_or_state
-
+from ..models import Assignment, FormatError, Scenario, load_scenario
+from ..models.cards import GameState, as_state, load_library_or_state
 from .exact import DiscoverDistribution, discover_distribution, exact_json
 from .transforms import discover
 
@@ -77,8 +76,13 @@ class GnomeReport:
         best = None
         if self.best is not None:
             b = self.best
-            best = {"x": b.x, "split": b.best_split.to_json(), "kills": b.max_kills,
-                    "mana_value_score": exact_json(b.score), "triggers": b.triggers}
+            best = {
+                "x": b.x,
+                "split": b.best_split.to_json(),
+                "kills": b.max_kills,
+                "mana_value_score": exact_json(b.score),
+                "triggers": b.triggers,
+            }
         return {
             "gnome": self.gnome,
             "criterion": self.criterion,
@@ -145,16 +149,23 @@ def _known_outcome(state: GameState, x: int) -> dict:
     }
 
 
-def gnome_outcomes(scenario, library, gnome_id: str | None = None, *, criterion: str = "mana_value",
-                   library_order: str = "unknown", engine: str = "auto") -> GnomeReport:
+def gnome_outcomes(
+    scenario,
+    library,
+    gnome_id: str | None = None,
+    *,
+    criterion: str = "mana_value",
+    library_order: str = "unknown",
+    engine: str = "auto",
+) -> GnomeReport:
     """Every reachable X for the Gnome in one damage step, the splits giving it, and discover X.
 
-    ``scenario``: a :class:`~models.Scenario` or its JSON (one damage step: ``"regular"`` or
-    ``"first_strike"``). ``library``: a :class:`~models.cards.Library`, state, list of cards, or their JSON.
+    ``scenario``: a :class:`~trample.models.Scenario` or its JSON (one damage step: ``"regular"`` or
+    ``"first_strike"``). ``library``: a :class:`~trample.models.cards.Library`, state, list of cards, or their JSON.
     ``gnome_id``: the Gnome's attacker id (default: the only attacker, or the only one whose id contains
     "gnome"). See the module docstring for ``criterion`` and ``library_order``.
     """
-    from solver import Combat  # lazy: the combat engine may import ortools
+    from .. import Combat  # lazy: the combat engine may import ortools
 
     if criterion not in CRITERIA:
         raise FormatError("criterion", f"expected one of {', '.join(CRITERIA)}, got {criterion!r}")

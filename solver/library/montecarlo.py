@@ -50,8 +50,13 @@ def simulate_discover(library, n: int, trials: int, seed: int = 0, batch: int = 
     for i, f in enumerate(freq):
         if f:
             mv[int(mvs[i])] = mv.get(int(mvs[i]), 0.0) + float(f)
-    return {"exiled": exiled / trials, "discovered": freq, "literal_final_land": literal / trials,
-            "none": 1.0 - float(freq.sum()), "mana_value": mv}
+    return {
+        "exiled": exiled / trials,
+        "discovered": freq,
+        "literal_final_land": literal / trials,
+        "none": 1.0 - float(freq.sum()),
+        "mana_value": mv,
+    }
 
 
 def simulate_mill(library, n: int, trials: int, seed: int = 0, batch: int = 20000) -> dict:
@@ -77,5 +82,7 @@ def simulate_mill(library, n: int, trials: int, seed: int = 0, batch: int = 2000
             uniq, cnt = np.unique(values, return_counts=True)
             for u, c in zip(uniq.tolist(), cnt.tolist()):
                 acc[u] = acc.get(u, 0) + c
-    return {"adventurers": {k: v / trials for k, v in sorted(counts.items())},
-            "mana_value_total": {k: v / trials for k, v in sorted(totals.items())}}
+    return {
+        "adventurers": {k: v / trials for k, v in sorted(counts.items())},
+        "mana_value_total": {k: v / trials for k, v in sorted(totals.items())},
+    }

@@ -1,4 +1,4 @@
-"""Mill (701.17), discover (701.57) and Seek Thrills as pure transforms of a :class:`~models.cards.GameState`.
+"""Mill (701.17), discover (701.57) and Seek Thrills as pure transforms of a :class:`~trample.models.cards.GameState`.
 
 Every transform has the shape ``f(state, parameters..., seed) -> (new_state, event)``:
 
@@ -23,8 +23,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from models.cards import Card, Face, GameState, Library, Spell, as_state
-from models.errors import FormatError, expect_int
+from ..models.cards import Card, Face, GameState, Library, Spell, as_state
+from ..models.errors import FormatError, expect_int
 
 _TWO53 = 1 << 53
 CHOICES = ("cast", "hand")
@@ -33,6 +33,7 @@ CHOICES = ("cast", "hand")
 # ---------------------------------------------------------------------------------------------
 # Parameters and randomness
 # ---------------------------------------------------------------------------------------------
+
 
 def _count(n, what: str) -> int:
     return expect_int(n, what, minimum=0)
@@ -72,6 +73,7 @@ def shuffle_library(state, seed: int) -> tuple[GameState, dict]:
 # ---------------------------------------------------------------------------------------------
 # Mill (701.17) and Seek Thrills
 # ---------------------------------------------------------------------------------------------
+
 
 def can_pay_mill_cost(state, n: int) -> bool:
     """701.17b: a cost that mills ``n`` cards can be paid only if the library holds at least ``n`` cards."""
@@ -174,6 +176,7 @@ def seek_thrills(state, seed: int | None = None) -> tuple[GameState, MillEvent]:
 # Discover (701.57)
 # ---------------------------------------------------------------------------------------------
 
+
 def qualifies(card: Card, n: int) -> bool:
     """701.57a: discover N stops at the first nonland card with mana value N or less."""
     return not card.is_land and card.mana_value <= n
@@ -234,12 +237,15 @@ class DiscoverEvent:
         if not self.exiled:
             return "the library was empty: nothing exiled, and the player has still discovered (701.57b)"
         if self.literal_final_land:
-            return (f"the library ran out; the final card exiled, {self.discovered_card.name}, is a land with "
-                    f"mana value {self.discovered_card.mana_value} <= {self.n}, so read literally it is the "
-                    "discovered card (701.57c), though it was neither cast nor put into hand: it went to the "
-                    "bottom with the others")
-        return ("the library ran out without a nonland card of mana value "
-                f"{self.n} or less; no discovered card (701.57c)")
+            return (
+                f"the library ran out; the final card exiled, {self.discovered_card.name}, is a land with "
+                f"mana value {self.discovered_card.mana_value} <= {self.n}, so read literally it is the "
+                "discovered card (701.57c), though it was neither cast nor put into hand: it went to the "
+                "bottom with the others"
+            )
+        return (
+            f"the library ran out without a nonland card of mana value {self.n} or less; no discovered card (701.57c)"
+        )
 
     def to_json(self) -> dict:
         went = []
@@ -271,12 +277,13 @@ class DiscoverEvent:
         }
 
 
-def discover(state, n: int, seed: int, *, choice: str = "cast", face: str | None = None
-             ) -> tuple[GameState, DiscoverEvent]:
+def discover(
+    state, n: int, seed: int, *, choice: str = "cast", face: str | None = None
+) -> tuple[GameState, DiscoverEvent]:
     """Discover ``n`` (701.57a).
 
     Exile from the top until a nonland card with mana value <= ``n`` is exiled. With ``choice="cast"`` it is
-    cast (it goes to the stack as a :class:`~models.cards.Spell`) through a face whose mana value is <= ``n``:
+    cast (it goes to the stack as a :class:`~trample.models.cards.Spell`) through a face whose mana value is <= ``n``:
     ``face`` names it, by default the highest such face (:func:`best_face`); with no such face, or with
     ``choice="hand"``, it goes to the hand. The other exiled cards go to the bottom in the random order given by
     ``seed`` (:func:`seeded_permutation`). The exile zone ends as it began: the cards only pass through it.
@@ -329,8 +336,16 @@ def discover(state, n: int, seed: int, *, choice: str = "cast", face: str | None
 
     new = replace(state, library=library, hand=new_hand, stack=new_stack)
     event = DiscoverEvent(
-        n=n, seed=seed, choice=choice, exiled=exiled, hit=hit, discovered_card=discovered_card,
-        literal_final_land=literal, castable_faces=tuple(f.name for f in castable), cast_face=cast_face,
-        destination=destination, bottom=bottom,
+        n=n,
+        seed=seed,
+        choice=choice,
+        exiled=exiled,
+        hit=hit,
+        discovered_card=discovered_card,
+        literal_final_land=literal,
+        castable_faces=tuple(f.name for f in castable),
+        cast_face=cast_face,
+        destination=destination,
+        bottom=bottom,
     )
     return new, event
