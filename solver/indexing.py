@@ -20,14 +20,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
 from .engines.direct import ComponentDP, component_dp
 from .limits import deadline_of
 from .models import Assignment, FormatError, load_assignment
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .combat import Combat
+from .step import DamageStep as Combat  # anything with a plan: a Combat, or the step the optimiser reads
 
 __all__ = ["rank", "unrank", "sample", "samples", "count", "component_programmes"]
 

@@ -30,8 +30,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .models import Assignment, FormatError
+from .limits import LimitReached, deadline_of
+from .models import Assignment, FormatError, load_assignment
 from .rules import DamagePlan, lethal_need
+from .step import DamageStep
 
 OBJECTIVES = ("max-damage", "lethal", "max-kills", "max-value", "min-overkill")
 SMALL_COLUMNS = 16  # models up to this many columns get LEAN_PARAMS (benchmarks/bench_solve.py measures it)
@@ -613,12 +615,10 @@ def _forced(plan: DamagePlan) -> list[int] | None:
     return [plan.sources[i].damage for i, _ in plan.columns]
 
 
-def _combat_of(combat):
-    from .combat import Combat
-
-    if isinstance(combat, Combat):
+def _combat_of(combat) -> DamageStep:
+    if isinstance(combat, DamageStep):
         return combat
-    return Combat(combat)
+    return DamageStep(combat)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -775,7 +775,6 @@ class AllOptimal(Iterator[Assignment]):
         limit: int | None = None,
         params: Mapping | None = None,
     ):
-        from .limits import deadline_of
 
         self._deadline = deadline_of(time_limit)
         self.complete = True
@@ -821,7 +820,6 @@ class AllOptimal(Iterator[Assignment]):
 
     def _enumerate(self) -> Iterator[Assignment]:
         from .engines.cpsat import enumeration_solver, stream_solutions
-        from .limits import LimitReached
 
         om = self._model
         try:
@@ -848,8 +846,6 @@ def score(combat, assignment, objectives) -> dict:
     objs = parse_objectives(objectives, combat.scenario)
     defs = _Definitions(plan)
     if not isinstance(assignment, Assignment):
-        from .models import load_assignment
-
         assignment = load_assignment(assignment, combat.scenario)
     vec = [assignment.amount(plan.sources[i].source, r) for i, r in plan.columns]
     return {o.name: defs.evaluate(o, vec) for o in objs}

@@ -20,19 +20,32 @@ line still has both keys, and its ``"first_strike"`` part is every source with `
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from fractions import Fraction
 from functools import cached_property
 
 from .check import CheckResult, Violation, check
-from .combat import Combat, LegalAssignments, opening
+from .combat import Combat, LegalAssignments
 from .engines import get_engine
 from .limits import NEVER, LimitReached, deadline_of
 from .models import Assignment, FormatError, Scenario, load_assignment, load_scenario, parse_json_text
 from .models.errors import expect_object, join
+from .optimize import (
+    STATUS_FEASIBLE,
+    STATUS_INFEASIBLE,
+    STATUS_OPTIMAL,
+    STATUS_UNKNOWN,
+    SolveResult,
+    parse_objectives,
+    score,
+)
+from .optimize import solve as solve_step
 from .rules import derive
 from .sba import after_step, apply_damage, creature_dies, damage_dealt, first_strike_step_happens
+from .step import opening
 
 STEP_KEYS = ("first_strike", "regular")
 STEP_NAMES = {"first_strike": "first-strike step", "regular": "regular step"}
@@ -535,20 +548,6 @@ def solve_whole(whole: WholeCombat, objectives, *, time_limit: float | None = No
     searched is returned with status ``feasible``; when no line was searched completely, status ``unknown`` and
     no line. Other options go to each one-step solve.
     """
-    import time
-    from fractions import Fraction
-
-    from .optimize import (
-        STATUS_FEASIBLE,
-        STATUS_INFEASIBLE,
-        STATUS_OPTIMAL,
-        STATUS_UNKNOWN,
-        SolveResult,
-        parse_objectives,
-        score,
-    )
-    from .optimize import solve as solve_step
-
     start = time.perf_counter()
     deadline = deadline_of(time_limit)
 
@@ -689,3 +688,13 @@ def _canonical_division(combat: Combat) -> Assignment:
     if any(r.gate is not None for s in plan.sources for r in s.routes):
         return next(iter(combat.assignments()))
     return Assignment({s.source: ({s.routes[-1].recipient: s.damage} if s.damage else {}) for s in plan.sources})
+
+
+def open_combat(scenario: Scenario | Mapping | str, side: str = "attacking", engine: str = "auto"):
+    """A :class:`~trample.combat.Combat` for one damage step, or a :class:`WholeCombat` (both steps) for
+    ``"step": "combat"``."""
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario)
+    if scenario.step == "combat":
+        return WholeCombat(scenario, side=side, engine=engine)
+    return Combat(scenario, side=side, engine=engine)

@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 import time
 
-from .players import Player
+from .player import Player
 
 MAX_LINE = 16 << 20  # a longer answer is garbage
 
