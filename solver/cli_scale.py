@@ -38,7 +38,7 @@ from .docio import (
     seconds,
     shown,
 )
-from .engines.direct import dtype_for, plan_blocks
+from .engines import BLOCKS, get_engine
 from .indexing import count
 from .limits import LimitReached
 from .models import FormatError, load_assignment
@@ -268,13 +268,14 @@ def enumerate_npy(args) -> int:
     except LimitReached:  # --time-limit ran out while counting: an empty (incomplete) matrix
         count = None
     rows = 0 if count is None else count if args.limit is None else min(count, args.limit)
-    dtype = np.dtype(dtype_for(max((s.damage for s in plan.sources), default=0)))
+    blocks_engine = get_engine("direct", needs=[BLOCKS])  # the engine that writes numpy blocks
+    dtype = np.dtype(blocks_engine.dtype_for(max((s.damage for s in plan.sources), default=0)))
     sidecar = getattr(args, "columns", None) or (columns_path(output) if seekable_out else None)
 
     if count is None:
         blocks = iter(())
     elif args.engine in ("auto", "direct"):
-        blocks = plan_blocks(plan, dtype=dtype)
+        blocks = blocks_engine.plan_blocks(plan, dtype=dtype)
     else:
         blocks = _engine_blocks(combat, columns, dtype, args.engine)
     deadline = None if args.time_limit is None else time.monotonic() + args.time_limit

@@ -54,6 +54,7 @@ import numpy as np
 
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
+from . import BLOCKS, PROGRAMME
 
 FREE = -1
 UNSAT = -2
@@ -758,7 +759,7 @@ def _product(dps, rows, dtype, cache_rows) -> Iterator[np.ndarray]:
 
 def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP:
     """The (cached) programme of one component of a plan (``deadline``: LimitReached while building it)."""
-    cache = plan.__dict__.setdefault("_direct_dp", {})
+    cache = plan.cache.of("direct")
     key = tuple(component)
     dp = cache.get(key)
     if dp is None:
@@ -770,11 +771,12 @@ class DirectEngine:
     """Exact counting, lexicographic enumeration in numpy blocks; no solver, no search."""
 
     name = "direct"
+    capabilities: frozenset[str] = frozenset({PROGRAMME, BLOCKS})
 
     def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
         """Counting is always supported; this answers for enumeration: the programme is built (and kept) if it
         stays within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells."""
-        cache = plan.__dict__.setdefault("_direct_dp", {})
+        cache = plan.cache.of("direct")
         key = tuple(component)
         if key in cache:
             return True
@@ -806,3 +808,18 @@ class DirectEngine:
     ):
         """The component's legal vectors in lexicographic order, as numpy blocks."""
         return component_dp(plan, component, deadline).blocks(rows, dtype, deadline)
+
+    # -- PROGRAMME ---------------------------------------------------------------------------------
+    def programme(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP:
+        """The (cached) counting programme of one component: count, rank, unrank (trample.indexing)."""
+        return component_dp(plan, component, deadline)
+
+    # -- BLOCKS ------------------------------------------------------------------------------------
+    def plan_blocks(self, plan: DamagePlan, rows: int = BLOCK_ROWS, dtype=None, deadline: Deadline | None = None):
+        """Every legal assignment of the plan, in the canonical order, as integer matrices (the npy writer)."""
+        return plan_blocks(plan, rows=rows, dtype=dtype, deadline=deadline)
+
+    @staticmethod
+    def dtype_for(max_amount: int):
+        """The smallest numpy integer type that holds ``max_amount``."""
+        return dtype_for(max_amount)
