@@ -6,10 +6,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from boards import PERFT_PATH
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "thrasta.json"
-PERFT = ROOT.parent / "shared" / "perft" / "combat-perft.jsonl"
+PERFT = PERFT_PATH  # tests/data/combat-perft.jsonl
 
 TRAMPLE_2_2 = {
     "players": [{"id": "opp", "life": 20}],
