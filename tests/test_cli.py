@@ -1,4 +1,4 @@
-"""The trample command line: FORMAT.md's contract (exit codes 0/1/2, one-line errors, .jsonl batches)."""
+"""The trample command line: docs/format.md's contract (exit codes 0/1/2, one-line errors, .jsonl batches)."""
 
 import json
 import subprocess

@@ -1,4 +1,4 @@
-"""The direct engine (issue 4): exact counts without listing, lexicographic rank/unrank, uniform sampling,
+"""The direct engine (docs/scale.md): exact counts without listing, lexicographic rank/unrank, uniform sampling,
 numpy block enumeration -- each checked against the CP-SAT reference engine and the brute-force oracle."""
 
 from __future__ import annotations
