@@ -500,7 +500,7 @@ extra_fields = st.dictionaries(st.sampled_from(["id", "oracle_text", "set", "rar
 
 
 @given(st.sampled_from(POOL), extra_fields)
-def test_card_round_trip_carries_extra_fields(base, extra):  # FORMAT.md: further fields travel unchanged
+def test_card_round_trip_carries_extra_fields(base, extra):  # docs/format.md: further fields travel unchanged
     data = {**base.to_json(), **extra}
     original = json.dumps(data, sort_keys=True)
     c = load_card(data)
@@ -511,7 +511,7 @@ def test_card_round_trip_carries_extra_fields(base, extra):  # FORMAT.md: furthe
         assert c.get(k) == v
 
 
-def test_library_and_state_round_trip():  # FORMAT.md "Library"; 701.57a results load back
+def test_library_and_state_round_trip():  # docs/format.md "Library"; 701.57a results load back
     doc = {"cards": [GIANT.to_json(), FIRE_ICE.to_json(), {**BOLT.to_json(), "id": 3}]}
     library = load_library(doc)
     assert library.to_json() == doc
@@ -582,14 +582,14 @@ def test_halves_inherit_types_and_adventure_face_name():  # 709.3, 715.3
         ("{", "not JSON"),
     ],
 )
-def test_bad_library_input(doc, message):  # FORMAT.md "Library": a one-line error naming the JSON path
+def test_bad_library_input(doc, message):  # docs/format.md "Library": a one-line error naming the JSON path
     with pytest.raises(FormatError) as err:
         load_library(doc)
     assert str(err.value).startswith(message)
     assert "\n" not in str(err.value)
 
 
-def test_bad_state_input():  # FORMAT.md: bad input names its JSON path
+def test_bad_state_input():  # docs/format.md: bad input names its JSON path
     with pytest.raises(FormatError, match=r"^sideboard: unknown zone"):
         load_state({"library": [], "sideboard": []})
     with pytest.raises(FormatError, match=r"^stack\[0\]\.card: required field is missing"):

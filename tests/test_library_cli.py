@@ -219,7 +219,7 @@ def test_cli_gnome(capsys):  # 702.19b split -> discover X (701.57a)
     assert res["best"]["x"] == 2
 
 
-def test_cli_jsonl_batch(capsys, tmp_path):  # FORMAT.md: one result line per input line
+def test_cli_jsonl_batch(capsys, tmp_path):  # docs/format.md: one result line per input line
     batch = tmp_path / "libs.jsonl"
     batch.write_text(json.dumps(LIBRARY) + "\n" + json.dumps(LANDS) + "\n")
     code, out, _ = cli(capsys, "discover", batch, 2, "--seed", 0)
@@ -248,7 +248,7 @@ def test_cli_jsonl_batch(capsys, tmp_path):  # FORMAT.md: one result line per in
         (["discover", "-", "4", "--seed", "0", "--choice", "exile"], LIBRARY, "invalid choice"),
     ],
 )
-def test_cli_bad_input_exits_2_with_one_line(capsys, monkeypatch, args, stdin, message):  # FORMAT.md exit 2
+def test_cli_bad_input_exits_2_with_one_line(capsys, monkeypatch, args, stdin, message):  # docs/format.md exit 2
     import io
 
     monkeypatch.setattr(sys, "stdin", io.StringIO(stdin if isinstance(stdin, str) else json.dumps(stdin)))
@@ -257,7 +257,7 @@ def test_cli_bad_input_exits_2_with_one_line(capsys, monkeypatch, args, stdin, m
     assert err.count("\n") == 1 and message in err
 
 
-def test_cli_real_process_contract():  # FORMAT.md: exit 2, one line on standard error, no traceback
+def test_cli_real_process_contract():  # docs/format.md: exit 2, one line on standard error, no traceback
     bad = subprocess.run(
         [sys.executable, "-m", "trample", "mill", "-", "3"],
         input='{"cards": [{"name": "X"}]}',
@@ -288,7 +288,7 @@ def test_add_commands_on_a_plain_parser(capsys):  # 701.17a through the registra
     assert json.loads(capsys.readouterr().out)["count"] == 1
 
 
-def test_cli_library_does_not_import_ortools():  # FORMAT.md CLI: library commands load no solver
+def test_cli_library_does_not_import_ortools():  # docs/format.md CLI: library commands load no solver
     code = (
         "import sys, trample.cli_library, trample.library; "
         "sys.exit(1 if any(m.startswith('ortools') for m in sys.modules) else 0)"
