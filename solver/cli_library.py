@@ -65,9 +65,10 @@ def cmd_mill(args) -> int:
 
     def one(doc):
         state, zones = _state(doc)
-        if args.distribution:
-            return {"action": "mill_distribution", **mill_distribution(state, n).to_json()}, EXIT_OK
-        new, event = mill(state, n, seed, as_cost=args.cost)
+        if args.distribution:  # 701.17b: a cost that cannot be paid mills nothing, exit 1 as without --distribution
+            dist = mill_distribution(state, n, as_cost=args.cost, to=args.to, end=args.end)
+            return {"action": "mill_distribution", **dist.to_json()}, (EXIT_OK if dist.performed else EXIT_NO)
+        new, event = mill(state, n, seed, as_cost=args.cost, to=args.to, end=args.end)
         return _result(event.to_json(), new, zones), (EXIT_NO if args.cost and not event.performed else EXIT_OK)
 
     return run_batch(args.library, one)
@@ -82,8 +83,9 @@ def cmd_seek_thrills(args) -> int:
     def one(doc):
         state, zones = _state(doc)
         if args.distribution:
-            return {"action": "seek_thrills_distribution", **mill_distribution(state, 7).to_json()}, EXIT_OK
-        new, event = seek_thrills(state, seed)
+            dist = mill_distribution(state, 7, to=args.to, end=args.end)
+            return {"action": "seek_thrills_distribution", **dist.to_json()}, EXIT_OK
+        new, event = seek_thrills(state, seed, to=args.to, end=args.end)
         return _result(event.to_json(), new, zones), EXIT_OK
 
     return run_batch(args.library, one)
@@ -97,6 +99,12 @@ def cmd_discover(args) -> int:
     seed = _whole(args.seed, "--seed", allow_none=True)
     if seed is None and not args.distribution:
         raise FormatError("--seed", "required: it sets the random order of the cards put on the bottom (701.57a)")
+    if args.face is not None and args.choice == "hand":
+        raise FormatError("--face", "names the face to cast; with --choice hand nothing is cast (701.57a)")
+    if args.face is not None and args.distribution:
+        raise FormatError(
+            "--face", "not used with --distribution (which casts the castable face of highest mana value)"
+        )
 
     def one(doc):
         state, zones = _state(doc)
@@ -129,6 +137,22 @@ def cmd_gnome(args) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+def _mill_options(p) -> None:
+    p.add_argument(
+        "--to",
+        choices=["graveyard", "exile"],
+        default="graveyard",
+        help="where the milled cards go: graveyard (701.17a, default) or exile (a replacement effect)",
+    )
+    p.add_argument(
+        "--from",
+        dest="end",
+        choices=["top", "bottom"],
+        default="top",
+        help="mill from the top of the library (default) or from the bottom",
+    )
+
+
 def add_commands(subparsers) -> None:
     """Register mill, discover, seek-thrills and gnome on an argparse subparsers object."""
     lib_help = 'library JSON ({"cards": [...]}, top first), a zones document, a .jsonl batch, or -'
@@ -147,6 +171,7 @@ def add_commands(subparsers) -> None:
         action="store_true",
         help="exact distribution over a uniformly shuffled library instead (adventurers, total mana value)",
     )
+    _mill_options(p)
     p.set_defaults(func=cmd_mill)
 
     p = subparsers.add_parser("discover", help="discover N (701.57): exiled cards, the discovered card, where it went")
@@ -175,6 +200,7 @@ def add_commands(subparsers) -> None:
         action="store_true",
         help="exact distribution of adventurers among the seven milled, over a shuffled library",
     )
+    _mill_options(p)
     p.set_defaults(func=cmd_seek_thrills)
 
     p = subparsers.add_parser("gnome", help="Scalesoul Gnome: each reachable X, its splits, and discover X")
