@@ -117,19 +117,49 @@ def cmd_discover(args) -> int:
 
 
 def cmd_gnome(args) -> int:
-    from .cli import emit, label, read_text, scenario_from
+    """One board (COMBAT a scenario JSON), or a ``.jsonl`` batch: one board per line, each a scenario (with the
+    LIBRARY given) or ``{"combat": scenario, "library": ..., "gnome": id}`` (library and gnome optional)."""
+    from .cli import is_batch, label, read_text, run_batch, scenario_from
     from .library import gnome_outcomes
     from .models import parse_json_text
+    from .models.errors import expect_object, join
 
     if args.combat == "-" and args.library == "-":
         raise FormatError("LIBRARY", "COMBAT and LIBRARY cannot both be read from standard input")
-    scenario = scenario_from(parse_json_text(read_text(args.combat), label(args.combat)))
-    state, _ = _state(parse_json_text(read_text(args.library), label(args.library)))
-    report = gnome_outcomes(
-        scenario, state, args.gnome, criterion=args.criterion, library_order=args.order, engine=args.engine
-    )
-    emit(report.to_json())
-    return EXIT_OK
+    shared = None
+    if args.library is not None:
+        shared, _ = _state(parse_json_text(read_text(args.library), label(args.library)))
+    elif not is_batch(args.combat):
+        raise FormatError("LIBRARY", "required (only a .jsonl batch may give a library on each line)")
+
+    def one(doc):
+        state, gnome, path = shared, args.gnome, ""
+        if isinstance(doc, dict) and "combat" in doc:
+            for key in doc:
+                if key not in ("combat", "library", "gnome"):
+                    raise FormatError(key, 'unknown field (a batch line is {"combat", "library", "gnome"})')
+            if "library" in doc:
+                state, _ = _state(doc["library"])
+            if "gnome" in doc:
+                gnome = doc["gnome"]
+                if not isinstance(gnome, str):
+                    raise FormatError("gnome", "expected an attacker id (a string)")
+            doc, path = doc["combat"], "combat"
+        if state is None:
+            raise FormatError(join(path, "library") if path else "library", "no library: give LIBRARY or a library")
+        scenario = scenario_from(expect_object(doc, path or "scenario"), path)
+        report = gnome_outcomes(
+            scenario,
+            state,
+            gnome,
+            criterion=args.criterion,
+            library_order=args.order,
+            engine=args.engine,
+            objective=args.objective,
+        )
+        return report.to_json(), EXIT_OK
+
+    return run_batch(args.combat, one)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,8 +234,12 @@ def add_commands(subparsers) -> None:
     p.set_defaults(func=cmd_seek_thrills)
 
     p = subparsers.add_parser("gnome", help="Scalesoul Gnome: each reachable X, its splits, and discover X")
-    p.add_argument("combat", metavar="COMBAT", help="combat scenario JSON (one damage step) or -")
-    p.add_argument("library", metavar="LIBRARY", help="library JSON or -")
+    p.add_argument(
+        "combat",
+        metavar="COMBAT",
+        help='combat scenario JSON (one damage step, or "step": "combat" for both), a .jsonl batch, or -',
+    )
+    p.add_argument("library", metavar="LIBRARY", nargs="?", default=None, help="library JSON or -")
     p.add_argument(
         "--gnome",
         default=None,
@@ -213,10 +247,17 @@ def add_commands(subparsers) -> None:
     )
     p.add_argument(
         "--criterion",
-        choices=["mana_value", "kills", "x"],
-        default="mana_value",
-        help="best split: mana_value (expected mana value discovered, then kills, then X; default), "
-        "kills (then X, then mana value), x (then kills)",
+        choices=["score", "mana_value", "kills", "x"],
+        default="score",
+        help="best line: score (expected score of the faces cast and duplicates conjured, then kills, then X; "
+        "default), mana_value (expected mana value discovered, then kills, then X), kills (then X, then mana "
+        "value), x (then kills)",
+    )
+    p.add_argument(
+        "--objective",
+        default=None,
+        help="lexicographic terms, comma-separated, overriding --criterion: lethal, damage, kills, score, "
+        "mana_value, x (e.g. lethal,kills,score)",
     )
     p.add_argument(
         "--order",
