@@ -162,6 +162,28 @@ def cmd_gnome(args) -> int:
     return run_batch(args.combat, one)
 
 
+def cmd_from_deck(args) -> int:
+    """``trample library from-deck DECK --cards FILE``: the library of a decklist, from card data on disk."""
+    from .cli import emit, label, read_text
+    from .library.decks import library_from_deck, load_card_data, parse_decklist
+    from .library.transforms import shuffle_library
+    from .models import parse_json_text
+
+    if args.deck == "-" and args.cards == "-":
+        raise FormatError("--cards", "DECK and --cards cannot both be read from standard input")
+    seed = _whole(args.seed, "--seed", allow_none=True)
+    where = label(args.deck)
+    lines = parse_decklist(read_text(args.deck, "DECK"), where)
+    data = load_card_data(parse_json_text(read_text(args.cards, "--cards"), label(args.cards)), label(args.cards))
+    sections = ("deck", "sideboard") if args.sideboard else ("deck",)
+    library = library_from_deck(lines, data, sections=sections, where=where)
+    state = _state(library.to_json())[0]
+    if seed is not None:
+        state, _ = shuffle_library(state, seed)
+    emit(state.library.to_json())
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------------------------------
 # Registration
 # ---------------------------------------------------------------------------------------------
@@ -275,3 +297,23 @@ def add_commands(subparsers) -> None:
         help=f"combat engine: {', '.join(engine_choices())} (default auto)",
     )
     p.set_defaults(func=cmd_gnome)
+
+    from .cli import _Parser
+
+    p = subparsers.add_parser("library", help="build libraries from real data (library from-deck)")
+    sub = p.add_subparsers(dest="library_command", metavar="SUBCOMMAND", parser_class=_Parser)
+    sub.required = True
+    q = sub.add_parser(
+        "from-deck",
+        help="a library from a decklist (MTG Arena export or '4 Name' lines) and Scryfall or MTGJSON card data",
+    )
+    q.add_argument("deck", metavar="DECK", help="decklist text file, or -")
+    q.add_argument(
+        "--cards",
+        required=True,
+        metavar="FILE",
+        help="card data on disk: Scryfall card objects (a JSON array, as in bulk data) or MTGJSON AtomicCards",
+    )
+    q.add_argument("--sideboard", action="store_true", help="include the sideboard (default: the main deck only)")
+    q.add_argument("--seed", default=None, help="shuffle the library with this seed (default: the decklist's order)")
+    q.set_defaults(func=cmd_from_deck)
