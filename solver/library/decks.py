@@ -246,7 +246,7 @@ def _from_mtgjson(name: str, entries, where: str) -> _Raw:
 
 
 def _norm(name: str) -> str:
-    return re.sub(r"\s*/{2,3}\s*", " // ", " ".join(name.split())).casefold()
+    return re.sub(r"\s*/{1,3}\s*", " // ", " ".join(name.split())).casefold()
 
 
 class CardData:
