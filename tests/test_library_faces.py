@@ -11,7 +11,7 @@ import pytest
 
 from trample.cli import main
 from trample.library import discover, discover_distribution, mill, mill_distribution, seek_thrills
-from trample.models.cards import Card, GameState, Spell, load_card, load_library
+from trample.models.cards import GameState, Spell, load_card, load_library
 from trample.models.errors import FormatError
 
 VALAKUT = {
@@ -188,7 +188,9 @@ def test_identical_cards_with_keys_in_another_order_are_one_group():  # "identic
 
 def test_cli_identical_cards_one_group(capsys, tmp_path):
     path = tmp_path / "l.json"
-    path.write_text('{"cards":[{"name":"A","mana_value":1,"id":"x","set":"W"},{"set":"W","id":"x","name":"A","mana_value":1}]}')
+    path.write_text(
+        '{"cards":[{"name":"A","mana_value":1,"id":"x","set":"W"},{"set":"W","id":"x","name":"A","mana_value":1}]}'
+    )
     code, out, _ = cli(capsys, "discover", path, 1, "--distribution")
     assert code == 0 and [g["copies"] for g in json.loads(out)["discovered_card"]] == [2]
 
