@@ -64,7 +64,9 @@ def test_gnome_trample_split_sets_x():  # 702.19b: lethal to the 1/1 first, the 
     x0, x1, x2 = report.outcomes
     assert not x0.triggers and x0.distribution is None  # no damage to a player: no trigger, not "discover 0"
     assert x1.mana_value == 1 and x2.mana_value == Fraction(3, 2)
-    assert x1.score == 2 and x2.score == 3  # each cast conjures a duplicate of the card into hand  # discover 1 finds Bolt; discover 2 Bolt or Counterspell
+    assert (
+        x1.score == 2 and x2.score == 3
+    )  # each cast conjures a duplicate of the card into hand  # discover 1 finds Bolt; discover 2 Bolt or Counterspell
     assert report.best.x == 2 and report.best.best_split.to_json() == {"gnome": {"elf": 1, "opp": 2}}
     js = report.to_json()
     assert js["reachable_x"] == [0, 1, 2] and js["best"]["kills"] == 1
