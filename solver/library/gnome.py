@@ -41,6 +41,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from ..models import Assignment, FormatError, Scenario, load_scenario
 from ..models.cards import Card, Face, GameState, as_state, load_library_or_state
@@ -203,7 +204,7 @@ class XOutcome:
     xs: tuple[int, ...]
     splits: int
     max_kills: int
-    best_split: object  # an Assignment, or a whole-combat line
+    best_split: Any  # an Assignment, or a whole-combat line (both have to_json)
     combat: dict  # combat_numbers of best_split
     distribution: DiscoverDistribution | None  # one step: discover X (None when X = 0)
     known: dict | None  # one step, the library in the order given: the found card, cards exiled
@@ -234,7 +235,7 @@ class XOutcome:
             groups[key] += p
         out = []
         for key, p in groups.items():
-            each = []
+            each: list[dict | None] = []
             total = Fraction(0)
             for card, x in zip(key, triggered):
                 if card is None:
@@ -290,7 +291,7 @@ class GnomeReport:
     best: XOutcome | None  # None when the combat has no legal line
 
     def to_json(self) -> dict:
-        best = None
+        best: dict[str, Any] | None = None
         if self.best is not None:
             b = self.best
             best = {"x": b.x}
