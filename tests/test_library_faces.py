@@ -8,6 +8,8 @@ from fractions import Fraction
 from math import factorial
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from trample.cli import main
 from trample.library import discover, discover_distribution, mill, mill_distribution, seek_thrills
@@ -301,3 +303,32 @@ def test_cli_seek_thrills_to_exile(capsys, tmp_path):  # 701.17c
     assert [m["card"]["name"] for m in json.loads(out)["milled"]] == [VALAKUT["name"], GIANT["name"]]
     code, out, _ = cli(capsys, "seek-thrills", path, "--to", "exile", "--distribution")
     assert code == 0 and json.loads(out)["milled_to"] == "exile"
+
+
+# ---------------------------------------------------------------------------------------------
+# Properties over libraries with every kind of card
+# ---------------------------------------------------------------------------------------------
+
+PATHWAY = {
+    "name": "Hengegate Pathway // Mistgate Pathway",
+    "mana_value": 0,
+    "types": ["Land"],
+    "back": {"name": "Mistgate Pathway", "mana_value": 0, "types": ["Land"]},
+    "double_faced": "modal",
+}
+KINDS = [FOREST, BOLT, GIANT, FIRE_ICE, VALAKUT, DELVER, SEA_GATE, MODAL_SPELLS, LAND_HALF, PATHWAY]
+
+
+@given(
+    st.lists(st.sampled_from(KINDS), max_size=12),
+    st.integers(min_value=0, max_value=8),
+    st.integers(min_value=0, max_value=2**32),
+)
+def test_discover_never_casts_a_land_and_obeys_the_limit(cards, n, seed):  # 305.9, 701.57a, 712.8a
+    state, event = discover(lib(*cards), n, seed)
+    if event.hit is not None:
+        assert not event.hit.is_land and event.hit.mana_value <= n
+    for spell in state.stack:
+        face = spell.card.face(spell.face)
+        assert face is not None and not face.is_land and spell.mana_value <= n
+    assert state.multiset() == GameState(library=lib(*cards)).multiset()

@@ -323,3 +323,10 @@ def test_cli_gnome_jsonl_batch(capsys, tmp_path):  # one line per board; a bad l
     assert "error" in rows[2] and "line 3" in rows[2]["error"] and err.count("\n") == 1
     code, out, _ = cli(capsys, "gnome", batch)  # no LIBRARY: line 1 has none
     assert code == 2 and "no library" in out.splitlines()[0]
+
+
+def test_cli_gnome_needs_a_library_for_one_board(capsys, tmp_path):
+    combat = tmp_path / "b.json"
+    combat.write_text(json.dumps(gnome_board()))
+    code, out, err = cli(capsys, "gnome", combat)
+    assert code == 2 and out == "" and err.startswith("trample: LIBRARY: required")
