@@ -80,7 +80,34 @@ WEAR_TEAR = card(
     }
 )
 BIG = card({"name": "Ancient Brontodon", "mana_value": 8, "types": ["Creature"]})
-POOL = [FOREST, MOUNTAIN, BOLT, ELVES, THOPTER, GIANT, BONECRUSHER, FIRE_ICE, WEAR_TEAR, BIG]
+VALAKUT = card(  # 712.8a: a nonland instant in the library; its land back is never cast (305.9)
+    {
+        "name": "Valakut Awakening // Valakut Stoneforge",
+        "mana_value": 3,
+        "types": ["Instant"],
+        "back": {"name": "Valakut Stoneforge", "mana_value": 0, "types": ["Land"]},
+        "double_faced": "modal",
+    }
+)
+DELVER = card(  # 712.11a: a transforming card, cast only front face up
+    {
+        "name": "Delver of Secrets // Insectile Aberration",
+        "mana_value": 1,
+        "types": ["Creature"],
+        "back": {"name": "Insectile Aberration", "mana_value": 1, "types": ["Creature"]},
+        "double_faced": "transform",
+    }
+)
+PATHWAY = card(  # a modal card with a land front is a land in the library
+    {
+        "name": "Hengegate Pathway // Mistgate Pathway",
+        "mana_value": 0,
+        "types": ["Land"],
+        "back": {"name": "Mistgate Pathway", "mana_value": 0, "types": ["Land"]},
+        "double_faced": "modal",
+    }
+)
+POOL = [FOREST, MOUNTAIN, BOLT, ELVES, THOPTER, GIANT, BONECRUSHER, FIRE_ICE, WEAR_TEAR, BIG, VALAKUT, DELVER, PATHWAY]
 
 cards_st = st.sampled_from(POOL)
 libraries = st.lists(cards_st, max_size=24).map(lambda cs: Library(tuple(cs)))

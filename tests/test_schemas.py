@@ -122,7 +122,17 @@ def test_cli_in_a_real_process():
 # Everything the project ships validates
 # ---------------------------------------------------------------------------------------------
 
-SCENARIO_EXAMPLES = ["blocker_divides", "double_strike", "gnome", "thrasta", "p20k5", "p20k8", "p60k7"]
+SCENARIO_EXAMPLES = [
+    "blocker_divides",
+    "double_strike",
+    "gnome",
+    "gnome_double_strike",
+    "thrasta",
+    "p20k5",
+    "p20k8",
+    "p60k7",
+]
+LIBRARY_EXAMPLES = ["library", "faces", "tiny"]
 
 
 @pytest.mark.parametrize("name", SCENARIO_EXAMPLES)
@@ -133,11 +143,12 @@ def test_example_scenarios(name):
 
 
 def test_every_example_file_is_covered():
-    assert sorted(p.stem for p in (ROOT / "examples").glob("*.json")) == sorted([*SCENARIO_EXAMPLES, "library"])
+    assert sorted(p.stem for p in (ROOT / "examples").glob("*.json")) == sorted([*SCENARIO_EXAMPLES, *LIBRARY_EXAMPLES])
 
 
-def test_example_library():
-    doc = json.loads((ROOT / "examples" / "library.json").read_text(encoding="utf-8"))
+@pytest.mark.parametrize("name", LIBRARY_EXAMPLES)
+def test_example_library(name):
+    doc = json.loads((ROOT / "examples" / f"{name}.json").read_text(encoding="utf-8"))
     assert_valid("library", doc)
     assert_valid("library", load_library(doc).to_json())
     assert_valid("state", {"library": doc["cards"], "hand": doc["cards"][:1]})
