@@ -21,7 +21,13 @@ from .models.errors import expect_object
 EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
 
 # Modules that add subcommands: each defines add_commands(subparsers).
-EXTENSIONS = ("trample.cli_solve", "trample.cli_scale", "trample.cli_library", "trample.cli_arena")
+EXTENSIONS = (
+    "trample.cli_solve",
+    "trample.cli_scale",
+    "trample.cli_library",
+    "trample.cli_arena",
+    "trample.cli_render",
+)
 
 
 class UsageError(Exception):

@@ -111,7 +111,7 @@ class Combat:
         """The best legal assignment for lexicographic objectives; see :func:`trample.optimize.solve`."""
         from .optimize import solve
 
-        return solve(self, objectives, **options)
+        return _shown(solve(self, objectives, **options), self)
 
     def rank(self, assignment, time_limit=None) -> int:
         """The index of a legal assignment in the canonical order; see :mod:`trample.indexing`."""
@@ -136,6 +136,18 @@ class Combat:
         from .indexing import samples
 
         return samples(self, n, seed, time_limit=time_limit)
+
+    # -- pictures (trample.render) -------------------------------------------------------------------
+    def show(self, assignment=None, title: str | None = None):
+        """A picture of the board, with ``assignment`` drawn as labelled arrows (a notebook displays it)."""
+        from .render import Picture, render
+
+        return Picture(render(self, assignment, title))
+
+    def _repr_svg_(self) -> str:
+        from .render import render
+
+        return render(self)
 
     # -- plumbing --------------------------------------------------------------------------------
     def _engine_for(self, comp: Sequence[int], engine: str | None):
@@ -183,6 +195,13 @@ def open_combat(scenario: Scenario | Mapping | str, side: str = "attacking", eng
             raise FormatError("step", '"combat" (both damage steps) is not supported yet') from None
         return WholeCombat(scenario, side=side, engine=engine)
     return Combat(scenario, side=side, engine=engine)
+
+
+def _shown(result, combat):
+    """A solve result that a notebook shows as its board and line (``_repr_svg_``)."""
+    from .render import shown_result
+
+    return shown_result(result, combat)
 
 
 def _product(factories: Sequence[Callable[[], Iterable]]) -> Iterator[tuple]:
