@@ -114,6 +114,12 @@ def cmd_arena(args) -> int:
         for lv in suites.LEVELS.values():
             sys.stdout.write(json.dumps(lv.to_json(), separators=(",", ":")) + "\n")
         return EXIT_OK
+    if args.game == "combat":
+        return cmd_arena_combat(args)
+    if args.players is None:
+        from .arena.players import DEFAULT_PLAYERS
+
+        args.players = ",".join(DEFAULT_PLAYERS)
     parse_objectives(args.objective)  # bad objective names are bad input, before any work
     _check_outputs(args, args.suite)
     items: list[dict] = []
@@ -151,6 +157,41 @@ def cmd_arena(args) -> int:
             if args.backend == "dask":
                 raise FormatError("--scheduler", f"cannot reach {args.scheduler}: {err}") from None
             raise
+    return _output(results, args, _format(args))
+
+
+def cmd_arena_combat(args) -> int:
+    """``trample arena --game combat``: attacking players on whole combats against the defender's best reply,
+    scored against the minimax value (trample.arena.whole_arena)."""
+    from .arena import suites
+    from .arena.objectives import parse_objectives
+    from .arena.whole_arena import PLAYERS, player_names, run_whole_arena
+
+    parse_objectives(args.objective)
+    if args.external or args.backend != "local" or args.workers != 1:
+        raise FormatError("--game combat", "runs in this process with its own players (no --external, --workers)")
+    specs = [p.strip() for p in (args.players or ",".join(PLAYERS)).split(",") if p.strip()]
+    if not specs:
+        raise FormatError("--players", "no player given")
+    player_names(specs)  # unknown players are bad input, before any work
+    _check_outputs(args, args.suite)
+    items: list[dict] = []
+    described: dict = {"files": list(args.suite), "level": None}
+    for path in args.suite:
+        items += suites.load_suite(path)
+    if args.level is not None or not args.suite:
+        level = args.level or "first-strike"
+        suites.get_level(level)
+        items += suites.generate(level, args.n, seed=args.seed)
+        described.update(level=level, n=args.n, seed=args.seed)
+    if args.limit is not None:
+        items = items[: args.limit]
+    if not items:
+        raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
+    with _Bar(_want_progress(args), "arena") as bar:
+        results = run_whole_arena(
+            items, players=specs, objective=args.objective, seed=args.seed, progress=bar, suite=described
+        )
     return _output(results, args, _format(args))
 
 
@@ -325,9 +366,17 @@ def add_commands(sub) -> None:
     )
     p.add_argument(
         "--players",
-        default=",".join(DEFAULT_PLAYERS),
+        default=None,
         help="comma-separated players: random, declaration, greedy, face, optimal, cmd:COMMAND, "
-        "py:module:attr, NAME=spec (default: all baselines)",
+        f"py:module:attr, NAME=spec (default: {','.join(DEFAULT_PLAYERS)}); with --game combat: optimal, "
+        "first-legal, openspiel-random, openspiel-mcts[:N] (default: optimal,openspiel-mcts,openspiel-random)",
+    )
+    p.add_argument(
+        "--game",
+        choices=["step", "combat"],
+        default="step",
+        help="step (default): one damage step per board; combat: whole combats, the attacker's player against the "
+        "defender's best reply, regret against the minimax value (first-strike level by default)",
     )
     p.add_argument(
         "--external",
