@@ -130,7 +130,7 @@ def cmd_arena(args) -> int:
         level = args.level or suites.DEFAULT_LEVEL
         suites.get_level(level)
         items += suites.generate(level, args.n, seed=args.seed)
-        described.update(level=level, n=args.n)
+        described.update(level=level, n=args.n, seed=args.seed)
     if args.limit is not None:
         items = items[: args.limit]
     if not items:
@@ -259,8 +259,9 @@ def _output(results: dict, args, fmt: str | None) -> int:
 
 
 def cmd_score(args) -> int:
-    from .arena.metrics import board_size, judge, objectives_of, reference, summarize
+    from .arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
     from .arena.objectives import objective_text, parse_objectives
+    from .arena.stats import run_facts
     from .arena.suites import one_step
     from .cli import emit, iter_documents, prefixed
 
@@ -268,13 +269,19 @@ def cmd_score(args) -> int:
     _check_outputs(args, [args.file])
     fmt = args.format or "lines"
     boards, names, worst = [], [], EXIT_OK
-    for where, doc in iter_documents(args.file):
+    docs = list(decision_documents(args.file, iter_documents))
+    if len(docs) == 1 and isinstance(docs[0][1], dict) and docs[0][1].get("config", {}).get("game") == "combat":
+        from .arena.whole_arena import rescore
+
+        return _output(rescore(docs[0][1], args.file), args, None if fmt == "lines" else fmt)
+    docs = expand_results(docs)
+    for where, doc in docs:
         try:
             if isinstance(doc, FormatError):
                 raise doc
             if not isinstance(doc, dict) or "scenario" not in doc:
                 raise FormatError("", 'expected a decision {"scenario": ..., "assignment": ..., "objective": ...}')
-            if "assignment" not in doc:
+            if "assignment" not in doc and "failure" not in doc:
                 raise FormatError("assignment", "required field is missing")
             scenario = load_scenario(expect_object(doc["scenario"], "scenario"), "scenario")
             one_step(scenario)
@@ -296,7 +303,10 @@ def cmd_score(args) -> int:
         time_ms = doc.get("time_ms")  # a recorded decision time, when the recorder kept one
         if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)):
             time_ms = None
-        rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
+        if "failure" in doc:  # a recorded failure (timeout, crash, bad output) stays one
+            rec = judge(scenario, objectives, ref, player, failure=tuple(doc["failure"]), time_ms=time_ms)
+        else:
+            rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
         if player not in names:
             names.append(player)
         n = len(boards)
@@ -304,12 +314,15 @@ def cmd_score(args) -> int:
             {
                 "index": n,
                 "id": str(doc.get("id", doc.get("name", where or n))),
+                "scenario": scenario.to_json(),
                 "objective": objective_text(objectives),
                 "size": board_size(scenario),
                 "reference": ref,
                 "decisions": [rec],
             }
         )
+        if isinstance(doc.get("level"), str):
+            boards[-1]["level"] = doc["level"]
         if fmt == "lines":
             out = {
                 k: rec[k] for k in ("player", "legal", "rules", "violations", "values", "regret", "optimal", "lethal")
@@ -326,11 +339,71 @@ def cmd_score(args) -> int:
             "suite": {"files": [args.file]},
             "recorded": True,
         },
+        "facts": run_facts(),
         "leaderboard": summarize(boards, names),
         "boards": boards,
     }
+    levels = summarize_levels(boards, names)
+    if levels:
+        results["by_level"] = levels
     _output(results, args, None if fmt == "lines" else fmt)
     return worst
+
+
+def decision_documents(path: str, iter_documents):
+    """(where, document) of a decisions file: one JSON document, JSON Lines (a .jsonl file, or standard input
+    holding several lines), or a results file of ``trample arena --out``."""
+    from .cli import read_text
+    from .models.scenario import parse_json_text
+
+    if path != "-":
+        yield from iter_documents(path)
+        return
+    text = read_text(path)
+    try:
+        yield "", parse_json_text(text, "standard input")
+        return
+    except FormatError:
+        if len([line for line in text.split("\n") if line.strip()]) < 2:
+            raise
+    for n, line in enumerate(text.split("\n"), 1):  # JSON Lines on standard input
+        line = line.removesuffix("\r")
+        if line.strip():
+            try:
+                yield f"line {n}", parse_json_text(line)
+            except FormatError as err:
+                yield f"line {n}", err
+
+
+def expand_results(docs):
+    """A results file (``trample arena --out``) becomes its decisions, each with its board: the results are
+    re-scored from themselves alone. Other documents pass through."""
+    out = []
+    for where, doc in docs:
+        if not (isinstance(doc, dict) and "arena" in doc and isinstance(doc.get("boards"), list)):
+            out.append((where, doc))
+            continue
+        for k, board in enumerate(doc["boards"]):
+            here = f"{where + ': ' if where else ''}boards[{k}]"
+            if not isinstance(board, dict) or "scenario" not in board:
+                raise FormatError(here, "has no scenario (a results file written before boards were recorded)")
+            for d in board.get("decisions", []):
+                item = {
+                    "scenario": board["scenario"],
+                    "objective": board.get("objective"),
+                    "player": d.get("player", "recorded"),
+                    "id": board.get("id", str(k)),
+                    "time_ms": d.get("time_ms"),
+                }
+                if board.get("level"):
+                    item["level"] = board["level"]
+                if d.get("assignment") is None:
+                    v = (d.get("violations") or [{}])[0]
+                    item["failure"] = [v.get("rule", "bad-output"), v.get("message", "no assignment recorded")]
+                else:
+                    item["assignment"] = d["assignment"]
+                out.append((here, item))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -420,7 +493,12 @@ def add_commands(sub) -> None:
     p.set_defaults(func=cmd_arena)
 
     p = sub.add_parser("score", help="score recorded decisions {scenario, assignment, objective} against the optimum")
-    p.add_argument("file", metavar="DECISIONS", help="a .jsonl file of decisions (or one JSON decision), - for stdin")
+    p.add_argument(
+        "file",
+        metavar="DECISIONS",
+        help="a .jsonl file of decisions, one JSON decision, a results file of `trample arena --out`, "
+        "or - for standard input (JSON Lines)",
+    )
     p.add_argument(
         "--objective", default=DEFAULT_OBJECTIVE, help=f"objectives for lines without one (default {DEFAULT_OBJECTIVE})"
     )

@@ -20,7 +20,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from ..models import FormatError, load_scenario
-from .metrics import decision_seed, summarize
+from .metrics import decision_seed, summarize, summarize_levels
+from .stats import run_facts, suite_hash
 
 PLAYERS = ("optimal", "openspiel-mcts", "openspiel-random")
 DEFAULT_SIMULATIONS = 200
@@ -112,6 +113,7 @@ def play_board(index: int, item: dict, specs: Sequence[str], objective: str, see
     board = {
         "index": index,
         "id": item.get("id", str(index)),
+        "scenario": game.scenario.to_json(),
         "objective": game.objective,
         "size": {
             "attackers": len(scenario.attackers),
@@ -154,7 +156,7 @@ def run_whole_arena(
         boards.append(play_board(index, item, specs, objective, seed))
         if progress:
             progress(index + 1, len(items))
-    return {
+    results = {
         "arena": 1,
         "config": {
             "game": "combat",
@@ -163,9 +165,68 @@ def run_whole_arena(
             "players": names,
             "boards": len(items),
             "defender": "best reply (minimax)",
-            "suite": suite or {},
+            "suite": {**(suite or {}), "hash": suite_hash(items)},
         },
+        "facts": run_facts(seed),
         "leaderboard": summarize(boards, names),
         "boards": boards,
         "elapsed_s": round(time.perf_counter() - started, 3),
     }
+    levels = summarize_levels(boards, names)
+    if levels:
+        results["by_level"] = levels
+    return results
+
+
+def rescore(results: dict, path: str = "results") -> dict:
+    """Re-score a whole-combat results file from itself alone: every recorded line is checked
+    (``WholeCombat.check``) and valued again, against the minimax value recomputed from the board."""
+    from ..whole import WholeCombat
+    from .combat_game import CombatGame
+
+    boards, names = [], []
+    for k, board in enumerate(results.get("boards", [])):
+        where = f"{path}: boards[{k}]"
+        if not isinstance(board, dict) or "scenario" not in board:
+            raise FormatError(where, "has no scenario (a results file written before boards were recorded)")
+        scenario = load_scenario(board["scenario"], f"{where}.scenario")
+        game = CombatGame(scenario.with_step("combat"), board.get("objective") or "max-damage")
+        minimax = game.minimax()
+        whole = WholeCombat(game.scenario)
+        decisions = []
+        for d in board.get("decisions", []):
+            name = d.get("player", "recorded")
+            if name not in names:
+                names.append(name)
+            verdict = whole.check(d["assignment"]) if d.get("assignment") is not None else None
+            rec = dict(d)
+            if verdict is None or not verdict.legal:
+                rules = [v.rule for v in verdict.violations] if verdict is not None else ["bad-output"]
+                rec.update(legal=False, rules=rules, values=None, regret=None, primary_regret=None, optimal=False)
+            else:
+                values = game.values(d["assignment"])
+                regret = _plain(minimax - game.utility(values))
+                rec.update(
+                    legal=True,
+                    rules=[],
+                    values={n: _plain(v) for n, v in values.items()},
+                    regret={game.primary.name: regret},
+                    primary_regret=regret,
+                    optimal=regret == 0,
+                )
+            decisions.append(rec)
+        boards.append(
+            {**board, "reference": {**board.get("reference", {}), "values": {game.primary.name: _plain(minimax)}},
+             "decisions": decisions}
+        )  # fmt: skip
+    out = {
+        "arena": 1,
+        "config": {**results.get("config", {}), "recorded": True, "suite": {"files": [path]}},
+        "facts": run_facts(),
+        "leaderboard": summarize(boards, names),
+        "boards": boards,
+    }
+    levels = summarize_levels(boards, names)
+    if levels:
+        out["by_level"] = levels
+    return out
