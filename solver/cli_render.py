@@ -15,7 +15,8 @@ from .models import FormatError
 EXIT_OK = 0
 
 
-def _assignment(text: str):
+def _assignment(text: str) -> tuple[dict, str]:
+    """The assignment (or line) to draw, and what it is when it is a `trample solve` result ("" otherwise)."""
     from .cli import read_text
     from .models.scenario import parse_json_text
 
@@ -23,13 +24,16 @@ def _assignment(text: str):
         doc = parse_json_text(text, "ASSIGNMENT")
     else:
         doc = parse_json_text(read_text(text, "ASSIGNMENT"), "ASSIGNMENT" if text == "-" else text)
+    what = ""
     if isinstance(doc, dict) and "status" in doc and "assignment" in doc:  # a `trample solve` result
         if doc["assignment"] is None:
             raise FormatError("ASSIGNMENT.assignment", f"the solve result has no assignment (status {doc['status']})")
+        values = doc.get("objectives") if isinstance(doc.get("objectives"), dict) else {}
+        what = f"{doc['status']} line, " + ", ".join(f"{k} {v}" for k, v in values.items())
         doc = doc["assignment"]
     if not isinstance(doc, dict):
         raise FormatError("ASSIGNMENT", "expected a JSON object (an assignment, a line, or a solve result)")
-    return doc
+    return doc, what
 
 
 def cmd_render(args) -> int:
@@ -48,14 +52,14 @@ def cmd_render(args) -> int:
         raise FormatError("ASSIGNMENT", "FILE and ASSIGNMENT cannot both be standard input")
     doc = parse_json_text(read_text(args.file), "standard input" if args.file == "-" else args.file)
     combat = open_combat(scenario_from(doc))
-    assignment = None
+    assignment, what = None, ""
     if args.assignment is not None:
-        assignment = _assignment(args.assignment)
+        assignment, what = _assignment(args.assignment)
         try:
             combat.check(assignment)
         except FormatError as err:  # unknown ids, wrong shape: bad input naming the place
             raise FormatError(f"ASSIGNMENT: {err.path}" if err.path else "ASSIGNMENT", err.message) from None
-    title = args.title or f"{os.path.basename(args.file) if args.file != '-' else 'board'}"
+    title = args.title or (os.path.basename(args.file) if args.file != "-" else "board") + (f": {what}" if what else "")
     svg = render(combat, assignment, title)
     if args.out is None:
         sys.stdout.write(svg + "\n")

@@ -77,6 +77,7 @@ def test_optimal_attacker_against_the_best_reply_reaches_the_minimax_value():
         assert WholeCombat(scenario).check(pos.line()).legal
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's style advice (agent names, Dict observations)
 def test_pettingzoo_api_test_passes():
     pytest.importorskip("pettingzoo")
     from pettingzoo.test import api_test

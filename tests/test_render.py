@@ -110,3 +110,12 @@ def test_cli_render_bad_input_is_one_line_and_exit_2(tmp_path):
         proc = run("render", *args)
         assert proc.returncode == 2 and message in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_pictures_in_docs_are_current(tmp_path):
+    # README: `trample solve examples/thrasta.json --objective lethal,max-value | trample render ... -`
+    for name, objective in (("thrasta", "lethal,max-value"), ("double_strike", "max-damage,max-kills")):
+        solved = run("solve", f"examples/{name}.json", "--objective", objective).stdout
+        out = tmp_path / f"{name}.svg"
+        assert run("render", f"examples/{name}.json", "-", "-o", str(out), stdin=solved).returncode == 0
+        assert out.read_text() == (ROOT / "docs" / f"{name}.svg").read_text()

@@ -23,7 +23,7 @@ def _ci(ci, pct: bool) -> str:
     lo, hi = ci
     if pct:
         return f"{100 * lo:.0f}–{100 * hi:.0f}%"
-    return f"{_num(lo, 2)}–{_num(hi, 2)}"
+    return f"{_num(lo, 2 if abs(lo) < 10 else 1)}–{_num(hi, 2 if abs(hi) < 10 else 1)}"
 
 
 def run_title(results: dict) -> str:
@@ -38,10 +38,10 @@ def run_title(results: dict) -> str:
     names += ["standard input" if f == "-" else str(f).rsplit("/", 1)[-1] for f in suite.get("files") or []]
     where = f" ({', '.join(names)})" if names else ""
     seed = f", seed {cfg['seed']}" if cfg.get("seed") is not None else ""
-    game = "whole combats, " if cfg.get("game") == "combat" else ""
+    boards = "whole combats" if cfg.get("game") == "combat" else "boards"
     if cfg.get("recorded"):
         return f"trample score: {cfg.get('boards', '?')} recorded decisions{where}, {what}"
-    return f"trample arena: {cfg.get('boards', '?')} {game}boards{where}{seed}, {what}"
+    return f"trample arena: {cfg.get('boards', '?')} {boards}{where}{seed}, {what}"
 
 
 def leaderboard_table(results: dict, title: str | None = None, rows=None):
@@ -72,7 +72,7 @@ def leaderboard_table(results: dict, title: str | None = None, rows=None):
             _num(row["regret_max"]),
             _pct(row["optimal_share"]) + "\n" + _ci(ci.get("optimal_share"), True),
             lethal + ("\n" + _ci(ci.get("lethal_rate"), True) if row["lethal_exists"] else ""),
-            _num(row["time_ms_median"], 2),
+            _num(row["time_ms_median"], 2) + "\n" + _ci(row.get("time_ms_median_ci"), False),
         )
     if rows is None:
         table.caption = "under each figure: its 95% confidence interval (bootstrap; rates: Wilson)"
@@ -173,7 +173,7 @@ def write_png(results: dict, path: str) -> None:
 
     n = max(1, len(players))
     fig = plt.figure(figsize=(15, max(6.0, 1.5 * n + 2.0)))
-    grid = fig.add_gridspec(n, 2, width_ratios=[1.25, 1], hspace=0.55, wspace=0.25)
+    grid = fig.add_gridspec(n, 2, width_ratios=[1.25, 1], hspace=0.55, wspace=0.45)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     first = None
     for k, p in enumerate(players):
