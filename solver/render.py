@@ -156,7 +156,7 @@ def _creature_card(s, c, pos, role: str, dealt: int, deathtouched: bool) -> list
         out.append(_t(x + 8, line, f"marked damage {c.damage_marked}", 10.5, fill="#a05000"))
         line += 13
     if role == "attacker":
-        what = {"planeswalker": " (PW)", "battle": " (battle)"}.get(s.kind(c.attacking) if c.attacking in s else "", "")
+        what = " (PW)" if c.attacking in s and s.kind(c.attacking) == "planeswalker" else ""
         out.append(_t(x + 8, line, _fit(f"attacks {c.attacking}{what}", CARD_W - 14, 10.5), 10.5, fill="#333"))
         line += 13
         if c.blocked_by:
@@ -172,6 +172,8 @@ def _creature_card(s, c, pos, role: str, dealt: int, deathtouched: bool) -> list
         out.append(
             _t(x + 8, line, f"lethal: {need}" + ("  value " + _num(c.value) if c.value != 1 else ""), 10.5, fill="#333")
         )
+        if any(a.deathtouch and a.power > 0 and c.id in a.blocked_by for a in s.attackers):  # 702.2c
+            out.append(_t(x + 8, line + 13, "(1 from a deathtouch source)", 10.5, fill="#333"))
     if faded:
         out.append(_t(x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777"))
     elif dealt or deathtouched:
@@ -233,7 +235,7 @@ def _battle_card(s, t, pos, dealt: int, shown: bool) -> list[str]:
     x, y = pos
     out = [f'<g class="battle" id="{escape(t.id)}">', _card(x, y, "#f7f4ea", "#8a7a3a", not t.in_combat)]
     out.append(_t(x + 8, y + 18, _fit(t.id, CARD_W - 40, 13), 13, "bold"))
-    out.append(_t(x + CARD_W - 8, y + 19, f"⛨{t.defense}", 15, "bold", "end", "#6a5a1a"))
+    out.append(_t(x + CARD_W - 8, y + 19, f"def {t.defense}", 15, "bold", "end", "#6a5a1a"))
     out.append(_t(x + 8, y + 36, "battle", 10.5, style="italic", fill="#444"))
     out.append(_t(x + 8, y + 50, _fit(f"protector {t.protector}", CARD_W - 14, 10.5), 10.5, fill="#333"))
     out.append(_t(x + 8, y + 64, f"defense: {t.defense}", 10.5, fill="#333"))

@@ -119,3 +119,28 @@ def test_the_pictures_in_docs_are_current(tmp_path):
         out = tmp_path / f"{name}.svg"
         assert run("render", f"examples/{name}.json", "-", "-o", str(out), stdin=solved).returncode == 0
         assert out.read_text() == (ROOT / "docs" / f"{name}.svg").read_text()
+
+
+def test_battles_planeswalkers_and_removed_objects():
+    board = {
+        "players": [{"id": "opp", "life": 20}, {"id": "ally", "life": 9}],
+        "planeswalkers": [{"id": "jace", "controller": "opp", "loyalty": 3, "in_combat": False}],
+        "battles": [{"id": "siege", "protector": "ally", "defense": 5}],
+        "attackers": [
+            {"id": "rhino", "power": 6, "toughness": 4, "keywords": ["trample", "deathtouch"], "attacking": "siege",
+             "blocked_by": ["wall"]},
+            {"id": "elf", "power": 1, "toughness": 1, "attacking": "jace"},
+        ],
+        "blockers": [{"id": "wall", "power": 0, "toughness": 7, "keywords": ["indestructible"]}],
+    }  # fmt: skip
+    combat = Combat(board)
+    line = {"rhino": {"wall": 1, "siege": 5}, "elf": {}}
+    assert combat.is_legal(line)  # 702.2c: deathtouch makes 1 lethal; 702.19b: the rest to the battle
+    words = texts(render(combat, line))
+    assert groups(render(combat, line), "battle") == ["siege"]
+    assert "def 5" in words and "defense: 5" in words and "protector ally" in words
+    assert "takes 5: defeated" in words
+    assert "removed from combat" in words  # jace left combat: the elf assigns nothing (506.4c)
+    assert "takes 1: survives" in words  # indestructible (702.12b) despite deathtouch
+    assert "trample, deathtouch" in words and "indestructible" in words
+    assert "(1 from a deathtouch source)" in words  # 702.2c: any damage from a deathtouch source is lethal
