@@ -174,3 +174,16 @@ def test_without_the_extra_one_line_names_it(module, blocked, extra):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode != 0
     assert f"pip install 'trample[{extra}]'" in out.stderr.strip().splitlines()[-1]
+
+
+def test_cli_without_open_spiel_names_the_extra_in_one_line():
+    code = (
+        "import sys; sys.modules['pyspiel'] = None\n"
+        "from trample.cli import main\n"
+        "sys.exit(main(['arena', '--game', 'combat', '--n', '2', '--players', 'openspiel-mcts']))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 2
+    assert (
+        out.stderr.strip() == "trample: --players: openspiel-mcts needs open-spiel (pip install 'trample[multiagent]')"
+    )
