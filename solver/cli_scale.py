@@ -274,8 +274,8 @@ def enumerate_npy(args) -> int:
 
     if count is None:
         blocks = iter(())
-    elif args.engine in ("auto", "direct"):
-        blocks = blocks_engine.plan_blocks(plan, dtype=dtype)
+    elif BLOCKS in get_engine(args.engine).capabilities:  # the canonical order, in numpy blocks
+        blocks = get_engine(args.engine, needs=[BLOCKS]).plan_blocks(plan, dtype=dtype)
     else:
         blocks = _engine_blocks(combat, columns, dtype, args.engine)
     deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
@@ -303,7 +303,7 @@ def enumerate_npy(args) -> int:
             "count": count,
             "dtype": dtype.name,
             "order": "canonical (docs/scale.md): lexicographic per component, first component slowest"
-            if args.engine in ("auto", "direct")
+            if BLOCKS in get_engine(args.engine).capabilities
             else f"as listed by the {args.engine} engine",
         }
         try:

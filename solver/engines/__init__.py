@@ -88,7 +88,7 @@ class AutoEngine:
     component), CP-SAT otherwise."""
 
     name = "auto"
-    capabilities: frozenset[str] = frozenset({EFFECTS})
+    capabilities: frozenset[str] = frozenset({BLOCKS, EFFECTS})
 
     def _pick(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Engine:
         direct = get_engine("direct")
@@ -102,6 +102,16 @@ class AutoEngine:
 
     def iterate(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Iterator[tuple[int, ...]]:
         return self._pick(plan, component, deadline).iterate(plan, component, deadline)
+
+    def plan_blocks(self, plan: DamagePlan, rows: int | None = None, dtype=None, deadline=None):
+        """BLOCKS: the direct engine's (its programmes cover every component, in the canonical order)."""
+        direct = get_engine("direct")
+        if rows is None:
+            return direct.plan_blocks(plan, dtype=dtype, deadline=deadline)
+        return direct.plan_blocks(plan, rows=rows, dtype=dtype, deadline=deadline)
+
+    def dtype_for(self, max_amount: int):
+        return get_engine("direct").dtype_for(max_amount)
 
     def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter:
         """The direct engine's count without listing; past its state limit, listed (direct or CP-SAT)."""
