@@ -325,16 +325,12 @@ def _direct_count(combat, time_limit=None) -> int:
 
 
 def _engine_blocks(combat, columns, dtype, engine, rows: int = 1 << 14):
-    """Rows from another engine's listing (its own order), in blocks."""
-    where = {(s, r): k for k, (s, r) in enumerate(columns)}
+    """Rows from another engine's listing (its own order), in blocks (``columns``: the plan's, named)."""
+    plan = combat.plan
     buf = np.zeros((rows, len(columns)), dtype=dtype)
     n = 0
     for a in combat.assignments(engine=engine):
-        row = buf[n]
-        row[:] = 0
-        for s, split in a.items():
-            for r, amount in split.items():
-                row[where[s, r]] = amount
+        buf[n] = plan.vector(a)
         n += 1
         if n == rows:
             yield buf.copy()
