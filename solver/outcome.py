@@ -119,6 +119,18 @@ def regular_step_caps(scenario: Scenario) -> dict[str, int]:
     return caps
 
 
+def thresholds_met(slots: Sequence[tuple[int, int, bool]], totals: Sequence[int], deathtouched: int) -> int:
+    """The bitmask of the slots whose threshold is met, for counting programmes that keep totals per slot:
+    ``slots`` holds ``(k, need, lethal)``; slot ``k`` is met when ``totals[k] >= need`` (702.19b lethal damage,
+    702.19c loyalty) or, for a creature's lethal need (``lethal``), when bit ``k`` of ``deathtouched`` is set
+    (702.2c). The same tests as :func:`has_lethal` and :func:`reaches`, on many slots at once."""
+    out = 0
+    for k, need, lethal in slots:
+        if totals[k] >= need or (lethal and deathtouched >> k & 1):
+            out |= 1 << k
+    return out
+
+
 def exact(value) -> Fraction:
     """A number of the scenario as an exact fraction: the decimal the JSON wrote (0.1 -> 1/10), not the binary
     float's expansion (``value`` of blockers and planeswalkers; objective values)."""

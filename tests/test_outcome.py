@@ -21,6 +21,7 @@ from trample.outcome import (
     overkill_threshold,
     reaches,
     resolve,
+    thresholds_met,
 )
 from trample.rules import derive
 
@@ -51,6 +52,16 @@ def test_lethal_need_and_thresholds():
     assert kills(2, 0, False) is False and kills(0, 0, False) and not kills(0, 0, False, dealt_only=True)
     assert overkill_threshold(s, "y", deathtouched=True) == 1 and overkill_threshold(s, "y") == 5  # 702.2c
     assert overkill_threshold(s, "opp") == 3 and overkill_threshold(s, "pw") == 3
+
+
+def test_thresholds_met_is_has_lethal_and_reaches_on_many_slots():
+    # slot 0: a blocker needing 2 (702.19b; deathtouch 702.2c counts), slot 1: a planeswalker's loyalty 3 (702.19c;
+    # deathtouch does not count)
+    slots = [(0, 2, True), (1, 3, False)]
+    for totals in [(0, 0), (1, 2), (2, 3), (5, 1)]:
+        for dt in range(4):
+            expected = has_lethal(2, totals[0], bool(dt & 1)) | reaches(totals[1], 3) << 1
+            assert thresholds_met(slots, totals, dt) == expected
 
 
 def test_legality_reads_the_outcome_thresholds():

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from ..limits import NEVER
-from ..outcome import effect_key, has_lethal, reaches, tally_vector
+from ..outcome import effect_key, tally_vector, thresholds_met
 
 
 def listed_effects(plan, comp, eng, caps, deathtouch, deadline=NEVER) -> Counter:
@@ -92,12 +92,10 @@ def effect_counts(
         if k in need:
             closes[p] |= 1 << k
 
-    def satisfied(tots, dt) -> int:
-        out = 0
-        for k, n in need.items():
-            if has_lethal(n, tots[k], bool(dt >> k & 1)) if k in lethal_kind else reaches(tots[k], n):
-                out |= 1 << k  # 702.19b / 702.2c (blockers), 702.19c (planeswalkers)
-        return out
+    slots = [(k, n, k in lethal_kind) for k, n in need.items()]
+
+    def satisfied(tots, dt) -> int:  # 702.19b / 702.2c (blockers), 702.19c (planeswalkers)
+        return thresholds_met(slots, tots, dt)
 
     states: dict[tuple, int] = {((0,) * K, 0, 0): 1}  # (capped totals, deathtouched mask, open obligations)
     p = 0
