@@ -7,7 +7,6 @@ from dataclasses import replace
 import pytest
 
 from trample import Combat
-from trample.whole import WholeCombat
 from trample.models import load_scenario
 from trample.outcome import (
     DAMAGE_EFFECTS,
@@ -24,6 +23,7 @@ from trample.outcome import (
     thresholds_met,
 )
 from trample.rules import derive
+from trample.whole import WholeCombat
 
 BOARD = {
     "players": [{"id": "opp", "life": 3}],

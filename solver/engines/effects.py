@@ -81,7 +81,7 @@ def effect_counts(
     col_slot = [where.get(r, -1) if caps.get(r, 0) > 0 or where.get(r, -1) in need else -1 for _, r in cols]
     # after column p, resources that no later column feeds or gates: an open obligation there is a dead branch
     last = {}
-    for p, (_, r) in enumerate(cols):
+    for p in range(len(cols)):
         if col_slot[p] >= 0:
             last[col_slot[p]] = p
         for k in range(K):
