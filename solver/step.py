@@ -69,19 +69,13 @@ class DamageStep:
         comps = plan.components
         factories = [self._replayable(comp, engine, deadline) for comp in comps]
         cols = [plan.component_columns(c) for c in comps]
-        names = [s.source for s in plan.sources]
         n = 0
         if limit is not None and limit <= 0:
             return
         for parts in _product(factories):
             if deadline and not n & 255:
                 deadline.check()
-            out = {name: {} for name in names}
-            for comp_cols, vec in zip(cols, parts):
-                for (i, r), amount in zip(comp_cols, vec):
-                    if amount:
-                        out[names[i]][r] = amount
-            yield Assignment(out)
+            yield plan.assignment(zip(cols, parts))
             n += 1
             if limit is not None and n >= limit:
                 return

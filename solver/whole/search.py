@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from fractions import Fraction
 
 from ..combat import Combat
 from ..limits import LimitReached, deadline_of
@@ -20,7 +19,7 @@ from ..optimize import (
     score,
 )
 from ..optimize import solve as solve_step
-from ..sba import creature_dies, damage_dealt
+from ..outcome import creature_dies, damage_dealt, exact, lethal_report
 from .line import CombatLine
 
 
@@ -69,16 +68,12 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     attacking_first = Combat(first_board, side="attacking", engine=engine)
     defending_first = Combat(first_board, side="defending", engine=engine)
 
-    def exact(v) -> Fraction:
-        return Fraction(v) if isinstance(v, int) else Fraction(repr(float(v)))
-
     def oriented(values: dict) -> tuple:
         return tuple(values[o.name] if o.maximize else -values[o.name] for o in objs)
 
     # Defender replies in the first-strike step, one per distinct set of attackers killed.
     def vector(combat: Combat, assignment: Assignment) -> tuple[int, ...]:
-        plan = combat.plan
-        return tuple(assignment.amount(plan.sources[i].source, r) for i, r in plan.columns)
+        return combat.plan.vector(assignment)
 
     by_outcome: dict[frozenset, tuple[tuple, Assignment]] = {}
     try:
@@ -174,11 +169,17 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     out_values = {name: (int(v) if v.denominator == 1 else float(v)) for name, v in values.items()}
     lethal = None
     if any(o.kind == "lethal" for o in objs):
-        lethal = {}
-        for p in scenario.players:
-            dealt = line.first_strike.total_to(p.id) + line.regular.total_to(p.id)
-            lethal[p.id] = {"life": p.life, "damage": dealt, "margin": dealt - p.life, "reached": dealt >= p.life}
-    return SolveResult(status, line, out_values, lethal, elapsed, stats["solves"])
+        damage = {p.id: line.first_strike.total_to(p.id) + line.regular.total_to(p.id) for p in scenario.players}
+        best_to = {}
+        for p in scenario.players:  # the most damage the whole combat can deal this player, the defender replying
+            probe = solve_whole(whole, [f"max-damage:{p.id}"], **dict(options, tie_break=False), **left())
+            stats["solves"] += probe.solves
+            if probe.assignment is not None:
+                best_to[p.id] = int(probe.objectives[f"max-damage:{p.id}"])
+            if probe.status != STATUS_OPTIMAL and status == STATUS_OPTIMAL:
+                status = STATUS_FEASIBLE
+        lethal = lethal_report(scenario, damage, best_to)
+    return SolveResult(status, line, out_values, lethal, (time.perf_counter() - start) * 1000, stats["solves"])
 
 
 def _beats(candidate: tuple, best: tuple) -> bool:
