@@ -48,7 +48,6 @@ def totals_of(assignment: Mapping[str, Mapping[str, int]]) -> tuple[dict[str, in
 
 
 def check(plan: DamagePlan, assignment: Assignment) -> CheckResult:
-    s = plan.scenario
     violations: list[Violation] = []
     totals, givers = totals_of(assignment)
     deathtouched = {r for r, g in givers.items() if g & plan.deathtouch_sources}

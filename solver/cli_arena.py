@@ -17,7 +17,17 @@ from .arena.objectives import DEFAULT_OBJECTIVE, objective_text, parse_objective
 from .arena.players import DEFAULT_PLAYERS, make_player
 from .arena.runner import BACKENDS, DEFAULT_CHUNK, run_arena
 from .arena.suites import one_step
-from .docio import distinct_files, emit, iter_documents, positive_int, prefixed, seconds, shown
+from .docio import (
+    distinct_files,
+    emit,
+    has_module,
+    iter_documents,
+    positive_int,
+    prefixed,
+    require_extra,
+    seconds,
+    shown,
+)
 from .models import FormatError, load_scenario
 from .models.errors import expect_object, expect_str
 
@@ -91,15 +101,21 @@ class _Bar:
 
 
 def _want_progress(args) -> bool:
+    """--progress / --no-progress, else a bar on a terminal when rich is installed (plain runs without it)."""
+    if args.progress:
+        require_extra("--progress", "rich", "progress")
     if args.progress is not None:
         return args.progress
-    return sys.stderr.isatty()
+    return sys.stderr.isatty() and has_module("rich")
 
 
 def _format(args) -> str:
+    """--format, else a table on a terminal when rich is installed, JSON otherwise."""
+    if args.format == "table":
+        require_extra("--format table", "rich", "report")
     if args.format:
         return args.format
-    return "table" if sys.stdout.isatty() else "json"
+    return "table" if sys.stdout.isatty() and has_module("rich") else "json"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,7 +145,10 @@ def cmd_arena(args) -> int:
         raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
     if args.backend != "dask" and args.scheduler:
         raise FormatError("--scheduler", "only with --backend dask")
+    if args.backend == "dask":
+        require_extra("--backend dask", "distributed", "dask")
     specs = _players(args)
+    fmt = _format(args)
     with _Bar(_want_progress(args), "arena") as bar:
         try:
             results = run_arena(
@@ -149,7 +168,7 @@ def cmd_arena(args) -> int:
             if args.backend == "dask":
                 raise FormatError("--scheduler", f"cannot reach {args.scheduler}: {err}") from None
             raise
-    return _output(results, args, _format(args))
+    return _output(results, args, fmt)
 
 
 #: File types matplotlib writes without extra packages; --report must name one (else matplotlib raises, or
@@ -174,6 +193,7 @@ def _check_outputs(args, inputs=()) -> None:
         if not os.path.isdir(folder):
             raise FormatError(path, f"cannot write: no such directory {folder}")
     if args.report is not None:
+        require_extra("--report", "matplotlib", "report")
         ext = os.path.splitext(args.report)[1].lower().lstrip(".")
         if ext not in REPORT_TYPES:
             others = ", ".join("." + t for t in REPORT_TYPES[1:])
@@ -215,7 +235,11 @@ def cmd_score(args) -> int:
     parse_objectives(args.objective)
     _check_outputs(args, [args.file])
     fmt = args.format or "lines"
-    boards, names, worst = [], [], EXIT_OK
+    if fmt == "table":
+        require_extra("--format table", "rich", "report")
+    boards: list[dict] = []
+    names: list[str] = []
+    worst = EXIT_OK
     for where, doc in iter_documents(args.file):
         try:
             if isinstance(doc, FormatError):

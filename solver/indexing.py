@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
+from typing import cast
 
-from .engines import PROGRAMME, Programme, get_engine
+from .engines import PROGRAMME, Programme, ProgrammeEngine, get_engine
 from .limits import deadline_of
 from .models import Assignment, FormatError, load_assignment
 from .step import DamageStep as Combat  # anything with a plan: a Combat, or the step the optimiser reads
@@ -33,7 +34,9 @@ def component_programmes(combat: Combat, time_limit=None) -> list[Programme]:
     """The programme of every component (``time_limit``: :class:`trample.limits.LimitReached` past it)."""
     plan = combat.plan
     deadline = deadline_of(time_limit)
-    engine = get_engine("direct", needs=[PROGRAMME])  # the engine whose programmes rank and unrank
+    engine = cast(
+        ProgrammeEngine, get_engine("direct", needs=[PROGRAMME])
+    )  # the engine whose programmes rank and unrank
     return [engine.programme(plan, comp, deadline) for comp in plan.components]
 
 
@@ -124,7 +127,7 @@ def _digits(index: int, dps: Iterable[Programme]) -> list[int]:
 
 def _build(combat: Combat, dps: list[Programme], digits: list[int]) -> Assignment:
     names = [s.source for s in combat.plan.sources]
-    out = {name: {} for name in names}
+    out: dict[str, dict[str, int]] = {name: {} for name in names}
     for dp, d in zip(dps, digits):
         for (i, r), amount in zip(dp.columns, dp.unrank(d)):
             if amount:

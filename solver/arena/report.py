@@ -6,6 +6,7 @@ import io
 import json
 import statistics
 from collections import defaultdict
+from typing import Literal
 
 
 def _pct(x) -> str:
@@ -30,7 +31,7 @@ def leaderboard_table(results: dict, title: str | None = None):
         title = title or f"trample score: {cfg.get('boards', '?')} recorded decisions, {what}"
     title = title or f"trample arena: {cfg.get('boards', '?')} boards, {what}"
     table = Table(title=title, title_justify="left")
-    for col, just in (
+    justify: tuple[tuple[str, Literal["left", "right"]], ...] = (
         ("#", "right"),
         ("player", "left"),
         ("illegal", "right"),
@@ -40,7 +41,8 @@ def leaderboard_table(results: dict, title: str | None = None):
         ("optimal", "right"),
         ("lethal found", "right"),
         ("ms/decision", "right"),
-    ):
+    )
+    for col, just in justify:
         table.add_column(col, justify=just, no_wrap=col != "rules broken")
     for row in results["leaderboard"]:
         rules = ", ".join(f"{r} ×{n}" for r, n in list(row["illegal_rules"].items())[:3]) or "-"
@@ -99,7 +101,7 @@ def write_png(results: dict, path: str) -> None:
     import matplotlib.pyplot as plt
 
     players = [row["player"] for row in results["leaderboard"]]
-    regrets = {p: [] for p in players}
+    regrets: dict[str, list[float]] = {p: [] for p in players}
     by_size: dict = {p: defaultdict(list) for p in players}
     for board in results["boards"]:
         size = board["size"]["creatures"]

@@ -199,7 +199,7 @@ def gnome_outcomes(
         splits, k, best_split = per_x[x]
         dist = discover_distribution(state, x) if x > 0 else None
         known = _known_outcome(state, x) if x > 0 else None
-        if x == 0:
+        if known is None or dist is None:  # X = 0: no trigger
             score = Fraction(0)
         elif library_order == "known":
             score = Fraction(known["mana_value"] or 0)

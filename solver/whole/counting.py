@@ -106,7 +106,7 @@ def effect_counts(
     col_slot = [where.get(r, -1) if caps.get(r, 0) > 0 or where.get(r, -1) in need else -1 for _, r in cols]
     # after column p, resources that no later column feeds or gates: an open obligation there is a dead branch
     last = {}
-    for p, (_, r) in enumerate(cols):
+    for p, (_, _r) in enumerate(cols):
         if col_slot[p] >= 0:
             last[col_slot[p]] = p
         for k in range(K):
@@ -157,8 +157,8 @@ def effect_counts(
                 return None
         states = {}
         for (_, tots, dt, open_), n in cur.items():
-            key = (tots, dt, open_)
-            states[key] = states.get(key, 0) + n
+            state = (tots, dt, open_)
+            states[state] = states.get(state, 0) + n
     out: Counter = Counter()
     for (tots, dt, open_), n in states.items():
         if open_:
