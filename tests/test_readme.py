@@ -9,7 +9,7 @@
 - ``python`` blocks run from the repository's root; a top-level ``print(...)  # text`` must print ``text``
   (in order), and so must the comment lines that follow the README's first block. Blocks written as ``>>>``
   sessions run as doctests.
-- ``sh`` blocks name make targets: they must exist in the Makefile (``make test`` cannot run inside the tests).
+- ``sh`` blocks: ``make`` lines name targets of the Makefile; the other lines run in bash and must succeed.
 """
 
 from __future__ import annotations
@@ -158,12 +158,23 @@ def test_every_doc_block_is_collected():
 
 
 @pytest.mark.parametrize("path, line, body", _cases("sh"))
-def test_sh_blocks_name_make_targets(path, line, body):
+def test_sh_blocks_run(path, line, body):
+    """``make`` lines must name targets of the Makefile (``make test`` cannot run inside the tests); the other
+    lines run in bash from the repository's root, in order (activating .venv when the block does)."""
     targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), re.M))
+    script = ["set -e"]
     for cmd in body.splitlines():
-        cmd = cmd.split("#")[0].strip()
+        cmd = cmd.split("  #")[0].strip()
         if cmd.startswith("make "):
             assert set(cmd.split()[1:]) <= targets, cmd
+        elif cmd and not any(cmd.startswith(prefix) for prefix in NOT_RUN):
+            script.append(cmd)
+    if len(script) == 1:
+        return
+    if any(".venv/bin/activate" in c for c in script) and not (ROOT / ".venv" / "bin" / "activate").exists():
+        pytest.skip("no .venv here (make creates it)")
+    proc = subprocess.run(["bash", "-c", "\n".join(script)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"{path.name}:{line}\n{proc.stdout}{proc.stderr}"
 
 
 # ---------------------------------------------------------------------------------------------
