@@ -2,7 +2,8 @@
 
 - ``console`` blocks: each ``$ command`` runs in bash (``trample`` and ``python`` are this environment's), in a
   scratch folder that sees the repository's examples/ and benchmarks/; what follows it, up to the next ``$``, is
-  its output (standard output and standard error, in order). JSON lines are compared as JSON without
+  its output (standard output and standard error, in order). The ``$ trample`` lines of ``text`` blocks (tables
+  with timings) run and must succeed. JSON lines are compared as JSON without
   ``time_ms`` (the one field that varies); other lines as text. ``echo $?`` prints the previous command's exit
   code. A file a block only shows (``$ cat missed.json`` before any command made it) is written from what it
   shows; so is a file the prose gives inline (```tiny.json`:`` followed by a line of code).
@@ -126,6 +127,30 @@ def test_console_blocks_print_what_they_say(scratch, path, line, body):
         assert got == [_normal(x) for x in expected], f"{path.name}:{line}: $ {cmd}\n{proc.stdout}"
         ran += 1
     assert ran or all(any(c.startswith(p) for p in NOT_RUN) for c, _ in _commands(body))
+
+
+def _text_commands():
+    """``$ trample ...`` lines of ``text`` blocks: tables with timings, so only run, not compared."""
+    out = []
+    for path in DOCS:
+        for line, body in _blocks(path, "text"):
+            for cmd in body.splitlines():
+                if cmd.startswith("$ trample "):
+                    out.append(pytest.param(path, line, cmd[2:].split("  #")[0], id=f"{path.relative_to(ROOT)}:{line}"))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path, line, cmd", _text_commands())
+def test_text_block_commands_run(scratch, path, line, cmd):
+    folder, env = scratch
+    for word in cmd.split():
+        for part in word.strip('"').split("="):
+            if part.endswith(".py") and not (folder / part).exists():
+                pytest.skip(f"{part}: a program of the reader's own")
+    proc = subprocess.run(["bash", "-c", cmd], cwd=folder, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and proc.stdout.strip(), f"{path.name}:{line}: $ {cmd}\n{proc.stderr}"
+    assert "Traceback" not in proc.stderr
 
 
 @pytest.mark.slow
