@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 
 from .arena import report, suites
 from .arena.metrics import board_size, judge, objectives_of, reference, summarize
@@ -69,8 +70,8 @@ class _Bar:
     def __init__(self, enabled: bool, what: str):
         self.enabled = enabled
         self.what = what
-        self.progress = None
-        self.task = None
+        self.progress: Any = None  # a rich Progress while it runs
+        self.task: Any = None
 
     def __enter__(self):
         if self.enabled:

@@ -79,6 +79,7 @@ class ArenaEnv:
             raise ValueError(f"action {i} is not an assignment index (0 <= i < {self.count}); see action_masks()")
         if self.max_actions is not None and i >= self.max_actions:
             raise ValueError(f"action {i} is outside the action space of {self.max_actions}")
+        assert self.combat is not None  # dealt by reset()
         assignment = Assignment(self.combat.unrank(i))
         scenario = self.combat.scenario
         values = score_all(self.combat, assignment, self.objectives)

@@ -167,6 +167,7 @@ class ExternalPlayer(Player):
         request = {"scenario": scenario.to_json(), "objective": str(objective), "seed": int(seed)}
         data = (json.dumps(request, separators=(",", ":")) + "\n").encode()
         self._drain()
+        assert self._proc is not None and self._proc.stdin is not None  # started above
         try:
             self._proc.stdin.write(data)
             self._proc.stdin.flush()

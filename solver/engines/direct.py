@@ -157,8 +157,8 @@ class ComponentDP:
             if cells > CELL_LIMIT:
                 raise _TooBig(cells)
         self._backward(deadline)
-        self._np = None  # numpy tables for enumeration, built on demand
-        self._suffix = None
+        self._np: tuple[list, list] | None = None  # numpy tables for enumeration, built on demand
+        self._suffix: tuple | None = None
 
     # -- the frontier ------------------------------------------------------------------------------
     def _canon(self, q: int, e: list) -> tuple | None:
