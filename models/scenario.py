@@ -123,7 +123,7 @@ class Scenario:
     battles: tuple[Battle, ...] = ()
     rules: str = "current"
     step: str = "regular"
-    _index: Mapping[str, object] = field(default=None, compare=False, repr=False, hash=False)
+    _index: Mapping[str, object] = field(default=None, compare=False, repr=False, hash=False)  # type: ignore[arg-type]  # built in __post_init__
 
     def __post_init__(self):
         index = {}

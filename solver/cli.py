@@ -14,7 +14,7 @@ import os
 import sys
 
 from . import cli_arena, cli_library, cli_render, cli_scale, cli_schema, cli_solve, cli_step
-from .docio import EXIT_BAD, EXIT_NO, EXIT_OK
+from .docio import EXIT_BAD, EXIT_NO, EXIT_OK, package_version
 from .limits import LimitReached
 from .models import FormatError
 
@@ -38,6 +38,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="trample", description="Rules-exact combat damage assignment (Magic: The Gathering).")
+    parser.add_argument("--version", action="version", version=f"trample {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 

@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 
 from .arena import report, suites
 from .arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
@@ -19,7 +20,18 @@ from .arena.runner import BACKENDS, DEFAULT_CHUNK, run_arena
 from .arena.stats import run_facts
 from .arena.suites import one_step
 from .arena.whole_arena import PLAYERS, player_names, rescore, run_whole_arena
-from .docio import distinct_files, emit, iter_documents, positive_int, prefixed, read_text, seconds, shown
+from .docio import (
+    distinct_files,
+    emit,
+    has_module,
+    iter_documents,
+    positive_int,
+    prefixed,
+    read_text,
+    require_extra,
+    seconds,
+    shown,
+)
 from .models import FormatError, load_scenario
 from .models.errors import expect_object, expect_str
 from .models.scenario import parse_json_text
@@ -62,8 +74,8 @@ class _Bar:
     def __init__(self, enabled: bool, what: str):
         self.enabled = enabled
         self.what = what
-        self.progress = None
-        self.task = None
+        self.progress: Any = None  # a rich Progress while it runs
+        self.task: Any = None
 
     def __enter__(self):
         if self.enabled:
@@ -94,15 +106,21 @@ class _Bar:
 
 
 def _want_progress(args) -> bool:
+    """--progress / --no-progress, else a bar on a terminal when rich is installed (plain runs without it)."""
+    if args.progress:
+        require_extra("--progress", "rich", "progress")
     if args.progress is not None:
         return args.progress
-    return sys.stderr.isatty()
+    return sys.stderr.isatty() and has_module("rich")
 
 
 def _format(args) -> str:
+    """--format, else a table on a terminal when rich is installed, JSON otherwise."""
+    if args.format == "table":
+        require_extra("--format table", "rich", "report")
     if args.format:
         return args.format
-    return "table" if sys.stdout.isatty() else "json"
+    return "table" if sys.stdout.isatty() and has_module("rich") else "json"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,7 +154,10 @@ def cmd_arena(args) -> int:
         raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
     if args.backend != "dask" and args.scheduler:
         raise FormatError("--scheduler", "only with --backend dask")
+    if args.backend == "dask":
+        require_extra("--backend dask", "distributed", "dask")
     specs = _players(args)
+    fmt = _format(args)
     with _Bar(_want_progress(args), "arena") as bar:
         try:
             results = run_arena(
@@ -156,7 +177,7 @@ def cmd_arena(args) -> int:
             if args.backend == "dask":
                 raise FormatError("--scheduler", f"cannot reach {args.scheduler}: {err}") from None
             raise
-    return _output(results, args, _format(args))
+    return _output(results, args, fmt)
 
 
 def cmd_arena_combat(args) -> int:
@@ -213,6 +234,7 @@ def _check_outputs(args, inputs=()) -> None:
         if not os.path.isdir(folder):
             raise FormatError(path, f"cannot write: no such directory {folder}")
     if args.report is not None:
+        require_extra("--report", "matplotlib", "report")
         ext = os.path.splitext(args.report)[1].lower().lstrip(".")
         if ext not in REPORT_TYPES:
             others = ", ".join("." + t for t in REPORT_TYPES[1:])
@@ -254,6 +276,8 @@ def cmd_score(args) -> int:
     parse_objectives(args.objective)
     _check_outputs(args, [args.file])
     fmt = args.format or "lines"
+    if fmt == "table":
+        require_extra("--format table", "rich", "report")
     boards, names, worst = [], [], EXIT_OK
     docs = list(decision_documents(args.file, iter_documents))
     if len(docs) == 1 and isinstance(docs[0][1], dict) and docs[0][1].get("config", {}).get("game") == "combat":

@@ -24,9 +24,11 @@ from .models.errors import FormatError, expect_object, join
 EXIT_OK, EXIT_NO = 0, 1
 
 
-def _whole(text, what: str, *, allow_none: bool = False) -> int | None:
-    if text is None and allow_none:
-        return None
+def _optional_whole(text, what: str) -> int | None:
+    return None if text is None else _whole(text, what)
+
+
+def _whole(text, what: str) -> int:
     try:
         value = int(str(text), 10)
     except ValueError:
@@ -60,7 +62,7 @@ def _result(event_json: dict, state: GameState, zones: bool) -> dict:
 def cmd_mill(args) -> int:
 
     n = _whole(args.n, "N")
-    seed = _whole(args.seed, "--seed", allow_none=True)
+    seed = _optional_whole(args.seed, "--seed")
 
     def one(doc):
         state, zones = _state(doc)
@@ -75,7 +77,7 @@ def cmd_mill(args) -> int:
 
 def cmd_seek_thrills(args) -> int:
 
-    seed = _whole(args.seed, "--seed", allow_none=True)
+    seed = _optional_whole(args.seed, "--seed")
 
     def one(doc):
         state, zones = _state(doc)
@@ -91,7 +93,7 @@ def cmd_seek_thrills(args) -> int:
 def cmd_discover(args) -> int:
 
     n = _whole(args.n, "N")
-    seed = _whole(args.seed, "--seed", allow_none=True)
+    seed = _optional_whole(args.seed, "--seed")
     if seed is None and not args.distribution:
         raise FormatError("--seed", "required: it sets the random order of the cards put on the bottom (701.57a)")
     if args.face is not None and args.choice == "hand":
@@ -105,6 +107,7 @@ def cmd_discover(args) -> int:
         state, zones = _state(doc)
         if args.distribution:
             return {"action": "discover_distribution", **discover_distribution(state, n).to_json()}, EXIT_OK
+        assert seed is not None  # required above unless --distribution
         new, event = discover(state, n, seed, choice=args.choice, face=args.face)
         return _result(event.to_json(), new, zones), EXIT_OK
 
@@ -158,7 +161,7 @@ def cmd_from_deck(args) -> int:
 
     if args.deck == "-" and args.cards == "-":
         raise FormatError("--cards", "DECK and --cards cannot both be read from standard input")
-    seed = _whole(args.seed, "--seed", allow_none=True)
+    seed = _optional_whole(args.seed, "--seed")
     where = label(args.deck)
     lines = parse_decklist(read_text(args.deck, "DECK"), where)
     data = load_card_data(parse_json_text(read_text(args.cards, "--cards"), label(args.cards)), label(args.cards))

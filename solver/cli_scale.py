@@ -21,6 +21,8 @@ import json
 import struct
 import sys
 import time
+from collections.abc import Iterator
+from typing import cast
 
 import numpy as np
 
@@ -38,7 +40,7 @@ from .docio import (
     seconds,
     shown,
 )
-from .engines import BLOCKS, get_engine
+from .engines import BLOCKS, BlocksEngine, get_engine
 from .indexing import count
 from .limits import LimitReached
 from .models import FormatError, load_assignment
@@ -188,7 +190,7 @@ class Progress:
         return self
 
     def advance(self, n: int) -> None:
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             self._bar.advance(self._task, n)
 
     def __exit__(self, *exc):
@@ -226,11 +228,8 @@ def redirected_output(path: str | None, binary: bool = False):
 
 def npy_header(dtype, shape: tuple[int, int], size: int = NPY_HEADER) -> bytes:
     """A version 1.0 .npy header padded to exactly ``size`` bytes (so it can be rewritten in place)."""
-    body = "{'descr': %r, 'fortran_order': False, 'shape': (%d, %d), }" % (
-        np.lib.format.dtype_to_descr(np.dtype(dtype)),
-        shape[0],
-        shape[1],
-    )
+    descr = np.lib.format.dtype_to_descr(np.dtype(dtype))
+    body = f"{{'descr': {descr!r}, 'fortran_order': False, 'shape': ({shape[0]:d}, {shape[1]:d}), }}"
     pad = size - 10 - len(body) - 1
     if pad < 0:
         raise ValueError("npy header too long")
@@ -268,10 +267,11 @@ def enumerate_npy(args) -> int:
     except LimitReached:  # --time-limit ran out while counting: an empty (incomplete) matrix
         count = None
     rows = 0 if count is None else count if args.limit is None else min(count, args.limit)
-    blocks_engine = get_engine("direct", needs=[BLOCKS])  # the engine that writes numpy blocks
+    blocks_engine = cast(BlocksEngine, get_engine("direct", needs=[BLOCKS]))  # the engine that writes numpy blocks
     dtype = np.dtype(blocks_engine.dtype_for(max((s.damage for s in plan.sources), default=0)))
-    sidecar = getattr(args, "columns", None) or (columns_path(output) if seekable_out else None)
+    sidecar = getattr(args, "columns", None) or (columns_path(output) if output not in (None, "-") else None)
 
+    blocks: Iterator
     if count is None:
         blocks = iter(())
     elif BLOCKS in get_engine(args.engine).capabilities:  # the canonical order, in numpy blocks

@@ -5,8 +5,11 @@ command module (``trample.cli`` and ``trample.cli_*`` import it; nothing here im
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import importlib.util
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 
@@ -16,6 +19,41 @@ from .models import FormatError, load_scenario, parse_json_text
 from .models.errors import expect_object
 
 EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
+
+
+def package_version() -> str:
+    """trample's version: the installed distribution's, else (run from a source tree that was never installed)
+    the one pyproject.toml beside the package declares, else "unknown"."""
+    try:
+        return importlib.metadata.version("trample")
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    pyproject = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
+    try:
+        with open(pyproject, encoding="utf-8") as fh:
+            found = re.search(r'^version\s*=\s*"([^"]+)"', fh.read(), re.M)
+    except OSError:
+        found = None
+    return found.group(1) if found else "unknown"
+
+
+# ---------------------------------------------------------------------------------------------
+# Optional packages (the extras of pyproject.toml)
+# ---------------------------------------------------------------------------------------------
+
+
+def has_module(name: str) -> bool:
+    """Is the optional package ``name`` installed (found without importing it)?"""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require_extra(option: str, module: str, extra: str) -> None:
+    """Bad input (one line, exit 2), before any work, when ``option`` needs an optional package that is missing."""
+    if not has_module(module):
+        raise FormatError(option, f"needs the optional package {module}: pip install 'trample[{extra}]'")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ the optimiser and the indexing read a step through this class, so that they neve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 
 from .check import CheckResult, check
@@ -59,7 +59,9 @@ class DamageStep:
                 return 0
         return total
 
-    def assignments(self, limit: int | None = None, engine: str | None = None, time_limit=None) -> Iterator[Assignment]:
+    def assignments(
+        self, limit: int | None = None, engine: str | None = None, time_limit=None
+    ) -> Generator[Assignment, None, None]:
         """Every legal assignment exactly once, lazily (the product of the components' streams).
 
         ``time_limit`` (seconds, from the first ``next``): the assignments found by then are yielded, then

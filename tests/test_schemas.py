@@ -202,8 +202,7 @@ def test_generated_scenarios_in_a_suite_line(doc):
 
 
 def test_assignments_and_combat_lines_the_engines_write():
-    from trample import Combat
-    from trample import open_combat
+    from trample import Combat, open_combat
 
     thrasta = json.loads((ROOT / "examples" / "thrasta.json").read_text())
     for a in Combat(thrasta).assignments(limit=10):

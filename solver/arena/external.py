@@ -22,6 +22,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from typing import IO
 
 from .player import Player
 
@@ -53,8 +54,8 @@ class ExternalPlayer(Player):
         self.startup_timeout = float(startup_timeout)
         self.cwd = cwd
         self.env = env
-        self._proc = None
-        self._err = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._err: IO[bytes] | None = None
         self._buf = b""
         self._fresh = False
         self.starts = 0
@@ -166,6 +167,7 @@ class ExternalPlayer(Player):
         request = {"scenario": scenario.to_json(), "objective": str(objective), "seed": int(seed)}
         data = (json.dumps(request, separators=(",", ":")) + "\n").encode()
         self._drain()
+        assert self._proc is not None and self._proc.stdin is not None  # started above
         try:
             self._proc.stdin.write(data)
             self._proc.stdin.flush()
@@ -188,6 +190,7 @@ class ExternalPlayer(Player):
     def _drain(self) -> None:
         """Forget anything the program printed beyond its last answer (keeps request and answer in step)."""
         self._buf = b""
+        assert self._proc is not None and self._proc.stdout is not None  # started
         fd = self._proc.stdout.fileno()
         while True:
             ready, _, _ = select.select([fd], [], [], 0)
@@ -198,6 +201,7 @@ class ExternalPlayer(Player):
                 return
 
     def _read_line(self, deadline: float) -> str:
+        assert self._proc is not None and self._proc.stdout is not None  # started
         fd = self._proc.stdout.fileno()
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()

@@ -272,8 +272,10 @@ def make_player(spec, timeout: float | None = None) -> Player:
             raise FormatError("player", f"{command!r}: {err}") from None
         if not argv:
             raise FormatError("player", "cmd: needs a command")
-        kwargs = {} if timeout is None else {"timeout": timeout}
-        player = ExternalPlayer(argv, name=name or f"cmd:{command}", **kwargs)
+        if timeout is None:
+            player = ExternalPlayer(argv, name=name or f"cmd:{command}")
+        else:
+            player = ExternalPlayer(argv, name=name or f"cmd:{command}", timeout=timeout)
     elif spec.startswith("py:"):
         module, _, attr = spec[3:].rpartition(":")
         if not module or not attr:

@@ -20,6 +20,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ortools.sat.python import cp_model
 
@@ -72,7 +73,7 @@ def build_model(
     gated_blockers = {b for i in component for r in plan.sources[i].routes if r.gate for b in r.gate.lethal}
     gated_walkers = {p for i in component for r in plan.sources[i].routes if r.gate for p in r.gate.loyalty}
 
-    lethal = {}
+    lethal: dict[str, Any] = {}  # True (already lethal) or a CP-SAT literal
     for b in sorted(gated_blockers):  # 702.19b, 702.2c
         need = plan.lethal_need[b]
         if need == 0:
@@ -98,7 +99,7 @@ def build_model(
         m.add_max_equality(lb, reasons)
         lethal[b] = lb
 
-    loyal = {}
+    loyal: dict[str, Any] = {}  # True (no loyalty needed) or a CP-SAT literal
     for p in sorted(gated_walkers):  # 702.19c
         need = plan.loyalty_need[p]
         if need == 0:
@@ -115,14 +116,14 @@ def build_model(
         loyal[p] = yp
 
     for i in component:
-        for r in plan.sources[i].routes:
-            if r.gate is None:
+        for route in plan.sources[i].routes:
+            if route.gate is None:
                 continue
-            conds = [lethal[b] for b in r.gate.lethal] + [loyal[p] for p in r.gate.loyalty]
+            conds = [lethal[b] for b in route.gate.lethal] + [loyal[p] for p in route.gate.loyalty]
             for c in conds:
                 if c is True:
                     continue
-                m.add(var[i, r.recipient] == 0).only_enforce_if(~c)
+                m.add(var[i, route.recipient] == 0).only_enforce_if(~c)
     return BuiltModel(m, columns, [var[c] for c in columns], var, lethal, loyal)
 
 

@@ -54,7 +54,7 @@ from operator import add
 import numpy as np
 
 from ..limits import NEVER, Deadline
-from ..rules import DamagePlan
+from ..rules import DamagePlan, Gate, Route
 from . import BLOCKS, EFFECTS, PROGRAMME
 from .effects import effect_counts, listed_effects
 
@@ -113,11 +113,12 @@ class ComponentDP:
         self.col_gate = []
         for i, rec in cols:
             route = srcs[i].route(rec)
+            assert route is not None  # every column is one of its source's routes
             k = self.res_index.get(rec, -1)
             self.col_res.append(k)
             # 702.2c: one point from a deathtouch source is lethal (never for loyalty, 702.19c)
             self.col_dt.append(k >= 0 and srcs[i].deathtouch and rec in plan.lethal_need)
-            gate = ()
+            gate: tuple[int, ...] = ()
             if route.gate is not None:
                 gate = tuple(
                     sorted(
@@ -158,8 +159,8 @@ class ComponentDP:
             if cells > CELL_LIMIT:
                 raise _TooBig(cells)
         self._backward(deadline)
-        self._np = None  # numpy tables for enumeration, built on demand
-        self._suffix = None
+        self._np: tuple[list, list] | None = None  # numpy tables for enumeration, built on demand
+        self._suffix: tuple | None = None
 
     # -- the frontier ------------------------------------------------------------------------------
     def _canon(self, q: int, e: list) -> tuple | None:
@@ -195,7 +196,7 @@ class ComponentDP:
         for p in range(P):
             nxt_states, nxt_index = self.states[p + 1], self.index[p + 1]
 
-            def intern(st):
+            def intern(st, nxt_index=nxt_index, nxt_states=nxt_states):
                 if st is None:
                     return -1
                 j = nxt_index.get(st)
@@ -479,13 +480,13 @@ class ComponentDP:
                     Kr = np.tile(r_of, ns)
                     V = np.tile(v_of, ns)
                 CR = Kr - V
-            O = outs[q][Kj, V]
-            L = ln[O, CR]
+            Oc = outs[q][Kj, V]
+            L = ln[Oc, CR]
             keep = np.flatnonzero(L)
-            Kj, Kr, V, O, CR, L = Kj[keep], Kr[keep], V[keep], O[keep], CR[keep], L[keep]
+            Kj, Kr, V, Oc, CR, L = Kj[keep], Kr[keep], V[keep], Oc[keep], CR[keep], L[keep]
             ends = np.cumsum(L)
             total = int(ends[-1]) if len(ends) else 0
-            child = np.repeat(off[O, CR] - (ends - L), L) + np.arange(total)
+            child = np.repeat(off[Oc, CR] - (ends - L), L) + np.arange(total)
             levels.append((np.repeat(V, L).astype(dtype), child))
             # rows per key (small: the tables hold at most SUFFIX_CELLS cells, so floats count exactly)
             key_len = np.bincount(Kj * (D + 1) + Kr, weights=L, minlength=(ns + 1) * (D + 1)).astype(np.int64)
@@ -604,6 +605,12 @@ def compositions(total: int, parts: int) -> int:
     return _c(total + parts - 1, parts - 1) if total >= 0 else 0
 
 
+def _gate(route: Route) -> Gate:
+    """The gate of a route known to be gated."""
+    assert route.gate is not None
+    return route.gate
+
+
 def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
     """The count of a one-source component by a formula, or None when its shape has none here.
 
@@ -630,10 +637,10 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
 
     free = [r for r in routes if r.gate is None]
     names = [r.recipient for r in free]
-    if len(gated) == 1 and routes[-1] is gated[0] and not gated[0].gate.loyalty:
+    if len(gated) == 1 and routes[-1] is gated[0] and not _gate(gated[0]).loyalty:
         g = gated[0]
         if (
-            sorted(g.gate.lethal) != sorted(names)
+            sorted(_gate(g).lethal) != sorted(names)
             or len(set(names)) != len(names)
             or g.recipient in names
             or g.recipient in plan.loyalty_need
@@ -648,10 +655,10 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
     if len(gated) == 2 and routes[-2:] == tuple(gated) and len(free) == len(routes) - 2:
         t, ctl = gated
         if (
-            sorted(t.gate.lethal) != sorted(names)
-            or t.gate.loyalty
-            or sorted(ctl.gate.lethal) != sorted(names)
-            or tuple(ctl.gate.loyalty) != (t.recipient,)
+            sorted(_gate(t).lethal) != sorted(names)
+            or _gate(t).loyalty
+            or sorted(_gate(ctl).lethal) != sorted(names)
+            or tuple(_gate(ctl).loyalty) != (t.recipient,)
             or len(set(names)) != len(names)
             or not names
         ):
@@ -675,8 +682,8 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
     if len(routes) == 2 and routes[0].gate is None and routes[1].gate is not None:
         t, ctl = routes
         if (
-            ctl.gate.lethal
-            or tuple(ctl.gate.loyalty) != (t.recipient,)
+            _gate(ctl).lethal
+            or tuple(_gate(ctl).loyalty) != (t.recipient,)
             or t.recipient not in plan.loyalty_need
             or ctl.recipient in plan.loyalty_need
             or ctl.recipient in plan.lethal_need

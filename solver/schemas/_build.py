@@ -220,7 +220,9 @@ DEFS: dict[str, dict] = {
             },
         },
         "required": ["name", "mana_value"],
-        "description": "A half of a split card or the back face of a double-faced card. Further fields travel unchanged.",
+        "description": (
+            "A half of a split card or the back face of a double-faced card. Further fields travel unchanged."
+        ),
     },
     "adventure": {
         "type": "object",

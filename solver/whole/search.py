@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Any
 
 from ..combat import Combat
 from ..limits import LimitReached, deadline_of
@@ -78,7 +79,7 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     by_outcome: dict[frozenset, tuple[tuple, Assignment]] = {}
     try:
         for d in defending_first.assignments(time_limit=deadline):  # streamed: flat memory
-            killed = frozenset()
+            killed: frozenset[str] = frozenset()
             if has_fs:
                 totals, touched = damage_dealt(scenario, d)
                 killed = frozenset(
@@ -96,7 +97,7 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     # The search only needs values: no tie-break there; the chosen state is solved again with the caller's options.
     search_options = dict(options, tie_break=False)
     memo: dict[Scenario, object] = {}
-    stats = {"solves": 0, "status": STATUS_OPTIMAL}
+    stats: dict[str, Any] = {"solves": 0, "status": STATUS_OPTIMAL}
 
     def regular_best(state: Scenario):
         key = replace(state, attackers=tuple(replace(a, damage_marked=0) for a in state.attackers))
