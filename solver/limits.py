@@ -10,9 +10,11 @@ it. ``solve`` does not raise: it returns the best it found, with status ``feasib
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
 
-__all__ = ["Deadline", "LimitReached", "deadline_of"]
+__all__ = ["Deadline", "LimitReached", "deadline_of", "check_interrupt", "interrupt", "interrupted", "register_search"]
 
 
 class LimitReached(Exception):
@@ -60,3 +62,50 @@ def deadline_of(limit) -> Deadline:
     if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0:
         raise ValueError(f"time_limit: expected a positive number of seconds, got {limit!r}")
     return Deadline(float(limit))
+
+
+# ---------------------------------------------------------------------------------------------
+# Interrupts (SIGINT, SIGTERM): the searches running in native code are told to stop
+# ---------------------------------------------------------------------------------------------
+#
+# A CP-SAT solve runs in C++: Python's signal handler only runs once it returns. The command line therefore
+# watches for signals in a thread (trample.docio.interrupts) and calls :func:`interrupt`, which stops every
+# search registered here; the main thread then raises KeyboardInterrupt as soon as it runs Python again.
+# Every CP-SAT solver is made by trample.engines.cpsat.new_solver, which registers it.
+
+_INTERRUPT = threading.Event()
+_SEARCHES: weakref.WeakSet = weakref.WeakSet()
+_SEARCHES_LOCK = threading.Lock()
+
+
+def register_search(search) -> None:
+    """Track an object with a ``stop_search()`` method, stopped by :func:`interrupt` (weakly held)."""
+    with _SEARCHES_LOCK:
+        _SEARCHES.add(search)
+
+
+def interrupt() -> None:
+    """Mark the process interrupted and stop every registered search (safe from any thread)."""
+    _INTERRUPT.set()
+    with _SEARCHES_LOCK:
+        searches = list(_SEARCHES)
+    for s in searches:
+        try:
+            s.stop_search()
+        except Exception:  # a search that is not running, or already torn down
+            pass
+
+
+def interrupted() -> bool:
+    return _INTERRUPT.is_set()
+
+
+def check_interrupt() -> None:
+    """Raise KeyboardInterrupt if the process was interrupted (before starting more native work)."""
+    if _INTERRUPT.is_set():
+        raise KeyboardInterrupt
+
+
+def reset_interrupt() -> None:
+    """Forget an interrupt (tests that run several commands in one process)."""
+    _INTERRUPT.clear()

@@ -245,10 +245,10 @@ class _Runner:
         self.om = om
         self.budget = budget
         self.hints = hints
-        self.solver = cp_model.CpSolver()
+        from ..engines.cpsat import new_solver
+
+        self.solver = new_solver(num_workers=workers, cp_model_presolve=presolve)
         p = self.solver.parameters
-        p.num_workers = workers
-        p.cp_model_presolve = presolve
         self.escalate = params is None  # the default settings: escalate to STRONG_PARAMS when a solve drags
         if params is None:
             params = LEAN_PARAMS if len(om.cols) <= SMALL_COLUMNS else {}
