@@ -115,6 +115,7 @@ def cmd_sample(args) -> int:
     combat = _step_combat(doc, args, "sample")
     stream = combat.samples(args.n, args.seed, time_limit=args.time_limit)  # LimitReached: no programme in time
     drawn = 0
+    work_done(lambda: f"{drawn} of {args.n} draws written")
     try:
         for a in stream:  # streamed: any --n in flat memory
             emit(a.to_json())

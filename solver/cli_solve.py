@@ -20,6 +20,7 @@ from .docio import (
     run_batch,
     scenario_from,
     seconds,
+    work_done,
 )
 from .limits import LimitReached
 from .models import FormatError
@@ -126,8 +127,11 @@ def cmd_solve(args) -> int:
             file=sys.stderr,
         )
     out = sys.stdout
+    done = [0]
+    work_done(lambda: f"{done[0]} optimal assignments written")
     try:
         for n, a in enumerate(stream, 1):
+            done[0] = n
             out.write(json.dumps(a.to_json(), separators=(",", ":")) + "\n")
             if n % 4096 == 0:
                 out.flush()

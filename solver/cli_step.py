@@ -20,6 +20,7 @@ from .docio import (
     run_paired,
     scenario_from,
     seconds,
+    work_done,
 )
 from .limits import LimitReached
 from .models import FormatError
@@ -120,8 +121,11 @@ def _enumerate_jsonl(args) -> int:
     else:
         ((_, doc),) = iter_documents(args.file)
         out = sys.stdout
+        done = [0]
+        work_done(lambda: f"{done[0]} assignments written")
         with _progress(args, doc) as bar:
             for n, a in enumerate(stream(doc), 1):
+                done[0] = n
                 out.write(json.dumps(a, separators=(",", ":")) + "\n")
                 if n % 4096 == 0:
                     out.flush()

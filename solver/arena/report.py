@@ -21,6 +21,7 @@ def _num(x, digits=2) -> str:
 
 
 def leaderboard_table(results: dict, title: str | None = None):
+    from rich.markup import escape  # names and objectives are data, never markup ("[/]" crashed the table)
     from rich.table import Table
 
     cfg = results.get("config", {})
@@ -29,7 +30,7 @@ def leaderboard_table(results: dict, title: str | None = None):
     if cfg.get("recorded"):
         title = title or f"trample score: {cfg.get('boards', '?')} recorded decisions, {what}"
     title = title or f"trample arena: {cfg.get('boards', '?')} boards, {what}"
-    table = Table(title=title, title_justify="left")
+    table = Table(title=escape(title), title_justify="left")
     for col, just in (
         ("#", "right"),
         ("player", "left"),
@@ -47,9 +48,9 @@ def leaderboard_table(results: dict, title: str | None = None):
         lethal = f"{row['lethal_found']}/{row['lethal_exists']}" if row["lethal_exists"] else "-"
         table.add_row(
             str(row["rank"]),
-            row["player"],
+            escape(row["player"]) + (" (benched)" if row.get("benched") else ""),
             _pct(row["illegal_rate"]),
-            rules,
+            escape(rules),
             _num(row["regret_mean"], 3),
             _num(row["regret_max"]),
             _pct(row["optimal_share"]),
