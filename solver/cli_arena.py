@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 
 from .arena import report, suites
 from .arena.metrics import board_size, judge, objectives_of, reference, summarize
@@ -227,7 +228,9 @@ def _output(results: dict, args, fmt: str | None) -> int:
     if args.report:
         with AtomicFiles() as files:
             try:
-                report.write_png(results, files.temp_name(args.report))
+                with warnings.catch_warnings():  # an interrupted run's empty panels: no stray warning lines
+                    warnings.simplefilter("ignore")
+                    report.write_png(results, files.temp_name(args.report))
             except OSError as err:
                 raise FormatError(args.report, f"cannot write: {err.strerror}") from None
             except ValueError as err:  # a file type this matplotlib cannot write

@@ -347,6 +347,33 @@ def _become_subreaper() -> None:
         pass
 
 
+def reap_orphans() -> None:
+    """Kill and reap what the players left behind: the processes reparented to this process (its subreaper) that
+    live in another session than this one (a player's program runs in its own session, and so do the processes
+    that left it). Called when the players are closed (and by the arena once the workers are gone)."""
+    if not _SUBREAPER:
+        _become_subreaper()
+        return
+    try:
+        mine = os.getsid(0)
+    except OSError:
+        return
+    family = {}
+    for pid in _children(os.getpid()):
+        try:
+            if os.getsid(pid) != mine:
+                family[pid] = _start_time(pid)
+        except OSError:
+            continue
+    for pid, started in family.items():
+        if _start_time(pid) == started:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    _reap(family)
+
+
 def _children(pid: int) -> list[int]:
     out: list[int] = []
     try:

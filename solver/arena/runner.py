@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
 from ..models import FormatError, load_scenario
-from .external import PlayerFailure
+from .external import PlayerFailure, reap_orphans
 from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize
 from .objectives import DEFAULT_OBJECTIVE, objective_text
 from .players import DEFAULT_PLAYERS, Player, make_player
@@ -52,6 +52,7 @@ def evaluate_chunk(payload: dict) -> list[dict]:
                 p.close()
             except Exception:  # a player that cannot even close must not lose the chunk
                 pass
+        reap_orphans()
     return out
 
 
@@ -142,6 +143,9 @@ def run_arena(
     parts: dict[int, list] = {}  # chunk number -> its boards, filled as chunks finish
     tally = {"retried": 0}
     interrupted = False
+    external = any(isinstance(s, str) and "cmd:" in s for s in specs)
+    if external:
+        reap_orphans()  # from now on, what a worker's players leave behind when it dies comes to this process
     try:
         if backend == "dask":
             _run_dask(payloads, scheduler, workers, progress, total, parts, tally)
@@ -153,6 +157,9 @@ def run_arena(
         if not keep_on_interrupt:
             raise
         interrupted = True
+    finally:
+        if external:
+            reap_orphans()
     boards = [b for i in sorted(parts) for b in parts[i]]
     results = {
         "arena": 1,
@@ -258,6 +265,7 @@ def _run_inline(payloads, progress, total, parts):
                 p.close()
             except Exception:
                 pass
+        reap_orphans()
 
 
 def _worker_init() -> None:
