@@ -19,7 +19,6 @@ import argparse
 import contextlib
 import struct
 import sys
-import time
 
 import numpy as np
 
@@ -37,13 +36,13 @@ from .docio import (
     run_batch,
     run_paired,
     scenario_from,
-    seconds,
     shown,
+    time_limit,
     work_done,
 )
 from .engines import BLOCKS, get_engine
 from .indexing import count
-from .limits import LimitReached
+from .limits import LimitReached, deadline_of
 from .models import FormatError, load_assignment
 
 NPY_HEADER = 128  # bytes: fixed, so the shape can be rewritten in place if enumeration stops early
@@ -76,7 +75,7 @@ def add_commands(subparsers) -> None:
 def _time_limit_option(p) -> None:
     p.add_argument(
         "--time-limit",
-        type=seconds,
+        type=time_limit,
         default=None,
         help="seconds for building the counting programme; past it: one line on stderr, exit 1",
     )
@@ -294,7 +293,7 @@ def enumerate_npy(args) -> int:
         blocks = blocks_engine.plan_blocks(plan, dtype=dtype)
     else:
         blocks = _engine_blocks(combat, columns, dtype, args.engine)
-    deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
+    deadline = deadline_of(args.time_limit)  # --time-limit counts from the start of the command
     state = {"written": 0, "stopped": count is None}
     header_size = npy_header_size(dtype, (rows, len(columns)))
     where = output if seekable_out else "standard output"
@@ -309,7 +308,7 @@ def enumerate_npy(args) -> int:
                 for block in blocks:
                     if state["written"] >= rows:
                         break
-                    if deadline is not None and time.monotonic() > deadline:
+                    if deadline.expired():
                         state["stopped"] = True
                         break
                     block = np.ascontiguousarray(block[: rows - state["written"]], dtype=dtype)

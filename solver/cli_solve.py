@@ -20,6 +20,7 @@ from .docio import (
     run_batch,
     scenario_from,
     seconds,
+    time_limit,
     work_done,
 )
 from .limits import LimitReached
@@ -48,7 +49,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--limit", type=positive_int, default=None, help="with --all-optimal: stop after N")
     p.add_argument(
         "--time-limit",
-        type=seconds,
+        type=time_limit,
         default=None,
         help="wall-clock seconds per scenario; the best found is returned as feasible",
     )

@@ -19,7 +19,7 @@ from .docio import (
     run_batch,
     run_paired,
     scenario_from,
-    seconds,
+    time_limit,
     work_done,
 )
 from .limits import LimitReached
@@ -32,7 +32,7 @@ def add_commands(sub) -> None:
     p.add_argument("file", metavar="FILE", help="scenario JSON, a .jsonl batch, or - for standard input")
     p.add_argument(
         "--time-limit",
-        type=seconds,
+        type=time_limit,
         default=None,
         help='seconds per scenario; past it: {"count": null, "complete": false}, exit 1',
     )
@@ -42,7 +42,7 @@ def add_commands(sub) -> None:
     p = sub.add_parser("enumerate", help="every legal assignment, one JSON line each")
     p.add_argument("file", metavar="FILE")
     p.add_argument("--limit", type=positive_int, default=None, help="stop after N assignments")
-    p.add_argument("--time-limit", type=seconds, default=None, help="stop after this many seconds")
+    p.add_argument("--time-limit", type=time_limit, default=None, help="stop after this many seconds")
     p.add_argument(
         "--format",
         choices=["jsonl", "npy"],

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from .engines import engine_names
-from .limits import LimitReached, interrupt
+from .limits import CommandLimit, LimitReached, interrupt
 from .models import FormatError, load_scenario, parse_json_text
 from .models.errors import expect_object
 
@@ -380,6 +380,8 @@ def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
     """Run ``one(document) -> (result, exit code)`` per document; a bad line yields an error line."""
     worst = EXIT_OK
     for where, doc in iter_documents(path):
+        if where:
+            CommandLimit.restart_all()  # --time-limit is per document of a batch
         try:
             if isinstance(doc, FormatError):
                 raise doc
@@ -453,6 +455,8 @@ def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple
         )
     worst = EXIT_OK
     for (where, doc), (awhere, adoc) in zip(scen, asg):
+        if where or awhere:
+            CommandLimit.restart_all()
         try:
             if isinstance(doc, FormatError):
                 raise doc
@@ -528,6 +532,12 @@ def seconds(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {shown(text)}")
     return value
+
+
+def time_limit(text: str) -> float:
+    """``--time-limit SECONDS``: counted from the start of the command (loading included), or of each document
+    of a batch (trample.limits.CommandLimit)."""
+    return CommandLimit(seconds(text))
 
 
 def add_step_options(p: argparse.ArgumentParser) -> None:

@@ -53,12 +53,37 @@ class Deadline:
 NEVER = Deadline(None)
 
 
+class CommandLimit(float):
+    """``--time-limit`` as the command line parses it: a number of seconds whose clock starts when the command
+    starts (reading and loading the input count), not when the work does. :func:`deadline_of` turns it into
+    its running Deadline; a batch restarts it for each document (:meth:`restart`)."""
+
+    _live: list = []
+
+    def __new__(cls, seconds: float):
+        obj = super().__new__(cls, seconds)
+        obj.deadline = Deadline(float(seconds))
+        cls._live.append(obj)
+        return obj
+
+    def restart(self) -> None:
+        self.deadline = Deadline(float(self))
+
+    @classmethod
+    def restart_all(cls) -> None:
+        """A new document of a batch: every command limit starts again."""
+        for limit in cls._live:
+            limit.restart()
+
+
 def deadline_of(limit) -> Deadline:
     """A :class:`Deadline` from ``None``, seconds, or a Deadline (returned as is, so nested calls share it)."""
     if limit is None:
         return NEVER
     if isinstance(limit, Deadline):
         return limit
+    if isinstance(limit, CommandLimit):
+        return limit.deadline
     if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0:
         raise ValueError(f"time_limit: expected a positive number of seconds, got {limit!r}")
     return Deadline(float(limit))

@@ -219,6 +219,9 @@ class _Budget:
 
     def remaining(self) -> tuple[float | None, float | None]:
         wall = None if self.time_limit is None else self.time_limit - (time.perf_counter() - self.start)
+        running = getattr(self.time_limit, "deadline", None)  # a command's --time-limit counts from its start
+        if running is not None:
+            wall = running.remaining()
         det = None if self.deterministic_time is None else self.deterministic_time - self.used_det
         return wall, det
 
