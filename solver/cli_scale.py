@@ -37,6 +37,7 @@ from .docio import (
     run_paired,
     scenario_from,
     shown,
+    stream_batch,
     time_limit,
     work_done,
 )
@@ -103,12 +104,12 @@ def _step_combat(doc, args, what: str):
 
 
 def cmd_sample(args) -> int:
-    def draw(doc):
+    def draw(doc):  # streamed: a batch line of any --n in flat memory
         combat = _step_combat(doc, args, "sample")
-        return [a.to_json() for a in combat.sample(args.n, args.seed, time_limit=args.time_limit)]
+        return (a.to_json() for a in combat.samples(args.n, args.seed, time_limit=args.time_limit))
 
     if is_batch(args.file):
-        return run_batch(args.file, lambda doc: ({"assignments": draw(doc)}, EXIT_OK))
+        return stream_batch(args.file, draw)
     ((_, doc),) = iter_documents(args.file)
 
     combat = _step_combat(doc, args, "sample")

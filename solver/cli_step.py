@@ -19,6 +19,7 @@ from .docio import (
     run_batch,
     run_paired,
     scenario_from,
+    stream_batch,
     time_limit,
     work_done,
 )
@@ -117,7 +118,7 @@ def _enumerate_jsonl(args) -> int:
             stopped["time"] = True
 
     if is_batch(args.file):
-        code = run_batch(args.file, lambda doc: ({"assignments": list(stream(doc))}, EXIT_OK))
+        code = stream_batch(args.file, stream)  # each line written as it is listed, not held
     else:
         ((_, doc),) = iter_documents(args.file)
         out = sys.stdout

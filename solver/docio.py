@@ -406,6 +406,50 @@ def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
     return worst
 
 
+def stream_batch(path: str, items: Callable[[object], Iterator], key: str = "assignments") -> int:
+    """Like :func:`run_batch` for results that are long lists: each result line ``{"<key>": [...]}`` is written
+    item by item as ``items(document)`` yields them, never held in memory. A line cut by an interrupt is closed
+    (``..., "complete": false}``) before the interrupt goes on; a time limit reached before the first item gives
+    the usual incomplete line, after it closes the list with ``"complete": false``."""
+    worst = EXIT_OK
+    out = sys.stdout
+    for where, doc in iter_documents(path):
+        if where:
+            CommandLimit.restart_all()
+        n = 0
+        try:
+            if isinstance(doc, FormatError):
+                raise doc
+            stream = iter(items(doc))
+            for item in stream:
+                text = dumps(item)
+                out.write((f'{{"{key}":[' if n == 0 else ",") + text)
+                n += 1
+            out.write(f'{{"{key}":[]}}\n' if n == 0 else "]}\n")
+        except FormatError as err:
+            if n:
+                out.write('],"complete":false}\n')
+            if not where:
+                raise
+            err = prefixed(where, err)
+            print(f"trample: {err}", file=sys.stderr)
+            emit({"error": str(err)})
+            worst = EXIT_BAD
+        except LimitReached as err:
+            if n:
+                out.write('],"complete":false}\n')
+                print(f"trample: {where or 'FILE'}: {err}; the result is incomplete", file=sys.stderr)
+            elif not where:
+                raise
+            else:
+                _limit_line(where, err)
+            worst = max(worst, EXIT_NO)
+        except KeyboardInterrupt:
+            out.write(('],"complete":false}' if n else f'{{"{key}":[],"complete":false}}') + "\n")
+            raise
+    return worst
+
+
 def _limit_line(where: str, err: LimitReached) -> None:
     """A batch line stopped by --time-limit: one line on standard error, an incomplete result line."""
     print(f"trample: {where}: {err}; the result is incomplete", file=sys.stderr)
