@@ -13,7 +13,7 @@ output also carries ``"state"``, the zones after the action, so commands can be 
 
 from __future__ import annotations
 
-from .docio import emit, engine_choices, label, read_text, run_batch, scenario_from, shown
+from .docio import alarm_limit, emit, engine_choices, label, read_text, run_batch, scenario_from, seconds, shown
 from .library import discover, discover_distribution, gnome_outcomes, mill, mill_distribution, seek_thrills
 from .models import parse_json_text
 from .models.cards import ZONES, GameState, load_library_or_state
@@ -133,7 +133,7 @@ def add_commands(subparsers) -> None:
         action="store_true",
         help="exact distribution over a uniformly shuffled library instead (adventurers, total mana value)",
     )
-    p.set_defaults(func=cmd_mill)
+    _time_limit(p, cmd_mill)
 
     p = subparsers.add_parser("discover", help="discover N (701.57): exiled cards, the discovered card, where it went")
     p.add_argument("library", metavar="LIBRARY", help=lib_help)
@@ -149,7 +149,7 @@ def add_commands(subparsers) -> None:
     p.add_argument(
         "--distribution", action="store_true", help="exact distribution over a uniformly shuffled library instead"
     )
-    p.set_defaults(func=cmd_discover)
+    _time_limit(p, cmd_discover)
 
     p = subparsers.add_parser(
         "seek-thrills", help="Seek Thrills: mill seven, then every milled card with an Adventure to hand"
@@ -161,7 +161,7 @@ def add_commands(subparsers) -> None:
         action="store_true",
         help="exact distribution of adventurers among the seven milled, over a shuffled library",
     )
-    p.set_defaults(func=cmd_seek_thrills)
+    _time_limit(p, cmd_seek_thrills)
 
     p = subparsers.add_parser("gnome", help="Scalesoul Gnome: each reachable X, its splits, and discover X")
     p.add_argument("combat", metavar="COMBAT", help="combat scenario JSON (one damage step) or -")
@@ -192,4 +192,21 @@ def add_commands(subparsers) -> None:
         metavar="ENGINE",
         help=f"combat engine: {', '.join(engine_choices())} (default auto)",
     )
-    p.set_defaults(func=cmd_gnome)
+    _time_limit(p, cmd_gnome)
+
+
+def _time_limit(p, command) -> None:
+    """--time-limit SECONDS for the whole command (a distribution over many distinct cards, or a gnome board with
+    10^15 splits, can run for hours): past it, one line on standard error and exit 1 (docio.alarm_limit)."""
+    p.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=None,
+        help="seconds for the whole command; past it: one line on standard error, exit 1",
+    )
+
+    def limited(args) -> int:
+        with alarm_limit(args.time_limit):
+            return command(args)
+
+    p.set_defaults(func=limited)

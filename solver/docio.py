@@ -108,6 +108,28 @@ def interrupts():
         os.close(r)
 
 
+@contextlib.contextmanager
+def alarm_limit(seconds: float | None):
+    """A wall-clock limit for work that does not check a Deadline itself (the library commands): SIGALRM raises
+    LimitReached in the main thread after ``seconds``, and again at once in every later document of a batch (the
+    limit is for the whole command)."""
+    if seconds is None or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def fire(signum, frame):
+        signal.setitimer(signal.ITIMER_REAL, 0.01)  # the documents after this one stop too
+        raise LimitReached(f"stopped at the time limit of {seconds:g} s", seconds)
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 # ---------------------------------------------------------------------------------------------
 # Atomic outputs
 # ---------------------------------------------------------------------------------------------
