@@ -176,6 +176,7 @@ def cmd_arena(args) -> int:
                 raise FormatError("--scheduler", f"cannot reach {args.scheduler}: {err}") from None
             raise
     if results.get("interrupted"):  # the boards finished are written ("complete": false), then exit 130
+        played["done"] = len(results["boards"])
         _output(results, args, None)
         raise KeyboardInterrupt
     return _output(results, args, _format(args))

@@ -25,6 +25,7 @@ import numpy as np
 from .combat import Combat
 from .docio import (
     EXIT_OK,
+    STATE,
     AtomicFiles,
     add_step_options,
     any_digits,
@@ -118,8 +119,12 @@ def cmd_sample(args) -> int:
     work_done(lambda: f"{drawn} of {args.n} draws written")
     try:
         for a in stream:  # streamed: any --n in flat memory
-            emit(a.to_json())
-            drawn += 1
+            STATE.hold()  # written and counted together (the interrupt line says what the output holds)
+            try:
+                emit(a.to_json())
+                drawn += 1
+            finally:
+                STATE.release()
     except LimitReached:
         print(
             f"trample: sample stopped at --time-limit {args.time_limit}s after {drawn} of {args.n} draws; "
@@ -313,8 +318,12 @@ def enumerate_npy(args) -> int:
                         state["stopped"] = True
                         break
                     block = np.ascontiguousarray(block[: rows - state["written"]], dtype=dtype)
-                    fh.write(block.tobytes())
-                    state["written"] += len(block)
+                    STATE.hold()
+                    try:
+                        fh.write(block.tobytes())
+                        state["written"] += len(block)
+                    finally:
+                        STATE.release()
                     bar.advance(len(block))
         finally:  # also on an interrupt: the header says how many rows were written, and the columns file follows
             written = state["written"]

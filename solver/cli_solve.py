@@ -13,6 +13,7 @@ from .docio import (
     EXIT_BAD,
     EXIT_NO,
     EXIT_OK,
+    STATE,
     add_step_options,
     is_batch,
     iter_documents,
@@ -132,8 +133,12 @@ def cmd_solve(args) -> int:
     work_done(lambda: f"{done[0]} optimal assignments written")
     try:
         for n, a in enumerate(stream, 1):
-            done[0] = n
-            out.write(json.dumps(a.to_json(), separators=(",", ":")) + "\n")
+            STATE.hold()  # the line written and counted together: the interrupt line says what the output holds
+            try:
+                out.write(json.dumps(a.to_json(), separators=(",", ":")) + "\n")
+                done[0] = n
+            finally:
+                STATE.release()
             if n % 4096 == 0:
                 out.flush()
     except LimitReached:

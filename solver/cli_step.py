@@ -11,6 +11,7 @@ from .cli_scale import enumerate_jsonl_to, enumerate_npy, jsonl_progress
 from .docio import (
     EXIT_NO,
     EXIT_OK,
+    STATE,
     add_step_options,
     distinct_files,
     is_batch,
@@ -126,8 +127,12 @@ def _enumerate_jsonl(args) -> int:
         work_done(lambda: f"{done[0]} assignments written")
         with _progress(args, doc) as bar:
             for n, a in enumerate(stream(doc), 1):
-                done[0] = n
-                out.write(json.dumps(a, separators=(",", ":")) + "\n")
+                STATE.hold()  # the line written and counted together: the interrupt line says what the output holds
+                try:
+                    out.write(json.dumps(a, separators=(",", ":")) + "\n")
+                    done[0] = n
+                finally:
+                    STATE.release()
                 if n % 4096 == 0:
                     out.flush()
                     bar.advance(4096)

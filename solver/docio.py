@@ -37,6 +37,20 @@ class InterruptState:
         self.signum: int | None = None
         self.start = time.monotonic()
         self.done: Callable[[], str] | None = None
+        self.critical = 0  # inside hold() ... release(): the interrupt waits (a line written and counted)
+        self.pending = False
+        self.raised = False
+
+    def hold(self) -> None:
+        """Hold an interrupt back until :meth:`release` (writing a line and counting it is one step)."""
+        self.critical += 1
+
+    def release(self) -> None:
+        self.critical -= 1
+        if self.pending and not self.critical and not self.raised:
+            self.pending = False
+            self.raised = True
+            raise KeyboardInterrupt
 
     def line(self) -> str:
         """The one line printed on standard error: ``trample: interrupted after 2.1 s (SIGINT): 1200 ...``."""
@@ -71,14 +85,17 @@ def interrupts():
     STATE.__init__()
     r, w = os.pipe()
     os.set_blocking(w, False)
-    raised = []
 
     def handler(signum, frame):
         STATE.signum = STATE.signum or signum
         interrupt()
-        if not raised:
-            raised.append(signum)
-            raise KeyboardInterrupt
+        if STATE.raised:
+            return
+        if STATE.critical:
+            STATE.pending = True
+            return
+        STATE.raised = True
+        raise KeyboardInterrupt
 
     def watch():
         while True:
