@@ -175,6 +175,12 @@ def cmd_arena(args) -> int:
             if args.backend == "dask":
                 raise FormatError("--scheduler", f"cannot reach {args.scheduler}: {err}") from None
             raise
+        except RuntimeError as err:  # dask missing, or a local cluster that could not start: one line
+            if args.backend == "dask":
+                raise FormatError(
+                    "--backend dask", str(err).splitlines()[0] if str(err) else type(err).__name__
+                ) from None
+            raise
     if results.get("interrupted"):  # the boards finished are written ("complete": false), then exit 130
         played["done"] = len(results["boards"])
         _output(results, args, None)
