@@ -74,15 +74,22 @@ def test_1_counts_past_4300_digits_are_printed(capsys, monkeypatch):
 
 
 def test_2_npy_header_grows_with_the_count(tmp_path, capsys, monkeypatch):
+    # 22 attackers of power 1000, each blocked by its own two 0/1s: 1001^22 rows, a 67-digit count (the fuzzed
+    # board was one 10^6-power attacker on 12 blockers: "npy header too long" with a fixed 128-byte header)
+    sc = {
+        "players": OPP,
+        "attackers": [
+            {"id": f"t{i}", "power": 1000, "toughness": 1, "attacking": "opp", "blocked_by": [f"b{i}x", f"b{i}y"]}
+            for i in range(22)
+        ],
+        "blockers": [{"id": f"b{i}{k}", "power": 0, "toughness": 1} for i in range(22) for k in "xy"],
+    }
     out = tmp_path / "x.npy"
     code, _, err = run_main(
-        capsys,
-        monkeypatch,
-        ["enumerate", "-", "--format", "npy", "-o", out, "--limit", 5],
-        json.dumps(one_attacker(1_000_000, 12)),
+        capsys, monkeypatch, ["enumerate", "-", "--format", "npy", "-o", out, "--limit", 5], json.dumps(sc)
     )
     assert code == 0, err
-    assert np.load(out).shape == (5, 12)
+    assert np.load(out).shape == (5, 44)
     # the header is sized for the row count: a count of 5000 digits (past 4300 digits, a v1.0 header overflowed)
     # and of 70000 (past 64 KiB: version 2.0) fit; the count written at the end is the rows written
     for rows in (10**5000, 10**70000):
