@@ -399,3 +399,50 @@ def test_fuzz_the_command_line(doc, command, limit, text):
     assert "Traceback" not in err and err.count("\n") <= 1, (args, stdin, err)
     for line in stdout.getvalue().splitlines():
         json.loads(line)  # whole JSON lines only
+
+
+@st.composite
+def libraries(draw):
+    cards = []
+    for i in range(draw(st.integers(0, 6))):
+        card = {"name": f"c{i}", "mana_value": draw(st.one_of(st.integers(0, 9), NUMBERS))}
+        if draw(st.booleans()):
+            card["types"] = draw(st.lists(st.sampled_from(["Creature", "Instant", "Land", "Elf", 3]), max_size=2))
+        if draw(st.booleans()):
+            card["adventure"] = {"name": f"a{i}", "mana_value": draw(st.integers(0, 5))}
+        if draw(st.booleans()):
+            card["note"] = draw(
+                st.recursive(st.none() | st.integers(), lambda c: st.lists(c, max_size=2), max_leaves=5)
+            )
+        cards.append(card)
+    return {"cards": cards} if draw(st.booleans()) else {"library": cards, "graveyard": []}
+
+
+LIBRARY_COMMANDS = st.sampled_from(
+    [
+        ["mill", "-", "2"],
+        ["mill", "-", "3", "--distribution"],
+        ["discover", "-", "4", "--seed", "1"],
+        ["discover", "-", "4", "--distribution"],
+        ["seek-thrills", "-", "--distribution"],
+    ]
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(doc=libraries(), command=LIBRARY_COMMANDS, limit=st.sampled_from([None, "2"]))
+def test_fuzz_the_library_commands(doc, command, limit):
+    args = list(command) + (["--time-limit", limit] if limit else [])
+    stdout, stderr = io.StringIO(), io.StringIO()
+    old = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps(doc).encode()), encoding="utf-8")
+    sys.stdout, sys.stderr = stdout, stderr
+    try:
+        code = main(args)
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = old
+    err = stderr.getvalue()
+    assert code in (0, 1, 2), (args, doc, err)
+    assert "Traceback" not in err and err.count("\n") <= 1, (args, doc, err)
+    for line in stdout.getvalue().splitlines():
+        json.loads(line)
