@@ -230,7 +230,8 @@ def test_11_a_players_stderr_keeps_a_bounded_tail(tmp_path):
     try:
         for i, item in enumerate(generate("basic", 5, seed=3)):
             player.decide(load_scenario(item["scenario"]), "max-damage", i)
-            assert len(player._tail) <= STDERR_TAIL
+            tail = player.stderr_tail
+            assert 0 < len(tail) <= STDERR_TAIL and set(tail) <= set(b"x\n")
     finally:
         player.close()
 
@@ -446,3 +447,16 @@ def test_fuzz_the_library_commands(doc, command, limit):
     assert "Traceback" not in err and err.count("\n") <= 1, (args, doc, err)
     for line in stdout.getvalue().splitlines():
         json.loads(line)
+
+
+@pytest.mark.slow
+def test_measured_3_a_player_that_never_reads_cannot_block_the_arena():
+    # issue 13, "What was measured" 3: it floods its output and never reads its input; the arena's writes time
+    # out instead of blocking, and the run completes with a decision for every board
+    flood = ExternalPlayer(["sh", "-c", "while true; do echo '{}'; done"], timeout=1, startup_timeout=0.5)
+    items = generate("large", 40, seed=0)
+    results = run_arena(items, [flood, "greedy"], timeout=1)
+    assert results["complete"] is True and results["played"] == 40
+    rules = [d["rules"] for b in results["boards"] for d in b["decisions"] if d["player"] == flood.name]
+    assert len(rules) == 40 and all(r for r in rules)  # every decision illegal ('{}' or a timeout), none missing
+    assert not flood.running

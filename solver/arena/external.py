@@ -120,6 +120,12 @@ class ExternalPlayer(Player):
         return None if self._proc is None else self._proc.pid
 
     @property
+    def stderr_tail(self) -> bytes:
+        """The last bytes (at most STDERR_TAIL) the program wrote on its standard error."""
+        self._read_err()
+        return bytes(self._tail)
+
+    @property
     def running(self) -> bool:
         """Whether the program is started and has not exited."""
         return self._alive()
