@@ -52,6 +52,10 @@ def main(argv=None) -> int:
             return _main(argv)
         except KeyboardInterrupt:  # raised again by the clean-up, or before _main's handler
             return _interrupted(state)
+        except Exception:
+            if state.signum is not None:  # an interrupt that surfaced as another error (ortools' import cut short)
+                return _interrupted(state)
+            raise
 
 
 def _interrupted(state) -> int:

@@ -113,10 +113,10 @@ def cmd_sample(args) -> int:
         return stream_batch(args.file, draw)
     ((_, doc),) = iter_documents(args.file)
 
-    combat = _step_combat(doc, args, "sample")
-    stream = combat.samples(args.n, args.seed, time_limit=args.time_limit)  # LimitReached: no programme in time
     drawn = 0
     work_done(lambda: f"{drawn} of {args.n} draws written")
+    combat = _step_combat(doc, args, "sample")
+    stream = combat.samples(args.n, args.seed, time_limit=args.time_limit)  # LimitReached: no programme in time
     try:
         for a in stream:  # streamed: any --n in flat memory
             STATE.hold()  # written and counted together (the interrupt line says what the output holds)
@@ -284,6 +284,7 @@ def enumerate_npy(args) -> int:
     names = [s.source for s in plan.sources]
     columns = [[names[i], r] for i, r in plan.columns]
 
+    work_done(lambda: "nothing written yet (the rows were being counted)")
     try:
         count = _direct_count(combat, args.time_limit)  # every engine gives the same count; the programme never lists
     except LimitReached:  # --time-limit ran out while counting: an empty (incomplete) matrix

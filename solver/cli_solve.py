@@ -119,6 +119,8 @@ def cmd_solve(args) -> int:
         return run_batch(args.file, one_list)
 
     ((_, doc),) = iter_documents(args.file)
+    done = [0]
+    work_done(lambda: f"{done[0]} optimal assignments written")
     stream = _all_optimal(doc, args)
     if stream.status not in SOLVED:
         print(f"trample: no assignment found ({stream.status})", file=sys.stderr)
@@ -129,8 +131,6 @@ def cmd_solve(args) -> int:
             file=sys.stderr,
         )
     out = sys.stdout
-    done = [0]
-    work_done(lambda: f"{done[0]} optimal assignments written")
     try:
         for n, a in enumerate(stream, 1):
             STATE.hold()  # the line written and counted together: the interrupt line says what the output holds

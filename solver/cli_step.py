@@ -121,10 +121,10 @@ def _enumerate_jsonl(args) -> int:
     if is_batch(args.file):
         code = stream_batch(args.file, stream)  # each line written as it is listed, not held
     else:
-        ((_, doc),) = iter_documents(args.file)
-        out = sys.stdout
         done = [0]
         work_done(lambda: f"{done[0]} assignments written")
+        ((_, doc),) = iter_documents(args.file)
+        out = sys.stdout
         with _progress(args, doc) as bar:
             for n, a in enumerate(stream(doc), 1):
                 STATE.hold()  # the line written and counted together: the interrupt line says what the output holds

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from .engines import engine_names
-from .limits import CommandLimit, LimitReached, interrupt
+from .limits import CommandLimit, LimitReached, interrupt, reset_interrupt
 from .models import FormatError, load_scenario, parse_json_text
 from .models.errors import expect_object
 
@@ -83,6 +83,7 @@ def interrupts():
         yield STATE
         return
     STATE.__init__()
+    reset_interrupt()  # a command run earlier in this process (tests, embedding) does not count
     r, w = os.pipe()
     os.set_blocking(w, False)
 

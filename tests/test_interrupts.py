@@ -49,9 +49,27 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 RNG = random.Random(13)
 
 
-def moments(n: int, low: float = 2.5, high: float = 4.0) -> list[float]:
-    """Seconds after the start at which to send the signal (seeded; after Python's start-up, mid-work)."""
+def moments(n: int, low: float = 0.3, high: float = 2.0) -> list[float]:
+    """Seconds after the command is ready (its signal handlers installed) at which to send the signal (seeded)."""
     return [round(RNG.uniform(low, high), 2) for _ in range(n)]
+
+
+def wait_ready(proc: subprocess.Popen, timeout: float = 60) -> None:
+    """Wait until the command has installed its SIGTERM handler (``SigCgt`` in /proc/PID/status): Python's own
+    start-up (importing numpy and ortools) is over, and the command is running."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{proc.pid}/status") as fh:
+                caught = next(int(x.split()[1], 16) for x in fh if x.startswith("SigCgt:"))
+        except (OSError, StopIteration):
+            caught = 0
+        if caught & (1 << (signal.SIGTERM - 1)):
+            return
+        if proc.poll() is not None:
+            return
+        time.sleep(0.02)
+    raise AssertionError("the command did not start")
 
 
 def start(*args, cwd=None) -> subprocess.Popen:
@@ -65,10 +83,34 @@ def start(*args, cwd=None) -> subprocess.Popen:
 
 
 def interrupt(proc: subprocess.Popen, sig: int, after: float) -> tuple[int, bytes, str]:
+    wait_ready(proc)
     time.sleep(after)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
+    assert session(proc.pid) == []  # nothing the command started outlives it (its session is empty)
     return proc.returncode, out, err.decode()
+
+
+def kill_9(proc: subprocess.Popen, after: float) -> None:
+    wait_ready(proc)
+    time.sleep(after)
+    proc.kill()
+    proc.communicate(timeout=60)
+
+
+def session(sid: int) -> list[int]:
+    """Processes still running in session ``sid``."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if os.getsid(int(pid)) == sid:
+                    with open(f"/proc/{pid}/stat") as fh:
+                        if fh.read().rsplit(")", 1)[1].split()[0] != "Z":
+                            found.append(int(pid))
+            except OSError:
+                continue
+    return found
 
 
 def assert_interrupted(code: int, err: str, sig: int) -> None:
@@ -174,8 +216,9 @@ def test_enumerate_jsonl_to_a_file(tmp_path, engine):
         out = tmp_path / f"e-{sig}.jsonl"
         code, stdout, err = interrupt(start("enumerate", P60K7, "--engine", engine, "-o", out), sig, after)
         assert_interrupted(code, err, sig)
-        lines = out.read_text().splitlines()
-        assert out.read_text().endswith("\n") and lines
+        text = out.read_text()
+        lines = text.splitlines()
+        assert text.endswith("\n") or text == ""
         rows = [json.loads(x) for x in lines]  # every line whole
         assert f": {len(rows)} assignments written" in err  # exactly the work done
         if engine == "direct":  # the canonical order: the file is the first rows of the full list
@@ -193,8 +236,8 @@ def test_enumerate_npy(tmp_path):
         assert_interrupted(code, err, sig)
         matrix = np.load(out)  # the header matches the rows written
         meta = json.loads((tmp_path / f"m{sig}.columns.json").read_text())
-        assert meta["rows"] == len(matrix) > 0 and matrix.shape[1] == len(meta["columns"])
-        assert f"{len(matrix)} of " in err
+        assert meta["rows"] == len(matrix) and matrix.shape[1] == len(meta["columns"])
+        assert f": {len(matrix)} of " in err
         first = list(Combat(sc).assignments(limit=20))
         for row, a in zip(matrix[:20], first):
             assert {(s, r): int(v) for (s, r), v in zip(meta["columns"], row) if v} == {
@@ -209,9 +252,9 @@ def test_sample_stdout_keeps_whole_lines(tmp_path):
         code, out, err = interrupt(start("sample", P60K7, "--n", "100000000", "--seed", "5"), sig, after)
         assert_interrupted(code, err, sig)
         text = out.decode()
-        assert text.endswith("\n")
+        assert text.endswith("\n") or text == ""
         rows = [json.loads(x) for x in text.splitlines()]
-        assert rows and f"{len(rows)} of 100000000 draws" in err
+        assert f": {len(rows)} of 100000000 draws" in err
         same = [a.to_json() for a, _ in zip(Combat(sc).samples(len(rows), 5), range(len(rows)))]
         assert rows == same  # the draws made, in order
 
@@ -222,8 +265,9 @@ def test_solve_all_optimal(tmp_path):
         code, out, err = interrupt(start("solve", P60K7, "--objective", "max-kills", "--all-optimal"), sig, after)
         assert_interrupted(code, err, sig)
         rows = [json.loads(x) for x in out.decode().splitlines()]
-        assert out.decode().endswith("\n") and len({json.dumps(r, sort_keys=True) for r in rows}) == len(rows)
-        assert f"{len(rows)} optimal assignments written" in err
+        assert out.decode().endswith("\n") or out == b""
+        assert len({json.dumps(r, sort_keys=True) for r in rows}) == len(rows)
+        assert f": {len(rows)} optimal assignments written" in err
 
 
 @pytest.mark.slow
@@ -242,7 +286,7 @@ PLAYER_TOKEN = "4321.5"  # a sleep started in its own session by the external pl
 @pytest.mark.slow
 def test_arena_writes_the_boards_finished(tmp_path):
     player = f"sh -c 'setsid sleep {PLAYER_TOKEN} & exec cat'"  # echoes the request: an illegal answer, fast
-    for sig, after in zip(SIGNALS, moments(2, 4.0, 6.0)):
+    for sig, after in zip(SIGNALS, moments(2, 2.0, 4.0)):
         out = tmp_path / f"r{sig}.json"
         args = ["arena", "--level", "large", "--n", "2000", "--players", "greedy", "--external", f"echo={player}"]
         code, _, err = interrupt(start(*args, "--out", out, "--timeout", "2"), sig, after)
@@ -267,8 +311,9 @@ def test_score_writes_the_decisions_scored(tmp_path):
         code, stdout, err = interrupt(start("score", decisions, "--out", out), sig, after)
         assert_interrupted(code, err, sig)
         results = json.loads(out.read_text())
-        assert results["complete"] is False and 0 < len(results["boards"]) < 20000
-        assert stdout.decode().endswith("\n")
+        assert results["complete"] is False and len(results["boards"]) < 20000
+        assert f": {len(results['boards'])} decisions scored" in err
+        assert stdout.decode().endswith("\n") or stdout == b""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -281,26 +326,17 @@ def test_kill_9_leaves_the_previous_files(tmp_path):
     out = tmp_path / "m.npy"
     side = tmp_path / "m.columns.json"
     old_matrix, old_columns = b"previous matrix", b'{"previous": true}\n'
-    for after in moments(3, 2.0, 4.0):
+    for after in moments(3):
         out.write_bytes(old_matrix)
         side.write_bytes(old_columns)
-        proc = start("enumerate", P60K7, "--format", "npy", "-o", out)
-        time.sleep(after)
-        proc.kill()
-        proc.communicate(timeout=60)
+        kill_9(start("enumerate", P60K7, "--format", "npy", "-o", out), after)
         assert out.read_bytes() == old_matrix and side.read_bytes() == old_columns
     jl = tmp_path / "e.jsonl"
-    proc = start("enumerate", P60K7, "-o", jl)
-    time.sleep(moments(1)[0])
-    proc.kill()
-    proc.communicate(timeout=60)
+    kill_9(start("enumerate", P60K7, "-o", jl), moments(1)[0])
     assert not jl.exists()  # only a hidden temporary name, never the final one
     arena_out = tmp_path / "r.json"
     arena_out.write_text('{"previous": true}')
-    proc = start("arena", "--level", "large", "--n", "2000", "--players", "greedy", "--out", arena_out)
-    time.sleep(moments(1)[0])
-    proc.kill()
-    proc.communicate(timeout=60)
+    kill_9(start("arena", "--level", "large", "--n", "2000", "--players", "greedy", "--out", arena_out), moments(1)[0])
     assert json.loads(arena_out.read_text()) == {"previous": True}
 
 

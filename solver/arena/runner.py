@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
+from ..limits import interrupted as was_interrupted
 from ..models import FormatError, load_scenario
 from .external import PlayerFailure, reap_orphans
 from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize
@@ -153,8 +154,9 @@ def run_arena(
             _run_pool(payloads, workers, progress, total, parts, tally)
         else:
             _run_inline(payloads, progress, total, parts)
-    except KeyboardInterrupt:
-        if not keep_on_interrupt:
+    except BaseException as err:
+        # An interrupt, or an error it caused (a module import cut short by it raises ImportError)
+        if not keep_on_interrupt or not (isinstance(err, KeyboardInterrupt) or was_interrupted()):
             raise
         interrupted = True
     finally:
@@ -255,6 +257,8 @@ def _run_inline(payloads, progress, total, parts):
         for i, payload in enumerate(payloads):
             part = parts.setdefault(i, [])
             for index, item in payload["items"]:
+                if was_interrupted():  # an interrupt a player swallowed (or turned into another error)
+                    raise KeyboardInterrupt
                 part.append(evaluate_board(index, item, players, payload["objective"], payload["seed"]))
                 done += 1
                 if progress:
