@@ -175,6 +175,19 @@ def test_7_a_dead_pool_worker_has_its_boards_retried(tmp_path, monkeypatch):
     assert [b["index"] for b in results["boards"]] == list(range(8))
 
 
+@pytest.mark.slow
+def test_7_a_dead_dask_worker_has_its_boards_retried(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    (tmp_path / "crash_once_player.py").write_text(CRASH_ONCE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    monkeypatch.setenv("TRAMPLE_CRASH_FLAG", str(tmp_path / "crashed"))
+    items = generate("basic", 8, seed=1)
+    results = run_arena(items, ["greedy", "c=py:crash_once_player:CrashOnce"], workers=2, chunk_size=2, backend="dask")
+    assert results["complete"] is True and results["played"] == 8 and results["retried"] >= 2
+    assert [b["index"] for b in results["boards"]] == list(range(8))
+
+
 def test_7_an_unwritable_out_is_found_before_any_board(capsys, monkeypatch):
     code, out, err = run_main(capsys, monkeypatch, ["arena", "--n", 2, "--players", "greedy", "--out", "/proc/r.json"])
     assert code == 2 and err.count("\n") == 1 and "--out: cannot write /proc/r.json" in err
