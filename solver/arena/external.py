@@ -89,7 +89,7 @@ class ExternalPlayer(Player):
 
     # -- the program's life -----------------------------------------------------------------------
     def _start(self) -> None:
-        _become_subreaper()
+        become_subreaper()
         try:
             self._proc = subprocess.Popen(
                 self.argv,
@@ -338,7 +338,7 @@ class ExternalPlayer(Player):
 _SUBREAPER: list = []
 
 
-def _become_subreaper() -> None:
+def become_subreaper() -> None:
     """Linux: orphans of the players' processes are reparented to this process (not to init), so they can be
     found, killed and reaped even when they left the player's session."""
     if _SUBREAPER:
@@ -353,12 +353,17 @@ def _become_subreaper() -> None:
         pass
 
 
-def reap_orphans() -> None:
+def children_now() -> frozenset:
+    """This process's children at this moment (``(pid, start time)``): spared by :func:`reap_orphans`."""
+    return frozenset((pid, _start_time(pid)) for pid in _children(os.getpid()))
+
+
+def reap_orphans(spare: frozenset = frozenset()) -> None:
     """Kill and reap what the players left behind: the processes reparented to this process (its subreaper) that
     live in another session than this one (a player's program runs in its own session, and so do the processes
-    that left it). Called when the players are closed (and by the arena once the workers are gone)."""
+    that left it), except those in ``spare`` (children this process had before the players started: an
+    embedding program's own). Only once this process is a subreaper (it started external players)."""
     if not _SUBREAPER:
-        _become_subreaper()
         return
     try:
         mine = os.getsid(0)
@@ -368,7 +373,9 @@ def reap_orphans() -> None:
     for pid in _children(os.getpid()):
         try:
             if os.getsid(pid) != mine:
-                family[pid] = _start_time(pid)
+                started = _start_time(pid)
+                if (pid, started) not in spare:
+                    family[pid] = started
         except OSError:
             continue
     for pid, started in family.items():

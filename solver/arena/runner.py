@@ -20,7 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from ..limits import interrupted as was_interrupted
 from ..models import FormatError, load_scenario
-from .external import PlayerFailure, reap_orphans
+from .external import PlayerFailure, become_subreaper, children_now, reap_orphans
 from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize
 from .objectives import DEFAULT_OBJECTIVE, objective_text
 from .players import DEFAULT_PLAYERS, Player, make_player
@@ -42,6 +42,7 @@ def _make(spec, payload: dict) -> Player:
 def evaluate_chunk(payload: dict) -> list[dict]:
     """Judge every board of one chunk. ``payload``: items [(index, item)], players, objective, seed, timeout,
     startup_timeout, max_failures."""
+    spare = children_now()
     players = [_make(p, payload) for p in payload["players"]]
     out = []
     try:
@@ -53,7 +54,7 @@ def evaluate_chunk(payload: dict) -> list[dict]:
                 p.close()
             except Exception:  # a player that cannot even close must not lose the chunk
                 pass
-        reap_orphans()
+        reap_orphans(spare)
     return out
 
 
@@ -145,8 +146,9 @@ def run_arena(
     tally = {"retried": 0}
     interrupted = False
     external = any(isinstance(s, str) and "cmd:" in s for s in specs)
+    spare = children_now()
     if external:
-        reap_orphans()  # from now on, what a worker's players leave behind when it dies comes to this process
+        become_subreaper()  # from now on, what a worker's players leave behind when it dies comes to this process
     try:
         if backend == "dask":
             _run_dask(payloads, scheduler, workers, progress, total, parts, tally)
@@ -161,7 +163,7 @@ def run_arena(
         interrupted = True
     finally:
         if external:
-            reap_orphans()
+            reap_orphans(spare)
     boards = [b for i in sorted(parts) for b in parts[i]]
     results = {
         "arena": 1,
@@ -251,6 +253,7 @@ def _run_inline(payloads, progress, total, parts):
     if not payloads:
         return
     first = payloads[0]
+    spare = children_now()
     players = [_make(p, first) for p in first["players"]]
     done = 0
     try:
@@ -269,7 +272,7 @@ def _run_inline(payloads, progress, total, parts):
                 p.close()
             except Exception:
                 pass
-        reap_orphans()
+        reap_orphans(spare)
 
 
 def _worker_init() -> None:
