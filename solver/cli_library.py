@@ -13,7 +13,18 @@ output also carries ``"state"``, the zones after the action, so commands can be 
 
 from __future__ import annotations
 
-from .docio import emit, engine_choices, is_batch, label, read_text, run_batch, scenario_from, shown
+from .docio import (
+    alarm_limit,
+    emit,
+    engine_choices,
+    is_batch,
+    label,
+    read_text,
+    run_batch,
+    scenario_from,
+    seconds,
+    shown,
+)
 from .library import discover, discover_distribution, gnome_outcomes, mill, mill_distribution, seek_thrills
 from .library.decks import library_from_deck, load_card_data, parse_decklist
 from .library.transforms import shuffle_library
@@ -214,7 +225,7 @@ def add_commands(subparsers) -> None:
         help="exact distribution over a uniformly shuffled library instead (adventurers, total mana value)",
     )
     _mill_options(p)
-    p.set_defaults(func=cmd_mill)
+    _time_limit(p, cmd_mill)
 
     p = subparsers.add_parser("discover", help="discover N (701.57): exiled cards, the discovered card, where it went")
     p.add_argument("library", metavar="LIBRARY", help=lib_help)
@@ -230,7 +241,7 @@ def add_commands(subparsers) -> None:
     p.add_argument(
         "--distribution", action="store_true", help="exact distribution over a uniformly shuffled library instead"
     )
-    p.set_defaults(func=cmd_discover)
+    _time_limit(p, cmd_discover)
 
     p = subparsers.add_parser(
         "seek-thrills", help="Seek Thrills: mill seven, then every milled card with an Adventure to hand"
@@ -243,7 +254,7 @@ def add_commands(subparsers) -> None:
         help="exact distribution of adventurers among the seven milled, over a shuffled library",
     )
     _mill_options(p)
-    p.set_defaults(func=cmd_seek_thrills)
+    _time_limit(p, cmd_seek_thrills)
 
     p = subparsers.add_parser("gnome", help="Scalesoul Gnome: each reachable X, its splits, and discover X")
     p.add_argument(
@@ -285,7 +296,7 @@ def add_commands(subparsers) -> None:
         metavar="ENGINE",
         help=f"combat engine: {', '.join(engine_choices())} (default auto)",
     )
-    p.set_defaults(func=cmd_gnome)
+    _time_limit(p, cmd_gnome)
 
     p = subparsers.add_parser("library", help="build libraries from real data (library from-deck)")
     sub = p.add_subparsers(dest="library_command", metavar="SUBCOMMAND", parser_class=type(p))
@@ -304,3 +315,20 @@ def add_commands(subparsers) -> None:
     q.add_argument("--sideboard", action="store_true", help="include the sideboard (default: the main deck only)")
     q.add_argument("--seed", default=None, help="shuffle the library with this seed (default: the decklist's order)")
     q.set_defaults(func=cmd_from_deck)
+
+
+def _time_limit(p, command) -> None:
+    """--time-limit SECONDS for the whole command (a distribution over many distinct cards, or a gnome board with
+    10^15 splits, can run for hours): past it, one line on standard error and exit 1 (docio.alarm_limit)."""
+    p.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=None,
+        help="seconds for the whole command; past it: one line on standard error, exit 1",
+    )
+
+    def limited(args) -> int:
+        with alarm_limit(args.time_limit):
+            return command(args)
+
+    p.set_defaults(func=limited)

@@ -11,6 +11,7 @@ from .cli_scale import enumerate_jsonl_to, enumerate_npy, jsonl_progress
 from .docio import (
     EXIT_NO,
     EXIT_OK,
+    STATE,
     add_step_options,
     distinct_files,
     is_batch,
@@ -19,7 +20,9 @@ from .docio import (
     run_batch,
     run_paired,
     scenario_from,
-    seconds,
+    stream_batch,
+    time_limit,
+    work_done,
 )
 from .limits import LimitReached
 from .models import FormatError
@@ -31,7 +34,7 @@ def add_commands(sub) -> None:
     p.add_argument("file", metavar="FILE", help="scenario JSON, a .jsonl batch, or - for standard input")
     p.add_argument(
         "--time-limit",
-        type=seconds,
+        type=time_limit,
         default=None,
         help='seconds per scenario; past it: {"count": null, "complete": false}, exit 1',
     )
@@ -41,7 +44,7 @@ def add_commands(sub) -> None:
     p = sub.add_parser("enumerate", help="every legal assignment, one JSON line each")
     p.add_argument("file", metavar="FILE")
     p.add_argument("--limit", type=positive_int, default=None, help="stop after N assignments")
-    p.add_argument("--time-limit", type=seconds, default=None, help="stop after this many seconds")
+    p.add_argument("--time-limit", type=time_limit, default=None, help="stop after this many seconds")
     p.add_argument(
         "--format",
         choices=["jsonl", "npy"],
@@ -116,13 +119,20 @@ def _enumerate_jsonl(args) -> int:
             stopped["time"] = True
 
     if is_batch(args.file):
-        code = run_batch(args.file, lambda doc: ({"assignments": list(stream(doc))}, EXIT_OK))
+        code = stream_batch(args.file, stream)  # each line written as it is listed, not held
     else:
+        done = [0]
+        work_done(lambda: f"{done[0]} assignments written")
         ((_, doc),) = iter_documents(args.file)
         out = sys.stdout
         with _progress(args, doc) as bar:
             for n, a in enumerate(stream(doc), 1):
-                out.write(json.dumps(a, separators=(",", ":")) + "\n")
+                STATE.hold()  # the line written and counted together: the interrupt line says what the output holds
+                try:
+                    out.write(json.dumps(a, separators=(",", ":")) + "\n")
+                    done[0] = n
+                finally:
+                    STATE.release()
                 if n % 4096 == 0:
                     out.flush()
                     bar.advance(4096)

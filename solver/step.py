@@ -124,14 +124,25 @@ class DamageStep:
 
 
 def _product(factories: Sequence[Callable[[], Iterable]]) -> Iterator[tuple]:
-    if not factories:
+    """The product of the components' streams, first component slowest; iterative (an odometer of iterators), so
+    that a board of a thousand components does not recurse a thousand deep."""
+    n = len(factories)
+    if n == 0:
         yield ()
         return
-    if len(factories) == 1:
-        for v in factories[0]():
-            yield (v,)
-        return
-    head, rest = factories[0], factories[1:]
-    for v in head():
-        for tail in _product(rest):
-            yield (v, *tail)
+    its: list = [None] * n
+    vals: list = [None] * n
+    its[0] = iter(factories[0]())
+    k = 0
+    while k >= 0:
+        try:
+            vals[k] = next(its[k])
+        except StopIteration:
+            its[k] = None
+            k -= 1
+            continue
+        if k == n - 1:
+            yield tuple(vals)
+        else:
+            k += 1
+            its[k] = iter(factories[k]())

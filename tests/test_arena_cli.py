@@ -133,7 +133,7 @@ def test_arena_on_a_local_dask_cluster(capsys):
         (["arena", "--players", "greedy,greedy"], 'trample: players: two players are named "greedy"'),
         (["arena", "--level", "hard"], 'trample: level: unknown level "hard"'),
         (["arena", "--objective", "max-fun"], 'trample: objective: unknown objective "max-fun"'),
-        (["arena", "--scheduler", "tcp://x:1"], "trample: --scheduler: only with --backend dask"),
+        (["arena", "--backend", "local", "--scheduler", "tcp://x:1"], "trample: --scheduler: not with --backend local"),
         (["arena", "/no/such.jsonl"], "trample: /no/such.jsonl: no such file"),
         (["arena", "--n", "0"], "trample arena: argument --n: expected at least 1, got 0"),
         (["arena", "--timeout", "-1"], "trample arena: argument --timeout: expected a positive number of seconds"),
