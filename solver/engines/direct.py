@@ -61,6 +61,7 @@ UNSAT = -2
 
 BLOCK_ROWS = 1 << 16  # rows per block handed out
 EXPAND_CELLS = 1 << 20  # rows x values examined at once while extending prefixes (bounds temporary memory)
+PREFIX_BYTES = 1 << 25  # bytes of prefix rows held across all levels of the depth-first expansion
 GLUE_SLICES = 32  # completions per prefix above which prefixes are glued by slice copies
 PRODUCT_CACHE_ROWS = 1 << 16  # rows of a product's tail kept in memory while streaming a product
 SUFFIX_CELLS = 1 << 22  # cells of the cached tables of completions of the last columns, per component
@@ -512,28 +513,36 @@ class ComponentDP:
             return
         rows = max(1, int(rows))
         s, table, off, ln = self._suffix_tables(dtype)
-        # depth-first over chunks of prefixes (columns 0..s-1), chunks small enough for flat memory
+        # Depth-first over the prefixes (columns 0..s-1), one bounded chunk per level: a level's chunk is
+        # extended a slice of rows at a time, and the slice's children are finished before the next slice is
+        # taken. Memory is at most s chunks of `chunk` rows whatever the board (issue 14: a chain of shared
+        # blockers held a million-row chunk per level, gigabytes for one line).
+        chunk = max(1 << 8, min(EXPAND_CELLS, PREFIX_BYTES // (max(1, s) * (P * dtype.itemsize + 16))))
         stack = [
-            (
+            [
                 0,
                 np.zeros((1, P), dtype=dtype),
                 np.zeros(1, dtype=np.int64),
                 np.full(1, self.col_damage[0], dtype=np.int64),
-            )
+                0,
+            ]
         ]
         while stack:
             deadline.check()
-            p, mat, js, rems = stack.pop()
+            top = stack[-1]
+            p, mat, js, rems, at = top
             if p < s:
                 width = 1 if self.col_last[p] else self.col_damage[p] + 1
-                step = max(1, EXPAND_CELLS // width)
-                if len(js) > step:
-                    for a in reversed(range(0, len(js), step)):
-                        stack.append((p, mat[a : a + step], js[a : a + step], rems[a : a + step]))
-                    continue
-                mat, js, rems, _ = self._step(p, mat, js, rems)
-                stack.append((p + 1, mat, js, rems))
+                take = max(1, chunk // width)
+                if at + take >= len(js):
+                    stack.pop()
+                else:
+                    top[4] = at + take
+                mat, js, rems, _ = self._step(p, mat[at : at + take], js[at : at + take], rems[at : at + take])
+                if len(js):
+                    stack.append([p + 1, mat, js, rems, 0])
                 continue
+            stack.pop()
             # glue each prefix to its table of completions, in windows of `rows` output rows
             starts, lengths = off[js, rems], ln[js, rems]
             ends = np.cumsum(lengths)
@@ -717,39 +726,80 @@ def plan_blocks(
 
 
 def _product(dps, rows, dtype, cache_rows) -> Iterator[np.ndarray]:
+    """The product of the components' orders (first slowest), iteratively: no recursion, whatever the number of
+    components (issue 14: a thousand independent attackers).
+
+    The longest tail of components whose product has at most ``cache_rows`` rows is materialised once (mixed
+    radix digits, gathered); the component before it streams its blocks, each tiled against the tail; the
+    components before that are an odometer of single rows, each restarted from its first block when it wraps.
+    """
     if any(dp.count() == 0 for dp in dps):
         return
-    if not dps:
-        yield np.zeros((1, 0), dtype=dtype)
-        return
-    if len(dps) == 1:
-        yield from dps[0].blocks(rows, dtype)
-        return
-    # the longest tail of components small enough to keep in memory
     k, size = len(dps), 1
-    while k > 1 and size * dps[k - 1].count() <= cache_rows:
+    while k > 0 and size * dps[k - 1].count() <= cache_rows:
         k -= 1
         size *= dps[k].count()
-    if k == len(dps):  # even the last component alone is too big: regenerate it for each head row
-        for head in _product(dps[:-1], rows, dtype, cache_rows):
-            for h in head:
-                for tail in dps[-1].blocks(rows, dtype):
-                    out = np.empty((len(tail), head.shape[1] + tail.shape[1]), dtype=dtype)
-                    out[:, : head.shape[1]] = h
-                    out[:, head.shape[1] :] = tail
-                    yield out
-        return
-    tail = np.concatenate(list(_product(dps[k:], rows, dtype, cache_rows)), axis=0)
+    tail = _materialise(dps[k:], size, dtype)
     t = len(tail)
-    for head in _product(dps[:k], rows, dtype, cache_rows):
-        total = len(head) * t
-        for a in range(0, total, rows):
-            at = np.arange(a, min(total, a + rows))
-            hi, ti = np.divmod(at, t)
-            out = np.empty((len(at), head.shape[1] + tail.shape[1]), dtype=dtype)
-            out[:, : head.shape[1]] = head[hi]
-            out[:, head.shape[1] :] = tail[ti]
-            yield out
+    if k == 0:
+        for a in range(0, t, rows):
+            yield tail[a : a + rows]
+        return
+    mid, outer = dps[k - 1], dps[: k - 1]
+    wo = sum(dp.P for dp in outer)
+    wm = mid.P
+    width = wo + wm + tail.shape[1]
+    prefix = np.zeros(wo, dtype=dtype)
+    bounds = list(accumulate((dp.P for dp in outer), initial=0))
+    iters = [_rows(dp, rows, dtype) for dp in outer]
+    for i, it in enumerate(iters):  # the first combination
+        prefix[bounds[i] : bounds[i + 1]] = next(it)
+    while True:
+        for block in mid.blocks(rows, dtype):
+            if t == 1 and not wo and not tail.shape[1]:
+                yield block
+                continue
+            total = len(block) * t
+            for a in range(0, total, rows):
+                at = np.arange(a, min(total, a + rows))
+                hi, ti = np.divmod(at, t)
+                out = np.empty((len(at), width), dtype=dtype)
+                out[:, :wo] = prefix
+                out[:, wo : wo + wm] = block[hi]
+                out[:, wo + wm :] = tail[ti]
+                yield out
+        # the next combination of the outer components (the last one fastest)
+        i = len(outer) - 1
+        while i >= 0:
+            row = next(iters[i], None)
+            if row is not None:
+                prefix[bounds[i] : bounds[i + 1]] = row
+                break
+            iters[i] = _rows(outer[i], rows, dtype)
+            prefix[bounds[i] : bounds[i + 1]] = next(iters[i])
+            i -= 1
+        if i < 0:
+            return
+
+
+def _rows(dp, rows, dtype) -> Iterator[np.ndarray]:
+    for block in dp.blocks(rows, dtype):
+        yield from block
+
+
+def _materialise(dps, size, dtype) -> np.ndarray:
+    """Every row of the product of small components (``size`` rows in all), in order, as one matrix."""
+    width = sum(dp.P for dp in dps)
+    out = np.empty((size, width), dtype=dtype)
+    idx = np.arange(size)
+    at = width
+    for dp in reversed(dps):
+        n = dp.count()
+        full = np.concatenate(list(dp.blocks(max(1, n), dtype)), axis=0)
+        idx, digit = np.divmod(idx, n)
+        out[:, at - dp.P : at] = full[digit]
+        at -= dp.P
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
