@@ -4,15 +4,18 @@ assignments, counted, listed and checked (FORMAT.md). Registered by solver/cli.p
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 
 from .cli_scale import enumerate_jsonl_to, enumerate_npy, jsonl_progress
 from .docio import (
+    EXIT_BAD,
     EXIT_NO,
     EXIT_OK,
     add_step_options,
     distinct_files,
+    emit,
     is_batch,
     iter_documents,
     positive_int,
@@ -23,6 +26,7 @@ from .docio import (
 )
 from .limits import LimitReached
 from .models import FormatError
+from .shard import BACKENDS, count_documents, enumerate_shards
 from .step import DamageStep
 from .whole import open_combat
 
@@ -36,6 +40,7 @@ def add_commands(sub) -> None:
         default=None,
         help='seconds per scenario; past it: {"count": null, "complete": false}, exit 1',
     )
+    _distributed_options(p, shards=False)
     add_step_options(p)
     p.set_defaults(func=cmd_count)
 
@@ -63,6 +68,7 @@ def add_commands(sub) -> None:
         metavar="PATH",
         help="npy: where to write the column names (default: OUTPUT with .columns.json)",
     )
+    _distributed_options(p, shards=True)
     add_step_options(p)
     p.set_defaults(func=cmd_enumerate)
 
@@ -73,6 +79,28 @@ def add_commands(sub) -> None:
     p.set_defaults(func=cmd_check)
 
 
+def _distributed_options(p, shards: bool) -> None:
+    if shards:
+        p.add_argument(
+            "--shards",
+            type=positive_int,
+            default=None,
+            metavar="N",
+            help="write N .npy shards of consecutive canonical index ranges into the directory --output "
+            "(with manifest.json); see docs/scale.md",
+        )
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=None,
+        help="where the work runs: process (a local process pool, default with --shards), dask (a LocalCluster "
+        "on 127.0.0.1, or --scheduler), serial"
+        + ("" if shards else "; a .jsonl batch is counted in chunks of 50 scenarios"),
+    )
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="an existing Dask scheduler (tcp://host:8786)")
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N", help="worker processes (local backends)")
+
+
 def _combat(doc, args):
     return open_combat(
         scenario_from(doc), side=getattr(args, "side", "attacking"), engine=getattr(args, "engine", "auto")
@@ -80,6 +108,9 @@ def _combat(doc, args):
 
 
 def cmd_count(args) -> int:
+    if getattr(args, "backend", None) is not None or getattr(args, "scheduler", None) is not None:
+        return _count_distributed(args)
+
     def one(doc):
         try:
             return {"count": _combat(doc, args).count(time_limit=args.time_limit)}, EXIT_OK
@@ -90,7 +121,66 @@ def cmd_count(args) -> int:
     return run_batch(args.file, one)
 
 
+def _count_distributed(args) -> int:
+    """``count --backend ...``: the documents counted in chunks on the backend, results in order."""
+    results = count_documents(
+        iter_documents(args.file),
+        side=getattr(args, "side", "attacking"),
+        engine=getattr(args, "engine", "auto"),
+        time_limit=args.time_limit,
+        backend=args.backend or "dask",
+        scheduler=args.scheduler,
+        workers=args.workers,
+    )
+    worst = EXIT_OK
+    batch = is_batch(args.file)
+    for kind, value in results:
+        if kind == "count":
+            emit({"count": value})
+        elif not batch:
+            if kind == "error":
+                raise FormatError("", str(value))
+            print(f"trample: count {value}; no count (complete: false)", file=sys.stderr)
+            emit({"count": None, "complete": False, "time_limit": args.time_limit})
+            worst = max(worst, EXIT_NO)
+        elif kind == "error":
+            print(f"trample: {value}", file=sys.stderr)
+            emit({"error": value})
+            worst = EXIT_BAD
+        else:
+            print(f"trample: {value}; the result is incomplete", file=sys.stderr)
+            emit({"error": value, "complete": False})
+            worst = max(worst, EXIT_NO)
+    return worst
+
+
+def _enumerate_shards(args) -> int:
+    if not args.output or args.output == "-":
+        raise FormatError("--output", "--shards writes files: give --output DIRECTORY")
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        raise FormatError("--output", f"{args.output} is a file: --shards needs a directory")
+    if is_batch(args.file):
+        raise FormatError(args.file, "--shards takes one scenario, not a .jsonl batch")
+    ((_, doc),) = iter_documents(args.file)
+    manifest = enumerate_shards(
+        scenario_from(doc),
+        args.output,
+        args.shards,
+        side=getattr(args, "side", "attacking"),
+        backend=args.backend or ("dask" if args.scheduler else "process"),
+        scheduler=args.scheduler,
+        workers=args.workers,
+        limit=args.limit,
+    )
+    emit({"shards": len(manifest["shards"]), "rows": manifest["rows"], "count": manifest["count"]})
+    return EXIT_OK
+
+
 def cmd_enumerate(args) -> int:
+    if getattr(args, "shards", None) is not None:
+        return _enumerate_shards(args)
+    if getattr(args, "backend", None) is not None or getattr(args, "scheduler", None) is not None:
+        raise FormatError("--backend", "only with --shards N (enumerate) or for count")
     for option, value in (("--output", getattr(args, "output", None)), ("--columns", getattr(args, "columns", None))):
         if value is not None and not value.strip():
             raise FormatError(option, "expected a file name")

@@ -221,3 +221,45 @@ def test_jsonl_of_huge_amounts_falls_back_to_one_line_at_a_time():
     combat = Combat(sc)
     block = np.array([[999_999, 1]])
     assert combat.jsonl(block) == '{"a0":{"b0":999999,"opp":1}}\n'
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    overlapping_boards(max_power=6),
+    st.sampled_from([1, 3, 4096]),
+    st.sampled_from([0, 40, 1 << 22]),
+    st.sampled_from([1, 1 << 25]),
+    st.data(),
+)
+def test_blocks_from_any_start_are_the_tail_of_the_order(sc, rows, suffix_cells, prefix_bytes, data):
+    combat = Combat(load_scenario(sc), engine="direct")
+    saved = direct.SUFFIX_CELLS, direct.PREFIX_BYTES
+    try:
+        direct.SUFFIX_CELLS, direct.PREFIX_BYTES = suffix_cells, prefix_bytes
+        for comp in combat.plan.components:
+            dp = ComponentDP(combat.plan, comp)
+            if dp.count() > 3000:
+                continue
+            full = [tuple(v) for b in dp.blocks(rows) for v in b.tolist()]
+            i = data.draw(st.integers(0, dp.count() - 1))
+            assert [tuple(v) for b in dp.blocks(rows, start=i) for v in b.tolist()] == full[i:]
+    finally:
+        direct.SUFFIX_CELLS, direct.PREFIX_BYTES = saved
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    scenarios(max_total_power=8, max_work=2000),
+    st.sampled_from([1, 3, 1 << 16]),
+    st.sampled_from([0, 2, 50]),
+    st.data(),
+)
+def test_plan_blocks_of_an_index_range_are_that_slice(sc, rows, cache_rows, data):
+    # shards: rows start <= i < stop of the canonical order, nothing else
+    combat = Combat(load_scenario(sc), side="both", engine="direct")
+    full = [r for b in plan_blocks(combat.plan, rows, cache_rows=cache_rows) for r in b.tolist()]
+    n = len(full)
+    a = data.draw(st.integers(0, n))
+    b = data.draw(st.integers(a, n + 2))
+    got = [r for blk in plan_blocks(combat.plan, rows, cache_rows=cache_rows, start=a, stop=b) for r in blk.tolist()]
+    assert got == full[a:b]
