@@ -109,12 +109,14 @@ def overlapping(seed, n_att=3, n_blk=5, power=(6, 9)):
 
 
 def generated(first_seed, k, lo, hi, **kw):
-    """The first k boards of overlapping(seed) for seed = first_seed, first_seed+1, ... whose count is within
-    [lo, hi] (a size class, stated; the boards themselves are whatever the seeds give)."""
+    """The first k boards of overlapping(seed) for seed = first_seed, first_seed+1, ... whose attackers are all
+    joined by shared blockers (one component) and whose count is within [lo, hi] (a size class, stated; the
+    boards themselves are whatever the seeds give)."""
     out, seed = [], first_seed
     while len(out) < k:
         sc = overlapping(seed, **kw)
-        if lo <= Combat(sc).count() <= hi:
+        c = Combat(sc)
+        if len(c.plan.components) == 1 and lo <= c.count() <= hi:  # all three joined by shared blockers
             out.append((f"gen#{seed}", sc))
         seed += 1
     return out
@@ -288,21 +290,41 @@ def child(setup: str, expr: str, cap: float = CAP, repeat: int = 1):
     return statistics.median(runs), out, rss
 
 
+HWM = r"""
+import atexit, sys
+def _hwm():
+    with open("/proc/self/status") as fh:
+        kb = next(int(l.split()[1]) for l in fh if l.startswith("VmHWM"))
+    with open({out!r}, "w") as fh:
+        fh.write(str(kb))
+atexit.register(_hwm)
+from trample.cli import main
+sys.argv = ["trample", *{argv!r}]
+sys.exit(main())
+"""
+
+
 def rss_of(argv: list[str], cap: float = 60.0):
-    """Peak RSS (MB) and CPU seconds (user + sys) of a CLI run, from os.wait4; None if past cap."""
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + cap
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            proc.returncode = status
-            return usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
-        if time.monotonic() > deadline:
-            proc.kill()
-            os.wait4(proc.pid, 0)
-            proc.returncode = -9
-            return None, None
-        time.sleep(0.02)
+    """Peak RSS (MB, the child's own VmHWM: ru_maxrss would count the fork of this big process) and CPU seconds
+    (user + sys, from os.wait4) of a ``trample`` command run in a fresh interpreter; (None, None) past cap."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("r", suffix=".hwm") as out:
+        code = HWM.format(out=out.name, argv=list(argv))
+        proc = subprocess.Popen([PY, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + cap
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                proc.returncode = status
+                text = open(out.name).read().strip()
+                return (int(text) / 1024 if text else None), usage.ru_utime + usage.ru_stime
+            if time.monotonic() > deadline:
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                proc.returncode = -9
+                return None, None
+            time.sleep(0.02)
 
 
 def show(section, what, value, target, unit, ok, note=""):
@@ -420,7 +442,7 @@ def timed_side(fn, repeat=REPEAT):
 
 def memory(tmp: Path):
     print("\n1. memory (peak RSS of a fresh `trample` process; target < 200 MB)")
-    trample = [str(Path(PY).with_name("trample"))]
+    trample: list[str] = []
     boards = [(f"chain n={n}", chain(n)) for n in (2, 3, 5, 10, 20)]
     boards.append(("1 trampler vs 100 blockers", trampler(200, [1 + i % 4 for i in range(100)])))
     for name, sc in boards:
@@ -534,9 +556,8 @@ def user_paths(tmp: Path):
         )
     # the JSON Lines CLI on P20k8: CPU of the whole command (startup included) from rusage
     f = write(tmp / "p20k8.json", trampler(20, [2, 3, 1, 4, 2, 1, 2, 1]))
-    trample = str(Path(PY).with_name("trample"))
-    runs = [rss_of([trample, "enumerate", f], cap=60)[1] for _ in range(REPEAT)]
-    base = [rss_of([trample, "count", f])[1] for _ in range(REPEAT)]  # startup + counting, for reference
+    runs = [rss_of(["enumerate", f], cap=60)[1] for _ in range(REPEAT)]
+    base = [rss_of(["count", f])[1] for _ in range(REPEAT)]  # startup + counting, for reference
     lines = 888195
     t = statistics.median(runs)
     show(

@@ -157,13 +157,21 @@ def _count_distributed(args) -> int:
 def _enumerate_shards(args) -> int:
     if not args.output or args.output == "-":
         raise FormatError("--output", "--shards writes files: give --output DIRECTORY")
+    for option, value in (("--time-limit", args.time_limit), ("--columns", getattr(args, "columns", None))):
+        if value is not None:
+            raise FormatError(
+                option, "not with --shards (each shard is written whole; the columns are in manifest.json)"
+            )
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         raise FormatError("--output", f"{args.output} is a file: --shards needs a directory")
     if is_batch(args.file):
         raise FormatError(args.file, "--shards takes one scenario, not a .jsonl batch")
     ((_, doc),) = iter_documents(args.file)
+    scenario = scenario_from(doc)
+    if scenario.step == "combat":
+        raise FormatError("step", '--shards enumerates one damage step ("combat" holds two)')
     manifest = enumerate_shards(
-        scenario_from(doc),
+        scenario,
         args.output,
         args.shards,
         side=getattr(args, "side", "attacking"),

@@ -74,7 +74,8 @@ class DamageStep:
             return
         layout = self._layout
         n = 0
-        for block in self.assignment_blocks(engine=engine, time_limit=time_limit):
+        rows = max(16, min(1 << 16, (1 << 20) // max(1, len(layout.columns))))  # ~1 M cells of Python lists
+        for block in self.assignment_blocks(rows=rows, engine=engine, time_limit=time_limit):
             rows = block.tolist()
             if limit is not None and n + len(rows) >= limit:
                 rows = rows[: limit - n]

@@ -86,7 +86,7 @@ def test_shards_of_a_limited_huge_space(tmp_path):
 
 @pytest.mark.parametrize("backend", ["process", "dask"])
 def test_counting_a_batch_in_chunks(backend):
-    docs = [("line %d" % (k + 1), independent(1 + k % 3, power=2 + k % 4)) for k in range(120)]
+    docs = [(f"line {k + 1}", independent(1 + k % 3, power=2 + k % 4)) for k in range(120)]
     docs.append(("line 121", {"bad": 1}))
     got = list(count_documents(docs, backend=backend, workers=2, chunk=50))
     assert got[:-1] == [("count", Combat(d).count()) for _, d in docs[:-1]]

@@ -60,6 +60,7 @@ FREE = -1
 UNSAT = -2
 
 BLOCK_ROWS = 1 << 16  # rows per block handed out
+BLOCK_BYTES = 1 << 24  # plan_blocks: bytes per block at most (fewer rows when rows are wide)
 EXPAND_CELLS = 1 << 20  # rows x values examined at once while extending prefixes (bounds temporary memory)
 PREFIX_BYTES = 1 << 25  # bytes of prefix rows held across all levels of the depth-first expansion
 GLUE_SLICES = 32  # completions per prefix above which prefixes are glued by slice copies
@@ -756,7 +757,9 @@ def plan_blocks(
     where = {c: k for k, c in enumerate(cols)}
     order = np.array([where[c] for c in plan.columns], dtype=np.int64)
     identity = bool(np.array_equal(order, np.arange(len(cols))))
-    for block in _product(dps, max(1, int(rows)), dtype, cache_rows, start):
+    # at most BLOCK_BYTES per block however wide the rows (a thousand attackers: 2000 columns)
+    rows = max(1, min(int(rows), BLOCK_BYTES // max(1, len(cols) * dtype.itemsize)))
+    for block in _product(dps, rows, dtype, cache_rows, start):
         if left is not None:
             block = block[:left]
             left -= len(block)
