@@ -535,7 +535,7 @@ def user_paths(tmp: Path):
         assert got == n
         plan = c.plan
         comps = plan.components
-        t_cp, _ = timed_side(lambda: _all(cpsat_list, plan, comps))
+        t_cp, _ = timed_side(lambda plan=plan, comps=comps: _all(cpsat_list, plan, comps))
         ratio = None if t_cp is None else (n / t_ours) / (n / t_cp)
         show(
             "user",
@@ -544,7 +544,7 @@ def user_paths(tmp: Path):
             "",
             "/s",
             None,
-            f"CP-SAT callback {'> %g s' % CAP if t_cp is None else _fmt(n / t_cp, '/s')}",
+            f"CP-SAT callback {f'> {CAP:g} s' if t_cp is None else _fmt(n / t_cp, '/s')}",
         )
         show(
             "user",
@@ -604,7 +604,7 @@ def numpy_vs_itertools():
         comps = plan.components
         n = c.count()
 
-        def cold():
+        def cold(sc=sc):
             p = Combat(sc).plan
             return sum(sum(len(b) for b in ComponentDP(p, comp).blocks()) for comp in p.components)
 
@@ -612,8 +612,8 @@ def numpy_vs_itertools():
         dps = [ComponentDP(plan, comp) for comp in comps]
         for dp in dps:
             sum(len(b) for b in dp.blocks())
-        t_warm, _ = cpu(lambda: sum(sum(len(b) for b in dp.blocks()) for dp in dps))
-        t_it, _ = timed_side(lambda: _all(itertools_list, plan, comps))
+        t_warm, _ = cpu(lambda dps=dps: sum(sum(len(b) for b in dp.blocks()) for dp in dps))
+        t_it, _ = timed_side(lambda plan=plan, comps=comps: _all(itertools_list, plan, comps))
         ratio = None if t_it is None else t_it / t_cold
         show(
             "numpy",
@@ -623,7 +623,7 @@ def numpy_vs_itertools():
             "x",
             ratio is not None and ratio >= 100,
             f"cold {_fmt(n / t_cold, '/s')}, warm {_fmt(n / t_warm, '/s')}, itertools "
-            + ("> %g s" % CAP if t_it is None else _fmt(n / t_it, "/s")),
+            + (f"> {CAP:g} s" if t_it is None else _fmt(n / t_it, "/s")),
         )
 
 
@@ -698,7 +698,6 @@ def sharding(tmp: Path):
 
 def main():
     import tempfile
-
     from importlib.metadata import version
 
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
