@@ -314,7 +314,9 @@ def cmd_score(args) -> int:
     fmt = args.format or "lines"
     if fmt == "table":
         require_extra("--format table", "rich", "report")
-    boards, names, worst = [], [], EXIT_OK
+    boards: list[dict] = []
+    names: list[str] = []
+    worst = EXIT_OK
     docs = list(decision_documents(args.file, iter_documents))
     if len(docs) == 1 and isinstance(docs[0][1], dict) and docs[0][1].get("config", {}).get("game") == "combat":
         return _output(rescore(docs[0][1], args.file), args, None if fmt == "lines" else fmt)

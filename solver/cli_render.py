@@ -30,7 +30,7 @@ def _assignment(text: str) -> tuple[dict, str]:
     if isinstance(doc, dict) and "status" in doc and "assignment" in doc:  # a `trample solve` result
         if doc["assignment"] is None:
             raise FormatError("ASSIGNMENT.assignment", f"the solve result has no assignment (status {doc['status']})")
-        values = doc.get("objectives") if isinstance(doc.get("objectives"), dict) else {}
+        values = doc["objectives"] if isinstance(doc.get("objectives"), dict) else {}
         what = f"{doc['status']} line, " + ", ".join(f"{k} {v}" for k, v in values.items())
         doc = doc["assignment"]
     if not isinstance(doc, dict):

@@ -37,6 +37,10 @@ class InterruptState:
     (``done``: a callable giving a short phrase such as "1200 assignments written", set by the command)."""
 
     def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to a fresh state: no signal seen, the clock restarted."""
         self.signum: int | None = None
         self.start = time.monotonic()
         self.done: Callable[[], str] | None = None
@@ -85,7 +89,7 @@ def interrupts():
     if threading.current_thread() is not threading.main_thread():
         yield STATE
         return
-    STATE.__init__()
+    STATE.reset()
     reset_interrupt()  # a command run earlier in this process (tests, embedding) does not count
     r, w = os.pipe()
     os.set_blocking(w, False)

@@ -90,7 +90,7 @@ def step_svg_parts(scenario, assignment=None, title: str = "", subtitle: str = "
     s = scenario
     lay = _Layout(s)
     totals, _ = _totals(assignment)
-    deathtouched = set()
+    deathtouched: set[str] = set()
     for source, split in (assignment or {}).items():
         obj = s.get(source)
         if obj is not None and getattr(obj, "deathtouch", False):
@@ -290,7 +290,11 @@ def _arrows(s, assignment, lay: _Layout) -> list[str]:
         touching.setdefault(e[0], []).append(e)
         touching.setdefault(e[1], []).append(e)
     for k in touching:  # spread along the card in the order of the other end's x, so arrows do not cross on it
-        touching[k].sort(key=lambda e, k=k: (lay.pos[e[1] if e[0] == k else e[0]][0], e[0] == k))
+
+        def along(e: tuple, k: str = k) -> tuple:
+            return (lay.pos[e[1] if e[0] == k else e[0]][0], e[0] == k)
+
+        touching[k].sort(key=along)
 
     def spot(obj, edge):
         x, y = lay.pos[obj]

@@ -143,7 +143,7 @@ class CombatGame:
                 for o, v in zip(self.objectives, score(Combat(first_board), a1_only, self.objectives).values())
             }
             dec = position.decoder
-            best = None
+            best: tuple[tuple[Fraction, ...], list[int]] | None = None
 
             def walk(state, amounts):
                 nonlocal best
@@ -162,6 +162,7 @@ class CombatGame:
                     walk(dec.apply(state, a), [*amounts, a])
 
             walk(position.dec_state, list(position.amounts))
+            assert best is not None  # the walk always reaches at least one finished assignment
             chosen = best[1]
             for k in range(len(position.amounts), len(chosen) + 1):  # every later prefix follows the same reply
                 cache[(a1, tuple(chosen[:k]))] = chosen
@@ -179,6 +180,7 @@ class CombatGame:
                 self._line = self.whole.solve([o.name for o in self.objectives]).assignment
             target = self._line.first_strike
         else:
+            assert position.board is not None  # a step to play: the game is not over
             target = self.regular_best(position.board).assignment
         return position.decoder.amounts_of(target)[len(position.amounts)]
 
@@ -208,7 +210,8 @@ class GameState:
             first = Assignment({k: v for a in done[:2] for k, v in a.items()}) if phase >= 2 else None
             board = game.board(phase, first)
             dec = game.decoder(board, game.phases[phase][1])
-            state, amounts = dec.start(), []
+            state = dec.start()
+            amounts: list[int] = []
             while not dec.done(state):
                 allowed = dec.allowed(state)
                 if len(allowed) != 1:
@@ -236,24 +239,33 @@ class GameState:
 
     @property
     def decoder(self) -> StepDecoder:
+        if self.board is None:
+            raise ValueError("the game is over")
         return self.game.decoder(self.board, self.game.phases[self.phase][1])
 
+    @property
+    def _step_state(self) -> tuple:
+        """The decoder state of the step to play (a finished game has none)."""
+        if self.dec_state is None:
+            raise ValueError("the game is over")
+        return self.dec_state
+
     def legal_actions(self) -> list[int]:
-        return [] if self.terminal else self.decoder.allowed(self.dec_state)
+        return [] if self.terminal else self.decoder.allowed(self._step_state)
 
     def current(self) -> tuple[str, str]:
         """(source, recipient) of the decision to make."""
-        return self.decoder.current(self.dec_state)
+        return self.decoder.current(self._step_state)
 
     def apply(self, action: int) -> GameState:
         if self.terminal:
             raise ValueError("the game is over")
         action = int(action)
         dec = self.decoder
-        if action not in dec.allowed(self.dec_state):
-            src, rec = dec.current(self.dec_state)
-            raise ValueError(f"{src} cannot assign {action} to {rec} here (legal: {dec.allowed(self.dec_state)})")
-        state = dec.apply(self.dec_state, action)
+        if action not in dec.allowed(self._step_state):
+            src, rec = dec.current(self._step_state)
+            raise ValueError(f"{src} cannot assign {action} to {rec} here (legal: {dec.allowed(self._step_state)})")
+        state = dec.apply(self._step_state, action)
         amounts = [*self.amounts, action]
         history = (*self.history, action)
         while not dec.done(state):
@@ -276,7 +288,7 @@ class GameState:
         sources = [c.id for c in (*self.game.scenario.attackers, *self.game.scenario.blockers)]
 
         def merged(parts):
-            out = {s: {} for s in sources}
+            out: dict[str, dict] = {s: {} for s in sources}
             for part in parts:
                 for k, v in part.items():
                     out[k] = dict(v)

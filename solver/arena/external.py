@@ -24,6 +24,8 @@ import select
 import signal
 import subprocess
 import time
+from collections.abc import Mapping
+from typing import IO
 
 from .player import Player
 
@@ -104,8 +106,9 @@ class ExternalPlayer(Player):
         except OSError as err:
             self._proc = None
             raise PlayerFailure("crash", f"cannot start {self.argv[0]!r}: {err.strerror or err}") from None
-        os.set_blocking(self._proc.stdin.fileno(), False)
-        os.set_blocking(self._proc.stderr.fileno(), False)
+        stdin, _, stderr = _pipes(self._proc)
+        os.set_blocking(stdin.fileno(), False)
+        os.set_blocking(stderr.fileno(), False)
         self._tail = bytearray()
         self._buf = b""
         self._fresh = not self._hung
@@ -136,8 +139,9 @@ class ExternalPlayer(Player):
         proc, self._proc = self._proc, None
         if proc is not None:
             self._note_family(proc.pid)
+            stdin, stdout, stderr = _pipes(proc)
             try:
-                proc.stdin.close()
+                stdin.close()
             except OSError:
                 pass
             try:
@@ -145,7 +149,7 @@ class ExternalPlayer(Player):
             except subprocess.TimeoutExpired:
                 pass
             self._kill(proc)
-            for fh in (proc.stdout, proc.stderr):
+            for fh in (stdout, stderr):
                 try:
                     fh.close()
                 except OSError:
@@ -187,7 +191,7 @@ class ExternalPlayer(Player):
             return
         try:
             while True:
-                chunk = os.read(self._proc.stderr.fileno(), 1 << 16)
+                chunk = os.read(_pipes(self._proc)[2].fileno(), 1 << 16)
                 if not chunk:
                     return
                 self._tail += chunk
@@ -220,7 +224,7 @@ class ExternalPlayer(Player):
         proc, self._proc = self._proc, None
         if proc is not None:
             self._kill(proc)
-            for fh in (proc.stdin, proc.stdout, proc.stderr):
+            for fh in _pipes(proc):
                 try:
                     fh.close()
                 except OSError:
@@ -271,8 +275,9 @@ class ExternalPlayer(Player):
 
     def _write(self, data: bytes, deadline: float) -> None:
         """Write the request without ever blocking: a program that does not read it times out."""
-        fd = self._proc.stdin.fileno()
-        err = self._proc.stderr.fileno()
+        stdin, _, stderr = _pipes(self._proc)
+        fd = stdin.fileno()
+        err = stderr.fileno()
         view = memoryview(data)
         while view:
             left = deadline - time.monotonic()
@@ -296,7 +301,7 @@ class ExternalPlayer(Player):
         program flooding its output is not waited out (at most DRAIN_LIMIT bytes are read)."""
         self._buf = b""
         self._read_err()
-        fd = self._proc.stdout.fileno()
+        fd = _pipes(self._proc)[1].fileno()
         dropped = 0
         while dropped < DRAIN_LIMIT:
             ready, _, _ = select.select([fd], [], [], 0)
@@ -308,9 +313,9 @@ class ExternalPlayer(Player):
             dropped += len(chunk)
 
     def _read_line(self, deadline: float) -> str:
-        assert self._proc is not None and self._proc.stdout is not None  # started
-        fd = self._proc.stdout.fileno()
-        err = self._proc.stderr.fileno()
+        _, stdout, stderr = _pipes(self._proc)
+        fd = stdout.fileno()
+        err = stderr.fileno()
         watch = [fd, err]
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
@@ -370,7 +375,7 @@ def reap_orphans(spare: frozenset = frozenset()) -> None:
         mine = os.getsid(0)
     except OSError:
         return
-    family = {}
+    family: dict[int, int | None] = {}
     for pid in _children(os.getpid()):
         try:
             if os.getsid(pid) != mine:
@@ -424,7 +429,7 @@ def _start_time(pid: int) -> int | None:
         return None
 
 
-def _reap(family: dict[int, int]) -> None:
+def _reap(family: Mapping[int, int | None]) -> None:
     """Collect the exit status of the killed processes that became this process's children (no zombies)."""
     end = time.monotonic() + 1.0
     pending = set(family)
@@ -440,6 +445,12 @@ def _reap(family: dict[int, int]) -> None:
                 pending.discard(pid)
         if pending:
             time.sleep(0.01)
+
+
+def _pipes(proc: subprocess.Popen[bytes] | None) -> tuple[IO[bytes], IO[bytes], IO[bytes]]:
+    """stdin, stdout and stderr of a started program (always started with all three piped)."""
+    assert proc is not None and proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    return proc.stdin, proc.stdout, proc.stderr
 
 
 def _clip(text: str, n: int = 60) -> str:

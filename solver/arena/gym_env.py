@@ -29,7 +29,7 @@ except ImportError as err:  # one line, naming the extra
 
 from collections.abc import Sequence
 
-from ..models import Assignment, load_scenario
+from ..models import Assignment, Scenario, load_scenario
 from ..rules import derive
 from . import encoding
 from .objectives import DEFAULT_OBJECTIVE, is_lethal, objective_text, parse_objectives, regrets, score_all
@@ -68,7 +68,7 @@ class DamageAssignmentEnv(gym.Env):
         self.render_mode = render_mode
         self.action_space = spaces.Discrete(self.max_amount + 1)
         self.observation_space = encoding.observation_space()
-        self.scenario = None
+        self.scenario: Scenario | None = None
         self.walk: StepWalk | None = None
         self._result: dict | None = None
 
@@ -157,9 +157,12 @@ class DamageAssignmentEnv(gym.Env):
 
     def actions_for(self, assignment) -> list[int]:
         """The actions that build ``assignment`` from the start of this episode (forced decisions left out)."""
+        if self.walk is None:
+            raise RuntimeError("no episode: call reset()")
         return StepWalk(self.walk.decoder.plan).follow(Assignment(assignment)) or [0]
 
     def _finish(self):
+        assert self.walk is not None and self.scenario is not None  # step() checked the episode is live
         assignment = self.walk.assignment()
         values = score_all(self.scenario, assignment, self.objectives)
         reg = regrets(self.objectives, values, self.reference["values"])
@@ -188,6 +191,7 @@ class DamageAssignmentEnv(gym.Env):
 
     def _observation(self):
         walk = self.walk
+        assert walk is not None and self.scenario is not None  # reset() set the episode up
         partial = walk.assignment()
         received: dict = {}
         for split in partial.values():

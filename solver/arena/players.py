@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import shlex
+from typing import Any
 
 from ..combat import Combat
 from ..models import FormatError
@@ -277,7 +278,7 @@ def make_player(
         if not argv:
             raise FormatError("player", "cmd: needs a command")
         given = {"timeout": timeout, "startup_timeout": startup_timeout, "max_failures": max_failures}
-        kwargs = {k: v for k, v in given.items() if v is not None}
+        kwargs: dict[str, Any] = {k: v for k, v in given.items() if v is not None}  # unset: the player's default
         player = ExternalPlayer(argv, name=name or f"cmd:{command}", **kwargs)
     elif spec.startswith("py:"):
         module, _, attr = spec[3:].rpartition(":")

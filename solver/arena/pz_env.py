@@ -32,7 +32,7 @@ except ImportError as err:
 from collections.abc import Sequence
 
 from . import encoding
-from .combat_game import AGENTS, CombatGame
+from .combat_game import AGENTS, CombatGame, GameState
 from .suites import Level, generate_board, get_level
 
 DEFAULT_MAX_AMOUNT = 20
@@ -45,6 +45,7 @@ def env(**kwargs):
 
 class CombatAEC(AECEnv):
     metadata = {"render_modes": ["ansi", "svg"], "name": "trample_combat_v0", "is_parallelizable": False}
+    agent_selection: str  # set by reset(), as AECEnv declares it
 
     def __init__(
         self,
@@ -72,7 +73,7 @@ class CombatAEC(AECEnv):
             )
             for a in self.possible_agents
         }
-        self.state_ = None
+        self.state_: GameState | None = None
         self._rng = np.random.default_rng()
 
     def action_space(self, agent):
@@ -103,7 +104,7 @@ class CombatAEC(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._after_move()
 
     def step(self, action):
@@ -112,12 +113,14 @@ class CombatAEC(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
+        assert self.state_ is not None  # an agent to step means reset() has run
         self.state_ = self.state_.apply(int(np.asarray(action).reshape(())))
         self._after_move()
         self._accumulate_rewards()
 
     def _after_move(self) -> None:
         s = self.state_
+        assert s is not None  # called by reset() and step() once a game is set
         if s.terminal:
             ret = s.returns()
             self.rewards = {a: ret[i] for i, a in enumerate(self.possible_agents)}

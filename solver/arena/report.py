@@ -62,7 +62,7 @@ def leaderboard_table(results: dict, title: str | None = None, rows=None):
         ("lethal", "right"),
         ("ms", "right"),
     ):
-        table.add_column(col, justify=just, no_wrap=col != "player", overflow="fold")
+        table.add_column(col, justify="left" if just == "left" else "right", no_wrap=col != "player", overflow="fold")
     for row in rows if rows is not None else results["leaderboard"]:
         ci = row.get("ci") or {}
         lethal = f"{row['lethal_found']}/{row['lethal_exists']}" if row["lethal_exists"] else "-"
@@ -152,6 +152,7 @@ def write_png(results: dict, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.container import BarContainer
 
     from .stats import wilson
 
@@ -179,7 +180,8 @@ def write_png(results: dict, path: str) -> None:
     for k, p in enumerate(players):
         ax = fig.add_subplot(grid[k, 0], sharex=first)
         first = first or ax
-        counts, _, bars = ax.hist(regrets[p], bins=edges, color=colours[k % len(colours)], edgecolor="white")
+        counts, _, bars = ax.hist(regrets[p], bins=edges.tolist(), color=colours[k % len(colours)], edgecolor="white")
+        assert isinstance(bars, BarContainer)  # one data set: one container of bars
         for bar, c in zip(bars, counts):
             if c:
                 ax.annotate(f"{int(c)}", (bar.get_x() + bar.get_width() / 2, c), ha="center", va="bottom",
@@ -206,7 +208,10 @@ def write_png(results: dict, path: str) -> None:
     ax.legend(fontsize=8, loc="lower right")
 
     ax = fig.add_subplot(right[1])
-    labels, rates, errs, cols = [], [], [[], []], []
+    labels: list[str] = []
+    rates: list[float] = []
+    errs: list[list[float]] = [[], []]
+    cols: list[str] = []
     for row in rows:
         total = row["decisions"]
         items = list(row["illegal_rules"].items()) or []

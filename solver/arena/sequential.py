@@ -115,7 +115,7 @@ class StepDecoder:
 
     # -- reading ----------------------------------------------------------------------------------
     def assignment(self, amounts) -> Assignment:
-        out = {s.source: {} for s in self.plan.sources}
+        out: dict[str, dict[str, int]] = {s.source: {} for s in self.plan.sources}
         for col, a in zip(self.columns, amounts):
             if a:
                 src = self.plan.sources[col.source]

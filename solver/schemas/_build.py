@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -61,7 +62,7 @@ def ref(name: str) -> dict:
     return {"$ref": f"#/$defs/{name}"}
 
 
-def closed(properties: dict, required: list[str] = (), **more) -> dict:
+def closed(properties: dict, required: Sequence[str] = (), **more) -> dict:
     """An object that takes these properties and no others (the loaders reject unknown fields)."""
     out = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
@@ -75,7 +76,7 @@ def any_case(word: str) -> str:
     return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in word)
 
 
-def card_type_pattern(extra: list[str] = ()) -> str:
+def card_type_pattern(extra: Sequence[str] = ()) -> str:
     return "^(" + "|".join(any_case(w) for w in [*CARD_WORDS, *extra]) + ")$"
 
 
