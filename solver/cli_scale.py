@@ -300,7 +300,7 @@ def enumerate_npy(args) -> int:
     if count is None:
         blocks = iter(())
     elif BLOCKS in get_engine(args.engine).capabilities:  # the canonical order, in numpy blocks
-        blocks = get_engine(args.engine, needs=[BLOCKS]).plan_blocks(plan, dtype=dtype)
+        blocks = cast(BlocksEngine, get_engine(args.engine, needs=[BLOCKS])).plan_blocks(plan, dtype=dtype)
     else:
         blocks = _engine_blocks(combat, columns, dtype, args.engine)
     deadline = deadline_of(args.time_limit)  # --time-limit counts from the start of the command

@@ -20,7 +20,7 @@ import numpy as np
 
 from .combat import Combat
 from .docio import prefixed, scenario_from
-from .engines import BLOCKS, get_engine
+from .engines import blocks_engine
 from .limits import LimitReached
 from .models import FormatError
 from .whole import open_combat
@@ -80,7 +80,7 @@ def write_shard(scenario: dict, side: str, start: int, stop: int, path: str) -> 
     """Write rows ``start <= i < stop`` of the canonical order as one .npy matrix (a worker task)."""
     combat = Combat(scenario, side=side, engine="direct")
     plan = combat.plan
-    engine = get_engine("direct", needs=[BLOCKS])
+    engine = blocks_engine("direct")
     dtype = np.dtype(engine.dtype_for(max((s.damage for s in plan.sources), default=0)))
     rows = stop - start
     out = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(rows, len(plan.columns)))
@@ -122,7 +122,7 @@ def enumerate_shards(
     done = run_tasks(write_shard, tasks, backend, scheduler, workers)
     plan = combat.plan
     names = [s.source for s in plan.sources]
-    dtype = get_engine("direct", needs=[BLOCKS]).dtype_for(max((s.damage for s in plan.sources), default=0))
+    dtype = blocks_engine("direct").dtype_for(max((s.damage for s in plan.sources), default=0))
     manifest = {
         "count": total,
         "rows": rows,

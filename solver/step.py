@@ -13,7 +13,7 @@ from itertools import chain
 import numpy as np
 
 from .check import CheckResult, check
-from .engines import BLOCKS, engine_names, get_engine
+from .engines import blocks_engine, engine_names, get_engine
 from .limits import deadline_of
 from .models import Assignment, FormatError, Scenario, load_assignment, load_scenario
 from .rules import SIDES, DamagePlan, derive
@@ -97,7 +97,7 @@ class DamageStep:
         comps = plan.components
         rows = max(1, int(rows))
         dtype = np.dtype(np.int64)
-        direct = get_engine("direct", needs=[BLOCKS])
+        direct = blocks_engine("direct")
         name = engine or self.engine
         if name == "direct" or (name == "auto" and all(direct.supports(plan, c, deadline) for c in comps)):
             yield from direct.plan_blocks(plan, rows=rows, deadline=deadline)

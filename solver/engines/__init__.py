@@ -29,7 +29,7 @@ from __future__ import annotations
 import importlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Protocol
+from typing import Protocol, cast
 
 from ..limits import NEVER
 from ..rules import DamagePlan
@@ -85,9 +85,27 @@ class ProgrammeEngine(Engine, Protocol):
 class BlocksEngine(Engine, Protocol):
     """An engine with the :data:`BLOCKS` capability."""
 
-    def plan_blocks(self, plan: DamagePlan, rows: int = ..., dtype=None, deadline=None) -> Iterator: ...
+    def plan_blocks(
+        self, plan: DamagePlan, rows: int = ..., dtype=None, deadline=None, start: int = 0, stop: int | None = None
+    ) -> Iterator: ...
 
     def dtype_for(self, max_amount: int) -> type: ...
+
+
+class EffectsEngine(Engine, Protocol):
+    """An engine with the :data:`EFFECTS` capability."""
+
+    def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter: ...
+
+
+def blocks_engine(name: str = "auto") -> BlocksEngine:
+    """The engine ``name``, checked to declare :data:`BLOCKS` (ValueError otherwise)."""
+    return cast(BlocksEngine, get_engine(name, needs=(BLOCKS,)))
+
+
+def effects_engine(name: str = "auto") -> EffectsEngine:
+    """The engine ``name``, checked to declare :data:`EFFECTS` (ValueError otherwise)."""
+    return cast(EffectsEngine, get_engine(name, needs=(EFFECTS,)))
 
 
 _cache: dict[str, Engine] = {}
@@ -119,13 +137,13 @@ class AutoEngine:
 
     def plan_blocks(self, plan: DamagePlan, rows: int | None = None, dtype=None, deadline=None):
         """BLOCKS: the direct engine's (its programmes cover every component, in the canonical order)."""
-        direct = get_engine("direct")
+        direct = blocks_engine("direct")
         if rows is None:
             return direct.plan_blocks(plan, dtype=dtype, deadline=deadline)
         return direct.plan_blocks(plan, rows=rows, dtype=dtype, deadline=deadline)
 
     def dtype_for(self, max_amount: int):
-        return get_engine("direct").dtype_for(max_amount)
+        return blocks_engine("direct").dtype_for(max_amount)
 
     def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter:
         """The direct engine's count without listing; past its state limit, listed (direct or CP-SAT)."""

@@ -50,6 +50,7 @@ from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from math import comb
 from operator import add
+from typing import Any
 
 import numpy as np
 
@@ -541,7 +542,7 @@ class ComponentDP:
         # taken. Memory is at most s chunks of `chunk` rows whatever the board (issue 14: a chain of shared
         # blockers held a million-row chunk per level, gigabytes for one line).
         chunk = max(1 << 8, min(EXPAND_CELLS, PREFIX_BYTES // (max(1, s) * (P * dtype.itemsize + 16))))
-        stack = [
+        stack: list[list[Any]] = [
             [
                 0,
                 np.zeros((1, P), dtype=dtype),
@@ -565,6 +566,7 @@ class ComponentDP:
                 tight = tight and at == 0
                 mat, js, rems, parent = self._step(p, mat[at : at + take], js[at : at + take], rems[at : at + take])
                 if tight:  # drop the children of row 0 below first[p]; the one equal to it stays on the path
+                    assert first is not None  # tight only on the path to `first`
                     cut = int(np.count_nonzero((parent == 0) & (mat[:, p] < first[p])))
                     mat, js, rems = mat[cut:], js[cut:], rems[cut:]
                 if len(js):
@@ -574,6 +576,7 @@ class ComponentDP:
             # glue each prefix to its table of completions, in windows of `rows` output rows
             starts, lengths = off[js, rems], ln[js, rems]
             if tight:  # the path to `first`: enter its table at the rank of first's suffix
+                assert first is not None
                 skip = self._suffix_rank(s, int(js[0]), int(rems[0]), first)
                 starts, lengths = starts.copy(), lengths.copy()
                 starts[0] += skip

@@ -130,8 +130,7 @@ def effect_counts(
                 return None
         states = {}
         for (_, tots, dt, open_), n in cur.items():
-            key = (tots, dt, open_)
-            states[key] = states.get(key, 0) + n
+            states[(tots, dt, open_)] = states.get((tots, dt, open_), 0) + n
     out: Counter = Counter()
     for (tots, dt, open_), n in states.items():
         if open_:

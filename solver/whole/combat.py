@@ -9,7 +9,7 @@ from functools import cached_property
 
 from ..check import CheckResult, Violation, check
 from ..combat import Combat, LegalAssignments
-from ..engines import EFFECTS, get_engine
+from ..engines import effects_engine
 from ..limits import NEVER, deadline_of
 from ..models import Assignment, FormatError, Scenario, load_scenario
 from ..outcome import Outcome, after_step, apply_damage, first_strike_step_happens, merge_effect_keys, regular_step_caps
@@ -121,7 +121,7 @@ class WholeCombat:
         Per component, by the engine's EFFECTS capability (:mod:`trample.engines.effects`): the direct engine
         counts without listing, CP-SAT (the reference) lists.
         """
-        eng = get_engine(engine or self.engine, needs=(EFFECTS,))
+        eng = effects_engine(engine or self.engine)
         plan = self.first_step.plan
         caps = regular_step_caps(self.scenario)
         deathtouch = [bool(getattr(self.scenario[s.source], "deathtouch", False)) for s in plan.sources]

@@ -146,7 +146,9 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
             best = worst
         if deadline.expired():
             stopped = True
-    attacker_lines.close()
+    close = getattr(attacker_lines, "close", None)  # a generator: stop its search now
+    if close is not None:
+        close()
 
     elapsed = (time.perf_counter() - start) * 1000
     if best is None:
