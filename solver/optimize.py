@@ -128,7 +128,7 @@ class _Definitions:
         # 702.19b / 702.2c: killable creatures of the other side (in combat, not indestructible)
         self.kill_set = [c.id for c in creatures if c.in_combat and not c.indestructible]
         self.walkers = [p.id for p in s.planeswalkers if p.in_combat]
-        self.deathtouch = {i for i, src in enumerate(plan.sources) if src.damage > 0 and s[src.source].deathtouch}
+        self.deathtouch = {i for i, src in enumerate(plan.sources) if src.assigns and s[src.source].deathtouch}
         self.incoming: dict[str, list[int]] = {}  # recipient -> column indices
         for k, (i, r) in enumerate(plan.columns):
             self.incoming.setdefault(r, []).append(k)
@@ -266,7 +266,7 @@ class _ObjectiveModel:
         self.m = self.built.model
         self.cols = plan.columns
         assert tuple(self.built.columns) == tuple(self.cols)
-        self.hi = [plan.sources[i].damage for i, _ in self.cols]
+        self.hi = [plan.sources[i].max_damage for i, _ in self.cols]
         self._cache: dict = {}
 
     # -- building blocks ------------------------------------------------------------------------
@@ -608,7 +608,7 @@ def _assignment(plan: DamagePlan, vec: Sequence[int]) -> Assignment:
 
 def _forced(plan: DamagePlan) -> list[int] | None:
     """The only assignment, when no active source has a choice (no solver needed)."""
-    if any(len(plan.sources[i].routes) != 1 for i in plan.active):
+    if any(len(plan.sources[i].all_routes) != 1 or plan.sources[i].unblocked for i in plan.active):
         return None
     return [plan.sources[i].damage for i, _ in plan.columns]
 
@@ -725,11 +725,12 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
 
 
 def _tie_break_terms(om: _ObjectiveModel) -> list[_Term]:
-    """Minimise each column in plan order, except each source's last (fixed by 510.1a)."""
+    """Minimise each column in plan order, except each source's last (fixed by 510.1a, given the others, whichever
+    way the source assigns)."""
     out = []
     plan = om.plan
     for k, (i, r) in enumerate(om.cols):
-        if r == plan.sources[i].routes[-1].recipient:
+        if r == plan.sources[i].all_routes[-1].recipient:
             continue
         out.append(_Term(_Lin.of(om.built.x[k], 0, om.hi[k]), False, False))
     return out

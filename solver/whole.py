@@ -372,6 +372,8 @@ def _effect_counts(
     still lacked lethal damage (702.19b, 702.2c) or its loyalty (702.19c): it must end with it. The caps of gated
     resources are their needs, so the capped totals decide every gate. None when the states outgrow ``limit``.
     """
+    if plan.options_in(comp):
+        return None  # two ways to assign: listed by the engine instead
     limit = EFFECT_STATE_LIMIT if limit is None else limit
     cols = plan.component_columns(comp)
     names: list[str] = []
@@ -490,12 +492,13 @@ def _merge_keys(k1: tuple, k2: tuple, caps: Mapping[str, int]) -> tuple:
 
 def canonical_state(state: Scenario) -> Scenario:
     """The state with everything the regular step's legal set does not read set to a fixed value: players'
-    life, attackers' marked damage, battles' defense, blockers' marked damage beyond their toughness.
+    life, battles' defense, creatures' marked damage beyond their toughness (attackers' marked damage is read by
+    the legacy blocker's damage assignment order).
     Two states with equal canonical forms have exactly the same legal regular-step assignments."""
     return replace(
         state,
         players=tuple(replace(p, life=0) for p in state.players),
-        attackers=tuple(replace(a, damage_marked=0) for a in state.attackers),
+        attackers=tuple(replace(a, damage_marked=min(a.damage_marked, max(a.toughness, 0))) for a in state.attackers),
         blockers=tuple(replace(b, damage_marked=min(b.damage_marked, max(b.toughness, 0))) for b in state.blockers),
         battles=tuple(replace(b, defense=0) for b in state.battles),
     )

@@ -45,14 +45,16 @@ table. Memory stays flat whatever the count. :func:`plan_blocks` streams the pro
 from __future__ import annotations
 
 from bisect import bisect_left
+from dataclasses import replace
 from collections.abc import Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, product
 from math import comb
 from operator import add
 
 import numpy as np
 
 from ..limits import NEVER, Deadline
+from ..models import FormatError
 from ..rules import DamagePlan
 
 FREE = -1
@@ -758,6 +760,7 @@ def _product(dps, rows, dtype, cache_rows) -> Iterator[np.ndarray]:
 
 def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP:
     """The (cached) programme of one component of a plan (``deadline``: LimitReached while building it)."""
+    refuse_options(plan, component)
     cache = plan.__dict__.setdefault("_direct_dp", {})
     key = tuple(component)
     dp = cache.get(key)
@@ -766,14 +769,32 @@ def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
     return dp
 
 
+def refuse_options(plan: DamagePlan, component: Sequence[int]) -> None:
+    """The canonical (lexicographic) order and its programme do not cover a creature that may assign as though
+    it weren't blocked: rank, unrank, sample and the npy writer say so in one line."""
+    for i in plan.options_in(component):
+        src = plan.sources[i]
+        k = [a.id for a in plan.scenario.attackers].index(src.source)
+        raise FormatError(
+            f"attackers[{k}].as_though_unblocked",
+            "the canonical order (rank, unrank, sample, npy output) does not cover a creature that may assign "
+            "as though it weren't blocked; count and enumeration do",
+        )
+
+
 class DirectEngine:
-    """Exact counting, lexicographic enumeration in numpy blocks; no solver, no search."""
+    """Exact counting, lexicographic enumeration in numpy blocks; no solver, no search.
+
+    A component with a creature that may assign as though it weren't blocked is counted by inclusion-exclusion
+    over :meth:`~trample.rules.DamagePlan.variants` and enumerated way by way (not in lexicographic order)."""
 
     name = "direct"
 
     def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
         """Counting is always supported; this answers for enumeration: the programme is built (and kept) if it
         stays within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells."""
+        if plan.options_in(component):
+            return all(self.supports(v, component, deadline) for _, v in plan.variants(component))
         cache = plan.__dict__.setdefault("_direct_dp", {})
         key = tuple(component)
         if key in cache:
@@ -785,6 +806,8 @@ class DirectEngine:
         return True
 
     def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
+        if plan.options_in(component):
+            return sum(sign * self.count(v, component, deadline) for sign, v in plan.variants(component))
         n = closed_form_count(plan, component)
         if n is not None:
             return n
@@ -793,8 +816,39 @@ class DirectEngine:
     def iterate(
         self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
     ) -> Iterator[tuple[int, ...]]:
+        if plan.options_in(component):
+            yield from self._iterate_ways(plan, component, deadline)
+            return
         for block in component_dp(plan, component, deadline).blocks(deadline=deadline):
             yield from map(tuple, block.tolist())
+
+    def _iterate_ways(self, plan: DamagePlan, component: Sequence[int], deadline) -> Iterator[tuple[int, ...]]:
+        """Each way of each option source in turn (normal first); a normal-way vector that gives the blockers
+        nothing is left to the unblocked way (the two share exactly those, when their totals are equal)."""
+        opts = plan.options_in(component)
+        full = plan.component_columns(component)
+        where = {c: k for k, c in enumerate(full)}
+        for modes in product((False, True), repeat=len(opts)):
+            sources = list(plan.sources)
+            must_hit = []
+            for i, unblocked in zip(opts, modes):
+                src = plan.sources[i]
+                alt = src.unblocked
+                if unblocked:
+                    sources[i] = replace(src, damage=alt.damage, routes=alt.routes, unblocked=None)
+                    continue
+                sources[i] = replace(src, unblocked=None)
+                if src.damage == alt.damage:
+                    names = {r.recipient for r in alt.routes}
+                    must_hit.append([where[i, r.recipient] for r in src.routes if r.recipient not in names])
+            variant = replace(plan, sources=tuple(sources))
+            idx = [where[c] for c in variant.component_columns(component)]
+            for vec in self.iterate(variant, component, deadline):
+                out = [0] * len(full)
+                for k, x in zip(idx, vec):
+                    out[k] = x
+                if all(any(out[k] for k in hit) for hit in must_hit):
+                    yield tuple(out)
 
     def blocks(
         self,
