@@ -14,8 +14,8 @@ from strategies import examples, outcome_effects, random_assignment, scenarios
 from test_solve import oracle_values
 
 from trample import Combat
-from trample.whole import WholeCombat
 from trample.models import FormatError, load_scenario
+from trample.whole import WholeCombat
 
 SIDES = ["attacking", "attacking", "defending", "both"]
 
