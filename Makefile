@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo bench arena clean venv
+.PHONY: test demo bench arena clean venv lint-imports
 
 venv: $(STAMP)
 
@@ -27,6 +27,10 @@ demo: $(STAMP)
 		|| echo "(exit code $$?: illegal)"
 	@echo "== the optimal lethal line (lethal first, then the most value killed), proven optimal"
 	$(BIN)/trample solve examples/thrasta.json --objective lethal,max-value
+
+# The layer contracts of pyproject.toml ([tool.importlinter]): no import points up, none is cyclic.
+lint-imports: $(STAMP)
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 
 from .errors import FormatError, expect_int, expect_object, join
 from .scenario import Scenario, parse_json_text
@@ -14,6 +15,9 @@ class Assignment(Mapping):
 
     Amounts are positive integers; zero entries are dropped, so two assignments are equal exactly when
     their FORMAT.md JSON objects are equal. A source that assigns nothing maps to an empty mapping.
+
+    Really immutable: ``a[source]`` is a read-only view (``a["s"]["x"] = 7`` raises ``TypeError``) and attributes
+    cannot be set, so equality and the hash, computed once, stay those of the contents.
     """
 
     __slots__ = ("_data", "_key")
@@ -22,14 +26,26 @@ class Assignment(Mapping):
         clean = {}
         for source, split in dict(data).items():
             clean[source] = {r: int(n) for r, n in dict(split).items() if n}
-        self._data = clean
-        self._key = frozenset((s, r, n) for s, split in clean.items() for r, n in split.items()) | frozenset(
-            (s, None, 0) for s in clean
+        object.__setattr__(self, "_data", clean)
+        object.__setattr__(
+            self,
+            "_key",
+            frozenset((s, r, n) for s, split in clean.items() for r, n in split.items())
+            | frozenset((s, None, 0) for s in clean),
         )
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Assignment is immutable")
+
+    def __delattr__(self, name):
+        raise AttributeError("Assignment is immutable")
+
+    def __reduce__(self):  # pickling (worker processes) and copy rebuild it rather than set its attributes
+        return (Assignment, (self._data,))
 
     # Mapping protocol
     def __getitem__(self, source: str) -> Mapping[str, int]:
-        return self._data[source]
+        return MappingProxyType(self._data[source])  # a read-only view: the inner dicts are never handed out
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._data)

@@ -8,8 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
+from .arena import report, suites
+from .arena.metrics import board_size, judge, objectives_of, reference, summarize
+from .arena.objectives import DEFAULT_OBJECTIVE, objective_text, parse_objectives
+from .arena.players import DEFAULT_PLAYERS, make_player
+from .arena.runner import BACKENDS, DEFAULT_CHUNK, run_arena
+from .arena.suites import one_step
+from .docio import distinct_files, emit, iter_documents, positive_int, prefixed, seconds, shown
 from .models import FormatError, load_scenario
 from .models.errors import expect_object, expect_str
 
@@ -17,8 +25,6 @@ EXIT_OK, EXIT_BAD = 0, 2
 
 
 def _positive(text: str) -> int:
-    from .cli import positive_int
-
     value = positive_int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected at least 1, got {text}")
@@ -26,8 +32,6 @@ def _positive(text: str) -> int:
 
 
 def _seed(text: str) -> int:
-    from .cli import shown
-
     try:
         return int(text)
     except ValueError:
@@ -35,8 +39,6 @@ def _seed(text: str) -> int:
 
 
 def _players(args) -> list[str]:
-    from .arena.players import make_player
-
     specs = [p.strip() for p in (args.players or "").split(",") if p.strip()]
     for k, cmd in enumerate(args.external or [], 1):
         head, eq, rest = cmd.partition("=")
@@ -106,10 +108,6 @@ def _format(args) -> str:
 
 
 def cmd_arena(args) -> int:
-    from .arena import suites
-    from .arena.objectives import parse_objectives
-    from .arena.runner import run_arena
-
     if args.list_levels:
         for lv in suites.LEVELS.values():
             sys.stdout.write(json.dumps(lv.to_json(), separators=(",", ":")) + "\n")
@@ -162,9 +160,6 @@ REPORT_TYPES = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", 
 def _check_outputs(args, inputs=()) -> None:
     """--out and --report name files that can be written (and no input file): bad input before any board is
     played."""
-    import os
-
-    from .cli import distinct_files
 
     distinct_files(inputs, [("--out", args.out), ("--report", args.report)])
 
@@ -190,7 +185,6 @@ def _check_outputs(args, inputs=()) -> None:
 
 def _output(results: dict, args, fmt: str | None) -> int:
     """Write --out and --report, then print the leaderboard as ``fmt`` ("table", "json" or None: nothing)."""
-    from .arena import report
 
     if args.out:
         try:
@@ -218,11 +212,6 @@ def _output(results: dict, args, fmt: str | None) -> int:
 
 
 def cmd_score(args) -> int:
-    from .arena.metrics import board_size, judge, objectives_of, reference, summarize
-    from .arena.objectives import objective_text, parse_objectives
-    from .arena.suites import one_step
-    from .cli import emit, iter_documents, prefixed
-
     parse_objectives(args.objective)
     _check_outputs(args, [args.file])
     fmt = args.format or "lines"
@@ -303,10 +292,6 @@ def _output_options(p) -> None:
 
 
 def add_commands(sub) -> None:
-    from .arena.objectives import DEFAULT_OBJECTIVE
-    from .arena.players import DEFAULT_PLAYERS
-    from .arena.runner import BACKENDS, DEFAULT_CHUNK
-
     p = sub.add_parser("arena", help="score AI players against the optimum on a suite of boards; print a leaderboard")
     p.add_argument(
         "suite",
@@ -386,6 +371,4 @@ def add_commands(sub) -> None:
 
 
 def _float_seconds(text: str) -> float:
-    from .cli import seconds
-
     return seconds(text)

@@ -13,8 +13,11 @@ output also carries ``"state"``, the zones after the action, so commands can be 
 
 from __future__ import annotations
 
-from .models.cards import ZONES, GameState
-from .models.errors import FormatError
+from .docio import emit, engine_choices, label, read_text, run_batch, scenario_from, shown
+from .library import discover, discover_distribution, gnome_outcomes, mill, mill_distribution, seek_thrills
+from .models import parse_json_text
+from .models.cards import ZONES, GameState, load_library_or_state
+from .models.errors import FormatError, expect_object
 
 EXIT_OK, EXIT_NO = 0, 1
 
@@ -25,8 +28,6 @@ def _whole(text, what: str, *, allow_none: bool = False) -> int | None:
     try:
         value = int(str(text), 10)
     except ValueError:
-        from .cli import shown
-
         raise FormatError(what, f"expected a whole number, got {shown(str(text))}") from None
     if value < 0:
         raise FormatError(what, f"must not be negative, got {value}")
@@ -35,8 +36,6 @@ def _whole(text, what: str, *, allow_none: bool = False) -> int | None:
 
 def _state(doc) -> tuple[GameState, bool]:
     """The state, and whether the document was a zones document (then the output includes "state")."""
-    from .models.cards import load_library_or_state
-    from .models.errors import expect_object
 
     expect_object(doc, "library")  # not a string: load_library_or_state would decode JSON text inside it again
     zones = isinstance(doc, dict) and "cards" not in doc and any(z in doc for z in ZONES)
@@ -57,9 +56,6 @@ def _result(event_json: dict, state: GameState, zones: bool) -> dict:
 
 
 def cmd_mill(args) -> int:
-    from .cli import run_batch
-    from .library import mill, mill_distribution
-
     n = _whole(args.n, "N")
     seed = _whole(args.seed, "--seed", allow_none=True)
 
@@ -74,9 +70,6 @@ def cmd_mill(args) -> int:
 
 
 def cmd_seek_thrills(args) -> int:
-    from .cli import run_batch
-    from .library import mill_distribution, seek_thrills
-
     seed = _whole(args.seed, "--seed", allow_none=True)
 
     def one(doc):
@@ -90,9 +83,6 @@ def cmd_seek_thrills(args) -> int:
 
 
 def cmd_discover(args) -> int:
-    from .cli import run_batch
-    from .library import discover, discover_distribution
-
     n = _whole(args.n, "N")
     seed = _whole(args.seed, "--seed", allow_none=True)
     if seed is None and not args.distribution:
@@ -109,10 +99,6 @@ def cmd_discover(args) -> int:
 
 
 def cmd_gnome(args) -> int:
-    from .cli import emit, label, read_text, scenario_from
-    from .library import gnome_outcomes
-    from .models import parse_json_text
-
     if args.combat == "-" and args.library == "-":
         raise FormatError("LIBRARY", "COMBAT and LIBRARY cannot both be read from standard input")
     scenario = scenario_from(parse_json_text(read_text(args.combat), label(args.combat)))
@@ -198,7 +184,6 @@ def add_commands(subparsers) -> None:
         default="unknown",
         help="score with a uniformly shuffled library (default) or the order given",
     )
-    from .cli import engine_choices
 
     p.add_argument(
         "--engine",

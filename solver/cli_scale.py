@@ -15,6 +15,7 @@ programme (solver/engines/direct.py): no command lists assignments to answer, ex
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import struct
@@ -23,7 +24,23 @@ import time
 
 import numpy as np
 
-from .cli import EXIT_OK, add_step_options, emit, is_batch, iter_documents, positive_int, run_batch, scenario_from
+from .combat import Combat
+from .docio import (
+    EXIT_OK,
+    add_step_options,
+    emit,
+    is_batch,
+    iter_documents,
+    positive_int,
+    run_batch,
+    run_paired,
+    scenario_from,
+    seconds,
+    shown,
+)
+from .engines import BLOCKS, get_engine
+from .indexing import count
+from .limits import LimitReached
 from .models import FormatError, load_assignment
 
 NPY_HEADER = 128  # bytes: fixed, so the shape can be rewritten in place if enumeration stops early
@@ -54,8 +71,6 @@ def add_commands(subparsers) -> None:
 
 
 def _time_limit_option(p) -> None:
-    from .cli import seconds
-
     p.add_argument(
         "--time-limit",
         type=seconds,
@@ -65,10 +80,6 @@ def _time_limit_option(p) -> None:
 
 
 def _seed(text: str) -> int:
-    import argparse
-
-    from .cli import shown
-
     try:
         return int(text)
     except ValueError:
@@ -77,7 +88,6 @@ def _seed(text: str) -> int:
 
 def _step_combat(doc, args, what: str):
     """A one-step Combat; a whole combat ("step": "combat") is refused with a one-line error."""
-    from .combat import Combat
 
     scenario = scenario_from(doc)
     if scenario.step == "combat":
@@ -98,7 +108,6 @@ def cmd_sample(args) -> int:
     if is_batch(args.file):
         return run_batch(args.file, lambda doc: ({"assignments": draw(doc)}, EXIT_OK))
     ((_, doc),) = iter_documents(args.file)
-    from .limits import LimitReached
 
     combat = _step_combat(doc, args, "sample")
     stream = combat.samples(args.n, args.seed, time_limit=args.time_limit)  # LimitReached: no programme in time
@@ -126,8 +135,6 @@ def cmd_unrank(args) -> int:
 
 
 def cmd_rank(args) -> int:
-    from .cli import run_paired
-
     def one(doc, adoc):
         combat = _step_combat(doc, args, "rank")
         index = combat.rank(load_assignment(adoc, combat.scenario), time_limit=args.time_limit)
@@ -237,7 +244,6 @@ def columns_path(output: str) -> str:
 
 def enumerate_npy(args) -> int:
     """``trample enumerate FILE --format npy``: the legal assignments as one integer matrix."""
-    from .engines.direct import dtype_for, plan_blocks
 
     if is_batch(args.file):
         raise FormatError(args.file, "--format npy takes one scenario, not a .jsonl batch")
@@ -256,20 +262,20 @@ def enumerate_npy(args) -> int:
     plan = combat.plan
     names = [s.source for s in plan.sources]
     columns = [[names[i], r] for i, r in plan.columns]
-    from .limits import LimitReached
 
     try:
         count = _direct_count(combat, args.time_limit)  # every engine gives the same count; the programme never lists
     except LimitReached:  # --time-limit ran out while counting: an empty (incomplete) matrix
         count = None
     rows = 0 if count is None else count if args.limit is None else min(count, args.limit)
-    dtype = np.dtype(dtype_for(max((s.damage for s in plan.sources), default=0)))
+    blocks_engine = get_engine("direct", needs=[BLOCKS])  # the engine that writes numpy blocks
+    dtype = np.dtype(blocks_engine.dtype_for(max((s.damage for s in plan.sources), default=0)))
     sidecar = getattr(args, "columns", None) or (columns_path(output) if seekable_out else None)
 
     if count is None:
         blocks = iter(())
     elif args.engine in ("auto", "direct"):
-        blocks = plan_blocks(plan, dtype=dtype)
+        blocks = blocks_engine.plan_blocks(plan, dtype=dtype)
     else:
         blocks = _engine_blocks(combat, columns, dtype, args.engine)
     deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
@@ -315,8 +321,6 @@ def enumerate_npy(args) -> int:
 
 
 def _direct_count(combat, time_limit=None) -> int:
-    from .indexing import count
-
     return count(combat, time_limit)
 
 
@@ -355,8 +359,6 @@ def jsonl_progress(args, doc):
     enabled = want_progress(args)
     total = None
     if enabled:
-        from .limits import LimitReached
-
         try:
             combat = _step_combat(doc, args, "enumerate")
             total = _direct_count(combat, 1.0)  # a total for the bar if it comes quickly, else a bar without one

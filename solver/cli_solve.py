@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import sys
 
-from .cli import (
+from .combat import Combat
+from .docio import (
     EXIT_BAD,
     EXIT_NO,
     EXIT_OK,
@@ -22,6 +23,8 @@ from .cli import (
 )
 from .limits import LimitReached
 from .models import FormatError
+from .optimize import all_optimal, parse_objectives
+from .whole import open_combat
 
 SOLVED = ("optimal", "feasible")
 
@@ -63,14 +66,10 @@ def _options(args) -> dict:
 
 
 def _combat(doc, args):
-    from .combat import open_combat
-
     return open_combat(scenario_from(doc), side=args.side, engine=args.engine)
 
 
 def _solve(doc, args):
-    from .optimize import parse_objectives
-
     combat = _combat(doc, args)
     objectives = parse_objectives(args.objective, combat.scenario)
     if not hasattr(combat, "solve"):
@@ -79,9 +78,6 @@ def _solve(doc, args):
 
 
 def _all_optimal(doc, args):
-    from .combat import Combat
-    from .optimize import all_optimal
-
     combat = _combat(doc, args)
     if not isinstance(combat, Combat):
         raise FormatError("step", "--all-optimal handles one damage step at a time")
@@ -89,8 +85,6 @@ def _all_optimal(doc, args):
 
 
 def cmd_solve(args) -> int:
-    from .optimize import parse_objectives
-
     parse_objectives(args.objective)  # a bad name is bad input before any scenario is read
     if args.limit is not None and not args.all_optimal:
         raise FormatError("--limit", "only with --all-optimal")

@@ -20,31 +20,29 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
-from .engines.direct import ComponentDP, component_dp
+from .engines import PROGRAMME, Programme, get_engine
 from .limits import deadline_of
 from .models import Assignment, FormatError, load_assignment
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .combat import Combat
+from .step import DamageStep as Combat  # anything with a plan: a Combat, or the step the optimiser reads
 
 __all__ = ["rank", "unrank", "sample", "samples", "count", "component_programmes"]
 
 
-def component_programmes(combat: Combat, time_limit=None) -> list[ComponentDP]:
+def component_programmes(combat: Combat, time_limit=None) -> list[Programme]:
     """The programme of every component (``time_limit``: :class:`trample.limits.LimitReached` past it)."""
     plan = combat.plan
     deadline = deadline_of(time_limit)
-    return [component_dp(plan, comp, deadline) for comp in plan.components]
+    engine = get_engine("direct", needs=[PROGRAMME])  # the engine whose programmes rank and unrank
+    return [engine.programme(plan, comp, deadline) for comp in plan.components]
 
 
 def count(combat: Combat, time_limit=None) -> int:
-    """The number of legal assignments, by the programme (the same number every engine gives)."""
-    total = 1
-    for dp in component_programmes(combat, time_limit):
-        total *= dp.count()
-    return total
+    """The number of legal assignments, by the direct engine's counting (the same number every engine gives).
+
+    The one count path: this is :meth:`Combat.count` with the direct engine (as is ``legal_assignments.count()``
+    with the combat's engine)."""
+    return combat.count(engine="direct", time_limit=time_limit)
 
 
 def rank(combat: Combat, assignment, time_limit=None) -> int:
@@ -116,7 +114,7 @@ def _draws(combat, dps, n, total, rng, deadline) -> Iterator[Assignment]:
         yield _build(combat, dps, _digits(rng.randrange(total), dps))
 
 
-def _digits(index: int, dps: Iterable[ComponentDP]) -> list[int]:
+def _digits(index: int, dps: Iterable[Programme]) -> list[int]:
     dps = list(dps)
     out = [0] * len(dps)
     for k in range(len(dps) - 1, -1, -1):
@@ -124,7 +122,7 @@ def _digits(index: int, dps: Iterable[ComponentDP]) -> list[int]:
     return out
 
 
-def _build(combat: Combat, dps: list[ComponentDP], digits: list[int]) -> Assignment:
+def _build(combat: Combat, dps: list[Programme], digits: list[int]) -> Assignment:
     names = [s.source for s in combat.plan.sources]
     out = {name: {} for name in names}
     for dp, d in zip(dps, digits):

@@ -98,6 +98,20 @@ class SourcePlan:
         return max(self.damage, self.unblocked.damage if self.unblocked is not None else 0)
 
 
+class PlanCache:
+    """Work the engines keep with a plan (the direct engine's counting programmes), per engine name: an explicit,
+    mutable holder, never part of the plan's value (equality, hash, repr), so the plan itself stays frozen."""
+
+    __slots__ = ("_by_engine",)
+
+    def __init__(self):
+        self._by_engine: dict[str, dict] = {}
+
+    def of(self, engine: str) -> dict:
+        """The cache of one engine (a dict it owns), created empty on first use."""
+        return self._by_engine.setdefault(engine, {})
+
+
 @dataclass(frozen=True)
 class DamagePlan:
     scenario: Scenario
@@ -107,6 +121,7 @@ class DamagePlan:
     lethal_need: Mapping[str, int]  # every blocker named by a gate -> damage still needed (0 = already lethal)
     loyalty_need: Mapping[str, int]  # every planeswalker named by a gate -> its loyalty
     index: Mapping[str, int] = field(default=None, compare=False, repr=False)
+    cache: PlanCache = field(default_factory=PlanCache, init=False, compare=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "index", {s.source: i for i, s in enumerate(self.sources)})

@@ -139,14 +139,19 @@ def test_wrapped_answers_and_restarts(script):
             a.id: ({a.blocked_by[0]: a.power} if a.blocked_by else {a.attacking: a.power}) for a in scenario.attackers
         }
         assert player.starts == 1
-        pid = player._proc.pid
+        pid = player.pid
+        assert pid is not None and player.running
         os.kill(pid, 9)  # killed from outside between two decisions
-        player._proc.wait(timeout=5)
+        for _ in range(500):  # until it has exited (at most about 5 s)
+            if not player.running:
+                break
+            time.sleep(0.01)
+        assert not player.running
         assert player.decide(scenario, "max-damage", 2) == first  # a dead player is started again
-        assert player.starts == 2 and player._proc.pid != pid
+        assert player.starts == 2 and player.pid != pid
     finally:
         player.close()
-    assert player._proc is None
+    assert player.pid is None and not player.running
 
 
 def test_a_program_that_cannot_start_is_a_crash_every_time():

@@ -133,6 +133,36 @@ def test_assignment_equality_ignores_zero_entries_and_order():
     assert a.total_to("bear") == 2 and a.amount("t", "wall") == 3 and a.total_from("t") == 7
 
 
+def test_assignment_is_really_immutable():
+    # documented immutable and hashable: no way to change it after its hash and equality are known
+    source = {"t": {"wall": 3, "opp": 2}}
+    a = Assignment(source)
+    h = hash(a)
+    with pytest.raises(TypeError):
+        a["t"]["wall"] = 7  # the inner mapping is a read-only view
+    with pytest.raises(TypeError):
+        del a["t"]["opp"]
+    with pytest.raises(TypeError):
+        a["t"] = {}
+    with pytest.raises(AttributeError):
+        a._data = {}
+    source["t"]["wall"] = 9  # nor through the dict it was built from
+    assert a == {"t": {"wall": 3, "opp": 2}} and hash(a) == h
+    assert a.to_json() == {"t": {"wall": 3, "opp": 2}} and a.dumps() == '{"t":{"wall":3,"opp":2}}'
+    j = a.to_json()
+    j["t"]["wall"] = 1  # to_json is a fresh copy
+    assert a.amount("t", "wall") == 3 and dict(a["t"]) == {"wall": 3, "opp": 2}
+
+
+def test_assignment_survives_pickle_and_copy():
+    import copy
+    import pickle
+
+    a = Assignment({"t": {"wall": 3}, "c": {}})
+    for b in (pickle.loads(pickle.dumps(a)), copy.copy(a), copy.deepcopy(a)):
+        assert b == a and hash(b) == hash(a) and repr(b) == repr(a)
+
+
 def test_assignment_loader():
     s = load_scenario(FORMAT_EXAMPLE)
     assert load_assignment({"thrasta": {"wall": 3, "bear": 2, "teferi": 2}}, s).to_json() == {

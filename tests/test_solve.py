@@ -2,7 +2,7 @@
 
 The differential tests compare trample.optimize against tests/brute.py's enumerator, scoring every brute-force
 assignment with the small independent function ``oracle_values`` below (written from docs/solve.md's
-definitions, not from solver/optimize.py).
+definitions, not from solver/optimize/).
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def test_defending_side_matches_brute_force(scenario, first, second):
 @given(scenarios(), st.sampled_from(PAIRS))
 def test_one_term_per_solve_gives_the_same_optimum(scenario, pair):
     # PACK_LIMIT = 1: no packing, every objective and every tie-break column is its own solve, fixed in turn
-    with patch.object(optimize, "PACK_LIMIT", 1):
+    with patch.object(optimize.search, "PACK_LIMIT", 1):  # where the packing reads it
         check_against_brute(scenario, list(pair))
 
 

@@ -21,7 +21,7 @@ from trample import Combat, open_combat
 from trample.engines import get_engine
 from trample.models import FormatError, load_scenario
 from trample.sba import after_step, first_strike_step_happens
-from trample.whole import CombatLine, WholeCombat, _caps, _effect_counts, _listed_effects, load_line
+from trample.whole import CombatLine, WholeCombat, effect_caps, effect_counts, listed_effects, load_line
 
 ROOT = Path(__file__).resolve().parents[1]
 OPP = [{"id": "opp", "life": 20}]
@@ -462,10 +462,10 @@ def test_first_step_effects_counted_without_listing_match_the_listing(doc, data)
             a["keywords"] = [*a.get("keywords", []), "double_strike"]
     whole = WholeCombat(doc)
     plan = whole.first_step.plan
-    caps = _caps(whole.scenario)
+    caps = effect_caps(whole.scenario)
     deathtouch = [bool(getattr(whole.scenario[s.source], "deathtouch", False)) for s in plan.sources]
     for comp in plan.components:
-        assert _effect_counts(plan, comp, caps, deathtouch) == _listed_effects(
+        assert effect_counts(plan, comp, caps, deathtouch) == listed_effects(
             plan, comp, get_engine("cpsat"), caps, deathtouch
         )
     assert whole.count() == WholeCombat(doc, engine="cpsat").count()
@@ -490,13 +490,13 @@ def test_double_strikers_on_a_big_board_are_counted_without_listing_the_first_st
     )
     whole = WholeCombat(doc)
     assert whole.first_step.count() == 4_990_790
-    effects = whole._first_step_effects("auto")
+    effects = whole.first_step_effects("auto")
     assert sum(effects.values()) == 4_990_790 and len(effects) == 127
     assert whole.count() == 92_412_840_488
     # the forward count gives up (the component is then listed) when its states outgrow the limit
     plan = whole.first_step.plan
     deathtouch = [False] * len(plan.sources)
-    assert _effect_counts(plan, plan.components[0], _caps(whole.scenario), deathtouch, limit=10) is None
+    assert effect_counts(plan, plan.components[0], effect_caps(whole.scenario), deathtouch, limit=10) is None
 
 
 @st.composite

@@ -17,7 +17,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from ..combat import Combat
+from ..indexing import count
 from ..models import Assignment, load_scenario
+from .metrics import reference
 from .objectives import DEFAULT_OBJECTIVE, is_lethal, objective_text, parse_objectives, regrets, score_all
 from .suites import Level, generate_board, get_level
 
@@ -50,8 +53,6 @@ class ArenaEnv:
     # -- Gymnasium API ----------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None):
         """Deal a new board. ``options={"scenario": {...}}`` plays that board instead."""
-        from ..combat import Combat
-        from .metrics import reference
 
         if seed is not None:
             self._rng = random.Random(seed)
@@ -65,7 +66,6 @@ class ArenaEnv:
         self.combat = Combat(scenario)
         self.objectives = parse_objectives((options or {}).get("objective") or self.objective, scenario)
         self.reference = reference(scenario, self.objectives)
-        from ..indexing import count
 
         self.count = count(self.combat)  # the same counting programme as Combat.unrank
         self._done = False

@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 import time
 
-from .players import Player
+from .player import Player
 
 MAX_LINE = 16 << 20  # a longer answer is garbage
 
@@ -89,6 +89,16 @@ class ExternalPlayer(Player):
 
     def _alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        """The process id of the program, while one is started (None before the first decision and after close)."""
+        return None if self._proc is None else self._proc.pid
+
+    @property
+    def running(self) -> bool:
+        """Whether the program is started and has not exited."""
+        return self._alive()
 
     def close(self) -> None:
         """Stop the program (politely: close its input, then kill its process group if it lingers)."""

@@ -20,7 +20,11 @@ import hashlib
 import statistics
 from collections import Counter
 
+from ..check import check
+from ..combat import Combat
+from ..indexing import count
 from ..models import Assignment, FormatError, Scenario, load_assignment
+from ..rules import derive
 from .objectives import is_lethal, parse_objectives, regrets, score_all
 
 TIMING_KEYS = ("time_ms",)
@@ -34,8 +38,6 @@ def decision_seed(seed: int, index: int, player: str) -> int:
 
 def board_size(scenario: Scenario) -> dict:
     """How big a board is: creatures, attacking power, and the exact number of legal assignments."""
-    from ..combat import Combat
-    from ..indexing import count
 
     return {
         "attackers": len(scenario.attackers),
@@ -48,7 +50,6 @@ def board_size(scenario: Scenario) -> dict:
 
 def reference(scenario: Scenario, objectives) -> dict:
     """The optimum of one board (``Combat.solve``): its values, the assignment, and whether lethal exists."""
-    from ..combat import Combat
 
     combat = Combat(scenario)
     result = combat.solve([o.name for o in objectives])
@@ -72,8 +73,6 @@ def judge(
     scenario: Scenario, objectives, ref: dict, player: str, output=None, failure=None, time_ms: float | None = None
 ) -> dict:
     """One decision's record. ``output`` is what the player returned; ``failure`` a (kind, message) pair."""
-    from ..check import check
-    from ..rules import derive
 
     rec = {
         "player": player,

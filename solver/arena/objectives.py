@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..models import Assignment, Scenario
+from ..models import Assignment, FormatError, Scenario
+from ..optimize import parse_objectives as parse
+from ..optimize import score
 
 DEFAULT_OBJECTIVE = "max-damage,max-value"
 
 
 def parse_objectives(text, scenario: Scenario | None = None, path: str = "objective"):
     """``"max-damage:opp,max-kills"`` -> ``trample.optimize.Objective`` tuple (FormatError naming ``path``)."""
-    from ..models import FormatError
-    from ..optimize import parse_objectives as parse
 
     if not isinstance(text, (str, list, tuple)):
         raise FormatError(path, f'expected a string such as "{DEFAULT_OBJECTIVE}", got {type(text).__name__}')
@@ -50,7 +50,6 @@ def sense(objective) -> int:
 
 def score_all(scenario_or_combat, assignment: Mapping, objectives) -> dict:
     """``{objective name: value}`` for one legal assignment (:func:`trample.optimize.score`)."""
-    from ..optimize import score
 
     return score(scenario_or_combat, assignment, list(objectives))
 

@@ -15,26 +15,15 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import shlex
-from collections.abc import Mapping
 
-from ..models import Scenario
+from ..combat import Combat
+from ..models import FormatError
 from ..rules import DamagePlan, derive
-
-
-class Player:
-    """Base class of in-process players. Subclasses set ``name`` and implement :meth:`decide`."""
-
-    name = "player"
-
-    def decide(self, scenario: Scenario, objective: str, seed: int) -> Mapping[str, Mapping[str, int]]:
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Release resources (processes, files). Called when a chunk of work is done."""
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name!r}>"
+from .external import ExternalPlayer
+from .objectives import parse_objectives
+from .player import Player
 
 
 class FunctionPlayer(Player):
@@ -231,8 +220,6 @@ class RandomPlayer(Player):
     name = "random"
 
     def decide(self, scenario, objective, seed):
-        from ..combat import Combat
-
         drawn = Combat(scenario).sample(1, seed)
         return next(iter(drawn))
 
@@ -243,9 +230,6 @@ class OptimalPlayer(Player):
     name = "optimal"
 
     def decide(self, scenario, objective, seed):
-        from ..combat import Combat
-        from .objectives import parse_objectives
-
         result = Combat(scenario).solve([o.name for o in parse_objectives(objective, scenario)])
         return result.assignment
 
@@ -270,8 +254,6 @@ def make_player(spec, timeout: float | None = None) -> Player:
       ``fn(scenario, objective, seed)``;
     - ``"NAME=<any of the above>"`` renames it.
     """
-    from ..models import FormatError
-
     if isinstance(spec, Player):
         return spec
     if not isinstance(spec, str) or not spec.strip():
@@ -284,8 +266,6 @@ def make_player(spec, timeout: float | None = None) -> Player:
     if spec in BASELINES:
         player = BASELINES[spec]()
     elif spec.startswith("cmd:"):
-        from .external import ExternalPlayer
-
         command = spec[4:].strip()
         try:
             argv = shlex.split(command)
@@ -318,8 +298,6 @@ def make_player(spec, timeout: float | None = None) -> Player:
 
 
 def _takes_no_arguments(fn) -> bool:
-    import inspect
-
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):

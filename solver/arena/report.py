@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import statistics
 from collections import defaultdict
@@ -69,8 +70,6 @@ def print_leaderboard(results: dict, file=None, width: int | None = None) -> Non
 
 def leaderboard_text(results: dict, width: int = 120) -> str:
     """The table as plain text (for files and tests)."""
-    import io
-
     from rich.console import Console
 
     buf = io.StringIO()

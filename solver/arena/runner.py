@@ -9,10 +9,13 @@ fields ``time_ms*`` differ).
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from ..models import FormatError, load_scenario
+from .external import PlayerFailure
 from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize
 from .objectives import DEFAULT_OBJECTIVE, objective_text
 from .players import DEFAULT_PLAYERS, Player, make_player
@@ -39,8 +42,6 @@ def evaluate_chunk(payload: dict) -> list[dict]:
 
 
 def evaluate_board(index: int, item: dict, players: Sequence[Player], objective: str, seed: int) -> dict:
-    from .external import PlayerFailure
-
     scenario = load_scenario(item["scenario"], f"board {index}: scenario")
     one_step(scenario, f"board {index}: scenario.step")
     objectives = objectives_of(item, objective, scenario, f"board {index}: objective")
@@ -174,9 +175,6 @@ def _run_inline(payloads, progress, total):
 
 
 def _run_pool(payloads, workers, progress, total):
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
     ctx = multiprocessing.get_context("spawn")  # no fork of a process that may hold solver threads
     parts: list = [None] * len(payloads)
     done = 0

@@ -17,7 +17,11 @@ import random
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from ..combat import Combat
+from ..docio import read_text
+from ..indexing import count
 from ..models import FormatError, load_scenario, parse_json_text
+from .objectives import parse_objectives
 
 CURATED_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "arena"
 
@@ -166,8 +170,6 @@ def _keywords(rng: random.Random, mix: dict) -> list[str]:
 def generate_board(level: Level, seed: int, i: int) -> dict:
     """Board ``i`` of ``level`` for ``seed``: a FORMAT.md scenario dict with at least ``level.min_assignments``
     legal assignments (boards are drawn from one seeded stream until one qualifies; at most 1000 draws)."""
-    from ..combat import Combat
-    from ..indexing import count
 
     rng = _rng(level.name, seed, i)
     for _ in range(1000):
@@ -290,8 +292,6 @@ def load_suite(path, text: str | None = None) -> list[dict]:
     """Items of a JSON Lines suite file (a bad line is a :class:`FormatError` naming its line)."""
     path = str(path)
     if text is None:
-        from ..cli import read_text
-
         text = read_text(path)
     stem = Path(path).stem if path != "-" else "stdin"
     items = []
@@ -316,8 +316,6 @@ def _item(doc, default_id: str, where: str) -> dict:
     one_step(parsed, f"{where}: scenario.step")
     objective = item.get("objective")
     if objective is not None:
-        from .objectives import parse_objectives
-
         parse_objectives(objective, parsed, f"{where}: objective")
     out = {"id": str(item.get("name") or item.get("id") or default_id), "scenario": scenario}
     for key in ("objective", "rule", "name", "level"):

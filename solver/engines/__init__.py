@@ -7,14 +7,24 @@ sources whose choices constrain each other):
 - ``iterate(plan, component) -> Iterator[tuple[int, ...]]``: each legal assignment exactly once, as a vector of
   amounts over ``plan.component_columns(component)``.
 
-``get_engine(name)`` imports an engine's module only when it is asked for, so ``import trample`` never pays for
-``import ortools``.
+and ``supports(plan, component, deadline)``: whether it takes that component (the "auto" engine asks the direct
+engine, and falls back to CP-SAT).
+
+Beyond these, an engine declares what else it offers in ``capabilities`` (flags, never ``hasattr``):
+
+- :data:`PROGRAMME`: ``programme(plan, component, deadline) -> Programme``, an exact counting programme that also
+  ranks and unranks (the canonical order of :mod:`trample.indexing`);
+- :data:`BLOCKS`: ``plan_blocks(plan, rows, dtype, deadline)`` (every legal assignment of the plan, in order, as
+  integer matrices) and ``dtype_for(max_amount)`` (the smallest integer type that holds an amount).
+
+``get_engine(name, needs=...)`` imports an engine's module only when it is asked for, so ``import trample`` never
+pays for ``import ortools``; with ``needs``, it checks that the engine declares those capabilities.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
 from ..rules import DamagePlan
@@ -26,13 +36,31 @@ ENGINES = {
 DEFAULT_ENGINE = "auto"  # per component: "direct" where it supports the component, else "cpsat"
 
 
+PROGRAMME = "programme"  # programme(plan, component, deadline) -> Programme
+BLOCKS = "blocks"  # plan_blocks(plan, rows, dtype, deadline) and dtype_for(max_amount)
+
+
+class Programme(Protocol):
+    """An exact counting programme of one component (the direct engine's ``ComponentDP``)."""
+
+    columns: Sequence[tuple[int, str]]  # the component's columns: (source index, recipient)
+
+    def count(self) -> int: ...
+
+    def rank(self, vector: Sequence[int]) -> int | None: ...  # None: not a legal vector
+
+    def unrank(self, index: int) -> tuple[int, ...]: ...
+
+
 class Engine(Protocol):
     """``deadline`` (a :class:`trample.limits.Deadline`, or None): raise :class:`trample.limits.LimitReached` once
-    it has passed; ``iterate`` yields what it found before."""
+    it has passed; ``iterate`` yields what it found before. ``capabilities``: what the engine offers beyond
+    these methods (:data:`PROGRAMME`, :data:`BLOCKS`)."""
 
     name: str
+    capabilities: frozenset[str]
 
-    def supports(self, plan: DamagePlan, component: Sequence[int]) -> bool: ...
+    def supports(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> bool: ...
 
     def count(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> int: ...
 
@@ -51,12 +79,13 @@ class AutoEngine:
     component), CP-SAT otherwise."""
 
     name = "auto"
+    capabilities: frozenset[str] = frozenset()
 
     def _pick(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Engine:
         direct = get_engine("direct")
         return direct if direct.supports(plan, component, deadline) else get_engine("cpsat")
 
-    def supports(self, plan: DamagePlan, component: Sequence[int]) -> bool:
+    def supports(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> bool:
         return True
 
     def count(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> int:
@@ -66,7 +95,16 @@ class AutoEngine:
         return self._pick(plan, component, deadline).iterate(plan, component, deadline)
 
 
-def get_engine(name: str = "auto") -> Engine:
+def get_engine(name: str = "auto", needs: Iterable[str] = ()) -> Engine:
+    """The engine called ``name``; ``needs``: capabilities it must declare (ValueError when it does not)."""
+    engine = _engine(name)
+    missing = set(needs) - engine.capabilities
+    if missing:
+        raise ValueError(f"engine {name!r} does not offer {', '.join(sorted(missing))}")
+    return engine
+
+
+def _engine(name: str) -> Engine:
     if name == "auto":
         if "auto" not in _cache:
             _cache["auto"] = AutoEngine()

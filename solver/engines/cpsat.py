@@ -215,8 +215,9 @@ class _Streamer(cp_model.CpSolverSolutionCallback):
 
 class CpSatEngine:
     name = "cpsat"
+    capabilities: frozenset[str] = frozenset()
 
-    def supports(self, plan, component) -> bool:
+    def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
         return True
 
     def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:

@@ -56,6 +56,7 @@ import numpy as np
 from ..limits import NEVER, Deadline
 from ..models import FormatError
 from ..rules import DamagePlan
+from . import BLOCKS, PROGRAMME
 
 FREE = -1
 UNSAT = -2
@@ -761,7 +762,7 @@ def _product(dps, rows, dtype, cache_rows) -> Iterator[np.ndarray]:
 def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP:
     """The (cached) programme of one component of a plan (``deadline``: LimitReached while building it)."""
     refuse_options(plan, component)
-    cache = plan.__dict__.setdefault("_direct_dp", {})
+    cache = plan.cache.of("direct")
     key = tuple(component)
     dp = cache.get(key)
     if dp is None:
@@ -789,13 +790,14 @@ class DirectEngine:
     over :meth:`~trample.rules.DamagePlan.variants` and enumerated way by way (not in lexicographic order)."""
 
     name = "direct"
+    capabilities: frozenset[str] = frozenset({PROGRAMME, BLOCKS})
 
     def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
         """Counting is always supported; this answers for enumeration: the programme is built (and kept) if it
         stays within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells."""
         if plan.options_in(component):
             return all(self.supports(v, component, deadline) for _, v in plan.variants(component))
-        cache = plan.__dict__.setdefault("_direct_dp", {})
+        cache = plan.cache.of("direct")
         key = tuple(component)
         if key in cache:
             return True
@@ -860,3 +862,18 @@ class DirectEngine:
     ):
         """The component's legal vectors in lexicographic order, as numpy blocks."""
         return component_dp(plan, component, deadline).blocks(rows, dtype, deadline)
+
+    # -- PROGRAMME ---------------------------------------------------------------------------------
+    def programme(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP:
+        """The (cached) counting programme of one component: count, rank, unrank (trample.indexing)."""
+        return component_dp(plan, component, deadline)
+
+    # -- BLOCKS ------------------------------------------------------------------------------------
+    def plan_blocks(self, plan: DamagePlan, rows: int = BLOCK_ROWS, dtype=None, deadline: Deadline | None = None):
+        """Every legal assignment of the plan, in the canonical order, as integer matrices (the npy writer)."""
+        return plan_blocks(plan, rows=rows, dtype=dtype, deadline=deadline)
+
+    @staticmethod
+    def dtype_for(max_amount: int):
+        """The smallest numpy integer type that holds ``max_amount``."""
+        return dtype_for(max_amount)

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..combat import Combat
 from ..models import Assignment, FormatError, Scenario, load_scenario
 from ..models.cards import GameState, as_state, load_library_or_state
 from .exact import DiscoverDistribution, discover_distribution, exact_json
@@ -165,8 +166,6 @@ def gnome_outcomes(
     ``gnome_id``: the Gnome's attacker id (default: the only attacker, or the only one whose id contains
     "gnome"). See the module docstring for ``criterion`` and ``library_order``.
     """
-    from .. import Combat  # lazy: the combat engine may import ortools
-
     if criterion not in CRITERIA:
         raise FormatError("criterion", f"expected one of {', '.join(CRITERIA)}, got {criterion!r}")
     if library_order not in ORDERS:

@@ -1,0 +1,320 @@
+"""The objectives on the CP-SAT model: linear terms with exact bounds over the reference model of
+:func:`trample.engines.cpsat.build_model`, their helper variables, and the runner that solves it within a budget
+(escalating to STRONG_PARAMS)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..rules import DamagePlan
+from .objectives import Objective, _Definitions
+from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN
+
+SMALL_COLUMNS = 16  # models up to this many columns get LEAN_PARAMS (benchmarks/bench_solve.py measures it)
+
+
+LEAN_PARAMS = {"linearization_level": 0, "symmetry_level": 0, "cp_model_probing_level": 0}
+
+
+# A solve with the default settings that has not finished after ESCALATE_DET deterministic time units (typical
+# solves take under 0.001) is run again with STRONG_PARAMS: the full LP relaxation proves at once the bounds that
+# propagation alone cannot (eight tramplers on one wall: minutes with the defaults, milliseconds with them).
+ESCALATE_DET = 0.05
+
+
+STRONG_PARAMS = {"linearization_level": 2, "symmetry_level": 0, "cp_model_probing_level": 0}
+
+
+class _Lin:
+    """sum(coeff * var) + const, with the variables' bounds kept for exact interval arithmetic."""
+
+    __slots__ = ("terms", "const")
+
+    def __init__(self, const: int = 0):
+        self.terms: dict[int, list] = {}  # var index -> [var, coeff, lo, hi]
+        self.const = const
+
+    @classmethod
+    def of(cls, var, lo: int, hi: int, coeff: int = 1) -> _Lin:
+        out = cls()
+        out.terms[var.index] = [var, coeff, lo, hi]
+        return out
+
+    def add(self, other: _Lin, k: int = 1) -> _Lin:
+        """self += k * other; ``terms`` never keeps a zero coefficient, so ``not terms`` means constant."""
+        self.const += k * other.const
+        for idx, (var, c, lo, hi) in other.terms.items():
+            if idx in self.terms:
+                self.terms[idx][1] += k * c
+                if self.terms[idx][1] == 0:
+                    del self.terms[idx]
+            elif k * c:
+                self.terms[idx] = [var, k * c, lo, hi]
+        return self
+
+    def bounds(self) -> tuple[int, int]:
+        lo = hi = self.const
+        for _, c, vlo, vhi in self.terms.values():
+            a, b = c * vlo, c * vhi
+            lo += min(a, b)
+            hi += max(a, b)
+        return lo, hi
+
+    def expr(self):
+        from ortools.sat.python import cp_model
+
+        items = [(v, c) for v, c, _, _ in self.terms.values() if c]
+        if not items:
+            return cp_model.LinearExpr.constant(self.const)
+        return cp_model.LinearExpr.weighted_sum([v for v, _ in items], [c for _, c in items]) + self.const
+
+
+class _ObjectiveModel:
+    """The CP-SAT reference model of the whole plan plus the helper variables the objectives need."""
+
+    def __init__(self, plan: DamagePlan, defs: _Definitions):
+        from ..engines.cpsat import LeanCpModel, build_model
+
+        self.plan = plan
+        self.defs = defs
+        self.built = build_model(plan, model=LeanCpModel())
+        self.m = self.built.model
+        self.cols = plan.columns
+        assert tuple(self.built.columns) == tuple(self.cols)
+        self.hi = [plan.sources[i].max_damage for i, _ in self.cols]
+        self._cache: dict = {}
+
+    # -- building blocks ------------------------------------------------------------------------
+    def total(self, r: str) -> _Lin:
+        out = _Lin()
+        for k in self.defs.incoming.get(r, ()):
+            out.add(_Lin.of(self.built.x[k], 0, self.hi[k]))
+        return out
+
+    def _bool_iff_at_least(self, lin: _Lin, need: int, name: str) -> _Lin:
+        """A boolean equal to ``lin >= need`` (or a constant when the bounds decide it)."""
+        lo, hi = lin.bounds()
+        if lo >= need:
+            return _Lin(1)
+        if hi < need:
+            return _Lin(0)
+        b = self.m.new_bool_var(name)
+        e = lin.expr()
+        self.m.add(e >= need).only_enforce_if(b)
+        self.m.add(e <= need - 1).only_enforce_if(~b)
+        return _Lin.of(b, 0, 1)
+
+    def touched(self, c: str) -> _Lin:
+        """1 when some deathtouch source assigns ``c`` at least 1 (702.2c)."""
+        key = ("touched", c)
+        if key not in self._cache:
+            dt = _Lin()
+            for k in self.defs.incoming.get(c, ()):
+                if self.cols[k][0] in self.defs.deathtouch:
+                    dt.add(_Lin.of(self.built.x[k], 0, self.hi[k]))
+            self._cache[key] = self._bool_iff_at_least(dt, 1, f"touched[{c}]")
+        return self._cache[key]
+
+    def killed(self, c: str) -> _Lin:
+        """1 when creature ``c`` has been assigned lethal damage (702.19b, 702.2c)."""
+        key = ("killed", c)
+        if key in self._cache:
+            return self._cache[key]
+        need = self.defs.need(c)
+        reused = self.built.lethal.get(c)
+        if need == 0:
+            out = _Lin(1)
+        elif reused is not None and reused is not True:
+            out = _Lin.of(reused, 0, 1)  # the reference model's own lethal boolean: same definition
+        else:
+            enough = self._bool_iff_at_least(self.total(c), need, f"enough[{c}]")
+            touched = self.touched(c)
+            parts = [p for p in (enough, touched) if p.terms or p.const]
+            if any(not p.terms for p in parts):  # a constant 1
+                out = _Lin(1)
+            elif not parts:
+                out = _Lin(0)
+            elif len(parts) == 1:
+                out = parts[0]
+            else:
+                b = self.m.new_bool_var(f"killed[{c}]")
+                self.m.add_max_equality(b, [p.expr() for p in parts])
+                out = _Lin.of(b, 0, 1)
+        self._cache[key] = out
+        return out
+
+    def loyal(self, p: str) -> _Lin:
+        """1 when planeswalker ``p`` has been assigned at least its loyalty (702.19c)."""
+        key = ("loyal", p)
+        if key not in self._cache:
+            reused = self.built.loyal.get(p)
+            if reused is True:
+                out = _Lin(1)
+            elif reused is not None:
+                out = _Lin.of(reused, 0, 1)
+            else:
+                out = self._bool_iff_at_least(self.total(p), self.defs.scenario[p].loyalty, f"loyal[{p}]")
+            self._cache[key] = out
+        return self._cache[key]
+
+    def reached(self, p: str) -> _Lin:
+        key = ("reached", p)
+        if key not in self._cache:
+            self._cache[key] = self._bool_iff_at_least(self.total(p), self.defs.scenario[p].life, f"reached[{p}]")
+        return self._cache[key]
+
+    def overkill(self, r: str) -> _Lin:
+        total = self.total(r)
+        _, hi = total.bounds()
+        t = self.defs.threshold(r)
+        if t == 0:
+            return total
+        touched = _Lin(0)
+        if self.defs.scenario.kind(r) in ("blocker", "attacker") and t > 1:
+            touched = self.touched(r)  # deathtouch: anything beyond 1 point is overkill
+        if hi <= (1 if touched.terms or touched.const else t):
+            return _Lin(0)
+        excess = _Lin().add(total)
+        excess.const -= t
+        excess.add(touched, t - 1)
+        o = self.m.new_int_var(0, hi, f"overkill[{r}]")
+        self.m.add_max_equality(o, [0, excess.expr()])
+        return _Lin.of(o, 0, hi)
+
+    # -- the objectives -------------------------------------------------------------------------
+    def objective(self, obj: Objective) -> _Lin:
+        d = self.defs
+        out = _Lin()
+        if obj.kind == "max-damage":
+            for r in [obj.target] if obj.target else d.players:
+                out.add(self.total(r))
+        elif obj.kind == "lethal":
+            for p in d.players:
+                out.add(self.reached(p))
+        elif obj.kind == "max-kills":
+            for c in d.kill_set:
+                out.add(self.killed(c))
+        elif obj.kind == "max-value":
+            scale = d.value_scale
+            for c in d.kill_set:
+                out.add(self.killed(c), int(d.value_of(c) * scale))
+            for p in d.walkers:
+                out.add(self.loyal(p), int(d.value_of(p) * scale))
+        elif obj.kind == "min-overkill":
+            for r in d.incoming:
+                out.add(self.overkill(r))
+        else:
+            raise ValueError(obj.kind)
+        return out
+
+
+@dataclass
+class _Budget:
+    time_limit: float | None
+    deterministic_time: float | None
+    start: float = field(default_factory=time.perf_counter)
+    used_det: float = 0.0
+
+    def remaining(self) -> tuple[float | None, float | None]:
+        wall = None if self.time_limit is None else self.time_limit - (time.perf_counter() - self.start)
+        det = None if self.deterministic_time is None else self.deterministic_time - self.used_det
+        return wall, det
+
+    def exhausted(self) -> bool:
+        wall, det = self.remaining()
+        return (wall is not None and wall <= 0) or (det is not None and det <= 0)
+
+
+class _Runner:
+    """Solves on one model repeatedly, within one budget, keeping the last solution."""
+
+    def __init__(
+        self,
+        om: _ObjectiveModel,
+        budget: _Budget,
+        workers: int,
+        presolve: bool,
+        hints: bool,
+        params: Mapping | None = None,
+    ):
+        from ortools.sat.python import cp_model
+
+        self.cp = cp_model
+        self.om = om
+        self.budget = budget
+        self.hints = hints
+        self.solver = cp_model.CpSolver()
+        p = self.solver.parameters
+        p.num_workers = workers
+        p.cp_model_presolve = presolve
+        self.escalate = params is None  # the default settings: escalate to STRONG_PARAMS when a solve drags
+        if params is None:
+            params = LEAN_PARAMS if len(om.cols) <= SMALL_COLUMNS else {}
+        for k, v in params.items():
+            setattr(p, k, v)
+        self.solves = 0
+        self.vec: list[int] | None = None  # the last solution found (the x columns)
+        self._solution: list[int] = []  # every variable's value in it, by variable index
+        self.watch: list[_Lin] = []  # expressions read with every solution found
+        self.watched: list[int] = []  # their values in self.vec
+
+    def run(self):
+        """One solve of the model as it stands: 'optimal', 'feasible', 'infeasible' or 'unknown'."""
+        if self.budget.exhausted():
+            return STATUS_UNKNOWN
+        cp = self.cp
+        status = self._solve(ESCALATE_DET if self.escalate else None)
+        found = self._read(status)
+        if (
+            self.escalate
+            and status not in (cp.OPTIMAL, cp.INFEASIBLE, cp.MODEL_INVALID)
+            and not self.budget.exhausted()
+        ):
+            self.escalate = False  # this model is hard: the strong settings from now on
+            for k, v in STRONG_PARAMS.items():
+                setattr(self.solver.parameters, k, v)
+            again = self._solve(None)
+            if again != cp.UNKNOWN or found is None:  # else: keep the first solve's solution
+                status, found = again, self._read(again)
+        if status == cp.MODEL_INVALID:
+            raise RuntimeError(f"CP-SAT rejected the objective model: {self.solver.solution_info}")
+        if status == cp.INFEASIBLE:
+            return STATUS_INFEASIBLE
+        if found is None:
+            return STATUS_UNKNOWN
+        self.vec, self._solution = found
+        self.watched = [self.value(lin) for lin in self.watch]
+        if self.hints:
+            m = self.om.m
+            m.clear_hints()
+            for x, v in zip(self.om.built.x, self.vec):
+                m.add_hint(x, v)
+        return STATUS_OPTIMAL if status == cp.OPTIMAL else STATUS_FEASIBLE
+
+    def _read(self, status):
+        """(the x values, every variable's value) of the solution the last solve found, or None."""
+        if status not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
+            return None
+        solution = list(self.solver.response_proto.solution)
+        return [solution[x.index] for x in self.om.built.x], solution
+
+    def _solve(self, cap: float | None):
+        """One CP-SAT solve within the budget (and within ``cap`` deterministic time units, if given)."""
+        wall, det = self.budget.remaining()
+        p = self.solver.parameters
+        if wall is not None:
+            p.max_time_in_seconds = wall
+        if cap is not None and (det is None or cap < det):
+            det = cap
+        p.max_deterministic_time = det if det is not None else float("inf")
+        status = self.solver.solve(self.om.m)
+        self.solves += 1
+        self.budget.used_det += self.solver.deterministic_time
+        return status
+
+    def value(self, lin: _Lin) -> int:
+        """The value of ``lin`` in the solution kept by the last :meth:`run` that found one (exact integers)."""
+        sol = self._solution
+        return lin.const + sum(c * sol[i] for i, (_, c, _, _) in lin.terms.items())

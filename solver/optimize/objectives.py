@@ -1,0 +1,176 @@
+"""The objectives: their names, parsing, and their exact values on one assignment (evaluation without a solver)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..models import FormatError
+from ..rules import DamagePlan, lethal_need
+from ..step import DamageStep
+
+OBJECTIVES = ("max-damage", "lethal", "max-kills", "max-value", "min-overkill")
+
+
+VALUE_LIMIT = 1 << 40  # largest scaled |value| sum accepted for max-value
+
+
+@dataclass(frozen=True)
+class Objective:
+    name: str  # as written: "max-damage", "max-damage:opp", ...
+    kind: str  # one of OBJECTIVES
+    target: str | None = None
+
+    @property
+    def maximize(self) -> bool:
+        return self.kind != "min-overkill"
+
+
+def parse_objectives(spec, scenario=None) -> tuple[Objective, ...]:
+    """``"lethal,max-value"`` or ``["lethal", "max-value"]`` -> objectives; :class:`FormatError` if unknown."""
+    if isinstance(spec, Objective):
+        spec = [spec]
+    if isinstance(spec, str):
+        items = [part.strip() for part in spec.split(",")]
+        if spec.strip() == "":
+            raise FormatError("objective", f"expected at least one of {_expected()}")
+    else:
+        items = list(spec)
+    out: list[Objective] = []
+    for item in items:
+        if isinstance(item, Objective):
+            obj = item
+        else:
+            if not isinstance(item, str) or not item:
+                raise FormatError("objective", f"empty objective name (expected {_expected()})")
+            kind, sep, target = item.partition(":")
+            if kind not in OBJECTIVES:
+                raise FormatError("objective", f'unknown objective "{item}" (expected {_expected()})')
+            if sep and kind != "max-damage":
+                raise FormatError("objective", f'"{kind}" takes no ":ID" (only max-damage:ID does)')
+            if sep and not target:
+                raise FormatError("objective", 'max-damage: expected an id after ":"')
+            obj = Objective(item, kind, target or None)
+        if obj.target is not None and scenario is not None and obj.target not in scenario:
+            raise FormatError("objective", f'{obj.name}: unknown id "{obj.target}"')
+        if any(o.name == obj.name for o in out):
+            raise FormatError("objective", f"{obj.name} is listed twice")
+        out.append(obj)
+    return tuple(out)
+
+
+def _expected() -> str:
+    return "max-damage, max-damage:ID, lethal, max-kills, max-value, min-overkill"
+
+
+def _exact(value) -> Fraction:
+    """The decimal the JSON wrote (0.1 -> 1/10), not the binary float's expansion."""
+    if isinstance(value, int):
+        return Fraction(value)
+    return Fraction(repr(float(value)))
+
+
+def _number(q: Fraction):
+    return int(q) if q.denominator == 1 else float(q)
+
+
+class _Definitions:
+    """What every objective counts, read from the plan once (shared by the model and the direct evaluator)."""
+
+    def __init__(self, plan: DamagePlan):
+        s = plan.scenario
+        self.plan = plan
+        self.scenario = s
+        self.players = [p.id for p in s.players]
+        sides = {"attacking": ("blocker",), "defending": ("attacker",), "both": ("blocker", "attacker")}[plan.side]
+        creatures = []
+        if "blocker" in sides:
+            creatures += list(s.blockers)
+        if "attacker" in sides:
+            creatures += list(s.attackers)
+        # 702.19b / 702.2c: killable creatures of the other side (in combat, not indestructible)
+        self.kill_set = [c.id for c in creatures if c.in_combat and not c.indestructible]
+        self.walkers = [p.id for p in s.planeswalkers if p.in_combat]
+        self.deathtouch = {i for i, src in enumerate(plan.sources) if src.assigns and s[src.source].deathtouch}
+        self.incoming: dict[str, list[int]] = {}  # recipient -> column indices
+        for k, (i, r) in enumerate(plan.columns):
+            self.incoming.setdefault(r, []).append(k)
+        self._value_scale: int | None = None
+
+    def need(self, creature_id: str) -> int:
+        """702.19b: damage still needed for lethal (trample.rules, for blockers and attackers alike)."""
+        return lethal_need(self.scenario[creature_id])
+
+    def threshold(self, recipient: str) -> int:
+        """What a non-creature recipient takes before further damage is overkill."""
+        kind = self.scenario.kind(recipient)
+        obj = self.scenario[recipient]
+        if kind == "player":
+            return max(0, obj.life)
+        if kind == "planeswalker":
+            return obj.loyalty
+        if kind == "battle":
+            return obj.defense
+        return self.need(recipient)
+
+    def value_of(self, object_id: str) -> Fraction:
+        obj = self.scenario[object_id]
+        return _exact(getattr(obj, "value", 1))
+
+    @property
+    def value_scale(self) -> int:
+        """The least common denominator of every value that max-value may count."""
+        if self._value_scale is None:
+            ids = self.kill_set + self.walkers
+            scale = 1
+            for i in ids:
+                scale = math.lcm(scale, self.value_of(i).denominator)
+            total = sum(abs(self.value_of(i)) for i in ids) * scale
+            if total > VALUE_LIMIT:
+                raise FormatError(
+                    "value", f"the values need too many digits to be optimised exactly (scaled total {total} > 2**40)"
+                )
+            self._value_scale = scale
+        return self._value_scale
+
+    # -- the direct evaluation (no solver): used for forced boards and by score() ---------------
+    def evaluate(self, obj: Objective, vec: Sequence[int]):
+        plan = self.plan
+        cols = plan.columns
+
+        def total(r):
+            return sum(vec[k] for k in self.incoming.get(r, ()))
+
+        def touched(r):
+            return any(vec[k] > 0 and cols[k][0] in self.deathtouch for k in self.incoming.get(r, ()))
+
+        def killed(c):
+            return total(c) >= self.need(c) or touched(c)
+
+        if obj.kind == "max-damage":
+            return total(obj.target) if obj.target else sum(total(p) for p in self.players)
+        if obj.kind == "lethal":
+            return sum(1 for p in self.players if total(p) >= self.scenario[p].life)
+        if obj.kind == "max-kills":
+            return sum(1 for c in self.kill_set if killed(c))
+        if obj.kind == "max-value":
+            q = sum((self.value_of(c) for c in self.kill_set if killed(c)), Fraction(0))
+            q += sum((self.value_of(p) for p in self.walkers if total(p) >= self.scenario[p].loyalty), Fraction(0))
+            return _number(q)
+        if obj.kind == "min-overkill":
+            out = 0
+            for r in self.incoming:
+                t = self.threshold(r)
+                if self.scenario.kind(r) in ("blocker", "attacker") and t > 0 and touched(r):
+                    t = 1
+                out += max(0, total(r) - t)
+            return out
+        raise ValueError(obj.kind)
+
+
+def _combat_of(combat) -> DamageStep:
+    if isinstance(combat, DamageStep):
+        return combat
+    return DamageStep(combat)

@@ -1,0 +1,75 @@
+"""What a solve returns: the statuses, :class:`SolveResult`, the lethal report, and :func:`score` (the
+objectives' values for one given assignment)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..models import Assignment, load_assignment
+from ..rules import DamagePlan
+from .objectives import _combat_of, _Definitions, parse_objectives
+
+STATUS_OPTIMAL, STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_UNKNOWN = "optimal", "feasible", "infeasible", "unknown"
+
+
+@dataclass
+class SolveResult:
+    status: str  # optimal | feasible | infeasible | unknown
+    assignment: Assignment | None
+    objectives: dict  # name -> int (or a number for max-value with fractional values)
+    lethal: dict | None = None  # player -> report, when "lethal" was asked for
+    time_ms: float = 0.0
+    solves: int = 0  # CP-SAT calls made (0: the assignment was forced)
+
+    @property
+    def optimal(self) -> bool:
+        return self.status == STATUS_OPTIMAL
+
+    def to_json(self) -> dict:
+        out = {
+            "status": self.status,
+            "assignment": None if self.assignment is None else self.assignment.to_json(),
+            "objectives": dict(self.objectives),
+        }
+        if self.lethal is not None:
+            out["lethal"] = self.lethal
+        out["time_ms"] = round(self.time_ms, 3)
+        return out
+
+
+def _assignment(plan: DamagePlan, vec: Sequence[int]) -> Assignment:
+    out = {s.source: {} for s in plan.sources}
+    for (i, r), amount in zip(plan.columns, vec):
+        if amount:
+            out[plan.sources[i].source][r] = amount
+    return Assignment(out)
+
+
+def _lethal_report(defs: _Definitions, vec, best_to: Mapping[str, int]) -> dict:
+    out = {}
+    for p in defs.players:
+        life = defs.scenario[p].life
+        dealt = sum(vec[k] for k in defs.incoming.get(p, ()))
+        best = best_to.get(p, dealt)
+        out[p] = {
+            "life": life,
+            "damage": dealt,
+            "margin": dealt - life,
+            "reached": dealt >= life,
+            "max_damage": best,
+            "reachable": best >= life,
+        }
+    return out
+
+
+def score(combat, assignment, objectives) -> dict:
+    """The objectives' values for one given (legal) assignment, evaluated directly, without a solver."""
+    combat = _combat_of(combat)
+    plan = combat.plan
+    objs = parse_objectives(objectives, combat.scenario)
+    defs = _Definitions(plan)
+    if not isinstance(assignment, Assignment):
+        assignment = load_assignment(assignment, combat.scenario)
+    vec = [assignment.amount(plan.sources[i].source, r) for i, r in plan.columns]
+    return {o.name: defs.evaluate(o, vec) for o in objs}

@@ -1,0 +1,294 @@
+"""Lexicographic optimisation: the terms packed into weighted objectives, solved and fixed in turn; :func:`solve`,
+and :func:`all_optimal` (every optimal assignment, streamed)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..limits import LimitReached, deadline_of
+from ..models import Assignment
+from ..rules import DamagePlan
+from .model import _Budget, _Lin, _ObjectiveModel, _Runner
+from .objectives import Objective, _combat_of, _Definitions, _number, parse_objectives
+from .results import (
+    STATUS_FEASIBLE,
+    STATUS_INFEASIBLE,
+    STATUS_OPTIMAL,
+    STATUS_UNKNOWN,
+    SolveResult,
+    _assignment,
+    _lethal_report,
+)
+
+PACK_LIMIT = 1 << 50  # largest product of term ranges packed into one weighted objective
+
+
+@dataclass
+class _Term:
+    lin: _Lin
+    maximize: bool
+    is_objective: bool
+
+    def range(self) -> int:
+        lo, hi = self.lin.bounds()
+        return hi - lo
+
+
+def _pack(terms: Sequence[_Term], limit: int | None = None) -> list[list[_Term]]:
+    """Consecutive terms grouped so that the product of (range + 1) in each group stays <= limit."""
+    limit = PACK_LIMIT if limit is None else limit
+    groups: list[list[_Term]] = []
+    prod = limit + 1
+    for t in terms:
+        size = t.range() + 1
+        if groups and prod * size <= limit:
+            groups[-1].append(t)
+            prod *= size
+        else:
+            groups.append([t])
+            prod = size
+    return groups
+
+
+def _weighted(group: Sequence[_Term]) -> _Lin:
+    """One objective to *minimise* whose optimum is the lexicographic optimum of the group (exact weights)."""
+    out = _Lin()
+    w = 1
+    for t in reversed(group):
+        out.add(t.lin, -w if t.maximize else w)
+        w *= t.range() + 1
+    return out
+
+
+def _lex_optimise(runner: _Runner, terms: Sequence[_Term]) -> tuple[str, bool]:
+    """Optimise the terms lexicographically; returns (status of the last solve, every objective term proven)."""
+    m = runner.om.m
+    status = STATUS_UNKNOWN if runner.vec is None else STATUS_OPTIMAL
+    groups = _pack(terms)
+    for n, group in enumerate(groups):
+        if all(not t.lin.terms for t in group):
+            continue  # constants: nothing to choose
+        m.minimize(_weighted(group).expr())
+        status = runner.run()
+        if status == STATUS_INFEASIBLE:
+            return status, False
+        if status != STATUS_OPTIMAL:  # a limit: the objectives are proven only if none was left to optimise
+            m.clear_objective()
+            return status, not any(t.is_objective and t.lin.terms for g in groups[n:] for t in g)
+        for t in group:
+            if t.lin.terms:
+                m.add(t.lin.expr() == runner.value(t.lin))
+    m.clear_objective()
+    proven = True
+    if runner.vec is None:  # every term was a constant: any legal assignment will do, and is optimal
+        status = runner.run()
+        if status == STATUS_FEASIBLE:  # a solution of a model without objective: nothing left to prove
+            status = STATUS_OPTIMAL
+        proven = status == STATUS_OPTIMAL
+    return status, proven
+
+
+def _forced(plan: DamagePlan) -> list[int] | None:
+    """The only assignment, when no active source has a choice (no solver needed)."""
+    if any(len(plan.sources[i].all_routes) != 1 or plan.sources[i].unblocked for i in plan.active):
+        return None
+    return [plan.sources[i].damage for i, _ in plan.columns]
+
+
+def solve(
+    combat,
+    objectives,
+    *,
+    time_limit: float | None = None,
+    deterministic_time: float | None = None,
+    workers: int = 1,
+    presolve: bool = False,
+    tie_break: bool = True,
+    hints: bool = False,
+    params: Mapping | None = None,
+) -> SolveResult:
+    """The best legal assignment for ``objectives`` (lexicographic, in the order given).
+
+    ``combat``: a :class:`trample.Combat` (or anything ``Combat()`` accepts). ``objectives``: ``"lethal,max-value"``
+    or a list of names. ``time_limit``: wall-clock seconds for the whole solve (the best assignment found is
+    returned with status ``feasible``); ``deterministic_time``: the same in CP-SAT's deterministic time units,
+    reproducible. ``tie_break=False`` skips the canonical tie-break (any optimal assignment is returned).
+    CP-SAT settings: ``workers`` (default 1: reproducible, and fastest on small models), ``presolve`` (default
+    off: faster on every board size measured), ``hints`` (hint each solve with the previous solution),
+    ``params`` (extra CpSolver parameters; default: LEAN_PARAMS on models of <= SMALL_COLUMNS columns, escalating
+    to STRONG_PARAMS when a solve takes more than ESCALATE_DET deterministic time units).
+    """
+    result, _ = _optimise(
+        combat,
+        objectives,
+        time_limit,
+        deterministic_time,
+        tie_break,
+        dict(workers=workers, presolve=presolve, hints=hints, params=params),
+    )
+    return result
+
+
+def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: bool, settings: dict):
+    """(SolveResult, the objective model with the optimum fixed, or None when no solver was needed)."""
+    combat = _combat_of(combat)
+    plan = combat.plan
+    objs = parse_objectives(objectives, combat.scenario)
+    defs = _Definitions(plan)
+    if any(o.kind == "max-value" for o in objs):
+        defs.value_scale  # bad values are bad input, before any solving
+    wants_lethal = any(o.kind == "lethal" for o in objs)
+    forced = _forced(plan)
+    if forced is None:
+        from ..engines import cpsat  # noqa: F401  (import ortools before the clock starts)
+    budget = _Budget(time_limit, deterministic_time)
+
+    def elapsed() -> float:
+        return (time.perf_counter() - budget.start) * 1000
+
+    if forced is not None:
+        values = {o.name: defs.evaluate(o, forced) for o in objs}
+        lethal = None
+        if wants_lethal:
+            lethal = _lethal_report(
+                defs, forced, {p: defs.evaluate(Objective(p, "max-damage", p), forced) for p in defs.players}
+            )
+        return SolveResult(STATUS_OPTIMAL, _assignment(plan, forced), values, lethal, elapsed(), 0), None
+
+    om = _ObjectiveModel(plan, defs)
+    runner = _Runner(om, budget, settings["workers"], settings["presolve"], settings["hints"], settings["params"])
+    lins = [om.objective(o) for o in objs]
+    runner.watch = lins
+
+    best_to: dict[str, int] = {}
+    probes_proven = True
+    if wants_lethal:
+        for p in defs.players:  # the most this step can assign to each player, alone
+            total = om.total(p)
+            if not total.terms:
+                best_to[p] = total.const
+                continue
+            om.m.maximize(total.expr())
+            st = runner.run()
+            if st in (STATUS_OPTIMAL, STATUS_FEASIBLE):
+                best_to[p] = runner.value(total)
+            probes_proven &= st == STATUS_OPTIMAL
+        om.m.clear_objective()
+
+    terms = [_Term(lin, o.maximize, True) for o, lin in zip(objs, lins)]
+    if tie_break:
+        terms += _tie_break_terms(om)
+    status, proven = _lex_optimise(runner, terms)
+    if runner.vec is None:
+        st = STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN
+        return SolveResult(st, None, {}, None, elapsed(), runner.solves), None
+    values = {}
+    for o, lin, raw in zip(objs, lins, runner.watched):  # read with solver.value after the solve that found vec
+        values[o.name] = _number(Fraction(raw, defs.value_scale)) if o.kind == "max-value" else raw
+    for lin, raw in zip(lins, runner.watched):  # fix what was found (already fixed when proven)
+        if lin.terms and not proven:
+            om.m.add(lin.expr() == raw)
+    final = STATUS_OPTIMAL if proven and probes_proven else STATUS_FEASIBLE
+    lethal = _lethal_report(defs, runner.vec, best_to) if wants_lethal else None
+    return SolveResult(final, _assignment(plan, runner.vec), values, lethal, elapsed(), runner.solves), om
+
+
+def _tie_break_terms(om: _ObjectiveModel) -> list[_Term]:
+    """Minimise each column in plan order, except each source's last (fixed by 510.1a)."""
+    out = []
+    plan = om.plan
+    for k, (i, r) in enumerate(om.cols):
+        if r == plan.sources[i].all_routes[-1].recipient:
+            continue
+        out.append(_Term(_Lin.of(om.built.x[k], 0, om.hi[k]), False, False))
+    return out
+
+
+class AllOptimal(Iterator[Assignment]):
+    """Every optimal assignment, each exactly once, streamed (CP-SAT enumeration with one worker).
+
+    ``.result`` is the :class:`SolveResult` of the optimisation (status, objective values, one of the optimal
+    assignments); when its status is ``feasible`` (a limit stopped the proof), the stream lists the assignments
+    that reach the best values found. The order is CP-SAT's, not the canonical one.
+
+    ``time_limit`` (wall-clock seconds) covers the optimisation and the stream: the assignments found before it
+    runs out are yielded, then :class:`trample.limits.LimitReached` is raised (``.complete`` is then False).
+    """
+
+    def __init__(
+        self,
+        combat,
+        objectives,
+        *,
+        time_limit=None,
+        deterministic_time=None,
+        workers: int = 1,
+        presolve: bool = False,
+        limit: int | None = None,
+        params: Mapping | None = None,
+    ):
+
+        self._deadline = deadline_of(time_limit)
+        self.complete = True
+        combat = _combat_of(combat)
+        self.plan = combat.plan
+        self.limit = limit
+        self.result, self._model = _optimise(
+            combat,
+            objectives,
+            time_limit,
+            deterministic_time,
+            False,
+            dict(workers=workers, presolve=presolve, hints=False, params=params),
+        )
+        self._stream = None
+        if self._model is None:
+            self._stream = iter([self.result.assignment] if self.result.assignment is not None else [])
+        else:
+            self._model.m.clear_objective()
+            self._model.m.clear_hints()
+        self._count = 0
+
+    @property
+    def status(self) -> str:
+        return self.result.status
+
+    @property
+    def objectives(self) -> dict:
+        return self.result.objectives
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> Assignment:
+        if self.limit is not None and self._count >= self.limit:
+            self.close()
+            raise StopIteration
+        if self._stream is None:
+            self._stream = self._enumerate()
+        a = next(self._stream)
+        self._count += 1
+        return a
+
+    def _enumerate(self) -> Iterator[Assignment]:
+        from ..engines.cpsat import enumeration_solver, stream_solutions
+
+        om = self._model
+        try:
+            for vec in stream_solutions(om.m, om.built.x, enumeration_solver(), deadline=self._deadline):
+                yield _assignment(self.plan, vec)
+        except LimitReached:
+            self.complete = False
+            raise
+
+    def close(self) -> None:
+        if self._stream is not None and hasattr(self._stream, "close"):
+            self._stream.close()
+
+
+def all_optimal(combat, objectives, **options) -> AllOptimal:
+    """A stream of every optimal assignment (see :class:`AllOptimal`); ``.result`` holds status and values."""
+    return AllOptimal(combat, objectives, **options)
