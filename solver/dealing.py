@@ -306,3 +306,77 @@ def leave_game(state: Scenario, losers) -> Scenario:
     )
     attackers = tuple(replace(a, in_combat=False) if a.attacking in theirs else a for a in state.attackers)
     return replace(state, planeswalkers=walkers, battles=battles, blockers=blockers, attackers=attackers)
+
+
+# ---------------------------------------------------------------------------------------------
+# Boards that arrive with the state-based actions pending (docs/effects.md, "Boards as given")
+# ---------------------------------------------------------------------------------------------
+
+
+def loses(player) -> tuple[str, ...]:
+    """Why a player has lost the game as a state-based action: "life" (704.5a), "poison" (704.5c), "commander"
+    (704.6c); empty if they have not."""
+    out = []
+    if player.life <= 0:
+        out.append("life")
+    if player.poison >= 10:
+        out.append("poison")
+    if any(n >= 21 for _, n in player.commander_damage):
+        out.append("commander")
+    return tuple(out)
+
+
+def game_over(scenario: Scenario) -> bool:
+    """104.3b / 104.2a: two players in the game and one of them has lost: no combat damage is dealt any more."""
+    return scenario.game_players <= 2 and any(loses(p) for p in scenario.players)
+
+
+def settle(scenario: Scenario) -> Scenario:
+    """The board after the state-based actions that are pending on it (704.3): a creature in combat with toughness
+    0 or less (704.5f) or, not indestructible, with lethal damage marked (704.5g) is gone (out of combat); so is
+    a planeswalker at 0 loyalty (704.5i) and a battle at 0 defense (704.5v); in a game of more than two players a
+    player who has lost leaves it (800.4a, :func:`leave_game`). The same board when nothing is pending.
+
+    Every combat object settles the board it is given, so one damage step and the whole combat read the same
+    board (a blocker that arrived dead is neither blocking nor a kill)."""
+
+    def gone(c) -> bool:
+        return c.in_combat and (c.toughness <= 0 or (not c.indestructible and c.damage_marked >= c.toughness))
+
+    changed = False
+    attackers, blockers, walkers, battles = (
+        scenario.attackers,
+        scenario.blockers,
+        scenario.planeswalkers,
+        scenario.battles,
+    )
+    if any(gone(c) for c in (*attackers, *blockers)):
+        attackers = tuple(replace(c, in_combat=False) if gone(c) else c for c in attackers)
+        blockers = tuple(replace(c, in_combat=False) if gone(c) else c for c in blockers)
+        changed = True
+    if any(p.in_combat and p.loyalty <= 0 for p in walkers):
+        walkers = tuple(replace(p, in_combat=False) if p.in_combat and p.loyalty <= 0 else p for p in walkers)
+        changed = True
+    if any(b.in_combat and b.defense <= 0 for b in battles):
+        battles = tuple(replace(b, in_combat=False) if b.in_combat and b.defense <= 0 else b for b in battles)
+        changed = True
+    state = scenario
+    if changed:
+        state = replace(scenario, attackers=attackers, blockers=blockers, planeswalkers=walkers, battles=battles)
+    losers = [p.id for p in state.players if loses(p)]
+    if losers and state.game_players > 2:
+        left = leave_game(state, losers)
+        if left != state:
+            state = left
+    return state
+
+
+def has_effects(scenario: Scenario) -> bool:
+    """Does the board carry an outcome effect (docs/effects.md) that makes damage dealt differ from damage
+    assigned, or gives it results beyond marked damage, loyalty, defense and life?"""
+    for c in (*scenario.attackers, *scenario.blockers):
+        if c.toxic or c.deals or c.has("lifelink") or c.has("infect") or c.has("wither"):
+            return True
+        if getattr(c, "commander", None) is not None or not c.receiving.is_plain:
+            return True
+    return any(not o.receiving.is_plain for o in (*scenario.players, *scenario.planeswalkers, *scenario.battles))

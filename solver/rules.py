@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from .dealing import LOSS_RULES, game_over, loses, settle
 from .models import Scenario
 
 SIDES = ("attacking", "defending", "both")
@@ -259,11 +260,21 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
     step = step or scenario.step
     if step not in ("regular", "first_strike"):
         raise ValueError(f'a damage plan is for one step ("regular" or "first_strike"), not {step!r}')
+    scenario = settle(scenario)  # the state-based actions pending on the board (docs/effects.md)
     sources: list[SourcePlan] = []
-    if side in ("attacking", "both"):
-        sources += [_attacker_plan(scenario, a, step) for a in scenario.attackers]
-    if side in ("defending", "both"):
-        sources += [_blocker_plan(scenario, b, step) for b in scenario.blockers]
+    if game_over(scenario):  # 104.3b: two players and one has lost: no combat damage any more
+        loser = next(p for p in scenario.players if loses(p))
+        rules = ", ".join(LOSS_RULES[r] for r in loses(loser))
+        why = f"{loser.id} has lost the game ({rules}): no combat damage is dealt"
+        if side in ("attacking", "both"):
+            sources += [_silent(a.id, "attacking", "104.3b", why) for a in scenario.attackers]
+        if side in ("defending", "both"):
+            sources += [_silent(b.id, "defending", "104.3b", why) for b in scenario.blockers]
+    else:
+        if side in ("attacking", "both"):
+            sources += [_attacker_plan(scenario, a, step) for a in scenario.attackers]
+        if side in ("defending", "both"):
+            sources += [_blocker_plan(scenario, b, step) for b in scenario.blockers]
     lethal: dict[str, int] = {}
     loyalty: dict[str, int] = {}
     for s in sources:

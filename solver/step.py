@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 
 from .check import CheckResult, check
+from .dealing import settle
 from .engines import engine_names, get_engine
 from .limits import deadline_of
 from .models import Assignment, FormatError, Scenario, load_assignment, load_scenario
@@ -25,7 +26,7 @@ def opening(scenario: Scenario | Mapping | str, side: str, engine: str) -> Scena
         raise FormatError("side", f"expected one of {', '.join(SIDES)}, got {side!r}")
     if engine not in engine_names():
         raise FormatError("engine", f"unknown engine {engine!r} (expected one of {', '.join(engine_names())})")
-    return scenario
+    return settle(scenario)  # the state-based actions pending on the board, once, for every combat object
 
 
 class DamageStep:

@@ -15,7 +15,9 @@ Readings (see RULES.md "Readings where the rules are silent" and the test module
 * an attacker with ``"in_combat": false`` was removed from combat: it assigns nothing, and a blocker whose
   blocked attackers are all removed assigns nothing (510.1d);
 * lethal damage is checked on the attacking side's whole assignment (blockers assign only to attackers);
-* toughness 0 with nothing marked, or loyalty 0, is already "reached" (0 >= 0);
+* the board is settled first (docs/effects.md): a creature with toughness 0, or lethal damage marked and not
+  indestructible, a planeswalker at loyalty 0 and a battle at defense 0 have already left combat; a player at 0
+  life (or 10 poison, or 21 from one commander) has lost: in a two-player game nothing is dealt at all;
 * a source missing from an assignment is read as assigning nothing (``{}``); zero amounts are dropped;
   an unknown source key is a violation.
 
@@ -73,6 +75,7 @@ def normalize(scenario: dict) -> dict:
         "battles": [dict(b, in_combat=b.get("in_combat", True)) for b in scenario.get("battles", [])],
         "attackers": [],
         "blockers": [_creature(b) for b in scenario.get("blockers", [])],
+        "players_in_game": scenario.get("players_in_game", len(scenario.get("players", [])) + 1),
     }
     if s["rules"] not in ("current", "legacy"):
         raise ValueError(f"unknown rules {s['rules']!r}")
@@ -96,7 +99,68 @@ def normalize(scenario: dict) -> dict:
             assert obj["id"] not in objects, f"duplicate id {obj['id']}"
             objects[obj["id"]] = (kind, obj)
     s["objects"] = objects
+    _settle(s)
     return s
+
+
+def _lost(p: dict) -> bool:
+    """704.5a, 704.5c, 704.6c."""
+    return (
+        p.get("life", 20) <= 0
+        or p.get("poison", 0) >= 10
+        or any(n >= 21 for n in p.get("commander_damage", {}).values())
+    )
+
+
+def _settle(s: dict) -> None:
+    """The state-based actions pending on the board as given (docs/effects.md): creatures in combat with
+    toughness <= 0, or lethal damage marked and not indestructible, leave combat (704.5f/g); planeswalkers at 0
+    loyalty and battles at 0 defense too (704.5i/v). A player who has lost: with two players in the game nothing
+    deals combat damage any more (``game_over``, 104.3b); with more, that player's planeswalkers, battles and
+    blockers leave, and so do the attackers attacking any of them (800.4a)."""
+    for c in s["attackers"] + s["blockers"]:
+        if c["in_combat"] and (
+            c["toughness"] <= 0 or ("indestructible" not in c["keywords"] and c["damage_marked"] >= c["toughness"])
+        ):
+            c["in_combat"] = False
+    for w in s["planeswalkers"]:
+        if w["loyalty"] <= 0:
+            w["in_combat"] = False
+    for b in s["battles"]:
+        if b["defense"] <= 0:
+            b["in_combat"] = False
+    losers = {p["id"] for p in s["players"] if _lost(p)}
+    s["game_over"] = False
+    if not losers:
+        return
+    if s["players_in_game"] <= 2:
+        s["game_over"] = True
+        return
+    gone = set(losers)
+    for w in s["planeswalkers"]:
+        if w["controller"] in losers:
+            w["in_combat"] = False
+            gone.add(w["id"])
+    for b in s["battles"]:
+        if b["protector"] in losers:
+            b["in_combat"] = False
+            gone.add(b["id"])
+    for b in s["blockers"]:
+        if b.get("controller") is not None:
+            owner = b["controller"]
+        elif len(s["players"]) == 1:
+            owner = s["players"][0]["id"]
+        else:
+            first = next((a for a in s["attackers"] if b["id"] in a["blocked_by"]), None)
+            owner = None
+            if first is not None:
+                kind, t = s["objects"][first["attacking"]]
+                owner = t["id"] if kind == "player" else t.get("controller", t.get("protector"))
+        if owner in losers:
+            b["in_combat"] = False
+    for a in s["attackers"]:
+        if a["attacking"] in gone:
+            a["in_combat"] = False
 
 
 def _ensure_normal(scenario: dict) -> dict:
@@ -144,6 +208,8 @@ def has_unblocked_way(s: dict, a: dict) -> bool:
 
 
 def _recipients(s: dict, a: dict) -> dict[str, str]:
+    if s["game_over"]:
+        return {}  # 104.3b: the game is over
     if not a["in_combat"]:
         return {}  # removed from combat: no combat damage (506.4)
     if not deals_damage_this_step(a, s["step"]):
@@ -180,7 +246,7 @@ def _recipients(s: dict, a: dict) -> dict[str, str]:
 def _blocker_recipients(s: dict, blocker_id: str) -> list[str]:
     """510.1d: a blocker divides its damage among the (in-combat) attackers it blocks."""
     b = s["objects"][blocker_id][1]
-    if not b["in_combat"] or not deals_damage_this_step(b, s["step"]) or b["amount"] <= 0:
+    if s["game_over"] or not b["in_combat"] or not deals_damage_this_step(b, s["step"]) or b["amount"] <= 0:
         return []
     return [a["id"] for a in s["attackers"] if a["in_combat"] and blocker_id in a["blocked_by"]]
 
@@ -255,6 +321,8 @@ def _local_way_violations(s: dict, a: dict, split: dict) -> list[tuple[str, str]
 
 
 def _why_nothing(s: dict, a: dict) -> str:
+    if s["game_over"]:
+        return "104.3b"
     if not a["in_combat"]:
         return "506.4"
     if not deals_damage_this_step(a, s["step"]):
@@ -372,7 +440,10 @@ def _local_blocker_violations(s: dict, b: dict, split: dict) -> list[tuple[str, 
             out.append(
                 (
                     "510.1d"
-                    if b["in_combat"] and b["amount"] > 0 and deals_damage_this_step(b, s["step"])
+                    if not s["game_over"]
+                    and b["in_combat"]
+                    and b["amount"] > 0
+                    and deals_damage_this_step(b, s["step"])
                     else _why_nothing(s, b),
                     f"{b['id']} assigns no combat damage in this step",
                 )

@@ -45,8 +45,8 @@ table. Memory stays flat whatever the count. :func:`plan_blocks` streams the pro
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import replace
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from itertools import accumulate, product
 from math import comb
 from operator import add

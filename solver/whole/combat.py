@@ -9,11 +9,12 @@ from functools import cached_property
 
 from ..check import CheckResult, Violation, check
 from ..combat import Combat, LegalAssignments
+from ..dealing import after_step, has_effects
 from ..engines import get_engine
 from ..limits import NEVER, deadline_of
 from ..models import Assignment, FormatError, Scenario, load_scenario
 from ..rules import derive
-from ..sba import after_step, apply_damage, first_strike_step_happens
+from ..sba import apply_damage, first_strike_step_happens
 from ..step import opening
 from .counting import canonical_state, effect_caps, effect_counts, listed_effects, merge_effect_keys
 from .line import STEP_NAMES, CombatLine, load_line
@@ -78,7 +79,7 @@ class WholeCombat:
         """
         if not self.has_first_strike_step:
             return self.scenario.with_step("regular")
-        return after_step(self.scenario, first_strike)
+        return after_step(self.scenario, first_strike).state
 
     def regular_step(self, first_strike) -> Combat:
         """The regular step (both sides) that follows ``first_strike``."""
@@ -100,6 +101,14 @@ class WholeCombat:
         engine = engine or self.engine
         deadline = deadline_of(time_limit)
         total = 0
+        if self.has_first_strike_step and has_effects(self.scenario):
+            # damage dealt differs from damage assigned: group the first step's lines by the state they leave
+            states: Counter = Counter()
+            for n, first in enumerate(self.first_step.assignments(engine=engine, time_limit=deadline)):
+                if not n & 255:
+                    deadline.check()
+                states[canonical_state(self.state_after(first))] += 1
+            return sum(k * self._regular_count(state, engine, deadline) for state, k in states.items())
         for key, multiplicity in self.first_step_effects(engine, deadline).items():
             state = self._state_from_effect(key)
             total += multiplicity * self._regular_count(state, engine, deadline)

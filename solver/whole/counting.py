@@ -15,8 +15,9 @@ from ..models import Scenario
 def effect_caps(scenario: Scenario) -> dict[str, int]:
     """Per recipient, the damage beyond which more damage changes nothing for the regular step's legal set:
     a creature's remaining toughness (it then has lethal damage and dies or, indestructible, needs 0), a
-    planeswalker's loyalty, a battle's defense. Players are absent: their life does not change the legal set."""
-    caps: dict[str, int] = {}
+    planeswalker's loyalty, a battle's defense, a player's life (they then lose: in a two-player game no regular
+    step follows, with more players they leave the game, docs/effects.md)."""
+    caps: dict[str, int] = {p.id: max(0, p.life) for p in scenario.players}
     for c in (*scenario.attackers, *scenario.blockers):
         caps[c.id] = max(0, c.toughness - c.damage_marked)
     for p in scenario.planeswalkers:
@@ -188,13 +189,22 @@ def merge_effect_keys(k1: tuple, k2: tuple, caps: Mapping[str, int]) -> tuple:
 
 def canonical_state(state: Scenario) -> Scenario:
     """The state with everything the regular step's legal set does not read set to a fixed value: players'
-    life, battles' defense, creatures' marked damage beyond their toughness (attackers' marked damage is read by
-    the legacy blocker's damage assignment order).
+    life, poison and commander damage beyond what decides whether they have lost, battles' defense beyond 1,
+    creatures' marked damage beyond their toughness (attackers' marked damage is read by the legacy blocker's
+    damage assignment order).
     Two states with equal canonical forms have exactly the same legal regular-step assignments."""
     return replace(
         state,
-        players=tuple(replace(p, life=0) for p in state.players),
+        players=tuple(
+            replace(
+                p,
+                life=1 if p.life > 0 else 0,
+                poison=min(p.poison, 10),
+                commander_damage=tuple((c, min(n, 21)) for c, n in p.commander_damage),
+            )
+            for p in state.players
+        ),
         attackers=tuple(replace(a, damage_marked=min(a.damage_marked, max(a.toughness, 0))) for a in state.attackers),
         blockers=tuple(replace(b, damage_marked=min(b.damage_marked, max(b.toughness, 0))) for b in state.blockers),
-        battles=tuple(replace(b, defense=0) for b in state.battles),
+        battles=tuple(replace(b, defense=min(b.defense, 1)) for b in state.battles),
     )
