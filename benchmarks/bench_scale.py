@@ -1,4 +1,4 @@
-"""Scale (issue 4): the direct engine side by side with CP-SAT callback enumeration and itertools brute force.
+"""Scale (docs/scale.md): the direct engine side by side with CP-SAT callback enumeration and itertools brute force.
 
     python -m benchmarks scale                 # default run, well under a minute
     python benchmarks/bench_scale.py --big     # also stream 10^8 assignments and report peak memory

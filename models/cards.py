@@ -15,6 +15,14 @@ A library document is ``{"cards": [card, ...]}``, top of the library first. A ca
   is accepted there as well).
 - ``halves`` (optional, at least two): the halves of a split card, each ``name``, ``mana_value``, optional
   ``types`` (default: the card's).
+- ``back`` and ``double_faced`` (optional, together): a double-faced card (712). The card's own fields are its
+  front face, which is all it has in the library, graveyard, exile and hand (712.8a); ``back`` is the back face
+  (``name``, ``mana_value``, optional ``types``, default ``[]``); ``double_faced`` is ``"modal"`` (a modal
+  double-faced card: either face may be cast, a land face is played instead) or ``"transform"`` (a transforming
+  double-faced card: only the front face is ever cast).
+- ``value`` (optional, a number >= 0, on cards and faces): what the player counts a card or face as worth (the
+  Gnome's score); without it, a face is worth its mana value.
+- A face that is a land (its types hold ``Land``) is never cast (305.1, 305.9): it is not among the spell faces.
 - Every other field (``id``, ``oracle_text``, ...) travels unchanged, on cards and on faces; dumping writes the
   known fields first, then the extra ones in their original order.
 
@@ -31,7 +39,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .errors import FormatError, expect_int, expect_list, expect_object, expect_str, join
 from .scenario import parse_json_text
@@ -58,8 +66,9 @@ CARD_TYPES = (
 SUPERTYPES = ("basic", "legendary", "ongoing", "snow", "world")
 ZONES = ("library", "graveyard", "exile", "hand", "stack")
 
-_CARD_FIELDS = ("name", "mana_value", "types", "adventure", "halves")
-_FACE_FIELDS = ("name", "mana_value", "types")
+_CARD_FIELDS = ("name", "mana_value", "types", "adventure", "halves", "back", "double_faced", "value")
+_FACE_FIELDS = ("name", "mana_value", "types", "value")
+DOUBLE_FACED = ("modal", "transform")
 
 
 def _freeze_extra(obj: Mapping, known: Sequence[str]) -> tuple[tuple[str, str], ...]:
@@ -71,6 +80,15 @@ def _thaw_extra(extra: Iterable[tuple[str, str]]) -> dict:
     return {k: json.loads(v) for k, v in extra}
 
 
+def _canon_extra(extra: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """The extra fields in a form that ignores key order (JSON objects are unordered): what equality compares."""
+    return tuple(sorted((k, json.dumps(json.loads(v), sort_keys=True, ensure_ascii=False)) for k, v in extra))
+
+
+def _has_land(types) -> bool:
+    return any(t.lower() == "land" for t in types or ())
+
+
 @dataclass(frozen=True)
 class Face:
     """One castable face: an Adventure, a split card's half, or (built on the fly) a card's main face."""
@@ -78,12 +96,24 @@ class Face:
     name: str
     mana_value: int
     types: tuple[str, ...] | None = None  # None: not given (a half then has its card's types)
-    extra: tuple[tuple[str, str], ...] = ()
+    extra: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    value: int | float | None = None
+    _canon: tuple = field(default=(), init=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "_canon", _canon_extra(self.extra))
+
+    @property
+    def is_land(self) -> bool:
+        """A land face is played, never cast (305.1, 305.9)."""
+        return _has_land(self.types)
 
     def to_json(self) -> dict:
         out: dict = {"name": self.name, "mana_value": self.mana_value}
         if self.types is not None:
             out["types"] = list(self.types)
+        if self.value is not None:
+            out["value"] = self.value
         out.update(_thaw_extra(self.extra))
         return out
 
@@ -97,12 +127,25 @@ class Card:
     types: tuple[str, ...] = ()
     adventure: Face | None = None
     halves: tuple[Face, ...] = ()
-    extra: tuple[tuple[str, str], ...] = ()
+    extra: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    back: Face | None = None
+    double_faced: str | None = None  # "modal" or "transform" when ``back`` is given
+    value: int | float | None = None
+    _canon: tuple = field(default=(), init=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "_canon", _canon_extra(self.extra))
 
     # -- characteristics ---------------------------------------------------------------------------
     @property
     def is_land(self) -> bool:
-        return any(t.lower() == "land" for t in self.types)
+        """In the library (and every zone but the stack and battlefield) a double-faced card has its front face's
+        characteristics only (712.8a): a modal card with a land back and a spell front is a nonland card."""
+        return _has_land(self.types)
+
+    @property
+    def is_double_faced(self) -> bool:
+        return self.back is not None
 
     @property
     def has_adventure(self) -> bool:
@@ -114,34 +157,62 @@ class Card:
 
     @property
     def main_face_name(self) -> str:
-        """An adventurer's creature name: ``"Galvanic Giant // Storm Reading"`` gives ``"Galvanic Giant"``."""
-        if self.adventure is not None and " // " in self.name:
+        """An adventurer's creature name (``"Galvanic Giant // Storm Reading"`` gives ``"Galvanic Giant"``), a
+        double-faced card's front face name (``"Valakut Awakening // Valakut Stoneforge"``: ``"Valakut Awakening"``)."""
+        other = self.adventure if self.adventure is not None else self.back
+        if other is not None and " // " in self.name:
             head, _, tail = self.name.partition(" // ")
-            if tail.strip() == self.adventure.name:
+            if tail.strip() == other.name:
                 return head
         return self.name
 
-    def spell_faces(self) -> tuple[Face, ...]:
-        """The spells this card can be cast as (from exile, without paying its mana cost).
-
-        A split card: each half (709.3; fuse works only from a hand, 702.102a). An adventurer: the
-        card itself, then its Adventure (715.3). Any other card: itself.
-        """
+    def faces(self) -> tuple[Face, ...]:
+        """Every face as printed, types filled in: a split card's halves (709); an adventurer's main face and
+        Adventure (715); a double-faced card's front and back (712); any other card, itself."""
         if self.halves:
             return tuple(
-                h if h.types is not None else Face(h.name, h.mana_value, self.types, h.extra) for h in self.halves
+                h if h.types is not None else Face(h.name, h.mana_value, self.types, h.extra, h.value)
+                for h in self.halves
             )
-        main = Face(self.main_face_name, self.mana_value, self.types)
-        return (main, self.adventure) if self.adventure is not None else (main,)
+        main = Face(self.main_face_name, self.mana_value, self.types, (), self.value)
+        if self.adventure is not None:
+            return (main, self.adventure)
+        if self.back is not None:
+            back = self.back if self.back.types is not None else replace(self.back, types=())
+            return (main, back)
+        return (main,)
+
+    def spell_faces(self) -> tuple[Face, ...]:
+        """The spells this card can be cast as (from exile, without paying its mana cost), each with the mana
+        value and types it has on the stack.
+
+        A split card: each half (709.3, 709.3b; fuse works only from a hand, 702.102a). An adventurer: the card
+        itself, then its Adventure (715.3). A modal double-faced card: either face (712.11); a transforming one:
+        its front face only (712.11a). Any other card: itself. Land faces are left out: a land is played, never
+        cast (305.1, 305.9).
+        """
+        faces = self.faces()
+        if self.back is not None and self.double_faced == "transform":
+            faces = faces[:1]
+        return tuple(f for f in faces if not f.is_land)
+
+    def face(self, name: str) -> Face | None:
+        """The face named ``name`` (any face as printed, lands included), or None."""
+        for f in self.faces():
+            if f.name == name:
+                return f
+        return None
 
     def castable_faces(self, limit: int) -> tuple[Face, ...]:
-        """701.57a: the faces whose resulting spell would have mana value ``limit`` or less."""
+        """701.57a: the spell faces whose resulting spell would have mana value ``limit`` or less."""
         return tuple(f for f in self.spell_faces() if f.mana_value <= limit)
 
     def get(self, key: str, default=None):
         """A field by name: a known one, or an extra one (decoded)."""
         if key in ("name", "mana_value"):
             return getattr(self, key)
+        if key == "value":
+            return self.value if self.value is not None else default
         if key == "types":
             return list(self.types)
         for k, v in self.extra:
@@ -156,6 +227,11 @@ class Card:
             out["adventure"] = self.adventure.to_json()
         if self.halves:
             out["halves"] = [h.to_json() for h in self.halves]
+        if self.back is not None:
+            out["back"] = self.back.to_json()
+            out["double_faced"] = self.double_faced
+        if self.value is not None:
+            out["value"] = self.value
         out.update(_thaw_extra(self.extra))
         return out
 
@@ -199,6 +275,13 @@ class Spell:
 
     card: Card
     face: str
+
+    @property
+    def mana_value(self) -> int:
+        """On the stack a spell has the characteristics of the face cast: a split card's half (709.3b), an
+        Adventure (715.3b), a double-faced card's face (712.8d)."""
+        f = self.card.face(self.face)
+        return self.card.mana_value if f is None else f.mana_value
 
     def to_json(self) -> dict:
         return {"card": self.card.to_json(), "face": self.face}
@@ -287,6 +370,18 @@ def _load_types(value, path: str, extra_words: tuple[str, ...] = ()) -> tuple[st
     return tuple(out)
 
 
+def _load_value(obj: dict, path: str):
+    if "value" not in obj:
+        return None
+    v = obj["value"]
+    where = join(path, "value")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf")):
+        raise FormatError(where, f"expected a number, got {json.dumps(v, ensure_ascii=False)[:40]}")
+    if v < 0:
+        raise FormatError(where, f"must not be negative, got {v}")
+    return v
+
+
 def _load_face(data, path: str, extra_words: tuple[str, ...] = ()) -> Face:
     obj = expect_object(data, path)
     types = None
@@ -297,6 +392,7 @@ def _load_face(data, path: str, extra_words: tuple[str, ...] = ()) -> Face:
         mana_value=expect_int(_required(obj, "mana_value", path), join(path, "mana_value"), minimum=0),
         types=types,
         extra=_freeze_extra(obj, _FACE_FIELDS),
+        value=_load_value(obj, path),
     )
 
 
@@ -321,6 +417,20 @@ def _load_card(data, path: str) -> Card:
         halves = tuple(_load_face(h, join(join(path, "halves"), i)) for i, h in enumerate(items))
         if adventure is not None:
             raise FormatError(join(path, "halves"), "a card cannot have both halves and an adventure")
+    back = None
+    double_faced = None
+    if "back" in obj or "double_faced" in obj:
+        if "back" not in obj:
+            raise FormatError(join(path, "back"), 'required with "double_faced" (the back face)')
+        back = _load_face(obj["back"], join(path, "back"))
+        double_faced = obj.get("double_faced")
+        if double_faced not in DOUBLE_FACED:
+            raise FormatError(
+                join(path, "double_faced"),
+                f'expected "modal" or "transform" (712), got {json.dumps(double_faced, ensure_ascii=False)[:40]}',
+            )
+        if halves or adventure is not None:
+            raise FormatError(join(path, "back"), "a double-faced card cannot also have halves or an adventure")
     return Card(
         name=name,
         mana_value=mana_value,
@@ -328,6 +438,9 @@ def _load_card(data, path: str) -> Card:
         adventure=adventure,
         halves=halves,
         extra=_freeze_extra(obj, _CARD_FIELDS),
+        back=back,
+        double_faced=double_faced,
+        value=_load_value(obj, path),
     )
 
 

@@ -13,11 +13,13 @@ output also carries ``"state"``, the zones after the action, so commands can be 
 
 from __future__ import annotations
 
-from .docio import emit, engine_choices, label, read_text, run_batch, scenario_from, shown
+from .docio import emit, engine_choices, is_batch, label, read_text, run_batch, scenario_from, shown
 from .library import discover, discover_distribution, gnome_outcomes, mill, mill_distribution, seek_thrills
+from .library.decks import library_from_deck, load_card_data, parse_decklist
+from .library.transforms import shuffle_library
 from .models import parse_json_text
 from .models.cards import ZONES, GameState, load_library_or_state
-from .models.errors import FormatError, expect_object
+from .models.errors import FormatError, expect_object, join
 
 EXIT_OK, EXIT_NO = 0, 1
 
@@ -56,37 +58,48 @@ def _result(event_json: dict, state: GameState, zones: bool) -> dict:
 
 
 def cmd_mill(args) -> int:
+
     n = _whole(args.n, "N")
     seed = _whole(args.seed, "--seed", allow_none=True)
 
     def one(doc):
         state, zones = _state(doc)
-        if args.distribution:
-            return {"action": "mill_distribution", **mill_distribution(state, n).to_json()}, EXIT_OK
-        new, event = mill(state, n, seed, as_cost=args.cost)
+        if args.distribution:  # 701.17b: a cost that cannot be paid mills nothing, exit 1 as without --distribution
+            dist = mill_distribution(state, n, as_cost=args.cost, to=args.to, end=args.end)
+            return {"action": "mill_distribution", **dist.to_json()}, (EXIT_OK if dist.performed else EXIT_NO)
+        new, event = mill(state, n, seed, as_cost=args.cost, to=args.to, end=args.end)
         return _result(event.to_json(), new, zones), (EXIT_NO if args.cost and not event.performed else EXIT_OK)
 
     return run_batch(args.library, one)
 
 
 def cmd_seek_thrills(args) -> int:
+
     seed = _whole(args.seed, "--seed", allow_none=True)
 
     def one(doc):
         state, zones = _state(doc)
         if args.distribution:
-            return {"action": "seek_thrills_distribution", **mill_distribution(state, 7).to_json()}, EXIT_OK
-        new, event = seek_thrills(state, seed)
+            dist = mill_distribution(state, 7, to=args.to, end=args.end)
+            return {"action": "seek_thrills_distribution", **dist.to_json()}, EXIT_OK
+        new, event = seek_thrills(state, seed, to=args.to, end=args.end)
         return _result(event.to_json(), new, zones), EXIT_OK
 
     return run_batch(args.library, one)
 
 
 def cmd_discover(args) -> int:
+
     n = _whole(args.n, "N")
     seed = _whole(args.seed, "--seed", allow_none=True)
     if seed is None and not args.distribution:
         raise FormatError("--seed", "required: it sets the random order of the cards put on the bottom (701.57a)")
+    if args.face is not None and args.choice == "hand":
+        raise FormatError("--face", "names the face to cast; with --choice hand nothing is cast (701.57a)")
+    if args.face is not None and args.distribution:
+        raise FormatError(
+            "--face", "not used with --distribution (which casts the castable face of highest mana value)"
+        )
 
     def one(doc):
         state, zones = _state(doc)
@@ -99,20 +112,84 @@ def cmd_discover(args) -> int:
 
 
 def cmd_gnome(args) -> int:
+    """One board (COMBAT a scenario JSON), or a ``.jsonl`` batch: one board per line, each a scenario (with the
+    LIBRARY given) or ``{"combat": scenario, "library": ..., "gnome": id}`` (library and gnome optional)."""
+
     if args.combat == "-" and args.library == "-":
         raise FormatError("LIBRARY", "COMBAT and LIBRARY cannot both be read from standard input")
-    scenario = scenario_from(parse_json_text(read_text(args.combat), label(args.combat)))
-    state, _ = _state(parse_json_text(read_text(args.library), label(args.library)))
-    report = gnome_outcomes(
-        scenario, state, args.gnome, criterion=args.criterion, library_order=args.order, engine=args.engine
-    )
-    emit(report.to_json())
+    shared = None
+    if args.library is not None:
+        shared, _ = _state(parse_json_text(read_text(args.library), label(args.library)))
+    elif not is_batch(args.combat):
+        raise FormatError("LIBRARY", "required (only a .jsonl batch may give a library on each line)")
+
+    def one(doc):
+        state, gnome, path = shared, args.gnome, ""
+        if isinstance(doc, dict) and "combat" in doc:
+            for key in doc:
+                if key not in ("combat", "library", "gnome"):
+                    raise FormatError(key, 'unknown field (a batch line is {"combat", "library", "gnome"})')
+            if "library" in doc:
+                state, _ = _state(doc["library"])
+            if "gnome" in doc:
+                gnome = doc["gnome"]
+                if not isinstance(gnome, str):
+                    raise FormatError("gnome", "expected an attacker id (a string)")
+            doc, path = doc["combat"], "combat"
+        if state is None:
+            raise FormatError(join(path, "library") if path else "library", "no library: give LIBRARY or a library")
+        scenario = scenario_from(expect_object(doc, path or "scenario"), path)
+        report = gnome_outcomes(
+            scenario,
+            state,
+            gnome,
+            criterion=args.criterion,
+            library_order=args.order,
+            engine=args.engine,
+            objective=args.objective,
+        )
+        return report.to_json(), EXIT_OK
+
+    return run_batch(args.combat, one)
+
+
+def cmd_from_deck(args) -> int:
+    """``trample library from-deck DECK --cards FILE``: the library of a decklist, from card data on disk."""
+
+    if args.deck == "-" and args.cards == "-":
+        raise FormatError("--cards", "DECK and --cards cannot both be read from standard input")
+    seed = _whole(args.seed, "--seed", allow_none=True)
+    where = label(args.deck)
+    lines = parse_decklist(read_text(args.deck, "DECK"), where)
+    data = load_card_data(parse_json_text(read_text(args.cards, "--cards"), label(args.cards)), label(args.cards))
+    sections = ("deck", "sideboard") if args.sideboard else ("deck",)
+    library = library_from_deck(lines, data, sections=sections, where=where)
+    state = _state(library.to_json())[0]
+    if seed is not None:
+        state, _ = shuffle_library(state, seed)
+    emit(state.library.to_json())
     return EXIT_OK
 
 
 # ---------------------------------------------------------------------------------------------
 # Registration
 # ---------------------------------------------------------------------------------------------
+
+
+def _mill_options(p) -> None:
+    p.add_argument(
+        "--to",
+        choices=["graveyard", "exile"],
+        default="graveyard",
+        help="where the milled cards go: graveyard (701.17a, default) or exile (a replacement effect)",
+    )
+    p.add_argument(
+        "--from",
+        dest="end",
+        choices=["top", "bottom"],
+        default="top",
+        help="mill from the top of the library (default) or from the bottom",
+    )
 
 
 def add_commands(subparsers) -> None:
@@ -133,6 +210,7 @@ def add_commands(subparsers) -> None:
         action="store_true",
         help="exact distribution over a uniformly shuffled library instead (adventurers, total mana value)",
     )
+    _mill_options(p)
     p.set_defaults(func=cmd_mill)
 
     p = subparsers.add_parser("discover", help="discover N (701.57): exiled cards, the discovered card, where it went")
@@ -161,11 +239,16 @@ def add_commands(subparsers) -> None:
         action="store_true",
         help="exact distribution of adventurers among the seven milled, over a shuffled library",
     )
+    _mill_options(p)
     p.set_defaults(func=cmd_seek_thrills)
 
     p = subparsers.add_parser("gnome", help="Scalesoul Gnome: each reachable X, its splits, and discover X")
-    p.add_argument("combat", metavar="COMBAT", help="combat scenario JSON (one damage step) or -")
-    p.add_argument("library", metavar="LIBRARY", help="library JSON or -")
+    p.add_argument(
+        "combat",
+        metavar="COMBAT",
+        help='combat scenario JSON (one damage step, or "step": "combat" for both), a .jsonl batch, or -',
+    )
+    p.add_argument("library", metavar="LIBRARY", nargs="?", default=None, help="library JSON or -")
     p.add_argument(
         "--gnome",
         default=None,
@@ -173,10 +256,17 @@ def add_commands(subparsers) -> None:
     )
     p.add_argument(
         "--criterion",
-        choices=["mana_value", "kills", "x"],
-        default="mana_value",
-        help="best split: mana_value (expected mana value discovered, then kills, then X; default), "
-        "kills (then X, then mana value), x (then kills)",
+        choices=["score", "mana_value", "kills", "x"],
+        default="score",
+        help="best line: score (expected score of the faces cast and duplicates conjured, then kills, then X; "
+        "default), mana_value (expected mana value discovered, then kills, then X), kills (then X, then mana "
+        "value), x (then kills)",
+    )
+    p.add_argument(
+        "--objective",
+        default=None,
+        help="lexicographic terms, comma-separated, overriding --criterion: lethal, damage, kills, score, "
+        "mana_value, x (e.g. lethal,kills,score)",
     )
     p.add_argument(
         "--order",
@@ -193,3 +283,21 @@ def add_commands(subparsers) -> None:
         help=f"combat engine: {', '.join(engine_choices())} (default auto)",
     )
     p.set_defaults(func=cmd_gnome)
+
+    p = subparsers.add_parser("library", help="build libraries from real data (library from-deck)")
+    sub = p.add_subparsers(dest="library_command", metavar="SUBCOMMAND", parser_class=type(p))
+    sub.required = True
+    q = sub.add_parser(
+        "from-deck",
+        help="a library from a decklist (MTG Arena export or '4 Name' lines) and Scryfall or MTGJSON card data",
+    )
+    q.add_argument("deck", metavar="DECK", help="decklist text file, or -")
+    q.add_argument(
+        "--cards",
+        required=True,
+        metavar="FILE",
+        help="card data on disk: Scryfall card objects (a JSON array, as in bulk data) or MTGJSON AtomicCards",
+    )
+    q.add_argument("--sideboard", action="store_true", help="include the sideboard (default: the main deck only)")
+    q.add_argument("--seed", default=None, help="shuffle the library with this seed (default: the decklist's order)")
+    q.set_defaults(func=cmd_from_deck)

@@ -1,19 +1,24 @@
-"""Hand-made regression boards: the shared perft file and RULES.md's "Known engine mistakes", with exact
-expectations. Used by test_brute.py (the oracle) and test_differential.py (the engine)."""
+"""Hand-made regression boards: the perft file (tests/data/combat-perft.jsonl) and the "known engine mistakes" of
+docs/rules.md, with exact expectations. Used by test_brute.py (the oracle) and test_differential.py (the engine)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-PERFT_PATH = Path("/work/shared/perft/combat-perft.jsonl")
+#: The perft suite is part of the repository: every test reads it from here and nothing else.
+PERFT_PATH = Path(__file__).resolve().parent / "data" / "combat-perft.jsonl"
 
 
 def load_perft() -> list[dict]:
-    """Lines of the shared perft file; an empty list when the shared checkout is absent."""
-    if not PERFT_PATH.exists():
-        return []
-    return [json.loads(line) for line in PERFT_PATH.read_text().splitlines() if line.strip()]
+    """Lines of the perft file. A missing or empty file raises (a collection error, so the run fails): a test
+    parametrised over nothing would pass by testing nothing."""
+    if not PERFT_PATH.is_file():
+        raise FileNotFoundError(f"the perft suite {PERFT_PATH} is missing (it is part of the repository)")
+    cases = [json.loads(line) for line in PERFT_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not cases:
+        raise ValueError(f"the perft suite {PERFT_PATH} holds no cases")
+    return cases
 
 
 OPP = [{"id": "opp", "life": 20}]

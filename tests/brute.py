@@ -1,6 +1,6 @@
 """An independent, deliberately naive oracle for one combat damage step.
 
-Written from ``RULES.md`` / ``FORMAT.md`` only, never from ``solver/`` (so differential tests can catch
+Written from ``docs/rules.md`` / ``docs/format.md`` only, never from ``solver/`` (so differential tests can catch
 engine bugs). It works on the plain decoded JSON dict of a scenario and on plain assignment dicts.
 
 * :func:`violations` / :func:`is_legal` -- the rules, as a filter over one whole assignment (510.1e: legality
@@ -10,7 +10,7 @@ engine bugs). It works on the plain decoded JSON dict of a scenario and on plain
   the defending side), take the product, and keep what :func:`is_legal` accepts. Exponential on purpose;
   only for tiny scenarios.
 
-Readings (see RULES.md "Readings where the rules are silent" and the test module):
+Readings (see docs/rules.md "Readings where the rules are silent" and the test module):
 
 * an attacker with ``"in_combat": false`` was removed from combat: it assigns nothing, and a blocker whose
   blocked attackers are all removed assigns nothing (510.1d);
@@ -45,7 +45,7 @@ STEPS = ("regular", "first_strike")
 
 
 # ---------------------------------------------------------------------------------------------
-# Defaults (FORMAT.md)
+# Defaults (docs/format.md)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -63,7 +63,7 @@ def _creature(d: dict) -> dict:
 
 
 def normalize(scenario: dict) -> dict:
-    """The scenario with every FORMAT.md default filled in, plus an ``objects`` index by id.
+    """The scenario with every docs/format.md default filled in, plus an ``objects`` index by id.
 
     Keywords become sets (trample_over_planeswalkers adds trample).
     """
@@ -513,7 +513,7 @@ def _candidate_splits(power: int, universe: list[str]) -> list[dict]:
 
 
 def brute_force(scenario: dict, side: str = "attacking") -> list[dict]:
-    """Every legal assignment of the step, each exactly once, as FORMAT.md dicts with every source a key."""
+    """Every legal assignment of the step, each exactly once, as docs/format.md dicts with every source a key."""
     s = normalize(scenario)
     if side == "both":
         att = brute_force(scenario, "attacking")

@@ -1,6 +1,6 @@
 """An independent, deliberately plain brute-force oracle for a whole combat (``"step": "combat"``).
 
-Written from RULES.md / FORMAT.md and the Comprehensive Rules, never from ``solver/``. It reuses the one-step
+Written from docs/rules.md / docs/format.md and the Comprehensive Rules, never from ``solver/``. It reuses the one-step
 oracle ``tests/brute.py`` for each step (both sides' sources, ``side="both"``) and does the rest by hand on
 plain decoded-JSON dicts:
 

@@ -1,4 +1,4 @@
-"""Hypothesis strategies: small but complete FORMAT.md combat scenarios, and near-legal assignments.
+"""Hypothesis strategies: small but complete docs/format.md combat scenarios, and near-legal assignments.
 
 Scenarios are plain decoded-JSON dicts (optional fields sometimes written, sometimes left to their defaults),
 always valid for ``trample.models.load_scenario``, and small enough for ``tests/brute.py``: the attackers' positive
@@ -135,7 +135,7 @@ def scenarios(
     focus=None,
     extras: bool = False,
 ) -> dict:
-    """A valid FORMAT.md scenario dict, small enough for brute force.
+    """A valid docs/format.md scenario dict, small enough for brute force.
 
     ``focus="planeswalkers"``: at least one planeswalker, attacked more often (more 702.19c/e lines).
     ``extras``: also the legality options of docs/effects.md (assigns_toughness, as_though_unblocked, banding, a

@@ -1,4 +1,4 @@
-"""The arena (issue 7): player conformance, scoring against the optimum, suites.
+"""The arena (docs/arena.md): player conformance, scoring against the optimum, suites.
 
 Legality is judged twice: by ``Combat.check`` (what the arena scores with) and by the independent brute-force
 oracle ``tests/brute.py``; the optimum the arena scores against is checked against brute-force maximisation.
@@ -160,7 +160,7 @@ def test_regret_signs():
 
 
 # ---------------------------------------------------------------------------------------------
-# Exact numbers on the curated known-mistakes suite (RULES.md)
+# Exact numbers on the curated known-mistakes suite (docs/rules.md)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -211,7 +211,7 @@ TRAMPLE = {
 @pytest.mark.parametrize(
     "output, rules",
     [
-        ({"a": {"x": 4, "opp": 2}}, ["702.19b"]),  # RULES.md mistake 4: y has not been assigned lethal
+        ({"a": {"x": 4, "opp": 2}}, ["702.19b"]),  # docs/rules.md mistake 4: y has not been assigned lethal
         ({"a": {"x": 2, "y": 2, "opp": 1}}, ["510.1a"]),  # assigns 5 of its 6
         ({"a": {"x": 2, "y": 2, "opp": 2}, "zz": {}}, ["bad-output"]),  # unknown source id
         ([1, 2], ["bad-output"]),
@@ -268,7 +268,7 @@ def test_generated_boards_are_valid_and_follow_their_level(level):
     items = generate(level, 40, seed=5)
     assert [i["id"] for i in items[:2]] == [f"{level}/5/0", f"{level}/5/1"]
     for item in items:
-        s = load_scenario(item["scenario"])  # FORMAT.md-valid
+        s = load_scenario(item["scenario"])  # docs/format.md-valid
         assert lv.attackers[0] <= len(s.attackers) <= lv.attackers[1]
         assert lv.blockers[0] <= len(s.blockers) <= lv.blockers[1]
         assert lv.planeswalkers[0] <= len(s.planeswalkers) <= lv.planeswalkers[1]

@@ -1,4 +1,4 @@
-"""``trample arena`` and ``trample score`` (issue 7): JSON out, exit 0 / 2, one-line errors."""
+"""``trample arena`` and ``trample score`` (docs/arena.md): JSON out, exit 0 / 2, one-line errors."""
 
 from __future__ import annotations
 
@@ -160,7 +160,7 @@ def test_score_recorded_decisions(capsys, tmp_path):
     path.write_text(
         "\n".join(
             [
-                _decision({"a": {"x": 4, "opp": 2}}, player="me", objective="max-damage"),  # RULES.md mistake 4
+                _decision({"a": {"x": 4, "opp": 2}}, player="me", objective="max-damage"),  # docs/rules.md mistake 4
                 _decision({"a": {"x": 2, "y": 2, "opp": 2}}, player="me", objective="max-damage", time_ms=1.5),
                 _decision({"a": {"x": 3, "y": 3}}, player="you"),
                 json.dumps({"scenario": {"attackers": []}, "assignment": {}, "objective": "max-kills!"}),

@@ -1,4 +1,4 @@
-"""The Gymnasium-style environment (issue 7): reset(seed) / step(action), action = assignment index of N."""
+"""The Gymnasium-style environment (docs/arena.md): reset(seed) / step(action), action = assignment index of N."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from trample import Combat
 from trample.arena import ArenaEnv, load_suite
 from trample.models import Assignment
 
-# RULES.md known mistake 3: a 6/6 blocked by a 1/2 (value 1, declared first) and a 5/5 (value 5); 7 splits
+# docs/rules.md known mistake 3: a 6/6 blocked by a 1/2 (value 1, declared first) and a 5/5 (value 5); 7 splits
 KNOWN = {item["id"].split(".")[0]: item for item in load_suite("benchmarks/arena/known-mistakes.jsonl")}
 
 

@@ -1,4 +1,4 @@
-"""External players (issue 7): programs speaking JSON Lines on stdin/stdout, scored like any player.
+"""External players (docs/arena.md): programs speaking JSON Lines on stdin/stdout, scored like any player.
 
 The test writes small player scripts into tmp_path. A crash, a hang (a short timeout) and garbage are scored as
 illegal decisions (rules "crash", "timeout", "bad-output") and the run goes on; a dead player is restarted.

@@ -1,4 +1,4 @@
-"""The arena at scale (issue 7): the same results in-process, on a process pool and on Dask distributed.
+"""The arena at scale (docs/arena.md): the same results in-process, on a process pool and on Dask distributed.
 
 Only the wall-clock fields (``time_ms*``, ``elapsed_s``) may differ; boards come back in order and every
 random choice is seeded from (seed, board, player).

@@ -1,4 +1,4 @@
-"""Tests of the oracle itself (tests/brute.py): perft, RULES.md's known engine mistakes, one test per rule,
+"""Tests of the oracle itself (tests/brute.py): perft, docs/rules.md's known engine mistakes, one test per rule,
 closed-form counts, and metamorphic properties on generated scenarios."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def opp(**kw):
 
 
 # ---------------------------------------------------------------------------------------------
-# Shared perft file and RULES.md boards
+# Perft file and docs/rules.md boards
 # ---------------------------------------------------------------------------------------------
 
 
@@ -63,7 +63,7 @@ def test_known_engine_mistakes(board):
 
 
 def test_known_mistake_counts_written_out():
-    # RULES.md "Known engine mistakes": 1: 4, 2: 5, 3: 7 (legacy 5), 4: 10, 5: 6, 6: 1 (+1), 7: 1 (+1),
+    # docs/rules.md "Known engine mistakes": 1: 4, 2: 5, 3: 7 (legacy 5), 4: 10, 5: 6, 6: 1 (+1), 7: 1 (+1),
     # 8: 35 per step, 9: 1, 10: 4
     counts = [len(brute_force(b["scenario"])) for b in KNOWN_MISTAKES]
     assert counts == [4, 5, 7, 5, 10, 6, 1, 1, 1, 1, 35, 35, 1, 4]
@@ -504,7 +504,7 @@ def test_510_1e_judged_as_a_whole():
 def test_check_shapes():
     sc = {"players": opp(), "attackers": [{"id": "a", "power": 1, "toughness": 1, "attacking": "opp"}]}
     assert is_legal(sc, {"a": {"opp": 1}})
-    assert is_legal(sc, {"a": {"opp": 1, "nobody": 0}})  # zero entries are dropped (FORMAT.md)
+    assert is_legal(sc, {"a": {"opp": 1, "nobody": 0}})  # zero entries are dropped (docs/format.md)
     assert not is_legal(sc, {"a": {"opp": 1}, "opp": {}})  # not a source
     assert not is_legal(sc, {"a": {"opp": 2, "a": -1}})
     assert not is_legal(sc, {})  # missing source = assigns nothing, but it must assign 1

@@ -1,4 +1,4 @@
-"""The trample command line: FORMAT.md's contract (exit codes 0/1/2, one-line errors, .jsonl batches)."""
+"""The trample command line: docs/format.md's contract (exit codes 0/1/2, one-line errors, .jsonl batches)."""
 
 import json
 import subprocess
@@ -6,10 +6,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from boards import PERFT_PATH
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "thrasta.json"
-PERFT = ROOT.parent / "shared" / "perft" / "combat-perft.jsonl"
+PERFT = PERFT_PATH  # tests/data/combat-perft.jsonl
 
 TRAMPLE_2_2 = {
     "players": [{"id": "opp", "life": 20}],

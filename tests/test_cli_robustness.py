@@ -1,5 +1,5 @@
 """Adversarial input at the command line: each row is a bug that was found (a traceback, a hang, a silent wrong
-answer or an unclear message) and the one-line error it now gives. FORMAT.md: bad input exits 2 with one line
+answer or an unclear message) and the one-line error it now gives. docs/format.md: bad input exits 2 with one line
 on standard error that names the place, and never a traceback."""
 
 import io
@@ -307,14 +307,14 @@ def test_the_bound_is_inclusive(capsys, monkeypatch):  # 510.1a: a creature of p
         load_scenario(doc | {"attackers": [dict(doc["attackers"][0], power=-MAX_NUMBER - 1)]})
 
 
-def test_long_values_are_cut_short_in_messages(capsys, monkeypatch):  # FORMAT.md: a one-line error
+def test_long_values_are_cut_short_in_messages(capsys, monkeypatch):  # docs/format.md: a one-line error
     code, _, err = run_main(capsys, monkeypatch, ["sample", "-", "--seed", "7" * 5000], json.dumps(THRASTA))
     assert code == 2 and "argument --seed: expected a whole number" in err and len(err) < 200
     code, _, err = run_main(capsys, monkeypatch, ["mill", LIBRARY, "x" * 5000])
     assert code == 2 and "N: expected a whole number" in err and len(err) < 200
 
 
-def test_byte_order_mark_is_skipped(capsys, monkeypatch, tmp_path):  # FORMAT.md: a file that is JSON
+def test_byte_order_mark_is_skipped(capsys, monkeypatch, tmp_path):  # docs/format.md: a file that is JSON
     f = tmp_path / "bom.json"
     f.write_bytes(b"\xef\xbb\xbf" + json.dumps(THRASTA).encode())
     assert run_main(capsys, monkeypatch, ["count", f]) == (0, '{"count":36}\n', "")
@@ -325,7 +325,7 @@ def test_byte_order_mark_is_skipped(capsys, monkeypatch, tmp_path):  # FORMAT.md
     )
 
 
-def test_jsonl_lines_end_at_newline_only(capsys, monkeypatch, tmp_path):  # FORMAT.md: a result line per line
+def test_jsonl_lines_end_at_newline_only(capsys, monkeypatch, tmp_path):  # docs/format.md: a result line per line
     # U+2028, form feed and vertical tab cut str.splitlines(): a line that held one was answered twice, and
     # every later result moved down one line.
     text = json.dumps(THRASTA)
@@ -338,7 +338,7 @@ def test_jsonl_lines_end_at_newline_only(capsys, monkeypatch, tmp_path):  # FORM
     assert len(err.splitlines()) == 3 and "Traceback" not in err
 
 
-def test_arena_suite_lines_end_at_newline_only(tmp_path):  # FORMAT.md: one board per line
+def test_arena_suite_lines_end_at_newline_only(tmp_path):  # docs/format.md: one board per line
     from trample.arena.suites import load_suite
 
     s = dict(THRASTA, attackers=[dict(THRASTA["attackers"][1], id="a\u2028b")], blockers=[])
@@ -347,7 +347,7 @@ def test_arena_suite_lines_end_at_newline_only(tmp_path):  # FORMAT.md: one boar
     assert [i["scenario"]["attackers"][0]["id"] for i in load_suite(f)] == ["a\u2028b"]
 
 
-def test_parse_json_text_names_the_place():  # FORMAT.md: the message names the JSON path
+def test_parse_json_text_names_the_place():  # docs/format.md: the message names the JSON path
     with pytest.raises(FormatError) as err:
         parse_json_text('{"a": [{"b": 1}, {"b": 2, "b": 3}]}')
     assert str(err.value) == "a[1].b: duplicate key (a JSON object takes each key once)"
@@ -364,7 +364,7 @@ def real(*args, stdout=subprocess.PIPE, env=None):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-def test_a_full_disk_is_one_line_not_a_traceback():  # FORMAT.md: no traceback
+def test_a_full_disk_is_one_line_not_a_traceback():  # docs/format.md: no traceback
     with open("/dev/full", "w") as full:
         proc = real("count", ROOT / "examples" / "thrasta.json", stdout=full)
         _, err = proc.communicate(timeout=120)
@@ -379,7 +379,7 @@ def test_a_reader_that_leaves_early_is_not_an_error():  # `trample enumerate ...
     assert json.loads(first) == {"t": {"b7": 20}} and proc.returncode == 0 and err == b""
 
 
-def test_strict_stdin_encoding_is_not_a_traceback():  # FORMAT.md: bytes that are not UTF-8 are bad input
+def test_strict_stdin_encoding_is_not_a_traceback():  # docs/format.md: bytes that are not UTF-8 are bad input
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     proc = subprocess.run(
         [sys.executable, "-m", "trample", "count", "-"],
@@ -392,7 +392,7 @@ def test_strict_stdin_encoding_is_not_a_traceback():  # FORMAT.md: bytes that ar
     assert proc.returncode == 2 and proc.stderr.decode() == "trample: standard input: not UTF-8 text (byte 1 is 0xff)\n"
 
 
-def test_out_of_memory_is_one_line(capsys, monkeypatch):  # FORMAT.md: no traceback
+def test_out_of_memory_is_one_line(capsys, monkeypatch):  # docs/format.md: no traceback
     # numpy raises MemoryError for a block it cannot allocate (one trampler blocked by 500 1/1s, enumerate)
     import trample.combat
 
@@ -404,7 +404,7 @@ def test_out_of_memory_is_one_line(capsys, monkeypatch):  # FORMAT.md: no traceb
     assert code == 2 and out == "" and err.startswith("trample: out of memory") and len(err.splitlines()) == 1
 
 
-def test_a_bad_assignment_line_names_its_own_file_and_line(capsys, monkeypatch, tmp_path):  # FORMAT.md
+def test_a_bad_assignment_line_names_its_own_file_and_line(capsys, monkeypatch, tmp_path):  # docs/format.md
     (tmp_path / "s.jsonl").write_text("\n" + json.dumps(THRASTA) + "\n" + json.dumps(THRASTA) + "\n")
     (tmp_path / "a.jsonl").write_text("nope\n" + LEGAL + "\n")
     code, out, err = run_main(capsys, monkeypatch, ["check", "s.jsonl", "a.jsonl"], cwd=tmp_path)
@@ -422,7 +422,7 @@ def test_a_bad_assignment_line_names_its_own_file_and_line(capsys, monkeypatch, 
         ["arena", "d.jsonl", "--report", "d.jsonl"],
     ],
 )
-def test_an_output_never_overwrites_an_input(capsys, monkeypatch, tmp_path, args):  # FORMAT.md: pure transforms
+def test_an_output_never_overwrites_an_input(capsys, monkeypatch, tmp_path, args):  # docs/format.md: pure transforms
     (tmp_path / "s.json").write_text(json.dumps(THRASTA))
     decisions = (ROOT / "benchmarks" / "arena" / "decisions" / "example.jsonl").read_text()
     (tmp_path / "d.jsonl").write_text(decisions)

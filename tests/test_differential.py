@@ -1,6 +1,6 @@
 """Differential tests: the engine (trample.Combat) against the independent brute-force oracle (tests/brute.py).
 
-Compared on the shared perft file, RULES.md's known engine mistakes and generated scenarios: the SET of legal
+Compared on the perft file, docs/rules.md's known engine mistakes and generated scenarios: the SET of legal
 attacking-side assignments (each exactly once), the count, membership, and ``check`` verdicts on near-legal
 candidates (every illegal verdict must cite a rule).
 """

@@ -80,7 +80,34 @@ WEAR_TEAR = card(
     }
 )
 BIG = card({"name": "Ancient Brontodon", "mana_value": 8, "types": ["Creature"]})
-POOL = [FOREST, MOUNTAIN, BOLT, ELVES, THOPTER, GIANT, BONECRUSHER, FIRE_ICE, WEAR_TEAR, BIG]
+VALAKUT = card(  # 712.8a: a nonland instant in the library; its land back is never cast (305.9)
+    {
+        "name": "Valakut Awakening // Valakut Stoneforge",
+        "mana_value": 3,
+        "types": ["Instant"],
+        "back": {"name": "Valakut Stoneforge", "mana_value": 0, "types": ["Land"]},
+        "double_faced": "modal",
+    }
+)
+DELVER = card(  # 712.11a: a transforming card, cast only front face up
+    {
+        "name": "Delver of Secrets // Insectile Aberration",
+        "mana_value": 1,
+        "types": ["Creature"],
+        "back": {"name": "Insectile Aberration", "mana_value": 1, "types": ["Creature"]},
+        "double_faced": "transform",
+    }
+)
+PATHWAY = card(  # a modal card with a land front is a land in the library
+    {
+        "name": "Hengegate Pathway // Mistgate Pathway",
+        "mana_value": 0,
+        "types": ["Land"],
+        "back": {"name": "Mistgate Pathway", "mana_value": 0, "types": ["Land"]},
+        "double_faced": "modal",
+    }
+)
+POOL = [FOREST, MOUNTAIN, BOLT, ELVES, THOPTER, GIANT, BONECRUSHER, FIRE_ICE, WEAR_TEAR, BIG, VALAKUT, DELVER, PATHWAY]
 
 cards_st = st.sampled_from(POOL)
 libraries = st.lists(cards_st, max_size=24).map(lambda cs: Library(tuple(cs)))
@@ -500,7 +527,7 @@ extra_fields = st.dictionaries(st.sampled_from(["id", "oracle_text", "set", "rar
 
 
 @given(st.sampled_from(POOL), extra_fields)
-def test_card_round_trip_carries_extra_fields(base, extra):  # FORMAT.md: further fields travel unchanged
+def test_card_round_trip_carries_extra_fields(base, extra):  # docs/format.md: further fields travel unchanged
     data = {**base.to_json(), **extra}
     original = json.dumps(data, sort_keys=True)
     c = load_card(data)
@@ -511,7 +538,7 @@ def test_card_round_trip_carries_extra_fields(base, extra):  # FORMAT.md: furthe
         assert c.get(k) == v
 
 
-def test_library_and_state_round_trip():  # FORMAT.md "Library"; 701.57a results load back
+def test_library_and_state_round_trip():  # docs/format.md "Library"; 701.57a results load back
     doc = {"cards": [GIANT.to_json(), FIRE_ICE.to_json(), {**BOLT.to_json(), "id": 3}]}
     library = load_library(doc)
     assert library.to_json() == doc
@@ -582,14 +609,14 @@ def test_halves_inherit_types_and_adventure_face_name():  # 709.3, 715.3
         ("{", "not JSON"),
     ],
 )
-def test_bad_library_input(doc, message):  # FORMAT.md "Library": a one-line error naming the JSON path
+def test_bad_library_input(doc, message):  # docs/format.md "Library": a one-line error naming the JSON path
     with pytest.raises(FormatError) as err:
         load_library(doc)
     assert str(err.value).startswith(message)
     assert "\n" not in str(err.value)
 
 
-def test_bad_state_input():  # FORMAT.md: bad input names its JSON path
+def test_bad_state_input():  # docs/format.md: bad input names its JSON path
     with pytest.raises(FormatError, match=r"^sideboard: unknown zone"):
         load_state({"library": [], "sideboard": []})
     with pytest.raises(FormatError, match=r"^stack\[0\]\.card: required field is missing"):

@@ -51,7 +51,10 @@ def test_gnome_unblocked_discovers_three():  # 510.1b: all 3 to the player -> di
     report = gnome_outcomes(gnome_board(), LIBRARY)
     assert [o.x for o in report.outcomes] == [3] and report.total_splits == 1
     assert report.best.x == 3
-    assert report.best.score == discover_distribution(load_library(LIBRARY), 3).expected_mana_value == Fraction(3, 2)
+    expected = discover_distribution(load_library(LIBRARY), 3).expected_mana_value
+    assert report.best.mana_value == expected == Fraction(3, 2)
+    # Scalesoul Gnome's second ability: Bolt cast from exile conjures a Bolt (1 + 1), Counterspell 2 + 2
+    assert report.best.score == Fraction(1, 2) * 2 + Fraction(1, 2) * 4 == 3
 
 
 def test_gnome_trample_split_sets_x():  # 702.19b: lethal to the 1/1 first, the rest may trample over
@@ -60,11 +63,15 @@ def test_gnome_trample_split_sets_x():  # 702.19b: lethal to the 1/1 first, the 
     assert [(o.x, o.splits) for o in report.outcomes] == [(0, 1), (1, 1), (2, 1)]
     x0, x1, x2 = report.outcomes
     assert not x0.triggers and x0.distribution is None  # no damage to a player: no trigger, not "discover 0"
-    assert x1.score == 1 and x2.score == Fraction(3, 2)  # discover 1 finds Bolt; discover 2 Bolt or Counterspell
+    assert x1.mana_value == 1 and x2.mana_value == Fraction(3, 2)
+    assert (
+        x1.score == 2 and x2.score == 3
+    )  # each cast conjures a duplicate of the card into hand  # discover 1 finds Bolt; discover 2 Bolt or Counterspell
     assert report.best.x == 2 and report.best.best_split.to_json() == {"gnome": {"elf": 1, "opp": 2}}
     js = report.to_json()
     assert js["reachable_x"] == [0, 1, 2] and js["best"]["kills"] == 1
-    assert js["criterion_order"][0] == "highest expected mana value discovered"
+    assert js["criterion_order"][0] == "highest expected score (face cast + conjured duplicate)"
+    assert js["objective"] == ["score", "kills", "x"]
 
 
 def test_gnome_split_counts_sum_to_the_combat_count():  # 510.1c, 702.19b
@@ -116,7 +123,7 @@ def test_gnome_known_order():  # 701.57a with the library in the order given: th
     known = {o.x: o.known for o in report.outcomes if o.known}
     assert known[1]["discovered_card"] == "Lightning Bolt" and known[1]["exiled_count"] == 3
     assert known[2]["discovered_card"] == "Counterspell" and known[2]["exiled_count"] == 2
-    assert report.best.x == 2 and report.best.score == 2
+    assert report.best.x == 2 and report.best.mana_value == 2 and report.best.score == 4
 
 
 def test_gnome_needs_a_name_among_several_attackers():  # Scalesoul Gnome: only its own damage sets X
@@ -219,7 +226,7 @@ def test_cli_gnome(capsys):  # 702.19b split -> discover X (701.57a)
     assert res["best"]["x"] == 2
 
 
-def test_cli_jsonl_batch(capsys, tmp_path):  # FORMAT.md: one result line per input line
+def test_cli_jsonl_batch(capsys, tmp_path):  # docs/format.md: one result line per input line
     batch = tmp_path / "libs.jsonl"
     batch.write_text(json.dumps(LIBRARY) + "\n" + json.dumps(LANDS) + "\n")
     code, out, _ = cli(capsys, "discover", batch, 2, "--seed", 0)
@@ -248,7 +255,7 @@ def test_cli_jsonl_batch(capsys, tmp_path):  # FORMAT.md: one result line per in
         (["discover", "-", "4", "--seed", "0", "--choice", "exile"], LIBRARY, "invalid choice"),
     ],
 )
-def test_cli_bad_input_exits_2_with_one_line(capsys, monkeypatch, args, stdin, message):  # FORMAT.md exit 2
+def test_cli_bad_input_exits_2_with_one_line(capsys, monkeypatch, args, stdin, message):  # docs/format.md exit 2
     import io
 
     monkeypatch.setattr(sys, "stdin", io.StringIO(stdin if isinstance(stdin, str) else json.dumps(stdin)))
@@ -257,7 +264,7 @@ def test_cli_bad_input_exits_2_with_one_line(capsys, monkeypatch, args, stdin, m
     assert err.count("\n") == 1 and message in err
 
 
-def test_cli_real_process_contract():  # FORMAT.md: exit 2, one line on standard error, no traceback
+def test_cli_real_process_contract():  # docs/format.md: exit 2, one line on standard error, no traceback
     bad = subprocess.run(
         [sys.executable, "-m", "trample", "mill", "-", "3"],
         input='{"cards": [{"name": "X"}]}',
@@ -288,7 +295,7 @@ def test_add_commands_on_a_plain_parser(capsys):  # 701.17a through the registra
     assert json.loads(capsys.readouterr().out)["count"] == 1
 
 
-def test_cli_library_does_not_import_ortools():  # FORMAT.md CLI: library commands load no solver
+def test_cli_library_does_not_import_ortools():  # docs/format.md CLI: library commands load no solver
     code = (
         "import sys, trample.cli_library, trample.library; "
         "sys.exit(1 if any(m.startswith('ortools') for m in sys.modules) else 0)"

@@ -1,4 +1,4 @@
-"""models/: loading validates everything FORMAT.md lists, names the place, and dumps back (round trip)."""
+"""models/: loading validates everything docs/format.md lists, names the place, and dumps back (round trip)."""
 
 import json
 

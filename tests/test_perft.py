@@ -1,15 +1,13 @@
-"""The shared perft file: known counts and maxima, over every engine (the same tests run on every backend)."""
-
-import json
-from pathlib import Path
+"""The perft file (tests/data/combat-perft.jsonl): known counts and maxima, over every engine (the same tests run
+on every backend)."""
 
 import pytest
+from boards import load_perft
 
 from trample import Combat
 from trample.engines import ENGINES
 
-PERFT = Path(__file__).resolve().parents[1].parent / "shared" / "perft" / "combat-perft.jsonl"
-CASES = [json.loads(line) for line in PERFT.read_text().splitlines() if line.strip()]
+CASES = load_perft()
 
 
 def test_perft_file_is_there():

@@ -1,18 +1,16 @@
-"""The direct engine (issue 4): exact counts without listing, lexicographic rank/unrank, uniform sampling,
+"""The direct engine (docs/scale.md): exact counts without listing, lexicographic rank/unrank, uniform sampling,
 numpy block enumeration -- each checked against the CP-SAT reference engine and the brute-force oracle."""
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections import Counter
 from math import comb
-from pathlib import Path
 
 import numpy as np
 import pytest
-from boards import canon
+from boards import canon, load_perft
 from brute import brute_force, is_legal
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,8 +22,7 @@ from trample.engines import engine_names, get_engine
 from trample.engines.direct import ComponentDP, closed_form_count, component_dp, plan_blocks
 from trample.models import FormatError, load_scenario
 
-PERFT = Path(__file__).resolve().parents[1].parent / "shared" / "perft" / "combat-perft.jsonl"
-CASES = [json.loads(line) for line in PERFT.read_text().splitlines() if line.strip()] if PERFT.exists() else []
+CASES = load_perft()
 OPP = [{"id": "opp", "life": 20}]
 
 

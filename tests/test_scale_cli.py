@@ -1,4 +1,4 @@
-"""``trample sample | rank | unrank`` and ``trample enumerate --format npy | --output`` (issue 4)."""
+"""``trample sample | rank | unrank`` and ``trample enumerate --format npy | --output`` (docs/scale.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""trample solve (issue 3): objectives, lexicographic optimisation, the tie-break, all-optimal, the command.
+"""trample solve (docs/solve.md): objectives, lexicographic optimisation, the tie-break, all-optimal, the command.
 
 The differential tests compare trample.optimize against tests/brute.py's enumerator, scoring every brute-force
 assignment with the small independent function ``oracle_values`` below (written from docs/solve.md's
@@ -249,7 +249,7 @@ def test_702_19c_one_point_from_the_1_1_counts_toward_loyalty():
 
 
 def test_max_value_kills_the_5_5_not_the_first_declared_blocker():
-    # 510.1c (since Nov 2024): free division; killing the 5/5 (value 5) beats the 1/2 (value 1), RULES.md mistake 3
+    # 510.1c (since Nov 2024): free division; killing the 5/5 (value 5) beats the 1/2 (value 1), docs/rules.md mistake 3
     sc = {
         "players": OPP,
         "attackers": [{"id": "a", "power": 6, "toughness": 6, "attacking": "opp", "blocked_by": ["small", "big"]}],

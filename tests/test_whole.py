@@ -1,4 +1,4 @@
-"""The whole combat, "step": "combat" (issue 6): first-strike step, state-based actions, regular step.
+"""The whole combat, "step": "combat" (docs/combat.md): first-strike step, state-based actions, regular step.
 
 Named boards with exact expectations, then differential tests against tests/brute_combat.py (a plain two-step
 brute force built on the one-step oracle tests/brute.py), then the command line.
@@ -160,7 +160,7 @@ def test_planeswalker_that_survives_first_strike_takes_the_regular_damage():
 
 
 def test_rules_board_8_double_strike_trampler_vs_4_2_and_four_1_1s():
-    # RULES.md mistake 8: each step is a fresh assignment (510.1); 2 + 4 = 6 lethal damage is needed in all
+    # docs/rules.md mistake 8: each step is a fresh assignment (510.1); 2 + 4 = 6 lethal damage is needed in all
     # and 3 + 3 are assigned, so no line sends anything to the player. 416 = 35 first-strike splits weighed by
     # the splits of 3 over the survivors (w: 0 -> 216, 1 -> 140, 2 -> 40, 3 -> 20).
     a = dict(DS_TRAMPLE_3, blocked_by=["w", "c1", "c2", "c3", "c4"])
@@ -192,7 +192,7 @@ def test_five_power_double_strike_trampler_vs_0_6():
 
 
 def test_rules_board_7_trampler_whose_blocker_died_to_first_strike():
-    # RULES.md mistake 7 as a whole combat: x blocks both; the first striker kills it; 702.19d: the trampler,
+    # docs/rules.md mistake 7 as a whole combat: x blocks both; the first striker kills it; 702.19d: the trampler,
     # blocked with no blocker left, assigns all 4 to the player. x deals no damage (it died first).
     combat = WholeCombat(
         board(
@@ -224,7 +224,7 @@ def test_rules_board_7_trampler_whose_blocker_died_to_first_strike():
 
 @pytest.mark.parametrize("defense, regular", [(2, {}), (3, {}), (5, {"bt": 3})])
 def test_rules_board_9_double_striker_vs_a_battle(defense, regular):
-    # RULES.md mistake 9: 704.5v: a battle with no defense counters left leaves; 506.4c: its attacker then
+    # docs/rules.md mistake 9: 704.5v: a battle with no defense counters left leaves; 506.4c: its attacker then
     # assigns no regular damage (and never to the protector, 702.19f / reading 1). With defense 5 it survives.
     combat = WholeCombat(
         board(

@@ -180,6 +180,14 @@ class MillDistribution:
     adventurers_in_library: int
     adventurers: tuple[tuple[int, Fraction], ...]
     mana_value_total: tuple[tuple[int, Fraction], ...]
+    as_cost: bool = False
+    zone: str = "graveyard"
+    end: str = "top"
+
+    @property
+    def performed(self) -> bool:
+        """False for a cost that cannot be paid (701.17b): then nothing is milled, whatever the order."""
+        return not (self.as_cost and self.n > self.library_size)
 
     @property
     def expected_adventurers(self) -> Fraction:
@@ -195,6 +203,9 @@ class MillDistribution:
             "library_size": self.library_size,
             "milled": self.milled,
             "cost_payable": self.n <= self.library_size,
+            **({"as_cost": True, "performed": self.performed} if self.as_cost else {}),
+            **({"milled_to": self.zone} if self.zone != "graveyard" else {}),
+            **({"from": self.end} if self.end != "top" else {}),
             "adventurers_in_library": self.adventurers_in_library,
             "adventurers": [{"count": k, **prob_json(p)} for k, p in self.adventurers],
             "expected_adventurers": exact_json(self.expected_adventurers),
@@ -225,13 +236,25 @@ def subset_sum_counts(values, size: int) -> dict[int, int]:
     return {total: w for (taken, total), w in ways.items() if taken == size}
 
 
-def mill_distribution(library, n: int) -> MillDistribution:
+def mill_distribution(
+    library, n: int, *, as_cost: bool = False, to: str = "graveyard", end: str = "top"
+) -> MillDistribution:
     """Exact distribution of mill ``n`` (701.17) over a uniformly shuffled ``library``: the number of adventurers
-    milled (Seek Thrills mills seven and keeps those) and the milled cards' total mana value (701.17d)."""
+    milled (Seek Thrills mills seven and keeps those) and the milled cards' total mana value (701.17d).
+
+    ``as_cost``: a cost of ``n`` on a smaller library cannot be paid and mills nothing (701.17b): every
+    distribution is then "0 with probability 1" and ``performed`` is False. ``to`` (where the milled cards go)
+    and ``end`` (top or bottom) do not change the distributions: the cards of either end of a uniformly
+    shuffled library are a uniformly random subset, and a replacement effect moves the same cards elsewhere
+    (701.17c: they are still the milled cards). Both are recorded in the result.
+    """
+    from .transforms import _zone_and_end
+
     n = expect_int(n, "n", minimum=0)
+    _zone_and_end(to, end)
     cards = _library_cards(library)
     size = len(cards)
-    m = min(n, size)
+    m = 0 if as_cost and n > size else min(n, size)
     a = sum(1 for c in cards if c.has_adventure)
     total = comb(size, m)
     sums = subset_sum_counts([c.mana_value for c in cards], m)
@@ -242,4 +265,7 @@ def mill_distribution(library, n: int) -> MillDistribution:
         adventurers_in_library=a,
         adventurers=hypergeometric(size, a, m),
         mana_value_total=tuple((s, Fraction(w, total)) for s, w in sorted(sums.items())),
+        as_cost=as_cost,
+        zone=to,
+        end=end,
     )

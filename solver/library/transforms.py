@@ -28,6 +28,10 @@ from ..models.errors import FormatError, expect_int
 
 _TWO53 = 1 << 53
 CHOICES = ("cast", "hand")
+#: Where milled cards go: the graveyard (701.17a), or exile under a replacement effect (Rest in Peace-style, 614.1).
+MILL_ZONES = ("graveyard", "exile")
+#: Which end of the library is milled: the top (701.17a), or the bottom where a card says so.
+MILL_ENDS = ("top", "bottom")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -82,8 +86,9 @@ def can_pay_mill_cost(state, n: int) -> bool:
 
 @dataclass(frozen=True)
 class MillEvent:
-    """What a mill did. ``milled`` is in the order the cards left the library (top first);
-    ``went_to[i]`` is the zone ``milled[i]`` ended in ("graveyard", or "hand" after Seek Thrills)."""
+    """What a mill did. ``milled`` is in the order the cards left the library (from the end milled: top first, or
+    bottom first for a mill from the bottom); ``went_to[i]`` is the zone ``milled[i]`` ended in ("graveyard", or
+    "exile" under a replacement effect, or "hand" after Seek Thrills)."""
 
     action: str  # "mill" or "seek_thrills"
     requested: int
@@ -93,6 +98,8 @@ class MillEvent:
     as_cost: bool = False
     performed: bool = True  # False only for a cost that could not be paid (701.17b): nothing moved
     shuffle_seed: int | None = None
+    zone: str = "graveyard"  # where milled cards were put (a replacement effect may say exile)
+    end: str = "top"
 
     @property
     def count(self) -> int:
@@ -132,43 +139,71 @@ class MillEvent:
             out["performed"] = self.performed
         if self.shuffle_seed is not None:
             out["shuffled_first_with_seed"] = self.shuffle_seed
+        if self.zone != "graveyard":
+            out["milled_to"] = self.zone
+        if self.end != "top":
+            out["from"] = self.end
         return out
 
 
-def mill(state, n: int, seed: int | None = None, *, as_cost: bool = False) -> tuple[GameState, MillEvent]:
+def _zone_and_end(to: str, end: str) -> None:
+    if to not in MILL_ZONES:
+        raise FormatError("to", f'expected "graveyard" or "exile", got {to!r}')
+    if end not in MILL_ENDS:
+        raise FormatError("from", f'expected "top" or "bottom", got {end!r}')
+
+
+def mill(
+    state, n: int, seed: int | None = None, *, as_cost: bool = False, to: str = "graveyard", end: str = "top"
+) -> tuple[GameState, MillEvent]:
     """Mill ``n`` (701.17a): the top ``n`` cards go to the graveyard; with fewer, all of them (701.17b).
 
     ``as_cost=True``: milling as a cost that cannot be paid (``n`` > library size) does nothing and the event
     says ``performed=False`` (701.17b). ``seed``: see the module docstring (``None``: the order given).
+    ``to="exile"``: a replacement effect puts the milled cards into exile instead; they are still the milled
+    cards (701.17c). ``end="bottom"``: the cards come from the bottom of the library (bottom card first).
     """
     state = as_state(state)
     n = _count(n, "n")
+    _zone_and_end(to, end)
     if as_cost and n > len(state.library):
-        event = MillEvent("mill", n, (), (), len(state.library), as_cost=True, performed=False, shuffle_seed=seed)
+        event = MillEvent(
+            "mill", n, (), (), len(state.library), as_cost=True, performed=False, shuffle_seed=seed, zone=to, end=end
+        )
         return state, event
     if seed is not None:
         state, _ = shuffle_library(state, _seed(seed))
     cards = state.library.cards
     k = min(n, len(cards))
-    milled = cards[:k]
-    new = replace(state, library=Library(cards[k:]), graveyard=state.graveyard + milled)
-    event = MillEvent("mill", n, milled, ("graveyard",) * k, len(cards), as_cost=as_cost, shuffle_seed=seed)
+    if end == "top":
+        milled, left = cards[:k], cards[k:]
+    else:
+        milled, left = tuple(reversed(cards[len(cards) - k :])), cards[: len(cards) - k]
+    if to == "graveyard":
+        new = replace(state, library=Library(left), graveyard=state.graveyard + milled)
+    else:
+        new = replace(state, library=Library(left), exile=state.exile + milled)
+    event = MillEvent("mill", n, milled, (to,) * k, len(cards), as_cost=as_cost, shuffle_seed=seed, zone=to, end=end)
     return new, event
 
 
-def seek_thrills(state, seed: int | None = None) -> tuple[GameState, MillEvent]:
+def seek_thrills(
+    state, seed: int | None = None, *, to: str = "graveyard", end: str = "top"
+) -> tuple[GameState, MillEvent]:
     """Seek Thrills: mill seven, then put each milled card that has an Adventure into its owner's hand.
 
-    The adventurers are "the milled cards" of 701.17c, found in the graveyard and moved to the hand (in milled
-    order); the other milled cards stay in the graveyard.
+    The adventurers are "the milled cards" of 701.17c: they are found wherever the mill put them (the
+    graveyard, or exile under a replacement effect, ``to="exile"``) and moved to the hand, in milled order; the
+    other milled cards stay where they went. ``end="bottom"`` mills from the bottom (see :func:`mill`).
     """
     state = as_state(state)
-    after_mill, event = mill(state, 7, seed)
+    after_mill, event = mill(state, 7, seed, to=to, end=end)
     stay = tuple(c for c in event.milled if not c.has_adventure)
     up = tuple(c for c in event.milled if c.has_adventure)
-    base = after_mill.graveyard[: len(after_mill.graveyard) - event.count]
-    new = replace(after_mill, graveyard=base + stay, hand=after_mill.hand + up)
-    went = tuple("hand" if c.has_adventure else "graveyard" for c in event.milled)
+    zone = getattr(after_mill, to)
+    base = zone[: len(zone) - event.count]
+    new = replace(after_mill, **{to: base + stay}, hand=after_mill.hand + up)
+    went = tuple("hand" if c.has_adventure else to for c in event.milled)
     return new, replace(event, action="seek_thrills", went_to=went)
 
 
@@ -218,6 +253,7 @@ class DiscoverEvent:
     destination: str | None
     bottom: tuple[Card, ...]
     discovered: bool = True
+    requested_face: str | None = None  # the face asked for (kept when nothing was found to cast it)
 
     @property
     def library_ran_out(self) -> bool:
@@ -234,17 +270,21 @@ class DiscoverEvent:
             if self.choice == "cast":
                 return f"no face of {self.hit.name} has mana value {self.n} or less: put into hand (701.57a)"
             return "put into hand by choice (701.57a)"
+        unused = ""
+        if self.requested_face is not None:
+            unused = f" (no card was found, so the face {self.requested_face} was not cast)"
         if not self.exiled:
-            return "the library was empty: nothing exiled, and the player has still discovered (701.57b)"
+            return "the library was empty: nothing exiled, and the player has still discovered (701.57b)" + unused
         if self.literal_final_land:
             return (
                 f"the library ran out; the final card exiled, {self.discovered_card.name}, is a land with "
                 f"mana value {self.discovered_card.mana_value} <= {self.n}, so read literally it is the "
                 "discovered card (701.57c), though it was neither cast nor put into hand: it went to the "
-                "bottom with the others"
+                "bottom with the others" + unused
             )
         return (
             f"the library ran out without a nonland card of mana value {self.n} or less; no discovered card (701.57c)"
+            + unused
         )
 
     def to_json(self) -> dict:
@@ -273,6 +313,7 @@ class DiscoverEvent:
             "castable_faces": list(self.castable_faces),
             "cast_face": self.cast_face,
             "bottom": [c.to_json() for c in self.bottom],
+            **({} if self.requested_face is None else {"requested_face": self.requested_face}),
             "note": self.note(),
         }
 
@@ -312,6 +353,8 @@ def discover(
     bottom = tuple(rest[i] for i in order)
     library = Library(cards[k:] + bottom)
 
+    if face is not None and choice == "hand":
+        raise FormatError("face", 'a face is chosen only to cast the card; with choice "hand" nothing is cast')
     castable: tuple[Face, ...] = ()
     cast_face = None
     destination = None
@@ -319,12 +362,7 @@ def discover(
     if hit is not None:
         castable = hit.castable_faces(n)
         if face is not None:
-            names = [f.name for f in hit.spell_faces()]
-            if face not in names:
-                raise FormatError("face", f"{hit.name} has no face named {face!r} (faces: {', '.join(names)})")
-            if face not in [f.name for f in castable]:
-                mv = next(f.mana_value for f in hit.spell_faces() if f.name == face)
-                raise FormatError("face", f"{face} has mana value {mv}, more than {n}: it cannot be cast (701.57a)")
+            check_face(hit, face, n)
         if choice == "cast" and castable:
             chosen = next(f for f in castable if f.name == face) if face is not None else best_face(castable)
             cast_face = chosen.name
@@ -347,5 +385,26 @@ def discover(
         cast_face=cast_face,
         destination=destination,
         bottom=bottom,
+        requested_face=face,
     )
     return new, event
+
+
+def check_face(card: Card, face: str, n: int) -> Face:
+    """The face named ``face`` of ``card`` if discover ``n`` may cast it, else a :class:`FormatError` saying why:
+    no such face, a land face (played, never cast: 305.1, 305.9), a transforming card's back face (712.11a), or
+    a resulting spell with mana value greater than ``n`` (701.57a)."""
+    printed = card.face(face)
+    if printed is None:
+        names = [f.name for f in card.faces()]
+        raise FormatError("face", f"{card.name} has no face named {face!r} (faces: {', '.join(names)})")
+    if printed.is_land:
+        raise FormatError("face", f"{face} is a land face: lands are played, never cast (305.1, 305.9)")
+    spell = next((f for f in card.spell_faces() if f.name == face), None)
+    if spell is None:
+        raise FormatError("face", f"{face} is the back face of a transforming double-faced card: never cast (712.11a)")
+    if spell.mana_value > n:
+        raise FormatError(
+            "face", f"{face} has mana value {spell.mana_value}, more than {n}: it cannot be cast (701.57a)"
+        )
+    return spell
