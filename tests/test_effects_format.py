@@ -174,3 +174,38 @@ def test_cli_exit_2(tmp_path):
     out = subprocess.run([sys.executable, "-m", "trample", "count", str(path)], capture_output=True, text=True)
     assert out.returncode == 2 and out.stderr.strip().endswith("players[0].poison: must not be negative, got -1")
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+# -- the JSON Schema (solver/schemas/scenario.json) says the same, but for cross-references ------------------
+
+CROSS_REFERENCES = {
+    "players[0].shield_order[0]",
+    "players[0].commander_damage.a",
+    "blockers[0].damage_order: must list",
+    "blockers[0].controller",
+    "players_in_game",
+    "attackers[0].keywords[0]: unknown",
+}
+
+
+def test_schema_accepts_every_field():
+    import jsonschema
+
+    from trample import schemas
+
+    v = jsonschema.Draft202012Validator(schemas.load("scenario"))
+    assert not list(v.iter_errors(FULL))
+    assert not list(v.iter_errors(load_scenario(FULL).to_json()))
+
+
+@pytest.mark.parametrize("patch,message", BAD, ids=[m[:40] for _, m in BAD])
+def test_schema_rejects_what_the_loader_rejects(patch, message):
+    import jsonschema
+
+    from trample import schemas
+
+    doc = {"players": [{"id": "o"}], "attackers": []}
+    doc.update(patch)
+    rejected = bool(list(jsonschema.Draft202012Validator(schemas.load("scenario")).iter_errors(doc)))
+    known = any(message.startswith(x) for x in CROSS_REFERENCES) and "unknown keyword" not in message
+    assert rejected or known, message

@@ -32,6 +32,7 @@ from strategies import scenarios
 from trample import schemas
 from trample.cli import main
 from trample.models import KEYWORDS, MAX_NUMBER, FormatError, load_assignment, load_scenario
+from trample.models.scenario import DAMAGE_ORDERS
 from trample.models.cards import CARD_TYPES, SUPERTYPES, load_library, load_library_or_state, load_state
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,6 +93,7 @@ def test_files_are_what_the_builder_writes():
         assert schemas.text(name) == build.text(name), f"run: python solver/schemas/_build.py ({name})"
     # the builder's tables are the loaders' tables
     assert build.KEYWORDS == list(KEYWORDS)
+    assert build.DAMAGE_ORDERS == list(DAMAGE_ORDERS)
     assert build.MAX_NUMBER == MAX_NUMBER
     assert build.CARD_WORDS == [*CARD_TYPES, *SUPERTYPES]
     from trample.optimize import OBJECTIVES
