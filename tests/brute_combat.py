@@ -52,34 +52,16 @@ def _with_step(scenario: dict, step: str) -> dict:
     return out
 
 
-def state_after_first_strike(scenario: dict, first: dict) -> dict:
-    """Deal the first-strike damage of ``first`` (both sides' sources) and do the state-based actions.
-
-    Damage dealt (docs/effects.md, written here from the rules): per source and recipient, nothing if the
-    recipient has protection from the source (its id or a tag, 702.16e) or prevents all combat damage (615.1a);
-    otherwise the ``prevent`` shield, ``times`` and ``plus`` in the recipient's ``replacement_order`` ("least":
-    shield, then times, then plus; "most": plus, times, shield), the shield used by the sources in
-    ``shield_order`` first, then in scenario order (616.1, 615.7). 0 stays 0.
-
-    - creatures: damage from infect or wither is -1/-1 counters (power and toughness down), other damage is
-      marked; toughness <= 0 -> gone even if indestructible (704.5f); otherwise, not indestructible and
-      (marked >= toughness (704.5g) or any damage from a deathtouch source (704.5h)) -> destroyed. Gone means
-      ``in_combat: false`` (it stays in ``blocked_by``; the attacker stays blocked).
-    - planeswalkers lose loyalty, battles lose defense; at 0 they leave combat (704.5i, 704.5v).
-    - players lose life, or get poison counters from infect; toxic N adds N poison; commanders' damage is
-      added up; lifelink gains at the same time (a blocker's controller: ``controller``, else the only player,
-      else whoever its first attacker attacks); a player at 0 life, 10 poison or 21 from one commander loses.
-      With two players in the game, the result has ``"game_over": true``; with more, the loser's planeswalkers,
-      battles and blockers leave combat and so do the attackers attacking them or those.
-    Returns a new scenario dict with ``"step": "regular"``.
-    """
-    s = _with_step(scenario, "regular")
+def damage_dealt(s: dict, assignment: dict) -> dict[tuple[str, str], int]:
+    """``{(source, recipient): damage dealt}`` after protection, prevention and modifiers (see
+    :func:`state_after_first_strike`). Uses up the recipients' ``prevent`` shields in ``s`` (a copy)."""
     objects = {
         o["id"]: (g, o) for g in ("players", "planeswalkers", "battles", "attackers", "blockers") for o in s.get(g, [])
     }
     sources = s["attackers"] + s.get("blockers", [])
     rank = {c["id"]: k for k, c in enumerate(sources)}
     dealt: dict[tuple[str, str], int] = {}
+    first = assignment
     by_recipient: dict[str, list] = {}
     for src, split in first.items():
         for rcp, n in split.items():
@@ -117,6 +99,36 @@ def state_after_first_strike(scenario: dict, first: dict) -> dict:
         r["prevent"] = shield
         if not r["prevent"]:
             del r["prevent"]
+
+    return dealt
+
+
+def state_after_first_strike(scenario: dict, first: dict) -> dict:
+    """Deal the first-strike damage of ``first`` (both sides' sources) and do the state-based actions.
+
+    Damage dealt (docs/effects.md, written here from the rules): per source and recipient, nothing if the
+    recipient has protection from the source (its id or a tag, 702.16e) or prevents all combat damage (615.1a);
+    otherwise the ``prevent`` shield, ``times`` and ``plus`` in the recipient's ``replacement_order`` ("least":
+    shield, then times, then plus; "most": plus, times, shield), the shield used by the sources in
+    ``shield_order`` first, then in scenario order (616.1, 615.7). 0 stays 0.
+
+    - creatures: damage from infect or wither is -1/-1 counters (power and toughness down), other damage is
+      marked; toughness <= 0 -> gone even if indestructible (704.5f); otherwise, not indestructible and
+      (marked >= toughness (704.5g) or any damage from a deathtouch source (704.5h)) -> destroyed. Gone means
+      ``in_combat: false`` (it stays in ``blocked_by``; the attacker stays blocked).
+    - planeswalkers lose loyalty, battles lose defense; at 0 they leave combat (704.5i, 704.5v).
+    - players lose life, or get poison counters from infect; toxic N adds N poison; commanders' damage is
+      added up; lifelink gains at the same time (a blocker's controller: ``controller``, else the only player,
+      else whoever its first attacker attacks); a player at 0 life, 10 poison or 21 from one commander loses.
+      With two players in the game, the result has ``"game_over": true``; with more, the loser's planeswalkers,
+      battles and blockers leave combat and so do the attackers attacking them or those.
+    Returns a new scenario dict with ``"step": "regular"``.
+    """
+    s = _with_step(scenario, "regular")
+    objects = {
+        o["id"]: (g, o) for g in ("players", "planeswalkers", "battles", "attackers", "blockers") for o in s.get(g, [])
+    }
+    dealt = damage_dealt(s, first)
 
     def controller(c):
         if objects[c["id"]][0] == "attackers":

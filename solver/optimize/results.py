@@ -63,13 +63,15 @@ def _lethal_report(defs: _Definitions, vec, best_to: Mapping[str, int]) -> dict:
     return out
 
 
-def score(combat, assignment, objectives) -> dict:
-    """The objectives' values for one given (legal) assignment, evaluated directly, without a solver."""
+def score_assigned(combat, assignment, objectives) -> dict:
+    """The objectives' values for one given (legal) assignment on damage assigned, evaluated directly, without a
+    solver (:func:`trample.optimize.score` reads the outcome instead on boards with effects)."""
     combat = _combat_of(combat)
     plan = combat.plan
     objs = parse_objectives(objectives, combat.scenario)
     defs = _Definitions(plan)
     if not isinstance(assignment, Assignment):
         assignment = load_assignment(assignment, combat.scenario)
+
     vec = [assignment.amount(plan.sources[i].source, r) for i, r in plan.columns]
     return {o.name: defs.evaluate(o, vec) for o in objs}

@@ -8,6 +8,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from ..combat import Combat
+from ..dealing import after_step, has_effects
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment, Scenario
 from ..optimize import (
@@ -20,6 +21,7 @@ from ..optimize import (
     score,
 )
 from ..optimize import solve as solve_step
+from ..optimize.outcomes import step_values
 from ..sba import creature_dies, damage_dealt
 from .line import CombatLine
 
@@ -80,11 +82,14 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
         plan = combat.plan
         return tuple(assignment.amount(plan.sources[i].source, r) for i, r in plan.columns)
 
-    by_outcome: dict[frozenset, tuple[tuple, Assignment]] = {}
+    effects = has_effects(scenario)
+    by_outcome: dict[object, tuple[tuple, Assignment]] = {}
     try:
         for d in defending_first.assignments(time_limit=deadline):  # streamed: flat memory
             killed = frozenset()
-            if has_fs:
+            if has_fs and effects:  # lifelink, wither, prevention...: what the reply alone leaves
+                killed = after_step(scenario, d.to_json()).state
+            elif has_fs:
                 totals, touched = damage_dealt(scenario, d)
                 killed = frozenset(
                     a.id
@@ -104,7 +109,9 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     stats = {"solves": 0, "status": STATUS_OPTIMAL}
 
     def regular_best(state: Scenario):
-        key = replace(state, attackers=tuple(replace(a, damage_marked=0) for a in state.attackers))
+        key = (
+            state if effects else replace(state, attackers=tuple(replace(a, damage_marked=0) for a in state.attackers))
+        )
         if key not in memo:
             result = solve_step(Combat(state, side="attacking", engine=engine), objs, **search_options, **left())
             stats["solves"] += 1
@@ -125,12 +132,14 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
             stopped = True
             break
         a1_vec = vector(attacking_first, a1)
-        first_values = score(attacking_first, a1, objs) if has_fs else {}
+        first_values = score(attacking_first, a1, objs) if has_fs and not effects else {}
         worst = None
         for d1 in replies:
             if deadline.expired():  # this A1's replies were not all searched: it is not a result
                 stopped, worst = True, None
                 break
+            if has_fs and effects:  # the first step's values on its outcome, with this reply dealt too
+                first_values = step_values(attacking_first, a1, objs, d1)[0]
             first = Assignment({**a1.to_json(), **d1.to_json()})
             result = regular_best(whole.state_after(first))
             if result.assignment is None:
@@ -173,12 +182,44 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
         status = STATUS_FEASIBLE
     out_values = {name: (int(v) if v.denominator == 1 else float(v)) for name, v in values.items()}
     lethal = None
-    if any(o.kind == "lethal" for o in objs):
+    if any(o.kind == "lethal" for o in objs) and effects:
+        lethal = _outcome_lethal_report(whole, line)
+    elif any(o.kind == "lethal" for o in objs):
         lethal = {}
         for p in scenario.players:
             dealt = line.first_strike.total_to(p.id) + line.regular.total_to(p.id)
             lethal[p.id] = {"life": p.life, "damage": dealt, "margin": dealt - p.life, "reached": dealt >= p.life}
     return SolveResult(status, line, out_values, lethal, elapsed, stats["solves"])
+
+
+def _outcome_lethal_report(whole, line: CombatLine) -> dict:
+    """Per listed player, over both steps of the line (boards with effects): the attackers' damage dealt, life,
+    poison and commander damage at the end, and whether and why they lose (704.5a, 704.5c, 704.6c)."""
+    scenario = whole.scenario
+    attackers = {a.id for a in scenario.attackers}
+    first = after_step(scenario, line.first_strike.to_json())
+    outcomes = [first] if whole.has_first_strike_step else []
+    if not (whole.has_first_strike_step and first.game_over):
+        state = whole.state_after(line.first_strike)
+        outcomes.append(after_step(state, line.regular.to_json()))
+    last = outcomes[-1]
+    out = {}
+    for p in scenario.players:
+        dealt = sum(e.dealt for o in outcomes for e in o.events if e.recipient == p.id and e.source in attackers)
+        assigned = line.first_strike.total_to(p.id) + line.regular.total_to(p.id)
+        end = last.player(p.id)
+        out[p.id] = {
+            "life": p.life,
+            "damage": dealt,
+            "margin": dealt - p.life,
+            "reached": any(o.player(p.id).loses for o in outcomes),
+            "assigned": assigned,
+            "life_after": end.life,
+            "poison": end.poison,
+            "commander_damage": dict(end.commander_damage),
+            "because": end.to_json()["because"],
+        }
+    return out
 
 
 def _beats(candidate: tuple, best: tuple) -> bool:
