@@ -40,6 +40,8 @@ arena: $(STAMP)
 	$(BIN)/trample arena benchmarks/arena/known-mistakes.jsonl --format table
 	@echo "== and on 100 generated 'mixed' boards"
 	$(BIN)/trample arena --level mixed --n 100 --seed 1 --format table
+	@echo "== whole combats: OpenSpiel's bots against the defender's best reply, regret against the minimax value"
+	$(BIN)/trample arena --game combat --level mixed --n 20 --seed 1 --format table
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

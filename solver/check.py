@@ -5,10 +5,10 @@ It reads the same plan as every engine (trample.rules), but evaluates it directl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from .models import Assignment
+from .outcome import tally
 from .rules import LEGACY_BLOCKER_ORDER_RULE, LEGACY_ORDER_RULE, DamagePlan, refusal
 
 
@@ -35,23 +35,10 @@ class CheckResult:
         return {"legal": self.legal, "violations": [v.to_json() for v in self.violations]}
 
 
-def totals_of(assignment: Mapping[str, Mapping[str, int]]) -> tuple[dict[str, int], dict[str, set[str]]]:
-    """Damage assigned to each recipient, and which sources assign to each recipient."""
-    totals: dict[str, int] = {}
-    givers: dict[str, set[str]] = {}
-    for source, split in assignment.items():
-        for recipient, amount in split.items():
-            if amount > 0:
-                totals[recipient] = totals.get(recipient, 0) + amount
-                givers.setdefault(recipient, set()).add(source)
-    return totals, givers
-
-
 def check(plan: DamagePlan, assignment: Assignment) -> CheckResult:
     s = plan.scenario
     violations: list[Violation] = []
-    totals, givers = totals_of(assignment)
-    deathtouched = {r for r, g in givers.items() if g & plan.deathtouch_sources}
+    totals, deathtouched = tally(assignment, plan.deathtouch_sources)
 
     for source in assignment:
         if plan.source(source) is None:

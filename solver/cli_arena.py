@@ -12,14 +12,17 @@ import os
 import sys
 
 from .arena import report, suites
-from .arena.metrics import board_size, judge, objectives_of, reference, summarize
+from .arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
 from .arena.objectives import DEFAULT_OBJECTIVE, objective_text, parse_objectives
 from .arena.players import DEFAULT_PLAYERS, make_player
 from .arena.runner import BACKENDS, DEFAULT_CHUNK, run_arena
+from .arena.stats import run_facts
 from .arena.suites import one_step
-from .docio import distinct_files, emit, iter_documents, positive_int, prefixed, seconds, shown
+from .arena.whole_arena import PLAYERS, player_names, rescore, run_whole_arena
+from .docio import distinct_files, emit, iter_documents, positive_int, prefixed, read_text, seconds, shown
 from .models import FormatError, load_scenario
 from .models.errors import expect_object, expect_str
+from .models.scenario import parse_json_text
 
 EXIT_OK, EXIT_BAD = 0, 2
 
@@ -112,6 +115,10 @@ def cmd_arena(args) -> int:
         for lv in suites.LEVELS.values():
             sys.stdout.write(json.dumps(lv.to_json(), separators=(",", ":")) + "\n")
         return EXIT_OK
+    if args.game == "combat":
+        return cmd_arena_combat(args)
+    if args.players is None:
+        args.players = ",".join(DEFAULT_PLAYERS)
     parse_objectives(args.objective)  # bad objective names are bad input, before any work
     _check_outputs(args, args.suite)
     items: list[dict] = []
@@ -122,7 +129,7 @@ def cmd_arena(args) -> int:
         level = args.level or suites.DEFAULT_LEVEL
         suites.get_level(level)
         items += suites.generate(level, args.n, seed=args.seed)
-        described.update(level=level, n=args.n)
+        described.update(level=level, n=args.n, seed=args.seed)
     if args.limit is not None:
         items = items[: args.limit]
     if not items:
@@ -149,6 +156,38 @@ def cmd_arena(args) -> int:
             if args.backend == "dask":
                 raise FormatError("--scheduler", f"cannot reach {args.scheduler}: {err}") from None
             raise
+    return _output(results, args, _format(args))
+
+
+def cmd_arena_combat(args) -> int:
+    """``trample arena --game combat``: attacking players on whole combats against the defender's best reply,
+    scored against the minimax value (trample.arena.whole_arena)."""
+
+    parse_objectives(args.objective)
+    if args.external or args.backend != "local" or args.workers != 1:
+        raise FormatError("--game combat", "runs in this process with its own players (no --external, --workers)")
+    specs = [p.strip() for p in (args.players or ",".join(PLAYERS)).split(",") if p.strip()]
+    if not specs:
+        raise FormatError("--players", "no player given")
+    player_names(specs)  # unknown players are bad input, before any work
+    _check_outputs(args, args.suite)
+    items: list[dict] = []
+    described: dict = {"files": list(args.suite), "level": None}
+    for path in args.suite:
+        items += suites.load_suite(path)
+    if args.level is not None or not args.suite:
+        level = args.level or "first-strike"
+        suites.get_level(level)
+        items += suites.generate(level, args.n, seed=args.seed)
+        described.update(level=level, n=args.n, seed=args.seed)
+    if args.limit is not None:
+        items = items[: args.limit]
+    if not items:
+        raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
+    with _Bar(_want_progress(args), "arena") as bar:
+        results = run_whole_arena(
+            items, players=specs, objective=args.objective, seed=args.seed, progress=bar, suite=described
+        )
     return _output(results, args, _format(args))
 
 
@@ -216,13 +255,17 @@ def cmd_score(args) -> int:
     _check_outputs(args, [args.file])
     fmt = args.format or "lines"
     boards, names, worst = [], [], EXIT_OK
-    for where, doc in iter_documents(args.file):
+    docs = list(decision_documents(args.file, iter_documents))
+    if len(docs) == 1 and isinstance(docs[0][1], dict) and docs[0][1].get("config", {}).get("game") == "combat":
+        return _output(rescore(docs[0][1], args.file), args, None if fmt == "lines" else fmt)
+    docs = expand_results(docs)
+    for where, doc in docs:
         try:
             if isinstance(doc, FormatError):
                 raise doc
             if not isinstance(doc, dict) or "scenario" not in doc:
                 raise FormatError("", 'expected a decision {"scenario": ..., "assignment": ..., "objective": ...}')
-            if "assignment" not in doc:
+            if "assignment" not in doc and "failure" not in doc:
                 raise FormatError("assignment", "required field is missing")
             scenario = load_scenario(expect_object(doc["scenario"], "scenario"), "scenario")
             one_step(scenario)
@@ -244,7 +287,10 @@ def cmd_score(args) -> int:
         time_ms = doc.get("time_ms")  # a recorded decision time, when the recorder kept one
         if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)):
             time_ms = None
-        rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
+        if "failure" in doc:  # a recorded failure (timeout, crash, bad output) stays one
+            rec = judge(scenario, objectives, ref, player, failure=tuple(doc["failure"]), time_ms=time_ms)
+        else:
+            rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
         if player not in names:
             names.append(player)
         n = len(boards)
@@ -252,12 +298,15 @@ def cmd_score(args) -> int:
             {
                 "index": n,
                 "id": str(doc.get("id", doc.get("name", where or n))),
+                "scenario": scenario.to_json(),
                 "objective": objective_text(objectives),
                 "size": board_size(scenario),
                 "reference": ref,
                 "decisions": [rec],
             }
         )
+        if isinstance(doc.get("level"), str):
+            boards[-1]["level"] = doc["level"]
         if fmt == "lines":
             out = {
                 k: rec[k] for k in ("player", "legal", "rules", "violations", "values", "regret", "optimal", "lethal")
@@ -274,11 +323,69 @@ def cmd_score(args) -> int:
             "suite": {"files": [args.file]},
             "recorded": True,
         },
+        "facts": run_facts(),
         "leaderboard": summarize(boards, names),
         "boards": boards,
     }
+    levels = summarize_levels(boards, names)
+    if levels:
+        results["by_level"] = levels
     _output(results, args, None if fmt == "lines" else fmt)
     return worst
+
+
+def decision_documents(path: str, iter_documents):
+    """(where, document) of a decisions file: one JSON document, JSON Lines (a .jsonl file, or standard input
+    holding several lines), or a results file of ``trample arena --out``."""
+
+    if path != "-":
+        yield from iter_documents(path)
+        return
+    text = read_text(path)
+    try:
+        yield "", parse_json_text(text, "standard input")
+        return
+    except FormatError:
+        if len([line for line in text.split("\n") if line.strip()]) < 2:
+            raise
+    for n, line in enumerate(text.split("\n"), 1):  # JSON Lines on standard input
+        line = line.removesuffix("\r")
+        if line.strip():
+            try:
+                yield f"line {n}", parse_json_text(line)
+            except FormatError as err:
+                yield f"line {n}", err
+
+
+def expand_results(docs):
+    """A results file (``trample arena --out``) becomes its decisions, each with its board: the results are
+    re-scored from themselves alone. Other documents pass through."""
+    out = []
+    for where, doc in docs:
+        if not (isinstance(doc, dict) and "arena" in doc and isinstance(doc.get("boards"), list)):
+            out.append((where, doc))
+            continue
+        for k, board in enumerate(doc["boards"]):
+            here = f"{where + ': ' if where else ''}boards[{k}]"
+            if not isinstance(board, dict) or "scenario" not in board:
+                raise FormatError(here, "has no scenario (a results file written before boards were recorded)")
+            for d in board.get("decisions", []):
+                item = {
+                    "scenario": board["scenario"],
+                    "objective": board.get("objective"),
+                    "player": d.get("player", "recorded"),
+                    "id": board.get("id", str(k)),
+                    "time_ms": d.get("time_ms"),
+                }
+                if board.get("level"):
+                    item["level"] = board["level"]
+                if d.get("assignment") is None:
+                    v = (d.get("violations") or [{}])[0]
+                    item["failure"] = [v.get("rule", "bad-output"), v.get("message", "no assignment recorded")]
+                else:
+                    item["assignment"] = d["assignment"]
+                out.append((here, item))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -310,9 +417,17 @@ def add_commands(sub) -> None:
     )
     p.add_argument(
         "--players",
-        default=",".join(DEFAULT_PLAYERS),
+        default=None,
         help="comma-separated players: random, declaration, greedy, face, optimal, cmd:COMMAND, "
-        "py:module:attr, NAME=spec (default: all baselines)",
+        f"py:module:attr, NAME=spec (default: {','.join(DEFAULT_PLAYERS)}); with --game combat: optimal, "
+        "first-legal, openspiel-random, openspiel-mcts[:N] (default: optimal,openspiel-mcts,openspiel-random)",
+    )
+    p.add_argument(
+        "--game",
+        choices=["step", "combat"],
+        default="step",
+        help="step (default): one damage step per board; combat: whole combats, the attacker's player against the "
+        "defender's best reply, regret against the minimax value (first-strike level by default)",
     )
     p.add_argument(
         "--external",
@@ -356,7 +471,12 @@ def add_commands(sub) -> None:
     p.set_defaults(func=cmd_arena)
 
     p = sub.add_parser("score", help="score recorded decisions {scenario, assignment, objective} against the optimum")
-    p.add_argument("file", metavar="DECISIONS", help="a .jsonl file of decisions (or one JSON decision), - for stdin")
+    p.add_argument(
+        "file",
+        metavar="DECISIONS",
+        help="a .jsonl file of decisions, one JSON decision, a results file of `trample arena --out`, "
+        "or - for standard input (JSON Lines)",
+    )
     p.add_argument(
         "--objective", default=DEFAULT_OBJECTIVE, help=f"objectives for lines without one (default {DEFAULT_OBJECTIVE})"
     )

@@ -274,8 +274,8 @@ def enumerate_npy(args) -> int:
 
     if count is None:
         blocks = iter(())
-    elif args.engine in ("auto", "direct"):
-        blocks = blocks_engine.plan_blocks(plan, dtype=dtype)
+    elif BLOCKS in get_engine(args.engine).capabilities:  # the canonical order, in numpy blocks
+        blocks = get_engine(args.engine, needs=[BLOCKS]).plan_blocks(plan, dtype=dtype)
     else:
         blocks = _engine_blocks(combat, columns, dtype, args.engine)
     deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
@@ -303,7 +303,7 @@ def enumerate_npy(args) -> int:
             "count": count,
             "dtype": dtype.name,
             "order": "canonical (docs/scale.md): lexicographic per component, first component slowest"
-            if args.engine in ("auto", "direct")
+            if BLOCKS in get_engine(args.engine).capabilities
             else f"as listed by the {args.engine} engine",
         }
         try:
@@ -325,16 +325,12 @@ def _direct_count(combat, time_limit=None) -> int:
 
 
 def _engine_blocks(combat, columns, dtype, engine, rows: int = 1 << 14):
-    """Rows from another engine's listing (its own order), in blocks."""
-    where = {(s, r): k for k, (s, r) in enumerate(columns)}
+    """Rows from another engine's listing (its own order), in blocks (``columns``: the plan's, named)."""
+    plan = combat.plan
     buf = np.zeros((rows, len(columns)), dtype=dtype)
     n = 0
     for a in combat.assignments(engine=engine):
-        row = buf[n]
-        row[:] = 0
-        for s, split in a.items():
-            for r, amount in split.items():
-                row[where[s, r]] = amount
+        buf[n] = plan.vector(a)
         n += 1
         if n == rows:
             yield buf.copy()

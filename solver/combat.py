@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from . import indexing, optimize
 from .models import Assignment, FormatError
+from .render import Picture, render, shown_result
 from .step import DamageStep
 
 
@@ -30,7 +31,7 @@ class Combat(DamageStep):
     # -- optimisation (trample.optimize, issue 3) and indexing (trample.indexing, issue 4) ----------
     def solve(self, objectives, **options):
         """The best legal assignment for lexicographic objectives; see :func:`trample.optimize.solve`."""
-        return optimize.solve(self, objectives, **options)
+        return shown_result(optimize.solve(self, objectives, **options), self)
 
     def rank(self, assignment, time_limit=None) -> int:
         """The index of a legal assignment in the canonical order; see :mod:`trample.indexing`."""
@@ -47,6 +48,14 @@ class Combat(DamageStep):
     def samples(self, n: int, seed: int, time_limit=None) -> Iterator[Assignment]:
         """The same draws as :meth:`sample`, streamed one at a time (flat memory for any ``n``)."""
         return indexing.samples(self, n, seed, time_limit=time_limit)
+
+    # -- pictures (trample.render) -------------------------------------------------------------------
+    def show(self, assignment=None, title: str | None = None):
+        """A picture of the board, with ``assignment`` drawn as labelled arrows (a notebook displays it)."""
+        return Picture(render(self, assignment, title))
+
+    def _repr_svg_(self) -> str:
+        return render(self)
 
 
 class LegalAssignments:

@@ -62,7 +62,7 @@ def rank(combat: Combat, assignment, time_limit=None) -> int:
     )
     index = 0
     for dp in dps:
-        local = None if extra else dp.rank([assignment.amount(names[i], r) for i, r in dp.columns])
+        local = None if extra else dp.rank(plan.vector(assignment, dp.columns))
         if local is None:
             raise _illegal(combat, assignment)
         index = index * dp.count() + local
@@ -123,13 +123,7 @@ def _digits(index: int, dps: Iterable[Programme]) -> list[int]:
 
 
 def _build(combat: Combat, dps: list[Programme], digits: list[int]) -> Assignment:
-    names = [s.source for s in combat.plan.sources]
-    out = {name: {} for name in names}
-    for dp, d in zip(dps, digits):
-        for (i, r), amount in zip(dp.columns, dp.unrank(d)):
-            if amount:
-                out[names[i]][r] = amount
-    return Assignment(out)
+    return combat.plan.assignment((dp.columns, dp.unrank(d)) for dp, d in zip(dps, digits))
 
 
 def _illegal(combat: Combat, assignment: Assignment) -> FormatError:

@@ -8,8 +8,8 @@ A plan lists the sources that deal damage in the step. Each source must assign e
 (510.1a) over its ``routes``. A route may carry a :class:`Gate`: the recipient may receive a positive amount
 only if every blocker in ``gate.lethal`` has been assigned lethal damage and every planeswalker in
 ``gate.loyalty`` has been assigned at least its loyalty, counting every source's assignment in the step
-(510.1e, 702.19b, 702.19c). Lethal damage for a blocker (702.19b, 702.2c): marked + assigned >= toughness,
-or any deathtouch source assigns it at least 1 (``lethal_need[b] == 0``: already lethal).
+(510.1e, 702.19b, 702.19c). What counts as lethal damage (702.19b, 702.2c) and as a planeswalker's loyalty
+reached is :mod:`trample.outcome`'s (``lethal_need[b] == 0``: already lethal).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from .dealing import LOSS_RULES, game_over, loses, settle
-from .models import Scenario
+from .models import Assignment, Scenario
+from .outcome import LOSS_RULES, game_over, has_lethal, lethal_need, loses, reaches, settle
 
 SIDES = ("attacking", "defending", "both")
 
@@ -226,11 +226,31 @@ class DamagePlan:
     def component_columns(self, component: Sequence[int]) -> tuple[tuple[int, str], ...]:
         return tuple((i, r.recipient) for i in component for r in self.sources[i].all_routes)
 
+    # -- assignments <-> vectors (the one conversion) --------------------------------------------
+    @cached_property
+    def source_names(self) -> tuple[str, ...]:
+        return tuple(s.source for s in self.sources)
+
+    def vector(self, assignment, columns: Sequence[tuple[int, str]] | None = None) -> tuple[int, ...]:
+        """The amounts of ``assignment`` over ``columns`` ((source index, recipient); default: ``self.columns``)."""
+        names = self.source_names
+        return tuple(assignment.amount(names[i], r) for i, r in (self.columns if columns is None else columns))
+
+    def assignment(self, parts: Iterable[tuple[Sequence[tuple[int, str]], Sequence[int]]]):
+        """The :class:`~trample.models.Assignment` of vectors over columns: ``parts`` holds ``(columns, vector)``
+        pairs (one per component, or ``(self.columns, vector)``); every source of the plan is a key."""
+        names = self.source_names
+        out: dict[str, dict[str, int]] = {name: {} for name in names}
+        for cols, vec in parts:
+            for (i, r), amount in zip(cols, vec):
+                if amount:
+                    out[names[i]][r] = amount
+        return Assignment(out)
+
     # -- judging a (partial) assignment ---------------------------------------------------------
     def is_lethal(self, blocker: str, totals: Mapping[str, int], deathtouched: Iterable[str]) -> bool:
         """702.19b / 702.2c: has this blocker been assigned lethal damage?"""
-        need = self.lethal_need[blocker]
-        return need == 0 or totals.get(blocker, 0) >= need or blocker in deathtouched
+        return has_lethal(self.lethal_need[blocker], totals.get(blocker, 0), blocker in deathtouched)
 
     def need_of(self, blocker: str) -> int:
         """Damage still needed for lethal, for any blocker (gated or not)."""
@@ -239,18 +259,13 @@ class DamagePlan:
 
     def loyalty_met(self, planeswalker: str, totals: Mapping[str, int]) -> bool:
         """702.19c: has this planeswalker been assigned damage at least equal to its loyalty?"""
-        return totals.get(planeswalker, 0) >= self.loyalty_need[planeswalker]
+        return reaches(totals.get(planeswalker, 0), self.loyalty_need[planeswalker])
 
     def gate_failures(self, gate: Gate, totals: Mapping[str, int], deathtouched) -> list[str]:
         """The blockers and planeswalkers of a gate whose condition does not hold."""
         bad = [b for b in gate.lethal if not self.is_lethal(b, totals, deathtouched)]
         bad += [p for p in gate.loyalty if not self.loyalty_met(p, totals)]
         return bad
-
-
-def lethal_need(creature) -> int:
-    """702.19b: the damage still needed for a creature to have been assigned lethal damage (0: it already has)."""
-    return max(0, creature.toughness - creature.damage_marked)
 
 
 def derive(scenario: Scenario, side: str = "attacking", step: str | None = None) -> DamagePlan:

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 
 from .check import CheckResult, check
-from .dealing import settle
 from .engines import engine_names, get_engine
 from .limits import deadline_of
 from .models import Assignment, FormatError, Scenario, load_assignment, load_scenario
+from .outcome import settle
 from .rules import SIDES, DamagePlan, derive
 
 REPLAY_CACHE = 1 << 18  # inner components up to this many assignments are kept in memory and replayed
@@ -70,19 +70,13 @@ class DamageStep:
         comps = plan.components
         factories = [self._replayable(comp, engine, deadline) for comp in comps]
         cols = [plan.component_columns(c) for c in comps]
-        names = [s.source for s in plan.sources]
         n = 0
         if limit is not None and limit <= 0:
             return
         for parts in _product(factories):
             if deadline and not n & 255:
                 deadline.check()
-            out = {name: {} for name in names}
-            for comp_cols, vec in zip(cols, parts):
-                for (i, r), amount in zip(comp_cols, vec):
-                    if amount:
-                        out[names[i]][r] = amount
-            yield Assignment(out)
+            yield plan.assignment(zip(cols, parts))
             n += 1
             if limit is not None and n >= limit:
                 return

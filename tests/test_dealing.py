@@ -1,9 +1,11 @@
-"""What assigned damage does (trample.dealing, docs/effects.md): hand-computed boards, each citing its rule."""
+"""What assigned damage does on real boards (trample.outcome, docs/effects.md): hand-computed boards, each
+citing its rule."""
 
 from __future__ import annotations
 
-from trample.dealing import ATTACKING_PLAYER, after_step, dealt_events
 from trample.models import load_scenario
+from trample.outcome import ATTACKING_PLAYER, dealt_events
+from trample.outcome import resolve as after_step
 
 
 def board(players=({"id": "opp"},), attackers=(), blockers=(), **extra):
@@ -173,7 +175,7 @@ def test_a_loser_leaves_a_multiplayer_game():  # 800.4a, 506.4
         }
     )
     out = after_step(s, {"a": {"p": 1}})
-    assert out.losers == ("p",) and not out.game_over and s.game_players == 3
+    assert out.losers == (("p", "704.5a"),) and not out.game_over and s.game_players == 3
     st = out.state
     assert not st["w"].in_combat and not st["x"].in_combat  # their permanents leave
     assert not st["b"].in_combat and not st["d"].in_combat and not st["a"].in_combat  # attacking them: removed

@@ -32,8 +32,8 @@ from strategies import scenarios
 from trample import schemas
 from trample.cli import main
 from trample.models import KEYWORDS, MAX_NUMBER, FormatError, load_assignment, load_scenario
-from trample.models.scenario import DAMAGE_ORDERS
 from trample.models.cards import CARD_TYPES, SUPERTYPES, load_library, load_library_or_state, load_state
+from trample.models.scenario import DAMAGE_ORDERS
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "solver" / "schemas" / "_build.py"
@@ -204,8 +204,7 @@ def test_generated_scenarios_in_a_suite_line(doc):
 
 
 def test_assignments_and_combat_lines_the_engines_write():
-    from trample import Combat
-    from trample import open_combat
+    from trample import Combat, open_combat
 
     thrasta = json.loads((ROOT / "examples" / "thrasta.json").read_text())
     for a in Combat(thrasta).assignments(limit=10):

@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 
 from trample import Combat, open_combat
 from trample.engines import get_engine
+from trample.engines.effects import effect_counts
 from trample.models import FormatError, load_scenario
+from trample.outcome import regular_step_caps
 from trample.sba import after_step, first_strike_step_happens
-from trample.whole import CombatLine, WholeCombat, effect_caps, effect_counts, listed_effects, load_line
+from trample.whole import CombatLine, WholeCombat, load_line
 
 ROOT = Path(__file__).resolve().parents[1]
 OPP = [{"id": "opp", "life": 20}]
@@ -277,7 +279,10 @@ def test_lethal_counts_a_player_once_over_both_steps():
     )
     result = WholeCombat(doc).solve("lethal,max-damage,min-overkill")
     assert result.objectives == {"lethal": 1, "max-damage": 3, "min-overkill": 0}
-    assert result.lethal == {"opp": {"life": 3, "damage": 3, "margin": 0, "reached": True}}
+    # one lethal report shape, as in one step: the most damage the whole combat can deal, the defender replying
+    assert result.lethal == {
+        "opp": {"life": 3, "damage": 3, "margin": 0, "reached": True, "max_damage": 3, "reachable": True}
+    }
     assert WholeCombat(doc).count() == 1
     # with a third player in the game, opp leaves it (800.4a) and the attacker attacking opp is removed from
     # combat (506.4): still no regular damage
@@ -468,11 +473,11 @@ def test_first_step_effects_counted_without_listing_match_the_listing(doc, data)
             a["keywords"] = [*a.get("keywords", []), "double_strike"]
     whole = WholeCombat(doc)
     plan = whole.first_step.plan
-    caps = effect_caps(whole.scenario)
+    caps = regular_step_caps(whole.scenario)
     deathtouch = [bool(getattr(whole.scenario[s.source], "deathtouch", False)) for s in plan.sources]
-    for comp in plan.components:
-        assert effect_counts(plan, comp, caps, deathtouch) == listed_effects(
-            plan, comp, get_engine("cpsat"), caps, deathtouch
+    for comp in plan.components:  # the engines' EFFECTS capability: the direct programme against CP-SAT's listing
+        assert get_engine("direct").effects(plan, comp, caps, deathtouch) == get_engine("cpsat").effects(
+            plan, comp, caps, deathtouch
         )
     assert whole.count() == WholeCombat(doc, engine="cpsat").count()
 
@@ -503,7 +508,7 @@ def test_double_strikers_on_a_big_board_are_counted_without_listing_the_first_st
     # the forward count gives up (the component is then listed) when its states outgrow the limit
     plan = whole.first_step.plan
     deathtouch = [False] * len(plan.sources)
-    assert effect_counts(plan, plan.components[0], effect_caps(whole.scenario), deathtouch, limit=10) is None
+    assert effect_counts(plan, plan.components[0], regular_step_caps(whole.scenario), deathtouch, limit=10) is None
 
 
 @st.composite

@@ -7,8 +7,14 @@
 
 Modules: ``players`` (the Player interface, baselines, :func:`make_player`), ``external`` (programs speaking
 JSON Lines), ``suites`` (seeded levels, curated files), ``objectives`` (scoring any assignment), ``metrics``
-(judging and summarising), ``runner`` (chunks; in-process, process pool or Dask), ``report`` (rich table, JSON,
-PNG), ``env`` (a Gymnasium-style environment). Nothing here imports ortools until a board is solved.
+(judging and summarising), ``stats`` (confidence intervals, the run's facts), ``runner`` (chunks; in-process,
+process pool or Dask), ``report`` (rich table, JSON, PNG), ``env`` (a one-decision environment). Nothing here
+imports ortools until a board is solved.
+
+Imported on demand, with their extras: ``gym_env`` (a ``gymnasium.Env``, ``trample[gym]``), ``sequential`` and
+``encoding`` (its per-route decisions and numeric observation), ``combat_game`` (the whole combat as a two-player
+game), ``pz_env`` (PettingZoo) and ``openspiel_game`` (OpenSpiel; both ``trample[multiagent]``), ``whole_arena``
+(``trample arena --game combat``).
 """
 
 from .env import ArenaEnv

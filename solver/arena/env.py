@@ -1,5 +1,8 @@
 """A Gymnasium-style environment for learning agents (no gymnasium dependency).
 
+For a real ``gymnasium.Env`` whose actions reach every legal assignment whatever the board, see
+:mod:`trample.arena.gym_env` (``trample/DamageAssignment-v0``); this one picks an assignment by index.
+
 One episode is one decision: :meth:`ArenaEnv.reset` deals a board, the agent picks an action ``i`` with
 ``0 <= i < N`` (``N`` = the number of legal assignments; the action is assignment ``i`` of the canonical order,
 ``Combat.unrank(i)``), and :meth:`ArenaEnv.step` returns the reward and ends the episode.

@@ -11,7 +11,8 @@ with the ``lethal`` objective). Each player's decision is then
   every defending player's life.
 
 Summaries: illegal rate (and how often each rule was broken), regret mean and max over the legal decisions,
-share of optimal decisions (over all decisions), lethal found when lethal exists, decision time.
+share of optimal decisions (over all decisions), lethal found when lethal exists, decision time; each estimate
+with a 95% confidence interval (``row["ci"]``, :mod:`trample.arena.stats`), and per level (:func:`summarize_levels`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..indexing import count
 from ..models import Assignment, FormatError, Scenario, load_assignment
 from ..rules import derive
 from .objectives import is_lethal, parse_objectives, regrets, score_all
+from .stats import bootstrap, seed_of, wilson
 
 TIMING_KEYS = ("time_ms",)
 
@@ -158,6 +160,7 @@ def summarize(boards: list[dict], players: list[str]) -> list[dict]:
         regs = [d["primary_regret"] for d in legal]
         times = [d["time_ms"] for d in recs if d.get("time_ms") is not None]
         found = sum(1 for d in lethal_recs if d["lethal"])
+        optimal = sum(1 for d in recs if d["optimal"])
         rows.append(
             {
                 "player": name,
@@ -175,6 +178,13 @@ def summarize(boards: list[dict], players: list[str]) -> list[dict]:
                 "time_ms_mean": _round(statistics.fmean(times), 3) if times else None,
                 "time_ms_median": _round(statistics.median(times), 3) if times else None,
                 "time_ms_max": _round(max(times), 3) if times else None,
+                "time_ms_median_ci": bootstrap(times, "median", seed_of(name, "time")),  # wall clock: not in "ci"
+                "ci": {  # 95% confidence intervals (trample.arena.stats)
+                    "illegal_rate": wilson(n - len(legal), n),
+                    "regret_mean": bootstrap(regs, "mean", seed_of(name, "regret")),
+                    "optimal_share": wilson(optimal, n),
+                    "lethal_rate": wilson(found, len(lethal_recs)),
+                },
             }
         )
 
@@ -189,6 +199,15 @@ def summarize(boards: list[dict], players: list[str]) -> list[dict]:
     for k, row in enumerate(rows):  # competition ranking: equal merit, equal rank (1, 1, 3)
         row["rank"] = rows[k - 1]["rank"] if k and merit(rows[k - 1]) == merit(row) else k + 1
     return rows
+
+
+def summarize_levels(boards: list[dict], players: list[str]) -> dict:
+    """The leaderboard of each level's boards (boards without a level are left out): {level: rows}."""
+    levels: dict[str, list] = {}
+    for b in boards:
+        if b.get("level"):
+            levels.setdefault(b["level"], []).append(b)
+    return {level: summarize(bs, players) for level, bs in levels.items()}
 
 
 def _ratio(a, b):

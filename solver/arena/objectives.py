@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from ..models import Assignment, FormatError, Scenario
 from ..optimize import parse_objectives as parse
 from ..optimize import score
+from ..outcome import reaches
 
 DEFAULT_OBJECTIVE = "max-damage,max-value"
 
@@ -58,7 +59,7 @@ def is_lethal(scenario: Scenario, assignment: Mapping) -> bool:
     """Every defending player is assigned at least their life (the ``lethal`` objective fully reached)."""
     if not isinstance(assignment, Assignment):
         assignment = Assignment(assignment)
-    return bool(scenario.players) and all(assignment.total_to(p.id) >= p.life for p in scenario.players)
+    return bool(scenario.players) and all(reaches(assignment.total_to(p.id), p.life) for p in scenario.players)
 
 
 def regrets(objectives, values: Mapping, optimum: Mapping) -> dict:

@@ -20,6 +20,7 @@ import shlex
 
 from ..combat import Combat
 from ..models import FormatError
+from ..outcome import left_to_reach, lethal_cost
 from ..rules import DamagePlan, derive
 from .external import ExternalPlayer
 from .objectives import parse_objectives
@@ -63,11 +64,9 @@ class _Ledger:
 
     def lethal_cost(self, src, blocker: str) -> int:
         """Damage ``src`` must still add for ``blocker`` to have been assigned lethal (702.19b, 702.2c)."""
-        need = self.plan.need_of(blocker)
-        got = self.totals.get(blocker, 0)
-        if got >= need or blocker in self.touched:
-            return 0
-        return 1 if src.deathtouch else need - got
+        return lethal_cost(
+            self.plan.need_of(blocker), self.totals.get(blocker, 0), blocker in self.touched, src.deathtouch
+        )
 
     def open(self, route) -> bool:
         """May this route receive damage, given what has been assigned so far? (Totals only grow.)"""
@@ -76,7 +75,7 @@ class _Ledger:
         return not self.plan.gate_failures(route.gate, self.totals, self.touched)
 
     def loyalty_left(self, walker: str) -> int:
-        return max(0, self.scenario[walker].loyalty - self.totals.get(walker, 0))
+        return left_to_reach(self.scenario[walker].loyalty, self.totals.get(walker, 0))
 
 
 def _blocker_routes(src):

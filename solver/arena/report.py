@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import statistics
-from collections import defaultdict
 
 
 def _pct(x) -> str:
@@ -20,43 +18,93 @@ def _num(x, digits=2) -> str:
     return f"{x:.{digits}f}"
 
 
-def leaderboard_table(results: dict, title: str | None = None):
-    from rich.table import Table
+def _ci(ci, pct: bool) -> str:
+    if not ci:
+        return ""
+    lo, hi = ci
+    if pct:
+        return f"{100 * lo:.0f}–{100 * hi:.0f}%"
+    return f"{_num(lo, 2 if abs(lo) < 10 else 1)}–{_num(hi, 2 if abs(hi) < 10 else 1)}"
 
+
+def run_title(results: dict) -> str:
+    """What was run: boards, suite, seed, objective (the table's and the PNG's title)."""
     cfg = results.get("config", {})
     objectives = sorted({b["objective"] for b in results.get("boards", [])}) or [cfg.get("objective", "?")]
     what = f"objective {objectives[0]}" if len(objectives) == 1 else "each board's own objective"
+    suite = cfg.get("suite") or {}
+    names = []
+    if suite.get("level"):
+        names.append(f"level {suite['level']}")
+    names += ["standard input" if f == "-" else str(f).rsplit("/", 1)[-1] for f in suite.get("files") or []]
+    where = f" ({', '.join(names)})" if names else ""
+    seed = f", seed {cfg['seed']}" if cfg.get("seed") is not None else ""
+    boards = "whole combats" if cfg.get("game") == "combat" else "boards"
     if cfg.get("recorded"):
-        title = title or f"trample score: {cfg.get('boards', '?')} recorded decisions, {what}"
-    title = title or f"trample arena: {cfg.get('boards', '?')} boards, {what}"
-    table = Table(title=title, title_justify="left")
+        return f"trample score: {cfg.get('boards', '?')} recorded decisions{where}, {what}"
+    return f"trample arena: {cfg.get('boards', '?')} {boards}{where}{seed}, {what}"
+
+
+def leaderboard_table(results: dict, title: str | None = None, rows=None):
+    """The leaderboard: each figure with its 95% confidence interval under it (fits 80 columns)."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title or run_title(results), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for col, just in (
         ("#", "right"),
         ("player", "left"),
         ("illegal", "right"),
-        ("rules broken", "left"),
         ("mean regret", "right"),
-        ("max regret", "right"),
+        ("max", "right"),
         ("optimal", "right"),
-        ("lethal found", "right"),
-        ("ms/decision", "right"),
+        ("lethal", "right"),
+        ("ms", "right"),
     ):
-        table.add_column(col, justify=just, no_wrap=col != "rules broken")
-    for row in results["leaderboard"]:
-        rules = ", ".join(f"{r} ×{n}" for r, n in list(row["illegal_rules"].items())[:3]) or "-"
+        table.add_column(col, justify=just, no_wrap=col != "player", overflow="fold")
+    for row in rows if rows is not None else results["leaderboard"]:
+        ci = row.get("ci") or {}
         lethal = f"{row['lethal_found']}/{row['lethal_exists']}" if row["lethal_exists"] else "-"
         table.add_row(
             str(row["rank"]),
             row["player"],
-            _pct(row["illegal_rate"]),
-            rules,
-            _num(row["regret_mean"], 3),
+            _pct(row["illegal_rate"]) + "\n" + _ci(ci.get("illegal_rate"), True),
+            _num(row["regret_mean"], 3) + "\n" + _ci(ci.get("regret_mean"), False),
             _num(row["regret_max"]),
-            _pct(row["optimal_share"]),
-            lethal,
-            _num(row["time_ms_median"], 2),
+            _pct(row["optimal_share"]) + "\n" + _ci(ci.get("optimal_share"), True),
+            lethal + ("\n" + _ci(ci.get("lethal_rate"), True) if row["lethal_exists"] else ""),
+            _num(row["time_ms_median"], 2) + "\n" + _ci(row.get("time_ms_median_ci"), False),
         )
+    if rows is None:
+        table.caption = "under each figure: its 95% confidence interval (bootstrap; rates: Wilson)"
+        table.caption_justify = "left"
     return table
+
+
+def rules_broken(results: dict) -> list[str]:
+    """One line per player that broke rules: the rules and how often."""
+    out = []
+    for row in results["leaderboard"]:
+        if row["illegal_rules"]:
+            out.append(f"{row['player']}: " + ", ".join(f"{r} ×{n}" for r, n in row["illegal_rules"].items()))
+    return out
+
+
+def _renderables(results: dict):
+    from rich.text import Text
+
+    parts = [leaderboard_table(results)]
+    broken = rules_broken(results)
+    if broken:
+        parts.append(Text("rules broken", style="bold"))
+        parts += [Text("  " + line) for line in broken]
+    levels = results.get("by_level") or {}
+    if len(levels) > 1:
+        for level, rows in levels.items():
+            n = rows[0]["decisions"] if rows else 0
+            parts.append(Text(""))
+            parts.append(leaderboard_table(results, title=f"level {level}: {n} boards", rows=rows))
+    return parts
 
 
 def print_leaderboard(results: dict, file=None, width: int | None = None) -> None:
@@ -64,16 +112,19 @@ def print_leaderboard(results: dict, file=None, width: int | None = None) -> Non
 
     console = Console(file=file, width=width, highlight=False)
     if width is None and not console.is_terminal:
-        console = Console(file=file, width=120, highlight=False)
-    console.print(leaderboard_table(results))
+        console = Console(file=file, width=100, highlight=False)
+    for part in _renderables(results):
+        console.print(part)
 
 
 def leaderboard_text(results: dict, width: int = 120) -> str:
-    """The table as plain text (for files and tests)."""
+    """The leaderboard as plain text (for files and tests)."""
     from rich.console import Console
 
     buf = io.StringIO()
-    Console(file=buf, width=width, color_system=None, highlight=False).print(leaderboard_table(results))
+    console = Console(file=buf, width=width, color_system=None, highlight=False)
+    for part in _renderables(results):
+        console.print(part)
     return buf.getvalue()
 
 
@@ -92,57 +143,97 @@ def _mpl_at_least(matplotlib, major: int, minor: int) -> bool:
 
 
 def write_png(results: dict, path: str) -> None:
-    """Three panels: regret distribution per player, mean regret against board size, illegal and optimal shares."""
+    """The arena report: per player, a histogram of the regret with the count on each bar; the ECDFs of all
+    players together; the illegal rate by rule and the optimal share, with 95% intervals; the title names the
+    suite, seed and objective."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np
 
-    players = [row["player"] for row in results["leaderboard"]]
-    regrets = {p: [] for p in players}
-    by_size: dict = {p: defaultdict(list) for p in players}
+    from .stats import wilson
+
+    rows = results["leaderboard"]
+    players = [row["player"] for row in rows]
+    regrets: dict = {p: [] for p in players}
     for board in results["boards"]:
-        size = board["size"]["creatures"]
         for d in board["decisions"]:
             if d["player"] in regrets and d["legal"]:
                 regrets[d["player"]].append(float(d["primary_regret"]))
-                by_size[d["player"]][size].append(float(d["primary_regret"]))
+    objective = results["config"].get("objective", "").split(",")[0]
+    every = [v for vs in regrets.values() for v in vs] or [0.0]
+    lo, hi = min(every), max(every)
+    integral = all(float(v).is_integer() for v in every)
+    if integral and hi - lo <= 30:
+        edges = np.arange(lo - 0.5, hi + 1.5, 1.0)
+    else:
+        edges = np.histogram_bin_edges(every, bins=min(20, max(5, len(set(every)))))
 
-    fig, axes = plt.subplots(1, 3, figsize=(16, max(4.0, 0.5 * len(players) + 2.5)))
-    ax = axes[0]
-    data = [regrets[p] or [0.0] for p in players]
-    horizontal = {"orientation": "horizontal"} if _mpl_at_least(matplotlib, 3, 10) else {"vert": False}
-    ax.boxplot(data, showmeans=True, widths=0.6, **horizontal)
-    ax.set_yticks(range(1, len(players) + 1), players)
-    ax.invert_yaxis()
-    ax.set_xlabel(f"regret ({results['config'].get('objective', '').split(',')[0]}), legal decisions")
-    ax.set_title("regret distribution per player")
+    n = max(1, len(players))
+    fig = plt.figure(figsize=(15, max(6.0, 1.5 * n + 2.0)))
+    grid = fig.add_gridspec(n, 2, width_ratios=[1.25, 1], hspace=0.55, wspace=0.45)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    first = None
+    for k, p in enumerate(players):
+        ax = fig.add_subplot(grid[k, 0], sharex=first)
+        first = first or ax
+        counts, _, bars = ax.hist(regrets[p], bins=edges, color=colours[k % len(colours)], edgecolor="white")
+        for bar, c in zip(bars, counts):
+            if c:
+                ax.annotate(f"{int(c)}", (bar.get_x() + bar.get_width() / 2, c), ha="center", va="bottom",
+                            fontsize=8, xytext=(0, 1), textcoords="offset points")  # fmt: skip
+        ax.set_ylim(0, max(1, max(counts, default=0)) * 1.3)
+        ax.set_ylabel("boards", fontsize=8)
+        ax.set_title(f"{p}: regret of {len(regrets[p])} legal decisions", fontsize=9, loc="left")
+        ax.tick_params(labelsize=8)
+        if k < n - 1:
+            ax.tick_params(labelbottom=False)
+    fig.axes[n - 1].set_xlabel(f"regret ({objective}: optimum minus value; 0 is optimal)")
 
-    ax = axes[1]
-    for p in players:
-        sizes = sorted(by_size[p])
-        if sizes:
-            ax.plot(sizes, [statistics.fmean(by_size[p][s]) for s in sizes], marker="o", label=p)
-    ax.set_xlabel("board size (attackers + blockers)")
-    ax.set_ylabel("mean regret")
-    ax.set_title("regret against board size")
-    ax.legend(fontsize="small")
+    right = grid[:, 1].subgridspec(2, 1, hspace=0.35)
+    ax = fig.add_subplot(right[0])
+    for k, p in enumerate(players):
+        vs = np.sort(regrets[p])
+        if len(vs):
+            ax.step(np.concatenate([[vs[0]], vs]), np.arange(len(vs) + 1) / len(vs), where="post",
+                    label=f"{p} (n={len(vs)})", color=colours[k % len(colours)])  # fmt: skip
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("regret")
+    ax.set_ylabel("share of legal decisions with regret ≤ x")
+    ax.set_title("regret ECDF", fontsize=10, loc="left")
+    ax.legend(fontsize=8, loc="lower right")
 
-    ax = axes[2]
-    rows = results["leaderboard"]
-    ys = range(len(rows))
-    ax.barh([y - 0.2 for y in ys], [r["illegal_rate"] or 0 for r in rows], height=0.4, label="illegal", color="tab:red")
-    ax.barh(
-        [y + 0.2 for y in ys], [r["optimal_share"] or 0 for r in rows], height=0.4, label="optimal", color="tab:green"
-    )
-    ax.set_yticks(list(ys), [r["player"] for r in rows])
+    ax = fig.add_subplot(right[1])
+    labels, rates, errs, cols = [], [], [[], []], []
+    for row in rows:
+        total = row["decisions"]
+        items = list(row["illegal_rules"].items()) or []
+        ci = row.get("ci", {}).get("optimal_share") or wilson(row["optimal"], total) or [0, 0]
+        share = row["optimal_share"] or 0
+        labels.append(f"{row['player']}: optimal")
+        rates.append(share)
+        errs[0].append(max(0, share - ci[0]))
+        errs[1].append(max(0, ci[1] - share))
+        cols.append("tab:green")
+        for rule, count in items:
+            rate = count / total if total else 0
+            lo_hi = wilson(count, total) or [0, 0]
+            labels.append(f"{row['player']}: {rule} ({count}/{total})")
+            rates.append(rate)
+            errs[0].append(max(0, rate - lo_hi[0]))
+            errs[1].append(max(0, lo_hi[1] - rate))
+            cols.append("tab:red")
+    ys = np.arange(len(labels))
+    ax.barh(ys, rates, xerr=errs, color=cols, capsize=3, height=0.6)
+    ax.set_yticks(ys, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
-    ax.set_xlabel("share of decisions")
-    ax.set_title("illegal and optimal decisions")
-    ax.legend(fontsize="small")
+    ax.set_xlabel("share of decisions (bars: 95% Wilson interval)")
+    broke = any(row["illegal_rules"] for row in rows)
+    ax.set_title("optimal (green) and illegal by rule (red)" if broke else "optimal share (no illegal decisions)",
+                 fontsize=10, loc="left")  # fmt: skip
 
-    fig.suptitle(f"trample arena: {results['config'].get('boards')} boards")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.suptitle(run_title(results), fontsize=13, x=0.01, ha="left")
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)

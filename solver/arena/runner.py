@@ -16,9 +16,10 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from ..models import FormatError, load_scenario
 from .external import PlayerFailure
-from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize
+from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize, summarize_levels
 from .objectives import DEFAULT_OBJECTIVE, objective_text
 from .players import DEFAULT_PLAYERS, Player, make_player
+from .stats import run_facts, suite_hash
 from .suites import one_step
 
 DEFAULT_CHUNK = 50
@@ -62,6 +63,7 @@ def evaluate_board(index: int, item: dict, players: Sequence[Player], objective:
     board = {
         "index": index,
         "id": item.get("id", str(index)),
+        "scenario": scenario.to_json(),  # the board itself: the results can be re-scored from themselves
         "objective": text,
         "size": board_size(scenario),
         "reference": ref,
@@ -120,7 +122,7 @@ def run_arena(
     else:
         parts = _run_inline(payloads, progress, total)
     boards = [b for part in parts for b in part]
-    return {
+    results = {
         "arena": 1,
         "config": {
             "objective": objective,
@@ -129,12 +131,17 @@ def run_arena(
             "boards": total,
             "chunk_size": chunk_size,
             "timeout": timeout,
-            "suite": suite or {},
+            "suite": {**(suite or {}), "hash": suite_hash(items)},
         },
+        "facts": run_facts(seed),
         "leaderboard": summarize(boards, names),
         "boards": boards,
         "elapsed_s": round(time.perf_counter() - started, 3),
     }
+    levels = summarize_levels(boards, names)
+    if levels:
+        results["by_level"] = levels
+    return results
 
 
 def _player_names(specs, timeout) -> list[str]:

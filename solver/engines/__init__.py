@@ -15,7 +15,10 @@ Beyond these, an engine declares what else it offers in ``capabilities`` (flags,
 - :data:`PROGRAMME`: ``programme(plan, component, deadline) -> Programme``, an exact counting programme that also
   ranks and unranks (the canonical order of :mod:`trample.indexing`);
 - :data:`BLOCKS`: ``plan_blocks(plan, rows, dtype, deadline)`` (every legal assignment of the plan, in order, as
-  integer matrices) and ``dtype_for(max_amount)`` (the smallest integer type that holds an amount).
+  integer matrices) and ``dtype_for(max_amount)`` (the smallest integer type that holds an amount);
+- :data:`EFFECTS`: ``effects(plan, component, caps, deathtouch, deadline) -> Counter``, the whole combat's
+  first-step effects count (:mod:`trample.engines.effects`): {effect key: number of legal assignments of the
+  component with that effect} (the direct engine counts without listing; CP-SAT lists).
 
 ``get_engine(name, needs=...)`` imports an engine's module only when it is asked for, so ``import trample`` never
 pays for ``import ortools``; with ``needs``, it checks that the engine declares those capabilities.
@@ -24,10 +27,13 @@ pays for ``import ortools``; with ``needs``, it checks that the engine declares 
 from __future__ import annotations
 
 import importlib
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
+from ..limits import NEVER
 from ..rules import DamagePlan
+from .effects import effect_counts, listed_effects
 
 ENGINES = {
     "cpsat": ("trample.engines.cpsat", "CpSatEngine"),
@@ -38,6 +44,8 @@ DEFAULT_ENGINE = "auto"  # per component: "direct" where it supports the compone
 
 PROGRAMME = "programme"  # programme(plan, component, deadline) -> Programme
 BLOCKS = "blocks"  # plan_blocks(plan, rows, dtype, deadline) and dtype_for(max_amount)
+EFFECTS = "effects"  # effects(plan, component, caps, deathtouch, deadline) -> Counter
+CAPABILITIES = {PROGRAMME: ("programme",), BLOCKS: ("plan_blocks", "dtype_for"), EFFECTS: ("effects",)}
 
 
 class Programme(Protocol):
@@ -55,7 +63,8 @@ class Programme(Protocol):
 class Engine(Protocol):
     """``deadline`` (a :class:`trample.limits.Deadline`, or None): raise :class:`trample.limits.LimitReached` once
     it has passed; ``iterate`` yields what it found before. ``capabilities``: what the engine offers beyond
-    these methods (:data:`PROGRAMME`, :data:`BLOCKS`)."""
+    these methods (:data:`PROGRAMME`, :data:`BLOCKS`, :data:`EFFECTS`; the methods each names are in
+    :data:`CAPABILITIES`)."""
 
     name: str
     capabilities: frozenset[str]
@@ -79,7 +88,7 @@ class AutoEngine:
     component), CP-SAT otherwise."""
 
     name = "auto"
-    capabilities: frozenset[str] = frozenset()
+    capabilities: frozenset[str] = frozenset({BLOCKS, EFFECTS})
 
     def _pick(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Engine:
         direct = get_engine("direct")
@@ -93,6 +102,22 @@ class AutoEngine:
 
     def iterate(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Iterator[tuple[int, ...]]:
         return self._pick(plan, component, deadline).iterate(plan, component, deadline)
+
+    def plan_blocks(self, plan: DamagePlan, rows: int | None = None, dtype=None, deadline=None):
+        """BLOCKS: the direct engine's (its programmes cover every component, in the canonical order)."""
+        direct = get_engine("direct")
+        if rows is None:
+            return direct.plan_blocks(plan, dtype=dtype, deadline=deadline)
+        return direct.plan_blocks(plan, rows=rows, dtype=dtype, deadline=deadline)
+
+    def dtype_for(self, max_amount: int):
+        return get_engine("direct").dtype_for(max_amount)
+
+    def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter:
+        """The direct engine's count without listing; past its state limit, listed (direct or CP-SAT)."""
+        deadline = deadline or NEVER
+        local = effect_counts(plan, component, caps, deathtouch, deadline)
+        return local if local is not None else listed_effects(plan, component, self, caps, deathtouch, deadline)
 
 
 def get_engine(name: str = "auto", needs: Iterable[str] = ()) -> Engine:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import queue
 import threading
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,8 @@ from ortools.sat.python import cp_model
 
 from ..limits import NEVER, Deadline, LimitReached
 from ..rules import DamagePlan
+from . import EFFECTS
+from .effects import listed_effects
 
 
 @dataclass
@@ -215,7 +218,7 @@ class _Streamer(cp_model.CpSolverSolutionCallback):
 
 class CpSatEngine:
     name = "cpsat"
-    capabilities: frozenset[str] = frozenset()
+    capabilities: frozenset[str] = frozenset({EFFECTS})
 
     def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
         return True
@@ -235,6 +238,10 @@ class CpSatEngine:
     ) -> Iterator[tuple[int, ...]]:
         built = build_model(plan, component)
         yield from stream_solutions(built.model, built.x, deadline=deadline)
+
+    def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter:
+        """EFFECTS, the reference: by listing the component's assignments."""
+        return listed_effects(plan, component, self, caps, deathtouch, deadline or NEVER)
 
 
 _LIVE: set = set()  # (stop event, solver, queue, thread) of every stream whose search thread may be running

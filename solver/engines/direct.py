@@ -45,6 +45,7 @@ table. Memory stays flat whatever the count. :func:`plan_blocks` streams the pro
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from itertools import accumulate, product
@@ -56,7 +57,8 @@ import numpy as np
 from ..limits import NEVER, Deadline
 from ..models import FormatError
 from ..rules import DamagePlan
-from . import BLOCKS, PROGRAMME
+from . import BLOCKS, EFFECTS, PROGRAMME
+from .effects import effect_counts, listed_effects
 
 FREE = -1
 UNSAT = -2
@@ -790,7 +792,7 @@ class DirectEngine:
     over :meth:`~trample.rules.DamagePlan.variants` and enumerated way by way (not in lexicographic order)."""
 
     name = "direct"
-    capabilities: frozenset[str] = frozenset({PROGRAMME, BLOCKS})
+    capabilities: frozenset[str] = frozenset({PROGRAMME, BLOCKS, EFFECTS})
 
     def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
         """Counting is always supported; this answers for enumeration: the programme is built (and kept) if it
@@ -851,6 +853,13 @@ class DirectEngine:
                     out[k] = x
                 if all(any(out[k] for k in hit) for hit in must_hit):
                     yield tuple(out)
+
+    def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter:
+        """EFFECTS: counted without listing (:func:`~trample.engines.effects.effect_counts`); past its state
+        limit, by listing with this engine."""
+        deadline = deadline or NEVER
+        local = effect_counts(plan, component, caps, deathtouch, deadline)
+        return local if local is not None else listed_effects(plan, component, self, caps, deathtouch, deadline)
 
     def blocks(
         self,

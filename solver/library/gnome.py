@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from .. import outcome
 from ..combat import Combat
 from ..models import Assignment, FormatError, Scenario, load_scenario
 from ..models.cards import Card, Face, GameState, as_state, load_library_or_state
@@ -134,15 +135,13 @@ def _pick_gnome(scenario: Scenario, gnome_id: str | None) -> str:
 
 def kills(scenario: Scenario, assignment: Assignment) -> int:
     """Blockers this assignment kills: assigned damage > 0 and lethal (702.19b), not indestructible."""
-    deathtouch = [a.id for a in scenario.attackers if a.deathtouch]
-    n = 0
-    for b in scenario.blockers:
-        dealt = assignment.total_to(b.id)
-        if dealt <= 0 or b.indestructible:
-            continue
-        if b.damage_marked + dealt >= b.toughness or any(assignment.amount(s, b.id) > 0 for s in deathtouch):
-            n += 1
-    return n
+    totals, touched = outcome.tally(assignment, {a.id for a in scenario.attackers if a.deathtouch})
+    return sum(
+        1
+        for b in scenario.blockers
+        if not b.indestructible
+        and outcome.kills(outcome.lethal_need(b), totals.get(b.id, 0), b.id in touched, dealt_only=True)
+    )
 
 
 def damage_to_players(scenario: Scenario, assignment: Assignment, source: str) -> int:

@@ -155,14 +155,14 @@ class _ObjectiveModel:
             elif reused is not None:
                 out = _Lin.of(reused, 0, 1)
             else:
-                out = self._bool_iff_at_least(self.total(p), self.defs.scenario[p].loyalty, f"loyal[{p}]")
+                out = self._bool_iff_at_least(self.total(p), self.defs.loyalty(p), f"loyal[{p}]")
             self._cache[key] = out
         return self._cache[key]
 
     def reached(self, p: str) -> _Lin:
         key = ("reached", p)
         if key not in self._cache:
-            self._cache[key] = self._bool_iff_at_least(self.total(p), self.defs.scenario[p].life, f"reached[{p}]")
+            self._cache[key] = self._bool_iff_at_least(self.total(p), self.defs.life(p), f"reached[{p}]")
         return self._cache[key]
 
     def overkill(self, r: str) -> _Lin:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..models import FormatError
-from ..rules import DamagePlan, lethal_need
+from ..outcome import exact, kills, lethal_need, overkill_threshold, reaches, tally_vector
+from ..rules import DamagePlan
 from ..step import DamageStep
 
 OBJECTIVES = ("max-damage", "lethal", "max-kills", "max-value", "min-overkill")
@@ -65,13 +66,6 @@ def _expected() -> str:
     return "max-damage, max-damage:ID, lethal, max-kills, max-value, min-overkill"
 
 
-def _exact(value) -> Fraction:
-    """The decimal the JSON wrote (0.1 -> 1/10), not the binary float's expansion."""
-    if isinstance(value, int):
-        return Fraction(value)
-    return Fraction(repr(float(value)))
-
-
 def _number(q: Fraction):
     return int(q) if q.denominator == 1 else float(q)
 
@@ -94,30 +88,31 @@ class _Definitions:
         self.kill_set = [c.id for c in creatures if c.in_combat and not c.indestructible]
         self.walkers = [p.id for p in s.planeswalkers if p.in_combat]
         self.deathtouch = {i for i, src in enumerate(plan.sources) if src.assigns and s[src.source].deathtouch}
+        self.deathtouch_of = [i in self.deathtouch for i in range(len(plan.sources))]
         self.incoming: dict[str, list[int]] = {}  # recipient -> column indices
         for k, (i, r) in enumerate(plan.columns):
             self.incoming.setdefault(r, []).append(k)
         self._value_scale: int | None = None
 
     def need(self, creature_id: str) -> int:
-        """702.19b: damage still needed for lethal (trample.rules, for blockers and attackers alike)."""
+        """702.19b: damage still needed for lethal (trample.outcome, for blockers and attackers alike)."""
         return lethal_need(self.scenario[creature_id])
 
     def threshold(self, recipient: str) -> int:
-        """What a non-creature recipient takes before further damage is overkill."""
-        kind = self.scenario.kind(recipient)
-        obj = self.scenario[recipient]
-        if kind == "player":
-            return max(0, obj.life)
-        if kind == "planeswalker":
-            return obj.loyalty
-        if kind == "battle":
-            return obj.defense
-        return self.need(recipient)
+        """What a recipient takes before further damage is overkill (trample.outcome), deathtouch aside."""
+        return overkill_threshold(self.scenario, recipient)
+
+    def loyalty(self, walker: str) -> int:
+        """702.19c: what a planeswalker must be assigned for its loyalty to be reached."""
+        return self.scenario[walker].loyalty
+
+    def life(self, player: str) -> int:
+        """What a player must be assigned for the lethal objective."""
+        return self.scenario[player].life
 
     def value_of(self, object_id: str) -> Fraction:
         obj = self.scenario[object_id]
-        return _exact(getattr(obj, "value", 1))
+        return exact(getattr(obj, "value", 1))
 
     @property
     def value_scale(self) -> int:
@@ -137,36 +132,26 @@ class _Definitions:
 
     # -- the direct evaluation (no solver): used for forced boards and by score() ---------------
     def evaluate(self, obj: Objective, vec: Sequence[int]):
-        plan = self.plan
-        cols = plan.columns
+        totals, touched = tally_vector(self.plan.columns, vec, self.deathtouch_of)
 
         def total(r):
-            return sum(vec[k] for k in self.incoming.get(r, ()))
-
-        def touched(r):
-            return any(vec[k] > 0 and cols[k][0] in self.deathtouch for k in self.incoming.get(r, ()))
+            return totals.get(r, 0)
 
         def killed(c):
-            return total(c) >= self.need(c) or touched(c)
+            return kills(self.need(c), total(c), c in touched)
 
         if obj.kind == "max-damage":
             return total(obj.target) if obj.target else sum(total(p) for p in self.players)
         if obj.kind == "lethal":
-            return sum(1 for p in self.players if total(p) >= self.scenario[p].life)
+            return sum(1 for p in self.players if reaches(total(p), self.life(p)))
         if obj.kind == "max-kills":
             return sum(1 for c in self.kill_set if killed(c))
         if obj.kind == "max-value":
             q = sum((self.value_of(c) for c in self.kill_set if killed(c)), Fraction(0))
-            q += sum((self.value_of(p) for p in self.walkers if total(p) >= self.scenario[p].loyalty), Fraction(0))
+            q += sum((self.value_of(p) for p in self.walkers if reaches(total(p), self.loyalty(p))), Fraction(0))
             return _number(q)
         if obj.kind == "min-overkill":
-            out = 0
-            for r in self.incoming:
-                t = self.threshold(r)
-                if self.scenario.kind(r) in ("blocker", "attacker") and t > 0 and touched(r):
-                    t = 1
-                out += max(0, total(r) - t)
-            return out
+            return sum(max(0, total(r) - overkill_threshold(self.scenario, r, r in touched)) for r in self.incoming)
         raise ValueError(obj.kind)
 
 

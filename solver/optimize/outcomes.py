@@ -2,7 +2,7 @@
 
 On a board where damage dealt can differ from damage assigned (prevention, protection, doubling), or has results
 beyond marked damage and lost life (lifelink, infect, wither, toxic, commander damage), the objectives are read on
-the step's outcome (:mod:`trample.dealing`):
+the step's outcome (:mod:`trample.outcome`):
 
 - ``max-damage`` (``:ID``): damage *dealt* by the solved side's sources to every listed player (to ``ID``);
 - ``lethal``: players who lose the game after the step's state-based actions (0 life after lifelink and
@@ -22,11 +22,12 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from ..dealing import after_step, has_effects
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment, load_assignment
+from ..outcome import exact as _exact
+from ..outcome import has_effects, resolve
 from ..step import DamageStep
-from .objectives import Objective, _combat_of, _exact, _number, parse_objectives
+from .objectives import Objective, _combat_of, _number, parse_objectives
 from .results import (
     STATUS_FEASIBLE,
     STATUS_INFEASIBLE,
@@ -45,12 +46,12 @@ def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, o
     s = step.scenario
     own = dict(assignment.to_json() if isinstance(assignment, Assignment) else assignment)
     full = {**own, **(reply.to_json() if isinstance(reply, Assignment) else (reply or {}))}
-    outcome = after_step(s, full)
+    outcome = resolve(s, full)
     dealt: dict[str, int] = {}
     for e in outcome.events:
         if e.source in own and e.dealt:
             dealt[e.recipient] = dealt.get(e.recipient, 0) + e.dealt
-    died = set(outcome.died)
+    died = set(outcome.gone)
     other = {"attacking": s.blockers, "defending": s.attackers, "both": (*s.attackers, *s.blockers)}[step.side]
     killable = [c.id for c in other if c.in_combat]
     walkers = [p.id for p in s.planeswalkers if p.in_combat]
@@ -59,7 +60,7 @@ def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, o
         if o.kind == "max-damage":
             out[o.name] = dealt.get(o.target, 0) if o.target else sum(dealt.get(p.id, 0) for p in s.players)
         elif o.kind == "lethal":
-            out[o.name] = len(outcome.losers)
+            out[o.name] = len(outcome.losers)  # (player, rule) pairs
         elif o.kind == "max-kills":
             out[o.name] = sum(1 for c in killable if c in died)
         elif o.kind == "max-value":
@@ -149,7 +150,7 @@ def _best_losses(step: DamageStep, replies, deadline) -> dict[str, bool] | None:
             worst_losers = None
             for reply in replies:
                 _, outcome = step_values(step, assignment, (), reply)
-                losers = set(outcome.losers)
+                losers = {p for p, _ in outcome.losers}
                 worst_losers = losers if worst_losers is None else worst_losers & losers
             for p in worst_losers or ():
                 out[p] = True

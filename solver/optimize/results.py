@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..models import Assignment, load_assignment
+from ..outcome import lethal_report, tally_vector
 from ..rules import DamagePlan
 from .objectives import _combat_of, _Definitions, parse_objectives
 
@@ -39,28 +40,12 @@ class SolveResult:
 
 
 def _assignment(plan: DamagePlan, vec: Sequence[int]) -> Assignment:
-    out = {s.source: {} for s in plan.sources}
-    for (i, r), amount in zip(plan.columns, vec):
-        if amount:
-            out[plan.sources[i].source][r] = amount
-    return Assignment(out)
+    return plan.assignment(((plan.columns, vec),))
 
 
 def _lethal_report(defs: _Definitions, vec, best_to: Mapping[str, int]) -> dict:
-    out = {}
-    for p in defs.players:
-        life = defs.scenario[p].life
-        dealt = sum(vec[k] for k in defs.incoming.get(p, ()))
-        best = best_to.get(p, dealt)
-        out[p] = {
-            "life": life,
-            "damage": dealt,
-            "margin": dealt - life,
-            "reached": dealt >= life,
-            "max_damage": best,
-            "reachable": best >= life,
-        }
-    return out
+    totals, _ = tally_vector(defs.plan.columns, vec, defs.deathtouch_of)
+    return lethal_report(defs.scenario, {p: totals.get(p, 0) for p in defs.players}, best_to)
 
 
 def score_assigned(combat, assignment, objectives) -> dict:
@@ -72,6 +57,5 @@ def score_assigned(combat, assignment, objectives) -> dict:
     defs = _Definitions(plan)
     if not isinstance(assignment, Assignment):
         assignment = load_assignment(assignment, combat.scenario)
-
-    vec = [assignment.amount(plan.sources[i].source, r) for i, r in plan.columns]
+    vec = plan.vector(assignment)
     return {o.name: defs.evaluate(o, vec) for o in objs}

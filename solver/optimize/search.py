@@ -8,9 +8,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..dealing import has_effects
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment
+from ..outcome import has_effects
 from ..rules import DamagePlan
 from .model import _Budget, _Lin, _ObjectiveModel, _Runner
 from .objectives import Objective, _combat_of, _Definitions, _number, parse_objectives

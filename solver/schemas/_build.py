@@ -369,6 +369,7 @@ DEFS: dict[str, dict] = {
 _NUM_OR_NULL = {"type": ["number", "null"]}
 _VIOLATION = closed({"rule": {"type": "string"}, "message": {"type": "string"}}, ["rule", "message"])
 _VALUES = {"type": "object", "additionalProperties": {"type": "number"}}
+_INTERVAL = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
 DEFS.update(
     {
         "violation": _VIOLATION,
@@ -383,7 +384,7 @@ DEFS.update(
                 "primary_regret": _NUM_OR_NULL,
                 "optimal": {"type": "boolean"},
                 "lethal": {"type": ["boolean", "null"]},
-                "assignment": {"oneOf": [ref("assignment"), {"type": "null"}]},
+                "assignment": {"oneOf": [ref("assignment"), ref("combat_line"), {"type": "null"}]},
                 "time_ms": _NUM_OR_NULL,
             },
             [
@@ -405,21 +406,25 @@ DEFS.update(
                 "index": {"type": "integer", "minimum": 0},
                 "id": {"type": "string"},
                 "objective": {"type": "string"},
+                "scenario": ref("scenario"),
                 "size": closed(
                     {
-                        k: {"type": "integer", "minimum": 0}
-                        for k in ("attackers", "blockers", "creatures", "power", "assignments")
+                        **{
+                            k: {"type": "integer", "minimum": 0}
+                            for k in ("attackers", "blockers", "creatures", "power", "assignments")
+                        },
+                        "first_strike_step": {"type": "boolean"},
                     },
-                    ["attackers", "blockers", "creatures", "power", "assignments"],
+                    ["attackers", "blockers", "creatures", "power"],
                 ),
                 "reference": closed(
                     {
                         "status": {"type": "string"},
                         "values": _VALUES,
-                        "assignment": ref("assignment"),
+                        "assignment": {"oneOf": [ref("assignment"), ref("combat_line")]},
                         "lethal_exists": {"type": "boolean"},
                     },
-                    ["status", "values", "assignment", "lethal_exists"],
+                    ["status", "values", "lethal_exists"],
                 ),
                 "decisions": {"type": "array", "items": ref("decision")},
                 "rule": {"type": "string"},
@@ -445,6 +450,9 @@ DEFS.update(
                 "time_ms_mean": _NUM_OR_NULL,
                 "time_ms_median": _NUM_OR_NULL,
                 "time_ms_max": _NUM_OR_NULL,
+                "time_ms_median_ci": {"oneOf": [_INTERVAL, {"type": "null"}]},
+                "ci": {"type": "object", "additionalProperties": {"oneOf": [_INTERVAL, {"type": "null"}]}},
+                "benched": {},
             },
             ["player", "rank", "decisions", "illegal", "illegal_rate", "optimal", "lethal_exists", "lethal_found"],
         ),
@@ -463,8 +471,12 @@ DEFS.update(
                         "files": {"type": "array", "items": {"type": "string"}},
                         "level": {"type": ["string", "null"]},
                         "n": {"type": "integer", "minimum": 0},
+                        "seed": {"type": ["integer", "null"]},
+                        "hash": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
                     },
                 },
+                "game": {"enum": ["step", "combat"]},
+                "defender": {"type": "string"},
                 "recorded": {"const": True, "description": "Present when the results come from trample score."},
             },
             "required": ["objective", "players", "boards", "suite"],
@@ -557,6 +569,14 @@ TOP: dict[str, dict] = {
                 "leaderboard": {"type": "array", "items": ref("leaderboard_row")},
                 "boards": {"type": "array", "items": ref("board_result")},
                 "elapsed_s": {"type": "number", "minimum": 0},
+                "facts": {
+                    "type": "object",
+                    "description": "The run's facts: versions, git commit, machine, seed, command line, statistics.",
+                },
+                "by_level": {
+                    "type": "object",
+                    "additionalProperties": {"type": "array", "items": ref("leaderboard_row")},
+                },
             },
             ["arena", "config", "leaderboard", "boards"],
         ),

@@ -9,14 +9,22 @@ from functools import cached_property
 
 from ..check import CheckResult, Violation, check
 from ..combat import Combat, LegalAssignments
-from ..dealing import after_step, has_effects
-from ..engines import get_engine
+from ..engines import EFFECTS, get_engine
 from ..limits import NEVER, deadline_of
 from ..models import Assignment, FormatError, Scenario, load_scenario
+from ..outcome import (
+    Outcome,
+    after_step,
+    apply_damage,
+    first_strike_step_happens,
+    has_effects,
+    merge_effect_keys,
+    regular_step_caps,
+)
+from ..outcome import resolve as resolve_outcome
 from ..rules import derive
-from ..sba import apply_damage, first_strike_step_happens
 from ..step import opening
-from .counting import canonical_state, effect_caps, effect_counts, listed_effects, merge_effect_keys
+from .counting import canonical_state
 from .line import STEP_NAMES, CombatLine, load_line
 from .search import solve_whole
 
@@ -79,7 +87,15 @@ class WholeCombat:
         """
         if not self.has_first_strike_step:
             return self.scenario.with_step("regular")
-        return after_step(self.scenario, first_strike).state
+        return after_step(self.scenario, first_strike)
+
+    def outcome_after(self, first_strike) -> Outcome:
+        """The first-strike step's :class:`trample.outcome.Outcome`: damage dealt, deaths, the state after the
+        SBAs, and the players who lose (``outcome.game_over``: a two-player game ends there, and the regular step's
+        plan then assigns nothing, 104.3b; docs/effects.md)."""
+        if not self.has_first_strike_step:
+            return resolve_outcome(self.scenario.with_step("regular"), {})
+        return resolve_outcome(self.scenario, first_strike)
 
     def regular_step(self, first_strike) -> Combat:
         """The regular step (both sides) that follows ``first_strike``."""
@@ -118,20 +134,16 @@ class WholeCombat:
         """{effect key: number of first-strike assignments with that effect} (see
         :func:`trample.whole.counting.effect_key`); ``engine``: the combat's engine when None.
 
-        Per component: counted by :func:`effect_counts` without listing (engines "auto" and "direct"), or by
-        listing the component's assignments (the "cpsat" reference, and components whose effects are too many).
+        Per component, by the engine's EFFECTS capability (:mod:`trample.engines.effects`): the direct engine
+        counts without listing, CP-SAT (the reference) lists.
         """
-        engine = engine or self.engine
+        eng = get_engine(engine or self.engine, needs=(EFFECTS,))
         plan = self.first_step.plan
-        caps = effect_caps(self.scenario)
+        caps = regular_step_caps(self.scenario)
         deathtouch = [bool(getattr(self.scenario[s.source], "deathtouch", False)) for s in plan.sources]
         folded: Counter = Counter({(): 1})
         for comp in plan.components:
-            local = None
-            if engine in ("auto", "direct"):
-                local = effect_counts(plan, comp, caps, deathtouch, deadline)
-            if local is None:
-                local = listed_effects(plan, comp, get_engine(engine), caps, deathtouch, deadline)
+            local = eng.effects(plan, comp, caps, deathtouch, deadline)
             merged: Counter = Counter()
             for k1, n1 in folded.items():
                 deadline.check()

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from fractions import Fraction
 
 from ..combat import Combat
-from ..dealing import after_step, has_effects
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment, Scenario
 from ..optimize import (
@@ -22,7 +20,7 @@ from ..optimize import (
 )
 from ..optimize import solve as solve_step
 from ..optimize.outcomes import step_values
-from ..sba import creature_dies, damage_dealt
+from ..outcome import creature_dies, damage_dealt, exact, has_effects, lethal_report, resolve
 from .line import CombatLine
 
 
@@ -71,16 +69,12 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     attacking_first = Combat(first_board, side="attacking", engine=engine)
     defending_first = Combat(first_board, side="defending", engine=engine)
 
-    def exact(v) -> Fraction:
-        return Fraction(v) if isinstance(v, int) else Fraction(repr(float(v)))
-
     def oriented(values: dict) -> tuple:
         return tuple(values[o.name] if o.maximize else -values[o.name] for o in objs)
 
     # Defender replies in the first-strike step, one per distinct set of attackers killed.
     def vector(combat: Combat, assignment: Assignment) -> tuple[int, ...]:
-        plan = combat.plan
-        return tuple(assignment.amount(plan.sources[i].source, r) for i, r in plan.columns)
+        return combat.plan.vector(assignment)
 
     effects = has_effects(scenario)
     by_outcome: dict[object, tuple[tuple, Assignment]] = {}
@@ -88,7 +82,7 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
         for d in defending_first.assignments(time_limit=deadline):  # streamed: flat memory
             killed = frozenset()
             if has_fs and effects:  # lifelink, wither, prevention...: what the reply alone leaves
-                killed = after_step(scenario, d.to_json()).state
+                killed = resolve(scenario, d.to_json()).state
             elif has_fs:
                 totals, touched = damage_dealt(scenario, d)
                 killed = frozenset(
@@ -185,11 +179,17 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     if any(o.kind == "lethal" for o in objs) and effects:
         lethal = _outcome_lethal_report(whole, line)
     elif any(o.kind == "lethal" for o in objs):
-        lethal = {}
-        for p in scenario.players:
-            dealt = line.first_strike.total_to(p.id) + line.regular.total_to(p.id)
-            lethal[p.id] = {"life": p.life, "damage": dealt, "margin": dealt - p.life, "reached": dealt >= p.life}
-    return SolveResult(status, line, out_values, lethal, elapsed, stats["solves"])
+        damage = {p.id: line.first_strike.total_to(p.id) + line.regular.total_to(p.id) for p in scenario.players}
+        best_to = {}
+        for p in scenario.players:  # the most damage the whole combat can deal this player, the defender replying
+            probe = solve_whole(whole, [f"max-damage:{p.id}"], **dict(options, tie_break=False), **left())
+            stats["solves"] += probe.solves
+            if probe.assignment is not None:
+                best_to[p.id] = int(probe.objectives[f"max-damage:{p.id}"])
+            if probe.status != STATUS_OPTIMAL and status == STATUS_OPTIMAL:
+                status = STATUS_FEASIBLE
+        lethal = lethal_report(scenario, damage, best_to)
+    return SolveResult(status, line, out_values, lethal, (time.perf_counter() - start) * 1000, stats["solves"])
 
 
 def _outcome_lethal_report(whole, line: CombatLine) -> dict:
@@ -197,11 +197,11 @@ def _outcome_lethal_report(whole, line: CombatLine) -> dict:
     poison and commander damage at the end, and whether and why they lose (704.5a, 704.5c, 704.6c)."""
     scenario = whole.scenario
     attackers = {a.id for a in scenario.attackers}
-    first = after_step(scenario, line.first_strike.to_json())
+    first = resolve(scenario, line.first_strike.to_json())
     outcomes = [first] if whole.has_first_strike_step else []
     if not (whole.has_first_strike_step and first.game_over):
         state = whole.state_after(line.first_strike)
-        outcomes.append(after_step(state, line.regular.to_json()))
+        outcomes.append(resolve(state, line.regular.to_json()))
     last = outcomes[-1]
     out = {}
     for p in scenario.players:

@@ -1,0 +1,218 @@
+"""A real Gymnasium environment: assign one combat damage step, decision by decision (``pip install 'trample[gym]'``).
+
+>>> import gymnasium as gym, trample.arena.gym_env
+>>> env = gym.make("trample/DamageAssignment-v0", level="tiny")
+>>> obs, info = env.reset(seed=1)
+
+An episode is one board of the attacking player (a generated board of ``level``, one of ``boards``, or
+``options={"scenario": ...}``). Each step decides how much of one attacker's remaining damage goes to one of its
+routes, in the damage plan's order (:mod:`trample.arena.sequential`): ``action_space = Discrete(max_amount + 1)``,
+the action is the amount. ``action_masks()`` (and ``info["action_mask"]``) marks the amounts after which a legal
+assignment can still be completed, so a masked agent only ever builds legal assignments, and every legal
+assignment, the optimum included, is reachable whatever the board's number of assignments. Decisions with a
+single allowed amount are taken for the agent. An unmasked action that is not allowed ends the episode with
+``illegal_reward`` (and ``info["illegal"] = True``).
+
+Reward: 0 until the assignment is complete, then ``-regret`` of the primary objective against the proven optimum
+(``reward="difference"``, 0 is optimal) or value / optimum (``reward="ratio"``). The observation is the fixed-size
+vector of :mod:`trample.arena.encoding`.
+"""
+
+from __future__ import annotations
+
+try:
+    import gymnasium as gym
+    import numpy as np
+    from gymnasium import spaces
+except ImportError as err:  # one line, naming the extra
+    raise ImportError(f"the Gymnasium environment needs gymnasium (pip install 'trample[gym]'): {err}") from None
+
+from collections.abc import Sequence
+
+from ..models import Assignment, load_scenario
+from ..rules import derive
+from . import encoding
+from .objectives import DEFAULT_OBJECTIVE, is_lethal, objective_text, parse_objectives, regrets, score_all
+from .sequential import StepWalk
+from .suites import Level, generate_board, get_level, one_step
+
+ENV_ID = "trample/DamageAssignment-v0"
+DEFAULT_MAX_AMOUNT = 20
+
+
+class DamageAssignmentEnv(gym.Env):
+    """One damage step of the attacking player as a sequence of amount decisions (module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "svg"], "render_fps": 1}
+
+    def __init__(
+        self,
+        level: str | Level = "tiny",
+        objective: str = DEFAULT_OBJECTIVE,
+        boards: Sequence[dict] | None = None,
+        max_amount: int = DEFAULT_MAX_AMOUNT,
+        reward: str = "difference",
+        illegal_reward: float = -10.0,
+        render_mode: str | None = None,
+    ):
+        if reward not in ("difference", "ratio"):
+            raise ValueError(f"reward: expected 'difference' or 'ratio', got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode: expected one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.level = get_level(level) if isinstance(level, str) else level
+        self.boards = None if boards is None else [b.get("scenario", b) if "attackers" not in b else b for b in boards]
+        self.objective = objective
+        self.max_amount = int(max_amount)
+        self.reward_mode = reward
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.action_space = spaces.Discrete(self.max_amount + 1)
+        self.observation_space = encoding.observation_space()
+        self.scenario = None
+        self.walk: StepWalk | None = None
+        self._result: dict | None = None
+
+    # -- Gymnasium API ----------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a new board (``options={"scenario": {...}, "objective": "..."}`` plays that board)."""
+        from .metrics import reference
+
+        super().reset(seed=seed)
+        options = options or {}
+        if "scenario" in options:
+            raw = options["scenario"]
+        elif self.boards is not None:
+            raw = self.boards[int(self.np_random.integers(len(self.boards)))]
+        else:
+            raw = generate_board(self.level, int(self.np_random.integers(2**62)), 0)
+        scenario = load_scenario(raw)
+        one_step(scenario)
+        encoding.check_fits(scenario)
+        plan = derive(scenario, "attacking")
+        biggest = max((s.damage for s in plan.sources), default=0)
+        if biggest > self.max_amount:
+            raise ValueError(f"a source assigns {biggest} damage, more than max_amount={self.max_amount}")
+        self.scenario = scenario
+        self.objectives = parse_objectives(options.get("objective") or self.objective, scenario)
+        self.reference = reference(scenario, self.objectives)
+        self.walk = StepWalk(plan)
+        self._result = None
+        return self._observation(), self._info()
+
+    def step(self, action):
+        if self.walk is None or self._result is not None:
+            raise RuntimeError("the episode is over: call reset()")
+        amount = int(np.asarray(action).reshape(()))  # a Python int, a numpy integer or a 0-d array
+        if self.walk.done:  # a board with nothing to decide: any action confirms the only assignment
+            return self._finish()
+        if amount not in self.walk.allowed():
+            src, rec = self.walk.decoder.current(self.walk.state)
+            self._result = {"illegal": True, "message": f"{src} cannot assign {amount} to {rec} here"}
+            info = self._info()
+            info.update(self._result)
+            return self._observation(), self.illegal_reward, True, False, info
+        self.walk.choose(amount)
+        if self.walk.done:
+            return self._finish()
+        return self._observation(), 0.0, False, False, self._info()
+
+    def action_masks(self):
+        """The amounts allowed now (bool, ``max_amount + 1``): the MaskablePPO convention."""
+        if self.walk is None:
+            raise RuntimeError("call reset() first")
+        mask = np.zeros(self.max_amount + 1, dtype=bool)
+        if self._result is not None:
+            return mask
+        if self.walk.done:
+            mask[0] = True  # nothing to decide: one confirming action
+            return mask
+        for a in self.walk.allowed():
+            mask[a] = True
+        return mask
+
+    def render(self):
+        if self.scenario is None or self.render_mode is None:
+            return None
+        partial = self.assignment()
+        if self.render_mode == "svg":
+            from ..render import board_svg
+
+            return board_svg(self.scenario, partial)
+        lines = [f"objective {objective_text(self.objectives)}"]
+        for source, split in partial.items():
+            if split:
+                lines.append(f"{source} -> " + ", ".join(f"{r} {n}" for r, n in split.items()))
+        if self.walk is not None and not self.walk.done:
+            src, rec = self.walk.decoder.current(self.walk.state)
+            lines.append(f"deciding: how much of {src}'s damage goes to {rec} ({self.walk.state[1]} left)")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        self.walk = None
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def assignment(self) -> Assignment:
+        """The assignment built so far (the amounts decided)."""
+        return self.walk.assignment() if self.walk is not None else Assignment({})
+
+    def actions_for(self, assignment) -> list[int]:
+        """The actions that build ``assignment`` from the start of this episode (forced decisions left out)."""
+        return StepWalk(self.walk.decoder.plan).follow(Assignment(assignment)) or [0]
+
+    def _finish(self):
+        assignment = self.walk.assignment()
+        values = score_all(self.scenario, assignment, self.objectives)
+        reg = regrets(self.objectives, values, self.reference["values"])
+        primary = self.objectives[0]
+        reward = self._reward(values[primary.name], self.reference["values"][primary.name], reg[primary.name])
+        self._result = {
+            "illegal": False,
+            "assignment": assignment.to_json(),
+            "values": values,
+            "regret": reg,
+            "optimal": all(r == 0 for r in reg.values()),
+            "lethal": is_lethal(self.scenario, assignment),
+        }
+        info = self._info()
+        info.update(self._result)
+        return self._observation(), reward, True, False, info
+
+    def _reward(self, value, best, regret) -> float:
+        if self.reward_mode == "difference":
+            return float(-regret)
+        if value == best:
+            return 1.0
+        if self.objectives[0].maximize:
+            return float(value) / float(best) if best else 0.0
+        return float(best) / float(value) if value else 1.0
+
+    def _observation(self):
+        walk = self.walk
+        partial = walk.assignment()
+        received: dict = {}
+        for split in partial.values():
+            for r, n in split.items():
+                received[r] = received.get(r, 0) + n
+        if walk.done or self._result is not None:
+            source = recipient = None
+            remaining = 0
+        else:
+            source, recipient = walk.decoder.current(walk.state)
+            remaining = walk.state[1]
+        return encoding.encode(self.scenario, received, source, recipient, remaining, False, False)
+
+    def _info(self) -> dict:
+        return {
+            "action_mask": self.action_masks(),
+            "optimum": dict(self.reference["values"]),
+            "lethal_exists": self.reference["lethal_exists"],
+        }
+
+
+def register() -> None:
+    """Register :data:`ENV_ID` with Gymnasium (done when this module is imported)."""
+    if ENV_ID not in gym.registry:
+        gym.register(id=ENV_ID, entry_point="trample.arena.gym_env:DamageAssignmentEnv")
+
+
+register()

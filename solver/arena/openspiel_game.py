@@ -1,0 +1,204 @@
+"""The whole combat as an OpenSpiel game (``pip install 'trample[multiagent]'``: the ``open-spiel`` package).
+
+>>> import pyspiel, trample.arena.openspiel_game
+>>> game = pyspiel.load_game("python_trample_combat", {"board": open("examples/double_strike.json").read()})
+
+The game is :mod:`trample.arena.combat_game`'s: player 0 is the attacking player, player 1 the defending player;
+sequential, deterministic, perfect information, zero-sum, terminal rewards (the attacker's value of the primary
+objective, the defender's its opposite). Parameters: ``board`` (a scenario as JSON text; default: the double
+strike example of docs/combat.md) and ``objective`` (default ``max-damage``). Actions are amounts of damage,
+``0..max_amount`` (the largest power on the board); ``legal_actions()`` are the masks of the decision encoding, so
+every play is a legal whole-combat line.
+
+OpenSpiel's bots play it (:func:`make_bot`: ``"random"``, uniform over legal actions, and ``"mcts"``, UCT with
+random rollouts), and :func:`play` runs one as the attacker against the defender's best reply
+(:meth:`trample.arena.combat_game.CombatGame.best_reply`), which is how ``trample arena --game combat`` scores
+its regret against the minimax value.
+"""
+
+from __future__ import annotations
+
+try:
+    import numpy as np
+    import pyspiel
+except ImportError as err:
+    raise ImportError(f"the OpenSpiel game needs open-spiel (pip install 'trample[multiagent]'): {err}") from None
+
+import json
+
+from . import encoding
+from .combat_game import CombatGame
+
+SHORT_NAME = "python_trample_combat"
+
+DEFAULT_BOARD = {
+    "step": "combat",
+    "players": [{"id": "opp", "life": 20}],
+    "attackers": [
+        {"id": "knight", "power": 3, "toughness": 3, "keywords": ["double_strike", "trample"],
+         "attacking": "opp", "blocked_by": ["bear", "fencer"]},
+        {"id": "ogre", "power": 4, "toughness": 2, "keywords": ["trample"], "attacking": "opp",
+         "blocked_by": ["fencer"]},
+    ],
+    "blockers": [
+        {"id": "bear", "power": 2, "toughness": 2},
+        {"id": "fencer", "power": 2, "toughness": 3, "keywords": ["first_strike"]},
+    ],
+}  # fmt: skip
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="trample: a whole Magic combat (first-strike and regular damage steps)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification={"board": json.dumps(DEFAULT_BOARD), "objective": "max-damage"},
+)
+
+
+def _bounds(game: CombatGame) -> tuple[float, int]:
+    """A bound on |utility| and on the number of decisions (OpenSpiel's GameInfo wants both)."""
+    s = game.scenario
+    power = sum(max(0, c.power) for c in (*s.attackers, *s.blockers))
+    values = sum(abs(float(b.value)) for b in s.blockers) + sum(abs(float(p.value)) for p in s.planeswalkers)
+    utility = 2 * power + values + len(s.players) + len(s.attackers) + len(s.blockers) + 1
+    routes = sum(len(a.blocked_by) + 2 for a in s.attackers) + sum(len(s.blocking(b.id)) for b in s.blockers)
+    return float(utility), max(1, 2 * routes)
+
+
+class TrampleCombatGame(pyspiel.Game):
+    def __init__(self, params=None):
+        params = dict(params or {})
+        board = params.get("board") or json.dumps(DEFAULT_BOARD)
+        objective = params.get("objective") or "max-damage"
+        self.core = CombatGame(json.loads(board) if isinstance(board, str) else board, objective)
+        utility, length = _bounds(self.core)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.core.max_amount + 1,
+            max_chance_outcomes=0,
+            num_players=2,
+            min_utility=-utility,
+            max_utility=utility,
+            utility_sum=0.0,
+            max_game_length=length,
+        )
+        super().__init__(GAME_TYPE, info, {"board": board, "objective": objective})
+
+    def new_initial_state(self):
+        return TrampleCombatState(self, self.core.initial())
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return CombatObserver(self)
+
+
+class TrampleCombatState(pyspiel.State):
+    def __init__(self, game, position=None):
+        super().__init__(game)
+        self.core = game.core
+        self.position = position if position is not None else game.core.initial()
+
+    def current_player(self):
+        if self.position.terminal:
+            return pyspiel.PlayerId.TERMINAL
+        return self.position.player
+
+    def _legal_actions(self, player):
+        return self.position.legal_actions()
+
+    def _apply_action(self, action):
+        self.position = self.position.apply(action)
+
+    def _action_to_string(self, player, action):
+        if self.position.terminal:
+            return str(action)
+        src, rec = self.position.current()
+        return f"{src}->{rec}:{action}"
+
+    def is_terminal(self):
+        return self.position.terminal
+
+    def returns(self):
+        return self.position.returns()
+
+    def __str__(self):
+        p = self.position
+        if p.terminal:
+            return json.dumps(p.line(), separators=(",", ":"))
+        step, side = self.core.phases[p.phase]
+        return f"{step}/{side} {json.dumps(p.partial().to_json(), separators=(',', ':'))} " + "{}->{}?".format(
+            *p.current()
+        )
+
+
+class CombatObserver:
+    """Observations: the :mod:`trample.arena.encoding` vector of the current step (perfect information)."""
+
+    def __init__(self, game):
+        self.tensor = np.zeros(encoding.OBS_SIZE, dtype=np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state, player):
+        p = state.position
+        if p.terminal:
+            self.tensor[:] = encoding.encode(p.game.scenario, {}, None, None, 0, False, False)
+            return
+        received: dict = {}
+        for split in p.partial().values():
+            for r, n in split.items():
+                received[r] = received.get(r, 0) + n
+        step, side = p.game.phases[p.phase]
+        src, rec = p.current()
+        self.tensor[:] = encoding.encode(
+            p.board, received, src, rec, p.dec_state[1], step == "first_strike", side == "defending"
+        )
+
+    def string_from(self, state, player):
+        return str(state) + " " + " ".join(map(str, state.history()))
+
+
+pyspiel.register_game(GAME_TYPE, TrampleCombatGame)
+
+
+def load(board, objective: str = "max-damage"):
+    """The OpenSpiel game for one board (a scenario dict or JSON text)."""
+    text = board if isinstance(board, str) else json.dumps(board)
+    return pyspiel.load_game(SHORT_NAME, {"board": text, "objective": objective})
+
+
+BOTS = ("random", "mcts")
+
+
+def make_bot(kind: str, game, player: int, seed: int, simulations: int = 200):
+    """An OpenSpiel bot: ``"random"`` (uniform over legal actions) or ``"mcts"`` (UCT, random rollouts)."""
+    if kind == "random":
+        return pyspiel.make_uniform_random_bot(player, seed % (2**31))
+    if kind == "mcts":
+        from open_spiel.python.algorithms import mcts
+
+        rng = np.random.RandomState(seed % (2**32))
+        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+        return mcts.MCTSBot(game, uct_c=2.0, max_simulations=simulations, evaluator=evaluator, random_state=rng)
+    raise ValueError(f"unknown OpenSpiel bot {kind!r} (expected one of {', '.join(BOTS)})")
+
+
+def play(game, attacker, defender=None):
+    """Play one game to the end: ``attacker`` (an OpenSpiel bot) against ``defender`` (a bot, or None: the
+    defender's best reply, :meth:`CombatGame.best_reply`). Returns the final state."""
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.current_player() == 0:
+            action = attacker.step(state)
+        elif defender is None:
+            action = game.core.best_reply(state.position)
+        else:
+            action = defender.step(state)
+        state.apply_action(action)
+    return state

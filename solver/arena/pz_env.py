@@ -1,0 +1,178 @@
+"""The whole combat for two agents: a PettingZoo AEC environment (``pip install 'trample[multiagent]'``).
+
+>>> from trample.arena.pz_env import env
+>>> e = env(level="first-strike")
+>>> e.reset(seed=3)
+
+Agents ``"attacker"`` and ``"defender"`` play the game of :mod:`trample.arena.combat_game`: the first-strike step
+(the attacker's assignment, then the defender's), then the regular step on the state after the state-based actions
+(attacker, then defender), as docs/combat.md describes. An agent keeps the turn for all the decisions of its
+assignment (one per source and route: how much of the source's remaining damage goes there).
+
+- ``action_space(agent)``: ``Discrete(max_amount + 1)`` (an amount of damage);
+- ``observation_space(agent)``: ``Dict(observation=Box(OBS_SIZE), action_mask=Box(0, 1, (max_amount + 1,), int8))``,
+  the vector of :mod:`trample.arena.encoding` (the board of the current step, the decision being made) and the
+  legal amounts for the agent to move (all zero for the other agent);
+- rewards: 0 until the combat is over, then the attacker gets its value of the primary objective (``max-damage``
+  by default: the damage dealt over both steps) and the defender its opposite (zero-sum).
+"""
+
+from __future__ import annotations
+
+try:
+    import numpy as np
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import agent_selector as _selector_module
+except ImportError as err:
+    raise ImportError(
+        f"the PettingZoo environment needs pettingzoo (pip install 'trample[multiagent]'): {err}"
+    ) from None
+
+from collections.abc import Sequence
+
+from . import encoding
+from .combat_game import AGENTS, CombatGame
+from .suites import Level, generate_board, get_level
+
+DEFAULT_MAX_AMOUNT = 20
+
+
+def env(**kwargs):
+    """The environment (PettingZoo's ``env()`` convention)."""
+    return CombatAEC(**kwargs)
+
+
+class CombatAEC(AECEnv):
+    metadata = {"render_modes": ["ansi", "svg"], "name": "trample_combat_v0", "is_parallelizable": False}
+
+    def __init__(
+        self,
+        level: str | Level = "first-strike",
+        objective: str = "max-damage",
+        boards: Sequence[dict] | None = None,
+        max_amount: int = DEFAULT_MAX_AMOUNT,
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        self.level = get_level(level) if isinstance(level, str) else level
+        self.boards = None if boards is None else [b.get("scenario", b) if "attackers" not in b else b for b in boards]
+        self.objective = objective
+        self.max_amount = int(max_amount)
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        n = self.max_amount + 1
+        self._action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self._observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": encoding.observation_space(),
+                    "action_mask": spaces.Box(0, 1, shape=(n,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.state_ = None
+        self._rng = np.random.default_rng()
+
+    def action_space(self, agent):
+        return self._action_spaces[agent]
+
+    def observation_space(self, agent):
+        return self._observation_spaces[agent]
+
+    # -- AEC API ------------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        options = options or {}
+        if "scenario" in options:
+            raw = options["scenario"]
+        elif self.boards is not None:
+            raw = self.boards[int(self._rng.integers(len(self.boards)))]
+        else:
+            raw = generate_board(self.level, int(self._rng.integers(2**62)), 0)
+        game = CombatGame(raw, options.get("objective") or self.objective)
+        encoding.check_fits(game.scenario)
+        if game.max_amount > self.max_amount:
+            raise ValueError(f"a creature has power {game.max_amount}, more than max_amount={self.max_amount}")
+        self.game = game
+        self.state_ = game.initial()
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._after_move()
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self.state_ = self.state_.apply(int(np.asarray(action).reshape(())))
+        self._after_move()
+        self._accumulate_rewards()
+
+    def _after_move(self) -> None:
+        s = self.state_
+        if s.terminal:
+            ret = s.returns()
+            self.rewards = {a: ret[i] for i, a in enumerate(self.possible_agents)}
+            self.terminations = {a: True for a in self.agents}
+            line = s.line()
+            values = {k: float(v) for k, v in s.values().items()}
+            self.infos = {a: {"line": line, "values": values} for a in self.agents}
+            self.agent_selection = self.agents[0] if self.agent_selection is None else self.agent_selection
+            return
+        self.rewards = {a: 0.0 for a in self.agents}
+        self.agent_selection = self.possible_agents[s.player]
+
+    def observe(self, agent):
+        s = self.state_
+        mask = np.zeros(self.max_amount + 1, dtype=np.int8)
+        if s is None or s.terminal:
+            board = self.game.scenario if s is not None else None
+            obs = np.zeros(encoding.OBS_SIZE, dtype=np.float32) if board is None else self._encode(board, None)
+            return {"observation": obs, "action_mask": mask}
+        if AGENTS[s.player] == agent:
+            for a in s.legal_actions():
+                mask[a] = 1
+        return {"observation": self._encode(s.board, s), "action_mask": mask}
+
+    def _encode(self, board, s):
+        received: dict = {}
+        if s is None:
+            return encoding.encode(board, received, None, None, 0, False, False)
+        for split in s.partial().values():
+            for r, n in split.items():
+                received[r] = received.get(r, 0) + n
+        source, recipient = s.current()
+        step, side = self.game.phases[s.phase]
+        return encoding.encode(
+            board, received, source, recipient, s.dec_state[1], step == "first_strike", side == "defending"
+        )
+
+    def render(self):
+        if self.render_mode is None or self.state_ is None:
+            return None
+        s = self.state_
+        if self.render_mode == "svg":
+            from ..render import board_svg, combat_svg
+
+            if s.terminal:
+                return combat_svg(self.game.whole, s.line())
+            return board_svg(s.board, s.partial())
+        if s.terminal:
+            return f"over: {s.line()} values {s.values()}"
+        step, side = self.game.phases[s.phase]
+        src, rec = s.current()
+        return f"{step} step, {AGENTS[s.player]} to move: how much of {src}'s damage goes to {rec}"
+
+    def close(self):
+        pass
+
+
+_ = _selector_module  # imported to fail early on a PettingZoo without AEC utilities

@@ -1,0 +1,144 @@
+"""The whole combat's first-step effects count, an engine capability (:data:`trample.engines.EFFECTS`):
+``effects(plan, component, caps, deathtouch, deadline) -> Counter`` maps each *effect key* of one component of
+the first-strike step (:func:`trample.outcome.effect_key`: what its damage changes for the regular step) to the
+number of legal assignments with that effect.
+
+- :func:`effect_counts`: the direct engine's programme, a forward count over the component's columns, without
+  listing (None when its states outgrow a limit);
+- :func:`listed_effects`: any engine's fallback, by listing the component's assignments with its ``iterate``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from ..limits import NEVER
+from ..outcome import effect_key, tally_vector, thresholds_met
+
+
+def listed_effects(plan, comp, eng, caps, deathtouch, deadline=NEVER) -> Counter:
+    """{effect key: count} of one component of the first step, by listing its assignments with ``eng``."""
+    cols = plan.component_columns(comp)
+    local: Counter = Counter()
+    for n, vec in enumerate(eng.iterate(plan, comp, deadline)):
+        if deadline and not n & 1023:
+            deadline.check()
+        dealt, touched = tally_vector(cols, vec, deathtouch)
+        local[effect_key(dealt, touched, caps)] += 1
+    return local
+
+
+#: Partial states (of one component) beyond which effect_counts gives up and the component is listed instead.
+EFFECT_STATE_LIMIT = 200_000
+
+
+def effect_counts(
+    plan, comp, caps: Mapping[str, int], deathtouch, deadline=NEVER, limit: int | None = None
+) -> Counter | None:
+    """{effect key: count} of one component of the first step, without listing: a forward count over the
+    component's columns whose state is what the effect key records -- per recipient that matters for the
+    regular step, the damage so far capped at its cap (``effect_caps``) and whether a deathtouch source dealt it any
+    -- plus, per gated blocker or planeswalker, whether a gated route that names it received damage while it
+    still lacked lethal damage (702.19b, 702.2c) or its loyalty (702.19c): it must end with it. The caps of gated
+    resources are their needs, so the capped totals decide every gate. None when the states outgrow ``limit``.
+    """
+    if plan.options_in(comp):
+        return None  # two ways to assign: listed by the engine instead
+    limit = EFFECT_STATE_LIMIT if limit is None else limit
+    cols = plan.component_columns(comp)
+    names: list[str] = []
+    where: dict[str, int] = {}
+
+    def slot(r: str) -> int:
+        if r not in where:
+            where[r] = len(names)
+            names.append(r)
+        return where[r]
+
+    for _, r in cols:
+        if caps.get(r, 0) > 0:
+            slot(r)
+    need: dict[int, int] = {}  # gated resource slot -> damage it needs
+    lethal_kind: set[int] = set()  # slots whose need deathtouch satisfies (blockers, not planeswalkers)
+    col_gate = []
+    for i, r in cols:
+        mask = 0
+        gate = plan.sources[i].route(r).gate
+        if gate is not None:
+            for b in gate.lethal:
+                n = plan.lethal_need[b]
+                if n > 0:
+                    k = slot(b)
+                    need[k], mask = n, mask | 1 << k
+                    lethal_kind.add(k)
+            for w in gate.loyalty:
+                n = plan.loyalty_need[w]
+                if n > 0:
+                    k = slot(w)
+                    need[k], mask = n, mask | 1 << k
+        col_gate.append(mask)
+    K = len(names)
+    top = [max(caps.get(r, 0), need.get(k, 0)) for k, r in enumerate(names)]  # totals are kept up to here
+    col_slot = [where.get(r, -1) if caps.get(r, 0) > 0 or where.get(r, -1) in need else -1 for _, r in cols]
+    # after column p, resources that no later column feeds or gates: an open obligation there is a dead branch
+    last = {}
+    for p in range(len(cols)):
+        if col_slot[p] >= 0:
+            last[col_slot[p]] = p
+        for k in range(K):
+            if col_gate[p] >> k & 1:
+                last[k] = p
+    closes = [0] * len(cols)
+    for k, p in last.items():
+        if k in need:
+            closes[p] |= 1 << k
+
+    slots = [(k, n, k in lethal_kind) for k, n in need.items()]
+
+    def satisfied(tots, dt) -> int:  # 702.19b / 702.2c (blockers), 702.19c (planeswalkers)
+        return thresholds_met(slots, tots, dt)
+
+    states: dict[tuple, int] = {((0,) * K, 0, 0): 1}  # (capped totals, deathtouched mask, open obligations)
+    p = 0
+    for i in comp:
+        src = plan.sources[i]
+        cur = {(src.damage, *key): n for key, n in states.items()}
+        dt_src = deathtouch[i]
+        for route_no in range(len(src.routes)):
+            deadline.check()
+            final = route_no == len(src.routes) - 1
+            k, gmask, close = col_slot[p], col_gate[p], closes[p]
+            nxt: dict[tuple, int] = {}
+            for (rem, tots, dt, open_), n in cur.items():
+                for v in (rem,) if final else range(rem + 1):
+                    t2, dt2, o2 = tots, dt, open_
+                    if v:
+                        if gmask:
+                            o2 |= gmask & ~satisfied(tots, dt)
+                        if k >= 0:
+                            t2 = tots[:k] + (min(top[k], tots[k] + v),) + tots[k + 1 :]
+                            if dt_src:
+                                dt2 |= 1 << k
+                            if o2:
+                                o2 &= ~satisfied(t2, dt2)
+                    if o2 & close:
+                        continue  # 702.19b/c: it received gated damage and can no longer get what it needs
+                    key = (rem - v, t2, dt2, o2)
+                    nxt[key] = nxt.get(key, 0) + n
+            cur = nxt
+            p += 1
+            if len(cur) > limit:
+                return None
+        states = {}
+        for (_, tots, dt, open_), n in cur.items():
+            key = (tots, dt, open_)
+            states[key] = states.get(key, 0) + n
+    out: Counter = Counter()
+    for (tots, dt, open_), n in states.items():
+        if open_:
+            continue
+        dealt = {names[k]: tots[k] for k in range(K) if tots[k]}
+        touched = {names[k] for k in range(K) if dt >> k & 1}
+        out[effect_key(dealt, touched, caps)] += n
+    return out

@@ -1,0 +1,189 @@
+"""The whole combat as a two-player game (issue 15): the game of trample.arena.combat_game, its PettingZoo AEC
+environment, its OpenSpiel game and bots, and the whole-combat arena (regret against the minimax value)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trample.arena.combat_game import ATTACKER, CombatGame
+from trample.arena.suites import generate
+from trample.models import load_scenario
+from trample.whole import WholeCombat
+
+ROOT = Path(__file__).resolve().parent.parent
+DOUBLE = json.loads((ROOT / "examples/double_strike.json").read_text())
+
+
+def minimax(position) -> float:
+    """Full game-tree search (no trample search code): the attacker maximises, the defender minimises."""
+    if position.terminal:
+        return position.returns()[0]
+    values = [minimax(position.apply(a)) for a in position.legal_actions()]
+    return max(values) if position.player == ATTACKER else min(values)
+
+
+def plays(position, out):
+    if position.terminal:
+        out.append(json.dumps(position.line(), sort_keys=True))
+        return out
+    for a in position.legal_actions():
+        plays(position.apply(a), out)
+    return out
+
+
+def small_whole_boards(n: int, seed: int):
+    for item in generate("first-strike", n, seed=seed):
+        scenario = load_scenario(item["scenario"])
+        if WholeCombat(scenario).count() <= 2000:
+            yield scenario
+
+
+def test_the_plays_are_exactly_the_legal_lines():
+    # 510.4 first-strike step, 704.3 SBAs between the steps, 510.1 the attacker assigns first: every legal line
+    # of WholeCombat is one play of the game, and every play is a legal line
+    assert set(plays(CombatGame(DOUBLE).initial(), [])) == {
+        json.dumps(line.to_json(), sort_keys=True) for line in WholeCombat(DOUBLE).assignments()
+    }
+    checked = 0
+    for scenario in small_whole_boards(12, seed=5):
+        got = plays(CombatGame(scenario).initial(), [])
+        assert len(got) == len(set(got))
+        assert set(got) == {json.dumps(line.to_json(), sort_keys=True) for line in WholeCombat(scenario).assignments()}
+        checked += 1
+    assert checked >= 6
+
+
+@pytest.mark.parametrize("objective", ["max-damage", "max-value", "lethal", "min-overkill", "max-kills"])
+def test_the_game_value_is_the_whole_combat_solve(objective):
+    # the game-tree minimax (attacker max, defender min over the blockers' first-strike replies) equals
+    # WholeCombat.solve's value (trample.whole.solve_whole)
+    for scenario in [load_scenario(DOUBLE), *small_whole_boards(8, seed=9)]:
+        game = CombatGame(scenario, objective)
+        assert minimax(game.initial()) == pytest.approx(game.minimax())
+
+
+def test_optimal_attacker_against_the_best_reply_reaches_the_minimax_value():
+    for scenario in [load_scenario(DOUBLE), *small_whole_boards(8, seed=2)]:
+        game = CombatGame(scenario, "max-damage,max-kills")
+        pos = game.initial()
+        while not pos.terminal:
+            pos = pos.apply(game.optimal_action(pos) if pos.player == ATTACKER else game.best_reply(pos))
+        assert pos.returns()[0] == pytest.approx(game.minimax())
+        assert WholeCombat(scenario).check(pos.line()).legal
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's style advice (agent names, Dict observations)
+def test_pettingzoo_api_test_passes():
+    pytest.importorskip("pettingzoo")
+    from pettingzoo.test import api_test
+
+    from trample.arena.pz_env import env
+
+    for level in ("first-strike", "mixed"):
+        api_test(env(level=level), num_cycles=100, verbose_progress=False)
+
+
+def test_pettingzoo_rewards_are_the_outcome():
+    pytest.importorskip("pettingzoo")
+    import numpy as np
+
+    from trample.arena.pz_env import env
+
+    e = env()
+    e.reset(seed=0, options={"scenario": DOUBLE, "objective": "max-damage"})
+    order, final = [], {}
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, info = e.last()
+        if terminated:
+            final[agent] = reward
+            e.step(None)
+            continue
+        assert obs["action_mask"].any()
+        order.append(agent)
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert order[0] == "attacker" and "defender" in order  # A1 first (510.1), then the defender's D1
+    assert final["attacker"] == -final["defender"]
+    assert final["attacker"] == CombatGame(DOUBLE).values(info["line"])["max-damage"]  # the damage dealt
+    assert WholeCombat(DOUBLE).check(info["line"]).legal
+
+
+def test_openspiel_bots_play_to_the_end_and_never_beat_the_minimax_value():
+    pyspiel = pytest.importorskip("pyspiel")
+    from trample.arena import openspiel_game as og
+
+    game = pyspiel.load_game(og.SHORT_NAME)  # registered: the default board is docs/combat.md's double strike
+    assert game.num_players() == 2 and game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
+    for scenario in [load_scenario(DOUBLE), *small_whole_boards(5, seed=4)]:
+        g = og.load(scenario.to_json(), "max-damage")
+        best = g.core.minimax()
+        for kind in og.BOTS:
+            final = og.play(g, og.make_bot(kind, g, 0, seed=1, simulations=30))
+            assert final.is_terminal() and final.returns()[0] <= best + 1e-9
+            assert final.returns()[0] == -final.returns()[1]
+            assert WholeCombat(scenario).check(final.position.line()).legal
+        # both sides played by OpenSpiel bots also end
+        final = og.play(g, og.make_bot("mcts", g, 0, 2, 20), og.make_bot("random", g, 1, 3))
+        assert final.is_terminal()
+
+
+def test_whole_combat_arena_leaderboard_has_the_bots_regret():
+    pytest.importorskip("pyspiel")
+    from trample.arena.whole_arena import run_whole_arena
+
+    items = generate("first-strike", 8, seed=1)
+    results = run_whole_arena(items, ["optimal", "openspiel-mcts:30", "openspiel-random"], "max-damage", seed=1)
+    rows = {r["player"]: r for r in results["leaderboard"]}
+    assert set(rows) == {"optimal", "openspiel-mcts:30", "openspiel-random"}
+    assert rows["optimal"]["regret_mean"] == 0 and rows["optimal"]["optimal_share"] == 1
+    for row in rows.values():
+        assert row["illegal"] == 0 and row["regret_mean"] >= 0
+    for board in results["boards"]:
+        for d in board["decisions"]:
+            assert d["primary_regret"] >= 0
+
+
+def test_cli_arena_game_combat():
+    pytest.importorskip("pyspiel")
+    proc = subprocess.run(
+        [sys.executable, "-m", "trample", "arena", "--game", "combat", "--n", "4", "--seed", "2", "--format", "json",
+         "--players", "optimal,openspiel-random,openspiel-mcts:20"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["config"]["game"] == "combat" and len(out["leaderboard"]) == 3
+    proc = subprocess.run(
+        [sys.executable, "-m", "trample", "arena", "--game", "combat", "--players", "alphazero"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 2 and 'unknown whole-combat player "alphazero"' in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("module", "blocked", "extra"),
+    [("trample.arena.pz_env", "pettingzoo", "multiagent"), ("trample.arena.openspiel_game", "pyspiel", "multiagent")],
+)
+def test_without_the_extra_one_line_names_it(module, blocked, extra):
+    code = f"import sys; sys.modules[{blocked!r}] = None\nimport {module}"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode != 0
+    assert f"pip install 'trample[{extra}]'" in out.stderr.strip().splitlines()[-1]
+
+
+def test_cli_without_open_spiel_names_the_extra_in_one_line():
+    code = (
+        "import sys; sys.modules['pyspiel'] = None\n"
+        "from trample.cli import main\n"
+        "sys.exit(main(['arena', '--game', 'combat', '--n', '2', '--players', 'openspiel-mcts']))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 2
+    assert (
+        out.stderr.strip() == "trample: --players: openspiel-mcts needs open-spiel (pip install 'trample[multiagent]')"
+    )

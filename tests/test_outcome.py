@@ -1,0 +1,147 @@
+"""trample.outcome: what damage does, once -- the thresholds legality reads, one step's outcome in stages
+(assigned -> dealt -> results), and the two extension points the next issue plugs into (an effect on the
+damage dealt; a player who loses)."""
+
+from dataclasses import replace
+
+import pytest
+
+from trample import Combat
+from trample.models import load_scenario
+from trample.outcome import (
+    DAMAGE_EFFECTS,
+    LOSS_CONDITIONS,
+    Hit,
+    after_step,
+    has_lethal,
+    kills,
+    lethal_cost,
+    lethal_need,
+    overkill_threshold,
+    reaches,
+    resolve,
+    thresholds_met,
+)
+from trample.rules import derive
+from trample.whole import WholeCombat
+
+BOARD = {
+    "players": [{"id": "opp", "life": 3}],
+    "planeswalkers": [{"id": "pw", "controller": "opp", "loyalty": 3}],
+    "attackers": [
+        {"id": "a", "power": 4, "toughness": 4, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x"]},
+        {"id": "d", "power": 1, "toughness": 1, "keywords": ["deathtouch"], "attacking": "pw", "blocked_by": ["y"]},
+    ],
+    "blockers": [
+        {"id": "x", "power": 2, "toughness": 3, "damage_marked": 1},
+        {"id": "y", "power": 1, "toughness": 5},
+    ],
+}
+
+
+def test_lethal_need_and_thresholds():
+    s = load_scenario(BOARD)
+    assert lethal_need(s["x"]) == 2  # 702.19b: toughness 3, 1 already marked
+    assert lethal_need(replace(s["x"], damage_marked=7)) == 0  # already lethal
+    assert has_lethal(2, 2, False) and not has_lethal(2, 1, False)  # 702.19b
+    assert has_lethal(2, 1, True)  # 702.2c: any deathtouch damage is lethal
+    assert has_lethal(0, 0, False)  # need 0: already lethal
+    assert reaches(3, 3) and not reaches(2, 3)  # 702.19c: loyalty 3 needs 3
+    assert lethal_cost(2, 1, False, False) == 1 and lethal_cost(2, 1, False, True) == 1  # 702.2c: one point
+    assert lethal_cost(5, 0, False, True) == 1 and lethal_cost(5, 0, True, False) == 0
+    assert kills(2, 0, False) is False and kills(0, 0, False) and not kills(0, 0, False, dealt_only=True)
+    assert overkill_threshold(s, "y", deathtouched=True) == 1 and overkill_threshold(s, "y") == 5  # 702.2c
+    assert overkill_threshold(s, "opp") == 3 and overkill_threshold(s, "pw") == 3
+
+
+def test_thresholds_met_is_has_lethal_and_reaches_on_many_slots():
+    # slot 0: a blocker needing 2 (702.19b; deathtouch 702.2c counts), slot 1: a planeswalker's loyalty 3 (702.19c;
+    # deathtouch does not count)
+    slots = [(0, 2, True), (1, 3, False)]
+    for totals in [(0, 0), (1, 2), (2, 3), (5, 1)]:
+        for dt in range(4):
+            expected = has_lethal(2, totals[0], bool(dt & 1)) | reaches(totals[1], 3) << 1
+            assert thresholds_met(slots, totals, dt) == expected
+
+
+def test_legality_reads_the_outcome_thresholds():
+    # 702.19b: a assigns 2 to x (lethal with 1 marked), then may trample 2 over; 1 to x is not lethal
+    combat = Combat(BOARD)
+    assert combat.check({"a": {"x": 2, "opp": 2}, "d": {"y": 1}}).legal
+    bad = combat.check({"a": {"x": 1, "opp": 3}, "d": {"y": 1}})
+    assert not bad.legal and bad.violations[0].rule == "702.19b"
+    assert derive(combat.scenario).lethal_need == {"x": 2}
+
+
+def test_resolve_stages_deaths_and_state_based_actions():
+    s = load_scenario(BOARD)
+    asg = {"a": {"x": 2, "opp": 2}, "d": {"y": 1}, "x": {"a": 2}, "y": {"d": 1}}
+    out = resolve(s, asg)
+    # the one damage effect (docs/effects.md) changes nothing on a board without prevention, protection or doubling
+    assert [e.name for e in DAMAGE_EFFECTS] == ["replacements and prevention"] and out.dealt == out.assigned
+    assert out.totals == {"x": 2, "opp": 2, "y": 1, "a": 2, "d": 1}
+    assert out.deathtouched == {"y"}
+    # 704.5g: x (lethal) and d (1 toughness) die; 704.5h: y, dealt deathtouch damage; a survives with 2 marked
+    assert set(out.died) == {"x", "y", "d"}
+    assert out.state["a"].damage_marked == 2 and out.state["a"].in_combat
+    assert out.state["opp"].life == 1 and out.life("opp") == 1  # 120.3a
+    assert out.losers == () and not out.game_over
+    assert out.state == after_step(s, asg)  # the one state between the steps
+    assert out.to_json()["died"] == ["d", "x", "y"]
+
+
+class _Doubling:
+    """A test-only damage effect: every hit deals twice its amount."""
+
+    name = "test doubling"
+
+    def apply(self, scenario, hits):
+        return tuple(Hit(h.source, h.recipient, 2 * h.amount, h.deathtouch) for h in hits)
+
+
+def test_extension_point_an_effect_changes_damage_dealt_not_legality():
+    s = load_scenario(BOARD)
+    asg = {"a": {"x": 2, "opp": 2}, "d": {"y": 1}}
+    plain, doubled = resolve(s, asg), resolve(s, asg, effects=(_Doubling(),))
+    assert [h.amount for h in doubled.assigned] == [h.amount for h in plain.assigned]  # stage 1 unchanged
+    assert doubled.totals["opp"] == 4 and plain.totals["opp"] == 2  # stage 2: dealt
+    assert doubled.life("opp") == -1 and doubled.losers == (("opp", "704.5a"),)  # stage 3: results
+    assert plain.losers == ()
+    assert Combat(BOARD).check(asg).legal  # legality never reads the effects
+
+
+class _TenLife:
+    """A test-only loss condition standing in for poison or commander damage."""
+
+    rule = "test"
+
+    def loses(self, player):
+        return player.life < 10
+
+
+def test_extension_point_a_player_who_loses():
+    s = load_scenario(BOARD)
+    out = resolve(s, {"a": {"x": 1, "opp": 3}})  # 704.5a: life 3 - 3 = 0
+    assert out.losers == (("opp", "704.5a"),) and out.game_over
+    assert [c.rule for c in LOSS_CONDITIONS] == ["704.5a", "704.5c", "704.6c"]  # life, poison, commander damage
+    assert resolve(s, {}, loss_conditions=(_TenLife(),)).losers == (("opp", "test"),)
+    assert resolve(s, {}).losers == ()
+    # the whole combat reports the first step's outcome, losers included
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 2}],
+        "attackers": [{"id": "f", "power": 2, "toughness": 2, "keywords": ["double_strike"], "attacking": "opp"}],
+    }
+    whole = WholeCombat(doc)
+    line = next(iter(whole.assignments()))
+    assert whole.outcome_after(line["first_strike"]).losers == (("opp", "704.5a"),)
+    assert whole.outcome_after(line["first_strike"]).state == whole.state_after(line["first_strike"])
+
+
+@pytest.mark.parametrize("toughness,indestructible,dies", [(0, True, True), (2, True, False), (2, False, True)])
+def test_creature_deaths(toughness, indestructible, dies):
+    # 704.5f (toughness 0, even indestructible), 702.12b (indestructible survives lethal damage), 704.5g
+    kw = ["indestructible"] if indestructible else []
+    doc = {**BOARD, "blockers": [{"id": "x", "power": 0, "toughness": toughness, "keywords": kw}, BOARD["blockers"][1]]}
+    out = resolve(load_scenario(doc), {"a": {"x": 2}})
+    assert ("x" in out.died) is dies
