@@ -133,6 +133,10 @@ SCENARIO_EXAMPLES = [
     "p20k5",
     "p20k8",
     "p60k7",
+    "lifelink",
+    "infect",
+    "protection",
+    "game_over",
 ]
 LIBRARY_EXAMPLES = ["library", "faces", "tiny"]
 
