@@ -14,6 +14,7 @@ from strategies import examples, outcome_effects, random_assignment, scenarios
 from test_solve import oracle_values
 
 from trample import Combat
+from trample.engines import EFFECTS, engine_names, get_engine
 from trample.models import FormatError, load_scenario
 from trample.whole import WholeCombat
 
@@ -24,7 +25,7 @@ def assert_engines_match_brute(doc: dict, side: str) -> list[dict]:
     expected = brute_force(doc, side)
     keys = {canon(a) for a in expected}
     combat = Combat(load_scenario(doc), side=side)
-    for engine in ("direct", "cpsat", "auto"):
+    for engine in engine_names():  # every engine, as the conformance tests do
         got = [canon(a) for a in combat.assignments(engine=engine)]
         assert len(got) == len(set(got)), f"{engine} listed an assignment twice"
         assert set(got) == keys, (engine, sorted(set(got) - keys)[:3], sorted(keys - set(got))[:3])
@@ -284,3 +285,19 @@ def test_max_damage_with_the_option_over_brute():
     )
     assert max(total_to(brute_force(doc), "opp")) == 5
     assert Combat(doc).solve("max-damage").assignment.to_json() == {"a": {"opp": 5}}
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(scenarios(extras=True, step="first_strike", max_work=300))
+def test_effects_capability_with_options_agrees_over_engines(doc):
+    # the whole combat's first-step effects (EFFECTS capability): every engine that declares it, same counter
+    from trample.outcome import regular_step_caps
+
+    combat = Combat(load_scenario(doc), side="both")
+    plan = combat.plan
+    caps = regular_step_caps(combat.scenario)
+    deathtouch = [bool(getattr(combat.scenario[s.source], "deathtouch", False)) for s in plan.sources]
+    names = [n for n in engine_names() if EFFECTS in get_engine(n).capabilities]
+    for comp in plan.components:
+        got = [get_engine(n).effects(plan, comp, caps, deathtouch) for n in names]
+        assert all(g == got[0] for g in got), names

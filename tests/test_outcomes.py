@@ -355,3 +355,19 @@ def test_whole_combat_with_effects_matches_the_oracle(data):
     assert whole.count() == len(expected)
     got = sorted(json.dumps(line.to_json(), sort_keys=True) for line in whole.assignments())
     assert got == sorted(json.dumps(x, sort_keys=True) for x in expected)
+
+
+def test_gnome_discovers_the_damage_dealt():  # 614.1a, 615.7: Scalesoul Gnome's X is combat damage dealt
+    from trample.library.gnome import combat_numbers, damage_to_players
+    from trample.models import Assignment, load_scenario
+
+    doc = {
+        "players": [{"id": "opp", "life": 20, "takes": [{"times": 2}]}],
+        "attackers": [{"id": "gnome", "power": 3, "toughness": 5, "keywords": ["trample"], "attacking": "opp"}],
+    }
+    s = load_scenario(doc)
+    a = Assignment({"gnome": {"opp": 3}})
+    assert damage_to_players(s, a, "gnome") == 6
+    assert combat_numbers([(s, a)]) == {"damage": 6, "kills": 0, "lethal": False}
+    shielded = load_scenario(dict(doc, players=[{"id": "opp", "life": 20, "prevent": 2}]))
+    assert damage_to_players(shielded, a, "gnome") == 1
