@@ -371,3 +371,26 @@ def test_gnome_discovers_the_damage_dealt():  # 614.1a, 615.7: Scalesoul Gnome's
     assert combat_numbers([(s, a)]) == {"damage": 6, "kills": 0, "lethal": False}
     shielded = load_scenario(dict(doc, players=[{"id": "opp", "life": 20, "prevent": 2}]))
     assert damage_to_players(shielded, a, "gnome") == 1
+
+
+def test_banding_blocker_divides_the_attackers_damage_in_solve():  # 702.22j
+    # a 3/3 blocked by two 1/1s: its controller kills both; with banding on a blocker the defending player
+    # divides the 3, and puts it all on one of them
+    doc = {
+        "players": [{"id": "opp"}],
+        "attackers": [{"id": "a", "power": 3, "toughness": 3, "attacking": "opp", "blocked_by": ["x", "y"]}],
+        "blockers": [
+            {"id": "x", "power": 1, "toughness": 1, "keywords": ["banding"]},
+            {"id": "y", "power": 1, "toughness": 1},
+        ],
+    }
+    result = Combat(doc).solve("max-kills")
+    assert result.objectives == {"max-kills": 1}
+    assert sum(1 for n in result.assignment.to_json()["a"].values() if n > 0) == 1
+    plain = copy.deepcopy(doc)
+    plain["blockers"][0]["keywords"] = []
+    assert Combat(plain).solve("max-kills").objectives == {"max-kills": 2}
+    # a trampler's damage to the player is still the attacker's to win only past lethal (702.19b), whoever divides
+    doc["attackers"][0]["keywords"] = ["trample"]
+    doc["attackers"][0]["power"] = 4
+    assert Combat(doc).solve("max-damage").objectives == {"max-damage": 0}  # the defender keeps it all on x and y

@@ -116,21 +116,42 @@ def evaluate(step: DamageStep, assignment, objs, replies) -> tuple[tuple, dict, 
     return worst
 
 
+def banded(step: DamageStep) -> tuple[int, ...]:
+    """Sources of the solved side whose damage the other player divides (banding, 702.22j/k)."""
+    return tuple(i for i, s in enumerate(step.plan.sources) if s.assigns and s.chooser != "controller")
+
+
 def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = True) -> SolveResult:
-    """The best assignment of the step for lexicographic ``objs``, scored on the outcome (see the module)."""
+    """The best assignment of the step for lexicographic ``objs``, scored on the outcome (see the module).
+
+    Banding (702.22j/k): the damage of a source the other player divides is that player's choice, made against
+    the solved side: the assignments are grouped by what the solved side chooses (the other sources' amounts), a
+    group is worth its worst member, and the best group's worst member is returned."""
     start = time.perf_counter()
     deadline = deadline_of(time_limit)
     best = None
     stopped = False
+    theirs = set(banded(step))
+    plan = step.plan
+    mine = [k for k, (i, _) in enumerate(plan.columns) if i not in theirs]
+    groups: dict[tuple, tuple] = {}
     try:
         replies = _replies(step, deadline)
         for assignment in step.assignments(time_limit=deadline):
             key, values, outcome, reply = evaluate(step, assignment, objs, replies)
             vec = _vector(step, assignment)
+            if theirs:  # the other player picks the worst member of each group (its smallest vector on ties)
+                g = tuple(vec[k] for k in mine)
+                if g not in groups or key < groups[g][0] or (key == groups[g][0] and vec < groups[g][1]):
+                    groups[g] = (key, vec, values, outcome, assignment, reply)
+                continue
             if best is None or key > best[0] or (tie_break and key == best[0] and vec < best[1]):
                 best = (key, vec, values, outcome, assignment, reply)
     except LimitReached:
         stopped = True
+    for cand in groups.values():
+        if best is None or cand[0] > best[0] or (tie_break and cand[0] == best[0] and cand[1] < best[1]):
+            best = cand
     elapsed = (time.perf_counter() - start) * 1000
     if best is None:
         return SolveResult(STATUS_UNKNOWN if stopped else STATUS_INFEASIBLE, None, {}, None, elapsed, 0)

@@ -14,7 +14,7 @@ from ..outcome import has_effects
 from ..rules import DamagePlan
 from .model import _Budget, _Lin, _ObjectiveModel, _Runner
 from .objectives import Objective, _combat_of, _Definitions, _number, parse_objectives
-from .outcomes import all_optimal_by_outcome, solve_by_outcome
+from .outcomes import all_optimal_by_outcome, banded, solve_by_outcome
 from .results import (
     STATUS_FEASIBLE,
     STATUS_INFEASIBLE,
@@ -139,7 +139,7 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
     combat = _combat_of(combat)
     plan = combat.plan
     objs = parse_objectives(objectives, combat.scenario)
-    if has_effects(combat.scenario):  # damage dealt is not damage assigned: scored on the outcome
+    if has_effects(combat.scenario) or banded(combat):  # scored on the outcome (and banding's other chooser)
         return solve_by_outcome(combat, objs, time_limit, tie_break), None
     defs = _Definitions(plan)
     if any(o.kind == "max-value" for o in objs):
@@ -249,7 +249,11 @@ class AllOptimal(Iterator[Assignment]):
             dict(workers=workers, presolve=presolve, hints=False, params=params),
         )
         self._stream = None
-        if self._model is None and has_effects(combat.scenario) and self.result.assignment is not None:
+        if (
+            self._model is None
+            and (has_effects(combat.scenario) or banded(combat))
+            and self.result.assignment is not None
+        ):
             objs = parse_objectives(objectives, combat.scenario)
             self._stream = iter(all_optimal_by_outcome(combat, objs, self._deadline))
         elif self._model is None:
