@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo bench arena clean venv lint-imports
+.PHONY: test test-fast test-thorough check lint format typecheck demo bench arena clean venv lint-imports
 
 venv: $(STAMP)
 
@@ -14,8 +14,35 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+# The whole suite (the "ci" hypothesis profile); test-fast leaves out the tests marked slow (under a minute);
+# test-thorough runs the "thorough" profile (25 times the examples: long).
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
+
+test-thorough: $(STAMP)
+	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest
+
+# Lint, format, types, layers and the fast tests: what .ci/run checks before the full suite.
+check: lint typecheck lint-imports test-fast
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+# mypy checks the package under its import name: .typecheck/trample is a tree of links to solver/ with models/
+# inside it (the package-dir mapping of pyproject.toml, which mypy cannot follow in an editable install).
+typecheck: $(STAMP)
+	rm -rf .typecheck && mkdir -p .typecheck/trample
+	for f in solver/*; do ln -s ../../$$f .typecheck/trample/; done
+	ln -s ../../models .typecheck/trample/models
+	cd .typecheck && ../$(BIN)/mypy -p trample --config-file ../pyproject.toml
 
 demo: $(STAMP)
 	@echo "== count the legal splits of examples/thrasta.json"
@@ -36,7 +63,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 arena: $(STAMP)
-	@echo "== the baselines on RULES.md's known engine mistakes"
+	@echo "== the baselines on the known engine mistakes (docs/rules.md)"
 	$(BIN)/trample arena benchmarks/arena/known-mistakes.jsonl --format table
 	@echo "== and on 100 generated 'mixed' boards"
 	$(BIN)/trample arena --level mixed --n 100 --seed 1 --format table
@@ -44,4 +71,4 @@ arena: $(STAMP)
 	$(BIN)/trample arena --game combat --level mixed --n 20 --seed 1 --format table
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis .typecheck .mypy_cache .ruff_cache

@@ -317,7 +317,7 @@ def huge_counts():
     for name, sc, closed in cases:
         plan = plan_of(sc)
 
-        def count():
+        def count(plan=plan, closed=closed):
             total = 1
             for comp in plan.components:
                 total *= (closed_form_count(plan, comp) if closed else None) or ComponentDP(plan, comp).count()

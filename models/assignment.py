@@ -21,8 +21,10 @@ class Assignment(Mapping):
     """
 
     __slots__ = ("_data", "_key")
+    _data: dict[str, dict[str, int]]
+    _key: frozenset[tuple[str, str | None, int]]
 
-    def __init__(self, data: Mapping[str, Mapping[str, int]] = ()):
+    def __init__(self, data: Mapping[str, Mapping[str, int]] | tuple[()] = ()):
         clean = {}
         for source, split in dict(data).items():
             clean[source] = {r: int(n) for r, n in dict(split).items() if n}

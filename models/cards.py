@@ -42,7 +42,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from .errors import FormatError, expect_int, expect_list, expect_object, expect_str, join
-from .scenario import parse_json_text
+from .scenario import MAX_NUMBER, parse_json_text
 
 #: 205.2a card types and 205.4a supertypes, lower case (the ``types`` field accepts these, any case).
 CARD_TYPES = (
@@ -71,9 +71,30 @@ _FACE_FIELDS = ("name", "mana_value", "types", "value")
 DOUBLE_FACED = ("modal", "transform")
 
 
-def _freeze_extra(obj: Mapping, known: Sequence[str]) -> tuple[tuple[str, str], ...]:
+#: Extra fields may nest this deep (a deeper one, ~1000 levels, could be read but not written back).
+MAX_DEPTH = 64
+
+
+def _freeze_extra(obj: Mapping, known: Sequence[str], path: str = "") -> tuple[tuple[str, str], ...]:
     """Extra fields as ``(key, JSON text)`` pairs: immutable, hashable, and dumped back exactly."""
-    return tuple((k, json.dumps(v, ensure_ascii=False)) for k, v in obj.items() if k not in known)
+    out = []
+    for k, v in obj.items():
+        if k in known:
+            continue
+        _check_depth(v, join(path, k))
+        out.append((k, json.dumps(v, ensure_ascii=False)))
+    return tuple(out)
+
+
+def _check_depth(value, path: str) -> None:
+    """Refuse a value nested deeper than MAX_DEPTH lists and objects (walked without recursion)."""
+    todo = [(value, 1)]
+    while todo:
+        v, depth = todo.pop()
+        if isinstance(v, (list, dict)):
+            if depth > MAX_DEPTH:
+                raise FormatError(path, f"nested more than {MAX_DEPTH} levels deep")
+            todo.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
 
 
 def _thaw_extra(extra: Iterable[tuple[str, str]]) -> dict:
@@ -389,9 +410,11 @@ def _load_face(data, path: str, extra_words: tuple[str, ...] = ()) -> Face:
         types = _load_types(obj["types"], join(path, "types"), extra_words)
     return Face(
         name=expect_str(_required(obj, "name", path), join(path, "name")),
-        mana_value=expect_int(_required(obj, "mana_value", path), join(path, "mana_value"), minimum=0),
+        mana_value=expect_int(
+            _required(obj, "mana_value", path), join(path, "mana_value"), minimum=0, maximum=MAX_NUMBER
+        ),
         types=types,
-        extra=_freeze_extra(obj, _FACE_FIELDS),
+        extra=_freeze_extra(obj, _FACE_FIELDS, path),
         value=_load_value(obj, path),
     )
 
@@ -404,7 +427,9 @@ def load_card(data, path: str = "card") -> Card:
 def _load_card(data, path: str) -> Card:
     obj = expect_object(data, path)
     name = expect_str(_required(obj, "name", path), join(path, "name"))
-    mana_value = expect_int(_required(obj, "mana_value", path), join(path, "mana_value"), minimum=0)
+    mana_value = expect_int(
+        _required(obj, "mana_value", path), join(path, "mana_value"), minimum=0, maximum=MAX_NUMBER
+    )  # like the scenario's numbers: bounded (a mana value of 10^309 overflowed the distributions)
     types = _load_types(obj.get("types", []), join(path, "types"))
     adventure = None
     if "adventure" in obj:
@@ -437,7 +462,7 @@ def _load_card(data, path: str) -> Card:
         types=types,
         adventure=adventure,
         halves=halves,
-        extra=_freeze_extra(obj, _CARD_FIELDS),
+        extra=_freeze_extra(obj, _CARD_FIELDS, path),
         back=back,
         double_faced=double_faced,
         value=_load_value(obj, path),

@@ -36,7 +36,6 @@ class CheckResult:
 
 
 def check(plan: DamagePlan, assignment: Assignment) -> CheckResult:
-    s = plan.scenario
     violations: list[Violation] = []
     totals, deathtouched = tally(assignment, plan.deathtouch_sources)
 

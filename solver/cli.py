@@ -14,7 +14,7 @@ import os
 import sys
 
 from . import cli_arena, cli_library, cli_render, cli_scale, cli_schema, cli_solve, cli_step
-from .docio import EXIT_BAD, EXIT_NO, EXIT_OK
+from .docio import EXIT_BAD, EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, interrupts, package_version
 from .limits import LimitReached
 from .models import FormatError
 
@@ -38,6 +38,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="trample", description="Rules-exact combat damage assignment (Magic: The Gathering).")
+    parser.add_argument("--version", action="version", version=f"trample {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
@@ -47,6 +48,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    with interrupts() as state:
+        try:
+            return _main(argv)
+        except KeyboardInterrupt:  # raised again by the clean-up, or before _main's handler
+            return _interrupted(state)
+        except Exception:
+            if state.signum is not None:  # an interrupt that surfaced as another error (ortools' import cut short)
+                return _interrupted(state)
+            raise
+
+
+def _interrupted(state) -> int:
+    """SIGINT or SIGTERM: what was written stays (whole lines), one line on standard error, exit 130."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _drop_stdout()
+    try:
+        print(state.line(), file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return EXIT_INTERRUPTED
+
+
+def _main(argv=None) -> int:
+    from .docio import STATE
+
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -81,8 +109,7 @@ def main(argv=None) -> int:
         print(f"trample: {where}{err.strerror or err}", file=sys.stderr)
         return EXIT_BAD
     except KeyboardInterrupt:
-        print("trample: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(STATE)
 
 
 def _drop_stdout() -> None:

@@ -10,6 +10,8 @@ import argparse
 import json
 import os
 import sys
+import warnings
+from typing import Any
 
 from .arena import report, suites
 from .arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
@@ -19,7 +21,22 @@ from .arena.runner import BACKENDS, DEFAULT_CHUNK, run_arena
 from .arena.stats import run_facts
 from .arena.suites import one_step
 from .arena.whole_arena import PLAYERS, player_names, rescore, run_whole_arena
-from .docio import distinct_files, emit, iter_documents, positive_int, prefixed, read_text, seconds, shown
+from .docio import (
+    AtomicFiles,
+    any_digits,
+    check_writable,
+    distinct_files,
+    emit,
+    has_module,
+    iter_documents,
+    positive_int,
+    prefixed,
+    read_text,
+    require_extra,
+    seconds,
+    shown,
+    work_done,
+)
 from .models import FormatError, load_scenario
 from .models.errors import expect_object, expect_str
 from .models.scenario import parse_json_text
@@ -62,8 +79,8 @@ class _Bar:
     def __init__(self, enabled: bool, what: str):
         self.enabled = enabled
         self.what = what
-        self.progress = None
-        self.task = None
+        self.progress: Any = None  # a rich Progress while it runs
+        self.task: Any = None
 
     def __enter__(self):
         if self.enabled:
@@ -94,15 +111,21 @@ class _Bar:
 
 
 def _want_progress(args) -> bool:
+    """--progress / --no-progress, else a bar on a terminal when rich is installed (plain runs without it)."""
+    if args.progress:
+        require_extra("--progress", "rich", "progress")
     if args.progress is not None:
         return args.progress
-    return sys.stderr.isatty()
+    return sys.stderr.isatty() and has_module("rich")
 
 
 def _format(args) -> str:
+    """--format, else a table on a terminal when rich is installed, JSON otherwise."""
+    if args.format == "table":
+        require_extra("--format table", "rich", "report")
     if args.format:
         return args.format
-    return "table" if sys.stdout.isatty() else "json"
+    return "table" if sys.stdout.isatty() and has_module("rich") else "json"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,10 +157,23 @@ def cmd_arena(args) -> int:
         items = items[: args.limit]
     if not items:
         raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
-    if args.backend != "dask" and args.scheduler:
-        raise FormatError("--scheduler", "only with --backend dask")
+    if args.scheduler:  # a scheduler address means Dask
+        if args.backend == "local":
+            raise FormatError("--scheduler", "not with --backend local (a scheduler address means --backend dask)")
+        args.backend = "dask"
+    args.backend = args.backend or "local"
+    if args.backend == "dask":
+        require_extra("--backend dask", "distributed", "dask")
     specs = _players(args)
+    fmt = _format(args)
+    played = {"done": 0, "total": len(items)}
+    work_done(lambda: f"{played['done']} of {played['total']} boards played")
     with _Bar(_want_progress(args), "arena") as bar:
+
+        def progress(done: int, total: int) -> None:
+            played["done"] = done
+            bar(done, total)
+
         try:
             results = run_arena(
                 items,
@@ -149,14 +185,27 @@ def cmd_arena(args) -> int:
                 scheduler=args.scheduler,
                 chunk_size=args.chunk,
                 timeout=args.timeout,
-                progress=bar,
+                startup_timeout=args.startup_timeout,
+                max_failures=args.max_failures,
+                progress=progress,
                 suite=described,
+                keep_on_interrupt=True,
             )
         except (OSError, TimeoutError) as err:
             if args.backend == "dask":
                 raise FormatError("--scheduler", f"cannot reach {args.scheduler}: {err}") from None
             raise
-    return _output(results, args, _format(args))
+        except RuntimeError as err:  # dask missing, or a local cluster that could not start: one line
+            if args.backend == "dask":
+                raise FormatError(
+                    "--backend dask", str(err).splitlines()[0] if str(err) else type(err).__name__
+                ) from None
+            raise
+    if results.get("interrupted"):  # the boards finished are written ("complete": false), then exit 130
+        played["done"] = len(results["boards"])
+        _output(results, args, None)
+        raise KeyboardInterrupt
+    return _output(results, args, fmt)
 
 
 def cmd_arena_combat(args) -> int:
@@ -164,7 +213,7 @@ def cmd_arena_combat(args) -> int:
     scored against the minimax value (trample.arena.whole_arena)."""
 
     parse_objectives(args.objective)
-    if args.external or args.backend != "local" or args.workers != 1:
+    if args.external or args.backend not in (None, "local") or args.workers != 1:
         raise FormatError("--game combat", "runs in this process with its own players (no --external, --workers)")
     specs = [p.strip() for p in (args.players or ",".join(PLAYERS)).split(",") if p.strip()]
     if not specs:
@@ -212,7 +261,9 @@ def _check_outputs(args, inputs=()) -> None:
         folder = os.path.dirname(path) or "."
         if not os.path.isdir(folder):
             raise FormatError(path, f"cannot write: no such directory {folder}")
+        check_writable(option, path)  # a read-only folder is found now, not after every board was played
     if args.report is not None:
+        require_extra("--report", "matplotlib", "report")
         ext = os.path.splitext(args.report)[1].lower().lstrip(".")
         if ext not in REPORT_TYPES:
             others = ", ".join("." + t for t in REPORT_TYPES[1:])
@@ -225,18 +276,25 @@ def _check_outputs(args, inputs=()) -> None:
 def _output(results: dict, args, fmt: str | None) -> int:
     """Write --out and --report, then print the leaderboard as ``fmt`` ("table", "json" or None: nothing)."""
 
+    # Written under temporary names and renamed when complete (docio.AtomicFiles): a kill at any moment leaves
+    # the previous file, never a truncated one.
     if args.out:
-        try:
-            report.write_json(results, args.out)
-        except OSError as err:
-            raise FormatError(args.out, f"cannot write: {err.strerror}") from None
+        with AtomicFiles() as files:
+            try:
+                with any_digits():
+                    report.write_json(results, files.temp_name(args.out))
+            except OSError as err:
+                raise FormatError(args.out, f"cannot write: {err.strerror}") from None
     if args.report:
-        try:
-            report.write_png(results, args.report)
-        except OSError as err:
-            raise FormatError(args.report, f"cannot write: {err.strerror}") from None
-        except ValueError as err:  # a file type this matplotlib cannot write
-            raise FormatError("--report", str(err).splitlines()[0]) from None
+        with AtomicFiles() as files:
+            try:
+                with warnings.catch_warnings():  # an interrupted run's empty panels: no stray warning lines
+                    warnings.simplefilter("ignore")
+                    report.write_png(results, files.temp_name(args.report))
+            except OSError as err:
+                raise FormatError(args.report, f"cannot write: {err.strerror}") from None
+            except ValueError as err:  # a file type this matplotlib cannot write
+                raise FormatError("--report", str(err).splitlines()[0]) from None
     if fmt == "table":
         report.print_leaderboard(results)
     elif fmt == "json":
@@ -254,66 +312,74 @@ def cmd_score(args) -> int:
     parse_objectives(args.objective)
     _check_outputs(args, [args.file])
     fmt = args.format or "lines"
+    if fmt == "table":
+        require_extra("--format table", "rich", "report")
     boards, names, worst = [], [], EXIT_OK
     docs = list(decision_documents(args.file, iter_documents))
     if len(docs) == 1 and isinstance(docs[0][1], dict) and docs[0][1].get("config", {}).get("game") == "combat":
         return _output(rescore(docs[0][1], args.file), args, None if fmt == "lines" else fmt)
     docs = expand_results(docs)
-    for where, doc in docs:
-        try:
-            if isinstance(doc, FormatError):
-                raise doc
-            if not isinstance(doc, dict) or "scenario" not in doc:
-                raise FormatError("", 'expected a decision {"scenario": ..., "assignment": ..., "objective": ...}')
-            if "assignment" not in doc and "failure" not in doc:
-                raise FormatError("assignment", "required field is missing")
-            scenario = load_scenario(expect_object(doc["scenario"], "scenario"), "scenario")
-            one_step(scenario)
-            objectives = objectives_of(doc, args.objective, scenario)
-            player = doc.get("player", "recorded")
-            if not isinstance(player, str) or not player:
-                raise FormatError("player", "expected a non-empty string")
-            expect_str(player, "player")  # no lone surrogate: the name is printed in the leaderboard table
-            ref = reference(scenario, objectives)
-        except FormatError as err:
-            if not where:
-                raise
-            err = prefixed(where, err)
-            print(f"trample: {err}", file=sys.stderr)
+    work_done(lambda: f"{len(boards)} decisions scored")
+    interrupted = False
+    try:
+        for where, doc in docs:
+            try:
+                if isinstance(doc, FormatError):
+                    raise doc
+                if not isinstance(doc, dict) or "scenario" not in doc:
+                    raise FormatError("", 'expected a decision {"scenario": ..., "assignment": ..., "objective": ...}')
+                if "assignment" not in doc and "failure" not in doc:
+                    raise FormatError("assignment", "required field is missing")
+                scenario = load_scenario(expect_object(doc["scenario"], "scenario"), "scenario")
+                one_step(scenario)
+                objectives = objectives_of(doc, args.objective, scenario)
+                player = doc.get("player", "recorded")
+                if not isinstance(player, str) or not player:
+                    raise FormatError("player", "expected a non-empty string")
+                expect_str(player, "player")  # no lone surrogate: the name is printed in the leaderboard table
+                ref = reference(scenario, objectives)
+            except FormatError as err:
+                if not where:
+                    raise
+                err = prefixed(where, err)
+                print(f"trample: {err}", file=sys.stderr)
+                if fmt == "lines":
+                    emit({"error": str(err)})
+                worst = EXIT_BAD
+                continue
+            time_ms = doc.get("time_ms")  # a recorded decision time, when the recorder kept one
+            if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)):
+                time_ms = None
+            if "failure" in doc:  # a recorded failure (timeout, crash, bad output) stays one
+                rec = judge(scenario, objectives, ref, player, failure=tuple(doc["failure"]), time_ms=time_ms)
+            else:
+                rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
+            if player not in names:
+                names.append(player)
+            n = len(boards)
+            boards.append(
+                {
+                    "index": n,
+                    "id": str(doc.get("id", doc.get("name", where or n))),
+                    "scenario": scenario.to_json(),
+                    "objective": objective_text(objectives),
+                    "size": board_size(scenario),
+                    "reference": ref,
+                    "decisions": [rec],
+                }
+            )
+            if isinstance(doc.get("level"), str):
+                boards[-1]["level"] = doc["level"]
             if fmt == "lines":
-                emit({"error": str(err)})
-            worst = EXIT_BAD
-            continue
-        time_ms = doc.get("time_ms")  # a recorded decision time, when the recorder kept one
-        if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)):
-            time_ms = None
-        if "failure" in doc:  # a recorded failure (timeout, crash, bad output) stays one
-            rec = judge(scenario, objectives, ref, player, failure=tuple(doc["failure"]), time_ms=time_ms)
-        else:
-            rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
-        if player not in names:
-            names.append(player)
-        n = len(boards)
-        boards.append(
-            {
-                "index": n,
-                "id": str(doc.get("id", doc.get("name", where or n))),
-                "scenario": scenario.to_json(),
-                "objective": objective_text(objectives),
-                "size": board_size(scenario),
-                "reference": ref,
-                "decisions": [rec],
-            }
-        )
-        if isinstance(doc.get("level"), str):
-            boards[-1]["level"] = doc["level"]
-        if fmt == "lines":
-            out = {
-                k: rec[k] for k in ("player", "legal", "rules", "violations", "values", "regret", "optimal", "lethal")
-            }
-            out["optimum"] = ref["values"]
-            out["lethal_exists"] = ref["lethal_exists"]
-            emit(out)
+                out = {
+                    k: rec[k]
+                    for k in ("player", "legal", "rules", "violations", "values", "regret", "optimal", "lethal")
+                }
+                out["optimum"] = ref["values"]
+                out["lethal_exists"] = ref["lethal_exists"]
+                emit(out)
+    except KeyboardInterrupt:  # the decisions scored so far are written ("complete": false), then exit 130
+        interrupted = True
     results = {
         "arena": 1,
         "config": {
@@ -326,10 +392,14 @@ def cmd_score(args) -> int:
         "facts": run_facts(),
         "leaderboard": summarize(boards, names),
         "boards": boards,
+        "complete": not interrupted,
     }
     levels = summarize_levels(boards, names)
     if levels:
         results["by_level"] = levels
+    if interrupted:
+        _output(results, args, None)
+        raise KeyboardInterrupt
     _output(results, args, None if fmt == "lines" else fmt)
     return worst
 
@@ -441,15 +511,33 @@ def add_commands(sub) -> None:
         default=5.0,
         help="seconds an external player may take per decision (default 5)",
     )
+    p.add_argument(
+        "--startup-timeout",
+        type=_float_seconds,
+        default=10.0,
+        help="seconds an external player gets on top of --timeout for its first decision (default 10)",
+    )
+    p.add_argument(
+        "--max-failures",
+        type=positive_int,
+        default=3,
+        metavar="K",
+        help="bench an external player after K failed decisions in a row (timeout, crash, bad output): its "
+        "remaining decisions fail without starting it again (default 3; 0: never)",
+    )
     p.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1: in this process)")
     p.add_argument(
-        "--backend", choices=BACKENDS, default="local", help="local (a process pool) or dask (Dask distributed)"
+        "--backend",
+        choices=BACKENDS,
+        default=None,
+        help="local (default: a process pool) or dask (Dask distributed; implied by --scheduler)",
     )
     p.add_argument(
         "--scheduler",
         metavar="ADDRESS",
         default=None,
-        help="Dask scheduler address (tcp://host:8786); none: a local Dask cluster of --workers",
+        help="Dask scheduler address (tcp://host:8786), implies --backend dask; none: a local Dask cluster of "
+        "--workers",
     )
     p.add_argument(
         "--chunk", type=_positive, default=DEFAULT_CHUNK, help=f"boards per unit of work (default {DEFAULT_CHUNK})"

@@ -13,7 +13,18 @@ output also carries ``"state"``, the zones after the action, so commands can be 
 
 from __future__ import annotations
 
-from .docio import emit, engine_choices, is_batch, label, read_text, run_batch, scenario_from, shown
+from .docio import (
+    alarm_limit,
+    emit,
+    engine_choices,
+    is_batch,
+    label,
+    read_text,
+    run_batch,
+    scenario_from,
+    seconds,
+    shown,
+)
 from .library import discover, discover_distribution, gnome_outcomes, mill, mill_distribution, seek_thrills
 from .library.decks import library_from_deck, load_card_data, parse_decklist
 from .library.transforms import shuffle_library
@@ -24,9 +35,11 @@ from .models.errors import FormatError, expect_object, join
 EXIT_OK, EXIT_NO = 0, 1
 
 
-def _whole(text, what: str, *, allow_none: bool = False) -> int | None:
-    if text is None and allow_none:
-        return None
+def _optional_whole(text, what: str) -> int | None:
+    return None if text is None else _whole(text, what)
+
+
+def _whole(text, what: str) -> int:
     try:
         value = int(str(text), 10)
     except ValueError:
@@ -60,7 +73,7 @@ def _result(event_json: dict, state: GameState, zones: bool) -> dict:
 def cmd_mill(args) -> int:
 
     n = _whole(args.n, "N")
-    seed = _whole(args.seed, "--seed", allow_none=True)
+    seed = _optional_whole(args.seed, "--seed")
 
     def one(doc):
         state, zones = _state(doc)
@@ -75,7 +88,7 @@ def cmd_mill(args) -> int:
 
 def cmd_seek_thrills(args) -> int:
 
-    seed = _whole(args.seed, "--seed", allow_none=True)
+    seed = _optional_whole(args.seed, "--seed")
 
     def one(doc):
         state, zones = _state(doc)
@@ -91,7 +104,7 @@ def cmd_seek_thrills(args) -> int:
 def cmd_discover(args) -> int:
 
     n = _whole(args.n, "N")
-    seed = _whole(args.seed, "--seed", allow_none=True)
+    seed = _optional_whole(args.seed, "--seed")
     if seed is None and not args.distribution:
         raise FormatError("--seed", "required: it sets the random order of the cards put on the bottom (701.57a)")
     if args.face is not None and args.choice == "hand":
@@ -105,6 +118,7 @@ def cmd_discover(args) -> int:
         state, zones = _state(doc)
         if args.distribution:
             return {"action": "discover_distribution", **discover_distribution(state, n).to_json()}, EXIT_OK
+        assert seed is not None  # required above unless --distribution
         new, event = discover(state, n, seed, choice=args.choice, face=args.face)
         return _result(event.to_json(), new, zones), EXIT_OK
 
@@ -158,7 +172,7 @@ def cmd_from_deck(args) -> int:
 
     if args.deck == "-" and args.cards == "-":
         raise FormatError("--cards", "DECK and --cards cannot both be read from standard input")
-    seed = _whole(args.seed, "--seed", allow_none=True)
+    seed = _optional_whole(args.seed, "--seed")
     where = label(args.deck)
     lines = parse_decklist(read_text(args.deck, "DECK"), where)
     data = load_card_data(parse_json_text(read_text(args.cards, "--cards"), label(args.cards)), label(args.cards))
@@ -211,7 +225,7 @@ def add_commands(subparsers) -> None:
         help="exact distribution over a uniformly shuffled library instead (adventurers, total mana value)",
     )
     _mill_options(p)
-    p.set_defaults(func=cmd_mill)
+    _time_limit(p, cmd_mill)
 
     p = subparsers.add_parser("discover", help="discover N (701.57): exiled cards, the discovered card, where it went")
     p.add_argument("library", metavar="LIBRARY", help=lib_help)
@@ -227,7 +241,7 @@ def add_commands(subparsers) -> None:
     p.add_argument(
         "--distribution", action="store_true", help="exact distribution over a uniformly shuffled library instead"
     )
-    p.set_defaults(func=cmd_discover)
+    _time_limit(p, cmd_discover)
 
     p = subparsers.add_parser(
         "seek-thrills", help="Seek Thrills: mill seven, then every milled card with an Adventure to hand"
@@ -240,7 +254,7 @@ def add_commands(subparsers) -> None:
         help="exact distribution of adventurers among the seven milled, over a shuffled library",
     )
     _mill_options(p)
-    p.set_defaults(func=cmd_seek_thrills)
+    _time_limit(p, cmd_seek_thrills)
 
     p = subparsers.add_parser("gnome", help="Scalesoul Gnome: each reachable X, its splits, and discover X")
     p.add_argument(
@@ -282,7 +296,7 @@ def add_commands(subparsers) -> None:
         metavar="ENGINE",
         help=f"combat engine: {', '.join(engine_choices())} (default auto)",
     )
-    p.set_defaults(func=cmd_gnome)
+    _time_limit(p, cmd_gnome)
 
     p = subparsers.add_parser("library", help="build libraries from real data (library from-deck)")
     sub = p.add_subparsers(dest="library_command", metavar="SUBCOMMAND", parser_class=type(p))
@@ -301,3 +315,20 @@ def add_commands(subparsers) -> None:
     q.add_argument("--sideboard", action="store_true", help="include the sideboard (default: the main deck only)")
     q.add_argument("--seed", default=None, help="shuffle the library with this seed (default: the decklist's order)")
     q.set_defaults(func=cmd_from_deck)
+
+
+def _time_limit(p, command) -> None:
+    """--time-limit SECONDS for the whole command (a distribution over many distinct cards, or a gnome board with
+    10^15 splits, can run for hours): past it, one line on standard error and exit 1 (docio.alarm_limit)."""
+    p.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=None,
+        help="seconds for the whole command; past it: one line on standard error, exit 1",
+    )
+
+    def limited(args) -> int:
+        with alarm_limit(args.time_limit):
+            return command(args)
+
+    p.set_defaults(func=limited)

@@ -17,17 +17,21 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import struct
 import sys
-import time
+from collections.abc import Iterator
+from typing import cast
 
 import numpy as np
 
 from .combat import Combat
 from .docio import (
     EXIT_OK,
+    STATE,
+    AtomicFiles,
     add_step_options,
+    any_digits,
+    dumps,
     emit,
     is_batch,
     iter_documents,
@@ -35,12 +39,14 @@ from .docio import (
     run_batch,
     run_paired,
     scenario_from,
-    seconds,
     shown,
+    stream_batch,
+    time_limit,
+    work_done,
 )
-from .engines import BLOCKS, get_engine
+from .engines import BLOCKS, BlocksEngine, get_engine
 from .indexing import count
-from .limits import LimitReached
+from .limits import LimitReached, deadline_of
 from .models import FormatError, load_assignment
 
 NPY_HEADER = 128  # bytes: fixed, so the shape can be rewritten in place if enumeration stops early
@@ -73,7 +79,7 @@ def add_commands(subparsers) -> None:
 def _time_limit_option(p) -> None:
     p.add_argument(
         "--time-limit",
-        type=seconds,
+        type=time_limit,
         default=None,
         help="seconds for building the counting programme; past it: one line on stderr, exit 1",
     )
@@ -101,21 +107,26 @@ def _step_combat(doc, args, what: str):
 
 
 def cmd_sample(args) -> int:
-    def draw(doc):
+    def draw(doc):  # streamed: a batch line of any --n in flat memory
         combat = _step_combat(doc, args, "sample")
-        return [a.to_json() for a in combat.sample(args.n, args.seed, time_limit=args.time_limit)]
+        return (a.to_json() for a in combat.samples(args.n, args.seed, time_limit=args.time_limit))
 
     if is_batch(args.file):
-        return run_batch(args.file, lambda doc: ({"assignments": draw(doc)}, EXIT_OK))
+        return stream_batch(args.file, draw)
     ((_, doc),) = iter_documents(args.file)
 
+    drawn = 0
+    work_done(lambda: f"{drawn} of {args.n} draws written")
     combat = _step_combat(doc, args, "sample")
     stream = combat.samples(args.n, args.seed, time_limit=args.time_limit)  # LimitReached: no programme in time
-    drawn = 0
     try:
         for a in stream:  # streamed: any --n in flat memory
-            emit(a.to_json())
-            drawn += 1
+            STATE.hold()  # written and counted together (the interrupt line says what the output holds)
+            try:
+                emit(a.to_json())
+                drawn += 1
+            finally:
+                STATE.release()
     except LimitReached:
         print(
             f"trample: sample stopped at --time-limit {args.time_limit}s after {drawn} of {args.n} draws; "
@@ -188,7 +199,7 @@ class Progress:
         return self
 
     def advance(self, n: int) -> None:
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             self._bar.advance(self._task, n)
 
     def __exit__(self, *exc):
@@ -216,25 +227,37 @@ def redirected_output(path: str | None, binary: bool = False):
     if path in (None, "-"):
         yield sys.stdout.buffer if binary else sys.stdout
         return
-    try:
-        fh = open(path, "wb" if binary else "w", encoding=None if binary else "utf-8")
-    except OSError as err:
-        raise FormatError(path, f"cannot write: {err.strerror}") from None
-    with fh:
-        yield fh
+    with AtomicFiles() as files:  # written under a temporary name, renamed when finished (or interrupted)
+        yield files.open(path, binary=binary, whole_lines=not binary)
 
 
 def npy_header(dtype, shape: tuple[int, int], size: int = NPY_HEADER) -> bytes:
-    """A version 1.0 .npy header padded to exactly ``size`` bytes (so it can be rewritten in place)."""
-    body = "{'descr': %r, 'fortran_order': False, 'shape': (%d, %d), }" % (
-        np.lib.format.dtype_to_descr(np.dtype(dtype)),
-        shape[0],
-        shape[1],
-    )
-    pad = size - 10 - len(body) - 1
+    """A .npy header padded to exactly ``size`` bytes (so it can be rewritten in place with a smaller row count):
+    version 1.0, or 2.0 when ``size`` is past version 1.0's 64 KiB. :func:`npy_header_size` gives a size that
+    fits ``shape``."""
+    body = _header_text(dtype, shape)
+    v2 = size - 10 > 0xFFFF
+    prefix = 12 if v2 else 10
+    pad = size - prefix - len(body) - 1
     if pad < 0:
-        raise ValueError("npy header too long")
+        raise ValueError(f"npy header too long: {len(body)} characters do not fit in {size} bytes")
+    if v2:
+        return b"\x93NUMPY\x02\x00" + struct.pack("<I", size - 12) + (body + " " * pad + "\n").encode("latin1")
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", size - 10) + (body + " " * pad + "\n").encode("latin1")
+
+
+def npy_header_size(dtype, shape: tuple[int, int]) -> int:
+    """The header size for ``shape``: 128 bytes, or the next multiple of 64 that holds a longer row count (a
+    count of thousands of digits gets a header of that many bytes)."""
+    text = _header_text(dtype, shape)
+    need = 12 + len(text) + 1
+    return max(NPY_HEADER, -(-need // 64) * 64)
+
+
+def _header_text(dtype, shape) -> str:
+    descr = np.lib.format.dtype_to_descr(np.dtype(dtype))
+    with any_digits():
+        return f"{{'descr': {descr!r}, 'fortran_order': False, 'shape': ({shape[0]:d}, {shape[1]:d}), }}"
 
 
 def columns_path(output: str) -> str:
@@ -263,61 +286,84 @@ def enumerate_npy(args) -> int:
     names = [s.source for s in plan.sources]
     columns = [[names[i], r] for i, r in plan.columns]
 
+    work_done(lambda: "nothing written yet (the rows were being counted)")
     try:
         count = _direct_count(combat, args.time_limit)  # every engine gives the same count; the programme never lists
     except LimitReached:  # --time-limit ran out while counting: an empty (incomplete) matrix
         count = None
     rows = 0 if count is None else count if args.limit is None else min(count, args.limit)
-    blocks_engine = get_engine("direct", needs=[BLOCKS])  # the engine that writes numpy blocks
+    blocks_engine = cast(BlocksEngine, get_engine("direct", needs=[BLOCKS]))  # the engine that writes numpy blocks
     dtype = np.dtype(blocks_engine.dtype_for(max((s.damage for s in plan.sources), default=0)))
-    sidecar = getattr(args, "columns", None) or (columns_path(output) if seekable_out else None)
+    sidecar = getattr(args, "columns", None) or (columns_path(output) if output not in (None, "-") else None)
 
+    blocks: Iterator
     if count is None:
         blocks = iter(())
     elif BLOCKS in get_engine(args.engine).capabilities:  # the canonical order, in numpy blocks
         blocks = get_engine(args.engine, needs=[BLOCKS]).plan_blocks(plan, dtype=dtype)
     else:
         blocks = _engine_blocks(combat, columns, dtype, args.engine)
-    deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
-    written = 0
-    stopped = count is None
-    with redirected_output(output, binary=True) as fh, Progress(rows, "enumerate", want_progress(args)) as bar:
-        fh.write(npy_header(dtype, (rows, len(columns))))
-        for block in blocks:
-            if written >= rows:
-                break
-            if deadline is not None and time.monotonic() > deadline:
-                stopped = True
-                break
-            block = block[: rows - written]
-            fh.write(np.ascontiguousarray(block, dtype=dtype).tobytes())
-            written += len(block)
-            bar.advance(len(block))
-        if written != rows:
-            fh.seek(0)
-            fh.write(npy_header(dtype, (written, len(columns))))
-    if sidecar:
-        meta = {
-            "columns": columns,
-            "rows": written,
-            "count": count,
-            "dtype": dtype.name,
-            "order": "canonical (docs/scale.md): lexicographic per component, first component slowest"
-            if BLOCKS in get_engine(args.engine).capabilities
-            else f"as listed by the {args.engine} engine",
-        }
+    deadline = deadline_of(args.time_limit)  # --time-limit counts from the start of the command
+    state = {"written": 0, "stopped": count is None}
+    header_size = npy_header_size(dtype, (rows, len(columns)))
+    where = output if seekable_out else "standard output"
+    work_done(lambda: f"{state['written']} of {rows} rows written to {where} (the matrix is incomplete)")
+    # The matrix and its columns file are written under temporary names and renamed together when finished
+    # (docio.AtomicFiles): a kill -9 leaves the previous pair, never a truncated matrix beside old columns.
+    with AtomicFiles() as files:
+        fh = files.open(output, binary=True) if seekable_out else sys.stdout.buffer
         try:
-            with open(sidecar, "w", encoding="utf-8") as sc:
-                sc.write(json.dumps(meta) + "\n")
-        except OSError as err:
-            raise FormatError(sidecar, f"cannot write: {err.strerror}") from None
-    if stopped:
+            with Progress(rows, "enumerate", want_progress(args)) as bar:
+                fh.write(npy_header(dtype, (rows, len(columns)), header_size))
+                for block in blocks:
+                    if state["written"] >= rows:
+                        break
+                    if deadline.expired():
+                        state["stopped"] = True
+                        break
+                    block = np.ascontiguousarray(block[: rows - state["written"]], dtype=dtype)
+                    STATE.hold()
+                    try:
+                        fh.write(block.tobytes())
+                        state["written"] += len(block)
+                    finally:
+                        STATE.release()
+                    bar.advance(len(block))
+        finally:  # also on an interrupt: the header says how many rows were written, and the columns file follows
+            written = state["written"]
+            if written != rows and _seekable(fh):
+                fh.flush()
+                fh.seek(0)
+                fh.write(npy_header(dtype, (written, len(columns)), header_size))
+                fh.seek(0, 2)
+            if sidecar:
+                meta = {
+                    "columns": columns,
+                    "rows": written,
+                    "count": count,
+                    "dtype": dtype.name,
+                    "order": "canonical (docs/scale.md): lexicographic per component, first component slowest"
+                    if BLOCKS in get_engine(args.engine).capabilities
+                    else f"as listed by the {args.engine} engine",
+                }
+                try:
+                    files.open(sidecar).write(dumps(meta, separators=None) + "\n")
+                except OSError as err:
+                    raise FormatError(sidecar, f"cannot write: {err.strerror}") from None
+    if state["stopped"]:
         of = "before the count was known" if count is None else f"after {written} of {rows} rows"
         print(
             f"trample: enumerate stopped at --time-limit {args.time_limit}s {of}; the matrix is incomplete",
             file=sys.stderr,
         )
     return EXIT_OK
+
+
+def _seekable(fh) -> bool:
+    try:
+        return fh.seekable()
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def _direct_count(combat, time_limit=None) -> int:

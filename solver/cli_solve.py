@@ -13,6 +13,7 @@ from .docio import (
     EXIT_BAD,
     EXIT_NO,
     EXIT_OK,
+    STATE,
     add_step_options,
     is_batch,
     iter_documents,
@@ -20,6 +21,8 @@ from .docio import (
     run_batch,
     scenario_from,
     seconds,
+    time_limit,
+    work_done,
 )
 from .limits import LimitReached
 from .models import FormatError
@@ -47,7 +50,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--limit", type=positive_int, default=None, help="with --all-optimal: stop after N")
     p.add_argument(
         "--time-limit",
-        type=seconds,
+        type=time_limit,
         default=None,
         help="wall-clock seconds per scenario; the best found is returned as feasible",
     )
@@ -116,6 +119,8 @@ def cmd_solve(args) -> int:
         return run_batch(args.file, one_list)
 
     ((_, doc),) = iter_documents(args.file)
+    done = [0]
+    work_done(lambda: f"{done[0]} optimal assignments written")
     stream = _all_optimal(doc, args)
     if stream.status not in SOLVED:
         print(f"trample: no assignment found ({stream.status})", file=sys.stderr)
@@ -128,7 +133,12 @@ def cmd_solve(args) -> int:
     out = sys.stdout
     try:
         for n, a in enumerate(stream, 1):
-            out.write(json.dumps(a.to_json(), separators=(",", ":")) + "\n")
+            STATE.hold()  # the line written and counted together: the interrupt line says what the output holds
+            try:
+                out.write(json.dumps(a.to_json(), separators=(",", ":")) + "\n")
+                done[0] = n
+            finally:
+                STATE.release()
             if n % 4096 == 0:
                 out.flush()
     except LimitReached:

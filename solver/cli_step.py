@@ -4,25 +4,33 @@ assignments, counted, listed and checked (FORMAT.md). Registered by solver/cli.p
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 
 from .cli_scale import enumerate_jsonl_to, enumerate_npy, jsonl_progress
 from .docio import (
+    EXIT_BAD,
     EXIT_NO,
     EXIT_OK,
+    STATE,
     add_step_options,
     distinct_files,
+    emit,
     is_batch,
     iter_documents,
     positive_int,
     run_batch,
     run_paired,
     scenario_from,
-    seconds,
+    stream_batch,
+    time_limit,
+    work_done,
 )
 from .limits import LimitReached
 from .models import FormatError
+from .shard import BACKENDS, count_documents, enumerate_shards
+from .step import DamageStep
 from .whole import open_combat
 
 
@@ -31,17 +39,18 @@ def add_commands(sub) -> None:
     p.add_argument("file", metavar="FILE", help="scenario JSON, a .jsonl batch, or - for standard input")
     p.add_argument(
         "--time-limit",
-        type=seconds,
+        type=time_limit,
         default=None,
         help='seconds per scenario; past it: {"count": null, "complete": false}, exit 1',
     )
+    _distributed_options(p, shards=False)
     add_step_options(p)
     p.set_defaults(func=cmd_count)
 
     p = sub.add_parser("enumerate", help="every legal assignment, one JSON line each")
     p.add_argument("file", metavar="FILE")
     p.add_argument("--limit", type=positive_int, default=None, help="stop after N assignments")
-    p.add_argument("--time-limit", type=seconds, default=None, help="stop after this many seconds")
+    p.add_argument("--time-limit", type=time_limit, default=None, help="stop after this many seconds")
     p.add_argument(
         "--format",
         choices=["jsonl", "npy"],
@@ -62,6 +71,7 @@ def add_commands(sub) -> None:
         metavar="PATH",
         help="npy: where to write the column names (default: OUTPUT with .columns.json)",
     )
+    _distributed_options(p, shards=True)
     add_step_options(p)
     p.set_defaults(func=cmd_enumerate)
 
@@ -72,6 +82,28 @@ def add_commands(sub) -> None:
     p.set_defaults(func=cmd_check)
 
 
+def _distributed_options(p, shards: bool) -> None:
+    if shards:
+        p.add_argument(
+            "--shards",
+            type=positive_int,
+            default=None,
+            metavar="N",
+            help="write N .npy shards of consecutive canonical index ranges into the directory --output "
+            "(with manifest.json); see docs/scale.md",
+        )
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=None,
+        help="where the work runs: process (a local process pool, default with --shards), dask (a LocalCluster "
+        "on 127.0.0.1, or --scheduler), serial"
+        + ("" if shards else "; a .jsonl batch is counted in chunks of 50 scenarios"),
+    )
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="an existing Dask scheduler (tcp://host:8786)")
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N", help="worker processes (local backends)")
+
+
 def _combat(doc, args):
     return open_combat(
         scenario_from(doc), side=getattr(args, "side", "attacking"), engine=getattr(args, "engine", "auto")
@@ -79,6 +111,9 @@ def _combat(doc, args):
 
 
 def cmd_count(args) -> int:
+    if getattr(args, "backend", None) is not None or getattr(args, "scheduler", None) is not None:
+        return _count_distributed(args)
+
     def one(doc):
         try:
             return {"count": _combat(doc, args).count(time_limit=args.time_limit)}, EXIT_OK
@@ -89,7 +124,74 @@ def cmd_count(args) -> int:
     return run_batch(args.file, one)
 
 
+def _count_distributed(args) -> int:
+    """``count --backend ...``: the documents counted in chunks on the backend, results in order."""
+    results = count_documents(
+        iter_documents(args.file),
+        side=getattr(args, "side", "attacking"),
+        engine=getattr(args, "engine", "auto"),
+        time_limit=args.time_limit,
+        backend=args.backend or "dask",
+        scheduler=args.scheduler,
+        workers=args.workers,
+    )
+    worst = EXIT_OK
+    batch = is_batch(args.file)
+    for kind, value in results:
+        if kind == "count":
+            emit({"count": value})
+        elif not batch:
+            if kind == "error":
+                raise FormatError("", str(value))
+            print(f"trample: count {value}; no count (complete: false)", file=sys.stderr)
+            emit({"count": None, "complete": False, "time_limit": args.time_limit})
+            worst = max(worst, EXIT_NO)
+        elif kind == "error":
+            print(f"trample: {value}", file=sys.stderr)
+            emit({"error": value})
+            worst = EXIT_BAD
+        else:
+            print(f"trample: {value}; the result is incomplete", file=sys.stderr)
+            emit({"error": value, "complete": False})
+            worst = max(worst, EXIT_NO)
+    return worst
+
+
+def _enumerate_shards(args) -> int:
+    if not args.output or args.output == "-":
+        raise FormatError("--output", "--shards writes files: give --output DIRECTORY")
+    for option, value in (("--time-limit", args.time_limit), ("--columns", getattr(args, "columns", None))):
+        if value is not None:
+            raise FormatError(
+                option, "not with --shards (each shard is written whole; the columns are in manifest.json)"
+            )
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        raise FormatError("--output", f"{args.output} is a file: --shards needs a directory")
+    if is_batch(args.file):
+        raise FormatError(args.file, "--shards takes one scenario, not a .jsonl batch")
+    ((_, doc),) = iter_documents(args.file)
+    scenario = scenario_from(doc)
+    if scenario.step == "combat":
+        raise FormatError("step", '--shards enumerates one damage step ("combat" holds two)')
+    manifest = enumerate_shards(
+        scenario,
+        args.output,
+        args.shards,
+        side=getattr(args, "side", "attacking"),
+        backend=args.backend or ("dask" if args.scheduler else "process"),
+        scheduler=args.scheduler,
+        workers=args.workers,
+        limit=args.limit,
+    )
+    emit({"shards": len(manifest["shards"]), "rows": manifest["rows"], "count": manifest["count"]})
+    return EXIT_OK
+
+
 def cmd_enumerate(args) -> int:
+    if getattr(args, "shards", None) is not None:
+        return _enumerate_shards(args)
+    if getattr(args, "backend", None) is not None or getattr(args, "scheduler", None) is not None:
+        raise FormatError("--backend", "only with --shards N (enumerate) or for count")
     for option, value in (("--output", getattr(args, "output", None)), ("--columns", getattr(args, "columns", None))):
         if value is not None and not value.strip():
             raise FormatError(option, "expected a file name")
@@ -116,20 +218,56 @@ def _enumerate_jsonl(args) -> int:
             stopped["time"] = True
 
     if is_batch(args.file):
-        code = run_batch(args.file, lambda doc: ({"assignments": list(stream(doc))}, EXIT_OK))
+        code = stream_batch(args.file, stream)  # each line written as it is listed, not held
     else:
+        done = [0]
+        work_done(lambda: f"{done[0]} assignments written")
         ((_, doc),) = iter_documents(args.file)
         out = sys.stdout
         with _progress(args, doc) as bar:
-            for n, a in enumerate(stream(doc), 1):
-                out.write(json.dumps(a, separators=(",", ":")) + "\n")
-                if n % 4096 == 0:
+            combat = _combat(doc, args)
+            if isinstance(combat, DamageStep):  # one step: lines formatted in bulk from the numpy blocks
+                for text, k in _bulk_lines(combat, args, stopped):
+                    STATE.hold()  # a block written and counted together: the interrupt line says what it holds
+                    try:
+                        out.write(text)
+                        done[0] += k
+                    finally:
+                        STATE.release()
                     out.flush()
-                    bar.advance(4096)
+                    bar.advance(k)
+            else:
+                for n, a in enumerate(stream(doc), 1):
+                    STATE.hold()  # the line written and counted together
+                    try:
+                        out.write(json.dumps(a, separators=(",", ":")) + "\n")
+                        done[0] = n
+                    finally:
+                        STATE.release()
+                    if n % 4096 == 0:
+                        out.flush()
+                        bar.advance(4096)
         code = EXIT_OK
     if stopped["time"]:
         print(f"trample: enumerate stopped at --time-limit {args.time_limit}s; the list is incomplete", file=sys.stderr)
     return code
+
+
+def _bulk_lines(combat: DamageStep, args, stopped) -> Iterator[tuple[str, int]]:
+    """(text, lines) per block of the step's assignments, up to --limit; --time-limit sets stopped["time"]."""
+    left = args.limit
+    # rows per block: about 4 MB of formatting work whatever the number of columns
+    rows = max(256, min(1 << 16, (1 << 22) // (12 * max(1, len(combat.plan.columns)))))
+    try:
+        for block in combat.assignment_blocks(rows=rows, time_limit=args.time_limit):
+            if left is not None:
+                block = block[:left]
+                left -= len(block)
+            yield combat.jsonl(block), len(block)
+            if left is not None and left <= 0:
+                return
+    except LimitReached:
+        stopped["time"] = True
 
 
 def _progress(args, doc):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from typing import Protocol
 
 from . import indexing, optimize
+from .check import CheckResult
 from .models import Assignment, FormatError
 from .render import Picture, render, shown_result
 from .step import DamageStep
@@ -58,10 +60,20 @@ class Combat(DamageStep):
         return render(self)
 
 
+class Enumerable(Protocol):
+    """What :class:`LegalAssignments` views: a :class:`Combat`, or a whole combat (whose items are lines)."""
+
+    def count(self) -> int: ...
+
+    def assignments(self) -> Iterator: ...
+
+    def check(self, assignment) -> CheckResult: ...
+
+
 class LegalAssignments:
     """A lazy view of the legal assignments: ``count()``, iteration and ``in`` (like python-chess's legal_moves)."""
 
-    def __init__(self, combat: Combat):
+    def __init__(self, combat: Enumerable):
         self.combat = combat
 
     def count(self) -> int:

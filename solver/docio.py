@@ -5,17 +5,341 @@ command module (``trample.cli`` and ``trample.cli_*`` import it; nothing here im
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib.metadata
+import importlib.util
 import json
 import os
+import re
+import signal
 import sys
+import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterator
 
 from .engines import engine_names
-from .limits import LimitReached
+from .limits import CommandLimit, LimitReached, interrupt, reset_interrupt
 from .models import FormatError, load_scenario, parse_json_text
 from .models.errors import expect_object
 
 EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
+EXIT_INTERRUPTED = 130  # SIGINT or SIGTERM: the work done so far is kept (docs/format.md, "Outputs")
+
+
+# ---------------------------------------------------------------------------------------------
+# Interrupts: SIGINT and SIGTERM stop the command, which keeps and finishes what it did
+# ---------------------------------------------------------------------------------------------
+
+
+class InterruptState:
+    """What the command line knows when it is interrupted: which signal, when, and what the command had done
+    (``done``: a callable giving a short phrase such as "1200 assignments written", set by the command)."""
+
+    def __init__(self):
+        self.signum: int | None = None
+        self.start = time.monotonic()
+        self.done: Callable[[], str] | None = None
+        self.critical = 0  # inside hold() ... release(): the interrupt waits (a line written and counted)
+        self.pending = False
+        self.raised = False
+
+    def hold(self) -> None:
+        """Hold an interrupt back until :meth:`release` (writing a line and counting it is one step)."""
+        self.critical += 1
+
+    def release(self) -> None:
+        self.critical -= 1
+        if self.pending and not self.critical and not self.raised:
+            self.pending = False
+            self.raised = True
+            raise KeyboardInterrupt
+
+    def line(self) -> str:
+        """The one line printed on standard error: ``trample: interrupted after 2.1 s (SIGINT): 1200 ...``."""
+        name = signal.Signals(self.signum).name if self.signum else "SIGINT"
+        text = f"trample: interrupted after {time.monotonic() - self.start:.1f} s ({name})"
+        if self.done is not None:
+            try:
+                what = self.done()
+            except Exception:
+                what = ""
+            if what:
+                text += f": {what}"
+        return text
+
+
+STATE = InterruptState()
+
+
+def work_done(describe: Callable[[], str] | None) -> None:
+    """Say what the running command has done so far (for the interrupt line)."""
+    STATE.done = describe
+
+
+@contextlib.contextmanager
+def interrupts():
+    """SIGINT and SIGTERM raise KeyboardInterrupt in the main thread (once: a second signal during the clean-up
+    does not cut it short), and stop every CP-SAT search at once through :func:`trample.limits.interrupt` -- a
+    thread watching the signal wake-up pipe does it, since the main thread may be inside native code."""
+    if threading.current_thread() is not threading.main_thread():
+        yield STATE
+        return
+    STATE.__init__()
+    reset_interrupt()  # a command run earlier in this process (tests, embedding) does not count
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+
+    def handler(signum, frame):
+        STATE.signum = STATE.signum or signum
+        interrupt()
+        if STATE.raised:
+            return
+        if STATE.critical:
+            STATE.pending = True
+            return
+        STATE.raised = True
+        raise KeyboardInterrupt
+
+    def watch():
+        while True:
+            try:
+                data = os.read(r, 64)
+            except OSError:
+                return
+            if not data:
+                return
+            for b in data:
+                if b in (signal.SIGINT, signal.SIGTERM):
+                    STATE.signum = STATE.signum or b
+                    interrupt()
+
+    old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    watcher = threading.Thread(target=watch, name="trample-signals", daemon=True)
+    watcher.start()
+    try:
+        yield STATE
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+        signal.set_wakeup_fd(old_fd)
+        os.close(w)
+        watcher.join(1)
+        os.close(r)
+
+
+@contextlib.contextmanager
+def alarm_limit(seconds: float | None):
+    """A wall-clock limit for work that does not check a Deadline itself (the library commands): SIGALRM raises
+    LimitReached in the main thread after ``seconds``, and again at once in every later document of a batch (the
+    limit is for the whole command)."""
+    if seconds is None or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def fire(signum, frame):
+        signal.setitimer(signal.ITIMER_REAL, 0.01)  # the documents after this one stop too
+        raise LimitReached(f"stopped at the time limit of {seconds:g} s", seconds)
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+# ---------------------------------------------------------------------------------------------
+# Atomic outputs
+# ---------------------------------------------------------------------------------------------
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _is_regular_target(path: str) -> bool:
+    """Whether ``path`` is (or will be) a regular file: /dev/null, a FIFO or a terminal is written in place."""
+    try:
+        import stat
+
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+class AtomicFiles:
+    """Output files written under a temporary name in their own folder (``.NAME.XXXX.part``) and renamed over
+    their final names only when complete (:meth:`commit`): a reader, or a ``kill -9`` at any moment, never sees
+    a half-written file under the final name. Files committed together (a matrix and its columns file) are
+    renamed under a lock on their folder, so that two concurrent runs cannot mix one's matrix with the other's
+    columns. Used as a context manager: leaving normally or by KeyboardInterrupt commits (the caller has
+    finished what was done), any other exception discards."""
+
+    def __init__(self):
+        self._files: list[dict] = []
+
+    def open(self, path: str, binary: bool = False, whole_lines: bool = False):
+        """A file object to write ``path`` through. ``whole_lines``: on commit, text after the last newline
+        (a line cut short by an interrupt) is dropped."""
+        try:
+            if not _is_regular_target(path):
+                fh = open(path, "wb" if binary else "w", encoding=None if binary else "utf-8")
+                self._files.append({"fh": fh, "tmp": None, "path": path, "whole": False})
+                return fh
+            if os.path.isdir(path):
+                raise IsADirectoryError(21, "Is a directory", path)
+            folder = os.path.dirname(os.path.abspath(path))
+            base = os.path.basename(path)
+            ext = os.path.splitext(base)[1]
+            fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=f".part{ext}", dir=folder)
+        except OSError as err:
+            raise FormatError(path, f"cannot write: {err.strerror}") from None
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())
+        except OSError:
+            pass
+        fh = os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8")
+        self._files.append({"fh": fh, "tmp": tmp, "path": path, "whole": whole_lines})
+        return fh
+
+    def temp_name(self, path: str) -> str:
+        """A temporary name for ``path`` (same folder and extension) that a writer fills itself (matplotlib):
+        committed with the others."""
+        fh = self.open(path, binary=True)
+        fh.close()
+        return self._files[-1]["tmp"] or path
+
+    def commit(self) -> None:
+        for f in self._files:
+            fh = f["fh"]
+            if not fh.closed:
+                fh.flush()
+                if f["whole"] and f["tmp"]:
+                    _trim_to_line(fh.fileno())
+                try:
+                    os.fsync(fh.fileno())
+                except OSError:
+                    pass
+                fh.close()
+        pending = [f for f in self._files if f["tmp"]]
+        if pending:
+            with _folder_lock(os.path.dirname(os.path.abspath(pending[0]["path"]))):
+                for f in pending:
+                    os.replace(f["tmp"], f["path"])
+                    f["tmp"] = None
+        self._files = []
+
+    def discard(self) -> None:
+        for f in self._files:
+            try:
+                f["fh"].close()
+            except OSError:
+                pass
+            if f["tmp"]:
+                with contextlib.suppress(OSError):
+                    os.unlink(f["tmp"])
+        self._files = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, err, tb):
+        if kind is None or issubclass(kind, KeyboardInterrupt):
+            try:
+                self.commit()
+            except BaseException:
+                self.discard()
+                raise
+        else:
+            self.discard()
+        return False
+
+
+def _trim_to_line(fd: int) -> None:
+    """Cut a file after its last newline (nothing to do when it ends with one or is empty)."""
+    size = os.lseek(fd, 0, os.SEEK_END)
+    if size == 0:
+        return
+    pos = size
+    while pos > 0:
+        step = min(pos, 1 << 16)
+        pos -= step
+        chunk = os.pread(fd, step, pos)
+        k = chunk.rfind(b"\n")
+        if k >= 0:
+            if pos + k + 1 != size:
+                os.ftruncate(fd, pos + k + 1)
+            return
+    os.ftruncate(fd, 0)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: str):
+    try:
+        import fcntl
+
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def check_writable(option: str, path: str) -> None:
+    """Bad input (before any work) unless a file can be created in ``path``'s folder."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".check", dir=folder)
+    except OSError as err:
+        raise FormatError(option, f"cannot write {path}: {err.strerror}") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def package_version() -> str:
+    """trample's version: the installed distribution's, else (run from a source tree that was never installed)
+    the one pyproject.toml beside the package declares, else "unknown"."""
+    try:
+        return importlib.metadata.version("trample")
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    pyproject = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
+    try:
+        with open(pyproject, encoding="utf-8") as fh:
+            found = re.search(r'^version\s*=\s*"([^"]+)"', fh.read(), re.M)
+    except OSError:
+        found = None
+    return found.group(1) if found else "unknown"
+
+
+# ---------------------------------------------------------------------------------------------
+# Optional packages (the extras of pyproject.toml)
+# ---------------------------------------------------------------------------------------------
+
+
+def has_module(name: str) -> bool:
+    """Is the optional package ``name`` installed (found without importing it)?"""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require_extra(option: str, module: str, extra: str) -> None:
+    """Bad input (one line, exit 2), before any work, when ``option`` needs an optional package that is missing."""
+    if not has_module(module):
+        raise FormatError(option, f"needs the optional package {module}: pip install 'trample[{extra}]'")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -97,7 +421,31 @@ def iter_documents(path: str) -> Iterator[tuple[str, object]]:
 
 
 def emit(obj) -> None:
-    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    sys.stdout.write(dumps(obj) + "\n")
+
+
+def dumps(obj, **options) -> str:
+    """Compact JSON text of a result, whatever the size of its integers (a count may have more than the 4300
+    digits Python converts to text by default; reading stays capped)."""
+    options.setdefault("separators", (",", ":"))
+    with any_digits():
+        return json.dumps(obj, **options)
+
+
+@contextlib.contextmanager
+def any_digits():
+    """Lift Python's cap on int-to-text conversion for the duration (output only: big numbers in the input stay
+    refused by the models' bounds)."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is None:
+        yield
+        return
+    old = get()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
 
 
 def prefixed(where: str, err: FormatError) -> FormatError:
@@ -110,6 +458,8 @@ def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
     """Run ``one(document) -> (result, exit code)`` per document; a bad line yields an error line."""
     worst = EXIT_OK
     for where, doc in iter_documents(path):
+        if where:
+            CommandLimit.restart_all()  # --time-limit is per document of a batch
         try:
             if isinstance(doc, FormatError):
                 raise doc
@@ -131,6 +481,50 @@ def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
         emit(result)
         if code > worst:
             worst = code
+    return worst
+
+
+def stream_batch(path: str, items: Callable[[object], Iterator], key: str = "assignments") -> int:
+    """Like :func:`run_batch` for results that are long lists: each result line ``{"<key>": [...]}`` is written
+    item by item as ``items(document)`` yields them, never held in memory. A line cut by an interrupt is closed
+    (``..., "complete": false}``) before the interrupt goes on; a time limit reached before the first item gives
+    the usual incomplete line, after it closes the list with ``"complete": false``."""
+    worst = EXIT_OK
+    out = sys.stdout
+    for where, doc in iter_documents(path):
+        if where:
+            CommandLimit.restart_all()
+        n = 0
+        try:
+            if isinstance(doc, FormatError):
+                raise doc
+            stream = iter(items(doc))
+            for item in stream:
+                text = dumps(item)
+                out.write((f'{{"{key}":[' if n == 0 else ",") + text)
+                n += 1
+            out.write(f'{{"{key}":[]}}\n' if n == 0 else "]}\n")
+        except FormatError as err:
+            if n:
+                out.write('],"complete":false}\n')
+            if not where:
+                raise
+            err = prefixed(where, err)
+            print(f"trample: {err}", file=sys.stderr)
+            emit({"error": str(err)})
+            worst = EXIT_BAD
+        except LimitReached as err:
+            if n:
+                out.write('],"complete":false}\n')
+                print(f"trample: {where or 'FILE'}: {err}; the result is incomplete", file=sys.stderr)
+            elif not where:
+                raise
+            else:
+                _limit_line(where, err)
+            worst = max(worst, EXIT_NO)
+        except KeyboardInterrupt:
+            out.write(('],"complete":false}' if n else f'{{"{key}":[],"complete":false}}') + "\n")
+            raise
     return worst
 
 
@@ -183,6 +577,8 @@ def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple
         )
     worst = EXIT_OK
     for (where, doc), (awhere, adoc) in zip(scen, asg):
+        if where or awhere:
+            CommandLimit.restart_all()
         try:
             if isinstance(doc, FormatError):
                 raise doc
@@ -258,6 +654,12 @@ def seconds(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {shown(text)}")
     return value
+
+
+def time_limit(text: str) -> float:
+    """``--time-limit SECONDS``: counted from the start of the command (loading included), or of each document
+    of a batch (trample.limits.CommandLimit)."""
+    return CommandLimit(seconds(text))
 
 
 def add_step_options(p: argparse.ArgumentParser) -> None:

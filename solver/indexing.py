@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
+from typing import cast
 
-from .engines import PROGRAMME, Programme, get_engine
+from .engines import PROGRAMME, Programme, ProgrammeEngine, get_engine
 from .limits import deadline_of
 from .models import Assignment, FormatError, load_assignment
 from .step import DamageStep as Combat  # anything with a plan: a Combat, or the step the optimiser reads
@@ -33,7 +34,9 @@ def component_programmes(combat: Combat, time_limit=None) -> list[Programme]:
     """The programme of every component (``time_limit``: :class:`trample.limits.LimitReached` past it)."""
     plan = combat.plan
     deadline = deadline_of(time_limit)
-    engine = get_engine("direct", needs=[PROGRAMME])  # the engine whose programmes rank and unrank
+    engine = cast(
+        ProgrammeEngine, get_engine("direct", needs=[PROGRAMME])
+    )  # the engine whose programmes rank and unrank
     return [engine.programme(plan, comp, deadline) for comp in plan.components]
 
 

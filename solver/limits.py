@@ -10,9 +10,11 @@ it. ``solve`` does not raise: it returns the best it found, with status ``feasib
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
 
-__all__ = ["Deadline", "LimitReached", "deadline_of"]
+__all__ = ["Deadline", "LimitReached", "deadline_of", "check_interrupt", "interrupt", "interrupted", "register_search"]
 
 
 class LimitReached(Exception):
@@ -51,12 +53,84 @@ class Deadline:
 NEVER = Deadline(None)
 
 
+class CommandLimit(float):
+    """``--time-limit`` as the command line parses it: a number of seconds whose clock starts when the command
+    starts (reading and loading the input count), not when the work does. :func:`deadline_of` turns it into
+    its running Deadline; a batch restarts it for each document (:meth:`restart`)."""
+
+    _live: list = []
+
+    def __new__(cls, seconds: float):
+        obj = super().__new__(cls, seconds)
+        obj.deadline = Deadline(float(seconds))
+        cls._live.append(obj)
+        return obj
+
+    def restart(self) -> None:
+        self.deadline = Deadline(float(self))
+
+    @classmethod
+    def restart_all(cls) -> None:
+        """A new document of a batch: every command limit starts again."""
+        for limit in cls._live:
+            limit.restart()
+
+
 def deadline_of(limit) -> Deadline:
     """A :class:`Deadline` from ``None``, seconds, or a Deadline (returned as is, so nested calls share it)."""
     if limit is None:
         return NEVER
     if isinstance(limit, Deadline):
         return limit
+    if isinstance(limit, CommandLimit):
+        return limit.deadline
     if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0:
         raise ValueError(f"time_limit: expected a positive number of seconds, got {limit!r}")
     return Deadline(float(limit))
+
+
+# ---------------------------------------------------------------------------------------------
+# Interrupts (SIGINT, SIGTERM): the searches running in native code are told to stop
+# ---------------------------------------------------------------------------------------------
+#
+# A CP-SAT solve runs in C++: Python's signal handler only runs once it returns. The command line therefore
+# watches for signals in a thread (trample.docio.interrupts) and calls :func:`interrupt`, which stops every
+# search registered here; the main thread then raises KeyboardInterrupt as soon as it runs Python again.
+# Every CP-SAT solver is made by trample.engines.cpsat.new_solver, which registers it.
+
+_INTERRUPT = threading.Event()
+_SEARCHES: weakref.WeakSet = weakref.WeakSet()
+_SEARCHES_LOCK = threading.Lock()
+
+
+def register_search(search) -> None:
+    """Track an object with a ``stop_search()`` method, stopped by :func:`interrupt` (weakly held)."""
+    with _SEARCHES_LOCK:
+        _SEARCHES.add(search)
+
+
+def interrupt() -> None:
+    """Mark the process interrupted and stop every registered search (safe from any thread)."""
+    _INTERRUPT.set()
+    with _SEARCHES_LOCK:
+        searches = list(_SEARCHES)
+    for s in searches:
+        try:
+            s.stop_search()
+        except Exception:  # a search that is not running, or already torn down
+            pass
+
+
+def interrupted() -> bool:
+    return _INTERRUPT.is_set()
+
+
+def check_interrupt() -> None:
+    """Raise KeyboardInterrupt if the process was interrupted (before starting more native work)."""
+    if _INTERRUPT.is_set():
+        raise KeyboardInterrupt
+
+
+def reset_interrupt() -> None:
+    """Forget an interrupt (tests that run several commands in one process)."""
+    _INTERRUPT.clear()

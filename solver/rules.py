@@ -121,7 +121,7 @@ class DamagePlan:
     sources: tuple[SourcePlan, ...]
     lethal_need: Mapping[str, int]  # every blocker named by a gate -> damage still needed (0 = already lethal)
     loyalty_need: Mapping[str, int]  # every planeswalker named by a gate -> its loyalty
-    index: Mapping[str, int] = field(default=None, compare=False, repr=False)
+    index: Mapping[str, int] = field(default=None, compare=False, repr=False)  # type: ignore[arg-type]  # built in __post_init__
     cache: PlanCache = field(default_factory=PlanCache, init=False, compare=False, repr=False)
 
     def __post_init__(self):
@@ -355,9 +355,11 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
             else:
                 out.append(Route(target.id, tkind, None, rule="510.1b" if not blocked else "702.19d"))
             if top_pw:
-                gate = Gate(lethal=lethal, loyalty=(target.id,), rule="702.19c")
+                assert controller is not None  # a planeswalker has a controller
+                gate: Gate | None = Gate(lethal=lethal, loyalty=(target.id,), rule="702.19c")
                 out.append(Route(controller, "player", gate, rule="702.19c"))
         elif top_pw:
+            assert controller is not None
             gate = Gate(lethal=lethal, rule="702.19e") if lethal else None
             out.append(Route(controller, "player", gate, rule="702.19e"))
         return out

@@ -5,11 +5,15 @@ the optimiser and the indexing read a step through this class, so that they neve
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
+from itertools import chain
+
+import numpy as np
 
 from .check import CheckResult, check
-from .engines import engine_names, get_engine
+from .engines import BLOCKS, engine_names, get_engine
 from .limits import deadline_of
 from .models import Assignment, FormatError, Scenario, load_assignment, load_scenario
 from .outcome import settle
@@ -61,25 +65,73 @@ class DamageStep:
         return total
 
     def assignments(self, limit: int | None = None, engine: str | None = None, time_limit=None) -> Iterator[Assignment]:
-        """Every legal assignment exactly once, lazily (the product of the components' streams).
+        """Every legal assignment exactly once, lazily, in the order of :meth:`assignment_blocks`.
 
+        Each :class:`~trample.models.Assignment` is built from its row of a block and fills its mapping only when
+        it is read (equality, hashing, ``a[source]``...), so iterating costs about a microsecond per assignment.
         ``time_limit`` (seconds, from the first ``next``): the assignments found by then are yielded, then
         :class:`trample.limits.LimitReached` is raised."""
+        if limit is not None and limit <= 0:
+            return
+        layout = self._layout
+        n = 0
+        rows = max(16, min(1 << 16, (1 << 20) // max(1, len(layout.columns))))  # ~1 M cells of Python lists
+        for block in self.assignment_blocks(rows=rows, engine=engine, time_limit=time_limit):
+            rows = block.tolist()
+            if limit is not None and n + len(rows) >= limit:
+                rows = rows[: limit - n]
+                yield from map(layout.assignment, rows)
+                return
+            n += len(rows)
+            yield from map(layout.assignment, rows)
+
+    def assignment_blocks(self, rows: int = 1 << 16, engine: str | None = None, time_limit=None) -> Iterator:
+        """Every legal assignment exactly once, as numpy integer matrices of at most ``rows`` rows: one row per
+        assignment, one column per route of ``self.columns`` (``(source, recipient)`` pairs).
+
+        The bulk form of :meth:`assignments` (the same assignments in the same order): under the direct engine
+        (and ``"auto"`` when the direct engine takes every component) the blocks come straight from its numpy
+        enumeration, in the canonical order (docs/scale.md); otherwise the components' streams are combined row
+        by row (first component slowest). ``time_limit`` as for :meth:`assignments`."""
         deadline = deadline_of(time_limit)
         plan = self.plan
         comps = plan.components
+        rows = max(1, int(rows))
+        dtype = np.dtype(np.int64)
+        direct = get_engine("direct", needs=[BLOCKS])
+        name = engine or self.engine
+        if name == "direct" or (name == "auto" and all(direct.supports(plan, c, deadline) for c in comps)):
+            yield from direct.plan_blocks(plan, rows=rows, deadline=deadline)
+            return
         factories = [self._replayable(comp, engine, deadline) for comp in comps]
         cols = [plan.component_columns(c) for c in comps]
-        n = 0
-        if limit is not None and limit <= 0:
-            return
-        for parts in _product(factories):
+        where = {c: k for k, c in enumerate(plan.columns)}
+        order = np.array([where[c] for cc in cols for c in cc], dtype=np.int64)
+        buf: list[tuple[int, ...]] = []
+        for n, row in enumerate(_product(factories)):
             if deadline and not n & 255:
                 deadline.check()
-            yield plan.assignment(zip(cols, parts))
-            n += 1
-            if limit is not None and n >= limit:
-                return
+            buf.append(row)
+            if len(buf) == rows:
+                yield _matrix(buf, order, dtype)
+                buf = []
+        if buf:
+            yield _matrix(buf, order, dtype)
+
+    def jsonl(self, block) -> str:
+        """The rows of a block of :meth:`assignment_blocks` as JSON Lines, formatted in bulk: exactly the text of
+        ``json.dumps(a.to_json(), separators=(",", ":"))`` and a newline for each assignment, in order."""
+        return self._layout.jsonl(block)
+
+    @property
+    def columns(self) -> list[tuple[str, str]]:
+        """The ``(source, recipient)`` pair of each column of :meth:`assignment_blocks`."""
+        return self._layout.columns
+
+    @cached_property
+    def _layout(self) -> _Layout:
+        names = [s.source for s in self.plan.sources]
+        return _Layout(names, [(names[i], r) for i, r in self.plan.columns])
 
     def check(self, assignment) -> CheckResult:
         if not isinstance(assignment, Assignment):
@@ -123,14 +175,138 @@ class DamageStep:
 
 
 def _product(factories: Sequence[Callable[[], Iterable]]) -> Iterator[tuple]:
-    if not factories:
+    """The concatenated vectors of every combination of the factories' streams, first slowest; an odometer of
+    iterators, not a recursion (a thousand components are fine)."""
+    k = len(factories)
+    if not k:
         yield ()
         return
-    if len(factories) == 1:
-        for v in factories[0]():
-            yield (v,)
-        return
-    head, rest = factories[0], factories[1:]
-    for v in head():
-        for tail in _product(rest):
-            yield (v, *tail)
+    iters = [iter(factories[0]())]
+    cur: list[tuple] = []
+    while iters:
+        v = next(iters[-1], None)
+        if v is None:
+            iters.pop()
+            del cur[len(iters) :]  # the finished stream's value goes; its parent's stays, to be replaced
+            continue
+        if len(cur) == len(iters):
+            cur[-1] = v
+        else:
+            cur.append(v)
+        if len(iters) == k:
+            yield tuple(chain.from_iterable(cur))
+        else:
+            iters.append(iter(factories[len(iters)]()))
+
+
+def _matrix(buf, order, dtype):
+    m = np.array(buf, dtype=dtype).reshape(len(buf), len(order))
+    out = np.empty_like(m)
+    out[:, order] = m
+    return out
+
+
+class _Layout:
+    """How a row of :meth:`DamageStep.assignment_blocks` reads as an assignment."""
+
+    def __init__(self, names: list[str], columns: list[tuple[str, str]]):
+        self.names = names
+        self.columns = columns
+        self._tokens: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def assignment(self, row: list[int]) -> Assignment:
+        return _RowAssignment(self, row)
+
+    @cached_property
+    def _pieces(self):
+        """Per source, its column indices; the JSON text between them (keys escaped as json.dumps does)."""
+        by_source: dict[str, list[int]] = {name: [] for name in self.names}
+        for j, (s, _) in enumerate(self.columns):
+            by_source[s].append(j)
+        return by_source
+
+    def jsonl(self, block: np.ndarray) -> str:
+        """The rows of a block as JSON Lines, byte for byte ``json.dumps(a.to_json(), separators=(",", ":"))``
+        of each assignment plus a newline, formatted in bulk: each (column, amount, first-in-its-source?) token
+        is a padded byte row of a small table; a row's tokens and the constant text between them are laid side
+        by side and the padding is dropped with one boolean mask (row-major, so lines come out in order)."""
+        n = len(block)
+        if not n:
+            return ""
+        top = int(block.max(initial=0))
+        if top < 0 or (top + 1) * max(1, len(self.columns)) > 1 << 20:  # huge amounts: one line at a time
+            return "".join(json.dumps(self.mapping(r), separators=(",", ":")) + "\n" for r in block.tolist())
+        parts: list[np.ndarray] = []
+        lens: list[np.ndarray] = []
+
+        def const(text: str):
+            b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+            parts.append(np.broadcast_to(b, (n, len(b))))
+            lens.append(np.full(n, len(b), dtype=np.int64))
+
+        opener = "{"
+        for name, cols in self._pieces.items():
+            const(opener + json.dumps(name) + ":{")
+            opener = "},"
+            seen = np.zeros(n, dtype=bool)
+            for j in cols:
+                v = block[:, j].astype(np.int64)
+                tab, tlen = self._token_table(j, top)
+                flag = seen.astype(np.int64)
+                parts.append(tab[flag, v])
+                lens.append(tlen[flag, v])
+                seen |= v != 0
+        const("}}\n" if self._pieces else "}\n")
+        width = sum(p.shape[1] for p in parts)
+        big = np.empty((n, width), dtype=np.uint8)
+        mask = np.empty((n, width), dtype=bool)
+        at = 0
+        for p, ln in zip(parts, lens):
+            w = p.shape[1]
+            big[:, at : at + w] = p
+            mask[:, at : at + w] = np.arange(w)[None, :] < ln[:, None]
+            at += w
+        return big[mask].tobytes().decode("ascii")
+
+    def _token_table(self, j: int, top: int):
+        got = self._tokens.get(j)
+        if got is None or got[0].shape[1] <= top:
+            key = json.dumps(self.columns[j][1]) + ":"
+            texts = [
+                [""] + [key + str(v) for v in range(1, top + 1)],
+                [""] + ["," + key + str(v) for v in range(1, top + 1)],
+            ]
+            w = max(len(t) for t in texts[1])
+            tab = np.zeros((2, top + 1, w), dtype=np.uint8)
+            tlen = np.zeros((2, top + 1), dtype=np.int64)
+            for f in (0, 1):
+                for v, t in enumerate(texts[f]):
+                    b = t.encode("ascii")
+                    tab[f, v, : len(b)] = np.frombuffer(b, dtype=np.uint8)
+                    tlen[f, v] = len(b)
+            got = self._tokens[j] = (tab, tlen)
+        return got
+
+    def mapping(self, row: list[int]) -> dict:
+        out: dict = {name: {} for name in self.names}
+        for (s, r), amount in zip(self.columns, row):
+            if amount:
+                out[s][r] = amount
+        return out
+
+
+class _RowAssignment(Assignment):
+    """An :class:`~trample.models.Assignment` that keeps its row and builds its mapping when first read: the same
+    value, equality, hash, pickling and immutability (issue 14: one eager Assignment per line cost ~30 us)."""
+
+    __slots__ = ("_row", "_lay")
+
+    def __init__(self, layout: _Layout, row: list[int]):
+        object.__setattr__(self, "_lay", layout)
+        object.__setattr__(self, "_row", row)
+
+    def __getattr__(self, name):
+        if name in ("_data", "_key"):
+            Assignment.__init__(self, self._lay.mapping(self._row))
+            return object.__getattribute__(self, name)
+        raise AttributeError(name)

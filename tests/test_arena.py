@@ -13,7 +13,7 @@ import pytest
 from brute import brute_force, is_legal
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import scenarios
+from strategies import examples, scenarios
 
 from trample import Combat
 from trample.arena import (
@@ -70,13 +70,15 @@ def _conforms(name: str, raw: dict, objective: str, seed: int) -> None:
     assert _decide(make_player(name), raw, objective, seed) == out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BASELINES))
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 @given(raw=scenarios(), objective=st.sampled_from(OBJECTIVES), seed=st.integers(0, 2**32))
 def test_player_conformance(name, raw, objective, seed):
     _conforms(name, raw, objective, seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BASELINES))
 def test_player_conformance_on_every_level(name):
     for level in LEVELS:
@@ -113,7 +115,8 @@ def test_decision_seeds_are_stable_and_distinct():
 # ---------------------------------------------------------------------------------------------
 
 
-@settings(max_examples=200)
+@pytest.mark.slow
+@settings(max_examples=examples(200))
 @given(raw=scenarios(max_work=600), objective=st.sampled_from(OBJECTIVES))
 def test_reference_is_the_brute_force_optimum_and_no_player_beats_it(raw, objective):
     scenario = load_scenario(raw)

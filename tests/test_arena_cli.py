@@ -30,6 +30,7 @@ def run(capsys, *argv):
     return code, out, err
 
 
+@pytest.mark.slow
 def test_arena_on_the_known_mistakes(capsys, tmp_path):
     out_json, png = tmp_path / "r.json", tmp_path / "r.png"
     code, out, err = run(
@@ -112,15 +113,16 @@ def test_arena_external_player_and_list_levels(capsys, tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_arena_on_a_local_dask_cluster(capsys):
     pytest.importorskip("distributed")
     argv = ["arena", "--level", "tiny", "--n", 4, "--players", "random,greedy", "--seed", 2]
     code, local, _ = run(capsys, *argv)
     code2, remote, _ = run(capsys, *argv, "--backend", "dask", "--workers", 1)
-    strip = lambda s: [
-        {k: v for k, v in r.items() if not k.startswith("time_ms")}  # noqa: E731
-        for r in json.loads(s)["leaderboard"]
-    ]
+
+    def strip(s):
+        return [{k: v for k, v in r.items() if not k.startswith("time_ms")} for r in json.loads(s)["leaderboard"]]
+
     assert (code, code2) == (0, 0) and strip(local) == strip(remote)
 
 
@@ -131,7 +133,7 @@ def test_arena_on_a_local_dask_cluster(capsys):
         (["arena", "--players", "greedy,greedy"], 'trample: players: two players are named "greedy"'),
         (["arena", "--level", "hard"], 'trample: level: unknown level "hard"'),
         (["arena", "--objective", "max-fun"], 'trample: objective: unknown objective "max-fun"'),
-        (["arena", "--scheduler", "tcp://x:1"], "trample: --scheduler: only with --backend dask"),
+        (["arena", "--backend", "local", "--scheduler", "tcp://x:1"], "trample: --scheduler: not with --backend local"),
         (["arena", "/no/such.jsonl"], "trample: /no/such.jsonl: no such file"),
         (["arena", "--n", "0"], "trample arena: argument --n: expected at least 1, got 0"),
         (["arena", "--timeout", "-1"], "trample arena: argument --timeout: expected a positive number of seconds"),
@@ -210,6 +212,7 @@ def test_score_recorded_decisions(capsys, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_docs_examples_run():
     """docs/arena.md: the Python examples print what the page says, and the JSON command prints its lines."""
     import contextlib

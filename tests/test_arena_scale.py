@@ -55,12 +55,14 @@ def test_inline_results_are_reproducible(setup):
     ]
 
 
+@pytest.mark.slow
 def test_process_pool_gives_the_same_results(setup):
     items, players, inline = setup
     pooled = run_arena(items, players=players, seed=5, chunk_size=10, workers=2)
     assert strip_timing(pooled) == strip_timing(inline)
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_results(setup):
     distributed = pytest.importorskip("distributed")
     items, players, inline = setup

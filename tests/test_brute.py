@@ -606,6 +606,7 @@ def _sources_ok(sc, got):
             assert sum(split.values()) in (0, powers[src])  # 510.1a
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100))
 @given(scenarios())
 def test_generated_scenarios_load_and_stay_small(sc):
@@ -616,6 +617,7 @@ def test_generated_scenarios_load_and_stay_small(sc):
     assert sum(a["power"] for a in sc["attackers"] if a["power"] > 0) <= 8
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100))
 @given(scenarios())
 def test_brute_force_basic_invariants(sc):
@@ -634,12 +636,14 @@ def _permuted(sc, rnd):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(60))
 @given(scenarios(), st.randoms(use_true_random=False))
 def test_object_order_does_not_matter(sc, rnd):
     assert as_set(brute_force(_permuted(sc, rnd))) == as_set(brute_force(sc))
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(60))
 @given(scenarios(rules="current"), st.randoms(use_true_random=False))
 def test_current_rules_ignore_blocked_by_order_and_legacy_is_stricter(sc, rnd):
@@ -652,6 +656,7 @@ def test_current_rules_ignore_blocked_by_order_and_legacy_is_stricter(sc, rnd):
     assert as_set(brute_force(dict(sc, rules="legacy"))) <= cur
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(60))
 @given(scenarios())
 def test_irrelevant_fields_do_not_matter(sc):
@@ -668,6 +673,7 @@ def test_irrelevant_fields_do_not_matter(sc):
     assert as_set(brute_force(other)) == base
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(60))
 @given(scenarios(), st.data())
 def test_removing_trample_keeps_exactly_the_blocker_only_lines(sc, data):
@@ -700,6 +706,7 @@ def test_both_sides_is_the_product(sc):
     assert all(is_legal(sc, x, "both") for x in both)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100))
 @given(st.data())
 def test_is_legal_agrees_with_enumeration_on_perturbations(data):

@@ -38,6 +38,7 @@ def test_count_from_stdin():  # 702.19b: 2+3, 3+2, 4+1, 5+0
     assert (code, json.loads(out), err) == (0, {"count": 4}, "")
 
 
+@pytest.mark.slow
 def test_enumerate_lists_each_once_and_limit(tmp_path):
     f = tmp_path / "s.json"
     f.write_text(json.dumps(TRAMPLE_2_2))
@@ -52,6 +53,7 @@ def test_enumerate_lists_each_once_and_limit(tmp_path):
     assert code == 0 and len(out.splitlines()) == 2
 
 
+@pytest.mark.slow
 def test_check_exit_codes_and_rules(tmp_path):
     f = tmp_path / "s.json"
     f.write_text(json.dumps(TRAMPLE_2_2))
@@ -139,6 +141,7 @@ def test_bad_input_exit_2_one_line(command, text, expected):
     assert len(err.strip().splitlines()) == 1 and expected in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_bad_assignment_exit_2(tmp_path):
     f = tmp_path / "s.json"
     f.write_text(json.dumps(TRAMPLE_2_2))
@@ -152,6 +155,7 @@ def test_bad_assignment_exit_2(tmp_path):
         assert code == 2 and expected in err and len(err.strip().splitlines()) == 1, (text, err)
 
 
+@pytest.mark.slow
 def test_usage_errors_are_one_line():
     for args in (["frobnicate"], ["count"], ["enumerate", "-", "--limit", "many"], ["count", "/no/such/file.json"]):
         code, out, err = run(*args, stdin="")

@@ -138,6 +138,7 @@ def test_both_sides_is_the_product_of_the_two():
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(strategies.scenarios(max_work=800), st.sampled_from(["defending", "both"]))
 def test_legal_set_matches_brute_force(doc, side):
     expected = brute.brute_force(doc, side)
@@ -159,6 +160,7 @@ def defending_candidates(draw):
     return doc, draw(strategies.near_legal_assignments(doc, legal, side="defending"))
 
 
+@pytest.mark.slow
 @given(defending_candidates())
 def test_check_matches_brute_force_defending(case):
     doc, candidate = case
@@ -177,6 +179,7 @@ def both_candidates(draw):
     return doc, {**att, **dfn}
 
 
+@pytest.mark.slow
 @given(both_candidates())
 def test_check_matches_brute_force_both(case):
     doc, candidate = case
@@ -203,6 +206,7 @@ def run(*args, stdin=None):
     return proc.returncode, proc.stdout, proc.stderr
 
 
+@pytest.mark.slow
 def test_cli_side(tmp_path):
     f = tmp_path / "s.json"
     f.write_text(json.dumps(board(TWO, [X3])))

@@ -80,18 +80,21 @@ def test_engine_known_mistakes(board):
         assert_verdict(combat, legal, cand)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(200))
 @given(scenarios())
 def test_engine_enumeration_matches_oracle(sc):
     assert_same_enumeration(sc)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100))
 @given(scenarios(focus="planeswalkers"))
 def test_engine_enumeration_matches_oracle_planeswalkers(sc):
     assert_same_enumeration(sc)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(200))
 @given(st.data())
 def test_engine_check_agrees_with_enumeration(data):

@@ -9,7 +9,7 @@ import brute
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from strategies import scenarios
+from strategies import examples, scenarios
 
 import trample
 from trample import Combat
@@ -53,7 +53,8 @@ def test_capabilities_are_checked_by_the_registry():
         get_engine("cpsat", needs=[PROGRAMME])
 
 
-@settings(max_examples=60)
+@pytest.mark.slow
+@settings(max_examples=examples(60))
 @given(scenarios())
 def test_one_count_path(scenario):
     # Combat.count, legal_assignments.count() and trample.indexing.count give one number, whatever the engine

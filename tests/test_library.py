@@ -140,6 +140,7 @@ def dumps(state, event) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(states, counts, seeds)
 def test_mill_conserves_and_keeps_order(state, n, seed):  # 701.17a
     before = state.dumps()
@@ -526,6 +527,7 @@ json_values = st.recursive(
 extra_fields = st.dictionaries(st.sampled_from(["id", "oracle_text", "set", "rarity", "x"]), json_values, max_size=3)
 
 
+@pytest.mark.slow
 @given(st.sampled_from(POOL), extra_fields)
 def test_card_round_trip_carries_extra_fields(base, extra):  # docs/format.md: further fields travel unchanged
     data = {**base.to_json(), **extra}

@@ -264,6 +264,7 @@ def test_cli_bad_input_exits_2_with_one_line(capsys, monkeypatch, args, stdin, m
     assert err.count("\n") == 1 and message in err
 
 
+@pytest.mark.slow
 def test_cli_real_process_contract():  # docs/format.md: exit 2, one line on standard error, no traceback
     bad = subprocess.run(
         [sys.executable, "-m", "trample", "mill", "-", "3"],

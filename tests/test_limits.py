@@ -142,6 +142,7 @@ def test_whole_combat_count_enumerate_and_solve_stop_at_the_deadline():
     assert result.status == "unknown" and result.assignment is None
 
 
+@pytest.mark.slow
 def test_whole_combat_solve_with_a_short_limit_returns_a_legal_line():
     # the search cannot finish in a second; what it returns is a complete, legal line, marked feasible
     result = WholeCombat(DOUBLE).solve(["max-damage"], time_limit=1.0)
@@ -175,6 +176,7 @@ def test_all_optimal_stream_stops_at_the_time_limit():
     assert stream.complete is False
 
 
+@pytest.mark.slow
 def test_enumeration_support_is_decided_without_building_a_huge_programme():
     # the direct engine declines to list a component whose programme would be huge (it is listed by CP-SAT
     # under "auto"): decided after a bounded amount of work, not after building it
@@ -196,6 +198,7 @@ def trample(*args):
     )
 
 
+@pytest.mark.slow
 def test_cli_count_time_limit_says_incomplete(tmp_path):
     big = tmp_path / "huge.json"
     big.write_text(json.dumps(HUGE))
@@ -213,6 +216,7 @@ def test_cli_count_time_limit_says_incomplete(tmp_path):
     )  # (2, 1), (3, 0): 702.19b
 
 
+@pytest.mark.slow
 def test_cli_whole_combat_and_enumerate_time_limits(tmp_path):
     ds = tmp_path / "ds.json"
     ds.write_text(json.dumps(DOUBLE))

@@ -110,6 +110,7 @@ def test_hard_boards_are_proven_optimal_within_a_small_deterministic_budget(name
     assert is_legal(board, result.assignment.to_json()), name
 
 
+@pytest.mark.slow
 def test_reader_closing_an_all_optimal_stream_is_a_clean_exit(tmp_path):
     # found: `trample solve ... --all-optimal | head -1` aborted with exit 134 ("terminate called without an
     # active exception"): the CP-SAT enumeration thread was still running while the interpreter shut down.

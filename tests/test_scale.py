@@ -14,7 +14,7 @@ from boards import canon, load_perft
 from brute import brute_force, is_legal
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import scenarios
+from strategies import examples, scenarios
 
 import trample.engines.direct as direct
 from trample import Combat
@@ -200,7 +200,7 @@ def assert_engines_agree(sc: dict, side: str) -> None:
     assert set(keys) == oracle
     assert {canon(a) for a in c.assignments()} == oracle
     assert d.count() == c.count() == len(oracle)
-    for k, comp in enumerate(d.plan.components):
+    for comp in d.plan.components:
         dp = component_dp(d.plan, comp)
         assert dp.count() == get_engine("cpsat").count(d.plan, comp)
         form = closed_form_count(d.plan, comp)
@@ -212,13 +212,15 @@ def assert_engines_agree(sc: dict, side: str) -> None:
         assert d.rank(a) == i and d.unrank(i) == a
 
 
-@settings(max_examples=200)
+@pytest.mark.slow
+@settings(max_examples=examples(200))
 @given(scenarios(), st.sampled_from(["attacking", "attacking", "attacking", "defending", "both"]))
 def test_direct_matches_cpsat_and_oracle(sc, side):
     assert_engines_agree(sc, side)
 
 
-@settings(max_examples=60)
+@pytest.mark.slow
+@settings(max_examples=examples(60))
 @given(scenarios(focus="planeswalkers"))
 def test_direct_matches_cpsat_and_oracle_planeswalkers(sc):
     assert_engines_agree(sc, "attacking")
@@ -273,7 +275,8 @@ def shared_boards(draw):
     }
 
 
-@settings(max_examples=100)
+@pytest.mark.slow
+@settings(max_examples=examples(100))
 @given(shared_boards())
 def test_joined_components_match_cpsat(sc):
     scenario = load_scenario(sc)
@@ -287,7 +290,8 @@ def test_joined_components_match_cpsat(sc):
         assert d.rank(a) == i
 
 
-@settings(max_examples=100)
+@pytest.mark.slow
+@settings(max_examples=examples(100))
 @given(
     scenarios(max_total_power=12, max_work=20000),
     st.sampled_from([1, 2, 7, 4096]),
@@ -311,7 +315,8 @@ def test_blocks_independent_of_chunking(sc, rows, suffix_cells, expand_cells, si
         direct.SUFFIX_CELLS, direct.EXPAND_CELLS = saved
 
 
-@settings(max_examples=60)
+@pytest.mark.slow
+@settings(max_examples=examples(60))
 @given(
     scenarios(max_total_power=8, max_work=2000), st.sampled_from([1, 3, 1 << 16]), st.sampled_from([0, 2, 50, 1 << 16])
 )

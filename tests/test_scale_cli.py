@@ -101,6 +101,7 @@ def test_enumerate_npy_matrix_and_sidecar(capsys, tmp_path):
         }
 
 
+@pytest.mark.slow
 def test_enumerate_npy_limit_engine_and_stdout(capsys, tmp_path):
     out_path = tmp_path / "few.npy"
     cols = tmp_path / "cols.json"

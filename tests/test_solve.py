@@ -17,13 +17,13 @@ import pytest
 from brute import allowed_recipients, brute_force, is_legal, normalize
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import scenarios
+from strategies import examples, scenarios
 
 from trample import Combat, optimize
 from trample.models import Assignment, FormatError
 from trample.optimize import all_optimal, parse_objectives, score
 
-EXAMPLES = max(250, settings().max_examples)
+EXAMPLES = examples(250)
 KINDS = ["max-damage", "lethal", "max-kills", "max-value", "min-overkill"]
 PAIRS = [
     ("lethal", "max-value"),
@@ -159,6 +159,7 @@ def check_against_brute(scenario: dict, names, side: str = "attacking", legal=No
     return result
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES)
 @given(scenarios(), st.data())
 def test_every_objective_and_pairs_match_brute_force(scenario, data):
@@ -173,6 +174,7 @@ def test_every_objective_and_pairs_match_brute_force(scenario, data):
     check_against_brute(scenario, [f"max-damage:{target}", "min-overkill"], legal=legal, combat=combat)
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES)
 @given(scenarios())
 def test_lethal_found_exactly_when_brute_force_finds_it(scenario):
@@ -190,14 +192,16 @@ def test_lethal_found_exactly_when_brute_force_finds_it(scenario):
         assert report["damage"] == dealt and report["margin"] == dealt - p.get("life", 20)
 
 
-@settings(max_examples=120)
+@pytest.mark.slow
+@settings(max_examples=examples(120))
 @given(scenarios(max_attackers=2, max_blockers=3), st.sampled_from(KINDS), st.sampled_from(KINDS))
 def test_defending_side_matches_brute_force(scenario, first, second):
     names = [first] if first == second else [first, second]
     check_against_brute(scenario, names, side="defending")
 
 
-@settings(max_examples=100)
+@pytest.mark.slow
+@settings(max_examples=examples(100))
 @given(scenarios(), st.sampled_from(PAIRS))
 def test_one_term_per_solve_gives_the_same_optimum(scenario, pair):
     # PACK_LIMIT = 1: no packing, every objective and every tie-break column is its own solve, fixed in turn
@@ -205,13 +209,15 @@ def test_one_term_per_solve_gives_the_same_optimum(scenario, pair):
         check_against_brute(scenario, list(pair))
 
 
-@settings(max_examples=60)
+@pytest.mark.slow
+@settings(max_examples=examples(60))
 @given(scenarios(max_attackers=2, max_blockers=2, max_total_power=5, max_work=400), st.sampled_from(KINDS))
 def test_both_sides_match_brute_force(scenario, kind):
     check_against_brute(scenario, [kind, "max-damage"] if kind != "max-damage" else [kind], side="both")
 
 
-@settings(max_examples=150)
+@pytest.mark.slow
+@settings(max_examples=examples(150))
 @given(scenarios(), st.lists(st.sampled_from(KINDS), min_size=1, max_size=2, unique=True))
 def test_all_optimal_is_exactly_the_brute_force_optimal_set(scenario, names):
     legal = brute_force(scenario)
@@ -452,6 +458,7 @@ def trample(*args, stdin=None):
     return subprocess.run([sys.executable, "-m", "trample", *args], input=stdin, capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_cli_solve_the_example():
     p = trample("solve", "examples/thrasta.json", "--objective", "lethal,max-value")
     assert p.returncode == 0, p.stderr
@@ -463,6 +470,7 @@ def test_cli_solve_the_example():
     assert isinstance(out["time_ms"], (int, float))
 
 
+@pytest.mark.slow
 def test_cli_bad_objective_is_one_line_exit_2():
     p = trample("solve", "examples/thrasta.json", "--objective", "max-fun")
     assert p.returncode == 2
@@ -473,6 +481,7 @@ def test_cli_bad_objective_is_one_line_exit_2():
         assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
+@pytest.mark.slow
 def test_cli_batch_one_line_per_scenario(tmp_path):
     good = {
         "players": OPP,
@@ -497,6 +506,7 @@ def test_cli_batch_one_line_per_scenario(tmp_path):
     assert len(lines[0]["assignments"]) == 4  # 2..5 on the 2/2 kill it: x=2,3,4,5
 
 
+@pytest.mark.slow
 def test_cli_all_optimal_streams_each_once_and_side_option():
     p = trample("solve", "examples/thrasta.json", "--objective", "max-value", "--all-optimal")
     assert p.returncode == 0, p.stderr
@@ -510,6 +520,7 @@ def test_cli_all_optimal_streams_each_once_and_side_option():
     assert out["assignment"] == {"wall": {}, "bear": {"thrasta": 2}} and out["objectives"] == {"max-kills": 0}
 
 
+@pytest.mark.slow
 def test_cli_time_limits_are_accepted():
     p = trample(
         "solve", "examples/thrasta.json", "--objective", "max-damage", "--time-limit", "5", "--deterministic-time", "5"

@@ -450,6 +450,7 @@ def combats(**kw):
     return strategies.scenarios(**bounds)
 
 
+@pytest.mark.slow
 @given(combats())
 def test_count_and_lines_match_brute_force(doc):
     expected = brute_combat.combat_lines(doc)
@@ -463,6 +464,7 @@ def test_count_and_lines_match_brute_force(doc):
         assert combat.check(expected[-1]).legal
 
 
+@pytest.mark.slow
 @settings(max_examples=strategies.examples(80))
 @given(combats(max_total_power=9, max_work=2000), st.data())
 def test_first_step_effects_counted_without_listing_match_the_listing(doc, data):
@@ -482,6 +484,7 @@ def test_first_step_effects_counted_without_listing_match_the_listing(doc, data)
     assert whole.count() == WholeCombat(doc, engine="cpsat").count()
 
 
+@pytest.mark.slow
 def test_double_strikers_on_a_big_board_are_counted_without_listing_the_first_step():
     # 3 double-strike tramplers of power 10 against three shared 6-toughness blockers: 4 990 790 first-strike
     # assignments; they lead to 139 distinct effects (the damage to opp is recorded up to its life, which decides
@@ -538,6 +541,7 @@ def combat_and_line(draw):
     return doc, line
 
 
+@pytest.mark.slow
 @given(combat_and_line())
 def test_check_matches_brute_force(case):
     doc, line = case
@@ -562,6 +566,7 @@ OBJECTIVES = [
 ]
 
 
+@pytest.mark.slow
 @given(combats(max_total_power=5, max_work=60, max_blockers=2), st.sampled_from(OBJECTIVES))
 def test_solve_matches_the_brute_force_adversarial_optimum(doc, objectives):
     expected = brute_combat.adversarial_optimum(doc, objectives)
@@ -595,6 +600,7 @@ def run(*args, stdin=None):
 DS_22 = board([DS_TRAMPLE_3], [{"id": "x", "power": 2, "toughness": 2}])
 
 
+@pytest.mark.slow
 def test_cli_count_enumerate_check(tmp_path):
     f = tmp_path / "combat.json"
     f.write_text(json.dumps(DS_22))
@@ -622,6 +628,7 @@ def test_cli_count_enumerate_check(tmp_path):
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -637,6 +644,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
     assert code == 2 and out == "" and err.count("\n") == 1 and message in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_cli_batch_and_solve(tmp_path):
     batch = tmp_path / "combats.jsonl"
     no_fs = board([{"id": "a", "power": 2, "toughness": 2, "attacking": "opp"}])

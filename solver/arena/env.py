@@ -50,7 +50,7 @@ class ArenaEnv:
         self.max_actions = max_actions
         self.reward_mode = reward
         self._rng = random.Random(seed)
-        self.combat = None
+        self.combat: Combat | None = None
         self._done = True
 
     # -- Gymnasium API ----------------------------------------------------------------------------
@@ -66,11 +66,11 @@ class ArenaEnv:
         else:
             raw = generate_board(self.level, self._rng.getrandbits(63), 0)
         scenario = load_scenario(raw)
-        self.combat = Combat(scenario)
+        combat = self.combat = Combat(scenario)
         self.objectives = parse_objectives((options or {}).get("objective") or self.objective, scenario)
         self.reference = reference(scenario, self.objectives)
 
-        self.count = count(self.combat)  # the same counting programme as Combat.unrank
+        self.count = count(combat)  # the same counting programme as Combat.unrank
         self._done = False
         return self._observation(), self._info()
 
@@ -82,6 +82,7 @@ class ArenaEnv:
             raise ValueError(f"action {i} is not an assignment index (0 <= i < {self.count}); see action_masks()")
         if self.max_actions is not None and i >= self.max_actions:
             raise ValueError(f"action {i} is outside the action space of {self.max_actions}")
+        assert self.combat is not None  # dealt by reset()
         assignment = Assignment(self.combat.unrank(i))
         scenario = self.combat.scenario
         values = score_all(self.combat, assignment, self.objectives)
@@ -130,6 +131,7 @@ class ArenaEnv:
         return float(best) / float(value) if value else 1.0
 
     def _observation(self) -> dict:
+        assert self.combat is not None  # dealt by reset()
         return {
             "scenario": self.combat.scenario.to_json(),
             "objective": objective_text(self.objectives),

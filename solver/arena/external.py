@@ -7,9 +7,12 @@ Protocol (one decision = one line each way, the program keeps running between de
 - the program answers one line: the assignment ``{"attacker": {"recipient": n}}`` (FORMAT.md), or
   ``{"assignment": {...}}``.
 
-A decision that takes longer than ``timeout`` seconds, a program that exits, and a line that is not an
-assignment are scored as illegal (rules ``"timeout"``, ``"crash"``, ``"bad-output"``) and the run goes on:
-a hung program is killed, and a dead one is started again for the next decision.
+A decision that takes longer than ``timeout`` seconds (writing the request included: a program that does not
+read its input times out too), a program that exits, and a line that is not an assignment are scored as illegal
+(rules ``"timeout"``, ``"crash"``, ``"bad-output"``) and the run goes on: a hung program is killed, and a dead one
+is started again for the next decision -- until it has failed ``max_failures`` decisions in a row: then it is
+benched (rule ``"benched"``, never started again). The first decision of a program gets ``startup_timeout``
+seconds more.
 POSIX only (``select`` on pipes).
 """
 
@@ -20,7 +23,6 @@ import os
 import select
 import signal
 import subprocess
-import tempfile
 import time
 
 from .player import Player
@@ -37,7 +39,21 @@ class PlayerFailure(Exception):
         self.message = message
 
 
+MAX_FAILURES = 3  # failures in a row before a player is benched (--max-failures)
+STDERR_TAIL = 64 << 10  # bytes of a player's standard error kept (the last ones), whatever it writes
+DRAIN_LIMIT = 4 << 20  # bytes of stray output read (and dropped) before a decision; a flood is not waited out
+
+
 class ExternalPlayer(Player):
+    """A program answering decisions on its standard output. It is untrusted: writes to it never block (a program
+    that never reads its input times out), only the last :data:`STDERR_TAIL` bytes of its standard error are kept,
+    and it runs in its own process group, killed with every process it started (even those that left the group:
+    the arena becomes their subreaper and kills them by process id) when it is closed or times out.
+
+    ``max_failures``: after that many failed decisions in a row (timeout, crash, bad output) the player is
+    *benched*: it is not started again, and every later decision fails at once with kind ``"benched"`` and the
+    reason (``benched`` holds it). 0 or None: never benched."""
+
     def __init__(
         self,
         argv,
@@ -46,6 +62,7 @@ class ExternalPlayer(Player):
         startup_timeout: float = 10.0,
         cwd: str | None = None,
         env: dict | None = None,
+        max_failures: int | None = MAX_FAILURES,
     ):
         self.argv = list(argv)
         self.name = name or f"cmd:{' '.join(self.argv)}"
@@ -53,38 +70,45 @@ class ExternalPlayer(Player):
         self.startup_timeout = float(startup_timeout)
         self.cwd = cwd
         self.env = env
-        self._proc = None
-        self._err = None
+        self.max_failures = max_failures
+        self.failures = 0  # in a row
+        self.benched: str | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._tail = bytearray()
         self._buf = b""
         self._fresh = False
+        self._hung = False  # the last decision timed out: a restart gets no start-up allowance
+        self._family: dict[int, int] = {}  # pid -> start time of every process the program started
         self.starts = 0
 
     # pickling (for worker processes) carries the command, never the running program
     def __getstate__(self):
         state = dict(self.__dict__)
-        state.update(_proc=None, _err=None, _buf=b"", _fresh=False)
+        state.update(_proc=None, _tail=bytearray(), _buf=b"", _fresh=False, _family={})
         return state
 
     # -- the program's life -----------------------------------------------------------------------
     def _start(self) -> None:
-        self._err = tempfile.TemporaryFile()
+        become_subreaper()
         try:
             self._proc = subprocess.Popen(
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=self._err,
+                stderr=subprocess.PIPE,
                 cwd=self.cwd,
                 env=self.env,
                 start_new_session=True,
+                bufsize=0,
             )
         except OSError as err:
-            self._err.close()
-            self._err = None
             self._proc = None
             raise PlayerFailure("crash", f"cannot start {self.argv[0]!r}: {err.strerror or err}") from None
+        os.set_blocking(self._proc.stdin.fileno(), False)
+        os.set_blocking(self._proc.stderr.fileno(), False)
+        self._tail = bytearray()
         self._buf = b""
-        self._fresh = True
+        self._fresh = not self._hung
         self.starts += 1
 
     def _alive(self) -> bool:
@@ -96,51 +120,85 @@ class ExternalPlayer(Player):
         return None if self._proc is None else self._proc.pid
 
     @property
+    def stderr_tail(self) -> bytes:
+        """The last bytes (at most STDERR_TAIL) the program wrote on its standard error."""
+        self._read_err()
+        return bytes(self._tail)
+
+    @property
     def running(self) -> bool:
         """Whether the program is started and has not exited."""
         return self._alive()
 
     def close(self) -> None:
-        """Stop the program (politely: close its input, then kill its process group if it lingers)."""
+        """Stop the program (politely: close its input; then its process group and every process it started are
+        killed, and reaped)."""
         proc, self._proc = self._proc, None
         if proc is not None:
+            self._note_family(proc.pid)
             try:
-                if proc.stdin:
-                    proc.stdin.close()
+                proc.stdin.close()
             except OSError:
                 pass
             try:
                 proc.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
-                self._kill(proc)
-            if proc.stdout:
-                proc.stdout.close()
-        if self._err is not None:
-            self._err.close()
-            self._err = None
+                pass
+            self._kill(proc)
+            for fh in (proc.stdout, proc.stderr):
+                try:
+                    fh.close()
+                except OSError:
+                    pass
         self._buf = b""
 
-    @staticmethod
-    def _kill(proc) -> None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # its own session: the program and its children
-        except (ProcessLookupError, PermissionError):
-            pass
+    def _kill(self, proc) -> None:
+        """SIGKILL to the program's process group, to every process it started (even in another session), and
+        wait for them."""
+        self._note_family(proc.pid)
+        for pgid in {proc.pid} | set(self._family):
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError, OSError):
+                pass
+        for pid, started in list(self._family.items()):
+            if _start_time(pid) == started:  # the same process, not a new one that got its number
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        _reap(self._family)
+        self._family = {}
+
+    def _note_family(self, root: int) -> None:
+        """Remember every process below ``root`` (and the orphans it left, reparented to this process)."""
+        for pid in _descendants(root):
+            started = _start_time(pid)
+            if started is not None:
+                self._family.setdefault(pid, started)
+
+    def _read_err(self) -> None:
+        """Read what the program wrote on standard error, keeping the last STDERR_TAIL bytes."""
+        if self._proc is None:
+            return
+        try:
+            while True:
+                chunk = os.read(self._proc.stderr.fileno(), 1 << 16)
+                if not chunk:
+                    return
+                self._tail += chunk
+                if len(self._tail) > STDERR_TAIL:
+                    del self._tail[: len(self._tail) - STDERR_TAIL]
+        except (BlockingIOError, OSError, ValueError):
+            return
 
     def _stderr_tail(self, n: int = 200) -> str:
-        if self._err is None:
-            return ""
-        try:
-            self._err.seek(0, os.SEEK_END)
-            size = self._err.tell()
-            self._err.seek(max(0, size - n))
-            text = self._err.read().decode("utf-8", "replace").strip()
-        except (OSError, ValueError):
-            return ""
+        self._read_err()
+        text = bytes(self._tail[-n:]).decode("utf-8", "replace").strip()
         return text.splitlines()[-1] if text else ""
 
     def _fail_dead(self) -> PlayerFailure:
@@ -157,8 +215,34 @@ class ExternalPlayer(Player):
         self.close()
         return PlayerFailure("crash", msg)
 
+    def _fail_timeout(self, what: str) -> PlayerFailure:
+        self._hung = True
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            self._kill(proc)
+            for fh in (proc.stdin, proc.stdout, proc.stderr):
+                try:
+                    fh.close()
+                except OSError:
+                    pass
+        return PlayerFailure("timeout", f"{self.name} {what} within {self.timeout:g} s")
+
     # -- one decision -----------------------------------------------------------------------------
     def decide(self, scenario, objective, seed):
+        if self.benched:
+            raise PlayerFailure("benched", f"{self.name} is benched: {self.benched}")
+        try:
+            answer = self._decide(scenario, objective, seed)
+        except PlayerFailure as err:
+            self.failures += 1
+            if self.max_failures and self.failures >= self.max_failures:
+                self.benched = f"{self.failures} failed decisions in a row (the last: {err.kind})"
+                self.close()
+            raise
+        self.failures = 0
+        return answer
+
+    def _decide(self, scenario, objective, seed):
         if not self._alive():
             if self._proc is not None:
                 self.close()
@@ -166,14 +250,14 @@ class ExternalPlayer(Player):
         request = {"scenario": scenario.to_json(), "objective": str(objective), "seed": int(seed)}
         data = (json.dumps(request, separators=(",", ":")) + "\n").encode()
         self._drain()
-        try:
-            self._proc.stdin.write(data)
-            self._proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise self._fail_dead() from None
         budget = self.timeout + (self.startup_timeout if self._fresh else 0.0)
         self._fresh = False
-        line = self._read_line(time.monotonic() + budget)
+        deadline = time.monotonic() + budget
+        self._write(data, deadline)
+        line = self._read_line(deadline)
+        self._hung = False
+        if self._proc is not None:
+            self._note_family(self._proc.pid)
         try:
             answer = json.loads(line)
         except (ValueError, RecursionError):
@@ -185,34 +269,57 @@ class ExternalPlayer(Player):
             answer = inner
         return answer
 
+    def _write(self, data: bytes, deadline: float) -> None:
+        """Write the request without ever blocking: a program that does not read it times out."""
+        fd = self._proc.stdin.fileno()
+        err = self._proc.stderr.fileno()
+        view = memoryview(data)
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._fail_timeout("did not read its input")
+            readable, writable, _ = select.select([err], [fd], [], left)
+            if readable:
+                self._read_err()
+            if not writable:
+                continue
+            try:
+                n = os.write(fd, view)
+            except BlockingIOError:
+                continue
+            except OSError:  # BrokenPipeError: it exited
+                raise self._fail_dead() from None
+            view = view[n:]
+
     def _drain(self) -> None:
-        """Forget anything the program printed beyond its last answer (keeps request and answer in step)."""
+        """Forget anything the program printed beyond its last answer (keeps request and answer in step); a
+        program flooding its output is not waited out (at most DRAIN_LIMIT bytes are read)."""
         self._buf = b""
+        self._read_err()
         fd = self._proc.stdout.fileno()
-        while True:
+        dropped = 0
+        while dropped < DRAIN_LIMIT:
             ready, _, _ = select.select([fd], [], [], 0)
             if not ready:
                 return
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 return
+            dropped += len(chunk)
 
     def _read_line(self, deadline: float) -> str:
+        assert self._proc is not None and self._proc.stdout is not None  # started
         fd = self._proc.stdout.fileno()
+        err = self._proc.stderr.fileno()
+        watch = [fd, err]
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
             if left <= 0:
-                proc = self._proc
-                self._proc = None
-                self._kill(proc)
-                if proc.stdout:
-                    proc.stdout.close()
-                if self._err is not None:
-                    self._err.close()
-                    self._err = None
-                raise PlayerFailure("timeout", f"{self.name} gave no answer within {self.timeout:g} s")
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
+                raise self._fail_timeout("gave no answer")
+            ready, _, _ = select.select(watch, [], [], left)
+            if err in ready:
+                self._read_err()
+            if fd not in ready:
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
@@ -223,6 +330,116 @@ class ExternalPlayer(Player):
                 raise PlayerFailure("bad-output", f"{self.name} answered more than {MAX_LINE} bytes on one line")
         line, _, self._buf = self._buf.partition(b"\n")
         return line.decode("utf-8", "replace").strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes started by a player (Linux: /proc; elsewhere only the process group is killed)
+# ---------------------------------------------------------------------------------------------
+
+_SUBREAPER: list = []
+
+
+def become_subreaper() -> None:
+    """Linux: orphans of the players' processes are reparented to this process (not to init), so they can be
+    found, killed and reaped even when they left the player's session."""
+    if _SUBREAPER:
+        return
+    _SUBREAPER.append(True)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def children_now() -> frozenset:
+    """This process's children at this moment (``(pid, start time)``): spared by :func:`reap_orphans`."""
+    return frozenset((pid, _start_time(pid)) for pid in _children(os.getpid()))
+
+
+def reap_orphans(spare: frozenset = frozenset()) -> None:
+    """Kill and reap what the players left behind: the processes reparented to this process (its subreaper) that
+    live in another session than this one (a player's program runs in its own session, and so do the processes
+    that left it), except those in ``spare`` (children this process had before the players started: an
+    embedding program's own). Only once this process is a subreaper (it started external players)."""
+    if not _SUBREAPER:
+        return
+    try:
+        mine = os.getsid(0)
+    except OSError:
+        return
+    family = {}
+    for pid in _children(os.getpid()):
+        try:
+            if os.getsid(pid) != mine:
+                started = _start_time(pid)
+                if (pid, started) not in spare:
+                    family[pid] = started
+        except OSError:
+            continue
+    for pid, started in family.items():
+        if _start_time(pid) == started:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    _reap(family)
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                out += [int(x) for x in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _descendants(root: int) -> list[int]:
+    seen: list[int] = []
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        for child in _children(pid):
+            if child not in seen and child != root:
+                seen.append(child)
+                todo.append(child)
+    return seen
+
+
+def _start_time(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return int(stat[stat.rindex(b")") + 2 :].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _reap(family: dict[int, int]) -> None:
+    """Collect the exit status of the killed processes that became this process's children (no zombies)."""
+    end = time.monotonic() + 1.0
+    pending = set(family)
+    while pending and time.monotonic() < end:
+        for pid in list(pending):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # not (yet) our child: its own parent reaps it, or it is being reparented
+                if not os.path.exists(f"/proc/{pid}"):
+                    pending.discard(pid)
+                continue
+            if done:
+                pending.discard(pid)
+        if pending:
+            time.sleep(0.01)
 
 
 def _clip(text: str, n: int = 60) -> str:

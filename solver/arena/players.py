@@ -243,7 +243,9 @@ BASELINES = {
 DEFAULT_PLAYERS = ("random", "declaration", "greedy", "face", "optimal")
 
 
-def make_player(spec, timeout: float | None = None) -> Player:
+def make_player(
+    spec, timeout: float | None = None, startup_timeout: float | None = None, max_failures: int | None = None
+) -> Player:
     """A player from a spec.
 
     - a :class:`Player` instance is returned as is;
@@ -252,6 +254,8 @@ def make_player(spec, timeout: float | None = None) -> Player:
     - ``"py:module:attr"``: ``attr`` is a Player subclass or a factory returning a Player, or a function
       ``fn(scenario, objective, seed)``;
     - ``"NAME=<any of the above>"`` renames it.
+
+    ``timeout``, ``startup_timeout`` and ``max_failures`` configure external programs (:class:`ExternalPlayer`).
     """
     if isinstance(spec, Player):
         return spec
@@ -272,7 +276,8 @@ def make_player(spec, timeout: float | None = None) -> Player:
             raise FormatError("player", f"{command!r}: {err}") from None
         if not argv:
             raise FormatError("player", "cmd: needs a command")
-        kwargs = {} if timeout is None else {"timeout": timeout}
+        given = {"timeout": timeout, "startup_timeout": startup_timeout, "max_failures": max_failures}
+        kwargs = {k: v for k, v in given.items() if v is not None}
         player = ExternalPlayer(argv, name=name or f"cmd:{command}", **kwargs)
     elif spec.startswith("py:"):
         module, _, attr = spec[3:].rpartition(":")

@@ -48,9 +48,10 @@ def run_title(results: dict) -> str:
 def leaderboard_table(results: dict, title: str | None = None, rows=None):
     """The leaderboard: each figure with its 95% confidence interval under it (fits 80 columns)."""
     from rich import box
+    from rich.markup import escape  # names and objectives are data, never markup ("[/]" crashed the table)
     from rich.table import Table
 
-    table = Table(title=title or run_title(results), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(title=escape(title or run_title(results)), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for col, just in (
         ("#", "right"),
         ("player", "left"),
@@ -67,7 +68,7 @@ def leaderboard_table(results: dict, title: str | None = None, rows=None):
         lethal = f"{row['lethal_found']}/{row['lethal_exists']}" if row["lethal_exists"] else "-"
         table.add_row(
             str(row["rank"]),
-            row["player"],
+            escape(row["player"]) + (" (benched)" if row.get("benched") else ""),
             _pct(row["illegal_rate"]) + "\n" + _ci(ci.get("illegal_rate"), True),
             _num(row["regret_mean"], 3) + "\n" + _ci(ci.get("regret_mean"), False),
             _num(row["regret_max"]),

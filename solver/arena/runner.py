@@ -10,12 +10,17 @@ fields ``time_ms*`` differ).
 from __future__ import annotations
 
 import multiprocessing
+import os
+import shlex
+import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 
+from ..limits import interrupted as was_interrupted
 from ..models import FormatError, load_scenario
-from .external import PlayerFailure
+from .external import PlayerFailure, become_subreaper, children_now, reap_orphans
 from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize, summarize_levels
 from .objectives import DEFAULT_OBJECTIVE, objective_text
 from .players import DEFAULT_PLAYERS, Player, make_player
@@ -26,9 +31,20 @@ DEFAULT_CHUNK = 50
 BACKENDS = ("local", "dask")
 
 
+def _make(spec, payload: dict) -> Player:
+    return make_player(
+        spec,
+        timeout=payload.get("timeout"),
+        startup_timeout=payload.get("startup_timeout"),
+        max_failures=payload.get("max_failures"),
+    )
+
+
 def evaluate_chunk(payload: dict) -> list[dict]:
-    """Judge every board of one chunk. ``payload``: items [(index, item)], players, objective, seed, timeout."""
-    players = [make_player(p, timeout=payload.get("timeout")) for p in payload["players"]]
+    """Judge every board of one chunk. ``payload``: items [(index, item)], players, objective, seed, timeout,
+    startup_timeout, max_failures."""
+    spare = children_now()
+    players = [_make(p, payload) for p in payload["players"]]
     out = []
     try:
         for index, item in payload["items"]:
@@ -39,6 +55,7 @@ def evaluate_chunk(payload: dict) -> list[dict]:
                 p.close()
             except Exception:  # a player that cannot even close must not lose the chunk
                 pass
+        reap_orphans(spare)
     return out
 
 
@@ -93,6 +110,9 @@ def run_arena(
     timeout: float | None = None,
     progress: Callable[[int, int], None] | None = None,
     suite: dict | None = None,
+    startup_timeout: float | None = None,
+    max_failures: int | None = None,
+    keep_on_interrupt: bool = False,
 ) -> dict:
     """Score ``players`` on ``items`` and return the results (JSON-ready).
 
@@ -100,28 +120,53 @@ def run_arena(
     ``workers > 1`` or Dask they must pickle). ``backend="local"`` runs in this process when ``workers == 1``
     and on a process pool otherwise; ``backend="dask"`` submits the chunks to ``scheduler`` (an address, a
     ``distributed.Client``, or None for a local cluster of ``workers`` processes).
-    ``progress(done, total)`` is called as boards are finished.
+    ``progress(done, total)`` is called as boards are finished. ``timeout``, ``startup_timeout`` and
+    ``max_failures`` configure external players (docs/arena.md).
+
+    ``"complete"`` says whether every board was played. A worker process that dies has its boards played again
+    (``"retried"``: how many boards); boards that could not be played are left out (``"complete": false``).
+    ``keep_on_interrupt``: on KeyboardInterrupt (SIGINT, SIGTERM) return the boards finished so far, with
+    ``"complete": false`` and ``"interrupted": true``, instead of raising.
     """
     items = list(items)
     specs = list(players)
-    names = _player_names(specs, timeout)
     if backend not in BACKENDS:
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend == "dask":
+        specs = absolute_commands(specs)
+    names = _player_names(specs, timeout)
+    options = {"timeout": timeout, "startup_timeout": startup_timeout, "max_failures": max_failures}
     payloads = [
-        {"items": chunk, "players": specs, "objective": objective, "seed": seed, "timeout": timeout}
+        {"items": chunk, "players": specs, "objective": objective, "seed": seed, **options}
         for chunk in chunked(items, chunk_size)
     ]
     started = time.perf_counter()
     total = len(items)
     if progress:
         progress(0, total)
-    if backend == "dask":
-        parts = _run_dask(payloads, scheduler, workers, progress, total)
-    elif workers > 1 and len(payloads) > 1:
-        parts = _run_pool(payloads, workers, progress, total)
-    else:
-        parts = _run_inline(payloads, progress, total)
-    boards = [b for part in parts for b in part]
+    parts: dict[int, list] = {}  # chunk number -> its boards, filled as chunks finish
+    tally = {"retried": 0}
+    interrupted = False
+    external = any(isinstance(s, str) and "cmd:" in s for s in specs)
+    spare = children_now()
+    if external:
+        become_subreaper()  # from now on, what a worker's players leave behind when it dies comes to this process
+    try:
+        if backend == "dask":
+            _run_dask(payloads, scheduler, workers, progress, total, parts, tally)
+        elif workers > 1 and len(payloads) > 1:
+            _run_pool(payloads, workers, progress, total, parts, tally)
+        else:
+            _run_inline(payloads, progress, total, parts)
+    except BaseException as err:
+        # An interrupt, or an error it caused (a module import cut short by it raises ImportError)
+        if not keep_on_interrupt or not (isinstance(err, KeyboardInterrupt) or was_interrupted()):
+            raise
+        interrupted = True
+    finally:
+        if external:
+            reap_orphans(spare)
+    boards = [b for i in sorted(parts) for b in parts[i]]
     results = {
         "arena": 1,
         "config": {
@@ -131,17 +176,70 @@ def run_arena(
             "boards": total,
             "chunk_size": chunk_size,
             "timeout": timeout,
+            "startup_timeout": startup_timeout,
+            "max_failures": max_failures,
             "suite": {**(suite or {}), "hash": suite_hash(items)},
         },
         "facts": run_facts(seed),
-        "leaderboard": summarize(boards, names),
+        "leaderboard": mark_benched(summarize(boards, names), boards),
         "boards": boards,
+        "complete": len(boards) == total,
+        "played": len(boards),
+        "retried": tally["retried"],
         "elapsed_s": round(time.perf_counter() - started, 3),
     }
     levels = summarize_levels(boards, names)
     if levels:
         results["by_level"] = levels
+    if interrupted:
+        results["interrupted"] = True
     return results
+
+
+def mark_benched(leaderboard: list[dict], boards: list[dict]) -> list[dict]:
+    """Leaderboard rows of benched players get ``"benched"``: how many decisions were scored as failures without
+    asking the player, and why it was benched."""
+    for row in leaderboard:
+        n, why = 0, ""
+        for b in boards:
+            for d in b["decisions"]:
+                if d["player"] == row["player"] and d["rules"] == ["benched"]:
+                    n += 1
+                    why = why or d["violations"][0]["message"]
+        if n:
+            row["benched"] = {"decisions": n, "reason": why}
+    return leaderboard
+
+
+def absolute_commands(specs: list) -> list:
+    """External player commands with their relative paths made absolute against this process's directory (a
+    Dask worker runs elsewhere). A word is a path when it names an existing file or folder here. The player
+    keeps its name."""
+    out = []
+    for spec in specs:
+        if not isinstance(spec, str):
+            out.append(spec)
+            continue
+        head, eq, rest = spec.partition("=")
+        name = None
+        body = spec
+        if eq and head and ":" not in head and " " not in head and rest:
+            name, body = head, rest
+        if not body.startswith("cmd:"):
+            out.append(spec)
+            continue
+        command = body[4:].strip()
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            out.append(spec)
+            continue
+        fixed = [os.path.abspath(w) if not os.path.isabs(w) and os.path.exists(w) else w for w in words]
+        if fixed == words:
+            out.append(spec)
+            continue
+        out.append(f"{name or 'cmd:' + command}=cmd:{shlex.join(fixed)}")
+    return out
 
 
 def _player_names(specs, timeout) -> list[str]:
@@ -156,47 +254,111 @@ def _player_names(specs, timeout) -> list[str]:
     return names
 
 
-def _run_inline(payloads, progress, total):
+def _run_inline(payloads, progress, total, parts):
     """In this process: the players are built once for the whole run (an external program keeps running)."""
     if not payloads:
-        return []
+        return
     first = payloads[0]
-    players = [make_player(p, timeout=first.get("timeout")) for p in first["players"]]
-    parts, done = [], 0
+    spare = children_now()
+    players = [_make(p, first) for p in first["players"]]
+    done = 0
     try:
-        for payload in payloads:
-            part = []
+        for i, payload in enumerate(payloads):
+            part = parts.setdefault(i, [])
             for index, item in payload["items"]:
+                if was_interrupted():  # an interrupt a player swallowed (or turned into another error)
+                    raise KeyboardInterrupt
                 part.append(evaluate_board(index, item, players, payload["objective"], payload["seed"]))
                 done += 1
                 if progress:
                     progress(done, total)
-            parts.append(part)
-    finally:
+    finally:  # also on an interrupt: every external program (and what it started) is killed
         for p in players:
             try:
                 p.close()
             except Exception:
                 pass
-    return parts
+        reap_orphans(spare)
 
 
-def _run_pool(payloads, workers, progress, total):
+def _worker_init() -> None:
+    """A pool worker: SIGTERM raises KeyboardInterrupt, so that its chunk's players are closed (their programs
+    killed) before it exits; SIGINT is left to the parent, which stops the workers itself."""
+
+    def stop(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_pool(payloads, workers, progress, total, parts, tally, attempts: int = 2):
+    """On a process pool. A worker that dies (killed, out of memory) breaks the pool: the chunks that did not
+    finish are played again on a new pool (``tally["retried"]`` counts their boards), once; the finished ones
+    are kept."""
     ctx = multiprocessing.get_context("spawn")  # no fork of a process that may hold solver threads
-    parts: list = [None] * len(payloads)
+    todo = list(range(len(payloads)))
     done = 0
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = {pool.submit(evaluate_chunk, p): i for i, p in enumerate(payloads)}
-        for fut in as_completed(futures):
-            i = futures[fut]
-            parts[i] = fut.result()
-            done += len(payloads[i]["items"])
-            if progress:
-                progress(done, total)
-    return parts
+    for attempt in range(attempts):
+        if not todo:
+            return
+        if attempt:
+            tally["retried"] += sum(len(payloads[i]["items"]) for i in todo)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+        try:
+            futures = {pool.submit(evaluate_chunk, payloads[i]): i for i in todo}
+            try:
+                for fut in as_completed(futures):
+                    i = futures[fut]
+                    try:
+                        parts[i] = fut.result()
+                    except BrokenProcessPool:
+                        break
+                    done += len(payloads[i]["items"])
+                    if progress:
+                        progress(done, total)
+            except BrokenProcessPool:
+                pass
+            todo = [i for i in todo if i not in parts]
+        except BaseException:
+            _stop_pool(pool)
+            raise
+        else:
+            _stop_pool(pool, wait=not todo)
 
 
-def _run_dask(payloads, scheduler, workers, progress, total):
+def _stop_pool(pool, wait: bool = False) -> None:
+    """Shut a pool down; unless ``wait``, its workers get SIGTERM (they close their players), then SIGKILL."""
+    procs = list(getattr(pool, "_processes", {}).values())
+    if wait:
+        pool.shutdown(wait=True)
+        return
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        try:
+            os.kill(p.pid, signal.SIGTERM)
+        except (ProcessLookupError, OSError, AttributeError):
+            pass
+    end = time.monotonic() + 5
+    for p in procs:
+        p.join(max(0.0, end - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1)
+
+
+def _scheduler_suspicious(dask_scheduler=None, keys=()):
+    """On the scheduler: how many times each task's worker died while running it."""
+    out = {}
+    for k in keys:
+        ts = dask_scheduler.tasks.get(k)
+        if ts is not None:
+            out[k] = int(getattr(ts, "suspicious", 0))
+    return out
+
+
+def _run_dask(payloads, scheduler, workers, progress, total, parts, tally, retries: int = 2):
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -216,10 +378,12 @@ def _run_dask(payloads, scheduler, workers, progress, total):
         client = own_client = Client(scheduler, timeout="10s")
     else:
         client = scheduler
+    futures = []
     try:
-        futures = client.map(evaluate_chunk, payloads, pure=False)
+        # A worker that dies mid-chunk: the scheduler runs the chunk again elsewhere (up to its allowed-failures);
+        # an exception in a chunk is retried `retries` times.
+        futures = client.map(evaluate_chunk, payloads, pure=False, retries=retries)
         where = {f.key: i for i, f in enumerate(futures)}
-        parts: list = [None] * len(payloads)
         done = 0
         for fut in as_completed(futures):
             i = where[fut.key]
@@ -227,8 +391,17 @@ def _run_dask(payloads, scheduler, workers, progress, total):
             done += len(payloads[i]["items"])
             if progress:
                 progress(done, total)
-        return parts
+        try:
+            suspicious = client.run_on_scheduler(_scheduler_suspicious, keys=list(where))
+        except Exception:  # an older scheduler without the count: say nothing was retried rather than fail
+            suspicious = {}
+        tally["retried"] += sum(len(payloads[where[k]]["items"]) for k, n in suspicious.items() if n)
     finally:
+        for f in futures:
+            try:
+                f.cancel()
+            except Exception:
+                pass
         if own_client is not None:
             own_client.close()
         if own_cluster is not None:

@@ -207,7 +207,7 @@ def _draw_board(level: Level, rng: random.Random) -> dict:
     targets = pids + [w["id"] for w in walkers] + [b["id"] for b in battles]
     weights = [1.0] * len(pids) + [2.0] * (len(walkers) + len(battles))
 
-    attackers = []
+    attackers: list[dict] = []
     for k in range(rng.randint(*level.attackers)):
         attackers.append(
             {

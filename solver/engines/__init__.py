@@ -76,6 +76,20 @@ class Engine(Protocol):
     def iterate(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Iterator[tuple[int, ...]]: ...
 
 
+class ProgrammeEngine(Engine, Protocol):
+    """An engine with the :data:`PROGRAMME` capability."""
+
+    def programme(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Programme: ...
+
+
+class BlocksEngine(Engine, Protocol):
+    """An engine with the :data:`BLOCKS` capability."""
+
+    def plan_blocks(self, plan: DamagePlan, rows: int = ..., dtype=None, deadline=None) -> Iterator: ...
+
+    def dtype_for(self, max_amount: int) -> type: ...
+
+
 _cache: dict[str, Engine] = {}
 
 

@@ -22,10 +22,11 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ortools.sat.python import cp_model
 
-from ..limits import NEVER, Deadline, LimitReached
+from ..limits import NEVER, Deadline, LimitReached, check_interrupt, register_search
 from ..rules import DamagePlan
 from . import EFFECTS
 from .effects import listed_effects
@@ -107,7 +108,7 @@ def build_model(
     gated_blockers = {b for i in component for r, _ in gated_routes(i) for b in r.gate.lethal}
     gated_walkers = {p for i in component for r, _ in gated_routes(i) for p in r.gate.loyalty}
 
-    lethal = {}
+    lethal: dict[str, Any] = {}  # True (already lethal) or a CP-SAT literal
     for b in sorted(gated_blockers):  # 702.19b, 702.2c
         need = plan.lethal_need[b]
         if need == 0:
@@ -133,7 +134,7 @@ def build_model(
         m.add_max_equality(lb, reasons)
         lethal[b] = lb
 
-    loyal = {}
+    loyal: dict[str, Any] = {}  # True (no loyalty needed) or a CP-SAT literal
     for p in sorted(gated_walkers):  # 702.19c
         need = plan.loyalty_need[p]
         if need == 0:
@@ -159,13 +160,44 @@ def build_model(
     return BuiltModel(m, columns, [var[c] for c in columns], var, lethal, loyal)
 
 
-def enumeration_solver(deterministic_time: float | None = None) -> cp_model.CpSolver:
-    solver = cp_model.CpSolver()
-    solver.parameters.enumerate_all_solutions = True
-    solver.parameters.num_workers = 1  # more workers lose solutions during enumeration
-    if deterministic_time is not None:
-        solver.parameters.max_deterministic_time = deterministic_time
+class TrampleSolver(cp_model.CpSolver):
+    """A CpSolver made by :func:`new_solver`: registered so that an interrupt stops its search, and refusing to
+    start a search once the process is interrupted."""
+
+    def solve(self, model, solution_callback=None):
+        check_interrupt()
+        status = super().solve(model, solution_callback)
+        check_interrupt()  # stopped by an interrupt: its answer is not an answer
+        return status
+
+
+def new_solver(listing: bool = False, **params) -> cp_model.CpSolver:
+    """THE place where every CP-SAT solver of trample is made (tests/test_interrupts.py checks that no other code
+    creates one).
+
+    - ``catch_sigint_signal = False``: by default CP-SAT installs its own SIGINT handler on the first solve, after
+      which Ctrl-C never reaches Python again (and can abort the process from a search thread);
+    - ``listing=True`` (solutions are listed): ``enumerate_all_solutions`` and ``num_workers = 1`` (more workers
+      silently lose solutions);
+    - ``params``: any other SatParameters field.
+    """
+    solver = TrampleSolver()
+    p = solver.parameters
+    p.catch_sigint_signal = False
+    if listing:
+        p.enumerate_all_solutions = True
+        p.num_workers = 1
+    for k, v in params.items():
+        setattr(p, k, v)
+    if listing and (p.num_workers != 1 or not p.enumerate_all_solutions):
+        raise ValueError("a listing solver needs num_workers = 1 and enumerate_all_solutions")
+    register_search(solver)
     return solver
+
+
+def enumeration_solver(deterministic_time: float | None = None) -> cp_model.CpSolver:
+    params = {} if deterministic_time is None else {"max_deterministic_time": deterministic_time}
+    return new_solver(listing=True, **params)
 
 
 class _Counter(cp_model.CpSolverSolutionCallback):

@@ -56,7 +56,7 @@ import numpy as np
 
 from ..limits import NEVER, Deadline
 from ..models import FormatError
-from ..rules import DamagePlan
+from ..rules import DamagePlan, Gate, Route
 from . import BLOCKS, EFFECTS, PROGRAMME
 from .effects import effect_counts, listed_effects
 
@@ -64,7 +64,9 @@ FREE = -1
 UNSAT = -2
 
 BLOCK_ROWS = 1 << 16  # rows per block handed out
+BLOCK_BYTES = 1 << 24  # plan_blocks: bytes per block at most (fewer rows when rows are wide)
 EXPAND_CELLS = 1 << 20  # rows x values examined at once while extending prefixes (bounds temporary memory)
+PREFIX_BYTES = 1 << 25  # bytes of prefix rows held across all levels of the depth-first expansion
 GLUE_SLICES = 32  # completions per prefix above which prefixes are glued by slice copies
 PRODUCT_CACHE_ROWS = 1 << 16  # rows of a product's tail kept in memory while streaming a product
 SUFFIX_CELLS = 1 << 22  # cells of the cached tables of completions of the last columns, per component
@@ -115,11 +117,12 @@ class ComponentDP:
         self.col_gate = []
         for i, rec in cols:
             route = srcs[i].route(rec)
+            assert route is not None  # every column is one of its source's routes
             k = self.res_index.get(rec, -1)
             self.col_res.append(k)
             # 702.2c: one point from a deathtouch source is lethal (never for loyalty, 702.19c)
             self.col_dt.append(k >= 0 and srcs[i].deathtouch and rec in plan.lethal_need)
-            gate = ()
+            gate: tuple[int, ...] = ()
             if route.gate is not None:
                 gate = tuple(
                     sorted(
@@ -160,8 +163,8 @@ class ComponentDP:
             if cells > CELL_LIMIT:
                 raise _TooBig(cells)
         self._backward(deadline)
-        self._np = None  # numpy tables for enumeration, built on demand
-        self._suffix = None
+        self._np: tuple[list, list] | None = None  # numpy tables for enumeration, built on demand
+        self._suffix: tuple | None = None
 
     # -- the frontier ------------------------------------------------------------------------------
     def _canon(self, q: int, e: list) -> tuple | None:
@@ -197,7 +200,7 @@ class ComponentDP:
         for p in range(P):
             nxt_states, nxt_index = self.states[p + 1], self.index[p + 1]
 
-            def intern(st):
+            def intern(st, nxt_index=nxt_index, nxt_states=nxt_states):
                 if st is None:
                     return -1
                 j = nxt_index.get(st)
@@ -365,6 +368,19 @@ class ComponentDP:
             j, rem = self._out(p, j, chosen), rem - chosen
         return tuple(out)
 
+    def _suffix_rank(self, s: int, j: int, rem: int, vector: Sequence[int]) -> int:
+        """The index of ``vector[s:]`` among the completions of state ``j`` with ``rem`` left at column s."""
+        idx = 0
+        for p in range(s, self.P):
+            x = vector[p]
+            if self.col_first[p]:
+                rem = self.col_damage[p]
+            if not self.col_last[p]:
+                for v in range(x):
+                    idx += self._after(p, self._out(p, j, v), rem - v)
+            j, rem = self._out(p, j, x), rem - x
+        return idx
+
     # -- enumeration in numpy blocks -----------------------------------------------------------------
     def _tables(self):
         """Per column: outcome state for (state, v) and, per next state, whether it has completions."""
@@ -481,13 +497,13 @@ class ComponentDP:
                     Kr = np.tile(r_of, ns)
                     V = np.tile(v_of, ns)
                 CR = Kr - V
-            O = outs[q][Kj, V]
-            L = ln[O, CR]
+            Oc = outs[q][Kj, V]
+            L = ln[Oc, CR]
             keep = np.flatnonzero(L)
-            Kj, Kr, V, O, CR, L = Kj[keep], Kr[keep], V[keep], O[keep], CR[keep], L[keep]
+            Kj, Kr, V, Oc, CR, L = Kj[keep], Kr[keep], V[keep], Oc[keep], CR[keep], L[keep]
             ends = np.cumsum(L)
             total = int(ends[-1]) if len(ends) else 0
-            child = np.repeat(off[O, CR] - (ends - L), L) + np.arange(total)
+            child = np.repeat(off[Oc, CR] - (ends - L), L) + np.arange(total)
             levels.append((np.repeat(V, L).astype(dtype), child))
             # rows per key (small: the tables hold at most SUFFIX_CELLS cells, so floats count exactly)
             key_len = np.bincount(Kj * (D + 1) + Kr, weights=L, minlength=(ns + 1) * (D + 1)).astype(np.int64)
@@ -503,12 +519,18 @@ class ComponentDP:
         self._suffix = (s, table, off, ln)
         return self._suffix
 
-    def blocks(self, rows: int = BLOCK_ROWS, dtype=None, deadline: Deadline | None = None) -> Iterator[np.ndarray]:
+    def blocks(
+        self, rows: int = BLOCK_ROWS, dtype=None, deadline: Deadline | None = None, start: int = 0
+    ) -> Iterator[np.ndarray]:
         """Every legal vector exactly once, in lexicographic order, as int matrices of at most ``rows`` rows
-        (exactly ``rows`` except at the ends of chunks). ``deadline``: checked between blocks (LimitReached)."""
+        (exactly ``rows`` except at the ends of chunks). ``deadline``: checked between blocks (LimitReached).
+
+        ``start``: begin at that index of the order (the rows before it are never built: the prefixes on the path
+        to ``unrank(start)`` are cut below its values, and its completion table entered at its suffix's rank)."""
         deadline = deadline or NEVER
-        if self.total == 0:
+        if self.total == 0 or not 0 <= start < self.total:
             return
+        first = self.unrank(start) if start else None
         dtype = np.dtype(dtype or dtype_for(max(self.col_damage, default=0)))
         P = self.P
         if P == 0:
@@ -516,30 +538,48 @@ class ComponentDP:
             return
         rows = max(1, int(rows))
         s, table, off, ln = self._suffix_tables(dtype)
-        # depth-first over chunks of prefixes (columns 0..s-1), chunks small enough for flat memory
+        # Depth-first over the prefixes (columns 0..s-1), one bounded chunk per level: a level's chunk is
+        # extended a slice of rows at a time, and the slice's children are finished before the next slice is
+        # taken. Memory is at most s chunks of `chunk` rows whatever the board (issue 14: a chain of shared
+        # blockers held a million-row chunk per level, gigabytes for one line).
+        chunk = max(1 << 8, min(EXPAND_CELLS, PREFIX_BYTES // (max(1, s) * (P * dtype.itemsize + 16))))
         stack = [
-            (
+            [
                 0,
                 np.zeros((1, P), dtype=dtype),
                 np.zeros(1, dtype=np.int64),
                 np.full(1, self.col_damage[0], dtype=np.int64),
-            )
+                0,
+                first is not None,  # row 0 is on the path to `first`
+            ]
         ]
         while stack:
             deadline.check()
-            p, mat, js, rems = stack.pop()
+            top = stack[-1]
+            p, mat, js, rems, at, tight = top
             if p < s:
                 width = 1 if self.col_last[p] else self.col_damage[p] + 1
-                step = max(1, EXPAND_CELLS // width)
-                if len(js) > step:
-                    for a in reversed(range(0, len(js), step)):
-                        stack.append((p, mat[a : a + step], js[a : a + step], rems[a : a + step]))
-                    continue
-                mat, js, rems, _ = self._step(p, mat, js, rems)
-                stack.append((p + 1, mat, js, rems))
+                take = max(1, chunk // width)
+                if at + take >= len(js):
+                    stack.pop()
+                else:
+                    top[4] = at + take
+                tight = tight and at == 0
+                mat, js, rems, parent = self._step(p, mat[at : at + take], js[at : at + take], rems[at : at + take])
+                if tight:  # drop the children of row 0 below first[p]; the one equal to it stays on the path
+                    cut = int(np.count_nonzero((parent == 0) & (mat[:, p] < first[p])))
+                    mat, js, rems = mat[cut:], js[cut:], rems[cut:]
+                if len(js):
+                    stack.append([p + 1, mat, js, rems, 0, tight])
                 continue
+            stack.pop()
             # glue each prefix to its table of completions, in windows of `rows` output rows
             starts, lengths = off[js, rems], ln[js, rems]
+            if tight:  # the path to `first`: enter its table at the rank of first's suffix
+                skip = self._suffix_rank(s, int(js[0]), int(rems[0]), first)
+                starts, lengths = starts.copy(), lengths.copy()
+                starts[0] += skip
+                lengths[0] -= skip
             ends = np.cumsum(lengths)
             begins = ends - lengths
             total = int(ends[-1]) if len(ends) else 0
@@ -606,6 +646,12 @@ def compositions(total: int, parts: int) -> int:
     return _c(total + parts - 1, parts - 1) if total >= 0 else 0
 
 
+def _gate(route: Route) -> Gate:
+    """The gate of a route known to be gated."""
+    assert route.gate is not None
+    return route.gate
+
+
 def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
     """The count of a one-source component by a formula, or None when its shape has none here.
 
@@ -632,10 +678,10 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
 
     free = [r for r in routes if r.gate is None]
     names = [r.recipient for r in free]
-    if len(gated) == 1 and routes[-1] is gated[0] and not gated[0].gate.loyalty:
+    if len(gated) == 1 and routes[-1] is gated[0] and not _gate(gated[0]).loyalty:
         g = gated[0]
         if (
-            sorted(g.gate.lethal) != sorted(names)
+            sorted(_gate(g).lethal) != sorted(names)
             or len(set(names)) != len(names)
             or g.recipient in names
             or g.recipient in plan.loyalty_need
@@ -650,10 +696,10 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
     if len(gated) == 2 and routes[-2:] == tuple(gated) and len(free) == len(routes) - 2:
         t, ctl = gated
         if (
-            sorted(t.gate.lethal) != sorted(names)
-            or t.gate.loyalty
-            or sorted(ctl.gate.lethal) != sorted(names)
-            or tuple(ctl.gate.loyalty) != (t.recipient,)
+            sorted(_gate(t).lethal) != sorted(names)
+            or _gate(t).loyalty
+            or sorted(_gate(ctl).lethal) != sorted(names)
+            or tuple(_gate(ctl).loyalty) != (t.recipient,)
             or len(set(names)) != len(names)
             or not names
         ):
@@ -677,8 +723,8 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
     if len(routes) == 2 and routes[0].gate is None and routes[1].gate is not None:
         t, ctl = routes
         if (
-            ctl.gate.lethal
-            or tuple(ctl.gate.loyalty) != (t.recipient,)
+            _gate(ctl).lethal
+            or tuple(_gate(ctl).loyalty) != (t.recipient,)
             or t.recipient not in plan.loyalty_need
             or ctl.recipient in plan.loyalty_need
             or ctl.recipient in plan.lethal_need
@@ -700,6 +746,8 @@ def plan_blocks(
     dtype=None,
     cache_rows: int = PRODUCT_CACHE_ROWS,
     deadline: Deadline | None = None,
+    start: int = 0,
+    stop: int | None = None,
 ) -> Iterator[np.ndarray]:
     """Every legal assignment of the plan as rows over ``plan.columns``, in the canonical order (the product of
     the components' lexicographic orders, first component slowest), in blocks of at most ``rows`` rows.
@@ -707,53 +755,120 @@ def plan_blocks(
     Memory stays flat: the last components are materialised only while their product has at most
     ``cache_rows`` rows; otherwise they are generated again for every row of the components before them.
     ``deadline``: :class:`~trample.limits.LimitReached` once it passes (while building or between blocks).
+    ``start``, ``stop``: only the rows of canonical indices ``start <= i < stop`` (a shard: nothing before
+    ``start`` is generated).
     """
     deadline = deadline or NEVER
+    left = None if stop is None else max(0, stop - start)
+    if left == 0:
+        return
     dps = [component_dp(plan, c, deadline) for c in plan.components]
     dtype = np.dtype(dtype or dtype_for(max((s.damage for s in plan.sources), default=0)))
     cols = [c for dp in dps for c in dp.columns]
     where = {c: k for k, c in enumerate(cols)}
     order = np.array([where[c] for c in plan.columns], dtype=np.int64)
     identity = bool(np.array_equal(order, np.arange(len(cols))))
-    for block in _product(dps, max(1, int(rows)), dtype, cache_rows):
+    # at most BLOCK_BYTES per block however wide the rows (a thousand attackers: 2000 columns)
+    rows = max(1, min(int(rows), BLOCK_BYTES // max(1, len(cols) * dtype.itemsize)))
+    for block in _product(dps, rows, dtype, cache_rows, start):
+        if left is not None:
+            block = block[:left]
+            left -= len(block)
         yield block if identity else block[:, order]
+        if left == 0:
+            return
         deadline.check()
 
 
-def _product(dps, rows, dtype, cache_rows) -> Iterator[np.ndarray]:
+def _product(dps, rows, dtype, cache_rows, start: int = 0) -> Iterator[np.ndarray]:
+    """The product of the components' orders (first slowest), iteratively: no recursion, whatever the number of
+    components (issue 14: a thousand independent attackers).
+
+    The longest tail of components whose product has at most ``cache_rows`` rows is materialised once (mixed
+    radix digits, gathered); the component before it streams its blocks, each tiled against the tail; the
+    components before that are an odometer of single rows, each restarted from its first block when it wraps.
+    ``start``: the index of the first row (each component starts at its digit of it, the first time round).
+    """
     if any(dp.count() == 0 for dp in dps):
         return
-    if not dps:
-        yield np.zeros((1, 0), dtype=dtype)
+    digits = []
+    for dp in reversed(dps):
+        start, d = divmod(start, dp.count())
+        digits.append(d)
+    digits.reverse()
+    if start:  # past the end
         return
-    if len(dps) == 1:
-        yield from dps[0].blocks(rows, dtype)
-        return
-    # the longest tail of components small enough to keep in memory
     k, size = len(dps), 1
-    while k > 1 and size * dps[k - 1].count() <= cache_rows:
+    while k > 0 and size * dps[k - 1].count() <= cache_rows:
         k -= 1
         size *= dps[k].count()
-    if k == len(dps):  # even the last component alone is too big: regenerate it for each head row
-        for head in _product(dps[:-1], rows, dtype, cache_rows):
-            for h in head:
-                for tail in dps[-1].blocks(rows, dtype):
-                    out = np.empty((len(tail), head.shape[1] + tail.shape[1]), dtype=dtype)
-                    out[:, : head.shape[1]] = h
-                    out[:, head.shape[1] :] = tail
-                    yield out
-        return
-    tail = np.concatenate(list(_product(dps[k:], rows, dtype, cache_rows)), axis=0)
+    tail = _materialise(dps[k:], size, dtype)
     t = len(tail)
-    for head in _product(dps[:k], rows, dtype, cache_rows):
-        total = len(head) * t
-        for a in range(0, total, rows):
-            at = np.arange(a, min(total, a + rows))
-            hi, ti = np.divmod(at, t)
-            out = np.empty((len(at), head.shape[1] + tail.shape[1]), dtype=dtype)
-            out[:, : head.shape[1]] = head[hi]
-            out[:, head.shape[1] :] = tail[ti]
-            yield out
+    toff = 0  # the first row of the tail, the first time round
+    for dp, d in zip(dps[k:], digits[k:]):
+        toff = toff * dp.count() + d
+    if k == 0:
+        for a in range(toff, t, rows):
+            yield tail[a : a + rows]
+        return
+    mid, outer = dps[k - 1], dps[: k - 1]
+    wo = sum(dp.P for dp in outer)
+    wm = mid.P
+    width = wo + wm + tail.shape[1]
+    prefix = np.zeros(wo, dtype=dtype)
+    bounds = list(accumulate((dp.P for dp in outer), initial=0))
+    iters = [_rows(dp, rows, dtype, d) for dp, d in zip(outer, digits)]
+    for i, it in enumerate(iters):  # the first combination
+        prefix[bounds[i] : bounds[i + 1]] = next(it)
+    mstart = digits[k - 1]
+    while True:
+        for block in mid.blocks(rows, dtype, start=mstart):
+            mstart = 0
+            if t == 1 and not wo and not tail.shape[1]:
+                yield block
+                continue
+            total = len(block) * t
+            for a in range(toff, total, rows):
+                at = np.arange(a, min(total, a + rows))
+                hi, ti = np.divmod(at, t)
+                out = np.empty((len(at), width), dtype=dtype)
+                out[:, :wo] = prefix
+                out[:, wo : wo + wm] = block[hi]
+                out[:, wo + wm :] = tail[ti]
+                yield out
+            toff = 0
+        # the next combination of the outer components (the last one fastest)
+        i = len(outer) - 1
+        while i >= 0:
+            row = next(iters[i], None)
+            if row is not None:
+                prefix[bounds[i] : bounds[i + 1]] = row
+                break
+            iters[i] = _rows(outer[i], rows, dtype)
+            prefix[bounds[i] : bounds[i + 1]] = next(iters[i])
+            i -= 1
+        if i < 0:
+            return
+
+
+def _rows(dp, rows, dtype, start: int = 0) -> Iterator[np.ndarray]:
+    for block in dp.blocks(rows, dtype, start=start):
+        yield from block
+
+
+def _materialise(dps, size, dtype) -> np.ndarray:
+    """Every row of the product of small components (``size`` rows in all), in order, as one matrix."""
+    width = sum(dp.P for dp in dps)
+    out = np.empty((size, width), dtype=dtype)
+    idx = np.arange(size)
+    at = width
+    for dp in reversed(dps):
+        n = dp.count()
+        full = np.concatenate(list(dp.blocks(max(1, n), dtype)), axis=0)
+        idx, digit = np.divmod(idx, n)
+        out[:, at - dp.P : at] = full[digit]
+        at -= dp.P
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -878,9 +993,18 @@ class DirectEngine:
         return component_dp(plan, component, deadline)
 
     # -- BLOCKS ------------------------------------------------------------------------------------
-    def plan_blocks(self, plan: DamagePlan, rows: int = BLOCK_ROWS, dtype=None, deadline: Deadline | None = None):
-        """Every legal assignment of the plan, in the canonical order, as integer matrices (the npy writer)."""
-        return plan_blocks(plan, rows=rows, dtype=dtype, deadline=deadline)
+    def plan_blocks(
+        self,
+        plan: DamagePlan,
+        rows: int = BLOCK_ROWS,
+        dtype=None,
+        deadline: Deadline | None = None,
+        start: int = 0,
+        stop: int | None = None,
+    ):
+        """Every legal assignment of the plan, in the canonical order, as integer matrices (the npy writer);
+        ``start``/``stop``: only canonical indices start <= i < stop (a shard)."""
+        return plan_blocks(plan, rows=rows, dtype=dtype, deadline=deadline, start=start, stop=stop)
 
     @staticmethod
     def dtype_for(max_amount: int):

@@ -114,9 +114,9 @@ class MillEvent:
         """701.17d: a question about "the milled card" gets one answer per milled card."""
         return tuple(c.get(field) for c in self.milled)
 
-    def numeric_answer(self, field: str) -> int:
+    def numeric_answer(self, field: str) -> int | float:
         """701.17d: a numeric question about "the milled card" (mana value, say) is answered by the sum."""
-        total = 0
+        total: int | float = 0
         for i, value in enumerate(self.answers(field)):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise FormatError(f"milled[{i}].{field}", f"not a number: {value!r}")
@@ -276,6 +276,7 @@ class DiscoverEvent:
         if not self.exiled:
             return "the library was empty: nothing exiled, and the player has still discovered (701.57b)" + unused
         if self.literal_final_land:
+            assert self.discovered_card is not None  # read literally, the final card exiled is the discovered one
             return (
                 f"the library ran out; the final card exiled, {self.discovered_card.name}, is a land with "
                 f"mana value {self.discovered_card.mana_value} <= {self.n}, so read literally it is the "

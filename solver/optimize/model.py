@@ -219,6 +219,9 @@ class _Budget:
 
     def remaining(self) -> tuple[float | None, float | None]:
         wall = None if self.time_limit is None else self.time_limit - (time.perf_counter() - self.start)
+        running = getattr(self.time_limit, "deadline", None)  # a command's --time-limit counts from its start
+        if running is not None:
+            wall = running.remaining()
         det = None if self.deterministic_time is None else self.deterministic_time - self.used_det
         return wall, det
 
@@ -245,10 +248,10 @@ class _Runner:
         self.om = om
         self.budget = budget
         self.hints = hints
-        self.solver = cp_model.CpSolver()
+        from ..engines.cpsat import new_solver
+
+        self.solver = new_solver(num_workers=workers, cp_model_presolve=presolve)
         p = self.solver.parameters
-        p.num_workers = workers
-        p.cp_model_presolve = presolve
         self.escalate = params is None  # the default settings: escalate to STRONG_PARAMS when a solve drags
         if params is None:
             params = LEAN_PARAMS if len(om.cols) <= SMALL_COLUMNS else {}

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..models import FormatError
+from ..models import Attacker, Blocker, FormatError
 from ..outcome import exact, kills, lethal_need, overkill_threshold, reaches, tally_vector
 from ..rules import DamagePlan
 from ..step import DamageStep
@@ -41,6 +41,7 @@ def parse_objectives(spec, scenario=None) -> tuple[Objective, ...]:
         items = list(spec)
     out: list[Objective] = []
     for item in items:
+        obj: Objective
         if isinstance(item, Objective):
             obj = item
         else:
@@ -79,7 +80,7 @@ class _Definitions:
         self.scenario = s
         self.players = [p.id for p in s.players]
         sides = {"attacking": ("blocker",), "defending": ("attacker",), "both": ("blocker", "attacker")}[plan.side]
-        creatures = []
+        creatures: list[Attacker | Blocker] = []
         if "blocker" in sides:
             creatures += list(s.blockers)
         if "attacker" in sides:
@@ -90,7 +91,7 @@ class _Definitions:
         self.deathtouch = {i for i, src in enumerate(plan.sources) if src.assigns and s[src.source].deathtouch}
         self.deathtouch_of = [i in self.deathtouch for i in range(len(plan.sources))]
         self.incoming: dict[str, list[int]] = {}  # recipient -> column indices
-        for k, (i, r) in enumerate(plan.columns):
+        for k, (_i, r) in enumerate(plan.columns):
             self.incoming.setdefault(r, []).append(k)
         self._value_scale: int | None = None
 

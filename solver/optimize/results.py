@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..models import Assignment, load_assignment
 from ..outcome import lethal_report, tally_vector
@@ -14,10 +15,16 @@ from .objectives import _combat_of, _Definitions, parse_objectives
 STATUS_OPTIMAL, STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_UNKNOWN = "optimal", "feasible", "infeasible", "unknown"
 
 
+class Solution(Protocol):
+    """What a :class:`SolveResult` holds: an :class:`Assignment`, or a whole combat's line (both steps)."""
+
+    def to_json(self) -> dict: ...
+
+
 @dataclass
 class SolveResult:
     status: str  # optimal | feasible | infeasible | unknown
-    assignment: Assignment | None
+    assignment: Assignment | Solution | None
     objectives: dict  # name -> int (or a number for max-value with fractional values)
     lethal: dict | None = None  # player -> report, when "lethal" was asked for
     time_ms: float = 0.0
@@ -28,7 +35,7 @@ class SolveResult:
         return self.status == STATUS_OPTIMAL
 
     def to_json(self) -> dict:
-        out = {
+        out: dict[str, object] = {
             "status": self.status,
             "assignment": None if self.assignment is None else self.assignment.to_json(),
             "objectives": dict(self.objectives),

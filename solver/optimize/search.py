@@ -143,7 +143,7 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
         return solve_by_outcome(combat, objs, time_limit, tie_break), None
     defs = _Definitions(plan)
     if any(o.kind == "max-value" for o in objs):
-        defs.value_scale  # bad values are bad input, before any solving
+        _ = defs.value_scale  # bad values are bad input, before any solving
     wants_lethal = any(o.kind == "lethal" for o in objs)
     forced = _forced(plan)
     if forced is None:
@@ -190,7 +190,7 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
         st = STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN
         return SolveResult(st, None, {}, None, elapsed(), runner.solves), None
     values = {}
-    for o, lin, raw in zip(objs, lins, runner.watched):  # read with solver.value after the solve that found vec
+    for o, _lin, raw in zip(objs, lins, runner.watched):  # read with solver.value after the solve that found vec
         values[o.name] = _number(Fraction(raw, defs.value_scale)) if o.kind == "max-value" else raw
     for lin, raw in zip(lins, runner.watched):  # fix what was found (already fixed when proven)
         if lin.terms and not proven:

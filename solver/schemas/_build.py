@@ -301,7 +301,9 @@ DEFS: dict[str, dict] = {
             },
         },
         "required": ["name", "mana_value"],
-        "description": "A half of a split card or the back face of a double-faced card. Further fields travel unchanged.",
+        "description": (
+            "A half of a split card or the back face of a double-faced card. Further fields travel unchanged."
+        ),
     },
     "adventure": {
         "type": "object",
@@ -452,7 +454,10 @@ DEFS.update(
                 "time_ms_max": _NUM_OR_NULL,
                 "time_ms_median_ci": {"oneOf": [_INTERVAL, {"type": "null"}]},
                 "ci": {"type": "object", "additionalProperties": {"oneOf": [_INTERVAL, {"type": "null"}]}},
-                "benched": {},
+                "benched": closed(
+                    {"decisions": {"type": "integer", "minimum": 1}, "reason": {"type": "string"}},
+                    ["decisions", "reason"],
+                ),
             },
             ["player", "rank", "decisions", "illegal", "illegal_rate", "optimal", "lethal_exists", "lethal_found"],
         ),
@@ -476,6 +481,8 @@ DEFS.update(
                     },
                 },
                 "game": {"enum": ["step", "combat"]},
+                "startup_timeout": _NUM_OR_NULL,
+                "max_failures": {"type": ["integer", "null"], "minimum": 0},
                 "defender": {"type": "string"},
                 "recorded": {"const": True, "description": "Present when the results come from trample score."},
             },
@@ -573,6 +580,10 @@ TOP: dict[str, dict] = {
                     "type": "object",
                     "description": "The run's facts: versions, git commit, machine, seed, command line, statistics.",
                 },
+                "complete": {"type": "boolean", "description": "false when boards were not played (an interrupt)."},
+                "interrupted": {"const": True},
+                "played": {"type": "integer", "minimum": 0},
+                "retried": {"type": "integer", "minimum": 0},
                 "by_level": {
                     "type": "object",
                     "additionalProperties": {"type": "array", "items": ref("leaderboard_row")},

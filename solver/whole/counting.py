@@ -1,6 +1,6 @@
 """Counting a whole combat, re-exported: the canonical state of the regular step and what a first-strike
-assignment changes for the regular step (its *effect*, :func:`trample.outcome.effect_key`) are the outcome module's; the first step's
-assignments grouped by effect are an engine capability (:data:`trample.engines.EFFECTS`,
+assignment changes for the regular step (its *effect*, :func:`trample.outcome.effect_key`) are the outcome
+module's; the first step's assignments grouped by effect are an engine capability (:data:`trample.engines.EFFECTS`,
 :mod:`trample.engines.effects`)."""
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ class CombatLine(Mapping):
     """
 
     __slots__ = ("first_strike", "regular")
+    first_strike: Assignment
+    regular: Assignment
 
     def __init__(self, first_strike, regular):
         object.__setattr__(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Any
 
 from ..combat import Combat
 from ..limits import LimitReached, deadline_of
@@ -80,7 +81,7 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     by_outcome: dict[object, tuple[tuple, Assignment]] = {}
     try:
         for d in defending_first.assignments(time_limit=deadline):  # streamed: flat memory
-            killed = frozenset()
+            killed: object = frozenset()
             if has_fs and effects:  # lifelink, wither, prevention...: what the reply alone leaves
                 killed = resolve(scenario, d.to_json()).state
             elif has_fs:
@@ -100,7 +101,7 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     # The search only needs values: no tie-break there; the chosen state is solved again with the caller's options.
     search_options = dict(options, tie_break=False)
     memo: dict[Scenario, object] = {}
-    stats = {"solves": 0, "status": STATUS_OPTIMAL}
+    stats: dict[str, Any] = {"solves": 0, "status": STATUS_OPTIMAL}
 
     def regular_best(state: Scenario):
         key = (

@@ -1,0 +1,751 @@
+"""Performance cliffs: every figure next to its target, side by side in one run (``python -m benchmarks cliffs``).
+
+Honest by construction:
+
+- CPU time for both sides (``time.process_time`` in this process; a child's own ``process_time`` for work that
+  may have to be stopped, and its ``ru_maxrss`` from ``os.wait4`` for memory);
+- the same repetitions and the same statistic for both sides (median of ``REPEAT`` complete runs);
+- no extrapolation: a side that does not finish within its cap is printed as ``> T`` (and has no ratio);
+- cold (a fresh plan: programme and tables built) and warm (rerun with them built) are separate figures;
+- the paths users call (``Combat.assignments()``, the ``trample enumerate`` JSON Lines CLI) are measured;
+- boards with overlapping blockers are generated from a seed, not chosen by hand.
+
+Each run writes a JSON record (figures, versions, commit, machine, load) to benchmarks/results/. pytest-benchmark
+and asv are not used: neither stops a slow baseline and reports "> T" (both time complete runs only), neither
+measures a child's peak RSS, and asv builds an environment per commit -- too heavy for this shared machine.
+"""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from trample import Combat  # noqa: E402
+from trample.engines.direct import ComponentDP  # noqa: E402
+
+REPEAT = 3
+CAP = 10.0  # seconds of CPU for a side before it is stopped and printed as "> CAP"
+PY = sys.executable
+OPP = [{"id": "opp", "life": 20}]
+RECORD: dict = {"figures": []}
+
+
+# -- boards ----------------------------------------------------------------------------------------------------
+
+
+def trampler(power, needs):
+    return {
+        "players": OPP,
+        "attackers": [
+            {
+                "id": "t",
+                "power": power,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{i}" for i in range(len(needs))],
+            }
+        ],
+        "blockers": [{"id": f"b{i}", "power": 1, "toughness": n} for i, n in enumerate(needs)],
+    }
+
+
+def chain(n, power=40, per=6, tough=(2, 3, 1, 4, 2, 3)):
+    """n tramplers of power 40, each blocked by 6 creatures, neighbours sharing one."""
+    blockers, attackers, bid, shared = [], [], 0, None
+    for a in range(n):
+        bl = [shared] if shared else []
+        while len(bl) < per:
+            blockers.append({"id": f"b{bid}", "power": 1, "toughness": tough[bid % len(tough)]})
+            bl.append(f"b{bid}")
+            bid += 1
+        shared = bl[-1]
+        attackers.append(
+            {
+                "id": f"a{a}",
+                "power": power,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": bl,
+            }
+        )
+    return {"players": OPP, "attackers": attackers, "blockers": blockers}
+
+
+def overlapping(seed, n_att=3, n_blk=5, power=(6, 9)):
+    """A generated board: n_att tramplers (some deathtouch), each blocked by 2-3 of n_blk blockers drawn at random,
+    so that blockers are shared in varied patterns."""
+    rng = random.Random(seed)
+    blockers = [{"id": f"b{i}", "power": 1, "toughness": rng.randint(1, 4)} for i in range(n_blk)]
+    attackers = []
+    for i in range(n_att):
+        kws = ["trample"] + (["deathtouch"] if rng.random() < 0.2 else [])
+        attackers.append(
+            {
+                "id": f"a{i}",
+                "power": rng.randint(*power),
+                "toughness": 5,
+                "keywords": kws,
+                "attacking": "opp",
+                "blocked_by": sorted(rng.sample([b["id"] for b in blockers], rng.randint(2, 3))),
+            }
+        )
+    return {"players": OPP, "attackers": attackers, "blockers": blockers}
+
+
+def generated(first_seed, k, lo, hi, **kw):
+    """The first k boards of overlapping(seed) for seed = first_seed, first_seed+1, ... whose attackers are all
+    joined by shared blockers (one component) and whose count is within [lo, hi] (a size class, stated; the
+    boards themselves are whatever the seeds give)."""
+    out, seed = [], first_seed
+    while len(out) < k:
+        sc = overlapping(seed, **kw)
+        c = Combat(sc)
+        if len(c.plan.components) == 1 and lo <= c.count() <= hi:  # all three joined by shared blockers
+            out.append((f"gen#{seed}", sc))
+        seed += 1
+    return out
+
+
+def three_of_six(n, power=40, seed=14):
+    rng = random.Random(seed)
+    blockers = [{"id": f"b{i}", "power": 1, "toughness": t} for i, t in enumerate((2, 3, 4, 5, 3, 4))]
+    return {
+        "players": OPP,
+        "blockers": blockers,
+        "attackers": [
+            {
+                "id": f"a{i}",
+                "power": power,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": sorted(rng.sample([b["id"] for b in blockers], 3)),
+            }
+            for i in range(n)
+        ],
+    }
+
+
+def square(n, power=10):
+    return {
+        "players": OPP,
+        "blockers": [{"id": f"b{i}", "power": 1, "toughness": 2 + i % 3} for i in range(n)],
+        "attackers": [
+            {
+                "id": f"a{i}",
+                "power": power,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{j}" for j in range(n)],
+            }
+            for i in range(n)
+        ],
+    }
+
+
+def pair(P):
+    return {
+        "players": OPP,
+        "blockers": [{"id": "b", "power": 1, "toughness": P // 2}],
+        "attackers": [
+            {
+                "id": f"a{i}",
+                "power": P,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": ["b"],
+            }
+            for i in range(2)
+        ],
+    }
+
+
+def ladder(n, power=4):
+    """n double-strike tramplers; attacker i blocked by its own 1/2 and by a first-strike 2/3 shared per pair."""
+    attackers, blockers = [], []
+    for i in range(n):
+        blockers.append({"id": f"b{i}", "power": 1, "toughness": 2})
+        if i % 2 == 0:
+            blockers.append({"id": f"f{i // 2}", "power": 2, "toughness": 3, "keywords": ["first_strike"]})
+        attackers.append(
+            {
+                "id": f"a{i}",
+                "power": power,
+                "toughness": 3,
+                "keywords": ["double_strike", "trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{i}", f"f{i // 2}"],
+            }
+        )
+    return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
+
+
+def realistic(seed):
+    """6 attackers, 6 blockers, two planeswalkers, first and double strike mixed (generated)."""
+    rng = random.Random(seed)
+    kws = [["trample"], ["first_strike"], ["double_strike"], ["double_strike", "trample"], [], ["deathtouch"]]
+    blockers = [
+        {
+            "id": f"b{i}",
+            "power": rng.randint(1, 4),
+            "toughness": rng.randint(1, 5),
+            "keywords": rng.choice([[], [], ["first_strike"]]),
+        }
+        for i in range(6)
+    ]
+    attackers = []
+    free = [b["id"] for b in blockers]
+    rng.shuffle(free)
+    for i in range(6):
+        take = [free.pop()] if free and rng.random() < 0.8 else []
+        attackers.append(
+            {
+                "id": f"a{i}",
+                "power": rng.randint(1, 6),
+                "toughness": rng.randint(1, 5),
+                "keywords": rng.choice(kws),
+                "attacking": rng.choice(["opp", "w1", "w2"]),
+                "blocked_by": take,
+            }
+        )
+    return {
+        "step": "combat",
+        "players": OPP,
+        "planeswalkers": [
+            {"id": "w1", "controller": "opp", "loyalty": rng.randint(2, 6)},
+            {"id": "w2", "controller": "opp", "loyalty": rng.randint(2, 6)},
+        ],
+        "attackers": attackers,
+        "blockers": blockers,
+    }
+
+
+# -- measuring ---------------------------------------------------------------------------------------------------
+
+
+def cpu(fn, repeat=REPEAT):
+    """Median CPU seconds of `repeat` complete runs of fn() (and its last result)."""
+    times, out = [], None
+    for _ in range(repeat):
+        t = time.process_time()
+        out = fn()
+        times.append(time.process_time() - t)
+    return statistics.median(times), out
+
+
+CHILD = r"""
+import json, sys, time
+sys.path.insert(0, {root!r})
+{setup}
+t = time.process_time()
+out = {expr}
+print(json.dumps({{"cpu": time.process_time() - t, "out": out}}))
+"""
+
+
+def child(setup: str, expr: str, cap: float = CAP, repeat: int = 1):
+    """Run `expr` in a fresh interpreter, `repeat` times (median of its own CPU time); None past `cap` seconds.
+    Returns (cpu seconds, result, peak RSS MB of the child)."""
+    runs, rss, out = [], 0.0, None
+    for _ in range(repeat):
+        code = CHILD.format(root=str(ROOT), setup=setup, expr=expr)
+        proc = subprocess.Popen(
+            [PY, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        try:
+            stdout, _ = proc.communicate(code, timeout=cap + 5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return None, None, None
+        try:
+            _, _, usage = os.wait4(proc.pid, 0)
+        except ChildProcessError:
+            usage = None
+        line = json.loads(stdout.strip().splitlines()[-1]) if stdout.strip() else None
+        if line is None or line["cpu"] > cap:
+            return None, None, None
+        runs.append(line["cpu"])
+        out = line["out"]
+        if usage is not None:
+            rss = max(rss, usage.ru_maxrss / 1024)
+    return statistics.median(runs), out, rss
+
+
+HWM = r"""
+import atexit, sys
+def _hwm():
+    with open("/proc/self/status") as fh:
+        kb = next(int(l.split()[1]) for l in fh if l.startswith("VmHWM"))
+    with open({out!r}, "w") as fh:
+        fh.write(str(kb))
+atexit.register(_hwm)
+from trample.cli import main
+sys.argv = ["trample", *{argv!r}]
+sys.exit(main())
+"""
+
+
+def rss_of(argv: list[str], cap: float = 60.0):
+    """Peak RSS (MB, the child's own VmHWM: ru_maxrss would count the fork of this big process) and CPU seconds
+    (user + sys, from os.wait4) of a ``trample`` command run in a fresh interpreter; (None, None) past cap."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("r", suffix=".hwm") as out:
+        code = HWM.format(out=out.name, argv=list(argv))
+        proc = subprocess.Popen([PY, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + cap
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                proc.returncode = status
+                text = open(out.name).read().strip()
+                return (int(text) / 1024 if text else None), usage.ru_utime + usage.ru_stime
+            if time.monotonic() > deadline:
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                proc.returncode = -9
+                return None, None
+            time.sleep(0.02)
+
+
+def show(section, what, value, target, unit, ok, note=""):
+    RECORD["figures"].append(
+        {"section": section, "figure": what, "value": value, "target": target, "unit": unit, "met": ok, "note": note}
+    )
+    v = f"> {CAP:g} s" if value is None and unit == "s" else ("> cap" if value is None else _fmt(value, unit))
+    mark = "met" if ok else ("MISSED" if ok is False else "")
+    print(f"  {what:<58} {v:>14}   target {target:<14} {mark:<6} {note}", flush=True)
+
+
+def _fmt(v, unit):
+    if unit == "MB":
+        return f"{v:.0f} MB"
+    if unit == "s":
+        return f"{v * 1000:.1f} ms" if v < 1 else f"{v:.2f} s"
+    if unit == "x":
+        return f"{v:,.0f}x"
+    if unit == "/s":
+        return f"{v / 1e6:.2f} M/s" if v >= 1e5 else f"{v / 1e3:.1f} k/s"
+    return str(v)
+
+
+def write(path: Path, doc) -> str:
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+# -- the alternatives ----------------------------------------------------------------------------------------------
+
+
+def cpsat_list(plan, comp, cap=CAP):
+    """CP-SAT callback enumeration (one worker), reading each solution; (n, complete)."""
+    from ortools.sat.python import cp_model
+
+    from trample.engines.cpsat import build_model, enumeration_solver
+
+    built = build_model(plan, comp)
+
+    class Cb(cp_model.CpSolverSolutionCallback):
+        def __init__(self):
+            super().__init__()
+            self.n = 0
+            self.t0 = time.process_time()
+
+        def on_solution_callback(self):
+            tuple(self.value(x) for x in built.x)
+            self.n += 1
+            if self.n % 256 == 0 and time.process_time() - self.t0 > cap:
+                self.stop_search()
+
+    solver = enumeration_solver()
+    cb = Cb()
+    status = solver.solve(built.model, cb)
+    return cb.n, status == cp_model.OPTIMAL
+
+
+def itertools_list(plan, comp, cap=CAP):
+    """itertools brute force: every stars-and-bars split of every source, their product, filtered; (n, complete)."""
+    srcs = [plan.sources[i] for i in comp]
+
+    def splits(total, parts):
+        for bars in itertools.combinations(range(total + parts - 1), parts - 1):
+            prev, out = -1, []
+            for b in (*bars, total + parts - 1):
+                out.append(b - prev - 1)
+                prev = b
+            yield out
+
+    per = [list(splits(s.damage, len(s.routes))) for s in srcs]
+    cols = plan.component_columns(comp)
+    gates = [(k, plan.sources[i].route(r).gate) for k, (i, r) in enumerate(cols)]
+    gates = [(k, g) for k, g in gates if g is not None]
+    dt = [plan.sources[i].deathtouch for i, _ in cols]
+    recips = [r for _, r in cols]
+    t0 = time.process_time()
+    n = seen = 0
+    for combo in itertools.product(*per):
+        vec = [x for s in combo for x in s]
+        seen += 1
+        if not seen & 4095 and time.process_time() - t0 > cap:
+            return n, False
+        totals, touched = {}, set()
+        for r, x, d in zip(recips, vec, dt):
+            if x:
+                totals[r] = totals.get(r, 0) + x
+                if d:
+                    touched.add(r)
+        ok = True
+        for k, g in gates:
+            if vec[k] and (
+                any(not plan.is_lethal(b, totals, touched) for b in g.lethal)
+                or any(not plan.loyalty_met(p, totals) for p in g.loyalty)
+            ):
+                ok = False
+                break
+        n += ok
+    return n, True
+
+
+def timed_side(fn, repeat=REPEAT):
+    """Median CPU of `repeat` runs of fn() -> (n, complete); None when a run does not complete."""
+    times, n = [], None
+    for _ in range(repeat):
+        t = time.process_time()
+        n, complete = fn()
+        if not complete:
+            return None, n
+        times.append(time.process_time() - t)
+    return statistics.median(times), n
+
+
+# -- the sections --------------------------------------------------------------------------------------------------
+
+
+def memory(tmp: Path):
+    print("\n1. memory (peak RSS of a fresh `trample` process; target < 200 MB)")
+    trample: list[str] = []
+    boards = [(f"chain n={n}", chain(n)) for n in (2, 3, 5, 10, 20)]
+    boards.append(("1 trampler vs 100 blockers", trampler(200, [1 + i % 4 for i in range(100)])))
+    for name, sc in boards:
+        f = write(tmp / "m.json", sc)
+        mb, _ = rss_of([*trample, "enumerate", f, "--limit", "1"])
+        show("memory", f"enumerate --limit 1, {name}", mb, "< 200 MB", "MB", mb is not None and mb < 200)
+    for name, sc in (boards[4], boards[5]):
+        f = write(tmp / "m.json", sc)
+        for what, argv in (
+            ("--limit 100000 (jsonl)", ["enumerate", f, "--limit", "100000"]),
+            (
+                "npy --limit 1000000",
+                [
+                    "enumerate",
+                    f,
+                    "--format",
+                    "npy",
+                    "--limit",
+                    "1000000",
+                    "-o",
+                    os.devnull,
+                    "--columns",
+                    str(tmp / "c.json"),
+                ],
+            ),
+            ("rank", ["rank", f, json.dumps(Combat(sc).unrank(10**12).to_json())]),
+            ("unrank 10^12", ["unrank", f, str(10**12)]),
+            ("sample --n 1000", ["sample", f, "--n", "1000"]),
+        ):
+            mb, _ = rss_of([*trample, *argv])
+            show("memory", f"{what}, {name}", mb, "< 200 MB", "MB", mb is not None and mb < 200)
+    f = write(tmp / "m.json", overlapping(7, power=(30, 30)))
+    rows = 10**7
+    mb, sec = rss_of(
+        [
+            *trample,
+            "enumerate",
+            f,
+            "--format",
+            "npy",
+            "--limit",
+            str(rows),
+            "-o",
+            os.devnull,
+            "--columns",
+            str(tmp / "c.json"),
+        ],
+        cap=120,
+    )
+    show(
+        "memory",
+        "stream 10^7 npy rows, 3 tramplers sharing blockers",
+        mb,
+        "< 200 MB",
+        "MB",
+        mb is not None and mb < 200,
+        f"{rows / sec / 1e6:.1f} M rows/s CPU" if sec else "",
+    )
+    code = "from trample import Combat\nc = Combat({sc!r})"
+    t, out, _ = child(
+        code.format(
+            sc={
+                "players": OPP,
+                "attackers": [
+                    {
+                        "id": f"a{i}",
+                        "power": 2,
+                        "toughness": 2,
+                        "keywords": ["trample"],
+                        "attacking": "opp",
+                        "blocked_by": [f"b{i}"],
+                    }
+                    for i in range(1000)
+                ],
+                "blockers": [{"id": f"b{i}", "power": 1, "toughness": 1} for i in range(1000)],
+            }
+        ),
+        "sum(1 for _ in c.assignments(limit=100000))",
+    )
+    show("memory", "1000 independent attackers: 100 000 assignments", t, "no RecursionError", "s", out == 100000)
+
+
+def user_paths(tmp: Path):
+    print("\n2. the paths users iterate (CPU, median of 3 complete runs each side)")
+    boards = [("P20k5", trampler(20, [2, 3, 1, 4, 2]))] + generated(100, 3, 10_000, 60_000, power=(4, 7))
+    for name, sc in boards:
+        c = Combat(sc)
+        n = c.count()
+        t_ours, got = cpu(lambda c=c: sum(1 for _ in Combat(c.scenario).assignments()))
+        assert got == n
+        plan = c.plan
+        comps = plan.components
+        t_cp, _ = timed_side(lambda plan=plan, comps=comps: _all(cpsat_list, plan, comps))
+        ratio = None if t_cp is None else (n / t_ours) / (n / t_cp)
+        show(
+            "user",
+            f"Combat.assignments() {name} ({n:,} lines)",
+            n / t_ours,
+            "",
+            "/s",
+            None,
+            f"CP-SAT callback {f'> {CAP:g} s' if t_cp is None else _fmt(n / t_cp, '/s')}",
+        )
+        show(
+            "user",
+            f"  ratio Combat.assignments() / CP-SAT, {name}",
+            ratio,
+            ">= 10x",
+            "x",
+            ratio is not None and ratio >= 10,
+        )
+    # the JSON Lines CLI on P20k8: CPU of the whole command (startup included) from rusage
+    f = write(tmp / "p20k8.json", trampler(20, [2, 3, 1, 4, 2, 1, 2, 1]))
+    runs = [rss_of(["enumerate", f], cap=60)[1] for _ in range(REPEAT)]
+    base = [rss_of(["count", f])[1] for _ in range(REPEAT)]  # startup + counting, for reference
+    lines = 888195
+    t = statistics.median(runs)
+    show(
+        "user",
+        "trample enumerate P20k8 JSON Lines (whole command)",
+        lines / t,
+        ">= 1 M/s",
+        "/s",
+        lines / t >= 1e6,
+        f"{t:.2f} s CPU incl. {statistics.median(base):.2f} s start-up+count",
+    )
+    c = Combat(trample_p20k8 := trampler(20, [2, 3, 1, 4, 2, 1, 2, 1]))
+    t_bulk, _ = cpu(lambda: sum(len(c.jsonl(b)) for b in Combat(trample_p20k8).assignment_blocks()))
+    t_old, _ = cpu(
+        lambda: sum(len(json.dumps(a.to_json(), separators=(",", ":"))) for a in Combat(trample_p20k8).assignments())
+    )
+    show(
+        "user",
+        "  JSON Lines formatting in bulk vs one json.dumps per line",
+        t_old / t_bulk,
+        "",
+        "x",
+        None,
+        f"{lines / t_bulk / 1e6:.2f} vs {lines / t_old / 1e6:.2f} M lines/s",
+    )
+
+
+def _all(fn, plan, comps):
+    n, ok = 1, True
+    for comp in comps:
+        k, done = fn(plan, comp)
+        n *= k
+        ok = ok and done
+    return n, ok
+
+
+def numpy_vs_itertools():
+    print("\n3. numpy enumeration vs itertools brute force (CPU, median of 3; cold = fresh programme, warm = rerun)")
+    boards = [("P20k5", trampler(20, [2, 3, 1, 4, 2])), ("P20k8", trampler(20, [2, 3, 1, 4, 2, 1, 2, 1]))]
+    boards += generated(200, 5, 20_000, 2_000_000)
+    for name, sc in boards:
+        c = Combat(sc)
+        plan = c.plan
+        comps = plan.components
+        n = c.count()
+
+        def cold(sc=sc):
+            p = Combat(sc).plan
+            return sum(sum(len(b) for b in ComponentDP(p, comp).blocks()) for comp in p.components)
+
+        t_cold, got = cpu(cold)
+        dps = [ComponentDP(plan, comp) for comp in comps]
+        for dp in dps:
+            sum(len(b) for b in dp.blocks())
+        t_warm, _ = cpu(lambda dps=dps: sum(sum(len(b) for b in dp.blocks()) for dp in dps))
+        t_it, _ = timed_side(lambda plan=plan, comps=comps: _all(itertools_list, plan, comps))
+        ratio = None if t_it is None else t_it / t_cold
+        show(
+            "numpy",
+            f"numpy blocks cold {name} ({n:,} rows) vs itertools",
+            ratio,
+            ">= 100x",
+            "x",
+            ratio is not None and ratio >= 100,
+            f"cold {_fmt(n / t_cold, '/s')}, warm {_fmt(n / t_warm, '/s')}, itertools "
+            + (f"> {CAP:g} s" if t_it is None else _fmt(n / t_it, "/s")),
+        )
+
+
+def counting():
+    print("\n4. counting cliffs (CPU of a fresh process's count; target <= 100 ms each)")
+    setup = "from trample import Combat\nsc = {sc!r}"
+    cases = [(f"3-of-6 shared, n={n}", three_of_six(n)) for n in (5, 6, 7, 8, 10)]
+    cases += [(f"{n}x{n} all shared, power 10", square(n)) for n in (4, 5, 6)]
+    cases += [(f"2 sharing a P/2 blocker, P={P}", pair(P)) for P in (3000, 10000)]
+    cases += [("10 x power 40, neighbours share (README)", chain(10))]
+    for name, sc in cases:
+        t, _, _ = child(setup.format(sc=sc), "Combat(sc).count() > 0", repeat=1)
+        show("count", name, t, "<= 100 ms", "s", t is not None and t <= 0.1)
+
+
+def whole_combat():
+    print("\n5. whole-combat solve (CPU of a fresh process; max-damage)")
+    setup = "from trample.whole import WholeCombat\nsc = {sc!r}"
+    for n in range(1, 7):
+        t, _, _ = child(setup.format(sc=ladder(n)), "WholeCombat(sc).solve('max-damage').status", repeat=1)
+        show("whole", f"ladder n={n}", t, "<= 1 s", "s", t is not None and t <= 1)
+        if t is None:
+            for m in range(n + 1, 7):
+                show("whole", f"ladder n={m}", None, "<= 1 s", "s", False, "not run: n-1 timed out")
+            break
+    code = (
+        "from trample.whole import WholeCombat\nimport time\nts = []\n"
+        "for sc in {boards!r}:\n    t = time.process_time(); WholeCombat(sc).solve('max-damage'); "
+        "ts.append(time.process_time() - t)\nts.sort()"
+    )
+    boards = [realistic(s) for s in range(40)]
+    t, out, _ = child(code.format(boards=boards), "[ts[len(ts) // 2], ts[int(0.99 * (len(ts) - 1))]]", cap=120)
+    show(
+        "whole",
+        "realistic boards (40 generated): p99",
+        None if out is None else out[1],
+        "<= 100 ms",
+        "s",
+        out is not None and out[1] <= 0.1,
+        "" if out is None else f"median {out[0] * 1000:.1f} ms",
+    )
+    # "lethal" on P20k8: the opponent cannot be killed (at most 4 of 20 life), so all 888 195 lines tie
+    setup = "from trample import Combat\nfrom trample.optimize import all_optimal\nsc = {sc!r}"
+    t, n, _ = child(
+        setup.format(sc=trampler(20, [2, 3, 1, 4, 2, 1, 2, 1])),
+        "sum(1 for _ in all_optimal(Combat(sc), 'lethal'))",
+        cap=20,
+    )
+    show(
+        "whole",
+        "--all-optimal P20k8 lethal (all 888 195 lines tie)",
+        None if t is None else n / t,
+        ">= 1 M/s",
+        "/s",
+        t is not None and n / t >= 1e6,
+        "CP-SAT enumeration" + (" unfinished at 20 s" if t is None else ""),
+    )
+
+
+def sharding(tmp: Path):
+    print("\n6. shards (P20k8, 4 shards; wall and CPU of this process)")
+    from trample.shard import enumerate_shards
+
+    sc = trampler(20, [2, 3, 1, 4, 2, 1, 2, 1])
+    for backend in ("serial", "process", "dask"):
+        w = time.perf_counter()
+        m = enumerate_shards(sc, str(tmp / backend), 4, backend=backend, workers=2)
+        w = time.perf_counter() - w
+        ok = sum(s["rows"] for s in m["shards"]) == m["count"]
+        show("shard", f"enumerate_shards backend={backend} (wall)", w, "", "s", ok)
+
+
+def main():
+    import tempfile
+    from importlib.metadata import version
+
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    RECORD.update(
+        {
+            "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "commit": commit,
+            "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "load": os.getloadavg()},
+            "versions": {
+                "python": platform.python_version(),
+                **{p: version(p) for p in ("numpy", "ortools", "dask") if _has(p)},
+            },
+            "cap_seconds": CAP,
+            "repeat": REPEAT,
+        }
+    )
+    print(f"commit {commit[:10]}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f} (other jobs share this machine)")
+    only = set(os.environ.get("BENCH_CLIFFS", "").split(",")) - {""}
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        for name, fn in (
+            ("memory", lambda: memory(tmp)),
+            ("user", lambda: user_paths(tmp)),
+            ("numpy", numpy_vs_itertools),
+            ("count", counting),
+            ("whole", whole_combat),
+            ("shard", lambda: sharding(tmp)),
+        ):
+            if not only or name in only:
+                fn()
+    out = ROOT / "benchmarks" / "results"
+    out.mkdir(exist_ok=True)
+    path = out / f"cliffs-{RECORD['when'].replace(':', '')}.json"
+    path.write_text(json.dumps(RECORD, indent=1, default=str))
+    missed = [f for f in RECORD["figures"] if f["met"] is False]
+    print(f"\n{len(RECORD['figures'])} figures, {len(missed)} targets missed; record: {path.relative_to(ROOT)}")
+
+
+def _has(p):
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        version(p)
+        return True
+    except PackageNotFoundError:
+        return False
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    main()
