@@ -100,7 +100,11 @@ class DamageStep:
         dtype = np.dtype(np.int64)
         direct = get_engine("direct", needs=[BLOCKS])
         name = engine or self.engine
-        if name == "direct" or (name == "auto" and all(direct.supports(plan, c, deadline) for c in comps)):
+        # the canonical blocks do not cover a creature that may assign as though it weren't blocked: streamed then
+        canonical = not plan.has_options
+        if canonical and (
+            name == "direct" or (name == "auto" and all(direct.supports(plan, c, deadline) for c in comps))
+        ):
             yield from direct.plan_blocks(plan, rows=rows, deadline=deadline)
             return
         factories = [self._replayable(comp, engine, deadline) for comp in comps]

@@ -895,7 +895,7 @@ def refuse_options(plan: DamagePlan, component: Sequence[int]) -> None:
         k = [a.id for a in plan.scenario.attackers].index(src.source)
         raise FormatError(
             f"attackers[{k}].as_though_unblocked",
-            "the canonical order (rank, unrank, sample, npy output) does not cover a creature that may assign "
+            "the canonical order (rank, unrank, sample, npy output, shards) does not cover a creature that may assign "
             "as though it weren't blocked; count and enumeration do",
         )
 
