@@ -244,7 +244,7 @@ class Scenario:
         return None
 
     def receiving(self, object_id: str) -> Receiving:
-        return self._index[object_id].receiving
+        return getattr(self._index[object_id], "receiving", NO_EFFECTS)
 
     def with_step(self, step: str) -> Scenario:
         return replace(self, step=step)

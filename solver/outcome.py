@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Protocol
+from typing import Any, Protocol
 
 from .models import Scenario
 
@@ -389,18 +389,11 @@ class Outcome:
     @property
     def gone(self) -> tuple[str, ...]:
         """Creatures, planeswalkers and battles that were in combat and are not any more."""
-        before = {
-            o.id
-            for o in (
-                *self.scenario.attackers,
-                *self.scenario.blockers,
-                *self.scenario.planeswalkers,
-                *self.scenario.battles,
-            )
-            if o.in_combat
-        }
-        after = (*self.state.attackers, *self.state.blockers, *self.state.planeswalkers, *self.state.battles)
-        return tuple(o.id for o in after if o.id in before and not o.in_combat)
+        s, t = self.scenario, self.state
+        was: tuple[Any, ...] = (*s.attackers, *s.blockers, *s.planeswalkers, *s.battles)
+        now: tuple[Any, ...] = (*t.attackers, *t.blockers, *t.planeswalkers, *t.battles)
+        before = {o.id for o in was if o.in_combat}
+        return tuple(o.id for o in now if o.id in before and not o.in_combat)
 
     def player(self, player_id: str) -> PlayerOutcome:
         return next(p for p in self.players if p.id == player_id)
@@ -622,7 +615,7 @@ def _modify(amount: int, mods, order: str) -> int:
 
 def dealt_events(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> list[Event]:
     """Every damage event of the step with the amount dealt after protection, prevention and modifiers."""
-    raw: list[tuple[int, object, object, int]] = []  # (scenario order, source, recipient, assigned)
+    raw: list[tuple[int, Any, Any, int]] = []  # (scenario order, source, recipient, assigned)
     order = {c.id: k for k, c in enumerate((*scenario.attackers, *scenario.blockers))}
     for source_id, split in assignment.items():
         source = _source(scenario, source_id)
@@ -630,12 +623,12 @@ def dealt_events(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]
             if amount > 0 and recipient_id in scenario:
                 raw.append((order.get(source_id, len(order)), source, scenario[recipient_id], amount))
     raw.sort(key=lambda e: e[0])
-    shields = {}
+    shields: dict[str, int] = {}
     out: list[Event] = []
     by_recipient: dict[str, list] = {}
     for _, source, recipient, amount in raw:
         by_recipient.setdefault(recipient.id, []).append((source, recipient.receiving, amount))
-    dealt_of: dict[tuple[str, str], tuple[int, str]] = {}
+    dealt_of: dict[tuple[str, str], tuple[int, str, int]] = {}  # (dealt, rule if prevented, shield used)
     for rid, events in by_recipient.items():
         rec = events[0][1]
         shields[rid] = rec.prevent
@@ -643,7 +636,7 @@ def dealt_events(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]
         events = sorted(events, key=lambda e: first.get(e[0].id, len(first)))
         for source, _, amount in events:
             if rec.prevent_combat or rec.protected_from(source):
-                dealt_of[source.id, rid] = (0, "702.16e" if rec.protected_from(source) else "615.1a")
+                dealt_of[source.id, rid] = (0, "702.16e" if rec.protected_from(source) else "615.1a", 0)
                 continue
             mods = (*source.deals, *rec.takes)
             if rec.order == "most":
@@ -657,9 +650,7 @@ def dealt_events(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]
                 n -= stop
             dealt_of[source.id, rid] = (n, "615.7" if n == 0 else "", stop)
     for _, source, recipient, amount in raw:
-        n, why, stop = dealt_of[source.id, recipient.id][0], dealt_of[source.id, recipient.id][1], 0
-        if len(dealt_of[source.id, recipient.id]) > 2:
-            stop = dealt_of[source.id, recipient.id][2]
+        n, why, stop = dealt_of[source.id, recipient.id]
         if n == 0:
             out.append(Event(source.id, recipient.id, amount, 0, "prevented", why, stop))
             continue
@@ -889,4 +880,5 @@ def has_effects(scenario: Scenario) -> bool:
             return True
         if getattr(c, "commander", None) is not None or not c.receiving.is_plain:
             return True
-    return any(not o.receiving.is_plain for o in (*scenario.players, *scenario.planeswalkers, *scenario.battles))
+    others: tuple[Any, ...] = (*scenario.players, *scenario.planeswalkers, *scenario.battles)
+    return any(not o.receiving.is_plain for o in others)

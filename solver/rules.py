@@ -189,6 +189,7 @@ class DamagePlan:
         for i in self.options_in(component):
             src = self.sources[i]
             alt = src.unblocked
+            assert alt is not None  # options_in lists only sources with the option
             ways = [
                 (1, replace(src, unblocked=None)),
                 (1, replace(src, damage=alt.damage, routes=alt.routes, unblocked=None)),

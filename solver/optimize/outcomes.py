@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
+from typing import Any
 
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment, load_assignment
@@ -105,7 +106,7 @@ def _replies(step: DamageStep, deadline) -> list[Assignment | None]:
     return list(other.assignments(time_limit=deadline)) or [None]
 
 
-def evaluate(step: DamageStep, assignment, objs, replies) -> tuple[tuple, dict, object, object]:
+def evaluate(step: DamageStep, assignment, objs, replies) -> Any:
     """(oriented key, values, outcome, reply) of one assignment against the other side's worst reply."""
     worst = None
     for reply in replies:
