@@ -30,6 +30,10 @@ KEYWORDS = (
     "double_strike",
     "indestructible",
     "haste",
+    "lifelink",  # 702.15
+    "infect",  # 702.90
+    "wither",  # 702.80
+    "banding",  # 702.22
 )
 RULES_VARIANTS = ("current", "legacy")
 #: Every number of a scenario (power, toughness, damage_marked, life, loyalty, defense, value) lies between
@@ -37,12 +41,50 @@ RULES_VARIANTS = ("current", "legacy")
 #: integers only. Anything beyond is bad input (README, "The scenario").
 MAX_NUMBER = 1_000_000
 STEPS = ("regular", "first_strike", "combat")
+#: 616.1: the affected player chooses the order of replacement and prevention effects. "least": the order that
+#: leaves the least damage (prevention shields first, then multiplications, then additions; the default), "most":
+#: the order that leaves the most (additions, then multiplications, then shields). docs/effects.md.
+DAMAGE_ORDERS = ("least", "most")
+MODIFIERS = ("times", "plus")
+
+
+@dataclass(frozen=True)
+class Receiving:
+    """What happens to damage dealt to one object or player (docs/effects.md): prevention and protection (615,
+    702.16e), and damage increased or multiplied (``takes``: ``(("times", 2), ("plus", 1))``). None of it changes
+    which assignments are legal (702.19b judges lethal on assigned damage)."""
+
+    prevent: int = 0  # a shield: prevent the next N damage that would be dealt to it (615.7)
+    prevent_combat: bool = False  # prevent all combat damage that would be dealt to it (615.1)
+    protection: tuple[str, ...] = ()  # protection from these qualities (source ids or tags), 702.16e
+    takes: tuple[tuple[str, int], ...] = ()  # damage dealt to it is multiplied / increased (614.1a)
+    order: str = "least"  # 616.1: the order its controller applies the effects in
+    shield_order: tuple[str, ...] = ()  # 615.7: sources whose damage the shield prevents first
+
+    @property
+    def is_plain(self) -> bool:
+        return self == NO_EFFECTS
+
+    def protected_from(self, source) -> bool:
+        """702.16e: a quality of the source (its id or one of its tags) is one it has protection from."""
+        return bool(self.protection) and (
+            source.id in self.protection or any(t in self.protection for t in source.tags)
+        )
+
+
+NO_EFFECTS = Receiving()
 
 
 @dataclass(frozen=True)
 class Player:
     id: str
     life: int = 20
+    poison: int = 0  # poison counters (704.5c: ten or more loses)
+    commander_damage: tuple[tuple[str, int], ...] = ()  # combat damage already dealt by each commander (704.6c)
+    receiving: Receiving = NO_EFFECTS
+
+    def commander_damage_from(self, commander: str) -> int:
+        return dict(self.commander_damage).get(commander, 0)
 
 
 @dataclass(frozen=True)
@@ -52,6 +94,7 @@ class Planeswalker:
     loyalty: int
     in_combat: bool = True
     value: float = 1
+    receiving: Receiving = NO_EFFECTS
 
 
 @dataclass(frozen=True)
@@ -60,6 +103,7 @@ class Battle:
     protector: str
     defense: int
     in_combat: bool = True
+    receiving: Receiving = NO_EFFECTS
 
 
 @dataclass(frozen=True)
@@ -70,6 +114,16 @@ class Creature:
     keywords: tuple[str, ...] = ()
     damage_marked: int = 0
     in_combat: bool = True
+    toxic: int = 0  # total toxic value (702.164b)
+    tags: tuple[str, ...] = ()  # qualities protection can name: colours, types, ... (702.16a)
+    deals: tuple[tuple[str, int], ...] = ()  # damage it deals is multiplied / increased (614.1a)
+    assigns_toughness: bool = False  # assigns combat damage equal to its toughness, not its power (510.1a)
+    receiving: Receiving = NO_EFFECTS
+
+    @property
+    def combat_damage(self) -> int:
+        """510.1a: the amount it assigns (its power, or its toughness for "assigns damage equal to toughness")."""
+        return self.toughness if self.assigns_toughness else self.power
 
     def has(self, keyword: str) -> bool:
         return keyword in self.keywords
@@ -105,11 +159,15 @@ class Attacker(Creature):
     attacking: str = ""
     blocked_by: tuple[str, ...] = ()
     blocked: bool = False
+    as_though_unblocked: bool = False  # "may assign its combat damage as though it weren't blocked"
+    commander: str | None = None  # a commander; the id of its owner (704.6c, 903.10a)
 
 
 @dataclass(frozen=True)
 class Blocker(Creature):
     value: float = 1
+    damage_order: tuple[str, ...] = ()  # legacy rules: the order of the attackers it blocks (510.1d before 2024)
+    controller: str | None = None  # the player who controls it (default: see Scenario.blocker_controller)
 
 
 @dataclass(frozen=True)
@@ -123,6 +181,7 @@ class Scenario:
     battles: tuple[Battle, ...] = ()
     rules: str = "current"
     step: str = "regular"
+    players_in_game: int | None = None  # default: the listed players plus the attacking player
     _index: Mapping[str, object] = field(default=None, compare=False, repr=False, hash=False)  # type: ignore[arg-type]  # built in __post_init__
 
     def __post_init__(self):
@@ -161,6 +220,32 @@ class Scenario:
         """Ids of the attackers whose ``blocked_by`` names this blocker, in attacker order."""
         return tuple(a.id for a in self.attackers if blocker_id in a.blocked_by)
 
+    def damage_order(self, blocker_id: str) -> tuple[str, ...]:
+        """Legacy rules: the blocker's damage assignment order of the attackers it blocks (its ``damage_order``,
+        default the order of ``attackers``)."""
+        return self[blocker_id].damage_order or self.blocking(blocker_id)
+
+    @property
+    def game_players(self) -> int:
+        """How many players are in the game: ``players_in_game``, default the listed players plus the attacker."""
+        return self.players_in_game if self.players_in_game is not None else len(self.players) + 1
+
+    def blocker_controller(self, blocker_id: str) -> str | None:
+        """The player who controls a blocker: its ``controller``; else the only listed player; else the player
+        attacked (or controlling / protecting what is attacked) by the first attacker it blocks."""
+        b = self[blocker_id]
+        if b.controller is not None:
+            return b.controller
+        if len(self.players) == 1:
+            return self.players[0].id
+        for a in self.attackers:
+            if blocker_id in a.blocked_by:
+                return self.controller_of(a.attacking)
+        return None
+
+    def receiving(self, object_id: str) -> Receiving:
+        return getattr(self._index[object_id], "receiving", NO_EFFECTS)
+
     def with_step(self, step: str) -> Scenario:
         return replace(self, step=step)
 
@@ -183,13 +268,15 @@ _KIND = {Player: "player", Planeswalker: "planeswalker", Battle: "battle", Attac
 # Loading
 # ---------------------------------------------------------------------------------------------
 
-_TOP = {"rules", "step", "players", "planeswalkers", "battles", "attackers", "blockers"}
-_PLAYER = {"id", "life"}
-_PLANESWALKER = {"id", "controller", "loyalty", "in_combat", "value"}
-_BATTLE = {"id", "protector", "defense", "in_combat"}
+_TOP = {"rules", "step", "players", "planeswalkers", "battles", "attackers", "blockers", "players_in_game"}
+_RECEIVING = {"prevent", "prevent_combat", "protection", "takes", "replacement_order", "shield_order"}
+_PLAYER = {"id", "life", "poison", "commander_damage"} | _RECEIVING
+_PLANESWALKER = {"id", "controller", "loyalty", "in_combat", "value"} | _RECEIVING
+_BATTLE = {"id", "protector", "defense", "in_combat"} | _RECEIVING
 _CREATURE = {"id", "power", "toughness", "keywords", "damage_marked", "in_combat"}
-_ATTACKER = _CREATURE | {"attacking", "blocked_by", "blocked"}
-_BLOCKER = _CREATURE | {"value"}
+_CREATURE |= {"toxic", "tags", "deals", "assigns_toughness"} | _RECEIVING
+_ATTACKER = _CREATURE | {"attacking", "blocked_by", "blocked", "as_though_unblocked", "commander"}
+_BLOCKER = _CREATURE | {"value", "damage_order", "controller"}
 
 
 def parse_json_text(text: str, path: str = "") -> object:
@@ -316,6 +403,14 @@ def load_scenario(data, path: str = "") -> Scenario:
     battles = tuple(_each(obj, "battles", path, _load_battle))
     attackers = tuple(_each(obj, "attackers", path, _load_attacker))
     blockers = tuple(_each(obj, "blockers", path, _load_blocker))
+    players_in_game = None
+    if "players_in_game" in obj:
+        players_in_game = _int(obj["players_in_game"], join(path, "players_in_game"))
+        if players_in_game < max(2, len(players)):
+            raise FormatError(
+                join(path, "players_in_game"),
+                f"must be at least {max(2, len(players))} (2, and every listed player), got {players_in_game}",
+            )
 
     # Unique ids across the whole scenario.
     seen: dict[str, str] = {}
@@ -352,6 +447,7 @@ def load_scenario(data, path: str = "") -> Scenario:
         for j, b in enumerate(a.blocked_by):
             if b not in blocker_ids:
                 raise FormatError(join(join(where, "blocked_by"), j), f'unknown blocker "{b}"')
+    _check_effect_references(path, players, planeswalkers, battles, attackers, blockers)
     return Scenario(
         attackers=attackers,
         blockers=blockers,
@@ -360,7 +456,47 @@ def load_scenario(data, path: str = "") -> Scenario:
         battles=battles,
         rules=rules,
         step=step,
+        players_in_game=players_in_game,
     )
+
+
+def _check_effect_references(path, players, planeswalkers, battles, attackers, blockers) -> None:
+    """The ids that effect fields name: a blocker's controller and damage order, shield orders, commander damage."""
+    player_ids = {p.id for p in players}
+    sources = {c.id for c in (*attackers, *blockers)}
+    commanders = {a.id for a in attackers if a.commander is not None}
+    for i, b in enumerate(blockers):
+        where = join(join(path, "blockers"), i)
+        if b.controller is not None and b.controller not in player_ids:
+            raise FormatError(join(where, "controller"), f'unknown player "{b.controller}"')
+        if b.damage_order:
+            blocking = [a.id for a in attackers if b.id in a.blocked_by]
+            if sorted(b.damage_order) != sorted(blocking):
+                shown = ", ".join(blocking) or "none"
+                raise FormatError(
+                    join(where, "damage_order"),
+                    f"must list each attacker that {b.id} blocks exactly once (those naming it: {shown})",
+                )
+    for name, group in (
+        ("players", players),
+        ("planeswalkers", planeswalkers),
+        ("battles", battles),
+        ("attackers", attackers),
+        ("blockers", blockers),
+    ):
+        for i, item in enumerate(group):
+            for j, src in enumerate(item.receiving.shield_order):
+                if src not in sources:
+                    raise FormatError(
+                        join(join(join(join(path, name), i), "shield_order"), j), f'unknown creature "{src}"'
+                    )
+    for i, p in enumerate(players):
+        for cid, _ in p.commander_damage:
+            if cid in sources and cid not in commanders:
+                raise FormatError(
+                    join(join(join(join(path, "players"), i), "commander_damage"), cid),
+                    f'"{cid}" is not marked as a commander',
+                )
 
 
 def _each(obj: dict, key: str, path: str, loader) -> Iterable:
@@ -373,7 +509,62 @@ def _each(obj: dict, key: str, path: str, loader) -> Iterable:
 def _load_player(data, path) -> Player:
     obj = expect_object(data, path)
     reject_unknown(obj, _PLAYER, path)
-    return Player(id=_id(obj, path), life=_int(obj.get("life", 20), join(path, "life"), signed=True))
+    cd = expect_object(obj.get("commander_damage", {}), join(path, "commander_damage"))
+    commander_damage = []
+    for key, amount in cd.items():
+        expect_str(key, join(join(path, "commander_damage"), key))
+        commander_damage.append((key, _int(amount, join(join(path, "commander_damage"), key))))
+    return Player(
+        id=_id(obj, path),
+        life=_int(obj.get("life", 20), join(path, "life"), signed=True),
+        poison=_int(obj.get("poison", 0), join(path, "poison")),
+        commander_damage=tuple(sorted(commander_damage)),
+        receiving=_receiving(obj, path),
+    )
+
+
+def _strings(obj, key: str, path: str, what: str = "string") -> tuple[str, ...]:
+    """A list of non-empty strings, each once (a repeat is redundant and dropped)."""
+    items = expect_list(obj.get(key, []), join(path, key))
+    out: list[str] = []
+    for i, item in enumerate(items):
+        where = join(join(path, key), i)
+        if not isinstance(item, str):
+            raise FormatError(where, f"expected a {what}, got {json.dumps(item) if item is not None else 'null'}")
+        expect_str(item, where)
+        if item not in out:
+            out.append(item)
+    return tuple(out)
+
+
+def _modifiers(obj, key: str, path: str) -> tuple[tuple[str, int], ...]:
+    """``[{"times": 2}, {"plus": 1}]``: damage multiplied by / increased by a whole number (614.1a)."""
+    items = expect_list(obj.get(key, []), join(path, key))
+    out = []
+    for i, item in enumerate(items):
+        where = join(join(path, key), i)
+        m = expect_object(item, where)
+        if len(m) != 1 or next(iter(m)) not in MODIFIERS:
+            raise FormatError(where, 'expected one of {"times": N} or {"plus": N}')
+        kind, amount = next(iter(m.items()))
+        out.append((kind, expect_int(amount, join(where, kind), minimum=1, maximum=MAX_NUMBER)))
+    return tuple(out)
+
+
+def _receiving(obj, path) -> Receiving:
+    if not any(k in obj for k in _RECEIVING):
+        return NO_EFFECTS
+    order = obj.get("replacement_order", "least")
+    if order not in DAMAGE_ORDERS:
+        raise FormatError(join(path, "replacement_order"), f'expected "least" or "most", got {json.dumps(order)}')
+    return Receiving(
+        prevent=_int(obj.get("prevent", 0), join(path, "prevent")),
+        prevent_combat=expect_bool(obj.get("prevent_combat", False), join(path, "prevent_combat")),
+        protection=_strings(obj, "protection", path, "quality string"),
+        takes=_modifiers(obj, "takes", path),
+        order=order,
+        shield_order=_strings(obj, "shield_order", path, "creature id"),
+    )
 
 
 def _load_planeswalker(data, path) -> Planeswalker:
@@ -385,6 +576,7 @@ def _load_planeswalker(data, path) -> Planeswalker:
         loyalty=_int(_required(obj, "loyalty", path), join(path, "loyalty")),
         in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
         value=expect_number(obj.get("value", 1), join(path, "value"), bound=MAX_NUMBER),
+        receiving=_receiving(obj, path),
     )
 
 
@@ -396,6 +588,7 @@ def _load_battle(data, path) -> Battle:
         protector=expect_str(_required(obj, "protector", path), join(path, "protector")),
         defense=_int(_required(obj, "defense", path), join(path, "defense")),
         in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
+        receiving=_receiving(obj, path),
     )
 
 
@@ -417,6 +610,11 @@ def _creature_fields(obj, path) -> dict:
         keywords=tuple(kws),
         damage_marked=_int(obj.get("damage_marked", 0), join(path, "damage_marked")),
         in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
+        toxic=_int(obj.get("toxic", 0), join(path, "toxic")),
+        tags=_strings(obj, "tags", path, "tag string"),
+        deals=_modifiers(obj, "deals", path),
+        assigns_toughness=expect_bool(obj.get("assigns_toughness", False), join(path, "assigns_toughness")),
+        receiving=_receiving(obj, path),
     )
 
 
@@ -443,14 +641,22 @@ def _load_attacker(data, path) -> Attacker:
         attacking=expect_str(_required(obj, "attacking", path), join(path, "attacking")),
         blocked_by=tuple(ids),
         blocked=blocked,
+        as_though_unblocked=expect_bool(obj.get("as_though_unblocked", False), join(path, "as_though_unblocked")),
+        commander=expect_str(obj["commander"], join(path, "commander")) if "commander" in obj else None,
     )
 
 
 def _load_blocker(data, path) -> Blocker:
     obj = expect_object(data, path)
     reject_unknown(obj, _BLOCKER, path)
+    order = _strings(obj, "damage_order", path, "attacker id")
+    if len(order) != len(expect_list(obj.get("damage_order", []), join(path, "damage_order"))):
+        raise FormatError(join(path, "damage_order"), "names an attacker twice")
     return Blocker(
-        **_creature_fields(obj, path), value=expect_number(obj.get("value", 1), join(path, "value"), bound=MAX_NUMBER)
+        **_creature_fields(obj, path),
+        value=expect_number(obj.get("value", 1), join(path, "value"), bound=MAX_NUMBER),
+        damage_order=order,
+        controller=expect_str(obj["controller"], join(path, "controller")) if "controller" in obj else None,
     )
 
 
@@ -475,14 +681,29 @@ def _required(obj, key, path):
 
 
 def dump_scenario(s: Scenario) -> dict:
+    """The normal form. The fields of docs/effects.md are written only when they differ from their defaults, so a
+    scenario without effects dumps exactly as before they existed."""
     out: dict = {"rules": s.rules, "step": s.step}
-    out["players"] = [{"id": p.id, "life": p.life} for p in s.players]
+    if s.players_in_game is not None:
+        out["players_in_game"] = s.players_in_game
+    out["players"] = []
+    for p in s.players:
+        d = {"id": p.id, "life": p.life}
+        if p.poison:
+            d["poison"] = p.poison
+        if p.commander_damage:
+            d["commander_damage"] = dict(p.commander_damage)
+        out["players"].append(_dump_receiving(p, d))
     out["planeswalkers"] = [
-        {"id": p.id, "controller": p.controller, "loyalty": p.loyalty, "in_combat": p.in_combat, "value": p.value}
+        _dump_receiving(
+            p,
+            {"id": p.id, "controller": p.controller, "loyalty": p.loyalty, "in_combat": p.in_combat, "value": p.value},
+        )
         for p in s.planeswalkers
     ]
     out["battles"] = [
-        {"id": b.id, "protector": b.protector, "defense": b.defense, "in_combat": b.in_combat} for b in s.battles
+        _dump_receiving(b, {"id": b.id, "protector": b.protector, "defense": b.defense, "in_combat": b.in_combat})
+        for b in s.battles
     ]
     out["attackers"] = []
     for a in s.attackers:
@@ -490,17 +711,25 @@ def dump_scenario(s: Scenario) -> dict:
         d["attacking"] = a.attacking
         d["blocked_by"] = list(a.blocked_by)
         d["blocked"] = a.blocked
-        out["attackers"].append(d)
+        if a.as_though_unblocked:
+            d["as_though_unblocked"] = True
+        if a.commander is not None:
+            d["commander"] = a.commander
+        out["attackers"].append(_dump_receiving(a, d))
     out["blockers"] = []
     for b in s.blockers:
         d = _dump_creature(b)
         d["value"] = b.value
-        out["blockers"].append(d)
+        if b.damage_order:
+            d["damage_order"] = list(b.damage_order)
+        if b.controller is not None:
+            d["controller"] = b.controller
+        out["blockers"].append(_dump_receiving(b, d))
     return out
 
 
 def _dump_creature(c: Creature) -> dict:
-    return {
+    d = {
         "id": c.id,
         "power": c.power,
         "toughness": c.toughness,
@@ -508,3 +737,29 @@ def _dump_creature(c: Creature) -> dict:
         "damage_marked": c.damage_marked,
         "in_combat": c.in_combat,
     }
+    if c.toxic:
+        d["toxic"] = c.toxic
+    if c.tags:
+        d["tags"] = list(c.tags)
+    if c.deals:
+        d["deals"] = [{kind: n} for kind, n in c.deals]
+    if c.assigns_toughness:
+        d["assigns_toughness"] = True
+    return d
+
+
+def _dump_receiving(obj, d: dict) -> dict:
+    r = obj.receiving
+    if r.prevent:
+        d["prevent"] = r.prevent
+    if r.prevent_combat:
+        d["prevent_combat"] = True
+    if r.protection:
+        d["protection"] = list(r.protection)
+    if r.takes:
+        d["takes"] = [{kind: n} for kind, n in r.takes]
+    if r.order != "least":
+        d["replacement_order"] = r.order
+    if r.shield_order:
+        d["shield_order"] = list(r.shield_order)
+    return d

@@ -5,11 +5,11 @@ It reads the same plan as every engine (trample.rules), but evaluates it directl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .models import Assignment
 from .outcome import tally
-from .rules import LEGACY_ORDER_RULE, DamagePlan, refusal
+from .rules import LEGACY_BLOCKER_ORDER_RULE, LEGACY_ORDER_RULE, DamagePlan, refusal
 
 
 @dataclass(frozen=True)
@@ -48,41 +48,54 @@ def check(plan: DamagePlan, assignment: Assignment) -> CheckResult:
 
     for src in plan.sources:
         split = assignment.get(src.source, {})
-        given = sum(split.values())
-        if src.damage == 0:
-            if given:
-                violations.append(Violation(src.rule, f"{src.reason}, but it assigns {given}", src.source))
+        mine = _source_violations(plan, src, split, totals, deathtouched)
+        if mine and src.unblocked is not None:
+            alt = src.unblocked
+            other = replace(src, damage=alt.damage, routes=alt.routes, unblocked=None, rule=alt.rule, reason=alt.reason)
+            if not _source_violations(plan, other, split, totals, deathtouched):
+                mine = []  # legal as though it weren't blocked (docs/effects.md)
+        violations += mine
+    return CheckResult(legal=not violations, violations=tuple(violations))
+
+
+def _source_violations(plan: DamagePlan, src, split, totals, deathtouched) -> list[Violation]:
+    violations: list[Violation] = []
+    given = sum(split.values())
+    if src.damage == 0:
+        if given:
+            violations.append(Violation(src.rule, f"{src.reason}, but it assigns {given}", src.source))
+        return violations
+    if given != src.damage:
+        what = "its toughness" if plan.scenario[src.source].assigns_toughness else "its power"
+        violations.append(
+            Violation(
+                "510.1a",
+                f"{src.source} must assign exactly {src.damage} combat damage ({what}), but assigns {given}",
+                src.source,
+            )
+        )
+    for recipient, amount in split.items():
+        if amount <= 0:
             continue
-        if given != src.damage:
+        route = src.route(recipient)
+        if route is None:
+            rule, why = refusal(plan, src.source, recipient)
+            violations.append(
+                Violation(rule, f"{src.source} assigns {amount} to {recipient}: {why}", src.source, recipient)
+            )
+            continue
+        if route.gate is None:
+            continue
+        for bad in plan.gate_failures(route.gate, totals, deathtouched):
             violations.append(
                 Violation(
-                    "510.1a",
-                    f"{src.source} must assign exactly {src.damage} combat damage (its power), but assigns {given}",
+                    route.gate.rule,
+                    _gate_message(plan, src.source, recipient, amount, route.gate.rule, bad, totals),
                     src.source,
+                    recipient,
                 )
             )
-        for recipient, amount in split.items():
-            if amount <= 0:
-                continue
-            route = src.route(recipient)
-            if route is None:
-                rule, why = refusal(plan, src.source, recipient)
-                violations.append(
-                    Violation(rule, f"{src.source} assigns {amount} to {recipient}: {why}", src.source, recipient)
-                )
-                continue
-            if route.gate is None:
-                continue
-            for bad in plan.gate_failures(route.gate, totals, deathtouched):
-                violations.append(
-                    Violation(
-                        route.gate.rule,
-                        _gate_message(plan, src.source, recipient, amount, route.gate.rule, bad, totals),
-                        src.source,
-                        recipient,
-                    )
-                )
-    return CheckResult(legal=not violations, violations=tuple(violations))
+    return violations
 
 
 def _gate_message(plan, source, recipient, amount, rule, bad, totals) -> str:
@@ -93,7 +106,7 @@ def _gate_message(plan, source, recipient, amount, rule, bad, totals) -> str:
         )
     have, need = totals.get(bad, 0), plan.lethal_need[bad]
     lethal = f"{bad} has been assigned {have} of the {need} damage that is lethal to it"
-    if rule == LEGACY_ORDER_RULE:
+    if rule in (LEGACY_ORDER_RULE, LEGACY_BLOCKER_ORDER_RULE):
         return (
             f"{source} assigns {amount} to {recipient}, but {bad} comes earlier in its damage assignment "
             f"order and {lethal}"

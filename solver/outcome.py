@@ -18,15 +18,20 @@ One step's outcome, in explicit stages (:func:`resolve`):
 
 1. **assigned** -- the assignment read as :class:`Hit` s (source, recipient, amount, deathtouch), both sides'
    keys together (:func:`assigned_hits`);
-2. **dealt** -- the hits after every :class:`DamageEffect` (extension point: prevention, protection, doubling,
-   lifelink, infect change the damage *dealt*, never which assignments are legal). No effect is defined yet:
-   :data:`DAMAGE_EFFECTS` is empty, so dealt == assigned;
+2. **dealt** -- the hits after every :class:`DamageEffect` (prevention, protection and doubling change the
+   damage *dealt*, never which assignments are legal): :class:`ReplacementsAndPrevention` (docs/effects.md);
 3. **results** -- :func:`apply_damage`: damage marked on creatures (120.3e), loyalty (120.3c), defense (120.3h)
    and life (120.3a) lost, then the state-based actions (704.3, all at once): creatures with toughness 0 or
    less (704.5f), lethal damage (704.5g) or deathtouch damage (704.5h) leave combat unless indestructible
    (702.12b); planeswalkers at 0 loyalty (704.5i) and battles at 0 defense (704.5v) leave; and the players who
-   lose (:class:`LossCondition`, extension point: 704.5a today; poison and commander damage later), reported
-   by :attr:`Outcome.losers`. The state is ready for the next step (``step == "regular"``).
+   lose (:class:`LossCondition`: 704.5a life, 704.5c poison, 704.6c commander damage), reported by
+   :attr:`Outcome.losers`. The state is ready for the next step (``step == "regular"``). With effects, the
+   results also read each hit's source (:func:`results`): infect and wither damage as -1/-1 counters, infect and
+   toxic poison, lifelink gains at the same time as the damage, commander damage.
+
+A player who loses in a two-player game ends the game (104.3b, 104.2a): no further step. With more players that
+player leaves the game (800.4a, :func:`leave_game`). A board that arrives with state-based actions pending is
+settled first (:func:`settle`), the same way for one step and the whole combat.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Protocol
+from typing import Any, Protocol
 
 from .models import Scenario
 
@@ -108,8 +113,9 @@ def regular_step_cap(obj, kind: str) -> int | None:
 
 
 def regular_step_caps(scenario: Scenario) -> dict[str, int]:
-    """:func:`regular_step_cap` of every creature, planeswalker and battle."""
-    caps: dict[str, int] = {}
+    """:func:`regular_step_cap` of every creature, planeswalker and battle, and every player's life (damage up to
+    it decides whether they lose, which ends a two-player combat or takes them out of a larger one)."""
+    caps: dict[str, int] = {p.id: max(0, p.life) for p in scenario.players}
     for c in (*scenario.attackers, *scenario.blockers):
         caps[c.id] = lethal_need(c)
     for p in scenario.planeswalkers:
@@ -225,8 +231,26 @@ class DamageEffect(Protocol):
     def apply(self, scenario: Scenario, hits: tuple[Hit, ...]) -> tuple[Hit, ...]: ...
 
 
-#: The effects every outcome applies, in order. Empty: damage is dealt as assigned (RULES.md's lethal check).
-DAMAGE_EFFECTS: tuple[DamageEffect, ...] = ()
+class ReplacementsAndPrevention:
+    """Protection (702.16e), prevention (615.1a, the 615.7 shields) and damage modifiers (614.1a) in the affected
+    player's order (616.1); see :func:`dealt_events`. On a board without them, dealt == assigned."""
+
+    name = "replacements and prevention"
+
+    def apply(self, scenario: Scenario, hits: tuple[Hit, ...]) -> tuple[Hit, ...]:
+        if not has_effects(scenario):
+            return hits
+        assignment: dict[str, dict[str, int]] = {}
+        for h in hits:
+            assignment.setdefault(h.source, {})[h.recipient] = h.amount
+        dt = {h.source: h.deathtouch for h in hits}
+        return tuple(
+            Hit(e.source, e.recipient, e.dealt, dt[e.source]) for e in dealt_events(scenario, assignment) if e.dealt
+        )
+
+
+#: The effects every outcome applies, in order.
+DAMAGE_EFFECTS: tuple[DamageEffect, ...] = (ReplacementsAndPrevention(),)
 
 
 def deal(scenario: Scenario, hits: tuple[Hit, ...], effects: Sequence[DamageEffect] | None = None) -> tuple[Hit, ...]:
@@ -257,8 +281,26 @@ class LifeZero:
         return player.life <= 0
 
 
-#: The loss conditions every outcome checks (704.5a today; poison counters and commander damage later).
-LOSS_CONDITIONS: tuple[LossCondition, ...] = (LifeZero(),)
+class TenPoison:
+    """704.5c: a player with ten or more poison counters loses the game."""
+
+    rule = "704.5c"
+
+    def loses(self, player) -> bool:
+        return player.poison >= 10
+
+
+class CommanderDamage:
+    """704.6c: a player dealt 21 or more combat damage by the same commander over the game loses it."""
+
+    rule = "704.6c"
+
+    def loses(self, player) -> bool:
+        return any(n >= 21 for _, n in player.commander_damage)
+
+
+#: The loss conditions every outcome checks.
+LOSS_CONDITIONS: tuple[LossCondition, ...] = (LifeZero(), TenPoison(), CommanderDamage())
 
 
 def first_strike_step_happens(scenario: Scenario) -> bool:
@@ -334,11 +376,27 @@ class Outcome:
     deathtouched: set[str]  # recipients dealt damage by a deathtouch source
     state: Scenario  # after the damage and the state-based actions, ready for the regular step
     losers: tuple[tuple[str, str], ...] = field(default=())  # (player, rule) of every player who loses
+    events: tuple[Event, ...] = ()  # each source's damage to each recipient: assigned, dealt, what it did
+    players: tuple[PlayerOutcome, ...] = ()  # life, poison, commander damage after the step; why they lose
+    life_gained: Mapping[str, int] = field(default_factory=dict)  # lifelink, by controller (ATTACKING_PLAYER)
 
     @property
     def game_over(self) -> bool:
-        """A player lost the game (104.3): no later step is dealt."""
-        return bool(self.losers)
+        """A player lost a two-player game (104.3b): no later step is dealt. With more players the loser leaves
+        the game instead (800.4a; the state already reflects it)."""
+        return bool(self.losers) and self.scenario.game_players <= 2
+
+    @property
+    def gone(self) -> tuple[str, ...]:
+        """Creatures, planeswalkers and battles that were in combat and are not any more."""
+        s, t = self.scenario, self.state
+        was: tuple[Any, ...] = (*s.attackers, *s.blockers, *s.planeswalkers, *s.battles)
+        now: tuple[Any, ...] = (*t.attackers, *t.blockers, *t.planeswalkers, *t.battles)
+        before = {o.id for o in was if o.in_combat}
+        return tuple(o.id for o in now if o.id in before and not o.in_combat)
+
+    def player(self, player_id: str) -> PlayerOutcome:
+        return next(p for p in self.players if p.id == player_id)
 
     @property
     def died(self) -> tuple[str, ...]:
@@ -357,6 +415,13 @@ class Outcome:
         }
 
 
+def _loser_rule(player) -> str | None:
+    for cond in LOSS_CONDITIONS:
+        if cond.loses(player):
+            return cond.rule
+    return None
+
+
 def resolve(
     scenario: Scenario,
     assignment: Mapping[str, Mapping[str, int]],
@@ -364,18 +429,34 @@ def resolve(
     loss_conditions: Sequence[LossCondition] | None = None,
 ) -> Outcome:
     """The outcome of one step: ``assignment`` holds both sides' keys (attackers' and blockers'). ``effects`` and
-    ``loss_conditions``: :data:`DAMAGE_EFFECTS` and :data:`LOSS_CONDITIONS` when None."""
+    ``loss_conditions``: :data:`DAMAGE_EFFECTS` and :data:`LOSS_CONDITIONS` when None (``effects=()``: damage
+    dealt as assigned)."""
     assigned = assigned_hits(scenario, assignment)
-    dealt = deal(scenario, assigned, effects)
+    if effects is None:
+        events = tuple(dealt_events(scenario, assignment))
+    else:
+        hits = deal(scenario, assigned, effects)
+        events = tuple(Event(h.source, h.recipient, h.amount, h.amount, *_result_of(scenario, h)) for h in hits)
+    dealt = tuple(
+        Hit(e.source, e.recipient, e.dealt, _source(scenario, e.source).deathtouch) for e in events if e.dealt
+    )
     totals, touched = tally_hits(dealt)
-    state = apply_damage(scenario, totals, touched)
-    return Outcome(scenario, assigned, dealt, totals, touched, state, losers(state, loss_conditions))
+    state, players, gained = results(scenario, events)
+    conditions = LOSS_CONDITIONS if loss_conditions is None else loss_conditions
+    out_losers = []
+    for p in state.players:
+        for cond in conditions:
+            if cond.loses(p):
+                out_losers.append((p.id, cond.rule))
+                break
+    if out_losers and scenario.game_players > 2:
+        state = leave_game(state, [p for p, _ in out_losers])
+    return Outcome(scenario, assigned, dealt, totals, touched, state, tuple(out_losers), events, players, gained)
 
 
 def after_step(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> Scenario:
     """The state after one combat damage step's damage and the state-based actions, ready for the regular step."""
-    totals, touched = damage_dealt(scenario, assignment)
-    return apply_damage(scenario, totals, touched)
+    return resolve(scenario, assignment).state
 
 
 def lethal_report(scenario: Scenario, damage: Mapping[str, int], best: Mapping[str, int]) -> dict:
@@ -430,13 +511,374 @@ def merge_effect_keys(k1: tuple, k2: tuple, caps: Mapping[str, int]) -> tuple:
 
 def canonical_state(state: Scenario) -> Scenario:
     """The state with everything the regular step's legal set does not read set to a fixed value: players'
-    life, attackers' marked damage, battles' defense, blockers' marked damage beyond their toughness.
-    Two states with equal canonical forms have exactly the same legal regular-step assignments."""
+    life, poison and commander damage beyond what decides whether they have lost, battles' defense beyond 1,
+    creatures' marked damage beyond their toughness (attackers' marked damage is read by the legacy blocker's
+    damage assignment order). Two states with equal canonical forms have exactly the same legal regular-step
+    assignments."""
     return replace(
         state,
-        players=tuple(replace(p, life=0) for p in state.players),
-        attackers=tuple(replace(a, damage_marked=0) for a in state.attackers),
+        players=tuple(
+            replace(
+                p,
+                life=1 if p.life > 0 else 0,
+                poison=min(p.poison, 10),
+                commander_damage=tuple((c, min(n, 21)) for c, n in p.commander_damage),
+            )
+            for p in state.players
+        ),
+        attackers=tuple(replace(a, damage_marked=min(a.damage_marked, max(a.toughness, 0))) for a in state.attackers),
         # marked damage past toughness changes nothing: the blocker has lethal damage either way (702.19b)
         blockers=tuple(replace(b, damage_marked=min(b.damage_marked, max(b.toughness, 0))) for b in state.blockers),
-        battles=tuple(replace(b, defense=0) for b in state.battles),
+        battles=tuple(replace(b, defense=min(b.defense, 1)) for b in state.battles),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Effects on real boards (docs/effects.md): damage dealt, its results, players who lose
+# ---------------------------------------------------------------------------------------------
+
+#: the player who controls the attackers (not listed in a scenario)
+ATTACKING_PLAYER = "attacking player"
+LOSS_RULES = {"life": "704.5a", "poison": "704.5c", "commander": "704.6c"}
+
+
+@dataclass(frozen=True)
+class Event:
+    """One source's damage to one recipient in the step."""
+
+    source: str
+    recipient: str
+    assigned: int
+    dealt: int
+    result: str  # "life", "poison", "counters", "marked", "loyalty", "defense" or "prevented"
+    rule: str  # the rule of the result (or of the prevention)
+    shielded: int = 0  # what the recipient's ``prevent`` shield stopped (615.7)
+
+
+@dataclass(frozen=True)
+class PlayerOutcome:
+    id: str
+    life: int
+    poison: int
+    commander_damage: Mapping[str, int]
+    life_lost: int  # from damage dealt (not infect)
+    life_gained: int  # lifelink of the blockers this player controls
+    loses: tuple[str, ...]  # "life", "poison", "commander" (each a reason the player loses)
+
+    def to_json(self) -> dict:
+        return {
+            "life": self.life,
+            "poison": self.poison,
+            "commander_damage": dict(self.commander_damage),
+            "loses": bool(self.loses),
+            "because": [f"{why} ({LOSS_RULES[why]})" for why in self.loses],
+        }
+
+
+class _NoSource:
+    """A source that is not a creature of the scenario (tests and callers may deal such damage): no keywords,
+    tags or modifiers."""
+
+    tags: tuple = ()
+    deals: tuple = ()
+    toxic = 0
+    deathtouch = False
+    commander = None
+
+    def __init__(self, source_id: str):
+        self.id = source_id
+
+    def has(self, keyword: str) -> bool:
+        return False
+
+
+def _source(scenario: Scenario, source_id: str):
+    obj = scenario.get(source_id)
+    return obj if obj is not None and hasattr(obj, "keywords") else _NoSource(source_id)
+
+
+def _modify(amount: int, mods, order: str) -> int:
+    """614.1a: ``times`` and ``plus`` in the affected player's order (616.1); 0 stays 0 (120.8)."""
+    if amount <= 0:
+        return 0
+    times = [n for kind, n in mods if kind == "times"]
+    plus = [n for kind, n in mods if kind == "plus"]
+    if order == "most":
+        amount += sum(plus)
+        for n in times:
+            amount *= n
+        return amount
+    for n in times:
+        amount *= n
+    return amount + sum(plus)
+
+
+def dealt_events(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> list[Event]:
+    """Every damage event of the step with the amount dealt after protection, prevention and modifiers."""
+    raw: list[tuple[int, Any, Any, int]] = []  # (scenario order, source, recipient, assigned)
+    order = {c.id: k for k, c in enumerate((*scenario.attackers, *scenario.blockers))}
+    for source_id, split in assignment.items():
+        source = _source(scenario, source_id)
+        for recipient_id, amount in split.items():
+            if amount > 0 and recipient_id in scenario:
+                raw.append((order.get(source_id, len(order)), source, scenario[recipient_id], amount))
+    raw.sort(key=lambda e: e[0])
+    shields: dict[str, int] = {}
+    out: list[Event] = []
+    by_recipient: dict[str, list] = {}
+    for _, source, recipient, amount in raw:
+        by_recipient.setdefault(recipient.id, []).append((source, recipient.receiving, amount))
+    dealt_of: dict[tuple[str, str], tuple[int, str, int]] = {}  # (dealt, rule if prevented, shield used)
+    for rid, events in by_recipient.items():
+        rec = events[0][1]
+        shields[rid] = rec.prevent
+        first = {s: k for k, s in enumerate(rec.shield_order)}
+        events = sorted(events, key=lambda e: first.get(e[0].id, len(first)))
+        for source, _, amount in events:
+            if rec.prevent_combat or rec.protected_from(source):
+                dealt_of[source.id, rid] = (0, "702.16e" if rec.protected_from(source) else "615.1a", 0)
+                continue
+            mods = (*source.deals, *rec.takes)
+            if rec.order == "most":
+                n = _modify(amount, mods, "most")
+                stop = min(shields[rid], n)
+            else:
+                stop = min(shields[rid], amount)
+                n = _modify(amount - stop, mods, "least")
+            shields[rid] -= stop
+            if rec.order == "most":
+                n -= stop
+            dealt_of[source.id, rid] = (n, "615.7" if n == 0 else "", stop)
+    for _, source, recipient, amount in raw:
+        n, why, stop = dealt_of[source.id, recipient.id]
+        if n == 0:
+            out.append(Event(source.id, recipient.id, amount, 0, "prevented", why, stop))
+            continue
+        result, rule = _result_of(scenario, Hit(source.id, recipient.id, n))
+        out.append(Event(source.id, recipient.id, amount, n, result, rule, stop))
+    return out
+
+
+def shields_used(events) -> dict[str, int]:
+    """Per recipient, how much of its ``prevent`` shield the events used up."""
+    used: dict[str, int] = {}
+    for e in events:
+        if e.shielded:
+            used[e.recipient] = used.get(e.recipient, 0) + e.shielded
+    return used
+
+
+def results(scenario: Scenario, events) -> tuple[Scenario, tuple[PlayerOutcome, ...], dict[str, int]]:
+    """Stage 3 with each event's source read (120.3): the state after the damage and the state-based actions on
+    permanents (before any player leaves), each listed player's outcome, and the life gained by lifelink."""
+    s = scenario
+    dealt: dict[str, int] = {}
+    marked: dict[str, int] = {}
+    counters: dict[str, int] = {}
+    touched: set[str] = set()
+    life_lost: dict[str, int] = {}
+    poison: dict[str, int] = {}
+    cmd: dict[tuple[str, str], int] = {}
+    gained: dict[str, int] = {}
+    for e in events:
+        if e.dealt <= 0:
+            continue
+        source = _source(s, e.source)
+        dealt[e.recipient] = dealt.get(e.recipient, 0) + e.dealt
+        if source.deathtouch:
+            touched.add(e.recipient)
+        if e.result == "life":
+            life_lost[e.recipient] = life_lost.get(e.recipient, 0) + e.dealt
+        elif e.result == "poison":
+            poison[e.recipient] = poison.get(e.recipient, 0) + e.dealt
+        elif e.result == "counters":
+            counters[e.recipient] = counters.get(e.recipient, 0) + e.dealt
+        elif e.result == "marked":
+            marked[e.recipient] = marked.get(e.recipient, 0) + e.dealt
+        if s.kind(e.recipient) == "player":
+            if source.toxic:  # 702.164c
+                poison[e.recipient] = poison.get(e.recipient, 0) + source.toxic
+            if getattr(source, "commander", None) is not None:  # 903.10a
+                cmd[e.recipient, source.id] = cmd.get((e.recipient, source.id), 0) + e.dealt
+        if source.has("lifelink"):  # 702.15b
+            who = ATTACKING_PLAYER if s.kind(source.id) == "attacker" else (s.blocker_controller(source.id) or "")
+            gained[who] = gained.get(who, 0) + e.dealt
+    used = shields_used(events)
+
+    def shielded(obj):
+        n = used.get(obj.id)
+        return replace(obj, receiving=replace(obj.receiving, prevent=obj.receiving.prevent - n)) if n else obj
+
+    died: list[str] = []
+
+    def creature(c):
+        k = counters.get(c.id, 0)
+        m = marked.get(c.id, 0)
+        c2 = shielded(c)
+        if k or m:
+            c2 = replace(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
+        if not c.in_combat:
+            return c2
+        toughness = c2.toughness
+        dies = toughness <= 0 or (  # 704.5f
+            not c.indestructible and (c2.damage_marked >= toughness or (c.id in touched and dealt.get(c.id, 0) > 0))
+        )  # 704.5g, 704.5h, 702.12b
+        if dies:
+            died.append(c.id)
+            return replace(c2, in_combat=False)
+        return c2
+
+    def walker(p):
+        loyalty = max(0, p.loyalty - dealt.get(p.id, 0))
+        out = replace(shielded(p), loyalty=loyalty)
+        if p.in_combat and loyalty <= 0:  # 704.5i
+            died.append(p.id)
+            out = replace(out, in_combat=False)
+        return out
+
+    def battle(b):
+        defense = max(0, b.defense - dealt.get(b.id, 0))
+        out = replace(shielded(b), defense=defense)
+        if b.in_combat and defense <= 0:  # 704.5v
+            died.append(b.id)
+            out = replace(out, in_combat=False)
+        return out
+
+    attackers = tuple(creature(a) for a in s.attackers)
+    blockers = tuple(creature(b) for b in s.blockers)
+    planeswalkers = tuple(walker(p) for p in s.planeswalkers)
+    battles = tuple(battle(b) for b in s.battles)
+    outcomes = []
+    players = []
+    for p in s.players:
+        gain = gained.get(p.id, 0)
+        life = p.life - life_lost.get(p.id, 0) + gain  # 510.2: damage and lifelink at the same time
+        pois = p.poison + poison.get(p.id, 0)
+        commander = dict(p.commander_damage)
+        for (pid, src), n in cmd.items():
+            if pid == p.id:
+                commander[src] = commander.get(src, 0) + n
+        loses = []
+        if life <= 0:
+            loses.append("life")  # 704.5a
+        if pois >= 10:
+            loses.append("poison")  # 704.5c
+        if any(n >= 21 for n in commander.values()):
+            loses.append("commander")  # 704.6c
+        outcomes.append(PlayerOutcome(p.id, life, pois, commander, life_lost.get(p.id, 0), gain, tuple(loses)))
+        players.append(replace(shielded(p), life=life, poison=pois, commander_damage=tuple(sorted(commander.items()))))
+    state = replace(
+        s,
+        step="regular",
+        players=tuple(players),
+        attackers=attackers,
+        blockers=blockers,
+        planeswalkers=planeswalkers,
+        battles=battles,
+    )
+    return state, tuple(outcomes), gained
+
+
+def _result_of(scenario: Scenario, hit: Hit) -> tuple[str, str]:
+    """What a hit's damage is, by its source and recipient (120.3)."""
+    kind = scenario.kind(hit.recipient)
+    source = _source(scenario, hit.source)
+    infect = source.has("infect")
+    if kind == "player":
+        return ("poison", "702.90b") if infect else ("life", "120.3a")
+    if kind == "planeswalker":
+        return "loyalty", "120.3c"
+    if kind == "battle":
+        return "defense", "120.3h"
+    if infect or source.has("wither"):
+        return "counters", "702.90c" if infect else "702.80b"
+    return "marked", "120.3e"
+
+
+def leave_game(state: Scenario, losers) -> Scenario:
+    """800.4a: players who lost leave the game with what they control; attackers attacking them or their
+    planeswalkers and battles are removed from combat (506.4)."""
+    gone = set(losers)
+    walkers = tuple(replace(p, in_combat=False) if p.controller in gone else p for p in state.planeswalkers)
+    battles = tuple(replace(b, in_combat=False) if b.protector in gone else b for b in state.battles)
+    theirs = gone | {p.id for p in walkers if p.controller in gone} | {b.id for b in battles if b.protector in gone}
+    blockers = tuple(
+        replace(b, in_combat=False) if state.blocker_controller(b.id) in gone else b for b in state.blockers
+    )
+    attackers = tuple(replace(a, in_combat=False) if a.attacking in theirs else a for a in state.attackers)
+    return replace(state, planeswalkers=walkers, battles=battles, blockers=blockers, attackers=attackers)
+
+
+# ---------------------------------------------------------------------------------------------
+# Boards that arrive with the state-based actions pending (docs/effects.md, "Boards as given")
+# ---------------------------------------------------------------------------------------------
+
+
+def loses(player) -> tuple[str, ...]:
+    """Why a player has lost the game as a state-based action: "life" (704.5a), "poison" (704.5c), "commander"
+    (704.6c); empty if they have not."""
+    out = []
+    if player.life <= 0:
+        out.append("life")
+    if player.poison >= 10:
+        out.append("poison")
+    if any(n >= 21 for _, n in player.commander_damage):
+        out.append("commander")
+    return tuple(out)
+
+
+def game_over(scenario: Scenario) -> bool:
+    """104.3b / 104.2a: two players in the game and one of them has lost: no combat damage is dealt any more."""
+    return scenario.game_players <= 2 and any(loses(p) for p in scenario.players)
+
+
+def settle(scenario: Scenario) -> Scenario:
+    """The board after the state-based actions that are pending on it (704.3): a creature in combat with toughness
+    0 or less (704.5f) or, not indestructible, with lethal damage marked (704.5g) is gone (out of combat); so is
+    a planeswalker at 0 loyalty (704.5i) and a battle at 0 defense (704.5v); in a game of more than two players a
+    player who has lost leaves it (800.4a, :func:`leave_game`). The same board when nothing is pending.
+
+    Every combat object settles the board it is given, so one damage step and the whole combat read the same
+    board (a blocker that arrived dead is neither blocking nor a kill)."""
+
+    def gone(c) -> bool:
+        return c.in_combat and (c.toughness <= 0 or (not c.indestructible and c.damage_marked >= c.toughness))
+
+    changed = False
+    attackers, blockers, walkers, battles = (
+        scenario.attackers,
+        scenario.blockers,
+        scenario.planeswalkers,
+        scenario.battles,
+    )
+    if any(gone(c) for c in (*attackers, *blockers)):
+        attackers = tuple(replace(c, in_combat=False) if gone(c) else c for c in attackers)
+        blockers = tuple(replace(c, in_combat=False) if gone(c) else c for c in blockers)
+        changed = True
+    if any(p.in_combat and p.loyalty <= 0 for p in walkers):
+        walkers = tuple(replace(p, in_combat=False) if p.in_combat and p.loyalty <= 0 else p for p in walkers)
+        changed = True
+    if any(b.in_combat and b.defense <= 0 for b in battles):
+        battles = tuple(replace(b, in_combat=False) if b.in_combat and b.defense <= 0 else b for b in battles)
+        changed = True
+    state = scenario
+    if changed:
+        state = replace(scenario, attackers=attackers, blockers=blockers, planeswalkers=walkers, battles=battles)
+    losers = [p.id for p in state.players if loses(p)]
+    if losers and state.game_players > 2:
+        left = leave_game(state, losers)
+        if left != state:
+            state = left
+    return state
+
+
+def has_effects(scenario: Scenario) -> bool:
+    """Does the board carry an outcome effect (docs/effects.md) that makes damage dealt differ from damage
+    assigned, or gives it results beyond marked damage, loyalty, defense and life?"""
+    for c in (*scenario.attackers, *scenario.blockers):
+        if c.toxic or c.deals or c.has("lifelink") or c.has("infect") or c.has("wither"):
+            return True
+        if getattr(c, "commander", None) is not None or not c.receiving.is_plain:
+            return True
+    others: tuple[Any, ...] = (*scenario.players, *scenario.planeswalkers, *scenario.battles)
+    return any(not o.receiving.is_plain for o in others)

@@ -15,15 +15,16 @@ reached is :mod:`trample.outcome`'s (``lethal_need[b] == 0``: already lethal).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from .models import Assignment, Scenario
-from .outcome import has_lethal, lethal_need, reaches
+from .outcome import LOSS_RULES, game_over, has_lethal, lethal_need, loses, reaches, settle
 
 SIDES = ("attacking", "defending", "both")
 
 LEGACY_ORDER_RULE = "510.1c (2024-09)"
+LEGACY_BLOCKER_ORDER_RULE = "510.1d (2024-09)"
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,23 @@ class Route:
 
 
 @dataclass(frozen=True)
+class Unblocked:
+    """The second way of an attacker that "may assign its combat damage as though it weren't blocked": it assigns
+    ``damage`` over ``routes`` (with their own gates) as an unblocked attacker would, and nothing to its blockers."""
+
+    damage: int
+    routes: tuple[Route, ...]
+    rule: str = "510.1c"
+    reason: str = ""
+
+    def route(self, recipient: str) -> Route | None:
+        for r in self.routes:
+            if r.recipient == recipient:
+                return r
+        return None
+
+
+@dataclass(frozen=True)
 class SourcePlan:
     source: str
     side: str  # "attacking" or "defending"
@@ -52,12 +70,33 @@ class SourcePlan:
     deathtouch: bool = False
     rule: str = ""  # why it assigns what it assigns (the rule that applies)
     reason: str = ""  # one sentence, for explanations and for check's messages
+    #: "as though it weren't blocked": a second, alternative way to assign (legal if either way is). None: one way.
+    unblocked: Unblocked | None = None
+    #: who divides this source's damage: its controller, or (banding, 702.22j/k) the other side's player
+    chooser: str = "controller"
 
     def route(self, recipient: str) -> Route | None:
         for r in self.routes:
             if r.recipient == recipient:
                 return r
         return None
+
+    @property
+    def all_routes(self) -> tuple[Route, ...]:
+        """Its columns: the routes of its normal way, then the recipients only its unblocked way uses."""
+        if self.unblocked is None:
+            return self.routes
+        mine = {r.recipient for r in self.routes}
+        return self.routes + tuple(r for r in self.unblocked.routes if r.recipient not in mine)
+
+    @property
+    def assigns(self) -> bool:
+        """Does it have damage to assign (in one of its ways)?"""
+        return self.damage > 0 or (self.unblocked is not None and self.unblocked.damage > 0)
+
+    @property
+    def max_damage(self) -> int:
+        return max(self.damage, self.unblocked.damage if self.unblocked is not None else 0)
 
 
 class PlanCache:
@@ -95,11 +134,20 @@ class DamagePlan:
     @cached_property
     def active(self) -> tuple[int, ...]:
         """Indices of the sources that have a choice to make or damage to assign."""
-        return tuple(i for i, s in enumerate(self.sources) if s.damage > 0)
+        return tuple(i for i, s in enumerate(self.sources) if s.assigns)
 
     @cached_property
     def deathtouch_sources(self) -> frozenset[str]:
-        return frozenset(s.source for s in self.sources if s.deathtouch and s.damage > 0)
+        return frozenset(s.source for s in self.sources if s.deathtouch and s.assigns)
+
+    @cached_property
+    def has_options(self) -> bool:
+        """Does any source have two ways to assign ("as though it weren't blocked")? Counting programmes that read
+        ``routes`` alone must not be used then (engines handle it; see :func:`variants`)."""
+        return any(s.unblocked is not None for s in self.sources)
+
+    def options_in(self, component: Sequence[int]) -> tuple[int, ...]:
+        return tuple(i for i in component if self.sources[i].unblocked is not None)
 
     @cached_property
     def components(self) -> tuple[tuple[int, ...], ...]:
@@ -129,11 +177,41 @@ class DamagePlan:
             groups.setdefault(find(i), []).append(i)
         return tuple(tuple(g) for g in sorted(groups.values()))
 
+    def variants(self, component: Sequence[int]) -> list[tuple[int, DamagePlan]]:
+        """Plans without options whose signed counts add up to the component's count (inclusion-exclusion).
+
+        A source that may assign as though it weren't blocked has the legal ways N (as it is) and A (unblocked);
+        when both assign the same amount, N and A share exactly N's assignments that give its blockers nothing
+        (A's routes are N's non-blocker routes with weaker gates), so ``|N or A| = |N| + |A| - |N without its
+        blocker routes|``; when one way assigns nothing they share nothing. Each returned plan has the same
+        sources and columns order as this one (a way's unused routes are left out), and ``sign`` is +1 or -1."""
+        out: list[tuple[int, DamagePlan]] = [(1, self)]
+        for i in self.options_in(component):
+            src = self.sources[i]
+            alt = src.unblocked
+            assert alt is not None  # options_in lists only sources with the option
+            ways = [
+                (1, replace(src, unblocked=None)),
+                (1, replace(src, damage=alt.damage, routes=alt.routes, unblocked=None)),
+            ]
+            if src.damage == alt.damage and src.damage > 0:
+                names = {r.recipient for r in alt.routes}
+                shared = tuple(r for r in src.routes if r.recipient in names)
+                if shared:
+                    ways.append((-1, replace(src, routes=shared, unblocked=None)))
+            nxt = []
+            for sign, plan in out:
+                for w_sign, way in ways:
+                    sources = plan.sources[:i] + (way,) + plan.sources[i + 1 :]
+                    nxt.append((sign * w_sign, replace(plan, sources=sources)))
+            out = nxt
+        return out
+
     def resources(self, i: int) -> set[str]:
         """Gated blockers and planeswalkers that source ``i`` touches (assigns to, or depends on)."""
         s = self.sources[i]
         out = set()
-        for r in s.routes:
+        for r in s.routes + (s.unblocked.routes if s.unblocked is not None else ()):
             if r.recipient in self.lethal_need or r.recipient in self.loyalty_need:
                 out.add(r.recipient)
             if r.gate is not None:
@@ -144,10 +222,10 @@ class DamagePlan:
     @cached_property
     def columns(self) -> tuple[tuple[int, str], ...]:
         """(source index, recipient) for every route of every active source, in plan order."""
-        return tuple((i, r.recipient) for i in self.active for r in self.sources[i].routes)
+        return tuple((i, r.recipient) for i in self.active for r in self.sources[i].all_routes)
 
     def component_columns(self, component: Sequence[int]) -> tuple[tuple[int, str], ...]:
-        return tuple((i, r.recipient) for i in component for r in self.sources[i].routes)
+        return tuple((i, r.recipient) for i in component for r in self.sources[i].all_routes)
 
     # -- assignments <-> vectors (the one conversion) --------------------------------------------
     @cached_property
@@ -198,15 +276,25 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
     step = step or scenario.step
     if step not in ("regular", "first_strike"):
         raise ValueError(f'a damage plan is for one step ("regular" or "first_strike"), not {step!r}')
+    scenario = settle(scenario)  # the state-based actions pending on the board (docs/effects.md)
     sources: list[SourcePlan] = []
-    if side in ("attacking", "both"):
-        sources += [_attacker_plan(scenario, a, step) for a in scenario.attackers]
-    if side in ("defending", "both"):
-        sources += [_blocker_plan(scenario, b, step) for b in scenario.blockers]
+    if game_over(scenario):  # 104.3b: two players and one has lost: no combat damage any more
+        loser = next(p for p in scenario.players if loses(p))
+        rules = ", ".join(LOSS_RULES[r] for r in loses(loser))
+        why = f"{loser.id} has lost the game ({rules}): no combat damage is dealt"
+        if side in ("attacking", "both"):
+            sources += [_silent(a.id, "attacking", "104.3b", why) for a in scenario.attackers]
+        if side in ("defending", "both"):
+            sources += [_silent(b.id, "defending", "104.3b", why) for b in scenario.blockers]
+    else:
+        if side in ("attacking", "both"):
+            sources += [_attacker_plan(scenario, a, step) for a in scenario.attackers]
+        if side in ("defending", "both"):
+            sources += [_blocker_plan(scenario, b, step) for b in scenario.blockers]
     lethal: dict[str, int] = {}
     loyalty: dict[str, int] = {}
     for s in sources:
-        for r in s.routes:
+        for r in s.routes + (s.unblocked.routes if s.unblocked is not None else ()):
             if r.gate is None:
                 continue
             for b in r.gate.lethal:
@@ -226,6 +314,17 @@ def _step_rule(step: str) -> str:
     return "702.7b" if step == "first_strike" else "702.7c"
 
 
+def _no_damage_reason(c) -> str:
+    if c.assigns_toughness:
+        return f"{c.id} assigns combat damage equal to its toughness, {c.toughness}, and assigns none"
+    return f"{c.id} has power {c.power} and assigns no combat damage"
+
+
+def _banded(s: Scenario, ids) -> bool:
+    """702.22j/k: is any of these creatures (the other side of a block) a creature with banding?"""
+    return any(s[x].has("banding") for x in ids)
+
+
 def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
     side = "attacking"
     if not a.in_combat:
@@ -236,8 +335,9 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
         else:
             why = f"{a.id} has first strike without double strike, so it deals no damage in the regular step"
         return _silent(a.id, side, _step_rule(step), why)
-    if a.power <= 0:
-        return _silent(a.id, side, "510.1a", f"{a.id} has power {a.power} and assigns no combat damage")
+    amount = a.combat_damage  # 510.1a: its power, or its toughness
+    if amount <= 0:
+        return _silent(a.id, side, "510.1a", _no_damage_reason(a))
 
     target = s[a.attacking]
     tkind = s.kind(target.id)
@@ -245,15 +345,16 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
     top_pw = a.trample_over_planeswalkers and tkind == "planeswalker"
     controller = s.controller_of(target.id)
     current = tuple(b for b in a.blocked_by if s[b].in_combat)
+    banded = _banded(s, current)
 
-    def over_the_top(lethal: tuple[str, ...]) -> list[Route]:
+    def over_the_top(lethal: tuple[str, ...], blocked: bool) -> list[Route]:
         """Routes to the attacked object (and, with 702.19c/e, to its controller) once blockers have lethal."""
         out = []
         if target_in:
             if lethal:
                 out.append(Route(target.id, tkind, Gate(lethal=lethal, rule="702.19b"), rule="702.19b"))
             else:
-                out.append(Route(target.id, tkind, None, rule="510.1b" if not a.blocked else "702.19d"))
+                out.append(Route(target.id, tkind, None, rule="510.1b" if not blocked else "702.19d"))
             if top_pw:
                 assert controller is not None  # a planeswalker has a controller
                 gate: Gate | None = Gate(lethal=lethal, loyalty=(target.id,), rule="702.19c")
@@ -264,8 +365,29 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
             out.append(Route(controller, "player", gate, rule="702.19e"))
         return out
 
+    plan = _attacker_normal_plan(s, a, amount, tkind, target, current, banded, over_the_top)
+    if a.as_though_unblocked and a.blocked:
+        routes = tuple(over_the_top((), blocked=False))
+        if routes:  # docs/effects.md: the option is offered when the unblocked way sends damage somewhere
+            plan = replace(
+                plan,
+                unblocked=Unblocked(
+                    amount,
+                    routes,
+                    "510.1c",
+                    f"{a.id} may assign its combat damage as though it weren't blocked: all of it to {target.id}"
+                    + (" and its controller" if top_pw else ""),
+                ),
+            )
+    if banded:
+        plan = replace(plan, chooser="defending")  # 702.22j: the defending player divides it
+    return plan
+
+
+def _attacker_normal_plan(s: Scenario, a, amount, tkind, target, current, banded, over_the_top) -> SourcePlan:
+    side = "attacking"
     if not a.blocked:
-        routes = over_the_top(())
+        routes = over_the_top((), blocked=False)
         if not routes:
             return _silent(
                 a.id,
@@ -276,7 +398,7 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
         return SourcePlan(
             a.id,
             side,
-            a.power,
+            amount,
             tuple(routes),
             a.deathtouch,
             "510.1b",
@@ -286,11 +408,11 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
     routes = []
     for i, b in enumerate(current):
         gate = None
-        if s.rules == "legacy" and i > 0:
+        if s.rules == "legacy" and i > 0 and not banded:  # 702.22j: banding ignores the order
             gate = Gate(lethal=current[:i], rule=LEGACY_ORDER_RULE)
         routes.append(Route(b, "blocker", gate, rule="510.1c"))
     if a.trample:
-        routes += over_the_top(current)
+        routes += over_the_top(current, blocked=True)
     if not routes:
         if a.trample:
             return _silent(
@@ -306,7 +428,7 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
     return SourcePlan(
         a.id,
         side,
-        a.power,
+        amount,
         tuple(routes),
         a.deathtouch,
         rule,
@@ -325,19 +447,31 @@ def _blocker_plan(s: Scenario, b, step: str) -> SourcePlan:
             else f"{b.id} has first strike without double strike"
         )
         return _silent(b.id, side, _step_rule(step), why + f", so it deals no damage in the {step} step")
-    if b.power <= 0:
-        return _silent(b.id, side, "510.1a", f"{b.id} has power {b.power} and assigns no combat damage")
+    amount = b.combat_damage  # 510.1a: its power, or its toughness
+    if amount <= 0:
+        return _silent(b.id, side, "510.1a", _no_damage_reason(b))
     targets = tuple(a.id for a in s.attackers if b.id in a.blocked_by and a.in_combat)
     if not targets:
         return _silent(b.id, side, "510.1d", f"{b.id} is no longer blocking any creature in combat")
+    banded = _banded(s, targets)
+    if s.rules == "legacy" and not banded:
+        # legacy 510.1d: in its damage assignment order, lethal damage to each earlier attacker first
+        order = tuple(t for t in s.damage_order(b.id) if t in targets)
+        routes = tuple(
+            Route(t, "attacker", Gate(lethal=order[:i], rule=LEGACY_BLOCKER_ORDER_RULE) if i else None, rule="510.1d")
+            for i, t in enumerate(order)
+        )
+    else:
+        routes = tuple(Route(t, "attacker", None, rule="510.1d") for t in targets)
     return SourcePlan(
         b.id,
         side,
-        b.power,
-        tuple(Route(t, "attacker", None, rule="510.1d") for t in targets),
+        amount,
+        routes,
         b.deathtouch,
         "510.1d",
         f"{b.id} divides its damage among the creatures it blocks",
+        chooser="attacking" if banded else "controller",  # 702.22k: the attacking player divides it
     )
 
 

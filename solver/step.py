@@ -16,6 +16,7 @@ from .check import CheckResult, check
 from .engines import blocks_engine, engine_names, get_engine
 from .limits import deadline_of
 from .models import Assignment, FormatError, Scenario, load_assignment, load_scenario
+from .outcome import settle
 from .rules import SIDES, DamagePlan, derive
 
 REPLAY_CACHE = 1 << 18  # inner components up to this many assignments are kept in memory and replayed
@@ -29,7 +30,7 @@ def opening(scenario: Scenario | Mapping | str, side: str, engine: str) -> Scena
         raise FormatError("side", f"expected one of {', '.join(SIDES)}, got {side!r}")
     if engine not in engine_names():
         raise FormatError("engine", f"unknown engine {engine!r} (expected one of {', '.join(engine_names())})")
-    return scenario
+    return settle(scenario)  # the state-based actions pending on the board, once, for every combat object
 
 
 class DamageStep:
@@ -99,7 +100,11 @@ class DamageStep:
         dtype = np.dtype(np.int64)
         direct = blocks_engine("direct")
         name = engine or self.engine
-        if name == "direct" or (name == "auto" and all(direct.supports(plan, c, deadline) for c in comps)):
+        # the canonical blocks do not cover a creature that may assign as though it weren't blocked: streamed then
+        canonical = not plan.has_options
+        if canonical and (
+            name == "direct" or (name == "auto" and all(direct.supports(plan, c, deadline) for c in comps))
+        ):
             yield from direct.plan_blocks(plan, rows=rows, deadline=deadline)
             return
         factories = [self._replayable(comp, engine, deadline) for comp in comps]

@@ -15,9 +15,23 @@ Readings (see docs/rules.md "Readings where the rules are silent" and the test m
 * an attacker with ``"in_combat": false`` was removed from combat: it assigns nothing, and a blocker whose
   blocked attackers are all removed assigns nothing (510.1d);
 * lethal damage is checked on the attacking side's whole assignment (blockers assign only to attackers);
-* toughness 0 with nothing marked, or loyalty 0, is already "reached" (0 >= 0);
+* the board is settled first (docs/effects.md): a creature with toughness 0, or lethal damage marked and not
+  indestructible, a planeswalker at loyalty 0 and a battle at defense 0 have already left combat; a player at 0
+  life (or 10 poison, or 21 from one commander) has lost: in a two-player game nothing is dealt at all;
 * a source missing from an assignment is read as assigning nothing (``{}``); zero amounts are dropped;
   an unknown source key is a violation.
+
+Real-board options (docs/effects.md), written here from the rules, not from ``solver/``:
+
+* ``assigns_toughness``: the creature assigns an amount equal to its toughness instead of its power (510.1a);
+* ``as_though_unblocked``: a blocked attacker's split is legal if it is legal for the attacker as it is, or for
+  the same attacker with no blockers and not blocked (510.1b); that second way counts only when it sends
+  damage somewhere;
+* legacy rules, a blocker blocking several attackers: in its ``damage_order`` (default: the order of
+  ``attackers``), it may give damage to an attacker only if each earlier one has lethal damage, counting every
+  blocker's assignment (old 510.1d, 702.2c);
+* banding: an attacker blocked by a creature with banding, and a blocker blocking an attacker with banding, skip
+  the legacy order (702.22j/k); everything else stays.
 """
 
 from __future__ import annotations
@@ -43,6 +57,8 @@ def _creature(d: dict) -> dict:
     out["keywords"] = kws
     out["damage_marked"] = d.get("damage_marked", 0)
     out["in_combat"] = d.get("in_combat", True)
+    # 510.1a: the amount it assigns
+    out["amount"] = d["toughness"] if d.get("assigns_toughness", False) else d["power"]
     return out
 
 
@@ -59,6 +75,7 @@ def normalize(scenario: dict) -> dict:
         "battles": [dict(b, in_combat=b.get("in_combat", True)) for b in scenario.get("battles", [])],
         "attackers": [],
         "blockers": [_creature(b) for b in scenario.get("blockers", [])],
+        "players_in_game": scenario.get("players_in_game", len(scenario.get("players", [])) + 1),
     }
     if s["rules"] not in ("current", "legacy"):
         raise ValueError(f"unknown rules {s['rules']!r}")
@@ -68,6 +85,7 @@ def normalize(scenario: dict) -> dict:
         a2 = _creature(a)
         a2["blocked_by"] = list(a.get("blocked_by", []))
         a2["blocked"] = a.get("blocked", len(a2["blocked_by"]) > 0)
+        a2["as_though_unblocked"] = a.get("as_though_unblocked", False)
         s["attackers"].append(a2)
     objects = {}
     for kind, group in (
@@ -81,7 +99,68 @@ def normalize(scenario: dict) -> dict:
             assert obj["id"] not in objects, f"duplicate id {obj['id']}"
             objects[obj["id"]] = (kind, obj)
     s["objects"] = objects
+    _settle(s)
     return s
+
+
+def _lost(p: dict) -> bool:
+    """704.5a, 704.5c, 704.6c."""
+    return (
+        p.get("life", 20) <= 0
+        or p.get("poison", 0) >= 10
+        or any(n >= 21 for n in p.get("commander_damage", {}).values())
+    )
+
+
+def _settle(s: dict) -> None:
+    """The state-based actions pending on the board as given (docs/effects.md): creatures in combat with
+    toughness <= 0, or lethal damage marked and not indestructible, leave combat (704.5f/g); planeswalkers at 0
+    loyalty and battles at 0 defense too (704.5i/v). A player who has lost: with two players in the game nothing
+    deals combat damage any more (``game_over``, 104.3b); with more, that player's planeswalkers, battles and
+    blockers leave, and so do the attackers attacking any of them (800.4a)."""
+    for c in s["attackers"] + s["blockers"]:
+        if c["in_combat"] and (
+            c["toughness"] <= 0 or ("indestructible" not in c["keywords"] and c["damage_marked"] >= c["toughness"])
+        ):
+            c["in_combat"] = False
+    for w in s["planeswalkers"]:
+        if w["loyalty"] <= 0:
+            w["in_combat"] = False
+    for b in s["battles"]:
+        if b["defense"] <= 0:
+            b["in_combat"] = False
+    losers = {p["id"] for p in s["players"] if _lost(p)}
+    s["game_over"] = False
+    if not losers:
+        return
+    if s["players_in_game"] <= 2:
+        s["game_over"] = True
+        return
+    gone = set(losers)
+    for w in s["planeswalkers"]:
+        if w["controller"] in losers:
+            w["in_combat"] = False
+            gone.add(w["id"])
+    for b in s["battles"]:
+        if b["protector"] in losers:
+            b["in_combat"] = False
+            gone.add(b["id"])
+    for b in s["blockers"]:
+        if b.get("controller") is not None:
+            owner = b["controller"]
+        elif len(s["players"]) == 1:
+            owner = s["players"][0]["id"]
+        else:
+            first = next((a for a in s["attackers"] if b["id"] in a["blocked_by"]), None)
+            owner = None
+            if first is not None:
+                kind, t = s["objects"][first["attacking"]]
+                owner = t["id"] if kind == "player" else t.get("controller", t.get("protector"))
+        if owner in losers:
+            b["in_combat"] = False
+    for a in s["attackers"]:
+        if a["attacking"] in gone:
+            a["in_combat"] = False
 
 
 def _ensure_normal(scenario: dict) -> dict:
@@ -110,17 +189,32 @@ def current_blockers(s: dict, attacker: dict) -> list[str]:
 
 
 def allowed_recipients(scenario: dict, attacker_id: str) -> dict[str, str]:
-    """Recipients an attacker may ever assign to in this step, ignoring the joint conditions (lethal
-    damage, loyalty, legacy order), as ``{recipient id: role}`` with role in
+    """Recipients an attacker may ever assign to in this step (its normal way), ignoring the joint conditions
+    (lethal damage, loyalty, legacy order), as ``{recipient id: role}`` with role in
     ``"blocker" | "target" | "controller"``. Empty: the attacker assigns nothing."""
     s = _ensure_normal(scenario)
     kind, a = s["objects"][attacker_id]
     assert kind == "attacker"
+    return _recipients(s, a)
+
+
+def as_unblocked(a: dict) -> dict:
+    """The same attacker as though it weren't blocked."""
+    return dict(a, blocked=False, blocked_by=[])
+
+
+def has_unblocked_way(s: dict, a: dict) -> bool:
+    return a["as_though_unblocked"] and a["blocked"] and bool(_recipients(s, as_unblocked(a)))
+
+
+def _recipients(s: dict, a: dict) -> dict[str, str]:
+    if s["game_over"]:
+        return {}  # 104.3b: the game is over
     if not a["in_combat"]:
         return {}  # removed from combat: no combat damage (506.4)
     if not deals_damage_this_step(a, s["step"]):
         return {}  # 510.4
-    if a["power"] <= 0:
+    if a["amount"] <= 0:
         return {}  # 510.1a
     blockers = current_blockers(s, a)
     trample = "trample" in a["keywords"]
@@ -145,14 +239,14 @@ def allowed_recipients(scenario: dict, attacker_id: str) -> dict[str, str]:
         if tobj["in_combat"]:
             rec[target] = "target"  # battles: like planeswalkers without TOP (reading 1)
     else:
-        raise ValueError(f"{attacker_id} attacks {target}, a {tkind}")
+        raise ValueError(f"{a['id']} attacks {target}, a {tkind}")
     return rec
 
 
 def _blocker_recipients(s: dict, blocker_id: str) -> list[str]:
     """510.1d: a blocker divides its damage among the (in-combat) attackers it blocks."""
     b = s["objects"][blocker_id][1]
-    if not b["in_combat"] or not deals_damage_this_step(b, s["step"]) or b["power"] <= 0:
+    if s["game_over"] or not b["in_combat"] or not deals_damage_this_step(b, s["step"]) or b["amount"] <= 0:
         return []
     return [a["id"] for a in s["attackers"] if a["in_combat"] and blocker_id in a["blocked_by"]]
 
@@ -203,9 +297,17 @@ def is_legal(scenario: dict, assignment: dict, side: str = "attacking") -> bool:
 
 
 def _local_attacker_violations(s: dict, a: dict, split: dict) -> list[tuple[str, str]]:
-    """What one attacker's split breaks on its own: recipients it can never use, and its total."""
+    """What one attacker's split breaks on its own: recipients it can never use, and its total (either way
+    being fine when it may assign as though it weren't blocked)."""
+    out = _local_way_violations(s, a, split)
+    if out and has_unblocked_way(s, a) and not _local_way_violations(s, as_unblocked(a), split):
+        return []
+    return out
+
+
+def _local_way_violations(s: dict, a: dict, split: dict) -> list[tuple[str, str]]:
     out = []
-    rec = allowed_recipients(s, a["id"])
+    rec = _recipients(s, a)
     total = sum(split.values())
     for r in split:
         if r not in rec:
@@ -213,17 +315,19 @@ def _local_attacker_violations(s: dict, a: dict, split: dict) -> list[tuple[str,
     if not rec:
         if total:
             out.append((_why_nothing(s, a), f"{a['id']} assigns no combat damage in this step"))
-    elif total != a["power"]:
-        out.append(("510.1a", f"{a['id']} must assign exactly its power {a['power']}, assigned {total}"))
+    elif total != a["amount"]:
+        out.append(("510.1a", f"{a['id']} must assign exactly {a['amount']}, assigned {total}"))
     return out
 
 
 def _why_nothing(s: dict, a: dict) -> str:
+    if s["game_over"]:
+        return "104.3b"
     if not a["in_combat"]:
         return "506.4"
     if not deals_damage_this_step(a, s["step"]):
         return "510.4"
-    if a["power"] <= 0:
+    if a["amount"] <= 0:
         return "510.1a"
     if a["blocked"] and "trample" not in a["keywords"]:
         return "510.1c"
@@ -250,18 +354,25 @@ def lethal_map(s: dict, attacking_assignment: dict) -> dict[str, bool]:
     """702.19b / 702.2c: for every blocker, has it been assigned lethal damage, counting every attacker's
     assignment in the step (and damage already marked)?"""
     s = _ensure_normal(s)
+    return _lethal(s["blockers"], s["attackers"], attacking_assignment)
+
+
+def _lethal(receivers: list[dict], givers: list[dict], assignment: dict) -> dict[str, bool]:
     out = {}
-    for b in s["blockers"]:
-        bid = b["id"]
+    for c in receivers:
         assigned = 0
         deathtouch = False
-        for a in s["attackers"]:
-            n = attacking_assignment.get(a["id"], {}).get(bid, 0)
+        for g in givers:
+            n = assignment.get(g["id"], {}).get(c["id"], 0)
             assigned += n
-            if n > 0 and "deathtouch" in a["keywords"]:
+            if n > 0 and "deathtouch" in g["keywords"]:
                 deathtouch = True
-        out[bid] = deathtouch or b["damage_marked"] + assigned >= b["toughness"]
+        out[c["id"]] = deathtouch or c["damage_marked"] + assigned >= c["toughness"]
     return out
+
+
+def _banding_among(s: dict, ids) -> bool:
+    return any("banding" in s["objects"][x][1]["keywords"] for x in ids)
 
 
 def _attacking_violations(s: dict, asg: dict) -> list[tuple[str, str]]:
@@ -275,42 +386,45 @@ def _attacking_violations(s: dict, asg: dict) -> list[tuple[str, str]]:
         split = asg[a["id"]]
         if not split:
             continue
-        rec = allowed_recipients(s, a["id"])
-        blockers = current_blockers(s, a)
-        all_lethal = all(lethal[b] for b in blockers)
-        for r, n in split.items():
-            role = rec[r]
-            if role in ("target", "controller") and not all_lethal:
-                rule = (
-                    "702.19e"
-                    if role == "controller" and not s["objects"][a["attacking"]][1]["in_combat"]
-                    else "702.19b"
+        mine = _way_violations(s, a, split, asg, lethal)
+        if mine and has_unblocked_way(s, a):
+            other = as_unblocked(a)
+            if not _local_way_violations(s, other, split) and not _way_violations(s, other, split, asg, lethal):
+                mine = []  # legal as though it weren't blocked
+        out += mine
+    return out
+
+
+def _way_violations(s: dict, a: dict, split: dict, asg: dict, lethal: dict) -> list[tuple[str, str]]:
+    out = []
+    rec = _recipients(s, a)
+    blockers = current_blockers(s, a)
+    all_lethal = all(lethal[b] for b in blockers)
+    for r, n in split.items():
+        role = rec.get(r)
+        if role in ("target", "controller") and not all_lethal:
+            rule = "702.19e" if role == "controller" and not s["objects"][a["attacking"]][1]["in_combat"] else "702.19b"
+            missing = [b for b in blockers if not lethal[b]]
+            out.append((rule, f"{a['id']} assigns {n} to {r} but {', '.join(missing)} lacks lethal damage"))
+        if role == "controller" and s["objects"][a["attacking"]][1]["in_combat"]:
+            pw = s["objects"][a["attacking"]][1]
+            to_pw = sum(asg[x["id"]].get(pw["id"], 0) for x in s["attackers"])
+            if to_pw < pw["loyalty"]:
+                out.append(
+                    ("702.19c", f"{a['id']} assigns {n} to {r} but {pw['id']} was assigned {to_pw} < {pw['loyalty']}")
                 )
-                missing = [b for b in blockers if not lethal[b]]
-                out.append((rule, f"{a['id']} assigns {n} to {r} but {', '.join(missing)} lacks lethal damage"))
-            if role == "controller" and s["objects"][a["attacking"]][1]["in_combat"]:
-                pw = s["objects"][a["attacking"]][1]
-                to_pw = sum(asg[x["id"]].get(pw["id"], 0) for x in s["attackers"])
-                if to_pw < pw["loyalty"]:
+    if s["rules"] == "legacy" and not _banding_among(s, blockers):  # 702.22j: banding skips the order
+        for i, b in enumerate(blockers):
+            if split.get(b, 0) > 0:
+                earlier = [e for e in blockers[:i] if not lethal[e]]
+                if earlier:
                     out.append(
                         (
-                            "702.19c",
-                            f"{a['id']} assigns {n} to {r} but {pw['id']} was assigned {to_pw} "
-                            f"< loyalty {pw['loyalty']}",
+                            "510.1c",
+                            f"{a['id']} assigns to {b} before lethal damage to "
+                            f"{', '.join(earlier)} (damage assignment order, legacy rules)",
                         )
                     )
-        if s["rules"] == "legacy":
-            for i, b in enumerate(blockers):
-                if split.get(b, 0) > 0:
-                    earlier = [e for e in blockers[:i] if not lethal[e]]
-                    if earlier:
-                        out.append(
-                            (
-                                "510.1c",
-                                f"{a['id']} assigns to {b} before lethal damage to "
-                                f"{', '.join(earlier)} (damage assignment order, legacy rules)",
-                            )
-                        )
     return out
 
 
@@ -326,20 +440,42 @@ def _local_blocker_violations(s: dict, b: dict, split: dict) -> list[tuple[str, 
             out.append(
                 (
                     "510.1d"
-                    if b["in_combat"] and b["power"] > 0 and deals_damage_this_step(b, s["step"])
+                    if not s["game_over"]
+                    and b["in_combat"]
+                    and b["amount"] > 0
+                    and deals_damage_this_step(b, s["step"])
                     else _why_nothing(s, b),
                     f"{b['id']} assigns no combat damage in this step",
                 )
             )
-    elif total != b["power"]:
-        out.append(("510.1a", f"{b['id']} must assign exactly its power {b['power']}, assigned {total}"))
+    elif total != b["amount"]:
+        out.append(("510.1a", f"{b['id']} must assign exactly {b['amount']}, assigned {total}"))
     return out
+
+
+def blocker_order(s: dict, b: dict) -> list[str]:
+    """Legacy rules: the blocker's damage assignment order over the in-combat attackers it blocks."""
+    blocked = _blocker_recipients(s, b["id"])
+    order = b.get("damage_order") or [a["id"] for a in s["attackers"] if b["id"] in a["blocked_by"]]
+    return [x for x in order if x in blocked]
 
 
 def _defending_violations(s: dict, asg: dict) -> list[tuple[str, str]]:
     out = []
     for b in s["blockers"]:
         out += _local_blocker_violations(s, b, asg[b["id"]])
+    if out or s["rules"] != "legacy":
+        return out
+    lethal = _lethal(s["attackers"], s["blockers"], asg)  # every blocker's assignment counts (702.2c too)
+    for b in s["blockers"]:
+        order = blocker_order(s, b)
+        if _banding_among(s, order):
+            continue  # 702.22k: the attacking player divides it, ignoring the order
+        for i, x in enumerate(order):
+            if asg[b["id"]].get(x, 0) > 0:
+                earlier = [e for e in order[:i] if not lethal[e]]
+                if earlier:
+                    out.append(("510.1d", f"{b['id']} assigns to {x} before lethal damage to {', '.join(earlier)}"))
     return out
 
 
@@ -397,7 +533,7 @@ def brute_force(scenario: dict, side: str = "attacking") -> list[dict]:
     for src in sources:
         # every split of the source's whole power (or nothing) over every object that could take damage,
         # pruned by the rules that only look at this one source
-        per_source.append([sp for sp in _candidate_splits(src["power"], universe) if not local(s, src, sp)])
+        per_source.append([sp for sp in _candidate_splits(src["amount"], universe) if not local(s, src, sp)])
     ids = [src["id"] for src in sources]
     result = []
     for combo in itertools.product(*per_source):

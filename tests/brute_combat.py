@@ -52,49 +52,185 @@ def _with_step(scenario: dict, step: str) -> dict:
     return out
 
 
-def state_after_first_strike(scenario: dict, first: dict) -> dict:
-    """Deal the first-strike damage of ``first`` (both sides' sources) and do the state-based actions.
-
-    - creatures: marked damage grows; toughness <= 0 -> gone even if indestructible (704.5f); otherwise, not
-      indestructible and (marked >= toughness (704.5g) or any damage from a deathtouch source (704.5h)) ->
-      destroyed. Gone means ``in_combat: false`` (it stays in ``blocked_by``; the attacker stays blocked).
-    - planeswalkers lose loyalty, battles lose defense; at 0 they leave combat (704.5i, 704.5v).
-    - players lose life (the game is not ended at 0).
-    Returns a new scenario dict with ``"step": "regular"``.
-    """
-    s = _with_step(scenario, "regular")
-    deathtouch_sources = {c["id"] for c in s["attackers"] + s.get("blockers", []) if "deathtouch" in _kws(c)}
-    dealt: dict[str, int] = {}
-    by_deathtouch: set[str] = set()
+def damage_dealt(s: dict, assignment: dict) -> dict[tuple[str, str], int]:
+    """``{(source, recipient): damage dealt}`` after protection, prevention and modifiers (see
+    :func:`state_after_first_strike`). Uses up the recipients' ``prevent`` shields in ``s`` (a copy)."""
+    objects = {
+        o["id"]: (g, o) for g in ("players", "planeswalkers", "battles", "attackers", "blockers") for o in s.get(g, [])
+    }
+    sources = s["attackers"] + s.get("blockers", [])
+    rank = {c["id"]: k for k, c in enumerate(sources)}
+    dealt: dict[tuple[str, str], int] = {}
+    first = assignment
+    by_recipient: dict[str, list] = {}
     for src, split in first.items():
         for rcp, n in split.items():
             if n > 0:
-                dealt[rcp] = dealt.get(rcp, 0) + n
-                if src in deathtouch_sources:
-                    by_deathtouch.add(rcp)
+                by_recipient.setdefault(rcp, []).append((src, n))
+    for rcp, events in by_recipient.items():
+        r = objects[rcp][1]
+        shield = r.get("prevent", 0)
+        order = r.get("shield_order", [])
+        events.sort(key=lambda e: (order.index(e[0]) if e[0] in order else len(order), rank[e[0]]))
+        for src, n in events:
+            source = objects[src][1]
+            quals = {source["id"], *source.get("tags", [])}
+            if r.get("prevent_combat", False) or quals & set(r.get("protection", [])):
+                continue
+            mods = source.get("deals", []) + r.get("takes", [])
+            times = [m["times"] for m in mods if "times" in m]
+            plus = sum(m["plus"] for m in mods if "plus" in m)
+            if r.get("replacement_order", "least") == "most":
+                amount = n + plus
+                for t in times:
+                    amount *= t
+                stop = min(shield, amount)
+                amount -= stop
+            else:
+                stop = min(shield, n)
+                amount = n - stop
+                if amount > 0:
+                    for t in times:
+                        amount *= t
+                    amount += plus
+            shield -= stop
+            if amount > 0:
+                dealt[src, rcp] = amount
+        r["prevent"] = shield
+        if not r["prevent"]:
+            del r["prevent"]
+
+    return dealt
+
+
+def state_after_first_strike(scenario: dict, first: dict) -> dict:
+    """Deal the first-strike damage of ``first`` (both sides' sources) and do the state-based actions.
+
+    Damage dealt (docs/effects.md, written here from the rules): per source and recipient, nothing if the
+    recipient has protection from the source (its id or a tag, 702.16e) or prevents all combat damage (615.1a);
+    otherwise the ``prevent`` shield, ``times`` and ``plus`` in the recipient's ``replacement_order`` ("least":
+    shield, then times, then plus; "most": plus, times, shield), the shield used by the sources in
+    ``shield_order`` first, then in scenario order (616.1, 615.7). 0 stays 0.
+
+    - creatures: damage from infect or wither is -1/-1 counters (power and toughness down), other damage is
+      marked; toughness <= 0 -> gone even if indestructible (704.5f); otherwise, not indestructible and
+      (marked >= toughness (704.5g) or any damage from a deathtouch source (704.5h)) -> destroyed. Gone means
+      ``in_combat: false`` (it stays in ``blocked_by``; the attacker stays blocked).
+    - planeswalkers lose loyalty, battles lose defense; at 0 they leave combat (704.5i, 704.5v).
+    - players lose life, or get poison counters from infect; toxic N adds N poison; commanders' damage is
+      added up; lifelink gains at the same time (a blocker's controller: ``controller``, else the only player,
+      else whoever its first attacker attacks); a player at 0 life, 10 poison or 21 from one commander loses.
+      With two players in the game, the result has ``"game_over": true``; with more, the loser's planeswalkers,
+      battles and blockers leave combat and so do the attackers attacking them or those.
+    Returns a new scenario dict with ``"step": "regular"``.
+    """
+    s = _with_step(scenario, "regular")
+    objects = {
+        o["id"]: (g, o) for g in ("players", "planeswalkers", "battles", "attackers", "blockers") for o in s.get(g, [])
+    }
+    dealt = damage_dealt(s, first)
+
+    def controller(c):
+        if objects[c["id"]][0] == "attackers":
+            return None
+        if c.get("controller"):
+            return c["controller"]
+        if len(s.get("players", [])) == 1:
+            return s["players"][0]["id"]
+        for a in s["attackers"]:
+            if c["id"] in a.get("blocked_by", []):
+                kind, t = objects[a["attacking"]]
+                return t["id"] if kind == "players" else t.get("controller", t.get("protector"))
+        return None
+
+    counters: dict[str, int] = {}
+    marked: dict[str, int] = {}
+    total: dict[str, int] = {}
+    by_deathtouch: set[str] = set()
+    gain: dict[str, int] = {}
+    loss: dict[str, int] = {}
+    poison: dict[str, int] = {}
+    commander: dict[tuple[str, str], int] = {}
+    for (src, rcp), n in dealt.items():
+        source = objects[src][1]
+        kind = objects[rcp][0]
+        total[rcp] = total.get(rcp, 0) + n
+        if "deathtouch" in _kws(source):
+            by_deathtouch.add(rcp)
+        if "lifelink" in _kws(source):
+            who = controller(source)
+            if who is not None:
+                gain[who] = gain.get(who, 0) + n
+        if kind == "players":
+            if "infect" in _kws(source):
+                poison[rcp] = poison.get(rcp, 0) + n
+            else:
+                loss[rcp] = loss.get(rcp, 0) + n
+            poison[rcp] = poison.get(rcp, 0) + source.get("toxic", 0)
+            if "commander" in source:
+                commander[rcp, src] = commander.get((rcp, src), 0) + n
+        elif kind in ("attackers", "blockers"):
+            if "infect" in _kws(source) or "wither" in _kws(source):
+                counters[rcp] = counters.get(rcp, 0) + n
+            else:
+                marked[rcp] = marked.get(rcp, 0) + n
     for c in s["attackers"] + s.get("blockers", []):
-        d = dealt.get(c["id"], 0)
-        marked = c.get("damage_marked", 0) + d
-        c["damage_marked"] = marked
+        k = counters.get(c["id"], 0)
+        c["power"] -= k
+        c["toughness"] -= k
+        c["damage_marked"] = c.get("damage_marked", 0) + marked.get(c["id"], 0)
         if not c.get("in_combat", True):
             continue
         if c["toughness"] <= 0:
             c["in_combat"] = False
         elif "indestructible" in _kws(c):
             pass
-        elif marked >= c["toughness"] or (d > 0 and c["id"] in by_deathtouch):
+        elif c["damage_marked"] >= c["toughness"] or c["id"] in by_deathtouch:
             c["in_combat"] = False
     for w in s.get("planeswalkers", []):
-        w["loyalty"] = max(0, w["loyalty"] - dealt.get(w["id"], 0))
+        w["loyalty"] = max(0, w["loyalty"] - total.get(w["id"], 0))
         if w["loyalty"] == 0:
             w["in_combat"] = False
     for b in s.get("battles", []):
-        b["defense"] = max(0, b["defense"] - dealt.get(b["id"], 0))
+        b["defense"] = max(0, b["defense"] - total.get(b["id"], 0))
         if b["defense"] == 0:
             b["in_combat"] = False
+    losers = []
     for p in s.get("players", []):
-        p["life"] = p.get("life", 20) - dealt.get(p["id"], 0)
+        p["life"] = p.get("life", 20) - loss.get(p["id"], 0) + gain.get(p["id"], 0)
+        p["poison"] = p.get("poison", 0) + poison.get(p["id"], 0)
+        cd = dict(p.get("commander_damage", {}))
+        for (pid, src), n in commander.items():
+            if pid == p["id"]:
+                cd[src] = cd.get(src, 0) + n
+        if cd:
+            p["commander_damage"] = cd
+        if p["life"] <= 0 or p["poison"] >= 10 or any(n >= 21 for n in cd.values()):
+            losers.append(p["id"])
+    if losers:
+        if s.get("players_in_game", len(s.get("players", [])) + 1) <= 2:
+            s["game_over"] = True  # 104.3b: the game is over, no regular step
+        else:  # 800.4a: they leave, with what they control
+            gone = set(losers)
+            for w in s.get("planeswalkers", []):
+                if w["controller"] in gone:
+                    w["in_combat"] = False
+                    gone.add(w["id"])
+            for b in s.get("battles", []):
+                if b["protector"] in gone:
+                    b["in_combat"] = False
+                    gone.add(b["id"])
+            for b in s.get("blockers", []):
+                if controller(b) in set(losers):
+                    b["in_combat"] = False
+            for a in s["attackers"]:
+                if a["attacking"] in gone:
+                    a["in_combat"] = False
     return s
+
+
+def game_over(state: dict) -> bool:
+    return state.get("game_over", False)
 
 
 def first_strike_lines(scenario: dict) -> list[dict]:
@@ -109,11 +245,31 @@ def regular_state(scenario: dict, first: dict) -> dict:
     return state_after_first_strike(scenario, first)
 
 
+def _settled(board: dict) -> dict:
+    """The board with the state-based actions pending on it done (brute.normalize's reading): who is in combat."""
+    out = copy.deepcopy(board)
+    out.pop("game_over", None)
+    settled = brute.normalize(dict(out, step="regular"))
+    for group in ("attackers", "blockers", "planeswalkers", "battles"):
+        for obj in out.get(group, []):
+            obj["in_combat"] = settled["objects"][obj["id"]][1]["in_combat"]
+    return out
+
+
+def _board(state: dict) -> dict:
+    return {k: v for k, v in state.items() if k != "game_over"}
+
+
 def combat_lines(scenario: dict) -> list[dict]:
-    """Every legal ``{"first_strike": ..., "regular": ...}`` line, each exactly once (every source a key)."""
+    """Every legal ``{"first_strike": ..., "regular": ...}`` line, each exactly once (every source a key). When
+    the first step ends a two-player game, the line's regular part is every source with ``{}``."""
     out = []
     for first in first_strike_lines(scenario):
-        for regular in brute.brute_force(regular_state(scenario, first), "both"):
+        state = regular_state(scenario, first)
+        if game_over(state):
+            out.append({"first_strike": first, "regular": {sid: {} for sid in source_ids(scenario)}})
+            continue
+        for regular in brute.brute_force(_board(state), "both"):
             out.append({"first_strike": first, "regular": regular})
     return out
 
@@ -129,7 +285,12 @@ def line_violations(scenario: dict, line: dict) -> list[tuple[str, str, str]]:
         ]
     elif any(split for split in first.values()) or set(first) - set(source_ids(scenario)):
         out.append(("first_strike", "510.4", "there is no first-strike combat damage step"))
-    out += [("regular", r, m) for r, m in brute.violations(regular_state(scenario, first), regular, "both")]
+    state = regular_state(scenario, first)
+    if game_over(state):
+        if any(split for split in regular.values()):
+            out.append(("regular", "104.3b", "the game ended before the regular combat damage step"))
+        return out
+    out += [("regular", r, m) for r, m in brute.violations(_board(state), regular, "both")]
     return out
 
 
@@ -154,6 +315,7 @@ def is_legal_line(scenario: dict, line: dict) -> bool:
 
 
 def _step_values(board: dict, attacking: dict, objectives: list[str]) -> dict:
+    board = _settled(board)
     objects = {
         o["id"]: (kind, o)
         for kind in ("players", "planeswalkers", "battles", "attackers", "blockers")

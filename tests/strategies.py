@@ -13,7 +13,15 @@ from math import comb
 from hypothesis import settings
 from hypothesis import strategies as st
 
-__all__ = ["scenarios", "random_assignment", "near_legal_assignments", "work_bound", "examples", "KEYWORDS"]
+__all__ = [
+    "scenarios",
+    "random_assignment",
+    "near_legal_assignments",
+    "work_bound",
+    "examples",
+    "KEYWORDS",
+    "outcome_effects",
+]
 
 
 def examples(n: int) -> int:
@@ -81,28 +89,34 @@ def work_bound(scenario: dict) -> int:
     attackers naming it."""
     att = 1
     for a in scenario["attackers"]:
-        if a["power"] > 0:
+        if _amount(a) > 0:
             kws = a.get("keywords", [])
             blockers = len(a.get("blocked_by", []))
             tramples = "trample" in kws or "trample_over_planeswalkers" in kws or not a.get("blocked", blockers > 0)
+            tramples = tramples or a.get("as_though_unblocked", False)
             r = max(1, blockers + (2 if tramples else 0))
-            att *= comb(a["power"] + r - 1, r - 1)
+            att *= comb(_amount(a) + r - 1, r - 1)
     dfn = 1
     for b in scenario.get("blockers", []):
         n = sum(1 for a in scenario["attackers"] if b["id"] in a.get("blocked_by", []))
-        if b["power"] > 0 and n:
-            dfn *= comb(b["power"] + n - 1, n - 1)
+        if _amount(b) > 0 and n:
+            dfn *= comb(_amount(b) + n - 1, n - 1)
     return max(att, dfn)
+
+
+def _amount(c: dict) -> int:
+    """510.1a: what the creature assigns (its toughness with ``assigns_toughness``)."""
+    return c["toughness"] if c.get("assigns_toughness") else c["power"]
 
 
 def _shrink(scenario: dict, max_total_power: int, max_work: int) -> None:
     def total():
-        return sum(a["power"] for a in scenario["attackers"] if a["power"] > 0)
+        return sum(_amount(a) for a in scenario["attackers"] if _amount(a) > 0)
 
     creatures = scenario["attackers"] + scenario.get("blockers", [])
     while total() > max_total_power or work_bound(scenario) > max_work:
-        biggest = max(creatures, key=lambda c: c["power"])
-        biggest["power"] -= 1
+        biggest = max(creatures, key=_amount)
+        biggest["toughness" if biggest.get("assigns_toughness") else "power"] -= 1
 
 
 @st.composite
@@ -119,10 +133,13 @@ def scenarios(
     rules=None,
     step=None,
     focus=None,
+    extras: bool = False,
 ) -> dict:
     """A valid docs/format.md scenario dict, small enough for brute force.
 
-    ``focus="planeswalkers"``: at least one planeswalker, attacked more often (more 702.19c/e lines)."""
+    ``focus="planeswalkers"``: at least one planeswalker, attacked more often (more 702.19c/e lines).
+    ``extras``: also the legality options of docs/effects.md (assigns_toughness, as_though_unblocked, banding, a
+    legacy blocker's damage_order), each on some creatures."""
     sc: dict = {}
     r = rules or draw(st.sampled_from(["current", "current", "legacy"]))
     _maybe(draw, sc, "rules", r, "current")
@@ -208,9 +225,70 @@ def scenarios(
     sc["attackers"] = attackers
     if blockers or draw(st.booleans()):
         sc["blockers"] = blockers
+    if extras:
+        _add_options(draw, attackers, blockers)
     _shrink(sc, max_total_power, max_work)
     # dict key order should not matter to anyone
     return dict(draw(st.permutations(list(sc.items()))))
+
+
+def _add_options(draw, attackers: list, blockers: list) -> None:
+    for c in attackers + blockers:
+        if draw(st.sampled_from([False] * 5 + [True])):
+            c["assigns_toughness"] = True  # 510.1a
+            c["toughness"] = min(c["toughness"], 4)
+        if draw(st.sampled_from([False] * 5 + [True])):
+            c["keywords"] = [*c.get("keywords", []), "banding"]  # 702.22j/k
+    for a in attackers:
+        if draw(st.sampled_from([False, False, True])):
+            a["as_though_unblocked"] = True
+    for b in blockers:
+        naming = [a["id"] for a in attackers if b["id"] in a.get("blocked_by", [])]
+        if len(naming) > 1 and draw(st.booleans()):
+            b["damage_order"] = list(draw(st.permutations(naming)))  # legacy 510.1d
+
+
+@st.composite
+def outcome_effects(draw, scenario: dict) -> dict:
+    """The scenario with outcome effects of docs/effects.md added (prevention, protection, doubling, lifelink,
+    infect, wither, toxic, poison, commander damage): none of them changes which assignments are legal."""
+    import copy
+
+    sc = copy.deepcopy(scenario)
+    qualities = ["red", "green", "dragon"]
+    creatures = sc["attackers"] + sc.get("blockers", [])
+    recipients = creatures + sc.get("players", []) + sc.get("planeswalkers", []) + sc.get("battles", [])
+    for c in creatures:
+        if draw(st.booleans()):
+            c["tags"] = draw(st.lists(st.sampled_from(qualities), max_size=2))
+        extra = draw(st.lists(st.sampled_from(["lifelink", "infect", "wither"]), max_size=2))
+        if extra:
+            c["keywords"] = [*c.get("keywords", []), *extra]
+        if draw(st.booleans()):
+            c["toxic"] = draw(st.integers(0, 3))
+        if draw(st.booleans()):
+            c["deals"] = draw(st.lists(st.sampled_from([{"times": 2}, {"plus": 1}, {"times": 3}]), max_size=2))
+    for a in sc["attackers"]:
+        if draw(st.booleans()):
+            a["commander"] = "me"
+    for r in recipients:
+        if draw(st.booleans()):
+            r["prevent"] = draw(st.integers(0, 3))
+        if draw(st.booleans()):
+            r["prevent_combat"] = draw(st.booleans())
+        if draw(st.booleans()):
+            r["protection"] = draw(st.lists(st.sampled_from(qualities + [c["id"] for c in creatures]), max_size=2))
+        if draw(st.booleans()):
+            r["takes"] = draw(st.lists(st.sampled_from([{"times": 2}, {"plus": 2}]), max_size=2))
+        if draw(st.booleans()):
+            r["replacement_order"] = draw(st.sampled_from(["least", "most"]))
+    for p in sc.get("players", []):
+        if draw(st.booleans()):
+            p["poison"] = draw(st.integers(0, 9))
+        commanders = [a["id"] for a in sc["attackers"] if "commander" in a]
+        if commanders and draw(st.booleans()):
+            p["commander_damage"] = {draw(st.sampled_from(commanders)): draw(st.integers(0, 20))}
+    return sc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -254,8 +332,8 @@ def random_assignment(draw, scenario: dict, legal=None, side: str = "attacking")
         for src in sources:
             pool = _plausible(scenario, src, side) or all_ids
             split: dict = {}
-            if src["power"] > 0 and draw(st.integers(0, 4)) > 0:
-                for _ in range(src["power"]):
+            if _amount(src) > 0 and draw(st.integers(0, 4)) > 0:
+                for _ in range(_amount(src)):
                     r = draw(st.sampled_from(pool))
                     split[r] = split.get(r, 0) + 1
             asg[src["id"]] = split
@@ -284,8 +362,8 @@ def random_assignment(draw, scenario: dict, legal=None, side: str = "attacking")
             split[draw(st.sampled_from(sorted(split)))] -= 1
         elif op == "clear":
             split.clear()
-        elif op == "fill" and not split and src["power"] > 0:
-            split[draw(st.sampled_from(pool))] = src["power"]
+        elif op == "fill" and not split and _amount(src) > 0:
+            split[draw(st.sampled_from(pool))] = _amount(src)
         asg[src["id"]] = {r: n for r, n in split.items() if n > 0}
     return asg
 

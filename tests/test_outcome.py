@@ -77,7 +77,8 @@ def test_resolve_stages_deaths_and_state_based_actions():
     s = load_scenario(BOARD)
     asg = {"a": {"x": 2, "opp": 2}, "d": {"y": 1}, "x": {"a": 2}, "y": {"d": 1}}
     out = resolve(s, asg)
-    assert DAMAGE_EFFECTS == () and out.dealt == out.assigned  # no effect yet: dealt as assigned
+    # the one damage effect (docs/effects.md) changes nothing on a board without prevention, protection or doubling
+    assert [e.name for e in DAMAGE_EFFECTS] == ["replacements and prevention"] and out.dealt == out.assigned
     assert out.totals == {"x": 2, "opp": 2, "y": 1, "a": 2, "d": 1}
     assert out.deathtouched == {"y"}
     # 704.5g: x (lethal) and d (1 toughness) die; 704.5h: y, dealt deathtouch damage; a survives with 2 marked
@@ -122,7 +123,7 @@ def test_extension_point_a_player_who_loses():
     s = load_scenario(BOARD)
     out = resolve(s, {"a": {"x": 1, "opp": 3}})  # 704.5a: life 3 - 3 = 0
     assert out.losers == (("opp", "704.5a"),) and out.game_over
-    assert [c.rule for c in LOSS_CONDITIONS] == ["704.5a"]
+    assert [c.rule for c in LOSS_CONDITIONS] == ["704.5a", "704.5c", "704.6c"]  # life, poison, commander damage
     assert resolve(s, {}, loss_conditions=(_TenLife(),)).losers == (("opp", "test"),)
     assert resolve(s, {}).losers == ()
     # the whole combat reports the first step's outcome, losers included

@@ -33,6 +33,7 @@ from trample import schemas
 from trample.cli import main
 from trample.models import KEYWORDS, MAX_NUMBER, FormatError, load_assignment, load_scenario
 from trample.models.cards import CARD_TYPES, SUPERTYPES, load_library, load_library_or_state, load_state
+from trample.models.scenario import DAMAGE_ORDERS
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "solver" / "schemas" / "_build.py"
@@ -92,6 +93,7 @@ def test_files_are_what_the_builder_writes():
         assert schemas.text(name) == build.text(name), f"run: python solver/schemas/_build.py ({name})"
     # the builder's tables are the loaders' tables
     assert build.KEYWORDS == list(KEYWORDS)
+    assert build.DAMAGE_ORDERS == list(DAMAGE_ORDERS)
     assert build.MAX_NUMBER == MAX_NUMBER
     assert build.CARD_WORDS == [*CARD_TYPES, *SUPERTYPES]
     from trample.optimize import OBJECTIVES
@@ -131,6 +133,10 @@ SCENARIO_EXAMPLES = [
     "p20k5",
     "p20k8",
     "p60k7",
+    "lifelink",
+    "infect",
+    "protection",
+    "game_over",
 ]
 LIBRARY_EXAMPLES = ["library", "faces", "tiny"]
 

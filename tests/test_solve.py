@@ -310,8 +310,9 @@ def test_deathtouch_overkill_is_beyond_one_point():
     assert r.objectives == {"max-damage": 3}
 
 
-def test_blocker_already_at_lethal_counts_as_a_kill_and_needs_nothing():
-    # 702.19b: marked damage counts; a blocker whose marked damage reaches its toughness needs 0
+def test_blocker_that_arrives_dead_is_no_kill_and_blocks_nothing():
+    # 704.5g: a blocker whose marked damage reaches its toughness was destroyed before the damage step (the board
+    # is settled first, docs/effects.md): not a kill, and the trampler has no blocker left (702.19d)
     sc = {
         "players": OPP,
         "attackers": [
@@ -320,8 +321,12 @@ def test_blocker_already_at_lethal_counts_as_a_kill_and_needs_nothing():
         "blockers": [{"id": "x", "power": 1, "toughness": 2, "damage_marked": 2}],
     }
     r = Combat(sc).solve("max-kills,max-damage")
-    assert r.objectives == {"max-kills": 1, "max-damage": 3}
-    assert r.solves >= 1
+    assert r.objectives == {"max-kills": 0, "max-damage": 3}
+    assert r.assignment.to_json() == {"a": {"opp": 3}}
+    # indestructible (702.12b): still blocking, needs nothing more, and never a kill
+    tough = dict(sc, blockers=[dict(sc["blockers"][0], keywords=["indestructible"])])
+    assert Combat(tough).solve("max-kills,max-damage").objectives == {"max-kills": 0, "max-damage": 3}
+    assert Combat(tough).count() == 4  # 0..3 to the player, the rest on x
 
 
 def test_fractional_values_are_exact():

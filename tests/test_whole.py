@@ -271,18 +271,24 @@ def test_the_defender_replies_adversarially_in_the_first_strike_step():
 
 
 def test_lethal_counts_a_player_once_over_both_steps():
-    # 120.3a: the first-strike 3 takes life 3 to 0; lethal is "total >= life" over the combat, not per step.
-    # min-overkill: the regular step's 3 are all beyond the (now 0) life.
+    # 120.3a: the first-strike 3 takes life 3 to 0; 704.5a: opp loses, and in a two-player game that ends the
+    # game (104.3b): there is no regular step, so nothing more is dealt and nothing is overkill.
     doc = board(
         [{"id": "a", "power": 3, "toughness": 3, "keywords": ["double_strike"], "attacking": "opp"}],
         players=[{"id": "opp", "life": 3}],
     )
     result = WholeCombat(doc).solve("lethal,max-damage,min-overkill")
-    assert result.objectives == {"lethal": 1, "max-damage": 6, "min-overkill": 3}
+    assert result.objectives == {"lethal": 1, "max-damage": 3, "min-overkill": 0}
     # one lethal report shape, as in one step: the most damage the whole combat can deal, the defender replying
     assert result.lethal == {
-        "opp": {"life": 3, "damage": 6, "margin": 3, "reached": True, "max_damage": 6, "reachable": True}
+        "opp": {"life": 3, "damage": 3, "margin": 0, "reached": True, "max_damage": 3, "reachable": True}
     }
+    assert WholeCombat(doc).count() == 1
+    # with a third player in the game, opp leaves it (800.4a) and the attacker attacking opp is removed from
+    # combat (506.4): still no regular damage
+    three = dict(doc, players_in_game=3)
+    assert WholeCombat(three).count() == 1
+    assert WholeCombat(three).solve("max-damage").objectives == {"max-damage": 3}
 
 
 def test_kills_are_counted_once_over_both_steps():
@@ -481,7 +487,8 @@ def test_first_step_effects_counted_without_listing_match_the_listing(doc, data)
 @pytest.mark.slow
 def test_double_strikers_on_a_big_board_are_counted_without_listing_the_first_step():
     # 3 double-strike tramplers of power 10 against three shared 6-toughness blockers: 4 990 790 first-strike
-    # assignments; they lead to 127 distinct states, which the forward count finds without listing them
+    # assignments; they lead to 139 distinct effects (the damage to opp is recorded up to its life, which decides
+    # whether opp loses, 704.5a), which the forward count finds without listing them
     doc = board(
         [
             {
@@ -499,7 +506,7 @@ def test_double_strikers_on_a_big_board_are_counted_without_listing_the_first_st
     whole = WholeCombat(doc)
     assert whole.first_step.count() == 4_990_790
     effects = whole.first_step_effects("auto")
-    assert sum(effects.values()) == 4_990_790 and len(effects) == 127
+    assert sum(effects.values()) == 4_990_790 and len(effects) == 139
     assert whole.count() == 92_412_840_488
     # the forward count gives up (the component is then listed) when its states outgrow the limit
     plan = whole.first_step.plan

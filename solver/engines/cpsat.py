@@ -7,6 +7,8 @@ Variables: one integer ``x[s, r]`` in ``[0, damage(s)]`` per route. Constraints:
   ``sum_s x[s, b] >= need(b)  OR  x[d, b] >= 1 for some deathtouch source d``.
 - 702.19c: a boolean ``loyal[p]`` per gated planeswalker, tied both ways to ``sum_s x[s, p] >= loyalty(p)``.
 - every gated route: ``x[s, r] == 0`` unless each of its gate's booleans is true.
+- a source that may assign as though it weren't blocked: a boolean for the way it uses (docs/effects.md); each
+  way's total, unused routes and gates hold only when that way is used.
 
 Every helper boolean is a function of the ``x`` variables, so each legal assignment is exactly one solution.
 Enumeration pins ``num_workers = 1`` (more workers silently lose solutions while still reporting OPTIMAL).
@@ -61,17 +63,50 @@ def build_model(
     var = {}
     for i, r in columns:
         src = plan.sources[i]
-        var[i, r] = m.new_int_var(0, src.damage, f"x[{src.source},{r}]")
+        var[i, r] = m.new_int_var(0, src.max_damage, f"x[{src.source},{r}]")
+    way: dict[int, object] = {}  # option source -> BoolVar "assigns as though it weren't blocked"
     for i in component:
         src = plan.sources[i]
-        m.add(sum(var[i, r.recipient] for r in src.routes) == src.damage)  # 510.1a
+        if src.unblocked is None:
+            m.add(sum(var[i, r.recipient] for r in src.routes) == src.damage)  # 510.1a
+            continue
+        # two ways (as it is / as though it weren't blocked); legal if either is. The boolean is a function of the
+        # amounts: with equal totals the ways share exactly the normal way's assignments that give the blockers
+        # nothing, which are read as the unblocked way, so each legal assignment is one solution.
+        u = way[i] = m.new_bool_var(f"unblocked[{src.source}]")
+        normal = [r.recipient for r in src.routes]
+        alt = [r.recipient for r in src.unblocked.routes]
+        every = [r.recipient for r in src.all_routes]
+        m.add(sum(var[i, r] for r in alt) == src.unblocked.damage).only_enforce_if(u)
+        m.add(sum(var[i, r] for r in normal) == src.damage).only_enforce_if(~u)
+        for r in every:
+            if r not in alt:
+                m.add(var[i, r] == 0).only_enforce_if(u)
+            if r not in normal:
+                m.add(var[i, r] == 0).only_enforce_if(~u)
+        if src.damage == src.unblocked.damage:
+            only_normal = [var[i, r] for r in normal if r not in alt]
+            if only_normal:
+                m.add(sum(only_normal) >= 1).only_enforce_if(~u)
+            else:
+                m.add(u == 1)
 
     incoming: dict[str, list] = {}
     for (i, r), v in var.items():
         incoming.setdefault(r, []).append((i, v))
 
-    gated_blockers = {b for i in component for r in plan.sources[i].routes if r.gate for b in r.gate.lethal}
-    gated_walkers = {p for i in component for r in plan.sources[i].routes if r.gate for p in r.gate.loyalty}
+    def gated_routes(i):
+        src = plan.sources[i]
+        ways = [(src.routes, ~way[i] if i in way else None)]
+        if src.unblocked is not None:
+            ways.append((src.unblocked.routes, way[i]))
+        for routes, when in ways:
+            for r in routes:
+                if r.gate is not None:
+                    yield r, when
+
+    gated_blockers = {b for i in component for r, _ in gated_routes(i) for b in r.gate.lethal}
+    gated_walkers = {p for i in component for r, _ in gated_routes(i) for p in r.gate.loyalty}
 
     lethal: dict[str, Any] = {}  # True (already lethal) or a CP-SAT literal
     for b in sorted(gated_blockers):  # 702.19b, 702.2c
@@ -116,14 +151,12 @@ def build_model(
         loyal[p] = yp
 
     for i in component:
-        for route in plan.sources[i].routes:
-            if route.gate is None:
-                continue
-            conds = [lethal[b] for b in route.gate.lethal] + [loyal[p] for p in route.gate.loyalty]
+        for r, when in gated_routes(i):
+            conds = [lethal[b] for b in r.gate.lethal] + [loyal[p] for p in r.gate.loyalty]
             for c in conds:
                 if c is True:
                     continue
-                m.add(var[i, route.recipient] == 0).only_enforce_if(~c)
+                m.add(var[i, r.recipient] == 0).only_enforce_if([~c] if when is None else [~c, when])
     return BuiltModel(m, columns, [var[c] for c in columns], var, lethal, loyal)
 
 

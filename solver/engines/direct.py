@@ -47,7 +47,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from itertools import accumulate
+from dataclasses import replace
+from itertools import accumulate, product
 from math import comb
 from operator import add
 from typing import Any
@@ -55,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from ..limits import NEVER, Deadline
+from ..models import FormatError
 from ..rules import DamagePlan, Gate, Route
 from . import BLOCKS, EFFECTS, PROGRAMME
 from .effects import effect_counts, listed_effects
@@ -879,6 +881,7 @@ def _materialise(dps, size, dtype) -> np.ndarray:
 
 def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP:
     """The (cached) programme of one component of a plan (``deadline``: LimitReached while building it)."""
+    refuse_options(plan, component)
     cache = plan.cache.of("direct")
     key = tuple(component)
     dp = cache.get(key)
@@ -887,8 +890,24 @@ def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
     return dp
 
 
+def refuse_options(plan: DamagePlan, component: Sequence[int]) -> None:
+    """The canonical (lexicographic) order and its programme do not cover a creature that may assign as though
+    it weren't blocked: rank, unrank, sample and the npy writer say so in one line."""
+    for i in plan.options_in(component):
+        src = plan.sources[i]
+        k = [a.id for a in plan.scenario.attackers].index(src.source)
+        raise FormatError(
+            f"attackers[{k}].as_though_unblocked",
+            "the canonical order (rank, unrank, sample, npy output, shards) does not cover a creature that may assign "
+            "as though it weren't blocked; count and enumeration do",
+        )
+
+
 class DirectEngine:
-    """Exact counting, lexicographic enumeration in numpy blocks; no solver, no search."""
+    """Exact counting, lexicographic enumeration in numpy blocks; no solver, no search.
+
+    A component with a creature that may assign as though it weren't blocked is counted by inclusion-exclusion
+    over :meth:`~trample.rules.DamagePlan.variants` and enumerated way by way (not in lexicographic order)."""
 
     name = "direct"
     capabilities: frozenset[str] = frozenset({PROGRAMME, BLOCKS, EFFECTS})
@@ -896,6 +915,8 @@ class DirectEngine:
     def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
         """Counting is always supported; this answers for enumeration: the programme is built (and kept) if it
         stays within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells."""
+        if plan.options_in(component):
+            return all(self.supports(v, component, deadline) for _, v in plan.variants(component))
         cache = plan.cache.of("direct")
         key = tuple(component)
         if key in cache:
@@ -907,6 +928,8 @@ class DirectEngine:
         return True
 
     def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
+        if plan.options_in(component):
+            return sum(sign * self.count(v, component, deadline) for sign, v in plan.variants(component))
         n = closed_form_count(plan, component)
         if n is not None:
             return n
@@ -915,8 +938,39 @@ class DirectEngine:
     def iterate(
         self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
     ) -> Iterator[tuple[int, ...]]:
+        if plan.options_in(component):
+            yield from self._iterate_ways(plan, component, deadline)
+            return
         for block in component_dp(plan, component, deadline).blocks(deadline=deadline):
             yield from map(tuple, block.tolist())
+
+    def _iterate_ways(self, plan: DamagePlan, component: Sequence[int], deadline) -> Iterator[tuple[int, ...]]:
+        """Each way of each option source in turn (normal first); a normal-way vector that gives the blockers
+        nothing is left to the unblocked way (the two share exactly those, when their totals are equal)."""
+        opts = plan.options_in(component)
+        full = plan.component_columns(component)
+        where = {c: k for k, c in enumerate(full)}
+        for modes in product((False, True), repeat=len(opts)):
+            sources = list(plan.sources)
+            must_hit = []
+            for i, unblocked in zip(opts, modes):
+                src = plan.sources[i]
+                alt = src.unblocked
+                if unblocked:
+                    sources[i] = replace(src, damage=alt.damage, routes=alt.routes, unblocked=None)
+                    continue
+                sources[i] = replace(src, unblocked=None)
+                if src.damage == alt.damage:
+                    names = {r.recipient for r in alt.routes}
+                    must_hit.append([where[i, r.recipient] for r in src.routes if r.recipient not in names])
+            variant = replace(plan, sources=tuple(sources))
+            idx = [where[c] for c in variant.component_columns(component)]
+            for vec in self.iterate(variant, component, deadline):
+                out = [0] * len(full)
+                for k, x in zip(idx, vec):
+                    out[k] = x
+                if all(any(out[k] for k in hit) for hit in must_hit):
+                    yield tuple(out)
 
     def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter:
         """EFFECTS: counted without listing (:func:`~trample.engines.effects.effect_counts`); past its state

@@ -43,6 +43,8 @@ def effect_counts(
     still lacked lethal damage (702.19b, 702.2c) or its loyalty (702.19c): it must end with it. The caps of gated
     resources are their needs, so the capped totals decide every gate. None when the states outgrow ``limit``.
     """
+    if plan.options_in(comp):
+        return None  # two ways to assign: listed by the engine instead
     limit = EFFECT_STATE_LIMIT if limit is None else limit
     cols = plan.component_columns(comp)
     names: list[str] = []

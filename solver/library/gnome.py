@@ -145,7 +145,11 @@ def kills(scenario: Scenario, assignment: Assignment) -> int:
 
 
 def damage_to_players(scenario: Scenario, assignment: Assignment, source: str) -> int:
-    """X: the combat damage ``source`` assigns to players (not to planeswalkers or battles)."""
+    """X: the combat damage ``source`` deals to players (not to planeswalkers or battles): as assigned, or after
+    prevention and doubling on a board with effects (docs/effects.md)."""
+    if outcome.has_effects(scenario):
+        res = outcome.resolve(scenario, assignment)
+        return sum(e.dealt for e in res.events if e.source == source and scenario.kind(e.recipient) == "player")
     split = assignment.get(source, {})
     return sum(amount for r, amount in split.items() if scenario.kind(r) == "player")
 
@@ -160,6 +164,17 @@ def combat_numbers(steps) -> dict:
     attackers = {a.id for a in first.attackers}
     to_player: dict[str, int] = defaultdict(int)
     k = 0
+    if any(outcome.has_effects(s) for s, _ in steps):  # on the outcome: damage dealt, deaths, players who lose
+        lost = False
+        for scenario, assignment in steps:
+            res = outcome.resolve(scenario, assignment)
+            blockers = {b.id for b in scenario.blockers}
+            k += sum(1 for c in res.died if c in blockers)
+            lost = lost or bool(res.losers)
+            for e in res.events:
+                if e.source in attackers and scenario.kind(e.recipient) == "player":
+                    to_player[e.recipient] += e.dealt
+        return {"damage": sum(to_player.values()), "kills": k, "lethal": lost}
     for scenario, assignment in steps:
         k += kills(scenario, assignment)
         for source, split in assignment.items():

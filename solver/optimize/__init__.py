@@ -28,7 +28,8 @@ The package, bottom to top: :mod:`.objectives` (names, parsing, evaluation), :mo
 
 from .model import ESCALATE_DET, LEAN_PARAMS, SMALL_COLUMNS, STRONG_PARAMS
 from .objectives import OBJECTIVES, VALUE_LIMIT, Objective, parse_objectives
-from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN, SolveResult, score
+from .outcomes import score
+from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN, SolveResult
 from .search import PACK_LIMIT, AllOptimal, all_optimal, solve
 
 __all__ = [

@@ -83,7 +83,7 @@ class _ObjectiveModel:
         self.m = self.built.model
         self.cols = plan.columns
         assert tuple(self.built.columns) == tuple(self.cols)
-        self.hi = [plan.sources[i].damage for i, _ in self.cols]
+        self.hi = [plan.sources[i].max_damage for i, _ in self.cols]
         self._cache: dict = {}
 
     # -- building blocks ------------------------------------------------------------------------

@@ -88,7 +88,7 @@ class _Definitions:
         # 702.19b / 702.2c: killable creatures of the other side (in combat, not indestructible)
         self.kill_set = [c.id for c in creatures if c.in_combat and not c.indestructible]
         self.walkers = [p.id for p in s.planeswalkers if p.in_combat]
-        self.deathtouch = {i for i, src in enumerate(plan.sources) if src.damage > 0 and s[src.source].deathtouch}
+        self.deathtouch = {i for i, src in enumerate(plan.sources) if src.assigns and s[src.source].deathtouch}
         self.deathtouch_of = [i in self.deathtouch for i in range(len(plan.sources))]
         self.incoming: dict[str, list[int]] = {}  # recipient -> column indices
         for k, (_i, r) in enumerate(plan.columns):

@@ -55,8 +55,9 @@ def _lethal_report(defs: _Definitions, vec, best_to: Mapping[str, int]) -> dict:
     return lethal_report(defs.scenario, {p: totals.get(p, 0) for p in defs.players}, best_to)
 
 
-def score(combat, assignment, objectives) -> dict:
-    """The objectives' values for one given (legal) assignment, evaluated directly, without a solver."""
+def score_assigned(combat, assignment, objectives) -> dict:
+    """The objectives' values for one given (legal) assignment on damage assigned, evaluated directly, without a
+    solver (:func:`trample.optimize.score` reads the outcome instead on boards with effects)."""
     combat = _combat_of(combat)
     plan = combat.plan
     objs = parse_objectives(objectives, combat.scenario)

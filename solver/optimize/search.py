@@ -10,9 +10,11 @@ from fractions import Fraction
 
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment
+from ..outcome import has_effects
 from ..rules import DamagePlan
 from .model import _Budget, _Lin, _ObjectiveModel, _Runner
 from .objectives import Objective, _combat_of, _Definitions, _number, parse_objectives
+from .outcomes import all_optimal_by_outcome, banded, solve_by_outcome
 from .results import (
     STATUS_FEASIBLE,
     STATUS_INFEASIBLE,
@@ -93,7 +95,7 @@ def _lex_optimise(runner: _Runner, terms: Sequence[_Term]) -> tuple[str, bool]:
 
 def _forced(plan: DamagePlan) -> list[int] | None:
     """The only assignment, when no active source has a choice (no solver needed)."""
-    if any(len(plan.sources[i].routes) != 1 for i in plan.active):
+    if any(len(plan.sources[i].all_routes) != 1 or plan.sources[i].unblocked for i in plan.active):
         return None
     return [plan.sources[i].damage for i, _ in plan.columns]
 
@@ -137,6 +139,8 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
     combat = _combat_of(combat)
     plan = combat.plan
     objs = parse_objectives(objectives, combat.scenario)
+    if has_effects(combat.scenario) or banded(combat):  # scored on the outcome (and banding's other chooser)
+        return solve_by_outcome(combat, objs, time_limit, tie_break), None
     defs = _Definitions(plan)
     if any(o.kind == "max-value" for o in objs):
         _ = defs.value_scale  # bad values are bad input, before any solving
@@ -201,7 +205,7 @@ def _tie_break_terms(om: _ObjectiveModel) -> list[_Term]:
     out = []
     plan = om.plan
     for k, (i, r) in enumerate(om.cols):
-        if r == plan.sources[i].routes[-1].recipient:
+        if r == plan.sources[i].all_routes[-1].recipient:
             continue
         out.append(_Term(_Lin.of(om.built.x[k], 0, om.hi[k]), False, False))
     return out
@@ -245,7 +249,14 @@ class AllOptimal(Iterator[Assignment]):
             dict(workers=workers, presolve=presolve, hints=False, params=params),
         )
         self._stream = None
-        if self._model is None:
+        if (
+            self._model is None
+            and (has_effects(combat.scenario) or banded(combat))
+            and self.result.assignment is not None
+        ):
+            objs = parse_objectives(objectives, combat.scenario)
+            self._stream = iter(all_optimal_by_outcome(combat, objs, self._deadline))
+        elif self._model is None:
             self._stream = iter([self.result.assignment] if self.result.assignment is not None else [])
         else:
             self._model.m.clear_objective()

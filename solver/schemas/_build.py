@@ -29,7 +29,12 @@ KEYWORDS = [
     "double_strike",
     "indestructible",
     "haste",
+    "lifelink",
+    "infect",
+    "wither",
+    "banding",
 ]
+DAMAGE_ORDERS = ["least", "most"]
 CARD_WORDS = [
     # 205.2a card types
     "artifact",
@@ -80,6 +85,31 @@ def card_type_pattern(extra: Sequence[str] = ()) -> str:
     return "^(" + "|".join(any_case(w) for w in [*CARD_WORDS, *extra]) + ")$"
 
 
+#: Fields of anything that can be dealt damage (docs/effects.md): prevention, protection, modifiers, their order.
+RECEIVING = {
+    "prevent": {**ref("amount"), "default": 0, "description": "Prevent the next N damage dealt to it (615.7)."},
+    "prevent_combat": {"type": "boolean", "default": False, "description": "Prevent all combat damage to it."},
+    "protection": {**ref("names"), "description": "Protection from these qualities: source ids or tags (702.16e)."},
+    "takes": ref("modifiers"),
+    "replacement_order": {
+        "enum": DAMAGE_ORDERS,
+        "default": "least",
+        "description": "616.1: the affected player's order.",
+    },
+    "shield_order": {**ref("names"), "description": "Whose damage the prevent shield stops first (creature ids)."},
+}
+#: Fields of a creature as a source of damage (docs/effects.md).
+CREATURE_EFFECTS = {
+    "toxic": {**ref("amount"), "default": 0, "description": "Total toxic value (702.164b)."},
+    "tags": {**ref("names"), "description": "Qualities protection can name (colours, types)."},
+    "deals": ref("modifiers"),
+    "assigns_toughness": {
+        "type": "boolean",
+        "default": False,
+        "description": "Assigns combat damage equal to its toughness rather than its power (510.1a).",
+    },
+}
+
 ONE_OBJECTIVE = r"\s*(max-damage(:[^,]*[^,\s][^,]*)?|lethal|max-kills|max-value|min-overkill)\s*"
 
 DEFS: dict[str, dict] = {
@@ -111,7 +141,33 @@ DEFS: dict[str, dict] = {
         "default": [],
         "description": "A keyword listed twice counts once.",
     },
-    "player": closed({"id": ref("id"), "life": {**ref("signed"), "default": 20}}, ["id"]),
+    "modifiers": {
+        "type": "array",
+        "items": {
+            "oneOf": [
+                closed({"times": {"type": "integer", "minimum": 1, "maximum": MAX_NUMBER}}, ["times"]),
+                closed({"plus": {"type": "integer", "minimum": 1, "maximum": MAX_NUMBER}}, ["plus"]),
+            ]
+        },
+        "default": [],
+        "description": 'Damage multiplied ({"times": N}) or increased ({"plus": N}), 614.1a (docs/effects.md).',
+    },
+    "names": {"type": "array", "items": {"type": "string", "minLength": 1}, "default": []},
+    "player": closed(
+        {
+            "id": ref("id"),
+            "life": {**ref("signed"), "default": 20},
+            "poison": {**ref("amount"), "default": 0, "description": "Poison counters (704.5c: 10 loses)."},
+            "commander_damage": {
+                "type": "object",
+                "additionalProperties": ref("amount"),
+                "default": {},
+                "description": "Combat damage already dealt by each commander, by its id (704.6c: 21 loses).",
+            },
+            **RECEIVING,
+        },
+        ["id"],
+    ),
     "planeswalker": closed(
         {
             "id": ref("id"),
@@ -119,6 +175,7 @@ DEFS: dict[str, dict] = {
             "loyalty": ref("amount"),
             "in_combat": ref("in_combat"),
             "value": ref("value"),
+            **RECEIVING,
         },
         ["id", "controller", "loyalty"],
     ),
@@ -128,6 +185,7 @@ DEFS: dict[str, dict] = {
             "protector": {**ref("id"), "description": "The id of a player."},
             "defense": ref("amount"),
             "in_combat": ref("in_combat"),
+            **RECEIVING,
         },
         ["id", "protector", "defense"],
     ),
@@ -148,6 +206,14 @@ DEFS: dict[str, dict] = {
                 "description": "Ids of blockers; for the legacy rules, the damage assignment order.",
             },
             "blocked": {"type": "boolean", "description": "Default: whether blocked_by names any blocker."},
+            "as_though_unblocked": {
+                "type": "boolean",
+                "default": False,
+                "description": "May assign its combat damage as though it weren't blocked (docs/effects.md).",
+            },
+            "commander": {**ref("id"), "description": "A commander: the id of its owner (704.6c)."},
+            **CREATURE_EFFECTS,
+            **RECEIVING,
         },
         ["id", "power", "toughness", "attacking"],
         **{
@@ -164,6 +230,15 @@ DEFS: dict[str, dict] = {
             "damage_marked": {**ref("amount"), "default": 0},
             "in_combat": ref("in_combat"),
             "value": ref("value"),
+            "damage_order": {
+                "type": "array",
+                "items": ref("id"),
+                "uniqueItems": True,
+                "description": "Legacy rules: its damage assignment order of the attackers it blocks (510.1d).",
+            },
+            "controller": {**ref("id"), "description": "The id of the player who controls it (lifelink)."},
+            **CREATURE_EFFECTS,
+            **RECEIVING,
         },
         ["id", "power", "toughness"],
     ),
@@ -176,6 +251,12 @@ DEFS: dict[str, dict] = {
             "battles": {"type": "array", "items": ref("battle"), "default": []},
             "attackers": {"type": "array", "items": ref("attacker")},
             "blockers": {"type": "array", "items": ref("blocker"), "default": []},
+            "players_in_game": {
+                "type": "integer",
+                "minimum": 2,
+                "maximum": MAX_NUMBER,
+                "description": "Players in the game (default: the listed players and the attacking player).",
+            },
         },
         ["attackers"],
     ),

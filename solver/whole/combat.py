@@ -12,7 +12,15 @@ from ..combat import Combat, LegalAssignments
 from ..engines import effects_engine
 from ..limits import NEVER, deadline_of
 from ..models import Assignment, FormatError, Scenario, load_scenario
-from ..outcome import Outcome, after_step, apply_damage, first_strike_step_happens, merge_effect_keys, regular_step_caps
+from ..outcome import (
+    Outcome,
+    after_step,
+    apply_damage,
+    first_strike_step_happens,
+    has_effects,
+    merge_effect_keys,
+    regular_step_caps,
+)
 from ..outcome import resolve as resolve_outcome
 from ..rules import derive
 from ..step import opening
@@ -83,8 +91,8 @@ class WholeCombat:
 
     def outcome_after(self, first_strike) -> Outcome:
         """The first-strike step's :class:`trample.outcome.Outcome`: damage dealt, deaths, the state after the
-        SBAs, and the players who lose (``outcome.game_over``: extension point for ending the combat there; the
-        regular step is still derived today, see docs/architecture.md)."""
+        SBAs, and the players who lose (``outcome.game_over``: a two-player game ends there, and the regular step's
+        plan then assigns nothing, 104.3b; docs/effects.md)."""
         if not self.has_first_strike_step:
             return resolve_outcome(self.scenario.with_step("regular"), {})
         return resolve_outcome(self.scenario, first_strike)
@@ -109,6 +117,14 @@ class WholeCombat:
         engine = engine or self.engine
         deadline = deadline_of(time_limit)
         total = 0
+        if self.has_first_strike_step and has_effects(self.scenario):
+            # damage dealt differs from damage assigned: group the first step's lines by the state they leave
+            states: Counter = Counter()
+            for n, first in enumerate(self.first_step.assignments(engine=engine, time_limit=deadline)):
+                if not n & 255:
+                    deadline.check()
+                states[canonical_state(self.state_after(first))] += 1
+            return sum(k * self._regular_count(state, engine, deadline) for state, k in states.items())
         for key, multiplicity in self.first_step_effects(engine, deadline).items():
             state = self._state_from_effect(key)
             total += multiplicity * self._regular_count(state, engine, deadline)

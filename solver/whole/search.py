@@ -20,7 +20,8 @@ from ..optimize import (
     score,
 )
 from ..optimize import solve as solve_step
-from ..outcome import creature_dies, damage_dealt, exact, lethal_report
+from ..optimize.outcomes import step_values
+from ..outcome import creature_dies, damage_dealt, exact, has_effects, lethal_report, resolve
 from .line import CombatLine
 
 
@@ -76,11 +77,14 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     def vector(combat: Combat, assignment: Assignment) -> tuple[int, ...]:
         return combat.plan.vector(assignment)
 
-    by_outcome: dict[frozenset, tuple[tuple, Assignment]] = {}
+    effects = has_effects(scenario)
+    by_outcome: dict[object, tuple[tuple, Assignment]] = {}
     try:
         for d in defending_first.assignments(time_limit=deadline):  # streamed: flat memory
-            killed: frozenset[str] = frozenset()
-            if has_fs:
+            killed: object = frozenset()
+            if has_fs and effects:  # lifelink, wither, prevention...: what the reply alone leaves
+                killed = resolve(scenario, d.to_json()).state
+            elif has_fs:
                 totals, touched = damage_dealt(scenario, d)
                 killed = frozenset(
                     a.id
@@ -100,7 +104,9 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     stats: dict[str, Any] = {"solves": 0, "status": STATUS_OPTIMAL}
 
     def regular_best(state: Scenario):
-        key = replace(state, attackers=tuple(replace(a, damage_marked=0) for a in state.attackers))
+        key = (
+            state if effects else replace(state, attackers=tuple(replace(a, damage_marked=0) for a in state.attackers))
+        )
         if key not in memo:
             result = solve_step(Combat(state, side="attacking", engine=engine), objs, **search_options, **left())
             stats["solves"] += 1
@@ -121,12 +127,14 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
             stopped = True
             break
         a1_vec = vector(attacking_first, a1)
-        first_values = score(attacking_first, a1, objs) if has_fs else {}
+        first_values = score(attacking_first, a1, objs) if has_fs and not effects else {}
         worst = None
         for d1 in replies:
             if deadline.expired():  # this A1's replies were not all searched: it is not a result
                 stopped, worst = True, None
                 break
+            if has_fs and effects:  # the first step's values on its outcome, with this reply dealt too
+                first_values = step_values(attacking_first, a1, objs, d1)[0]
             first = Assignment({**a1.to_json(), **d1.to_json()})
             result = regular_best(whole.state_after(first))
             if result.assignment is None:
@@ -171,7 +179,9 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
         status = STATUS_FEASIBLE
     out_values = {name: (int(v) if v.denominator == 1 else float(v)) for name, v in values.items()}
     lethal = None
-    if any(o.kind == "lethal" for o in objs):
+    if any(o.kind == "lethal" for o in objs) and effects:
+        lethal = _outcome_lethal_report(whole, line)
+    elif any(o.kind == "lethal" for o in objs):
         damage = {p.id: line.first_strike.total_to(p.id) + line.regular.total_to(p.id) for p in scenario.players}
         best_to = {}
         for p in scenario.players:  # the most damage the whole combat can deal this player, the defender replying
@@ -183,6 +193,36 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
                 status = STATUS_FEASIBLE
         lethal = lethal_report(scenario, damage, best_to)
     return SolveResult(status, line, out_values, lethal, (time.perf_counter() - start) * 1000, stats["solves"])
+
+
+def _outcome_lethal_report(whole, line: CombatLine) -> dict:
+    """Per listed player, over both steps of the line (boards with effects): the attackers' damage dealt, life,
+    poison and commander damage at the end, and whether and why they lose (704.5a, 704.5c, 704.6c)."""
+    scenario = whole.scenario
+    attackers = {a.id for a in scenario.attackers}
+    first = resolve(scenario, line.first_strike.to_json())
+    outcomes = [first] if whole.has_first_strike_step else []
+    if not (whole.has_first_strike_step and first.game_over):
+        state = whole.state_after(line.first_strike)
+        outcomes.append(resolve(state, line.regular.to_json()))
+    last = outcomes[-1]
+    out = {}
+    for p in scenario.players:
+        dealt = sum(e.dealt for o in outcomes for e in o.events if e.recipient == p.id and e.source in attackers)
+        assigned = line.first_strike.total_to(p.id) + line.regular.total_to(p.id)
+        end = last.player(p.id)
+        out[p.id] = {
+            "life": p.life,
+            "damage": dealt,
+            "margin": dealt - p.life,
+            "reached": any(o.player(p.id).loses for o in outcomes),
+            "assigned": assigned,
+            "life_after": end.life,
+            "poison": end.poison,
+            "commander_damage": dict(end.commander_damage),
+            "because": end.to_json()["because"],
+        }
+    return out
 
 
 def _beats(candidate: tuple, best: tuple) -> bool:
