@@ -1,4 +1,4 @@
-"""An assignment of combat damage: ``{source id: {recipient id: amount}}`` (FORMAT.md), immutable."""
+"""An assignment of combat damage: ``{source id: {recipient id: amount}}`` (docs/format.md), immutable."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class Assignment(Mapping):
     """Immutable, hashable ``{source: {recipient: amount}}``.
 
     Amounts are positive integers; zero entries are dropped, so two assignments are equal exactly when
-    their FORMAT.md JSON objects are equal. A source that assigns nothing maps to an empty mapping.
+    their docs/format.md JSON objects are equal. A source that assigns nothing maps to an empty mapping.
 
     Really immutable: ``a[source]`` is a read-only view (``a["s"]["x"] = 7`` raises ``TypeError``) and attributes
     cannot be set, so equality and the hash, computed once, stay those of the contents.

@@ -1,4 +1,5 @@
-"""Cards, libraries and one player's zones (FORMAT.md "Library"): typed, immutable, validated, dumped back.
+"""Cards, libraries and one player's zones (docs/format.md, "Library, cards and zones"): typed, immutable,
+validated, dumped back.
 
 A library document is ``{"cards": [card, ...]}``, top of the library first. A card::
 

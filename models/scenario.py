@@ -1,4 +1,4 @@
-"""The combat scenario of FORMAT.md: typed, immutable, validated, and dumped back to the same JSON.
+"""The combat scenario of docs/format.md: typed, immutable, validated, and dumped back to the same JSON.
 
 Nothing here knows how damage is assigned; ``solver.rules`` reads these objects and derives that.
 """

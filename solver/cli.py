@@ -1,4 +1,4 @@
-"""The ``trample`` command line (FORMAT.md): JSON out, exit 0 / 1 (the answer is no) / 2 (bad input).
+"""The ``trample`` command line (docs/format.md): JSON out, exit 0 / 1 (the answer is no) / 2 (bad input).
 
 Bad input never shows a traceback: one line on standard error naming the place, and exit code 2.
 This module is the parser and the dispatch: every command lives in a command module (``trample.cli_step``:

@@ -1,4 +1,4 @@
-"""The library subcommands of ``trample`` (FORMAT.md): mill, discover, seek-thrills, gnome.
+"""The library subcommands of ``trample`` (docs/format.md): mill, discover, seek-thrills, gnome.
 
 ``trample.cli`` calls :func:`add_commands` with its subparsers. Every handler prints JSON (one line per
 document; a ``.jsonl`` LIBRARY holds one library per line) and returns the exit code: 0, 1 when the answer is

@@ -1,5 +1,5 @@
 """``trample count``, ``trample enumerate`` and ``trample check``: one damage step's (or a whole combat's) legal
-assignments, counted, listed and checked (FORMAT.md). Registered by solver/cli.py through ``add_commands``."""
+assignments, counted, listed and checked (docs/format.md). Registered by solver/cli.py through ``add_commands``."""
 
 from __future__ import annotations
 

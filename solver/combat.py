@@ -30,7 +30,7 @@ class Combat(DamageStep):
     def legal_assignments(self) -> LegalAssignments:
         return LegalAssignments(self)
 
-    # -- optimisation (trample.optimize, issue 3) and indexing (trample.indexing, issue 4) ----------
+    # -- optimisation (trample.optimize) and indexing (trample.indexing) ----------
     def solve(self, objectives, **options):
         """The best legal assignment for lexicographic objectives; see :func:`trample.optimize.solve`."""
         return shown_result(optimize.solve(self, objectives, **options), self)

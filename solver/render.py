@@ -358,7 +358,7 @@ def _step_name(step: str) -> str:
 
 
 def board_svg(scenario, assignment=None, title: str | None = None, verdict: str | None = None) -> str:
-    """One damage step as SVG text; with ``assignment`` (FORMAT.md ``{source: {recipient: amount}}``) its arrows
+    """One damage step as SVG text; with ``assignment`` (docs/format.md ``{source: {recipient: amount}}``) its arrows
     and what each recipient then suffers. ``verdict``: a line shown under the title (legal / the rule broken)."""
     if title is None:
         title = f"{_step_name(scenario.step)} ({scenario.rules} rules)"

@@ -301,7 +301,7 @@ class _Layout:
 
 class _RowAssignment(Assignment):
     """An :class:`~trample.models.Assignment` that keeps its row and builds its mapping when first read: the same
-    value, equality, hash, pickling and immutability (issue 14: one eager Assignment per line cost ~30 us)."""
+    value, equality, hash, pickling and immutability (one eager Assignment per line cost ~30 us)."""
 
     __slots__ = ("_row", "_lay")
 

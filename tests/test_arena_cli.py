@@ -60,7 +60,7 @@ def test_arena_on_the_known_mistakes(capsys, tmp_path):
         ("declaration", 0, round(12 / 13, 6), 5, 10),
     ]
     suite = summary["config"]["suite"]
-    assert suite.pop("hash").startswith("sha256:")  # the suite's content hash (issue 15)
+    assert suite.pop("hash").startswith("sha256:")  # the suite's content hash
     assert suite == {"files": [KNOWN], "level": None}
     full = json.loads(out_json.read_text())
     assert len(full["boards"]) == 13 and all(len(b["decisions"]) == 4 for b in full["boards"])
@@ -221,7 +221,7 @@ def test_docs_examples_run():
 
     doc = (ROOT / "docs" / "arena.md").read_text()
     examples = re.findall(r"```python\n(.*?)```\n\nprints\n\n```\n(.*?)```", doc, re.S)
-    assert len(examples) == 5  # ArenaEnv, Gymnasium, PettingZoo, OpenSpiel (issue 15)
+    assert len(examples) == 5  # ArenaEnv, Gymnasium, PettingZoo, OpenSpiel
     for block, shown in examples:
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):

@@ -1,4 +1,4 @@
-"""Publishable arena results (issue 15): confidence intervals on every leaderboard figure, per-level breakdowns,
+"""Publishable arena results: confidence intervals on every leaderboard figure, per-level breakdowns,
 the suite and the run's facts in the results file, re-scoring a results file from itself alone, `trample score -`
 on JSON Lines, a leaderboard readable at 80 columns, and the PNG report."""
 

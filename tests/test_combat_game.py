@@ -1,4 +1,4 @@
-"""The whole combat as a two-player game (issue 15): the game of trample.arena.combat_game, its PettingZoo AEC
+"""The whole combat as a two-player game: the game of trample.arena.combat_game, its PettingZoo AEC
 environment, its OpenSpiel game and bots, and the whole-combat arena (regret against the minimax value)."""
 
 from __future__ import annotations

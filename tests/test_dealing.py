@@ -12,7 +12,7 @@ def board(players=({"id": "opp"},), attackers=(), blockers=(), **extra):
     return load_scenario({"players": list(players), "attackers": list(attackers), "blockers": list(blockers), **extra})
 
 
-def test_lifelink_blocker_gains_at_the_same_time():  # 510.2, 702.15b: the lifelink board
+def test_lifelink_blocker_gains_at_the_same_time():  # 510.2, 702.15b: the lifelink board
     s = board(
         players=[{"id": "opp", "life": 3}],
         attackers=[

@@ -1,8 +1,8 @@
-"""Faults found by fuzzing (issue 13): one regression test per finding, each giving exit 0/1/2 with one line (or
+"""Faults found by fuzzing: one regression test per finding, each giving exit 0/1/2 with one line (or
 a documented bound), never a traceback, an abort or a silent loss; and a bounded hypothesis fuzz test over the
 formats and options, so that the next ones are found here first.
 
-Finding numbers refer to issue 13's list ("Found by fuzzing"); #8 (Ctrl-C during CP-SAT) and #14 (kill -9,
+Finding numbers refer to a fuzzing campaign's list; #8 (Ctrl-C during CP-SAT) and #14 (kill -9,
 concurrent writers) are in tests/test_interrupts.py.
 """
 
@@ -464,7 +464,7 @@ def test_fuzz_the_library_commands(doc, command, limit):
 
 @pytest.mark.slow
 def test_measured_3_a_player_that_never_reads_cannot_block_the_arena():
-    # issue 13, "What was measured" 3: it floods its output and never reads its input; the arena's writes time
+    # a player that floods its output and never reads its input; the arena's writes time
     # out instead of blocking, and the run completes with a decision for every board
     flood = ExternalPlayer(["sh", "-c", "while true; do echo '{}'; done"], timeout=1, startup_timeout=0.5)
     items = generate("large", 40, seed=0)

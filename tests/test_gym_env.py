@@ -1,4 +1,4 @@
-"""The Gymnasium environment (issue 15): a real gymnasium.Env, check_env, masks, numpy actions, np_random seeding,
+"""The Gymnasium environment: a real gymnasium.Env, check_env, masks, numpy actions, np_random seeding,
 and every legal assignment (the optimum included) reachable through the action encoding."""
 
 from __future__ import annotations

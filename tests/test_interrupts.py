@@ -1,4 +1,4 @@
-"""Interrupts (issue 13): SIGINT and SIGTERM stop any long command cleanly, kill -9 never leaves a file that claims
+"""Interrupts: SIGINT and SIGTERM stop any long command cleanly, kill -9 never leaves a file that claims
 to be complete, and every CP-SAT solve can be interrupted.
 
 The signal tests run the real command line in a subprocess (its own session, so that what it leaves behind can be

@@ -1,5 +1,5 @@
 """Cards as printed (split 709, adventure 715, double-faced 712, lands 305), mill replacements and variants, and the
-regressions of issue 16. Each test names its rule in a comment."""
+regressions found on real cards. Each test names its rule in a comment."""
 
 import itertools
 import json
@@ -50,7 +50,7 @@ FIRE_ICE = {
     "types": ["Instant"],
     "halves": [{"name": "Fire", "mana_value": 2}, {"name": "Ice", "mana_value": 2}],
 }
-LAND_HALF = {  # issue 16's report: a land written as a split card's half
+LAND_HALF = {  # a land written as a split card's half
     "name": "Valakut Awakening // Valakut Stoneforge",
     "mana_value": 3,
     "halves": [
@@ -98,7 +98,7 @@ def test_land_face_is_never_cast_by_discover():  # 305.1, 305.9, 701.57a
         discover(lib(VALAKUT), 3, 1, face="Valakut Stoneforge")
 
 
-def test_land_half_of_a_split_card_is_not_castable():  # 305.9: issue 16's case, written as halves
+def test_land_half_of_a_split_card_is_not_castable():  # 305.9: a land written as a split card's half
     card = load_card(LAND_HALF)
     assert [f.name for f in card.spell_faces()] == ["Valakut Awakening"]
     with pytest.raises(FormatError, match="305.9"):

@@ -1,5 +1,6 @@
-"""Outcomes on real boards: the issue's boards, objectives scored on what damage does (against an independent
-oracle written from the rules in tests/brute_combat.py), the whole combat ending when a player loses."""
+"""Outcomes on real boards: the lifelink and first-striker boards, objectives scored on what damage does
+(against an independent oracle written from the rules in tests/brute_combat.py), the whole combat ending
+when a player loses."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from strategies import examples, outcome_effects, scenarios
 from trample import Combat
 from trample.whole import WholeCombat
 
-LIFELINK_BOARD = {  # the issue: opp at 3, a 5/5 trampler blocked by a 2/2 lifelink blocker
+LIFELINK_BOARD = {  # opp at 3, a 5/5 trampler blocked by a 2/2 lifelink blocker
     "players": [{"id": "opp", "life": 3}],
     "attackers": [
         {
@@ -33,7 +34,7 @@ LIFELINK_BOARD = {  # the issue: opp at 3, a 5/5 trampler blocked by a 2/2 lifel
     "blockers": [{"id": "priest", "power": 2, "toughness": 2, "keywords": ["lifelink"]}],
 }
 
-FIRST_STRIKER_BOARD = {  # the issue, verbatim: 1 reachable line in a two-player game
+FIRST_STRIKER_BOARD = {  # 1 reachable line in a two-player game
     "step": "combat",
     "players": [{"id": "opp", "life": 2}],
     "attackers": [

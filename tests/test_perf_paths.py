@@ -1,4 +1,4 @@
-"""Issue 14's fast paths, each checked against the brute-force oracle, CP-SAT and the counting programme:
+"""The fast paths, each checked against the brute-force oracle, CP-SAT and the counting programme:
 bounded-memory prefix streaming, the iterative product over components, lazy assignments from numpy rows,
 bulk JSON Lines, on generated boards where attackers share blockers."""
 

@@ -1,4 +1,4 @@
-"""Pictures (issue 15): trample.render's SVG is well-formed and shows the objects, their numbers, the blocks,
+"""Pictures: trample.render's SVG is well-formed and shows the objects, their numbers, the blocks,
 the assignment's amounts and the results; `trample render`; _repr_svg_ for notebooks."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The sequential decision encoding (trample.arena.sequential): the masks reach every legal assignment, once each,
-and nothing else; the optimum is always reachable (issue 15)."""
+and nothing else; the optimum is always reachable."""
 
 from __future__ import annotations
 

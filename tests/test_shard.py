@@ -1,4 +1,4 @@
-"""Shards by canonical index range (issue 14): disjoint, in order, together exactly the whole space -- on the
+"""Shards by canonical index range: disjoint, in order, together exactly the whole space -- on the
 stdlib process pool, serially, and on a Dask LocalCluster; a .jsonl batch counted in chunks on each backend."""
 
 from __future__ import annotations

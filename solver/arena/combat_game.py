@@ -282,7 +282,7 @@ class GameState:
         return self.decoder.assignment(self.amounts) if not self.terminal else Assignment({})
 
     def line(self) -> dict:
-        """The whole-combat line (FORMAT.md ``{"first_strike": ..., "regular": ...}``) of a finished game."""
+        """The whole-combat line (docs/format.md ``{"first_strike": ..., "regular": ...}``) of a finished game."""
         if not self.terminal:
             raise ValueError("the game is not over")
         sources = [c.id for c in (*self.game.scenario.attackers, *self.game.scenario.blockers)]

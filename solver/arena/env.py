@@ -7,7 +7,7 @@ One episode is one decision: :meth:`ArenaEnv.reset` deals a board, the agent pic
 ``0 <= i < N`` (``N`` = the number of legal assignments; the action is assignment ``i`` of the canonical order,
 ``Combat.unrank(i)``), and :meth:`ArenaEnv.step` returns the reward and ends the episode.
 
-- observation: ``{"scenario": FORMAT.md normal form, "objective": str, "count": N}``;
+- observation: ``{"scenario": docs/format.md normal form, "objective": str, "count": N}``;
 - ``info["action_count"]`` is ``N``; ``info["action_mask"]`` (numpy bool) marks the valid actions of a
   fixed-size action space of ``max_actions`` (all of ``0..N-1`` when ``max_actions`` is None and ``N`` is small
   enough to hold in memory); :meth:`action_masks` returns the same mask (the MaskablePPO convention);

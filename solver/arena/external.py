@@ -3,8 +3,8 @@
 Protocol (one decision = one line each way, the program keeps running between decisions):
 
 - trample writes ``{"scenario": {...}, "objective": "max-damage,max-value", "seed": 123}`` and a newline
-  (the scenario in FORMAT.md's normal form: every field written);
-- the program answers one line: the assignment ``{"attacker": {"recipient": n}}`` (FORMAT.md), or
+  (the scenario in docs/format.md's normal form: every field written);
+- the program answers one line: the assignment ``{"attacker": {"recipient": n}}`` (docs/format.md), or
   ``{"assignment": {...}}``.
 
 A decision that takes longer than ``timeout`` seconds (writing the request included: a program that does not

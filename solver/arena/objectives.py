@@ -1,4 +1,4 @@
-"""Objectives as the arena uses them: parsed and scored by ``trample.optimize`` (one definition, issue 3).
+"""Objectives as the arena uses them: parsed and scored by ``trample.optimize`` (one definition).
 
 The arena never optimises and never re-defines an objective: the optimum comes from ``Combat.solve``, and
 the value of any player's (legal) assignment from :func:`trample.optimize.score`, so the player's value and

@@ -1,6 +1,6 @@
 """Suites: the boards players are scored on.
 
-A suite is a list of items ``{"id": str, "scenario": {...FORMAT.md...}, "objective": str | None, ...}``.
+A suite is a list of items ``{"id": str, "scenario": {...docs/format.md...}, "objective": str | None, ...}``.
 
 - :func:`generate` draws boards from a named :class:`Level` (attackers, blockers, keyword mix, shared
   blockers, planeswalkers, battles, first strike). Board ``i`` depends only on ``(level, seed, i)``, so a suite
@@ -168,7 +168,7 @@ def _keywords(rng: random.Random, mix: dict) -> list[str]:
 
 
 def generate_board(level: Level, seed: int, i: int) -> dict:
-    """Board ``i`` of ``level`` for ``seed``: a FORMAT.md scenario dict with at least ``level.min_assignments``
+    """Board ``i`` of ``level`` for ``seed``: a docs/format.md scenario dict with at least ``level.min_assignments``
     legal assignments (boards are drawn from one seeded stream until one qualifies; at most 1000 draws)."""
 
     rng = _rng(level.name, seed, i)

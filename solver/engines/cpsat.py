@@ -64,7 +64,7 @@ def build_model(
     for i, r in columns:
         src = plan.sources[i]
         var[i, r] = m.new_int_var(0, src.max_damage, f"x[{src.source},{r}]")
-    way: dict[int, object] = {}  # option source -> BoolVar "assigns as though it weren't blocked"
+    way: dict[int, Any] = {}  # option source -> BoolVar "assigns as though it weren't blocked"
     for i in component:
         src = plan.sources[i]
         if src.unblocked is None:

@@ -541,7 +541,7 @@ class ComponentDP:
         s, table, off, ln = self._suffix_tables(dtype)
         # Depth-first over the prefixes (columns 0..s-1), one bounded chunk per level: a level's chunk is
         # extended a slice of rows at a time, and the slice's children are finished before the next slice is
-        # taken. Memory is at most s chunks of `chunk` rows whatever the board (issue 14: a chain of shared
+        # taken. Memory is at most s chunks of `chunk` rows whatever the board (a chain of shared
         # blockers held a million-row chunk per level, gigabytes for one line).
         chunk = max(1 << 8, min(EXPAND_CELLS, PREFIX_BYTES // (max(1, s) * (P * dtype.itemsize + 16))))
         stack: list[list[Any]] = [
@@ -785,7 +785,7 @@ def plan_blocks(
 
 def _product(dps, rows, dtype, cache_rows, start: int = 0) -> Iterator[np.ndarray]:
     """The product of the components' orders (first slowest), iteratively: no recursion, whatever the number of
-    components (issue 14: a thousand independent attackers).
+    components (a thousand independent attackers).
 
     The longest tail of components whose product has at most ``cache_rows`` rows is materialised once (mixed
     radix digits, gathered); the component before it streams its blocks, each tiled against the tail; the
@@ -956,6 +956,7 @@ class DirectEngine:
             for i, unblocked in zip(opts, modes):
                 src = plan.sources[i]
                 alt = src.unblocked
+                assert alt is not None  # options_in lists the sources that have the option
                 if unblocked:
                     sources[i] = replace(src, damage=alt.damage, routes=alt.routes, unblocked=None)
                     continue

@@ -1,6 +1,6 @@
 """Optimal damage assignment: objectives, lexicographic optimisation on the CP-SAT model, ``trample solve``.
 
-The objectives (FORMAT.md; the precise definitions are in docs/solve.md) are integer linear expressions over the
+The objectives (docs/format.md; the precise definitions are in docs/solve.md) are integer linear expressions over the
 reference model of :func:`trample.engines.cpsat.build_model`, plus helper variables built here, each one a
 *function* of the assignment (tied both ways), so that fixing an optimum and enumerating lists every optimal
 assignment exactly once:

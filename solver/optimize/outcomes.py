@@ -25,8 +25,8 @@ from typing import Any
 
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment, load_assignment
+from ..outcome import Outcome, has_effects, resolve
 from ..outcome import exact as _exact
-from ..outcome import has_effects, resolve
 from ..step import DamageStep
 from .objectives import Objective, _combat_of, _number, parse_objectives
 from .results import (
@@ -41,7 +41,7 @@ from .results import (
 OTHER_SIDE = {"attacking": "defending", "defending": "attacking", "both": None}
 
 
-def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, object]:
+def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, Outcome]:
     """The objectives' values of one assignment of the step (its side's keys), with ``reply`` (the other side's
     keys, or none) dealt at the same time; and the step's outcome."""
     s = step.scenario

@@ -1,6 +1,6 @@
 """The whole combat (``"step": "combat"``): the first-strike step, the state-based actions, the regular step.
 
-A *combat line* is ``{"first_strike": {...}, "regular": {...}}`` (FORMAT.md): the first-strike step's
+A *combat line* is ``{"first_strike": {...}, "regular": {...}}`` (docs/format.md): the first-strike step's
 assignment, then the regular step's. Each step's assignment holds **both** players' sources (one key per
 attacker and one per blocker), because the blockers' first-strike damage decides which attackers survive into
 the regular step. Between the steps :func:`trample.sba.after_step` deals the damage and performs the state-based

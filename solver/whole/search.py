@@ -30,7 +30,7 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
 
     Order of play (510.1, 510.4): the attacking player assigns the attackers' first-strike damage (A1), then
     the defending player assigns the blockers' (D1), knowing A1; the damage is dealt and the state-based actions
-    happen; then the same for the regular step (A2, then D2). Objectives are the attacking player's (FORMAT.md,
+    happen; then the same for the regular step (A2, then D2). Objectives are the attacking player's (docs/format.md,
     defined for one step in :mod:`trample.optimize`), summed over both steps: ``max-damage``, ``max-kills``,
     ``max-value`` and ``min-overkill`` add the first-strike step's value (on the board as given) and the regular
     step's (on the state after the SBAs, so a blocker killed in the first step is not counted again and damage
