@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from itertools import cycle
 from pathlib import Path
 
 import numpy as np
@@ -212,7 +213,7 @@ def test_no_new_solve_starts_once_interrupted():
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ["direct", "cpsat"])
 def test_enumerate_jsonl_to_a_file(tmp_path, engine):
-    for sig, after in zip(SIGNALS, moments(2)):
+    for sig, after in zip(cycle(SIGNALS), moments(3)):
         out = tmp_path / f"e-{sig}.jsonl"
         code, stdout, err = interrupt(start("enumerate", P60K7, "--engine", engine, "-o", out), sig, after)
         assert_interrupted(code, err, sig)
@@ -230,7 +231,7 @@ def test_enumerate_jsonl_to_a_file(tmp_path, engine):
 @pytest.mark.slow
 def test_enumerate_npy(tmp_path):
     sc = load_scenario(json.loads(P60K7.read_text()))
-    for sig, after in zip(SIGNALS, moments(2)):
+    for sig, after in zip(cycle(SIGNALS), moments(3)):
         out = tmp_path / f"m{sig}.npy"
         code, _, err = interrupt(start("enumerate", P60K7, "--format", "npy", "-o", out), sig, after)
         assert_interrupted(code, err, sig)
@@ -248,7 +249,7 @@ def test_enumerate_npy(tmp_path):
 @pytest.mark.slow
 def test_sample_stdout_keeps_whole_lines(tmp_path):
     sc = json.loads(P60K7.read_text())
-    for sig, after in zip(SIGNALS, moments(2)):
+    for sig, after in zip(cycle(SIGNALS), moments(3)):
         code, out, err = interrupt(start("sample", P60K7, "--n", "100000000", "--seed", "5"), sig, after)
         assert_interrupted(code, err, sig)
         text = out.decode()
@@ -261,7 +262,7 @@ def test_sample_stdout_keeps_whole_lines(tmp_path):
 
 @pytest.mark.slow
 def test_solve_all_optimal(tmp_path):
-    for sig, after in zip(SIGNALS, moments(2)):
+    for sig, after in zip(cycle(SIGNALS), moments(3)):
         code, out, err = interrupt(start("solve", P60K7, "--objective", "max-kills", "--all-optimal"), sig, after)
         assert_interrupted(code, err, sig)
         rows = [json.loads(x) for x in out.decode().splitlines()]
@@ -306,7 +307,7 @@ def test_score_writes_the_decisions_scored(tmp_path):
     decisions = tmp_path / "d.jsonl"
     line = json.dumps({"scenario": sc, "assignment": {"t": {"opp": 60}}, "objective": "max-kills,max-value"})
     decisions.write_text((line + "\n") * 20000)
-    for sig, after in zip(SIGNALS, moments(2)):
+    for sig, after in zip(cycle(SIGNALS), moments(3)):
         out = tmp_path / f"s{sig}.json"
         code, stdout, err = interrupt(start("score", decisions, "--out", out), sig, after)
         assert_interrupted(code, err, sig)

@@ -679,3 +679,17 @@ def test_solve_is_the_same_line_whatever_the_engine():
     assert max(to(line, "opp") for line in WholeCombat(doc).assignments()) == 5
     assert {r.objectives["max-damage"] for r in results.values()} == {1}
     assert WholeCombat(doc).count() == 140
+
+
+def test_combat_line_and_whole_solve_result_pickle():
+    # a whole combat's line and solve result travel to process pools and Dask workers, and a notebook shows the
+    # result as both steps' pictures
+    import pickle
+
+    whole = open_combat(json.loads((ROOT / "examples" / "double_strike.json").read_text()))
+    result = whole.solve("max-damage")
+    line = result.assignment
+    assert pickle.loads(pickle.dumps(line)) == line
+    assert pickle.loads(pickle.dumps(result)) == result
+    svg = result._repr_svg_()
+    assert svg.startswith("<svg") and "first" in svg.lower()

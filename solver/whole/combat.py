@@ -22,6 +22,7 @@ from ..outcome import (
     regular_step_caps,
 )
 from ..outcome import resolve as resolve_outcome
+from ..render import shown_result
 from ..rules import derive
 from ..step import opening
 from .counting import canonical_state
@@ -232,8 +233,9 @@ class WholeCombat:
 
     # -- solve -----------------------------------------------------------------------------------
     def solve(self, objectives, **options):
-        """The attacker's best line against the defender's best reply; see :func:`solve_whole`."""
-        return solve_whole(self, objectives, **options)
+        """The attacker's best line against the defender's best reply; see :func:`solve_whole`. A notebook shows
+        the result as both steps' pictures (``_repr_svg_``)."""
+        return shown_result(solve_whole(self, objectives, **options), self)
 
     def __repr__(self) -> str:
         return f"<WholeCombat first_strike_step={self.has_first_strike_step} engine={self.engine!r}>"

@@ -32,6 +32,9 @@ class CombatLine(Mapping):
     def __setattr__(self, name, value):
         raise AttributeError("CombatLine is immutable")
 
+    def __reduce__(self):  # pickles (process pools, Dask) through the constructor, not attribute by attribute
+        return (CombatLine, (self.first_strike, self.regular))
+
     def __getitem__(self, step: str) -> Assignment:
         if step == "first_strike":
             return self.first_strike
