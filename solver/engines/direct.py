@@ -56,6 +56,7 @@ import numpy as np
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan, Gate, Route
 from . import BLOCKS, EFFECTS, PROGRAMME
+from .by_source import count_by_source
 from .effects import effect_counts, listed_effects
 
 FREE = -1
@@ -907,6 +908,11 @@ class DirectEngine:
         n = closed_form_count(plan, component)
         if n is not None:
             return n
+        cache = plan.cache.of("direct")
+        if tuple(component) not in cache and len(component) > 1:
+            n = count_by_source(plan, component, deadline)
+            if n is not None:
+                return n
         return component_dp(plan, component, deadline).count()
 
     def iterate(
