@@ -32,8 +32,8 @@ from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
 
 SAT = -1  # the blocker has lethal damage: no constraint left
-WORK_LIMIT = 3_000_000  # frontier states x moves (plus the moves' enumeration) beyond which the column programme counts
-ENTRY_LIMIT = 4_000  # distinct per-source situations worked out, beyond which the column programme counts
+WORK_LIMIT = 400_000  # frontier states x moves (plus the moves' enumeration) beyond which the column programme counts
+ENTRY_LIMIT = 200_000  # distinct per-source situations worked out, beyond which the column programme counts
 
 
 def _compositions(total: int, parts: int) -> int:
@@ -97,6 +97,7 @@ def count_by_source(
         return None
     sources, resources = shaped
     need = {name: plan.lethal_need[name] for name in resources}
+    sources = _order(sources, need)
     first: dict[str, int] = {}
     last: dict[str, int] = {}
     for k, (_, _, own, _, _) in enumerate(sources):
@@ -109,23 +110,26 @@ def count_by_source(
     for k, (D, dt, own, free, gates) in enumerate(sources):
         deadline.check()
         closing = [name for name in own if last[name] == k]
-        staying = [name for name in frontier if last[name] > k]
-        opened = [name for name in own if first[name] == k and last[name] > k]
-        nxt = tuple(staying + opened)
+        own_set = set(own)
+        # the next frontier: the open blockers this source does not touch (in their order), then its own blockers
+        # that stay open (in route order): a new state is an untouched prefix plus the source's update
+        untouched = [name for name in frontier if name not in own_set]
+        mine = [name for name in own if last[name] > k]
+        nxt = tuple(untouched + mine)
         pos = {name: j for j, name in enumerate(frontier)}
         own_pos = [pos.get(name, -1) for name in own]
-        keep = [pos[name] for name in staying]
-        nxt_pos = {name: j for j, name in enumerate(nxt)}
-        out_pos = [nxt_pos.get(name, -1) for name in own]  # where each own blocker's new entry goes (-1: closes)
+        keep = [pos[name] for name in untouched]
+        stays = [last[name] > k for name in own]
         memo: dict[tuple, list] = {}
         new: dict[tuple, int] = {}
+        get = new.get
         for n, (state, ways) in enumerate(states.items()):
             if not n & 1023:
                 deadline.check()
-            entry = tuple(state[j] if j >= 0 else 0 for j in own_pos)
+            entry = tuple([state[j] if j >= 0 else 0 for j in own_pos])
             moves = memo.get(entry)
             if moves is None:
-                moves, ops = _moves(D, dt, own, free, gates, entry, [need[x] for x in own], out_pos, closing)
+                moves, ops = _moves(D, dt, own, free, gates, entry, [need[x] for x in own], stays, closing)
                 memo[entry] = moves
                 work += ops
                 entries += 1
@@ -134,21 +138,54 @@ def count_by_source(
             work += len(moves)
             if work > work_limit:
                 return None
-            base = [state[j] for j in keep] + [0] * len(opened)
+            base = tuple([state[j] for j in keep])
             for upd, c in moves:
-                st = list(base)
-                for j, v in upd:
-                    st[j] = v
-                t = tuple(st)
-                new[t] = new.get(t, 0) + ways * c
+                t = base + upd
+                new[t] = get(t, 0) + ways * c
         states = {t: w for t, w in new.items() if w}
         frontier = nxt
     return sum(states.values())
 
 
-def _moves(D, dt, own, free, gates, entry, needs, out_pos, closing):
-    """For one source entering with ``entry`` (c*2 + R per own blocker, or SAT): the list of (updates of the next
-    frontier, number of splits of the source's damage), and the number of partial choices it went through."""
+def _order(sources, need):
+    """The sources in a greedy elimination order: each time, the one after which the frontier (the blockers that
+    sources read and sources to come share) has the fewest possible entries (product of 2*need + 1); plan order on
+    ties. The count does not depend on the order; the frontier's size does."""
+    left = list(range(len(sources)))
+    users: dict[str, int] = {}
+    for _, _, own, _, _ in sources:
+        for name in own:
+            users[name] = users.get(name, 0) + 1
+    seen: dict[str, int] = {}
+    order = []
+    while left:
+        best = None
+        for k in left:
+            own = sources[k][2]
+            size = 1
+            names = set(seen) | set(own)
+            for name in names:
+                used = seen.get(name, 0) + (name in own)
+                if used < users[name]:
+                    size *= 2 * need[name] + 1
+            if best is None or size < best[0]:
+                best = (size, k)
+        assert best is not None
+        k = best[1]
+        left.remove(k)
+        order.append(sources[k])
+        for name in sources[k][2]:
+            seen[name] = seen.get(name, 0) + 1
+            if seen[name] == users[name]:
+                del seen[name]
+                users[name] = 0
+    return order
+
+
+def _moves(D, dt, own, free, gates, entry, needs, stays, closing):
+    """For one source entering with ``entry`` (c*2 + R per own blocker, or SAT): the list of (new entries of its
+    blockers that stay open, number of splits of the source's damage), and the number of partial choices it went
+    through."""
     closing_set = set(closing)
     result: dict[tuple, int] = {}
     ops = 0
@@ -163,7 +200,7 @@ def _moves(D, dt, own, free, gates, entry, needs, out_pos, closing):
         # partial: (updates, shift, parts, sign) -- shift = damage forced (exact amounts, lower bounds, bounds+1)
         partial: dict[tuple, int] = {((), positive, free + positive): 1}
         for b, name in enumerate(own):
-            e, nd, j = entry[b], needs[b], out_pos[b]
+            e, nd, j = entry[b], needs[b], stays[b]
             closes = name in closing_set
             must = name in asked
             opts = []  # (update value or None, shift, extra parts, sign)
@@ -190,7 +227,7 @@ def _moves(D, dt, own, free, gates, entry, needs, out_pos, closing):
                     s2 = shift + sh
                     if s2 > D:
                         continue
-                    u2 = upd if (j < 0) else upd + ((j, val),)
+                    u2 = upd + (val,) if j else upd
                     key = (u2, s2, parts + pa)
                     nxt_partial[key] = nxt_partial.get(key, 0) + sign * w
             partial = nxt_partial
