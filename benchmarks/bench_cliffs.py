@@ -681,6 +681,22 @@ def whole_combat():
         t is not None and n / t >= 1e6,
         "CP-SAT enumeration" + (" unfinished at 20 s" if t is None else ""),
     )
+    # max-damage is linear in the columns: the direct engine's blocks, filtered at the proven optimum
+    # (optimize/linear.py). P20k8 without trample, plus an unblocked 3/3: every split of the blocked attacker ties
+    # (max-damage 3), so all C(27, 7) = 888 030 lines are optimal. CPU includes the CP-SAT optimisation.
+    sc = trampler(20, [2, 3, 1, 4, 2, 1, 2, 1])
+    sc["attackers"][0]["keywords"] = []
+    sc["attackers"].append({"id": "u", "power": 3, "toughness": 3, "attacking": sc["attackers"][0]["attacking"]})
+    t, n, _ = child(setup.format(sc=sc), "sum(1 for _ in all_optimal(Combat(sc), 'max-damage'))", cap=20)
+    show(
+        "whole",
+        "--all-optimal P20k8 (no trample) + unblocked 3/3, max-damage (all 888 030 lines tie)",
+        None if t is None else n / t,
+        ">= 1 M/s",
+        "/s",
+        t is not None and n / t >= 1e6,
+        "direct engine blocks filtered (Python Assignment stream)" + (" unfinished at 20 s" if t is None else ""),
+    )
 
 
 def sharding(tmp: Path):

@@ -12,6 +12,7 @@ from ..limits import LimitReached, deadline_of
 from ..models import Assignment
 from ..outcome import has_effects
 from ..rules import DamagePlan
+from .linear import linear_optimum, linear_stream
 from .model import _Budget, _Lin, _ObjectiveModel, _Runner
 from .objectives import Objective, _combat_of, _Definitions, _number, parse_objectives
 from .outcomes import all_optimal_by_outcome, banded, solve_by_outcome
@@ -216,7 +217,9 @@ class AllOptimal(Iterator[Assignment]):
 
     ``.result`` is the :class:`SolveResult` of the optimisation (status, objective values, one of the optimal
     assignments); when its status is ``feasible`` (a limit stopped the proof), the stream lists the assignments
-    that reach the best values found. The order is CP-SAT's, not the canonical one.
+    that reach the best values found. The order is CP-SAT's, not the canonical one -- except when every objective
+    is linear in the columns (``max-damage``, ``max-damage:ID``): then no solver is used, the optimum is read from
+    the direct engine's blocks and the blocks are filtered at it (:mod:`.linear`), in the canonical order.
 
     ``time_limit`` (wall-clock seconds) covers the optimisation and the stream: the assignments found before it
     runs out are yielded, then :class:`trample.limits.LimitReached` is raised (``.complete`` is then False).
@@ -240,6 +243,27 @@ class AllOptimal(Iterator[Assignment]):
         combat = _combat_of(combat)
         self.plan = combat.plan
         self.limit = limit
+        self._stream: Iterator | None = None
+        self._count = 0
+        objs = parse_objectives(objectives, combat.scenario)
+        t0 = time.perf_counter()
+        try:
+            found = linear_optimum(combat, objs, self._deadline)  # linear objectives: no solver (optimize.linear)
+        except LimitReached:
+            found = None  # out of time already: CP-SAT reports what it can within the limit
+        if found is not None:
+            values, row = found
+            self.result = SolveResult(
+                STATUS_OPTIMAL,
+                combat._layout.assignment(row),
+                {o.name: v for o, v in zip(objs, values)},
+                None,
+                (time.perf_counter() - t0) * 1000,
+                0,
+            )
+            self._model = None
+            self._stream = linear_stream(combat, objs, self.result.objectives, self._deadline)
+            return
         self.result, self._model = _optimise(
             combat,
             objectives,
@@ -261,7 +285,6 @@ class AllOptimal(Iterator[Assignment]):
         else:
             self._model.m.clear_objective()
             self._model.m.clear_hints()
-        self._count = 0
 
     @property
     def status(self) -> str:
@@ -280,7 +303,11 @@ class AllOptimal(Iterator[Assignment]):
             raise StopIteration
         if self._stream is None:
             self._stream = self._enumerate()
-        a = next(self._stream)
+        try:
+            a = next(self._stream)
+        except LimitReached:
+            self.complete = False
+            raise
         self._count += 1
         return a
 
@@ -288,6 +315,7 @@ class AllOptimal(Iterator[Assignment]):
         from ..engines.cpsat import enumeration_solver, stream_solutions
 
         om = self._model
+        assert om is not None  # only called when the CP-SAT model lists the optima
         try:
             for vec in stream_solutions(om.m, om.built.x, enumeration_solver(), deadline=self._deadline):
                 yield _assignment(self.plan, vec)
