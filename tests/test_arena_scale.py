@@ -6,6 +6,7 @@ random choice is seeded from (seed, board, player).
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 
@@ -87,3 +88,30 @@ def test_dask_local_cluster_gives_the_same_results(setup):
         )
     assert strip_timing(remote) == strip_timing(inline)
     assert seen[0] == (0, 30) and seen[-1] == (30, 30) and len(seen) == 4  # one step per chunk
+
+
+def test_one_chunks_reaping_spares_another_chunks_running_player(tmp_path):
+    # a Dask worker with threads runs two chunks in one process: when one chunk ends it kills what its players
+    # left behind, never the program of a player another chunk is still using (it was killed with SIGKILL)
+    import subprocess
+
+    from trample.arena.external import become_subreaper, children_now, reap_orphans
+
+    spare = children_now()
+    become_subreaper()
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True)
+    from trample.arena import external
+
+    external._LIVE_PLAYERS.add(running.pid)  # what ExternalPlayer does when it starts its program
+    try:
+        reap_orphans(spare)
+        assert running.poll() is None  # still alive
+        external._LIVE_PLAYERS.discard(running.pid)
+        reap_orphans(spare)  # no longer a running player: killed and reaped (reap_orphans collects its status)
+        running.wait(timeout=10)
+        assert not os.path.exists(f"/proc/{running.pid}")
+    finally:
+        external._LIVE_PLAYERS.discard(running.pid)
+        if running.poll() is None:
+            running.kill()
+            running.wait()

@@ -267,10 +267,15 @@ def test_12_children_in_their_own_session_are_killed(tmp_path):
     item = generate("basic", 1, seed=0)[0]
     try:
         player.decide(load_scenario(item["scenario"]), "max-damage", 0)  # cat echoes the request back
+        end = time.monotonic() + 10  # the backgrounded sleep may start after cat has answered (a loaded machine)
+        while not _alive(token) and time.monotonic() < end:
+            time.sleep(0.05)
         assert _alive(token)
     finally:
         player.close()
-    time.sleep(0.2)
+    end = time.monotonic() + 10
+    while _alive(token) and time.monotonic() < end:
+        time.sleep(0.05)
     assert not _alive(token)
 
 

@@ -106,6 +106,7 @@ class ExternalPlayer(Player):
         except OSError as err:
             self._proc = None
             raise PlayerFailure("crash", f"cannot start {self.argv[0]!r}: {err.strerror or err}") from None
+        _LIVE_PLAYERS.add(self._proc.pid)  # not an orphan: another chunk's reaping (a threaded worker) spares it
         stdin, _, stderr = _pipes(self._proc)
         os.set_blocking(stdin.fileno(), False)
         os.set_blocking(stderr.fileno(), False)
@@ -159,6 +160,7 @@ class ExternalPlayer(Player):
     def _kill(self, proc) -> None:
         """SIGKILL to the program's process group, to every process it started (even in another session), and
         wait for them."""
+        _LIVE_PLAYERS.discard(proc.pid)
         self._note_family(proc.pid)
         for pgid in {proc.pid} | set(self._family):
             try:
@@ -342,6 +344,7 @@ class ExternalPlayer(Player):
 # ---------------------------------------------------------------------------------------------
 
 _SUBREAPER: list = []
+_LIVE_PLAYERS: set[int] = set()  # pids of the programs of players still running, in this process
 
 
 def become_subreaper() -> None:
@@ -368,7 +371,9 @@ def reap_orphans(spare: frozenset = frozenset()) -> None:
     """Kill and reap what the players left behind: the processes reparented to this process (its subreaper) that
     live in another session than this one (a player's program runs in its own session, and so do the processes
     that left it), except those in ``spare`` (children this process had before the players started: an
-    embedding program's own). Only once this process is a subreaper (it started external players)."""
+    embedding program's own) and the programs of players still running (a Dask worker with threads runs several
+    chunks in one process: one chunk's reaping must not kill another chunk's player). Only once this process is a
+    subreaper (it started external players)."""
     if not _SUBREAPER:
         return
     try:
@@ -378,7 +383,7 @@ def reap_orphans(spare: frozenset = frozenset()) -> None:
     family: dict[int, int | None] = {}
     for pid in _children(os.getpid()):
         try:
-            if os.getsid(pid) != mine:
+            if os.getsid(pid) != mine and pid not in _LIVE_PLAYERS:
                 started = _start_time(pid)
                 if (pid, started) not in spare:
                     family[pid] = started
