@@ -52,7 +52,9 @@ def test_no_outside_citations(page):
     text = page.read_text(encoding="utf-8")
     assert not re.search(r"(?<![\w/])(FORMAT|RULES)\.md", text), "cite docs/format.md or docs/rules.md"
     assert not re.search(r"\bissue \d", text, re.I), "tracker issue numbers mean nothing to a reader"
-    assert "../shared" not in text and "/work/" not in text
+    # nothing above the repository: no parent-folder path (a clone elsewhere has no sibling folders) and no
+    # absolute path of the machine the docs were written on
+    assert not re.search(r"\.\./", text) and "/work/" not in text, "a page names a path outside the repository"
 
 
 def test_format_and_rules_pages_exist_and_cite_rules():
