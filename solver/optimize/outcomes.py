@@ -25,7 +25,7 @@ from typing import Any
 
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment, load_assignment
-from ..outcome import Outcome, has_effects, resolve
+from ..outcome import Outcome, has_effects, overkill_threshold, resolve
 from ..outcome import exact as _exact
 from ..step import DamageStep
 from .objectives import Objective, _combat_of, _number, parse_objectives
@@ -69,24 +69,10 @@ def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, O
             q += sum((_exact(s[p].value) for p in walkers if p in died), Fraction(0))
             out[o.name] = _number(q)
         elif o.kind == "min-overkill":
-            out[o.name] = sum(max(0, n - _threshold(s, r, outcome)) for r, n in dealt.items())
+            out[o.name] = sum(max(0, n - overkill_threshold(s, r, r in outcome.deathtouched)) for r, n in dealt.items())
         else:  # pragma: no cover - parse_objectives knows every kind
             raise ValueError(o.kind)
     return out, outcome
-
-
-def _threshold(s, recipient: str, outcome) -> int:
-    kind = s.kind(recipient)
-    obj = s[recipient]
-    if kind == "player":
-        return max(0, obj.life)
-    if kind == "planeswalker":
-        return obj.loyalty
-    if kind == "battle":
-        return obj.defense
-    need = max(0, obj.toughness - obj.damage_marked)
-    deathtouched = any(e.recipient == recipient and e.dealt and s[e.source].deathtouch for e in outcome.events)
-    return 1 if need > 0 and deathtouched else need
 
 
 def _oriented(values: dict, objs) -> tuple:
