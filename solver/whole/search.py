@@ -25,7 +25,7 @@ from ..outcome import creature_dies, damage_dealt, exact, has_effects, lethal_re
 from .line import CombatLine
 
 
-def solve_whole(whole, objectives, *, time_limit: float | None = None, **options):
+def solve_whole(whole, objectives, *, time_limit: float | None = None, split: bool = True, **options):
     """The best whole-combat line for lexicographic ``objectives``, the defender's choices being adversarial.
 
     Order of play (510.1, 510.4): the attacking player assigns the attackers' first-strike damage (A1), then
@@ -49,6 +49,14 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     solver's canonical optimum (the search itself solves without the tie-break, then the chosen state is solved
     once more with it); D2 puts each blocker's damage on its last route (the smallest vector again).
 
+    Independent parts (``split``, on by default; see :func:`independent_parts`): when the objectives are sums over
+    objects each of which only one group of attackers and blockers can touch, and no first-strike damage can end
+    the game or change a planeswalker or battle another group attacks, the groups' searches are independent: each
+    group's first step is searched alone, the chosen first steps are put together, and the regular step is solved
+    once on the whole state. The line and values are the same as the joint search's (the optimal first steps of
+    the whole are the product of the groups' optimal first steps, and the smallest vector of a product is made of
+    the smallest vectors of its factors); ``split=False`` searches jointly.
+
     ``time_limit`` (wall-clock seconds, the whole search, checked all along: listing the defender's replies,
     each one-step solve gets the time left): when it runs out, the best line whose every defender reply was
     searched is returned with status ``feasible``; when no line was searched completely, status ``unknown`` and
@@ -56,22 +64,85 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     """
     start = time.perf_counter()
     deadline = deadline_of(time_limit)
-
-    def left() -> dict:
-        """The time_limit option of a one-step solve: the time left (None: no limit)."""
-        rest = deadline.remaining()
-        return {} if rest is None else {"time_limit": max(rest, 1e-3)}
-
     scenario = whole.scenario
     objs = parse_objectives(objectives, scenario)
+    engine = whole.engine
+    parts = independent_parts(whole, objs, deadline) if split else None
+    stats: dict[str, Any] = {"solves": 0, "status": STATUS_OPTIMAL}
+    if parts is None:
+        best, stopped = _search(whole, objs, deadline, options, stats)
+        final = options.get("tie_break", True)  # the chosen state is solved again with the tie-break
+    else:
+        chosen = []
+        stopped = False
+        for part in parts:
+            got, stopped = _search(type(whole)(part, engine=engine), objs, deadline, options, stats)
+            if got is None or stopped:
+                best = None
+                break
+            chosen.append(got)
+        else:
+            best = _joined(whole, objs, chosen, deadline, options, stats)
+            stopped = best is None
+        final = False  # the regular step was solved on the whole state, with the caller's options
+    elapsed = (time.perf_counter() - start) * 1000
+    if best is None:
+        status = STATUS_UNKNOWN if stopped else STATUS_INFEASIBLE
+        return SolveResult(status, None, {}, None, elapsed, stats["solves"])
+    _, _, values, a1, d1, result = best
+    first = Assignment({**a1.to_json(), **d1.to_json()})
+    state = whole.state_after(first)
+    if final and not deadline.expired():
+        again = solve_step(Combat(state, side="attacking", engine=engine), objs, **options, **_left(deadline))
+        stats["solves"] += 1
+        if again.assignment is not None and _oriented(
+            objs, {o.name: exact(again.objectives[o.name]) for o in objs}
+        ) == _oriented(objs, {o.name: exact(result.objectives[o.name]) for o in objs}):
+            result = again
+    d2 = _canonical_division(Combat(state, side="defending", engine=engine))
+    line = CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))
+    status = stats["status"]
+    if stopped and status == STATUS_OPTIMAL:
+        status = STATUS_FEASIBLE
+    out_values = {name: (int(v) if v.denominator == 1 else float(v)) for name, v in values.items()}
+    lethal = None
+    if any(o.kind == "lethal" for o in objs) and has_effects(scenario):
+        lethal = _outcome_lethal_report(whole, line)
+    elif any(o.kind == "lethal" for o in objs):
+        damage = {p.id: line.first_strike.total_to(p.id) + line.regular.total_to(p.id) for p in scenario.players}
+        best_to = {}
+        for p in scenario.players:  # the most damage the whole combat can deal this player, the defender replying
+            probe = solve_whole(
+                whole, [f"max-damage:{p.id}"], split=split, **dict(options, tie_break=False), **_left(deadline)
+            )
+            stats["solves"] += probe.solves
+            if probe.assignment is not None:
+                best_to[p.id] = int(probe.objectives[f"max-damage:{p.id}"])
+            if probe.status != STATUS_OPTIMAL and status == STATUS_OPTIMAL:
+                status = STATUS_FEASIBLE
+        lethal = lethal_report(scenario, damage, best_to)
+    return SolveResult(status, line, out_values, lethal, (time.perf_counter() - start) * 1000, stats["solves"])
+
+
+def _left(deadline) -> dict:
+    """The time_limit option of a one-step solve: the time left (None: no limit)."""
+    rest = deadline.remaining()
+    return {} if rest is None else {"time_limit": max(rest, 1e-3)}
+
+
+def _oriented(objs, values: dict) -> tuple:
+    return tuple(values[o.name] if o.maximize else -values[o.name] for o in objs)
+
+
+def _search(whole, objs, deadline, options: dict, stats: dict):
+    """The joint search of one whole combat: (best, stopped), best being (oriented total, A1's vector, values, A1,
+    D1, the regular step's result without the tie-break) or None."""
+    scenario = whole.scenario
     engine = whole.engine
     has_fs = whole.has_first_strike_step
     first_board = scenario.with_step("first_strike")
     attacking_first = Combat(first_board, side="attacking", engine=engine)
     defending_first = Combat(first_board, side="defending", engine=engine)
-
-    def oriented(values: dict) -> tuple:
-        return tuple(values[o.name] if o.maximize else -values[o.name] for o in objs)
 
     # Defender replies in the first-strike step, one per distinct set of attackers killed.
     def vector(combat: Combat, assignment: Assignment) -> tuple[int, ...]:
@@ -95,20 +166,21 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
             if killed not in by_outcome or vec < by_outcome[killed][0]:
                 by_outcome[killed] = (vec, d)
     except LimitReached:  # the defender's replies are not all known: no line can be judged
-        return SolveResult(STATUS_UNKNOWN, None, {}, None, (time.perf_counter() - start) * 1000, 0)
+        return None, True
     replies = [d for _, d in sorted(by_outcome.values(), key=lambda item: item[0])]
 
     # The search only needs values: no tie-break there; the chosen state is solved again with the caller's options.
     search_options = dict(options, tie_break=False)
     memo: dict[Scenario, object] = {}
-    stats: dict[str, Any] = {"solves": 0, "status": STATUS_OPTIMAL}
 
     def regular_best(state: Scenario):
         key = (
             state if effects else replace(state, attackers=tuple(replace(a, damage_marked=0) for a in state.attackers))
         )
         if key not in memo:
-            result = solve_step(Combat(state, side="attacking", engine=engine), objs, **search_options, **left())
+            result = solve_step(
+                Combat(state, side="attacking", engine=engine), objs, **search_options, **_left(deadline)
+            )
             stats["solves"] += 1
             if result.status != STATUS_OPTIMAL:
                 stats["status"] = STATUS_FEASIBLE if result.assignment is not None else result.status
@@ -139,13 +211,8 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
             result = regular_best(whole.state_after(first))
             if result.assignment is None:
                 continue
-            values = {}
-            for o in objs:
-                v = exact(result.objectives[o.name])
-                if o.kind != "lethal":
-                    v += exact(first_values.get(o.name, 0))
-                values[o.name] = v
-            key = oriented(values)
+            values = _total(objs, first_values, result)
+            key = _oriented(objs, values)
             if worst is None or key < worst[0]:
                 worst = (key, a1_vec, values, a1, d1, result)
             if best is not None and not _beats(worst, best):
@@ -157,42 +224,167 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, **options
     close = getattr(attacker_lines, "close", None)  # a generator: stop its search now
     if close is not None:
         close()
+    return best, stopped
 
-    elapsed = (time.perf_counter() - start) * 1000
-    if best is None:
-        status = STATUS_UNKNOWN if stopped else STATUS_INFEASIBLE
-        return SolveResult(status, None, {}, None, elapsed, stats["solves"])
-    _, _, values, a1, d1, result = best
-    first = Assignment({**a1.to_json(), **d1.to_json()})
-    state = whole.state_after(first)
-    if options.get("tie_break", True) and not deadline.expired():
-        final = solve_step(Combat(state, side="attacking", engine=engine), objs, **options, **left())
-        stats["solves"] += 1
-        if final.assignment is not None and oriented(
-            {o.name: exact(final.objectives[o.name]) for o in objs}
-        ) == oriented({o.name: exact(result.objectives[o.name]) for o in objs}):
-            result = final
-    d2 = _canonical_division(Combat(state, side="defending", engine=engine))
-    line = CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))
-    status = stats["status"]
-    if stopped and status == STATUS_OPTIMAL:
-        status = STATUS_FEASIBLE
-    out_values = {name: (int(v) if v.denominator == 1 else float(v)) for name, v in values.items()}
-    lethal = None
-    if any(o.kind == "lethal" for o in objs) and effects:
-        lethal = _outcome_lethal_report(whole, line)
-    elif any(o.kind == "lethal" for o in objs):
-        damage = {p.id: line.first_strike.total_to(p.id) + line.regular.total_to(p.id) for p in scenario.players}
-        best_to = {}
-        for p in scenario.players:  # the most damage the whole combat can deal this player, the defender replying
-            probe = solve_whole(whole, [f"max-damage:{p.id}"], **dict(options, tie_break=False), **left())
-            stats["solves"] += probe.solves
-            if probe.assignment is not None:
-                best_to[p.id] = int(probe.objectives[f"max-damage:{p.id}"])
-            if probe.status != STATUS_OPTIMAL and status == STATUS_OPTIMAL:
-                status = STATUS_FEASIBLE
-        lethal = lethal_report(scenario, damage, best_to)
-    return SolveResult(status, line, out_values, lethal, (time.perf_counter() - start) * 1000, stats["solves"])
+
+def _total(objs, first_values: dict, result) -> dict:
+    """Each objective over both steps: the regular step's value plus the first step's (``lethal``: the regular
+    step's alone, read on a state whose life totals include the first step's damage)."""
+    values = {}
+    for o in objs:
+        v = exact(result.objectives[o.name])
+        if o.kind != "lethal":
+            v += exact(first_values.get(o.name, 0))
+        values[o.name] = v
+    return values
+
+
+# -- independent parts ------------------------------------------------------------------------------------------
+
+#: Per objective kind, the kinds of object whose value is a threshold on the damage *all* attackers deal them
+#: (a player's life, a planeswalker's loyalty): attackers that reach one of them are searched together.
+_SHARED_BY = {
+    "max-damage": (),
+    "max-kills": (),
+    "max-value": ("planeswalker",),
+    "min-overkill": ("player", "planeswalker", "battle"),
+}
+
+#: Parts whose first steps multiply to at most this many (attacking assignments x defending ones) are searched
+#: together, and so is a part with a single first step: one search of a few lines costs less than several
+#: searches. 0: no packing (every group its own part).
+PACK = 64
+
+
+def independent_parts(whole, objs, deadline=None) -> list[Scenario] | None:
+    """The whole combat's board cut into parts whose searches are independent, or None when it is searched whole.
+
+    Attackers and the blockers blocking them form groups (510.1c, 510.1d: a creature's damage only goes to the
+    creatures it blocks or is blocked by, and to what its attacker attacks). Two groups stay together when:
+
+    - an objective reads a threshold on an object both can damage (``lethal``: a player's life, so it is never
+      split; ``max-value``: a planeswalker's loyalty; ``min-overkill``: a player's life, a planeswalker's
+      loyalty, a battle's defense); ``max-damage`` and ``max-kills`` are sums over objects;
+    - the first-strike step can deal damage to a planeswalker or battle they both attack (its loyalty or defense
+      in the regular step depends on both), or can make a player they both damage lose (704.5a: the game ends
+      and the regular step is not played) -- found by solving ``max-damage:ID`` for the first step.
+
+    Never split: boards with damage effects (lifelink, prevention...: :func:`trample.outcome.has_effects`),
+    banding, the legacy damage assignment order, an objective naming a creature. Parts whose first steps are
+    small are packed together (:data:`PACK`)."""
+    s = whole.scenario
+    if (
+        len(s.attackers) < 2
+        or not whole.has_first_strike_step
+        or s.rules != "current"
+        or has_effects(s)
+        or any(o.kind not in _SHARED_BY for o in objs)
+        or any(o.target is not None and s.kind(o.target) in ("attacker", "blocker") for o in objs)
+        or any(c.has("banding") for c in (*s.attackers, *s.blockers))
+    ):
+        return None
+    reach: dict[str, list[int]] = {}  # non-creature recipient -> attackers that may assign damage to it
+    for i, a in enumerate(s.attackers):
+        if a.attacking not in s:
+            continue
+        reach.setdefault(a.attacking, []).append(i)
+        if s.kind(a.attacking) in ("planeswalker", "battle"):  # 702.19c/e: trample on to the controller
+            owner = s.controller_of(a.attacking)
+            if owner is not None and owner in s:
+                reach.setdefault(owner, []).append(i)
+    shared = {r for r in reach if s.kind(r) in {k for o in objs for k in _SHARED_BY[o.kind]}}
+    first = None
+    for r, who in reach.items():
+        if r in shared or len(who) < 2:
+            continue
+        kind = s.kind(r)
+        threshold = max(1, s[r].life) if kind == "player" else 1
+        bound = sum(max(0, s.attackers[i].combat_damage) for i in who if s.attackers[i].deals_damage_in("first_strike"))
+        if bound < threshold:
+            continue
+        if first is None:
+            first = Combat(s.with_step("first_strike"), side="attacking", engine=whole.engine)
+        most = solve_step(first, [f"max-damage:{r}"], tie_break=False, **_left(deadline or deadline_of(None)))
+        if most.status != STATUS_OPTIMAL or most.objectives[f"max-damage:{r}"] >= threshold:
+            shared.add(r)
+
+    parent = list(range(len(s.attackers)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(i: int, j: int) -> None:
+        parent[find(i)] = find(j)
+
+    blocked_by: dict[str, int] = {}
+    for i, a in enumerate(s.attackers):
+        for b in a.blocked_by:
+            if b in blocked_by:
+                union(i, blocked_by[b])
+            blocked_by[b] = i
+    for r in shared:
+        who = reach[r]
+        for i in who[1:]:
+            union(who[0], i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(s.attackers)):
+        groups.setdefault(find(i), []).append(i)
+    if len(groups) < 2:
+        return None
+
+    def board(members: list[int]) -> Scenario:
+        names = {b for i in members for b in s.attackers[i].blocked_by}
+        return replace(
+            s,
+            attackers=tuple(s.attackers[i] for i in members),
+            blockers=tuple(b for b in s.blockers if b.id in names),
+        )
+
+    def size(members: list[int]) -> int:  # the joint search's work: A1 lines x defender replies
+        part = board(members).with_step("first_strike")
+        return Combat(part, side="attacking", engine=whole.engine).count() * max(
+            1, Combat(part, side="defending", engine=whole.engine).count()
+        )
+
+    packed: list[tuple[list[int], int]] = []
+    for members in groups.values():
+        n = size(members)
+        for k, (have, m) in enumerate(packed):
+            if PACK and (n == 1 or m * n <= PACK):  # a part with one first step adds no work
+                packed[k] = (have + members, m * n)
+                break
+        else:
+            packed.append((members, n))
+    if len(packed) < 2:
+        return None
+    unblocking = [b for b in s.blockers if b.id not in blocked_by]  # block nothing: deal and take no damage
+    parts = [board(sorted(members)) for members, _ in packed]
+    if unblocking:
+        parts[0] = replace(parts[0], blockers=parts[0].blockers + tuple(unblocking))
+    return parts
+
+
+def _joined(whole, objs, chosen: list, deadline, options: dict, stats: dict):
+    """The parts' first steps put together, and the regular step solved on the whole state (the caller's options,
+    tie-break included): the same tuple as :func:`_search`'s best, or None when time ran out."""
+    a1 = Assignment({k: v for got in chosen for k, v in got[3].to_json().items()})
+    d1 = Assignment({k: v for got in chosen for k, v in got[4].to_json().items()})
+    attacking_first = Combat(whole.scenario.with_step("first_strike"), side="attacking", engine=whole.engine)
+    a1 = Assignment({s.source: dict(a1.get(s.source, {})) for s in attacking_first.plan.sources})
+    state = whole.state_after(Assignment({**a1.to_json(), **d1.to_json()}))
+    if deadline.expired():
+        return None
+    result = solve_step(Combat(state, side="attacking", engine=whole.engine), objs, **options, **_left(deadline))
+    stats["solves"] += 1
+    if result.status != STATUS_OPTIMAL:
+        stats["status"] = STATUS_FEASIBLE if result.assignment is not None else result.status
+    if result.assignment is None:
+        return None
+    values = _total(objs, score(attacking_first, a1, objs), result)
+    return (_oriented(objs, values), attacking_first.plan.vector(a1), values, a1, d1, result)
 
 
 def _outcome_lethal_report(whole, line: CombatLine) -> dict:

@@ -1,0 +1,213 @@
+"""The whole-combat search cut into independent parts (trample.whole.search.independent_parts).
+
+The split search must give the same status, values and line as the joint search (``split=False``) and as the
+plain two-step brute force (tests/brute_combat.py), and must keep together what the first-strike step couples:
+a player the first step can kill (704.5a, the game ends), a planeswalker it damages (702.19c), thresholds the
+objectives read.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import brute_combat
+import pytest
+import strategies
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trample.whole import WholeCombat
+from trample.whole import search as whole_search
+from trample.whole.search import independent_parts
+
+OPP = [{"id": "opp", "life": 20}]
+
+
+def ds_trampler(i: str, power: int, blockers: list[str], attacking: str = "opp") -> dict:
+    return {
+        "id": i,
+        "power": power,
+        "toughness": 3,
+        "keywords": ["double_strike", "trample"],
+        "attacking": attacking,
+        "blocked_by": blockers,
+    }
+
+
+def ladder(n: int) -> dict:
+    """n double-strike 4/3 tramplers; attacker i blocked by its own 1/2 and by a first-strike 2/3 shared per pair."""
+    attackers, blockers = [], []
+    for i in range(n):
+        blockers.append({"id": f"b{i}", "power": 1, "toughness": 2})
+        if i % 2 == 0:
+            blockers.append({"id": f"f{i // 2}", "power": 2, "toughness": 3, "keywords": ["first_strike"]})
+        attackers.append(ds_trampler(f"a{i}", 4, [f"b{i}", f"f{i // 2}"]))
+    return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
+
+
+def groups(parts) -> list[list[str]]:
+    return None if parts is None else [[a.id for a in p.attackers] for p in parts]
+
+
+def same(doc: dict, objectives) -> None:
+    whole = WholeCombat(doc)
+    split = whole.solve(objectives)
+    joint = whole.solve(objectives, split=False)
+    assert split.status == joint.status
+    assert split.objectives == joint.objectives
+    assert (split.assignment is None) == (joint.assignment is None)
+    if split.assignment is not None:
+        assert split.assignment.to_json() == joint.assignment.to_json()
+    assert split.lethal == joint.lethal
+
+
+@pytest.fixture
+def unpacked(monkeypatch):
+    """Every group its own part (no packing of small parts), so that the split is exercised on small boards."""
+    monkeypatch.setattr(whole_search, "PACK", 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Named boards
+# ---------------------------------------------------------------------------------------------
+
+
+def test_ladder_pairs_are_independent_parts(unpacked):
+    # 510.1c/d: a pair shares only its first-strike blocker; no first-strike damage reaches the player (each
+    # trampler needs 2 + 3 for its blockers before 702.19b lets it assign to the player)
+    parts = independent_parts(WholeCombat(ladder(6)), whole_search.parse_objectives("max-damage"))
+    assert groups(parts) == [["a0", "a1"], ["a2", "a3"], ["a4", "a5"]]
+    assert [[b.id for b in p.blockers] for p in parts] == [["b0", "f0", "b1"], ["b2", "f1", "b3"], ["b4", "f2", "b5"]]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_ladder_split_and_joint_search_agree(n, unpacked):
+    same(ladder(n), ["max-damage"])
+    same(ladder(n), ["max-kills", "min-overkill"])
+
+
+def test_lethal_is_never_split():
+    # "lethal" reads a player's life against the damage of every attacker over both steps
+    assert independent_parts(WholeCombat(ladder(4)), whole_search.parse_objectives("lethal")) is None
+
+
+def test_a_player_the_first_step_can_kill_keeps_the_groups_together(unpacked):
+    # 704.5a: life 4; each double-strike 4/3 trampler can trample 2 over its 2/2 in the first step. Together they
+    # kill the player there, the game ends and the regular step never comes (8 + 8 more damage lost). The best
+    # line holds one of them back: the groups must be searched together.
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 4}],
+        "attackers": [ds_trampler("x", 4, ["bx"]), ds_trampler("y", 4, ["by"])],
+        "blockers": [{"id": "bx", "power": 0, "toughness": 2}, {"id": "by", "power": 0, "toughness": 2}],
+    }
+    whole = WholeCombat(doc)
+    assert independent_parts(whole, whole_search.parse_objectives("max-damage")) is None
+    result = whole.solve("max-damage")
+    expected = brute_combat.adversarial_optimum(doc, ["max-damage"])
+    assert result.objectives["max-damage"] == expected[0]
+    # with life 5 no first step kills: the two groups are independent
+    doc["players"][0]["life"] = 5
+    assert groups(independent_parts(WholeCombat(doc), whole_search.parse_objectives("max-damage"))) == [["x"], ["y"]]
+    same(doc, ["max-damage"])
+
+
+def test_a_planeswalker_damaged_in_the_first_step_keeps_its_attackers_together(unpacked):
+    # 702.19c: the planeswalker's loyalty in the regular step (what a trampler must assign to it first) depends on
+    # the first-strike damage of every attacker attacking it
+    doc = {
+        "step": "combat",
+        "players": OPP,
+        "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 9}],
+        "attackers": [ds_trampler("x", 4, ["bx"], "w"), ds_trampler("y", 4, ["by"], "w")],
+        "blockers": [{"id": "bx", "power": 0, "toughness": 2}, {"id": "by", "power": 0, "toughness": 2}],
+    }
+    assert independent_parts(WholeCombat(doc), whole_search.parse_objectives("max-damage")) is None
+    same(doc, ["max-damage"])
+    # two 0/3 blockers each: 4 damage cannot trample over 6 in the first step, so no first-strike damage reaches
+    # the planeswalker (the split between the blockers is still the attacker's choice)
+    doc["blockers"] = [{"id": f"{b}{k}", "power": 0, "toughness": 3} for b in ("bx", "by") for k in (1, 2)]
+    doc["attackers"][0]["blocked_by"] = ["bx1", "bx2"]
+    doc["attackers"][1]["blocked_by"] = ["by1", "by2"]
+    assert groups(independent_parts(WholeCombat(doc), whole_search.parse_objectives("max-damage"))) == [["x"], ["y"]]
+    same(doc, ["max-damage"])
+    # max-value reads the planeswalker's loyalty against both attackers' damage: together again
+    assert independent_parts(WholeCombat(doc), whole_search.parse_objectives("max-value")) is None
+    same(doc, ["max-value"])
+
+
+def test_without_a_first_strike_step_there_is_nothing_to_split():
+    # 510.4: no first-strike step, the combat is the regular step alone (one solve)
+    doc = ladder(4)
+    for a in doc["attackers"]:
+        a["keywords"] = ["trample"]
+    for b in doc["blockers"]:
+        b.pop("keywords", None)
+    assert independent_parts(WholeCombat(doc), whole_search.parse_objectives("max-damage")) is None
+
+
+def test_small_parts_are_packed_together():
+    # a ladder pair's first step has 39 attacking x 3 defending assignments (more than PACK: pairs stay apart);
+    # attackers with no first-step choice (no first strike) add no work to a part and join the first one
+    doc = ladder(4)
+    doc["attackers"] += [{"id": f"u{i}", "power": 2, "toughness": 2, "attacking": "opp"} for i in range(2)]
+    parts = independent_parts(WholeCombat(doc), whole_search.parse_objectives("max-damage"))
+    assert groups(parts) == [["a0", "a1", "u0", "u1"], ["a2", "a3"]]
+    same(doc, ["max-damage"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Differential: split against joint and against the brute force, on generated boards
+# ---------------------------------------------------------------------------------------------
+
+OBJECTIVES = [
+    ["max-damage"],
+    ["max-kills"],
+    ["max-kills", "min-overkill"],
+    ["max-value"],
+    ["min-overkill"],
+    ["max-damage", "max-value"],
+    ["lethal", "max-damage"],
+]
+
+
+@st.composite
+def striking_combats(draw, **kw):
+    """Whole combats with more first and double strikers (more first-step choices to split)."""
+    bounds = dict(step="combat", rules="current", max_attackers=4, max_blockers=4, max_total_power=7, max_work=300)
+    bounds.update(kw)
+    doc = draw(strategies.scenarios(**bounds))
+    for c in doc["attackers"] + doc.get("blockers", []):
+        extra = draw(st.sampled_from([[], [], ["first_strike"], ["double_strike"]]))
+        if extra and not {"first_strike", "double_strike"} & set(c.get("keywords", [])):
+            c["keywords"] = [*c.get("keywords", []), *extra]
+    return doc
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(striking_combats(), st.sampled_from(OBJECTIVES))
+def test_split_search_is_the_joint_search(doc, objectives):
+    original = whole_search.PACK
+    whole_search.PACK = 0  # every group its own part (hypothesis and function-scoped fixtures don't mix)
+    try:
+        same(doc, objectives)
+    finally:
+        whole_search.PACK = original
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(40), deadline=None)
+@given(striking_combats(max_attackers=3, max_blockers=3, max_total_power=5, max_work=60), st.sampled_from(OBJECTIVES))
+def test_split_search_reaches_the_brute_force_optimum(doc, objectives):
+    original = whole_search.PACK
+    whole_search.PACK = 0
+    try:
+        result = WholeCombat(doc).solve(objectives)
+    finally:
+        whole_search.PACK = original
+    expected = brute_combat.adversarial_optimum(doc, objectives)
+    assert result.status == "optimal"
+    assert tuple(Fraction(str(result.objectives[o])) for o in objectives) == tuple(Fraction(v) for v in expected)
+    line = result.assignment.to_json()
+    assert brute_combat.is_legal_line(doc, line)
