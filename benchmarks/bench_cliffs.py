@@ -198,6 +198,27 @@ def ladder(n, power=4):
     return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
 
 
+def chained(n, power=4):
+    """The ladder in one group: attacker i shares a first-strike 2/3 with each neighbour (no independent parts)."""
+    attackers, blockers = [], []
+    for i in range(n):
+        blockers.append({"id": f"b{i}", "power": 1, "toughness": 2})
+        if i < n - 1:
+            blockers.append({"id": f"f{i}", "power": 2, "toughness": 3, "keywords": ["first_strike"]})
+        shared = ([f"f{i - 1}"] if i > 0 else []) + ([f"f{i}"] if i < n - 1 else [])
+        attackers.append(
+            {
+                "id": f"a{i}",
+                "power": power,
+                "toughness": 3,
+                "keywords": ["double_strike", "trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{i}", *shared],
+            }
+        )
+    return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
+
+
 def realistic(seed):
     """6 attackers, 6 blockers, two planeswalkers, first and double strike mixed (generated)."""
     rng = random.Random(seed)
@@ -648,6 +669,11 @@ def whole_combat():
         if t is None:
             for m in range(n + 1, 7):
                 show("whole", f"ladder n={m}", None, "<= 1 s", "s", False, "not run: n-1 timed out")
+            break
+    for n in range(2, 6):  # no target: the shape the independent parts cannot help (docs/combat.md)
+        t, _, _ = child(setup.format(sc=chained(n)), "WholeCombat(sc).solve('max-damage').status", repeat=1)
+        show("whole", f"chained ladder n={n} (one group)", t, "none", "s", None)
+        if t is None:
             break
     code = (
         "from trample.whole import WholeCombat\nimport time\nts = []\n"

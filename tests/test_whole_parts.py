@@ -112,7 +112,7 @@ def test_a_player_the_first_step_can_kill_keeps_the_groups_together(unpacked):
     same(doc, ["max-damage"])
 
 
-def test_a_planeswalker_damaged_in_the_first_step_keeps_its_attackers_together(unpacked):
+def test_attackers_of_one_planeswalker_stay_together(unpacked):
     # 702.19c: the planeswalker's loyalty in the regular step (what a trampler must assign to it first) depends on
     # the first-strike damage of every attacker attacking it
     doc = {
@@ -124,16 +124,42 @@ def test_a_planeswalker_damaged_in_the_first_step_keeps_its_attackers_together(u
     }
     assert independent_parts(WholeCombat(doc), whole_search.parse_objectives("max-damage")) is None
     same(doc, ["max-damage"])
-    # two 0/3 blockers each: 4 damage cannot trample over 6 in the first step, so no first-strike damage reaches
-    # the planeswalker (the split between the blockers is still the attacker's choice)
-    doc["blockers"] = [{"id": f"{b}{k}", "power": 0, "toughness": 3} for b in ("bx", "by") for k in (1, 2)]
-    doc["attackers"][0]["blocked_by"] = ["bx1", "bx2"]
-    doc["attackers"][1]["blocked_by"] = ["by1", "by2"]
+    # the same attackers attacking two planeswalkers: independent
+    doc["planeswalkers"].append({"id": "v", "controller": "opp", "loyalty": 9})
+    doc["attackers"][1]["attacking"] = "v"
     assert groups(independent_parts(WholeCombat(doc), whole_search.parse_objectives("max-damage"))) == [["x"], ["y"]]
     same(doc, ["max-damage"])
-    # max-value reads the planeswalker's loyalty against both attackers' damage: together again
-    assert independent_parts(WholeCombat(doc), whole_search.parse_objectives("max-value")) is None
-    same(doc, ["max-value"])
+    # max-value and min-overkill read a player's or planeswalker's threshold; lethal a player's life
+    for objective in ("max-value", "min-overkill", "lethal"):
+        if objective != "max-value":
+            assert independent_parts(WholeCombat(doc), whole_search.parse_objectives(objective)) is None
+        same(doc, [objective])
+
+
+def test_a_trampler_over_planeswalkers_counts_another_attackers_damage_to_its_planeswalker():
+    # 702.19c with 510.1e: an unblocked attacker's damage to the planeswalker counts towards the loyalty the
+    # trampler over planeswalkers must assign first, so in the regular step the two are not independent even
+    # though no first-strike damage reaches the planeswalker (found by the differential test below)
+    doc = {
+        "step": "combat",
+        "players": [{"id": "p0", "life": 1}],
+        "planeswalkers": [{"id": "w0", "controller": "p0", "loyalty": 1}],
+        "attackers": [
+            {"id": "a0", "power": 1, "toughness": 2, "attacking": "p0", "blocked_by": ["b0", "b1"],
+             "damage_marked": 1, "keywords": ["first_strike"]},
+            {"id": "a2", "power": 2, "toughness": 1, "attacking": "w0", "keywords": ["trample"]},
+            {"id": "a3", "power": 2, "toughness": 1, "attacking": "w0",
+             "keywords": ["trample_over_planeswalkers", "double_strike"], "blocked_by": ["b0", "b1"]},
+        ],
+        "blockers": [{"id": "b0", "power": 1, "toughness": 2}, {"id": "b1", "power": 1, "toughness": 2}],
+    }  # fmt: skip
+    whole_search.PACK, original = 0, whole_search.PACK
+    try:
+        result = WholeCombat(doc).solve("max-damage")
+    finally:
+        whole_search.PACK = original
+    assert (result.objectives["max-damage"],) == brute_combat.adversarial_optimum(doc, ["max-damage"]) == (1,)
+    same(doc, ["max-damage"])
 
 
 def test_without_a_first_strike_step_there_is_nothing_to_split():

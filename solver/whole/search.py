@@ -21,7 +21,7 @@ from ..optimize import (
 )
 from ..optimize import solve as solve_step
 from ..optimize.outcomes import step_values
-from ..outcome import creature_dies, damage_dealt, exact, has_effects, lethal_report, resolve
+from ..outcome import creature_dies, damage_dealt, exact, has_effects, lethal_need, lethal_report, resolve
 from .line import CombatLine
 
 
@@ -70,7 +70,7 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, split: bo
     parts = independent_parts(whole, objs, deadline) if split else None
     stats: dict[str, Any] = {"solves": 0, "status": STATUS_OPTIMAL}
     if parts is None:
-        best, stopped = _search(whole, objs, deadline, options, stats)
+        best, stopped = _search(whole, objs, deadline, options, stats, split)
         final = options.get("tie_break", True)  # the chosen state is solved again with the tie-break
     else:
         chosen = []
@@ -134,7 +134,7 @@ def _oriented(objs, values: dict) -> tuple:
     return tuple(values[o.name] if o.maximize else -values[o.name] for o in objs)
 
 
-def _search(whole, objs, deadline, options: dict, stats: dict):
+def _search(whole, objs, deadline, options: dict, stats: dict, split: bool = True):
     """The joint search of one whole combat: (best, stopped), best being (oriented total, A1's vector, values, A1,
     D1, the regular step's result without the tie-break) or None."""
     scenario = whole.scenario
@@ -173,10 +173,31 @@ def _search(whole, objs, deadline, options: dict, stats: dict):
     search_options = dict(options, tie_break=False)
     memo: dict[Scenario, object] = {}
 
+    # Integer sums (max-damage, max-kills, min-overkill) of a regular step whose attackers fall into groups are
+    # the sums of the groups' optima (the same groups as independent_parts, with no step after this one): each
+    # group is solved alone and memoised, so a group met in many states is solved once.
+    split_regular = split and _separable(scenario, objs) and all(o.kind in _INTEGER_SUMS for o in objs)
+
     def regular_best(state: Scenario):
-        key = (
-            state if effects else replace(state, attackers=tuple(replace(a, damage_marked=0) for a in state.attackers))
-        )
+        if split_regular and len(state.attackers) > 1:
+            live = _in_combat(state)
+            reach = _reach(live)
+            groups = _groups(live, reach, {r for r in reach if live.kind(r) in _shared_kinds(objs)})
+            if len(groups) > 1:
+                parts = [solved(_board(live, g, first=k == 0)) for k, g in enumerate(groups)]
+                return _summed(parts, objs, [a.id for a in state.attackers])
+        return solved(state)
+
+    def solved(state: Scenario):
+        key = state
+        if not effects:  # what no objective reads: attackers' marked damage, creatures out of combat (506.4)
+            key = replace(
+                state,
+                attackers=tuple(replace(a, damage_marked=0) if a.damage_marked else a for a in state.attackers),
+                blockers=tuple(
+                    replace(b, damage_marked=0) if b.damage_marked and not b.in_combat else b for b in state.blockers
+                ),
+            )
         if key not in memo:
             result = solve_step(
                 Combat(state, side="attacking", engine=engine), objs, **search_options, **_left(deadline)
@@ -186,6 +207,23 @@ def _search(whole, objs, deadline, options: dict, stats: dict):
                 stats["status"] = STATUS_FEASIBLE if result.assignment is not None else result.status
             memo[key] = result
         return memo[key]
+
+    # A1s that deal the same damage (creatures' capped at what makes them lethal, 702.19b: more changes nothing
+    # for the regular step, unless an objective reads the excess) are worth the same: only the one with the
+    # smallest vector can be chosen, the others are skipped.
+    grouped = has_fs and not effects
+    capped = {
+        c.id: lethal_need(c) for c in (*scenario.attackers, *scenario.blockers)
+    }  # creatures only: a player's life, a planeswalker's loyalty are read exactly
+    if any(o.kind == "min-overkill" or (o.target is not None and o.target in capped) for o in objs):
+        capped = {}
+    classes: dict[tuple, tuple[int, ...]] = {}
+
+    def effect_of(a1: Assignment) -> tuple:
+        totals, touched = damage_dealt(scenario, a1)
+        return tuple(
+            sorted((r, min(n, capped[r]) if r in capped else n, r in touched) for r, n in totals.items() if n > 0)
+        )
 
     best = None  # (oriented total, A1's vector, values, A1, D1, regular result)
     stopped = False
@@ -199,6 +237,12 @@ def _search(whole, objs, deadline, options: dict, stats: dict):
             stopped = True
             break
         a1_vec = vector(attacking_first, a1)
+        if grouped:
+            effect = effect_of(a1)
+            seen = classes.get(effect)
+            if seen is not None and seen <= a1_vec:
+                continue  # an A1 with the same effect and a smaller vector was searched: this one cannot win
+            classes[effect] = a1_vec
         first_values = score(attacking_first, a1, objs) if has_fs and not effects else {}
         worst = None
         for d1 in replies:
@@ -227,6 +271,23 @@ def _search(whole, objs, deadline, options: dict, stats: dict):
     return best, stopped
 
 
+def _summed(results: list, objs, attackers: list[str]) -> SolveResult:
+    """The regular step's result as the sum of its groups' results (integer objectives; the worst status; the
+    groups' assignments together, ``attackers`` left out of every group assigning nothing)."""
+    if any(r.assignment is None for r in results):
+        return next(r for r in results if r.assignment is None)
+    status = STATUS_OPTIMAL
+    for r in results:
+        if r.status != STATUS_OPTIMAL:
+            status = r.status
+    values = {o.name: sum(int(r.objectives[o.name]) for r in results) for o in objs}
+    joined = {a: {} for a in attackers}
+    joined.update((k, v) for r in results for k, v in r.assignment.to_json().items())
+    return SolveResult(
+        status, Assignment(joined), values, None, sum(r.time_ms for r in results), sum(r.solves for r in results)
+    )
+
+
 def _total(objs, first_values: dict, result) -> dict:
     """Each objective over both steps: the regular step's value plus the first step's (``lethal``: the regular
     step's alone, read on a state whose life totals include the first step's damage)."""
@@ -250,6 +311,9 @@ _SHARED_BY = {
     "min-overkill": ("player", "planeswalker", "battle"),
 }
 
+#: Objectives whose values are integer sums over objects (the regular step's groups are added up exactly).
+_INTEGER_SUMS = frozenset({"max-damage", "max-kills", "min-overkill"})
+
 #: Parts whose first steps multiply to at most this many (attacking assignments x defending ones) are searched
 #: together, and so is a part with a single first step: one search of a few lines costs less than several
 #: searches. 0: no packing (every group its own part).
@@ -262,43 +326,27 @@ def independent_parts(whole, objs, deadline=None) -> list[Scenario] | None:
     Attackers and the blockers blocking them form groups (510.1c, 510.1d: a creature's damage only goes to the
     creatures it blocks or is blocked by, and to what its attacker attacks). Two groups stay together when:
 
-    - an objective reads a threshold on an object both can damage (``lethal``: a player's life, so it is never
-      split; ``max-value``: a planeswalker's loyalty; ``min-overkill``: a player's life, a planeswalker's
-      loyalty, a battle's defense); ``max-damage`` and ``max-kills`` are sums over objects;
-    - the first-strike step can deal damage to a planeswalker or battle they both attack (its loyalty or defense
-      in the regular step depends on both), or can make a player they both damage lose (704.5a: the game ends
-      and the regular step is not played) -- found by solving ``max-damage:ID`` for the first step.
+    - they attack the same planeswalker or battle (702.19c: a trampler over planeswalkers must first assign the
+      loyalty left after every attacker's damage to it; its loyalty or defense after the first step depends on
+      every attacker's first-strike damage);
+    - an objective reads a threshold on a player both can damage (``lethal``: a player's life, so it is never
+      split; ``min-overkill``); ``max-damage`` and ``max-kills`` are sums over objects;
+    - the first-strike step can make a player they both damage lose (704.5a: the game ends and the regular step
+      is not played) -- found by solving ``max-damage:ID`` for the first step.
 
     Never split: boards with damage effects (lifelink, prevention...: :func:`trample.outcome.has_effects`),
     banding, the legacy damage assignment order, an objective naming a creature. Parts whose first steps are
     small are packed together (:data:`PACK`)."""
     s = whole.scenario
-    if (
-        len(s.attackers) < 2
-        or not whole.has_first_strike_step
-        or s.rules != "current"
-        or has_effects(s)
-        or any(o.kind not in _SHARED_BY for o in objs)
-        or any(o.target is not None and s.kind(o.target) in ("attacker", "blocker") for o in objs)
-        or any(c.has("banding") for c in (*s.attackers, *s.blockers))
-    ):
+    if len(s.attackers) < 2 or not whole.has_first_strike_step or not _separable(s, objs):
         return None
-    reach: dict[str, list[int]] = {}  # non-creature recipient -> attackers that may assign damage to it
-    for i, a in enumerate(s.attackers):
-        if a.attacking not in s:
-            continue
-        reach.setdefault(a.attacking, []).append(i)
-        if s.kind(a.attacking) in ("planeswalker", "battle"):  # 702.19c/e: trample on to the controller
-            owner = s.controller_of(a.attacking)
-            if owner is not None and owner in s:
-                reach.setdefault(owner, []).append(i)
-    shared = {r for r in reach if s.kind(r) in {k for o in objs for k in _SHARED_BY[o.kind]}}
+    reach = _reach(s)
+    shared = {r for r in reach if s.kind(r) in _shared_kinds(objs)}
     first = None
     for r, who in reach.items():
         if r in shared or len(who) < 2:
             continue
-        kind = s.kind(r)
-        threshold = max(1, s[r].life) if kind == "player" else 1
+        threshold = max(1, s[r].life)  # a player (planeswalkers and battles are always shared)
         bound = sum(max(0, s.attackers[i].combat_damage) for i in who if s.attackers[i].deals_damage_in("first_strike"))
         if bound < threshold:
             continue
@@ -307,7 +355,66 @@ def independent_parts(whole, objs, deadline=None) -> list[Scenario] | None:
         most = solve_step(first, [f"max-damage:{r}"], tie_break=False, **_left(deadline or deadline_of(None)))
         if most.status != STATUS_OPTIMAL or most.objectives[f"max-damage:{r}"] >= threshold:
             shared.add(r)
+    groups = _groups(s, reach, shared)
+    if len(groups) < 2:
+        return None
 
+    def size(members: list[int]) -> int:  # the joint search's work: A1 lines x defender replies
+        part = _board(s, members).with_step("first_strike")
+        return Combat(part, side="attacking", engine=whole.engine).count() * max(
+            1, Combat(part, side="defending", engine=whole.engine).count()
+        )
+
+    packed: list[tuple[list[int], int]] = []
+    for members in groups:
+        n = size(members)
+        for k, (have, m) in enumerate(packed):
+            if PACK and (n == 1 or m * n <= PACK):  # a part with one first step adds no work
+                packed[k] = (have + members, m * n)
+                break
+        else:
+            packed.append((members, n))
+    if len(packed) < 2:
+        return None
+    return [_board(s, sorted(members), first=k == 0) for k, (members, _) in enumerate(packed)]
+
+
+def _separable(s: Scenario, objs) -> bool:
+    """Can the board be cut into groups at all for these objectives (see :func:`independent_parts`)?"""
+    return not (
+        s.rules != "current"
+        or has_effects(s)
+        or any(o.kind not in _SHARED_BY for o in objs)
+        or any(o.target is not None and s.kind(o.target) in ("attacker", "blocker") for o in objs)
+        or any(c.has("banding") for c in (*s.attackers, *s.blockers))
+    )
+
+
+def _shared_kinds(objs) -> set[str]:
+    """The kinds of recipient whose attackers are kept together: those the objectives read a threshold on, and
+    always planeswalkers and battles (702.19c: a trampler over planeswalkers must assign the loyalty left after
+    every attacker's damage to it before its controller; their loyalty or defense after the first step depends
+    on every attacker's first-strike damage)."""
+    return {"planeswalker", "battle"} | {k for o in objs for k in _SHARED_BY[o.kind]}
+
+
+def _reach(s: Scenario) -> dict[str, list[int]]:
+    """Each player, planeswalker and battle -> the attackers that may assign damage to it (what they attack; the
+    controller or protector of an attacked planeswalker or battle, 702.19c/e)."""
+    reach: dict[str, list[int]] = {}
+    for i, a in enumerate(s.attackers):
+        if a.attacking not in s:
+            continue
+        reach.setdefault(a.attacking, []).append(i)
+        if s.kind(a.attacking) in ("planeswalker", "battle"):
+            owner = s.controller_of(a.attacking)
+            if owner is not None and owner in s:
+                reach.setdefault(owner, []).append(i)
+    return reach
+
+
+def _groups(s: Scenario, reach: dict[str, list[int]], shared) -> list[list[int]]:
+    """Attackers (indices) in groups: joined by a blocker they share (510.1c/d) and by a ``shared`` recipient."""
     parent = list(range(len(s.attackers)))
 
     def find(i: int) -> int:
@@ -326,45 +433,43 @@ def independent_parts(whole, objs, deadline=None) -> list[Scenario] | None:
                 union(i, blocked_by[b])
             blocked_by[b] = i
     for r in shared:
-        who = reach[r]
+        who = reach.get(r, [])
         for i in who[1:]:
             union(who[0], i)
     groups: dict[int, list[int]] = {}
     for i in range(len(s.attackers)):
         groups.setdefault(find(i), []).append(i)
-    if len(groups) < 2:
-        return None
+    return list(groups.values())
 
-    def board(members: list[int]) -> Scenario:
-        names = {b for i in members for b in s.attackers[i].blocked_by}
-        return replace(
-            s,
-            attackers=tuple(s.attackers[i] for i in members),
-            blockers=tuple(b for b in s.blockers if b.id in names),
-        )
 
-    def size(members: list[int]) -> int:  # the joint search's work: A1 lines x defender replies
-        part = board(members).with_step("first_strike")
-        return Combat(part, side="attacking", engine=whole.engine).count() * max(
-            1, Combat(part, side="defending", engine=whole.engine).count()
-        )
+def _in_combat(s: Scenario) -> Scenario:
+    """The board without the creatures removed from combat (506.4: they neither deal nor are assigned combat damage,
+    and no objective counts them); an attacker whose blockers all left stays blocked (510.1c)."""
+    if all(c.in_combat for c in (*s.attackers, *s.blockers)):
+        return s
+    gone = {b.id for b in s.blockers if not b.in_combat}
+    return replace(
+        s,
+        attackers=tuple(
+            replace(a, blocked_by=tuple(b for b in a.blocked_by if b not in gone)) if gone & set(a.blocked_by) else a
+            for a in s.attackers
+            if a.in_combat
+        ),
+        blockers=tuple(b for b in s.blockers if b.in_combat),
+    )
 
-    packed: list[tuple[list[int], int]] = []
-    for members in groups.values():
-        n = size(members)
-        for k, (have, m) in enumerate(packed):
-            if PACK and (n == 1 or m * n <= PACK):  # a part with one first step adds no work
-                packed[k] = (have + members, m * n)
-                break
-        else:
-            packed.append((members, n))
-    if len(packed) < 2:
-        return None
-    unblocking = [b for b in s.blockers if b.id not in blocked_by]  # block nothing: deal and take no damage
-    parts = [board(sorted(members)) for members, _ in packed]
-    if unblocking:
-        parts[0] = replace(parts[0], blockers=parts[0].blockers + tuple(unblocking))
-    return parts
+
+def _board(s: Scenario, members: list[int], first: bool = True) -> Scenario:
+    """The board of some attackers: them, the blockers blocking them, every player, planeswalker and battle; the
+    ``first`` part also keeps the blockers that block nothing (they deal and take no damage)."""
+    attackers = tuple(s.attackers[i] for i in members)
+    names = {b for a in attackers for b in a.blocked_by}
+    blocking = {b for a in s.attackers for b in a.blocked_by}
+    return replace(
+        s,
+        attackers=attackers,
+        blockers=tuple(b for b in s.blockers if b.id in names or (first and b.id not in blocking)),
+    )
 
 
 def _joined(whole, objs, chosen: list, deadline, options: dict, stats: dict):
