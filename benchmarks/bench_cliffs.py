@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from benchmarks.boards import chained, ladder  # noqa: E402
 from trample import Combat  # noqa: E402
 from trample.engines.direct import ComponentDP  # noqa: E402
 
@@ -176,47 +177,6 @@ def pair(P):
             for i in range(2)
         ],
     }
-
-
-def ladder(n, power=4):
-    """n double-strike tramplers; attacker i blocked by its own 1/2 and by a first-strike 2/3 shared per pair."""
-    attackers, blockers = [], []
-    for i in range(n):
-        blockers.append({"id": f"b{i}", "power": 1, "toughness": 2})
-        if i % 2 == 0:
-            blockers.append({"id": f"f{i // 2}", "power": 2, "toughness": 3, "keywords": ["first_strike"]})
-        attackers.append(
-            {
-                "id": f"a{i}",
-                "power": power,
-                "toughness": 3,
-                "keywords": ["double_strike", "trample"],
-                "attacking": "opp",
-                "blocked_by": [f"b{i}", f"f{i // 2}"],
-            }
-        )
-    return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
-
-
-def chained(n, power=4):
-    """The ladder in one group: attacker i shares a first-strike 2/3 with each neighbour (no independent parts)."""
-    attackers, blockers = [], []
-    for i in range(n):
-        blockers.append({"id": f"b{i}", "power": 1, "toughness": 2})
-        if i < n - 1:
-            blockers.append({"id": f"f{i}", "power": 2, "toughness": 3, "keywords": ["first_strike"]})
-        shared = ([f"f{i - 1}"] if i > 0 else []) + ([f"f{i}"] if i < n - 1 else [])
-        attackers.append(
-            {
-                "id": f"a{i}",
-                "power": power,
-                "toughness": 3,
-                "keywords": ["double_strike", "trample"],
-                "attacking": "opp",
-                "blocked_by": [f"b{i}", *shared],
-            }
-        )
-    return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
 
 
 def realistic(seed):

@@ -24,12 +24,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import brute_combat  # noqa: E402
 
+from benchmarks.boards import OPP, chained, ladder  # noqa: E402
 from trample import Combat  # noqa: E402
 from trample.sba import after_step  # noqa: E402
 from trample.whole import WholeCombat  # noqa: E402
 
 QUICK = bool(os.environ.get("QUICK"))
-OPP = [{"id": "opp", "life": 20}]
 
 
 def rules_board_8() -> dict:
@@ -49,50 +49,6 @@ def rules_board_8() -> dict:
         "blockers": [{"id": "w", "power": 4, "toughness": 2}]
         + [{"id": f"c{i}", "power": 1, "toughness": 1} for i in range(1, 5)],
     }
-
-
-def ladder(n: int, power: int = 4) -> dict:
-    """n double-strike tramplers (power ``power``, toughness 3), each blocked by its own 1/2 and by a shared
-    first-strike 2/3 blocker per pair of attackers (it divides its first-strike damage: 510.1d)."""
-    attackers, blockers = [], []
-    for i in range(n):
-        blockers.append({"id": f"b{i}", "power": 1, "toughness": 2})
-        shared = f"f{i // 2}"
-        if i % 2 == 0:
-            blockers.append({"id": shared, "power": 2, "toughness": 3, "keywords": ["first_strike"]})
-        attackers.append(
-            {
-                "id": f"a{i}",
-                "power": power,
-                "toughness": 3,
-                "keywords": ["double_strike", "trample"],
-                "attacking": "opp",
-                "blocked_by": [f"b{i}", shared],
-            }
-        )
-    return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
-
-
-def chained(n: int, power: int = 4) -> dict:
-    """n double-strike tramplers in one group: attacker i blocked by its own 1/2 and by the first-strike 2/3
-    blockers it shares with its neighbours (i-1 and i+1): nothing splits the first step."""
-    attackers, blockers = [], []
-    for i in range(n):
-        blockers.append({"id": f"b{i}", "power": 1, "toughness": 2})
-        if i < n - 1:
-            blockers.append({"id": f"f{i}", "power": 2, "toughness": 3, "keywords": ["first_strike"]})
-        shared = ([f"f{i - 1}"] if i > 0 else []) + ([f"f{i}"] if i < n - 1 else [])
-        attackers.append(
-            {
-                "id": f"a{i}",
-                "power": power,
-                "toughness": 3,
-                "keywords": ["double_strike", "trample"],
-                "attacking": "opp",
-                "blocked_by": [f"b{i}", *shared],
-            }
-        )
-    return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
 
 
 def ungrouped_count(doc: dict) -> int:
