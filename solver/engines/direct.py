@@ -63,7 +63,7 @@ from ..limits import NEVER, Deadline
 from ..models import FormatError
 from ..rules import DamagePlan, Gate, Route
 from . import BLOCKS, EFFECTS, PROGRAMME
-from .by_source import count_by_source
+from .by_source import count_shared
 from .effects import effect_counts, listed_effects
 
 FREE = -1
@@ -940,7 +940,7 @@ class DirectEngine:
             return n
         cache = plan.cache.of("direct")
         if tuple(component) not in cache and len(component) > 1:
-            n = count_by_source(plan, component, deadline)
+            n = count_shared(plan, component, deadline)
             if n is not None:
                 return n
         return component_dp(plan, component, deadline).count()
