@@ -21,6 +21,14 @@ The per-source work is memoised on the entries of the source's own blockers, so 
 computed once. Counts are exact Python integers. :func:`count_by_source` returns None for a component outside this
 shape (legacy damage assignment order, gates on planeswalkers' loyalty, gates on another source's blockers), and the
 column programme counts it.
+
+When every source shares every blocker, all blockers stay open until the last source and each source's moves multiply
+over all of them. :func:`count_by_blocker` counts the same shape the other way round: one *blocker* at a time, after a
+signed expansion of the gates (each blocker *unbounded*, +1, or *short*, -1; see :func:`_by_blocker`), so that
+sources only interact through short totals (each below its need: small), with identical sources kept as a sorted
+multiset. :func:`count_shared` (what :class:`~trample.engines.direct.DirectEngine` calls) tries whichever of the two
+looks cheaper by a rough cost (:func:`_source_cost`, :func:`_blocker_cost`), then the other, each within its work
+bound.
 """
 
 from __future__ import annotations
@@ -244,6 +252,7 @@ def _moves(D, dt, own, free, gates, entry, needs, stays, closing):
 
 # -- one blocker at a time -------------------------------------------------------------------------------------
 
+SECOND_TRY = 100  # the dearer-looking method is tried after the cheaper gave up only within this factor of its cost
 BLOCKER_WORK_LIMIT = 100_000  # partial splits plus states examined, beyond which count_by_blocker gives up
 M_BITS = 32  # a source's code: damage to bounded blockers in the low bits, then its unbounded blockers, then the
 U_ONE = 1 << M_BITS  # gated routes that a flag forbids (one bit per gated route)
@@ -532,8 +541,8 @@ def _blocker_cost(sources, need) -> int:
 def count_shared(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int | None:
     """The count of a component of the shape above by whichever of :func:`count_by_source` and
     :func:`count_by_blocker` looks cheaper (rough costs, :func:`_source_cost` and :func:`_blocker_cost`), then the
-    other, each within its work bound; None when the component is outside the shape or both give up (the column
-    programme counts it)."""
+    other if its cost is within ``SECOND_TRY`` times the first's, each within its work bound; None when the component
+    is outside the shape or both give up (the column programme counts it)."""
     deadline = deadline or NEVER
     shaped = _shape(plan, component)
     if shaped is None:
@@ -543,7 +552,10 @@ def count_shared(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
     order = _order(sources, need)
     by_source = (_source_cost(order, need), 0)
     by_blocker = (_blocker_cost(sources, need) * len(sources), 1)  # its states are tuples over the sources
-    for _, method in sorted([by_source, by_blocker]):
+    ranked = sorted([by_source, by_blocker])
+    for k, (cost, method) in enumerate(ranked):
+        if k and cost > SECOND_TRY * ranked[0][0]:
+            break  # the cheaper-looking method gave up: the other, far dearer, would too (measured on random boards)
         if method == 0:
             n = _by_source(order, need, deadline, WORK_LIMIT, ENTRY_LIMIT)
         else:
