@@ -40,8 +40,8 @@ from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
 
 SAT = -1  # the blocker has lethal damage: no constraint left
-WORK_LIMIT = 400_000  # frontier states x moves (plus the moves' enumeration) beyond which the column programme counts
-ENTRY_LIMIT = 200_000  # distinct per-source situations worked out, beyond which the column programme counts
+WORK_LIMIT = 400_000  # frontier states x moves (plus the moves' enumeration) beyond which count_by_source gives up
+ENTRY_LIMIT = 200_000  # distinct per-source situations worked out, beyond which count_by_source gives up
 
 
 def _compositions(total: int, parts: int) -> int:
