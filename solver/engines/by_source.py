@@ -21,19 +21,27 @@ The per-source work is memoised on the entries of the source's own blockers, so 
 computed once. Counts are exact Python integers. :func:`count_by_source` returns None for a component outside this
 shape (legacy damage assignment order, gates on planeswalkers' loyalty, gates on another source's blockers), and the
 column programme counts it.
+
+When every source shares every blocker, all blockers stay open until the last source and each source's moves multiply
+over all of them. :func:`count_by_blocker` counts the same shape the other way round: one *blocker* at a time, after a
+signed expansion of the gates (each blocker *unbounded*, +1, or *short*, -1; see :func:`_by_blocker`), so that
+sources only interact through short totals (each below its need: small), with identical sources kept as a sorted
+multiset. :func:`count_shared` (what :class:`~trample.engines.direct.DirectEngine` calls) tries whichever of the two
+looks cheaper by a rough cost (:func:`_source_cost`, :func:`_blocker_cost`), then the other, each within its work
+bound.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import comb
+from math import comb, factorial
 
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
 
 SAT = -1  # the blocker has lethal damage: no constraint left
-WORK_LIMIT = 400_000  # frontier states x moves (plus the moves' enumeration) beyond which the column programme counts
-ENTRY_LIMIT = 200_000  # distinct per-source situations worked out, beyond which the column programme counts
+WORK_LIMIT = 400_000  # frontier states x moves (plus the moves' enumeration) beyond which count_by_source gives up
+ENTRY_LIMIT = 200_000  # distinct per-source situations worked out, beyond which count_by_source gives up
 
 
 def _compositions(total: int, parts: int) -> int:
@@ -91,13 +99,16 @@ def count_by_source(
     is outside the shape (see the module) or the work (frontier entries x moves, and the moves' own enumeration)
     outgrows ``work_limit``, or the distinct per-source situations (memoised) outgrow ``entry_limit`` (the column
     programme is then cheaper on the measured shapes, see docs/scale.md)."""
-    deadline = deadline or NEVER
     shaped = _shape(plan, component)
     if shaped is None:
         return None
     sources, resources = shaped
     need = {name: plan.lethal_need[name] for name in resources}
-    sources = _order(sources, need)
+    return _by_source(_order(sources, need), need, deadline or NEVER, work_limit, entry_limit)
+
+
+def _by_source(sources, need, deadline: Deadline, work_limit: int, entry_limit: int) -> int | None:
+    """:func:`count_by_source` on a shaped component whose sources are already in elimination order."""
     first: dict[str, int] = {}
     last: dict[str, int] = {}
     for k, (_, _, own, _, _) in enumerate(sources):
@@ -237,3 +248,318 @@ def _moves(D, dt, own, free, gates, entry, needs, stays, closing):
                 if c:
                     result[upd] = result.get(upd, 0) + c
     return [(upd, c) for upd, c in result.items() if c], ops
+
+
+# -- one blocker at a time -------------------------------------------------------------------------------------
+
+SECOND_TRY = 100  # the dearer-looking method is tried after the cheaper gave up only within this factor of its cost
+BLOCKER_WORK_LIMIT = 100_000  # partial splits plus states examined, beyond which count_by_blocker gives up
+M_BITS = 32  # a source's code: damage to bounded blockers in the low bits, then its unbounded blockers, then the
+U_ONE = 1 << M_BITS  # gated routes that a flag forbids (one bit per gated route)
+M_MASK = U_ONE - 1
+DIS_SHIFT = 2 * M_BITS
+
+
+def count_by_blocker(
+    plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, work_limit: int = BLOCKER_WORK_LIMIT
+) -> int | None:
+    """The number of legal assignments of a component of the same shape as :func:`count_by_source`'s, eliminating
+    one *blocker* at a time over a signed expansion of the gates (docs/scale.md), with identical sources kept as a
+    multiset; None outside the shape or past ``work_limit``."""
+    shaped = _shape(plan, component)
+    if shaped is None:
+        return None
+    sources, resources = shaped
+    need = {name: plan.lethal_need[name] for name in resources}
+    return _by_blocker(sources, need, deadline or NEVER, work_limit)
+
+
+def _blocker_order(sources, need):
+    """The blockers in elimination order, as (name, class, first of its class, last of its class), the classes
+    (blockers named by exactly the same gated routes: only whether *all* of a class end lethal matters) with the
+    gated routes naming them, and each blocker's owners (the sources that assign to it)."""
+    owners: dict[str, list[int]] = {name: [] for name in need}
+    naming: dict[str, set[tuple[int, int]]] = {name: set() for name in need}
+    for s, (_, _, own, _, gates) in enumerate(sources):
+        for name in own:
+            owners[name].append(s)
+        for g, gate in enumerate(gates):
+            for name in gate:
+                naming[name].add((s, g))
+    classes: dict[frozenset, list[str]] = {}
+    for name in sorted(need, key=lambda x: (owners[x][0], x)):
+        classes.setdefault(frozenset(naming[name]), []).append(name)
+    cls = list(classes.items())
+    order = [(name, c, k == 0, k == len(names) - 1) for c, (_, names) in enumerate(cls) for k, name in enumerate(names)]
+    return order, [key for key, _ in cls], owners
+
+
+def _spreads(c: int, budget: int, cache: dict) -> tuple:
+    """The ways to add at most ``budget`` damage to ``c`` sources in the same state: nonincreasing tuples of
+    increments, with their sum and the number of distinct orderings (c! / product of the repeats' factorials)."""
+    key = (c, budget)
+    out = cache.get(key)
+    if out is not None:
+        return out
+    found = []
+    stack: list[tuple[tuple[int, ...], int]] = [((), budget)]
+    while stack:
+        prefix, left = stack.pop()
+        if len(prefix) == c:
+            mult = factorial(c)
+            run = 1
+            for a, b in zip(prefix, prefix[1:]):
+                if a == b:
+                    run += 1
+                else:
+                    mult //= factorial(run)
+                    run = 1
+            found.append((prefix, budget - left, mult // factorial(run)))
+            continue
+        top = min(left, prefix[-1]) if prefix else left
+        for x in range(top + 1):
+            stack.append((prefix + (x,), left - x))
+    out = cache[key] = tuple(found)
+    return out
+
+
+def _by_blocker(sources, need, deadline: Deadline, work_limit: int) -> int | None:
+    """One blocker at a time. A legal assignment needs, per blocker, "not asked, or lethal" (510.1e: every source's
+    damage counts towards it; 702.2c: or one point from a deathtouch source). Per class C of blockers named by the
+    same gated routes, ``[not asked(C) or all of C lethal] = sum over W in C of (-1)^|W| [W short]`` plus, for W not
+    empty, ``-(-1)^|W| [W short and C not asked]``: every blocker is either *unbounded* (+1: its damage is a free part
+    of each owner's split) or *bounded* (-1: short -- its total stays below its need, deathtouch sources give it 0);
+    a *flag* on the class (-1, needs a bounded blocker in the class) forbids the gated routes naming it.
+
+    Sources then interact only through the bounded totals. The state is, per source not finished, a code: its
+    damage to bounded blockers so far, how many unbounded blockers it has, which gated routes a flag forbids; and
+    the flags of the classes being read. A source is finished after its last blocker: its split of the rest of its
+    damage over its unbounded blockers, free routes and allowed gated routes is a composition count. Sources with the
+    same damage, deathtouch, blockers and routes are interchangeable: their codes are kept sorted (a multiset), and
+    equal codes take increments as nonincreasing tuples times the number of their orderings."""
+    order, classes, owners = _blocker_order(sources, need)
+    last: dict[int, int] = {}
+    for step, (name, _, _, _) in enumerate(order):
+        for s in owners[name]:
+            last[s] = step
+    kinds: dict[tuple, int] = {}
+    kind = [kinds.setdefault(src, len(kinds)) for src in sources]
+    total = 1
+    live = []
+    for s, (D, _, _, free, gates) in enumerate(sources):
+        if s in last:
+            live.append(s)
+        else:  # no shared blocker: its own closed form
+            total *= _compositions(D, free + len(gates))
+    states: dict[tuple, int] = {(tuple(0 for _ in live), ()): 1}
+    open_classes: list[int] = []
+    spreads: dict = {}
+    work = 0
+    for step, (name, ci, first, closes) in enumerate(order):
+        deadline.check()
+        where = {s: p for p, s in enumerate(live)}
+        cap = need[name] - 1
+        runs_by_kind: dict[int, list[int]] = {}
+        for s in owners[name]:
+            runs_by_kind.setdefault(kind[s], []).append(where[s])
+        # the owners that may give the blocker damage while it stays short (702.2c: not deathtouch ones), by kind
+        runs = [(ps, sources[live[ps[0]]][0]) for ps in runs_by_kind.values() if not sources[live[ps[0]]][1]]
+        for ps, _ in runs:
+            if comb(cap + len(ps), len(ps)) > work_limit:
+                return None  # too many ways to spread the short damage: leave it to another method
+        sort_runs = [ps for ps, _ in runs if len(ps) > 1]
+        all_pos = [where[s] for s in owners[name]]
+        if first:
+            open_classes.append(ci)
+            states = {(ss, fl + (f,)): (w if f == 0 else -w) for (ss, fl), w in states.items() for f in (0, 1)}
+        fi = open_classes.index(ci)
+        new: dict[tuple, int] = {}
+        get = new.get
+        for n, ((ss, fl), w) in enumerate(states.items()):
+            if not n & 255:
+                deadline.check()
+            row = list(ss)
+            for p in all_pos:  # unbounded: +1
+                row[p] += U_ONE
+            key = (tuple(row), fl)
+            new[key] = get(key, 0) + w
+            f2 = fl if fl[fi] != 1 else fl[:fi] + (2,) + fl[fi + 1 :]  # a bounded blocker: the flag may stand
+            partial = [(ss, cap, -w)]  # bounded: -1
+            for ps, D in runs:
+                bins: dict[int, list[int]] = {}
+                for p in ps:
+                    bins.setdefault(ss[p], []).append(p)
+                for code, bp in bins.items():
+                    room = D - (code & M_MASK)
+                    options = _spreads(len(bp), cap, spreads)
+                    nxt = []
+                    for t, b, c in partial:
+                        for inc, used, mult in options:
+                            if used > b or inc[0] > room:
+                                continue
+                            if used:
+                                row = list(t)
+                                for p, x in zip(bp, inc):
+                                    row[p] = code + x
+                                nxt.append((tuple(row), b - used, c * mult))
+                            else:
+                                nxt.append((t, b, c))
+                    partial = nxt
+            work += len(partial) + 1
+            if work > work_limit:
+                return None
+            for t, b, c in partial:
+                if sort_runs and b != cap:
+                    row = list(t)
+                    for ps in sort_runs:
+                        for p, v in zip(ps, sorted([row[p] for p in ps])):
+                            row[p] = v
+                    t = tuple(row)
+                key = (t, f2)
+                new[key] = get(key, 0) + c
+        states = new
+        if closes:  # the class is read: a flag without a bounded blocker is no term; a flag forbids its routes
+            marks = [(where[s], 1 << (DIS_SHIFT + g)) for s, g in classes[ci]]
+            done: dict[tuple, int] = {}
+            for (ss, fl), w in states.items():
+                f = fl[fi]
+                if f == 1 or not w:
+                    continue
+                if f == 2:
+                    row = list(ss)
+                    for p, bit in marks:
+                        row[p] |= bit
+                    ss = tuple(row)
+                key = (ss, fl[:fi] + fl[fi + 1 :])
+                done[key] = done.get(key, 0) + w
+            states = done
+            open_classes.remove(ci)
+        finishing = [p for p, s in enumerate(live) if last[s] == step]
+        if finishing:
+            keep = [p for p, s in enumerate(live) if last[s] != step]
+            memos: list[dict[int, int]] = [{} for _ in finishing]
+            info = [(p, sources[live[p]], memo) for p, memo in zip(finishing, memos)]
+            done = {}
+            for (ss, fl), w in states.items():
+                for p, (D, _, _, free, gates), memo in info:
+                    code = ss[p]
+                    f = memo.get(code)
+                    if f is None:
+                        parts = (code >> M_BITS & M_MASK) + free + len(gates) - bin(code >> DIS_SHIFT).count("1")
+                        f = memo[code] = _compositions(D - (code & M_MASK), parts)
+                    w *= f
+                    if not w:
+                        break
+                if w:
+                    key = (tuple([ss[p] for p in keep]), fl)
+                    done[key] = done.get(key, 0) + w
+            states = done
+            live = [live[p] for p in keep]
+        groups: dict[int, list[int]] = {}
+        for p, s in enumerate(live):
+            groups.setdefault(kind[s], []).append(p)
+        multi = [g for g in groups.values() if len(g) > 1]
+        canon: dict[tuple, int] = {}
+        for (ss, fl), w in states.items():
+            if not w:
+                continue
+            if multi:
+                row = list(ss)
+                for g in multi:
+                    for p, v in zip(g, sorted([row[p] for p in g])):
+                        row[p] = v
+                ss = tuple(row)
+            key = (ss, fl)
+            canon[key] = canon.get(key, 0) + w
+        states = {k: w for k, w in canon.items() if w}
+        work += len(states)
+        if work > work_limit:
+            return None
+    return total * sum(states.values())
+
+
+# -- choosing the method ---------------------------------------------------------------------------------------
+
+
+def _source_cost(order, need) -> int:
+    """A rough cost of :func:`_by_source` in this order: per source, the frontier's possible entries times the
+    source's possible moves (each of its blockers: exact, lethal or short)."""
+    users: dict[str, int] = {}
+    for _, _, own, _, _ in order:
+        for name in own:
+            users[name] = users.get(name, 0) + 1
+    seen: dict[str, int] = {}
+    cost = 0
+    for D, _, own, _, _ in order:
+        size = 1
+        for name in seen:
+            size *= 2 * need[name] + 1
+        moves = 1
+        for name in own:
+            moves *= min(need[name], D) + 2
+        cost += size * moves
+        for name in own:
+            seen[name] = seen.get(name, 0) + 1
+            if seen[name] == users[name]:
+                del seen[name]
+    return cost
+
+
+def _blocker_cost(sources, need) -> int:
+    """A rough cost of :func:`_by_blocker`: per blocker, the possible states (per kind of source not finished, the
+    multisets of their damage to bounded blockers: at most the blockers' short totals, at most their power) times
+    the ways to spread the blocker's short damage over its owners."""
+    order, _, owners = _blocker_order(sources, need)
+    last: dict[int, int] = {}
+    for step, (name, _, _, _) in enumerate(order):
+        for s in owners[name]:
+            last[s] = step
+    kinds: dict[tuple, list[int]] = {}
+    for s, src in enumerate(sources):
+        kinds.setdefault(src, []).append(s)
+    short = [0] * len(sources)
+    read = [0] * len(sources)
+    cost = 0
+    for step, (name, _, _, _) in enumerate(order):
+        for s in owners[name]:
+            read[s] += 1
+            if not sources[s][1]:
+                short[s] += need[name] - 1
+        size = 1
+        for src, members in kinds.items():
+            live = [s for s in members if s in last and last[s] >= step and read[s]]
+            if live:
+                c, s = len(live), live[0]
+                size *= (
+                    (read[s] + 1) * (1 + len(src[4])) * min(comb(min(src[0], short[s]) + c, c), comb(short[s] + c, c))
+                )
+        k = sum(1 for s in owners[name] if not sources[s][1])
+        cost += size * comb(need[name] - 1 + k, k)
+    return cost
+
+
+def count_shared(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int | None:
+    """The count of a component of the shape above by whichever of :func:`count_by_source` and
+    :func:`count_by_blocker` looks cheaper (rough costs, :func:`_source_cost` and :func:`_blocker_cost`), then the
+    other if its cost is within ``SECOND_TRY`` times the first's, each within its work bound; None when the component
+    is outside the shape or both give up (the column programme counts it)."""
+    deadline = deadline or NEVER
+    shaped = _shape(plan, component)
+    if shaped is None:
+        return None
+    sources, resources = shaped
+    need = {name: plan.lethal_need[name] for name in resources}
+    order = _order(sources, need)
+    by_source = (_source_cost(order, need), 0)
+    by_blocker = (_blocker_cost(sources, need) * len(sources), 1)  # its states are tuples over the sources
+    ranked = sorted([by_source, by_blocker])
+    for k, (cost, method) in enumerate(ranked):
+        if k and cost > SECOND_TRY * ranked[0][0]:
+            break  # the cheaper-looking method gave up: the other, far dearer, would too (measured on random boards)
+        if method == 0:
+            n = _by_source(order, need, deadline, WORK_LIMIT, ENTRY_LIMIT)
+        else:
+            n = _by_blocker(sources, need, deadline, BLOCKER_WORK_LIMIT)
+        if n is not None:
+            return n
+    return None

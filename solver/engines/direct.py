@@ -31,8 +31,9 @@ sum), so a column costs O(states x damage x min(need, damage)) big-integer addit
 column that feeds no resource). Counts are exact Python integers.
 
 Counting alone has a second method for components whose gates ask only for lethal damage on the gated source's
-own blockers: :func:`~trample.engines.by_source.count_by_source` eliminates one source at a time (no remaining-damage
-dimension; binomial sums), used by :meth:`DirectEngine.count` within its work bound (docs/scale.md).
+own blockers: :func:`~trample.engines.by_source.count_shared` eliminates one source at a time (no remaining-damage
+dimension; binomial sums) or one blocker at a time (a signed expansion of the gates; identical sources as a
+multiset), whichever looks cheaper, used by :meth:`DirectEngine.count` within their work bounds (docs/scale.md).
 
 One-attacker components of the usual shapes (no gates; current-rules trample; trample over planeswalkers) also
 have closed forms (stars and bars and hockey-stick sums), used by :meth:`DirectEngine.count`; the tests check
@@ -63,7 +64,7 @@ from ..limits import NEVER, Deadline
 from ..models import FormatError
 from ..rules import DamagePlan, Gate, Route
 from . import BLOCKS, EFFECTS, PROGRAMME
-from .by_source import count_by_source
+from .by_source import count_shared
 from .effects import effect_counts, listed_effects
 
 FREE = -1
@@ -940,7 +941,7 @@ class DirectEngine:
             return n
         cache = plan.cache.of("direct")
         if tuple(component) not in cache and len(component) > 1:
-            n = count_by_source(plan, component, deadline)
+            n = count_shared(plan, component, deadline)
             if n is not None:
                 return n
         return component_dp(plan, component, deadline).count()
