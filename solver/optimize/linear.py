@@ -97,7 +97,9 @@ class BlockScorer:
         ks = self._dt_cols[c]
         if not ks:
             return None
-        return block[:, ks[0]] > 0 if len(ks) == 1 else (block[:, ks] > 0).any(axis=1)  # amounts are >= 0
+        if len(ks) == 1:
+            return np.greater(block[:, ks[0]], 0)  # amounts are >= 0
+        return np.greater(block[:, ks], 0).any(axis=1)
 
     def values(self, block: np.ndarray) -> np.ndarray:
         """(rows x objectives) int64 values of the rows of ``block`` (larger is better)."""
