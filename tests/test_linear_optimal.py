@@ -99,12 +99,21 @@ def test_direct_all_optimal_on_general_scenarios(data):  # 510.1a-d, 702.19b-e, 
         _oracle_check(sc, objs, got, side)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.data())
-def test_per_distinct_total_and_second_pass_agree(data):  # the same terms, computed per distinct total; no rows kept
+def test_small_blocks_per_distinct_total_and_second_pass_agree(data):
+    # blocks of a few rows (the best values improve from block to block), terms computed per distinct total, and
+    # the rows at the best kept or not (a second pass), each way the same set
     sc = data.draw(overlapping_boards())
     objs = _objectives(data.draw, sc)
-    with patch.object(linear, "TABLE_TOTALS", 0), patch.object(linear, "KEEP_CELLS", 0):
+    rows = data.draw(st.sampled_from([1, 2, 5]))
+    table = data.draw(st.sampled_from([0, linear.TABLE_TOTALS]))
+    keep = data.draw(st.sampled_from([0, 30, linear.KEEP_CELLS]))
+    with (
+        patch.object(linear, "BLOCK_ROWS", rows),
+        patch.object(linear, "TABLE_TOTALS", table),
+        patch.object(linear, "KEEP_CELLS", keep),
+    ):
         got, _, _ = _both(sc, objs)
     if small_enough(sc):
         _oracle_check(sc, objs, got)

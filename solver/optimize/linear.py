@@ -3,10 +3,11 @@
 Each objective is a sum over recipients of a term that reads only the recipient's total (the sum of its columns)
 and whether a deathtouch source assigns it any (:meth:`~trample.optimize.objectives._Definitions.term`, the same
 definitions :func:`trample.optimize.score` evaluates one assignment with). So the values of every row of a block
-are numpy work: the totals and the deathtouch flags are two matrix products, and each term is read from a table of
-the term over every total the recipient can be assigned (built once by calling ``term``; terms that are the total
-itself, as ``max-damage``'s, are a third matrix product). ``max-value`` is scaled to integers
-(``value_scale``); ``min-overkill`` is negated, so that every objective is maximised.
+are numpy work: a recipient's totals are a column or a sum of columns, its deathtouch flags a comparison, and each
+term is read from a table of the term over every total the recipient can be assigned (built once by calling
+``term``; past :data:`TABLE_TOTALS`, computed once per distinct total; terms that are the total itself, as
+``max-damage``'s, are added as they are). ``max-value`` is scaled to integers (``value_scale``); ``min-overkill``
+is negated, so that every objective is maximised.
 
 :class:`~trample.optimize.search.AllOptimal` (``trample solve --all-optimal``) takes this path when the board is
 small enough to read whole (:data:`DIRECT_ROWS` legal assignments at most, from ``count``, which is cheap): one
