@@ -208,3 +208,29 @@ def test_cli_all_optimal_lines_in_bulk(tmp_path, limit):  # the lines of the Pyt
     want = [json.dumps(a.to_json(), separators=(",", ":")) for a in all_optimal(Combat(sc), "lethal", limit=limit)]
     assert p.stdout.splitlines() == want
     assert len(want) == (limit or Combat(sc).count())
+
+
+def test_cli_bulk_lines_reader_closing_is_a_clean_exit(tmp_path):  # `trample solve ... --all-optimal | head -1`
+    import subprocess
+    import sys
+
+    from brute import is_legal
+
+    sc = _huge()
+    sc["attackers"][0]["power"] = 20
+    sc["blockers"] = [{"id": f"b{i}", "power": 1, "toughness": n} for i, n in enumerate([2, 3, 1, 4, 2, 1, 2, 1])]
+    sc["attackers"][0]["blocked_by"] = [b["id"] for b in sc["blockers"]]  # P20k8: all 888 195 lines tie at lethal
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(sc))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trample", "solve", str(path), "--objective", "lethal", "--all-optimal"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    first = proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away
+    _, err = proc.communicate(timeout=120)
+    assert is_legal(sc, json.loads(first))
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
