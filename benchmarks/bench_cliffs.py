@@ -651,13 +651,18 @@ def whole_combat():
         out is not None and out[1] <= 0.1,
         "" if out is None else f"median {out[0] * 1000:.1f} ms",
     )
+    all_optimal_figures()
+
+
+def all_optimal_figures():
+    """--all-optimal from the direct engine's blocks (optimize/linear.py): CPU of a fresh process, optimisation
+    included; the Python stream of Assignments, and the JSON Lines command users call (whole command)."""
+    import tempfile
+
     # "lethal" on P20k8: the opponent cannot be killed (at most 4 of 20 life), so all 888 195 lines tie
+    p20k8 = trampler(20, [2, 3, 1, 4, 2, 1, 2, 1])
     setup = "from trample import Combat\nfrom trample.optimize import all_optimal\nsc = {sc!r}"
-    t, n, _ = child(
-        setup.format(sc=trampler(20, [2, 3, 1, 4, 2, 1, 2, 1])),
-        "sum(1 for _ in all_optimal(Combat(sc), 'lethal'))",
-        cap=20,
-    )
+    t, n, _ = child(setup.format(sc=p20k8), "sum(1 for _ in all_optimal(Combat(sc), 'lethal'))", cap=20)
     show(
         "whole",
         "--all-optimal P20k8 lethal (all 888 195 lines tie)",
@@ -665,11 +670,10 @@ def whole_combat():
         ">= 1 M/s",
         "/s",
         t is not None and n / t >= 1e6,
-        "CP-SAT enumeration" + (" unfinished at 20 s" if t is None else ""),
+        "direct engine blocks, Python Assignment stream" + (" unfinished at 20 s" if t is None else ""),
     )
-    # max-damage is linear in the columns: the direct engine's blocks, filtered at the proven optimum
-    # (optimize/linear.py). P20k8 without trample, plus an unblocked 3/3: every split of the blocked attacker ties
-    # (max-damage 3), so all C(27, 7) = 888 030 lines are optimal. CPU includes the CP-SAT optimisation.
+    # max-damage: P20k8 without trample, plus an unblocked 3/3: every split of the blocked attacker ties
+    # (max-damage 3), so all C(27, 7) = 888 030 lines are optimal
     sc = trampler(20, [2, 3, 1, 4, 2, 1, 2, 1])
     sc["attackers"][0]["keywords"] = []
     sc["attackers"].append({"id": "u", "power": 3, "toughness": 3, "attacking": sc["attackers"][0]["attacking"]})
@@ -681,7 +685,36 @@ def whole_combat():
         ">= 1 M/s",
         "/s",
         t is not None and n / t >= 1e6,
-        "direct engine blocks filtered (Python Assignment stream)" + (" unfinished at 20 s" if t is None else ""),
+        "direct engine blocks, Python Assignment stream" + (" unfinished at 20 s" if t is None else ""),
+    )
+    # the command users call: JSON Lines formatted in bulk from the optimal blocks (CPU from rusage, start-up incl.)
+    with tempfile.TemporaryDirectory() as d:
+        f = write(Path(d) / "p20k8.json", p20k8)
+        runs = [rss_of(["solve", f, "--objective", "lethal", "--all-optimal"], cap=60)[1] for _ in range(REPEAT)]
+        base = [rss_of(["count", f])[1] for _ in range(REPEAT)]  # start-up + counting, for reference
+    ok = all(r is not None for r in runs)
+    t = statistics.median(runs) if ok else None
+    lines = 888195
+    show(
+        "whole",
+        "trample solve --all-optimal P20k8 lethal JSON Lines (whole command)",
+        None if t is None else lines / t,
+        ">= 1 M/s",
+        "/s",
+        t is not None and lines / t >= 1e6,
+        "" if t is None else f"{t:.2f} s CPU incl. {statistics.median(base):.2f} s start-up+count",
+    )
+    # a space too big to read whole (9 348 439 717 407 assignments): CP-SAT proves the optimum, lists its one line
+    huge = trampler(100, [2] * 10)
+    t, n, _ = child(setup.format(sc=huge), "sum(1 for _ in all_optimal(Combat(sc), 'max-damage'))", cap=20)
+    show(
+        "whole",
+        "--all-optimal power 100 vs ten 1/2 (9.3e12 lines), max-damage",
+        t,
+        "finishes",
+        "s",
+        t is not None and n == 1,
+        "CP-SAT (over linear.DIRECT_ROWS)" + (" unfinished at 20 s" if t is None else ""),
     )
 
 

@@ -81,7 +81,10 @@ def _solve(doc, args):
 
 
 def _all_optimal(doc, args):
-    combat = _combat(doc, args)
+    return _all_optimal_of(_combat(doc, args), args)
+
+
+def _all_optimal_of(combat, args):
     if not isinstance(combat, Combat):
         raise FormatError("step", "--all-optimal handles one damage step at a time")
     return all_optimal(combat, args.objective, limit=args.limit, **_options(args))
@@ -121,7 +124,8 @@ def cmd_solve(args) -> int:
     ((_, doc),) = iter_documents(args.file)
     done = [0]
     work_done(lambda: f"{done[0]} optimal assignments written")
-    stream = _all_optimal(doc, args)
+    combat = _combat(doc, args)
+    stream = _all_optimal_of(combat, args)
     if stream.status not in SOLVED:
         print(f"trample: no assignment found ({stream.status})", file=sys.stderr)
         return EXIT_NO
@@ -131,7 +135,21 @@ def cmd_solve(args) -> int:
             file=sys.stderr,
         )
     out = sys.stdout
+    blocks = stream.blocks()  # from the direct engine: lines formatted in bulk, a block at a time
     try:
+        if blocks is not None:
+            rows = max(256, min(1 << 16, (1 << 22) // (12 * max(1, len(combat.columns)))))  # ~4 MB of text
+            for block in blocks:
+                for at in range(0, len(block), rows):
+                    text = combat.jsonl(block[at : at + rows])
+                    STATE.hold()  # a chunk written and counted together: the interrupt line says what it holds
+                    try:
+                        out.write(text)
+                        done[0] += min(rows, len(block) - at)
+                    finally:
+                        STATE.release()
+                    out.flush()
+            return EXIT_OK
         for n, a in enumerate(stream, 1):
             STATE.hold()  # the line written and counted together: the interrupt line says what the output holds
             try:

@@ -23,8 +23,8 @@ terms are fixed (``model.add(term == value)``, values read with ``solver.value``
 
 The package, bottom to top: :mod:`.objectives` (names, parsing, evaluation), :mod:`.results` (statuses,
 :class:`SolveResult`, :func:`score`), :mod:`.model` (the objectives on the CP-SAT model and the runner),
-:mod:`.linear` (every optimal assignment of objectives linear in the columns, from the direct engine's blocks, no
-solver), :mod:`.search` (lexicographic search, :func:`solve`, :func:`all_optimal`).
+:mod:`.linear` (every optimal assignment of small boards, for every objective, from the direct engine's blocks,
+no solver), :mod:`.search` (lexicographic search, :func:`solve`, :func:`all_optimal`).
 """
 
 from .model import ESCALATE_DET, LEAN_PARAMS, SMALL_COLUMNS, STRONG_PARAMS

@@ -1,19 +1,28 @@
-"""Every optimal assignment from the direct engine's numpy blocks, for objectives linear in the columns.
+"""Every optimal assignment from the direct engine's numpy blocks, for every objective, without a solver.
 
-``max-damage`` (damage assigned to every player) and ``max-damage:ID`` (damage assigned to ``ID``) are sums of
-columns: the value of every assignment of a block is one matrix product. When every objective asked for is of
-that kind, :class:`~trample.optimize.search.AllOptimal` lists the optimal assignments by streaming the direct
-engine's blocks (canonical order, docs/scale.md) and keeping the rows whose values equal the proven optimum,
-instead of enumerating through CP-SAT. The other objectives (``lethal``, ``max-kills``, ``max-value``,
-``min-overkill``) are thresholds or piecewise sums, not linear: they keep the CP-SAT path.
+Each objective is a sum over recipients of a term that reads only the recipient's total (the sum of its columns)
+and whether a deathtouch source assigns it any (:meth:`~trample.optimize.objectives._Definitions.term`, the same
+definitions :func:`trample.optimize.score` evaluates one assignment with). So the values of every row of a block
+are numpy work: a recipient's totals are a column or a sum of columns, its deathtouch flags a comparison, and each
+term is read from a table of the term over every total the recipient can be assigned (built once by calling
+``term``; past :data:`TABLE_TOTALS`, computed once per distinct total; terms that are the total itself, as
+``max-damage``'s, are added as they are). ``max-value`` is scaled to integers (``value_scale``); ``min-overkill``
+is negated, so that every objective is maximised.
 
-Objectives are read from the amounts *assigned*; when damage effects change what is dealt
-(:func:`trample.outcome.has_effects`), as-though-unblocked options or banding, this path is not taken.
+:class:`~trample.optimize.search.AllOptimal` (``trample solve --all-optimal``) takes this path when the board is
+small enough to read whole (:data:`DIRECT_ROWS` legal assignments at most, from ``count``, which is cheap): one
+pass over the blocks (canonical order, docs/scale.md) finds the lexicographic optimum and keeps the rows at the best
+values seen so far while they are few; a second pass keeps the rows at the optimum when they were not. Larger
+boards go to CP-SAT, which proves the optimum without reading every assignment and lists the optimal ones.
+
+Objectives are read from the amounts *assigned*: when damage effects change what is dealt
+(:func:`trample.outcome.has_effects`), with as-though-unblocked options or banding, this path is not taken.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
 from itertools import chain
 
 import numpy as np
@@ -24,99 +33,213 @@ from ..limits import Deadline
 from ..models import Assignment
 from ..outcome import has_effects
 from ..step import DamageStep
-from .objectives import Objective
+from .objectives import Objective, _Definitions, _number
 
-LINEAR = frozenset({"max-damage"})  # objective kinds whose value is a sum of columns
+# Boards with more legal assignments than this go to CP-SAT: the direct pass reads every assignment, twice when the
+# optimal ones are many. Measured (one core, P30k8/P40k8 and generated overlapping boards of 1-2 M rows): the first
+# pass reads 25-90 M rows/s (max-kills,min-overkill the slowest, max-damage the fastest), so this bound costs at
+# most ~0.7 s a pass; CP-SAT proves such optima in milliseconds but lists optimal assignments at ~20 k/s.
+DIRECT_ROWS = 1 << 24
+TABLE_TOTALS = 1 << 14  # a recipient that can be assigned more than this: terms computed per distinct total
+KEEP_CELLS = 1 << 22  # cells of rows at the best values kept during the first pass (else a second pass)
 
 
-def linear_weights(step: DamageStep, objectives: Sequence[Objective]) -> np.ndarray | None:
-    """The (columns x objectives) 0/1 matrix of the objectives' values, or None when one of them is not linear (or
-    damage effects apply)."""
-    if not objectives or any(o.kind not in LINEAR for o in objectives):
-        return None
+class BlockScorer:
+    """The objectives' values on every row of a block of the direct engine's blocks (over ``plan.columns``):
+    an int64 matrix, one column per objective, larger is better (``min-overkill`` negated, ``max-value``
+    scaled by ``defs.value_scale``)."""
+
+    def __init__(self, step: DamageStep, objectives: Sequence[Objective]):
+        plan = step.plan
+        defs = self.defs = _Definitions(plan)
+        self.objectives = tuple(objectives)
+        cols = plan.columns
+        self.recipients = list(defs.incoming)  # those with a column
+        index = {r: c for c, r in enumerate(self.recipients)}
+        self._cols = [list(defs.incoming[r]) for r in self.recipients]
+        self._dt_cols = [[k for k in ks if defs.deathtouch_of[cols[k][0]]] for ks in self._cols]
+        hi = [sum(plan.sources[cols[k][0]].max_damage for k in ks) for ks in self._cols]
+        self.scales = [defs.value_scale if o.kind == "max-value" else 1 for o in self.objectives]
+        self.signs = [1 if o.maximize else -1 for o in self.objectives]
+        self.const = np.zeros(len(self.objectives), dtype=np.int64)
+        # per recipient with a column: (objective, weight) of the terms that are its total times a weight, and
+        # (objective, table) of the others: the term at (touched, total) at [touched * (hi + 1) + total], or None
+        # when the totals are too many to tabulate (then each distinct total of a block is computed once)
+        self._linear: list[list[tuple[int, int]]] = [[] for _ in self.recipients]
+        self._tables: list[list[tuple[int, np.ndarray | None]]] = [[] for _ in self.recipients]
+        for j, o in enumerate(self.objectives):
+            for r in defs.counted(o):
+                c = index.get(r)
+                if c is None:  # no column: the term of nothing assigned
+                    self.const[j] += self._term(j, r, 0, False)
+                elif defs.linear(o):
+                    self._linear[c].append((j, self.signs[j] * self.scales[j]))
+                elif hi[c] < TABLE_TOTALS:
+                    flags = (False, True) if self._dt_cols[c] else (False,)
+                    terms = [self._term(j, r, v, f) for f in flags for v in range(hi[c] + 1)]
+                    self._tables[c].append((j, np.array(terms, dtype=np.int64)))
+                else:
+                    self._tables[c].append((j, None))
+        self._width = [h + 1 for h in hi]
+        self._seen: dict[tuple[int, int], dict[int, int]] = {}
+
+    def _term(self, j: int, r: str, total: int, touched: bool) -> int:
+        q = Fraction(self.defs.term(self.objectives[j], r, total, touched)) * self.scales[j]
+        assert q.denominator == 1  # value_scale is the common denominator of every value
+        return self.signs[j] * int(q)
+
+    def total(self, block: np.ndarray, c: int) -> np.ndarray:
+        """The damage assigned to ``self.recipients[c]`` by each row of ``block``."""
+        ks = self._cols[c]
+        return block[:, ks[0]] if len(ks) == 1 else block[:, ks].sum(axis=1, dtype=np.int64)
+
+    def _touched(self, block: np.ndarray, c: int) -> np.ndarray | None:
+        """Does a deathtouch source assign ``self.recipients[c]`` damage (None: no deathtouch source can)?"""
+        ks = self._dt_cols[c]
+        if not ks:
+            return None
+        if len(ks) == 1:
+            return np.greater(block[:, ks[0]], 0)  # amounts are >= 0
+        return np.greater(block[:, ks], 0).any(axis=1)
+
+    def values(self, block: np.ndarray) -> np.ndarray:
+        """(rows x objectives) int64 values of the rows of ``block`` (larger is better)."""
+        out = np.empty((len(block), len(self.objectives)), dtype=np.int64)
+        out[:] = self.const
+        for c, r in enumerate(self.recipients):
+            linear, tables = self._linear[c], self._tables[c]
+            if not linear and not tables:
+                continue
+            x = self.total(block, c)
+            for j, w in linear:
+                out[:, j] += x if w == 1 else x.astype(np.int64) * w
+            if not tables:
+                continue
+            f = self._touched(block, c)
+            at = x.astype(np.intp)
+            if f is not None:
+                at = at + f * self._width[c]
+            for j, table in tables:
+                if table is not None:
+                    out[:, j] += table[at]
+                    continue
+                u, inv = np.unique(x.astype(np.int64) * 2 + (0 if f is None else f), return_inverse=True)
+                seen = self._seen.setdefault((j, c), {})  # each distinct (total, touched) computed once
+                terms = [
+                    seen[v] if v in seen else seen.setdefault(v, self._term(j, r, v >> 1, bool(v & 1)))
+                    for v in u.tolist()
+                ]
+                out[:, j] += np.array(terms, dtype=np.int64)[inv.reshape(-1)]
+        return out
+
+    def reported(self, best: Sequence[int]) -> dict:
+        """The objectives' values as :class:`SolveResult` reports them, from a row of :meth:`values`."""
+        out = {}
+        for o, v, sign, scale in zip(self.objectives, best, self.signs, self.scales):
+            raw = sign * int(v)
+            out[o.name] = _number(Fraction(raw, scale)) if o.kind == "max-value" else raw
+        return out
+
+
+def _best_rows(values: np.ndarray) -> np.ndarray:
+    """The mask of the rows whose values are the lexicographic maximum of ``values``."""
+    keep = np.ones(len(values), dtype=bool)
+    low = np.iinfo(np.int64).min
+    for j in range(values.shape[1]):  # the best first objective, then the best second among those...
+        col = np.where(keep, values[:, j], low)
+        keep &= col == col.max()
+    return keep
+
+
+def applies(step: DamageStep, objectives: Sequence[Objective], deadline: Deadline | None = None) -> bool:
+    """Does this path take the board: objectives read on the amounts assigned, no second way to assign, every
+    component enumerated by the direct engine, at most :data:`DIRECT_ROWS` legal assignments and some column?"""
+    plan = step.plan
+    if not objectives or not plan.columns:
+        return False
     if has_effects(step.scenario) or any(
-        s.unblocked is not None or (s.assigns and s.chooser != "controller") for s in step.plan.sources
+        s.unblocked is not None or (s.assigns and s.chooser != "controller") for s in plan.sources
     ):  # damage dealt differs from damage assigned, a second way to assign, or the other player divides (banding)
-        return None
-    players = {p.id for p in step.scenario.players}
-    cols = step.plan.columns
-    w = np.zeros((len(cols), len(objectives)), dtype=np.int64)
-    for j, o in enumerate(objectives):
-        for k, (_, recipient) in enumerate(cols):
-            if (recipient == o.target) if o.target else (recipient in players):
-                w[k, j] = 1
-    return w
-
-
-def optimal_blocks(
-    step: DamageStep, weights: np.ndarray, values: Sequence[int], deadline: Deadline | None = None
-) -> Iterator[np.ndarray]:
-    """The rows of the direct engine's blocks (over ``step.columns``, canonical order) whose objective values
-    (``block @ weights``) are exactly ``values``."""
-    target = np.asarray(values, dtype=np.int64)
-    for block in step.assignment_blocks(rows=BLOCK_ROWS, engine="direct"):
-        if deadline is not None:
-            deadline.check()
-        keep = (block @ weights == target).all(axis=1)  # an int64 product whatever the block's dtype
-        if keep.all():
-            yield block
-        elif keep.any():
-            yield block[keep]
-
-
-def linear_stream(
-    step: DamageStep, objectives: Sequence[Objective], values: Mapping, deadline: Deadline | None = None
-) -> Iterator[Assignment] | None:
-    """Every assignment at the optimum ``values`` (objective name -> proven optimal value), or None when this path
-    does not apply (an objective that is not linear, damage effects, a component too big for the direct engine's
-    enumeration)."""
-    weights = linear_weights(step, objectives)
-    if weights is None:
-        return None
-    try:
-        target = [int(values[o.name]) for o in objectives]
-    except (KeyError, TypeError, ValueError):
-        return None
-    direct = get_engine("direct")
-    plan = step.plan
-    if not all(direct.supports(plan, c, deadline) for c in plan.components):
-        return None
-    return _assignments(step, weights, target, deadline)
-
-
-def _assignments(step, weights, target, deadline) -> Iterator[Assignment]:
-    layout = step._layout  # rows of assignment_blocks read as lazy assignments (as DamageStep.assignments does)
-    # chained in C: no Python frame per assignment (the deadline is checked between blocks)
-    return chain.from_iterable(
-        map(layout.assignment, block.tolist()) for block in optimal_blocks(step, weights, target, deadline)
-    )
-
-
-def linear_optimum(step: DamageStep, objectives: Sequence[Objective], deadline: Deadline | None = None):
-    """(the lexicographic optimum of linear objectives as a list of ints, its first row in the canonical order) found
-    by one pass over the direct engine's blocks, or None when this path does not apply (see :func:`linear_stream`)
-    or the board has no legal assignment or no column."""
-    weights = linear_weights(step, objectives)
-    plan = step.plan
-    if weights is None or not plan.columns:
-        return None
+        return False
     direct = get_engine("direct")
     if not all(direct.supports(plan, c, deadline) for c in plan.components):
+        return False
+    total = 1
+    for c in plan.components:
+        total *= direct.count(plan, c, deadline)
+    return 0 < total <= DIRECT_ROWS
+
+
+class DirectOptimum:
+    """The lexicographic optimum of the objectives over every legal assignment, read from the direct engine's
+    blocks; :meth:`blocks` streams the optimal rows in the canonical order."""
+
+    def __init__(self, step: DamageStep, objectives: Sequence[Objective], deadline: Deadline | None = None):
+        self.step = step
+        self.scorer = scorer = BlockScorer(step, objectives)
+        self.deadline = deadline
+        best: tuple | None = None
+        first = None
+        kept: list[np.ndarray] | None = []
+        cells = 0
+        width = max(1, len(step.plan.columns))
+        reached = [scorer.recipients.index(p) for p in scorer.defs.players if p in scorer.defs.incoming]
+        most = [0] * len(reached)  # the most any legal assignment assigns each player (the lethal report)
+        wants_most = any(o.kind == "lethal" for o in objectives)
+        for block in step.assignment_blocks(rows=BLOCK_ROWS, engine="direct"):
+            if deadline is not None:
+                deadline.check()
+            values = scorer.values(block)
+            if wants_most:
+                most = [max(m, int(scorer.total(block, c).max())) for m, c in zip(most, reached)]
+            at = _best_rows(values)
+            cand = tuple(int(v) for v in values[int(np.argmax(at))])
+            if best is not None and cand < best:
+                continue
+            if best is None or cand > best:
+                best, kept, cells = cand, [], 0  # the rows at a new best come from this block on
+                first = block[int(np.argmax(at))].tolist()
+            if kept is not None:
+                rows = block[at]
+                cells += rows.size + width
+                if cells > KEEP_CELLS:
+                    kept = None  # too many to hold: the second pass filters the blocks again
+                else:
+                    kept.append(rows)
+        assert best is not None  # applies() saw a positive count
+        self.best = best
+        self._kept = kept
+        self.objectives = scorer.reported(best)
+        self.first = first
+        self.most_to = {p: 0 for p in scorer.defs.players}
+        self.most_to.update({scorer.recipients[c]: m for c, m in zip(reached, most)})
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        """The optimal rows (over ``step.plan.columns``), in the canonical order, as blocks."""
+        if self._kept is not None:
+            yield from self._kept
+            return
+        target = np.asarray(self.best, dtype=np.int64)
+        for block in self.step.assignment_blocks(rows=BLOCK_ROWS, engine="direct"):
+            if self.deadline is not None:
+                self.deadline.check()
+            keep = (self.scorer.values(block) == target).all(axis=1)
+            if keep.all():
+                yield block
+            elif keep.any():
+                yield block[keep]
+
+    def assignments(self) -> Iterator[Assignment]:
+        layout = self.step._layout  # rows read as lazy assignments (as DamageStep.assignments does)
+        # chained in C: no Python frame per assignment (the deadline is checked between blocks)
+        return chain.from_iterable(map(layout.assignment, block.tolist()) for block in self.blocks())
+
+
+def direct_optimum(
+    step: DamageStep, objectives: Sequence[Objective], deadline: Deadline | None = None
+) -> DirectOptimum | None:
+    """The optimum found by reading the direct engine's blocks, or None when this path does not apply
+    (:func:`applies`)."""
+    if not applies(step, objectives, deadline):
         return None
-    best: tuple | None = None
-    first = None
-    for block in step.assignment_blocks(rows=BLOCK_ROWS, engine="direct"):
-        if deadline is not None:
-            deadline.check()
-        values = block @ weights
-        keep = np.ones(len(block), dtype=bool)
-        for j in range(values.shape[1]):  # lexicographic: the best first objective, then the best second among those
-            col = np.where(keep, values[:, j], np.iinfo(np.int64).min)
-            keep &= col == col.max()
-        at = int(np.argmax(keep))
-        cand = tuple(int(v) for v in values[at])
-        if best is None or cand > best:
-            best, first = cand, block[at].tolist()
-    if best is None:
-        return None
-    return list(best), first
+    return DirectOptimum(step, objectives, deadline)

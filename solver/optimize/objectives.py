@@ -131,29 +131,49 @@ class _Definitions:
             self._value_scale = scale
         return self._value_scale
 
-    # -- the direct evaluation (no solver): used for forced boards and by score() ---------------
+    # -- the direct evaluation (no solver): used for forced boards, by score() and by the direct engine's blocks ----
+    # Every objective is a sum over recipients of a term that reads only the damage assigned to that recipient and
+    # whether a deathtouch source assigns it any: :meth:`counted` lists the recipients, :meth:`term` is the term.
+    # :meth:`evaluate` sums them for one assignment; optimize.linear tabulates the same terms for numpy blocks.
+    def counted(self, obj: Objective) -> list[str]:
+        """The recipients whose terms the objective sums."""
+        if obj.kind == "max-damage":
+            return [obj.target] if obj.target else list(self.players)
+        if obj.kind == "lethal":
+            return list(self.players)
+        if obj.kind == "max-kills":
+            return list(self.kill_set)
+        if obj.kind == "max-value":
+            return self.kill_set + self.walkers
+        if obj.kind == "min-overkill":
+            return list(self.incoming)
+        raise ValueError(obj.kind)
+
+    def term(self, obj: Objective, r: str, total: int, touched: bool) -> int | Fraction:
+        """What recipient ``r`` adds to the objective when assigned ``total`` damage (``touched``: some of it from
+        a deathtouch source). ``r`` is one of :meth:`counted`."""
+        if obj.kind == "max-damage":
+            return total
+        if obj.kind == "lethal":
+            return int(reaches(total, self.life(r)))
+        if obj.kind == "max-kills":
+            return int(kills(self.need(r), total, touched))
+        if obj.kind == "max-value":
+            if self.scenario.kind(r) == "planeswalker":
+                return self.value_of(r) if reaches(total, self.loyalty(r)) else Fraction(0)
+            return self.value_of(r) if kills(self.need(r), total, touched) else Fraction(0)
+        if obj.kind == "min-overkill":
+            return max(0, total - overkill_threshold(self.scenario, r, touched))
+        raise ValueError(obj.kind)
+
+    def linear(self, obj: Objective) -> bool:
+        """Is every term of the objective the recipient's total itself (:meth:`term` of ``max-damage``)?"""
+        return obj.kind == "max-damage"
+
     def evaluate(self, obj: Objective, vec: Sequence[int]):
         totals, touched = tally_vector(self.plan.columns, vec, self.deathtouch_of)
-
-        def total(r):
-            return totals.get(r, 0)
-
-        def killed(c):
-            return kills(self.need(c), total(c), c in touched)
-
-        if obj.kind == "max-damage":
-            return total(obj.target) if obj.target else sum(total(p) for p in self.players)
-        if obj.kind == "lethal":
-            return sum(1 for p in self.players if reaches(total(p), self.life(p)))
-        if obj.kind == "max-kills":
-            return sum(1 for c in self.kill_set if killed(c))
-        if obj.kind == "max-value":
-            q = sum((self.value_of(c) for c in self.kill_set if killed(c)), Fraction(0))
-            q += sum((self.value_of(p) for p in self.walkers if reaches(total(p), self.loyalty(p))), Fraction(0))
-            return _number(q)
-        if obj.kind == "min-overkill":
-            return sum(max(0, total(r) - overkill_threshold(self.scenario, r, r in touched)) for r in self.incoming)
-        raise ValueError(obj.kind)
+        q = sum((self.term(obj, r, totals.get(r, 0), r in touched) for r in self.counted(obj)), 0)
+        return _number(Fraction(q)) if obj.kind == "max-value" else q
 
 
 def _combat_of(combat) -> DamageStep:

@@ -12,7 +12,7 @@ from ..limits import LimitReached, deadline_of
 from ..models import Assignment
 from ..outcome import has_effects
 from ..rules import DamagePlan
-from .linear import linear_optimum, linear_stream
+from .linear import DirectOptimum, direct_optimum
 from .model import _Budget, _Lin, _ObjectiveModel, _Runner
 from .objectives import Objective, _combat_of, _Definitions, _number, parse_objectives
 from .outcomes import all_optimal_by_outcome, banded, solve_by_outcome
@@ -217,9 +217,10 @@ class AllOptimal(Iterator[Assignment]):
 
     ``.result`` is the :class:`SolveResult` of the optimisation (status, objective values, one of the optimal
     assignments); when its status is ``feasible`` (a limit stopped the proof), the stream lists the assignments
-    that reach the best values found. The order is CP-SAT's, not the canonical one -- except when every objective
-    is linear in the columns (``max-damage``, ``max-damage:ID``): then no solver is used, the optimum is read from
-    the direct engine's blocks and the blocks are filtered at it (:mod:`.linear`), in the canonical order.
+    that reach the best values found. The order is CP-SAT's, not the canonical one -- except on boards of at most
+    :data:`.linear.DIRECT_ROWS` legal assignments (and no damage effects, as-though-unblocked options or banding):
+    then no solver is used, the optimum is read from the direct engine's blocks and the optimal rows are listed in
+    the canonical order (:mod:`.linear`; :meth:`blocks` hands them out as numpy blocks).
 
     ``time_limit`` (wall-clock seconds) covers the optimisation and the stream: the assignments found before it
     runs out are yielded, then :class:`trample.limits.LimitReached` is raised (``.complete`` is then False).
@@ -247,22 +248,26 @@ class AllOptimal(Iterator[Assignment]):
         self._count = 0
         objs = parse_objectives(objectives, combat.scenario)
         t0 = time.perf_counter()
+        self._direct: DirectOptimum | None = None
         try:
-            found = linear_optimum(combat, objs, self._deadline)  # linear objectives: no solver (optimize.linear)
+            found = direct_optimum(combat, objs, self._deadline)  # small boards: no solver (optimize.linear)
         except LimitReached:
             found = None  # out of time already: CP-SAT reports what it can within the limit
         if found is not None:
-            values, row = found
+            lethal = None
+            if any(o.kind == "lethal" for o in objs):
+                defs = found.scorer.defs
+                lethal = _lethal_report(defs, found.first, found.most_to)
             self.result = SolveResult(
                 STATUS_OPTIMAL,
-                combat._layout.assignment(row),
-                {o.name: v for o, v in zip(objs, values)},
-                None,
+                combat._layout.assignment(found.first),
+                found.objectives,
+                lethal,
                 (time.perf_counter() - t0) * 1000,
                 0,
             )
             self._model = None
-            self._stream = linear_stream(combat, objs, self.result.objectives, self._deadline)
+            self._direct = found
             return
         self.result, self._model = _optimise(
             combat,
@@ -302,7 +307,7 @@ class AllOptimal(Iterator[Assignment]):
             self.close()
             raise StopIteration
         if self._stream is None:
-            self._stream = self._enumerate()
+            self._stream = self._direct.assignments() if self._direct is not None else self._enumerate()
         try:
             a = next(self._stream)
         except LimitReached:
@@ -310,6 +315,30 @@ class AllOptimal(Iterator[Assignment]):
             raise
         self._count += 1
         return a
+
+    def blocks(self) -> Iterator | None:
+        """The optimal assignments as numpy blocks (rows over ``combat.columns``, canonical order; what
+        ``combat.jsonl`` formats in bulk) when they come from the direct engine and none has been read yet; else
+        None (iterate instead). ``limit`` and ``time_limit`` apply as to the iteration."""
+        if self._direct is None or self._stream is not None:
+            return None
+        self._stream = iter(())  # the assignments are read from here on
+        return self._blocks()
+
+    def _blocks(self) -> Iterator:
+        assert self._direct is not None
+        try:
+            for block in self._direct.blocks():
+                if self.limit is not None:
+                    block = block[: self.limit - self._count]
+                self._count += len(block)
+                if len(block):
+                    yield block
+                if self.limit is not None and self._count >= self.limit:
+                    return
+        except LimitReached:
+            self.complete = False
+            raise
 
     def _enumerate(self) -> Iterator[Assignment]:
         from ..engines.cpsat import enumeration_solver, stream_solutions
