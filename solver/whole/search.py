@@ -281,7 +281,7 @@ def _summed(results: list, objs, attackers: list[str]) -> SolveResult:
         if r.status != STATUS_OPTIMAL:
             status = r.status
     values = {o.name: sum(int(r.objectives[o.name]) for r in results) for o in objs}
-    joined = {a: {} for a in attackers}
+    joined: dict[str, dict[str, int]] = {a: {} for a in attackers}
     joined.update((k, v) for r in results for k, v in r.assignment.to_json().items())
     return SolveResult(
         status, Assignment(joined), values, None, sum(r.time_ms for r in results), sum(r.solves for r in results)
