@@ -91,6 +91,23 @@ def test_lethal_is_never_split():
     assert independent_parts(WholeCombat(ladder(4)), whole_search.parse_objectives("lethal")) is None
 
 
+def test_lethal_out_of_reach_leaves_the_rest_to_decide_and_they_split():
+    # 704.5a: the most the ladder can deal the player over the combat (18 of 20 life, the defender replying) does
+    # not reach their life, so lethal is 0 on every line: the line is the one max-damage chooses, searched in parts
+    whole = WholeCombat(ladder(4))
+    split = whole.solve(["lethal", "max-damage"])
+    joint = whole.solve(["lethal", "max-damage"], split=False)
+    assert split.objectives == joint.objectives == {"lethal": 0, "max-damage": 18}
+    assert split.assignment.to_json() == joint.assignment.to_json()
+    assert split.lethal == joint.lethal
+    assert split.lethal["opp"]["max_damage"] == 18 and not split.lethal["opp"]["reachable"]
+    assert split.solves < joint.solves
+    # within reach (life 18): searched jointly, as before
+    doc = ladder(4)
+    doc["players"][0]["life"] = 18
+    same(doc, ["lethal", "max-damage"])
+
+
 def test_a_player_the_first_step_can_kill_keeps_the_groups_together(unpacked):
     # 704.5a: life 4; each double-strike 4/3 trampler can trample 2 over its 2/2 in the first step. Together they
     # kill the player there, the game ends and the regular step never comes (8 + 8 more damage lost). The best

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 from ..combat import Combat
@@ -21,7 +22,16 @@ from ..optimize import (
 )
 from ..optimize import solve as solve_step
 from ..optimize.outcomes import step_values
-from ..outcome import creature_dies, damage_dealt, exact, has_effects, lethal_need, lethal_report, resolve
+from ..outcome import (
+    creature_dies,
+    damage_dealt,
+    exact,
+    has_effects,
+    lethal_need,
+    lethal_report,
+    reaches,
+    resolve,
+)
 from .line import CombatLine
 
 
@@ -67,22 +77,45 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, split: bo
     scenario = whole.scenario
     objs = parse_objectives(objectives, scenario)
     engine = whole.engine
-    parts = independent_parts(whole, objs, deadline) if split else None
     stats: dict[str, Any] = {"solves": 0, "status": STATUS_OPTIMAL}
+    wants_lethal = any(o.kind == "lethal" for o in objs)
+    best_to: dict[str, int] | None = None
+    probes_proven = True
+    searched = objs
+    if wants_lethal and not has_effects(scenario):
+        # the most damage the whole combat can deal each player, the defender replying (the lethal report's)
+        best_to = {}
+        for p in scenario.players:
+            probe = solve_whole(
+                whole, [f"max-damage:{p.id}"], split=split, **dict(options, tie_break=False), **_left(deadline)
+            )
+            stats["solves"] += probe.solves
+            if probe.assignment is not None:
+                best_to[p.id] = int(probe.objectives[f"max-damage:{p.id}"])
+            probes_proven &= probe.status == STATUS_OPTIMAL
+        rest = tuple(o for o in objs if o.kind != "lethal")
+        if (
+            split
+            and rest
+            and probes_proven
+            and all(p.id in best_to and not reaches(best_to[p.id], p.life) for p in scenario.players)
+        ):
+            searched = rest  # no line reaches any player's life: lethal is 0 on every line, the rest decide
+    parts = independent_parts(whole, searched, deadline) if split else None
     if parts is None:
-        best, stopped = _search(whole, objs, deadline, options, stats, split)
+        best, stopped = _search(whole, searched, deadline, options, stats, split)
         final = options.get("tie_break", True)  # the chosen state is solved again with the tie-break
     else:
         chosen = []
         stopped = False
         for part in parts:
-            got, stopped = _search(type(whole)(part, engine=engine), objs, deadline, options, stats)
+            got, stopped = _search(type(whole)(part, engine=engine), searched, deadline, options, stats)
             if got is None or stopped:
                 best = None
                 break
             chosen.append(got)
         else:
-            best = _joined(whole, objs, chosen, deadline, options, stats)
+            best = _joined(whole, searched, chosen, deadline, options, stats)
             stopped = best is None
         final = False  # the regular step was solved on the whole state, with the caller's options
     elapsed = (time.perf_counter() - start) * 1000
@@ -93,33 +126,26 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, split: bo
     first = Assignment({**a1.to_json(), **d1.to_json()})
     state = whole.state_after(first)
     if final and not deadline.expired():
-        again = solve_step(Combat(state, side="attacking", engine=engine), objs, **options, **_left(deadline))
+        again = solve_step(Combat(state, side="attacking", engine=engine), searched, **options, **_left(deadline))
         stats["solves"] += 1
         if again.assignment is not None and _oriented(
-            objs, {o.name: exact(again.objectives[o.name]) for o in objs}
-        ) == _oriented(objs, {o.name: exact(result.objectives[o.name]) for o in objs}):
+            searched, {o.name: exact(again.objectives[o.name]) for o in searched}
+        ) == _oriented(searched, {o.name: exact(result.objectives[o.name]) for o in searched}):
             result = again
     d2 = _canonical_division(Combat(state, side="defending", engine=engine))
     line = CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))
     status = stats["status"]
     if stopped and status == STATUS_OPTIMAL:
         status = STATUS_FEASIBLE
+    if not probes_proven and status == STATUS_OPTIMAL:
+        status = STATUS_FEASIBLE
+    values = {o.name: values.get(o.name, Fraction(0)) for o in objs}  # lethal, when it was 0 on every line
     out_values = {name: (int(v) if v.denominator == 1 else float(v)) for name, v in values.items()}
     lethal = None
-    if any(o.kind == "lethal" for o in objs) and has_effects(scenario):
+    if wants_lethal and best_to is None:
         lethal = _outcome_lethal_report(whole, line)
-    elif any(o.kind == "lethal" for o in objs):
+    elif wants_lethal and best_to is not None:
         damage = {p.id: line.first_strike.total_to(p.id) + line.regular.total_to(p.id) for p in scenario.players}
-        best_to = {}
-        for p in scenario.players:  # the most damage the whole combat can deal this player, the defender replying
-            probe = solve_whole(
-                whole, [f"max-damage:{p.id}"], split=split, **dict(options, tie_break=False), **_left(deadline)
-            )
-            stats["solves"] += probe.solves
-            if probe.assignment is not None:
-                best_to[p.id] = int(probe.objectives[f"max-damage:{p.id}"])
-            if probe.status != STATUS_OPTIMAL and status == STATUS_OPTIMAL:
-                status = STATUS_FEASIBLE
         lethal = lethal_report(scenario, damage, best_to)
     return SolveResult(status, line, out_values, lethal, (time.perf_counter() - start) * 1000, stats["solves"])
 
