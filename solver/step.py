@@ -98,14 +98,8 @@ class DamageStep:
         comps = plan.components
         rows = max(1, int(rows))
         dtype = np.dtype(np.int64)
-        direct = blocks_engine("direct")
-        name = engine or self.engine
-        # the canonical blocks do not cover a creature that may assign as though it weren't blocked: streamed then
-        canonical = not plan.has_options
-        if canonical and (
-            name == "direct" or (name == "auto" and all(direct.supports(plan, c, deadline) for c in comps))
-        ):
-            yield from direct.plan_blocks(plan, rows=rows, deadline=deadline)
+        if self.canonical(engine, deadline):
+            yield from blocks_engine("direct").plan_blocks(plan, rows=rows, deadline=deadline)
             return
         factories = [self._replayable(comp, engine, deadline) for comp in comps]
         cols = [plan.component_columns(c) for c in comps]
@@ -121,6 +115,20 @@ class DamageStep:
                 buf = []
         if buf:
             yield _matrix(buf, order, dtype)
+
+    def canonical(self, engine: str | None = None, deadline=None) -> bool:
+        """Do :meth:`assignments` and :meth:`assignment_blocks` (under ``engine``, default the step's) list the
+        assignments in the canonical order (lexicographic over :attr:`columns`, docs/scale.md)? They do when the
+        direct engine's blocks serve them: under ``"direct"``, and under ``"auto"`` when the direct engine takes
+        every component; never when a creature may assign as though it weren't blocked."""
+        plan = self.plan
+        name = engine or self.engine
+        if plan.has_options:  # the canonical blocks do not cover the second way to assign: streamed then
+            return False
+        direct = blocks_engine("direct")
+        return name == "direct" or (
+            name == "auto" and all(direct.supports(plan, c, deadline_of(deadline)) for c in plan.components)
+        )
 
     def jsonl(self, block) -> str:
         """The rows of a block of :meth:`assignment_blocks` as JSON Lines, formatted in bulk: exactly the text of

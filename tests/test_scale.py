@@ -182,6 +182,10 @@ def test_perft_every_engine(case, engine):
     if engine in ("direct", "auto"):  # the canonical order, indexable
         assert [combat.rank(a) for a in listed] == list(range(case["count"]))
         assert [combat.unrank(i) for i in range(case["count"])] == listed
+    if combat.canonical():  # what DamageStep.canonical promises: lexicographic over the columns
+        vectors = [combat.plan.vector(a) for a in listed]
+        assert vectors == sorted(vectors)
+    assert engine != "cpsat" or not combat.canonical()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -108,6 +108,23 @@ def test_lethal_out_of_reach_leaves_the_rest_to_decide_and_they_split():
     same(doc, ["lethal", "max-damage"])
 
 
+@pytest.mark.parametrize("life", [14, 18, 19])
+def test_lethal_alone_stops_at_the_first_line_that_reaches_it(life):
+    # 704.5a: "lethal" alone is worth at most the players the probes can each reach; the first-strike assignments
+    # come smallest vector first, so the first one whose every reply still kills is the answer (life 19 is out
+    # of reach: 18 at most, and lethal is 0 on every line)
+    doc = ladder(4)
+    doc["players"][0]["life"] = life
+    whole = WholeCombat(doc)
+    assert whole.first_step.canonical()
+    fast = whole.solve("lethal")
+    joint = whole.solve("lethal", split=False)
+    assert fast.objectives == joint.objectives == {"lethal": int(life <= 18)}
+    assert fast.assignment.to_json() == joint.assignment.to_json()
+    assert fast.lethal == joint.lethal
+    assert fast.solves < joint.solves
+
+
 def test_a_player_the_first_step_can_kill_keeps_the_groups_together(unpacked):
     # 704.5a: life 4; each double-strike 4/3 trampler can trample 2 over its 2/2 in the first step. Together they
     # kill the player there, the game ends and the regular step never comes (8 + 8 more damage lost). The best
@@ -204,6 +221,7 @@ def test_small_parts_are_packed_together():
 # ---------------------------------------------------------------------------------------------
 
 OBJECTIVES = [
+    ["lethal"],
     ["max-damage"],
     ["max-kills"],
     ["max-kills", "min-overkill"],

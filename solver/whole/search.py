@@ -102,8 +102,12 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, split: bo
         ):
             searched = rest  # no line reaches any player's life: lethal is 0 on every line, the rest decide
     parts = independent_parts(whole, searched, deadline) if split else None
+    ceiling = None
+    if split and best_to is not None and probes_proven and [o.kind for o in searched] == ["lethal"]:
+        # lethal alone: no line reaches more players than can each be reached (the probes)
+        ceiling = (sum(1 for p in scenario.players if p.id in best_to and reaches(best_to[p.id], p.life)),)
     if parts is None:
-        best, stopped = _search(whole, searched, deadline, options, stats, split)
+        best, stopped = _search(whole, searched, deadline, options, stats, split, ceiling)
         final = options.get("tie_break", True)  # the chosen state is solved again with the tie-break
     else:
         chosen = []
@@ -160,9 +164,10 @@ def _oriented(objs, values: dict) -> tuple:
     return tuple(values[o.name] if o.maximize else -values[o.name] for o in objs)
 
 
-def _search(whole, objs, deadline, options: dict, stats: dict, split: bool = True):
+def _search(whole, objs, deadline, options: dict, stats: dict, split: bool = True, ceiling: tuple | None = None):
     """The joint search of one whole combat: (best, stopped), best being (oriented total, A1's vector, values, A1,
-    D1, the regular step's result without the tie-break) or None."""
+    D1, the regular step's result without the tie-break) or None. ``ceiling``: a value no line can beat; when
+    the A1s come in the canonical order (smallest vector first), the first A1 that reaches it is the answer."""
     scenario = whole.scenario
     engine = whole.engine
     has_fs = whole.has_first_strike_step
@@ -253,6 +258,7 @@ def _search(whole, objs, deadline, options: dict, stats: dict, split: bool = Tru
 
     best = None  # (oriented total, A1's vector, values, A1, D1, regular result)
     stopped = False
+    ordered = ceiling is not None and attacking_first.canonical(deadline=deadline)
     attacker_lines = attacking_first.assignments(time_limit=deadline)
     while not stopped:
         try:
@@ -289,6 +295,8 @@ def _search(whole, objs, deadline, options: dict, stats: dict, split: bool = Tru
                 break  # the defender already holds this A1 to no better than the best so far
         if worst is not None and (best is None or _beats(worst, best)):
             best = worst
+            if ceiling is not None and best[0] >= ceiling and ordered:
+                break  # nothing beats it, and every A1 still to come has a larger vector
         if deadline.expired():
             stopped = True
     close = getattr(attacker_lines, "close", None)  # a generator: stop its search now
