@@ -662,30 +662,27 @@ def all_optimal_figures():
     # "lethal" on P20k8: the opponent cannot be killed (at most 4 of 20 life), so all 888 195 lines tie
     p20k8 = trampler(20, [2, 3, 1, 4, 2, 1, 2, 1])
     setup = "from trample import Combat\nfrom trample.optimize import all_optimal\nsc = {sc!r}"
-    t, n, _ = child(setup.format(sc=p20k8), "sum(1 for _ in all_optimal(Combat(sc), 'lethal'))", cap=20)
-    show(
-        "whole",
-        "--all-optimal P20k8 lethal (all 888 195 lines tie)",
-        None if t is None else n / t,
-        ">= 1 M/s",
-        "/s",
-        t is not None and n / t >= 1e6,
-        "direct engine blocks, Python Assignment stream" + (" unfinished at 20 s" if t is None else ""),
-    )
+
+    def optimal_rate(what: str, sc: dict, objective: str) -> None:
+        t, n, _ = child(setup.format(sc=sc), f"sum(1 for _ in all_optimal(Combat(sc), {objective!r}))", cap=20)
+        show(
+            "whole",
+            what,
+            None if t is None else n / t,
+            ">= 1 M/s",
+            "/s",
+            t is not None and n / t >= 1e6,
+            "direct engine blocks, Python Assignment stream" + (" unfinished at 20 s" if t is None else ""),
+        )
+
+    optimal_rate("--all-optimal P20k8 lethal (all 888 195 lines tie)", p20k8, "lethal")
     # max-damage: P20k8 without trample, plus an unblocked 3/3: every split of the blocked attacker ties
     # (max-damage 3), so all C(27, 7) = 888 030 lines are optimal
     sc = trampler(20, [2, 3, 1, 4, 2, 1, 2, 1])
     sc["attackers"][0]["keywords"] = []
     sc["attackers"].append({"id": "u", "power": 3, "toughness": 3, "attacking": sc["attackers"][0]["attacking"]})
-    t, n, _ = child(setup.format(sc=sc), "sum(1 for _ in all_optimal(Combat(sc), 'max-damage'))", cap=20)
-    show(
-        "whole",
-        "--all-optimal P20k8 (no trample) + unblocked 3/3, max-damage (all 888 030 lines tie)",
-        None if t is None else n / t,
-        ">= 1 M/s",
-        "/s",
-        t is not None and n / t >= 1e6,
-        "direct engine blocks, Python Assignment stream" + (" unfinished at 20 s" if t is None else ""),
+    optimal_rate(
+        "--all-optimal P20k8 (no trample) + unblocked 3/3, max-damage (all 888 030 lines tie)", sc, "max-damage"
     )
     # the command users call: JSON Lines formatted in bulk from the optimal blocks (CPU from rusage, start-up incl.)
     with tempfile.TemporaryDirectory() as d:

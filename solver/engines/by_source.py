@@ -410,11 +410,7 @@ def _by_blocker(sources, need, deadline: Deadline, work_limit: int) -> int | Non
                 return None
             for t, b, c in partial:
                 if sort_runs and b != cap:
-                    row = list(t)
-                    for ps in sort_runs:
-                        for p, v in zip(ps, sorted([row[p] for p in ps])):
-                            row[p] = v
-                    t = tuple(row)
+                    t = _sorted_runs(t, sort_runs)
                 key = (t, f2)
                 new[key] = get(key, 0) + c
         states = new
@@ -464,11 +460,7 @@ def _by_blocker(sources, need, deadline: Deadline, work_limit: int) -> int | Non
             if not w:
                 continue
             if multi:
-                row = list(ss)
-                for g in multi:
-                    for p, v in zip(g, sorted([row[p] for p in g])):
-                        row[p] = v
-                ss = tuple(row)
+                ss = _sorted_runs(ss, multi)
             key = (ss, fl)
             canon[key] = canon.get(key, 0) + w
         states = {k: w for k, w in canon.items() if w}
@@ -563,3 +555,13 @@ def count_shared(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
         if n is not None:
             return n
     return None
+
+
+def _sorted_runs(entries: tuple, runs) -> tuple:
+    """``entries`` with the values at each run of positions (interchangeable attackers) sorted: one canonical
+    representative of the states that differ only by which of them is which."""
+    row = list(entries)
+    for positions in runs:
+        for p, v in zip(positions, sorted([row[p] for p in positions])):
+            row[p] = v
+    return tuple(row)
