@@ -11,7 +11,6 @@ import json
 import os
 import sys
 import warnings
-from typing import Any
 
 from .arena import report, suites
 from .arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
@@ -23,6 +22,7 @@ from .arena.suites import one_step
 from .arena.whole_arena import PLAYERS, player_names, rescore, run_whole_arena
 from .docio import (
     AtomicFiles,
+    Progress,
     any_digits,
     check_writable,
     distinct_files,
@@ -71,43 +71,6 @@ def _players(args) -> list[str]:
     for s in specs:
         make_player(s, timeout=args.timeout)  # unknown names are bad input, before any work
     return specs
-
-
-class _Bar:
-    """A rich progress bar on standard error (or nothing)."""
-
-    def __init__(self, enabled: bool, what: str):
-        self.enabled = enabled
-        self.what = what
-        self.progress: Any = None  # a rich Progress while it runs
-        self.task: Any = None
-
-    def __enter__(self):
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self.progress = Progress(
-                TextColumn(self.what),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self.progress.start()
-        return self
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.progress is None:
-            return
-        if self.task is None:
-            self.task = self.progress.add_task(self.what, total=total)
-        self.progress.update(self.task, completed=done)
-
-    def __exit__(self, *exc):
-        if self.progress is not None:
-            self.progress.stop()
 
 
 def _want_progress(args) -> bool:
@@ -168,7 +131,7 @@ def cmd_arena(args) -> int:
     fmt = _format(args)
     played = {"done": 0, "total": len(items)}
     work_done(lambda: f"{played['done']} of {played['total']} boards played")
-    with _Bar(_want_progress(args), "arena") as bar:
+    with Progress(None, "arena", _want_progress(args), transient=True) as bar:
 
         def progress(done: int, total: int) -> None:
             played["done"] = done
@@ -233,7 +196,7 @@ def cmd_arena_combat(args) -> int:
         items = items[: args.limit]
     if not items:
         raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
-    with _Bar(_want_progress(args), "arena") as bar:
+    with Progress(None, "arena", _want_progress(args), transient=True) as bar:
         results = run_whole_arena(
             items, players=specs, objective=args.objective, seed=args.seed, progress=bar, suite=described
         )

@@ -29,11 +29,13 @@ from .docio import (
     EXIT_OK,
     STATE,
     AtomicFiles,
+    Progress,
     add_step_options,
     any_digits,
     dumps,
     emit,
     is_batch,
+    is_terminal,
     iter_documents,
     positive_int,
     run_batch,
@@ -159,66 +161,10 @@ def cmd_rank(args) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-class Progress:
-    """A rich progress bar on standard error, or nothing (rich missing, or standard error not a terminal)."""
-
-    def __init__(self, total: int | None, description: str, enabled: bool, console=None):
-        self._bar = None
-        self._task = None
-        if not enabled:
-            return
-        try:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-            from rich.progress import (
-                Progress as RichProgress,
-            )
-        except ImportError:  # rich is optional (pip install trample[progress])
-            return
-        console = console or Console(file=sys.stderr)
-        self._bar = RichProgress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
-        )
-        self._task = self._bar.add_task(description, total=total)
-
-    def __enter__(self):
-        if self._bar is not None:
-            self._bar.start()
-        return self
-
-    def advance(self, n: int) -> None:
-        if self._bar is not None and self._task is not None:
-            self._bar.advance(self._task, n)
-
-    def __exit__(self, *exc):
-        if self._bar is not None:
-            self._bar.stop()
-        return False
-
-
 def want_progress(args) -> bool:
     """Progress goes on standard error when the output is a file and standard error is a terminal."""
-    to_file = (getattr(args, "output", None) not in (None, "-")) or not _isatty(sys.stdout)
-    return to_file and _isatty(sys.stderr)
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+    to_file = (getattr(args, "output", None) not in (None, "-")) or not is_terminal(sys.stdout)
+    return to_file and is_terminal(sys.stderr)
 
 
 @contextlib.contextmanager
@@ -271,7 +217,7 @@ def enumerate_npy(args) -> int:
     if is_batch(args.file):
         raise FormatError(args.file, "--format npy takes one scenario, not a .jsonl batch")
     output = getattr(args, "output", None)
-    if output in (None, "-") and _isatty(sys.stdout):
+    if output in (None, "-") and is_terminal(sys.stdout):
         raise FormatError("--output", "--format npy writes binary data: give --output FILE or redirect standard output")
     seekable_out = output not in (None, "-")
     if args.time_limit is not None and not seekable_out:

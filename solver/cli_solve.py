@@ -14,8 +14,10 @@ from .docio import (
     EXIT_NO,
     EXIT_OK,
     STATE,
+    Progress,
     add_step_options,
     is_batch,
+    is_terminal,
     iter_documents,
     positive_int,
     run_batch,
@@ -72,11 +74,14 @@ def _combat(doc, args):
     return open_combat(scenario_from(doc), side=args.side, engine=args.engine)
 
 
-def _solve(doc, args):
+def _solve(doc, args, bar: bool = False):
     combat = _combat(doc, args)
     objectives = parse_objectives(args.objective, combat.scenario)
     if not hasattr(combat, "solve"):
         raise FormatError("step", "solve handles one damage step at a time")
+    if bar and not isinstance(combat, Combat):  # a whole combat's search: first-strike assignments searched
+        with Progress(None, "first-strike lines searched", True, transient=True) as progress:
+            return combat.solve(objectives, progress=progress, **_options(args))
     return combat.solve(objectives, **_options(args))
 
 
@@ -96,9 +101,11 @@ def cmd_solve(args) -> int:
         raise FormatError("--limit", "only with --all-optimal")
 
     if not args.all_optimal:
+        # one whole combat, standard error on a terminal: a progress bar (rich, if installed) while it searches
+        bar = not is_batch(args.file) and is_terminal(sys.stderr)
 
         def one(doc):
-            result = _solve(doc, args)
+            result = _solve(doc, args, bar)
             return result.to_json(), EXIT_OK if result.status in SOLVED else EXIT_NO
 
         return run_batch(args.file, one)

@@ -151,7 +151,7 @@ def test_enumerate_npy_refusals(capsys, tmp_path, monkeypatch):
     assert code == 2 and "--output" in err
     code, out, err = trample(capsys, "enumerate", EXAMPLE, "--format", "npy", "-o", tmp_path / "no" / "x.npy")
     assert code == 2 and "cannot write" in err
-    monkeypatch.setattr(cli_scale, "_isatty", lambda stream: True)  # binary to a terminal: refused
+    monkeypatch.setattr(cli_scale, "is_terminal", lambda stream: True)  # binary to a terminal: refused
     code, out, err = trample(capsys, "enumerate", EXAMPLE, "--format", "npy")
     assert code == 2 and "--output" in err
 
@@ -190,3 +190,10 @@ def test_progress_bar_renders_with_rich():
     assert "100/100" in buf.getvalue()
     with cli_scale.Progress(100, "enumerate", False) as bar:  # disabled: a no-op
         bar.advance(5)
+        bar(7, 100)
+    buf = io.StringIO()
+    console = rich_console.Console(file=buf, force_terminal=True, width=80)
+    with cli_scale.Progress(None, "searched", True, console=console) as bar:  # the total known once work starts
+        bar(0, 30)
+        bar(30, 30)
+    assert "30/30" in buf.getvalue()

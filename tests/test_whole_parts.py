@@ -16,6 +16,7 @@ import strategies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from trample import Combat
 from trample.whole import WholeCombat
 from trample.whole import search as whole_search
 from trample.whole.search import independent_parts
@@ -204,6 +205,22 @@ def test_without_a_first_strike_step_there_is_nothing_to_split():
     for b in doc["blockers"]:
         b.pop("keywords", None)
     assert independent_parts(WholeCombat(doc), whole_search.parse_objectives("max-damage")) is None
+
+
+@pytest.mark.parametrize("doc", [ladder(6), ladder(3)], ids=["ladder6", "ladder3"])
+def test_progress_counts_the_first_strike_assignments_searched(doc):
+    # the first-strike assignments of every part searched (ladder 6: 3 parts of 39 each)
+    seen = []
+    result = WholeCombat(doc).solve("max-damage", progress=lambda done, total: seen.append((done, total)))
+    assert result.status == "optimal"
+    totals = {t for _, t in seen}
+    assert len(totals) == 1
+    (total,) = totals
+    whole = WholeCombat(doc)
+    parts = independent_parts(whole, whole_search.parse_objectives("max-damage")) or [whole.scenario]
+    assert total == sum(Combat(p.with_step("first_strike"), side="attacking").count() for p in parts)
+    assert seen[0] == (0, total) and seen[-1] == (total, total)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
 def test_small_parts_are_packed_together():

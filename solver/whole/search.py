@@ -4,6 +4,7 @@ best first-strike reply."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -35,7 +36,15 @@ from ..outcome import (
 from .line import CombatLine
 
 
-def solve_whole(whole, objectives, *, time_limit: float | None = None, split: bool = True, **options):
+def solve_whole(
+    whole,
+    objectives,
+    *,
+    time_limit: float | None = None,
+    split: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    **options,
+):
     """The best whole-combat line for lexicographic ``objectives``, the defender's choices being adversarial.
 
     Order of play (510.1, 510.4): the attacking player assigns the attackers' first-strike damage (A1), then
@@ -66,6 +75,8 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, split: bo
     once on the whole state. The line and values are the same as the joint search's (the optimal first steps of
     the whole are the product of the groups' optimal first steps, and the smallest vector of a product is made of
     the smallest vectors of its factors); ``split=False`` searches jointly.
+
+    ``progress``: called now and then with (first-strike assignments searched, how many there are to search).
 
     ``time_limit`` (wall-clock seconds, the whole search, checked all along: listing the defender's replies,
     each one-step solve gets the time left): when it runs out, the best line whose every defender reply was
@@ -102,18 +113,19 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, split: bo
         ):
             searched = rest  # no line reaches any player's life: lethal is 0 on every line, the rest decide
     parts = independent_parts(whole, searched, deadline) if split else None
+    track = _Track(progress, whole, parts)
     ceiling = None
     if split and best_to is not None and probes_proven and [o.kind for o in searched] == ["lethal"]:
         # lethal alone: no line reaches more players than can each be reached (the probes)
         ceiling = (sum(1 for p in scenario.players if p.id in best_to and reaches(best_to[p.id], p.life)),)
     if parts is None:
-        best, stopped = _search(whole, searched, deadline, options, stats, split, ceiling)
+        best, stopped = _search(whole, searched, deadline, options, stats, split, ceiling, track)
         final = options.get("tie_break", True)  # the chosen state is solved again with the tie-break
     else:
         chosen = []
         stopped = False
         for part in parts:
-            got, stopped = _search(type(whole)(part, engine=engine), searched, deadline, options, stats)
+            got, stopped = _search(type(whole)(part, engine=engine), searched, deadline, options, stats, track=track)
             if got is None or stopped:
                 best = None
                 break
@@ -122,6 +134,8 @@ def solve_whole(whole, objectives, *, time_limit: float | None = None, split: bo
             best = _joined(whole, searched, chosen, deadline, options, stats)
             stopped = best is None
         final = False  # the regular step was solved on the whole state, with the caller's options
+    if not stopped:
+        track.finish()
     elapsed = (time.perf_counter() - start) * 1000
     if best is None:
         status = STATUS_UNKNOWN if stopped else STATUS_INFEASIBLE
@@ -164,7 +178,40 @@ def _oriented(objs, values: dict) -> tuple:
     return tuple(values[o.name] if o.maximize else -values[o.name] for o in objs)
 
 
-def _search(whole, objs, deadline, options: dict, stats: dict, split: bool = True, ceiling: tuple | None = None):
+class _Track:
+    """Calls ``progress(done, total)`` as first-strike assignments are searched (every 64, and at the end)."""
+
+    def __init__(self, progress, whole, parts):
+        self.progress = progress
+        self.done = 0
+        self.total = 0
+        if progress is not None:
+            boards = parts if parts is not None else [whole.scenario]
+            for b in boards:
+                self.total += Combat(b.with_step("first_strike"), side="attacking", engine=whole.engine).count()
+            progress(0, self.total)
+
+    def step(self) -> None:
+        self.done += 1
+        if self.progress is not None and not self.done & 63:
+            self.progress(self.done, self.total)
+
+    def finish(self) -> None:
+        """Every assignment searched or known not to matter (a search that proved its answer early)."""
+        if self.progress is not None:
+            self.progress(self.total, self.total)
+
+
+def _search(
+    whole,
+    objs,
+    deadline,
+    options: dict,
+    stats: dict,
+    split: bool = True,
+    ceiling: tuple | None = None,
+    track: _Track | None = None,
+):
     """The joint search of one whole combat: (best, stopped), best being (oriented total, A1's vector, values, A1,
     D1, the regular step's result without the tie-break) or None. ``ceiling``: a value no line can beat; when
     the A1s come in the canonical order (smallest vector first), the first A1 that reaches it is the answer."""
@@ -268,6 +315,8 @@ def _search(whole, objs, deadline, options: dict, stats: dict, split: bool = Tru
         except LimitReached:
             stopped = True
             break
+        if track is not None:
+            track.step()
         a1_vec = vector(attacking_first, a1)
         if grouped:
             effect = effect_of(a1)
