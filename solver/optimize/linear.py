@@ -93,7 +93,7 @@ class BlockScorer:
         ks = self._cols[c]
         return block[:, ks[0]] if len(ks) == 1 else block[:, ks].sum(axis=1, dtype=np.int64)
 
-    def _touched(self, block: np.ndarray, c: int) -> np.ndarray | None:
+    def touched(self, block: np.ndarray, c: int) -> np.ndarray | None:
         """Does a deathtouch source assign ``self.recipients[c]`` damage (None: no deathtouch source can)?"""
         ks = self._dt_cols[c]
         if not ks:
@@ -115,7 +115,7 @@ class BlockScorer:
                 out[:, j] += x if w == 1 else x.astype(np.int64) * w
             if not tables:
                 continue
-            f = self._touched(block, c)
+            f = self.touched(block, c)
             at = x.astype(np.intp)
             if f is not None:
                 at = at + f * self._width[c]

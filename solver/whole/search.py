@@ -4,10 +4,12 @@ best first-strike reply."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from ..combat import Combat
 from ..limits import LimitReached, deadline_of
@@ -22,6 +24,7 @@ from ..optimize import (
     score,
 )
 from ..optimize import solve as solve_step
+from ..optimize.linear import BlockScorer
 from ..optimize.outcomes import step_values
 from ..outcome import (
     creature_dies,
@@ -191,9 +194,9 @@ class _Track:
                 self.total += Combat(b.with_step("first_strike"), side="attacking", engine=whole.engine).count()
             progress(0, self.total)
 
-    def step(self) -> None:
-        self.done += 1
-        if self.progress is not None and not self.done & 63:
+    def step(self, n: int = 1) -> None:
+        before, self.done = self.done, self.done + n
+        if self.progress is not None and before >> 6 != self.done >> 6:
             self.progress(self.done, self.total)
 
     def finish(self) -> None:
@@ -246,6 +249,7 @@ def _search(
     except LimitReached:  # the defender's replies are not all known: no line can be judged
         return None, True
     replies = [d for _, d in sorted(by_outcome.values(), key=lambda item: item[0])]
+    order = list(range(len(replies)))  # the order replies are tried in (alpha-beta; the result does not depend on it)
 
     # The search only needs values: no tie-break there; the chosen state is solved again with the caller's options.
     search_options = dict(options, tie_break=False)
@@ -305,8 +309,12 @@ def _search(
 
     best = None  # (oriented total, A1's vector, values, A1, D1, regular result)
     stopped = False
-    ordered = ceiling is not None and attacking_first.canonical(deadline=deadline)
-    attacker_lines = attacking_first.assignments(time_limit=deadline)
+    canonical = attacking_first.canonical(deadline=deadline)
+    ordered = ceiling is not None and canonical
+    if grouped and canonical:  # the smallest A1 of each effect, read from the direct engine's blocks in bulk
+        attacker_lines = _distinct_effects(attacking_first, capped, deadline, track)
+    else:
+        attacker_lines = attacking_first.assignments(time_limit=deadline)
     while not stopped:
         try:
             a1 = next(attacker_lines)
@@ -315,18 +323,22 @@ def _search(
         except LimitReached:
             stopped = True
             break
-        if track is not None:
-            track.step()
         a1_vec = vector(attacking_first, a1)
-        if grouped:
+        if grouped and not canonical:
+            if track is not None:
+                track.step()
             effect = effect_of(a1)
             seen = classes.get(effect)
             if seen is not None and seen <= a1_vec:
                 continue  # an A1 with the same effect and a smaller vector was searched: this one cannot win
             classes[effect] = a1_vec
+        elif not grouped and track is not None:
+            track.step()
         first_values = score(attacking_first, a1, objs) if has_fs and not effects else {}
         worst = None
-        for d1 in replies:
+        worst_rank = -1
+        for rank in order:
+            d1 = replies[rank]
             if deadline.expired():  # this A1's replies were not all searched: it is not a result
                 stopped, worst = True, None
                 break
@@ -338,10 +350,13 @@ def _search(
                 continue
             values = _total(objs, first_values, result)
             key = _oriented(objs, values)
-            if worst is None or key < worst[0]:
-                worst = (key, a1_vec, values, a1, d1, result)
+            if worst is None or key < worst[0] or (key == worst[0] and rank < worst_rank):
+                worst, worst_rank = (key, a1_vec, values, a1, d1, result), rank  # ties: the smallest vector
             if best is not None and not _beats(worst, best):
                 break  # the defender already holds this A1 to no better than the best so far
+        if worst_rank > 0 and order[0] != worst_rank:  # try the reply that held this A1 first next time
+            order.remove(worst_rank)
+            order.insert(0, worst_rank)
         if worst is not None and (best is None or _beats(worst, best)):
             best = worst
             if ceiling is not None and best[0] >= ceiling and ordered:
@@ -352,6 +367,38 @@ def _search(
     if close is not None:
         close()
     return best, stopped
+
+
+def _distinct_effects(step: Combat, capped: dict[str, int], deadline, track) -> Iterator[Assignment]:
+    """The first-strike assignments of ``step`` with distinct effects (per recipient: the damage, a creature's
+    capped at ``capped``, and whether a deathtouch source deals it any), each the first of its effect in the
+    canonical order, i.e. the one with the smallest vector (``step.canonical()`` must hold). The same classes as
+    the search's ``effect_of`` on boards without damage effects (damage dealt = damage assigned), found with numpy
+    on the direct engine's blocks instead of one assignment at a time."""
+    plan = step.plan
+    scorer = BlockScorer(step, ())
+    caps = [capped.get(r) for r in scorer.recipients]
+    seen: set[tuple] = set()
+    for block in step.assignment_blocks(time_limit=deadline):
+        if block.shape[1] == 0:  # nothing assigns in this step: one empty assignment per row
+            keys = np.zeros((len(block), 1), dtype=np.int64)
+        else:
+            parts = []
+            for c, cap in enumerate(caps):
+                x = scorer.total(block, c).astype(np.int64)
+                parts.append(x if cap is None else np.minimum(x, cap))
+                t = scorer.touched(block, c)
+                if t is not None:
+                    parts.append(t.astype(np.int64))
+            keys = np.stack(parts, axis=1) if parts else np.zeros((len(block), 1), dtype=np.int64)
+        _, first = np.unique(keys, axis=0, return_index=True)
+        for i in np.sort(first).tolist():
+            key = tuple(keys[i].tolist())
+            if key not in seen:
+                seen.add(key)
+                yield plan.assignment([(plan.columns, block[i].tolist())])
+        if track is not None:
+            track.step(len(block))
 
 
 def _summed(results: list, objs, attackers: list[str]) -> SolveResult:
