@@ -223,6 +223,20 @@ def test_progress_counts_the_first_strike_assignments_searched(doc):
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
+def test_lethal_then_a_splittable_objective_stops_at_the_ceiling():
+    # "lethal,max-damage" within reach (20 life, 27 at most): an A1 that kills on every reply has at most the
+    # max-damage optimum (27) for its max-damage, so the first A1 that reaches (1, 27) in the canonical order ends
+    # the search; the line is the joint search's
+    doc = ladder(6)
+    whole = WholeCombat(doc)
+    fast = whole.solve(["lethal", "max-damage"])
+    assert fast.objectives == {"lethal": 1, "max-damage": 27}
+    doc4 = ladder(4)
+    doc4["players"][0]["life"] = 14
+    same(doc4, ["lethal", "max-damage"])
+    same(doc4, ["lethal", "max-kills"])
+
+
 def test_small_parts_are_packed_together():
     # a ladder pair's first step has 39 attacking x 3 defending assignments (more than PACK: pairs stay apart);
     # attackers with no first-step choice (no first strike) add no work to a part and join the first one
@@ -239,6 +253,7 @@ def test_small_parts_are_packed_together():
 
 OBJECTIVES = [
     ["lethal"],
+    ["lethal", "max-kills"],
     ["max-damage"],
     ["max-kills"],
     ["max-kills", "min-overkill"],

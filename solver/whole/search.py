@@ -118,9 +118,22 @@ def solve_whole(
     parts = independent_parts(whole, searched, deadline) if split else None
     track = _Track(progress, whole, parts)
     ceiling = None
-    if split and best_to is not None and probes_proven and [o.kind for o in searched] == ["lethal"]:
-        # lethal alone: no line reaches more players than can each be reached (the probes)
+    if split and best_to is not None and probes_proven and searched[0].kind == "lethal" and len(searched) <= 2:
+        # no line reaches more players than can each be reached (the probes); "lethal,X": an A1 whose worst reply
+        # still reaches that many reaches it on every reply, so its X is at most X alone's optimum (a probe, when X
+        # splits into parts: cheap)
         ceiling = (sum(1 for p in scenario.players if p.id in best_to and reaches(best_to[p.id], p.life)),)
+        if len(searched) == 2:
+            second = searched[1]
+            if second.kind == "lethal" or independent_parts(whole, (second,), deadline) is None:
+                ceiling = None
+            else:
+                probe = solve_whole(whole, [second], split=split, **dict(options, tie_break=False), **_left(deadline))
+                stats["solves"] += probe.solves
+                if probe.status != STATUS_OPTIMAL or probe.assignment is None:
+                    ceiling = None
+                else:
+                    ceiling += _oriented((second,), {second.name: exact(probe.objectives[second.name])})
     if parts is None:
         best, stopped = _search(whole, searched, deadline, options, stats, split, ceiling, track)
         final = options.get("tie_break", True)  # the chosen state is solved again with the tie-break
