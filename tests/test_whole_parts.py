@@ -109,6 +109,44 @@ def test_lethal_out_of_reach_leaves_the_rest_to_decide_and_they_split():
     same(doc, ["lethal", "max-damage"])
 
 
+TWO_PLAYERS = {  # the first striker f divides 2 damage between x (toward p1) and y (toward p2): it saves one
+    "step": "combat",
+    "players": [{"id": "p1", "life": 2}, {"id": "p2", "life": 2}],
+    "attackers": [
+        {"id": "x", "power": 4, "toughness": 2, "keywords": ["trample"], "attacking": "p1", "blocked_by": ["f"]},
+        {"id": "y", "power": 4, "toughness": 2, "keywords": ["trample"], "attacking": "p2", "blocked_by": ["f"]},
+    ],
+    "blockers": [{"id": "f", "power": 2, "toughness": 1, "keywords": ["first_strike"], "controller": "p1"}],
+}
+
+SAVE_OR_KILLS = {  # f kills x (the player lives, y kills two blockers) or y (x tramples over: the player dies)
+    "step": "combat",
+    "players": [{"id": "p", "life": 3}],
+    "attackers": [
+        {"id": "x", "power": 4, "toughness": 2, "keywords": ["trample"], "attacking": "p", "blocked_by": ["f"]},
+        {"id": "y", "power": 4, "toughness": 2, "attacking": "p", "blocked_by": ["f", "b1", "b2"]},
+    ],
+    "blockers": [
+        {"id": "f", "power": 2, "toughness": 1, "keywords": ["first_strike"]},
+        {"id": "b1", "power": 0, "toughness": 2},
+        {"id": "b2", "power": 0, "toughness": 2},
+    ],
+}
+
+
+@pytest.mark.parametrize("doc", [TWO_PLAYERS, SAVE_OR_KILLS], ids=["two-players", "save-or-kills"])
+@pytest.mark.parametrize("objectives", [["lethal"], ["lethal", "max-kills"], ["lethal", "max-damage"]])
+def test_the_lethal_shortcuts_keep_the_defenders_preference(doc, objectives):
+    # 704.5a with the defender's lexicographic reply (510.1d): with two players the per-player probes (each can
+    # be saved) do not bound lethal (f saves one, the other dies: lethal 1); with one player out of reach, a reply
+    # that lets them die is still the defender's last choice, so "lethal,max-kills" is not "max-kills" (2, not 1).
+    # Both were wrong once (lethal dropped or bounded by the probes); the brute force and the joint search agree
+    expected = brute_combat.adversarial_optimum(doc, objectives)
+    result = WholeCombat(doc).solve(objectives)
+    assert tuple(Fraction(str(result.objectives[o])) for o in objectives) == tuple(Fraction(v) for v in expected)
+    same(doc, objectives)
+
+
 @pytest.mark.parametrize("life", [14, 18, 19])
 def test_lethal_alone_stops_at_the_first_line_that_reaches_it(life):
     # 704.5a: "lethal" alone is worth at most the players the probes can each reach; the first-strike assignments
@@ -304,3 +342,41 @@ def test_split_search_reaches_the_brute_force_optimum(doc, objectives):
     assert tuple(Fraction(str(result.objectives[o])) for o in objectives) == tuple(Fraction(v) for v in expected)
     line = result.assignment.to_json()
     assert brute_combat.is_legal_line(doc, line)
+
+
+@st.composite
+def contested(draw):
+    """Small combats with a first striker blocking every attacker and players at low life: the defender's first
+    reply decides which attackers live, and so who can be killed (the lethal shortcuts' hard case)."""
+    doc = draw(striking_combats(max_attackers=3, max_blockers=2, max_total_power=6, max_work=60))
+    doc.setdefault("blockers", []).append(
+        {
+            "id": "fs",
+            "power": draw(st.integers(1, 3)),
+            "toughness": draw(st.integers(1, 2)),
+            "keywords": ["first_strike"],
+        }
+    )
+    for a in doc["attackers"]:
+        a["blocked_by"] = [*a.get("blocked_by", []), "fs"]
+        a.pop("blocked", None)
+        if draw(st.booleans()) and "trample" not in a.get("keywords", []):  # damage can reach the players
+            a["keywords"] = [*a.get("keywords", []), "trample"]
+    for p in doc["players"]:
+        p["life"] = draw(st.integers(1, 4))
+    return doc
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(
+    contested(),
+    st.sampled_from([["lethal"], ["lethal", "max-kills"], ["lethal", "max-damage"], ["lethal", "max-value"]]),
+)
+def test_lethal_with_a_contested_first_strike_reply(doc, objectives):
+    # 704.5a, 510.1d: the whole search's lethal shortcuts against the brute-force minimax and the joint search
+    expected = brute_combat.adversarial_optimum(doc, objectives)
+    result = WholeCombat(doc).solve(objectives)
+    assert result.status == "optimal"
+    assert tuple(Fraction(str(result.objectives[o])) for o in objectives) == tuple(Fraction(v) for v in expected)
+    same(doc, objectives)

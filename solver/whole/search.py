@@ -107,33 +107,33 @@ def solve_whole(
             if probe.assignment is not None:
                 best_to[p.id] = int(probe.objectives[f"max-damage:{p.id}"])
             probes_proven &= probe.status == STATUS_OPTIMAL
+    # One defending player (704.5a): lethal is [the combat's damage to them >= their life], and the probe is the
+    # most damage they can be dealt whatever the defender does, so it bounds lethal on every line. (With several
+    # players it does not: a reply that saves one player may doom another.)
+    reach = None
+    if best_to is not None and probes_proven and len(scenario.players) == 1 and scenario.players[0].id in best_to:
+        only = scenario.players[0]
+        reach = int(reaches(best_to[only.id], only.life))
         rest = tuple(o for o in objs if o.kind != "lethal")
-        if (
-            split
-            and rest
-            and probes_proven
-            and all(p.id in best_to and not reaches(best_to[p.id], p.life) for p in scenario.players)
-        ):
-            searched = rest  # no line reaches any player's life: lethal is 0 on every line, the rest decide
+        if split and reach == 0 and rest and rest[0].kind == "max-damage" and rest[0].target in (None, only.id):
+            # no line kills: a reply that would let the player die leaves more damage than any that does not, so
+            # the defender's worst replies, and with them the line, are the same without lethal
+            searched = rest
     parts = independent_parts(whole, searched, deadline) if split else None
     track = _Track(progress, whole, parts)
     ceiling = None
-    if split and best_to is not None and probes_proven and searched[0].kind == "lethal" and len(searched) <= 2:
-        # no line reaches more players than can each be reached (the probes); "lethal,X": an A1 whose worst reply
-        # still reaches that many reaches it on every reply, so its X is at most X alone's optimum (a probe, when X
-        # splits into parts: cheap)
-        ceiling = (sum(1 for p in scenario.players if p.id in best_to and reaches(best_to[p.id], p.life)),)
-        if len(searched) == 2:
-            second = searched[1]
-            if second.kind == "lethal" or independent_parts(whole, (second,), deadline) is None:
-                ceiling = None
-            else:
-                probe = solve_whole(whole, [second], split=split, **dict(options, tie_break=False), **_left(deadline))
-                stats["solves"] += probe.solves
-                if probe.status != STATUS_OPTIMAL or probe.assignment is None:
-                    ceiling = None
-                else:
-                    ceiling += _oriented((second,), {second.name: exact(probe.objectives[second.name])})
+    if split and searched[0].kind == "lethal" and len(searched) == 1:
+        # lethal alone: at most the players listed, at most the probe's answer with one player
+        ceiling = (len(scenario.players) if reach is None else reach,)
+    elif split and searched[0].kind == "lethal" and len(searched) == 2 and reach == 1:
+        # "lethal,X" with one player who can be killed: an A1 whose worst reply kills kills on every reply, and its
+        # X is then at most X alone's optimum (a probe, when X splits into parts: cheap)
+        second = searched[1]
+        if second.kind != "lethal" and independent_parts(whole, (second,), deadline) is not None:
+            probe = solve_whole(whole, [second], split=split, **dict(options, tie_break=False), **_left(deadline))
+            stats["solves"] += probe.solves
+            if probe.status == STATUS_OPTIMAL and probe.assignment is not None:
+                ceiling = (1, *_oriented((second,), {second.name: exact(probe.objectives[second.name])}))
     if parts is None:
         best, stopped = _search(whole, searched, deadline, options, stats, split, ceiling, track)
         final = options.get("tie_break", True)  # the chosen state is solved again with the tie-break
