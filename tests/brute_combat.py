@@ -423,3 +423,86 @@ def adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
             worst = top if worst is None or top < worst else worst
         best = worst if best is None or worst > best else best
     return tuple(-v if o == "min-overkill" else v for o, v in zip(objectives, best))
+
+
+# -- boards with effects: objectives on the outcome (docs/solve.md, "Boards with effects") ---------------------------
+
+OUTCOME_OBJECTIVES = ("lethal", "max-damage", "max-kills")
+
+
+def outcome_line_values(scenario: dict, line: dict, objectives: list[str]) -> dict:
+    """The objectives of one whole line read on what its damage does, for a two-player game: ``max-damage`` (or
+    ``max-damage:ID``) is the damage the attackers *deal* over both steps (after protection, prevention and
+    doubling), ``max-kills`` the blockers in combat at the start that are out of combat at the end (the state-based
+    actions of either step), ``lethal`` the players who lose (0 life, 10 poison, 21 from one commander) in either
+    step."""
+    attackers = {a["id"] for a in scenario["attackers"]}
+    board = _settled(scenario)
+    fs = has_first_strike_step(scenario)
+    dealt = []
+    if fs:
+        dealt.append(damage_dealt(copy.deepcopy(_with_step(board, "first_strike")), line["first_strike"]))
+        middle = state_after_first_strike(board, line["first_strike"])
+    else:
+        middle = _with_step(board, "regular")
+    if game_over(middle):
+        end = middle
+    else:
+        dealt.append(damage_dealt(copy.deepcopy(_board(middle)), line["regular"]))
+        end = state_after_first_strike(_board(middle), line["regular"])
+    lost = set()
+    for state in (middle, end):
+        for p in state.get("players", []):
+            cd = p.get("commander_damage", {})
+            if p.get("life", 20) <= 0 or p.get("poison", 0) >= 10 or any(n >= 21 for n in cd.values()):
+                lost.add(p["id"])
+    alive = {b["id"] for b in board.get("blockers", []) if b.get("in_combat", True)}
+    gone = {b["id"] for b in end.get("blockers", []) if not b.get("in_combat", True)}
+    out = {}
+    for name in objectives:
+        kind, _, target = name.partition(":")
+        if kind == "max-damage":
+            ids = {target} if target else {p["id"] for p in scenario.get("players", [])}
+            out[name] = sum(n for d in dealt for (src, r), n in d.items() if src in attackers and r in ids)
+        elif kind == "max-kills":
+            out[name] = len(alive & gone)
+        elif kind == "lethal":
+            out[name] = len(lost)
+        else:
+            raise ValueError(name)
+    return out
+
+
+def outcome_adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
+    """max over A1 of min over D1 of max over A2 of min over D2 (lexicographic) of :func:`outcome_line_values`:
+    on boards with effects the blockers' regular-step damage matters too (a lifelink blocker's gain)."""
+    fs = has_first_strike_step(scenario)
+    board = _with_step(scenario, "first_strike")
+    if fs:
+        firsts = brute.brute_force(board, "attacking")
+        replies = brute.brute_force(board, "defending")
+    else:
+        firsts = [{a["id"]: {} for a in scenario["attackers"]}]
+        replies = [{b["id"]: {} for b in scenario.get("blockers", [])}]
+    best = None
+    for a1 in firsts:
+        worst = None
+        for d1 in replies:
+            first = {**a1, **d1}
+            state = regular_state(scenario, first)
+            if game_over(state):
+                a2s, d2s = [{}], [{}]
+            else:
+                a2s = brute.brute_force(_board(state), "attacking")
+                d2s = brute.brute_force(_board(state), "defending")
+            top = None
+            for a2 in a2s:
+                low = None
+                for d2 in d2s:
+                    values = outcome_line_values(scenario, {"first_strike": first, "regular": {**a2, **d2}}, objectives)
+                    key = tuple(values[o] for o in objectives)
+                    low = key if low is None or key < low else low
+                top = low if top is None or low > top else top
+            worst = top if worst is None or top < worst else worst
+        best = worst if best is None or worst > best else best
+    return best

@@ -395,3 +395,20 @@ def test_banding_blocker_divides_the_attackers_damage_in_solve():  # 702.22j
     doc["attackers"][0]["keywords"] = ["trample"]
     doc["attackers"][0]["power"] = 4
     assert Combat(doc).solve("max-damage").objectives == {"max-damage": 0}  # the defender keeps it all on x and y
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.data())
+def test_whole_combat_solve_with_effects_matches_the_oracle(data):
+    # 510.2 in each step, 702.15b lifelink, 702.90c infect, 704.5a/c/f-h, 104.3b: the whole combat's adversarial
+    # solve on boards with effects against the brute-force minimax over both players' choices in both steps, every
+    # value read on what the damage does (tests/brute_combat.py: outcome_line_values)
+    doc = data.draw(effect_boards(step="combat"))
+    doc["players"] = doc["players"][:1]  # a two-player game: who loses ends it (104.3b)
+    for a in doc["attackers"]:
+        a["attacking"] = doc["players"][0]["id"]
+    names = data.draw(st.sampled_from([["lethal"], ["max-damage"], ["max-kills"], ["lethal", "max-damage"]]))
+    expected = brute_combat.outcome_adversarial_optimum(doc, names)
+    result = WholeCombat(doc).solve(names)
+    assert result.status == "optimal"
+    assert tuple(Fraction(result.objectives[n]) for n in names) == tuple(Fraction(v) for v in expected)
