@@ -330,7 +330,9 @@ def effect_boards(draw, step: str = "regular") -> dict:
 @given(st.data())
 def test_outcome_objectives_match_the_oracle(data):
     doc = data.draw(effect_boards())
-    names = data.draw(st.sampled_from([["lethal"], ["max-damage"], ["max-kills"], ["lethal", "max-damage"]]))
+    names = data.draw(
+        st.sampled_from([["lethal"], ["max-damage"], ["max-kills"], ["lethal", "max-damage"], ["max-kills", "lethal"]])
+    )
     result = Combat(doc).solve(",".join(names))
     assert result.status == "optimal"
     got = tuple(Fraction(result.objectives[n]) for n in names)
@@ -407,8 +409,13 @@ def test_whole_combat_solve_with_effects_matches_the_oracle(data):
     doc["players"] = doc["players"][:1]  # a two-player game: who loses ends it (104.3b)
     for a in doc["attackers"]:
         a["attacking"] = doc["players"][0]["id"]
-    names = data.draw(st.sampled_from([["lethal"], ["max-damage"], ["max-kills"], ["lethal", "max-damage"]]))
+    names = data.draw(
+        st.sampled_from([["lethal"], ["max-damage"], ["max-kills"], ["lethal", "max-damage"], ["max-kills", "lethal"]])
+    )
     expected = brute_combat.outcome_adversarial_optimum(doc, names)
     result = WholeCombat(doc).solve(names)
     assert result.status == "optimal"
     assert tuple(Fraction(result.objectives[n]) for n in names) == tuple(Fraction(v) for v in expected)
+    if "lethal" in names:  # the report: can some line make the player lose, whatever the defender replies?
+        can = brute_combat.outcome_adversarial_optimum(doc, ["lethal"])[0] >= 1
+        assert result.lethal[doc["players"][0]["id"]]["reachable"] is can

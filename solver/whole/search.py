@@ -178,6 +178,17 @@ def solve_whole(
     lethal = None
     if wants_lethal and best_to is None:
         lethal = _outcome_lethal_report(whole, line)
+        if len(scenario.players) == 1:  # as the one-step report: can some line make them lose, whatever the replies?
+            if objs[0].kind == "lethal":
+                reached = values[objs[0].name] >= 1
+                proven = status == STATUS_OPTIMAL
+            else:
+                can = solve_whole(whole, ["lethal"], split=split, **dict(options, tie_break=False), **_left(deadline))
+                stats["solves"] += can.solves
+                reached = can.assignment is not None and can.objectives["lethal"] >= 1
+                proven = can.status == STATUS_OPTIMAL
+            if proven:
+                lethal[scenario.players[0].id]["reachable"] = bool(reached)
     elif wants_lethal and best_to is not None:
         damage = {p.id: line.first_strike.total_to(p.id) + line.regular.total_to(p.id) for p in scenario.players}
         lethal = lethal_report(scenario, damage, best_to)
