@@ -395,6 +395,14 @@ def line_values(scenario: dict, line: dict, objectives: list[str]) -> dict:
     return out
 
 
+def _first_step_choices(scenario: dict) -> tuple[list[dict], list[dict]]:
+    """The attackers' first-strike assignments and the blockers' (one empty each without a first-strike step)."""
+    if not has_first_strike_step(scenario):
+        return [{a["id"]: {} for a in scenario["attackers"]}], [{b["id"]: {} for b in scenario.get("blockers", [])}]
+    board = _with_step(scenario, "first_strike")
+    return brute.brute_force(board, "attacking"), brute.brute_force(board, "defending")
+
+
 def adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
     """max over the attackers' first-strike assignments of min over the blockers' of max over the attackers'
     regular assignments of the line's objectives (lexicographic, min-overkill minimised). Returns the values as
@@ -403,14 +411,7 @@ def adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
     def oriented(values):
         return tuple(-values[o] if o == "min-overkill" else values[o] for o in objectives)
 
-    fs = has_first_strike_step(scenario)
-    board = _with_step(scenario, "first_strike")
-    if fs:
-        firsts = brute.brute_force(board, "attacking")
-        replies = brute.brute_force(board, "defending")
-    else:
-        firsts = [{a["id"]: {} for a in scenario["attackers"]}]
-        replies = [{b["id"]: {} for b in scenario.get("blockers", [])}]
+    firsts, replies = _first_step_choices(scenario)
     best = None
     for a1 in firsts:
         worst = None
@@ -476,14 +477,7 @@ def outcome_line_values(scenario: dict, line: dict, objectives: list[str]) -> di
 def outcome_adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
     """max over A1 of min over D1 of max over A2 of min over D2 (lexicographic) of :func:`outcome_line_values`:
     on boards with effects the blockers' regular-step damage matters too (a lifelink blocker's gain)."""
-    fs = has_first_strike_step(scenario)
-    board = _with_step(scenario, "first_strike")
-    if fs:
-        firsts = brute.brute_force(board, "attacking")
-        replies = brute.brute_force(board, "defending")
-    else:
-        firsts = [{a["id"]: {} for a in scenario["attackers"]}]
-        replies = [{b["id"]: {} for b in scenario.get("blockers", [])}]
+    firsts, replies = _first_step_choices(scenario)
     best = None
     for a1 in firsts:
         worst = None
