@@ -152,6 +152,24 @@ def test_whole_combat_solve_with_a_short_limit_returns_a_legal_line():
         assert WholeCombat(DOUBLE).check(result.assignment).legal
 
 
+@pytest.mark.parametrize("where", ["canonical", "assignments"])
+def test_whole_combat_solve_stopped_anywhere_is_a_result_not_an_error(monkeypatch, where):
+    # the time limit may run out while the direct engine's programme is built (Combat.canonical) or while the
+    # first-strike assignments are listed: the solve then returns "unknown" (or "feasible"), it never raises
+    original = getattr(Combat, where)
+
+    def stop(self, *args, **kwargs):
+        if where == "canonical" and "deadline" not in kwargs:  # the listings' own check: let it through
+            return original(self, *args, **kwargs)
+        raise LimitReached("stopped at the time limit of 1 s", 1.0)
+
+    monkeypatch.setattr(Combat, where, stop)
+    result = WholeCombat(DOUBLE).solve(["max-damage"], time_limit=30)
+    assert result.status in ("feasible", "unknown")
+    if result.assignment is not None:
+        assert WholeCombat(DOUBLE).check(result.assignment).legal
+
+
 def test_all_optimal_stream_stops_at_the_time_limit():
     # every split that kills the three 2/2s is optimal for max-kills: 10^13 of them
     sc = {

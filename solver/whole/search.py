@@ -333,7 +333,10 @@ def _search(
 
     best = None  # (oriented total, A1's vector, values, A1, D1, regular result)
     stopped = False
-    canonical = attacking_first.canonical(deadline=deadline)
+    try:
+        canonical = attacking_first.canonical(deadline=deadline)  # may build the direct engine's programme
+    except LimitReached:
+        return None, True
     ordered = ceiling is not None and canonical
     if grouped and canonical:  # the smallest A1 of each effect, read from the direct engine's blocks in bulk
         attacker_lines = _distinct_effects(attacking_first, capped, deadline, track)
