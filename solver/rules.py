@@ -14,7 +14,7 @@ reached is :mod:`trample.outcome`'s (``lethal_need[b] == 0``: already lethal).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -25,6 +25,33 @@ SIDES = ("attacking", "defending", "both")
 
 LEGACY_ORDER_RULE = "510.1c (2024-09)"
 LEGACY_BLOCKER_ORDER_RULE = "510.1d (2024-09)"
+
+
+def linked_groups(items: Iterable[int], keys: Callable[[int], Iterable[Hashable]]) -> list[list[int]]:
+    """``items`` in groups, two items together when they share a key (transitively): the groups in the order of
+    their smallest item, each in increasing order."""
+    parent: dict[int, int] = {}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[Hashable, int] = {}
+    for i in items:
+        parent[i] = i
+        for k in keys(i):
+            if k in owner:
+                a, b = find(owner[k]), find(i)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+            else:
+                owner[k] = i
+    groups: dict[int, list[int]] = {}
+    for i in sorted(parent):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values())
 
 
 @dataclass(frozen=True)
@@ -155,27 +182,7 @@ class DamagePlan:
 
         The legal set is the product of the components' legal sets (the count is the product of counts).
         """
-        parent = {i: i for i in self.active}
-
-        def find(i):
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        owner: dict[str, int] = {}
-        for i in self.active:
-            for res in self.resources(i):
-                if res in owner:
-                    a, b = find(owner[res]), find(i)
-                    if a != b:
-                        parent[max(a, b)] = min(a, b)
-                else:
-                    owner[res] = i
-        groups: dict[int, list[int]] = {}
-        for i in self.active:
-            groups.setdefault(find(i), []).append(i)
-        return tuple(tuple(g) for g in sorted(groups.values()))
+        return tuple(tuple(g) for g in linked_groups(self.active, self.resources))
 
     def variants(self, component: Sequence[int]) -> list[tuple[int, DamagePlan]]:
         """Plans without options whose signed counts add up to the component's count (inclusion-exclusion).

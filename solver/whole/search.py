@@ -36,6 +36,7 @@ from ..outcome import (
     reaches,
     resolve,
 )
+from ..rules import linked_groups
 from .line import CombatLine
 
 
@@ -572,31 +573,14 @@ def _reach(s: Scenario) -> dict[str, list[int]]:
 
 def _groups(s: Scenario, reach: dict[str, list[int]], shared) -> list[list[int]]:
     """Attackers (indices) in groups: joined by a blocker they share (510.1c/d) and by a ``shared`` recipient."""
-    parent = list(range(len(s.attackers)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    def union(i: int, j: int) -> None:
-        parent[find(i)] = find(j)
-
-    blocked_by: dict[str, int] = {}
-    for i, a in enumerate(s.attackers):
-        for b in a.blocked_by:
-            if b in blocked_by:
-                union(i, blocked_by[b])
-            blocked_by[b] = i
+    through: dict[int, list[str]] = {}
     for r in shared:
-        who = reach.get(r, [])
-        for i in who[1:]:
-            union(who[0], i)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(s.attackers)):
-        groups.setdefault(find(i), []).append(i)
-    return list(groups.values())
+        for i in reach.get(r, []):
+            through.setdefault(i, []).append(r)
+    return linked_groups(
+        range(len(s.attackers)),
+        lambda i: [("blocker", b) for b in s.attackers[i].blocked_by] + [("shared", r) for r in through.get(i, [])],
+    )
 
 
 def _in_combat(s: Scenario) -> Scenario:
