@@ -395,12 +395,16 @@ def line_values(scenario: dict, line: dict, objectives: list[str]) -> dict:
     return out
 
 
-def _first_step_choices(scenario: dict) -> tuple[list[dict], list[dict]]:
-    """The attackers' first-strike assignments and the blockers' (one empty each without a first-strike step)."""
-    if not has_first_strike_step(scenario):
-        return [{a["id"]: {} for a in scenario["attackers"]}], [{b["id"]: {} for b in scenario.get("blockers", [])}]
-    board = _with_step(scenario, "first_strike")
-    return brute.brute_force(board, "attacking"), brute.brute_force(board, "defending")
+def _first_step_minimax(scenario: dict, regular) -> tuple:
+    """max over the attackers' first-strike assignments of min over the blockers' of ``regular(first)`` (the
+    attacker's best key after that first step; one empty assignment each without a first-strike step)."""
+    if has_first_strike_step(scenario):
+        board = _with_step(scenario, "first_strike")
+        firsts, replies = brute.brute_force(board, "attacking"), brute.brute_force(board, "defending")
+    else:
+        firsts = [{a["id"]: {} for a in scenario["attackers"]}]
+        replies = [{b["id"]: {} for b in scenario.get("blockers", [])}]
+    return max(min(regular({**a1, **d1}) for d1 in replies) for a1 in firsts)
 
 
 def adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
@@ -411,18 +415,11 @@ def adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
     def oriented(values):
         return tuple(-values[o] if o == "min-overkill" else values[o] for o in objectives)
 
-    firsts, replies = _first_step_choices(scenario)
-    best = None
-    for a1 in firsts:
-        worst = None
-        for d1 in replies:
-            first = {**a1, **d1}
-            top = None
-            for a2 in brute.brute_force(regular_state(scenario, first), "attacking"):
-                key = oriented(line_values(scenario, {"first_strike": first, "regular": a2}, objectives))
-                top = key if top is None or key > top else top
-            worst = top if worst is None or top < worst else worst
-        best = worst if best is None or worst > best else best
+    def regular(first):
+        lines = brute.brute_force(regular_state(scenario, first), "attacking")
+        return max(oriented(line_values(scenario, {"first_strike": first, "regular": a2}, objectives)) for a2 in lines)
+
+    best = _first_step_minimax(scenario, regular)
     return tuple(-v if o == "min-overkill" else v for o, v in zip(objectives, best))
 
 
@@ -477,26 +474,23 @@ def outcome_line_values(scenario: dict, line: dict, objectives: list[str]) -> di
 def outcome_adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
     """max over A1 of min over D1 of max over A2 of min over D2 (lexicographic) of :func:`outcome_line_values`:
     on boards with effects the blockers' regular-step damage matters too (a lifelink blocker's gain)."""
-    firsts, replies = _first_step_choices(scenario)
-    best = None
-    for a1 in firsts:
-        worst = None
-        for d1 in replies:
-            first = {**a1, **d1}
-            state = regular_state(scenario, first)
-            if game_over(state):
-                a2s, d2s = [{}], [{}]
-            else:
-                a2s = brute.brute_force(_board(state), "attacking")
-                d2s = brute.brute_force(_board(state), "defending")
-            top = None
-            for a2 in a2s:
-                low = None
-                for d2 in d2s:
-                    values = outcome_line_values(scenario, {"first_strike": first, "regular": {**a2, **d2}}, objectives)
-                    key = tuple(values[o] for o in objectives)
-                    low = key if low is None or key < low else low
-                top = low if top is None or low > top else top
-            worst = top if worst is None or top < worst else worst
-        best = worst if best is None or worst > best else best
-    return best
+
+    def regular(first):
+        state = regular_state(scenario, first)
+        if game_over(state):
+            a2s, d2s = [{}], [{}]
+        else:
+            a2s = brute.brute_force(_board(state), "attacking")
+            d2s = brute.brute_force(_board(state), "defending")
+        return max(
+            min(
+                tuple(
+                    outcome_line_values(scenario, {"first_strike": first, "regular": {**a2, **d2}}, objectives)[o]
+                    for o in objectives
+                )
+                for d2 in d2s
+            )
+            for a2 in a2s
+        )
+
+    return _first_step_minimax(scenario, regular)
