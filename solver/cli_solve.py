@@ -19,12 +19,14 @@ from .docio import (
     is_batch,
     is_terminal,
     iter_documents,
+    jsonl_rows,
     positive_int,
     run_batch,
     scenario_from,
     seconds,
     time_limit,
     work_done,
+    write_chunks,
 )
 from .limits import LimitReached
 from .models import FormatError
@@ -145,17 +147,9 @@ def cmd_solve(args) -> int:
     blocks = stream.blocks()  # from the direct engine: lines formatted in bulk, a block at a time
     try:
         if blocks is not None:
-            rows = max(256, min(1 << 16, (1 << 22) // (12 * max(1, len(combat.columns)))))  # ~4 MB of text
-            for block in blocks:
-                for at in range(0, len(block), rows):
-                    text = combat.jsonl(block[at : at + rows])
-                    STATE.hold()  # a chunk written and counted together: the interrupt line says what it holds
-                    try:
-                        out.write(text)
-                        done[0] += min(rows, len(block) - at)
-                    finally:
-                        STATE.release()
-                    out.flush()
+            rows = jsonl_rows(len(combat.columns))
+            chunks = (block[at : at + rows] for block in blocks for at in range(0, len(block), rows))
+            write_chunks(out, ((combat.jsonl(chunk), len(chunk)) for chunk in chunks), done)
             return EXIT_OK
         for n, a in enumerate(stream, 1):
             STATE.hold()  # the line written and counted together: the interrupt line says what the output holds

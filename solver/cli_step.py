@@ -19,6 +19,7 @@ from .docio import (
     emit,
     is_batch,
     iter_documents,
+    jsonl_rows,
     positive_int,
     run_batch,
     run_paired,
@@ -26,6 +27,7 @@ from .docio import (
     stream_batch,
     time_limit,
     work_done,
+    write_chunks,
 )
 from .limits import LimitReached
 from .models import FormatError
@@ -227,15 +229,7 @@ def _enumerate_jsonl(args) -> int:
         with _progress(args, doc) as bar:
             combat = _combat(doc, args)
             if isinstance(combat, DamageStep):  # one step: lines formatted in bulk from the numpy blocks
-                for text, k in _bulk_lines(combat, args, stopped):
-                    STATE.hold()  # a block written and counted together: the interrupt line says what it holds
-                    try:
-                        out.write(text)
-                        done[0] += k
-                    finally:
-                        STATE.release()
-                    out.flush()
-                    bar.advance(k)
+                write_chunks(out, _bulk_lines(combat, args, stopped), done, bar.advance)
             else:
                 for n, a in enumerate(stream(doc), 1):
                     STATE.hold()  # the line written and counted together
@@ -256,8 +250,7 @@ def _enumerate_jsonl(args) -> int:
 def _bulk_lines(combat: DamageStep, args, stopped) -> Iterator[tuple[str, int]]:
     """(text, lines) per block of the step's assignments, up to --limit; --time-limit sets stopped["time"]."""
     left = args.limit
-    # rows per block: about 4 MB of formatting work whatever the number of columns
-    rows = max(256, min(1 << 16, (1 << 22) // (12 * max(1, len(combat.plan.columns)))))
+    rows = jsonl_rows(len(combat.plan.columns))
     try:
         for block in combat.assignment_blocks(rows=rows, time_limit=args.time_limit):
             if left is not None:

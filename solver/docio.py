@@ -16,7 +16,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from .engines import engine_names
 from .limits import CommandLimit, LimitReached, interrupt, reset_interrupt
@@ -686,6 +686,26 @@ def add_step_options(p: argparse.ArgumentParser) -> None:
 def engine_choices() -> list[str]:
     """The registered engine names (trample.engines imports no engine until one is used)."""
     return engine_names()
+
+
+def jsonl_rows(columns: int) -> int:
+    """Rows per chunk of JSON Lines formatted in bulk: about 4 MB of formatting work whatever the columns."""
+    return max(256, min(1 << 16, (1 << 22) // (12 * max(1, columns))))
+
+
+def write_chunks(out, chunks: Iterable[tuple[str, int]], done: list[int], advance=None) -> None:
+    """Write ``(text, lines)`` chunks, each written and counted (``done[0]``) together, so that the interrupt line
+    says what the output holds; flushed after each, ``advance(lines)`` called after each when given."""
+    for text, lines in chunks:
+        STATE.hold()
+        try:
+            out.write(text)
+            done[0] += lines
+        finally:
+            STATE.release()
+        out.flush()
+        if advance is not None:
+            advance(lines)
 
 
 # ---------------------------------------------------------------------------------------------
