@@ -552,6 +552,34 @@ TOP: dict[str, dict] = {
         },
         "required": ["name", "rule", "scenario", "count", "max_damage_to_opp"],
     },
+    "conformance-line": {
+        "title": "trample conformance line",
+        "description": "One case of the conformance suite (trample conformance): a one-step scenario, one side's "
+        "exact count of legal assignments, some legal assignments and some illegal ones with the rules they break.",
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 1},
+            "rule": {"type": "string", "minLength": 1},
+            "side": {"enum": ["attacking", "defending"]},
+            "scenario": ref("one_step_scenario"),
+            "count": {"type": "integer", "minimum": 1},
+            "legal": {"type": "array", "items": ref("assignment")},
+            "illegal": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "assignment": ref("assignment"),
+                        "rules": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+                    },
+                    "required": ["assignment", "rules"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "required": ["name", "side", "scenario", "count", "legal", "illegal"],
+        "additionalProperties": False,
+    },
     "arena-suite-line": {
         "title": "trample arena suite line",
         "description": "One line of an arena suite file: a one-step scenario, or an object with a scenario field.",
