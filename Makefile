@@ -64,7 +64,7 @@ bench: $(STAMP)
 
 arena: $(STAMP)
 	@echo "== the baselines on the known engine mistakes (docs/rules.md)"
-	$(BIN)/trample arena benchmarks/arena/known-mistakes.jsonl --format table
+	$(BIN)/trample arena known-mistakes --format table
 	@echo "== and on 100 generated 'mixed' boards"
 	$(BIN)/trample arena --level mixed --n 100 --seed 1 --format table
 	@echo "== whole combats: OpenSpiel's bots against the defender's best reply, regret against the minimax value"

@@ -2,6 +2,7 @@
 
 from .assignment import Assignment, load_assignment
 from .errors import FormatError
+from .keywords import DAMAGE_KEYWORDS
 from .scenario import (
     KEYWORDS,
     MAX_NUMBER,
@@ -23,6 +24,7 @@ __all__ = [
     "load_assignment",
     "FormatError",
     "KEYWORDS",
+    "DAMAGE_KEYWORDS",
     "MAX_NUMBER",
     "Attacker",
     "Battle",

@@ -21,20 +21,11 @@ from .errors import (
     join,
     reject_unknown,
 )
+from .keywords import ALL_KEYWORDS, NEEDS_FIELD, suggestion
 
-KEYWORDS = (
-    "trample",
-    "trample_over_planeswalkers",
-    "deathtouch",
-    "first_strike",
-    "double_strike",
-    "indestructible",
-    "haste",
-    "lifelink",  # 702.15
-    "infect",  # 702.90
-    "wither",  # 702.80
-    "banding",  # 702.22
-)
+#: Every keyword ability of 702 is accepted (an engine's board dump loads as it is); only DAMAGE_KEYWORDS change
+#: the answers (models/keywords.py, docs/format.md "Keywords").
+KEYWORDS = tuple(ALL_KEYWORDS)
 RULES_VARIANTS = ("current", "legacy")
 #: Every number of a scenario (power, toughness, damage_marked, life, loyalty, defense, value) lies between
 #: -MAX_NUMBER and MAX_NUMBER: the counting programme's tables grow with power, and CP-SAT takes 64-bit
@@ -599,8 +590,12 @@ def _creature_fields(obj, path) -> dict:
         where = join(join(path, "keywords"), i)
         if not isinstance(kw, str):
             raise FormatError(where, f"expected a keyword string, got {json.dumps(kw)}")
-        if kw not in KEYWORDS:
-            raise FormatError(where, f'unknown keyword "{kw}"')
+        if kw not in ALL_KEYWORDS:
+            better = suggestion(kw)
+            hint = f' (the format spells it "{better}")' if better else " (docs/format.md lists the keywords)"
+            raise FormatError(where, f'unknown keyword "{kw}"{hint}')
+        if kw in NEEDS_FIELD and not obj.get(NEEDS_FIELD[kw][0]):
+            raise FormatError(where, f'"{kw}" alone does not say how much or from what; {NEEDS_FIELD[kw][1]}')
         if kw not in kws:  # 702.19g and friends: multiple instances are redundant
             kws.append(kw)
     return dict(

@@ -1,4 +1,6 @@
 """``trample schema [NAME]``: print one of the JSON Schemas shipped in :mod:`trample.schemas`, or list them.
+``trample example [NAME]``: print one of the example files shipped as ``trample.examples`` (the repository's
+``examples/`` folder, package data), or list them: a plain ``pip install`` has them too.
 
 ``trample.cli`` calls :func:`add_commands` with its subparsers. Nothing here imports the solver.
 """
@@ -27,6 +29,39 @@ def cmd_schema(args) -> int:
     return EXIT_OK
 
 
+def example_files() -> dict[str, object]:
+    """The shipped examples by name (``thrasta`` for thrasta.json): the installed package data, or the
+    repository's examples/ folder when trample runs from a source checkout that maps no such package."""
+    from importlib import resources
+    from pathlib import Path
+
+    try:
+        folder: object = resources.files("trample.examples")
+    except ModuleNotFoundError:
+        folder = Path(__file__).resolve().parent.parent / "examples"
+    out = {}
+    for f in folder.iterdir():  # type: ignore[attr-defined]
+        for ext in (".json", ".jsonl"):
+            if f.name.endswith(ext) and not f.name.startswith("."):
+                out[f.name[: -len(ext)]] = f
+    if not out:
+        raise FileNotFoundError("trample's examples are missing (a broken install?)")
+    return dict(sorted(out.items()))
+
+
+def cmd_example(args) -> int:
+    files = example_files()
+    if args.name is None:
+        sys.stdout.write(json.dumps({"examples": list(files)}, separators=(",", ":")) + "\n")
+        return EXIT_OK
+    name = args.name[: -len(".json")] if args.name.endswith(".json") else args.name
+    if name not in files:
+        shown = json.dumps(args.name, ensure_ascii=False)
+        raise FormatError("NAME", f"unknown example {shown} (expected one of {', '.join(files)})")
+    sys.stdout.write(files[name].read_text(encoding="utf-8"))  # type: ignore[attr-defined]
+    return EXIT_OK
+
+
 def add_commands(subparsers) -> None:
     """Register ``schema`` on an argparse subparsers object."""
     p = subparsers.add_parser(
@@ -35,3 +70,10 @@ def add_commands(subparsers) -> None:
     )
     p.add_argument("name", metavar="NAME", nargs="?", default=None, help="scenario, assignment, library, ...")
     p.set_defaults(func=cmd_schema)
+
+    p = subparsers.add_parser(
+        "example",
+        help="print an example file shipped with trample (trample example thrasta | trample count -); no NAME: list",
+    )
+    p.add_argument("name", metavar="NAME", nargs="?", default=None, help="thrasta, lifelink, library, ...")
+    p.set_defaults(func=cmd_example)

@@ -34,7 +34,7 @@ from trample.indexing import count
 from trample.models import Assignment, FormatError, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
-CURATED = ROOT / "benchmarks" / "arena"
+CURATED = ROOT / "solver" / "suites"
 KNOWN = CURATED / "known-mistakes.jsonl"
 PERFT = CURATED / "perft.jsonl"
 OBJECTIVES = [
@@ -348,3 +348,26 @@ def test_the_package_docstring_example_runs():
     import trample.arena
 
     assert doctest.testmod(trample.arena).failed == 0
+
+
+# The curated suites ship in the package (trample/suites): named from any folder, missing ones said loudly
+
+
+def test_a_curated_suite_is_named_without_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert [item["id"] for item in load_suite("known-mistakes")] == [item["id"] for item in load_suite(str(KNOWN))]
+    assert load_suite("perft.jsonl") == load_suite(str(PERFT))
+
+
+def test_a_missing_suite_is_bad_input_listing_the_curated_ones(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FormatError, match=r"nosuch: no such file, and no curated suite of that name \(curated: "):
+        load_suite("nosuch")
+
+
+def test_an_install_without_its_suites_fails_loudly(tmp_path, monkeypatch):
+    from trample.arena import suites
+
+    monkeypatch.setattr(suites, "CURATED_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match="curated suites are missing"):
+        suites.curated_files()

@@ -14,7 +14,7 @@ import pytest
 from trample.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-KNOWN = str(ROOT / "benchmarks" / "arena" / "known-mistakes.jsonl")
+KNOWN = str(ROOT / "solver" / "suites" / "known-mistakes.jsonl")
 TRAMPLE = {
     "players": [{"id": "opp", "life": 20}],
     "attackers": [

@@ -10,7 +10,7 @@ from trample.arena import ArenaEnv, load_suite
 from trample.models import Assignment
 
 # docs/rules.md known mistake 3: a 6/6 blocked by a 1/2 (value 1, declared first) and a 5/5 (value 5); 7 splits
-KNOWN = {item["id"].split(".")[0]: item for item in load_suite("benchmarks/arena/known-mistakes.jsonl")}
+KNOWN = {item["id"].split(".")[0]: item for item in load_suite("known-mistakes")}
 
 
 def test_every_action_of_a_small_board():

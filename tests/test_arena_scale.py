@@ -33,7 +33,7 @@ def setup(tmp_path_factory):
         "optimal",
         f"lazy=cmd:{shlex.quote(sys.executable)} {shlex.quote(str(path))}",
     ]
-    items = generate("mixed", 24, seed=8) + load_suite("benchmarks/arena/known-mistakes.jsonl")[:6]
+    items = generate("mixed", 24, seed=8) + load_suite("known-mistakes")[:6]
     inline = run_arena(items, players=players, seed=5, chunk_size=10)
     return items, players, inline
 

@@ -96,9 +96,9 @@ BAD_INPUTS = [
         "attackers[0].power: expected an integer",
     ),
     (
-        '{"attackers": [{"id": "a", "power": 3, "toughness": 1, "attacking": "p", "keywords": ["trample", "flying"]}],'
+        '{"attackers": [{"id": "a", "power": 3, "toughness": 1, "attacking": "p", "keywords": ["trample", "flyng"]}],'
         ' "players": [{"id": "p"}]}',
-        'attackers[0].keywords[1]: unknown keyword "flying"',
+        'attackers[0].keywords[1]: unknown keyword "flyng"',
     ),
     (
         '{"attackers": [{"id": "a", "power": 3, "toughness": 1, "attacking": "q"}], "players": [{"id": "p"}]}',

@@ -151,7 +151,7 @@ BAD = [
     ),
     (
         {"attackers": [{"id": "a", "power": 1, "toughness": 1, "attacking": "o", "keywords": ["toxic"]}]},
-        'unknown keyword "toxic"',
+        '"toxic" alone does not say how much or from what; 702.164b',
     ),
 ]
 

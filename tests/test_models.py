@@ -79,8 +79,8 @@ BAD = [
     (lambda d: d["attackers"][0].__setitem__("power", 7.5), "attackers[0].power: expected an integer"),
     (lambda d: d["attackers"][0].__setitem__("power", True), "attackers[0].power: expected an integer"),
     (
-        lambda d: d["attackers"][0]["keywords"].__setitem__(1, "flying"),
-        'attackers[0].keywords[1]: unknown keyword "flying"',
+        lambda d: d["attackers"][0]["keywords"].__setitem__(1, "flyng"),
+        'attackers[0].keywords[1]: unknown keyword "flyng"',
     ),
     (lambda d: d["attackers"][0].__setitem__("attacking", "nobody"), 'attackers[0].attacking: unknown id "nobody"'),
     (lambda d: d["attackers"][0]["blocked_by"].append("ghost"), 'attackers[0].blocked_by[2]: unknown blocker "ghost"'),

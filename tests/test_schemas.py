@@ -65,6 +65,7 @@ EXPECTED = [
     "arena-suite-line",
     "assignment",
     "combat-line",
+    "conformance-line",
     "library",
     "perft-line",
     "scenario",

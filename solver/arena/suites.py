@@ -5,7 +5,7 @@ A suite is a list of items ``{"id": str, "scenario": {...docs/format.md...}, "ob
 - :func:`generate` draws boards from a named :class:`Level` (attackers, blockers, keyword mix, shared
   blockers, planeswalkers, battles, first strike). Board ``i`` depends only on ``(level, seed, i)``, so a suite
   of 100 is the first 100 of a suite of 1000 and the same on every machine.
-- :func:`load_suite` reads curated JSON Lines files (``benchmarks/arena/*.jsonl``): a line is either a scenario
+- :func:`load_suite` reads curated JSON Lines files (``solver/suites/*.jsonl``): a line is either a scenario
   or an object with a ``scenario`` field (perft lines, recorded boards), optionally ``name``, ``rule`` and
   ``objective``.
 """
@@ -13,6 +13,7 @@ A suite is a list of items ``{"id": str, "scenario": {...docs/format.md...}, "ob
 from __future__ import annotations
 
 import json
+import os
 import random
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -23,7 +24,9 @@ from ..indexing import count
 from ..models import FormatError, load_scenario, parse_json_text
 from .objectives import parse_objectives
 
-CURATED_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "arena"
+#: The curated suites ship inside the package (solver/suites/*.jsonl, package data): a plain ``pip install``
+#: has them, and ``trample arena known-mistakes`` names one from any folder.
+CURATED_DIR = Path(__file__).resolve().parents[1] / "suites"
 
 
 @dataclass(frozen=True)
@@ -285,14 +288,32 @@ def custom_level(base: str, **overrides) -> Level:
 
 
 def curated_files() -> list[Path]:
-    return sorted(CURATED_DIR.glob("*.jsonl"))
+    """The curated suites shipped with trample; an install that lost them is an error, not an empty list."""
+    files = sorted(CURATED_DIR.glob("*.jsonl"))
+    if not files:
+        raise FileNotFoundError(f"trample's curated suites are missing from {CURATED_DIR} (a broken install?)")
+    return files
+
+
+def suite_file(name: str) -> str:
+    """A suite argument as a file: an existing path as it is, else a curated suite's name (``known-mistakes``,
+    with or without ``.jsonl``); neither is bad input naming the argument and the suites there are."""
+    if name == "-" or os.path.exists(name):
+        return name
+    stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else name
+    if "/" not in stem and os.sep not in stem:
+        for path in curated_files():
+            if path.stem == stem:
+                return str(path)
+    names = ", ".join(p.stem for p in curated_files())
+    raise FormatError(name, f"no such file, and no curated suite of that name (curated: {names})")
 
 
 def load_suite(path, text: str | None = None) -> list[dict]:
     """Items of a JSON Lines suite file (a bad line is a :class:`FormatError` naming its line)."""
     path = str(path)
     if text is None:
-        text = read_text(path)
+        text = read_text(suite_file(path))  # errors name the suite as the user gave it
     stem = Path(path).stem if path != "-" else "stdin"
     items = []
     for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): JSON strings may hold U+2028 raw

@@ -18,22 +18,26 @@ from pathlib import Path
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 HERE = Path(__file__).resolve().parent
 
+
+def _keywords_table():
+    """models/keywords.py, the one table of keyword abilities, read by path (it imports nothing): beside this
+    folder in an install (trample/models), one folder up in a source checkout (models/ beside solver/)."""
+    import importlib.util
+
+    for folder in (HERE.parent / "models", HERE.parents[1] / "models"):
+        if (folder / "keywords.py").is_file():
+            spec = importlib.util.spec_from_file_location("_trample_keywords", folder / "keywords.py")
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+    raise FileNotFoundError("models/keywords.py")
+
+
 # Kept equal to the loaders' own tables by tests/test_schemas.py (the builder imports nothing from the package,
 # so it runs from a source checkout without an install).
 MAX_NUMBER = 1_000_000
-KEYWORDS = [
-    "trample",
-    "trample_over_planeswalkers",
-    "deathtouch",
-    "first_strike",
-    "double_strike",
-    "indestructible",
-    "haste",
-    "lifelink",
-    "infect",
-    "wither",
-    "banding",
-]
+KEYWORDS = list(_keywords_table().ALL_KEYWORDS)
 DAMAGE_ORDERS = ["least", "most"]
 CARD_WORDS = [
     # 205.2a card types
@@ -99,6 +103,18 @@ RECEIVING = {
     "shield_order": {**ref("names"), "description": "Whose damage the prevent shield stops first (creature ids)."},
 }
 #: Fields of a creature as a source of damage (docs/effects.md).
+#: models/keywords.py NEEDS_FIELD: a keyword that says too little alone is accepted only beside its field.
+KEYWORD_NEEDS_FIELD = [
+    {
+        "if": {"properties": {"keywords": {"contains": {"const": keyword}}}, "required": ["keywords"]},
+        "then": {
+            "required": [field],
+            "properties": {field: {"minimum": 1} if field == "toxic" else {"minItems": 1}},
+        },
+    }
+    for keyword, (field, _) in _keywords_table().NEEDS_FIELD.items()
+]
+
 CREATURE_EFFECTS = {
     "toxic": {**ref("amount"), "default": 0, "description": "Total toxic value (702.164b)."},
     "tags": {**ref("names"), "description": "Qualities protection can name (colours, types)."},
@@ -216,10 +232,13 @@ DEFS: dict[str, dict] = {
             **RECEIVING,
         },
         ["id", "power", "toughness", "attacking"],
-        **{
-            "if": {"properties": {"blocked": {"const": False}}, "required": ["blocked"]},
-            "then": {"properties": {"blocked_by": {"maxItems": 0}}},
-        },
+        allOf=[
+            {
+                "if": {"properties": {"blocked": {"const": False}}, "required": ["blocked"]},
+                "then": {"properties": {"blocked_by": {"maxItems": 0}}},
+            },
+            *KEYWORD_NEEDS_FIELD,
+        ],
     ),
     "blocker": closed(
         {
@@ -241,6 +260,7 @@ DEFS: dict[str, dict] = {
             **RECEIVING,
         },
         ["id", "power", "toughness"],
+        allOf=KEYWORD_NEEDS_FIELD,
     ),
     "scenario": closed(
         {
@@ -531,6 +551,34 @@ TOP: dict[str, dict] = {
             "max_damage_to_opp": {"type": "integer", "minimum": 0},
         },
         "required": ["name", "rule", "scenario", "count", "max_damage_to_opp"],
+    },
+    "conformance-line": {
+        "title": "trample conformance line",
+        "description": "One case of the conformance suite (trample conformance): a one-step scenario, one side's "
+        "exact count of legal assignments, some legal assignments and some illegal ones with the rules they break.",
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 1},
+            "rule": {"type": "string", "minLength": 1},
+            "side": {"enum": ["attacking", "defending"]},
+            "scenario": ref("one_step_scenario"),
+            "count": {"type": "integer", "minimum": 1},
+            "legal": {"type": "array", "items": ref("assignment")},
+            "illegal": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "assignment": ref("assignment"),
+                        "rules": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+                    },
+                    "required": ["assignment", "rules"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "required": ["name", "side", "scenario", "count", "legal", "illegal"],
+        "additionalProperties": False,
     },
     "arena-suite-line": {
         "title": "trample arena suite line",
