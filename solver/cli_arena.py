@@ -429,7 +429,14 @@ def expand_results(docs):
 
 
 def _output_options(p) -> None:
-    p.add_argument("--out", metavar="FILE", help="write the full results (every decision) as JSON")
+    p.add_argument(
+        "-o",
+        "--output",
+        "--out",
+        dest="out",
+        metavar="FILE",
+        help="write the full results (every decision) as JSON (--out: the older spelling)",
+    )
     p.add_argument("--report", metavar="PNG", help="write a PNG report: regret per player and against board size")
 
 

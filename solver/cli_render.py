@@ -81,6 +81,14 @@ def add_commands(sub) -> None:
         default=None,
         help="assignment or whole-combat line: inline JSON, a file, or - (a `trample solve` result works too)",
     )
-    p.add_argument("-o", "--out", metavar="SVG", default=None, help="write the SVG here (default: standard output)")
+    p.add_argument(
+        "-o",
+        "--output",
+        "--out",
+        dest="out",
+        metavar="SVG",
+        default=None,
+        help="write the SVG here (default: standard output; --out: the older spelling)",
+    )
     p.add_argument("--title", default=None, help="the picture's title (default: the file name)")
     p.set_defaults(func=cmd_render)

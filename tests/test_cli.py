@@ -172,3 +172,14 @@ def test_removed_attacker_assigns_nothing():  # 506.4: an attacker removed from 
     doc["attackers"][0]["in_combat"] = False
     code, out, _ = run("enumerate", "-", stdin=json.dumps(doc))
     assert code == 0 and [json.loads(x) for x in out.splitlines()] == [{"a": {}}]
+
+
+def test_every_command_that_writes_a_file_takes_dash_o_and_output(tmp_path):
+    # issue 22: the output option was spelled -o/--output, -o/--out and --out; now -o/--output everywhere
+    for spelling in ("-o", "--output", "--out"):
+        out = tmp_path / f"render{spelling}.svg"
+        assert run("render", "examples/thrasta.json", spelling, str(out))[0] == 0 and out.exists()
+        res = tmp_path / f"arena{spelling}.json"
+        code, _, err = run("arena", "known-mistakes", "--format", "json", spelling, str(res))
+        assert code == 0, err
+        assert json.loads(res.read_text())["config"]["boards"] == 13

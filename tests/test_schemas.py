@@ -138,6 +138,7 @@ SCENARIO_EXAMPLES = [
     "infect",
     "protection",
     "game_over",
+    "missed",
 ]
 LIBRARY_EXAMPLES = ["library", "faces", "tiny"]
 
