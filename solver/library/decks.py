@@ -451,14 +451,13 @@ def _scryfall_raw(obj: dict, name: str, where: str) -> _Raw:
     return _Raw(name, layout, mv, whole_types, tuple(faces))
 
 
-def _mtgjson_raw(name: str, entries: list[dict], where: str) -> _Raw:
-    """One MTGJSON card from its face entries (side a first)."""
-    for i, e in enumerate(entries):
-        _text(e.get("side"), f"{where}[{i}].side", "a")
-    order = sorted(range(len(entries)), key=lambda i: str(entries[i].get("side") or "a"))
-    first_i = order[0]
-    first = entries[first_i]
-    layout = _text(first.get("layout"), f"{where}[{first_i}].layout", "normal")
+def _mtgjson_raw(name: str, pairs: list[tuple[dict, str]]) -> _Raw:
+    """One MTGJSON card from its face entries, each with its place in the file (side a first)."""
+    for e, w in pairs:
+        _text(e.get("side"), w + ".side", "a")
+    pairs = sorted(pairs, key=lambda p: str(p[0].get("side") or "a"))
+    first, first_w = pairs[0]
+    layout = _text(first.get("layout"), first_w + ".layout", "normal")
 
     def types(e, w):
         words = [*_words(e.get("supertypes"), w + ".supertypes"), *_words(e.get("types"), w + ".types")]
@@ -471,14 +470,13 @@ def _mtgjson_raw(name: str, entries: list[dict], where: str) -> _Raw:
                 return _whole(e[k], f"{w}.{k}")
         return mana_value_of(e.get("manaCost"), w + ".manaCost")
 
-    whole = whole_of(first, f"{where}[{first_i}]")
-    if len(entries) == 1 and "faceName" not in first:
-        return _Raw(name, layout, whole, types(first, f"{where}[{first_i}]"), ())
+    whole = whole_of(first, first_w)
+    if len(pairs) == 1 and "faceName" not in first:
+        return _Raw(name, layout, whole, types(first, first_w), ())
     faces: list[_RawFace] = []
     keywords: list[str] = []
     texts: list[str] = []
-    for i in order:
-        e, w = entries[i], f"{where}[{i}]"
+    for e, w in pairs:
         if e.get("faceManaValue") is not None:
             mv = _whole(e["faceManaValue"], w + ".faceManaValue")
         elif e.get("faceConvertedManaCost") is not None:
@@ -555,6 +553,9 @@ class _Collector:
 
     def add(self, name: str, build, fallback: bool) -> None:
         """``build()`` returns the :class:`_Raw` of one card object (or raises :class:`FormatError`)."""
+        old = self.best.get(_norm(name))
+        if old is not None and old[0] <= (1 if fallback else 0):  # a printing as good came first: bulk files
+            return  # repeat a name once per printing
         try:
             raw = build()
             item: Card | Unusable = _to_card(raw)
@@ -593,8 +594,7 @@ def _mtgjson_set(cards, where: str, set_type, out: _Collector) -> None:
         raise FormatError(where, f"expected a list of MTGJSON card objects, got {_show(cards)}")
     if _kind(set_type, NOT_CARD_SETS):
         return
-    groups: dict[str, list[dict]] = {}
-    first_index: dict[str, int] = {}
+    groups: dict[str, list[tuple[dict, str]]] = {}
     for i, e in enumerate(cards):
         w = f"{where}[{i}]"
         if not isinstance(e, dict):
@@ -606,13 +606,11 @@ def _mtgjson_set(cards, where: str, set_type, out: _Collector) -> None:
             out.skip(name, e["layout"])
             continue
         group = groups.setdefault(name, [])
-        first_index.setdefault(name, i)
         side = e.get("side") or "a"
-        if all((x.get("side") or "a") != side for x in group):
-            group.append(e)
-    for name, entries in groups.items():
-        w = f"{where}[{first_index[name]}]"
-        out.add(name, lambda n=name, es=entries, w=w: _mtgjson_raw(n, es, w), _kind(set_type, FALLBACK_SETS))
+        if all((x.get("side") or "a") != side for x, _ in group):
+            group.append((e, w))
+    for name, pairs in groups.items():
+        out.add(name, lambda n=name, ps=pairs: _mtgjson_raw(n, ps), _kind(set_type, FALLBACK_SETS))
 
 
 def _mtgjson_atomic(name: str, entries, where: str, out: _Collector) -> None:
@@ -624,11 +622,11 @@ def _mtgjson_atomic(name: str, entries, where: str, out: _Collector) -> None:
     if any(_kind(e.get("layout"), NOT_CARDS) for e in entries):
         out.skip(name, next(e["layout"] for e in entries if _kind(e.get("layout"), NOT_CARDS)))
         return
-    kept: list[dict] = []
-    for e in entries:
-        if all((x.get("side") or "a") != (e.get("side") or "a") for x in kept):
-            kept.append(e)
-    out.add(name, lambda: _mtgjson_raw(name, kept, where), False)
+    kept: list[tuple[dict, str]] = []
+    for i, e in enumerate(entries):
+        if all((x.get("side") or "a") != (e.get("side") or "a") for x, _ in kept):
+            kept.append((e, f"{where}[{i}]"))
+    out.add(name, lambda: _mtgjson_raw(name, kept), False)
 
 
 def load_card_data(data, where: str = "cards") -> CardData:
@@ -678,7 +676,8 @@ def library_from_deck(lines: list[DeckLine], data: CardData, *, sections=("deck"
         first = unknown[0]
         if len(unknown) == 1:
             note = data.skipped.get(_norm(first.name))
-            why = f"only a {note} of that name in {data.source}" if note else f"not in {data.source}"
+            article = "an" if note and note[0] in "aeiou" else "a"
+            why = f"only {article} {note} of that name in {data.source}" if note else f"not in {data.source}"
             raise FormatError(f"{where}:{first.line}", f"unknown card {first.name!r} ({why})")
         names = [f"{e.name!r} (line {e.line})" for e in unknown]
         raise FormatError(
