@@ -258,7 +258,7 @@ def test_every_unknown_card_is_reported_in_one_line(capsys, tmp_path):
 HOSTILE = [
     ("card_faces-5", [{"name": "X", "card_faces": 5}], "cards.json[0].card_faces: expected a list of card faces"),
     ("layout-list", [{"name": "X", "layout": [], "cmc": 1}], "cards.json[0].layout: expected text"),
-    ("mana_cost-5", [{"name": "X", "mana_cost": 5}], "cards.json[0].mana_cost: expected a mana cost"),
+    ("mana_cost-5", [{"name": "X", "mana_cost": 5}], "cards.json[0].mana_cost: expected text, got 5"),
     ("mana-P/P", [{"name": "X", "mana_cost": "{P/P}"}], "cards.json[0].mana_cost: mana symbol {P/P}"),
     ("mana-superscript", [{"name": "X", "mana_cost": "{²}"}], "cards.json[0].mana_cost: mana symbol {²}"),
     ("cmc-1e308", [{"name": "X", "cmc": 1e308}], "cards.json[0].cmc: a mana value is from 0 to 1000000"),
@@ -288,6 +288,18 @@ HOSTILE = [
     ),
     ("mana-5000-digits", [{"name": "X", "mana_cost": "{" + "9" * 5000 + "}"}], "cards.json[0].mana_cost: mana symbol"),
     ("mana-too-large", [{"name": "X", "mana_cost": "{999999}{9}{9}"}], "a mana value is at most 1000000"),
+    ("unread-mana_cost-5", [{"name": "X", "cmc": 1, "mana_cost": 5}], "cards.json[0].mana_cost: expected text"),
+    ("set_type-list", [{"name": "X", "cmc": 1, "set_type": []}], "cards.json[0].set_type: expected text"),
+    (
+        "faces-type_line-5",
+        [{"name": "X", "cmc": 1, "type_line": 5, "card_faces": [{"name": "X", "cmc": 1}]}],
+        "cards.json[0].type_line: expected a type line",
+    ),
+    (
+        "mtgjson-unread-type-5",
+        {"data": {"X": [{"name": "X", "manaValue": 1, "types": ["Instant"], "type": 5}]}},
+        "cards.json.data.X[0].type: expected a type line",
+    ),
 ]
 
 
@@ -377,3 +389,13 @@ def test_value_1e308_is_refused_before_the_gnome_runs(capsys, tmp_path, where): 
     (tmp_path / "l.json").write_text(json.dumps({"cards": [card, card]}))
     code, out, err = cli(capsys, "gnome", tmp_path / "b.json", tmp_path / "l.json")
     assert code == 0 and json.loads(out)["best"]["score"]["exact"] == "1000004"  # Ice + the duplicate (4)
+
+
+def test_mtgjson_entries_of_one_name_keep_at_most_16_sides():  # linear-time loading: hostile sides are capped
+    entries = [
+        {"name": "X", "faceName": f"F{i}", "side": f"s{i}", "manaValue": 1, "faceManaValue": 1, "layout": "split"}
+        for i in range(30_000)
+    ]
+    for data in ({"data": {"cards": entries}}, {"data": {"X": entries}}):
+        card = load_card_data(data, "c").get("X")
+        assert len(card.halves) == 16 and card.halves[0].name == "F0"

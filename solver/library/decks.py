@@ -414,6 +414,9 @@ def _aftermath_faces(layout: str, keywords: list[str], texts: list[str], count: 
 
 def _scryfall_raw(obj: dict, name: str, where: str) -> _Raw:
     layout = _text(obj.get("layout"), where + ".layout", "normal")
+    _text(obj.get("set_type"), where + ".set_type")
+    _text(obj.get("mana_cost"), where + ".mana_cost")  # its symbols are read only when no cmc is given
+    top_types = types_of(obj.get("type_line"), where + ".type_line")
     keywords = _words(obj.get("keywords"), where + ".keywords")
     items = obj.get("card_faces")
     if items is None:
@@ -431,6 +434,7 @@ def _scryfall_raw(obj: dict, name: str, where: str) -> _Raw:
         fname = f.get("name")
         if not isinstance(fname, str) or not fname.strip():
             raise FormatError(fw + ".name", f"expected a face name (text), got {_show(fname)}")
+        _text(f.get("mana_cost"), fw + ".mana_cost")
         if f.get("cmc") is not None:
             mv = _whole(f["cmc"], fw + ".cmc")
         else:
@@ -445,7 +449,7 @@ def _scryfall_raw(obj: dict, name: str, where: str) -> _Raw:
         mv = faces[0].mana_value
     else:
         mv = mana_value_of(obj.get("mana_cost"), where + ".mana_cost")
-    whole_types = () if faces else types_of(obj.get("type_line"), where + ".type_line")
+    whole_types = () if faces else top_types
     marks = _aftermath_faces(layout, keywords, texts, len(faces))
     faces = [_RawFace(f.name, f.mana_value, f.types, m) for f, m in zip(faces, marks)]
     return _Raw(name, layout, mv, whole_types, tuple(faces))
@@ -462,7 +466,9 @@ def _mtgjson_raw(name: str, pairs: list[tuple[dict, str]]) -> _Raw:
     def types(e, w):
         words = [*_words(e.get("supertypes"), w + ".supertypes"), *_words(e.get("types"), w + ".types")]
         found = tuple(t for t in words if t.lower() in _TYPE_WORDS)
-        return found or types_of(e.get("type"), w + ".type")
+        line = types_of(e.get("type"), w + ".type")
+        _text(e.get("manaCost"), w + ".manaCost")
+        return found or line
 
     def whole_of(e, w):
         for k in ("manaValue", "convertedManaCost"):
@@ -607,8 +613,8 @@ def _mtgjson_set(cards, where: str, set_type, out: _Collector) -> None:
             continue
         group = groups.setdefault(name, [])
         side = e.get("side") or "a"
-        if all((x.get("side") or "a") != side for x, _ in group):
-            group.append((e, w))
+        if len(group) < MAX_FACES and all((x.get("side") or "a") != side for x, _ in group):
+            group.append((e, w))  # at most MAX_FACES sides: linear in the file, whatever the sides
     for name, pairs in groups.items():
         out.add(name, lambda n=name, ps=pairs: _mtgjson_raw(n, ps), _kind(set_type, FALLBACK_SETS))
 
@@ -624,7 +630,7 @@ def _mtgjson_atomic(name: str, entries, where: str, out: _Collector) -> None:
         return
     kept: list[tuple[dict, str]] = []
     for i, e in enumerate(entries):
-        if all((x.get("side") or "a") != (e.get("side") or "a") for x, _ in kept):
+        if len(kept) < MAX_FACES and all((x.get("side") or "a") != (e.get("side") or "a") for x, _ in kept):
             kept.append((e, f"{where}[{i}]"))
     out.add(name, lambda: _mtgjson_raw(name, kept), False)
 
