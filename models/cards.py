@@ -21,8 +21,10 @@ A library document is ``{"cards": [card, ...]}``, top of the library first. A ca
   (``name``, ``mana_value``, optional ``types``, default ``[]``); ``double_faced`` is ``"modal"`` (a modal
   double-faced card: either face may be cast, a land face is played instead) or ``"transform"`` (a transforming
   double-faced card: only the front face is ever cast).
-- ``value`` (optional, a number >= 0, on cards and faces): what the player counts a card or face as worth (the
-  Gnome's score); without it, a face is worth its mana value.
+- ``value`` (optional, a number from 0 to 10^6, on cards and faces): what the player counts a card or face as
+  worth (the Gnome's score); without it, a face is worth its mana value.
+- ``aftermath`` (optional, ``true`` or ``false``, on a split card's half only): the half has aftermath (702.127a):
+  it is cast only from a graveyard, so discover (which casts from exile) never casts it.
 - A face that is a land (its types hold ``Land``) is never cast (305.1, 305.9): it is not among the spell faces.
 - Every other field (``id``, ``oracle_text``, ...) travels unchanged, on cards and on faces; dumping writes the
   known fields first, then the extra ones in their original order.
@@ -42,7 +44,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from .errors import FormatError, expect_int, expect_list, expect_object, expect_str, join
+from .errors import FormatError, expect_bool, expect_int, expect_list, expect_object, expect_str, join
 from .scenario import MAX_NUMBER, parse_json_text
 
 #: 205.2a card types and 205.4a supertypes, lower case (the ``types`` field accepts these, any case).
@@ -68,7 +70,7 @@ SUPERTYPES = ("basic", "legendary", "ongoing", "snow", "world")
 ZONES = ("library", "graveyard", "exile", "hand", "stack")
 
 _CARD_FIELDS = ("name", "mana_value", "types", "adventure", "halves", "back", "double_faced", "value")
-_FACE_FIELDS = ("name", "mana_value", "types", "value")
+_FACE_FIELDS = ("name", "mana_value", "types", "value", "aftermath")
 DOUBLE_FACED = ("modal", "transform")
 
 
@@ -120,6 +122,7 @@ class Face:
     types: tuple[str, ...] | None = None  # None: not given (a half then has its card's types)
     extra: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     value: int | float | None = None
+    aftermath: bool = False  # a split card's half with aftermath: cast only from a graveyard (702.127a)
     _canon: tuple = field(default=(), init=False, repr=False)
 
     def __post_init__(self):
@@ -136,6 +139,8 @@ class Face:
             out["types"] = list(self.types)
         if self.value is not None:
             out["value"] = self.value
+        if self.aftermath:
+            out["aftermath"] = True
         out.update(_thaw_extra(self.extra))
         return out
 
@@ -192,10 +197,7 @@ class Card:
         """Every face as printed, types filled in: a split card's halves (709); an adventurer's main face and
         Adventure (715); a double-faced card's front and back (712); any other card, itself."""
         if self.halves:
-            return tuple(
-                h if h.types is not None else Face(h.name, h.mana_value, self.types, h.extra, h.value)
-                for h in self.halves
-            )
+            return tuple(h if h.types is not None else replace(h, types=self.types) for h in self.halves)
         main = Face(self.main_face_name, self.mana_value, self.types, (), self.value)
         if self.adventure is not None:
             return (main, self.adventure)
@@ -204,19 +206,21 @@ class Card:
             return (main, back)
         return (main,)
 
-    def spell_faces(self) -> tuple[Face, ...]:
+    def spell_faces(self, *, from_graveyard: bool = False) -> tuple[Face, ...]:
         """The spells this card can be cast as (from exile, without paying its mana cost), each with the mana
         value and types it has on the stack.
 
-        A split card: each half (709.3, 709.3b; fuse works only from a hand, 702.102a). An adventurer: the card
-        itself, then its Adventure (715.3). A modal double-faced card: either face (712.11); a transforming one:
-        its front face only (712.11a). Any other card: itself. Land faces are left out: a land is played, never
-        cast (305.1, 305.9).
+        A split card: each half (709.3, 709.3b; fuse works only from a hand, 702.102a), except a half with
+        aftermath, which can be cast only from a graveyard (702.127a). An adventurer: the card itself, then its
+        Adventure (715.3). A modal double-faced card: either face (712.11); a transforming one: its front face
+        only (712.11a). Any other card: itself. Land faces are left out: a land is played, never cast (305.1,
+        305.9). ``from_graveyard=True`` keeps the aftermath halves too (every face that can be a spell from
+        some zone: what a stack entry may name).
         """
         faces = self.faces()
         if self.back is not None and self.double_faced == "transform":
             faces = faces[:1]
-        return tuple(f for f in faces if not f.is_land)
+        return tuple(f for f in faces if not f.is_land and (from_graveyard or not f.aftermath))
 
     def face(self, name: str) -> Face | None:
         """The face named ``name`` (any face as printed, lands included), or None."""
@@ -401,14 +405,21 @@ def _load_value(obj: dict, path: str):
         raise FormatError(where, f"expected a number, got {json.dumps(v, ensure_ascii=False)[:40]}")
     if v < 0:
         raise FormatError(where, f"must not be negative, got {v}")
+    if v > MAX_NUMBER:  # like the scenario's values: a value of 1e308 overflowed the Gnome's score
+        raise FormatError(where, f"must be at most {MAX_NUMBER}, got {v}")
     return v
 
 
-def _load_face(data, path: str, extra_words: tuple[str, ...] = ()) -> Face:
+def _load_face(data, path: str, extra_words: tuple[str, ...] = (), *, half: bool = False) -> Face:
     obj = expect_object(data, path)
     types = None
     if "types" in obj:
         types = _load_types(obj["types"], join(path, "types"), extra_words)
+    aftermath = False
+    if "aftermath" in obj:
+        aftermath = expect_bool(obj["aftermath"], join(path, "aftermath"))
+        if not half:
+            raise FormatError(join(path, "aftermath"), "only a split card's half has aftermath (702.127a)")
     return Face(
         name=expect_str(_required(obj, "name", path), join(path, "name")),
         mana_value=expect_int(
@@ -417,6 +428,7 @@ def _load_face(data, path: str, extra_words: tuple[str, ...] = ()) -> Face:
         types=types,
         extra=_freeze_extra(obj, _FACE_FIELDS, path),
         value=_load_value(obj, path),
+        aftermath=aftermath,
     )
 
 
@@ -440,7 +452,7 @@ def _load_card(data, path: str) -> Card:
         items = expect_list(obj["halves"], join(path, "halves"))
         if len(items) < 2:
             raise FormatError(join(path, "halves"), f"a split card has at least two halves, got {len(items)}")
-        halves = tuple(_load_face(h, join(join(path, "halves"), i)) for i, h in enumerate(items))
+        halves = tuple(_load_face(h, join(join(path, "halves"), i), half=True) for i, h in enumerate(items))
         if adventure is not None:
             raise FormatError(join(path, "halves"), "a card cannot have both halves and an adventure")
     back = None
@@ -499,7 +511,7 @@ def load_state(data, path: str = "") -> GameState:
                 raise FormatError(join(where, key), "unknown field (a stack entry is {card, face})")
         card = _load_card(_required(entry, "card", where), join(where, "card"))
         face = expect_str(entry.get("face", card.main_face_name), join(where, "face"))
-        names = [f.name for f in card.spell_faces()]
+        names = [f.name for f in card.spell_faces(from_graveyard=True)]
         if face not in names and face != card.name:
             raise FormatError(
                 join(where, "face"),

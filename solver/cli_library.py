@@ -303,18 +303,20 @@ def add_commands(subparsers) -> None:
     sub.required = True
     q = sub.add_parser(
         "from-deck",
-        help="a library from a decklist (MTG Arena export or '4 Name' lines) and Scryfall or MTGJSON card data",
+        help="a library from a decklist (Arena, MTGO .dek, Cockatrice .cod, '4 Name' lines...) and Scryfall or "
+        "MTGJSON card data",
     )
     q.add_argument("deck", metavar="DECK", help="decklist text file, or -")
     q.add_argument(
         "--cards",
         required=True,
         metavar="FILE",
-        help="card data on disk: Scryfall card objects (a JSON array, as in bulk data) or MTGJSON AtomicCards",
+        help="card data on disk: Scryfall card objects (a JSON array, as in bulk data) or MTGJSON (AtomicCards, "
+        "AllPrintings or a set file)",
     )
     q.add_argument("--sideboard", action="store_true", help="include the sideboard (default: the main deck only)")
     q.add_argument("--seed", default=None, help="shuffle the library with this seed (default: the decklist's order)")
-    q.set_defaults(func=cmd_from_deck)
+    _time_limit(q, cmd_from_deck)
 
 
 def _time_limit(p, command) -> None:

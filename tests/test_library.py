@@ -604,6 +604,41 @@ def test_halves_inherit_types_and_adventure_face_name():  # 709.3, 715.3
             },
             "cards[0].halves: a card cannot have both halves and an adventure",
         ),
+        ({"cards": [{"name": "X", "mana_value": 1_000_001}]}, "cards[0].mana_value: must be at most 1000000"),
+        ({"cards": [{"name": "X", "mana_value": 1, "value": 1e308}]}, "cards[0].value: must be at most 1000000"),
+        (
+            {
+                "cards": [
+                    {
+                        "name": "X",
+                        "mana_value": 1,
+                        "back": {"name": "Y", "mana_value": 1, "value": 1e7},
+                        "double_faced": "modal",
+                    }
+                ]
+            },
+            "cards[0].back.value: must be at most 1000000",
+        ),
+        (
+            {"cards": [{"name": "X", "mana_value": 1, "adventure": {"name": "Y", "mana_value": 1, "aftermath": True}}]},
+            "cards[0].adventure.aftermath: only a split card's half has aftermath (702.127a)",
+        ),
+        (
+            {
+                "cards": [
+                    {
+                        "name": "X",
+                        "mana_value": 4,
+                        "halves": [{"name": "Y", "mana_value": 2}, {"name": "Z", "mana_value": 2, "aftermath": 1}],
+                    }
+                ]
+            },
+            "cards[0].halves[1].aftermath: expected true or false, got 1",
+        ),
+        (
+            {"cards": [{"name": "X", "mana_value": 1, "id": json.loads("[" * 65 + "]" * 65)}]},
+            "cards[0].id: nested more than 64 levels deep",
+        ),
         ({"cards": {"name": "X"}}, "cards: expected a list, got an object"),
         ({"cards": ["Forest"]}, 'cards[0]: expected an object, got "Forest"'),
         ({"deck": []}, "deck: unknown field"),

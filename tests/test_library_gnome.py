@@ -45,6 +45,12 @@ VALAKUT = {
     "double_faced": "modal",
 }
 BRONTO = {"name": "Ancient Brontodon", "mana_value": 8, "types": ["Creature"], "value": 5}
+CUT_RIBBONS = {  # 702.127a: Ribbons (worth 5 here) has aftermath, so discover can cast only Cut
+    "name": "Cut // Ribbons",
+    "mana_value": 4,
+    "types": ["Sorcery"],
+    "halves": [{"name": "Cut", "mana_value": 2}, {"name": "Ribbons", "mana_value": 2, "aftermath": True, "value": 5}],
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -61,11 +67,13 @@ def _qualifies(card: dict, x: int) -> bool:  # 701.57a, 712.8a: the card's own (
 
 
 def _spell_faces(card: dict) -> list[dict]:
-    """(name, mana value, worth-if-cast) of each face that can be cast: 709.3, 715.3, 712.11; 305.9 no lands."""
+    """(name, mana value, worth-if-cast) of each face that can be cast from exile: 709.3, 715.3, 712.11; 305.9 no
+    lands; 702.127a a half with aftermath only from a graveyard."""
     faces = []
     if "halves" in card:
         for h in card["halves"]:
-            faces.append({**h, "types": h.get("types", card.get("types"))})
+            if not h.get("aftermath"):
+                faces.append({**h, "types": h.get("types", card.get("types"))})
     else:
         main_name = card["name"].split(" // ")[0]
         faces.append({"name": main_name, "mana_value": card["mana_value"], "types": card.get("types"), "card": 1})
@@ -131,7 +139,7 @@ def brute_score(cards, xs) -> Fraction:
 # Joint distribution and scores
 # ---------------------------------------------------------------------------------------------
 
-POOL = [FOREST, BOLT, COUNTER, FIRE_ICE, GIANT, VALAKUT, BRONTO, {**BOLT, "id": 2}]
+POOL = [FOREST, BOLT, COUNTER, FIRE_ICE, GIANT, VALAKUT, BRONTO, {**BOLT, "id": 2}, CUT_RIBBONS]
 
 
 def test_joint_distribution_equals_brute_force_on_random_small_libraries():  # 701.57a twice
@@ -197,6 +205,24 @@ def test_single_step_scores_equal_brute_force():  # one trigger
         power = rng.randint(1, 5)
         report = gnome_outcomes(gnome_board(power=power), {"cards": cards})
         assert report.outcomes[0].score == brute_score(cards, (power,))
+
+
+def test_aftermath_half_is_not_cast_by_the_gnome():  # 702.127a: Ribbons only from a graveyard, never from exile
+    report = gnome_outcomes(gnome_board(power=4), {"cards": [CUT_RIBBONS]})
+    (hit,) = report.outcomes[0].joint_json()
+    assert hit["discovers"][0]["face"] == "Cut"  # not Ribbons, though Ribbons is worth more
+    assert report.outcomes[0].score == brute_score([CUT_RIBBONS], (4,)) == 2 + 4  # Cut + the duplicate in hand
+
+
+def test_known_order_mana_value_score_counts_a_literal_final_land():  # 701.57c
+    """A library that runs out on a land exiled last: that land is the discovered card (701.57c read literally).
+    The known-order report counts its mana value as the unknown-order report and discover --distribution do."""
+    odd_land = {"name": "Odd Land", "mana_value": 2, "types": ["Land"]}  # a land with a mana value, to tell
+    board = gnome_board(power=3)
+    known = gnome_outcomes(board, {"cards": [odd_land]}, library_order="known").outcomes[0]
+    unknown = gnome_outcomes(board, {"cards": [odd_land]}, library_order="unknown").outcomes[0]
+    assert known.known["discovered_card"] == "Odd Land" and known.known["literal_final_land"]
+    assert known.mana_value == unknown.mana_value == known.distribution.expected_mana_value == 2
 
 
 # ---------------------------------------------------------------------------------------------

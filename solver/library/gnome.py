@@ -436,7 +436,9 @@ def gnome_outcomes(
             dist = discover_distribution(state, xs[0])
             known = _known_outcome(state, xs[0])
             if library_order == "unknown":
-                mv = dist.expected_mana_value  # counts a literal final land (mana value 0): the same number
+                mv = dist.expected_mana_value  # counts a literal final land (701.57c), as discover --distribution
+            elif known["mana_value"] is not None:  # 701.57c: the discovered card, a literal final land included
+                mv = Fraction(known["mana_value"])
         outcomes.append(XOutcome(xs, splits, max_k, best_line, nums, dist, known, mv, score, joint, cards))
 
     def key(o: XOutcome):

@@ -393,8 +393,9 @@ def discover(
 
 def check_face(card: Card, face: str, n: int) -> Face:
     """The face named ``face`` of ``card`` if discover ``n`` may cast it, else a :class:`FormatError` saying why:
-    no such face, a land face (played, never cast: 305.1, 305.9), a transforming card's back face (712.11a), or
-    a resulting spell with mana value greater than ``n`` (701.57a)."""
+    no such face, a land face (played, never cast: 305.1, 305.9), a half with aftermath (cast only from a
+    graveyard: 702.127a), a transforming card's back face (712.11a), or a resulting spell with mana value
+    greater than ``n`` (701.57a)."""
     printed = card.face(face)
     if printed is None:
         names = [f.name for f in card.faces()]
@@ -402,6 +403,8 @@ def check_face(card: Card, face: str, n: int) -> Face:
     if printed.is_land:
         raise FormatError("face", f"{face} is a land face: lands are played, never cast (305.1, 305.9)")
     spell = next((f for f in card.spell_faces() if f.name == face), None)
+    if spell is None and printed.aftermath:
+        raise FormatError("face", f"{face} has aftermath: it is cast only from a graveyard, not from exile (702.127a)")
     if spell is None:
         raise FormatError("face", f"{face} is the back face of a transforming double-faced card: never cast (712.11a)")
     if spell.mana_value > n:

@@ -309,29 +309,48 @@ DEFS: dict[str, dict] = {
     },
     # -- cards ----------------------------------------------------------------------------------------------------
     "card_types": {"type": "array", "items": {"type": "string", "pattern": card_type_pattern()}},
+    "mana_value": {"type": "integer", "minimum": 0, "maximum": MAX_NUMBER},
+    "card_value": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": MAX_NUMBER,
+        "description": "What the card or face is worth to the Gnome's score (default: its mana value).",
+    },
     "face": {
         "type": "object",
         "properties": {
             "name": {"type": "string", "minLength": 1},
-            "mana_value": {"type": "integer", "minimum": 0},
+            "mana_value": ref("mana_value"),
             "types": ref("card_types"),
-            "value": {
-                "type": "number",
-                "minimum": 0,
-                "description": "What the card or face is worth to the Gnome's score (default: its mana value).",
+            "value": ref("card_value"),
+            "aftermath": False,
+        },
+        "required": ["name", "mana_value"],
+        "description": "The back face of a double-faced card. Further fields travel unchanged.",
+    },
+    "half": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 1},
+            "mana_value": ref("mana_value"),
+            "types": ref("card_types"),
+            "value": ref("card_value"),
+            "aftermath": {
+                "type": "boolean",
+                "description": "The half has aftermath: cast only from a graveyard, never by discover (702.127a).",
             },
         },
         "required": ["name", "mana_value"],
-        "description": (
-            "A half of a split card or the back face of a double-faced card. Further fields travel unchanged."
-        ),
+        "description": "A half of a split card. Further fields travel unchanged.",
     },
     "adventure": {
         "type": "object",
         "properties": {
             "name": {"type": "string", "minLength": 1},
-            "mana_value": {"type": "integer", "minimum": 0},
+            "mana_value": ref("mana_value"),
             "types": {"type": "array", "items": {"type": "string", "pattern": card_type_pattern(["adventure"])}},
+            "value": ref("card_value"),
+            "aftermath": False,
         },
         "required": ["name", "mana_value"],
         "description": 'The Adventure face ("Adventure" is accepted among its types). Further fields travel unchanged.',
@@ -340,17 +359,13 @@ DEFS: dict[str, dict] = {
         "type": "object",
         "properties": {
             "name": {"type": "string", "minLength": 1},
-            "mana_value": {"type": "integer", "minimum": 0},
+            "mana_value": ref("mana_value"),
             "types": {**ref("card_types"), "default": []},
             "adventure": ref("adventure"),
-            "halves": {"type": "array", "minItems": 2, "items": ref("face")},
+            "halves": {"type": "array", "minItems": 2, "items": ref("half")},
             "back": ref("face"),
             "double_faced": {"enum": ["modal", "transform"]},
-            "value": {
-                "type": "number",
-                "minimum": 0,
-                "description": "What the card or face is worth to the Gnome's score (default: its mana value).",
-            },
+            "value": ref("card_value"),
         },
         "required": ["name", "mana_value"],
         "dependentRequired": {"back": ["double_faced"], "double_faced": ["back"]},
