@@ -1,7 +1,8 @@
-"""``trample declare count|enumerate|check|sample|scenario FILE``: the declarations of attackers and blockers
+"""``trample declare count|enumerate|check|sample|scenario|solve FILE``: the declarations of attackers and blockers
 (docs/declare.md), with the damage step's contract: JSON out, exit 0, 1 (the answer is no), 2 (bad input).
 
-Registered by solver/cli.py through ``add_commands``; ortools is imported only by ``--engine cpsat``.
+Registered by solver/cli.py through ``add_commands``; ortools is imported only by ``--engine cpsat`` and
+``solve``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from .models.declare import load_declaration, load_declare_doc
 
 def add_commands(subparsers) -> None:
     top = subparsers.add_parser(
-        "declare", help="declarations of attackers and blockers: count, enumerate, check, sample, scenario"
+        "declare", help="declarations of attackers and blockers: count, enumerate, check, sample, solve"
     )
     sub = top.add_subparsers(dest="declare_command", metavar="COMMAND")
     sub.required = True
@@ -65,6 +66,26 @@ def add_commands(subparsers) -> None:
     p.add_argument("file", metavar="FILE")
     p.add_argument("declaration", metavar="DECLARATION")
     p.set_defaults(func=cmd_scenario)
+
+    p = sub.add_parser(
+        "solve",
+        help="the defender's best blocks (blockers document) or the attacker's best attack against them "
+        "(attackers document), proven over every legal declaration",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument(
+        "--objective",
+        required=True,
+        metavar="OBJ[,OBJ...]",
+        help="the attacking player's objectives, as for trample solve (lexicographic); the defender minimises",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=time_limit,
+        default=None,
+        help="wall-clock seconds; the best declaration found is returned as feasible",
+    )
+    p.set_defaults(func=cmd_solve)
 
 
 def _space(doc) -> DeclarationSpace:
@@ -155,6 +176,19 @@ def _blockers_json(doc: dict, attacks: dict) -> dict:
         active = doc.get("active", "active")
         out["battles"] = [b for b in doc["battles"] if b.get("protector") != active]
     return out
+
+
+def cmd_solve(args) -> int:
+    from .declare.solve import solve_declaration
+    from .optimize import parse_objectives
+
+    parse_objectives(args.objective)
+
+    def one(doc):
+        result = solve_declaration(load_declare_doc(doc), args.objective, time_limit=args.time_limit)
+        return result.to_json(), EXIT_OK if result.status in ("optimal", "feasible") else EXIT_NO
+
+    return run_batch(args.file, one)
 
 
 __all__ = ["add_commands"]

@@ -185,3 +185,10 @@ def test_schema_keywords_are_the_loaders():
     from trample.models import KEYWORDS
 
     assert build == [*KEYWORDS, *DECLARE_KEYWORDS]
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.name)
+def test_every_example_loads_and_validates(path):
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert not list(jsonschema.Draft202012Validator(schemas.load("declare")).iter_errors(doc))
+    load_declare_doc(doc)
