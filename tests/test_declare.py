@@ -14,6 +14,7 @@ from brute_declare import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import examples
 
 from trample.declare import DeclarationSpace, check_declaration
 from trample.models.declare import DECLARE_KEYWORDS, load_declaration, load_declare_doc
@@ -260,7 +261,7 @@ def test_generated_blocks_agree_with_the_brute_force(doc):
 
 
 @given(blocker_boards())
-@settings(deadline=None, max_examples=30)
+@settings(deadline=None, max_examples=examples(30))
 def test_the_cpsat_reference_agrees(doc):
     space = DeclarationSpace(load_declare_doc(doc))
     assert space.max_obeyed_cpsat() == space.max_obeyed()

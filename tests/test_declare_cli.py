@@ -91,3 +91,17 @@ def test_the_scenario_command_pipes_into_every_damage_command(tmp_path, capsys):
     assert nxt["declare"] == "blockers" and [a["id"] for a in nxt["attackers"]] == ["giant"]
     assert nxt["battles"] == []  # the active player's own battle is not the defenders'
     assert isinstance(load_declare_doc(nxt), BlockersDoc)
+
+
+def test_enumerate_stops_at_the_time_limit_with_whole_lines(tmp_path, capsys):
+    attackers = [{"id": f"a{i}", "power": 2, "toughness": 2, "attacking": "opp"} for i in range(8)]
+    blockers = [{"id": f"b{i}", "power": 1, "toughness": 1} for i in range(8)]
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"declare": "blockers", "players": [{"id": "opp"}], "attackers": attackers,
+                                "blockers": blockers}))  # fmt: skip
+    code = main(["declare", "enumerate", str(path), "--time-limit", "0.2"])
+    out = capsys.readouterr()
+    assert code == 0 and "stopped at --time-limit; the list is incomplete" in out.err
+    lines = out.out.splitlines()
+    assert len(lines) < 9**8  # 8 blockers, each blocking one of 8 attackers or none: 43 046 721 declarations
+    assert all(isinstance(json.loads(line), dict) for line in lines)

@@ -12,6 +12,7 @@ import pytest
 from brute_declare import legal_declarations
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import examples
 
 from trample.cli import main
 from trample.declare.solve import solve_declaration
@@ -82,7 +83,7 @@ def blocker_boards(draw, most=3):
 
 
 @given(blocker_boards(), st.sampled_from(OBJECTIVES))
-@settings(deadline=None, max_examples=40)
+@settings(deadline=None, max_examples=examples(40))
 def test_the_defenders_best_blocks_are_the_minimax(raw, objective):
     doc = load_declare_doc(raw)
     objs = parse_objectives(objective, doc.board)
@@ -118,7 +119,7 @@ def attacker_boards(draw):
 
 
 @given(attacker_boards(), st.sampled_from(["max-damage", "lethal,max-damage", "max-kills,max-damage"]))
-@settings(deadline=None, max_examples=20)
+@settings(deadline=None, max_examples=examples(20))
 def test_the_attackers_best_attack_is_the_three_level_minimax(raw, objective):
     doc = load_declare_doc(raw)
     objs = parse_objectives(objective, doc.board)
@@ -182,7 +183,7 @@ def test_the_command(capsys):
 
 @pytest.mark.slow
 @given(blocker_boards(most=4), st.sampled_from(OBJECTIVES))
-@settings(deadline=None, max_examples=40)
+@settings(deadline=None, max_examples=examples(40))
 def test_bigger_boards(raw, objective):
     doc = load_declare_doc(raw)
     objs = parse_objectives(objective, doc.board)
