@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from .errors import FormatError, expect_bool, expect_int, expect_list, expect_object, expect_str, join
+from .keywords import NEEDS_FIELD, suggestion
 from .scenario import KEYWORDS, MAX_NUMBER, Scenario, load_scenario, parse_json_text
 
 #: Keywords and abilities that decide who may attack and who may block (none changes the damage step).
@@ -274,12 +275,19 @@ def _split_creature(data, path: str, abilities: dict, kind: str, blocker: bool =
     plain_kw, declare_kw = [], set()
     for j, kw in enumerate(keywords):
         where = join(join(path, "keywords"), j)
-        if isinstance(kw, str) and kw in DECLARE_KEYWORDS:
+        if not isinstance(kw, str):
+            raise FormatError(where, f"expected a keyword string, got {json.dumps(kw)}")
+        if kw in DECLARE_KEYWORDS:
             declare_kw.add(kw)
-        elif isinstance(kw, str) and kw not in KEYWORDS:
-            raise FormatError(where, f'unknown keyword "{kw}"')
-        else:
-            plain_kw.append(kw)
+            if kw not in KEYWORDS:
+                continue  # a declaration's only (the scenario carries flying, reach, ... unchanged)
+        if kw not in KEYWORDS:  # checked here, where the index is the document's
+            better = suggestion(kw)
+            hint = f' (the format spells it "{better}")' if better else " (docs/format.md lists the keywords)"
+            raise FormatError(where, f'unknown keyword "{kw}"{hint}')
+        if kw in NEEDS_FIELD and not obj.get(NEEDS_FIELD[kw][0]):
+            raise FormatError(where, f'"{kw}" alone does not say how much or from what; {NEEDS_FIELD[kw][1]}')
+        plain_kw.append(kw)
     if "haste" in plain_kw:
         declare_kw.add("haste")
     found = {k: obj.pop(k) for k in list(obj) if k in extra}

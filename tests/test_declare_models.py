@@ -51,7 +51,8 @@ def test_blockers_document_loads():
     assert doc.of("ogre").need_blockers == 2  # 702.111b
     assert doc.of("wall").block_limit is None and doc.of("wolf").block_limit == 1
     assert doc.of("knight").tapped
-    assert doc.board["ogre"].keywords == ("trample",)  # the declaration keywords stay out of the scenario
+    assert doc.board["ogre"].keywords == ("menace", "trample")  # carried by the scenario, without effect there
+    assert doc.board["rat"].keywords == ()  # a declaration's own keyword ("lure") stays out of the scenario
 
 
 def test_attackers_document_loads_and_keeps_its_own_battles_apart():
@@ -73,14 +74,14 @@ def test_a_declaration_turns_into_the_scenario_every_command_reads():
             "step": "combat",
             "players": [{"id": "opp", "life": 6}],
             "attackers": [
-                {"id": "dragon", "power": 4, "toughness": 4, "attacking": "opp"},
-                {"id": "ogre", "power": 3, "toughness": 3, "keywords": ["trample"], "attacking": "opp"},
+                {"id": "dragon", "power": 4, "toughness": 4, "keywords": ["flying"], "attacking": "opp"},
+                {"id": "ogre", "power": 3, "toughness": 3, "keywords": ["menace", "trample"], "attacking": "opp"},
                 {"id": "rat", "power": 1, "toughness": 1, "attacking": "opp", "blocked_by": ["archer", "wolf", "wall"]},
             ],
             "blockers": [
-                {"id": "archer", "power": 1, "toughness": 2},
+                {"id": "archer", "power": 1, "toughness": 2, "keywords": ["reach"]},
                 {"id": "wolf", "power": 2, "toughness": 2},
-                {"id": "wall", "power": 0, "toughness": 5},
+                {"id": "wall", "power": 0, "toughness": 5, "keywords": ["defender"]},
             ],
         }
     )
@@ -184,7 +185,7 @@ def test_schema_keywords_are_the_loaders():
     build = schemas.load("declare")["$defs"]["declare_attacker"]["properties"]["keywords"]["items"]["enum"]
     from trample.models import KEYWORDS
 
-    assert build == [*KEYWORDS, *DECLARE_KEYWORDS]
+    assert build == [*KEYWORDS, *(k for k in DECLARE_KEYWORDS if k not in KEYWORDS)]
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.name)

@@ -695,7 +695,7 @@ DECLARE_KEYWORDS = [
 _DECLARE_CREATURE = {
     "keywords": {
         "type": "array",
-        "items": {"enum": KEYWORDS + DECLARE_KEYWORDS},
+        "items": {"enum": KEYWORDS + [k for k in DECLARE_KEYWORDS if k not in KEYWORDS]},
         "default": [],
         "description": "Damage-step keywords and the declaration keywords of docs/declare.md.",
     },
