@@ -13,13 +13,13 @@ import argparse
 import os
 import sys
 
-from . import cli_arena, cli_library, cli_render, cli_scale, cli_schema, cli_serve, cli_solve, cli_step
+from . import cli_arena, cli_declare, cli_library, cli_render, cli_scale, cli_schema, cli_serve, cli_solve, cli_step
 from .docio import EXIT_BAD, EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, interrupts, package_version
 from .limits import LimitReached
 from .models import FormatError
 
 # The command modules, in the order of `trample --help`: each defines add_commands(subparsers).
-EXTENSIONS = (cli_step, cli_solve, cli_scale, cli_library, cli_arena, cli_schema, cli_render, cli_serve)
+EXTENSIONS = (cli_step, cli_solve, cli_declare, cli_scale, cli_library, cli_arena, cli_schema, cli_render, cli_serve)
 
 
 class UsageError(Exception):

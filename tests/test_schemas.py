@@ -66,6 +66,8 @@ EXPECTED = [
     "assignment",
     "combat-line",
     "conformance-line",
+    "declaration",
+    "declare",
     "library",
     "perft-line",
     "scenario",

@@ -544,6 +544,19 @@ TOP: dict[str, dict] = {
         "description": 'One line of a whole combat: {"first_strike": assignment, "regular": assignment}.',
         **ref("combat_line"),
     },
+    "declare": {
+        "title": "trample declare document",
+        "description": "The board before attackers or blockers are declared. See docs/declare.md.",
+        **ref("declare_document"),
+    },
+    "declaration": {
+        "title": "trample declaration",
+        "description": "Blocks {attacker id: [blocker ids]} or attacks {creature id: what it attacks}.",
+        "type": "object",
+        "additionalProperties": {
+            "oneOf": [{"type": "array", "items": ref("id"), "uniqueItems": True}, ref("id")],
+        },
+    },
     "library": {
         "title": "trample library",
         "description": 'A library, top card first: {"cards": [card, ...]}. See docs/format.md.',
@@ -656,6 +669,103 @@ TOP: dict[str, dict] = {
             ["arena", "config", "leaderboard", "boards"],
         ),
     },
+}
+
+
+# -- declarations of attackers and blockers (docs/declare.md) -------------------------------------------------------
+DECLARE_KEYWORDS = [
+    "flying",
+    "reach",
+    "menace",
+    "fear",
+    "intimidate",
+    "shadow",
+    "horsemanship",
+    "skulk",
+    "defender",
+    "cant_attack",
+    "cant_block",
+    "cant_be_blocked",
+    "block_any_number",
+    "attacks_each_combat",
+    "blocks_each_combat",
+    "must_be_blocked",
+    "lure",
+]
+_DECLARE_CREATURE = {
+    "keywords": {
+        "type": "array",
+        "items": {"enum": KEYWORDS + [k for k in DECLARE_KEYWORDS if k not in KEYWORDS]},
+        "default": [],
+        "description": "Damage-step keywords and the declaration keywords of docs/declare.md.",
+    },
+    "tapped": {"type": "boolean", "default": False, "description": "Tapped: it can neither attack nor block."},
+    "min_blockers": {
+        **ref("amount"),
+        "minimum": 1,
+        "default": 1,
+        "description": "Can't be blocked except by this many or more creatures (702.111b).",
+    },
+    "block_extra": {**ref("amount"), "default": 0, "description": "Can block this many additional creatures."},
+    "landwalk": {**ref("names"), "description": "Land types it walks (702.14c)."},
+}
+
+
+def _declare(creature: dict, drop: Sequence[str], add: dict, required: Sequence[str]) -> dict:
+    props = {k: v for k, v in creature["properties"].items() if k not in drop}
+    return closed({**props, **_DECLARE_CREATURE, **add}, required)
+
+
+DEFS.update(
+    {
+        "declare_attacker": _declare(
+            DEFS["attacker"], ["blocked_by", "blocked"], {}, ["id", "power", "toughness", "attacking"]
+        ),
+        "declare_creature": _declare(
+            DEFS["attacker"],
+            ["blocked_by", "blocked", "attacking"],
+            {"summoning_sick": {"type": "boolean", "default": False, "description": "Summoning sickness (302.6)."}},
+            ["id", "power", "toughness"],
+        ),
+        "declare_blocker": _declare(DEFS["blocker"], [], {}, ["id", "power", "toughness"]),
+        "declare_player": closed(
+            {
+                **DEFS["player"]["properties"],
+                "lands": {**ref("names"), "description": "Land types and qualities it controls (702.14c)."},
+            },
+            ["id"],
+        ),
+    }
+)
+_DECLARE_TOP = {
+    "active": {**ref("id"), "default": "active", "description": "The active (attacking) player."},
+    "rules": DEFS["scenario"]["properties"]["rules"],
+    "step": {**DEFS["scenario"]["properties"]["step"], "default": "combat"},
+    "players": {"type": "array", "items": ref("declare_player"), "minItems": 1},
+    "planeswalkers": DEFS["scenario"]["properties"]["planeswalkers"],
+    "battles": DEFS["scenario"]["properties"]["battles"],
+    "blockers": {"type": "array", "items": ref("declare_blocker"), "default": []},
+    "players_in_game": DEFS["scenario"]["properties"]["players_in_game"],
+}
+DEFS["declare_document"] = {
+    "oneOf": [
+        closed(
+            {
+                "declare": {"const": "blockers"},
+                **_DECLARE_TOP,
+                "attackers": {"type": "array", "items": ref("declare_attacker"), "default": []},
+            },
+            ["declare", "players"],
+        ),
+        closed(
+            {
+                "declare": {"const": "attackers"},
+                **_DECLARE_TOP,
+                "attackers": {"type": "array", "items": ref("declare_creature"), "default": []},
+            },
+            ["declare", "players"],
+        ),
+    ]
 }
 
 

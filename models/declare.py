@@ -1,0 +1,397 @@
+"""The declarations of attackers and blockers as data (docs/declare.md): the two documents, the two declarations,
+and the damage-step scenario a declaration turns into.
+
+- A **declare-blockers document** (``"declare": "blockers"``) is a scenario whose attackers are already declared
+  (each with ``attacking``, no ``blocked_by``) and whose ``blockers`` are the defending players' creatures, every
+  one of them a *potential* blocker; plus the fields that decide which blocks are legal (508-509, 702): the
+  declaration keywords (flying, reach, menace, ...), ``tapped``, ``min_blockers``, ``block_extra``, ``landwalk``,
+  and each defending player's ``lands``.
+- A **declare-attackers document** (``"declare": "attackers"``) is the same board one step earlier: its
+  ``attackers`` are the active player's creatures, none declared yet (no ``attacking``; ``summoning_sick`` may be
+  set), and ``active`` names the active player (default ``"active"``), who may protect battles.
+- A **block declaration** is ``{attacker id: [blocker ids]}`` (an attacker left out is unblocked); an **attack
+  declaration** is ``{creature id: what it attacks}`` (a creature left out does not attack).
+
+Everything a scenario accepts is accepted here, and checked by the scenario loader, so its one-line errors name
+the same places; a declaration turns into a :class:`~.scenario.Scenario` every damage-step command reads.
+Nothing here decides legality: ``trample.declare`` reads these objects.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from .errors import FormatError, expect_bool, expect_int, expect_list, expect_object, expect_str, join
+from .keywords import NEEDS_FIELD, suggestion
+from .scenario import KEYWORDS, MAX_NUMBER, Scenario, load_scenario, parse_json_text
+
+#: Keywords and abilities that decide who may attack and who may block (none changes the damage step).
+DECLARE_KEYWORDS = (
+    "flying",  # 702.9b
+    "reach",  # 702.17b
+    "menace",  # 702.111b
+    "fear",  # 702.36b
+    "intimidate",  # 702.13b
+    "shadow",  # 702.28b
+    "horsemanship",  # 702.31b
+    "skulk",  # 702.118b
+    "defender",  # 702.3b
+    "cant_attack",  # 508.1c: "can't attack"
+    "cant_block",  # 509.1b: "can't block"
+    "cant_be_blocked",  # 509.1b: "can't be blocked"
+    "block_any_number",  # 509.1a: "can block any number of creatures"
+    "attacks_each_combat",  # 508.1d: "attacks each combat if able"
+    "blocks_each_combat",  # 509.1c: "blocks each combat if able"
+    "must_be_blocked",  # 509.1c: "must be blocked if able"
+    "lure",  # 509.1c: "all creatures able to block it do so"
+)
+COLORS = ("white", "blue", "black", "red", "green")  # 105.1, read from a creature's tags
+ARTIFACT = "artifact"  # a tag: an artifact creature (fear 702.36b, intimidate 702.13b)
+KINDS = ("attackers", "blockers")
+
+_CREATURE_DECLARE = {"tapped", "min_blockers", "block_extra", "landwalk"}
+_ATTACKERS_DECLARE = _CREATURE_DECLARE | {"summoning_sick"}
+_PLAYER_DECLARE = {"lands"}
+
+
+@dataclass(frozen=True)
+class Abilities:
+    """What one creature brings to the declarations (docs/declare.md)."""
+
+    keywords: frozenset[str] = frozenset()  # of DECLARE_KEYWORDS, plus "haste" from the scenario keywords
+    tapped: bool = False
+    summoning_sick: bool = False
+    min_blockers: int = 1  # "can't be blocked except by N or more creatures" (702.111b); menace makes it >= 2
+    block_extra: int = 0  # "can block N additional creatures each combat"
+    landwalk: tuple[str, ...] = ()  # 702.14: land types (or qualities) it walks
+
+    def has(self, keyword: str) -> bool:
+        return keyword in self.keywords
+
+    @property
+    def need_blockers(self) -> int:
+        """The fewest creatures that may block it: ``min_blockers``, at least 2 with menace (702.111b)."""
+        return max(self.min_blockers, 2 if "menace" in self.keywords else 1)
+
+    @property
+    def block_limit(self) -> int | None:
+        """How many attackers it may block: 1 + ``block_extra``; None for "any number" (509.1a)."""
+        return None if "block_any_number" in self.keywords else 1 + self.block_extra
+
+
+NONE = Abilities()
+
+
+@dataclass(frozen=True)
+class BlockersDoc:
+    """A declare-blockers document: the attackers declared, every potential blocker, the abilities."""
+
+    board: Scenario  # attackers with `attacking` and no blocks; blockers: every potential blocker
+    abilities: Mapping[str, Abilities] = field(default_factory=dict)
+    lands: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # player -> land types / qualities
+    active: str = "active"
+
+    kind = "blockers"
+
+    def of(self, creature_id: str) -> Abilities:
+        return self.abilities.get(creature_id, NONE)
+
+    def defending_player(self, attacker_id: str) -> str:
+        """The player an attacker attacks, or who controls the planeswalker / protects the battle it attacks."""
+        who = self.board.controller_of(self.board[attacker_id].attacking)
+        assert who is not None
+        return who
+
+    def controller(self, blocker_id: str) -> str:
+        """The player who controls a potential blocker (its ``controller``; the only listed player otherwise)."""
+        b = self.board[blocker_id]
+        return b.controller if b.controller is not None else self.board.players[0].id
+
+    def scenario(self, blocks: Blocks) -> Scenario:
+        """The damage step(s) after these blocks: each attacker ``blocked_by`` its blockers (in document order),
+        the blockers that block nothing left out (they are not in combat)."""
+        chosen = {b for ids in blocks.of.values() for b in ids}
+        attackers = tuple(
+            replace(a, blocked_by=blocks.of.get(a.id, ()), blocked=bool(blocks.of.get(a.id)))
+            for a in self.board.attackers
+        )
+        blockers = tuple(b for b in self.board.blockers if b.id in chosen)
+        return replace(self.board, attackers=attackers, blockers=blockers)
+
+
+@dataclass(frozen=True)
+class AttackersDoc:
+    """A declare-attackers document: the active player's creatures, the defending players' creatures, and what
+    can be attacked (players, their planeswalkers, battles)."""
+
+    board: Scenario  # attackers: the active player's creatures (attacking = ""); blockers: the defenders'
+    abilities: Mapping[str, Abilities] = field(default_factory=dict)
+    lands: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    active: str = "active"
+    own_battles: tuple[str, ...] = ()  # battles the active player protects (listed, never attackable: 508.1b)
+
+    kind = "attackers"
+
+    def of(self, creature_id: str) -> Abilities:
+        return self.abilities.get(creature_id, NONE)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Every player, planeswalker and battle listed, in document order (the active player's own battles
+        last; legality: ``trample.declare``)."""
+        b = self.board
+        listed = [p.id for p in b.players] + [p.id for p in b.planeswalkers] + [t.id for t in b.battles]
+        return (*listed, *self.own_battles)
+
+    def blockers_doc(self, attacks: Attacks) -> BlockersDoc:
+        """The declare-blockers document that follows this attack (the attackers in document order)."""
+        attackers = tuple(replace(a, attacking=attacks.of[a.id]) for a in self.board.attackers if a.id in attacks.of)
+        return BlockersDoc(replace(self.board, attackers=attackers), self.abilities, self.lands, self.active)
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """A block declaration: ``of[attacker] = (blocker, ...)`` for the blocked attackers, blockers in document
+    order. Hashable; two declarations are equal when they block the same attackers with the same creatures."""
+
+    of: Mapping[str, tuple[str, ...]]
+    _key: tuple = field(default=(), compare=True, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "of", dict(self.of))
+        object.__setattr__(self, "_key", tuple(sorted((a, tuple(sorted(bs))) for a, bs in self.of.items() if bs)))
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Blocks) and self._key == other._key
+
+    def blocking(self, blocker_id: str) -> tuple[str, ...]:
+        return tuple(a for a, bs in self.of.items() if blocker_id in bs)
+
+    def to_json(self) -> dict:
+        return {a: list(bs) for a, bs in self.of.items()}
+
+
+@dataclass(frozen=True)
+class Attacks:
+    """An attack declaration: ``of[creature] = what it attacks``, for the attacking creatures."""
+
+    of: Mapping[str, str]
+    _key: tuple = field(default=(), compare=True, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "of", dict(self.of))
+        object.__setattr__(self, "_key", tuple(sorted(self.of.items())))
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Attacks) and self._key == other._key
+
+    def to_json(self) -> dict:
+        return dict(self.of)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------------------------
+
+
+def load_declare_doc(data, path: str = "") -> BlockersDoc | AttackersDoc:
+    """Validate a declare document (decoded JSON or JSON text); :class:`FormatError` names the first problem."""
+    if isinstance(data, (str, bytes)):
+        data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
+    obj = expect_object(data, path or "document")
+    kind = obj.get("declare")
+    if kind not in KINDS:
+        shown = "missing" if "declare" not in obj else f"got {json.dumps(kind)}"
+        raise FormatError(join(path, "declare"), f'expected "attackers" or "blockers" ({shown})')
+    active = expect_str(obj.get("active", "active"), join(path, "active"))
+    plain = {k: v for k, v in obj.items() if k not in ("declare", "active")}
+    plain.setdefault("step", "combat")  # both damage steps: the whole combat follows a declaration
+    abilities: dict[str, Abilities] = {}
+    lands: dict[str, tuple[str, ...]] = {}
+    attackers = expect_list(plain.get("attackers", None) if "attackers" in plain else [], join(path, "attackers"))
+    plain["attackers"] = [
+        _split_creature(c, join(join(path, "attackers"), i), abilities, kind) for i, c in enumerate(attackers)
+    ]
+    if "blockers" in plain:
+        items = expect_list(plain["blockers"], join(path, "blockers"))
+        plain["blockers"] = [
+            _split_creature(c, join(join(path, "blockers"), i), abilities, "blockers", blocker=True)
+            for i, c in enumerate(items)
+        ]
+    if "players" in plain:
+        items = expect_list(plain["players"], join(path, "players"))
+        plain["players"] = [_split_player(p, join(join(path, "players"), i), lands) for i, p in enumerate(items)]
+    players = [p.get("id") for p in plain.get("players", []) if isinstance(p, dict)]
+    if not players:
+        raise FormatError(join(path, "players"), "a declare document needs at least one defending player")
+    if kind == "attackers":
+        for c in plain["attackers"]:  # not yet attacking: a placeholder the scenario loader accepts
+            c["attacking"] = players[0]
+    own: list[str] = []  # battles the active player protects: listed, never attackable (508.1b)
+    if "battles" in plain and kind == "attackers":
+        items = expect_list(plain["battles"], join(path, "battles"))
+        for i, bt in enumerate(items):
+            if isinstance(bt, dict) and bt.get("protector") == active:
+                own.append(expect_str(bt.get("id"), join(join(join(path, "battles"), i), "id")))
+        plain["battles"] = [bt for bt in items if not (isinstance(bt, dict) and bt.get("protector") == active)]
+    board = load_scenario(plain, path)
+    if active in board or active in own:
+        raise FormatError(join(path, "active"), f'"{active}" is also the id of a listed object')
+    for battle in own:
+        if battle in board:
+            raise FormatError(join(path, "battles"), f'duplicate id "{battle}"')
+    if len(board.players) > 1:
+        for i, blocker in enumerate(board.blockers):
+            if blocker.controller is None:
+                raise FormatError(
+                    join(join(join(path, "blockers"), i), "controller"),
+                    "required with more than one defending player (whose creature is it?)",
+                )
+    for i, a in enumerate(board.attackers):
+        where = join(join(path, "attackers"), i)
+        if a.blocked:
+            raise FormatError(join(where, "blocked_by"), "the blocks are what a declaration says: leave them out")
+    if kind == "attackers":
+        attackers_ = tuple(replace(a, attacking="") for a in board.attackers)
+        return AttackersDoc(replace(board, attackers=attackers_), abilities, lands, active, tuple(own))
+    return BlockersDoc(board, abilities, lands, active)
+
+
+def _split_creature(data, path: str, abilities: dict, kind: str, blocker: bool = False) -> dict:
+    """The scenario part of a creature (a copy), its declaration part recorded in ``abilities``."""
+    obj = dict(expect_object(data, path))
+    extra = _ATTACKERS_DECLARE if kind == "attackers" and not blocker else _CREATURE_DECLARE
+    if kind == "attackers" and not blocker and "attacking" in obj:
+        raise FormatError(join(path, "attacking"), "not declared yet: an attack declaration says what it attacks")
+    keywords = expect_list(obj.get("keywords", []), join(path, "keywords"))
+    plain_kw, declare_kw = [], set()
+    for j, kw in enumerate(keywords):
+        where = join(join(path, "keywords"), j)
+        if not isinstance(kw, str):
+            raise FormatError(where, f"expected a keyword string, got {json.dumps(kw)}")
+        if kw in DECLARE_KEYWORDS:
+            declare_kw.add(kw)
+            if kw not in KEYWORDS:
+                continue  # a declaration's only (the scenario carries flying, reach, ... unchanged)
+        if kw not in KEYWORDS:  # checked here, where the index is the document's
+            better = suggestion(kw)
+            hint = f' (the format spells it "{better}")' if better else " (docs/format.md lists the keywords)"
+            raise FormatError(where, f'unknown keyword "{kw}"{hint}')
+        if kw in NEEDS_FIELD and not obj.get(NEEDS_FIELD[kw][0]):
+            raise FormatError(where, f'"{kw}" alone does not say how much or from what; {NEEDS_FIELD[kw][1]}')
+        plain_kw.append(kw)
+    if "haste" in plain_kw:
+        declare_kw.add("haste")
+    found = {k: obj.pop(k) for k in list(obj) if k in extra}
+    for k in list(obj):
+        if k in _ATTACKERS_DECLARE:
+            raise FormatError(join(path, k), "unknown field (only on a creature that may attack)")
+    if "keywords" in obj:
+        obj["keywords"] = plain_kw
+    ab = Abilities(
+        keywords=frozenset(declare_kw),
+        tapped=expect_bool(found.get("tapped", False), join(path, "tapped")),
+        summoning_sick=expect_bool(found.get("summoning_sick", False), join(path, "summoning_sick")),
+        min_blockers=expect_int(
+            found.get("min_blockers", 1), join(path, "min_blockers"), minimum=1, maximum=MAX_NUMBER
+        ),
+        block_extra=expect_int(found.get("block_extra", 0), join(path, "block_extra"), minimum=0, maximum=MAX_NUMBER),
+        landwalk=_names(found, "landwalk", path),
+    )
+    if ab != NONE and isinstance(obj.get("id"), str):
+        abilities[obj["id"]] = ab
+    return obj
+
+
+def _split_player(data, path: str, lands: dict) -> dict:
+    obj = dict(expect_object(data, path))
+    if "lands" in obj:
+        found = _names(obj, "lands", path)
+        del obj["lands"]
+        if isinstance(obj.get("id"), str):
+            lands[obj["id"]] = found
+    return obj
+
+
+def _names(obj, key: str, path: str) -> tuple[str, ...]:
+    items = expect_list(obj.get(key, []), join(path, key))
+    out: list[str] = []
+    for i, item in enumerate(items):
+        name = expect_str(item, join(join(path, key), i)).lower()
+        if name not in out:
+            out.append(name)
+    return tuple(out)
+
+
+def load_blocks(data, doc: BlockersDoc, path: str = "declaration") -> Blocks:
+    """``{attacker id: [blocker ids]}``: bad input (an unknown id, a blocker named twice for one attacker, ...)
+    is a :class:`FormatError`; whether the blocks are *legal* is ``trample.declare``'s question."""
+    if isinstance(data, (str, bytes)):
+        data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
+    obj = expect_object(data, path)
+    attackers = {a.id for a in doc.board.attackers}
+    blockers = [b.id for b in doc.board.blockers]
+    out: dict[str, tuple[str, ...]] = {}
+    for a, ids in obj.items():
+        where = join(path, a)
+        if a not in attackers:
+            raise FormatError(where, f'unknown attacker "{a}"')
+        items = expect_list(ids, where)
+        seen: list[str] = []
+        for j, b in enumerate(items):
+            expect_str(b, join(where, j))
+            if b not in blockers:
+                raise FormatError(join(where, j), f'unknown creature "{b}" (expected a potential blocker)')
+            if b in seen:
+                raise FormatError(join(where, j), f'"{b}" is listed twice')
+            seen.append(b)
+        if seen:
+            out[a] = tuple(sorted(seen, key=blockers.index))
+    return Blocks({a.id: out[a.id] for a in doc.board.attackers if a.id in out})
+
+
+def load_attacks(data, doc: AttackersDoc, path: str = "declaration") -> Attacks:
+    """``{creature id: player, planeswalker or battle id}``; unknown ids are a :class:`FormatError`."""
+    if isinstance(data, (str, bytes)):
+        data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
+    obj = expect_object(data, path)
+    creatures = {a.id for a in doc.board.attackers}
+    targets = set(doc.targets)
+    out = {}
+    for c, target in obj.items():
+        where = join(path, c)
+        if c not in creatures:
+            raise FormatError(where, f'unknown creature "{c}" (expected one of the active player\'s creatures)')
+        expect_str(target, where)
+        if target not in targets:
+            raise FormatError(where, f'unknown id "{target}" (expected a player, planeswalker or battle)')
+        out[c] = target
+    return Attacks({a.id: out[a.id] for a in doc.board.attackers if a.id in out})
+
+
+def load_declaration(data, doc: BlockersDoc | AttackersDoc, path: str = "declaration") -> Blocks | Attacks:
+    return load_blocks(data, doc, path) if isinstance(doc, BlockersDoc) else load_attacks(data, doc, path)
+
+
+__all__ = [
+    "DECLARE_KEYWORDS",
+    "COLORS",
+    "ARTIFACT",
+    "Abilities",
+    "BlockersDoc",
+    "AttackersDoc",
+    "Blocks",
+    "Attacks",
+    "load_declare_doc",
+    "load_blocks",
+    "load_attacks",
+    "load_declaration",
+]

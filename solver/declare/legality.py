@@ -1,0 +1,199 @@
+"""Who may attack what and who may block whom, rule by rule (508.1, 509.1, 702): written once, read by the
+declaration space (counting, listing, the 509.1c maximum), the checker and the solver.
+
+A *refusal* is ``(rule, reason)``; every function that refuses lists every rule broken, in a fixed order, so the
+checker can cite them all and the space can take the first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..models.declare import ARTIFACT, COLORS, AttackersDoc, Attacks, BlockersDoc, Blocks
+
+Refusal = tuple[str, str]
+
+
+# ---------------------------------------------------------------------------------------------
+# Blocks (509.1)
+# ---------------------------------------------------------------------------------------------
+
+
+def can_ever_block(doc: BlockersDoc, blocker: str) -> list[Refusal]:
+    """What keeps a creature from blocking at all (509.1a untapped; 509.1b "can't block")."""
+    out = []
+    ab = doc.of(blocker)
+    if ab.tapped:
+        out.append(("509.1a", f"{blocker} is tapped: only untapped creatures can block"))
+    if ab.has("cant_block"):
+        out.append(("509.1b", f"{blocker} can't block"))
+    return out
+
+
+def block_refusals(doc: BlockersDoc, attacker: str, blocker: str) -> list[Refusal]:
+    """Every rule that keeps ``blocker`` from blocking ``attacker`` (each rule alone, the other blockers aside)."""
+    out = can_ever_block(doc, blocker)
+    a, b = doc.board[attacker], doc.board[blocker]
+    aa, bb = doc.of(attacker), doc.of(blocker)
+    defending = doc.defending_player(attacker)
+    if doc.controller(blocker) != defending:
+        out.append(
+            (
+                "509.1a",
+                f"{blocker} is controlled by {doc.controller(blocker)}, but {attacker} attacks {a.attacking} "
+                f"({defending}'s to defend)",
+            )
+        )
+    if aa.has("cant_be_blocked"):
+        out.append(("509.1b", f"{attacker} can't be blocked"))
+    if aa.has("flying") and not (bb.has("flying") or bb.has("reach")):
+        out.append(("702.9b", f"{attacker} has flying: only creatures with flying or reach can block it"))
+    if aa.has("fear") and not (ARTIFACT in b.tags or "black" in b.tags):
+        out.append(("702.36b", f"{attacker} has fear: only artifact and/or black creatures can block it"))
+    if aa.has("intimidate") and ARTIFACT not in b.tags and not (set(a.tags) & set(b.tags) & set(COLORS)):
+        out.append(
+            (
+                "702.13b",
+                f"{attacker} has intimidate: only artifact creatures and creatures sharing a color with it can "
+                "block it",
+            )
+        )
+    if aa.has("shadow") and not bb.has("shadow"):
+        out.append(("702.28b", f"{attacker} has shadow: only creatures with shadow can block it"))
+    if bb.has("shadow") and not aa.has("shadow"):
+        out.append(("702.28b", f"{blocker} has shadow: it can block only creatures with shadow"))
+    if aa.has("horsemanship") and not bb.has("horsemanship"):
+        out.append(("702.31b", f"{attacker} has horsemanship: only creatures with horsemanship can block it"))
+    if aa.has("skulk") and b.power > a.power:
+        out.append(("702.118b", f"{attacker} has skulk: {blocker}'s power {b.power} is greater than its {a.power}"))
+    if a.receiving.protected_from(b):
+        out.append(("702.16b", f"{attacker} has protection from a quality of {blocker}, which can't block it"))
+    walked = [t for t in aa.landwalk if t in doc.lands.get(defending, ())]
+    if walked:
+        out.append(("702.14c", f"{attacker} has {walked[0]}walk and {defending} controls a {walked[0]}"))
+    return out
+
+
+def need_rule(doc: BlockersDoc, attacker: str) -> str:
+    """The rule of "can't be blocked except by N or more creatures": menace's 702.111b, else 509.1b."""
+    return "702.111b" if doc.of(attacker).has("menace") else "509.1b"
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One requirement of 509.1c (or 508.1d): obeyed by a declaration or not."""
+
+    kind: str  # must_be_blocked | lure | blocks_each_combat | attacks_each_combat
+    creature: str  # whose requirement: the attacker (must_be_blocked), else the creature that must act
+    attacker: str | None = None  # lure: the attacker it must block
+
+    def text(self) -> str:
+        if self.kind == "must_be_blocked":
+            return f"{self.creature} must be blocked if able"
+        if self.kind == "lure":
+            return f"{self.creature} must block {self.attacker} (all creatures able to block it do so)"
+        if self.kind == "blocks_each_combat":
+            return f"{self.creature} blocks each combat if able"
+        return f"{self.creature} attacks each combat if able"
+
+    def obeyed(self, declaration) -> bool:
+        if self.kind == "must_be_blocked":
+            return bool(declaration.of.get(self.creature))
+        if self.kind == "lure":
+            return self.creature in declaration.of.get(self.attacker, ())
+        if self.kind == "blocks_each_combat":
+            return any(self.creature in bs for bs in declaration.of.values())
+        return self.creature in declaration.of
+
+
+def block_requirements(doc: BlockersDoc) -> list[Requirement]:
+    """509.1c: the requirements on the defending players' creatures, in document order. A lure requirement
+    exists for each creature that could block the attacker on its own (509.1b restrictions aside from the
+    number of blockers); one that no declaration can obey changes no maximum."""
+    out = []
+    for a in doc.board.attackers:
+        if doc.of(a.id).has("must_be_blocked"):
+            out.append(Requirement("must_be_blocked", a.id))
+        if doc.of(a.id).has("lure"):
+            out += [Requirement("lure", b.id, a.id) for b in doc.board.blockers if not block_refusals(doc, a.id, b.id)]
+    for b in doc.board.blockers:
+        if doc.of(b.id).has("blocks_each_combat") and not can_ever_block(doc, b.id):
+            out.append(Requirement("blocks_each_combat", b.id))
+    return out
+
+
+def block_violations(doc: BlockersDoc, blocks: Blocks) -> list[Refusal]:
+    """Every restriction a block declaration breaks (509.1a, 509.1b and the evasion rules); requirements are
+    the space's (509.1c needs the maximum)."""
+    out: list[Refusal] = []
+    for attacker, bs in blocks.of.items():
+        for blocker in bs:
+            out += [
+                (rule, f"{blocker} blocks {attacker}, but {why}")
+                for rule, why in block_refusals(doc, attacker, blocker)
+            ]
+    for b in doc.board.blockers:
+        limit = doc.of(b.id).block_limit
+        n = len(blocks.blocking(b.id))
+        if limit is not None and n > limit:
+            can = "one creature" if limit == 1 else f"{limit} creatures"
+            out.append(("509.1a", f"{b.id} blocks {n} creatures, but it can block {can}"))
+    for a in doc.board.attackers:
+        n, need = len(blocks.of.get(a.id, ())), doc.of(a.id).need_blockers
+        if 0 < n < need:
+            out.append(
+                (need_rule(doc, a.id), f"{a.id} is blocked by {n}, but it can't be blocked except by {need} or more")
+            )
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Attacks (508.1)
+# ---------------------------------------------------------------------------------------------
+
+
+def can_ever_attack(doc: AttackersDoc, creature: str) -> list[Refusal]:
+    out = []
+    ab = doc.of(creature)
+    if ab.tapped:
+        out.append(("508.1a", f"{creature} is tapped: only untapped creatures can attack"))
+    if ab.summoning_sick and not ab.has("haste"):
+        out.append(("508.1a", f"{creature} has summoning sickness and no haste (302.6)"))
+    if ab.has("defender"):
+        out.append(("702.3b", f"{creature} has defender and can't attack"))
+    if ab.has("cant_attack"):
+        out.append(("508.1c", f"{creature} can't attack"))
+    return out
+
+
+def attack_refusals(doc: AttackersDoc, creature: str, target: str) -> list[Refusal]:
+    out = can_ever_attack(doc, creature)
+    if target in doc.own_battles:
+        out.append(("508.1b", f"{target} is a battle {doc.active} protects: only its protector's opponents attack it"))
+    return out
+
+
+def attack_requirements(doc: AttackersDoc) -> list[Requirement]:
+    """508.1d: "attacks each combat if able", for each creature that is able to attack."""
+    return [
+        Requirement("attacks_each_combat", a.id)
+        for a in doc.board.attackers
+        if doc.of(a.id).has("attacks_each_combat") and not can_ever_attack(doc, a.id)
+    ]
+
+
+def attack_violations(doc: AttackersDoc, attacks: Attacks) -> list[Refusal]:
+    out: list[Refusal] = []
+    for c, t in attacks.of.items():
+        out += [(rule, f"{c} attacks {t}, but {why}") for rule, why in attack_refusals(doc, c, t)]
+    return out
+
+
+def requirements(doc) -> list[Requirement]:
+    return block_requirements(doc) if isinstance(doc, BlockersDoc) else attack_requirements(doc)
+
+
+def violations(doc, declaration) -> list[Refusal]:
+    if isinstance(doc, BlockersDoc):
+        return block_violations(doc, declaration)
+    return attack_violations(doc, declaration)

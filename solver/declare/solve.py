@@ -1,0 +1,396 @@
+"""The best declarations (docs/declare.md, "solve"): the defending player's best blocks against the attacking
+player's best damage assignment, and the attacking player's best attack against the defender's best blocks.
+
+The objectives are the attacking player's, exactly those of ``trample solve`` (lexicographic, ``min-overkill``
+minimised); the damage is solved by the whole-combat solver (:mod:`trample.whole`: both damage steps, the
+defender's own damage assignment, every effect trample models) on the scenario each declaration turns into.
+Three levels: the attacker declares, the defender blocks (minimising the attacker's value), the attacker assigns.
+
+Exact over every legal declaration (the space's listing), with three savings that change no answer:
+
+- **symmetry**: declarations whose scenarios differ only by a permutation of identical creatures (same stats,
+  keywords, effects and abilities, named by nothing else) have the same value: solved once (memoised);
+- **separable combats**: when the objectives are sums over independent groups (``max-damage``, ``max-damage:ID``
+  of a player, ``max-kills``, ``max-value``), no blocker blocks more than one attacker, no two attackers attack
+  one planeswalker or battle, the board has no damage effects, and no first-strike damage can end the game,
+  the value of a declaration is the sum over the attackers of the value of that attacker with its own blockers.
+  Each (attacker, blockers) group is solved once (memoised across every attack), and the best blocks are found
+  by a programme over the attackers whose state is the set of blockers used and the requirements obeyed
+  (509.1c is kept exactly);
+- the lethal report reads the same programme with ``max-damage:P`` for each player P: "lethal through every
+  block" when even the defender's best blocks let at least P's life through.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from itertools import combinations
+
+from ..limits import LimitReached, deadline_of
+from ..models import Scenario
+from ..models.declare import AttackersDoc, Attacks, BlockersDoc, Blocks
+from ..optimize import parse_objectives
+from ..outcome import exact, has_effects
+from ..whole import open_combat
+from .legality import block_refusals, can_ever_block
+from .space import DeclarationSpace
+
+SEPARABLE = ("max-damage", "max-kills", "max-value")
+
+
+@dataclass
+class DeclareResult:
+    status: str  # optimal | feasible (a limit stopped the proof) | unknown (nothing evaluated)
+    declaration: Blocks | Attacks | None
+    objectives: dict
+    blocks: Blocks | None = None  # attacks: the defender's best blocks against it
+    line: object = None  # the damage solve of the chosen scenario (assignment or whole-combat line)
+    lethal: dict | None = None
+    evaluated: int = 0  # declarations whose value was read (blocks, over every attack)
+    solved: int = 0  # damage solves run (memoised)
+    time_ms: float = 0.0
+
+    def to_json(self) -> dict:
+        out: dict = {
+            "status": self.status,
+            "declaration": None if self.declaration is None else self.declaration.to_json(),
+        }
+        if self.blocks is not None:
+            out["blocks"] = self.blocks.to_json()
+        out["objectives"] = dict(self.objectives)
+        if self.line is not None:
+            out["assignment"] = self.line.to_json()  # type: ignore[attr-defined]
+        if self.lethal is not None:
+            out["lethal"] = self.lethal
+        out["solves"] = self.solved
+        out["time_ms"] = round(self.time_ms, 3)
+        return out
+
+
+def _number(v):
+    q = exact(v)
+    return int(q) if q.denominator == 1 else float(q)
+
+
+@dataclass
+class _Search:
+    objs: tuple
+    deadline: object
+    memo: dict = field(default_factory=dict)
+    groups: dict = field(default_factory=dict)
+    solved: int = 0
+    evaluated: int = 0
+
+    def oriented(self, values: dict) -> tuple:
+        return tuple(exact(values[o.name]) * (1 if o.maximize else -1) for o in self.objs)
+
+    def group(self, doc: BlockersDoc, attacker: str, blockers: tuple[str, ...], objs) -> tuple:
+        """A separable combat's term, memoised by ids first (the same group in every attack), then by symmetry."""
+        key = (doc.board[attacker], blockers, tuple(o.name for o in objs))  # one board per search: ids suffice
+        got = self.groups.get(key)
+        if got is None:
+            got = self.groups[key] = self.damage(_group(doc, attacker, blockers), objs)[0]
+        return got
+
+    def damage(self, scenario: Scenario, objs=None) -> tuple[tuple, object]:
+        """The attacker's best value on one scenario (oriented), and the solve result."""
+        objs = self.objs if objs is None else objs
+        key = (_canonical(scenario, objs), tuple(o.name for o in objs))
+        got = self.memo.get(key)
+        if got is None:
+            self.deadline.check()  # type: ignore[attr-defined]
+            left = self.deadline.remaining()  # type: ignore[attr-defined]
+            result = open_combat(_one_step(scenario)).solve([o.name for o in objs], time_limit=left, tie_break=False)
+            if result.status != "optimal":
+                raise LimitReached("a damage solve stopped at the time limit")
+            self.solved += 1
+            got = (tuple(exact(result.objectives[o.name]) * (1 if o.maximize else -1) for o in objs), result)
+            self.memo[key] = got
+        return got
+
+
+def _one_step(s: Scenario) -> Scenario:
+    """A whole combat without a first-strike step (510.4: no creature in combat has first or double strike) is its
+    regular step, with the same optimum (docs/combat.md): solved as one step, which is cheaper."""
+    if s.step == "combat" and not any(
+        c.has("first_strike") or c.has("double_strike") for c in (*s.attackers, *s.blockers)
+    ):
+        return s.with_step("regular")
+    return s
+
+
+# ---------------------------------------------------------------------------------------------
+# Symmetry: a canonical key of a scenario up to a permutation of identical creatures
+# ---------------------------------------------------------------------------------------------
+
+
+def _canonical(s: Scenario, objs) -> str:
+    data = s.to_json()
+    named = {o.target for o in objs if o.target}
+    text = json.dumps({k: v for k, v in data.items() if k not in ("attackers", "blockers")}, sort_keys=True)
+    referenced = {c["id"] for c in data["attackers"] + data["blockers"] if f'"{c["id"]}"' in text} | named
+    for c in data["attackers"] + data["blockers"]:  # ids named inside creatures: protection, orders, ...
+        rest = json.dumps({k: v for k, v in c.items() if k not in ("id", "blocked_by")})
+        referenced |= {o["id"] for o in data["attackers"] + data["blockers"] if f'"{o["id"]}"' in rest}
+
+    blocking: dict[str, int] = {}
+    for a in data["attackers"]:
+        for b in a["blocked_by"]:
+            blocking[b] = blocking.get(b, 0) + 1
+    referenced |= {b for b, n in blocking.items() if n > 1}  # a creature blocking several: told apart by its id
+
+    def label(c) -> str:
+        if c["id"] in referenced:
+            return "#" + c["id"]
+        return json.dumps({k: v for k, v in c.items() if k not in ("id", "blocked_by")}, sort_keys=True)
+
+    blockers = {b["id"]: label(b) for b in data["blockers"]}
+    groups = sorted(json.dumps([label(a), sorted(blockers[b] for b in a["blocked_by"])]) for a in data["attackers"])
+    return text + "|" + "|".join(groups)
+
+
+# ---------------------------------------------------------------------------------------------
+# The defender's best blocks
+# ---------------------------------------------------------------------------------------------
+
+
+def _separable(doc: BlockersDoc, objs) -> bool:
+    board = doc.board
+    if any(o.kind not in SEPARABLE for o in objs):
+        return False
+    if any(o.target is not None and o.target not in {p.id for p in board.players} for o in objs):
+        return False
+    if has_effects(board) or board.rules != "current":
+        return False
+    if any(c.has("banding") for c in (*board.attackers, *board.blockers)):
+        return False
+    if any(doc.of(b.id).block_limit != 1 for b in board.blockers):
+        return False
+    targets = [a.attacking for a in board.attackers if board.kind(a.attacking) != "player"]
+    if len(targets) != len(set(targets)):
+        return False
+    if board.step != "regular":  # no first-strike damage may end the game before the regular step (704.5a)
+        first = sum(max(a.power, 0) for a in board.attackers if a.has("first_strike") or a.has("double_strike"))
+        if any(first >= p.life for p in board.players):
+            return False
+    return True
+
+
+def _may_trample(a) -> bool:
+    """Whether a blocked attacker can assign damage past its blockers (702.19, "as though it weren't blocked")."""
+    return a.trample or a.as_though_unblocked
+
+
+def _group(doc: BlockersDoc, attacker: str, blockers: tuple[str, ...]) -> Scenario:
+    """One attacker with its blockers, alone on the board (a separable combat's term)."""
+    board = doc.board
+    a = board[attacker]
+    a = replace(a, blocked_by=blockers, blocked=bool(blockers))
+    bs = tuple(b for b in board.blockers if b.id in blockers)
+    return replace(board, attackers=(a,), blockers=bs)
+
+
+def _separable_best(doc: BlockersDoc, space: DeclarationSpace, search: _Search, objs) -> tuple[tuple, Blocks]:
+    """min over legal blocks of the sum over attackers of their groups' values (lexicographic), 509.1c kept:
+    a programme over the attackers, state (blockers used, requirements obeyed so far)."""
+    attackers = space.attackers
+    blockers = space.choosers
+    reqs = space.requirements
+    each = {blockers.index(r.creature) for r in reqs if r.kind == "blocks_each_combat"}
+    lured = {(r.attacker, r.creature) for r in reqs if r.kind == "lure"}
+    must = {r.creature for r in reqs if r.kind == "must_be_blocked"}
+    able = {
+        a: [i for i, b in enumerate(blockers) if not can_ever_block(doc, b) and not block_refusals(doc, a, b)]
+        for a in attackers
+    }
+    zero = tuple(Fraction(0) for _ in objs)
+    players_only = all(o.kind == "max-damage" for o in objs)  # damage to players, every objective
+    # states: (mask, obeyed) -> (value, choice per attacker so far)
+    states: dict[tuple[int, int], tuple[tuple, tuple]] = {(0, 0): (zero, ())}
+    for a in attackers:
+        need = doc.of(a).need_blockers
+        options: list[tuple[tuple[int, ...], tuple, int]] = []
+        for size in [0, *range(need, len(able[a]) + 1)]:
+            for group in combinations(able[a], size):
+                ids = tuple(blockers[i] for i in group)
+                if ids and players_only and not _may_trample(doc.board[a]):
+                    value = zero  # 510.1c: a blocked creature without trample assigns its damage to blockers only
+                else:
+                    value = search.group(doc, a, ids, objs)
+                obeyed = int(bool(group) and a in must) + sum(1 for b in ids if (a, b) in lured)
+                options.append((group, value, obeyed))
+        nxt: dict[tuple[int, int], tuple[tuple, tuple]] = {}
+        for (mask, r), (value, choice) in states.items():
+            for group, v, obeyed in options:
+                gmask = sum(1 << i for i in group)
+                if gmask & mask:
+                    continue
+                key = (mask | gmask, r + obeyed)
+                total = tuple(x + y for x, y in zip(value, v))
+                old = nxt.get(key)
+                if old is None or total < old[0]:  # ties: the earlier choice (canonical order) stays
+                    nxt[key] = (total, (*choice, group))
+        states = nxt
+    best_r = space.max_obeyed()
+    best = None
+    for (mask, r), (value, choice) in states.items():
+        r += sum(1 for i in each if mask >> i & 1)
+        if r != best_r:
+            continue
+        blocks = Blocks({a: tuple(blockers[i] for i in g) for a, g in zip(attackers, choice) if g})
+        if best is None or value < best[0] or (value == best[0] and _rank(space, blocks) < _rank(space, best[1])):
+            best = (value, blocks)
+    assert best is not None  # declaring no blocks breaks no restriction: some state obeys the maximum
+    search.evaluated += 1
+    return best
+
+
+def _rank(space: DeclarationSpace, blocks: Blocks) -> int:
+    rank = space.rank(blocks)
+    assert rank is not None  # the programme builds legal declarations only
+    return rank
+
+
+def _generic_best(doc: BlockersDoc, space: DeclarationSpace, search: _Search, objs) -> tuple[tuple, Blocks, bool]:
+    """min over every legal block declaration, in the canonical order (ties: the first); memoised by symmetry.
+    Returns (value, blocks, complete)."""
+    best = None
+    try:
+        for blocks in space.declarations(deadline=search.deadline):  # type: ignore[arg-type]
+            assert isinstance(blocks, Blocks)
+            value, _ = search.damage(doc.scenario(blocks), objs)
+            search.evaluated += 1
+            if best is None or value < best[0]:
+                best = (value, blocks)
+    except LimitReached:
+        if best is None:
+            raise
+        return best[0], best[1], False
+    assert best is not None
+    return best[0], best[1], True
+
+
+def best_blocks(doc: BlockersDoc, search: _Search, objs=None, space: DeclarationSpace | None = None):
+    objs = search.objs if objs is None else objs
+    space = DeclarationSpace(doc) if space is None else space
+    if _separable(doc, objs):
+        value, blocks = _separable_best(doc, space, search, objs)
+        return value, blocks, True
+    players = doc.board.players
+    if [o.kind for o in objs] == ["lethal"] and len(players) == 1:
+        # one player, no effects: the attacker has lethal against some blocks exactly when its most damage to
+        # the player reaches their life (704.5a), so the defender's best blocks are those letting the least through
+        probe = parse_objectives(f"max-damage:{players[0].id}", doc.board)
+        if _separable(doc, probe):
+            value, blocks = _separable_best(doc, space, search, probe)
+            return (Fraction(int(value[0] >= players[0].life)),), blocks, True
+    return _generic_best(doc, space, search, objs)
+
+
+def lethal_report(doc: BlockersDoc, search: _Search, space: DeclarationSpace | None = None) -> dict:
+    """Per defending player: the least damage the defender's best blocks let through against the attacker's
+    best damage (``max-damage:P``), and whether that is lethal through every block; if not, the block that
+    survives."""
+    space = DeclarationSpace(doc) if space is None else space
+    out = {}
+    for p in doc.board.players:
+        objs = parse_objectives(f"max-damage:{p.id}", doc.board)
+        value, blocks, complete = best_blocks(doc, search, objs, space)
+        least = int(value[0])
+        entry: dict = {"life": p.life, "least_damage": least, "lethal_through_every_block": least >= p.life}
+        if least < p.life:
+            entry["surviving_block"] = blocks.to_json()
+        if not complete:
+            entry["complete"] = False
+        out[p.id] = entry
+    return out
+
+
+def solve_declaration(
+    doc: BlockersDoc | AttackersDoc,
+    objectives,
+    *,
+    time_limit=None,
+    progress: Callable[[int], None] | None = None,
+) -> DeclareResult:
+    """The defender's best blocks (a blockers document), or the attacker's best attack against them (an
+    attackers document); see the module docstring. ``time_limit``: the best found so far, status
+    ``feasible``."""
+    start = time.perf_counter()
+    deadline = deadline_of(time_limit)
+    objs = parse_objectives(objectives, doc.board)
+    search = _Search(objs, deadline)
+    wants_lethal = any(o.kind == "lethal" for o in objs)
+    if isinstance(doc, BlockersDoc):
+        space = DeclarationSpace(doc)
+        try:
+            value, blocks, complete = best_blocks(doc, search, objs, space)
+        except LimitReached:
+            return DeclareResult("unknown", None, {}, evaluated=search.evaluated, solved=search.solved)
+        result = _final(doc.scenario(blocks), objs, deadline)
+        lethal = None
+        if wants_lethal and not deadline.expired():
+            try:
+                lethal = lethal_report(doc, search, space)
+            except LimitReached:
+                complete = False
+        return DeclareResult(
+            "optimal" if complete else "feasible",
+            blocks,
+            {o.name: _number(v * (1 if o.maximize else -1)) for o, v in zip(objs, value)},
+            line=result.assignment if result is not None else None,
+            lethal=lethal,
+            evaluated=search.evaluated,
+            solved=search.solved,
+            time_ms=(time.perf_counter() - start) * 1000,
+        )
+    attack_space = DeclarationSpace(doc)
+    best = None
+    complete = True
+    try:
+        for attacks in attack_space.declarations(deadline=deadline):
+            assert isinstance(attacks, Attacks)
+            blockers_doc = doc.blockers_doc(attacks)
+            value, blocks, whole = best_blocks(blockers_doc, search, objs)
+            if progress is not None:
+                progress(search.evaluated)
+            if not whole:
+                complete = False
+                break
+            if best is None or value > best[0]:
+                best = (value, attacks, blocks, blockers_doc)
+    except LimitReached:
+        complete = False
+    if best is None:
+        return DeclareResult("unknown", None, {}, evaluated=search.evaluated, solved=search.solved)
+    value, attacks, blocks, blockers_doc = best
+    result = _final(blockers_doc.scenario(blocks), objs, deadline)
+    lethal = None
+    if wants_lethal and complete and not deadline.expired():
+        try:
+            lethal = lethal_report(blockers_doc, search)
+        except LimitReached:
+            complete = False
+    return DeclareResult(
+        "optimal" if complete else "feasible",
+        attacks,
+        {o.name: _number(v * (1 if o.maximize else -1)) for o, v in zip(objs, value)},
+        blocks=blocks,
+        line=result.assignment if result is not None else None,
+        lethal=lethal,
+        evaluated=search.evaluated,
+        solved=search.solved,
+        time_ms=(time.perf_counter() - start) * 1000,
+    )
+
+
+def _final(scenario: Scenario, objs, deadline):
+    """The chosen declaration's damage, solved once more with the tie-break (its line for the answer)."""
+    if deadline.expired():
+        return None
+    result = open_combat(scenario).solve([o.name for o in objs], time_limit=deadline.remaining())
+    return result if result.assignment is not None else None

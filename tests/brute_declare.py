@@ -1,0 +1,195 @@
+"""An independent brute force over every declaration of attackers (508.1) or blockers (509.1), written plainly
+from the rules on the raw JSON document: it imports nothing of trample.
+
+Every block declaration: each potential blocker chooses any set of attackers (the empty set included); every
+attack declaration: each creature chooses nothing or any listed player, planeswalker or battle. A declaration is
+legal when it breaks no restriction and obeys as many requirements as any declaration that breaks no
+restriction (509.1c, 508.1d).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, product
+
+COLORS = {"white", "blue", "black", "red", "green"}
+
+
+def _kw(c: dict) -> set:
+    return set(c.get("keywords", []))
+
+
+def _tags(c: dict) -> set:
+    return set(c.get("tags", []))
+
+
+def _defender_of(doc: dict, target: str) -> str:
+    for p in doc["players"]:
+        if p["id"] == target:
+            return p["id"]
+    for w in doc.get("planeswalkers", []):
+        if w["id"] == target:
+            return w["controller"]
+    for b in doc.get("battles", []):
+        if b["id"] == target:
+            return b["protector"]
+    raise KeyError(target)
+
+
+def _controller(doc: dict, blocker: dict) -> str:
+    return blocker.get("controller", doc["players"][0]["id"])
+
+
+def may_block(doc: dict, attacker: dict, blocker: dict) -> bool:
+    """Whether this blocker may block this attacker, every restriction on the pair read from the rules."""
+    ak, bk = _kw(attacker), _kw(blocker)
+    if blocker.get("tapped", False):  # 509.1a: untapped creatures block
+        return False
+    if "cant_block" in bk or "cant_be_blocked" in ak:  # 509.1b
+        return False
+    defender = _defender_of(doc, attacker["attacking"])
+    if _controller(doc, blocker) != defender:  # 509.1a: it blocks a creature attacking its controller
+        return False
+    if "flying" in ak and "flying" not in bk and "reach" not in bk:  # 702.9b, 702.17b
+        return False
+    if "fear" in ak and "artifact" not in _tags(blocker) and "black" not in _tags(blocker):  # 702.36b
+        return False
+    if "intimidate" in ak:  # 702.13b
+        shares = _tags(attacker) & _tags(blocker) & COLORS
+        if "artifact" not in _tags(blocker) and not shares:
+            return False
+    if ("shadow" in ak) != ("shadow" in bk):  # 702.28b, both directions
+        return False
+    if "horsemanship" in ak and "horsemanship" not in bk:  # 702.31b
+        return False
+    if "skulk" in ak and blocker["power"] > attacker["power"]:  # 702.118b
+        return False
+    protection = set(attacker.get("protection", []))  # 702.16b
+    if blocker["id"] in protection or _tags(blocker) & protection:
+        return False
+    lands = {x.lower() for p in doc["players"] if p["id"] == defender for x in p.get("lands", [])}
+    if {x.lower() for x in attacker.get("landwalk", [])} & lands:  # 702.14c
+        return False
+    return True
+
+
+def _fewest_blockers(attacker: dict) -> int:
+    n = attacker.get("min_blockers", 1)
+    if "menace" in _kw(attacker):  # 702.111b
+        n = max(n, 2)
+    return n
+
+
+def _how_many_it_blocks(blocker: dict) -> float:
+    if "block_any_number" in _kw(blocker):
+        return float("inf")
+    return 1 + blocker.get("block_extra", 0)
+
+
+def blocks_break_a_restriction(doc: dict, blocks: dict) -> bool:
+    attackers = {a["id"]: a for a in doc["attackers"]}
+    blockers = {b["id"]: b for b in doc.get("blockers", [])}
+    for a, bs in blocks.items():
+        if bs and len(bs) < _fewest_blockers(attackers[a]):
+            return True
+        if any(not may_block(doc, attackers[a], blockers[b]) for b in bs):
+            return True
+    for b in blockers.values():
+        if sum(b["id"] in bs for bs in blocks.values()) > _how_many_it_blocks(b):
+            return True
+    return False
+
+
+def block_requirements_obeyed(doc: dict, blocks: dict) -> int:
+    """509.1c: "must be blocked if able" (one per attacker), "all creatures able to block it do so" (one per
+    attacker and creature able to block it), "blocks each combat if able" (one per creature able to block)."""
+    n = 0
+    for a in doc["attackers"]:
+        if "must_be_blocked" in _kw(a) and blocks.get(a["id"]):
+            n += 1
+        if "lure" in _kw(a):
+            for b in doc.get("blockers", []):
+                if may_block(doc, a, b) and b["id"] in blocks.get(a["id"], ()):
+                    n += 1
+    for b in doc.get("blockers", []):
+        if "blocks_each_combat" in _kw(b) and any(b["id"] in bs for bs in blocks.values()):
+            n += 1
+    return n
+
+
+def every_block_declaration(doc: dict):
+    """Every candidate: each potential blocker blocks any set of attackers."""
+    attackers = [a["id"] for a in doc["attackers"]]
+    blockers = [b["id"] for b in doc.get("blockers", [])]
+    subsets = [c for size in range(len(attackers) + 1) for c in combinations(attackers, size)]
+    for choice in product(subsets, repeat=len(blockers)):
+        blocks: dict = {}
+        for b, chosen in zip(blockers, choice):
+            for a in chosen:
+                blocks.setdefault(a, []).append(b)
+        yield blocks
+
+
+def may_attack(doc: dict, creature: dict, target: str) -> bool:
+    k = _kw(creature)
+    if creature.get("tapped", False):  # 508.1a
+        return False
+    if creature.get("summoning_sick", False) and "haste" not in k:  # 508.1a, 302.6
+        return False
+    if "defender" in k or "cant_attack" in k:  # 702.3b, 508.1c
+        return False
+    active = doc.get("active", "active")
+    for b in doc.get("battles", []):
+        if b["id"] == target and b["protector"] == active:  # 508.1b: only its protector's opponents
+            return False
+    return True
+
+
+def every_attack_declaration(doc: dict):
+    targets = [x["id"] for key in ("players", "planeswalkers", "battles") for x in doc.get(key, [])]
+    creatures = [c["id"] for c in doc["attackers"]]
+    for choice in product([None, *targets], repeat=len(creatures)):
+        yield {c: t for c, t in zip(creatures, choice) if t is not None}
+
+
+def attacks_break_a_restriction(doc: dict, attacks: dict) -> bool:
+    creatures = {c["id"]: c for c in doc["attackers"]}
+    return any(not may_attack(doc, creatures[c], t) for c, t in attacks.items())
+
+
+def attack_requirements_obeyed(doc: dict, attacks: dict) -> int:
+    n = 0
+    for c in doc["attackers"]:  # 508.1d: "attacks each combat if able"
+        if "attacks_each_combat" in _kw(c) and any(may_attack(doc, c, t) for t in _targets(doc)):
+            n += int(c["id"] in attacks)
+    return n
+
+
+def _targets(doc):
+    return [x["id"] for key in ("players", "planeswalkers", "battles") for x in doc.get(key, [])]
+
+
+def legal_declarations(doc: dict) -> tuple[list[dict], int]:
+    """(every legal declaration, the most requirements obeyed)."""
+    if doc["declare"] == "blockers":
+        candidates = [d for d in every_block_declaration(doc) if not blocks_break_a_restriction(doc, d)]
+        obeyed = [block_requirements_obeyed(doc, d) for d in candidates]
+    else:
+        candidates = [d for d in every_attack_declaration(doc) if not attacks_break_a_restriction(doc, d)]
+        obeyed = [attack_requirements_obeyed(doc, d) for d in candidates]
+    best = max(obeyed)
+    return [d for d, n in zip(candidates, obeyed) if n == best], best
+
+
+def every_declaration(doc: dict):
+    return every_block_declaration(doc) if doc["declare"] == "blockers" else every_attack_declaration(doc)
+
+
+def normal(declaration: dict) -> frozenset:
+    """A declaration as a set, for comparison."""
+    out = set()
+    for k, v in declaration.items():
+        if isinstance(v, str):
+            out.add((k, v))
+        else:
+            out |= {(k, b) for b in v}
+    return frozenset(out)
