@@ -77,3 +77,35 @@ def test_trample_score_lines_agree_with_the_outcome(tmp_path):
     for (name, _, _, lethal), rec in zip(CASES, out, strict=True):
         assert rec["lethal"] is lethal and rec["lethal_exists"] is lethal, name
         assert rec["values"]["lethal"] == int(lethal) == rec["optimum"]["lethal"], name
+
+
+# 510.2, 702.15b, 702.16e: L's damage to z gains opp 1 life (opp survives at 1); to y it is prevented (opp dies)
+SPLIT_LIFELINK = {
+    "players": [{"id": "opp", "life": 1}],
+    "attackers": [
+        {"id": "x", "power": 1, "toughness": 1, "attacking": "opp"},
+        {"id": "y", "power": 0, "toughness": 2, "attacking": "opp", "blocked_by": ["L"], "protection": ["white"]},
+        {"id": "z", "power": 0, "toughness": 2, "attacking": "opp", "blocked_by": ["L"]},
+    ],
+    "blockers": [{"id": "L", "power": 1, "toughness": 2, "keywords": ["lifelink"], "tags": ["white"]}],
+}
+
+
+def test_the_combat_game_returns_read_the_line_as_played():
+    from trample.arena.combat_game import CombatGame
+
+    game = CombatGame(SPLIT_LIFELINK, "lethal")
+    start = game.initial()
+    assert start.player == 1  # the attackers' damage is forced; the defender divides L's damage
+    ends = {}
+    for action in start.legal_actions():
+        end = start
+        end = end.apply(action)
+        while not end.terminal:
+            end = end.apply(end.legal_actions()[0])
+        ends[json.dumps(end.line()["regular"]["L"], sort_keys=True)] = end.returns()[0]
+    assert ends == {'{"z": 1}': 0.0, '{"y": 1}': 1.0}  # the prevented reply loses the game (704.5a)
+    best = start.apply(game.best_reply(start))
+    while not best.terminal:
+        best = best.apply(best.legal_actions()[0])
+    assert best.line()["regular"]["L"] == {"z": 1} and best.returns() == [0.0, 0.0]
