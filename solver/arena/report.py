@@ -143,6 +143,16 @@ def _mpl_at_least(matplotlib, major: int, minor: int) -> bool:
         return True
 
 
+def _plain(text) -> str:
+    """A name as matplotlib shows it literally: ``$`` escaped (no mathtext, which fails on text such as
+    ``$\\foo{$``), control characters as visible escapes."""
+    out = "".join(
+        c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+        for c in str(text)
+    )
+    return out.replace("$", r"\$")
+
+
 def write_png(results: dict, path: str) -> None:
     """The arena report: per player, a histogram of the regret with the count on each bar; the ECDFs of all
     players together; the illegal rate by rule and the optimal share, with 95% intervals; the title names the
@@ -188,7 +198,7 @@ def write_png(results: dict, path: str) -> None:
                             fontsize=8, xytext=(0, 1), textcoords="offset points")  # fmt: skip
         ax.set_ylim(0, max(1, max(counts, default=0)) * 1.3)
         ax.set_ylabel("boards", fontsize=8)
-        ax.set_title(f"{p}: regret of {len(regrets[p])} legal decisions", fontsize=9, loc="left")
+        ax.set_title(f"{_plain(p)}: regret of {len(regrets[p])} legal decisions", fontsize=9, loc="left")
         ax.tick_params(labelsize=8)
         if k < n - 1:
             ax.tick_params(labelbottom=False)
@@ -200,7 +210,7 @@ def write_png(results: dict, path: str) -> None:
         vs = np.sort(regrets[p])
         if len(vs):
             ax.step(np.concatenate([[vs[0]], vs]), np.arange(len(vs) + 1) / len(vs), where="post",
-                    label=f"{p} (n={len(vs)})", color=colours[k % len(colours)])  # fmt: skip
+                    label=f"{_plain(p)} (n={len(vs)})", color=colours[k % len(colours)])  # fmt: skip
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("regret")
     ax.set_ylabel("share of legal decisions with regret ≤ x")
@@ -217,7 +227,7 @@ def write_png(results: dict, path: str) -> None:
         items = list(row["illegal_rules"].items()) or []
         ci = row.get("ci", {}).get("optimal_share") or wilson(row["optimal"], total) or [0, 0]
         share = row["optimal_share"] or 0
-        labels.append(f"{row['player']}: optimal")
+        labels.append(f"{_plain(row['player'])}: optimal")
         rates.append(share)
         errs[0].append(max(0, share - ci[0]))
         errs[1].append(max(0, ci[1] - share))
@@ -225,7 +235,7 @@ def write_png(results: dict, path: str) -> None:
         for rule, count in items:
             rate = count / total if total else 0
             lo_hi = wilson(count, total) or [0, 0]
-            labels.append(f"{row['player']}: {rule} ({count}/{total})")
+            labels.append(f"{_plain(row['player'])}: {_plain(rule)} ({count}/{total})")
             rates.append(rate)
             errs[0].append(max(0, rate - lo_hi[0]))
             errs[1].append(max(0, lo_hi[1] - rate))
@@ -240,6 +250,6 @@ def write_png(results: dict, path: str) -> None:
     ax.set_title("optimal (green) and illegal by rule (red)" if broke else "optimal share (no illegal decisions)",
                  fontsize=10, loc="left")  # fmt: skip
 
-    fig.suptitle(run_title(results), fontsize=13, x=0.01, ha="left")
+    fig.suptitle(_plain(run_title(results)), fontsize=13, x=0.01, ha="left")
     fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
