@@ -11,6 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import examples
+from test_outcomes import effect_boards, near_death
 
 from trample.arena.metrics import judge, reference
 from trample.arena.objectives import is_lethal, losers, parse_objectives
@@ -109,3 +113,102 @@ def test_the_combat_game_returns_read_the_line_as_played():
     while not best.terminal:
         best = best.apply(best.legal_actions()[0])
     assert best.line()["regular"]["L"] == {"z": 1} and best.returns() == [0.0, 0.0]
+
+
+# ---------------------------------------------------------------------------------------------
+# The property: on generated effect boards every reader's verdict is the outcome's
+# ---------------------------------------------------------------------------------------------
+
+
+def fewest_losers(scenario, line) -> int:
+    """Independently of trample's readers: resolve the line with every legal reply of the defending player
+    (510.2: both sides' damage at once) and take the reply that leaves the fewest players losing."""
+    from trample import Combat
+    from trample.models import Assignment
+    from trample.outcome import resolve
+
+    replies = list(Combat(scenario, side="defending").assignments()) or [Assignment({})]
+    attackers = {a.id for a in scenario.attackers}
+    own = {k: dict(v) for k, v in line.items() if k in attackers}
+    return min(len(resolve(scenario, {**own, **r.to_json()}).losers) for r in replies)
+
+
+def lethal_cards(svg: str) -> int:
+    import xml.etree.ElementTree as ET
+
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.fromstring(svg)
+    return sum(
+        1
+        for g in root.iter(ns + "g")
+        if g.get("class") == "player" and any(t.text == "LETHAL" for t in g.iter(ns + "text"))
+    )
+
+
+@st.composite
+def lifelink_edges(draw) -> dict:
+    """702.15b at the edge: tramplers over lifelink blockers (some with protection, 702.16e) onto a player whose
+    life the blockers' gain decides."""
+    blockers = [
+        {"id": f"b{j}", "power": draw(st.integers(1, 2)), "toughness": draw(st.integers(1, 2)),
+         "keywords": ["lifelink"], "tags": ["white"]}
+        for j in range(draw(st.integers(1, 2)))
+    ]  # fmt: skip
+    attackers = []
+    for i in range(draw(st.integers(1, 2))):
+        a = {"id": f"a{i}", "power": draw(st.integers(1, 5)), "toughness": draw(st.integers(1, 3)), "attacking": "p0",
+             "keywords": ["trample"]}  # fmt: skip
+        a["blocked_by"] = draw(st.lists(st.sampled_from([b["id"] for b in blockers]), max_size=2, unique=True))
+        if draw(st.booleans()):
+            a["protection"] = ["white"]
+        attackers.append(a)
+    players = [{"id": "p0", "life": draw(st.integers(1, 5))}]
+    return {"players": players, "attackers": attackers, "blockers": blockers}
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(st.data())
+def test_every_reader_reads_the_losers_of_the_solved_line(data):
+
+    from trample import Combat
+    from trample.arena.env import ArenaEnv
+    from trample.arena.players import GreedyValuePlayer
+    from trample.render import render
+
+    doc = data.draw(st.one_of(effect_boards(), lifelink_edges()))  # every effect of docs/effects.md
+    if data.draw(st.booleans()):
+        doc = near_death(data, doc)  # players near death, lifelink blockers more often
+    objective = data.draw(st.sampled_from(["lethal", "lethal,max-damage", "max-damage", "max-kills,lethal"]))
+    scenario = load_scenario(doc)
+    combat = Combat(scenario)
+    result = combat.solve(objective)
+    line = result.assignment
+    n = fewest_losers(scenario, line)
+    everyone = bool(scenario.players) and n == len(scenario.players)
+    # solve: its value and its lethal report
+    if "lethal" in objective:
+        assert result.objectives["lethal"] == n
+        assert sum(r["reached"] for r in result.lethal.values()) == n
+    objs = parse_objectives(objective, scenario)
+    ref = reference(scenario, objs)
+    assert not everyone or ref["lethal_exists"]
+    # the environment's verdict on the solved line
+    env = ArenaEnv(objective=objective)
+    env.reset(options={"scenario": doc})
+    assert env.step(combat.rank(line))[4]["lethal"] is everyone
+    # solve's line, the greedy player's and one drawn at random: the arena and trample score (metrics.judge is
+    # what score runs) and the picture (one LETHAL per player who loses) read the outcome
+    drawn = next(iter(combat.sample(1, data.draw(st.integers(0, 2**32)))))
+    for player, assignment in (
+        ("solve", line),
+        ("greedy", GreedyValuePlayer().decide(scenario, objective, 0)),
+        ("random", drawn),
+    ):
+        n = fewest_losers(scenario, assignment)
+        everyone = bool(scenario.players) and n == len(scenario.players)
+        assert len(losers(scenario, assignment)) == n, player
+        assert is_lethal(scenario, assignment) is everyone, player
+        rec = judge(scenario, objs, ref, player, output=assignment)
+        assert rec["legal"] and rec["lethal"] is everyone, player
+        assert not everyone or ref["lethal_exists"]
+        assert lethal_cards(render(combat, assignment)) == n, player
