@@ -212,3 +212,15 @@ def test_every_reader_reads_the_losers_of_the_solved_line(data):
         assert rec["legal"] and rec["lethal"] is everyone, player
         assert not everyone or ref["lethal_exists"]
         assert lethal_cards(render(combat, assignment)) == n, player
+
+
+def test_the_greedy_player_reads_kills_on_the_outcome():
+    # 702.16e: the knight (value 3) has protection from the red ogre: its damage would be prevented, so the greedy
+    # player kills the bear it can kill (the rest piles on it) instead of wasting 4 on the knight
+    from trample.arena.players import GreedyValuePlayer
+    from trample.outcome import resolve
+
+    scenario = load_scenario(json.loads((ROOT / "examples" / "protection.json").read_text()))
+    line = GreedyValuePlayer().decide(scenario, "max-value", 0)
+    assert line == {"ogre": {"bear": 4}}
+    assert resolve(scenario, line).died == ("bear",)
