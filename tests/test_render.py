@@ -355,3 +355,15 @@ def test_the_arena_png_report_shows_hostile_player_names(tmp_path):
     proc = run("score", str(decisions), "--report", str(png))
     assert proc.returncode == 0, proc.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_leaderboard_table_shows_control_characters_visibly(tmp_path):
+    # a recorded player's name with an ANSI escape sequence must not reach the terminal as one
+    pytest.importorskip("rich")
+    board = {"players": [{"id": "opp", "life": 3}], "attackers": [{"id": "a", "power": 5, "toughness": 5,
+             "attacking": "opp"}]}  # fmt: skip
+    decisions = tmp_path / "d.jsonl"
+    decisions.write_text(json.dumps({"player": "evil\x1b[31mRED", "scenario": board, "assignment": {"a": {"opp": 5}}}))
+    proc = run("score", str(decisions), "--format", "table")
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout and "evil\\x1b[31mRED" in proc.stdout

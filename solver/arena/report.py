@@ -51,7 +51,9 @@ def leaderboard_table(results: dict, title: str | None = None, rows=None):
     from rich.markup import escape  # names and objectives are data, never markup ("[/]" crashed the table)
     from rich.table import Table
 
-    table = Table(title=escape(title or run_title(results)), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(
+        title=escape(_visible(title or run_title(results))), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
+    )
     for col, just in (
         ("#", "right"),
         ("player", "left"),
@@ -68,7 +70,7 @@ def leaderboard_table(results: dict, title: str | None = None, rows=None):
         lethal = f"{row['lethal_found']}/{row['lethal_exists']}" if row["lethal_exists"] else "-"
         table.add_row(
             str(row["rank"]),
-            escape(row["player"]) + (" (benched)" if row.get("benched") else ""),
+            escape(_visible(row["player"])) + (" (benched)" if row.get("benched") else ""),
             _pct(row["illegal_rate"]) + "\n" + _ci(ci.get("illegal_rate"), True),
             _num(row["regret_mean"], 3) + "\n" + _ci(ci.get("regret_mean"), False),
             _num(row["regret_max"]),
@@ -87,7 +89,8 @@ def rules_broken(results: dict) -> list[str]:
     out = []
     for row in results["leaderboard"]:
         if row["illegal_rules"]:
-            out.append(f"{row['player']}: " + ", ".join(f"{r} ×{n}" for r, n in row["illegal_rules"].items()))
+            rules = ", ".join(f"{_visible(r)} ×{n}" for r, n in row["illegal_rules"].items())
+            out.append(f"{_visible(row['player'])}: {rules}")
     return out
 
 
@@ -143,14 +146,19 @@ def _mpl_at_least(matplotlib, major: int, minor: int) -> bool:
         return True
 
 
-def _plain(text) -> str:
-    """A name as matplotlib shows it literally: ``$`` escaped (no mathtext, which fails on text such as
-    ``$\\foo{$``), control characters as visible escapes."""
-    out = "".join(
+def _visible(text) -> str:
+    """A name as a terminal or a picture shows it literally: control characters (an ANSI escape sequence, a
+    carriage return) as visible escapes (``\\x1b``)."""
+    return "".join(
         c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
         for c in str(text)
     )
-    return out.replace("$", r"\$")
+
+
+def _plain(text) -> str:
+    """A name as matplotlib shows it literally: :func:`_visible`, and ``$`` escaped (no mathtext, which fails on
+    text such as ``$\\foo{$``)."""
+    return _visible(text).replace("$", r"\$")
 
 
 def write_png(results: dict, path: str) -> None:
