@@ -31,7 +31,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
-from .outcome import ATTACKING_PLAYER, LOSS_RULES, Outcome, resolve
+from .outcome import ATTACKING_PLAYER, Outcome, resolve
 
 SVG_NS = "http://www.w3.org/2000/svg"
 CARD_W, CARD_H = 150, 150
@@ -445,9 +445,8 @@ def _player_card(parent, p, pos, what: _What) -> None:
         if n != before.get(commander, 0):
             lines.append((f"{commander}: {before.get(commander, 0)} → {n}", colour, "bold"))  # 903.10a
     if after.loses:
-        rules = ", ".join(LOSS_RULES[why] for why in after.loses)
         lines.append(("LETHAL", LOSS_COLOUR, "bold"))
-        lines.append((f"loses: {rules}", LOSS_COLOUR, "normal"))
+        lines += [(why, LOSS_COLOUR, "normal") for why in after.to_json()["because"]]  # "life (704.5a)", ...
     _results(g, x, y, lines)
 
 

@@ -62,7 +62,7 @@ def test_the_optimal_line_is_drawn_with_amounts_thresholds_and_results():
     assert amounts == sorted(n for split in best.values() for n in split.values())
     assert "takes 3: dies" in words and "takes 2: dies" in words
     assert "takes 4: destroyed" in words  # 702.19c: teferi's loyalty 4 is met
-    assert "takes 3" in words and "life 3 → 0" in words and "LETHAL" in words and "loses: 704.5a" in words
+    assert "takes 3" in words and "life 3 → 0" in words and "LETHAL" in words and "life (704.5a)" in words
     assert any(w.startswith("legal ✓") for w in words)
 
 
@@ -184,7 +184,7 @@ def test_infect_is_drawn_as_poison_not_life_loss():
     combat = Combat(example("infect"))
     result = combat.solve("lethal,max-damage")
     words = texts(render(combat, result.assignment))
-    assert "poison 8 → 10" in words and "LETHAL" in words and "loses: 704.5c" in words
+    assert "poison 8 → 10" in words and "LETHAL" in words and "poison (704.5c)" in words
     assert not any(w.startswith("life 20 →") for w in words)
     assert "2 -1/-1 counters" in words  # 702.90c: infect damage to a creature is -1/-1 counters
 
