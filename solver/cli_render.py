@@ -1,7 +1,9 @@
 """``trample render FILE [ASSIGNMENT] -o board.svg``: a picture of a board and an assignment (trample.render).
 
 ASSIGNMENT is inline JSON, a file, or ``-`` (standard input); an assignment, a whole-combat line, or the output
-of ``trample solve`` (its ``assignment`` field is drawn), so ``trample solve FILE | trample render FILE -`` works.
+of ``trample solve`` (its ``assignment`` field is drawn), so ``trample solve FILE | trample render FILE -`` works;
+``--side defending|both`` reads it as that side's assignment (``trample solve --side both | trample render --side
+both``). The picture shows what the damage does (trample.render).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def cmd_render(args) -> int:
     if args.file == "-" and args.assignment == "-":
         raise FormatError("ASSIGNMENT", "FILE and ASSIGNMENT cannot both be standard input")
     doc = parse_json_text(read_text(args.file), "standard input" if args.file == "-" else args.file)
-    combat = open_combat(scenario_from(doc))
+    combat = open_combat(scenario_from(doc), side=args.side)
     assignment, what = None, ""
     if args.assignment is not None:
         assignment, what = _assignment(args.assignment)
@@ -91,4 +93,11 @@ def add_commands(sub) -> None:
         help="write the SVG here (default: standard output; --out: the older spelling)",
     )
     p.add_argument("--title", default=None, help="the picture's title (default: the file name)")
+    p.add_argument(
+        "--side",
+        choices=("attacking", "defending", "both"),
+        default="attacking",
+        help="whose assignment ASSIGNMENT is (as for check and solve; default attacking): "
+        "`trample solve --side both | trample render --side both` draws both sides' damage",
+    )
     p.set_defaults(func=cmd_render)

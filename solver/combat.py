@@ -51,6 +51,13 @@ class Combat(DamageStep):
         """The same draws as :meth:`sample`, streamed one at a time (flat memory for any ``n``)."""
         return indexing.samples(self, n, seed, time_limit=time_limit)
 
+    # -- what an assignment does (trample.outcome) ------------------------------------------------------
+    def outcome(self, assignment, objectives="lethal"):
+        """What ``assignment`` does (:class:`trample.outcome.Outcome`: damage dealt, deaths, life, poison, commander
+        damage, who loses), as the solver reads it: with the other side's damage given in ``assignment``, or else
+        its player's best reply for ``objectives`` on a board with effects (:func:`trample.optimize.outcome_of`)."""
+        return optimize.outcome_of(self, assignment, objectives)
+
     # -- pictures (trample.render) -------------------------------------------------------------------
     def show(self, assignment=None, title: str | None = None):
         """A picture of the board, with ``assignment`` drawn as labelled arrows (a notebook displays it)."""

@@ -1,52 +1,150 @@
-"""Pictures of boards and assignments as SVG (pure Python; python-chess's ``chess.svg`` is the model).
+"""Pictures of boards and what an assignment does, as SVG (pure Python; python-chess's ``chess.svg`` is the model).
 
 :func:`board_svg` draws one damage step: across the top, what can be dealt damage (blockers, planeswalkers,
 battles, players); across the bottom, the attackers. Each object is a card with its numbers: power/toughness,
-marked damage and keywords for creatures, life for players, loyalty for planeswalkers, defense for battles. Grey
-dashed lines show who blocks whom; an attacker's card names what it attacks. An assignment is drawn as thick
-arrows from each source to each recipient labelled with the amount, and every recipient's card then shows what
-it needs (lethal damage for a blocker, 702.19b; loyalty, 702.19c; life) and the result (dies / survives,
-life 3 -> -2 LETHAL). Blockers' damage to attackers (the defending side) is drawn downwards in red.
+marked damage and keywords for creatures, life (poison, commander damage) for players, loyalty for planeswalkers,
+defense for battles. Grey dashed lines show who blocks whom; an attacker's card names what it attacks.
+
+An assignment is drawn as thick arrows from each source to each recipient labelled with the amount assigned, and
+every card then shows what the damage *does* -- the step's outcome (:func:`trample.outcome.resolve`), the answer
+the solver reads: damage dealt (an arrow whose damage is prevented is dashed and its bubble reads ``2→0``; doubled
+damage ``2→4``), the damage prevented and the rule, -1/-1 counters, dies / survives, life before and after with
+lifelink gains, poison, commander damage, and the players who lose (704.5a, 704.5c, 704.6c). The blockers' damage
+(the defending side) is drawn downwards in red; when only the attacking side's assignment is given on a board with
+effects, the defending player's reply that the solver assumes (its best) is drawn and said so.
 
 :func:`combat_svg` draws a whole combat (``"step": "combat"``) with a line: the first-strike step on the board as
-given and the regular step on the state after the state-based actions, side by side.
+given and the regular step on the state after the state-based actions, side by side; when the first step ends the
+game (104.3b), no regular step is drawn.
 
-``Combat._repr_svg_`` shows a board in a notebook, ``Combat.show(assignment)`` a board with an assignment, and the
-results of ``Combat.solve`` show their optimal line.
+Every text and attribute goes through :mod:`xml.etree.ElementTree` (escaped), and characters that XML 1.0 cannot
+carry (most control characters, lone surrogates) are shown as visible escapes (:func:`xml_text`): a picture
+carries no element or attribute but the ones written here, whatever the board's ids.
+
+``Combat._repr_svg_`` / ``WholeCombat._repr_svg_`` show a board in a notebook, ``show(assignment)`` a board with an
+assignment or line, and the results of ``solve`` show their optimal line.
 """
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from collections.abc import Mapping
-from xml.sax.saxutils import escape
+from typing import Any
 
-from .sba import creature_dies
+from .outcome import ATTACKING_PLAYER, Outcome, resolve
 
-CARD_W, CARD_H = 150, 128
+SVG_NS = "http://www.w3.org/2000/svg"
+CARD_W, CARD_H = 150, 150
 GAP_X = 34
 ROW_GAP = 150
 MARGIN = 24
-TITLE_H = 58
+MIN_WIDTH = 480  # room for a title and the notes on a board of one or two cards
+LINE = 15  # height of a title or note line
+TITLE_LINES = 4  # at most this many lines of title, and of notes (the last one cut with "…")
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 PALETTE = ("#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
 DEFENDING_COLOUR = "#d62728"
+LOSS_COLOUR, SAFE_COLOUR = "#b00020", "#1b7a1b"
+MARKER = "trample-arrowhead-"  # arrowhead marker ids (a prefix no reader needs to match)
 
 
-def _t(x, y, text, size=12, weight="normal", anchor="start", fill="#222", style="normal") -> str:
-    return (
-        f'<text x="{x:.1f}" y="{y:.1f}" font-family="{FONT}" font-size="{size}" font-weight="{weight}" '
-        f'font-style="{style}" text-anchor="{anchor}" fill="{fill}">{escape(str(text))}</text>'
+# ---------------------------------------------------------------------------------------------
+# Text that XML can carry, and elements
+# ---------------------------------------------------------------------------------------------
+
+
+def _xml_char(c: str) -> bool:
+    o = ord(c)
+    return o in (9, 10, 13) or 0x20 <= o <= 0xD7FF or 0xE000 <= o <= 0xFFFD or 0x10000 <= o <= 0x10FFFF
+
+
+def xml_text(text) -> str:
+    """``text`` as XML 1.0 can carry it: a character XML cannot hold (most control characters, lone surrogates,
+    U+FFFE, U+FFFF) becomes a visible escape (``\\x01``, ``\\ud800``); everything else is kept (ElementTree
+    escapes ``<``, ``&`` and quotes)."""
+    s = str(text)
+    if all(_xml_char(c) for c in s):
+        return s
+    return "".join(c if _xml_char(c) else (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}") for c in s)
+
+
+def _attr(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    return xml_text(value)
+
+
+def _el(parent: ET.Element | None, tag: str, **attrs) -> ET.Element:
+    """An element; ``stroke_width`` is written ``stroke-width``, ``class_`` ``class``."""
+    a = {k.rstrip("_").replace("_", "-"): _attr(v) for k, v in attrs.items() if v is not None}
+    return ET.Element(tag, a) if parent is None else ET.SubElement(parent, tag, a)
+
+
+def _t(parent, x, y, text, size=12, weight="normal", anchor="start", fill="#222", style="normal") -> ET.Element:
+    el = _el(
+        parent,
+        "text",
+        x=float(x),
+        y=float(y),
+        font_family=FONT,
+        font_size=size,
+        font_weight=weight,
+        font_style=style,
+        text_anchor=anchor,
+        fill=fill,
     )
+    el.text = xml_text(text)
+    return el
+
+
+def _room(width: float, size: float) -> int:
+    return max(3, int(width / (0.6 * size)))  # an estimate: 0.6 em per character
 
 
 def _fit(text: str, width: float, size: float) -> str:
-    """Cut a line to what fits in ``width`` pixels (an estimate: 0.6 em per character)."""
-    room = max(3, int(width / (0.6 * size)))
+    """Cut a line to what fits in ``width`` pixels."""
+    room = _room(width, size)
     return text if len(text) <= room else text[: room - 1] + "…"
+
+
+def _wrap(text: str, width: float, size: float, most: int | None = None) -> list[str]:
+    """Lines of at most ``width`` pixels (words longer than a line are split); at most ``most`` lines, the last
+    one cut with "…" when more would be needed."""
+    room = max(6, _room(width, size))
+    lines: list[str] = []
+    cur = ""
+    for word in str(text).split(" "):
+        while len(word) > room:
+            if cur:
+                lines.append(cur)
+                cur = ""
+            lines.append(word[:room])
+            word = word[room:]
+        if cur and len(cur) + 1 + len(word) > room:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}" if cur else word
+    if cur:
+        lines.append(cur)
+    if most is not None and len(lines) > most:
+        lines = lines[:most]
+        lines[-1] = lines[-1][: room - 1] + "…"
+    return lines
 
 
 def _num(x) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def _svg(width: float, height: float) -> ET.Element:
+    return _el(
+        None, "svg", xmlns=SVG_NS, version="1.1", width=int(width), height=int(height), viewBox=f"0 0 {width} {height}"
+    )
+
+
+def _serialise(root: ET.Element) -> str:
+    return ET.tostring(root, encoding="unicode", short_empty_elements=True)
 
 
 KEYWORD_NAMES = {
@@ -56,50 +154,87 @@ KEYWORD_NAMES = {
 }
 
 
-class _Layout:
-    """Where each object's card is (x, y of its top-left corner) for one step."""
+# ---------------------------------------------------------------------------------------------
+# One step
+# ---------------------------------------------------------------------------------------------
 
-    def __init__(self, scenario):
+
+class _Layout:
+    """Where each object's card is (x, y of its top-left corner) for one step, under a header of ``head`` px."""
+
+    def __init__(self, scenario, head: int = 0):
         s = scenario
         self.top = [b.id for b in s.blockers] + [p.id for p in s.planeswalkers]
         self.top += [b.id for b in s.battles] + [p.id for p in s.players]
         self.bottom = [a.id for a in s.attackers]
         n = max(len(self.top), len(self.bottom), 1)
-        self.width = 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X
-        self.height = TITLE_H + 2 * CARD_H + ROW_GAP + 2 * MARGIN + 40
+        self.width = max(MIN_WIDTH, 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X)
+        self.head = head
+        self.height = head + 2 * CARD_H + ROW_GAP + 2 * MARGIN + 10
         self.pos: dict[str, tuple[float, float]] = {}
         for row, ids in ((0, self.top), (1, self.bottom)):
             span = len(ids) * CARD_W + max(0, len(ids) - 1) * GAP_X
             x0 = (self.width - span) / 2
-            y = TITLE_H + MARGIN + row * (CARD_H + ROW_GAP)
+            y = head + MARGIN + row * (CARD_H + ROW_GAP)
             for k, oid in enumerate(ids):
-                self.pos[oid] = (x0 + k * (CARD_W + GAP_X), y)
+                self.pos.setdefault(oid, (x0 + k * (CARD_W + GAP_X), y))
 
 
-def _totals(assignment) -> tuple[dict, set]:
-    totals: dict[str, int] = {}
-    for split in (assignment or {}).values():
-        for r, n in split.items():
-            if n:
-                totals[r] = totals.get(r, 0) + n
-    return totals, set()
+class _What:
+    """What the step's damage did to each object, read from the outcome (None: no assignment drawn)."""
+
+    def __init__(self, outcome: Outcome | None):
+        self.outcome = outcome
+        self.dealt: dict[str, int] = {}
+        self.assigned: dict[str, int] = {}
+        self.prevented: dict[str, int] = {}
+        self.why_prevented: dict[str, list[str]] = {}
+        self.counters: dict[str, int] = {}
+        self.gone: set[str] = set()
+        if outcome is None:
+            return
+        for e in outcome.events:
+            r = e.recipient
+            self.assigned[r] = self.assigned.get(r, 0) + e.assigned
+            self.dealt[r] = self.dealt.get(r, 0) + e.dealt
+            stopped = e.assigned if e.result == "prevented" else e.shielded
+            if stopped:
+                self.prevented[r] = self.prevented.get(r, 0) + stopped
+                rule = e.rule if e.result == "prevented" else "615.7"
+                rules = self.why_prevented.setdefault(r, [])
+                if rule and rule not in rules:
+                    rules.append(rule)
+            if e.result == "counters":
+                self.counters[r] = self.counters.get(r, 0) + e.dealt
+        self.gone = set(outcome.gone)
+
+    @property
+    def shown(self) -> bool:
+        return self.outcome is not None
+
+    def touched(self, oid: str) -> bool:
+        return bool(self.assigned.get(oid) or self.dealt.get(oid))
+
+    def takes(self, oid: str) -> str:
+        """``takes 3`` / ``takes 4 (2 prevented, 702.16e)`` / ``2 prevented (615.1a)``."""
+        dealt, prevented = self.dealt.get(oid, 0), self.prevented.get(oid, 0)
+        why = ", ".join(self.why_prevented.get(oid, []))
+        if prevented and not dealt:
+            return f"{prevented} prevented ({why})"
+        text = f"takes {dealt}"
+        if prevented:
+            text += f" ({prevented} prevented)"
+        return text
 
 
-def step_svg_parts(scenario, assignment=None, title: str = "", subtitle: str = "") -> tuple[list[str], int, int]:
-    """The SVG elements of one step (no <svg> wrapper), and the picture's width and height."""
+def _step(parent: ET.Element, scenario, assignment, outcome: Outcome | None, title: str, notes: list[str]):
+    """Draw one step into ``parent``; its width and height."""
     s = scenario
-    lay = _Layout(s)
-    totals, _ = _totals(assignment)
-    deathtouched: set[str] = set()
-    for source, split in (assignment or {}).items():
-        obj = s.get(source)
-        if obj is not None and getattr(obj, "deathtouch", False):
-            deathtouched.update(r for r, n in split.items() if n)
-    out: list[str] = [f'<rect x="0" y="0" width="{lay.width}" height="{lay.height}" fill="#fbfaf6"/>']
-    if title:
-        out.append(_t(MARGIN, 28, _fit(title, lay.width - 2 * MARGIN, 17), 17, "bold"))
-    if subtitle:
-        out.append(_t(MARGIN, 48, _fit(subtitle, lay.width - 2 * MARGIN, 12), 12, fill="#555"))
+    head_lines = _header_lines(title, notes, _Layout(s).width)
+    lay = _Layout(s, _header_height(head_lines))
+    what = _What(outcome if assignment is not None else None)
+    _el(parent, "rect", x=0, y=0, width=lay.width, height=lay.height, fill="#fbfaf6")
+    _header(parent, head_lines)
 
     # who blocks whom: grey dashed lines under everything
     for a in s.attackers:
@@ -107,184 +242,222 @@ def step_svg_parts(scenario, assignment=None, title: str = "", subtitle: str = "
         for b in a.blocked_by:
             if b in lay.pos:
                 bx, by = lay.pos[b]
-                out.append(
-                    f'<line x1="{ax + CARD_W / 2:.1f}" y1="{ay:.1f}" x2="{bx + CARD_W / 2:.1f}" y2="{by + CARD_H:.1f}"'
-                    ' stroke="#999" stroke-width="2" stroke-dasharray="6 5"/>'
+                _el(
+                    parent,
+                    "line",
+                    x1=ax + CARD_W / 2,
+                    y1=float(ay),
+                    x2=bx + CARD_W / 2,
+                    y2=float(by + CARD_H),
+                    stroke="#999",
+                    stroke_width=2,
+                    stroke_dasharray="6 5",
                 )
 
+    deathtouched = set(outcome.deathtouched) if outcome is not None else set()
     for a in s.attackers:
-        out += _creature_card(s, a, lay.pos[a.id], "attacker", totals.get(a.id, 0), a.id in deathtouched)
+        _creature_card(parent, s, a, lay.pos[a.id], "attacker", what, a.id in deathtouched)
     for b in s.blockers:
-        out += _creature_card(s, b, lay.pos[b.id], "blocker", totals.get(b.id, 0), b.id in deathtouched)
+        _creature_card(parent, s, b, lay.pos[b.id], "blocker", what, b.id in deathtouched)
     for p in s.planeswalkers:
-        out += _planeswalker_card(s, p, lay.pos[p.id], totals.get(p.id, 0), assignment is not None)
+        _planeswalker_card(parent, p, lay.pos[p.id], what)
     for t in s.battles:
-        out += _battle_card(s, t, lay.pos[t.id], totals.get(t.id, 0), assignment is not None)
+        _battle_card(parent, t, lay.pos[t.id], what)
     for p in s.players:
-        out += _player_card(p, lay.pos[p.id], totals.get(p.id, 0), assignment is not None)
+        _player_card(parent, p, lay.pos[p.id], what)
+    if outcome is not None and assignment is not None:
+        _arrows(parent, s, outcome, lay)
+    return lay.width, lay.height
 
-    if assignment:
-        out += _arrows(s, assignment, lay)
-    return out, lay.width, lay.height
+
+def _header_lines(title: str, notes: list[str], width: float) -> list[tuple[str, int, str, str]]:
+    """(text, size, weight, fill) of each header line: the title wrapped, then each note wrapped."""
+    out = [(line, 17, "bold", "#222") for line in _wrap(title, width - 2 * MARGIN, 17, TITLE_LINES)] if title else []
+    for note in notes:
+        out += [(line, 12, "normal", "#555") for line in _wrap(note, width - 2 * MARGIN, 12, TITLE_LINES)]
+    return out
 
 
-def _card(x, y, fill, stroke, faded=False) -> str:
-    op = ' opacity="0.45"' if faded else ""
-    return (
-        f'<rect x="{x:.1f}" y="{y:.1f}" width="{CARD_W}" height="{CARD_H}" rx="9" fill="{fill}" '
-        f'stroke="{stroke}" stroke-width="2"{op}/>'
+def _header_height(lines) -> int:
+    return 14 + sum(22 if size > 12 else LINE for _, size, _, _ in lines) + 6
+
+
+def _header(parent, lines, x: float = MARGIN) -> None:
+    y = 14
+    for text, size, weight, fill in lines:
+        y += 22 if size > 12 else LINE
+        _t(parent, x, y - 4, text, size, weight, fill=fill)
+
+
+def _card(parent, x, y, fill, stroke, faded=False) -> None:
+    _el(
+        parent,
+        "rect",
+        x=float(x),
+        y=float(y),
+        width=CARD_W,
+        height=CARD_H,
+        rx=9,
+        fill=fill,
+        stroke=stroke,
+        stroke_width=2,
+        opacity="0.45" if faded else None,
     )
 
 
-def _creature_card(s, c, pos, role: str, dealt: int, deathtouched: bool) -> list[str]:
+def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
+    """Result lines (text, colour, weight) stacked upwards from the bottom of a card."""
+    rows = [(part, colour, weight) for text, colour, weight in lines for part in _wrap(text, CARD_W - 12, 11, 2)]
+    rows = rows[-7:]
+    for k, (text, colour, weight) in enumerate(rows):  # in reading order
+        _t(g, x + CARD_W / 2, y + CARD_H - 10 - 14 * (len(rows) - 1 - k), text, 11, weight, "middle", colour)
+
+
+def _group(parent, role: str, oid: str) -> ET.Element:
+    return _el(parent, "g", class_=role, id=oid)
+
+
+def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool) -> None:
     x, y = pos
     faded = not c.in_combat
-    out = [f'<g class="{role}" id="{escape(c.id)}">']
-    out.append(
-        _card(
-            x, y, "#eef4fb" if role == "attacker" else "#fbeeee", "#4a6fa5" if role == "attacker" else "#a54a4a", faded
-        )
-    )
-    out.append(_t(x + 8, y + 18, _fit(c.id, CARD_W - 56, 13), 13, "bold"))
-    out.append(_t(x + CARD_W - 8, y + 19, f"{c.power}/{c.toughness}", 15, "bold", "end"))
+    g = _group(parent, role, c.id)
+    attacker = role == "attacker"
+    _card(g, x, y, "#eef4fb" if attacker else "#fbeeee", "#4a6fa5" if attacker else "#a54a4a", faded)
+    _t(g, x + 8, y + 18, _fit(c.id, CARD_W - 56, 13), 13, "bold")
+    _t(g, x + CARD_W - 8, y + 19, f"{c.power}/{c.toughness}", 15, "bold", "end")
     kws = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != "haste"]
+    extras = [f"toxic {c.toxic}"] if getattr(c, "toxic", 0) else []
+    if getattr(c, "commander", None) is not None:
+        extras.append("commander")
+    if c.tags:
+        extras.append("(" + ", ".join(c.tags) + ")")
+    if c.receiving.protection:
+        extras.append("protection from " + ", ".join(c.receiving.protection))
     line = y + 36
-    if kws:
-        text = ", ".join(kws)
-        for chunk in _wrap(text, CARD_W - 14, 10.5)[:2]:
-            out.append(_t(x + 8, line, chunk, 10.5, style="italic", fill="#444"))
+    text = ", ".join(kws + extras)
+    if text:
+        for chunk in _wrap(text, CARD_W - 14, 10.5, 2):
+            _t(g, x + 8, line, chunk, 10.5, style="italic", fill="#444")
             line += 13
     if c.damage_marked:
-        out.append(_t(x + 8, line, f"marked damage {c.damage_marked}", 10.5, fill="#a05000"))
+        _t(g, x + 8, line, f"marked damage {c.damage_marked}", 10.5, fill="#a05000")
         line += 13
-    if role == "attacker":
-        what = " (PW)" if c.attacking in s and s.kind(c.attacking) == "planeswalker" else ""
-        out.append(_t(x + 8, line, _fit(f"attacks {c.attacking}{what}", CARD_W - 14, 10.5), 10.5, fill="#333"))
+    if attacker:
+        pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == "planeswalker" else ""
+        _t(g, x + 8, line, _fit(f"attacks {c.attacking}{pw}", CARD_W - 14, 10.5), 10.5, fill="#333")
         line += 13
         if c.blocked_by:
-            for chunk in _wrap("blocked by " + ", ".join(c.blocked_by), CARD_W - 14, 10.5)[:2]:
-                out.append(_t(x + 8, line, _fit(chunk, CARD_W - 14, 10.5), 10.5, fill="#333"))
+            for chunk in _wrap("blocked by " + ", ".join(c.blocked_by), CARD_W - 14, 10.5, 2):
+                _t(g, x + 8, line, chunk, 10.5, fill="#333")
                 line += 13
         elif c.blocked:
-            out.append(_t(x + 8, line, "blocked (no blocker left)", 10.5, fill="#333"))
+            _t(g, x + 8, line, "blocked (no blocker left)", 10.5, fill="#333")
         else:
-            out.append(_t(x + 8, line, "unblocked", 10.5, fill="#333"))
+            _t(g, x + 8, line, "unblocked", 10.5, fill="#333")
     elif not faded:
         need = max(0, c.toughness - c.damage_marked)
-        out.append(
-            _t(x + 8, line, f"lethal: {need}" + ("  value " + _num(c.value) if c.value != 1 else ""), 10.5, fill="#333")
-        )
+        value = "  value " + _num(c.value) if c.value != 1 else ""
+        _t(g, x + 8, line, f"lethal: {need}{value}", 10.5, fill="#333")
         if any(a.deathtouch and a.power > 0 and c.id in a.blocked_by for a in s.attackers):  # 702.2c
-            out.append(_t(x + 8, line + 13, "(1 from a deathtouch source)", 10.5, fill="#333"))
+            _t(g, x + 8, line + 13, "(1 from a deathtouch source)", 10.5, fill="#333")
     if faded:
-        out.append(_t(x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777"))
-    elif dealt or deathtouched:
-        dies = creature_dies(c, dealt, deathtouched)
+        _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
+    elif what.shown and (what.touched(c.id) or c.id in what.gone):
+        dies = c.id in what.gone  # 704.5f/g/h, 702.12b: the outcome's state-based actions
         verdict = "dies" if dies else "survives"
-        why = " (deathtouch)" if dies and deathtouched and c.damage_marked + dealt < c.toughness else ""
-        colour = "#b00020" if dies else "#1b7a1b"
-        out.append(
-            _t(x + CARD_W / 2, y + CARD_H - 10, f"takes {dealt}: {verdict}{why}", 11.5, "bold", "middle", colour)
-        )
-    out.append("</g>")
-    return out
+        if dies and deathtouched and c.damage_marked + what.dealt.get(c.id, 0) < c.toughness:
+            verdict += " (deathtouch)"
+        lines = []
+        counters = what.counters.get(c.id, 0)
+        if counters:
+            lines.append((f"{counters} -1/-1 counters", "#a05000", "normal"))
+        lines.append((f"{what.takes(c.id)}: {verdict}", LOSS_COLOUR if dies else SAFE_COLOUR, "bold"))
+        _results(g, x, y, lines)
 
 
-def _wrap(text: str, width: float, size: float) -> list[str]:
-    room = max(6, int(width / (0.6 * size)))
-    lines, cur = [], ""
-    for word in text.split(" "):
-        if cur and len(cur) + 1 + len(word) > room:
-            lines.append(cur)
-            cur = word
-        else:
-            cur = f"{cur} {word}" if cur else word
-    if cur:
-        lines.append(cur)
-    return lines
-
-
-def _planeswalker_card(s, p, pos, dealt: int, shown: bool) -> list[str]:
+def _planeswalker_card(parent, p, pos, what: _What) -> None:
     x, y = pos
-    out = [f'<g class="planeswalker" id="{escape(p.id)}">', _card(x, y, "#f6f0fb", "#7a4aa5", not p.in_combat)]
-    out.append(_t(x + 8, y + 18, _fit(p.id, CARD_W - 40, 13), 13, "bold"))
-    out.append(_t(x + CARD_W - 8, y + 19, f"◆{p.loyalty}", 15, "bold", "end", "#5a2a85"))
-    out.append(_t(x + 8, y + 36, "planeswalker", 10.5, style="italic", fill="#444"))
-    out.append(_t(x + 8, y + 50, _fit(f"controller {p.controller}", CARD_W - 14, 10.5), 10.5, fill="#333"))
-    out.append(
-        _t(
-            x + 8,
-            y + 64,
-            f"loyalty: {p.loyalty}" + ("  value " + _num(p.value) if p.value != 1 else ""),
-            10.5,
-            fill="#333",
-        )
-    )
+    g = _group(parent, "planeswalker", p.id)
+    _card(g, x, y, "#f6f0fb", "#7a4aa5", not p.in_combat)
+    _t(g, x + 8, y + 18, _fit(p.id, CARD_W - 40, 13), 13, "bold")
+    _t(g, x + CARD_W - 8, y + 19, f"◆{p.loyalty}", 15, "bold", "end", "#5a2a85")
+    _t(g, x + 8, y + 36, "planeswalker", 10.5, style="italic", fill="#444")
+    _t(g, x + 8, y + 50, _fit(f"controller {p.controller}", CARD_W - 14, 10.5), 10.5, fill="#333")
+    value = "  value " + _num(p.value) if p.value != 1 else ""
+    _t(g, x + 8, y + 64, f"loyalty: {p.loyalty}{value}", 10.5, fill="#333")
     if not p.in_combat:
-        out.append(_t(x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777"))
-    elif shown and dealt:
-        left = p.loyalty - dealt
-        verdict = "destroyed" if left <= 0 else f"loyalty {left} left"
-        colour = "#b00020" if left <= 0 else "#1b7a1b"
-        out.append(_t(x + CARD_W / 2, y + CARD_H - 10, f"takes {dealt}: {verdict}", 11.5, "bold", "middle", colour))
-    out.append("</g>")
-    return out
+        _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
+    elif what.shown and what.touched(p.id):
+        left = p.loyalty - what.dealt.get(p.id, 0)
+        gone = p.id in what.gone  # 704.5i
+        verdict = "destroyed" if gone else f"loyalty {left} left"
+        _results(g, x, y, [(f"{what.takes(p.id)}: {verdict}", LOSS_COLOUR if gone else SAFE_COLOUR, "bold")])
 
 
-def _battle_card(s, t, pos, dealt: int, shown: bool) -> list[str]:
+def _battle_card(parent, t, pos, what: _What) -> None:
     x, y = pos
-    out = [f'<g class="battle" id="{escape(t.id)}">', _card(x, y, "#f7f4ea", "#8a7a3a", not t.in_combat)]
-    out.append(_t(x + 8, y + 18, _fit(t.id, CARD_W - 40, 13), 13, "bold"))
-    out.append(_t(x + CARD_W - 8, y + 19, f"def {t.defense}", 15, "bold", "end", "#6a5a1a"))
-    out.append(_t(x + 8, y + 36, "battle", 10.5, style="italic", fill="#444"))
-    out.append(_t(x + 8, y + 50, _fit(f"protector {t.protector}", CARD_W - 14, 10.5), 10.5, fill="#333"))
-    out.append(_t(x + 8, y + 64, f"defense: {t.defense}", 10.5, fill="#333"))
+    g = _group(parent, "battle", t.id)
+    _card(g, x, y, "#f7f4ea", "#8a7a3a", not t.in_combat)
+    _t(g, x + 8, y + 18, _fit(t.id, CARD_W - 40, 13), 13, "bold")
+    _t(g, x + CARD_W - 8, y + 19, f"def {t.defense}", 15, "bold", "end", "#6a5a1a")
+    _t(g, x + 8, y + 36, "battle", 10.5, style="italic", fill="#444")
+    _t(g, x + 8, y + 50, _fit(f"protector {t.protector}", CARD_W - 14, 10.5), 10.5, fill="#333")
+    _t(g, x + 8, y + 64, f"defense: {t.defense}", 10.5, fill="#333")
     if not t.in_combat:
-        out.append(_t(x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777"))
-    elif shown and dealt:
-        left = t.defense - dealt
-        verdict = "defeated" if left <= 0 else f"defense {left} left"
-        colour = "#b00020" if left <= 0 else "#1b7a1b"
-        out.append(_t(x + CARD_W / 2, y + CARD_H - 10, f"takes {dealt}: {verdict}", 11.5, "bold", "middle", colour))
-    out.append("</g>")
-    return out
+        _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
+    elif what.shown and what.touched(t.id):
+        left = t.defense - what.dealt.get(t.id, 0)
+        gone = t.id in what.gone  # 704.5v
+        verdict = "defeated" if gone else f"defense {left} left"
+        _results(g, x, y, [(f"{what.takes(t.id)}: {verdict}", LOSS_COLOUR if gone else SAFE_COLOUR, "bold")])
 
 
-def _player_card(p, pos, dealt: int, shown: bool) -> list[str]:
+def _player_card(parent, p, pos, what: _What) -> None:
     x, y = pos
-    out = [f'<g class="player" id="{escape(p.id)}">', _card(x, y, "#eef7ee", "#3a7a3a")]
-    out.append(_t(x + 8, y + 18, _fit(p.id, CARD_W - 40, 13), 13, "bold"))
-    out.append(_t(x + CARD_W - 8, y + 19, f"♥{p.life}", 15, "bold", "end", "#2a6a2a"))
-    out.append(_t(x + 8, y + 36, "player", 10.5, style="italic", fill="#444"))
-    out.append(_t(x + 8, y + 50, f"life: {p.life}", 10.5, fill="#333"))
-    if shown and dealt:
-        left = p.life - dealt
-        lethal = left <= 0
-        colour = "#b00020" if lethal else "#1b7a1b"
-        out.append(
-            _t(
-                x + CARD_W / 2,
-                y + CARD_H - 26,
-                f"takes {dealt}: life {p.life} → {left}",
-                11.5,
-                "bold",
-                "middle",
-                colour,
-            )
-        )
-        if lethal:
-            out.append(_t(x + CARD_W / 2, y + CARD_H - 10, "LETHAL", 12.5, "bold", "middle", colour))
-    out.append("</g>")
-    return out
+    g = _group(parent, "player", p.id)
+    _card(g, x, y, "#eef7ee", "#3a7a3a")
+    _t(g, x + 8, y + 18, _fit(p.id, CARD_W - 40, 13), 13, "bold")
+    _t(g, x + CARD_W - 8, y + 19, f"♥{p.life}", 15, "bold", "end", "#2a6a2a")
+    _t(g, x + 8, y + 36, "player", 10.5, style="italic", fill="#444")
+    line = y + 50
+    _t(g, x + 8, line, f"life: {p.life}" + (f"  poison: {p.poison}" if p.poison else ""), 10.5, fill="#333")
+    for commander, n in p.commander_damage:
+        line += 13
+        _t(g, x + 8, line, _fit(f"from {commander}: {n} (commander)", CARD_W - 14, 10.5), 10.5, fill="#333")
+    outcome = what.outcome
+    if outcome is None:
+        return
+    after = next((o for o in outcome.players if o.id == p.id), None)
+    if after is None:
+        return
+    lines: list[tuple[str, str, str]] = []
+    colour = LOSS_COLOUR if after.loses else SAFE_COLOUR
+    if what.touched(p.id):
+        lines.append((what.takes(p.id), "#333", "normal"))
+    if after.life != p.life or after.life_lost or after.life_gained:
+        lines.append((f"life {p.life} → {after.life}", colour, "bold"))
+    if after.life_gained:
+        lines.append((f"lifelink +{after.life_gained}", SAFE_COLOUR, "normal"))  # 702.15b
+    if after.poison != p.poison:
+        lines.append((f"poison {p.poison} → {after.poison}", colour, "bold"))  # 702.90b, 702.164c
+    before = dict(p.commander_damage)
+    for commander, n in sorted(after.commander_damage.items()):
+        if n != before.get(commander, 0):
+            lines.append((f"{commander}: {before.get(commander, 0)} → {n}", colour, "bold"))  # 903.10a
+    if after.loses:
+        lines.append(("LETHAL", LOSS_COLOUR, "bold"))
+        lines += [(why, LOSS_COLOUR, "normal") for why in after.to_json()["because"]]  # "life (704.5a)", ...
+    _results(g, x, y, lines)
 
 
-def _arrows(s, assignment, lay: _Layout) -> list[str]:
-    """Labelled arrows, source to recipient; several arrows leaving (or reaching) one card are spread along it."""
-    edges = []
-    for source, split in assignment.items():
-        for recipient, amount in split.items():
-            if amount and source in lay.pos and recipient in lay.pos:
-                edges.append((source, recipient, amount))
+def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
+    """Labelled arrows, source to recipient (the amount assigned, and what was dealt when it differs); several
+    arrows leaving (or reaching) one card are spread along it."""
+    edges = [
+        (e.source, e.recipient, e.assigned, e.dealt)
+        for e in outcome.events
+        if e.assigned and e.source in lay.pos and e.recipient in lay.pos
+    ]
     touching: dict[str, list] = {}
     for e in edges:
         touching.setdefault(e[0], []).append(e)
@@ -304,19 +477,24 @@ def _arrows(s, assignment, lay: _Layout) -> list[str]:
 
     attackers = {a.id for a in s.attackers}
     colours = {a.id: PALETTE[k % len(PALETTE)] for k, a in enumerate(s.attackers)}
-    out = [
-        "<defs>"
-        + "".join(
-            f'<marker id="head{k}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" '
-            f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>'
-            for k, c in enumerate((*PALETTE, DEFENDING_COLOUR))
+    defs = _el(parent, "defs")
+    for n, c in enumerate((*PALETTE, DEFENDING_COLOUR)):
+        marker = _el(
+            defs,
+            "marker",
+            id=f"{MARKER}{n}",
+            viewBox="0 0 10 10",
+            refX=9,
+            refY=5,
+            markerWidth=5,
+            markerHeight=5,
+            orient="auto-start-reverse",
         )
-        + "</defs>"
-    ]
+        _el(marker, "path", d="M0,0 L10,5 L0,10 z", fill=c)
     labels = []
     taken: list[tuple[float, float]] = []
     for e in edges:
-        source, recipient, amount = e
+        source, recipient, assigned, dealt = e
         down = source not in attackers  # a blocker's damage to an attacker
         colour = DEFENDING_COLOUR if down else colours.get(source, PALETTE[0])
         head = len(PALETTE) if down else PALETTE.index(colour)
@@ -326,97 +504,175 @@ def _arrows(s, assignment, lay: _Layout) -> list[str]:
             sy += CARD_H
         else:
             ry += CARD_H
-        out.append(
-            f'<line class="assign" x1="{sx:.1f}" y1="{sy:.1f}" x2="{rx:.1f}" y2="{ry:.1f}" stroke="{colour}" '
-            f'stroke-width="4" marker-end="url(#head{head})" opacity="0.9"/>'
+        _el(
+            parent,
+            "line",
+            class_="assign",
+            x1=float(sx),
+            y1=float(sy),
+            x2=float(rx),
+            y2=float(ry),
+            stroke=colour,
+            stroke_width=4,
+            stroke_dasharray="3 6" if dealt == 0 else None,  # prevented: nothing dealt
+            marker_end=f"url(#{MARKER}{head})",
+            opacity="0.9" if dealt else "0.5",
         )
         for t in (0.62, 0.45, 0.75, 0.35, 0.85, 0.25):  # a spot no other bubble covers
             lx, ly = sx + (rx - sx) * t, sy + (ry - sy) * t
             if all(abs(lx - ox) > 26 or abs(ly - oy) > 24 for ox, oy in taken):
                 break
         taken.append((lx, ly))
-        label = str(amount)
+        labels.append((lx, ly, str(assigned) if dealt == assigned else f"{assigned}→{dealt}", colour))
+    for lx, ly, label, colour in labels:
         w = 12 + 8 * len(label)
-        labels.append(
-            f'<g class="amount"><rect x="{lx - w / 2:.1f}" y="{ly - 11:.1f}" width="{w}" height="22" rx="11" '
-            f'fill="{colour}" stroke="white" stroke-width="1.5"/>'
-            + _t(lx, ly + 5, label, 14, "bold", "middle", "white")
-            + "</g>"
+        g = _el(parent, "g", class_="amount")
+        _el(
+            g, "rect", x=lx - w / 2, y=ly - 11, width=w, height=22, rx=11, fill=colour, stroke="white", stroke_width=1.5
         )
-    return out + labels
-
-
-def _wrap_svg(parts: list[str], width: int, height: int) -> str:
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}">' + "".join(parts) + "</svg>"
-    )
+        _t(g, lx, ly + 5, label, 14, "bold", "middle", "white")
 
 
 def _step_name(step: str) -> str:
     return {"first_strike": "first-strike damage step", "regular": "regular damage step"}.get(step, step)
 
 
-def board_svg(scenario, assignment=None, title: str | None = None, verdict: str | None = None) -> str:
-    """One damage step as SVG text; with ``assignment`` (docs/format.md ``{source: {recipient: amount}}``) its arrows
-    and what each recipient then suffers. ``verdict``: a line shown under the title (legal / the rule broken)."""
-    if title is None:
-        title = f"{_step_name(scenario.step)} ({scenario.rules} rules)"
-    parts, w, h = step_svg_parts(scenario, assignment, title, verdict or _legend(assignment))
-    return _wrap_svg(parts, w, h)
-
-
-def _legend(assignment) -> str:
+def _legend(assignment, replied: bool = False) -> str:
     if assignment is None:
         return "dashed: who blocks whom"
-    return "arrows: damage assigned (amount in the bubble); dashed: who blocks whom"
+    text = "arrows: damage assigned (assigned→dealt when they differ); dashed: who blocks whom"
+    if replied:
+        text += "; red: the defending player's best reply, as the solver reads it"
+    return text
+
+
+def _ending(outcome: Outcome | None) -> list[str]:
+    """Notes on what the step's outcome ends: players who lose, the game over (104.3b) or players leaving
+    (800.4a), the attacking player's lifelink gain."""
+    if outcome is None:
+        return []
+    notes = []
+    gained = outcome.life_gained.get(ATTACKING_PLAYER, 0)
+    if gained:
+        notes.append(f"the attacking player gains {gained} life (lifelink, 702.15b)")
+    if outcome.losers:
+        who = ", ".join(f"{p} ({rule})" for p, rule in outcome.losers)
+        if outcome.game_over:
+            notes.append(f"{who} loses the game: the game is over (104.3b)")
+        else:
+            notes.append(f"{who} loses the game and leaves it (800.4a)")
+    return notes
+
+
+def _replied(outcome: Outcome | None, assignment) -> bool:
+    """Did the outcome deal damage from sources the drawn assignment does not name (the defender's reply)?"""
+    if outcome is None or assignment is None:
+        return False
+    return any(e.source not in assignment for e in outcome.events)
+
+
+def board_svg(
+    scenario, assignment=None, title: str | None = None, verdict: str | None = None, outcome: Outcome | None = None
+) -> str:
+    """One damage step as SVG text; with ``assignment`` (docs/format.md ``{source: {recipient: amount}}``) its arrows
+    and what the damage does (``outcome``: the step's :class:`trample.outcome.Outcome`; by default ``assignment``
+    resolved as given). ``verdict``: a line shown under the title (legal / the rule broken)."""
+    if title is None:
+        title = f"{_step_name(scenario.step)} ({scenario.rules} rules)"
+    if assignment is not None and outcome is None:
+        outcome = resolve(scenario, assignment)
+    notes = [verdict or _legend(assignment, _replied(outcome, assignment)), *_ending(outcome)]
+    if verdict and assignment is not None:
+        notes.insert(1, _legend(assignment, _replied(outcome, assignment)))
+    root = _svg(0, 0)
+    w, h = _step(root, scenario, assignment, outcome, title, notes)
+    root.set("width", str(int(w)))
+    root.set("height", str(int(h)))
+    root.set("viewBox", f"0 0 {w} {h}")
+    return _serialise(root)
 
 
 def combat_svg(whole, line=None, title: str | None = None, verdict: str | None = None) -> str:
     """A whole combat: with ``line`` ({"first_strike": ..., "regular": ...}), both steps side by side (the regular
-    step on the state after the first step's damage and state-based actions)."""
+    step on the state after the first step's damage and state-based actions); when the first step ends the game
+    (104.3b) the regular step is not drawn."""
     scenario = whole.scenario
+    if line is not None and hasattr(line, "to_json"):
+        line = line.to_json()
     if line is None or not whole.has_first_strike_step:
         board = scenario.with_step("regular" if not whole.has_first_strike_step else "first_strike")
-        regular = None if line is None else line["regular"]
+        regular = None if line is None else dict(line["regular"])
         name = "whole combat (no first-strike step)" if not whole.has_first_strike_step else "whole combat"
         return board_svg(board, regular, title or name, verdict)
-    first = line["first_strike"]
-    state = whole.state_after(first)
-    left, w1, h1 = step_svg_parts(
-        scenario.with_step("first_strike"), first, "1. first-strike damage step", _legend(first)
+    first = dict(line["first_strike"])
+    first_board = scenario.with_step("first_strike")
+    first_outcome = resolve(first_board, first)
+    left = _el(None, "g")
+    w1, h1 = _step(
+        left,
+        first_board,
+        first,
+        first_outcome,
+        "1. first-strike damage step",
+        [_legend(first), *_ending(first_outcome)],
     )
-    right, w2, h2 = step_svg_parts(
-        state, line["regular"], "2. regular damage step (after state-based actions)", _legend(line)
-    )
-    head = 40
-    width, height = w1 + w2 + 20, max(h1, h2) + head
-    parts = [f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>']
-    parts.append(_t(MARGIN, 27, _fit(title or "whole combat", width - 2 * MARGIN, 18), 18, "bold"))
-    if verdict:
-        parts.append(_t(width - MARGIN, 27, verdict, 12, anchor="end", fill="#555"))
-    parts.append(f'<g transform="translate(0,{head})">' + "".join(left) + "</g>")
-    parts.append(f'<line x1="{w1 + 10}" y1="{head}" x2="{w1 + 10}" y2="{height}" stroke="#bbb" stroke-width="2"/>')
-    parts.append(f'<g transform="translate({w1 + 20},{head})">' + "".join(right) + "</g>")
-    return _wrap_svg(parts, width, height)
+    parts = [left]
+    width, height = w1, h1
+    notes = [verdict] if verdict else []
+    if first_outcome.game_over:  # 104.3b: no further combat damage step
+        losers = ", ".join(p for p, _ in first_outcome.losers)
+        notes.append(f"no regular damage step: {losers} lost the game in the first-strike step (104.3b)")
+    else:
+        state = whole.state_after(first)
+        regular = dict(line["regular"])
+        second = resolve(state, regular)
+        right = _el(None, "g")
+        w2, h2 = _step(
+            right,
+            state,
+            regular,
+            second,
+            "2. regular damage step (after state-based actions)",
+            [_legend(regular), *_ending(second)],
+        )
+        parts.append(right)
+        width, height = w1 + w2 + 20, max(h1, h2)
+    head_lines = _header_lines(title or "whole combat", notes, width)
+    head = _header_height(head_lines) + 4
+    root = _svg(width, height + head)
+    _el(root, "rect", x=0, y=0, width=width, height=height + head, fill="white")
+    _header(root, head_lines)
+    for k, part in enumerate(parts):
+        part.set("transform", f"translate({w1 + 20 if k else 0},{head})")
+        if k:
+            _el(root, "line", x1=w1 + 10, y1=head, x2=w1 + 10, y2=height + head, stroke="#bbb", stroke_width=2)
+        root.append(part)
+    return _serialise(root)
 
 
 def render(combat, assignment=None, title: str | None = None) -> str:
     """SVG of a :class:`trample.Combat` or ``WholeCombat``, with an optional assignment (or line), checked: the
-    subtitle says whether it is legal and, if not, the first rule it breaks."""
+    subtitle says whether it is legal and, if not, the first rule it breaks; each card shows what the damage does
+    (``combat.outcome(assignment)`` for one step: the outcome the solver reads)."""
     verdict = None
     if assignment is not None:
         if isinstance(assignment, Mapping) and hasattr(assignment, "to_json"):
             assignment = assignment.to_json()
         result = combat.check(assignment)
         if result.legal:
-            verdict = "legal ✓  arrows: damage assigned; dashed: who blocks whom"
+            verdict = "legal ✓"
         else:
             v = result.violations[0]
             verdict = f"ILLEGAL: {v.rule}: {v.message}"
     if hasattr(combat, "has_first_strike_step"):
         return combat_svg(combat, assignment, title, verdict)
-    return board_svg(combat.scenario, assignment, title, verdict)
+    outcome = None
+    if assignment is not None:
+        if hasattr(combat, "outcome") and getattr(combat, "side", "attacking") == "attacking":
+            outcome = combat.outcome(assignment)  # with the defending player's reply the solver assumes
+        else:
+            outcome = resolve(combat.scenario, assignment)  # as given (the other side's damage is not drawn)
+    return board_svg(combat.scenario, assignment, title, verdict, outcome)
 
 
 class Picture:
@@ -471,3 +727,6 @@ def _plain_result(cls, fields: dict):
 def _result_svg(self) -> str:
     title = f"{self.status}: " + ", ".join(f"{k} {v}" for k, v in self.objectives.items())
     return render(self._combat, self.assignment, title)
+
+
+__all__: list[Any] = ["board_svg", "combat_svg", "render", "Picture", "shown_result", "xml_text"]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..models import Assignment, Scenario, load_scenario
+from ..outcome import has_effects
 from ..rules import derive
 from .sequential import StepDecoder
 
@@ -87,16 +88,20 @@ class CombatGame:
     def values(self, line: dict) -> dict:
         """The attacking player's objective values of a complete line (exact numbers)."""
         from ..combat import Combat
-        from ..optimize import score
+        from ..optimize import outcome_of, score
 
         first = Assignment(line["first_strike"])
         state = self.whole.state_after(first)
         attackers = {a.id for a in self.scenario.attackers}
         a2 = Assignment({k: v for k, v in line["regular"].items() if k in attackers})
         regular = score(Combat(state, side="attacking"), a2, self.objectives)
+        # lethal: the players who lose after the line as played (the defender's regular-step damage included, a
+        # lifelink blocker's gain with it, 510.2), read on the outcome; the other objectives count only the
+        # attackers' damage dealt, which the defender's damage does not change
+        lost = len(outcome_of(Combat(state, side="attacking"), Assignment(line["regular"])).losers)
         out = {}
         for o in self.objectives:
-            v = _exact(regular[o.name])
+            v = _exact(lost if o.kind == "lethal" else regular[o.name])
             if self.has_first_strike_step and o.kind != "lethal":
                 a1 = Assignment({k: v for k, v in line["first_strike"].items() if k in attackers})
                 v += _exact(score(Combat(self.scenario.with_step("first_strike"), side="attacking"), a1, [o])[o.name])
@@ -121,16 +126,18 @@ class CombatGame:
     def best_reply(self, position: GameState) -> int:
         """The defending player's minimax action: in the first-strike step, the blockers' assignment after which
         the attacker's best regular step is worst for the attacker (the reply of :func:`trample.whole.solve_whole`);
-        in the regular step the defender's damage changes no objective, so the smallest legal amount."""
+        in the regular step, on a board with effects, the blockers' damage that is worst for the attacker (a
+        lifelink gain can save a player); on other boards the defender's damage changes no objective, so the
+        smallest legal amount."""
         from ..combat import Combat
         from ..optimize import score
 
         step, side = self.phases[position.phase]
         legal = position.legal_actions()
-        if side != "defending" or step != "first_strike":
-            if side != "defending":
-                raise ValueError("best_reply is the defending player's move")
-            return legal[0]
+        if side != "defending":
+            raise ValueError("best_reply is the defending player's move")
+        if step != "first_strike":
+            return self._regular_reply(position) if has_effects(self.scenario) else legal[0]
         a1 = position.done[0]
         cache = self.__dict__.setdefault("_replies", {})
         key = (a1, position.amounts)
@@ -168,6 +175,31 @@ class CombatGame:
                 cache[(a1, tuple(chosen[:k]))] = chosen
         chosen = cache[key]
         return chosen[len(position.amounts)]
+
+    def _regular_reply(self, position: GameState) -> int:
+        """The defender's regular-step action on a board with effects: the blockers' damage after which the line
+        is worst for the attacker (a lifelink blocker's gain can save a player, 510.2); the first such reply in
+        the decoder's order."""
+        dec = position.decoder
+        first = {k: dict(v) for a in position.done[:2] for k, v in a.items()} if self.has_first_strike_step else {}
+        a2 = position.done[-1]
+        best: tuple[tuple[Fraction, ...], list[int]] | None = None
+
+        def walk(state, amounts):
+            nonlocal best
+            if dec.done(state):
+                regular = {**a2.to_json(), **dec.assignment(amounts).to_json()}
+                values = self.values({"first_strike": first, "regular": regular})
+                key = tuple((1 if o.maximize else -1) * values[o.name] for o in self.objectives)
+                if best is None or key < best[0]:
+                    best = (key, amounts)
+                return
+            for a in dec.allowed(state):
+                walk(dec.apply(state, a), [*amounts, a])
+
+        walk(position.dec_state, list(position.amounts))
+        assert best is not None  # the walk always reaches at least one finished assignment
+        return best[1][len(position.amounts)]
 
     def optimal_action(self, position: GameState) -> int:
         """The attacking player's minimax action: the first-strike assignment of ``WholeCombat.solve``, then the

@@ -7,8 +7,9 @@ with the ``lethal`` objective). Each player's decision is then
 - **illegal** when ``Combat.check`` finds a violation (the rules broken are kept), or when the player failed to
   answer (rules ``timeout``, ``crash``, ``bad-output``, ``error``);
 - otherwise scored: its objective values, the **regret** per objective (optimum minus value, signed so that
-  positive is worse), **optimal** when every objective equals the optimum, and **lethal** when it reaches
-  every defending player's life.
+  positive is worse), **optimal** when every objective equals the optimum, and **lethal** when every
+  defending player loses the game after it (:func:`trample.arena.objectives.is_lethal`: read on what the damage
+  does -- prevention, lifelink, poison, commander damage -- never on the damage assigned).
 
 Summaries: illegal rate (and how often each rule was broken), regret mean and max over the legal decisions,
 share of optimal decisions (over all decisions), lethal found when lethal exists, decision time; each estimate
@@ -60,14 +61,11 @@ def reference(scenario: Scenario, objectives) -> dict:
     if not verdict.legal:  # never score players against an illegal "optimum"
         raise RuntimeError(f"Combat.solve returned an illegal assignment: {verdict.violations[0].message}")
     values = score_all(combat, best, objectives)
-    if is_lethal(scenario, best):
-        lethal = True
-    elif not scenario.players:
-        lethal = False
-    elif objectives[0].kind == "lethal":
-        lethal = False  # the optimum reaches as many players as possible, and that is not all of them
-    else:
-        lethal = combat.solve(["lethal"]).objectives["lethal"] == len(scenario.players)
+    # Whether a lethal assignment exists does not depend on the objective asked: the optimum's line when it is
+    # lethal, else the line of the lethal objective (read on what the damage does, like every decision).
+    lethal = is_lethal(combat, best)
+    if not lethal and scenario.players and objectives[0].kind != "lethal":
+        lethal = is_lethal(combat, combat.solve(["lethal"]).assignment)
     return {"status": result.status, "values": values, "assignment": best.to_json(), "lethal_exists": lethal}
 
 

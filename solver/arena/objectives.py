@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..models import Assignment, FormatError, Scenario
+from ..models import FormatError, Scenario
+from ..optimize import losers_of, score
 from ..optimize import parse_objectives as parse
-from ..optimize import score
-from ..outcome import reaches
 
 DEFAULT_OBJECTIVE = "max-damage,max-value"
 
@@ -55,11 +54,19 @@ def score_all(scenario_or_combat, assignment: Mapping, objectives) -> dict:
     return score(scenario_or_combat, assignment, list(objectives))
 
 
-def is_lethal(scenario: Scenario, assignment: Mapping) -> bool:
-    """Every defending player is assigned at least their life (the ``lethal`` objective fully reached)."""
-    if not isinstance(assignment, Assignment):
-        assignment = Assignment(assignment)
-    return bool(scenario.players) and all(reaches(assignment.total_to(p.id), p.life) for p in scenario.players)
+def losers(scenario_or_combat, assignment: Mapping) -> frozenset[str]:
+    """The players who lose the game after the attacking player's ``assignment`` (704.5a life, 704.5c poison,
+    704.6c commander damage), read on what the damage does (:func:`trample.optimize.outcome_of`: prevention,
+    lifelink gains with the defending player's best reply, infect and toxic poison, commander damage), never on
+    the damage assigned."""
+    return losers_of(scenario_or_combat, assignment)
+
+
+def is_lethal(scenario_or_combat, assignment: Mapping) -> bool:
+    """Every defending player loses the game (the ``lethal`` objective fully reached): :func:`losers`."""
+    scenario = getattr(scenario_or_combat, "scenario", scenario_or_combat)
+    lost = losers(scenario_or_combat, assignment)
+    return bool(scenario.players) and all(p.id in lost for p in scenario.players)
 
 
 def regrets(objectives, values: Mapping, optimum: Mapping) -> dict:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..combat import Combat
 from ..models import FormatError
-from ..outcome import left_to_reach, lethal_cost
+from ..outcome import left_to_reach, lethal_cost, resolve
 from ..rules import DamagePlan, derive
 from .external import ExternalPlayer
 from .objectives import parse_objectives
@@ -74,6 +74,15 @@ class _Ledger:
         if route.gate is None:
             return True
         return not self.plan.gate_failures(route.gate, self.totals, self.touched)
+
+    def would_die(self, src, blocker: str) -> bool:
+        """Would ``blocker`` die if ``src`` now added its lethal cost (:meth:`lethal_cost`)? Read on what the damage
+        does (:func:`trample.outcome.resolve`): protection and prevention save it (702.16e, 615.1a), infect and
+        wither kill with counters, indestructible survives (702.12b)."""
+        trial = {k: dict(v) for k, v in self.out.items()}
+        row = trial[src.source]
+        row[blocker] = row.get(blocker, 0) + self.lethal_cost(src, blocker)
+        return blocker in resolve(self.scenario, trial).died
 
     def loyalty_left(self, walker: str) -> int:
         return left_to_reach(self.scenario[walker].loyalty, self.totals.get(walker, 0))
@@ -172,7 +181,8 @@ class DeclarationOrderPlayer(_PlanPlayer):
 
 
 class GreedyValuePlayer(_PlanPlayer):
-    """Forge-like: kill the most valuable blockers it can afford first (``value``, then power, then the cheapest),
+    """Forge-like: kill the most valuable blockers it can afford first (``value``, then power, then the cheapest;
+    blockers its damage would not kill -- protection, prevention, indestructible, read on the outcome -- last),
     the rest to what it attacks, else onto its most valuable blocker. Under legacy rules the damage assignment
     order binds it, so it walks the blockers in order."""
 
@@ -184,9 +194,14 @@ class GreedyValuePlayer(_PlanPlayer):
         if s.rules == "legacy":
             order = blockers
         else:
-            order = sorted(
+            order = sorted(  # blockers its damage cannot kill (the outcome says so) last
                 blockers,
-                key=lambda r: (-s[r.recipient].value, -s[r.recipient].power, ledger.lethal_cost(src, r.recipient)),
+                key=lambda r: (
+                    not ledger.would_die(src, r.recipient),
+                    -s[r.recipient].value,
+                    -s[r.recipient].power,
+                    ledger.lethal_cost(src, r.recipient),
+                ),
             )
         rem = _kill_in_order(ledger, src, order, src.damage, skip_unaffordable=s.rules != "legacy")
         _leftover(ledger, src, rem, prefer_players=False, pile_on=order)

@@ -51,7 +51,9 @@ def leaderboard_table(results: dict, title: str | None = None, rows=None):
     from rich.markup import escape  # names and objectives are data, never markup ("[/]" crashed the table)
     from rich.table import Table
 
-    table = Table(title=escape(title or run_title(results)), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(
+        title=escape(_visible(title or run_title(results))), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
+    )
     for col, just in (
         ("#", "right"),
         ("player", "left"),
@@ -68,7 +70,7 @@ def leaderboard_table(results: dict, title: str | None = None, rows=None):
         lethal = f"{row['lethal_found']}/{row['lethal_exists']}" if row["lethal_exists"] else "-"
         table.add_row(
             str(row["rank"]),
-            escape(row["player"]) + (" (benched)" if row.get("benched") else ""),
+            escape(_visible(row["player"])) + (" (benched)" if row.get("benched") else ""),
             _pct(row["illegal_rate"]) + "\n" + _ci(ci.get("illegal_rate"), True),
             _num(row["regret_mean"], 3) + "\n" + _ci(ci.get("regret_mean"), False),
             _num(row["regret_max"]),
@@ -87,7 +89,8 @@ def rules_broken(results: dict) -> list[str]:
     out = []
     for row in results["leaderboard"]:
         if row["illegal_rules"]:
-            out.append(f"{row['player']}: " + ", ".join(f"{r} ×{n}" for r, n in row["illegal_rules"].items()))
+            rules = ", ".join(f"{_visible(r)} ×{n}" for r, n in row["illegal_rules"].items())
+            out.append(f"{_visible(row['player'])}: {rules}")
     return out
 
 
@@ -143,6 +146,21 @@ def _mpl_at_least(matplotlib, major: int, minor: int) -> bool:
         return True
 
 
+def _visible(text) -> str:
+    """A name as a terminal or a picture shows it literally: control characters (an ANSI escape sequence, a
+    carriage return) as visible escapes (``\\x1b``)."""
+    return "".join(
+        c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+        for c in str(text)
+    )
+
+
+def _plain(text) -> str:
+    """A name as matplotlib shows it literally: :func:`_visible`, and ``$`` escaped (no mathtext, which fails on
+    text such as ``$\\foo{$``)."""
+    return _visible(text).replace("$", r"\$")
+
+
 def write_png(results: dict, path: str) -> None:
     """The arena report: per player, a histogram of the regret with the count on each bar; the ECDFs of all
     players together; the illegal rate by rule and the optimal share, with 95% intervals; the title names the
@@ -188,7 +206,7 @@ def write_png(results: dict, path: str) -> None:
                             fontsize=8, xytext=(0, 1), textcoords="offset points")  # fmt: skip
         ax.set_ylim(0, max(1, max(counts, default=0)) * 1.3)
         ax.set_ylabel("boards", fontsize=8)
-        ax.set_title(f"{p}: regret of {len(regrets[p])} legal decisions", fontsize=9, loc="left")
+        ax.set_title(f"{_plain(p)}: regret of {len(regrets[p])} legal decisions", fontsize=9, loc="left")
         ax.tick_params(labelsize=8)
         if k < n - 1:
             ax.tick_params(labelbottom=False)
@@ -200,7 +218,7 @@ def write_png(results: dict, path: str) -> None:
         vs = np.sort(regrets[p])
         if len(vs):
             ax.step(np.concatenate([[vs[0]], vs]), np.arange(len(vs) + 1) / len(vs), where="post",
-                    label=f"{p} (n={len(vs)})", color=colours[k % len(colours)])  # fmt: skip
+                    label=f"{_plain(p)} (n={len(vs)})", color=colours[k % len(colours)])  # fmt: skip
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("regret")
     ax.set_ylabel("share of legal decisions with regret ≤ x")
@@ -217,7 +235,7 @@ def write_png(results: dict, path: str) -> None:
         items = list(row["illegal_rules"].items()) or []
         ci = row.get("ci", {}).get("optimal_share") or wilson(row["optimal"], total) or [0, 0]
         share = row["optimal_share"] or 0
-        labels.append(f"{row['player']}: optimal")
+        labels.append(f"{_plain(row['player'])}: optimal")
         rates.append(share)
         errs[0].append(max(0, share - ci[0]))
         errs[1].append(max(0, ci[1] - share))
@@ -225,7 +243,7 @@ def write_png(results: dict, path: str) -> None:
         for rule, count in items:
             rate = count / total if total else 0
             lo_hi = wilson(count, total) or [0, 0]
-            labels.append(f"{row['player']}: {rule} ({count}/{total})")
+            labels.append(f"{_plain(row['player'])}: {_plain(rule)} ({count}/{total})")
             rates.append(rate)
             errs[0].append(max(0, rate - lo_hi[0]))
             errs[1].append(max(0, lo_hi[1] - rate))
@@ -240,6 +258,6 @@ def write_png(results: dict, path: str) -> None:
     ax.set_title("optimal (green) and illegal by rule (red)" if broke else "optimal share (no illegal decisions)",
                  fontsize=10, loc="left")  # fmt: skip
 
-    fig.suptitle(run_title(results), fontsize=13, x=0.01, ha="left")
+    fig.suptitle(_plain(run_title(results)), fontsize=13, x=0.01, ha="left")
     fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)

@@ -29,7 +29,7 @@ no solver), :mod:`.search` (lexicographic search, :func:`solve`, :func:`all_opti
 
 from .model import ESCALATE_DET, LEAN_PARAMS, SMALL_COLUMNS, STRONG_PARAMS
 from .objectives import OBJECTIVES, VALUE_LIMIT, Objective, parse_objectives
-from .outcomes import score
+from .outcomes import losers_of, outcome_of, score
 from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN, SolveResult
 from .search import PACK_LIMIT, AllOptimal, all_optimal, solve
 
@@ -43,6 +43,8 @@ __all__ = [
     "STATUS_INFEASIBLE",
     "STATUS_UNKNOWN",
     "score",
+    "outcome_of",
+    "losers_of",
     "solve",
     "all_optimal",
     "AllOptimal",

@@ -222,4 +222,38 @@ def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None) -> list[Assi
     return [a for k, a in scored if k == top]
 
 
-__all__ = ["solve_by_outcome", "score_by_outcome", "score", "all_optimal_by_outcome", "step_values", "Objective"]
+def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outcome:
+    """What one assignment of the step does, as the solver reads it (:mod:`trample.outcome`): its outcome with the
+    other side's damage dealt at the same time (510.2). When ``assignment`` holds keys of the other side's sources
+    (``--side both``, or a reply given), it is resolved as given; otherwise the other side's damage is its player's
+    best reply for ``objectives`` (the worst for the solved side, as :func:`score` and :func:`solve_by_outcome`
+    read it). On boards without effects the other side's damage changes no objective and none is dealt.
+
+    Every reader of "what happens" -- the arena's lethal verdict, the environments' rewards, the pictures --
+    reads this, so they agree with the solver's values and lethal report."""
+    step = _combat_of(combat)
+    if not isinstance(assignment, Assignment):
+        assignment = load_assignment(assignment, step.scenario)
+    own = {s.source for s in step.plan.sources}
+    given = any(k not in own and step.scenario.get(k) is not None for k in assignment)
+    if given or step.side == "both" or not has_effects(step.scenario):
+        return resolve(step.scenario, assignment)
+    objs = parse_objectives(objectives, step.scenario)
+    return evaluate(step, assignment, objs, _replies(step, deadline_of(time_limit)))[2]
+
+
+def losers_of(combat, assignment, objectives="lethal", time_limit=None) -> frozenset[str]:
+    """The players who lose the game after the step (704.5a, 704.5c, 704.6c): :func:`outcome`'s losers."""
+    return frozenset(p for p, _ in outcome_of(combat, assignment, objectives, time_limit).losers)
+
+
+__all__ = [
+    "outcome_of",
+    "losers_of",
+    "solve_by_outcome",
+    "score_by_outcome",
+    "score",
+    "all_optimal_by_outcome",
+    "step_values",
+    "Objective",
+]

@@ -22,7 +22,7 @@ from ..outcome import (
     regular_step_caps,
 )
 from ..outcome import resolve as resolve_outcome
-from ..render import shown_result
+from ..render import Picture, render, shown_result
 from ..rules import derive
 from ..step import opening
 from .counting import canonical_state
@@ -236,6 +236,15 @@ class WholeCombat:
         """The attacker's best line against the defender's best reply; see :func:`solve_whole`. A notebook shows
         the result as both steps' pictures (``_repr_svg_``)."""
         return shown_result(solve_whole(self, objectives, **options), self)
+
+    # -- pictures (trample.render) -------------------------------------------------------------------
+    def show(self, line=None, title: str | None = None) -> Picture:
+        """A picture of the board, with ``line`` drawn step by step: both steps side by side, each showing what
+        its damage does (a notebook displays it); no regular step once the first one ends the game (104.3b)."""
+        return Picture(render(self, line, title))
+
+    def _repr_svg_(self) -> str:
+        return render(self)
 
     def __repr__(self) -> str:
         return f"<WholeCombat first_strike_step={self.has_first_strike_step} engine={self.engine!r}>"
