@@ -796,17 +796,20 @@ def _result_of(scenario: Scenario, hit: Hit) -> tuple[str, str]:
 
 
 def leave_game(state: Scenario, losers) -> Scenario:
-    """800.4a: players who lost leave the game with what they control; attackers attacking them or their
-    planeswalkers and battles are removed from combat (506.4)."""
+    """800.4a: players who lost leave the game with what they own and control: their planeswalkers and the
+    blockers they control; attackers attacking them or their planeswalkers are removed from combat (506.4).
+
+    A battle they protect stays in combat, and so do the attackers attacking it: the protector neither owns nor
+    controls it (800.4a does not take it), 506.4 lists no such removal, and 704.5w chooses a new protector only
+    for a battle no creature is attacking. It takes the regular step's damage as before."""
     gone = set(losers)
     walkers = tuple(replace(p, in_combat=False) if p.controller in gone else p for p in state.planeswalkers)
-    battles = tuple(replace(b, in_combat=False) if b.protector in gone else b for b in state.battles)
-    theirs = gone | {p.id for p in walkers if p.controller in gone} | {b.id for b in battles if b.protector in gone}
+    theirs = gone | {p.id for p in walkers if p.controller in gone}
     blockers = tuple(
         replace(b, in_combat=False) if state.blocker_controller(b.id) in gone else b for b in state.blockers
     )
     attackers = tuple(replace(a, in_combat=False) if a.attacking in theirs else a for a in state.attackers)
-    return replace(state, planeswalkers=walkers, battles=battles, blockers=blockers, attackers=attackers)
+    return replace(state, planeswalkers=walkers, blockers=blockers, attackers=attackers)
 
 
 # ---------------------------------------------------------------------------------------------

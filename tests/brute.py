@@ -116,8 +116,9 @@ def _settle(s: dict) -> None:
     """The state-based actions pending on the board as given (docs/effects.md): creatures in combat with
     toughness <= 0, or lethal damage marked and not indestructible, leave combat (704.5f/g); planeswalkers at 0
     loyalty and battles at 0 defense too (704.5i/v). A player who has lost: with two players in the game nothing
-    deals combat damage any more (``game_over``, 104.3b); with more, that player's planeswalkers, battles and
-    blockers leave, and so do the attackers attacking any of them (800.4a)."""
+    deals combat damage any more (``game_over``, 104.3b); with more, that player's planeswalkers and blockers
+    leave, and so do the attackers attacking that player or those planeswalkers (800.4a); a battle that player
+    protects stays in combat, attacked."""
     for c in s["attackers"] + s["blockers"]:
         if c["in_combat"] and (
             c["toughness"] <= 0 or ("indestructible" not in c["keywords"] and c["damage_marked"] >= c["toughness"])
@@ -141,10 +142,8 @@ def _settle(s: dict) -> None:
         if w["controller"] in losers:
             w["in_combat"] = False
             gone.add(w["id"])
-    for b in s["battles"]:
-        if b["protector"] in losers:
-            b["in_combat"] = False
-            gone.add(b["id"])
+    # A battle they protect stays attacked (it is not theirs: 800.4a; 506.4 lists no such removal; 704.5w picks
+    # a new protector only for a battle no creature attacks).
     for b in s["blockers"]:
         if b.get("controller") is not None:
             owner = b["controller"]
