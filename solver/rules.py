@@ -375,7 +375,7 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
     plan = _attacker_normal_plan(s, a, amount, tkind, target, current, banded, over_the_top)
     if a.as_though_unblocked and a.blocked:
         routes = tuple(over_the_top((), blocked=False))
-        if routes:  # docs/effects.md: the option is offered when the unblocked way sends damage somewhere
+        if routes:
             plan = replace(
                 plan,
                 unblocked=Unblocked(
@@ -384,6 +384,19 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
                     "510.1c",
                     f"{a.id} may assign its combat damage as though it weren't blocked: all of it to {target.id}"
                     + (" and its controller" if top_pw else ""),
+                ),
+            )
+        elif plan.damage > 0:
+            # 510.1c with 506.4c: as though unblocked, its damage would go to what it attacks, which has left
+            # combat: that way it assigns nothing (a second choice beside dividing among its blockers)
+            plan = replace(
+                plan,
+                unblocked=Unblocked(
+                    0,
+                    (),
+                    "506.4c",
+                    f"{a.id} may assign its combat damage as though it weren't blocked, and the {tkind} it attacks, "
+                    f"{target.id}, has left combat: that way it assigns nothing",
                 ),
             )
     if banded:

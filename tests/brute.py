@@ -25,8 +25,8 @@ Real-board options (docs/effects.md), written here from the rules, not from ``so
 
 * ``assigns_toughness``: the creature assigns an amount equal to its toughness instead of its power (510.1a);
 * ``as_though_unblocked``: a blocked attacker's split is legal if it is legal for the attacker as it is, or for
-  the same attacker with no blockers and not blocked (510.1b); that second way counts only when it sends
-  damage somewhere;
+  the same attacker with no blockers and not blocked (510.1b); when what it attacks has left combat, that
+  second way assigns nothing (506.4c), and ``{}`` is legal for it;
 * legacy rules, a blocker blocking several attackers: in its ``damage_order`` (default: the order of
   ``attackers``), it may give damage to an attacker only if each earlier one has lethal damage, counting every
   blocker's assignment (old 510.1d, 702.2c);
@@ -203,7 +203,9 @@ def as_unblocked(a: dict) -> dict:
 
 
 def has_unblocked_way(s: dict, a: dict) -> bool:
-    return a["as_though_unblocked"] and a["blocked"] and bool(_recipients(s, as_unblocked(a)))
+    """510.1c: a blocked attacker that may assign as though it weren't blocked has that second way, even when it
+    sends nothing anywhere (what it attacks has left combat, 506.4c: that way it assigns nothing)."""
+    return a["as_though_unblocked"] and a["blocked"]
 
 
 def _recipients(s: dict, a: dict) -> dict[str, str]:
