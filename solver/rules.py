@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from .models import Assignment, Scenario
-from .outcome import LOSS_RULES, game_over, has_lethal, lethal_need, loses, reaches, settle
+from .outcome import game_over, has_lethal, lethal_need, losers, losses, reaches, settle
 
 SIDES = ("attacking", "defending", "both")
 
@@ -285,10 +285,10 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
         raise ValueError(f'a damage plan is for one step ("regular" or "first_strike"), not {step!r}')
     scenario = settle(scenario)  # the state-based actions pending on the board (docs/effects.md)
     sources: list[SourcePlan] = []
-    if game_over(scenario):  # 104.3b: two players and one has lost: no combat damage any more
-        loser = next(p for p in scenario.players if loses(p))
-        rules = ", ".join(LOSS_RULES[r] for r in loses(loser))
-        why = f"{loser.id} has lost the game ({rules}): no combat damage is dealt"
+    if game_over(scenario):  # 104.3b: two players and one has lost (outcome.LOSS_CONDITIONS): no combat damage
+        loser = losers(scenario)[0][0]
+        rules = ", ".join(c.rule for c in losses(scenario[loser]))
+        why = f"{loser} has lost the game ({rules}): no combat damage is dealt"
         if side in ("attacking", "both"):
             sources += [_silent(a.id, "attacking", "104.3b", why) for a in scenario.attackers]
         if side in ("defending", "both"):

@@ -95,6 +95,9 @@ class _Doubling:
 
     name = "test doubling"
 
+    def acts_on(self, scenario):
+        return True
+
     def apply(self, scenario, hits):
         return tuple(Hit(h.source, h.recipient, 2 * h.amount, h.deathtouch) for h in hits)
 
@@ -113,7 +116,11 @@ def test_extension_point_an_effect_changes_damage_dealt_not_legality():
 class _TenLife:
     """A test-only loss condition standing in for poison or commander damage."""
 
+    name = "under ten"
     rule = "test"
+
+    def acts_on(self, scenario):
+        return True
 
     def loses(self, player):
         return player.life < 10
