@@ -801,20 +801,26 @@ def canonical_state(state: Scenario) -> Scenario:
     assignments."""
     return replace(
         state,
-        players=tuple(
-            replace(
-                p,
-                life=1 if p.life > 0 else 0,
-                poison=min(p.poison, 10),
-                commander_damage=tuple((c, min(n, 21)) for c, n in p.commander_damage),
-            )
-            for p in state.players
-        ),
+        players=tuple(_canonical_player(p) for p in state.players),
         attackers=tuple(replace(a, damage_marked=min(a.damage_marked, max(a.toughness, 0))) for a in state.attackers),
         # marked damage past toughness changes nothing: the blocker has lethal damage either way (702.19b)
         blockers=tuple(replace(b, damage_marked=min(b.damage_marked, max(b.toughness, 0))) for b in state.blockers),
         battles=tuple(replace(b, defense=min(b.defense, 1)) for b in state.battles),
     )
+
+
+def _canonical_player(p):
+    """The player with life, poison and commander damage set to fixed values (1 or 0 life, at most 10 poison, at
+    most 21 from a commander) when those keep every way in which they have, or have not, lost
+    (:data:`LOSS_CONDITIONS`: all the regular step reads of a player); the player as is when a way to lose reads
+    more (a made-up "exactly 7 life", say)."""
+    fixed = replace(
+        p,
+        life=1 if p.life > 0 else 0,
+        poison=min(p.poison, 10),
+        commander_damage=tuple((c, min(n, 21)) for c, n in p.commander_damage),
+    )
+    return fixed if losses(fixed) == losses(p) else p
 
 
 # ---------------------------------------------------------------------------------------------
