@@ -14,24 +14,28 @@ The thresholds (what legality and the objectives test):
 - :func:`kills`, :func:`overkill_threshold`, :func:`regular_step_cap`: what the objectives and the whole
   combat's effect keys count.
 
-One step's outcome, in explicit stages (:func:`resolve`):
+One step's outcome is one pipeline (:func:`resolve`), each stage written once:
 
 1. **assigned** -- the assignment read as :class:`Hit` s (source, recipient, amount, deathtouch), both sides'
    keys together (:func:`assigned_hits`);
-2. **dealt** -- the hits after every :class:`DamageEffect` (prevention, protection and doubling change the
-   damage *dealt*, never which assignments are legal): :class:`ReplacementsAndPrevention` (docs/effects.md);
-3. **results** -- :func:`apply_damage`: damage marked on creatures (120.3e), loyalty (120.3c), defense (120.3h)
-   and life (120.3a) lost, then the state-based actions (704.3, all at once): creatures with toughness 0 or
+2. **dealt** -- the hits after every :class:`DamageEffect` of :data:`DAMAGE_EFFECTS`, once, in order
+   (prevention, protection and doubling change the damage *dealt*, never which assignments are legal):
+   :class:`ReplacementsAndPrevention` (docs/effects.md). The :class:`Event` s are read off stages 1 and 2;
+3. **results** -- :func:`results` (120.3), each hit's source read: damage marked on creatures (120.3e) or -1/-1
+   counters (infect, wither), loyalty (120.3c), defense (120.3h) and life (120.3a) lost, poison (infect, toxic),
+   commander damage (903.10a), lifelink gains at the same time as the damage (702.15b, 510.2);
+4. **state-based actions** -- :func:`state_based_actions` (704.3, all at once): creatures with toughness 0 or
    less (704.5f), lethal damage (704.5g) or deathtouch damage (704.5h) leave combat unless indestructible
-   (702.12b); planeswalkers at 0 loyalty (704.5i) and battles at 0 defense (704.5v) leave; and the players who
-   lose (:class:`LossCondition`: 704.5a life, 704.5c poison, 704.6c commander damage), reported by
-   :attr:`Outcome.losers`. The state is ready for the next step (``step == "regular"``). With effects, the
-   results also read each hit's source (:func:`results`): infect and wither damage as -1/-1 counters, infect and
-   toxic poison, lifelink gains at the same time as the damage, commander damage.
+   (702.12b); planeswalkers at 0 loyalty (704.5i) and battles at 0 defense (704.5v) leave;
+5. **losers** -- every :class:`LossCondition` of :data:`LOSS_CONDITIONS` (704.5a life, 704.5c poison, 704.6c
+   commander damage), each one object with its rule (:func:`losses`, :func:`losers`, :attr:`Outcome.losers`).
+   A player who loses a two-player game ends it (104.3b, 104.2a, :func:`game_over`): no further step. With more
+   players that player leaves the game (800.4a, :func:`leave_game`).
 
-A player who loses in a two-player game ends the game (104.3b, 104.2a): no further step. With more players that
-player leaves the game (800.4a, :func:`leave_game`). A board that arrives with state-based actions pending is
-settled first (:func:`settle`), the same way for one step and the whole combat.
+The state is ready for the next step (``step == "regular"``). The same stages serve the other entry points:
+:func:`settle` (a board that arrives with state-based actions pending, for one step and the whole combat alike)
+is stages 4 and 5 with nothing dealt; :func:`apply_damage` (the plain boards' regular step from totals) is stage 3
+on a plain board, then 4 and 5. :func:`has_effects` asks both lists whether the plain boards' fast paths hold.
 """
 
 from __future__ import annotations
