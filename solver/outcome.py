@@ -690,21 +690,23 @@ def resolve(
     totals, touched = tally_hits(dealt)
     damaged, res = results(scenario, events)  # 3
     state, lost = state_based_actions(damaged, touched, loss_conditions)  # 4, 5
-    players = tuple(
-        PlayerOutcome(
-            p.id,
-            p.life,
-            p.poison,
-            dict(p.commander_damage),
-            res.life_lost.get(p.id, 0),
-            res.gained.get(p.id, 0),
-            tuple(c.name for c in ways),
-            tuple(c.rule for c in ways),
-        )
-        for p in damaged.players
-        for ways in (losses(p, loss_conditions),)
-    )
+    players = tuple(_player_outcome(p, res, loss_conditions) for p in damaged.players)
     return Outcome(scenario, assigned, dealt, totals, touched, state, lost, events, players, res.gained)
+
+
+def _player_outcome(p, res: _Results, conditions: Sequence[LossCondition] | None) -> PlayerOutcome:
+    """A listed player after stage 3: life, poison, commander damage, and every way they lost (stage 5)."""
+    ways = losses(p, conditions)
+    return PlayerOutcome(
+        p.id,
+        p.life,
+        p.poison,
+        dict(p.commander_damage),
+        res.life_lost.get(p.id, 0),
+        res.gained.get(p.id, 0),
+        tuple(c.name for c in ways),
+        tuple(c.rule for c in ways),
+    )
 
 
 def after_step(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> Scenario:
