@@ -14,24 +14,28 @@ The thresholds (what legality and the objectives test):
 - :func:`kills`, :func:`overkill_threshold`, :func:`regular_step_cap`: what the objectives and the whole
   combat's effect keys count.
 
-One step's outcome, in explicit stages (:func:`resolve`):
+One step's outcome is one pipeline (:func:`resolve`), each stage written once:
 
 1. **assigned** -- the assignment read as :class:`Hit` s (source, recipient, amount, deathtouch), both sides'
    keys together (:func:`assigned_hits`);
-2. **dealt** -- the hits after every :class:`DamageEffect` (prevention, protection and doubling change the
-   damage *dealt*, never which assignments are legal): :class:`ReplacementsAndPrevention` (docs/effects.md);
-3. **results** -- :func:`apply_damage`: damage marked on creatures (120.3e), loyalty (120.3c), defense (120.3h)
-   and life (120.3a) lost, then the state-based actions (704.3, all at once): creatures with toughness 0 or
+2. **dealt** -- the hits after every :class:`DamageEffect` of :data:`DAMAGE_EFFECTS`, once, in order
+   (prevention, protection and doubling change the damage *dealt*, never which assignments are legal):
+   :class:`ReplacementsAndPrevention` (docs/effects.md). The :class:`Event` s are read off stages 1 and 2;
+3. **results** -- :func:`results` (120.3), each hit's source read: damage marked on creatures (120.3e) or -1/-1
+   counters (infect, wither), loyalty (120.3c), defense (120.3h) and life (120.3a) lost, poison (infect, toxic),
+   commander damage (903.10a), lifelink gains at the same time as the damage (702.15b, 510.2);
+4. **state-based actions** -- :func:`state_based_actions` (704.3, all at once): creatures with toughness 0 or
    less (704.5f), lethal damage (704.5g) or deathtouch damage (704.5h) leave combat unless indestructible
-   (702.12b); planeswalkers at 0 loyalty (704.5i) and battles at 0 defense (704.5v) leave; and the players who
-   lose (:class:`LossCondition`: 704.5a life, 704.5c poison, 704.6c commander damage), reported by
-   :attr:`Outcome.losers`. The state is ready for the next step (``step == "regular"``). With effects, the
-   results also read each hit's source (:func:`results`): infect and wither damage as -1/-1 counters, infect and
-   toxic poison, lifelink gains at the same time as the damage, commander damage.
+   (702.12b); planeswalkers at 0 loyalty (704.5i) and battles at 0 defense (704.5v) leave;
+5. **losers** -- every :class:`LossCondition` of :data:`LOSS_CONDITIONS` (704.5a life, 704.5c poison, 704.6c
+   commander damage), each one object with its rule (:func:`losses`, :func:`losers`, :attr:`Outcome.losers`).
+   A player who loses a two-player game ends it (104.3b, 104.2a, :func:`game_over`): no further step. With more
+   players that player leaves the game (800.4a, :func:`leave_game`).
 
-A player who loses in a two-player game ends the game (104.3b, 104.2a): no further step. With more players that
-player leaves the game (800.4a, :func:`leave_game`). A board that arrives with state-based actions pending is
-settled first (:func:`settle`), the same way for one step and the whole combat.
+The state is ready for the next step (``step == "regular"``). The same stages serve the other entry points:
+:func:`settle` (a board that arrives with state-based actions pending, for one step and the whole combat alike)
+is stages 4 and 5 with nothing dealt; :func:`apply_damage` (the plain boards' regular step from totals) is stage 3
+on a plain board, then 4 and 5. :func:`has_effects` asks both lists whether the plain boards' fast paths hold.
 """
 
 from __future__ import annotations
@@ -152,22 +156,28 @@ def exact(value) -> Fraction:
 
 @dataclass(frozen=True)
 class Hit:
-    """``amount`` damage from ``source`` to ``recipient``; ``deathtouch``: the source has deathtouch."""
+    """``amount`` damage from ``source`` to ``recipient``; ``deathtouch``: the source has deathtouch. After the
+    effects (stage 2), ``rule`` names what changed the amount when it was prevented (702.16e, 615.1a, 615.7) and
+    ``shielded`` how much of the recipient's ``prevent`` shield it used up (615.7)."""
 
     source: str
     recipient: str
     amount: int
     deathtouch: bool = False
+    rule: str = ""
+    shielded: int = 0
 
 
 def assigned_hits(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> tuple[Hit, ...]:
-    """The positive entries of an assignment (both sides' keys), as hits."""
+    """The positive entries of an assignment (both sides' keys) to objects of the scenario, as hits, in the
+    scenario's order of the sources (attackers, then blockers; 615.7's default order)."""
+    order = {c.id: k for k, c in enumerate((*scenario.attackers, *scenario.blockers))}
     out = []
-    for source, split in assignment.items():
+    for source, split in sorted(assignment.items(), key=lambda item: order.get(item[0], len(order))):
         src = scenario.get(source)
         dt = src is not None and bool(getattr(src, "deathtouch", False))
         for recipient, amount in split.items():
-            if amount > 0:
+            if amount > 0 and recipient in scenario:
                 out.append(Hit(source, recipient, amount, dt))
     return tuple(out)
 
@@ -218,35 +228,68 @@ def damage_dealt(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]
 
 
 # ---------------------------------------------------------------------------------------------
-# Stage 2: dealt (extension point a)
+# Stage 2: dealt (every DamageEffect, in order)
 # ---------------------------------------------------------------------------------------------
 
 
 class DamageEffect(Protocol):
     """Something that changes the damage dealt, never which assignments are legal (prevention, protection,
-    doubling, infect, lifelink: the next issue). ``apply`` gets the hits so far and returns the hits dealt."""
+    doubling). ``apply`` gets the hits so far and returns the hits dealt (a prevented hit may stay, with amount
+    0 and the rule that prevented it). ``acts_on``: could it change any hit on this board? When no effect acts
+    on a board (and nothing else of :func:`has_effects` is there), damage dealt is damage assigned and the
+    readers may take their fast paths (the plan's tallies, the direct engine's effect keys)."""
 
     name: str
+
+    def acts_on(self, scenario: Scenario) -> bool: ...
 
     def apply(self, scenario: Scenario, hits: tuple[Hit, ...]) -> tuple[Hit, ...]: ...
 
 
 class ReplacementsAndPrevention:
     """Protection (702.16e), prevention (615.1a, the 615.7 shields) and damage modifiers (614.1a) in the affected
-    player's order (616.1); see :func:`dealt_events`. On a board without them, dealt == assigned."""
+    player's order (616.1). Per recipient, its ``shield_order`` sources first, then the scenario's order; 0 damage
+    stays 0 (120.8). On a board without them, dealt == assigned."""
 
     name = "replacements and prevention"
 
+    def acts_on(self, scenario: Scenario) -> bool:
+        creatures: tuple[Any, ...] = (*scenario.attackers, *scenario.blockers)
+        if any(c.deals for c in creatures):
+            return True
+        others: tuple[Any, ...] = (*creatures, *scenario.players, *scenario.planeswalkers, *scenario.battles)
+        return any(not o.receiving.is_plain for o in others)
+
     def apply(self, scenario: Scenario, hits: tuple[Hit, ...]) -> tuple[Hit, ...]:
-        if not has_effects(scenario):
+        if not self.acts_on(scenario):
             return hits
-        assignment: dict[str, dict[str, int]] = {}
-        for h in hits:
-            assignment.setdefault(h.source, {})[h.recipient] = h.amount
-        dt = {h.source: h.deathtouch for h in hits}
-        return tuple(
-            Hit(e.source, e.recipient, e.dealt, dt[e.source]) for e in dealt_events(scenario, assignment) if e.dealt
-        )
+        out = list(hits)
+        by_recipient: dict[str, list[int]] = {}
+        for k, h in enumerate(hits):
+            by_recipient.setdefault(h.recipient, []).append(k)
+        for rid, ks in by_recipient.items():
+            rec = scenario.receiving(rid)
+            shield = rec.prevent
+            first = {s: n for n, s in enumerate(rec.shield_order)}
+            for k in sorted(ks, key=lambda k: first.get(hits[k].source, len(first))):
+                h = hits[k]
+                if h.amount <= 0:
+                    continue
+                source = _source(scenario, h.source)
+                if rec.prevent_combat or rec.protected_from(source):
+                    out[k] = replace(h, amount=0, rule="702.16e" if rec.protected_from(source) else "615.1a")
+                    continue
+                mods = (*source.deals, *rec.takes)
+                if rec.order == "most":
+                    n = _modify(h.amount, mods, "most")
+                    stop = min(shield, n)
+                    n -= stop
+                else:
+                    stop = min(shield, h.amount)
+                    n = _modify(h.amount - stop, mods, "least")
+                shield -= stop
+                out[k] = replace(h, amount=n, rule="615.7" if n == 0 else h.rule, shielded=h.shielded + stop)
+        return tuple(out)
 
 
 #: The effects every outcome applies, in order.
@@ -254,53 +297,160 @@ DAMAGE_EFFECTS: tuple[DamageEffect, ...] = (ReplacementsAndPrevention(),)
 
 
 def deal(scenario: Scenario, hits: tuple[Hit, ...], effects: Sequence[DamageEffect] | None = None) -> tuple[Hit, ...]:
+    """Stage 2: the hits after every effect of ``effects`` (default :data:`DAMAGE_EFFECTS`), in order."""
     for effect in DAMAGE_EFFECTS if effects is None else effects:
         hits = tuple(effect.apply(scenario, hits))
     return hits
 
 
+def _events(scenario: Scenario, assigned: tuple[Hit, ...], dealt: tuple[Hit, ...]) -> tuple[Event, ...]:
+    """One event per source and recipient: what was assigned, what stage 2 dealt, and what it is (120.3)."""
+    got: dict[tuple[str, str], list] = {}
+    for h in dealt:
+        g = got.setdefault((h.source, h.recipient), [0, "", 0])
+        g[0] += h.amount
+        g[1] = g[1] or h.rule
+        g[2] += h.shielded
+    out = []
+    keys = [(h.source, h.recipient, h.amount) for h in assigned]
+    seen = {(s, r) for s, r, _ in keys}
+    keys += [(h.source, h.recipient, 0) for h in dealt if (h.source, h.recipient) not in seen]
+    for source, recipient, amount in keys:
+        n, why, stop = got.pop((source, recipient), (0, "", 0))
+        if n <= 0:
+            if amount > 0:
+                out.append(Event(source, recipient, amount, 0, "prevented", why, stop))
+            continue
+        result, rule = _result_of(scenario, Hit(source, recipient, n))
+        out.append(Event(source, recipient, amount, n, result, rule, stop))
+    return tuple(out)
+
+
+def dealt_events(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> list[Event]:
+    """Every damage event of the step with the amount dealt after the effects (stages 1 and 2)."""
+    assigned = assigned_hits(scenario, assignment)
+    return list(_events(scenario, assigned, deal(scenario, assigned)))
+
+
 # ---------------------------------------------------------------------------------------------
-# Stage 3: results (extension point b: players who lose)
+# Stage 3: results (120.3: marked damage, counters, loyalty, defense, life, poison, commander damage, lifelink)
 # ---------------------------------------------------------------------------------------------
 
 
-class LossCondition(Protocol):
-    """A way for a player to lose the game as a state-based action; ``rule`` is cited in the report."""
+@dataclass
+class _Results:
+    """What the damage dealt does to each object and player, before the state-based actions."""
 
-    rule: str
+    dealt: dict[str, int] = field(default_factory=dict)  # to planeswalkers and battles (loyalty, defense)
+    marked: dict[str, int] = field(default_factory=dict)  # creatures: marked damage (120.3e)
+    counters: dict[str, int] = field(default_factory=dict)  # creatures: -1/-1 counters (702.90c, 702.80b)
+    life_lost: dict[str, int] = field(default_factory=dict)  # 120.3a
+    poison: dict[str, int] = field(default_factory=dict)  # 702.90b, 702.164c
+    commander: dict[tuple[str, str], int] = field(default_factory=dict)  # (player, commander): 903.10a
+    gained: dict[str, int] = field(default_factory=dict)  # 702.15b, by controller (ATTACKING_PLAYER)
+    shields: dict[str, int] = field(default_factory=dict)  # prevent shield used up (615.7)
 
-    def loses(self, player) -> bool: ...
-
-
-class LifeZero:
-    """704.5a: a player with 0 or less life loses the game."""
-
-    rule = "704.5a"
-
-    def loses(self, player) -> bool:
-        return player.life <= 0
-
-
-class TenPoison:
-    """704.5c: a player with ten or more poison counters loses the game."""
-
-    rule = "704.5c"
-
-    def loses(self, player) -> bool:
-        return player.poison >= 10
+    def add(self, where: dict, key, n: int) -> None:
+        where[key] = where.get(key, 0) + n
 
 
-class CommanderDamage:
-    """704.6c: a player dealt 21 or more combat damage by the same commander over the game loses it."""
+def results(scenario: Scenario, events: Iterable[Event]) -> tuple[Scenario, _Results]:
+    """Stage 3, each event's source read (120.3): the state after the damage, before any state-based action."""
+    s = scenario
+    out = _Results()
+    for e in events:
+        if e.shielded:
+            out.add(out.shields, e.recipient, e.shielded)
+        if e.dealt <= 0:
+            continue
+        source = _source(s, e.source)
+        out.add(out.dealt, e.recipient, e.dealt)
+        if e.result == "life":
+            out.add(out.life_lost, e.recipient, e.dealt)
+        elif e.result == "poison":
+            out.add(out.poison, e.recipient, e.dealt)
+        elif e.result == "counters":
+            out.add(out.counters, e.recipient, e.dealt)
+        elif e.result == "marked":
+            out.add(out.marked, e.recipient, e.dealt)
+        if s.kind(e.recipient) == "player":
+            if source.toxic:  # 702.164c
+                out.add(out.poison, e.recipient, source.toxic)
+            if getattr(source, "commander", None) is not None:  # 903.10a
+                out.add(out.commander, (e.recipient, source.id), e.dealt)
+        if source.has("lifelink"):  # 702.15b
+            who = ATTACKING_PLAYER if s.kind(source.id) == "attacker" else (s.blocker_controller(source.id) or "")
+            out.add(out.gained, who, e.dealt)
+    return _damaged(s, out), out
 
-    rule = "704.6c"
 
-    def loses(self, player) -> bool:
-        return any(n >= 21 for _, n in player.commander_damage)
+def _plain_results(scenario: Scenario, totals: Mapping[str, int]) -> _Results:
+    """Stage 3 on a plain board (:func:`has_effects` false): every hit's result is fixed by its recipient (120.3a
+    life, 120.3c loyalty, 120.3e marked damage, 120.3h defense), as :func:`_result_of` gives without keywords."""
+    out = _Results()
+    for r, n in totals.items():
+        if n <= 0:
+            continue
+        kind = scenario.kind(r)
+        if kind == "player":
+            out.life_lost[r] = n
+        elif kind in ("attacker", "blocker"):
+            out.marked[r] = n
+        out.dealt[r] = n
+    return out
 
 
-#: The loss conditions every outcome checks.
-LOSS_CONDITIONS: tuple[LossCondition, ...] = (LifeZero(), TenPoison(), CommanderDamage())
+def _damaged(s: Scenario, res: _Results) -> Scenario:
+    """The board with the results applied (no state-based action yet); the step becomes the regular one."""
+
+    def shielded(obj):
+        n = res.shields.get(obj.id)
+        return replace(obj, receiving=replace(obj.receiving, prevent=obj.receiving.prevent - n)) if n else obj
+
+    def creature(c):
+        k = res.counters.get(c.id, 0)
+        m = res.marked.get(c.id, 0)
+        c2 = shielded(c)
+        if k or m:
+            c2 = replace(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
+        return c2
+
+    def walker(p):
+        n = res.dealt.get(p.id, 0)
+        p2 = shielded(p)
+        return replace(p2, loyalty=max(0, p.loyalty - n)) if n else p2
+
+    def battle(b):
+        n = res.dealt.get(b.id, 0)
+        b2 = shielded(b)
+        return replace(b2, defense=max(0, b.defense - n)) if n else b2
+
+    def player(p):
+        life = p.life - res.life_lost.get(p.id, 0) + res.gained.get(p.id, 0)  # 510.2: damage and lifelink at once
+        pois = p.poison + res.poison.get(p.id, 0)
+        commander = dict(p.commander_damage)
+        for (pid, src), n in res.commander.items():
+            if pid == p.id:
+                commander[src] = commander.get(src, 0) + n
+        p2 = shielded(p)
+        if (life, pois) == (p.life, p.poison) and not res.commander:
+            return p2
+        return replace(p2, life=life, poison=pois, commander_damage=tuple(sorted(commander.items())))
+
+    return replace(
+        s,
+        step="regular",
+        players=tuple(player(p) for p in s.players),
+        attackers=tuple(creature(a) for a in s.attackers),
+        blockers=tuple(creature(b) for b in s.blockers),
+        planeswalkers=tuple(walker(p) for p in s.planeswalkers),
+        battles=tuple(battle(b) for b in s.battles),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Stage 4: state-based actions on permanents (704.3: all at once)
+# ---------------------------------------------------------------------------------------------
 
 
 def first_strike_step_happens(scenario: Scenario) -> bool:
@@ -312,57 +462,166 @@ def first_strike_step_happens(scenario: Scenario) -> bool:
     )
 
 
-def creature_dies(creature, dealt: int, deathtouched: bool) -> bool:
-    """704.5f / 704.5g / 704.5h (702.12b: indestructible creatures are not destroyed)."""
+def _destroyed(creature, damage_marked: int, deathtouched: bool) -> bool:
+    """704.5f (toughness 0 or less, even indestructible), 704.5g (lethal damage marked), 704.5h (dealt damage by a
+    deathtouch source since the last check), 702.12b (indestructible is not destroyed)."""
     if creature.toughness <= 0:
         return True  # 704.5f: not "destroyed", so indestructible does not help
     if creature.indestructible:
         return False
-    return creature.damage_marked + dealt >= creature.toughness or (deathtouched and dealt > 0)
+    return damage_marked >= creature.toughness or deathtouched
 
 
-def apply_damage(scenario: Scenario, totals: Mapping[str, int], touched: Iterable[str] = ()) -> Scenario:
-    """Deal ``totals`` (recipient -> damage dealt; ``touched``: dealt damage by deathtouch), then the SBAs;
-    the state of the regular step."""
-    touched = set(touched)
+def creature_dies(creature, dealt: int, deathtouched: bool) -> bool:
+    """Would the state-based actions put this creature into the graveyard once it is dealt ``dealt`` more damage
+    (``deathtouched``: some of it from a deathtouch source)? The test :func:`state_based_actions` makes."""
+    return _destroyed(creature, creature.damage_marked + dealt, deathtouched and dealt > 0)
 
-    def creature(c):
-        dealt = totals.get(c.id, 0)
-        if not c.in_combat:
-            return replace(c, damage_marked=c.damage_marked + dealt) if dealt else c
-        dies = creature_dies(c, dealt, c.id in touched)
-        if not dealt and not dies:
-            return c
-        return replace(c, damage_marked=c.damage_marked + dealt, in_combat=not dies)
 
-    def walker(p):
-        loyalty = max(0, p.loyalty - totals.get(p.id, 0))
-        return replace(p, loyalty=loyalty, in_combat=p.in_combat and loyalty > 0)  # 704.5i
+def state_based_actions(
+    state: Scenario, deathtouched: Iterable[str] = (), conditions: Sequence[LossCondition] | None = None
+) -> tuple[Scenario, tuple[tuple[str, str], ...]]:
+    """The state-based actions, all at once (704.3), on a board whose damage is already applied: creatures in
+    combat that :func:`creature_dies` (``deathtouched``: those dealt damage by a deathtouch source since the last
+    check, 704.5h) leave combat, so do planeswalkers at 0 loyalty (704.5i) and battles at 0 defense (704.5v);
+    then the players who lose (:func:`losers`): in a game of more than two players they leave it
+    (:func:`leave_game`, 800.4a); with two the game is over (:func:`game_over`). The same board when nothing
+    changes. Returns the state and the losers."""
+    touched = deathtouched if isinstance(deathtouched, (set, frozenset)) else set(deathtouched)
 
-    def battle(b):
-        defense = max(0, b.defense - totals.get(b.id, 0))
-        return replace(b, defense=defense, in_combat=b.in_combat and defense > 0)  # 704.5v
+    def gone(c) -> bool:
+        return c.in_combat and _destroyed(c, c.damage_marked, c.id in touched)
 
-    return replace(
-        scenario,
-        step="regular",
-        attackers=tuple(creature(a) for a in scenario.attackers),
-        blockers=tuple(creature(b) for b in scenario.blockers),
-        players=tuple(replace(p, life=p.life - totals[p.id]) if totals.get(p.id) else p for p in scenario.players),
-        planeswalkers=tuple(walker(p) for p in scenario.planeswalkers),
-        battles=tuple(battle(b) for b in scenario.battles),
-    )
+    attackers, blockers = state.attackers, state.blockers
+    walkers, battles = state.planeswalkers, state.battles
+    changed = False
+    if any(gone(c) for c in (*attackers, *blockers)):
+        attackers = tuple(replace(c, in_combat=False) if gone(c) else c for c in attackers)
+        blockers = tuple(replace(c, in_combat=False) if gone(c) else c for c in blockers)
+        changed = True
+    if any(p.in_combat and p.loyalty <= 0 for p in walkers):  # 704.5i
+        walkers = tuple(replace(p, in_combat=False) if p.in_combat and p.loyalty <= 0 else p for p in walkers)
+        changed = True
+    if any(b.in_combat and b.defense <= 0 for b in battles):  # 704.5v
+        battles = tuple(replace(b, in_combat=False) if b.in_combat and b.defense <= 0 else b for b in battles)
+        changed = True
+    if changed:
+        state = replace(state, attackers=attackers, blockers=blockers, planeswalkers=walkers, battles=battles)
+    lost = losers(state, conditions)
+    if lost and state.game_players > 2:
+        state = leave_game(state, [p for p, _ in lost])
+    return state, lost
+
+
+# ---------------------------------------------------------------------------------------------
+# Stage 5: players who lose (each way to lose one object with its rule), game over, who leaves
+# ---------------------------------------------------------------------------------------------
+
+
+class LossCondition(Protocol):
+    """A way for a player to lose the game as a state-based action. ``name`` is the reason in the reports
+    (``PlayerOutcome.loses``), ``rule`` the rule cited. ``acts_on``: can damage on this board make a player lose
+    this way beyond what the plain boards' fast paths encode (704.5a on damage assigned reaching a player's life)?
+    A condition that says yes sends every reader (the objectives, the whole combat's count) to the outcome."""
+
+    name: str
+    rule: str
+
+    def acts_on(self, scenario: Scenario) -> bool: ...
+
+    def loses(self, player) -> bool: ...
+
+
+class LifeZero:
+    """704.5a: a player with 0 or less life loses the game."""
+
+    name = "life"
+    rule = "704.5a"
+
+    def acts_on(self, scenario: Scenario) -> bool:
+        return False  # the plain fast paths encode it: damage assigned (= dealt there) reaching life
+
+    def loses(self, player) -> bool:
+        return player.life <= 0
+
+
+class TenPoison:
+    """704.5c: a player with ten or more poison counters loses the game."""
+
+    name = "poison"
+    rule = "704.5c"
+
+    def acts_on(self, scenario: Scenario) -> bool:
+        return any(a.has("infect") or a.toxic for a in scenario.attackers)  # 702.90b, 702.164c
+
+    def loses(self, player) -> bool:
+        return player.poison >= 10
+
+
+class CommanderDamage:
+    """704.6c (903.10a): a player dealt 21 or more combat damage by the same commander over the game loses it."""
+
+    name = "commander"
+    rule = "704.6c"
+
+    def acts_on(self, scenario: Scenario) -> bool:
+        return any(getattr(a, "commander", None) is not None for a in scenario.attackers)
+
+    def loses(self, player) -> bool:
+        return any(n >= 21 for _, n in player.commander_damage)
+
+
+#: The ways to lose every outcome, every game-over test and the settling of boards read, in order.
+LOSS_CONDITIONS: tuple[LossCondition, ...] = (LifeZero(), TenPoison(), CommanderDamage())
+
+
+def losses(player, conditions: Sequence[LossCondition] | None = None) -> tuple[LossCondition, ...]:
+    """Every way (default :data:`LOSS_CONDITIONS`) in which this player has lost the game; empty if none."""
+    return tuple(c for c in (LOSS_CONDITIONS if conditions is None else conditions) if c.loses(player))
 
 
 def losers(state: Scenario, conditions: Sequence[LossCondition] | None = None) -> tuple[tuple[str, str], ...]:
-    """``(player id, rule)`` for every player of ``state`` who loses the game (first condition that holds)."""
+    """``(player id, rule)`` for every listed player of ``state`` who has lost (the first way that holds)."""
     out = []
     for p in state.players:
-        for cond in LOSS_CONDITIONS if conditions is None else conditions:
-            if cond.loses(p):
-                out.append((p.id, cond.rule))
-                break
+        ways = losses(p, conditions)
+        if ways:
+            out.append((p.id, ways[0].rule))
     return tuple(out)
+
+
+def _ends_game(scenario: Scenario, lost) -> bool:
+    """104.3b / 104.2a: two players in the game and one of them has lost: the game is over."""
+    return bool(lost) and scenario.game_players <= 2
+
+
+def game_over(scenario: Scenario, conditions: Sequence[LossCondition] | None = None) -> bool:
+    """104.3b / 104.2a: two players in the game and one of them has lost: no combat damage is dealt any more."""
+    return scenario.game_players <= 2 and _ends_game(scenario, losers(scenario, conditions))
+
+
+def leave_game(state: Scenario, losers) -> Scenario:
+    """800.4a: players who lost leave the game with what they own and control: their planeswalkers and the
+    blockers they control; attackers attacking them or their planeswalkers are removed from combat (506.4).
+
+    A battle they protect stays in combat, and so do the attackers attacking it: the protector neither owns nor
+    controls it (800.4a does not take it), 506.4 lists no such removal, and 704.5w chooses a new protector only
+    for a battle no creature is attacking. It takes the regular step's damage as before."""
+    gone = set(losers)
+    walkers = tuple(replace(p, in_combat=False) if p.controller in gone else p for p in state.planeswalkers)
+    theirs = gone | {p.id for p in walkers if p.controller in gone}
+    blockers = tuple(
+        replace(b, in_combat=False) if state.blocker_controller(b.id) in gone else b for b in state.blockers
+    )
+    attackers = tuple(replace(a, in_combat=False) if a.attacking in theirs else a for a in state.attackers)
+    if (walkers, blockers, attackers) == (state.planeswalkers, state.blockers, state.attackers):
+        return state
+    return replace(state, planeswalkers=walkers, blockers=blockers, attackers=attackers)
+
+
+# ---------------------------------------------------------------------------------------------
+# The pipeline: one step's outcome; the plain boards' fast path; boards settled before the first step
+# ---------------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -384,7 +643,7 @@ class Outcome:
     def game_over(self) -> bool:
         """A player lost a two-player game (104.3b): no later step is dealt. With more players the loser leaves
         the game instead (800.4a; the state already reflects it)."""
-        return bool(self.losers) and self.scenario.game_players <= 2
+        return _ends_game(self.scenario, self.losers)
 
     @property
     def gone(self) -> tuple[str, ...]:
@@ -415,13 +674,6 @@ class Outcome:
         }
 
 
-def _loser_rule(player) -> str | None:
-    for cond in LOSS_CONDITIONS:
-        if cond.loses(player):
-            return cond.rule
-    return None
-
-
 def resolve(
     scenario: Scenario,
     assignment: Mapping[str, Mapping[str, int]],
@@ -430,33 +682,71 @@ def resolve(
 ) -> Outcome:
     """The outcome of one step: ``assignment`` holds both sides' keys (attackers' and blockers'). ``effects`` and
     ``loss_conditions``: :data:`DAMAGE_EFFECTS` and :data:`LOSS_CONDITIONS` when None (``effects=()``: damage
-    dealt as assigned)."""
-    assigned = assigned_hits(scenario, assignment)
-    if effects is None:
-        events = tuple(dealt_events(scenario, assignment))
-    else:
-        hits = deal(scenario, assigned, effects)
-        events = tuple(Event(h.source, h.recipient, h.amount, h.amount, *_result_of(scenario, h)) for h in hits)
-    dealt = tuple(
-        Hit(e.source, e.recipient, e.dealt, _source(scenario, e.source).deathtouch) for e in events if e.dealt
-    )
+    dealt as assigned). The one pipeline: hits, effects, results, state-based actions, losers."""
+    assigned = assigned_hits(scenario, assignment)  # 1
+    through = deal(scenario, assigned, effects)  # 2: every damage effect, once
+    events = _events(scenario, assigned, through)
+    dealt = tuple(h for h in through if h.amount > 0)
     totals, touched = tally_hits(dealt)
-    state, players, gained = results(scenario, events)
-    conditions = LOSS_CONDITIONS if loss_conditions is None else loss_conditions
-    out_losers = []
-    for p in state.players:
-        for cond in conditions:
-            if cond.loses(p):
-                out_losers.append((p.id, cond.rule))
-                break
-    if out_losers and scenario.game_players > 2:
-        state = leave_game(state, [p for p, _ in out_losers])
-    return Outcome(scenario, assigned, dealt, totals, touched, state, tuple(out_losers), events, players, gained)
+    damaged, res = results(scenario, events)  # 3
+    state, lost = state_based_actions(damaged, touched, loss_conditions)  # 4, 5
+    players = tuple(_player_outcome(p, res, loss_conditions) for p in damaged.players)
+    return Outcome(scenario, assigned, dealt, totals, touched, state, lost, events, players, res.gained)
+
+
+def _player_outcome(p, res: _Results, conditions: Sequence[LossCondition] | None) -> PlayerOutcome:
+    """A listed player after stage 3: life, poison, commander damage, and every way they lost (stage 5)."""
+    ways = losses(p, conditions)
+    return PlayerOutcome(
+        p.id,
+        p.life,
+        p.poison,
+        dict(p.commander_damage),
+        res.life_lost.get(p.id, 0),
+        res.gained.get(p.id, 0),
+        tuple(c.name for c in ways),
+        tuple(c.rule for c in ways),
+    )
 
 
 def after_step(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> Scenario:
     """The state after one combat damage step's damage and the state-based actions, ready for the regular step."""
     return resolve(scenario, assignment).state
+
+
+def apply_damage(scenario: Scenario, totals: Mapping[str, int], touched: Iterable[str] = ()) -> Scenario:
+    """The state after dealing ``totals`` (recipient -> damage dealt; ``touched``: dealt damage by deathtouch) on a
+    plain board (:func:`has_effects` false, where damage dealt is damage assigned and each hit's result is fixed by
+    its recipient): stage 3 (:func:`_plain_results`), then the same state-based actions as :func:`resolve`. The
+    whole combat's counting reads it to build the regular step from an effect key without a whole assignment."""
+    return state_based_actions(_damaged(scenario, _plain_results(scenario, totals)), touched)[0]
+
+
+def settle(scenario: Scenario) -> Scenario:
+    """The board after the state-based actions that are pending on it (704.3, :func:`state_based_actions` with
+    nothing dealt): a creature in combat with toughness 0 or less (704.5f) or, not indestructible, with lethal
+    damage marked (704.5g) is gone (out of combat); so is a planeswalker at 0 loyalty (704.5i) and a battle at 0
+    defense (704.5v); in a game of more than two players a player who has lost leaves it (800.4a). The same board
+    when nothing is pending.
+
+    Every combat object settles the board it is given, so one damage step and the whole combat read the same
+    board (a blocker that arrived dead is neither blocking nor a kill)."""
+    return state_based_actions(scenario)[0]
+
+
+def has_effects(scenario: Scenario) -> bool:
+    """Do the plain boards' fast paths not hold on this board: does a :class:`DamageEffect` of
+    :data:`DAMAGE_EFFECTS` act on it (damage dealt may differ from damage assigned), does its damage have results
+    beyond marked damage, loyalty, defense and life (lifelink, infect, wither, toxic, commander damage), or can a
+    :class:`LossCondition` beyond 704.5a make a player lose? Then every reader reads :func:`resolve`."""
+    if any(e.acts_on(scenario) for e in DAMAGE_EFFECTS):
+        return True
+    for c in (*scenario.attackers, *scenario.blockers):
+        if c.toxic or c.has("lifelink") or c.has("infect") or c.has("wither"):
+            return True
+        if getattr(c, "commander", None) is not None:
+            return True
+    return any(c.acts_on(scenario) for c in LOSS_CONDITIONS)
 
 
 def lethal_report(scenario: Scenario, damage: Mapping[str, int], best: Mapping[str, int]) -> dict:
@@ -517,15 +807,7 @@ def canonical_state(state: Scenario) -> Scenario:
     assignments."""
     return replace(
         state,
-        players=tuple(
-            replace(
-                p,
-                life=1 if p.life > 0 else 0,
-                poison=min(p.poison, 10),
-                commander_damage=tuple((c, min(n, 21)) for c, n in p.commander_damage),
-            )
-            for p in state.players
-        ),
+        players=tuple(_canonical_player(p) for p in state.players),
         attackers=tuple(replace(a, damage_marked=min(a.damage_marked, max(a.toughness, 0))) for a in state.attackers),
         # marked damage past toughness changes nothing: the blocker has lethal damage either way (702.19b)
         blockers=tuple(replace(b, damage_marked=min(b.damage_marked, max(b.toughness, 0))) for b in state.blockers),
@@ -533,13 +815,26 @@ def canonical_state(state: Scenario) -> Scenario:
     )
 
 
+def _canonical_player(p):
+    """The player with life, poison and commander damage set to fixed values (1 or 0 life, at most 10 poison, at
+    most 21 from a commander) when those keep every way in which they have, or have not, lost
+    (:data:`LOSS_CONDITIONS`: all the regular step reads of a player); the player as is when a way to lose reads
+    more (a made-up "exactly 7 life", say)."""
+    fixed = replace(
+        p,
+        life=1 if p.life > 0 else 0,
+        poison=min(p.poison, 10),
+        commander_damage=tuple((c, min(n, 21)) for c, n in p.commander_damage),
+    )
+    return fixed if losses(fixed) == losses(p) else p
+
+
 # ---------------------------------------------------------------------------------------------
-# Effects on real boards (docs/effects.md): damage dealt, its results, players who lose
+# Events and the players' outcomes (docs/effects.md)
 # ---------------------------------------------------------------------------------------------
 
 #: the player who controls the attackers (not listed in a scenario)
 ATTACKING_PLAYER = "attacking player"
-LOSS_RULES = {"life": "704.5a", "poison": "704.5c", "commander": "704.6c"}
 
 
 @dataclass(frozen=True)
@@ -563,7 +858,8 @@ class PlayerOutcome:
     commander_damage: Mapping[str, int]
     life_lost: int  # from damage dealt (not infect)
     life_gained: int  # lifelink of the blockers this player controls
-    loses: tuple[str, ...]  # "life", "poison", "commander" (each a reason the player loses)
+    loses: tuple[str, ...]  # the names of the ways they lost ("life", "poison", "commander"; LOSS_CONDITIONS)
+    rules: tuple[str, ...] = ()  # the rule of each (704.5a, 704.5c, 704.6c)
 
     def to_json(self) -> dict:
         return {
@@ -571,7 +867,7 @@ class PlayerOutcome:
             "poison": self.poison,
             "commander_damage": dict(self.commander_damage),
             "loses": bool(self.loses),
-            "because": [f"{why} ({LOSS_RULES[why]})" for why in self.loses],
+            "because": [f"{why} ({rule})" for why, rule in zip(self.loses, self.rules)],
         }
 
 
@@ -613,172 +909,6 @@ def _modify(amount: int, mods, order: str) -> int:
     return amount + sum(plus)
 
 
-def dealt_events(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> list[Event]:
-    """Every damage event of the step with the amount dealt after protection, prevention and modifiers."""
-    raw: list[tuple[int, Any, Any, int]] = []  # (scenario order, source, recipient, assigned)
-    order = {c.id: k for k, c in enumerate((*scenario.attackers, *scenario.blockers))}
-    for source_id, split in assignment.items():
-        source = _source(scenario, source_id)
-        for recipient_id, amount in split.items():
-            if amount > 0 and recipient_id in scenario:
-                raw.append((order.get(source_id, len(order)), source, scenario[recipient_id], amount))
-    raw.sort(key=lambda e: e[0])
-    shields: dict[str, int] = {}
-    out: list[Event] = []
-    by_recipient: dict[str, list] = {}
-    for _, source, recipient, amount in raw:
-        by_recipient.setdefault(recipient.id, []).append((source, recipient.receiving, amount))
-    dealt_of: dict[tuple[str, str], tuple[int, str, int]] = {}  # (dealt, rule if prevented, shield used)
-    for rid, events in by_recipient.items():
-        rec = events[0][1]
-        shields[rid] = rec.prevent
-        first = {s: k for k, s in enumerate(rec.shield_order)}
-        events = sorted(events, key=lambda e: first.get(e[0].id, len(first)))
-        for source, _, amount in events:
-            if rec.prevent_combat or rec.protected_from(source):
-                dealt_of[source.id, rid] = (0, "702.16e" if rec.protected_from(source) else "615.1a", 0)
-                continue
-            mods = (*source.deals, *rec.takes)
-            if rec.order == "most":
-                n = _modify(amount, mods, "most")
-                stop = min(shields[rid], n)
-            else:
-                stop = min(shields[rid], amount)
-                n = _modify(amount - stop, mods, "least")
-            shields[rid] -= stop
-            if rec.order == "most":
-                n -= stop
-            dealt_of[source.id, rid] = (n, "615.7" if n == 0 else "", stop)
-    for _, source, recipient, amount in raw:
-        n, why, stop = dealt_of[source.id, recipient.id]
-        if n == 0:
-            out.append(Event(source.id, recipient.id, amount, 0, "prevented", why, stop))
-            continue
-        result, rule = _result_of(scenario, Hit(source.id, recipient.id, n))
-        out.append(Event(source.id, recipient.id, amount, n, result, rule, stop))
-    return out
-
-
-def shields_used(events) -> dict[str, int]:
-    """Per recipient, how much of its ``prevent`` shield the events used up."""
-    used: dict[str, int] = {}
-    for e in events:
-        if e.shielded:
-            used[e.recipient] = used.get(e.recipient, 0) + e.shielded
-    return used
-
-
-def results(scenario: Scenario, events) -> tuple[Scenario, tuple[PlayerOutcome, ...], dict[str, int]]:
-    """Stage 3 with each event's source read (120.3): the state after the damage and the state-based actions on
-    permanents (before any player leaves), each listed player's outcome, and the life gained by lifelink."""
-    s = scenario
-    dealt: dict[str, int] = {}
-    marked: dict[str, int] = {}
-    counters: dict[str, int] = {}
-    touched: set[str] = set()
-    life_lost: dict[str, int] = {}
-    poison: dict[str, int] = {}
-    cmd: dict[tuple[str, str], int] = {}
-    gained: dict[str, int] = {}
-    for e in events:
-        if e.dealt <= 0:
-            continue
-        source = _source(s, e.source)
-        dealt[e.recipient] = dealt.get(e.recipient, 0) + e.dealt
-        if source.deathtouch:
-            touched.add(e.recipient)
-        if e.result == "life":
-            life_lost[e.recipient] = life_lost.get(e.recipient, 0) + e.dealt
-        elif e.result == "poison":
-            poison[e.recipient] = poison.get(e.recipient, 0) + e.dealt
-        elif e.result == "counters":
-            counters[e.recipient] = counters.get(e.recipient, 0) + e.dealt
-        elif e.result == "marked":
-            marked[e.recipient] = marked.get(e.recipient, 0) + e.dealt
-        if s.kind(e.recipient) == "player":
-            if source.toxic:  # 702.164c
-                poison[e.recipient] = poison.get(e.recipient, 0) + source.toxic
-            if getattr(source, "commander", None) is not None:  # 903.10a
-                cmd[e.recipient, source.id] = cmd.get((e.recipient, source.id), 0) + e.dealt
-        if source.has("lifelink"):  # 702.15b
-            who = ATTACKING_PLAYER if s.kind(source.id) == "attacker" else (s.blocker_controller(source.id) or "")
-            gained[who] = gained.get(who, 0) + e.dealt
-    used = shields_used(events)
-
-    def shielded(obj):
-        n = used.get(obj.id)
-        return replace(obj, receiving=replace(obj.receiving, prevent=obj.receiving.prevent - n)) if n else obj
-
-    died: list[str] = []
-
-    def creature(c):
-        k = counters.get(c.id, 0)
-        m = marked.get(c.id, 0)
-        c2 = shielded(c)
-        if k or m:
-            c2 = replace(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
-        if not c.in_combat:
-            return c2
-        toughness = c2.toughness
-        dies = toughness <= 0 or (  # 704.5f
-            not c.indestructible and (c2.damage_marked >= toughness or (c.id in touched and dealt.get(c.id, 0) > 0))
-        )  # 704.5g, 704.5h, 702.12b
-        if dies:
-            died.append(c.id)
-            return replace(c2, in_combat=False)
-        return c2
-
-    def walker(p):
-        loyalty = max(0, p.loyalty - dealt.get(p.id, 0))
-        out = replace(shielded(p), loyalty=loyalty)
-        if p.in_combat and loyalty <= 0:  # 704.5i
-            died.append(p.id)
-            out = replace(out, in_combat=False)
-        return out
-
-    def battle(b):
-        defense = max(0, b.defense - dealt.get(b.id, 0))
-        out = replace(shielded(b), defense=defense)
-        if b.in_combat and defense <= 0:  # 704.5v
-            died.append(b.id)
-            out = replace(out, in_combat=False)
-        return out
-
-    attackers = tuple(creature(a) for a in s.attackers)
-    blockers = tuple(creature(b) for b in s.blockers)
-    planeswalkers = tuple(walker(p) for p in s.planeswalkers)
-    battles = tuple(battle(b) for b in s.battles)
-    outcomes = []
-    players = []
-    for p in s.players:
-        gain = gained.get(p.id, 0)
-        life = p.life - life_lost.get(p.id, 0) + gain  # 510.2: damage and lifelink at the same time
-        pois = p.poison + poison.get(p.id, 0)
-        commander = dict(p.commander_damage)
-        for (pid, src), n in cmd.items():
-            if pid == p.id:
-                commander[src] = commander.get(src, 0) + n
-        loses = []
-        if life <= 0:
-            loses.append("life")  # 704.5a
-        if pois >= 10:
-            loses.append("poison")  # 704.5c
-        if any(n >= 21 for n in commander.values()):
-            loses.append("commander")  # 704.6c
-        outcomes.append(PlayerOutcome(p.id, life, pois, commander, life_lost.get(p.id, 0), gain, tuple(loses)))
-        players.append(replace(shielded(p), life=life, poison=pois, commander_damage=tuple(sorted(commander.items()))))
-    state = replace(
-        s,
-        step="regular",
-        players=tuple(players),
-        attackers=attackers,
-        blockers=blockers,
-        planeswalkers=planeswalkers,
-        battles=battles,
-    )
-    return state, tuple(outcomes), gained
-
-
 def _result_of(scenario: Scenario, hit: Hit) -> tuple[str, str]:
     """What a hit's damage is, by its source and recipient (120.3)."""
     kind = scenario.kind(hit.recipient)
@@ -793,92 +923,3 @@ def _result_of(scenario: Scenario, hit: Hit) -> tuple[str, str]:
     if infect or source.has("wither"):
         return "counters", "702.90c" if infect else "702.80b"
     return "marked", "120.3e"
-
-
-def leave_game(state: Scenario, losers) -> Scenario:
-    """800.4a: players who lost leave the game with what they control; attackers attacking them or their
-    planeswalkers and battles are removed from combat (506.4)."""
-    gone = set(losers)
-    walkers = tuple(replace(p, in_combat=False) if p.controller in gone else p for p in state.planeswalkers)
-    battles = tuple(replace(b, in_combat=False) if b.protector in gone else b for b in state.battles)
-    theirs = gone | {p.id for p in walkers if p.controller in gone} | {b.id for b in battles if b.protector in gone}
-    blockers = tuple(
-        replace(b, in_combat=False) if state.blocker_controller(b.id) in gone else b for b in state.blockers
-    )
-    attackers = tuple(replace(a, in_combat=False) if a.attacking in theirs else a for a in state.attackers)
-    return replace(state, planeswalkers=walkers, battles=battles, blockers=blockers, attackers=attackers)
-
-
-# ---------------------------------------------------------------------------------------------
-# Boards that arrive with the state-based actions pending (docs/effects.md, "Boards as given")
-# ---------------------------------------------------------------------------------------------
-
-
-def loses(player) -> tuple[str, ...]:
-    """Why a player has lost the game as a state-based action: "life" (704.5a), "poison" (704.5c), "commander"
-    (704.6c); empty if they have not."""
-    out = []
-    if player.life <= 0:
-        out.append("life")
-    if player.poison >= 10:
-        out.append("poison")
-    if any(n >= 21 for _, n in player.commander_damage):
-        out.append("commander")
-    return tuple(out)
-
-
-def game_over(scenario: Scenario) -> bool:
-    """104.3b / 104.2a: two players in the game and one of them has lost: no combat damage is dealt any more."""
-    return scenario.game_players <= 2 and any(loses(p) for p in scenario.players)
-
-
-def settle(scenario: Scenario) -> Scenario:
-    """The board after the state-based actions that are pending on it (704.3): a creature in combat with toughness
-    0 or less (704.5f) or, not indestructible, with lethal damage marked (704.5g) is gone (out of combat); so is
-    a planeswalker at 0 loyalty (704.5i) and a battle at 0 defense (704.5v); in a game of more than two players a
-    player who has lost leaves it (800.4a, :func:`leave_game`). The same board when nothing is pending.
-
-    Every combat object settles the board it is given, so one damage step and the whole combat read the same
-    board (a blocker that arrived dead is neither blocking nor a kill)."""
-
-    def gone(c) -> bool:
-        return c.in_combat and (c.toughness <= 0 or (not c.indestructible and c.damage_marked >= c.toughness))
-
-    changed = False
-    attackers, blockers, walkers, battles = (
-        scenario.attackers,
-        scenario.blockers,
-        scenario.planeswalkers,
-        scenario.battles,
-    )
-    if any(gone(c) for c in (*attackers, *blockers)):
-        attackers = tuple(replace(c, in_combat=False) if gone(c) else c for c in attackers)
-        blockers = tuple(replace(c, in_combat=False) if gone(c) else c for c in blockers)
-        changed = True
-    if any(p.in_combat and p.loyalty <= 0 for p in walkers):
-        walkers = tuple(replace(p, in_combat=False) if p.in_combat and p.loyalty <= 0 else p for p in walkers)
-        changed = True
-    if any(b.in_combat and b.defense <= 0 for b in battles):
-        battles = tuple(replace(b, in_combat=False) if b.in_combat and b.defense <= 0 else b for b in battles)
-        changed = True
-    state = scenario
-    if changed:
-        state = replace(scenario, attackers=attackers, blockers=blockers, planeswalkers=walkers, battles=battles)
-    losers = [p.id for p in state.players if loses(p)]
-    if losers and state.game_players > 2:
-        left = leave_game(state, losers)
-        if left != state:
-            state = left
-    return state
-
-
-def has_effects(scenario: Scenario) -> bool:
-    """Does the board carry an outcome effect (docs/effects.md) that makes damage dealt differ from damage
-    assigned, or gives it results beyond marked damage, loyalty, defense and life?"""
-    for c in (*scenario.attackers, *scenario.blockers):
-        if c.toxic or c.deals or c.has("lifelink") or c.has("infect") or c.has("wither"):
-            return True
-        if getattr(c, "commander", None) is not None or not c.receiving.is_plain:
-            return True
-    others: tuple[Any, ...] = (*scenario.players, *scenario.planeswalkers, *scenario.battles)
-    return any(not o.receiving.is_plain for o in others)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from .models import Assignment, Scenario
-from .outcome import LOSS_RULES, game_over, has_lethal, lethal_need, loses, reaches, settle
+from .outcome import game_over, has_lethal, lethal_need, losers, losses, reaches, settle
 
 SIDES = ("attacking", "defending", "both")
 
@@ -285,10 +285,10 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
         raise ValueError(f'a damage plan is for one step ("regular" or "first_strike"), not {step!r}')
     scenario = settle(scenario)  # the state-based actions pending on the board (docs/effects.md)
     sources: list[SourcePlan] = []
-    if game_over(scenario):  # 104.3b: two players and one has lost: no combat damage any more
-        loser = next(p for p in scenario.players if loses(p))
-        rules = ", ".join(LOSS_RULES[r] for r in loses(loser))
-        why = f"{loser.id} has lost the game ({rules}): no combat damage is dealt"
+    if game_over(scenario):  # 104.3b: two players and one has lost (outcome.LOSS_CONDITIONS): no combat damage
+        loser = losers(scenario)[0][0]
+        rules = ", ".join(c.rule for c in losses(scenario[loser]))
+        why = f"{loser} has lost the game ({rules}): no combat damage is dealt"
         if side in ("attacking", "both"):
             sources += [_silent(a.id, "attacking", "104.3b", why) for a in scenario.attackers]
         if side in ("defending", "both"):
@@ -375,7 +375,7 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
     plan = _attacker_normal_plan(s, a, amount, tkind, target, current, banded, over_the_top)
     if a.as_though_unblocked and a.blocked:
         routes = tuple(over_the_top((), blocked=False))
-        if routes:  # docs/effects.md: the option is offered when the unblocked way sends damage somewhere
+        if routes:
             plan = replace(
                 plan,
                 unblocked=Unblocked(
@@ -384,6 +384,19 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
                     "510.1c",
                     f"{a.id} may assign its combat damage as though it weren't blocked: all of it to {target.id}"
                     + (" and its controller" if top_pw else ""),
+                ),
+            )
+        elif plan.damage > 0:
+            # 510.1c with 506.4c: as though unblocked, its damage would go to what it attacks, which has left
+            # combat: that way it assigns nothing (a second choice beside dividing among its blockers)
+            plan = replace(
+                plan,
+                unblocked=Unblocked(
+                    0,
+                    (),
+                    "506.4c",
+                    f"{a.id} may assign its combat damage as though it weren't blocked, and the {tkind} it attacks, "
+                    f"{target.id}, has left combat: that way it assigns nothing",
                 ),
             )
     if banded:

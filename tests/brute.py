@@ -25,8 +25,8 @@ Real-board options (docs/effects.md), written here from the rules, not from ``so
 
 * ``assigns_toughness``: the creature assigns an amount equal to its toughness instead of its power (510.1a);
 * ``as_though_unblocked``: a blocked attacker's split is legal if it is legal for the attacker as it is, or for
-  the same attacker with no blockers and not blocked (510.1b); that second way counts only when it sends
-  damage somewhere;
+  the same attacker with no blockers and not blocked (510.1b); when what it attacks has left combat, that
+  second way assigns nothing (506.4c), and ``{}`` is legal for it;
 * legacy rules, a blocker blocking several attackers: in its ``damage_order`` (default: the order of
   ``attackers``), it may give damage to an attacker only if each earlier one has lethal damage, counting every
   blocker's assignment (old 510.1d, 702.2c);
@@ -116,8 +116,9 @@ def _settle(s: dict) -> None:
     """The state-based actions pending on the board as given (docs/effects.md): creatures in combat with
     toughness <= 0, or lethal damage marked and not indestructible, leave combat (704.5f/g); planeswalkers at 0
     loyalty and battles at 0 defense too (704.5i/v). A player who has lost: with two players in the game nothing
-    deals combat damage any more (``game_over``, 104.3b); with more, that player's planeswalkers, battles and
-    blockers leave, and so do the attackers attacking any of them (800.4a)."""
+    deals combat damage any more (``game_over``, 104.3b); with more, that player's planeswalkers and blockers
+    leave, and so do the attackers attacking that player or those planeswalkers (800.4a); a battle that player
+    protects stays in combat, attacked."""
     for c in s["attackers"] + s["blockers"]:
         if c["in_combat"] and (
             c["toughness"] <= 0 or ("indestructible" not in c["keywords"] and c["damage_marked"] >= c["toughness"])
@@ -141,10 +142,8 @@ def _settle(s: dict) -> None:
         if w["controller"] in losers:
             w["in_combat"] = False
             gone.add(w["id"])
-    for b in s["battles"]:
-        if b["protector"] in losers:
-            b["in_combat"] = False
-            gone.add(b["id"])
+    # A battle they protect stays attacked (it is not theirs: 800.4a; 506.4 lists no such removal; 704.5w picks
+    # a new protector only for a battle no creature attacks).
     for b in s["blockers"]:
         if b.get("controller") is not None:
             owner = b["controller"]
@@ -204,7 +203,9 @@ def as_unblocked(a: dict) -> dict:
 
 
 def has_unblocked_way(s: dict, a: dict) -> bool:
-    return a["as_though_unblocked"] and a["blocked"] and bool(_recipients(s, as_unblocked(a)))
+    """510.1c: a blocked attacker that may assign as though it weren't blocked has that second way, even when it
+    sends nothing anywhere (what it attacks has left combat, 506.4c: that way it assigns nothing)."""
+    return a["as_though_unblocked"] and a["blocked"]
 
 
 def _recipients(s: dict, a: dict) -> dict[str, str]:

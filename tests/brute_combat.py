@@ -120,8 +120,8 @@ def state_after_first_strike(scenario: dict, first: dict) -> dict:
     - players lose life, or get poison counters from infect; toxic N adds N poison; commanders' damage is
       added up; lifelink gains at the same time (a blocker's controller: ``controller``, else the only player,
       else whoever its first attacker attacks); a player at 0 life, 10 poison or 21 from one commander loses.
-      With two players in the game, the result has ``"game_over": true``; with more, the loser's planeswalkers,
-      battles and blockers leave combat and so do the attackers attacking them or those.
+      With two players in the game, the result has ``"game_over": true``; with more, the loser's planeswalkers
+      and blockers leave combat and so do the attackers attacking them or those; a battle they protect stays.
     Returns a new scenario dict with ``"step": "regular"``.
     """
     s = _with_step(scenario, "regular")
@@ -216,10 +216,7 @@ def state_after_first_strike(scenario: dict, first: dict) -> dict:
                 if w["controller"] in gone:
                     w["in_combat"] = False
                     gone.add(w["id"])
-            for b in s.get("battles", []):
-                if b["protector"] in gone:
-                    b["in_combat"] = False
-                    gone.add(b["id"])
+            # their battles stay attacked: a battle is not its protector's (800.4a), 506.4 lists no removal
             for b in s.get("blockers", []):
                 if controller(b) in set(losers):
                     b["in_combat"] = False

@@ -185,6 +185,27 @@ def test_506_4c_removed_target_assigns_nothing():
     assert not is_legal(sc, {"a": {}, "b": {}, "c": {"opp": 2}})
 
 
+def test_800_4a_a_lost_protectors_battle_stays_attacked():
+    # p has lost a three-player game (704.5a) and leaves it (800.4a) with what p owns and controls: w and the
+    # blocker y. The battle t is not p's (p protects it); 506.4 lists no removal and 704.5w names a new protector
+    # only for a battle no creature attacks: t stays in combat and c's damage goes to it (510.1b).
+    sc = {
+        "players_in_game": 3,
+        "players": [{"id": "p", "life": 0}, {"id": "q"}],
+        "planeswalkers": [{"id": "w", "controller": "p", "loyalty": 3}],
+        "battles": [{"id": "t", "protector": "p", "defense": 4}],
+        "attackers": [
+            {"id": "a", "power": 2, "toughness": 2, "attacking": "p"},
+            {"id": "b", "power": 2, "toughness": 2, "attacking": "w"},
+            {"id": "c", "power": 2, "toughness": 2, "attacking": "t", "blocked_by": ["y"]},
+            {"id": "d", "power": 2, "toughness": 2, "keywords": ["trample"], "attacking": "t", "blocked_by": ["y"]},
+        ],
+        "blockers": [{"id": "y", "power": 1, "toughness": 1, "controller": "p"}],
+    }
+    # c is blocked and its only blocker left (510.1c: nothing); the trampler d assigns all to t (702.19d)
+    assert_exact(sc, [{"a": {}, "b": {}, "c": {}, "d": {"t": 2}}])
+
+
 def test_reading_2_trampler_vs_removed_target_still_blocked():
     # reading 2: trampler attacking a removed planeswalker/battle, blocked: blockers only; none left: nothing
     sc = {

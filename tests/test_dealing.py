@@ -215,3 +215,41 @@ def test_takes_on_a_planeswalker_and_a_battle():  # 614.1a, 120.3c, 120.3h, 704.
     out = after_step(s, {"a": {"w": 2}, "b": {"t": 2}})
     assert out.state["w"].loyalty == 0 and not out.state["w"].in_combat
     assert out.state["t"].defense == 1 and out.state["t"].in_combat
+
+
+# A multiplayer board: p (1 life) protects the battle t; a first striker takes p out of the game.
+PROTECTOR_LEAVES = {
+    "players_in_game": 3,
+    "players": [{"id": "p", "life": 1}, {"id": "q"}],
+    "battles": [{"id": "t", "protector": "p", "defense": 5}],
+    "attackers": [
+        {"id": "a", "power": 1, "toughness": 1, "keywords": ["first_strike"], "attacking": "p"},
+        {"id": "b", "power": 3, "toughness": 3, "attacking": "t"},
+    ],
+}
+
+
+def test_a_battle_whose_protector_leaves_stays_attacked():
+    # 800.4a takes what p owns and controls: a battle is neither (p only protects it); 506.4 lists no removal of a
+    # battle whose protector left; 704.5w chooses a new protector only for a battle no creature is attacking.
+    # So t stays in combat, b keeps attacking it, and the regular step's damage goes to t (510.1b).
+    s = load_scenario(PROTECTOR_LEAVES)
+    out = after_step(s, {"a": {"p": 1}})
+    assert out.losers == (("p", "704.5a"),) and not out.game_over  # 800.4a: p leaves a three-player game
+    assert out.state["t"].in_combat and out.state["b"].in_combat and not out.state["a"].in_combat
+    from trample.whole import WholeCombat
+
+    whole = WholeCombat(dict(PROTECTOR_LEAVES, step="combat"))
+    lines = list(whole.assignments())
+    assert [line.regular.to_json() for line in lines] == [{"a": {}, "b": {"t": 3}}]
+    regular = after_step(out.state, {"b": {"t": 3}})
+    assert regular.state["t"].defense == 2 and regular.state["t"].in_combat  # 120.3h: it takes the damage
+
+
+def test_a_settled_board_keeps_the_lost_protectors_battle_in_combat():
+    # the same reading on a board that arrives with p already lost (704.5a; settled first, 704.3, 800.4a)
+    from trample import Combat
+
+    doc = dict(PROTECTOR_LEAVES, players=[{"id": "p", "life": 0}, {"id": "q"}])
+    combat = Combat(doc)
+    assert [a.to_json() for a in combat.assignments()] == [{"a": {}, "b": {"t": 3}}]

@@ -211,6 +211,37 @@ def test_as_though_unblocked_after_the_blockers_left():  # 510.1c: no blocker le
     assert got == sorted([canon({"a": {}}), canon({"a": {"opp": 2}})])
 
 
+@pytest.mark.parametrize("kind", ["planeswalker", "battle"])
+def test_as_though_unblocked_whose_target_left_combat_may_assign_nothing(kind):
+    # 510.1c: a blocked attacker that "may assign its combat damage as though it weren't blocked" has two choices;
+    # 506.4c: as though unblocked, its damage goes to what it attacks, which has left combat, so that way it assigns
+    # nothing. 3 over its blockers x and y (4 splits) or nothing: 5 assignments (the brute force agrees).
+    target = (
+        {"planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 3, "in_combat": False}]}
+        if kind == "planeswalker"
+        else {"battles": [{"id": "w", "protector": "opp", "defense": 3, "in_combat": False}]}
+    )
+    doc = board(
+        [{"id": "a", "power": 3, "toughness": 3, "attacking": "w", "blocked_by": ["x", "y"]}],
+        [{"id": "x", "power": 1, "toughness": 2}, {"id": "y", "power": 1, "toughness": 2}],
+        **target,
+    )
+    doc["attackers"][0]["as_though_unblocked"] = True
+    expected = assert_engines_match_brute(doc, "attacking")
+    assert len(expected) == 5 and {"a": {}} in expected
+    combat = Combat(doc)
+    assert combat.check({"a": {}}).legal
+    bad = combat.check({"a": {"w": 3}})
+    assert not bad.legal and bad.violations[0].rule == "506.4c"
+    assert combat.plan.source("a").unblocked.rule == "506.4c"
+    # without the option it must assign all 3 to its blockers (510.1a, 510.1c): 4
+    plain = dict(doc, attackers=[dict(doc["attackers"][0], as_though_unblocked=False)])
+    assert Combat(plain).count() == 4 and not Combat(plain).check({"a": {}}).legal
+    # nothing to choose when its blockers have left too: both ways assign nothing, one assignment
+    gone = dict(doc, blockers=[dict(b, in_combat=False) for b in doc["blockers"]])
+    assert [x.to_json() for x in Combat(gone).assignments()] == [{"a": {}}] == brute_force(gone)
+
+
 def test_as_though_unblocked_refuses_the_canonical_order():
     doc = board(
         [{"id": "a", "power": 2, "toughness": 2, "attacking": "opp", "blocked_by": ["x"], "as_though_unblocked": True}],

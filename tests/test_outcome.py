@@ -2,9 +2,12 @@
 (assigned -> dealt -> results), and the two extension points the next issue plugs into (an effect on the
 damage dealt; a player who loses)."""
 
+import itertools
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from strategies import examples, scenarios
 
 from trample import Combat
 from trample.models import load_scenario
@@ -13,6 +16,8 @@ from trample.outcome import (
     LOSS_CONDITIONS,
     Hit,
     after_step,
+    apply_damage,
+    has_effects,
     has_lethal,
     kills,
     lethal_cost,
@@ -20,6 +25,9 @@ from trample.outcome import (
     overkill_threshold,
     reaches,
     resolve,
+    settle,
+    state_based_actions,
+    tally,
     thresholds_met,
 )
 from trample.rules import derive
@@ -95,6 +103,9 @@ class _Doubling:
 
     name = "test doubling"
 
+    def acts_on(self, scenario):
+        return True
+
     def apply(self, scenario, hits):
         return tuple(Hit(h.source, h.recipient, 2 * h.amount, h.deathtouch) for h in hits)
 
@@ -113,7 +124,11 @@ def test_extension_point_an_effect_changes_damage_dealt_not_legality():
 class _TenLife:
     """A test-only loss condition standing in for poison or commander damage."""
 
+    name = "under ten"
     rule = "test"
+
+    def acts_on(self, scenario):
+        return True
 
     def loses(self, player):
         return player.life < 10
@@ -145,3 +160,29 @@ def test_creature_deaths(toughness, indestructible, dies):
     doc = {**BOARD, "blockers": [{"id": "x", "power": 0, "toughness": toughness, "keywords": kw}, BOARD["blockers"][1]]}
     out = resolve(load_scenario(doc), {"a": {"x": 2}})
     assert ("x" in out.died) is dies
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(scenarios(max_players=3, max_work=400))
+def test_apply_damage_is_the_pipeline_on_plain_boards(doc):
+    # the plain boards' fast path (the whole combat's count builds the regular step from totals) gives the state
+    # resolve gives: 120.3 results, 704.3 state-based actions, losers (704.5a) leaving a larger game (800.4a)
+    combat = Combat(doc, side="both")
+    s = combat.scenario
+    assert not has_effects(s)  # the generator's plain boards
+    dts = {c.id for c in (*s.attackers, *s.blockers) if c.deathtouch}
+    for asg in itertools.islice(combat.assignments(), 12):
+        full = asg.to_json()
+        totals, touched = tally(full, dts)
+        assert apply_damage(s, totals, touched) == after_step(s, full)
+
+
+def test_settle_is_the_state_based_actions_with_nothing_dealt():
+    # 704.5g: x arrives with lethal damage marked; 704.5i: a planeswalker at 0 loyalty; both leave before any step
+    doc = {**BOARD, "blockers": [{"id": "x", "power": 2, "toughness": 3, "damage_marked": 3}, BOARD["blockers"][1]]}
+    doc["planeswalkers"] = [{"id": "pw", "controller": "opp", "loyalty": 0}]
+    s = load_scenario(doc)
+    settled = settle(s)
+    assert not settled["x"].in_combat and not settled["pw"].in_combat and settled["y"].in_combat
+    assert settled == state_based_actions(s)[0] and state_based_actions(s)[1] == ()
+    assert settle(settled) is settled  # nothing pending: the same board

@@ -1,0 +1,73 @@
+"""docs/architecture.md stays true: its table of layers is the import-linter ``layers`` contract of
+pyproject.toml (the same modules, in the same layers, in the same order), and every module of the package is in
+the contract."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULE = re.compile(r"`(trample\.[a-z_]+)`")
+
+
+def _toml(path: Path) -> dict:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def contract_layers() -> list[set[str]]:
+    """The package's layers contract, bottom first, with trample.models (the folder models/, which import-linter
+    cannot walk: tests/test_layers.py checks it) as the bottom layer."""
+    contracts = _toml(ROOT / "pyproject.toml")["tool"]["importlinter"]["contracts"]
+    (main,) = [c for c in contracts if c["type"] == "layers" and not c.get("containers")]
+    layers = [{m.strip() for m in layer.split("|")} for layer in main["layers"]]
+    return [{"trample.models"}, *reversed(layers)]
+
+
+def documented_layers(text: str) -> list[set[str]]:
+    """The rows of the table under "The layers, bottom to top", in their order: the modules of each."""
+    section = text.split("## The layers, bottom to top", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[0].isdigit():
+            rows.append((int(cells[0]), set(MODULE.findall(cells[1]))))
+    assert [n for n, _ in rows] == list(range(1, len(rows) + 1)), "the layers are numbered 1, 2, ... in order"
+    return [modules for _, modules in rows]
+
+
+def test_the_layer_table_is_the_import_contract():
+    documented = documented_layers((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    contract = contract_layers()
+    only_docs = set().union(*documented) - set().union(*contract)
+    only_contract = set().union(*contract) - set().union(*documented)
+    assert not only_docs, f"in docs/architecture.md, not in the contract: {sorted(only_docs)}"
+    assert not only_contract, f"in the contract, not in docs/architecture.md: {sorted(only_contract)}"
+    assert documented == contract, "the same modules, but not in the same layers or order"
+
+
+def test_every_module_is_in_the_contract():
+    listed = set().union(*contract_layers())
+    here = {
+        f"trample.{p.stem}"
+        for p in (ROOT / "solver").iterdir()
+        if (p.suffix == ".py" and p.stem not in ("__init__", "__main__")) or (p / "__init__.py").exists()
+    }
+    assert here - listed == set(), f"modules in no layer: {sorted(here - listed)}"
+
+
+def test_the_parsers_see_a_difference():
+    # the comparison is not vacuous: a table with a layer missing, or two layers swapped, is told apart
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = documented_layers(text)
+    assert len(rows) == len(contract_layers()) > 10
+    dropped = text.replace("| `trample.docio` |", "| (nothing) |")
+    assert documented_layers(dropped) != contract_layers()
+    swapped = text.replace("`trample.combat`", "`trample.TMP`").replace("`trample.whole`", "`trample.combat`")
+    assert documented_layers(swapped.replace("`trample.TMP`", "`trample.whole`")) != contract_layers()
