@@ -321,6 +321,7 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
             sources += [_attacker_plan(scenario, a, step) for a in scenario.attackers]
         if side in ("defending", "both"):
             sources += [_blocker_plan(scenario, b, step) for b in scenario.blockers]
+    sources = [_divided(scenario, s) for s in sources]  # who divides each source's damage (702.22j/k)
     lethal: dict[str, int] = {}
     loyalty: dict[str, int] = {}
     for s in sources:
@@ -384,7 +385,13 @@ def divider(scenario: Scenario, creature: str) -> tuple[str, str]:
     (510.1c: the active player for an attacker, 510.1d: the defending player for a blocker); banding moves
     the choice to the other player (702.22j: an attacker blocked by a creature with banding; 702.22k: a blocker
     blocking a creature with banding). The one notion read by the plan (``SourcePlan.chooser``), and through it
-    by ``check``, ``solve``, the whole combat, the lethal report, the arena and the games."""
+    by ``check``, ``solve``, the whole combat, the lethal report, the arena and the games. Read on the board with
+    its pending state-based actions done (:func:`trample.outcome.settle`)."""
+    return _divider(settle(scenario), creature)
+
+
+def _divider(scenario: Scenario, creature: str) -> tuple[str, str]:
+    """:func:`divider` on a settled board."""
     c = scenario[creature]
     for rule, moved_to in DIVISION_RULES:
         player = moved_to(scenario, c)
@@ -396,14 +403,15 @@ def divider(scenario: Scenario, creature: str) -> tuple[str, str]:
 def division_moved(scenario: Scenario) -> bool:
     """Does a rule give some creature's damage to the other player to divide (:func:`divider`; banding)? Then a
     step is a game in which each player divides what the rules give them, not one side's choice."""
-    return any(divider(scenario, a.id)[0] != "attacking" for a in scenario.attackers) or any(
-        divider(scenario, b.id)[0] != "defending" for b in scenario.blockers
+    scenario = settle(scenario)
+    return any(_divider(scenario, a.id)[0] != "attacking" for a in scenario.attackers) or any(
+        _divider(scenario, b.id)[0] != "defending" for b in scenario.blockers
     )
 
 
 def _divided(scenario: Scenario, plan: SourcePlan) -> SourcePlan:
     """The plan of a source with its chooser (:func:`divider`) filled in."""
-    player, rule = divider(scenario, plan.source)
+    player, rule = _divider(scenario, plan.source)
     return replace(plan, chooser=player, chooser_rule=rule if player != plan.side else "")
 
 
@@ -427,7 +435,7 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
     top_pw = a.trample_over_planeswalkers and tkind == "planeswalker"
     controller = s.controller_of(target.id)
     current = tuple(b for b in a.blocked_by if s[b].in_combat)
-    banded = divider(s, a.id)[0] != "attacking"  # 702.22j: the defending player divides, ignoring the order
+    banded = _divider(s, a.id)[0] != "attacking"  # 702.22j: the defending player divides, ignoring the order
 
     def over_the_top(lethal: tuple[str, ...], blocked: bool) -> list[Route]:
         """Routes to the attacked object (and, with 702.19c/e, to its controller) once blockers have lethal."""
@@ -461,7 +469,7 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
                     + (" and its controller" if top_pw else ""),
                 ),
             )
-    return _divided(s, plan)
+    return plan
 
 
 def _attacker_normal_plan(s: Scenario, a, amount, tkind, target, current, banded, over_the_top) -> SourcePlan:
@@ -533,7 +541,7 @@ def _blocker_plan(s: Scenario, b, step: str) -> SourcePlan:
     targets = tuple(a.id for a in s.attackers if b.id in a.blocked_by and a.in_combat)
     if not targets:
         return _silent(b.id, side, "510.1d", f"{b.id} is no longer blocking any creature in combat")
-    banded = divider(s, b.id)[0] != "defending"  # 702.22k: the active player divides, ignoring the order
+    banded = _divider(s, b.id)[0] != "defending"  # 702.22k: the active player divides, ignoring the order
     if s.rules == "legacy" and not banded:
         # legacy 510.1d: in its damage assignment order, lethal damage to each earlier attacker first
         order = tuple(t for t in s.damage_order(b.id) if t in targets)
@@ -552,7 +560,7 @@ def _blocker_plan(s: Scenario, b, step: str) -> SourcePlan:
         "510.1d",
         f"{b.id} divides its damage among the creatures it blocks",
     )
-    return _divided(s, plan)
+    return plan
 
 
 def refusal(plan: DamagePlan, source_id: str, recipient_id: str) -> tuple[str, str]:
