@@ -36,7 +36,7 @@ from ..outcome import (
     reaches,
     resolve,
 )
-from ..rules import linked_groups
+from ..rules import division_moved, linked_groups
 from .line import CombatLine
 
 
@@ -546,7 +546,8 @@ def independent_parts(whole, objs, deadline=None) -> list[Scenario] | None:
       is not played) -- found by solving ``max-damage:ID`` for the first step.
 
     Never split: boards with damage effects (lifelink, prevention...: :func:`trample.outcome.has_effects`),
-    banding, the legacy damage assignment order, an objective naming a creature. Parts whose first steps are
+    a division moved to the other player (banding, :func:`trample.rules.divider`), the legacy damage assignment order,
+    an objective naming a creature. Parts whose first steps are
     small are packed together (:data:`PACK`)."""
     s = whole.scenario
     if len(s.attackers) < 2 or not whole.has_first_strike_step or not _separable(s, objs):
@@ -597,7 +598,7 @@ def _separable(s: Scenario, objs) -> bool:
         or has_effects(s)
         or any(o.kind not in _SHARED_BY for o in objs)
         or any(o.target is not None and s.kind(o.target) in ("attacker", "blocker") for o in objs)
-        or any(c.has("banding") for c in (*s.attackers, *s.blockers))
+        or division_moved(s)  # 702.22j/k: the other player divides some damage (trample.rules.divider)
     )
 
 
