@@ -22,6 +22,8 @@ from .models import Assignment, Scenario
 from .outcome import game_over, has_lethal, lethal_need, losers, losses, reaches, settle
 
 SIDES = ("attacking", "defending", "both")
+#: The two players of a combat damage step: the active (attacking) player and the defending player.
+PLAYERS = ("attacking", "defending")
 
 LEGACY_ORDER_RULE = "510.1c (2024-09)"
 LEGACY_BLOCKER_ORDER_RULE = "510.1d (2024-09)"
@@ -99,8 +101,19 @@ class SourcePlan:
     reason: str = ""  # one sentence, for explanations and for check's messages
     #: "as though it weren't blocked": a second, alternative way to assign (legal if either way is). None: one way.
     unblocked: Unblocked | None = None
-    #: who divides this source's damage: its controller, or (banding, 702.22j/k) the other side's player
-    chooser: str = "controller"
+    #: the player who divides this source's damage (:func:`divider`): "attacking" (the active player) or
+    #: "defending"; its controller unless a rule moves the choice (banding, 702.22j/k)
+    chooser: str = ""
+    chooser_rule: str = ""  # the rule that moves the choice ("" = its controller's choice, 510.1c/d)
+
+    def __post_init__(self):
+        if not self.chooser:
+            object.__setattr__(self, "chooser", self.side)
+
+    @property
+    def moved(self) -> bool:
+        """Does the other player divide this source's damage (not its controller)?"""
+        return self.chooser != self.side
 
     def route(self, recipient: str) -> Route | None:
         for r in self.routes:
@@ -162,6 +175,16 @@ class DamagePlan:
     def active(self) -> tuple[int, ...]:
         """Indices of the sources that have a choice to make or damage to assign."""
         return tuple(i for i, s in enumerate(self.sources) if s.assigns)
+
+    def chosen_by(self, player: str) -> tuple[int, ...]:
+        """Indices of the active sources whose damage ``player`` ("attacking" or "defending") divides."""
+        return tuple(i for i in self.active if self.sources[i].chooser == player)
+
+    @cached_property
+    def moved(self) -> bool:
+        """Does the other player divide some active source's damage (banding)? Then a solve of one side is a
+        game: each player divides the damage the rules give them (:func:`divider`)."""
+        return any(self.sources[i].moved for i in self.active)
 
     @cached_property
     def deathtouch_sources(self) -> frozenset[str]:
@@ -298,6 +321,7 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
             sources += [_attacker_plan(scenario, a, step) for a in scenario.attackers]
         if side in ("defending", "both"):
             sources += [_blocker_plan(scenario, b, step) for b in scenario.blockers]
+    sources = [_divided(scenario, s) for s in sources]  # who divides each source's damage (702.22j/k)
     lethal: dict[str, int] = {}
     loyalty: dict[str, int] = {}
     for s in sources:
@@ -332,6 +356,65 @@ def _banded(s: Scenario, ids) -> bool:
     return any(s[x].has("banding") for x in ids)
 
 
+def _blocked_by_banding(s: Scenario, c) -> str | None:
+    """702.22j: an attacking creature blocked by a creature with banding: the defending player divides its damage."""
+    if s.kind(c.id) == "attacker" and _banded(s, [b for b in c.blocked_by if s[b].in_combat]):
+        return "defending"
+    return None
+
+
+def _blocking_banding(s: Scenario, c) -> str | None:
+    """702.22k: a creature blocking a creature with banding: the active (attacking) player divides its damage."""
+    if s.kind(c.id) == "blocker" and _banded(s, [a.id for a in s.attackers if c.id in a.blocked_by and a.in_combat]):
+        return "attacking"
+    return None
+
+
+#: The rules that move the division of a source's combat damage away from its controller (510.1c/d), in order:
+#: each reads (scenario, creature) and names the player who divides instead, or None. The next such rule is
+#: one more entry; every reader asks :func:`divider`.
+DIVISION_RULES: tuple[tuple[str, Callable[[Scenario, object], str | None]], ...] = (
+    ("702.22j", _blocked_by_banding),
+    ("702.22k", _blocking_banding),
+)
+
+
+def divider(scenario: Scenario, creature: str) -> tuple[str, str]:
+    """Who divides ``creature``'s combat damage in a step, and by which rule: ``("attacking", rule)`` for the
+    active player, ``("defending", rule)`` for the defending player. By default the creature's controller
+    (510.1c: the active player for an attacker, 510.1d: the defending player for a blocker); banding moves
+    the choice to the other player (702.22j: an attacker blocked by a creature with banding; 702.22k: a blocker
+    blocking a creature with banding). The one notion read by the plan (``SourcePlan.chooser``), and through it
+    by ``check``, ``solve``, the whole combat, the lethal report, the arena and the games. Read on the board with
+    its pending state-based actions done (:func:`trample.outcome.settle`)."""
+    return _divider(settle(scenario), creature)
+
+
+def _divider(scenario: Scenario, creature: str) -> tuple[str, str]:
+    """:func:`divider` on a settled board."""
+    c = scenario[creature]
+    for rule, moved_to in DIVISION_RULES:
+        player = moved_to(scenario, c)
+        if player is not None:
+            return player, rule
+    return ("attacking", "510.1c") if scenario.kind(creature) == "attacker" else ("defending", "510.1d")
+
+
+def division_moved(scenario: Scenario) -> bool:
+    """Does a rule give some creature's damage to the other player to divide (:func:`divider`; banding)? Then a
+    step is a game in which each player divides what the rules give them, not one side's choice."""
+    scenario = settle(scenario)
+    return any(_divider(scenario, a.id)[0] != "attacking" for a in scenario.attackers) or any(
+        _divider(scenario, b.id)[0] != "defending" for b in scenario.blockers
+    )
+
+
+def _divided(scenario: Scenario, plan: SourcePlan) -> SourcePlan:
+    """The plan of a source with its chooser (:func:`divider`) filled in."""
+    player, rule = _divider(scenario, plan.source)
+    return replace(plan, chooser=player, chooser_rule=rule if player != plan.side else "")
+
+
 def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
     side = "attacking"
     if not a.in_combat:
@@ -352,7 +435,7 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
     top_pw = a.trample_over_planeswalkers and tkind == "planeswalker"
     controller = s.controller_of(target.id)
     current = tuple(b for b in a.blocked_by if s[b].in_combat)
-    banded = _banded(s, current)
+    banded = _divider(s, a.id)[0] != "attacking"  # 702.22j: the defending player divides, ignoring the order
 
     def over_the_top(lethal: tuple[str, ...], blocked: bool) -> list[Route]:
         """Routes to the attacked object (and, with 702.19c/e, to its controller) once blockers have lethal."""
@@ -399,8 +482,6 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
                     f"{target.id}, has left combat: that way it assigns nothing",
                 ),
             )
-    if banded:
-        plan = replace(plan, chooser="defending")  # 702.22j: the defending player divides it
     return plan
 
 
@@ -473,7 +554,7 @@ def _blocker_plan(s: Scenario, b, step: str) -> SourcePlan:
     targets = tuple(a.id for a in s.attackers if b.id in a.blocked_by and a.in_combat)
     if not targets:
         return _silent(b.id, side, "510.1d", f"{b.id} is no longer blocking any creature in combat")
-    banded = _banded(s, targets)
+    banded = _divider(s, b.id)[0] != "defending"  # 702.22k: the active player divides, ignoring the order
     if s.rules == "legacy" and not banded:
         # legacy 510.1d: in its damage assignment order, lethal damage to each earlier attacker first
         order = tuple(t for t in s.damage_order(b.id) if t in targets)
@@ -483,7 +564,7 @@ def _blocker_plan(s: Scenario, b, step: str) -> SourcePlan:
         )
     else:
         routes = tuple(Route(t, "attacker", None, rule="510.1d") for t in targets)
-    return SourcePlan(
+    plan = SourcePlan(
         b.id,
         side,
         amount,
@@ -491,8 +572,8 @@ def _blocker_plan(s: Scenario, b, step: str) -> SourcePlan:
         b.deathtouch,
         "510.1d",
         f"{b.id} divides its damage among the creatures it blocks",
-        chooser="attacking" if banded else "controller",  # 702.22k: the attacking player divides it
     )
+    return plan
 
 
 def refusal(plan: DamagePlan, source_id: str, recipient_id: str) -> tuple[str, str]:

@@ -39,7 +39,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator
 
-__all__ = ["brute_force", "is_legal", "violations", "normalize", "splits", "allowed_recipients"]
+__all__ = ["brute_force", "is_legal", "violations", "normalize", "splits", "allowed_recipients", "divider"]
 
 STEPS = ("regular", "first_strike")
 
@@ -374,6 +374,19 @@ def _lethal(receivers: list[dict], givers: list[dict], assignment: dict) -> dict
 
 def _banding_among(s: dict, ids) -> bool:
     return any("banding" in s["objects"][x][1]["keywords"] for x in ids)
+
+
+def divider(scenario: dict, creature_id: str) -> str:
+    """Who divides this creature's combat damage in the step: ``"attacking"`` (the active player) or
+    ``"defending"``. 510.1c/d: an attacker's controller (the active player), a blocker's (the defending player);
+    702.22j: an attacking creature blocked by a creature with banding -- the defending player; 702.22k: a
+    blocking creature blocking a creature with banding -- the active player."""
+    s = _ensure_normal(scenario)
+    kind, c = s["objects"][creature_id]
+    if kind == "attacker":
+        return "defending" if _banding_among(s, current_blockers(s, c)) else "attacking"
+    blocked = [a["id"] for a in s["attackers"] if a["in_combat"] and creature_id in a["blocked_by"]]
+    return "attacking" if _banding_among(s, blocked) else "defending"
 
 
 def _attacking_violations(s: dict, asg: dict) -> list[tuple[str, str]]:

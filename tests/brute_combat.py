@@ -392,29 +392,58 @@ def line_values(scenario: dict, line: dict, objectives: list[str]) -> dict:
     return out
 
 
+def active_part(board: dict, line: dict) -> tuple:
+    """The active player's part of one step's line (both sides' assignments): the splits of the sources whose
+    damage the active player divides (:func:`brute.divider`: their attackers, and with banding a blocker blocking
+    a band, 702.22k; not an attacker blocked by a creature with banding, 702.22j)."""
+    return tuple(
+        sorted(
+            (sid, tuple(sorted(split.items())))
+            for sid, split in line.items()
+            if brute.divider(board, sid) == "attacking"
+        )
+    )
+
+
+def step_game(board: dict, lines: list[dict], value) -> tuple:
+    """One step played by both players: max over the active player's parts of min over the lines holding that
+    part (the defending player divides the rest knowing it) of ``value(line)``."""
+    worst: dict[tuple, tuple] = {}
+    for line in lines:
+        key = active_part(board, line)
+        v = value(line)
+        if key not in worst or v < worst[key]:
+            worst[key] = v
+    return max(worst.values())
+
+
 def _first_step_minimax(scenario: dict, regular) -> tuple:
-    """max over the attackers' first-strike assignments of min over the blockers' of ``regular(first)`` (the
-    attacker's best key after that first step; one empty assignment each without a first-strike step)."""
+    """The first-strike step as a game (:func:`step_game`) of ``regular(first)`` (the attacker's best key after
+    that first step; one empty line without a first-strike step)."""
     if has_first_strike_step(scenario):
         board = _with_step(scenario, "first_strike")
-        firsts, replies = brute.brute_force(board, "attacking"), brute.brute_force(board, "defending")
-    else:
-        firsts = [{a["id"]: {} for a in scenario["attackers"]}]
-        replies = [{b["id"]: {} for b in scenario.get("blockers", [])}]
-    return max(min(regular({**a1, **d1}) for d1 in replies) for a1 in firsts)
+        return step_game(board, brute.brute_force(board, "both"), regular)
+    empty = {sid: {} for sid in source_ids(scenario)}
+    return regular(empty)
 
 
 def adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
-    """max over the attackers' first-strike assignments of min over the blockers' of max over the attackers'
-    regular assignments of the line's objectives (lexicographic, min-overkill minimised). Returns the values as
-    a tuple in objective order (the blockers' regular-step division changes nothing)."""
+    """Both steps played as games (:func:`step_game`: the active player's part, then the defending player's) of
+    the line's objectives (lexicographic, min-overkill minimised), read on the attackers' damage assigned. Returns
+    the values as a tuple in objective order. In the regular step the blockers' division changes no value, but
+    who divides the attackers' damage does (702.22j)."""
 
     def oriented(values):
         return tuple(-values[o] if o == "min-overkill" else values[o] for o in objectives)
 
     def regular(first):
-        lines = brute.brute_force(regular_state(scenario, first), "attacking")
-        return max(oriented(line_values(scenario, {"first_strike": first, "regular": a2}, objectives)) for a2 in lines)
+        state = regular_state(scenario, first)
+        lines = brute.brute_force(_board(state), "attacking")
+        return step_game(
+            _board(state),
+            lines,
+            lambda a2: oriented(line_values(scenario, {"first_strike": first, "regular": a2}, objectives)),
+        )
 
     best = _first_step_minimax(scenario, regular)
     return tuple(-v if o == "min-overkill" else v for o, v in zip(objectives, best))
@@ -469,25 +498,30 @@ def outcome_line_values(scenario: dict, line: dict, objectives: list[str]) -> di
 
 
 def outcome_adversarial_optimum(scenario: dict, objectives: list[str]) -> tuple:
-    """max over A1 of min over D1 of max over A2 of min over D2 (lexicographic) of :func:`outcome_line_values`:
-    on boards with effects the blockers' regular-step damage matters too (a lifelink blocker's gain)."""
+    """Both steps played as games (:func:`step_game`) of :func:`outcome_line_values` (lexicographic): on boards
+    with effects the blockers' regular-step damage matters too (a lifelink blocker's gain), and so does who
+    divides it."""
 
     def regular(first):
         state = regular_state(scenario, first)
         if game_over(state):
-            a2s, d2s = [{}], [{}]
-        else:
-            a2s = brute.brute_force(_board(state), "attacking")
-            d2s = brute.brute_force(_board(state), "defending")
-        return max(
-            min(
-                tuple(
-                    outcome_line_values(scenario, {"first_strike": first, "regular": {**a2, **d2}}, objectives)[o]
-                    for o in objectives
-                )
-                for d2 in d2s
+            return tuple(
+                outcome_line_values(scenario, {"first_strike": first, "regular": {}}, objectives)[o] for o in objectives
             )
-            for a2 in a2s
+        board = _board(state)
+        return step_game(
+            board,
+            brute.brute_force(board, "both"),
+            lambda line: tuple(
+                outcome_line_values(scenario, {"first_strike": first, "regular": line}, objectives)[o]
+                for o in objectives
+            ),
         )
 
     return _first_step_minimax(scenario, regular)
+
+
+def outcome_line_value(scenario: dict, line: dict, objectives: list[str]) -> tuple:
+    """:func:`outcome_line_values` as a tuple in objective order."""
+    values = outcome_line_values(scenario, line, objectives)
+    return tuple(values[o] for o in objectives)

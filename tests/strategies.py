@@ -291,6 +291,19 @@ def outcome_effects(draw, scenario: dict) -> dict:
     return sc
 
 
+@st.composite
+def with_banding(draw, scenario: dict) -> dict:
+    """The scenario with banding on some of its creatures (702.22j/k: who divides a blocked attacker's or a
+    blocker's damage), more often on blocked attackers and blockers than ``extras`` draws it."""
+    import copy
+
+    sc = copy.deepcopy(scenario)
+    for c in sc["attackers"] + sc.get("blockers", []):
+        if draw(st.sampled_from([False, False, True])) and "banding" not in c.get("keywords", []):
+            c["keywords"] = [*c.get("keywords", []), "banding"]
+    return sc
+
+
 # ---------------------------------------------------------------------------------------------
 # Candidate assignments for check tests
 # ---------------------------------------------------------------------------------------------

@@ -235,12 +235,27 @@ def oracle_values(doc: dict, attacking: dict, defending: dict, names) -> dict:
 
 
 def oracle_optimum(doc: dict, names) -> tuple:
-    replies = brute.brute_force(doc, "defending") or [{}]
-    best = None
-    for a in brute.brute_force(doc, "attacking"):
-        worst = min(tuple(oracle_values(doc, a, d, names)[n] for n in names) for d in replies)
-        best = worst if best is None or worst > best else best
-    return best
+    """One step played by both players (brute_combat.step_game): the active player's part of each line (the
+    damage they divide: their attackers', and a blocker blocking a band, 702.22k), the defending player's rest."""
+    lines = brute.brute_force(doc, "both")
+    return brute_combat.step_game(doc, lines, lambda line: tuple(oracle_values(doc, line, {}, names)[n] for n in names))
+
+
+def oracle_reachable(doc: dict) -> dict[str, bool]:
+    """Per player: is there an active player's part of the step after which they lose whatever the rest is?"""
+    before = brute_combat._settled(doc)
+    lines = brute.brute_force(doc, "both")
+    out = {}
+    for p in doc["players"]:
+
+        def loses(line, pid=p["id"]):
+            after = brute_combat.state_after_first_strike(before, line)
+            q = next(x for x in after["players"] if x["id"] == pid)
+            cd = q.get("commander_damage", {})
+            return (q["life"] <= 0 or q.get("poison", 0) >= 10 or any(n >= 21 for n in cd.values()),)
+
+        out[p["id"]] = brute_combat.step_game(doc, lines, loses) == (True,)
+    return out
 
 
 def near_death(data, doc: dict) -> dict:

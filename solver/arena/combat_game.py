@@ -24,13 +24,30 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..models import Assignment, Scenario, load_scenario
+from ..models import Assignment, FormatError, Scenario, load_scenario
 from ..outcome import has_effects
-from ..rules import derive
+from ..rules import derive, divider
 from .sequential import StepDecoder
 
 ATTACKER, DEFENDER = 0, 1
 AGENTS = ("attacker", "defender")
+
+
+def check_divisions(scenario: Scenario) -> None:
+    """Refuse a board on which a rule gives some creature's damage to the other player to divide
+    (:func:`trample.rules.divider`: banding, 702.22j/k): :class:`~trample.models.FormatError` (a ValueError, one
+    line naming the creature). The games hand each decision to the player whose creature it is, in the damage
+    plan's order, so they do not model that division yet, and refuse the board rather than let the wrong player
+    choose."""
+    for group, side in (("attackers", "attacking"), ("blockers", "defending")):
+        for i, c in enumerate(getattr(scenario, group)):
+            player, rule = divider(scenario, c.id)
+            if player != side:
+                raise FormatError(
+                    f"{group}[{i}]",
+                    f"the {player} player divides {c.id}'s damage ({rule}, banding); "
+                    "the games do not model a division moved to the other player",
+                )
 
 
 def _exact(v) -> Fraction:
@@ -46,6 +63,7 @@ class CombatGame:
 
         if not isinstance(scenario, Scenario):
             scenario = load_scenario(scenario)
+        check_divisions(scenario)
         self.whole = WholeCombat(scenario)
         self.scenario = self.whole.scenario
         self.objectives = parse_objectives(objective, self.scenario)

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from ..models import Assignment, Scenario, load_scenario
 from ..rules import derive
 from . import encoding
+from .combat_game import check_divisions
 from .objectives import DEFAULT_OBJECTIVE, is_lethal, objective_text, parse_objectives, regrets, score_all
 from .sequential import StepWalk
 from .suites import Level, generate_board, get_level, one_step
@@ -88,6 +89,7 @@ class DamageAssignmentEnv(gym.Env):
         scenario = load_scenario(raw)
         one_step(scenario)
         encoding.check_fits(scenario)
+        check_divisions(scenario)  # who decides: trample.rules.divider (banding moves it)
         plan = derive(scenario, "attacking")
         biggest = max((s.damage for s in plan.sources), default=0)
         if biggest > self.max_amount:

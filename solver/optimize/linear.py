@@ -32,6 +32,7 @@ from ..engines.direct import BLOCK_ROWS
 from ..limits import Deadline
 from ..models import Assignment
 from ..outcome import has_effects
+from ..rules import division_moved
 from ..step import DamageStep
 from .objectives import Objective, _Definitions, _number
 
@@ -157,8 +158,8 @@ def applies(step: DamageStep, objectives: Sequence[Objective], deadline: Deadlin
     plan = step.plan
     if not objectives or not plan.columns:
         return False
-    if has_effects(step.scenario) or any(
-        s.unblocked is not None or (s.assigns and s.chooser != "controller") for s in plan.sources
+    if (
+        has_effects(step.scenario) or plan.has_options or division_moved(step.scenario)
     ):  # damage dealt differs from damage assigned, a second way to assign, or the other player divides (banding)
         return False
     direct = get_engine("direct")

@@ -84,87 +84,125 @@ def _vector(step: DamageStep, assignment: Assignment) -> tuple[int, ...]:
     return tuple(assignment.amount(plan.sources[i].source, r) for i, r in plan.columns)
 
 
-def _replies(step: DamageStep, deadline) -> list[Assignment | None]:
+def _other(step: DamageStep) -> DamageStep | None:
+    """The step of the other side's creatures (None when the solved side is ``both``)."""
     side = OTHER_SIDE[step.side]
-    if side is None:
+    return None if side is None else DamageStep(step.scenario, side=side, engine=step.engine)
+
+
+def _replies(step: DamageStep, deadline) -> list[Assignment | None]:
+    other = _other(step)
+    if other is None:
         return [None]
-    other = DamageStep(step.scenario, side=side, engine=step.engine)
     return list(other.assignments(time_limit=deadline)) or [None]
 
 
+class _Division:
+    """Who chooses which part of a line of the step (:func:`trample.rules.divider`): the solved player divides
+    the damage of the sources the rules give them, on both sides (their own creatures', and with banding some of
+    the other side's, 702.22j/k); the other player divides the rest, as a reply made knowing the solved player's
+    part. ``mine(assignment, reply)`` is the solved player's part of a line: lines with the same part are one
+    choice of the solved player, worth its worst line."""
+
+    def __init__(self, step: DamageStep):
+        player = step.side if step.side != "both" else None
+        plan = step.plan
+        self.own = [k for k, (i, _) in enumerate(plan.columns) if player is None or plan.sources[i].chooser == player]
+        self.simple = len(self.own) == len(plan.columns)  # the solved side's sources are all the solved player's
+        other = _other(step)
+        self.other_plan = None if other is None else other.plan
+        self.theirs: list[int] = []  # the other side's columns the solved player divides
+        if self.other_plan is not None and player is not None:
+            op = self.other_plan
+            self.theirs = [k for k, (i, _) in enumerate(op.columns) if op.sources[i].chooser == player]
+        self.simple = self.simple and not self.theirs
+
+    def mine(self, vec: tuple[int, ...], reply) -> tuple:
+        if not self.theirs or reply is None:
+            return tuple(vec[k] for k in self.own), ()
+        assert self.other_plan is not None
+        rvec = self.other_plan.vector(reply)
+        return tuple(vec[k] for k in self.own), tuple(rvec[k] for k in self.theirs)
+
+
 def evaluate(step: DamageStep, assignment, objs, replies) -> Any:
-    """(oriented key, values, outcome, reply) of one assignment against the other side's worst reply."""
-    worst = None
+    """(oriented key, values, outcome, reply) of one assignment of the step: the solved player divides their part
+    of the other side's damage (banding, 702.22k/j) at best, the other player the rest at worst (ties: the first
+    reply listed)."""
+    division = _Division(step)
+    vec = _vector(step, assignment)
+    parts: dict[tuple, tuple] = {}
     for reply in replies:
         values, outcome = step_values(step, assignment, objs, reply)
         key = _oriented(values, objs)
-        if worst is None or key < worst[0]:
-            worst = (key, values, outcome, reply)
-    return worst
-
-
-def banded(step: DamageStep) -> tuple[int, ...]:
-    """Sources of the solved side whose damage the other player divides (banding, 702.22j/k)."""
-    return tuple(i for i, s in enumerate(step.plan.sources) if s.assigns and s.chooser != "controller")
+        g = division.mine(vec, reply)[1]
+        if g not in parts or key < parts[g][0]:
+            parts[g] = (key, values, outcome, reply)
+    best = None
+    for cand in parts.values():
+        if best is None or cand[0] > best[0]:
+            best = cand
+    return best
 
 
 def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = True) -> SolveResult:
     """The best assignment of the step for lexicographic ``objs``, scored on the outcome (see the module).
 
-    Banding (702.22j/k): the damage of a source the other player divides is that player's choice, made against
-    the solved side: the assignments are grouped by what the solved side chooses (the other sources' amounts), a
-    group is worth its worst member, and the best group's worst member is returned."""
+    Who divides what is :func:`trample.rules.divider`'s: each line of the step (the solved side's assignment and
+    the other side's, dealt at once, 510.2) is split into the solved player's part (the sources whose damage
+    they divide, on either side: with banding, 702.22j/k, some of the other side's) and the other player's.
+    A part is worth its worst line (the other player replies knowing it; ties: the smaller vector of the solved
+    side, then the first reply listed); the best part's worst line is returned (ties: its smaller vector).
+    Without banding a part is one assignment of the solved side, worth its worst reply."""
     start = time.perf_counter()
     deadline = deadline_of(time_limit)
     best = None
     stopped = False
-    theirs = set(banded(step))
-    plan = step.plan
-    mine = [k for k, (i, _) in enumerate(plan.columns) if i not in theirs]
-    groups: dict[tuple, tuple] = {}
+    division = _Division(step)
+    groups: dict[tuple, list] = {}  # part -> [worst line, the losers of its every line]
+    can_lose: set[str] = set()  # players whom some part makes lose on every line
+
+    def better(cand, than) -> bool:
+        return than is None or cand[0] > than[0] or (tie_break and cand[0] == than[0] and cand[1] < than[1])
+
     try:
         replies = _replies(step, deadline)
         for assignment in step.assignments(time_limit=deadline):
-            key, values, outcome, reply = evaluate(step, assignment, objs, replies)
             vec = _vector(step, assignment)
-            if theirs:  # the other player picks the worst member of each group (its smallest vector on ties)
-                g = tuple(vec[k] for k in mine)
-                if g not in groups or key < groups[g][0] or (key == groups[g][0] and vec < groups[g][1]):
-                    groups[g] = (key, vec, values, outcome, assignment, reply)
-                continue
-            if best is None or key > best[0] or (tie_break and key == best[0] and vec < best[1]):
-                best = (key, vec, values, outcome, assignment, reply)
+            for reply in replies:
+                values, outcome = step_values(step, assignment, objs, reply)
+                line = (_oriented(values, objs), vec, values, outcome, assignment, reply)
+                losers = {p for p, _ in outcome.losers}
+                g = division.mine(vec, reply)
+                held = groups.get(g)
+                if held is None:
+                    groups[g] = [line, losers]
+                else:
+                    if line[0] < held[0][0] or (line[0] == held[0][0] and vec < held[0][1]):
+                        held[0] = line
+                    held[1] &= losers
+            if division.simple:  # one part per assignment: settled once its replies are read
+                for held in groups.values():
+                    can_lose |= held[1]
+                    if better(held[0], best):
+                        best = held[0]
+                groups.clear()
     except LimitReached:
         stopped = True
-    for cand in groups.values():
-        if best is None or cand[0] > best[0] or (tie_break and cand[0] == best[0] and cand[1] < best[1]):
-            best = cand
+    for held in groups.values():
+        can_lose |= held[1]
+        if better(held[0], best):
+            best = held[0]
     elapsed = (time.perf_counter() - start) * 1000
     if best is None:
         return SolveResult(STATUS_UNKNOWN if stopped else STATUS_INFEASIBLE, None, {}, None, elapsed, 0)
-    _, _, values, outcome, assignment, _ = best
+    _, _, values, outcome, assignment, reply = best
     lethal = None
     if any(o.kind == "lethal" for o in objs):
-        lethal = lethal_report(step, assignment, outcome, None if stopped else _best_losses(step, replies, deadline))
+        reachable = None if stopped else {p.id: p.id in can_lose for p in step.scenario.players}
+        lethal = lethal_report(step, assignment, outcome, reachable)
     status = STATUS_FEASIBLE if stopped else STATUS_OPTIMAL
-    return SolveResult(status, assignment, values, lethal, elapsed, 0)
-
-
-def _best_losses(step: DamageStep, replies, deadline) -> dict[str, bool] | None:
-    """Per player: can some assignment of the step make them lose, whatever the reply?"""
-    out = {p.id: False for p in step.scenario.players}
-    try:
-        for assignment in step.assignments(time_limit=deadline):
-            worst_losers = None
-            for reply in replies:
-                _, outcome = step_values(step, assignment, (), reply)
-                losers = {p for p, _ in outcome.losers}
-                worst_losers = losers if worst_losers is None else worst_losers & losers
-            for p in worst_losers or ():
-                out[p] = True
-    except LimitReached:
-        return None
-    return out
+    return SolveResult(status, assignment, values, lethal, elapsed, 0, reply=reply)
 
 
 def lethal_report(step: DamageStep, assignment, outcome, reachable: dict | None) -> dict:
@@ -194,7 +232,8 @@ def lethal_report(step: DamageStep, assignment, outcome, reachable: dict | None)
 
 
 def score_by_outcome(step: DamageStep, assignment, objs, time_limit=None) -> dict:
-    """The objectives' values of one assignment, against the other side's worst reply."""
+    """The objectives' values of one assignment: the solved player divides their part of the other side's
+    damage at best, the other player the rest at worst (:func:`evaluate`)."""
     replies = _replies(step, deadline_of(time_limit))
     return evaluate(step, assignment, objs, replies)[1]
 
@@ -212,14 +251,26 @@ def score(combat, assignment, objectives) -> dict:
 
 
 def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None) -> list[Assignment]:
-    """Every assignment whose outcome value equals the optimum, in the engine's order."""
+    """Every assignment of the solved side that an optimal line can hold (:func:`solve_by_outcome`'s parts whose
+    worst line reaches the optimum; with banding, whatever the other player puts on the sources they divide),
+    in the engine's order."""
     deadline = deadline_of(time_limit)
     replies = _replies(step, deadline)
-    scored = [(evaluate(step, a, objs, replies)[0], a) for a in step.assignments(time_limit=deadline)]
-    if not scored:
+    division = _Division(step)
+    listed = list(step.assignments(time_limit=deadline))
+    worst: dict[tuple, tuple] = {}
+    for a in listed:
+        vec = _vector(step, a)
+        for reply in replies:
+            key = _oriented(step_values(step, a, objs, reply)[0], objs)
+            g = division.mine(vec, reply)
+            if g not in worst or key < worst[g]:
+                worst[g] = key
+    if not worst:
         return []
-    top = max(k for k, _ in scored)
-    return [a for k, a in scored if k == top]
+    top = max(worst.values())
+    chosen = {g[0] for g, k in worst.items() if k == top}
+    return [a for a in listed if division.mine(_vector(step, a), None)[0] in chosen]
 
 
 def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outcome:

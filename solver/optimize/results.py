@@ -29,6 +29,9 @@ class SolveResult:
     lethal: dict | None = None  # player -> report, when "lethal" was asked for
     time_ms: float = 0.0
     solves: int = 0  # CP-SAT calls made (0: the assignment was forced)
+    #: the other side's assignment on the chosen line, when the solve read it (boards with effects or banding:
+    #: the other player's worst reply, with the solved player's part of it, 702.22j/k); not in ``to_json``
+    reply: Assignment | None = None
 
     @property
     def optimal(self) -> bool:

@@ -11,11 +11,11 @@ from fractions import Fraction
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment
 from ..outcome import has_effects
-from ..rules import DamagePlan
+from ..rules import DamagePlan, division_moved
 from .linear import DirectOptimum, direct_optimum
 from .model import _Budget, _Lin, _ObjectiveModel, _Runner
 from .objectives import Objective, _combat_of, _Definitions, _number, parse_objectives
-from .outcomes import all_optimal_by_outcome, banded, solve_by_outcome
+from .outcomes import all_optimal_by_outcome, solve_by_outcome
 from .results import (
     STATUS_FEASIBLE,
     STATUS_INFEASIBLE,
@@ -140,7 +140,7 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
     combat = _combat_of(combat)
     plan = combat.plan
     objs = parse_objectives(objectives, combat.scenario)
-    if has_effects(combat.scenario) or banded(combat):  # scored on the outcome (and banding's other chooser)
+    if has_effects(combat.scenario) or division_moved(combat.scenario):  # the outcome; banding: a game (702.22j/k)
         return solve_by_outcome(combat, objs, time_limit, tie_break), None
     defs = _Definitions(plan)
     if any(o.kind == "max-value" for o in objs):
@@ -280,7 +280,7 @@ class AllOptimal(Iterator[Assignment]):
         self._stream = None
         if (
             self._model is None
-            and (has_effects(combat.scenario) or banded(combat))
+            and (has_effects(combat.scenario) or division_moved(combat.scenario))
             and self.result.assignment is not None
         ):
             objs = parse_objectives(objectives, combat.scenario)

@@ -36,7 +36,7 @@ from ..outcome import (
     reaches,
     resolve,
 )
-from ..rules import linked_groups
+from ..rules import division_moved, linked_groups
 from .line import CombatLine
 
 
@@ -167,7 +167,13 @@ def solve_whole(
             searched, {o.name: exact(again.objectives[o.name]) for o in searched}
         ) == _oriented(searched, {o.name: exact(result.objectives[o.name]) for o in searched}):
             result = again
-    d2 = _canonical_division(Combat(state, side="defending", engine=engine))
+    # D2: the defending player's reply the regular step's solve read (boards with effects or banding: their best,
+    # with the active player's part of it, 702.22k); where the blockers' damage changes nothing, the smallest vector
+    d2 = (
+        result.reply
+        if result.reply is not None
+        else _canonical_division(Combat(state, side="defending", engine=engine))
+    )
     line = CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))
     status = stats["status"]
     if stopped and status == STATUS_OPTIMAL:
@@ -255,9 +261,12 @@ def _search(
         return combat.plan.vector(assignment)
 
     effects = has_effects(scenario)
+    # Who divides each source's first-strike damage (trample.rules.divider): with banding (702.22j/k) some of it
+    # is the other player's, and the first step is searched as a game over both sides' lines.
+    divided = has_fs and (attacking_first.plan.moved or defending_first.plan.moved)
     by_outcome: dict[object, tuple[tuple, Assignment]] = {}
     try:
-        for d in defending_first.assignments(time_limit=deadline):  # streamed: flat memory
+        for d in () if divided else defending_first.assignments(time_limit=deadline):  # streamed: flat memory
             killed: object = frozenset()
             if has_fs and effects:  # lifelink, wither, prevention...: what the reply alone leaves
                 killed = resolve(scenario, d.to_json()).state
@@ -314,6 +323,9 @@ def _search(
                 stats["status"] = STATUS_FEASIBLE if result.assignment is not None else result.status
             memo[key] = result
         return memo[key]
+
+    if divided:
+        return _divided_search(whole, objs, deadline, attacking_first, defending_first, regular_best, effects, track)
 
     # A1s that deal the same damage (creatures' capped at what makes them lethal, 702.19b: more changes nothing
     # for the regular step, unless an objective reads the excess) are worth the same: only the one with the
@@ -395,6 +407,47 @@ def _search(
     if close is not None:
         close()
     return best, stopped
+
+
+def _divided_search(whole, objs, deadline, attacking_first, defending_first, regular_best, effects, track):
+    """The first step as a game when a rule gives some first-strike damage to the other player to divide
+    (:func:`trample.rules.divider`; banding, 702.22j/k): every line of the step (A1 with D1) is split into the
+    active player's part (the sources they divide, on both sides) and the defending player's; a part is worth
+    its worst line (the defending player replies knowing it), the best part wins. Ties as in :func:`_search`: the
+    worst line of a part is the one with the smaller (A1, D1) vectors, the best part the one whose worst line has
+    the smaller vectors. Returns (best, stopped) as :func:`_search`."""
+    a_plan, d_plan = attacking_first.plan, defending_first.plan
+    a_mine = [k for k, (i, _) in enumerate(a_plan.columns) if a_plan.sources[i].chooser == "attacking"]
+    d_mine = [k for k, (i, _) in enumerate(d_plan.columns) if d_plan.sources[i].chooser == "attacking"]
+    parts: dict[tuple, tuple] = {}
+    try:
+        replies = [(d_plan.vector(d), d) for d in defending_first.assignments(time_limit=deadline)]
+        for a1 in attacking_first.assignments(time_limit=deadline):
+            if track is not None:
+                track.step()
+            a1_vec = a_plan.vector(a1)
+            plain_first = score(attacking_first, a1, objs) if not effects else {}
+            for d1_vec, d1 in replies:
+                if deadline.expired():
+                    raise LimitReached("whole-combat search")
+                first_values = step_values(attacking_first, a1, objs, d1)[0] if effects else plain_first
+                first = Assignment({**a1.to_json(), **d1.to_json()})
+                result = regular_best(whole.state_after(first))
+                if result.assignment is None:
+                    continue
+                values = _total(objs, first_values, result)
+                line = (_oriented(objs, values), (a1_vec, d1_vec), values, a1, d1, result)
+                g = (tuple(a1_vec[k] for k in a_mine), tuple(d1_vec[k] for k in d_mine))
+                held = parts.get(g)
+                if held is None or line[0] < held[0] or (line[0] == held[0] and line[1] < held[1]):
+                    parts[g] = line
+    except LimitReached:
+        return None, True
+    best = None
+    for line in parts.values():
+        if best is None or _beats(line, best):
+            best = line
+    return best, False
 
 
 def _distinct_effects(step: Combat, capped: dict[str, int], deadline, track) -> Iterator[Assignment]:
@@ -493,7 +546,8 @@ def independent_parts(whole, objs, deadline=None) -> list[Scenario] | None:
       is not played) -- found by solving ``max-damage:ID`` for the first step.
 
     Never split: boards with damage effects (lifelink, prevention...: :func:`trample.outcome.has_effects`),
-    banding, the legacy damage assignment order, an objective naming a creature. Parts whose first steps are
+    a division moved to the other player (banding, :func:`trample.rules.divider`), the legacy damage assignment order,
+    an objective naming a creature. Parts whose first steps are
     small are packed together (:data:`PACK`)."""
     s = whole.scenario
     if len(s.attackers) < 2 or not whole.has_first_strike_step or not _separable(s, objs):
@@ -544,7 +598,7 @@ def _separable(s: Scenario, objs) -> bool:
         or has_effects(s)
         or any(o.kind not in _SHARED_BY for o in objs)
         or any(o.target is not None and s.kind(o.target) in ("attacker", "blocker") for o in objs)
-        or any(c.has("banding") for c in (*s.attackers, *s.blockers))
+        or division_moved(s)  # 702.22j/k: the other player divides some damage (trample.rules.divider)
     )
 
 
