@@ -21,9 +21,14 @@ from .arena.stats import run_facts
 from .arena.suites import one_step
 from .arena.whole_arena import PLAYERS, player_names, rescore, run_whole_arena
 from .docio import (
+    MAX_BOARDS,
+    MAX_WORKERS,
+    STATE,
     AtomicFiles,
     Progress,
+    add_time_limit,
     any_digits,
+    bounded_int,
     check_writable,
     distinct_files,
     emit,
@@ -37,11 +42,12 @@ from .docio import (
     shown,
     work_done,
 )
+from .limits import stop_like_interrupt
 from .models import FormatError, load_scenario
 from .models.errors import expect_object, expect_str
 from .models.scenario import parse_json_text
 
-EXIT_OK, EXIT_BAD = 0, 2
+EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
 
 
 def _positive(text: str) -> int:
@@ -109,13 +115,18 @@ def cmd_arena(args) -> int:
     _check_outputs(args, args.suite)
     items: list[dict] = []
     described: dict = {"files": list(args.suite), "level": None}
-    for path in args.suite:
-        items += suites.load_suite(path)
-    if args.level is not None or not args.suite:
-        level = args.level or suites.DEFAULT_LEVEL
-        suites.get_level(level)
-        items += suites.generate(level, args.n, seed=args.seed)
-        described.update(level=level, n=args.n, seed=args.seed)
+    work_done(lambda: "0 boards played (the suite was being read)")
+    try:
+        for path in args.suite:
+            items += suites.load_suite(path)
+        if args.level is not None or not args.suite:
+            level = args.level or suites.DEFAULT_LEVEL
+            suites.get_level(level)
+            items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
+            described.update(level=level, n=args.n, seed=args.seed)
+    except KeyboardInterrupt:  # before the first board: the --out and --report of no board are still written
+        _output(_no_boards(args, described), args, None)
+        raise
     if args.limit is not None:
         items = items[: args.limit]
     if not items:
@@ -171,6 +182,58 @@ def cmd_arena(args) -> int:
     return _output(results, args, fmt)
 
 
+class _TimeLimit(Exception):
+    """Raised instead of KeyboardInterrupt once the partial results are written, when the time limit stopped the
+    run (not a signal)."""
+
+
+def _stoppable(command):
+    """arena and score under --time-limit: stopped as an interrupt stops them (the boards finished are written,
+    "complete": false), then one line on standard error and exit 1 (docs/arena.md)."""
+
+    def run(args) -> int:
+        limit = args.time_limit
+        with stop_like_interrupt(limit) as stop:
+            args.stopped_by_limit = stop
+            try:
+                return command(args)
+            except KeyboardInterrupt:
+                if not stop["fired"] or STATE.signum is not None:
+                    raise
+        done = STATE.done() if STATE.done else ""
+        print(
+            f"trample: stopped at the time limit of {limit:g} s{': ' + done if done else ''}; the results are "
+            "incomplete",
+            file=sys.stderr,
+        )
+        return EXIT_NO
+
+    return run
+
+
+def _no_boards(args, described: dict) -> dict:
+    """The results of a run stopped before its first board ("complete": false, no board played)."""
+    names = [spec.partition("=")[0] if "=" in spec else spec for spec in (args.players or "").split(",") if spec]
+    return {
+        "arena": 1,
+        "config": {"objective": args.objective, "seed": args.seed, "players": names, "boards": 0, "suite": described},
+        "facts": run_facts(args.seed),
+        "leaderboard": summarize([], names),
+        "boards": [],
+        "complete": False,
+        "played": 0,
+        "interrupted": True,
+    }
+
+
+def _wanted(args, have: int) -> int:
+    """How many boards to generate: --n, or fewer when --limit keeps fewer (arena --n 1000000000 --limit 2
+    generated every board before applying the limit)."""
+    if args.limit is None:
+        return args.n
+    return max(0, min(args.n, args.limit - have))
+
+
 def cmd_arena_combat(args) -> int:
     """``trample arena --game combat``: attacking players on whole combats against the defender's best reply,
     scored against the minimax value (trample.arena.whole_arena)."""
@@ -190,7 +253,7 @@ def cmd_arena_combat(args) -> int:
     if args.level is not None or not args.suite:
         level = args.level or "first-strike"
         suites.get_level(level)
-        items += suites.generate(level, args.n, seed=args.seed)
+        items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
         described.update(level=level, n=args.n, seed=args.seed)
     if args.limit is not None:
         items = items[: args.limit]
@@ -342,7 +405,11 @@ def cmd_score(args) -> int:
                 }
                 out["optimum"] = ref["values"]
                 out["lethal_exists"] = ref["lethal_exists"]
-                emit(out)
+                STATE.hold()  # a line is written whole, or not at all
+                try:
+                    emit(out)
+                finally:
+                    STATE.release()
     except KeyboardInterrupt:  # the decisions scored so far are written ("complete": false), then exit 130
         interrupted = True
     results = {
@@ -429,6 +496,11 @@ def expand_results(docs):
 
 
 def _output_options(p) -> None:
+    add_time_limit(
+        p,
+        "seconds for the whole command; past it the boards finished so far are written (--out, --report, "
+        '"complete": false), one line on standard error, exit 1',
+    )
     p.add_argument(
         "-o",
         "--output",
@@ -449,7 +521,12 @@ def add_commands(sub) -> None:
         help="suite files (.jsonl: scenarios, or lines with a scenario field); none: a generated suite",
     )
     p.add_argument("--level", default=None, help="generate boards of this level (default mixed; --list-levels)")
-    p.add_argument("--n", type=_positive, default=100, help="number of generated boards (default 100)")
+    p.add_argument(
+        "--n",
+        type=bounded_int(1, MAX_BOARDS),
+        default=100,
+        help=f"number of generated boards (default 100, at most {MAX_BOARDS})",
+    )
     p.add_argument("--seed", type=_seed, default=0, help="seed of the generated suite and of every player (default 0)")
     p.add_argument("--limit", type=_positive, default=None, help="only the first N boards")
     p.add_argument(
@@ -497,7 +574,12 @@ def add_commands(sub) -> None:
         help="bench an external player after K failed decisions in a row (timeout, crash, bad output): its "
         "remaining decisions fail without starting it again (default 3; 0: never)",
     )
-    p.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1: in this process)")
+    p.add_argument(
+        "--workers",
+        type=bounded_int(1, MAX_WORKERS),
+        default=1,
+        help=f"worker processes (default 1: in this process; at most {MAX_WORKERS})",
+    )
     p.add_argument(
         "--backend",
         choices=BACKENDS,
@@ -528,7 +610,7 @@ def add_commands(sub) -> None:
     )
     p.add_argument("--list-levels", action="store_true", help="print the named levels as JSON Lines and exit")
     _output_options(p)
-    p.set_defaults(func=cmd_arena)
+    p.set_defaults(func=_stoppable(cmd_arena))
 
     p = sub.add_parser("score", help="score recorded decisions {scenario, assignment, objective} against the optimum")
     p.add_argument(
@@ -547,7 +629,7 @@ def add_commands(sub) -> None:
         help="lines: one result per decision (default); table: leaderboard; json: leaderboard as JSON",
     )
     _output_options(p)
-    p.set_defaults(func=cmd_score)
+    p.set_defaults(func=_stoppable(cmd_score))
 
 
 def _float_seconds(text: str) -> float:

@@ -10,7 +10,7 @@ import json
 import os
 import sys
 
-from .docio import read_text, scenario_from
+from .docio import add_time_limit, limited, read_text, scenario_from
 from .models import FormatError
 from .models.scenario import parse_json_text
 from .render import render
@@ -91,4 +91,5 @@ def add_commands(sub) -> None:
         help="write the SVG here (default: standard output; --out: the older spelling)",
     )
     p.add_argument("--title", default=None, help="the picture's title (default: the file name)")
-    p.set_defaults(func=cmd_render)
+    add_time_limit(p, "seconds for the whole command; past it: no picture, one line on standard error, exit 1")
+    p.set_defaults(func=limited(cmd_render, whole=True))

@@ -34,10 +34,169 @@ def one_line(err: str) -> str:
     "args, board",
     [
         (["enumerate", "-"], {"attackers": []}),
-        (["enumerate", "-", "--side", "defending"], {"players": [{"id": "opp", "life": 20}], "attackers": [{"id": "a", "power": 3, "toughness": 3, "attacking": "opp"}]}),
+        (
+            ["enumerate", "-", "--side", "defending"],
+            {
+                "players": [{"id": "opp", "life": 20}],
+                "attackers": [{"id": "a", "power": 3, "toughness": 3, "attacking": "opp"}],
+            },
+        ),
     ],
 )
 def test_enumerate_empty_assignment_prints_valid_jsonl(capsys, monkeypatch, args, board):
     code, out, err = run_main(capsys, monkeypatch, args, json.dumps(board))
     assert code == 0, err
     assert [json.loads(line) for line in out.splitlines()] == [{}]
+
+
+# 5. enumerate --format npy -o /dev/null (or a FIFO) wrote a columns file beside it ("/dev/null.columns.json").
+def test_enumerate_npy_to_a_fifo_writes_no_columns_file(tmp_path, capsys, monkeypatch):
+    import os
+    import threading
+
+    fifo = tmp_path / "m.npy"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    code, out, err = run_main(
+        capsys, monkeypatch, ["enumerate", ROOT / "examples" / "thrasta.json", "--format", "npy", "-o", fifo]
+    )
+    reader.join(60)
+    assert code == 0, err
+    assert got and got[0].startswith(b"\x93NUMPY")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npy"]  # no m.columns.json
+
+
+# 13. enumerate --format npy on one attacker of power 10^6 behind 30 blockers built its listing programme without
+# the deadline (41 s and 6.3 GB under --time-limit 2): now the limit reaches the programme.
+def test_enumerate_npy_huge_power_stops_at_time_limit(tmp_path, capsys, monkeypatch):
+    board = {
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [
+            {
+                "id": "a",
+                "power": 10**6,
+                "toughness": 1,
+                "attacking": "opp",
+                "keywords": ["trample"],
+                "blocked_by": [f"b{i}" for i in range(30)],
+            }
+        ],
+        "blockers": [{"id": f"b{i}", "power": 1, "toughness": 2} for i in range(30)],
+    }
+    out_file = tmp_path / "m.npy"
+    code, out, err = run_main(
+        capsys,
+        monkeypatch,
+        ["enumerate", "-", "--format", "npy", "-o", out_file, "--time-limit", "0.5"],
+        json.dumps(board),
+    )
+    assert code == 0
+    assert "stopped at --time-limit" in one_line(err) and "the matrix is incomplete" in err
+    import numpy as np
+
+    assert np.load(out_file).shape[1] == 31  # a valid (incomplete) matrix
+
+
+# 14. --time-limit inf (or 1e10 and more) raised OverflowError in mill, discover, seek-thrills and gnome: every
+# command parses it once (finite, positive, at most 10^9 s).
+@pytest.mark.parametrize("value", ["inf", "1e10", "nan", "-1", "0"])
+@pytest.mark.parametrize("command", ["mill", "discover", "seek-thrills", "gnome", "count", "solve", "arena", "check"])
+def test_time_limit_inf_is_bad_input_on_every_command(capsys, monkeypatch, command, value):
+    lib = str(ROOT / "examples" / "library.json")
+    args = {
+        "mill": ["mill", lib, "1"],
+        "discover": ["discover", lib, "3"],
+        "seek-thrills": ["seek-thrills", lib],
+        "gnome": ["gnome", str(ROOT / "examples" / "thrasta.json"), lib],
+        "count": ["count", "-"],
+        "solve": ["solve", "-"],
+        "arena": ["arena", "--n", "1"],
+        "check": ["check", "-", "{}"],
+    }[command]
+    code, out, err = run_main(capsys, monkeypatch, [*args, "--time-limit", value], json.dumps(THRASTA))
+    assert code == 2 and out == ""
+    assert "--time-limit" in one_line(err)
+
+
+def _subcommands(parser):
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                if any(isinstance(a, argparse._SubParsersAction) for a in sub._actions):
+                    yield from ((f"{name} {n}", p) for n, p in _subcommands(sub))
+                else:
+                    yield name, sub
+
+
+# 15. arena, score, library from-deck, render and check had no --time-limit at all.
+def test_every_command_takes_time_limit():
+    from trample.cli import build_parser
+
+    commands = dict(_subcommands(build_parser()))
+    assert {"arena", "score", "library from-deck", "render", "check", "mill", "count"} <= set(commands)
+    missing = [name for name, p in commands.items() if not any("--time-limit" in a.option_strings for a in p._actions)]
+    assert missing == []
+
+
+# 3. Library batches under --time-limit dropped the result lines after the limit: one line per input line.
+def test_library_batch_time_limit_keeps_one_line_per_document(tmp_path, capsys, monkeypatch):
+    small = (ROOT / "examples" / "library.json").read_text().replace("\n", " ")
+    slow = json.dumps({"cards": [{"name": f"c{i}", "mana_value": i * 997 % 10**6} for i in range(1000)]})
+    batch = tmp_path / "b.jsonl"
+    batch.write_text("\n".join([small, slow, small, slow, small]) + "\n")
+    code, out, err = run_main(capsys, monkeypatch, ["mill", batch, "40", "--distribution", "--time-limit", "3"])
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert len(lines) == 5 and code == 1
+    assert [("error" in line) for line in lines] == [False, True, False, True, False]
+    assert lines[1] == {"error": "line 2: stopped at the time limit of 3 s", "complete": False}
+    assert "Traceback" not in err and len(err.splitlines()) == 2
+
+
+# 12. Options that swamp the machine are bad input: --workers, --shards and arena --n are bounded.
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["count", "-", "--workers", "1000000"],
+        ["enumerate", "-", "--shards", "1000000000", "-o", "out"],
+        ["arena", "--workers", "1000000"],
+        ["arena", "--n", "1000000000"],
+    ],
+)
+def test_workers_shards_and_boards_are_bounded(capsys, monkeypatch, args):
+    code, out, err = run_main(capsys, monkeypatch, args, json.dumps(THRASTA))
+    assert code == 2 and out == ""
+    assert "expected a whole number from 1 to" in one_line(err)
+
+
+# 12. arena --n N --limit 2 generated all N boards before keeping two.
+def test_arena_limit_generates_only_the_boards_it_plays(capsys, monkeypatch):
+    from trample.arena import suites
+
+    asked = []
+    real = suites.generate
+
+    def generate(level, n, seed=0, start=0):
+        asked.append(n)
+        return real(level, n, seed=seed, start=start)
+
+    monkeypatch.setattr(suites, "generate", generate)
+    code, out, err = run_main(capsys, monkeypatch, ["arena", "--n", "1000000", "--limit", "2", "--players", "greedy"])
+    assert code == 0, err
+    assert asked == [2]
+    assert json.loads(out)["leaderboard"][0]["decisions"] == 2
+
+
+# 15/16. arena --time-limit (and an interrupt before the first board) writes the boards finished so far.
+def test_arena_time_limit_writes_partial_out_and_exits_1(tmp_path, capsys, monkeypatch):
+    out_file = tmp_path / "r.json"
+    code, out, err = run_main(
+        capsys, monkeypatch, ["arena", "--n", "1000", "--time-limit", "0.2", "--players", "greedy", "--out", out_file]
+    )
+    assert code == 1
+    assert "stopped at the time limit of 0.2 s" in one_line(err)
+    results = json.loads(out_file.read_text())
+    assert results["complete"] is False and results["played"] < 1000
