@@ -14,6 +14,14 @@ ROOT = Path(__file__).resolve().parents[1]
 THRASTA = json.loads((ROOT / "examples" / "thrasta.json").read_text())
 
 
+def validator(name: str):
+    import jsonschema
+
+    from trample import schemas
+
+    return jsonschema.Draft202012Validator(schemas.load(name))
+
+
 def run_main(capsys, monkeypatch, args, stdin: str | bytes = ""):
     data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
@@ -200,3 +208,76 @@ def test_arena_time_limit_writes_partial_out_and_exits_1(tmp_path, capsys, monke
     assert "stopped at the time limit of 0.2 s" in one_line(err)
     results = json.loads(out_file.read_text())
     assert results["complete"] is False and results["played"] < 1000
+
+
+# 4. Schema and loader disagreed: a suite line's `objective: []` and a recorded decision's `""` were taken for the
+# default (the schema says no: now bad input too); a commander_damage key "" (the loader said no: now the schema
+# too).
+@pytest.mark.parametrize("objective", [[], "", "  "])
+def test_suite_and_decision_empty_objective_is_bad_input(tmp_path, capsys, monkeypatch, objective):
+    suite = tmp_path / "s.jsonl"
+    suite.write_text(json.dumps({"scenario": THRASTA, "objective": objective}) + "\n")
+    code, out, err = run_main(capsys, monkeypatch, ["arena", suite, "--players", "greedy"])
+    assert code == 2 and "objective: expected at least one objective" in one_line(err)
+    decision = json.dumps({"scenario": THRASTA, "assignment": {}, "objective": objective})
+    code, out, err = run_main(capsys, monkeypatch, ["score", "-"], decision)
+    assert code == 2 and "expected at least one objective" in one_line(err)
+    assert not validator("arena-decision").is_valid(json.loads(decision))
+
+
+def test_commander_damage_empty_key_refused_by_schema_and_loader(capsys, monkeypatch):
+    doc = json.loads(json.dumps(THRASTA))
+    doc["players"][0]["commander_damage"] = {"": 3}
+    assert not validator("scenario").is_valid(doc)
+    code, out, err = run_main(capsys, monkeypatch, ["count", "-"], json.dumps(doc))
+    assert code == 2 and "commander_damage" in one_line(err)
+
+
+# 10. A list field nested ~985 deep raised RecursionError while the error message was built (as a user runs it: a
+# process of its own, where the JSON parser reaches that depth).
+@pytest.mark.parametrize("field", ["tags", "keywords", "protection", "shield_order"])
+def test_deeply_nested_list_field_is_one_line(tmp_path, field):
+    import subprocess
+
+    text = json.dumps(THRASTA).replace('"keywords": ["trample", "trample_over_planeswalkers", "haste"]', '"@@": 1')
+    assert "@@" in text
+    # The parser and the message builder reach Python's recursion limit a few levels apart: one process reads a
+    # batch of every depth around it, each line must be one error line.
+    lines = [text.replace('"@@": 1', f'"{field}": ' + "[" * d + "]" * d) for d in range(940, 1000, 2)]
+    batch = tmp_path / "deep.jsonl"
+    batch.write_text("\n".join(lines) + "\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys; from trample.cli import main; sys.exit(main())", "count", batch],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "Traceback" not in proc.stderr and proc.returncode == 2
+    assert len(proc.stdout.splitlines()) == len(lines) == len(proc.stderr.splitlines())
+    assert any(f"attackers[0].{field}[0]" in line for line in proc.stderr.splitlines())
+
+
+# 11. Loading was quadratic in tags, protection, shield_order and damage_order (10^5 tags: 33 s of CPU). Counted
+# without a clock: the loader's work (the comparisons of list membership) must not grow with the square.
+def test_loading_long_lists_is_linear(monkeypatch):
+    from trample.models import load_scenario
+
+    n = 3000
+    doc = json.loads(json.dumps(THRASTA))
+    doc["attackers"][0]["tags"] = [f"t{i}" for i in range(n)] * 2
+    doc["blockers"][0]["protection"] = [f"p{i}" for i in range(n)]
+    doc["blockers"][0]["shield_order"] = ["thrasta"] * n
+    calls = {"eq": 0}
+
+    class Counted(str):  # a tag string that counts how often it is compared
+        def __eq__(self, other):
+            calls["eq"] += 1
+            return str.__eq__(self, other)
+
+        __hash__ = str.__hash__
+
+    doc["attackers"][0]["tags"] = [Counted(t) for t in doc["attackers"][0]["tags"]]
+    s = load_scenario(doc)
+    assert len(s.attackers[0].tags) == n  # each once, in order
+    assert calls["eq"] <= 4 * n  # a list's `in` compared ~n^2 / 2 times
+    assert s.blockers[0].receiving.protected_from(s.attackers[0]) is False

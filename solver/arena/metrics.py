@@ -136,7 +136,8 @@ def _plain(output):
 
 
 def objectives_of(item: dict, default: str, scenario: Scenario, where: str = "objective"):
-    return parse_objectives(item.get("objective") or default, scenario, where)
+    objective = item.get("objective")
+    return parse_objectives(default if objective is None else objective, scenario, where)
 
 
 # ---------------------------------------------------------------------------------------------
