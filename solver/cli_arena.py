@@ -44,7 +44,7 @@ from .docio import (
 )
 from .limits import stop_like_interrupt
 from .models import FormatError, load_scenario
-from .models.errors import expect_object, expect_str
+from .models.errors import brief, expect_object, expect_str
 from .models.scenario import parse_json_text
 
 EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
@@ -344,7 +344,7 @@ def cmd_score(args) -> int:
     names: list[str] = []
     worst = EXIT_OK
     docs = list(decision_documents(args.file, iter_documents))
-    if len(docs) == 1 and isinstance(docs[0][1], dict) and docs[0][1].get("config", {}).get("game") == "combat":
+    if len(docs) == 1 and isinstance(docs[0][1], dict) and _config(docs[0][1]).get("game") == "combat":
         return _output(rescore(docs[0][1], args.file), args, None if fmt == "lines" else fmt)
     docs = expand_results(docs)
     work_done(lambda: f"{len(boards)} decisions scored")
@@ -365,6 +365,8 @@ def cmd_score(args) -> int:
                 if not isinstance(player, str) or not player:
                     raise FormatError("player", "expected a non-empty string")
                 expect_str(player, "player")  # no lone surrogate: the name is printed in the leaderboard table
+                time_ms = _time_ms(doc)
+                failure = _failure(doc)
                 ref = reference(scenario, objectives)
             except FormatError as err:
                 if not where:
@@ -375,11 +377,8 @@ def cmd_score(args) -> int:
                     emit({"error": str(err)})
                 worst = EXIT_BAD
                 continue
-            time_ms = doc.get("time_ms")  # a recorded decision time, when the recorder kept one
-            if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)):
-                time_ms = None
-            if "failure" in doc:  # a recorded failure (timeout, crash, bad output) stays one
-                rec = judge(scenario, objectives, ref, player, failure=tuple(doc["failure"]), time_ms=time_ms)
+            if failure is not None:  # a recorded failure (timeout, crash, bad output) stays one
+                rec = judge(scenario, objectives, ref, player, failure=failure, time_ms=time_ms)
             else:
                 rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
             if player not in names:
@@ -459,35 +458,97 @@ def decision_documents(path: str, iter_documents):
                 yield f"line {n}", err
 
 
+MAX_TIME_MS = 10**12  # a recorded decision time: at most 10^12 ms (about 32 years); 1e308 overflowed the mean
+
+
+def _config(doc: dict) -> dict:
+    config = doc.get("config", {})
+    return config if isinstance(config, dict) else {}
+
+
+def _time_ms(doc: dict) -> float | None:
+    """A decision's recorded ``time_ms``: null (or missing), or a finite number from 0 to MAX_TIME_MS."""
+    value = doc.get("time_ms")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FormatError("time_ms", f"expected milliseconds (a number) or null, got {brief(value)}")
+    if not 0 <= value <= MAX_TIME_MS:
+        raise FormatError("time_ms", f"expected from 0 to {MAX_TIME_MS} milliseconds, got {brief(value)}")
+    return float(value)
+
+
+def _failure(doc: dict) -> tuple[str, str] | None:
+    """A recorded failure ``["timeout", "message"]``: two strings, or None when the decision has none."""
+    if "failure" not in doc:
+        return None
+    value = doc["failure"]
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)):
+        raise FormatError("failure", f'expected ["kind", "message"] (two strings), got {brief(value)}')
+    return value[0], value[1]
+
+
 def expand_results(docs):
     """A results file (``trample arena --out``) becomes its decisions, each with its board: the results are
-    re-scored from themselves alone. Other documents pass through."""
+    re-scored from themselves alone. Other documents pass through. The file is read as strictly as a scenario:
+    every field the re-scoring reads is type-checked, and a damaged file gives one line naming the place (a
+    results file cut or edited by hand used to stop at one of ten tracebacks)."""
     out = []
     for where, doc in docs:
-        if not (isinstance(doc, dict) and "arena" in doc and isinstance(doc.get("boards"), list)):
+        if not (isinstance(doc, dict) and "arena" in doc and "boards" in doc):
             out.append((where, doc))
             continue
-        for k, board in enumerate(doc["boards"]):
-            here = f"{where + ': ' if where else ''}boards[{k}]"
-            if not isinstance(board, dict) or "scenario" not in board:
+        top = f"{where}: " if where else ""
+        boards = doc["boards"]
+        if not isinstance(boards, list):
+            raise FormatError(f"{top}boards", f"expected a list of boards, got {brief(boards)}")
+        for k, board in enumerate(boards):
+            here = f"{top}boards[{k}]"
+            if not isinstance(board, dict):
+                raise FormatError(here, f"expected a board (an object), got {brief(board)}")
+            if "scenario" not in board:
                 raise FormatError(here, "has no scenario (a results file written before boards were recorded)")
-            for d in board.get("decisions", []):
+            decisions = board.get("decisions", [])
+            if not isinstance(decisions, list):
+                raise FormatError(f"{here}.decisions", f"expected a list of decisions, got {brief(decisions)}")
+            for key in ("id", "level"):
+                value = board.get(key)
+                if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+                    raise FormatError(f"{here}.{key}", f"expected a string, got {brief(value)}")
+            for j, d in enumerate(decisions):
+                at = f"{here}.decisions[{j}]"
+                if not isinstance(d, dict):
+                    raise FormatError(at, f"expected a decision (an object), got {brief(d)}")
                 item = {
                     "scenario": board["scenario"],
                     "objective": board.get("objective"),
                     "player": d.get("player", "recorded"),
-                    "id": board.get("id", str(k)),
+                    "id": str(board.get("id", k)),
                     "time_ms": d.get("time_ms"),
                 }
                 if board.get("level"):
                     item["level"] = board["level"]
                 if d.get("assignment") is None:
-                    v = (d.get("violations") or [{}])[0]
-                    item["failure"] = [v.get("rule", "bad-output"), v.get("message", "no assignment recorded")]
+                    item["failure"] = _recorded_failure(d, at)
                 else:
                     item["assignment"] = d["assignment"]
-                out.append((here, item))
+                out.append((at, item))
     return out
+
+
+def _recorded_failure(d: dict, at: str) -> list[str]:
+    """The failure of a decision recorded without an assignment: its first violation's rule and message."""
+    violations = d.get("violations") or [{}]
+    if not isinstance(violations, list):
+        raise FormatError(f"{at}.violations", f"expected a list, got {brief(violations)}")
+    v = violations[0]
+    if not isinstance(v, dict):
+        raise FormatError(f"{at}.violations[0]", f"expected an object, got {brief(v)}")
+    rule, message = v.get("rule", "bad-output"), v.get("message", "no assignment recorded")
+    for key, value in (("rule", rule), ("message", message)):
+        if not isinstance(value, str):
+            raise FormatError(f"{at}.violations[0].{key}", f"expected a string, got {brief(value)}")
+    return [rule, message]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -281,3 +281,92 @@ def test_loading_long_lists_is_linear(monkeypatch):
     assert len(s.attackers[0].tags) == n  # each once, in order
     assert calls["eq"] <= 4 * n  # a list's `in` compared ~n^2 / 2 times
     assert s.blockers[0].receiving.protected_from(s.attackers[0]) is False
+
+
+# 7. Large damage doubling gives regrets of ~10^360: arena and score crashed after every board was played ("int too
+# large to convert to float"); a recorded time_ms of 1e308 overflowed the mean.
+HUGE = {
+    "players": [{"id": "opp", "life": 20, "takes": [{"times": 10**6}] * 60}],
+    "attackers": [
+        {"id": "a", "power": 5, "toughness": 5, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["w"]}
+    ],
+    "blockers": [{"id": "w", "power": 0, "toughness": 1}],
+}
+
+
+def test_score_huge_regret_is_exact(capsys, monkeypatch):
+    lines = [
+        {"scenario": HUGE, "assignment": {"a": {"w": 5}}, "objective": "max-damage"},
+        {"scenario": HUGE, "assignment": {"a": {"w": 1, "opp": 4}}, "objective": "max-damage"},
+    ]
+    code, out, err = run_main(
+        capsys, monkeypatch, ["score", "-", "--format", "json"], "\n".join(json.dumps(d) for d in lines)
+    )
+    assert code == 0, err
+    row = json.loads(out)["leaderboard"][0]
+    optimum = 4 * 10**360  # 4 damage to the player, multiplied by 10^6 sixty times
+    assert row["regret_max"] == optimum and row["regret_mean"] == optimum // 2
+    assert row["ci"]["regret_mean"] is None  # no float holds it
+
+
+def test_arena_huge_regret_board_is_played(tmp_path, capsys, monkeypatch):
+    suite = tmp_path / "s.jsonl"
+    suite.write_text(json.dumps({"scenario": HUGE, "objective": "max-damage"}) + "\n")
+    code, out, err = run_main(capsys, monkeypatch, ["arena", suite, "--players", "declaration,greedy"])
+    assert code == 0, err
+    assert {r["player"] for r in json.loads(out)["leaderboard"]} == {"declaration", "greedy"}
+
+
+@pytest.mark.parametrize("time_ms", [1e308, -1, "5", True])
+def test_score_bad_time_ms_is_one_line(capsys, monkeypatch, time_ms):
+    line = {"scenario": THRASTA, "assignment": {}, "objective": "max-damage", "time_ms": time_ms}
+    code, out, err = run_main(capsys, monkeypatch, ["score", "-"], json.dumps(line) + "\n" + json.dumps(line))
+    assert code == 2
+    assert "time_ms" in err and "Traceback" not in err
+
+
+# 8. score on a damaged `arena --out` file: at least ten traceback sites. The reader names the place instead.
+@pytest.fixture(scope="module")
+def results_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("results") / "r.json"
+    code = main(["arena", "--n", "3", "--players", "greedy,declaration", "--out", str(path)])
+    assert code == 0
+    return json.loads(path.read_text())
+
+
+DAMAGE = [
+    ("boards", 5, "boards: expected a list of boards"),
+    ("boards.0", 5, "boards[0]: expected a board"),
+    ("boards.0.decisions", 5, "boards[0].decisions: expected a list of decisions"),
+    ("boards.0.decisions", {"a": 1}, "boards[0].decisions: expected a list"),
+    ("boards.0.decisions.0", "x", "boards[0].decisions[0]: expected a decision"),
+    ("boards.0.decisions.0.assignment", None, None),  # then read as a failure: its violations
+    ("boards.0.decisions.0.violations", 5, None),
+    ("boards.0.decisions.0.time_ms", 1e308, "time_ms"),
+    ("boards.0.decisions.0.time_ms", "slow", "time_ms"),
+    ("boards.0.decisions.0.player", 5, "player"),
+    ("boards.0.id", [], "boards[0].id: expected a string"),
+    ("boards.0.objective", 5, "objective"),
+    ("boards.0.scenario", [], "scenario"),
+    ("config", [], None),
+]
+
+
+@pytest.mark.parametrize("path, value, message", DAMAGE)
+def test_score_damaged_results_file_is_one_line(tmp_path, capsys, monkeypatch, results_file, path, value, message):
+    doc = json.loads(json.dumps(results_file))
+    *head, last = path.split(".")
+    node = doc
+    for key in head:
+        node = node[int(key)] if key.isdigit() else node[key]
+    if path == "boards.0.decisions.0.violations":
+        node["assignment"] = None
+    node[int(last) if last.isdigit() else last] = value
+    damaged = tmp_path / "d.json"
+    damaged.write_text(json.dumps(doc))
+    code, out, err = run_main(capsys, monkeypatch, ["score", damaged])
+    assert code in (0, 2) and "Traceback" not in err
+    if message is not None:
+        assert code == 2 and message in err
+    if code == 2 and not err.startswith("trample: boards[0].decisions[0]:"):
+        one_line(err)
