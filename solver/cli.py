@@ -18,10 +18,19 @@ import sys
 # loaded machine), so that Ctrl-C or SIGTERM at any moment gives one line and exit 130 (issue 24).
 from .limits import LimitReached, interrupts, start_clock
 
-EXIT_OK, EXIT_NO, EXIT_BAD, EXIT_INTERRUPTED = 0, 1, 2, 130  # as trample.docio (checked by tests/test_cli.py)
+EXIT_OK, EXIT_NO, EXIT_BAD, EXIT_INTERRUPTED = 0, 1, 2, 130  # as trample.docio (checked by tests/test_reliability3.py)
 
 # The command modules, in the order of `trample --help`: each defines add_commands(subparsers).
-EXTENSION_NAMES = ("cli_step", "cli_solve", "cli_scale", "cli_library", "cli_arena", "cli_schema", "cli_render", "cli_serve")
+EXTENSION_NAMES = (
+    "cli_step",
+    "cli_solve",
+    "cli_scale",
+    "cli_library",
+    "cli_arena",
+    "cli_schema",
+    "cli_render",
+    "cli_serve",
+)
 
 
 class UsageError(Exception):

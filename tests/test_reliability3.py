@@ -370,3 +370,24 @@ def test_score_damaged_results_file_is_one_line(tmp_path, capsys, monkeypatch, r
         assert code == 2 and message in err
     if code == 2 and not err.startswith("trample: boards[0].decisions[0]:"):
         one_line(err)
+
+
+def test_cli_exit_codes_are_docio_s():
+    from trample import cli, docio
+
+    assert (cli.EXIT_OK, cli.EXIT_NO, cli.EXIT_BAD, cli.EXIT_INTERRUPTED) == (
+        docio.EXIT_OK,
+        docio.EXIT_NO,
+        docio.EXIT_BAD,
+        docio.EXIT_INTERRUPTED,
+    )
+
+
+# 16. SIGINT while importing printed a traceback, SIGTERM killed silently: trample.cli imports only the standard
+# library and trample.limits, so that main() installs the handlers before numpy and the engines are imported.
+def test_cli_imports_nothing_heavy_before_main():
+    import subprocess
+
+    code = "import sys, trample.cli; print(sorted(m for m in ('numpy', 'trample.docio', 'trample.rules') if m in sys.modules))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "[]", proc.stderr
