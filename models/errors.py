@@ -115,3 +115,20 @@ def _show(value) -> str:
     if isinstance(value, int) and not -(10**30) < value < 10**30:
         return f"a {len(str(abs(value)))}-digit number" if value > 0 else f"a {len(str(-value))}-digit negative number"
     return repr(value)
+
+
+def brief(value) -> str:
+    """A value as an error message shows it: its JSON text when short, else what it is ("a list", "an object";
+    never a RecursionError on a value nested hundreds of levels deep)."""
+    if isinstance(value, (list, dict)):
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (RecursionError, ValueError, TypeError):
+            return _show(value)
+        return text if len(text) <= 40 else _show(value)
+    if isinstance(value, str):
+        return _show(value)
+    try:
+        return json.dumps(value)
+    except (ValueError, TypeError):
+        return _show(value)

@@ -15,16 +15,55 @@ with a first-strike step (:func:`open_combat` picks the right one), the document
 'optimal'
 """
 
-from .check import CheckResult, Violation
-from .combat import Combat, LegalAssignments
-from .docio import package_version
-from .limits import LimitReached
-from .models import Assignment, FormatError, Scenario, load_scenario
-from .optimize import SolveResult
-from .rules import DamagePlan, derive
-from .whole import WholeCombat, open_combat
+from typing import TYPE_CHECKING
 
-__version__ = package_version()
+if TYPE_CHECKING:
+    from .check import CheckResult, Violation
+    from .combat import Combat, LegalAssignments
+    from .limits import LimitReached
+    from .models import Assignment, FormatError, Scenario, load_scenario
+    from .optimize import SolveResult
+    from .rules import DamagePlan, derive
+    from .whole import WholeCombat, open_combat
+
+# The names are imported when first used (PEP 562): ``import trample.cli`` must not import numpy first, so that
+# the command line installs its signal handlers and starts its clock before the heavy imports (docs/format.md).
+_WHERE = {
+    "CheckResult": "check",
+    "Violation": "check",
+    "Combat": "combat",
+    "LegalAssignments": "combat",
+    "LimitReached": "limits",
+    "Assignment": "models",
+    "FormatError": "models",
+    "Scenario": "models",
+    "load_scenario": "models",
+    "SolveResult": "optimize",
+    "DamagePlan": "rules",
+    "derive": "rules",
+    "WholeCombat": "whole",
+    "open_combat": "whole",
+}
+
+
+def __getattr__(name: str):
+    if name == "__version__":
+        from .docio import package_version
+
+        value = package_version()
+    elif name in _WHERE:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE) | {"__version__"})
+
 
 __all__ = [
     "Combat",

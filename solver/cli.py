@@ -13,13 +13,25 @@ import argparse
 import os
 import sys
 
-from . import cli_arena, cli_declare, cli_library, cli_render, cli_scale, cli_schema, cli_serve, cli_solve, cli_step
-from .docio import EXIT_BAD, EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, interrupts, package_version
-from .limits import LimitReached
-from .models import FormatError
+# Only the standard library and trample.limits (itself stdlib only) at import time: main() installs the signal
+# handlers and starts the --time-limit clock before the heavy imports (numpy, the engines: about 0.4 s, more on a
+# loaded machine), so that Ctrl-C or SIGTERM at any moment gives one line and exit 130 (issue 24).
+from .limits import LimitReached, interrupts, start_clock
+
+EXIT_OK, EXIT_NO, EXIT_BAD, EXIT_INTERRUPTED = 0, 1, 2, 130  # as trample.docio (checked by tests/test_reliability3.py)
 
 # The command modules, in the order of `trample --help`: each defines add_commands(subparsers).
-EXTENSIONS = (cli_step, cli_solve, cli_declare, cli_scale, cli_library, cli_arena, cli_schema, cli_render, cli_serve)
+EXTENSION_NAMES = (
+    "cli_step",
+    "cli_solve",
+    "cli_declare",
+    "cli_scale",
+    "cli_library",
+    "cli_arena",
+    "cli_schema",
+    "cli_render",
+    "cli_serve",
+)
 
 
 class UsageError(Exception):
@@ -37,17 +49,22 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    from .docio import package_version
+
     parser = _Parser(prog="trample", description="Rules-exact combat damage assignment (Magic: The Gathering).")
     parser.add_argument("--version", action="version", version=f"trample {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    for module in EXTENSIONS:
-        module.add_commands(sub)
+    for name in EXTENSION_NAMES:
+        importlib.import_module(f".{name}", __package__).add_commands(sub)
     return parser
 
 
 def main(argv=None) -> int:
+    start_clock()  # --time-limit counts from here
     with interrupts() as state:
         try:
             return _main(argv)
@@ -73,8 +90,12 @@ def _interrupted(state) -> int:
 
 
 def _main(argv=None) -> int:
-    from .docio import STATE
+    from .limits import STATE
 
+    try:
+        from .models import FormatError  # the heavy imports, under the signal handlers
+    except KeyboardInterrupt:
+        return _interrupted(STATE)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

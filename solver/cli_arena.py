@@ -21,9 +21,14 @@ from .arena.stats import run_facts
 from .arena.suites import one_step
 from .arena.whole_arena import PLAYERS, player_names, rescore, run_whole_arena
 from .docio import (
+    MAX_BOARDS,
+    MAX_WORKERS,
+    STATE,
     AtomicFiles,
     Progress,
+    add_time_limit,
     any_digits,
+    bounded_int,
     check_writable,
     distinct_files,
     emit,
@@ -37,11 +42,12 @@ from .docio import (
     shown,
     work_done,
 )
+from .limits import stop_like_interrupt
 from .models import FormatError, load_scenario
-from .models.errors import expect_object, expect_str
+from .models.errors import brief, expect_object, expect_str
 from .models.scenario import parse_json_text
 
-EXIT_OK, EXIT_BAD = 0, 2
+EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
 
 
 def _positive(text: str) -> int:
@@ -109,13 +115,18 @@ def cmd_arena(args) -> int:
     _check_outputs(args, args.suite)
     items: list[dict] = []
     described: dict = {"files": list(args.suite), "level": None}
-    for path in args.suite:
-        items += suites.load_suite(path)
-    if args.level is not None or not args.suite:
-        level = args.level or suites.DEFAULT_LEVEL
-        suites.get_level(level)
-        items += suites.generate(level, args.n, seed=args.seed)
-        described.update(level=level, n=args.n, seed=args.seed)
+    work_done(lambda: "0 boards played (the suite was being read)")
+    try:
+        for path in args.suite:
+            items += suites.load_suite(path)
+        if args.level is not None or not args.suite:
+            level = args.level or suites.DEFAULT_LEVEL
+            suites.get_level(level)
+            items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
+            described.update(level=level, n=args.n, seed=args.seed)
+    except KeyboardInterrupt:  # before the first board: the --out and --report of no board are still written
+        _output(_no_boards(args, described), args, None)
+        raise
     if args.limit is not None:
         items = items[: args.limit]
     if not items:
@@ -171,6 +182,58 @@ def cmd_arena(args) -> int:
     return _output(results, args, fmt)
 
 
+class _TimeLimit(Exception):
+    """Raised instead of KeyboardInterrupt once the partial results are written, when the time limit stopped the
+    run (not a signal)."""
+
+
+def _stoppable(command):
+    """arena and score under --time-limit: stopped as an interrupt stops them (the boards finished are written,
+    "complete": false), then one line on standard error and exit 1 (docs/arena.md)."""
+
+    def run(args) -> int:
+        limit = args.time_limit
+        with stop_like_interrupt(limit) as stop:
+            args.stopped_by_limit = stop
+            try:
+                return command(args)
+            except KeyboardInterrupt:
+                if not stop["fired"] or STATE.signum is not None:
+                    raise
+        done = STATE.done() if STATE.done else ""
+        print(
+            f"trample: stopped at the time limit of {limit:g} s{': ' + done if done else ''}; the results are "
+            "incomplete",
+            file=sys.stderr,
+        )
+        return EXIT_NO
+
+    return run
+
+
+def _no_boards(args, described: dict) -> dict:
+    """The results of a run stopped before its first board ("complete": false, no board played)."""
+    names = [spec.partition("=")[0] if "=" in spec else spec for spec in (args.players or "").split(",") if spec]
+    return {
+        "arena": 1,
+        "config": {"objective": args.objective, "seed": args.seed, "players": names, "boards": 0, "suite": described},
+        "facts": run_facts(args.seed),
+        "leaderboard": summarize([], names),
+        "boards": [],
+        "complete": False,
+        "played": 0,
+        "interrupted": True,
+    }
+
+
+def _wanted(args, have: int) -> int:
+    """How many boards to generate: --n, or fewer when --limit keeps fewer (arena --n 1000000000 --limit 2
+    generated every board before applying the limit)."""
+    if args.limit is None:
+        return args.n
+    return max(0, min(args.n, args.limit - have))
+
+
 def cmd_arena_combat(args) -> int:
     """``trample arena --game combat``: attacking players on whole combats against the defender's best reply,
     scored against the minimax value (trample.arena.whole_arena)."""
@@ -190,7 +253,7 @@ def cmd_arena_combat(args) -> int:
     if args.level is not None or not args.suite:
         level = args.level or "first-strike"
         suites.get_level(level)
-        items += suites.generate(level, args.n, seed=args.seed)
+        items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
         described.update(level=level, n=args.n, seed=args.seed)
     if args.limit is not None:
         items = items[: args.limit]
@@ -281,7 +344,7 @@ def cmd_score(args) -> int:
     names: list[str] = []
     worst = EXIT_OK
     docs = list(decision_documents(args.file, iter_documents))
-    if len(docs) == 1 and isinstance(docs[0][1], dict) and docs[0][1].get("config", {}).get("game") == "combat":
+    if len(docs) == 1 and isinstance(docs[0][1], dict) and _config(docs[0][1]).get("game") == "combat":
         return _output(rescore(docs[0][1], args.file), args, None if fmt == "lines" else fmt)
     docs = expand_results(docs)
     work_done(lambda: f"{len(boards)} decisions scored")
@@ -302,6 +365,8 @@ def cmd_score(args) -> int:
                 if not isinstance(player, str) or not player:
                     raise FormatError("player", "expected a non-empty string")
                 expect_str(player, "player")  # no lone surrogate: the name is printed in the leaderboard table
+                time_ms = _time_ms(doc)
+                failure = _failure(doc)
                 ref = reference(scenario, objectives)
             except FormatError as err:
                 if not where:
@@ -312,11 +377,8 @@ def cmd_score(args) -> int:
                     emit({"error": str(err)})
                 worst = EXIT_BAD
                 continue
-            time_ms = doc.get("time_ms")  # a recorded decision time, when the recorder kept one
-            if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)):
-                time_ms = None
-            if "failure" in doc:  # a recorded failure (timeout, crash, bad output) stays one
-                rec = judge(scenario, objectives, ref, player, failure=tuple(doc["failure"]), time_ms=time_ms)
+            if failure is not None:  # a recorded failure (timeout, crash, bad output) stays one
+                rec = judge(scenario, objectives, ref, player, failure=failure, time_ms=time_ms)
             else:
                 rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
             if player not in names:
@@ -342,7 +404,11 @@ def cmd_score(args) -> int:
                 }
                 out["optimum"] = ref["values"]
                 out["lethal_exists"] = ref["lethal_exists"]
-                emit(out)
+                STATE.hold()  # a line is written whole, or not at all
+                try:
+                    emit(out)
+                finally:
+                    STATE.release()
     except KeyboardInterrupt:  # the decisions scored so far are written ("complete": false), then exit 130
         interrupted = True
     results = {
@@ -392,35 +458,97 @@ def decision_documents(path: str, iter_documents):
                 yield f"line {n}", err
 
 
+MAX_TIME_MS = 10**12  # a recorded decision time: at most 10^12 ms (about 32 years); 1e308 overflowed the mean
+
+
+def _config(doc: dict) -> dict:
+    config = doc.get("config", {})
+    return config if isinstance(config, dict) else {}
+
+
+def _time_ms(doc: dict) -> float | None:
+    """A decision's recorded ``time_ms``: null (or missing), or a finite number from 0 to MAX_TIME_MS."""
+    value = doc.get("time_ms")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FormatError("time_ms", f"expected milliseconds (a number) or null, got {brief(value)}")
+    if not 0 <= value <= MAX_TIME_MS:
+        raise FormatError("time_ms", f"expected from 0 to {MAX_TIME_MS} milliseconds, got {brief(value)}")
+    return float(value)
+
+
+def _failure(doc: dict) -> tuple[str, str] | None:
+    """A recorded failure ``["timeout", "message"]``: two strings, or None when the decision has none."""
+    if "failure" not in doc:
+        return None
+    value = doc["failure"]
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)):
+        raise FormatError("failure", f'expected ["kind", "message"] (two strings), got {brief(value)}')
+    return value[0], value[1]
+
+
 def expand_results(docs):
     """A results file (``trample arena --out``) becomes its decisions, each with its board: the results are
-    re-scored from themselves alone. Other documents pass through."""
+    re-scored from themselves alone. Other documents pass through. The file is read as strictly as a scenario:
+    every field the re-scoring reads is type-checked, and a damaged file gives one line naming the place (a
+    results file cut or edited by hand used to stop at one of ten tracebacks)."""
     out = []
     for where, doc in docs:
-        if not (isinstance(doc, dict) and "arena" in doc and isinstance(doc.get("boards"), list)):
+        if not (isinstance(doc, dict) and "arena" in doc and "boards" in doc):
             out.append((where, doc))
             continue
-        for k, board in enumerate(doc["boards"]):
-            here = f"{where + ': ' if where else ''}boards[{k}]"
-            if not isinstance(board, dict) or "scenario" not in board:
+        top = f"{where}: " if where else ""
+        boards = doc["boards"]
+        if not isinstance(boards, list):
+            raise FormatError(f"{top}boards", f"expected a list of boards, got {brief(boards)}")
+        for k, board in enumerate(boards):
+            here = f"{top}boards[{k}]"
+            if not isinstance(board, dict):
+                raise FormatError(here, f"expected a board (an object), got {brief(board)}")
+            if "scenario" not in board:
                 raise FormatError(here, "has no scenario (a results file written before boards were recorded)")
-            for d in board.get("decisions", []):
+            decisions = board.get("decisions", [])
+            if not isinstance(decisions, list):
+                raise FormatError(f"{here}.decisions", f"expected a list of decisions, got {brief(decisions)}")
+            for key in ("id", "level"):
+                value = board.get(key)
+                if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+                    raise FormatError(f"{here}.{key}", f"expected a string, got {brief(value)}")
+            for j, d in enumerate(decisions):
+                at = f"{here}.decisions[{j}]"
+                if not isinstance(d, dict):
+                    raise FormatError(at, f"expected a decision (an object), got {brief(d)}")
                 item = {
                     "scenario": board["scenario"],
                     "objective": board.get("objective"),
                     "player": d.get("player", "recorded"),
-                    "id": board.get("id", str(k)),
+                    "id": str(board.get("id", k)),
                     "time_ms": d.get("time_ms"),
                 }
                 if board.get("level"):
                     item["level"] = board["level"]
                 if d.get("assignment") is None:
-                    v = (d.get("violations") or [{}])[0]
-                    item["failure"] = [v.get("rule", "bad-output"), v.get("message", "no assignment recorded")]
+                    item["failure"] = _recorded_failure(d, at)
                 else:
                     item["assignment"] = d["assignment"]
-                out.append((here, item))
+                out.append((at, item))
     return out
+
+
+def _recorded_failure(d: dict, at: str) -> list[str]:
+    """The failure of a decision recorded without an assignment: its first violation's rule and message."""
+    violations = d.get("violations") or [{}]
+    if not isinstance(violations, list):
+        raise FormatError(f"{at}.violations", f"expected a list, got {brief(violations)}")
+    v = violations[0]
+    if not isinstance(v, dict):
+        raise FormatError(f"{at}.violations[0]", f"expected an object, got {brief(v)}")
+    rule, message = v.get("rule", "bad-output"), v.get("message", "no assignment recorded")
+    for key, value in (("rule", rule), ("message", message)):
+        if not isinstance(value, str):
+            raise FormatError(f"{at}.violations[0].{key}", f"expected a string, got {brief(value)}")
+    return [rule, message]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -429,6 +557,11 @@ def expand_results(docs):
 
 
 def _output_options(p) -> None:
+    add_time_limit(
+        p,
+        "seconds for the whole command; past it the boards finished so far are written (--out, --report, "
+        '"complete": false), one line on standard error, exit 1',
+    )
     p.add_argument(
         "-o",
         "--output",
@@ -449,7 +582,12 @@ def add_commands(sub) -> None:
         help="suite files (.jsonl: scenarios, or lines with a scenario field); none: a generated suite",
     )
     p.add_argument("--level", default=None, help="generate boards of this level (default mixed; --list-levels)")
-    p.add_argument("--n", type=_positive, default=100, help="number of generated boards (default 100)")
+    p.add_argument(
+        "--n",
+        type=bounded_int(1, MAX_BOARDS),
+        default=100,
+        help=f"number of generated boards (default 100, at most {MAX_BOARDS})",
+    )
     p.add_argument("--seed", type=_seed, default=0, help="seed of the generated suite and of every player (default 0)")
     p.add_argument("--limit", type=_positive, default=None, help="only the first N boards")
     p.add_argument(
@@ -497,7 +635,12 @@ def add_commands(sub) -> None:
         help="bench an external player after K failed decisions in a row (timeout, crash, bad output): its "
         "remaining decisions fail without starting it again (default 3; 0: never)",
     )
-    p.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1: in this process)")
+    p.add_argument(
+        "--workers",
+        type=bounded_int(1, MAX_WORKERS),
+        default=1,
+        help=f"worker processes (default 1: in this process; at most {MAX_WORKERS})",
+    )
     p.add_argument(
         "--backend",
         choices=BACKENDS,
@@ -528,7 +671,7 @@ def add_commands(sub) -> None:
     )
     p.add_argument("--list-levels", action="store_true", help="print the named levels as JSON Lines and exit")
     _output_options(p)
-    p.set_defaults(func=cmd_arena)
+    p.set_defaults(func=_stoppable(cmd_arena))
 
     p = sub.add_parser("score", help="score recorded decisions {scenario, assignment, objective} against the optimum")
     p.add_argument(
@@ -547,7 +690,7 @@ def add_commands(sub) -> None:
         help="lines: one result per decision (default); table: leaderboard; json: leaderboard as JSON",
     )
     _output_options(p)
-    p.set_defaults(func=cmd_score)
+    p.set_defaults(func=_stoppable(cmd_score))
 
 
 def _float_seconds(text: str) -> float:

@@ -14,15 +14,15 @@ output also carries ``"state"``, the zones after the action, so commands can be 
 from __future__ import annotations
 
 from .docio import (
-    alarm_limit,
+    add_time_limit,
     emit,
     engine_choices,
     is_batch,
     label,
+    limited,
     read_text,
     run_batch,
     scenario_from,
-    seconds,
     shown,
 )
 from .library import discover, discover_distribution, gnome_outcomes, mill, mill_distribution, seek_thrills
@@ -316,21 +316,12 @@ def add_commands(subparsers) -> None:
     )
     q.add_argument("--sideboard", action="store_true", help="include the sideboard (default: the main deck only)")
     q.add_argument("--seed", default=None, help="shuffle the library with this seed (default: the decklist's order)")
-    _time_limit(q, cmd_from_deck)
+    add_time_limit(q, "seconds for the whole command; past it: one line on standard error, exit 1")
+    q.set_defaults(func=limited(cmd_from_deck, whole=True))
 
 
 def _time_limit(p, command) -> None:
-    """--time-limit SECONDS for the whole command (a distribution over many distinct cards, or a gnome board with
-    10^15 splits, can run for hours): past it, one line on standard error and exit 1 (docio.alarm_limit)."""
-    p.add_argument(
-        "--time-limit",
-        type=seconds,
-        default=None,
-        help="seconds for the whole command; past it: one line on standard error, exit 1",
-    )
-
-    def limited(args) -> int:
-        with alarm_limit(args.time_limit):
-            return command(args)
-
-    p.set_defaults(func=limited)
+    """--time-limit SECONDS (a distribution over many distinct cards, or a gnome board with 10^15 splits, can run
+    for hours): per document, past it one line on standard error and exit 1 (docio.limited)."""
+    add_time_limit(p, "seconds per document; past it: one line on standard error, exit 1")
+    p.set_defaults(func=limited(command))

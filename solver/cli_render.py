@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from .docio import read_text, scenario_from
+from .docio import add_time_limit, limited, read_text, scenario_from
 from .models import FormatError
 from .models.scenario import parse_json_text
 from .render import render
@@ -100,4 +100,5 @@ def add_commands(sub) -> None:
         help="whose assignment ASSIGNMENT is (as for check and solve; default attacking): "
         "`trample solve --side both | trample render --side both` draws both sides' damage",
     )
-    p.set_defaults(func=cmd_render)
+    add_time_limit(p, "seconds for the whole command; past it: no picture, one line on standard error, exit 1")
+    p.set_defaults(func=limited(cmd_render, whole=True))

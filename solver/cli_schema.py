@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
+from .docio import add_time_limit, limited
 from .models.errors import FormatError
 
 EXIT_OK = 0
@@ -69,11 +70,13 @@ def add_commands(subparsers) -> None:
         help="print the JSON Schema (draft 2020-12) of a document trample reads or writes; no NAME: list them",
     )
     p.add_argument("name", metavar="NAME", nargs="?", default=None, help="scenario, assignment, library, ...")
-    p.set_defaults(func=cmd_schema)
+    add_time_limit(p, "accepted for uniformity (every command takes it); printing a schema is immediate")
+    p.set_defaults(func=limited(cmd_schema, whole=True))
 
     p = subparsers.add_parser(
         "example",
         help="print an example file shipped with trample (trample example thrasta | trample count -); no NAME: list",
     )
     p.add_argument("name", metavar="NAME", nargs="?", default=None, help="thrasta, lifelink, library, ...")
-    p.set_defaults(func=cmd_example)
+    add_time_limit(p, "accepted for uniformity (every command takes it); printing an example is immediate")
+    p.set_defaults(func=limited(cmd_example, whole=True))

@@ -13,13 +13,18 @@ from .docio import (
     EXIT_BAD,
     EXIT_NO,
     EXIT_OK,
+    MAX_SHARDS,
+    MAX_WORKERS,
     STATE,
     add_step_options,
+    add_time_limit,
+    bounded_int,
     distinct_files,
     emit,
     is_batch,
     iter_documents,
     jsonl_rows,
+    limited,
     positive_int,
     run_batch,
     run_paired,
@@ -81,14 +86,15 @@ def add_commands(sub) -> None:
     p.add_argument("file", metavar="FILE")
     p.add_argument("assignment", metavar="ASSIGNMENT", help="assignment JSON file, .jsonl, - or inline JSON")
     add_step_options(p)
-    p.set_defaults(func=cmd_check)
+    add_time_limit(p, "seconds per scenario; past it: one line on standard error, exit 1")
+    p.set_defaults(func=limited(cmd_check))
 
 
 def _distributed_options(p, shards: bool) -> None:
     if shards:
         p.add_argument(
             "--shards",
-            type=positive_int,
+            type=bounded_int(1, MAX_SHARDS),
             default=None,
             metavar="N",
             help="write N .npy shards of consecutive canonical index ranges into the directory --output "
@@ -103,7 +109,13 @@ def _distributed_options(p, shards: bool) -> None:
         + ("" if shards else "; a .jsonl batch is counted in chunks of 50 scenarios"),
     )
     p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="an existing Dask scheduler (tcp://host:8786)")
-    p.add_argument("--workers", type=positive_int, default=None, metavar="N", help="worker processes (local backends)")
+    p.add_argument(
+        "--workers",
+        type=bounded_int(1, MAX_WORKERS),
+        default=None,
+        metavar="N",
+        help=f"worker processes (local backends; at most {MAX_WORKERS})",
+    )
 
 
 def _combat(doc, args):

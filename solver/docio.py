@@ -11,148 +11,52 @@ import importlib.util
 import json
 import os
 import re
-import signal
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 
 from .engines import engine_names
-from .limits import CommandLimit, LimitReached, interrupt, reset_interrupt
+from .limits import (  # the interrupt machinery lives in limits (stdlib only): the command line installs it first
+    STATE,
+    CommandLimit,
+    InterruptState,
+    LimitReached,
+    alarm,
+    interrupts,
+    parse_seconds,
+    work_done,
+)
 from .models import FormatError, load_scenario, parse_json_text
 from .models.errors import expect_object
 
 EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
 EXIT_INTERRUPTED = 130  # SIGINT or SIGTERM: the work done so far is kept (docs/format.md, "Outputs")
 
-
-# ---------------------------------------------------------------------------------------------
-# Interrupts: SIGINT and SIGTERM stop the command, which keeps and finishes what it did
-# ---------------------------------------------------------------------------------------------
+__all__ = ["STATE", "InterruptState", "interrupts", "work_done"]  # re-exported from trample.limits
 
 
-class InterruptState:
-    """What the command line knows when it is interrupted: which signal, when, and what the command had done
-    (``done``: a callable giving a short phrase such as "1200 assignments written", set by the command)."""
-
-    def __init__(self):
-        self.reset()
-
-    def reset(self) -> None:
-        """Back to a fresh state: no signal seen, the clock restarted."""
-        self.signum: int | None = None
-        self.start = time.monotonic()
-        self.done: Callable[[], str] | None = None
-        self.critical = 0  # inside hold() ... release(): the interrupt waits (a line written and counted)
-        self.pending = False
-        self.raised = False
-
-    def hold(self) -> None:
-        """Hold an interrupt back until :meth:`release` (writing a line and counting it is one step)."""
-        self.critical += 1
-
-    def release(self) -> None:
-        self.critical -= 1
-        if self.pending and not self.critical and not self.raised:
-            self.pending = False
-            self.raised = True
-            raise KeyboardInterrupt
-
-    def line(self) -> str:
-        """The one line printed on standard error: ``trample: interrupted after 2.1 s (SIGINT): 1200 ...``."""
-        name = signal.Signals(self.signum).name if self.signum else "SIGINT"
-        text = f"trample: interrupted after {time.monotonic() - self.start:.1f} s ({name})"
-        if self.done is not None:
-            try:
-                what = self.done()
-            except Exception:
-                what = ""
-            if what:
-                text += f": {what}"
-        return text
+_AMBIENT: list = [None]  # the --time-limit of a command run under limited() (docio's batches arm it per document)
 
 
-STATE = InterruptState()
+def limited(command: Callable, whole: bool = False) -> Callable:
+    """A command handler run under its ``--time-limit`` where its work does not look at a Deadline itself:
+    each document of :func:`run_batch` / :func:`run_paired` is worked under :func:`trample.limits.alarm`
+    (the result and error lines between documents are never cut, and a batch gives one line per input line);
+    ``whole``: the whole command instead (one document, or a command that writes files: arena, render)."""
 
+    def run(args) -> int:
+        limit = getattr(args, "time_limit", None)
+        _AMBIENT[0] = limit
+        try:
+            if whole:
+                with alarm(limit):
+                    return command(args)
+            return command(args)
+        finally:
+            _AMBIENT[0] = None
 
-def work_done(describe: Callable[[], str] | None) -> None:
-    """Say what the running command has done so far (for the interrupt line)."""
-    STATE.done = describe
-
-
-@contextlib.contextmanager
-def interrupts():
-    """SIGINT and SIGTERM raise KeyboardInterrupt in the main thread (once: a second signal during the clean-up
-    does not cut it short), and stop every CP-SAT search at once through :func:`trample.limits.interrupt` -- a
-    thread watching the signal wake-up pipe does it, since the main thread may be inside native code."""
-    if threading.current_thread() is not threading.main_thread():
-        yield STATE
-        return
-    STATE.reset()
-    reset_interrupt()  # a command run earlier in this process (tests, embedding) does not count
-    r, w = os.pipe()
-    os.set_blocking(w, False)
-
-    def handler(signum, frame):
-        STATE.signum = STATE.signum or signum
-        interrupt()
-        if STATE.raised:
-            return
-        if STATE.critical:
-            STATE.pending = True
-            return
-        STATE.raised = True
-        raise KeyboardInterrupt
-
-    def watch():
-        while True:
-            try:
-                data = os.read(r, 64)
-            except OSError:
-                return
-            if not data:
-                return
-            for b in data:
-                if b in (signal.SIGINT, signal.SIGTERM):
-                    STATE.signum = STATE.signum or b
-                    interrupt()
-
-    old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
-    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    watcher = threading.Thread(target=watch, name="trample-signals", daemon=True)
-    watcher.start()
-    try:
-        yield STATE
-    finally:
-        for sig, h in old.items():
-            signal.signal(sig, h)
-        signal.set_wakeup_fd(old_fd)
-        os.close(w)
-        watcher.join(1)
-        os.close(r)
-
-
-@contextlib.contextmanager
-def alarm_limit(seconds: float | None):
-    """A wall-clock limit for work that does not check a Deadline itself (the library commands): SIGALRM raises
-    LimitReached in the main thread after ``seconds``, and again at once in every later document of a batch (the
-    limit is for the whole command)."""
-    if seconds is None or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
-        yield
-        return
-
-    def fire(signum, frame):
-        signal.setitimer(signal.ITIMER_REAL, 0.01)  # the documents after this one stop too
-        raise LimitReached(f"stopped at the time limit of {seconds:g} s", seconds)
-
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, float(seconds))
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    run.__wrapped__ = command  # type: ignore[attr-defined]
+    return run
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,7 +70,7 @@ def _umask() -> int:
     return mask
 
 
-def _is_regular_target(path: str) -> bool:
+def is_regular_target(path: str) -> bool:
     """Whether ``path`` is (or will be) a regular file: /dev/null, a FIFO or a terminal is written in place."""
     try:
         import stat
@@ -193,7 +97,7 @@ class AtomicFiles:
         """A file object to write ``path`` through. ``whole_lines``: on commit, text after the last newline
         (a line cut short by an interrupt) is dropped."""
         try:
-            if not _is_regular_target(path):
+            if not is_regular_target(path):
                 fh = open(path, "wb" if binary else "w", encoding=None if binary else "utf-8")
                 self._files.append({"fh": fh, "tmp": None, "path": path, "whole": False})
                 return fh
@@ -467,7 +371,8 @@ def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
         try:
             if isinstance(doc, FormatError):
                 raise doc
-            result, code = one(doc)
+            with alarm(_AMBIENT[0]):
+                result, code = one(doc)
         except FormatError as err:
             if not where:
                 raise
@@ -590,7 +495,8 @@ def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple
                 raise prefixed(f"{label(assignment)}: {awhere}" if awhere and where else awhere, adoc)
             if isinstance(adoc, str):  # JSON text inside a JSON string: the loaders would decode it again
                 expect_object(adoc, "assignment")
-            result, code = one(doc, adoc)
+            with alarm(_AMBIENT[0]):
+                result, code = one(doc, adoc)
         except FormatError as err:
             if not where and not awhere:
                 raise
@@ -650,20 +556,52 @@ def positive_int(text: str) -> int:
     return value
 
 
+MAX_WORKERS = 256  # --workers: worker processes (a million started processes without a cap)
+MAX_SHARDS = 100_000  # --shards: files written (a billion ran out of memory building the list of ranges)
+MAX_BOARDS = 1_000_000  # arena --n: generated boards
+
+
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """An argument type: a whole number from ``low`` to ``high`` (docs/format.md, "Sizes")."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip(), 10) if len(text) <= 40 else None
+        except ValueError:
+            value = None
+        if value is None:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}")
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected a whole number from {low} to {high}, got {shown(text)}")
+        return value
+
+    return parse
+
+
 def seconds(text: str) -> float:
+    """Seconds on the command line: finite, positive, at most trample.limits.MAX_SECONDS."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {shown(text)}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {shown(text)}")
-    return value
+        return parse_seconds(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def time_limit(text: str) -> float:
-    """``--time-limit SECONDS``: counted from the start of the command (loading included), or of each document
-    of a batch (trample.limits.CommandLimit)."""
+    """``--time-limit SECONDS``, parsed here for every command: counted from the start of the command (its first
+    instruction; loading included), and again from the start of each later document of a ``.jsonl`` batch
+    (trample.limits.CommandLimit)."""
     return CommandLimit(seconds(text))
+
+
+def add_time_limit(p: argparse.ArgumentParser, help: str | None = None) -> None:
+    """``--time-limit SECONDS`` (the one parser of it, shared by every command)."""
+    p.add_argument(
+        "--time-limit",
+        type=time_limit,
+        default=None,
+        metavar="SECONDS",
+        help=help or "stop after this many seconds (past it: one line on standard error, exit 1)",
+    )
 
 
 def add_step_options(p: argparse.ArgumentParser) -> None:

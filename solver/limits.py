@@ -10,11 +10,26 @@ it. ``solve`` does not raise: it returns the best it found, with status ``feasib
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import threading
 import time
 import weakref
+from collections.abc import Callable
 
-__all__ = ["Deadline", "LimitReached", "deadline_of", "check_interrupt", "interrupt", "interrupted", "register_search"]
+__all__ = [
+    "Deadline",
+    "LimitReached",
+    "deadline_of",
+    "parse_seconds",
+    "start_clock",
+    "alarm",
+    "check_interrupt",
+    "interrupt",
+    "interrupted",
+    "register_search",
+]
 
 
 class LimitReached(Exception):
@@ -30,9 +45,9 @@ class Deadline:
 
     __slots__ = ("seconds", "at")
 
-    def __init__(self, seconds: float | None = None):
+    def __init__(self, seconds: float | None = None, start: float | None = None):
         self.seconds = seconds
-        self.at = None if seconds is None else time.monotonic() + seconds
+        self.at = None if seconds is None else (time.monotonic() if start is None else start) + seconds
 
     def __bool__(self) -> bool:  # a Deadline that never expires is falsy: `if deadline:` skips the clock
         return self.at is not None
@@ -53,16 +68,42 @@ class Deadline:
 NEVER = Deadline(None)
 
 
+MAX_SECONDS = 10**9  # --time-limit: at most 10^9 s (about 32 years); inf, nan and larger values are bad input
+
+_STARTED: list[float | None] = [None]
+
+
+def start_clock() -> None:
+    """The command starts now (trample.cli.main's first instruction): --time-limit counts from here."""
+    _STARTED[0] = time.monotonic()
+
+
+def parse_seconds(text: str) -> float:
+    """``--time-limit SECONDS`` as every command parses it: a finite positive number of at most
+    :data:`MAX_SECONDS`; ValueError with the one-line reason otherwise."""
+    shown = repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"expected seconds, got {shown}") from None
+    if not value > 0:
+        raise ValueError(f"expected a positive number of seconds, got {shown}")
+    if not value <= MAX_SECONDS:  # inf too: setitimer and the deadline arithmetic overflowed
+        raise ValueError(f"expected at most {MAX_SECONDS:g} seconds, got {shown}")
+    return value
+
+
 class CommandLimit(float):
     """``--time-limit`` as the command line parses it: a number of seconds whose clock starts when the command
-    starts (reading and loading the input count), not when the work does. :func:`deadline_of` turns it into
-    its running Deadline; a batch restarts it for each document (:meth:`restart`)."""
+    starts (trample.cli.main's first instruction, before the heavy imports; reading and loading the input
+    count), not when the work does. :func:`deadline_of` turns it into its running Deadline; a batch restarts it
+    for each later document (:meth:`restart`)."""
 
     _live: list = []
 
     def __new__(cls, seconds: float):
         obj = super().__new__(cls, seconds)
-        obj.deadline = Deadline(float(seconds))
+        obj.deadline = Deadline(float(seconds), _STARTED[0])
         cls._live.append(obj)
         return obj
 
@@ -134,3 +175,171 @@ def check_interrupt() -> None:
 def reset_interrupt() -> None:
     """Forget an interrupt (tests that run several commands in one process)."""
     _INTERRUPT.clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line's signal handling: SIGINT and SIGTERM stop the command, which keeps and finishes what it did
+# ---------------------------------------------------------------------------------------------
+
+
+class InterruptState:
+    """What the command line knows when it is interrupted: which signal, when, and what the command had done
+    (``done``: a callable giving a short phrase such as "1200 assignments written", set by the command)."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to a fresh state: no signal seen, the clock restarted."""
+        self.signum: int | None = None
+        self.start = time.monotonic()
+        self.done: Callable[[], str] | None = None
+        self.critical = 0  # inside hold() ... release(): the interrupt waits (a line written and counted)
+        self.pending = False
+        self.raised = False
+
+    def hold(self) -> None:
+        """Hold an interrupt back until :meth:`release` (writing a line and counting it is one step)."""
+        self.critical += 1
+
+    def release(self) -> None:
+        self.critical -= 1
+        if self.pending and not self.critical and not self.raised:
+            self.pending = False
+            self.raised = True
+            raise KeyboardInterrupt
+
+    def line(self) -> str:
+        """The one line printed on standard error: ``trample: interrupted after 2.1 s (SIGINT): 1200 ...``."""
+        name = signal.Signals(self.signum).name if self.signum else "SIGINT"
+        text = f"trample: interrupted after {time.monotonic() - self.start:.1f} s ({name})"
+        if self.done is not None:
+            try:
+                what = self.done()
+            except Exception:
+                what = ""
+            if what:
+                text += f": {what}"
+        return text
+
+
+STATE = InterruptState()
+
+
+def work_done(describe: Callable[[], str] | None) -> None:
+    """Say what the running command has done so far (for the interrupt line)."""
+    STATE.done = describe
+
+
+@contextlib.contextmanager
+def interrupts():
+    """SIGINT and SIGTERM raise KeyboardInterrupt in the main thread (once: a second signal during the clean-up
+    does not cut it short), and stop every CP-SAT search at once through :func:`trample.limits.interrupt` -- a
+    thread watching the signal wake-up pipe does it, since the main thread may be inside native code."""
+    if threading.current_thread() is not threading.main_thread():
+        yield STATE
+        return
+    STATE.reset()
+    reset_interrupt()  # a command run earlier in this process (tests, embedding) does not count
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+
+    def handler(signum, frame):
+        STATE.signum = STATE.signum or signum
+        interrupt()
+        if STATE.raised:
+            return
+        if STATE.critical:
+            STATE.pending = True
+            return
+        STATE.raised = True
+        raise KeyboardInterrupt
+
+    def watch():
+        while True:
+            try:
+                data = os.read(r, 64)
+            except OSError:
+                return
+            if not data:
+                return
+            for b in data:
+                if b in (signal.SIGINT, signal.SIGTERM):
+                    STATE.signum = STATE.signum or b
+                    interrupt()
+
+    old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    watcher = threading.Thread(target=watch, name="trample-signals", daemon=True)
+    watcher.start()
+    try:
+        yield STATE
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+        signal.set_wakeup_fd(old_fd)
+        os.close(w)
+        watcher.join(1)
+        os.close(r)
+
+
+@contextlib.contextmanager
+def alarm(limit):
+    """The time limit for work that does not look at a Deadline itself (loading, the library commands, check,
+    render, score): SIGALRM raises :class:`LimitReached` in the main thread when ``limit`` (a
+    :class:`CommandLimit`, a Deadline or None) runs out -- and again every 50 ms until the block is left, so
+    that a handler that swallows one cannot hide it. The alarm is armed only inside the block: the result lines
+    and error lines written between documents are never cut. Already run out: LimitReached at once."""
+    deadline = deadline_of(limit)
+    if not deadline or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+    left = deadline.remaining() or 0.0
+    if left <= 0:
+        deadline.check()
+        raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
+
+    def fire(signum, frame):
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        if STATE.critical:  # a result being written and counted: after it
+            return
+        raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, left)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@contextlib.contextmanager
+def stop_like_interrupt(limit):
+    """The time limit of a command that keeps what it did on an interrupt (arena, score): when ``limit`` runs
+    out, the command is stopped as Ctrl-C stops it (:func:`interrupt`, then KeyboardInterrupt in the main
+    thread, held back while a result is written), and the yielded dict says ``{"fired": True}`` so that the
+    command reports the time limit (exit 1) rather than an interrupt."""
+    state = {"fired": False}
+    deadline = deadline_of(limit)
+    if not deadline or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
+        yield state
+        return
+
+    def fire(signum, frame):
+        if state["fired"]:
+            return
+        if STATE.critical:  # a result being written and counted: a little later
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+            return
+        state["fired"] = True
+        interrupt()
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, max(1e-3, deadline.remaining() or 0.0))
+    try:
+        yield state
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)

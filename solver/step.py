@@ -268,7 +268,7 @@ class _Layout:
                 parts.append(tab[flag, v])
                 lens.append(tlen[flag, v])
                 seen |= v != 0
-        const("}}\n" if self._pieces else "}\n")
+        const("}}\n" if self._pieces else "{}\n")  # no source: the empty assignment {}
         width = sum(p.shape[1] for p in parts)
         big = np.empty((n, width), dtype=np.uint8)
         mask = np.empty((n, width), dtype=bool)

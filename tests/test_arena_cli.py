@@ -135,7 +135,7 @@ def test_arena_on_a_local_dask_cluster(capsys):
         (["arena", "--objective", "max-fun"], 'trample: objective: unknown objective "max-fun"'),
         (["arena", "--backend", "local", "--scheduler", "tcp://x:1"], "trample: --scheduler: not with --backend local"),
         (["arena", "/no/such.jsonl"], "trample: /no/such.jsonl: no such file"),
-        (["arena", "--n", "0"], "trample arena: argument --n: expected at least 1, got 0"),
+        (["arena", "--n", "0"], "trample arena: argument --n: expected a whole number from 1 to 1000000, got '0'"),
         (["arena", "--timeout", "-1"], "trample arena: argument --timeout: expected a positive number of seconds"),
         (["score", "/no/such.jsonl"], "trample: /no/such.jsonl: no such file"),
     ],

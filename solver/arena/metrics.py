@@ -19,8 +19,10 @@ with a 95% confidence interval (``row["ci"]``, :mod:`trample.arena.stats`), and 
 from __future__ import annotations
 
 import hashlib
+import math
 import statistics
 from collections import Counter
+from fractions import Fraction
 
 from ..check import check
 from ..combat import Combat
@@ -134,7 +136,8 @@ def _plain(output):
 
 
 def objectives_of(item: dict, default: str, scenario: Scenario, where: str = "objective"):
-    return parse_objectives(item.get("objective") or default, scenario, where)
+    objective = item.get("objective")
+    return parse_objectives(default if objective is None else objective, scenario, where)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,7 +169,7 @@ def summarize(boards: list[dict], players: list[str]) -> list[dict]:
                 "illegal": n - len(legal),
                 "illegal_rate": _ratio(n - len(legal), n),
                 "illegal_rules": dict(rules.most_common()),
-                "regret_mean": _round(statistics.fmean(regs)) if regs else None,
+                "regret_mean": _mean(regs) if regs else None,
                 "regret_max": max(regs) if regs else None,
                 "optimal": sum(1 for d in recs if d["optimal"]),
                 "optimal_share": _ratio(sum(1 for d in recs if d["optimal"]), n),
@@ -179,7 +182,7 @@ def summarize(boards: list[dict], players: list[str]) -> list[dict]:
                 "time_ms_median_ci": bootstrap(times, "median", seed_of(name, "time")),  # wall clock: not in "ci"
                 "ci": {  # 95% confidence intervals (trample.arena.stats)
                     "illegal_rate": wilson(n - len(legal), n),
-                    "regret_mean": bootstrap(regs, "mean", seed_of(name, "regret")),
+                    "regret_mean": bootstrap(regs, "mean", seed_of(name, "regret")) if _as_floats(regs) else None,
                     "optimal_share": wilson(optimal, n),
                     "lethal_rate": wilson(found, len(lethal_recs)),
                 },
@@ -210,6 +213,26 @@ def summarize_levels(boards: list[dict], players: list[str]) -> dict:
 
 def _ratio(a, b):
     return round(a / b, 6) if b else None
+
+
+def _mean(values: list):
+    """The mean of exact regrets: a float when it is one (rounded as before), else the nearest integer -- large
+    damage doubling gives regrets of 10^360, which no float holds (``fmean`` raised OverflowError)."""
+    total = sum(values)
+    if isinstance(total, int):
+        try:
+            return round(total / len(values), 6)
+        except OverflowError:
+            return round(Fraction(total, len(values)))
+    return _round(statistics.fmean(values))
+
+
+def _as_floats(values: list) -> bool:
+    """Whether every value converts to a finite float (the bootstrap works in floats)."""
+    try:
+        return all(math.isfinite(float(v)) for v in values)
+    except OverflowError:
+        return False
 
 
 def _round(x, digits: int = 6):

@@ -25,6 +25,9 @@ def parse_objectives(text, scenario: Scenario | None = None, path: str = "object
 
     if not isinstance(text, (str, list, tuple)):
         raise FormatError(path, f'expected a string such as "{DEFAULT_OBJECTIVE}", got {type(text).__name__}')
+    if not (text.strip() if isinstance(text, str) else text):  # "" and [] were taken for the default (the schema
+        # says at least one objective): an empty objective is a mistake, said so; a missing one is the default
+        raise FormatError(path, f'expected at least one objective, such as "{DEFAULT_OBJECTIVE}"')
     try:
         objs = parse(text, scenario)
     except FormatError as err:

@@ -273,10 +273,12 @@ class ComponentDP:
                 at = self.col_damage[p + 1] if p + 1 < P else 0
                 scal = [v[at] for v in nxt]
                 for n, (kk, o0, mids, sat) in enumerate(self.trans[p]):
-                    if check and not n & 63:
+                    if check and (not n & 63 or D > 1 << 12):
                         check()
                     row = [0] * (D + 1)
                     for v in range(D + 1):
+                        if check and not v & 0xFFFF:  # rows of a million amounts: the limit holds inside one
+                            check()
                         o = o0 if v == 0 else (mids[v - 1] if v < kk else sat)
                         if o >= 0:
                             row[v] = scal[o]
@@ -303,10 +305,10 @@ class ComponentDP:
                         if check and not v & 15:
                             check()
                         if o >= 0:
-                            row[v:] = map(add, row[v:], nxt[o][: D + 1 - v])
+                            _add_into(row, v, nxt[o], D + 1 - v, check)
                     if sat >= 0 and kk <= D:
-                        ps = list(accumulate(nxt[sat]))
-                        row[kk:] = map(add, row[kk:], ps[: D + 1 - kk])
+                        ps = _prefix_sums(nxt[sat], D + 1 - kk, check)
+                        _add_into(row, kk, ps, D + 1 - kk, check)
                     rows.append(row)
                     if check:
                         check()
@@ -630,6 +632,33 @@ class ComponentDP:
 
 class _TooBig(Exception):
     pass
+
+
+_CHUNK = 1 << 15  # the slice of a programme row added between two looks at the deadline
+
+
+def _add_into(row: list, at: int, src: list, n: int, check) -> None:
+    """``row[at + i] += src[i]`` for ``i < n``, in slices with a look at the deadline between them (a row of a
+    million big counts takes a good part of a second to add)."""
+    n = min(n, len(src))
+    for i in range(0, n, _CHUNK):
+        j = min(n, i + _CHUNK)
+        row[at + i : at + j] = map(add, row[at + i : at + j], src[i:j])
+        if check and j < n:
+            check()
+
+
+def _prefix_sums(src: list, n: int, check) -> list:
+    """The first ``n`` prefix sums of ``src``, in slices with a look at the deadline between them."""
+    out: list = []
+    carry = 0
+    for i in range(0, min(n, len(src)), _CHUNK):
+        part = list(accumulate(src[i : min(n, i + _CHUNK)], initial=carry))[1:]
+        out += part
+        carry = part[-1]
+        if check:
+            check()
+    return out
 
 
 def dtype_for(max_amount: int):

@@ -176,6 +176,7 @@ DEFS: dict[str, dict] = {
             "poison": {**ref("amount"), "default": 0, "description": "Poison counters (704.5c: 10 loses)."},
             "commander_damage": {
                 "type": "object",
+                "propertyNames": {"minLength": 1},
                 "additionalProperties": ref("amount"),
                 "default": {},
                 "description": "Combat damage already dealt by each commander, by its id (704.6c: 21 loses).",
