@@ -132,6 +132,37 @@ def test_openspiel_bots_play_to_the_end_and_never_beat_the_minimax_value():
         assert final.is_terminal()
 
 
+def test_openspiel_game_string_serialisation_and_pickle_round_trip():
+    # the board travels as base64 of its JSON inside the game string (the JSON's commas split OpenSpiel's
+    # parameters): load_game(str(game)), serialize_game_and_state, random_sim_test(serialize=True) and pickle
+    import pickle
+
+    pyspiel = pytest.importorskip("pyspiel")
+    from trample.arena import openspiel_game as og
+
+    for scenario in [load_scenario(DOUBLE), *small_whole_boards(3, seed=4)]:
+        game = og.load(scenario.to_json(), "max-damage,max-kills")
+        text = str(game)
+        assert "," not in text.split("board=", 1)[1].split(",objective=", 1)[0]
+        again = pyspiel.load_game(text)
+        assert str(again) == text and again.core.scenario == game.core.scenario
+        assert again.core.objective == "max-damage,max-kills"
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(state.legal_actions()[-1])
+        g2, s2 = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+        assert str(g2) == text and s2.history() == state.history() and s2.returns() == state.returns()
+        g3 = pickle.loads(pickle.dumps(game))
+        assert str(g3) == text and g3.core.minimax() == game.core.minimax()
+        s3 = pickle.loads(pickle.dumps(state))
+        assert s3.history() == state.history() and s3.returns() == state.returns()
+        pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+    # the JSON text itself is still accepted as the parameter, and a bad one is one clear error
+    assert str(pyspiel.load_game(og.SHORT_NAME, {"board": json.dumps(DOUBLE)})) == str(og.load(DOUBLE))
+    with pytest.raises(ValueError, match="^board: expected base64"):
+        pyspiel.load_game(og.SHORT_NAME, {"board": "not*base64"})
+
+
 def test_whole_combat_arena_leaderboard_has_the_bots_regret():
     pytest.importorskip("pyspiel")
     from trample.arena.whole_arena import run_whole_arena
