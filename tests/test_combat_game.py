@@ -77,15 +77,24 @@ def test_optimal_attacker_against_the_best_reply_reaches_the_minimax_value():
         assert WholeCombat(scenario).check(pos.line()).legal
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's style advice (agent names, Dict observations)
-def test_pettingzoo_api_test_passes():
+def test_pettingzoo_api_seed_tests_pass_without_warnings():
+    # api_test and seed_test with every warning an error: numpy observations (a Box), the action mask in infos,
+    # <descriptor>_<number> agent names; env() (wrapped) and raw_env() both pass
+    import warnings
+
     pytest.importorskip("pettingzoo")
-    from pettingzoo.test import api_test
+    from pettingzoo.test import api_test, seed_test
 
-    from trample.arena.pz_env import env
+    from trample.arena.pz_env import CombatAEC, env, raw_env
 
-    for level in ("first-strike", "mixed"):
-        api_test(env(level=level), num_cycles=100, verbose_progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for level in ("first-strike", "mixed"):
+            api_test(env(level=level), num_cycles=100, verbose_progress=False)
+            api_test(raw_env(level=level), num_cycles=100, verbose_progress=False)
+        seed_test(lambda: env(level="first-strike"), num_cycles=20)
+    assert isinstance(raw_env(), CombatAEC) and isinstance(env().unwrapped, CombatAEC)
+    assert not CombatAEC.metadata["is_parallelizable"]  # the agents move in turn: no parallel_api_test
 
 
 def test_pettingzoo_rewards_are_the_outcome():
@@ -99,16 +108,19 @@ def test_pettingzoo_rewards_are_the_outcome():
     order, final = [], {}
     for agent in e.agent_iter():
         obs, reward, terminated, truncated, info = e.last()
+        assert isinstance(obs, np.ndarray) and obs.dtype == np.float32 and e.observation_space(agent).contains(obs)
         if terminated:
             final[agent] = reward
             e.step(None)
             continue
-        assert obs["action_mask"].any()
+        assert info["action_mask"].any()
+        other = [a for a in e.agents if a != agent][0]
+        assert not e.infos[other]["action_mask"].any()  # the agent not to move has no legal action
         order.append(agent)
-        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
-    assert order[0] == "attacker" and "defender" in order  # A1 first (510.1), then the defender's D1
-    assert final["attacker"] == -final["defender"]
-    assert final["attacker"] == CombatGame(DOUBLE).values(info["line"])["max-damage"]  # the damage dealt
+        e.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert order[0] == "attacker_0" and "defender_0" in order  # A1 first (510.1), then the defender's D1
+    assert final["attacker_0"] == -final["defender_0"]
+    assert final["attacker_0"] == CombatGame(DOUBLE).values(info["line"])["max-damage"]  # the damage dealt
     assert WholeCombat(DOUBLE).check(info["line"]).legal
 
 
