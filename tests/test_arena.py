@@ -290,6 +290,24 @@ def test_generated_boards_are_valid_and_follow_their_level(level):
     assert (firsts > 0) == (lv.first_strike > 0)
 
 
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_generated_boards_are_reachable_game_states(level):
+    # Read from the raw JSON, written plainly from the rules, not from the loader's helpers.
+    for item in generate(level, 150, seed=11):
+        board = item["scenario"]
+        defender = {p["id"]: p["id"] for p in board["players"]}
+        defender |= {w["id"]: w["controller"] for w in board.get("planeswalkers", [])}
+        defender |= {t["id"]: t["protector"] for t in board.get("battles", [])}
+        for b in board.get("blockers", []):
+            # 704.5g: a creature with lethal damage marked is destroyed before anyone could assign damage again
+            if "indestructible" not in b["keywords"]:
+                assert b.get("damage_marked", 0) < b["toughness"], (item["id"], b)
+            # 506.2 / 509.1a: a blocker is a defending player's and blocks only creatures attacking that player,
+            # a planeswalker they control or a battle they protect
+            attacked = {defender[a["attacking"]] for a in board["attackers"] if b["id"] in a.get("blocked_by", [])}
+            assert len(attacked) == 1, (item["id"], b["id"], attacked)
+
+
 def test_generation_is_seeded_and_prefix_stable():
     assert generate("mixed", 10, seed=3) == generate("mixed", 30, seed=3)[:10]
     assert generate("mixed", 10, seed=3) != generate("mixed", 10, seed=4)
