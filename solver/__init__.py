@@ -18,6 +18,7 @@ with a first-strike step (:func:`open_combat` picks the right one), the document
 from .check import CheckResult, Violation
 from .combat import Combat, LegalAssignments
 from .docio import package_version
+from .gym_registration import install as _install_gym_registration
 from .limits import LimitReached
 from .models import Assignment, FormatError, Scenario, load_scenario
 from .optimize import SolveResult
@@ -25,6 +26,7 @@ from .rules import DamagePlan, derive
 from .whole import WholeCombat, open_combat
 
 __version__ = package_version()
+_install_gym_registration()  # "trample/DamageAssignment-v0" for gym.make, once gymnasium is imported (if ever)
 
 __all__ = [
     "Combat",

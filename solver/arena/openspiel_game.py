@@ -9,9 +9,9 @@ objective, the defender's its opposite). Parameters: ``board`` (a scenario as JS
 strike example of docs/combat.md) and ``objective`` (default ``max-damage``). In the game string the board
 travels as unpadded URL-safe base64 of its JSON (:func:`encode_board`) and the objectives are joined by ``;``, so
 ``pyspiel.load_game(str(game))``, ``serialize_game_and_state`` and ``pickle`` round-trip (a JSON board's commas
-would split OpenSpiel's parameters); JSON text is still accepted as the ``board`` parameter. Actions are amounts of damage,
-``0..max_amount`` (the largest power on the board); ``legal_actions()`` are the masks of the decision encoding, so
-every play is a legal whole-combat line.
+would split OpenSpiel's parameters); JSON text is still accepted as the ``board`` parameter. Actions are amounts
+of damage, ``0..max_amount`` (the largest power on the board); ``legal_actions()`` are the masks of the decision
+encoding, so every play is a legal whole-combat line.
 
 OpenSpiel's bots play it (:func:`make_bot`: ``"random"``, uniform over legal actions, and ``"mcts"``, UCT with
 random rollouts), and :func:`play` runs one as the attacker against the defender's best reply
@@ -104,7 +104,9 @@ def decode_board(param: str) -> dict:
         try:
             text = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError, ValueError):
-            raise ValueError(f"board: expected base64 of a scenario's JSON (encode_board) or JSON, got {param[:40]!r}")
+            raise ValueError(
+                f"board: expected base64 of a scenario's JSON (encode_board) or JSON, got {param[:40]!r}"
+            ) from None
     doc = json.loads(text)
     if not isinstance(doc, dict):
         raise ValueError("board: expected a scenario (a JSON object)")

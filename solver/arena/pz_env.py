@@ -6,7 +6,8 @@
 
 ``env(**kwargs)`` is :func:`raw_env` (the :class:`CombatAEC` itself) inside PettingZoo's usual wrappers (an
 out-of-bounds action asserts, the order of calls is enforced), PettingZoo's convention. Agents ``"attacker_0"``
-and ``"defender_0"`` (PettingZoo's ``<descriptor>_<number>`` names) play the game of :mod:`trample.arena.combat_game`: the first-strike step
+and ``"defender_0"`` (PettingZoo's ``<descriptor>_<number>`` names) play the game of
+:mod:`trample.arena.combat_game`: the first-strike step
 (the attacker's assignment, then the defender's), then the regular step on the state after the state-based actions
 (attacker, then defender), as docs/combat.md describes. An agent keeps the turn for all the decisions of its
 assignment (one per source and route: how much of the source's remaining damage goes there).
@@ -133,9 +134,7 @@ class CombatAEC(AECEnv):
             self.terminations = {a: True for a in self.agents}
             line = s.line()
             values = {k: float(v) for k, v in s.values().items()}
-            self.infos = {
-                a: {"line": line, "values": values, "action_mask": self.action_mask(a)} for a in self.agents
-            }
+            self.infos = {a: {"line": line, "values": values, "action_mask": self.action_mask(a)} for a in self.agents}
             self.agent_selection = self.agents[0] if self.agent_selection is None else self.agent_selection
             return
         self.rewards = {a: 0.0 for a in self.agents}
