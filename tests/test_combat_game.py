@@ -230,3 +230,91 @@ def test_cli_without_open_spiel_names_the_extra_in_one_line():
     assert (
         out.stderr.strip() == "trample: --players: openspiel-mcts needs open-spiel (pip install 'trample[multiagent]')"
     )
+
+
+EXTERNAL_FIRST_LEGAL = """
+import json, sys
+from trample import Combat
+for line in sys.stdin:
+    request = json.loads(line)
+    print(json.dumps(next(iter(Combat(request["scenario"]).legal_assignments)).to_json()), flush=True)
+"""
+USER_PLAYERS = ["optimal", "greedy", "py:user_agents:first_legal", "py:user_agents:largest", "py:user_agents:broken"]
+
+
+def _user_agents_run(tmp_path, **options):
+    from trample.arena.whole_arena import run_whole_arena
+
+    program = tmp_path / "first.py"
+    program.write_text(EXTERNAL_FIRST_LEGAL)
+    players = [*USER_PLAYERS, f"ext=cmd:{sys.executable} {program}"]
+    items = generate("first-strike", 6, seed=3)
+    return items, run_whole_arena(items, players, "max-damage,max-value", seed=2, **options)
+
+
+def test_a_users_agents_score_on_the_whole_combat_arena(tmp_path):
+    # a FunctionPlayer instance, a policy (PolicyPlayer), a baseline and an external program play the attacker's
+    # steps against the defender's best reply; every line they play is legal and scored against the minimax value
+    items, results = _user_agents_run(tmp_path)
+    rows = {r["player"]: r for r in results["leaderboard"]}
+    assert set(rows) == {"optimal", "greedy", "first", "largest", "broken", "ext"}
+    assert rows["optimal"]["regret_max"] == 0
+    for board, item in zip(results["boards"], items):
+        whole = WholeCombat(load_scenario(item["scenario"]).with_step("combat"))
+        minimax = CombatGame(whole.scenario, "max-damage,max-value").minimax()
+        by = {d["player"]: d for d in board["decisions"]}
+        for name in ("greedy", "first", "largest", "ext"):
+            d = by[name]
+            assert d["legal"] and whole.check(d["assignment"]).legal
+            assert (
+                d["primary_regret"] == pytest.approx(minimax - d["values"]["max-damage"]) and d["primary_regret"] >= 0
+            )
+        assert by["ext"]["assignment"] == by["first"]["assignment"]  # the same agent, in a process or not
+        assert by["broken"]["rules"] == ["error"] and "no model loaded" in by["broken"]["violations"][0]["message"]
+
+
+@pytest.mark.slow
+def test_a_users_agents_score_the_same_on_workers_and_dask(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from trample.arena import strip_timing
+
+    _, inline = _user_agents_run(tmp_path)
+    _, pooled = _user_agents_run(tmp_path, workers=2, chunk_size=2)
+    assert strip_timing(pooled)["boards"] == strip_timing(inline)["boards"]
+    with distributed.LocalCluster(
+        host="127.0.0.1",
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp",
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+    ) as cluster:
+        _, remote = _user_agents_run(tmp_path, backend="dask", scheduler=cluster.scheduler_address, chunk_size=3)
+    assert strip_timing(remote)["boards"] == strip_timing(inline)["boards"]
+    assert strip_timing(remote)["leaderboard"] == strip_timing(inline)["leaderboard"]
+
+
+def test_cli_whole_combat_arena_with_py_external_and_workers(tmp_path):
+    import os
+
+    program = tmp_path / "first.py"
+    program.write_text(EXTERNAL_FIRST_LEGAL)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
+    argv = [sys.executable, "-m", "trample", "arena", "--game", "combat", "--n", "4", "--seed", "1",
+            "--format", "json", "--players", "optimal,py:user_agents:first_legal",
+            "--external", f"ext={sys.executable} {program}"]  # fmt: skip
+    for extra in ([], ["--workers", "2", "--chunk", "2"]):
+        proc = subprocess.run([*argv, *extra], capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+        assert (proc.returncode, proc.stderr) == (0, "")
+        rows = {r["player"]: r for r in json.loads(proc.stdout)["leaderboard"]}
+        assert set(rows) == {"optimal", "first", "ext"} and rows["ext"]["illegal"] == 0
+        assert rows["ext"]["regret_mean"] == rows["first"]["regret_mean"]
+    # a player that fails at every decision: the leaderboard is printed, one line names it, exit code 2
+    argv[argv.index("--players") + 1] = "optimal,py:user_agents:broken"
+    proc = subprocess.run(argv[:-2], capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+    assert proc.returncode == 2 and json.loads(proc.stdout)["leaderboard"]
+    assert proc.stderr == (
+        'trample: player "broken" failed at every decision (4 of 4; the first: first_strike step: RuntimeError: '
+        "no model loaded)\n"
+    )

@@ -145,6 +145,20 @@ def encode(
     return np.clip(vec, -LIMIT, LIMIT)
 
 
+def encode_walk(scenario, walk, first_strike: bool = False, defending: bool = False, over: bool = False):
+    """The observation of a decision walk (:class:`trample.arena.sequential.StepWalk`) on ``scenario``: the damage
+    assigned so far, the source and recipient being decided and what the source has left (no decision once the
+    walk is done, or ``over``)."""
+    received: dict = {}
+    for split in walk.assignment().values():
+        for r, n in split.items():
+            received[r] = received.get(r, 0) + n
+    if walk.done or over:
+        return encode(scenario, received, None, None, 0, first_strike, defending)
+    source, recipient = walk.decoder.current(walk.state)
+    return encode(scenario, received, source, recipient, walk.state[1], first_strike, defending)
+
+
 def observation_space():
     import numpy as np
     from gymnasium import spaces

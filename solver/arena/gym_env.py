@@ -54,7 +54,8 @@ ENV_ID = gym_registration.ENV_ID
 DEFAULT_MAX_AMOUNT = 20
 DEFAULT_LEVEL = "shared"
 DEFAULT_OBJECTIVE_GYM = "max-value,max-damage"
-REFERENCE_CACHE = 4096  # optimum results kept per environment (a pool of boards is solved once)
+REFERENCE_CACHE = 4096  # optimum results kept in a process (a pool of boards is solved once)
+_REFERENCES: dict = {}  # (scenario, objective text) -> metrics.reference, shared by the environments of a process
 
 
 class DamageAssignmentEnv(gym.Env):
@@ -83,7 +84,7 @@ class DamageAssignmentEnv(gym.Env):
         if not 0 <= lexicographic_weight < 1:
             raise ValueError(f"lexicographic_weight: expected 0 <= w < 1, got {lexicographic_weight!r}")
         self.lexicographic_weight = float(lexicographic_weight)
-        self._references: dict = {}
+        self._references = _REFERENCES
         self.level = get_level(level) if isinstance(level, str) else level
         self.boards = None if boards is None else [b.get("scenario", b) if "attackers" not in b else b for b in boards]
         self.objective = objective
@@ -221,20 +222,8 @@ class DamageAssignmentEnv(gym.Env):
         return float(best) / float(value) if value else 1.0
 
     def _observation(self):
-        walk = self.walk
-        assert walk is not None and self.scenario is not None  # reset() set the episode up
-        partial = walk.assignment()
-        received: dict = {}
-        for split in partial.values():
-            for r, n in split.items():
-                received[r] = received.get(r, 0) + n
-        if walk.done or self._result is not None:
-            source = recipient = None
-            remaining = 0
-        else:
-            source, recipient = walk.decoder.current(walk.state)
-            remaining = walk.state[1]
-        return encoding.encode(self.scenario, received, source, recipient, remaining, False, False)
+        assert self.walk is not None and self.scenario is not None  # reset() set the episode up
+        return encoding.encode_walk(self.scenario, self.walk, over=self._result is not None)
 
     def _info(self) -> dict:
         return {

@@ -233,17 +233,19 @@ def _draw_board(level: Level, rng: random.Random) -> dict:
     )
     for k in range(n_blockers):
         tough = rng.randint(*level.toughness)
-        b = {
+        power = rng.randint(*level.blocker_power)  # drawn in this order: power, keywords, value (a stable stream)
+        keywords = _keywords(rng, level.blocker_keywords)
+        b: dict = {
             "id": f"b{k + 1}",
-            "power": rng.randint(*level.blocker_power),
+            "power": power,
             "toughness": tough,
-            "keywords": _keywords(rng, level.blocker_keywords),
+            "keywords": keywords,
             "value": rng.randint(1, 5),
         }
         if rng.random() < level.marked:
             marked = rng.randint(1, tough)
             # 704.5g: a creature with lethal damage marked would already have died (unless indestructible)
-            if marked < tough or "indestructible" in b["keywords"]:
+            if marked < tough or "indestructible" in keywords:
                 b["damage_marked"] = marked
         if rng.random() < level.removed:
             b["in_combat"] = False
