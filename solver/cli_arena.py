@@ -16,10 +16,10 @@ from .arena import report, suites
 from .arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
 from .arena.objectives import DEFAULT_OBJECTIVE, objective_text, parse_objectives
 from .arena.players import DEFAULT_PLAYERS, make_player
-from .arena.runner import BACKENDS, DEFAULT_CHUNK, failed_everywhere, run_arena
+from .arena.runner import BACKENDS, DEFAULT_CHUNK, failed_everywhere, run_arena, run_whole_arena
 from .arena.stats import run_facts
 from .arena.suites import one_step
-from .arena.whole_arena import PLAYERS, player_names, rescore, run_whole_arena
+from .arena.whole_arena import PLAYERS, player_names, rescore
 from .docio import (
     AtomicFiles,
     Progress,
@@ -419,7 +419,12 @@ def _output_options(p) -> None:
         metavar="FILE",
         help="write the full results (every decision) as JSON (--out: the older spelling)",
     )
-    p.add_argument("--report", metavar="PNG", help="write a PNG report: regret per player and against board size")
+    p.add_argument(
+        "--report",
+        metavar="PNG",
+        help="write a PNG report: per player a histogram of the regret, the regret ECDFs, the optimal share and the "
+        "illegal rate by rule",
+    )
 
 
 def add_commands(sub) -> None:

@@ -177,7 +177,7 @@ def test_openspiel_game_string_serialisation_and_pickle_round_trip():
 
 def test_whole_combat_arena_leaderboard_has_the_bots_regret():
     pytest.importorskip("pyspiel")
-    from trample.arena.whole_arena import run_whole_arena
+    from trample.arena.runner import run_whole_arena
 
     items = generate("first-strike", 8, seed=1)
     results = run_whole_arena(items, ["optimal", "openspiel-mcts:30", "openspiel-random"], "max-damage", seed=1)
@@ -243,7 +243,7 @@ USER_PLAYERS = ["optimal", "greedy", "py:user_agents:first_legal", "py:user_agen
 
 
 def _user_agents_run(tmp_path, **options):
-    from trample.arena.whole_arena import run_whole_arena
+    from trample.arena.runner import run_whole_arena
 
     program = tmp_path / "first.py"
     program.write_text(EXTERNAL_FIRST_LEGAL)

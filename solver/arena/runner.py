@@ -126,7 +126,7 @@ def run_arena(
     """Score ``players`` on ``items`` and return the results (JSON-ready).
 
     ``items``: suite items (``{"scenario": ..., "objective": ...}``), scenario dicts or :class:`trample.Scenario`
-    objects. ``game="combat"``: whole combats (:func:`trample.arena.whole_arena.run_whole_arena`).
+    objects. ``game="combat"``: whole combats (:func:`run_whole_arena`).
 
     ``players``: specs (``"greedy"``, ``"cmd:..."``, ``"py:module:attr"``) or :class:`Player` objects (with
     ``workers > 1`` or Dask they must pickle). ``backend="local"`` runs in this process when ``workers == 1``
@@ -212,6 +212,25 @@ def run_arena(
         results["by_level"] = levels
     if interrupted:
         results["interrupted"] = True
+    return results
+
+
+def run_whole_arena(
+    items: Sequence,
+    players: Sequence = ("optimal", "openspiel-mcts", "openspiel-random"),
+    objective: str = "max-damage",
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+    suite: dict | None = None,
+    **options,
+) -> dict:
+    """Score attacking players on whole combats (:mod:`trample.arena.whole_arena`); the results have run_arena's
+    shape. ``options``: those of :func:`run_arena` (``workers``, ``backend``, ``scheduler``, ``chunk_size``,
+    ``timeout``, ``startup_timeout``, ``max_failures``, ``keep_on_interrupt``)."""
+    results = run_arena(
+        items, players=players, objective=objective, seed=seed, progress=progress, suite=suite, game="combat", **options
+    )
+    results["config"] = {"game": "combat", **results["config"], "defender": "best reply (minimax)"}
     return results
 
 

@@ -17,15 +17,15 @@ is the state after the first-strike damage and the state-based actions), and its
 assignment that is not legal, or a player that fails (raises, crashes, times out), makes the decision illegal, as
 in the one-step arena.
 
-Boards are played in chunks like :func:`trample.arena.runner.run_arena`'s (``workers`` processes, or Dask), with
-the same results whatever the backend. The results have the same shape as ``run_arena``'s, so the leaderboard,
-``--out`` and ``--report`` work the same.
+:func:`trample.arena.runner.run_whole_arena` plays boards in chunks like ``run_arena``'s (``workers`` processes,
+or Dask), with the same results whatever the backend. The results have the same shape as ``run_arena``'s, so the
+leaderboard, ``--out`` and ``--report`` work the same.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ..check import check
 from ..models import FormatError, load_assignment, load_scenario
@@ -250,27 +250,6 @@ def play_board(index: int, item: dict, players, objective: str, seed: int) -> di
 def _plain(v):
     f = float(v)
     return int(f) if f.is_integer() else round(f, 6)
-
-
-def run_whole_arena(
-    items: Sequence,
-    players: Sequence = PLAYERS,
-    objective: str = "max-damage",
-    seed: int = 0,
-    progress: Callable[[int, int], None] | None = None,
-    suite: dict | None = None,
-    **options,
-) -> dict:
-    """Score attacking players on whole combats; the results have run_arena's shape. ``options``: those of
-    :func:`trample.arena.runner.run_arena` (``workers``, ``backend``, ``scheduler``, ``chunk_size``,
-    ``timeout``, ``startup_timeout``, ``max_failures``, ``keep_on_interrupt``)."""
-    from .runner import run_arena
-
-    results = run_arena(
-        items, players=players, objective=objective, seed=seed, progress=progress, suite=suite, game="combat", **options
-    )
-    results["config"] = {"game": "combat", **results["config"], "defender": "best reply (minimax)"}
-    return results
 
 
 def rescore(results: dict, path: str = "results") -> dict:
