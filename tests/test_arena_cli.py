@@ -97,7 +97,8 @@ def test_arena_external_player_and_list_levels(capsys, tmp_path):
         2,
     )
     rows = {r["player"]: r for r in json.loads(out)["leaderboard"]}
-    assert code == 0 and rows["bot"]["illegal_rules"] == {"bad-output": 3}
+    # a player with no assignment on any board: the leaderboard is printed, and the exit code is 2 (docs/arena.md)
+    assert code == 2 and rows["bot"]["illegal_rules"] == {"bad-output": 3}
     code, out, _ = run(capsys, "arena", "--list-levels")
     names = [json.loads(line)["name"] for line in out.splitlines()]
     assert code == 0 and names == [
