@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test test-fast test-thorough check lint format typecheck demo bench arena clean venv lint-imports fuzz
+.PHONY: test test-fast test-thorough check lint format typecheck demo bench arena clean venv lint-imports fuzz docs-figures
 
 venv: $(STAMP)
 
@@ -76,6 +76,10 @@ arena: $(STAMP)
 	$(BIN)/trample arena --level mixed --n 100 --seed 1 --format table
 	@echo "== whole combats: OpenSpiel's bots against the defender's best reply, regret against the minimax value"
 	$(BIN)/trample arena --game combat --level mixed --n 20 --seed 1 --format table
+
+# The docs' figures and tables from runs (benchmarks/docs_figures.py); tests/test_docs_figures.py checks them.
+docs-figures: $(STAMP)
+	$(BIN)/python -m benchmarks.docs_figures
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis .typecheck .mypy_cache .ruff_cache

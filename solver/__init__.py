@@ -17,6 +17,8 @@ with a first-strike step (:func:`open_combat` picks the right one), the document
 
 from typing import TYPE_CHECKING
 
+from .gym_registration import install as _install_gym_registration
+
 if TYPE_CHECKING:
     from .check import CheckResult, Violation
     from .combat import Combat, LegalAssignments
@@ -63,6 +65,9 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(_WHERE) | {"__version__"})
+
+
+_install_gym_registration()  # "trample/DamageAssignment-v0" for gym.make, once gymnasium is imported (if ever)
 
 
 __all__ = [

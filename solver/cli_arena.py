@@ -16,10 +16,10 @@ from .arena import report, suites
 from .arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
 from .arena.objectives import DEFAULT_OBJECTIVE, objective_text, parse_objectives
 from .arena.players import DEFAULT_PLAYERS, make_player
-from .arena.runner import BACKENDS, DEFAULT_CHUNK, run_arena
+from .arena.runner import BACKENDS, DEFAULT_CHUNK, failed_everywhere, run_arena, run_whole_arena
 from .arena.stats import run_facts
 from .arena.suites import one_step
-from .arena.whole_arena import PLAYERS, player_names, rescore, run_whole_arena
+from .arena.whole_arena import PLAYERS, player_names, rescore
 from .docio import (
     MAX_BOARDS,
     MAX_WORKERS,
@@ -64,7 +64,7 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
 
 
-def _players(args) -> list[str]:
+def _players(args, combat: bool = False) -> list[str]:
     specs = [p.strip() for p in (args.players or "").split(",") if p.strip()]
     for k, cmd in enumerate(args.external or [], 1):
         head, eq, rest = cmd.partition("=")
@@ -74,6 +74,9 @@ def _players(args) -> list[str]:
             specs.append(f"external{k if len(args.external) > 1 else ''}=cmd:{cmd.strip()}")
     if not specs:
         raise FormatError("--players", "no player given")
+    if combat:
+        player_names(specs)  # unknown players are bad input, before any work
+        return specs
     for s in specs:
         make_player(s, timeout=args.timeout)  # unknown names are bad input, before any work
     return specs
@@ -107,10 +110,9 @@ def cmd_arena(args) -> int:
         for lv in suites.LEVELS.values():
             sys.stdout.write(json.dumps(lv.to_json(), separators=(",", ":")) + "\n")
         return EXIT_OK
-    if args.game == "combat":
-        return cmd_arena_combat(args)
+    combat = args.game == "combat"
     if args.players is None:
-        args.players = ",".join(DEFAULT_PLAYERS)
+        args.players = ",".join(PLAYERS if combat else DEFAULT_PLAYERS)  # --external players are added to these
     parse_objectives(args.objective)  # bad objective names are bad input, before any work
     _check_outputs(args, args.suite)
     items: list[dict] = []
@@ -120,7 +122,7 @@ def cmd_arena(args) -> int:
         for path in args.suite:
             items += suites.load_suite(path)
         if args.level is not None or not args.suite:
-            level = args.level or suites.DEFAULT_LEVEL
+            level = args.level or ("first-strike" if combat else suites.DEFAULT_LEVEL)
             suites.get_level(level)
             items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
             described.update(level=level, n=args.n, seed=args.seed)
@@ -138,10 +140,11 @@ def cmd_arena(args) -> int:
     args.backend = args.backend or "local"
     if args.backend == "dask":
         require_extra("--backend dask", "distributed", "dask")
-    specs = _players(args)
+    specs = _players(args, combat)
     fmt = _format(args)
     played = {"done": 0, "total": len(items)}
     work_done(lambda: f"{played['done']} of {played['total']} boards played")
+    run = run_whole_arena if combat else run_arena
     with Progress(None, "arena", _want_progress(args), transient=True) as bar:
 
         def progress(done: int, total: int) -> None:
@@ -149,7 +152,7 @@ def cmd_arena(args) -> int:
             bar(done, total)
 
         try:
-            results = run_arena(
+            results = run(
                 items,
                 players=specs,
                 objective=args.objective,
@@ -179,7 +182,7 @@ def cmd_arena(args) -> int:
         played["done"] = len(results["boards"])
         _output(results, args, None)
         raise KeyboardInterrupt
-    return _output(results, args, fmt)
+    return _output(results, args, fmt) or _report_failed_players(results)
 
 
 class _TimeLimit(Exception):
@@ -234,36 +237,15 @@ def _wanted(args, have: int) -> int:
     return max(0, min(args.n, args.limit - have))
 
 
-def cmd_arena_combat(args) -> int:
-    """``trample arena --game combat``: attacking players on whole combats against the defender's best reply,
-    scored against the minimax value (trample.arena.whole_arena)."""
-
-    parse_objectives(args.objective)
-    if args.external or args.backend not in (None, "local") or args.workers != 1:
-        raise FormatError("--game combat", "runs in this process with its own players (no --external, --workers)")
-    specs = [p.strip() for p in (args.players or ",".join(PLAYERS)).split(",") if p.strip()]
-    if not specs:
-        raise FormatError("--players", "no player given")
-    player_names(specs)  # unknown players are bad input, before any work
-    _check_outputs(args, args.suite)
-    items: list[dict] = []
-    described: dict = {"files": list(args.suite), "level": None}
-    for path in args.suite:
-        items += suites.load_suite(path)
-    if args.level is not None or not args.suite:
-        level = args.level or "first-strike"
-        suites.get_level(level)
-        items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
-        described.update(level=level, n=args.n, seed=args.seed)
-    if args.limit is not None:
-        items = items[: args.limit]
-    if not items:
-        raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
-    with Progress(None, "arena", _want_progress(args), transient=True) as bar:
-        results = run_whole_arena(
-            items, players=specs, objective=args.objective, seed=args.seed, progress=bar, suite=described
-        )
-    return _output(results, args, _format(args))
+def _report_failed_players(results: dict) -> int:
+    """A player that returned no assignment on any board is a harness problem (a broken ``py:`` spec, a program
+    that cannot start), not a weak player: one line each on standard error and exit code 2, after the results and
+    the leaderboard are written (docs/arena.md)."""
+    worst = EXIT_OK
+    for name, n, message in failed_everywhere(results):
+        print(f'trample: player "{name}" failed at every decision ({n} of {n}; the first: {message})', file=sys.stderr)
+        worst = EXIT_BAD
+    return worst
 
 
 #: File types matplotlib writes without extra packages; --report must name one (else matplotlib raises, or
@@ -570,7 +552,12 @@ def _output_options(p) -> None:
         metavar="FILE",
         help="write the full results (every decision) as JSON (--out: the older spelling)",
     )
-    p.add_argument("--report", metavar="PNG", help="write a PNG report: regret per player and against board size")
+    p.add_argument(
+        "--report",
+        metavar="PNG",
+        help="write a PNG report: per player a histogram of the regret, the regret ECDFs, the optimal share and the "
+        "illegal rate by rule",
+    )
 
 
 def add_commands(sub) -> None:

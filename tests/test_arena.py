@@ -290,6 +290,24 @@ def test_generated_boards_are_valid_and_follow_their_level(level):
     assert (firsts > 0) == (lv.first_strike > 0)
 
 
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_generated_boards_are_reachable_game_states(level):
+    # Read from the raw JSON, written plainly from the rules, not from the loader's helpers.
+    for item in generate(level, 150, seed=11):
+        board = item["scenario"]
+        defender = {p["id"]: p["id"] for p in board["players"]}
+        defender |= {w["id"]: w["controller"] for w in board.get("planeswalkers", [])}
+        defender |= {t["id"]: t["protector"] for t in board.get("battles", [])}
+        for b in board.get("blockers", []):
+            # 704.5g: a creature with lethal damage marked is destroyed before anyone could assign damage again
+            if "indestructible" not in b["keywords"]:
+                assert b.get("damage_marked", 0) < b["toughness"], (item["id"], b)
+            # 506.2 / 509.1a: a blocker is a defending player's and blocks only creatures attacking that player,
+            # a planeswalker they control or a battle they protect
+            attacked = {defender[a["attacking"]] for a in board["attackers"] if b["id"] in a.get("blocked_by", [])}
+            assert len(attacked) == 1, (item["id"], b["id"], attacked)
+
+
 def test_generation_is_seeded_and_prefix_stable():
     assert generate("mixed", 10, seed=3) == generate("mixed", 30, seed=3)[:10]
     assert generate("mixed", 10, seed=3) != generate("mixed", 10, seed=4)
@@ -371,3 +389,64 @@ def test_an_install_without_its_suites_fails_loudly(tmp_path, monkeypatch):
     monkeypatch.setattr(suites, "CURATED_DIR", tmp_path)
     with pytest.raises(FileNotFoundError, match="curated suites are missing"):
         suites.curated_files()
+
+
+# ---------------------------------------------------------------------------------------------
+# A user's agent onto the leaderboard
+# ---------------------------------------------------------------------------------------------
+
+
+def test_run_arena_takes_scenarios_scenario_dicts_and_items():
+    from trample.arena.runner import suite_items
+
+    boards = [item["scenario"] for item in generate("tiny", 3, seed=2)]
+    by_items = run_arena(generate("tiny", 3, seed=2), players=["greedy"], seed=1)
+    by_dicts = run_arena(boards, players=["greedy"], seed=1)
+    by_objects = run_arena([load_scenario(b) for b in boards], players=["greedy"], seed=1)
+    for other in (by_dicts, by_objects):
+        assert [b["reference"] for b in other["boards"]] == [b["reference"] for b in by_items["boards"]]
+        assert other["leaderboard"][0]["decisions"] == 3
+    with pytest.raises(FormatError, match=r"^items\[1\]: expected a Scenario"):
+        suite_items([boards[0], {"no": "board"}])
+    with pytest.raises(FormatError, match="^items: expected a list of boards"):
+        run_arena(load_scenario(boards[0]), players=["greedy"])
+
+
+def test_py_spec_naming_a_player_instance_plays():
+    from trample.arena.policy import PolicyPlayer
+
+    p = make_player("py:user_agents:first_legal")
+    assert isinstance(p, FunctionPlayer) and p.name == "first"
+    assert isinstance(make_player("py:user_agents:largest"), PolicyPlayer)
+    results = run_arena(generate("basic", 4, seed=1), players=["py:user_agents:first_legal"], seed=0)
+    assert all(d["legal"] for b in results["boards"] for d in b["decisions"])
+    with pytest.raises(FormatError, match="not_a_player is a int, not a Player or a function"):
+        make_player("py:user_agents:not_a_player")
+
+
+def test_a_policy_player_sees_what_the_gym_env_shows():
+    # the same observations, masks and assignment as playing the Gymnasium environment with the same policy
+    gym_env = pytest.importorskip("trample.arena.gym_env")
+    import numpy as np
+
+    from trample.arena.policy import PolicyPlayer
+
+    for item in generate("shared", 6, seed=4):
+        seen_player, seen_env = [], []
+
+        def policy(obs, mask, seen=seen_player):
+            seen.append((obs.copy(), mask.copy()))
+            return int(np.flatnonzero(mask)[len(seen) % int(mask.sum())])
+
+        got = PolicyPlayer("p", policy).decide(load_scenario(item["scenario"]), "max-value", 0)
+        env = gym_env.DamageAssignmentEnv(objective="max-value")
+        obs, info = env.reset(options={"scenario": item["scenario"]})
+        done = env.walk.done
+        while not done:
+            seen_env.append((obs.copy(), info["action_mask"].copy()))
+            action = int(np.flatnonzero(info["action_mask"])[len(seen_env) % int(info["action_mask"].sum())])
+            obs, _, done, _, info = env.step(action)
+        assert len(seen_player) == len(seen_env)
+        for (o1, m1), (o2, m2) in zip(seen_player, seen_env):
+            assert np.array_equal(o1, o2) and np.array_equal(m1, m2)
+        assert Assignment(got) == Assignment(info["assignment"])

@@ -97,7 +97,8 @@ def test_arena_external_player_and_list_levels(capsys, tmp_path):
         2,
     )
     rows = {r["player"]: r for r in json.loads(out)["leaderboard"]}
-    assert code == 0 and rows["bot"]["illegal_rules"] == {"bad-output": 3}
+    # a player with no assignment on any board: the leaderboard is printed, and the exit code is 2 (docs/arena.md)
+    assert code == 2 and rows["bot"]["illegal_rules"] == {"bad-output": 3}
     code, out, _ = run(capsys, "arena", "--list-levels")
     names = [json.loads(line)["name"] for line in out.splitlines()]
     assert code == 0 and names == [
@@ -238,3 +239,20 @@ def test_docs_examples_run():
     )
     assert proc.returncode == 0
     assert [json.loads(x) for x in proc.stdout.splitlines()] == [json.loads(x) for x in expected]
+
+
+def test_a_player_failing_at_every_decision_is_named_and_exits_2(capsys):
+    # py: naming a FunctionPlayer instance plays (it was "not callable" at every decision, exit 0); a player that
+    # returns no assignment on any board gets one line on standard error and exit code 2, after the leaderboard
+    code, out, err = run(
+        capsys, "arena", "--level", "tiny", "--n", "3", "--players", "py:user_agents:first_legal", "--format", "json"
+    )
+    assert (code, err) == (0, "") and json.loads(out)["leaderboard"][0]["illegal"] == 0
+    code, out, err = run(
+        capsys, "arena", "--level", "tiny", "--n", "3", "--format", "json",
+        "--players", "greedy,py:user_agents:broken",
+    )  # fmt: skip
+    assert code == 2 and len(json.loads(out)["leaderboard"]) == 2
+    assert (
+        err == 'trample: player "broken" failed at every decision (3 of 3; the first: RuntimeError: no model loaded)\n'
+    )

@@ -77,15 +77,24 @@ def test_optimal_attacker_against_the_best_reply_reaches_the_minimax_value():
         assert WholeCombat(scenario).check(pos.line()).legal
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's style advice (agent names, Dict observations)
-def test_pettingzoo_api_test_passes():
+def test_pettingzoo_api_seed_tests_pass_without_warnings():
+    # api_test and seed_test with every warning an error: numpy observations (a Box), the action mask in infos,
+    # <descriptor>_<number> agent names; env() (wrapped) and raw_env() both pass
+    import warnings
+
     pytest.importorskip("pettingzoo")
-    from pettingzoo.test import api_test
+    from pettingzoo.test import api_test, seed_test
 
-    from trample.arena.pz_env import env
+    from trample.arena.pz_env import CombatAEC, env, raw_env
 
-    for level in ("first-strike", "mixed"):
-        api_test(env(level=level), num_cycles=100, verbose_progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for level in ("first-strike", "mixed"):
+            api_test(env(level=level), num_cycles=100, verbose_progress=False)
+            api_test(raw_env(level=level), num_cycles=100, verbose_progress=False)
+        seed_test(lambda: env(level="first-strike"), num_cycles=20)
+    assert isinstance(raw_env(), CombatAEC) and isinstance(env().unwrapped, CombatAEC)
+    assert not CombatAEC.metadata["is_parallelizable"]  # the agents move in turn: no parallel_api_test
 
 
 def test_pettingzoo_rewards_are_the_outcome():
@@ -99,16 +108,19 @@ def test_pettingzoo_rewards_are_the_outcome():
     order, final = [], {}
     for agent in e.agent_iter():
         obs, reward, terminated, truncated, info = e.last()
+        assert isinstance(obs, np.ndarray) and obs.dtype == np.float32 and e.observation_space(agent).contains(obs)
         if terminated:
             final[agent] = reward
             e.step(None)
             continue
-        assert obs["action_mask"].any()
+        assert info["action_mask"].any()
+        other = [a for a in e.agents if a != agent][0]
+        assert not e.infos[other]["action_mask"].any()  # the agent not to move has no legal action
         order.append(agent)
-        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
-    assert order[0] == "attacker" and "defender" in order  # A1 first (510.1), then the defender's D1
-    assert final["attacker"] == -final["defender"]
-    assert final["attacker"] == CombatGame(DOUBLE).values(info["line"])["max-damage"]  # the damage dealt
+        e.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert order[0] == "attacker_0" and "defender_0" in order  # A1 first (510.1), then the defender's D1
+    assert final["attacker_0"] == -final["defender_0"]
+    assert final["attacker_0"] == CombatGame(DOUBLE).values(info["line"])["max-damage"]  # the damage dealt
     assert WholeCombat(DOUBLE).check(info["line"]).legal
 
 
@@ -132,9 +144,40 @@ def test_openspiel_bots_play_to_the_end_and_never_beat_the_minimax_value():
         assert final.is_terminal()
 
 
+def test_openspiel_game_string_serialisation_and_pickle_round_trip():
+    # the board travels as base64 of its JSON inside the game string (the JSON's commas split OpenSpiel's
+    # parameters): load_game(str(game)), serialize_game_and_state, random_sim_test(serialize=True) and pickle
+    import pickle
+
+    pyspiel = pytest.importorskip("pyspiel")
+    from trample.arena import openspiel_game as og
+
+    for scenario in [load_scenario(DOUBLE), *small_whole_boards(3, seed=4)]:
+        game = og.load(scenario.to_json(), "max-damage,max-kills")
+        text = str(game)
+        assert "," not in text.split("board=", 1)[1].split(",objective=", 1)[0]
+        again = pyspiel.load_game(text)
+        assert str(again) == text and again.core.scenario == game.core.scenario
+        assert again.core.objective == "max-damage,max-kills"
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(state.legal_actions()[-1])
+        g2, s2 = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+        assert str(g2) == text and s2.history() == state.history() and s2.returns() == state.returns()
+        g3 = pickle.loads(pickle.dumps(game))
+        assert str(g3) == text and g3.core.minimax() == game.core.minimax()
+        s3 = pickle.loads(pickle.dumps(state))
+        assert s3.history() == state.history() and s3.returns() == state.returns()
+        pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+    # the JSON text itself is still accepted as the parameter, and a bad one is one clear error
+    assert str(pyspiel.load_game(og.SHORT_NAME, {"board": json.dumps(DOUBLE)})) == str(og.load(DOUBLE))
+    with pytest.raises(ValueError, match="^board: expected base64"):
+        pyspiel.load_game(og.SHORT_NAME, {"board": "not*base64"})
+
+
 def test_whole_combat_arena_leaderboard_has_the_bots_regret():
     pytest.importorskip("pyspiel")
-    from trample.arena.whole_arena import run_whole_arena
+    from trample.arena.runner import run_whole_arena
 
     items = generate("first-strike", 8, seed=1)
     results = run_whole_arena(items, ["optimal", "openspiel-mcts:30", "openspiel-random"], "max-damage", seed=1)
@@ -186,4 +229,92 @@ def test_cli_without_open_spiel_names_the_extra_in_one_line():
     assert out.returncode == 2
     assert (
         out.stderr.strip() == "trample: --players: openspiel-mcts needs open-spiel (pip install 'trample[multiagent]')"
+    )
+
+
+EXTERNAL_FIRST_LEGAL = """
+import json, sys
+from trample import Combat
+for line in sys.stdin:
+    request = json.loads(line)
+    print(json.dumps(next(iter(Combat(request["scenario"]).legal_assignments)).to_json()), flush=True)
+"""
+USER_PLAYERS = ["optimal", "greedy", "py:user_agents:first_legal", "py:user_agents:largest", "py:user_agents:broken"]
+
+
+def _user_agents_run(tmp_path, **options):
+    from trample.arena.runner import run_whole_arena
+
+    program = tmp_path / "first.py"
+    program.write_text(EXTERNAL_FIRST_LEGAL)
+    players = [*USER_PLAYERS, f"ext=cmd:{sys.executable} {program}"]
+    items = generate("first-strike", 6, seed=3)
+    return items, run_whole_arena(items, players, "max-damage,max-value", seed=2, **options)
+
+
+def test_a_users_agents_score_on_the_whole_combat_arena(tmp_path):
+    # a FunctionPlayer instance, a policy (PolicyPlayer), a baseline and an external program play the attacker's
+    # steps against the defender's best reply; every line they play is legal and scored against the minimax value
+    items, results = _user_agents_run(tmp_path)
+    rows = {r["player"]: r for r in results["leaderboard"]}
+    assert set(rows) == {"optimal", "greedy", "first", "largest", "broken", "ext"}
+    assert rows["optimal"]["regret_max"] == 0
+    for board, item in zip(results["boards"], items):
+        whole = WholeCombat(load_scenario(item["scenario"]).with_step("combat"))
+        minimax = CombatGame(whole.scenario, "max-damage,max-value").minimax()
+        by = {d["player"]: d for d in board["decisions"]}
+        for name in ("greedy", "first", "largest", "ext"):
+            d = by[name]
+            assert d["legal"] and whole.check(d["assignment"]).legal
+            assert (
+                d["primary_regret"] == pytest.approx(minimax - d["values"]["max-damage"]) and d["primary_regret"] >= 0
+            )
+        assert by["ext"]["assignment"] == by["first"]["assignment"]  # the same agent, in a process or not
+        assert by["broken"]["rules"] == ["error"] and "no model loaded" in by["broken"]["violations"][0]["message"]
+
+
+@pytest.mark.slow
+def test_a_users_agents_score_the_same_on_workers_and_dask(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from trample.arena import strip_timing
+
+    _, inline = _user_agents_run(tmp_path)
+    _, pooled = _user_agents_run(tmp_path, workers=2, chunk_size=2)
+    assert strip_timing(pooled)["boards"] == strip_timing(inline)["boards"]
+    with distributed.LocalCluster(
+        host="127.0.0.1",
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp",
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+    ) as cluster:
+        _, remote = _user_agents_run(tmp_path, backend="dask", scheduler=cluster.scheduler_address, chunk_size=3)
+    assert strip_timing(remote)["boards"] == strip_timing(inline)["boards"]
+    assert strip_timing(remote)["leaderboard"] == strip_timing(inline)["leaderboard"]
+
+
+def test_cli_whole_combat_arena_with_py_external_and_workers(tmp_path):
+    import os
+
+    program = tmp_path / "first.py"
+    program.write_text(EXTERNAL_FIRST_LEGAL)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
+    argv = [sys.executable, "-m", "trample", "arena", "--game", "combat", "--n", "4", "--seed", "1",
+            "--format", "json", "--players", "optimal,py:user_agents:first_legal",
+            "--external", f"ext={sys.executable} {program}"]  # fmt: skip
+    for extra in ([], ["--workers", "2", "--chunk", "2"]):
+        proc = subprocess.run([*argv, *extra], capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+        assert (proc.returncode, proc.stderr) == (0, "")
+        rows = {r["player"]: r for r in json.loads(proc.stdout)["leaderboard"]}
+        assert set(rows) == {"optimal", "first", "ext"} and rows["ext"]["illegal"] == 0
+        assert rows["ext"]["regret_mean"] == rows["first"]["regret_mean"]
+    # a player that fails at every decision: the leaderboard is printed, one line names it, exit code 2
+    argv[argv.index("--players") + 1] = "optimal,py:user_agents:broken"
+    proc = subprocess.run(argv[:-2], capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+    assert proc.returncode == 2 and json.loads(proc.stdout)["leaderboard"]
+    assert proc.stderr == (
+        'trample: player "broken" failed at every decision (4 of 4; the first: first_strike step: RuntimeError: '
+        "no model loaded)\n"
     )

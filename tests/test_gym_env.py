@@ -121,3 +121,67 @@ def test_without_gymnasium_one_line_names_the_extra():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode != 0
     assert "pip install 'trample[gym]'" in out.stderr.strip().splitlines()[-1]
+
+
+def test_every_level_of_a_lexicographic_objective_is_rewarded():
+    # reward = -(r1 + w*r2), w = lexicographic_weight: two lines with the same primary regret and different
+    # secondary regrets get different rewards, the better secondary the higher
+    env = DamageAssignmentEnv(objective="max-damage,max-value")
+    rewards: dict = {}
+    for assignment in Combat(THRASTA).legal_assignments:
+        env.reset(options={"scenario": THRASTA})
+        for a in env.actions_for(assignment):
+            *_, reward, _, _, info = env.step(a)
+        r = info["regret"]
+        assert reward == pytest.approx(-(r["max-damage"] + 0.1 * r["max-value"]))
+        rewards.setdefault(r["max-damage"], {})[r["max-value"]] = reward
+    ties = [by for by in rewards.values() if len(by) > 1]
+    assert ties, "a board with several secondary regrets at one primary regret"
+    for by in ties:
+        order = sorted(by)
+        assert [by[k] for k in order] == sorted(by.values(), reverse=True)
+    with pytest.raises(ValueError, match="lexicographic_weight"):
+        DamageAssignmentEnv(lexicographic_weight=1.5)
+
+
+def test_observations_are_scaled_into_minus_one_one():
+    env = DamageAssignmentEnv(level="mixed")
+    assert env.observation_space == gym.spaces.Box(-1.0, 1.0, (encoding.OBS_SIZE,), np.float32)
+    for seed in range(20):
+        obs, _ = env.reset(seed=seed)
+        assert obs.dtype == np.float32 and -1.0 <= obs.min() and obs.max() <= 1.0
+    obs, _ = env.reset(options={"scenario": THRASTA})
+    thrasta = THRASTA["attackers"][0]
+    assert obs[1] == pytest.approx(thrasta["power"] / encoding.SCALE)  # attacker slot 0: present, power, ...
+
+
+@pytest.mark.filterwarnings("ignore:.*render_mode='rgb_array' that is not in the possible render_modes")  # gymnasium's
+def test_a_render_mode_it_does_not_have_is_a_type_error_and_make_vec_env_works():
+    with pytest.raises(TypeError, match="render_mode"):
+        DamageAssignmentEnv(render_mode="rgb_array")
+    sb3 = pytest.importorskip("stable_baselines3")  # the 'rl' extra: skipped when absent
+    vec = sb3.common.env_util.make_vec_env(ENV_ID, n_envs=2, seed=0)
+    obs = vec.reset()
+    assert obs.shape == (2, encoding.OBS_SIZE)
+    assert vec.env_method("action_masks")[0].shape == (21,)
+    vec.close()
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # import trample first, gymnasium later: the id is registered when gymnasium arrives, not before
+        "import sys, trample; assert 'gymnasium' not in sys.modules\n"
+        "import gymnasium as gym; assert 'trample.arena.gym_env' not in sys.modules\n"
+        "env = gym.make('trample/DamageAssignment-v0'); env.reset(seed=0); print('ok')",
+        # gymnasium first
+        "import gymnasium as gym, trample\n"
+        "env = gym.make('trample/DamageAssignment-v0'); env.reset(seed=0); print('ok')",
+        # without gymnasium, import trample still works
+        "import sys; sys.modules['gymnasium'] = None\nimport trample; print('ok')",
+    ],
+)
+def test_the_gymnasium_id_is_registered_by_import_trample(code):
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

@@ -16,7 +16,10 @@ The observation is a float32 vector of :data:`OBS_SIZE` numbers, in this order (
   1 when the defending player decides.
 
 Objects are put in slots in the scenario's order; boards with more objects than slots are refused (ValueError).
-Every number is clipped to ``[-LIMIT, LIMIT]``.
+Flags and one-hots are 0 or 1; every quantity (power, toughness, damage, life, loyalty, defense, value, damage
+still to assign) is divided by :data:`SCALE` (20) and clipped to ``[-1, 1]``, so the whole vector lies in
+``[-1, 1]`` (``observation_space()`` is ``Box(-1, 1)``): a 5/5 is 0.25, a life total of 20 is 1.0, and anything
+from 20 up reads 1.0.
 """
 
 from __future__ import annotations
@@ -43,7 +46,13 @@ OBS_SIZE = (
     + SLOTS
     + 3
 )
-LIMIT = 1000.0
+SCALE = 20.0  # quantities are divided by this (docs/arena.md)
+LIMIT = 1.0  # and the vector is clipped to [-LIMIT, LIMIT]
+
+
+def _q(x) -> float:
+    """A quantity, scaled."""
+    return float(x) / SCALE
 
 
 def check_fits(scenario) -> None:
@@ -88,9 +97,9 @@ def encode(
             out += [0.0] * ATTACKER_FEATURES
             continue
         a = s.attackers[k]
-        row = [1, a.power, a.toughness, a.damage_marked, a.in_combat, a.blocked, a.trample,
+        row = [1, _q(a.power), _q(a.toughness), _q(a.damage_marked), a.in_combat, a.blocked, a.trample,
                a.trample_over_planeswalkers, a.deathtouch, a.has("first_strike"), a.has("double_strike"),
-               a.indestructible, received.get(a.id, 0)]  # fmt: skip
+               a.indestructible, _q(received.get(a.id, 0))]  # fmt: skip
         row += [1 if d and d == a.attacking else 0 for d in defenders]
         blocks = [0] * MAX_BLOCKERS
         for b in a.blocked_by:
@@ -101,11 +110,12 @@ def encode(
             out += [0.0] * BLOCKER_FEATURES
             continue
         b = s.blockers[k]
-        out += [1, b.power, b.toughness, b.damage_marked, b.in_combat, b.deathtouch, b.has("first_strike"),
-                b.has("double_strike"), b.indestructible, b.value, received.get(b.id, 0)]  # fmt: skip
+        out += [1, _q(b.power), _q(b.toughness), _q(b.damage_marked), b.in_combat, b.deathtouch,
+                b.has("first_strike"), b.has("double_strike"), b.indestructible, _q(b.value),
+                _q(received.get(b.id, 0))]  # fmt: skip
     for k in range(MAX_PLAYERS):
         p = s.players[k] if k < len(s.players) else None
-        out += [0.0] * PLAYER_FEATURES if p is None else [1, p.life, received.get(p.id, 0)]
+        out += [0.0] * PLAYER_FEATURES if p is None else [1, _q(p.life), _q(received.get(p.id, 0))]
     for k in range(MAX_PLANESWALKERS):
         w = s.planeswalkers[k] if k < len(s.planeswalkers) else None
         if w is None:
@@ -114,7 +124,7 @@ def encode(
         ctl = [0] * MAX_PLAYERS
         if w.controller in player_slot:
             ctl[player_slot[w.controller]] = 1
-        out += [1, w.loyalty, w.in_combat, w.value, received.get(w.id, 0)] + ctl
+        out += [1, _q(w.loyalty), w.in_combat, _q(w.value), _q(received.get(w.id, 0))] + ctl
     for k in range(MAX_BATTLES):
         t = s.battles[k] if k < len(s.battles) else None
         if t is None:
@@ -123,16 +133,30 @@ def encode(
         prot = [0] * MAX_PLAYERS
         if t.protector in player_slot:
             prot[player_slot[t.protector]] = 1
-        out += [1, t.defense, t.in_combat, received.get(t.id, 0)] + prot
+        out += [1, _q(t.defense), t.in_combat, _q(received.get(t.id, 0))] + prot
     sources = [a.id for a in s.attackers] + [""] * (MAX_ATTACKERS - len(s.attackers))
     sources += [b.id for b in s.blockers] + [""] * (MAX_BLOCKERS - len(s.blockers))
     out += [1 if source and x == source else 0 for x in sources]
     slots = sources + defenders
     out += [1 if recipient and x == recipient else 0 for x in slots]
-    out += [remaining, 1 if first_strike else 0, 1 if defending else 0]
+    out += [_q(remaining), 1 if first_strike else 0, 1 if defending else 0]
     vec = np.asarray(out, dtype=np.float32)
     assert vec.shape == (OBS_SIZE,)
     return np.clip(vec, -LIMIT, LIMIT)
+
+
+def encode_walk(scenario, walk, first_strike: bool = False, defending: bool = False, over: bool = False):
+    """The observation of a decision walk (:class:`trample.arena.sequential.StepWalk`) on ``scenario``: the damage
+    assigned so far, the source and recipient being decided and what the source has left (no decision once the
+    walk is done, or ``over``)."""
+    received: dict = {}
+    for split in walk.assignment().values():
+        for r, n in split.items():
+            received[r] = received.get(r, 0) + n
+    if walk.done or over:
+        return encode(scenario, received, None, None, 0, first_strike, defending)
+    source, recipient = walk.decoder.current(walk.state)
+    return encode(scenario, received, source, recipient, walk.state[1], first_strike, defending)
 
 
 def observation_space():

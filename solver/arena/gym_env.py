@@ -1,8 +1,11 @@
 """A real Gymnasium environment: assign one combat damage step, decision by decision (``pip install 'trample[gym]'``).
 
->>> import gymnasium as gym, trample.arena.gym_env
+>>> import gymnasium as gym, trample
 >>> env = gym.make("trample/DamageAssignment-v0", level="tiny")
 >>> obs, info = env.reset(seed=1)
+
+The id is registered when ``trample`` and ``gymnasium`` have both been imported (in either order:
+:mod:`trample.gym_registration`); ``gym.make("trample.arena.gym_env:trample/DamageAssignment-v0")`` works too.
 
 An episode is one board of the attacking player (a generated board of ``level``, one of ``boards``, or
 ``options={"scenario": ...}``). Each step decides how much of one attacker's remaining damage goes to one of its
@@ -13,9 +16,19 @@ assignment, the optimum included, is reachable whatever the board's number of as
 single allowed amount are taken for the agent. An unmasked action that is not allowed ends the episode with
 ``illegal_reward`` (and ``info["illegal"] = True``).
 
-Reward: 0 until the assignment is complete, then ``-regret`` of the primary objective against the proven optimum
-(``reward="difference"``, 0 is optimal) or value / optimum (``reward="ratio"``). The observation is the fixed-size
-vector of :mod:`trample.arena.encoding`.
+The default task is the ``shared`` level (blockers shared by several attackers: joint lethal, 510.1e) on
+``max-value,max-damage``, where neither random play nor the smallest legal amount comes near the optimum
+(docs/arena.md, "Training an agent").
+
+Reward: 0 until the assignment is complete, then (``reward="difference"``) minus the lexicographic scalarisation of
+the regrets against the proven optimum, ``-(r1 + w*r2 + w**2*r3 ...)`` with ``w = lexicographic_weight`` (0.1):
+every level of the objective is rewarded, the primary most (0 is optimal); or (``reward="ratio"``) the primary's
+value / optimum. The observation is the fixed-size vector of :mod:`trample.arena.encoding`, in ``[-1, 1]``.
+
+``render_mode``: ``"ansi"`` (text) or ``"svg"`` (an SVG document); there is no ``"rgb_array"`` (no rasteriser is
+a dependency), and asking for a mode the environment does not have raises TypeError, the error Gymnasium and
+Stable-Baselines3's ``make_vec_env`` treat as "this environment does not take that render mode" (make_vec_env then
+makes it without one).
 """
 
 from __future__ import annotations
@@ -29,16 +42,21 @@ except ImportError as err:  # one line, naming the extra
 
 from collections.abc import Sequence
 
+from .. import gym_registration
 from ..models import Assignment, Scenario, load_scenario
 from ..rules import derive
 from . import encoding
 from .combat_game import check_divisions
-from .objectives import DEFAULT_OBJECTIVE, is_lethal, objective_text, parse_objectives, regrets, score_all
+from .objectives import is_lethal, objective_text, parse_objectives, regrets, score_all
 from .sequential import StepWalk
 from .suites import Level, generate_board, get_level, one_step
 
-ENV_ID = "trample/DamageAssignment-v0"
+ENV_ID = gym_registration.ENV_ID
 DEFAULT_MAX_AMOUNT = 20
+DEFAULT_LEVEL = "shared"
+DEFAULT_OBJECTIVE_GYM = "max-value,max-damage"
+REFERENCE_CACHE = 4096  # optimum results kept in a process (a pool of boards is solved once)
+_REFERENCES: dict = {}  # (scenario, objective text) -> metrics.reference, shared by the environments of a process
 
 
 class DamageAssignmentEnv(gym.Env):
@@ -48,18 +66,26 @@ class DamageAssignmentEnv(gym.Env):
 
     def __init__(
         self,
-        level: str | Level = "tiny",
-        objective: str = DEFAULT_OBJECTIVE,
+        level: str | Level = DEFAULT_LEVEL,
+        objective: str = DEFAULT_OBJECTIVE_GYM,
         boards: Sequence[dict] | None = None,
         max_amount: int = DEFAULT_MAX_AMOUNT,
         reward: str = "difference",
         illegal_reward: float = -10.0,
         render_mode: str | None = None,
+        lexicographic_weight: float = 0.1,
     ):
         if reward not in ("difference", "ratio"):
             raise ValueError(f"reward: expected 'difference' or 'ratio', got {reward!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: expected one of {self.metadata['render_modes']}, got {render_mode!r}")
+            # TypeError: what make_vec_env (Stable-Baselines3) catches to make the environment without a mode
+            raise TypeError(
+                f"render_mode: expected one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+            )
+        if not 0 <= lexicographic_weight < 1:
+            raise ValueError(f"lexicographic_weight: expected 0 <= w < 1, got {lexicographic_weight!r}")
+        self.lexicographic_weight = float(lexicographic_weight)
+        self._references = _REFERENCES
         self.level = get_level(level) if isinstance(level, str) else level
         self.boards = None if boards is None else [b.get("scenario", b) if "attackers" not in b else b for b in boards]
         self.objective = objective
@@ -96,7 +122,12 @@ class DamageAssignmentEnv(gym.Env):
             raise ValueError(f"a source assigns {biggest} damage, more than max_amount={self.max_amount}")
         self.scenario = scenario
         self.objectives = parse_objectives(options.get("objective") or self.objective, scenario)
-        self.reference = reference(scenario, self.objectives)
+        key = (scenario, objective_text(self.objectives))
+        if key not in self._references:
+            if len(self._references) >= REFERENCE_CACHE:
+                self._references.clear()
+            self._references[key] = reference(scenario, self.objectives)
+        self.reference = self._references[key]
         self.walk = StepWalk(plan)
         self._result = None
         return self._observation(), self._info()
@@ -169,7 +200,7 @@ class DamageAssignmentEnv(gym.Env):
         values = score_all(self.scenario, assignment, self.objectives)
         reg = regrets(self.objectives, values, self.reference["values"])
         primary = self.objectives[0]
-        reward = self._reward(values[primary.name], self.reference["values"][primary.name], reg[primary.name])
+        reward = self._reward(values[primary.name], self.reference["values"][primary.name], reg)
         self._result = {
             "illegal": False,
             "assignment": assignment.to_json(),
@@ -182,9 +213,10 @@ class DamageAssignmentEnv(gym.Env):
         info.update(self._result)
         return self._observation(), reward, True, False, info
 
-    def _reward(self, value, best, regret) -> float:
-        if self.reward_mode == "difference":
-            return float(-regret)
+    def _reward(self, value, best, regret: dict) -> float:
+        if self.reward_mode == "difference":  # the lexicographic scalarisation of every level's regret
+            w = self.lexicographic_weight
+            return -float(sum(float(regret[o.name]) * w**k for k, o in enumerate(self.objectives)))
         if value == best:
             return 1.0
         if self.objectives[0].maximize:
@@ -192,20 +224,8 @@ class DamageAssignmentEnv(gym.Env):
         return float(best) / float(value) if value else 1.0
 
     def _observation(self):
-        walk = self.walk
-        assert walk is not None and self.scenario is not None  # reset() set the episode up
-        partial = walk.assignment()
-        received: dict = {}
-        for split in partial.values():
-            for r, n in split.items():
-                received[r] = received.get(r, 0) + n
-        if walk.done or self._result is not None:
-            source = recipient = None
-            remaining = 0
-        else:
-            source, recipient = walk.decoder.current(walk.state)
-            remaining = walk.state[1]
-        return encoding.encode(self.scenario, received, source, recipient, remaining, False, False)
+        assert self.walk is not None and self.scenario is not None  # reset() set the episode up
+        return encoding.encode_walk(self.scenario, self.walk, over=self._result is not None)
 
     def _info(self) -> dict:
         return {
@@ -216,9 +236,8 @@ class DamageAssignmentEnv(gym.Env):
 
 
 def register() -> None:
-    """Register :data:`ENV_ID` with Gymnasium (done when this module is imported)."""
-    if ENV_ID not in gym.registry:
-        gym.register(id=ENV_ID, entry_point="trample.arena.gym_env:DamageAssignmentEnv")
+    """Register :data:`ENV_ID` with Gymnasium (done when this module is imported, and by ``import trample``)."""
+    gym_registration.register()
 
 
 register()

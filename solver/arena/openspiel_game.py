@@ -6,9 +6,12 @@
 The game is :mod:`trample.arena.combat_game`'s: player 0 is the attacking player, player 1 the defending player;
 sequential, deterministic, perfect information, zero-sum, terminal rewards (the attacker's value of the primary
 objective, the defender's its opposite). Parameters: ``board`` (a scenario as JSON text; default: the double
-strike example of docs/combat.md) and ``objective`` (default ``max-damage``). Actions are amounts of damage,
-``0..max_amount`` (the largest power on the board); ``legal_actions()`` are the masks of the decision encoding, so
-every play is a legal whole-combat line.
+strike example of docs/combat.md) and ``objective`` (default ``max-damage``). In the game string the board
+travels as unpadded URL-safe base64 of its JSON (:func:`encode_board`) and the objectives are joined by ``;``, so
+``pyspiel.load_game(str(game))``, ``serialize_game_and_state`` and ``pickle`` round-trip (a JSON board's commas
+would split OpenSpiel's parameters); JSON text is still accepted as the ``board`` parameter. Actions are amounts
+of damage, ``0..max_amount`` (the largest power on the board); ``legal_actions()`` are the masks of the decision
+encoding, so every play is a legal whole-combat line.
 
 OpenSpiel's bots play it (:func:`make_bot`: ``"random"``, uniform over legal actions, and ``"mcts"``, UCT with
 random rollouts), and :func:`play` runs one as the attacker against the defender's best reply
@@ -24,7 +27,10 @@ try:
 except ImportError as err:
     raise ImportError(f"the OpenSpiel game needs open-spiel (pip install 'trample[multiagent]'): {err}") from None
 
+import base64
+import binascii
 import json
+import re
 
 from . import encoding
 from .combat_game import CombatGame
@@ -60,8 +66,51 @@ GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=False,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification={"board": json.dumps(DEFAULT_BOARD), "objective": "max-damage"},
+    parameter_specification={"board": "", "objective": "max-damage"},
 )
+
+
+def encode_board(board) -> str:
+    """The ``board`` parameter for a scenario (a dict or JSON text): its compact JSON as unpadded URL-safe base64,
+    so that the game string ``python_trample_combat(board=...,objective=...)`` holds no comma, bracket or ``=`` and
+    ``pyspiel.load_game(str(game))``, ``serialize_game_and_state`` and pickling round-trip."""
+    doc = json.loads(board) if isinstance(board, str) else board
+    text = json.dumps(doc, separators=(",", ":"), sort_keys=True)
+    return base64.urlsafe_b64encode(text.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def encode_objective(objective: str) -> str:
+    """The ``objective`` parameter: the lexicographic objectives joined by ``;`` (a comma would split OpenSpiel's
+    parameters); an objective naming a target with other punctuation travels as ``b64:`` + base64."""
+    names = [part.strip() for part in objective.split(",")]
+    if all(re.fullmatch(r"[A-Za-z0-9_.:\-]+", n) for n in names):
+        return ";".join(names)
+    return "b64:" + base64.urlsafe_b64encode(objective.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def decode_objective(param: str) -> str:
+    """The objective text (comma-separated) of an ``objective`` parameter (:func:`encode_objective`)."""
+    if param.startswith("b64:"):
+        body = param[4:]
+        return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode("utf-8")
+    return param.replace(";", ",")
+
+
+def decode_board(param: str) -> dict:
+    """The scenario of a ``board`` parameter: :func:`encode_board`'s base64 text, or (for convenience, when calling
+    ``pyspiel.load_game(SHORT_NAME, {"board": ...})`` directly) the JSON text itself."""
+    text = param.strip()
+    if not text.startswith("{"):
+        try:
+            text = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            raise ValueError(
+                f"board: expected base64 of a scenario's JSON (encode_board) or JSON, got {param[:40]!r}"
+            ) from None
+    doc = json.loads(text)
+    if not isinstance(doc, dict):
+        raise ValueError("board: expected a scenario (a JSON object)")
+    return doc
 
 
 def _bounds(game: CombatGame) -> tuple[float, int]:
@@ -77,9 +126,11 @@ def _bounds(game: CombatGame) -> tuple[float, int]:
 class TrampleCombatGame(pyspiel.Game):
     def __init__(self, params=None):
         params = dict(params or {})
-        board = params.get("board") or json.dumps(DEFAULT_BOARD)
-        objective = params.get("objective") or "max-damage"
-        self.core = CombatGame(json.loads(board) if isinstance(board, str) else board, objective)
+        raw = params.get("board") or DEFAULT_BOARD
+        doc = decode_board(raw) if isinstance(raw, str) else raw
+        board = encode_board(doc)  # the game string always carries the encoded form, whatever was given
+        objective = decode_objective(params.get("objective") or "max-damage")
+        self.core = CombatGame(doc, objective)
         utility, length = _bounds(self.core)
         info = pyspiel.GameInfo(
             num_distinct_actions=self.core.max_amount + 1,
@@ -90,10 +141,13 @@ class TrampleCombatGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=length,
         )
-        super().__init__(GAME_TYPE, info, {"board": board, "objective": objective})
+        super().__init__(GAME_TYPE, info, {"board": board, "objective": encode_objective(self.core.objective)})
 
     def new_initial_state(self):
         return TrampleCombatState(self, self.core.initial())
+
+    def __reduce__(self):  # pickled as its game string (pyspiel's own pickling does not call __init__)
+        return (pyspiel.load_game, (str(self),))
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         return CombatObserver(self)
@@ -104,6 +158,9 @@ class TrampleCombatState(pyspiel.State):
         super().__init__(game)
         self.core = game.core
         self.position = position if position is not None else game.core.initial()
+
+    def __reduce__(self):  # pickled as the game string and the actions played
+        return (_replay, (str(self.get_game()), list(self.history())))
 
     def current_player(self):
         if self.position.terminal:
@@ -138,6 +195,14 @@ class TrampleCombatState(pyspiel.State):
         )
 
 
+def _replay(game_string: str, history: list):
+    """The state reached by playing ``history`` in the game of ``game_string`` (unpickling a state)."""
+    state = pyspiel.load_game(game_string).new_initial_state()
+    for action in history:
+        state.apply_action(action)
+    return state
+
+
 class CombatObserver:
     """Observations: the :mod:`trample.arena.encoding` vector of the current step (perfect information)."""
 
@@ -169,8 +234,7 @@ pyspiel.register_game(GAME_TYPE, TrampleCombatGame)
 
 def load(board, objective: str = "max-damage"):
     """The OpenSpiel game for one board (a scenario dict or JSON text)."""
-    text = board if isinstance(board, str) else json.dumps(board)
-    return pyspiel.load_game(SHORT_NAME, {"board": text, "objective": objective})
+    return pyspiel.load_game(SHORT_NAME, {"board": encode_board(board), "objective": encode_objective(objective)})
 
 
 BOTS = ("random", "mcts")

@@ -267,8 +267,8 @@ def make_player(
     - a :class:`Player` instance is returned as is;
     - ``"random"``, ``"declaration"``, ``"greedy"``, ``"face"``, ``"optimal"``: the baselines;
     - ``"cmd:COMMAND ARGS..."``: an external program (JSON Lines on stdin/stdout);
-    - ``"py:module:attr"``: ``attr`` is a Player subclass or a factory returning a Player, or a function
-      ``fn(scenario, objective, seed)``;
+    - ``"py:module:attr"``: ``attr`` is a Player instance (a :class:`FunctionPlayer`, say), a Player subclass, a
+      factory returning a Player, or a function ``fn(scenario, objective, seed)``;
     - ``"NAME=<any of the above>"`` renames it.
 
     ``timeout``, ``startup_timeout`` and ``max_failures`` configure external programs (:class:`ExternalPlayer`).
@@ -303,8 +303,12 @@ def make_player(
             target = getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError) as err:
             raise FormatError("player", f'"{spec}": {err}') from None
-        if isinstance(target, type) and issubclass(target, Player):
+        if isinstance(target, Player):  # an instance: a FunctionPlayer, a trained policy wrapped as a Player
+            player = target
+        elif isinstance(target, type) and issubclass(target, Player):
             player = target()
+        elif not callable(target):
+            raise FormatError("player", f'"{spec}": {attr} is a {type(target).__name__}, not a Player or a function')
         else:
             made = target() if _takes_no_arguments(target) else None
             player = made if isinstance(made, Player) else FunctionPlayer(attr, target)

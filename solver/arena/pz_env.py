@@ -4,15 +4,20 @@
 >>> e = env(level="first-strike")
 >>> e.reset(seed=3)
 
-Agents ``"attacker"`` and ``"defender"`` play the game of :mod:`trample.arena.combat_game`: the first-strike step
+``env(**kwargs)`` is :func:`raw_env` (the :class:`CombatAEC` itself) inside PettingZoo's usual wrappers (an
+out-of-bounds action asserts, the order of calls is enforced), PettingZoo's convention. Agents ``"attacker_0"``
+and ``"defender_0"`` (PettingZoo's ``<descriptor>_<number>`` names) play the game of
+:mod:`trample.arena.combat_game`: the first-strike step
 (the attacker's assignment, then the defender's), then the regular step on the state after the state-based actions
 (attacker, then defender), as docs/combat.md describes. An agent keeps the turn for all the decisions of its
 assignment (one per source and route: how much of the source's remaining damage goes there).
 
 - ``action_space(agent)``: ``Discrete(max_amount + 1)`` (an amount of damage);
-- ``observation_space(agent)``: ``Dict(observation=Box(OBS_SIZE), action_mask=Box(0, 1, (max_amount + 1,), int8))``,
-  the vector of :mod:`trample.arena.encoding` (the board of the current step, the decision being made) and the
-  legal amounts for the agent to move (all zero for the other agent);
+- ``observation_space(agent)``: ``Box(OBS_SIZE)``, a numpy float32 vector: :mod:`trample.arena.encoding` of the
+  board of the current step and the decision being made (scaled, in ``[-1, 1]``);
+- ``infos[agent]["action_mask"]`` (and :meth:`CombatAEC.action_mask`): the legal amounts, int8 of
+  ``max_amount + 1`` (all zero for the agent not to move), PettingZoo's action-mask-in-info convention;
+- the agents move in turn, so the game has no parallel form (``is_parallelizable`` is False);
 - rewards: 0 until the combat is over, then the attacker gets its value of the primary objective (``max-damage``
   by default: the damage dealt over both steps) and the defender its opposite (zero-sum).
 """
@@ -32,15 +37,25 @@ except ImportError as err:
 from collections.abc import Sequence
 
 from . import encoding
-from .combat_game import AGENTS, CombatGame, GameState
+from .combat_game import CombatGame, GameState
 from .suites import Level, generate_board, get_level
 
 DEFAULT_MAX_AMOUNT = 20
 
 
-def env(**kwargs):
-    """The environment (PettingZoo's ``env()`` convention)."""
+AGENT_NAMES = ("attacker_0", "defender_0")  # the combat game's ATTACKER (0) and DEFENDER (1)
+
+
+def raw_env(**kwargs) -> CombatAEC:
+    """The environment without wrappers (PettingZoo's ``raw_env()`` convention)."""
     return CombatAEC(**kwargs)
+
+
+def env(**kwargs):
+    """The environment in PettingZoo's usual wrappers (PettingZoo's ``env()`` convention)."""
+    from pettingzoo.utils import wrappers
+
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw_env(**kwargs)))
 
 
 class CombatAEC(AECEnv):
@@ -61,18 +76,10 @@ class CombatAEC(AECEnv):
         self.objective = objective
         self.max_amount = int(max_amount)
         self.render_mode = render_mode
-        self.possible_agents = list(AGENTS)
+        self.possible_agents = list(AGENT_NAMES)
         n = self.max_amount + 1
         self._action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
-        self._observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": encoding.observation_space(),
-                    "action_mask": spaces.Box(0, 1, shape=(n,), dtype=np.int8),
-                }
-            )
-            for a in self.possible_agents
-        }
+        self._observation_spaces = {a: encoding.observation_space() for a in self.possible_agents}
         self.state_: GameState | None = None
         self._rng = np.random.default_rng()
 
@@ -127,23 +134,28 @@ class CombatAEC(AECEnv):
             self.terminations = {a: True for a in self.agents}
             line = s.line()
             values = {k: float(v) for k, v in s.values().items()}
-            self.infos = {a: {"line": line, "values": values} for a in self.agents}
+            self.infos = {a: {"line": line, "values": values, "action_mask": self.action_mask(a)} for a in self.agents}
             self.agent_selection = self.agents[0] if self.agent_selection is None else self.agent_selection
             return
         self.rewards = {a: 0.0 for a in self.agents}
         self.agent_selection = self.possible_agents[s.player]
+        self.infos = {a: {"action_mask": self.action_mask(a)} for a in self.agents}
+
+    def action_mask(self, agent) -> np.ndarray:
+        """The amounts ``agent`` may choose now (int8, ``max_amount + 1``; all zero when it is not to move)."""
+        s = self.state_
+        mask = np.zeros(self.max_amount + 1, dtype=np.int8)
+        if s is not None and not s.terminal and self.possible_agents[s.player] == agent:
+            mask[s.legal_actions()] = 1
+        return mask
 
     def observe(self, agent):
         s = self.state_
-        mask = np.zeros(self.max_amount + 1, dtype=np.int8)
-        if s is None or s.terminal:
-            board = self.game.scenario if s is not None else None
-            obs = np.zeros(encoding.OBS_SIZE, dtype=np.float32) if board is None else self._encode(board, None)
-            return {"observation": obs, "action_mask": mask}
-        if AGENTS[s.player] == agent:
-            for a in s.legal_actions():
-                mask[a] = 1
-        return {"observation": self._encode(s.board, s), "action_mask": mask}
+        if s is None:
+            return np.zeros(encoding.OBS_SIZE, dtype=np.float32)
+        if s.terminal:
+            return self._encode(self.game.scenario, None)
+        return self._encode(s.board, s)
 
     def _encode(self, board, s):
         received: dict = {}
@@ -172,7 +184,7 @@ class CombatAEC(AECEnv):
             return f"over: {s.line()} values {s.values()}"
         step, side = self.game.phases[s.phase]
         src, rec = s.current()
-        return f"{step} step, {AGENTS[s.player]} to move: how much of {src}'s damage goes to {rec}"
+        return f"{step} step, {self.possible_agents[s.player]} to move: how much of {src}'s damage goes to {rec}"
 
     def close(self):
         pass

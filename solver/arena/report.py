@@ -161,10 +161,49 @@ def _plain(text) -> str:
     return _visible(text).replace("$", r"\$")
 
 
+def figure_data(results: dict) -> dict:
+    """The numbers the PNG report draws (``write_png``), as JSON data: per player the sorted primary regrets of its
+    legal decisions (the histogram and the ECDF), and the bars: the optimal share and the illegal rate by rule,
+    with 95% Wilson intervals. ``python -m benchmarks.docs_figures --check`` compares these, not pixels."""
+    from .stats import wilson
+
+    rows = results["leaderboard"]
+    regrets: dict = {row["player"]: [] for row in rows}
+    for board in results["boards"]:
+        for d in board["decisions"]:
+            if d["player"] in regrets and d["legal"]:
+                regrets[d["player"]].append(float(d["primary_regret"]))
+    bars = []
+    for row in rows:
+        total = row["decisions"]
+        ci = row.get("ci", {}).get("optimal_share") or wilson(row["optimal"], total) or [0, 0]
+        bars.append({"label": f"{row['player']}: optimal", "rate": row["optimal_share"] or 0, "ci": list(ci)})
+        for rule, count in row["illegal_rules"].items():
+            bars.append(
+                {
+                    "label": f"{row['player']}: {rule} ({count}/{total})",
+                    "rate": round(count / total, 6) if total else 0,
+                    "ci": list(wilson(count, total) or [0, 0]),
+                    "illegal": True,
+                }
+            )
+    return {
+        "title": run_title(results),
+        "objective": results["config"].get("objective", "").split(",")[0],
+        "regrets": {p: sorted(vs) for p, vs in regrets.items()},
+        "bars": bars,
+    }
+
+
+LINE_STYLES = ("-", "--", "-.", ":")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
 def write_png(results: dict, path: str) -> None:
-    """The arena report: per player, a histogram of the regret with the count on each bar; the ECDFs of all
-    players together; the illegal rate by rule and the optimal share, with 95% intervals; the title names the
-    suite, seed and objective."""
+    """The arena report (the data of :func:`figure_data`): per player, a histogram of the primary regret with the
+    count on each bar; the ECDFs of all players together (each its own line style, width and marker, so that lines
+    that coincide stay visible); the optimal share and the illegal rate by rule, with 95% intervals; the title names
+    the suite, seed and objective."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -172,16 +211,10 @@ def write_png(results: dict, path: str) -> None:
     import numpy as np
     from matplotlib.container import BarContainer
 
-    from .stats import wilson
-
-    rows = results["leaderboard"]
-    players = [row["player"] for row in rows]
-    regrets: dict = {p: [] for p in players}
-    for board in results["boards"]:
-        for d in board["decisions"]:
-            if d["player"] in regrets and d["legal"]:
-                regrets[d["player"]].append(float(d["primary_regret"]))
-    objective = results["config"].get("objective", "").split(",")[0]
+    data = figure_data(results)
+    regrets = data["regrets"]
+    players = list(regrets)
+    objective = data["objective"]
     every = [v for vs in regrets.values() for v in vs] or [0.0]
     lo, hi = min(every), max(every)
     integral = all(float(v).is_integer() for v in every)
@@ -189,7 +222,6 @@ def write_png(results: dict, path: str) -> None:
         edges = np.arange(lo - 0.5, hi + 1.5, 1.0)
     else:
         edges = np.histogram_bin_edges(every, bins=min(20, max(5, len(set(every)))))
-
     n = max(1, len(players))
     fig = plt.figure(figsize=(15, max(6.0, 1.5 * n + 2.0)))
     grid = fig.add_gridspec(n, 2, width_ratios=[1.25, 1], hspace=0.55, wspace=0.45)
@@ -210,54 +242,42 @@ def write_png(results: dict, path: str) -> None:
         ax.tick_params(labelsize=8)
         if k < n - 1:
             ax.tick_params(labelbottom=False)
-    fig.axes[n - 1].set_xlabel(f"regret ({objective}: optimum minus value; 0 is optimal)")
-
+    fig.axes[n - 1].set_xlabel(f"primary regret: {objective} of the optimum minus the player's (0: best {objective})")
     right = grid[:, 1].subgridspec(2, 1, hspace=0.35)
     ax = fig.add_subplot(right[0])
     for k, p in enumerate(players):
-        vs = np.sort(regrets[p])
+        vs = np.asarray(regrets[p])
         if len(vs):
-            ax.step(np.concatenate([[vs[0]], vs]), np.arange(len(vs) + 1) / len(vs), where="post",
-                    label=f"{_plain(p)} (n={len(vs)})", color=colours[k % len(colours)])  # fmt: skip
+            xs, ys = np.unique(vs, return_counts=True)
+            cum = np.cumsum(ys) / len(vs)
+            ax.step(np.concatenate([[xs[0]], xs]), np.concatenate([[0.0], cum]), where="post",
+                    label=f"{_plain(p)} (n={len(vs)})", color=colours[k % len(colours)],
+                    linestyle=LINE_STYLES[k % len(LINE_STYLES)], linewidth=max(1.0, 3.5 - 0.5 * k),
+                    marker=MARKERS[k % len(MARKERS)], markevery=list(range(1, len(xs) + 1)), markersize=5,
+                    alpha=0.9, zorder=2 + k)  # fmt: skip
     ax.set_ylim(0, 1.02)
-    ax.set_xlabel("regret")
+    ax.set_xlabel(f"primary regret ({objective})")
     ax.set_ylabel("share of legal decisions with regret ≤ x")
-    ax.set_title("regret ECDF", fontsize=10, loc="left")
+    ax.set_title("regret ECDF (markers at each step)", fontsize=10, loc="left")
     ax.legend(fontsize=8, loc="lower right")
 
     ax = fig.add_subplot(right[1])
-    labels: list[str] = []
-    rates: list[float] = []
-    errs: list[list[float]] = [[], []]
-    cols: list[str] = []
-    for row in rows:
-        total = row["decisions"]
-        items = list(row["illegal_rules"].items()) or []
-        ci = row.get("ci", {}).get("optimal_share") or wilson(row["optimal"], total) or [0, 0]
-        share = row["optimal_share"] or 0
-        labels.append(f"{_plain(row['player'])}: optimal")
-        rates.append(share)
-        errs[0].append(max(0, share - ci[0]))
-        errs[1].append(max(0, ci[1] - share))
-        cols.append("tab:green")
-        for rule, count in items:
-            rate = count / total if total else 0
-            lo_hi = wilson(count, total) or [0, 0]
-            labels.append(f"{_plain(row['player'])}: {_plain(rule)} ({count}/{total})")
-            rates.append(rate)
-            errs[0].append(max(0, rate - lo_hi[0]))
-            errs[1].append(max(0, lo_hi[1] - rate))
-            cols.append("tab:red")
+    bars_data = data["bars"]
+    labels = [_plain(b["label"]) for b in bars_data]
+    rates = [b["rate"] for b in bars_data]
+    errs = [[max(0, b["rate"] - b["ci"][0]) for b in bars_data], [max(0, b["ci"][1] - b["rate"]) for b in bars_data]]
+    cols = ["tab:red" if b.get("illegal") else "tab:green" for b in bars_data]
     ys = np.arange(len(labels))
     ax.barh(ys, rates, xerr=errs, color=cols, capsize=3, height=0.6)
     ax.set_yticks(ys, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of decisions (bars: 95% Wilson interval)")
-    broke = any(row["illegal_rules"] for row in rows)
-    ax.set_title("optimal (green) and illegal by rule (red)" if broke else "optimal share (no illegal decisions)",
+    broke = any(b.get("illegal") for b in bars_data)
+    ax.set_title("optimal on every objective (green) and illegal by rule (red)" if broke
+                 else "optimal share: optimal on every objective (no illegal decisions)",
                  fontsize=10, loc="left")  # fmt: skip
 
-    fig.suptitle(_plain(run_title(results)), fontsize=13, x=0.01, ha="left")
+    fig.suptitle(_plain(data["title"]), fontsize=13, x=0.01, ha="left")
     fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)

@@ -42,7 +42,15 @@ def _make(spec, payload: dict) -> Player:
 
 def evaluate_chunk(payload: dict) -> list[dict]:
     """Judge every board of one chunk. ``payload``: items [(index, item)], players, objective, seed, timeout,
-    startup_timeout, max_failures."""
+    startup_timeout, max_failures; ``"game": "combat"`` plays whole combats (:mod:`trample.arena.whole_arena`)."""
+    if payload.get("game") == "combat":
+        from .whole_arena import evaluate_combat_chunk
+
+        spare = children_now()
+        try:
+            return evaluate_combat_chunk(payload)
+        finally:
+            reap_orphans(spare)
     spare = children_now()
     players = [_make(p, payload) for p in payload["players"]]
     out = []
@@ -113,8 +121,12 @@ def run_arena(
     startup_timeout: float | None = None,
     max_failures: int | None = None,
     keep_on_interrupt: bool = False,
+    game: str = "step",
 ) -> dict:
     """Score ``players`` on ``items`` and return the results (JSON-ready).
+
+    ``items``: suite items (``{"scenario": ..., "objective": ...}``), scenario dicts or :class:`trample.Scenario`
+    objects. ``game="combat"``: whole combats (:func:`run_whole_arena`).
 
     ``players``: specs (``"greedy"``, ``"cmd:..."``, ``"py:module:attr"``) or :class:`Player` objects (with
     ``workers > 1`` or Dask they must pickle). ``backend="local"`` runs in this process when ``workers == 1``
@@ -128,16 +140,23 @@ def run_arena(
     ``keep_on_interrupt``: on KeyboardInterrupt (SIGINT, SIGTERM) return the boards finished so far, with
     ``"complete": false`` and ``"interrupted": true``, instead of raising.
     """
-    items = list(items)
+    items = suite_items(items)
     specs = list(players)
     if backend not in BACKENDS:
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend == "dask":
         specs = absolute_commands(specs)
-    names = _player_names(specs, timeout)
+    if game not in ("step", "combat"):
+        raise ValueError(f"game: expected 'step' or 'combat', got {game!r}")
+    if game == "combat":
+        from .whole_arena import player_names
+
+        names = player_names(specs)
+    else:
+        names = _player_names(specs, timeout)
     options = {"timeout": timeout, "startup_timeout": startup_timeout, "max_failures": max_failures}
     payloads = [
-        {"items": chunk, "players": specs, "objective": objective, "seed": seed, **options}
+        {"items": chunk, "players": specs, "objective": objective, "seed": seed, "game": game, **options}
         for chunk in chunked(items, chunk_size)
     ]
     started = time.perf_counter()
@@ -194,6 +213,67 @@ def run_arena(
     if interrupted:
         results["interrupted"] = True
     return results
+
+
+def run_whole_arena(
+    items: Sequence,
+    players: Sequence = ("optimal", "openspiel-mcts", "openspiel-random"),
+    objective: str = "max-damage",
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+    suite: dict | None = None,
+    **options,
+) -> dict:
+    """Score attacking players on whole combats (:mod:`trample.arena.whole_arena`); the results have run_arena's
+    shape. ``options``: those of :func:`run_arena` (``workers``, ``backend``, ``scheduler``, ``chunk_size``,
+    ``timeout``, ``startup_timeout``, ``max_failures``, ``keep_on_interrupt``)."""
+    results = run_arena(
+        items, players=players, objective=objective, seed=seed, progress=progress, suite=suite, game="combat", **options
+    )
+    results["config"] = {"game": "combat", **results["config"], "defender": "best reply (minimax)"}
+    return results
+
+
+def suite_items(items) -> list[dict]:
+    """The suite as items ``{"id", "scenario", ...}``: each of ``items`` may be an item (a dict with a ``scenario``),
+    a scenario dict (docs/format.md), or a :class:`trample.Scenario`; anything else is a FormatError naming it."""
+    from ..models import Scenario
+
+    if isinstance(items, (str, bytes, dict, Scenario)):
+        raise FormatError("items", f"expected a list of boards, got {type(items).__name__}")
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, Scenario):
+            out.append({"id": str(i), "scenario": item.to_json()})
+        elif isinstance(item, dict) and "scenario" in item:
+            scenario = item["scenario"]
+            out.append({**item, "scenario": scenario.to_json() if isinstance(scenario, Scenario) else scenario})
+        elif isinstance(item, dict) and "attackers" in item:
+            out.append({"id": str(i), "scenario": item})
+        else:
+            raise FormatError(
+                f"items[{i}]",
+                f'expected a Scenario, a scenario dict or an item {{"scenario": ...}}, got {type(item).__name__}',
+            )
+    return out
+
+
+def failed_everywhere(results: dict) -> list[tuple[str, int, str]]:
+    """Players that returned no assignment at all (every decision raised, crashed, timed out, was bad output or
+    benched): ``(name, decisions, the first failure's message)`` each. A harness problem, not a weak player."""
+    seen: dict[str, list] = {}
+    for board in results.get("boards", []):
+        for d in board["decisions"]:
+            entry = seen.setdefault(d["player"], [0, True, ""])
+            entry[0] += 1
+            failed = bool(d["rules"]) and d["rules"][0] in FAILURES and d.get("values") is None
+            entry[1] = entry[1] and failed
+            if failed and not entry[2] and d.get("violations"):
+                entry[2] = d["violations"][0].get("message", "")
+    return [(name, n, msg) for name, (n, all_failed, msg) in seen.items() if n and all_failed]
+
+
+FAILURES = ("error", "crash", "timeout", "bad-output", "benched")
 
 
 def mark_benched(leaderboard: list[dict], boards: list[dict]) -> list[dict]:
@@ -260,7 +340,14 @@ def _run_inline(payloads, progress, total, parts):
         return
     first = payloads[0]
     spare = children_now()
-    players = [_make(p, first) for p in first["players"]]
+    combat = first.get("game") == "combat"
+    if combat:
+        from .whole_arena import _build, close_players, play_board
+
+        built = _build(first["players"], first)
+        players = [p for *_, p in built if p is not None]
+    else:
+        players = [_make(p, first) for p in first["players"]]
     done = 0
     try:
         for i, payload in enumerate(payloads):
@@ -268,12 +355,17 @@ def _run_inline(payloads, progress, total, parts):
             for index, item in payload["items"]:
                 if was_interrupted():  # an interrupt a player swallowed (or turned into another error)
                     raise KeyboardInterrupt
-                part.append(evaluate_board(index, item, players, payload["objective"], payload["seed"]))
+                if combat:
+                    part.append(play_board(index, item, built, payload["objective"], payload["seed"]))
+                else:
+                    part.append(evaluate_board(index, item, players, payload["objective"], payload["seed"]))
                 done += 1
                 if progress:
                     progress(done, total)
     finally:  # also on an interrupt: every external program (and what it started) is killed
-        for p in players:
+        if combat:
+            close_players(built)
+        for p in [] if combat else players:
             try:
                 p.close()
             except Exception:

@@ -208,6 +208,9 @@ def _draw_board(level: Level, rng: random.Random) -> dict:
             }
         )
     targets = pids + [w["id"] for w in walkers] + [b["id"] for b in battles]
+    defender = (
+        {p: p for p in pids} | {w["id"]: w["controller"] for w in walkers} | {b["id"]: b["protector"] for b in battles}
+    )
     weights = [1.0] * len(pids) + [2.0] * (len(walkers) + len(battles))
 
     attackers: list[dict] = []
@@ -230,22 +233,30 @@ def _draw_board(level: Level, rng: random.Random) -> dict:
     )
     for k in range(n_blockers):
         tough = rng.randint(*level.toughness)
-        b = {
+        power = rng.randint(*level.blocker_power)  # drawn in this order: power, keywords, value (a stable stream)
+        keywords = _keywords(rng, level.blocker_keywords)
+        b: dict = {
             "id": f"b{k + 1}",
-            "power": rng.randint(*level.blocker_power),
+            "power": power,
             "toughness": tough,
-            "keywords": _keywords(rng, level.blocker_keywords),
+            "keywords": keywords,
             "value": rng.randint(1, 5),
         }
         if rng.random() < level.marked:
-            b["damage_marked"] = rng.randint(1, tough)
+            marked = rng.randint(1, tough)
+            # 704.5g: a creature with lethal damage marked would already have died (unless indestructible)
+            if marked < tough or "indestructible" in keywords:
+                b["damage_marked"] = marked
         if rng.random() < level.removed:
             b["in_combat"] = False
         first = rng.choice(blocked)
         first["blocked_by"].append(b["id"])
         if len(blocked) > 1 and rng.random() < level.shared:
-            second = rng.choice([a for a in blocked if a is not first])
-            second["blocked_by"].append(b["id"])
+            # 506.2, 509.1a: a blocker is the defending player's; it can block only creatures attacking that player
+            # (or a planeswalker they control, a battle they protect), so a second attacker attacks the same one
+            same = [a for a in blocked if a is not first and defender[a["attacking"]] == defender[first["attacking"]]]
+            if same:
+                rng.choice(same)["blocked_by"].append(b["id"])
         blockers.append(b)
     for a in attackers:
         rng.shuffle(a["blocked_by"])  # the declaration order is the defender's, not ours

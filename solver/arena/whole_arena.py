@@ -9,33 +9,56 @@ against a perfect defender. Every play is legal (the actions are masked), so the
 
 Players: ``optimal`` (trample's own minimax line: regret 0, a check on the harness), ``openspiel-random`` and
 ``openspiel-mcts`` (OpenSpiel's uniform random and UCT bots, ``openspiel-mcts:N`` for N simulations per move;
-need ``pip install 'trample[multiagent]'``), and ``first-legal`` (always the smallest legal amount, no dependency).
-The results have the same shape as :func:`trample.arena.runner.run_arena`'s, so the leaderboard, ``--out`` and
-``--report`` work the same.
+need ``pip install 'trample[multiagent]'``), ``first-legal`` (always the smallest legal amount, no dependency),
+and every player of the one-step arena (:func:`trample.arena.players.make_player`: the baselines, ``py:`` objects,
+``cmd:`` programs, a trained policy as a :class:`trample.arena.policy.PolicyPlayer`): such a player is asked for
+the attacker's assignment of each step (``decide(board of the step, objective, seed)``; the regular step's board
+is the state after the first-strike damage and the state-based actions), and its assignment is played. A step
+assignment that is not legal, or a player that fails (raises, crashes, times out), makes the decision illegal, as
+in the one-step arena.
+
+:func:`trample.arena.runner.run_whole_arena` plays boards in chunks like ``run_arena``'s (``workers`` processes,
+or Dask), with the same results whatever the backend. The results have the same shape as ``run_arena``'s, so the
+leaderboard, ``--out`` and ``--report`` work the same.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from ..models import FormatError, load_scenario
+from ..check import check
+from ..models import FormatError, load_assignment, load_scenario
+from ..rules import derive
+from .external import PlayerFailure
 from .metrics import decision_seed, summarize, summarize_levels
-from .stats import run_facts, suite_hash
+from .player import Player
+from .players import BASELINES, make_player
+from .stats import run_facts
 
 PLAYERS = ("optimal", "openspiel-mcts", "openspiel-random")
+WHOLE_KINDS = ("optimal", "first-legal", "openspiel-random", "openspiel-mcts")
 DEFAULT_SIMULATIONS = 200
 
 
-def _spec(spec: str) -> tuple[str, str, int]:
-    """(name, kind, simulations) of a player spec."""
+def _spec(spec) -> tuple[str, str, int]:
+    """(name, kind, simulations) of a player spec; kind ``"player"`` is a one-step arena player (make_player)."""
+    if not isinstance(spec, str):
+        return make_player(spec).name, "player", 0
     name, eq, rest = spec.partition("=")
-    if not eq:
+    if not eq or ":" in name or " " in name:
         name, rest = spec, spec
     kind, colon, n = rest.partition(":")
-    known = ("optimal", "first-legal", "openspiel-random", "openspiel-mcts")
-    if kind not in known:
-        raise FormatError("--players", f'unknown whole-combat player "{spec}" (expected one of {", ".join(known)})')
+    if kind not in WHOLE_KINDS:
+        if not rest.startswith(("cmd:", "py:")) and rest not in BASELINES:
+            raise FormatError(
+                "--players",
+                f'unknown whole-combat player "{spec}" (expected {", ".join(WHOLE_KINDS)}, '
+                f"{', '.join(b for b in BASELINES if b != 'optimal')}, cmd:COMMAND or py:module:attr)",
+            )
+        player = make_player(spec)
+        player.close()
+        return player.name, "player", 0
     sims = DEFAULT_SIMULATIONS
     if colon:
         if kind != "openspiel-mcts" or not n.isdigit() or int(n) < 1:
@@ -49,7 +72,7 @@ def _spec(spec: str) -> tuple[str, str, int]:
     return name, kind, sims
 
 
-def player_names(specs: Sequence[str]) -> list[str]:
+def player_names(specs: Sequence) -> list[str]:
     names = []
     for s in specs:
         name = _spec(s)[0]
@@ -59,7 +82,81 @@ def player_names(specs: Sequence[str]) -> list[str]:
     return names
 
 
-def play_board(index: int, item: dict, specs: Sequence[str], objective: str, seed: int) -> dict:
+def _build(specs: Sequence, payload: dict) -> list:
+    """(name, kind, simulations, Player or None) of each spec; one-step players are built (external programs
+    configured by the payload's timeouts)."""
+    out = []
+    for spec in specs:
+        name, kind, sims = _spec(spec)
+        player = None
+        if kind == "player":
+            player = make_player(
+                spec,
+                timeout=payload.get("timeout"),
+                startup_timeout=payload.get("startup_timeout"),
+                max_failures=payload.get("max_failures"),
+            )
+            name = player.name
+        out.append((name, kind, sims, player))
+    return out
+
+
+def close_players(built) -> None:
+    for *_, p in built:
+        if p is not None:
+            try:
+                p.close()
+            except Exception:  # a player that cannot even close must not lose the chunk
+                pass
+
+
+def evaluate_combat_chunk(payload: dict, built=None) -> list[dict]:
+    """Play every board of one chunk (``payload`` as :func:`trample.arena.runner.evaluate_chunk`'s, with
+    ``"game": "combat"``); the players are built here (and closed) unless ``built`` is given."""
+    players = built if built is not None else _build(payload["players"], payload)
+    try:
+        return [play_board(i, item, players, payload["objective"], payload["seed"]) for i, item in payload["items"]]
+    finally:
+        if built is None:
+            close_players(players)
+
+
+def _play_steps(game, player: Player, seed: int):
+    """A one-step player as the attacker of a whole combat (the defender: its best reply). Returns the final
+    position, or ``(rule, message, assignment)`` of the step where it failed."""
+    from .combat_game import ATTACKER
+    from .metrics import _plain
+
+    pos = game.initial()
+    step_no = 0
+    while not pos.terminal:
+        if pos.player != ATTACKER:
+            pos = pos.apply(game.best_reply(pos))
+            continue
+        board, phase = pos.board, pos.phase
+        step = game.phases[phase][0]
+        try:
+            output = player.decide(board, game.objective, (seed + step_no) % 2**63)
+        except PlayerFailure as err:
+            return (err.kind, f"{step} step: {err.message}", None)
+        except Exception as err:  # an in-process player's bug is its illegal decision, not the run's end
+            return ("error", f"{step} step: {type(err).__name__}: {err}", None)
+        step_no += 1
+        try:
+            assignment = load_assignment(_plain(output), board)
+        except (FormatError, TypeError, ValueError, AttributeError) as err:
+            return ("bad-output", f"{step} step: not an assignment: {err}", None)
+        verdict = check(derive(board, "attacking"), assignment)
+        if not verdict.legal:
+            v = verdict.violations[0]
+            return (v.rule, f"{step} step: {v.message}", assignment.to_json())
+        amounts = pos.decoder.amounts_of(assignment)
+        while not pos.terminal and pos.phase == phase:
+            pos = pos.apply(amounts[len(pos.amounts)])
+    return pos
+
+
+def play_board(index: int, item: dict, players, objective: str, seed: int) -> dict:
     from ..whole import WholeCombat
     from .combat_game import ATTACKER, CombatGame
 
@@ -70,10 +167,29 @@ def play_board(index: int, item: dict, specs: Sequence[str], objective: str, see
     whole = WholeCombat(game.scenario)
     decisions = []
     os_game = None
-    for spec in specs:
-        name, kind, sims = _spec(spec)
+    for name, kind, sims, player in players:
         started = time.perf_counter()
-        if kind.startswith("openspiel"):
+        if player is not None:
+            final = _play_steps(game, player, decision_seed(seed, index, name))
+            if isinstance(final, tuple):  # failed or illegal in one step: an illegal decision
+                rule, message, partial = final
+                decisions.append(
+                    {
+                        "player": name,
+                        "legal": False,
+                        "rules": [rule],
+                        "violations": [{"rule": rule, "message": message}],
+                        "values": None,
+                        "regret": None,
+                        "primary_regret": None,
+                        "optimal": False,
+                        "lethal": None,
+                        "assignment": None,
+                        "time_ms": round((time.perf_counter() - started) * 1000, 3),
+                    }
+                )
+                continue
+        elif kind.startswith("openspiel"):
             from . import openspiel_game as og
 
             os_game = os_game or og.load(game.scenario.to_json(), game.objective)
@@ -134,48 +250,6 @@ def play_board(index: int, item: dict, specs: Sequence[str], objective: str, see
 def _plain(v):
     f = float(v)
     return int(f) if f.is_integer() else round(f, 6)
-
-
-def run_whole_arena(
-    items: Sequence[dict],
-    players: Sequence[str] = PLAYERS,
-    objective: str = "max-damage",
-    seed: int = 0,
-    progress: Callable[[int, int], None] | None = None,
-    suite: dict | None = None,
-) -> dict:
-    """Score attacking players on whole combats (in this process); the results have run_arena's shape."""
-    items = list(items)
-    specs = list(players)
-    names = player_names(specs)
-    started = time.perf_counter()
-    boards = []
-    if progress:
-        progress(0, len(items))
-    for index, item in enumerate(items):
-        boards.append(play_board(index, item, specs, objective, seed))
-        if progress:
-            progress(index + 1, len(items))
-    results = {
-        "arena": 1,
-        "config": {
-            "game": "combat",
-            "objective": objective,
-            "seed": seed,
-            "players": names,
-            "boards": len(items),
-            "defender": "best reply (minimax)",
-            "suite": {**(suite or {}), "hash": suite_hash(items)},
-        },
-        "facts": run_facts(seed),
-        "leaderboard": summarize(boards, names),
-        "boards": boards,
-        "elapsed_s": round(time.perf_counter() - started, 3),
-    }
-    levels = summarize_levels(boards, names)
-    if levels:
-        results["by_level"] = levels
-    return results
 
 
 def rescore(results: dict, path: str = "results") -> dict:
