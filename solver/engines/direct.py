@@ -64,8 +64,8 @@ from ..limits import NEVER, Deadline
 from ..models import FormatError
 from ..rules import DamagePlan, Gate, Route
 from . import BLOCKS, EFFECTS, PROGRAMME
-from .by_source import count_shared
 from .effects import effect_counts, listed_effects
+from .elimination import count_component
 
 FREE = -1
 UNSAT = -2
@@ -934,17 +934,17 @@ class DirectEngine:
         return True
 
     def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
-        if plan.options_in(component):
-            return sum(sign * self.count(v, component, deadline) for sign, v in plan.variants(component))
-        n = closed_form_count(plan, component)
-        if n is not None:
-            return n
-        cache = plan.cache.of("direct")
-        if tuple(component) not in cache and len(component) > 1:
-            n = count_shared(plan, component, deadline)
+        """Closed forms for the usual one-attacker shapes; a programme already built (rank, unrank, enumeration
+        asked first) gives its count; else :func:`~trample.engines.elimination.count_component` (tables per source
+        joined in an order chosen from the sharing graph, as-though-unblocked ways summed per source)."""
+        if not plan.options_in(component):
+            n = closed_form_count(plan, component)
             if n is not None:
                 return n
-        return component_dp(plan, component, deadline).count()
+            dp = plan.cache.of("direct").get(tuple(component))
+            if dp is not None:
+                return dp.count()
+        return count_component(plan, component, deadline)
 
     def iterate(
         self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
