@@ -189,7 +189,8 @@ def _way_table(g: _Graph, src: SourcePlan, scope: tuple[str, ...], budget: _Budg
 
 DEAD = -3  # a combination or normalisation that breaks a gate (702.19b/c): the entry dies
 DROP = -4  # the resource leaves the table (every contributor and asker is in it), the entry lives
-PAIRS = 1 << 20  # pairs of entries combined at once in a join (bounds its temporary memory)
+PAIRS = 1 << 18  # pairs of entries combined at once in a join (bounds its temporary memory and the time between
+# two looks at the clock)
 INT64_SAFE = 1 << 62
 
 
