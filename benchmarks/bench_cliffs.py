@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from benchmarks.boards import chained, ladder  # noqa: E402
+from benchmarks.boards import chained, dense_pairs, ladder, pw_cycle, random_sharing, star, unblocked_chain  # noqa: E402
 from trample import Combat  # noqa: E402
 from trample.engines.direct import ComponentDP  # noqa: E402
 
@@ -620,6 +620,48 @@ def counting():
         show("count", name, t, "<= 100 ms", "s", t is not None and t <= 0.1)
 
 
+GRAPH_CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+from trample import Combat
+sc = {sc!r}
+t = time.process_time()
+n = Combat(sc).count()
+cpu = time.process_time() - t
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"cpu": cpu, "digits": len(str(n)), "rss": rss}}))
+"""
+
+
+def graph_shapes():
+    """The boards of issue 21 off the usual shapes (benchmarks/boards.py), several fixed seeds per random shape."""
+    cases = [(f"cycle through 3 planeswalkers, n={n}", pw_cycle(n)) for n in (6, 9, 12)]
+    cases += [(f"random sharing 9 on 11, 3 each, seed {s}", random_sharing(9, 11, 3, seed=s)) for s in (1, 2, 3)]
+    cases += [(f"random sharing 12 on 14, 3 each, seed {s}", random_sharing(12, 14, 3, seed=s)) for s in range(1, 6)]
+    cases += [(f"random sharing 12 on 14, 4 each, seed {s}", random_sharing(12, 14, 4, seed=s)) for s in (1, 2)]
+    cases += [(f"as-though-unblocked chain, n={n}", unblocked_chain(n)) for n in (10, 12)]
+    cases += [("star, 12 on a shared blocker", star(12)), ("dense pairs, 5 (10 blockers)", dense_pairs(5))]
+    return cases
+
+
+def counting_graphs():
+    print("\n4b. counting on any sharing graph (CPU and peak RSS of a fresh process's count; <= 100 ms, < 200 MB)")
+    for name, sc in graph_shapes():
+        code = GRAPH_CHILD.format(root=str(ROOT), sc=sc)
+        proc = subprocess.Popen([PY, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            stdout, _ = proc.communicate(code, timeout=CAP + 5)
+            line = json.loads(stdout.strip().splitlines()[-1])
+        except (subprocess.TimeoutExpired, ValueError, IndexError):
+            proc.kill()
+            proc.communicate()
+            line = None
+        t = None if line is None or line["cpu"] > CAP else line["cpu"]
+        rss = None if line is None else line["rss"]
+        note = "" if line is None else f"peak RSS {rss:.0f} MB (target < 200 MB), {line['digits']}-digit count"
+        show("count", name, t, "<= 100 ms", "s", t is not None and t <= 0.1 and rss is not None and rss < 200, note)
+
+
 def whole_combat():
     print("\n5. whole-combat solve (CPU of a fresh process; max-damage)")
     setup = "from trample.whole import WholeCombat\nsc = {sc!r}"
@@ -755,6 +797,7 @@ def main():
             ("user", lambda: user_paths(tmp)),
             ("numpy", numpy_vs_itertools),
             ("count", counting),
+            ("graph", counting_graphs),
             ("whole", whole_combat),
             ("shard", lambda: sharding(tmp)),
         ):

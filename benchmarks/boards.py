@@ -39,3 +39,81 @@ def chained(n: int, power: int = 4) -> dict:
         shared = ([f"f{i - 1}"] if i > 0 else []) + ([f"f{i}"] if i < n - 1 else [])
         attackers.append(_double_strike_trampler(i, power, [f"b{i}", *shared]))
     return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
+
+
+# -- one-step boards off the usual shapes (issue 21: counting on any sharing graph) -------------------------------
+#
+# Each returns a scenario dict (regular damage step, attacking side). Random shapes take a seed and are the same
+# for the same seed (random.Random(seed)). tests/test_elimination.py draws small versions of the same shapes.
+
+
+def _attacker(i: int, power: int, attacking: str, blocked_by: list[str], *keywords: str, **extra) -> dict:
+    return {
+        "id": f"a{i}",
+        "power": power,
+        "toughness": 3,
+        "keywords": ["trample", *keywords],
+        "attacking": attacking,
+        "blocked_by": blocked_by,
+        **extra,
+    }
+
+
+def pw_cycle(n: int, power: int = 6, loyalty: int = 3) -> dict:
+    """n trample-over-planeswalkers attackers (702.19c) whose blockers form a cycle: attacker i is blocked by b_i and
+    b_{i+1 mod n}, and attacks planeswalker p_{i mod 3} (three planeswalkers of one controller, each attacked by a
+    third of them): blockers and loyalties link every attacker to its neighbours and around the ring."""
+    blockers = [{"id": f"b{j}", "power": 1, "toughness": 2 + j % 3} for j in range(n)]
+    pws = [{"id": f"p{k}", "controller": "opp", "loyalty": loyalty + k, "in_combat": True} for k in range(3)]
+    attackers = [
+        _attacker(i, power, f"p{i % 3}", [f"b{i}", f"b{(i + 1) % n}"], "trample_over_planeswalkers") for i in range(n)
+    ]
+    return {"step": "regular", "players": OPP, "planeswalkers": pws, "attackers": attackers, "blockers": blockers}
+
+
+def random_sharing(n: int, m: int, per: int = 3, seed: int = 0, power: tuple[int, int] = (3, 7)) -> dict:
+    """n tramplers over m blockers (toughness 1-4), each blocked by ``per`` blockers drawn at random (every blocker
+    blocks at least one attacker when m <= n * per): a random sharing graph."""
+    import random
+
+    rng = random.Random(seed)
+    blocks = [rng.sample(range(m), per) for _ in range(n)]
+    used = {j for b in blocks for j in b}
+    for j in range(m):
+        if j not in used:
+            i = rng.randrange(n)
+            blocks[i][rng.randrange(per)] = j
+            used = {j for b in blocks for j in b}
+    blockers = [{"id": f"b{j}", "power": 1, "toughness": rng.randint(1, 4)} for j in range(m) if j in used]
+    attackers = [_attacker(i, rng.randint(*power), "opp", [f"b{j}" for j in sorted(blocks[i])]) for i in range(n)]
+    return {"step": "regular", "players": OPP, "attackers": attackers, "blockers": blockers}
+
+
+def unblocked_chain(n: int, power: int = 5) -> dict:
+    """n tramplers that may each assign as though they weren't blocked, chained: attacker i is blocked by b_i and
+    b_{i+1} (toughness 2 and 3), so neighbours share a blocker."""
+    blockers = [{"id": f"b{j}", "power": 1, "toughness": 2 + j % 2} for j in range(n + 1)]
+    attackers = [_attacker(i, power, "opp", [f"b{i}", f"b{i + 1}"], as_though_unblocked=True) for i in range(n)]
+    return {"step": "regular", "players": OPP, "attackers": attackers, "blockers": blockers}
+
+
+def star(n: int, power: int = 6, toughness: int = 4) -> dict:
+    """n tramplers all blocked by one shared blocker, each also by a private one (toughness 1-3)."""
+    blockers = [{"id": "hub", "power": 1, "toughness": toughness}]
+    blockers += [{"id": f"b{i}", "power": 1, "toughness": 1 + i % 3} for i in range(n)]
+    attackers = [_attacker(i, power, "opp", ["hub", f"b{i}"]) for i in range(n)]
+    return {"step": "regular", "players": OPP, "attackers": attackers, "blockers": blockers}
+
+
+def dense_pairs(n: int, power: int = 6) -> dict:
+    """n tramplers and one blocker (toughness 1-3) for every pair of them, blocking both: every two attackers share
+    a blocker (n (n - 1) / 2 blockers)."""
+    blockers, blocks = [], [[] for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            name = f"b{i}_{j}"
+            blockers.append({"id": name, "power": 1, "toughness": 1 + (i + j) % 3})
+            blocks[i].append(name)
+            blocks[j].append(name)
+    attackers = [_attacker(i, power, "opp", blocks[i]) for i in range(n)]
+    return {"step": "regular", "players": OPP, "attackers": attackers, "blockers": blockers}

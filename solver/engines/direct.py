@@ -30,10 +30,10 @@ into ``0``, ``1..k-1`` (each a different capped total) and ``k..rem`` (all the s
 sum), so a column costs O(states x damage x min(need, damage)) big-integer additions (O(states x damage) for a
 column that feeds no resource). Counts are exact Python integers.
 
-Counting alone has a second method for components whose gates ask only for lethal damage on the gated source's
-own blockers: :func:`~trample.engines.by_source.count_shared` eliminates one source at a time (no remaining-damage
-dimension; binomial sums) or one blocker at a time (a signed expansion of the gates; identical sources as a
-multiset), whichever looks cheaper, used by :meth:`DirectEngine.count` within their work bounds (docs/scale.md).
+Counting alone does not need the canonical order: :func:`~trample.engines.elimination.count_component` joins one
+table per source in an order chosen from the sharing graph (any gates; as-though-unblocked ways summed per source),
+or eliminates one source or one blocker at a time (:func:`~trample.engines.by_source.count_shared`) where that is
+cheaper; :meth:`DirectEngine.count` uses it unless the programme is already built (docs/scale.md).
 
 One-attacker components of the usual shapes (no gates; current-rules trample; trample over planeswalkers) also
 have closed forms (stars and bars and hockey-stick sums), used by :meth:`DirectEngine.count`; the tests check
@@ -64,8 +64,8 @@ from ..limits import NEVER, Deadline
 from ..models import FormatError
 from ..rules import DamagePlan, Gate, Route
 from . import BLOCKS, EFFECTS, PROGRAMME
-from .by_source import count_shared
 from .effects import effect_counts, listed_effects
+from .elimination import count_component
 
 FREE = -1
 UNSAT = -2
@@ -941,8 +941,9 @@ def refuse_options(plan: DamagePlan, component: Sequence[int]) -> None:
 class DirectEngine:
     """Exact counting, lexicographic enumeration in numpy blocks; no solver, no search.
 
-    A component with a creature that may assign as though it weren't blocked is counted by inclusion-exclusion
-    over :meth:`~trample.rules.DamagePlan.variants` and enumerated way by way (not in lexicographic order)."""
+    A component with a creature that may assign as though it weren't blocked is counted with each such source's
+    ways summed in its own table (:mod:`~trample.engines.elimination`) and enumerated way by way (not in
+    lexicographic order)."""
 
     name = "direct"
     capabilities: frozenset[str] = frozenset({PROGRAMME, BLOCKS, EFFECTS})
@@ -963,17 +964,17 @@ class DirectEngine:
         return True
 
     def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
-        if plan.options_in(component):
-            return sum(sign * self.count(v, component, deadline) for sign, v in plan.variants(component))
-        n = closed_form_count(plan, component)
-        if n is not None:
-            return n
-        cache = plan.cache.of("direct")
-        if tuple(component) not in cache and len(component) > 1:
-            n = count_shared(plan, component, deadline)
+        """Closed forms for the usual one-attacker shapes; a programme already built (rank, unrank, enumeration
+        asked first) gives its count; else :func:`~trample.engines.elimination.count_component` (tables per source
+        joined in an order chosen from the sharing graph, as-though-unblocked ways summed per source)."""
+        if not plan.options_in(component):
+            n = closed_form_count(plan, component)
             if n is not None:
                 return n
-        return component_dp(plan, component, deadline).count()
+            dp = plan.cache.of("direct").get(tuple(component))
+            if dp is not None:
+                return dp.count()
+        return count_component(plan, component, deadline)
 
     def iterate(
         self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
