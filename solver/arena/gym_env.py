@@ -216,7 +216,8 @@ class DamageAssignmentEnv(gym.Env):
     def _reward(self, value, best, regret: dict) -> float:
         if self.reward_mode == "difference":  # the lexicographic scalarisation of every level's regret
             w = self.lexicographic_weight
-            return -float(sum(float(regret[o.name]) * w**k for k, o in enumerate(self.objectives)))
+            total = sum(float(regret[o.name]) * w**k for k, o in enumerate(self.objectives))
+            return 0.0 - float(total)  # 0.0 for the optimum, not -0.0
         if value == best:
             return 1.0
         if self.objectives[0].maximize:
