@@ -16,9 +16,11 @@ from .docio import (
     EXIT_NO,
     EXIT_OK,
     STATE,
+    add_time_limit,
     dumps,
     emit,
     iter_documents,
+    limited,
     positive_int,
     run_batch,
     run_paired,
@@ -39,7 +41,8 @@ def add_commands(subparsers) -> None:
     p = sub.add_parser("count", help="the exact number of legal declarations (509.1c / 508.1d maximum obeyed)")
     p.add_argument("file", metavar="FILE", help="declare document JSON, a .jsonl batch, or - for standard input")
     p.add_argument("--engine", choices=["direct", "cpsat"], default="direct", help="direct (default) or cpsat")
-    p.set_defaults(func=cmd_count)
+    add_time_limit(p, "seconds per document; past it: one line on standard error, exit 1")
+    p.set_defaults(func=limited(cmd_count))
 
     p = sub.add_parser("enumerate", help="every legal declaration, one JSON line each, in the canonical order")
     p.add_argument("file", metavar="FILE")
@@ -50,13 +53,15 @@ def add_commands(subparsers) -> None:
     p = sub.add_parser("check", help="is this declaration legal? which rules does it break?")
     p.add_argument("file", metavar="FILE")
     p.add_argument("declaration", metavar="DECLARATION", help="declaration JSON file, - or inline JSON")
-    p.set_defaults(func=cmd_check)
+    add_time_limit(p, "seconds per document; past it: one line on standard error, exit 1")
+    p.set_defaults(func=limited(cmd_check))
 
     p = sub.add_parser("sample", help="legal declarations drawn exactly uniformly")
     p.add_argument("file", metavar="FILE")
     p.add_argument("--n", type=positive_int, default=1, help="how many (default 1)")
     p.add_argument("--seed", type=int, default=None, help="random seed (reproducible draws)")
-    p.set_defaults(func=cmd_sample)
+    add_time_limit(p, "seconds per document; past it: one line on standard error, exit 1")
+    p.set_defaults(func=limited(cmd_sample, whole=True))
 
     p = sub.add_parser(
         "scenario",
@@ -65,7 +70,8 @@ def add_commands(subparsers) -> None:
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("declaration", metavar="DECLARATION")
-    p.set_defaults(func=cmd_scenario)
+    add_time_limit(p, "seconds per document; past it: one line on standard error, exit 1")
+    p.set_defaults(func=limited(cmd_scenario))
 
     p = sub.add_parser(
         "solve",

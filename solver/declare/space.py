@@ -273,10 +273,11 @@ class DeclarationSpace:
         """The 509.1c / 508.1d maximum, by CP-SAT (the reference for :meth:`max_obeyed`)."""
         from ortools.sat.python import cp_model
 
+        from ..engines.cpsat import new_solver  # the one place CP-SAT solvers are made (SIGINT left to Python)
+
         model, _, total = self._model()
         model.maximize(total)
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = 1
+        solver = new_solver(num_workers=1)
         status = solver.solve(model)
         assert status == cp_model.OPTIMAL
         return int(solver.value(total))
@@ -288,9 +289,9 @@ class DeclarationSpace:
         best = self.max_obeyed_cpsat()
         model, x, total = self._model()
         model.add(total == best)
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = 1
-        solver.parameters.enumerate_all_solutions = True
+        from ..engines.cpsat import new_solver
+
+        solver = new_solver(listing=True)  # one worker: more silently lose solutions
         found: list[tuple[int, ...]] = []
 
         class Collect(cp_model.CpSolverSolutionCallback):
