@@ -318,7 +318,9 @@ def test_solve_all_optimal(tmp_path):
         rows = [json.loads(x) for x in out.decode().splitlines()]
         assert out.decode().endswith("\n") or out == b""
         assert len({json.dumps(r, sort_keys=True) for r in rows}) == len(rows)
-        assert f": {len(rows)} optimal assignments written" in err
+        # the line counts what was written; a signal before the solve began (now possible: the handlers are
+        # installed before the heavy imports) has nothing to count
+        assert f": {len(rows)} optimal assignments written" in err or (not rows and "written" not in err)
 
 
 @pytest.mark.slow
