@@ -76,7 +76,9 @@ class DamageStep:
         layout = self._layout
         n = 0
         rows = max(16, min(1 << 16, (1 << 20) // max(1, len(layout.columns))))  # ~1 M cells of Python lists
-        for block in self.assignment_blocks(rows=rows, engine=engine, time_limit=time_limit):
+        if limit is not None:
+            rows = min(rows, limit)
+        for block in self.assignment_blocks(rows=rows, engine=engine, time_limit=time_limit, _grow=True):
             rows = block.tolist()
             if limit is not None and n + len(rows) >= limit:
                 rows = rows[: limit - n]
@@ -85,14 +87,18 @@ class DamageStep:
             n += len(rows)
             yield from map(layout.assignment, rows)
 
-    def assignment_blocks(self, rows: int = 1 << 16, engine: str | None = None, time_limit=None) -> Iterator:
+    def assignment_blocks(
+        self, rows: int = 1 << 16, engine: str | None = None, time_limit=None, _grow: bool = False
+    ) -> Iterator:
         """Every legal assignment exactly once, as numpy integer matrices of at most ``rows`` rows: one row per
         assignment, one column per route of ``self.columns`` (``(source, recipient)`` pairs).
 
         The bulk form of :meth:`assignments` (the same assignments in the same order): under the direct engine
         (and ``"auto"`` when the direct engine takes every component) the blocks come straight from its numpy
         enumeration, in the canonical order (docs/scale.md); otherwise the components' streams are combined row
-        by row (first component slowest). ``time_limit`` as for :meth:`assignments`."""
+        by row (first component slowest). ``time_limit`` as for :meth:`assignments`. ``_grow`` (for the lazy
+        :meth:`assignments`): streamed blocks start at 16 rows and double up to ``rows``, so that the first
+        assignments come as soon as they are found, not after a whole block (a listing can slow down as it goes)."""
         deadline = deadline_of(time_limit)
         plan = self.plan
         comps = plan.components
@@ -106,13 +112,15 @@ class DamageStep:
         where = {c: k for k, c in enumerate(plan.columns)}
         order = np.array([where[c] for cc in cols for c in cc], dtype=np.int64)
         buf: list[tuple[int, ...]] = []
+        target = min(16, rows) if _grow else rows
         for n, row in enumerate(_product(factories)):
             if deadline and not n & 255:
                 deadline.check()
             buf.append(row)
-            if len(buf) == rows:
+            if len(buf) == target:
                 yield _matrix(buf, order, dtype)
                 buf = []
+                target = min(rows, 2 * target)
         if buf:
             yield _matrix(buf, order, dtype)
 

@@ -225,7 +225,8 @@ class _Streamer(cp_model.CpSolverSolutionCallback):
         self.xs = xs
         self.q = q
         self.stop = stop
-        self.chunk = chunk
+        self.chunk = 1  # the first solution goes at once; chunks then double up to ``chunk``
+        self.max_chunk = chunk
         self.buf: list[tuple[int, ...]] = []
 
     def on_solution_callback(self):
@@ -235,6 +236,7 @@ class _Streamer(cp_model.CpSolverSolutionCallback):
         self.buf.append(tuple(self.value(x) for x in self.xs))
         if len(self.buf) >= self.chunk:
             self.flush()
+            self.chunk = min(self.max_chunk, 2 * self.chunk)
 
     def flush(self):
         buf, self.buf = self.buf, []
