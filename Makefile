@@ -14,16 +14,21 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-# The whole suite (the "ci" hypothesis profile); test-fast leaves out the tests marked slow (under a minute);
-# test-thorough runs the "thorough" profile (25 times the examples: long).
+# The whole suite (the "ci" hypothesis profile), on every core (pytest-xdist; JOBS=1 for one process);
+# test-fast leaves out the tests marked slow; test-thorough runs the "thorough" profile (25 times the examples:
+# long). SELECT narrows a run: .ci/run passes SELECT='-m slow' to `make test` after `make check` has run the rest.
+JOBS   ?= auto
+SELECT ?=
+PYTEST := $(BIN)/python -m pytest -n $(JOBS) --dist worksteal
+
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(PYTEST) $(SELECT)
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 
 test-thorough: $(STAMP)
-	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest
+	HYPOTHESIS_PROFILE=thorough $(PYTEST) $(SELECT)
 
 # The fuzz harness at length (tests/fuzz/harness.py; `make test` runs a few hundred of its inputs): 20 000 generated
 # inputs over every format, each held to the contract of docs/format.md. FUZZ_N and FUZZ_SEED to change them.

@@ -508,7 +508,12 @@ def _edited(path: str, value):
     return doc
 
 
-_DELETE = object()
+class _Delete:
+    def __repr__(self) -> str:  # test ids must not depend on an address (pytest-xdist collects in each worker)
+        return "DELETE"
+
+
+_DELETE = _Delete()
 EDITS = [
     ("attackers.0.power", MAX_NUMBER + 1),
     ("attackers.0.power", -MAX_NUMBER - 1),
