@@ -4,85 +4,143 @@ A step's legal assignments can be far more than any fixed action space holds (a 
 learning environments (:mod:`trample.arena.gym_env`, :mod:`trample.arena.pz_env`,
 :mod:`trample.arena.openspiel_game`) do not pick an assignment by index. They walk the damage plan
 (:func:`trample.rules.derive`) column by column: for each active source in plan order, and for each of its routes
-in plan order, the decision is *how much of the source's remaining damage goes to this route* (an integer
-``0..remaining``). The last route of a source takes what is left (510.1a: a source assigns all its damage).
+in plan order (``SourcePlan.all_routes``: a source that may assign "as though it weren't blocked", 510.1c, has the
+recipients of both its ways), the decision is *how much of the source's remaining damage goes to this route* (an
+integer ``0..remaining``). A source assigns all its damage (510.1a) in one of its ways: its last column takes what
+that way has left.
 
 The mask of a decision keeps exactly the amounts after which some legal completion exists. Feasibility is exact: a
 memoised search over the remaining columns whose state is the amount each gated blocker or planeswalker has
 received (capped at what it needs: lethal damage, 702.19b, or loyalty, 702.19c), which gated blockers a deathtouch
-source has touched (702.2c), and which gates a positive amount has made obligatory. So every legal assignment is
+source has touched (702.2c), and, for each way of the current source the amounts so far are consistent with (the
+normal way, or as though unblocked: all to what it attacks, or nothing when that has left combat, 506.4c), the
+damage it has left and which gates its positive amounts have made obligatory. So every legal assignment is
 reached by exactly one sequence of decisions, and every sequence allowed by the masks ends in a legal assignment
-(tests/test_sequential.py checks the reachable set equals ``Combat.legal_assignments`` on generated boards).
+(tests/test_sequential.py checks the reachable set equals the brute force's legal set on generated boards with
+every legality option: as though unblocked, banding, the legacy orders).
 Decisions with a single allowed amount are taken automatically (:meth:`StepDecoder.advance`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..models import Assignment
-from ..rules import DamagePlan
+from ..rules import DamagePlan, Route
 
 
 @dataclass(frozen=True)
 class Column:
     source: int  # index into plan.sources
-    route: int  # index into that source's routes
-    last: bool  # the source's last route: it takes what is left
+    recipient: str
+    #: per way of the source (0: its normal way, 1: "as though it weren't blocked", 510.1c), the route to this
+    #: recipient in that way, or None (that way gives it nothing)
+    routes: tuple[Route | None, ...]
+    last: bool  # the source's last column: what is left of a way's damage must be 0 after it
 
 
 class StepDecoder:
-    """The decision sequence of one step's plan. Partial assignments are tuples of amounts, one per column."""
+    """The decision sequence of one step's plan. Partial assignments are tuples of amounts, one per column.
 
-    def __init__(self, plan: DamagePlan):
+    A source's columns are its routes in plan order (``SourcePlan.all_routes``: the routes of its normal way, then
+    the recipients only its "as though it weren't blocked" way uses, 510.1c). A source with two ways is one set of
+    decisions too: the state keeps the ways the amounts so far are consistent with (each with the damage it has
+    left and the gates it has made obligatory), so the masks allow exactly the amounts after which the source's
+    damage can still be assigned in one of its ways and the whole step completed legally.
+
+    ``order`` (source indices of ``plan.active``, default: plan order) is the order the sources are decided in:
+    the games decide the sources one player divides before the other's (:func:`trample.rules.divider`)."""
+
+    def __init__(self, plan: DamagePlan, order: Sequence[int] | None = None):
         self.plan = plan
+        self.order = tuple(plan.active if order is None else order)
+        if sorted(self.order) != sorted(plan.active):
+            raise ValueError("order: expected the plan's active sources, each once")
         cols = []
-        for i in plan.active:
-            routes = plan.sources[i].routes
-            for j in range(len(routes)):
-                cols.append(Column(i, j, j == len(routes) - 1))
+        for i in self.order:
+            src = plan.sources[i]
+            recipients = [r.recipient for r in src.all_routes]
+            for j, name in enumerate(recipients):
+                ways = (src.route(name),) + ((src.unblocked.route(name),) if src.unblocked is not None else ())
+                cols.append(Column(i, name, ways, j == len(recipients) - 1))
         self.columns = tuple(cols)
+        #: the column each source's decisions start at (column index -> the source's ways' damage)
+        self._entry = {
+            k: self._ways(col.source) for k, col in enumerate(self.columns) if k == 0 or self.columns[k - 1].last
+        }
         names = list(plan.lethal_need) + [p for p in plan.loyalty_need if p not in plan.lethal_need]
         self.slot = {name: k for k, name in enumerate(names)}
         self.need = tuple(plan.lethal_need[n] if n in plan.lethal_need else plan.loyalty_need[n] for n in names)
         self.lethal_kind = frozenset(self.slot[n] for n in plan.lethal_need)
         self._memo: dict = {}
-        self.max_amount = max((plan.sources[i].damage for i in plan.active), default=0)
+        self.max_amount = max((plan.sources[i].max_damage for i in self.order), default=0)
+
+    def _ways(self, i: int) -> tuple[int, ...]:
+        """The damage of each way of source ``i`` (510.1a: all of it is assigned, in one way)."""
+        src = self.plan.sources[i]
+        return (src.damage,) + ((src.unblocked.damage,) if src.unblocked is not None else ())
+
+    def _gate_bits(self, route: Route) -> int:
+        bits = 0
+        if route.gate is not None:
+            for name in route.gate.lethal + route.gate.loyalty:
+                bits |= 1 << self.slot[name]
+        return bits
 
     # -- state ----------------------------------------------------------------------------------
+    def _enter(self, k: int, obligations) -> tuple:
+        """The ways of the source whose decisions start at column ``k`` (or none at the end), for each set of
+        obligations the sources before it may have left: ``((way, damage left, obligations), ...)``."""
+        if k >= len(self.columns):
+            return tuple(sorted({(-1, 0, o) for o in obligations}))
+        return tuple(sorted({(w, d, o) for o in obligations for w, d in enumerate(self._entry[k])}))
+
     def start(self) -> tuple:
-        """(column, remaining damage of its source, capped totals, deathtouched mask, obligations mask)."""
-        rem = self.plan.sources[self.columns[0].source].damage if self.columns else 0
-        return (0, rem, (0,) * len(self.need), 0, 0)
+        """(column, the current source's damage left (the most over its ways), capped totals, deathtouched mask,
+        ways: the (way, damage left, obligations mask) the amounts so far are consistent with)."""
+        ways = self._enter(0, (0,))
+        return (0, max((w[1] for w in ways), default=0), (0,) * len(self.need), 0, ways)
 
     def apply(self, state: tuple, amount: int) -> tuple:
-        k, rem, caps, dt, obl = state
+        k, _, caps, dt, ways = state
         col = self.columns[k]
         src = self.plan.sources[col.source]
-        route = src.routes[col.route]
+        kept = []
+        for w, rem, obl in ways:
+            route = col.routes[w]
+            if route is None:
+                if amount == 0:
+                    kept.append((w, rem, obl))
+            elif amount <= rem:
+                kept.append((w, rem - amount, obl | self._gate_bits(route) if amount > 0 else obl))
         if amount > 0:
-            if route.gate is not None:
-                for name in route.gate.lethal + route.gate.loyalty:
-                    obl |= 1 << self.slot[name]
-            s = self.slot.get(route.recipient)
+            s = self.slot.get(col.recipient)
             if s is not None:
                 caps = caps[:s] + (min(self.need[s], caps[s] + amount),) + caps[s + 1 :]
                 if src.deathtouch and s in self.lethal_kind:
                     dt |= 1 << s
-        rem -= amount
         k += 1
-        if col.last and k < len(self.columns):
-            rem = self.plan.sources[self.columns[k].source].damage
-        return (k, rem, caps, dt, obl)
+        if col.last:  # 510.1a: a way is taken only if all its damage was assigned
+            new = self._enter(k, {obl for _, rem, obl in kept if rem == 0})
+        else:
+            new = tuple(sorted(kept))
+        return (k, max((w[1] for w in new), default=0), caps, dt, new)
 
     def done(self, state: tuple) -> bool:
         return state[0] >= len(self.columns)
 
-    def choices(self, state: tuple) -> range:
-        """The amounts the rules allow at this column before feasibility: ``0..remaining`` (only ``remaining``
-        on a source's last route)."""
-        k, rem = state[0], state[1]
-        return range(rem, rem + 1) if self.columns[k].last else range(0, rem + 1)
+    def choices(self, state: tuple) -> list[int]:
+        """The amounts the rules allow at this column before feasibility: ``0..remaining`` of a way that has
+        this route (only what a way has left, on a source's last column)."""
+        k, _, _, _, ways = state
+        col = self.columns[k]
+        if col.last:
+            with_route = {rem for w, rem, _ in ways if col.routes[w] is not None}
+            done_without = any(col.routes[w] is None and rem == 0 for w, rem, _ in ways)  # a way already complete
+            return sorted(with_route | {0} if done_without else with_route)
+        top = max((rem for w, rem, _ in ways if col.routes[w] is not None), default=0)
+        return list(range(top + 1))
 
     def allowed(self, state: tuple) -> list[int]:
         """The amounts after which a legal completion exists (the mask)."""
@@ -92,12 +150,17 @@ class StepDecoder:
         hit = self._memo.get(state)
         if hit is not None:
             return hit
-        if self.done(state):
-            _, _, caps, dt, obl = state
-            ok = all(
-                caps[s] >= self.need[s] or (s in self.lethal_kind and dt >> s & 1)
-                for s in range(len(self.need))
-                if obl >> s & 1
+        if not state[4]:  # no way of the source is consistent with the amounts
+            ok = False
+        elif self.done(state):
+            _, _, caps, dt, ways = state
+            ok = any(
+                all(
+                    caps[s] >= self.need[s] or (s in self.lethal_kind and dt >> s & 1)
+                    for s in range(len(self.need))
+                    if obl >> s & 1
+                )
+                for _, _, obl in ways
             )
         else:
             ok = any(self.feasible(self.apply(state, a)) for a in self.choices(state))
@@ -118,23 +181,20 @@ class StepDecoder:
         out: dict[str, dict[str, int]] = {s.source: {} for s in self.plan.sources}
         for col, a in zip(self.columns, amounts):
             if a:
-                src = self.plan.sources[col.source]
-                out[src.source][src.routes[col.route].recipient] = a
+                out[self.plan.sources[col.source].source][col.recipient] = a
         return Assignment(out)
 
     def amounts_of(self, assignment) -> list[int]:
         """The column amounts of a (legal) assignment: the decisions that reach it."""
         out = []
         for col in self.columns:
-            src = self.plan.sources[col.source]
-            out.append(assignment.get(src.source, {}).get(src.routes[col.route].recipient, 0))
+            out.append(assignment.get(self.plan.sources[col.source].source, {}).get(col.recipient, 0))
         return out
 
     def current(self, state: tuple) -> tuple[str, str]:
         """(source id, recipient id) of the decision at ``state``."""
         col = self.columns[state[0]]
-        src = self.plan.sources[col.source]
-        return src.source, src.routes[col.route].recipient
+        return self.plan.sources[col.source].source, col.recipient
 
 
 class StepWalk:
