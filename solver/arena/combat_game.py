@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..models import Assignment, FormatError, Scenario, load_scenario
+from ..outcome import exact as _exact
 from ..outcome import has_effects
 from ..rules import derive, divider
 from .sequential import StepDecoder
@@ -48,10 +49,6 @@ def check_divisions(scenario: Scenario) -> None:
                     f"the {player} player divides {c.id}'s damage ({rule}, banding); "
                     "the games do not model a division moved to the other player",
                 )
-
-
-def _exact(v) -> Fraction:
-    return Fraction(v) if isinstance(v, int) else Fraction(repr(float(v)))
 
 
 class CombatGame:
