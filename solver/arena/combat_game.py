@@ -6,6 +6,13 @@ player assigns the attackers' first-strike damage (A1), the defending player the
 dealt and the state-based actions happen (:meth:`trample.whole.WholeCombat.state_after`); then the regular step,
 A2 then D2. Without a first-strike step the game is A2 then D2 on the board as given.
 
+Each step's two phases are its two players' (510.1c/d): the attacking player decides the damage of every source
+they divide, then the defending player of every source they divide (:func:`trample.rules.divider`: a creature's
+controller, except that banding moves the division to the other player, 702.22j/k, in both steps: the defending
+player divides the damage of an attacker blocked by a creature with banding, the active player the damage of a
+blocker blocking a creature with banding). The defending player decides knowing the attacking player's part, as
+:func:`trample.whole.solve_whole` and ``Combat.solve`` read a step with a moved division.
+
 Each assignment is made decision by decision, as in :mod:`trample.arena.sequential`: an action is how much of the
 current source's remaining damage goes to its current route, ``0..max_amount``, and the legal actions are exactly
 the amounts after which a legal assignment can still be completed (decisions with one legal amount are taken
@@ -24,31 +31,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..models import Assignment, FormatError, Scenario, load_scenario
+from ..models import Assignment, Scenario, load_scenario
 from ..outcome import exact as _exact
 from ..outcome import has_effects
-from ..rules import derive, divider
+from ..rules import derive
 from .sequential import StepDecoder
 
 ATTACKER, DEFENDER = 0, 1
 AGENTS = ("attacker", "defender")
-
-
-def check_divisions(scenario: Scenario) -> None:
-    """Refuse a board on which a rule gives some creature's damage to the other player to divide
-    (:func:`trample.rules.divider`: banding, 702.22j/k): :class:`~trample.models.FormatError` (a ValueError, one
-    line naming the creature). The games hand each decision to the player whose creature it is, in the damage
-    plan's order, so they do not model that division yet, and refuse the board rather than let the wrong player
-    choose."""
-    for group, side in (("attackers", "attacking"), ("blockers", "defending")):
-        for i, c in enumerate(getattr(scenario, group)):
-            player, rule = divider(scenario, c.id)
-            if player != side:
-                raise FormatError(
-                    f"{group}[{i}]",
-                    f"the {player} player divides {c.id}'s damage ({rule}, banding); "
-                    "the games do not model a division moved to the other player",
-                )
 
 
 class CombatGame:
@@ -60,7 +50,6 @@ class CombatGame:
 
         if not isinstance(scenario, Scenario):
             scenario = load_scenario(scenario)
-        check_divisions(scenario)
         self.whole = WholeCombat(scenario)
         self.scenario = self.whole.scenario
         self.objectives = parse_objectives(objective, self.scenario)
@@ -89,12 +78,25 @@ class CombatGame:
             self._regular[key] = self.whole.state_after(first_strike)
         return self._regular[key]
 
-    def decoder(self, board: Scenario, side: str) -> StepDecoder:
-        key = (board, side)
-        dec = self._decoders.get(key)
+    def decoder(self, board: Scenario) -> StepDecoder:
+        """The decisions of one step, both sides' sources (``derive(board, "both")``): the sources the attacking
+        player divides first, then the defending player's (:func:`trample.rules.divider`)."""
+        dec = self._decoders.get(board)
         if dec is None:
-            dec = self._decoders[key] = StepDecoder(derive(board, side))
+            plan = derive(board, "both")
+            order = plan.chosen_by("attacking") + plan.chosen_by("defending")
+            dec = self._decoders[board] = StepDecoder(plan, order)
         return dec
+
+    def bounds(self, board: Scenario, side: str) -> tuple[int, int]:
+        """The columns of ``side``'s phase in :meth:`decoder`'s order: ``(first, end)``."""
+        dec = self.decoder(board)
+        split = sum(1 for col in dec.columns if dec.plan.sources[col.source].chooser == "attacking")
+        return (0, split) if side == "attacking" else (split, len(dec.columns))
+
+    def moved(self, board: Scenario) -> bool:
+        """Does a rule give the other player some source's damage to divide on this board (banding)?"""
+        return self.decoder(board).plan.moved
 
     def initial(self) -> GameState:
         return GameState._enter(self, 0, (), None)
@@ -139,11 +141,12 @@ class CombatGame:
         return memo[state]
 
     def best_reply(self, position: GameState) -> int:
-        """The defending player's minimax action: in the first-strike step, the blockers' assignment after which
-        the attacker's best regular step is worst for the attacker (the reply of :func:`trample.whole.solve_whole`);
-        in the regular step, on a board with effects, the blockers' damage that is worst for the attacker (a
-        lifelink gain can save a player); on other boards the defender's damage changes no objective, so the
-        smallest legal amount."""
+        """The defending player's minimax action: in the first-strike step, the division of the damage they divide
+        (their blockers', and with banding some attackers', 702.22j) after which the attacker's best regular step
+        is worst for the attacker (the reply of :func:`trample.whole.solve_whole`); in the regular step, on a board
+        with effects or a division moved by banding, the division that is worst for the attacker (a lifelink gain
+        can save a player; a banded attacker's damage kept off the player); on other boards the defender's damage
+        changes no objective, so the smallest legal amount."""
         from ..combat import Combat
         from ..optimize import score
 
@@ -152,29 +155,39 @@ class CombatGame:
         if side != "defending":
             raise ValueError("best_reply is the defending player's move")
         if step != "first_strike":
-            return self._regular_reply(position) if has_effects(self.scenario) else legal[0]
+            assert position.board is not None  # a step to play
+            if has_effects(self.scenario) or self.moved(position.board):
+                return self._regular_reply(position)
+            return legal[0]
         a1 = position.done[0]
         cache = self.__dict__.setdefault("_replies", {})
         key = (a1, position.amounts)
         if key not in cache:
             first_board = self.scenario.with_step("first_strike")
-            attackers = {a.id for a in self.scenario.attackers}
-            a1_only = Assignment({k: v for k, v in a1.items() if k in attackers})
-            first_value = {
-                o.name: _exact(v)
-                for o, v in zip(self.objectives, score(Combat(first_board), a1_only, self.objectives).values())
-            }
+            attackers = [a.id for a in self.scenario.attackers]
+            start, _ = self.bounds(position.board, "defending")
+            first_values: dict = {}
+
+            def first_value(line: dict) -> dict:
+                """The attacking side's first-step values of a line (its attackers' damage, whoever divided it)."""
+                part = Assignment({k: dict(line.get(k, {})) for k in attackers})
+                if part not in first_values:
+                    got = score(Combat(first_board), part, self.objectives)
+                    first_values[part] = {o.name: _exact(got[o.name]) for o in self.objectives}
+                return first_values[part]
+
             dec = position.decoder
             best: tuple[tuple[Fraction, ...], list[int]] | None = None
 
             def walk(state, amounts):
                 nonlocal best
                 if dec.done(state):
-                    d1 = dec.assignment(amounts)
-                    result = self.regular_best(self.whole.state_after(Assignment({**a1.to_json(), **d1.to_json()})))
+                    line = {**a1.to_json(), **dec.part(amounts, start).to_json()}
+                    result = self.regular_best(self.whole.state_after(Assignment(line)))
+                    fv = first_value(line)
                     total = tuple(
                         (1 if o.maximize else -1)
-                        * (_exact(result.objectives[o.name]) + (first_value[o.name] if o.kind != "lethal" else 0))
+                        * (_exact(result.objectives[o.name]) + (fv[o.name] if o.kind != "lethal" else 0))
                         for o in self.objectives
                     )
                     if best is None or total < best[0]:
@@ -192,18 +205,20 @@ class CombatGame:
         return chosen[len(position.amounts)]
 
     def _regular_reply(self, position: GameState) -> int:
-        """The defender's regular-step action on a board with effects: the blockers' damage after which the line
-        is worst for the attacker (a lifelink blocker's gain can save a player, 510.2); the first such reply in
-        the decoder's order."""
+        """The defender's regular-step action on a board with effects or a moved division: the division after
+        which the line is worst for the attacker (a lifelink blocker's gain can save a player, 510.2; a banded
+        attacker's damage, 702.22j); the first such reply in the decoder's order."""
         dec = position.decoder
         first = {k: dict(v) for a in position.done[:2] for k, v in a.items()} if self.has_first_strike_step else {}
         a2 = position.done[-1]
+        assert position.board is not None  # a step to play
+        start, _ = self.bounds(position.board, "defending")
         best: tuple[tuple[Fraction, ...], list[int]] | None = None
 
         def walk(state, amounts):
             nonlocal best
             if dec.done(state):
-                regular = {**a2.to_json(), **dec.assignment(amounts).to_json()}
+                regular = {**a2.to_json(), **dec.part(amounts, start).to_json()}
                 values = self.values({"first_strike": first, "regular": regular})
                 key = tuple((1 if o.maximize else -1) * values[o.name] for o in self.objectives)
                 if best is None or key < best[0]:
@@ -217,8 +232,10 @@ class CombatGame:
         return best[1][len(position.amounts)]
 
     def optimal_action(self, position: GameState) -> int:
-        """The attacking player's minimax action: the first-strike assignment of ``WholeCombat.solve``, then the
-        best regular step on the state the defender's reply left (``Combat.solve``)."""
+        """The attacking player's minimax action: the first-strike part of ``WholeCombat.solve``'s line, then the
+        best regular step on the state the defender's reply left (``Combat.solve``: its assignment, and the blockers'
+        damage the attacking player divides with banding, 702.22k, from its reply). Where that amount is not
+        allowed (it can only be a blocker's damage that changes no objective on the board), the smallest allowed."""
         step, side = self.phases[position.phase]
         if side != "attacking":
             raise ValueError("optimal_action is the attacking player's move")
@@ -228,8 +245,13 @@ class CombatGame:
             target = self._line.first_strike
         else:
             assert position.board is not None  # a step to play: the game is not over
-            target = self.regular_best(position.board).assignment
-        return position.decoder.amounts_of(target)[len(position.amounts)]
+            best = self.regular_best(position.board)
+            target = Assignment(
+                {**(best.reply.to_json() if best.reply is not None else {}), **best.assignment.to_json()}
+            )
+        amount = position.decoder.amounts_of(target)[position.start + len(position.amounts)]
+        legal = position.legal_actions()
+        return amount if amount in legal else legal[0]
 
     def minimax(self) -> float:
         """The game's value for the attacker (``WholeCombat.solve`` on the primary objective)."""
@@ -250,22 +272,27 @@ class GameState:
     history: tuple = ()  # every action taken by a player (forced decisions are not actions)
 
     @staticmethod
-    def _enter(game: CombatGame, phase: int, done: tuple, history) -> GameState:
-        """The state at the start of ``phase`` (phases with nothing to decide are completed on the way)."""
+    def _enter(game: CombatGame, phase: int, done: tuple, history, board=None, state=None) -> GameState:
+        """The state at the start of ``phase`` (phases with nothing to decide are completed on the way). The
+        defending player's phase continues the step's decoder ``state`` on ``board`` where the attacking player's
+        ended."""
         history = history or ()
         while phase < len(game.phases):
-            first = Assignment({k: v for a in done[:2] for k, v in a.items()}) if phase >= 2 else None
-            board = game.board(phase, first)
-            dec = game.decoder(board, game.phases[phase][1])
-            state = dec.start()
+            side = game.phases[phase][1]
+            if side == "attacking" or board is None or state is None:  # a new step: its board and decisions
+                first = Assignment({k: v for a in done[:2] for k, v in a.items()}) if phase >= 2 else None
+                board = game.board(phase, first)
+                state = game.decoder(board).start()
+            dec = game.decoder(board)
+            start, end = game.bounds(board, side)
             amounts: list[int] = []
-            while not dec.done(state):
+            while state[0] < end:
                 allowed = dec.allowed(state)
                 if len(allowed) != 1:
                     return GameState(game, phase, done, board, state, tuple(amounts), history)
                 amounts.append(allowed[0])
                 state = dec.apply(state, allowed[0])
-            done = (*done, dec.assignment(amounts))
+            done = (*done, dec.part(amounts, start))
             phase += 1
         return GameState(game, phase, done, None, None, (), history)
 
@@ -288,7 +315,14 @@ class GameState:
     def decoder(self) -> StepDecoder:
         if self.board is None:
             raise ValueError("the game is over")
-        return self.game.decoder(self.board, self.game.phases[self.phase][1])
+        return self.game.decoder(self.board)
+
+    @property
+    def start(self) -> int:
+        """The decoder column this phase's decisions start at."""
+        if self.board is None:
+            raise ValueError("the game is over")
+        return self.game.bounds(self.board, self.game.phases[self.phase][1])[0]
 
     @property
     def _step_state(self) -> tuple:
@@ -315,18 +349,20 @@ class GameState:
         state = dec.apply(self._step_state, action)
         amounts = [*self.amounts, action]
         history = (*self.history, action)
-        while not dec.done(state):
+        assert self.board is not None  # not terminal
+        start, end = self.game.bounds(self.board, self.game.phases[self.phase][1])
+        while state[0] < end:
             allowed = dec.allowed(state)
             if len(allowed) != 1:
                 return GameState(self.game, self.phase, self.done, self.board, state, tuple(amounts), history)
             amounts.append(allowed[0])
             state = dec.apply(state, allowed[0])
-        done = (*self.done, dec.assignment(amounts))
-        return GameState._enter(self.game, self.phase + 1, done, history)
+        done = (*self.done, dec.part(amounts, start))
+        return GameState._enter(self.game, self.phase + 1, done, history, self.board, state)
 
     def partial(self) -> Assignment:
         """The assignment of the current phase so far."""
-        return self.decoder.assignment(self.amounts) if not self.terminal else Assignment({})
+        return self.decoder.part(self.amounts, self.start) if not self.terminal else Assignment({})
 
     def line(self) -> dict:
         """The whole-combat line (docs/format.md ``{"first_strike": ..., "regular": ...}``) of a finished game."""

@@ -46,8 +46,7 @@ from .. import gym_registration
 from ..models import Assignment, Scenario, load_scenario
 from ..rules import derive
 from . import encoding
-from .combat_game import check_divisions
-from .objectives import is_lethal, objective_text, parse_objectives, regrets, score_all
+from .objectives import as_divided, is_lethal, objective_text, parse_objectives, regrets, score_all
 from .sequential import StepWalk
 from .suites import Level, generate_board, get_level, one_step
 
@@ -115,7 +114,6 @@ class DamageAssignmentEnv(gym.Env):
         scenario = load_scenario(raw)
         one_step(scenario)
         encoding.check_fits(scenario)
-        check_divisions(scenario)  # who decides: trample.rules.divider (banding moves it)
         plan = derive(scenario, "attacking")
         biggest = max((s.damage for s in plan.sources), default=0)
         if biggest > self.max_amount:
@@ -128,7 +126,9 @@ class DamageAssignmentEnv(gym.Env):
                 self._references.clear()
             self._references[key] = reference(scenario, self.objectives)
         self.reference = self._references[key]
-        self.walk = StepWalk(plan)
+        # the agent decides the attackers the attacking player divides (trample.rules.divider); an attacker blocked
+        # by a creature with banding is the defending player's to divide (702.22j): the environment's reply
+        self.walk = StepWalk.of_player(plan, "attacking")
         self._result = None
         return self._observation(), self._info()
 
@@ -192,11 +192,13 @@ class DamageAssignmentEnv(gym.Env):
         """The actions that build ``assignment`` from the start of this episode (forced decisions left out)."""
         if self.walk is None:
             raise RuntimeError("no episode: call reset()")
-        return StepWalk(self.walk.decoder.plan).follow(Assignment(assignment)) or [0]
+        return StepWalk.of_player(self.walk.decoder.plan, "attacking").follow(Assignment(assignment)) or [0]
 
     def _finish(self):
         assert self.walk is not None and self.scenario is not None  # step() checked the episode is live
-        assignment = self.walk.assignment()
+        # the defending player divides what banding gives them (702.22j): their reply to the agent's part, the
+        # worst for the agent, as the optimum (Combat.solve) reads it
+        assignment = as_divided(self.scenario, self.walk.assignment(), self.objectives)
         values = score_all(self.scenario, assignment, self.objectives)
         reg = regrets(self.objectives, values, self.reference["values"])
         primary = self.objectives[0]

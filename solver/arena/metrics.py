@@ -29,7 +29,7 @@ from ..combat import Combat
 from ..indexing import count
 from ..models import Assignment, FormatError, Scenario, load_assignment
 from ..rules import derive
-from .objectives import is_lethal, parse_objectives, regrets, score_all
+from .objectives import as_divided, is_lethal, parse_objectives, regrets, score_all
 from .stats import bootstrap, seed_of, wilson
 
 TIMING_KEYS = ("time_ms",)
@@ -111,6 +111,13 @@ def judge(
         rec["rules"] = rules
         rec["violations"] = [v.to_json() for v in verdict.violations[:5]]
         return rec
+    # the defending player divides the damage of an attacker blocked by a creature with banding (702.22j,
+    # trample.rules.divider): the decision is scored on the line as played, that division the defender's
+    played = as_divided(scenario, assignment, objectives)
+    if played != assignment:
+        rec["assignment"] = played.to_json()
+        rec["divided_by_defender"] = sorted(k for k in played if played[k] != assignment.get(k, {}))
+    assignment = played
     values = score_all(scenario, assignment, objectives)
     reg = regrets(objectives, values, ref["values"])
     rec.update(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..models import FormatError, Scenario
+from ..models import Assignment, FormatError, Scenario, load_assignment
 from ..optimize import losers_of, score
 from ..optimize import parse_objectives as parse
 
@@ -70,6 +70,38 @@ def is_lethal(scenario_or_combat, assignment: Mapping) -> bool:
     scenario = getattr(scenario_or_combat, "scenario", scenario_or_combat)
     lost = losers(scenario_or_combat, assignment)
     return bool(scenario.players) and all(p.id in lost for p in scenario.players)
+
+
+def as_divided(scenario_or_combat, assignment: Mapping, objectives) -> Assignment:
+    """The attacking side's assignment as played when a rule gives some attacker's damage to the defending player
+    to divide (:func:`trample.rules.divider`; 702.22j: an attacker blocked by a creature with banding): the
+    attacking player's part of ``assignment`` (the attackers they divide) with the defending player's division
+    of the rest, the worst for the attacking player by ``objectives`` (ties: the smaller vector), as
+    ``Combat.solve`` reads a part (:func:`trample.optimize.solve_by_outcome`). Whatever ``assignment`` put on the
+    defending player's sources is not the attacking player's choice and is replaced. Unchanged (loaded) when the
+    attacking player divides every attacker; ``assignment`` must be legal."""
+    from ..combat import Combat
+
+    combat = scenario_or_combat if isinstance(scenario_or_combat, Combat) else Combat(scenario_or_combat)
+    plan = combat.plan
+    if not isinstance(assignment, Assignment):
+        assignment = load_assignment(assignment, combat.scenario)
+    if all(plan.sources[i].chooser == "attacking" for i in plan.active):
+        return assignment
+    mine = [k for k, (i, _) in enumerate(plan.columns) if plan.sources[i].chooser == "attacking"]
+    given = plan.vector(assignment)
+    want = tuple(given[k] for k in mine)
+    objs = list(objectives)
+    worst: tuple | None = None
+    for candidate in combat.assignments():
+        vec = plan.vector(candidate)
+        if tuple(vec[k] for k in mine) != want:
+            continue
+        values = score_all(combat, candidate, objs)
+        key = (tuple(sense(o) * values[o.name] for o in objs), vec)
+        if worst is None or key < worst[0]:
+            worst = (key, candidate)
+    return assignment if worst is None else worst[1]
 
 
 def regrets(objectives, values: Mapping, optimum: Mapping) -> dict:

@@ -24,7 +24,7 @@ from ..models import FormatError
 from ..outcome import left_to_reach, lethal_cost, resolve
 from ..rules import DamagePlan, derive
 from .external import ExternalPlayer
-from .objectives import parse_objectives
+from .objectives import as_divided, parse_objectives
 from .player import Player
 
 
@@ -160,9 +160,14 @@ class _PlanPlayer(Player):
         plan = derive(scenario, self.side)
         ledger = _Ledger(plan)
         for src in plan.sources:
-            if src.damage > 0:
+            if src.damage > 0 and src.chooser == self.side:
                 self.assign(ledger, src)
-        return ledger.out
+        if not plan.moved:
+            return ledger.out
+        # 702.22j (trample.rules.divider): an attacker blocked by a creature with banding has its damage divided
+        # by the defending player, not by this player: its division is the defender's reply to this player's part
+        # (the worst for the attacking player), whatever this player would have put there
+        return as_divided(scenario, ledger.out, parse_objectives(objective, scenario)).to_json()
 
     def assign(self, ledger: _Ledger, src) -> None:
         raise NotImplementedError

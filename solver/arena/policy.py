@@ -23,6 +23,7 @@ import numpy as np
 
 from ..rules import derive
 from . import encoding
+from .objectives import as_divided, parse_objectives
 from .player import Player
 from .sequential import StepWalk
 
@@ -39,7 +40,7 @@ class PolicyPlayer(Player):
 
     def decide(self, scenario, objective, seed):
         encoding.check_fits(scenario)
-        walk = StepWalk(derive(scenario, "attacking"))
+        walk = StepWalk.of_player(derive(scenario, "attacking"), "attacking")  # the attackers it divides (702.22j)
         while not walk.done:
             allowed = walk.allowed()
             mask = np.zeros(self.max_amount + 1, dtype=bool)
@@ -49,4 +50,5 @@ class PolicyPlayer(Player):
                 src, rec = walk.decoder.current(walk.state)
                 raise ValueError(f"the policy chose {amount} for {src} -> {rec}; the legal amounts are {allowed}")
             walk.choose(amount)
-        return walk.assignment().to_json()
+        # an attacker blocked by a creature with banding: the defending player's division (702.22j)
+        return as_divided(scenario, walk.assignment(), parse_objectives(objective, scenario)).to_json()

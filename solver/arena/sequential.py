@@ -184,6 +184,16 @@ class StepDecoder:
                 out[self.plan.sources[col.source].source][col.recipient] = a
         return Assignment(out)
 
+    def part(self, amounts, start: int = 0) -> Assignment:
+        """The assignment of the sources decided by the columns ``start .. start + len(amounts)`` (one player's
+        part of the step, in the games), with only those sources as keys."""
+        out: dict[str, dict[str, int]] = {}
+        for col, a in zip(self.columns[start:], amounts):
+            split = out.setdefault(self.plan.sources[col.source].source, {})
+            if a:
+                split[col.recipient] = a
+        return Assignment(out)
+
     def amounts_of(self, assignment) -> list[int]:
         """The column amounts of a (legal) assignment: the decisions that reach it."""
         out = []
@@ -200,15 +210,25 @@ class StepDecoder:
 class StepWalk:
     """A decoder with its current state and the amounts chosen so far (what an environment holds)."""
 
-    def __init__(self, plan: DamagePlan):
-        self.decoder = StepDecoder(plan)
+    def __init__(self, plan: DamagePlan, order: Sequence[int] | None = None, end: int | None = None):
+        self.decoder = StepDecoder(plan, order)
+        self.end = len(self.decoder.columns) if end is None else end  # the walk is done at this column
         self.amounts: list[int] = []
         self.state = self.decoder.start()
         self._forward()
 
+    @classmethod
+    def of_player(cls, plan: DamagePlan, player: str = "attacking") -> StepWalk:
+        """The walk of the sources ``player`` divides (:func:`trample.rules.divider`; banding moves some to the
+        other player, 702.22j/k): their columns first, the walk done after them (the masks still ask that the
+        other player's sources can complete the step legally)."""
+        mine = plan.chosen_by(player)
+        rest = tuple(i for i in plan.active if i not in mine)
+        return cls(plan, mine + rest, sum(len(plan.sources[i].all_routes) for i in mine))
+
     def _forward(self) -> None:
         d = self.decoder
-        while not d.done(self.state):
+        while self.state[0] < self.end:
             allowed = d.allowed(self.state)
             if len(allowed) != 1:
                 return
@@ -217,7 +237,7 @@ class StepWalk:
 
     @property
     def done(self) -> bool:
-        return self.decoder.done(self.state)
+        return self.state[0] >= self.end
 
     def allowed(self) -> list[int]:
         return [] if self.done else self.decoder.allowed(self.state)
@@ -240,7 +260,7 @@ class StepWalk:
         target = self.decoder.amounts_of(assignment)
         chosen = []
         while not self.done:
-            a = target[len(self.amounts)]
+            a = target[self.state[0]]
             chosen.append(a)
             self.choose(a)
         return chosen

@@ -150,9 +150,19 @@ def _play_steps(game, player: Player, seed: int):
         if not verdict.legal:
             v = verdict.violations[0]
             return (v.rule, f"{step} step: {v.message}", assignment.to_json())
+        # the player's assignment divides the attackers the attacking player divides; an attacker blocked by a
+        # creature with banding is the defending player's to divide (702.22j: its division is the defender's
+        # reply, whatever the player wrote), a blocker blocking a creature with banding the attacking player's
+        # (702.22k: the optimal player's division, the player's decision covering attackers only)
         amounts = pos.decoder.amounts_of(assignment)
         while not pos.terminal and pos.phase == phase:
-            pos = pos.apply(amounts[len(pos.amounts)])
+            k = pos.start + len(pos.amounts)
+            source = pos.decoder.plan.sources[pos.decoder.columns[k].source]
+            action = amounts[k] if source.side == "attacking" else game.optimal_action(pos)
+            if action not in pos.legal_actions():
+                src, rec = pos.current()
+                return ("510.1", f"{step} step: {src} cannot assign {action} to {rec}", assignment.to_json())
+            pos = pos.apply(action)
     return pos
 
 
