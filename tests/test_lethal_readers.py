@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from strategies import examples
 from test_outcomes import effect_boards, near_death
@@ -224,3 +224,107 @@ def test_the_greedy_player_reads_kills_on_the_outcome():
     line = GreedyValuePlayer().decide(scenario, "max-value", 0)
     assert line == {"ogre": {"bear": 4}}
     assert resolve(scenario, line).died == ("bear",)
+
+
+# ---------------------------------------------------------------------------------------------
+# The same property on banding boards: who divides (702.22j/k) is read by every reader
+# ---------------------------------------------------------------------------------------------
+
+
+def banded_losers(doc: dict, line) -> int:
+    """Independently of trample's readers (tests/brute.py's legal sets and its own ``divider``): the attacking
+    player's part of ``line`` is the attackers they divide; they divide the damage of the blockers blocking a
+    creature with banding (702.22k) at best, and the defending player divides the rest -- an attacker blocked by a
+    creature with banding (702.22j) and the other blockers -- at worst, knowing the attacking player's part (510.2:
+    every line resolved at once). The number of players who lose."""
+    from brute import brute_force, divider
+
+    from trample.outcome import resolve
+
+    scenario = load_scenario(doc)
+    mine = [a["id"] for a in doc["attackers"] if divider(doc, a["id"]) == "attacking"]
+    theirs = [b["id"] for b in doc.get("blockers", []) if divider(doc, b["id"]) == "attacking"]
+
+    def part(asg, ids):
+        return json.dumps({k: {r: n for r, n in dict(asg.get(k, {})).items() if n} for k in ids}, sort_keys=True)
+
+    want = part(line, mine)
+    xs = [x for x in brute_force(doc, "attacking") if part(x, mine) == want]
+    assert xs, "the line's own part is not a legal assignment's"
+    worst: dict[str, int] = {}
+    for y in brute_force(doc, "defending") or [{}]:
+        g = part(y, theirs)
+        n = min(len(resolve(scenario, {**x, **y}).losers) for x in xs)
+        worst[g] = min(worst.get(g, n), n)
+    return max(worst.values())
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.data())
+def test_every_reader_reads_the_losers_of_the_solved_line_with_banding(data):
+    # 702.22j/k with every effect of docs/effects.md: solve (its value, its lethal report and the picture of its
+    # line with its reply), the arena (metrics.judge, what trample score runs) on solve's line, the greedy
+    # player's and a random one, the Gymnasium reward's verdict and the whole-combat game's value all equal the
+    # losers of the line as the rules' dividers play it (banded_losers)
+    from strategies import with_banding
+
+    from trample import Combat
+    from trample.arena.combat_game import ATTACKER, CombatGame
+    from trample.arena.players import GreedyValuePlayer
+    from trample.render import render
+
+    doc = data.draw(with_banding(data.draw(st.one_of(effect_boards(), lifelink_edges()))))
+    if data.draw(st.booleans()):
+        doc = near_death(data, doc)
+    objective = data.draw(st.sampled_from(["lethal", "lethal,max-damage"]))
+    scenario = load_scenario(doc)
+    combat = Combat(scenario)
+    if combat.count() > 300 or Combat(scenario, side="defending").count() > 60:
+        return  # the oracle resolves every pair of lines
+    event(
+        "a division moved by banding"
+        if combat.plan.moved or Combat(scenario, side="defending").plan.moved
+        else "no division moved"
+    )
+    result = combat.solve(objective)
+    line = result.assignment
+    n = banded_losers(doc, line)
+    assert result.objectives["lethal"] == n
+    assert sum(r["reached"] for r in result.lethal.values()) == n
+    full = {**line.to_json(), **(result.reply.to_json() if result.reply is not None else {})}
+    assert lethal_cards(render(combat, full)) == n
+    objs = parse_objectives(objective, scenario)
+    ref = reference(scenario, objs)
+    drawn = next(iter(combat.sample(1, data.draw(st.integers(0, 2**32)))))
+    for player, assignment in (
+        ("solve", line),
+        ("greedy", GreedyValuePlayer().decide(scenario, objective, 0)),
+        ("random", drawn),
+    ):
+        k = banded_losers(doc, assignment)
+        rec = judge(scenario, objs, ref, player, output=assignment)
+        assert rec["legal"] and rec["values"]["lethal"] == k, player
+        assert rec["lethal"] is (bool(scenario.players) and k == len(scenario.players)), player
+        assert rec["primary_regret"] >= 0, player  # nobody scores above the optimum by dividing for the defender
+    try:
+        from trample.arena.gym_env import DamageAssignmentEnv
+    except ImportError:
+        DamageAssignmentEnv = None  # noqa: N806  (the extra is not installed)
+    if DamageAssignmentEnv is not None:
+        env = DamageAssignmentEnv(objective=objective, max_amount=40)
+        try:
+            env.reset(options={"scenario": doc})
+        except ValueError:  # the board does not fit the observation's slots
+            env = None
+        if env is not None:
+            info = None
+            for action in env.actions_for(line):
+                *_, info = env.step(action)
+            assert info is not None and info["values"]["lethal"] == n and info["optimal"]
+    game = CombatGame(scenario.with_step("combat"), "lethal")
+    if not game.has_first_strike_step:  # the whole combat is this one step
+        assert game.minimax() == n
+        pos = game.initial()
+        while not pos.terminal:
+            pos = pos.apply(game.optimal_action(pos) if pos.player == ATTACKER else game.best_reply(pos))
+        assert pos.returns()[0] == n

@@ -29,7 +29,7 @@ from ..combat import Combat
 from ..indexing import count
 from ..models import Assignment, FormatError, Scenario, load_assignment
 from ..rules import derive
-from .objectives import as_divided, is_lethal, parse_objectives, regrets, score_all
+from .objectives import is_lethal, parse_objectives, played_line, regrets, score_all
 from .stats import bootstrap, seed_of, wilson
 
 TIMING_KEYS = ("time_ms",)
@@ -113,12 +113,17 @@ def judge(
         return rec
     # the defending player divides the damage of an attacker blocked by a creature with banding (702.22j,
     # trample.rules.divider): the decision is scored on the line as played, that division the defender's
-    played = as_divided(scenario, assignment, objectives)
+    played, values, outcome = played_line(scenario, assignment, objectives)
     if played != assignment:
         rec["assignment"] = played.to_json()
         rec["divided_by_defender"] = sorted(k for k in played if played[k] != assignment.get(k, {}))
     assignment = played
-    values = score_all(scenario, assignment, objectives)
+    if values is None:
+        values = score_all(scenario, assignment, objectives)
+        lethal = is_lethal(scenario, assignment)
+    else:  # the line chosen with the blockers' damage (702.22k): its own outcome
+        lost = {p for p, _ in outcome.losers}
+        lethal = bool(scenario.players) and all(p.id in lost for p in scenario.players)
     reg = regrets(objectives, values, ref["values"])
     rec.update(
         legal=True,
@@ -126,7 +131,7 @@ def judge(
         regret=reg,
         primary_regret=reg[objectives[0].name],
         optimal=all(r == 0 for r in reg.values()),
-        lethal=is_lethal(scenario, assignment),
+        lethal=lethal,
     )
     return rec
 

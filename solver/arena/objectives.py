@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from ..models import Assignment, FormatError, Scenario, load_assignment
 from ..optimize import losers_of, score
 from ..optimize import parse_objectives as parse
+from ..optimize.outcomes import step_values
+from ..outcome import has_effects
 
 DEFAULT_OBJECTIVE = "max-damage,max-value"
 
@@ -73,13 +75,23 @@ def is_lethal(scenario_or_combat, assignment: Mapping) -> bool:
 
 
 def as_divided(scenario_or_combat, assignment: Mapping, objectives) -> Assignment:
+    """:func:`played_line`'s assignment."""
+    return played_line(scenario_or_combat, assignment, objectives)[0]
+
+
+def played_line(scenario_or_combat, assignment: Mapping, objectives) -> tuple[Assignment, Mapping | None, object]:
     """The attacking side's assignment as played when a rule gives some attacker's damage to the defending player
     to divide (:func:`trample.rules.divider`; 702.22j: an attacker blocked by a creature with banding): the
     attacking player's part of ``assignment`` (the attackers they divide) with the defending player's division
     of the rest, the worst for the attacking player by ``objectives`` (ties: the smaller vector), as
     ``Combat.solve`` reads a part (:func:`trample.optimize.solve_by_outcome`). Whatever ``assignment`` put on the
     defending player's sources is not the attacking player's choice and is replaced. Unchanged (loaded) when the
-    attacking player divides every attacker; ``assignment`` must be legal."""
+    attacking player divides every attacker; ``assignment`` must be legal.
+
+    Returns ``(assignment as played, values, outcome)``; ``values`` and ``outcome`` are None where the line's
+    values are :func:`score_all`'s and its verdict :func:`is_lethal`'s on that assignment, and are the chosen
+    line's when the attacking player also divides some blockers' damage on a board with effects (702.22k: then
+    the whole step is one game, the attacking player's part first, and the line holds both sides' damage)."""
     from ..combat import Combat
 
     combat = scenario_or_combat if isinstance(scenario_or_combat, Combat) else Combat(scenario_or_combat)
@@ -87,21 +99,43 @@ def as_divided(scenario_or_combat, assignment: Mapping, objectives) -> Assignmen
     if not isinstance(assignment, Assignment):
         assignment = load_assignment(assignment, combat.scenario)
     if all(plan.sources[i].chooser == "attacking" for i in plan.active):
-        return assignment
+        return assignment, None, None
     mine = [k for k, (i, _) in enumerate(plan.columns) if plan.sources[i].chooser == "attacking"]
     given = plan.vector(assignment)
     want = tuple(given[k] for k in mine)
     objs = list(objectives)
-    worst: tuple | None = None
+    candidates = []
     for candidate in combat.assignments():
         vec = plan.vector(candidate)
-        if tuple(vec[k] for k in mine) != want:
-            continue
-        values = score_all(combat, candidate, objs)
-        key = (tuple(sense(o) * values[o.name] for o in objs), vec)
-        if worst is None or key < worst[0]:
-            worst = (key, candidate)
-    return assignment if worst is None else worst[1]
+        if tuple(vec[k] for k in mine) == want:
+            candidates.append((vec, candidate))
+    if not candidates:
+        return assignment, None, None
+    blockers = Combat(combat.scenario, side="defending")
+    theirs = [k for k, (i, _) in enumerate(blockers.plan.columns) if blockers.plan.sources[i].chooser == "attacking"]
+    if not theirs or not has_effects(combat.scenario):
+        # the blockers' damage is all the defending player's (or changes nothing): the worst candidate, each read
+        # with the defender's worst reply (score)
+        return min(candidates, key=lambda c: (_oriented(score_all(combat, c[1], objs), objs), c[0]))[1], None, None
+    # 702.22k too: the attacking player divides some blockers' damage, knowing only their own part (the attackers
+    # they divide and those blockers'), and the defending player the rest (the banded attackers' and the other
+    # blockers' damage) knowing it: a part of the blockers' is worth its worst line, the best part is played
+    parts: dict[tuple, tuple] = {}
+    for reply in blockers.assignments():
+        rvec = blockers.plan.vector(reply)
+        g = tuple(rvec[k] for k in theirs)
+        for vec, candidate in candidates:
+            values, outcome = step_values(combat, candidate, objs, reply)
+            key = (_oriented(values, objs), vec)
+            if g not in parts or key < parts[g][0]:
+                parts[g] = (key, candidate, values, outcome)
+    _, played, values, outcome = max(parts.values(), key=lambda p: (p[0][0], tuple(-x for x in p[0][1])))
+    return played, values, outcome
+
+
+def _oriented(values: Mapping, objs) -> tuple:
+    """Larger is better for the attacking player, objective by objective."""
+    return tuple(sense(o) * values[o.name] for o in objs)
 
 
 def regrets(objectives, values: Mapping, optimum: Mapping) -> dict:
