@@ -285,8 +285,13 @@ def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outc
     step = _combat_of(combat)
     if not isinstance(assignment, Assignment):
         assignment = load_assignment(assignment, step.scenario)
-    own = {s.source for s in step.plan.sources}
-    given = any(k not in own and step.scenario.get(k) is not None for k in assignment)
+    sc = step.scenario
+    # the step's own sources (every attacker, blocker or both: derive lists each), read off the board rather than
+    # the plan, which this reader does not otherwise need (deriving it was most of a plain board's cost)
+    own = {c.id for c in (*sc.attackers, *sc.blockers)} if step.side == "both" else None
+    if own is None:
+        own = {c.id for c in (sc.attackers if step.side == "attacking" else sc.blockers)}
+    given = any(k not in own and sc.get(k) is not None for k in assignment)
     if given or step.side == "both" or not has_effects(step.scenario):
         return resolve(step.scenario, assignment)
     objs = parse_objectives(objectives, step.scenario)
