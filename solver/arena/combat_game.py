@@ -165,6 +165,7 @@ class CombatGame:
         if key not in cache:
             first_board = self.scenario.with_step("first_strike")
             attackers = [a.id for a in self.scenario.attackers]
+            assert position.board is not None  # a step to play
             start, _ = self.bounds(position.board, "defending")
             first_values: dict = {}
 

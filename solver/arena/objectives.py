@@ -12,6 +12,7 @@ vector of values equals the optimum's.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ..models import Assignment, FormatError, Scenario, load_assignment
 from ..optimize import losers_of, score
@@ -79,7 +80,7 @@ def as_divided(scenario_or_combat, assignment: Mapping, objectives) -> Assignmen
     return played_line(scenario_or_combat, assignment, objectives)[0]
 
 
-def played_line(scenario_or_combat, assignment: Mapping, objectives) -> tuple[Assignment, Mapping | None, object]:
+def played_line(scenario_or_combat, assignment: Mapping, objectives) -> tuple[Assignment, Mapping | None, Any]:
     """The attacking side's assignment as played when a rule gives some attacker's damage to the defending player
     to divide (:func:`trample.rules.divider`; 702.22j: an attacker blocked by a creature with banding): the
     attacking player's part of ``assignment`` (the attackers they divide) with the defending player's division
