@@ -19,6 +19,7 @@ from ..optimize import losers_of, score
 from ..optimize import parse_objectives as parse
 from ..optimize.outcomes import step_values
 from ..outcome import has_effects
+from ..rules import division_moved
 
 DEFAULT_OBJECTIVE = "max-damage,max-value"
 
@@ -96,9 +97,11 @@ def played_line(scenario_or_combat, assignment: Mapping, objectives) -> tuple[As
     from ..combat import Combat
 
     combat = scenario_or_combat if isinstance(scenario_or_combat, Combat) else Combat(scenario_or_combat)
-    plan = combat.plan
     if not isinstance(assignment, Assignment):
         assignment = load_assignment(assignment, combat.scenario)
+    if not division_moved(combat.scenario):  # the usual board: nothing to replace (and no plan to derive)
+        return assignment, None, None
+    plan = combat.plan
     if all(plan.sources[i].chooser == "attacking" for i in plan.active):
         return assignment, None, None
     mine = [k for k, (i, _) in enumerate(plan.columns) if plan.sources[i].chooser == "attacking"]
