@@ -1,15 +1,21 @@
-"""trample's data model: scenarios, assignments, cards and libraries. No solver imports here."""
+"""trample's data model: scenarios, assignments, cards and libraries. No solver imports here.
+
+The vocabulary (:mod:`trample.models.vocabulary`: ``Keyword``, ``Side``, ``Step``, ...) names the domain words;
+:mod:`trample.models.fields` describes every field of the input formats once (the loaders and the JSON Schemas
+read it).
+"""
 
 from .assignment import Assignment, load_assignment
 from .errors import FormatError
+from .fields import MAX_NUMBER
 from .keywords import DAMAGE_KEYWORDS
 from .scenario import (
     KEYWORDS,
-    MAX_NUMBER,
     Attacker,
     Battle,
     Blocker,
     Creature,
+    GameObject,
     Planeswalker,
     Player,
     Receiving,
@@ -17,6 +23,17 @@ from .scenario import (
     dump_scenario,
     load_scenario,
     parse_json_text,
+)
+from .vocabulary import (
+    Chooser,
+    DamageOrder,
+    Keyword,
+    LossReason,
+    ObjectiveKind,
+    ObjectKind,
+    RulesSet,
+    Side,
+    Step,
 )
 
 __all__ = [
@@ -30,6 +47,7 @@ __all__ = [
     "Battle",
     "Blocker",
     "Creature",
+    "GameObject",
     "Planeswalker",
     "Player",
     "Receiving",
@@ -37,4 +55,13 @@ __all__ = [
     "dump_scenario",
     "load_scenario",
     "parse_json_text",
+    "Chooser",
+    "DamageOrder",
+    "Keyword",
+    "LossReason",
+    "ObjectiveKind",
+    "ObjectKind",
+    "RulesSet",
+    "Side",
+    "Step",
 ]

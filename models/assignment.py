@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
+from typing import NoReturn
 
 from .errors import FormatError, expect_int, expect_object, join
 from .scenario import Scenario, parse_json_text
 
 
-class Assignment(Mapping):
+class Assignment(Mapping[str, Mapping[str, int]]):
     """Immutable, hashable ``{source: {recipient: amount}}``.
 
     Amounts are positive integers; zero entries are dropped, so two assignments are equal exactly when
@@ -25,7 +26,7 @@ class Assignment(Mapping):
     _key: frozenset[tuple[str, str | None, int]]
 
     def __init__(self, data: Mapping[str, Mapping[str, int]] | tuple[()] = ()):
-        clean = {}
+        clean: dict[str, dict[str, int]] = {}
         for source, split in dict(data).items():
             clean[source] = {r: int(n) for r, n in dict(split).items() if n}
         object.__setattr__(self, "_data", clean)
@@ -36,13 +37,17 @@ class Assignment(Mapping):
             | frozenset((s, None, 0) for s in clean),
         )
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("Assignment is immutable")
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> NoReturn:
         raise AttributeError("Assignment is immutable")
 
-    def __reduce__(self):  # pickling (worker processes) and copy rebuild it rather than set its attributes
+    def __reduce__(
+        self,
+    ) -> tuple[
+        type[Assignment], tuple[dict[str, dict[str, int]]]
+    ]:  # pickling (worker processes) and copy rebuild it rather than set its attributes
         return (Assignment, (self._data,))
 
     # Mapping protocol
@@ -55,7 +60,7 @@ class Assignment(Mapping):
     def __len__(self) -> int:
         return len(self._data)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, Assignment):
             return self._key == other._key
         if isinstance(other, Mapping):
@@ -73,22 +78,26 @@ class Assignment(Mapping):
 
     # Queries
     def amount(self, source: str, recipient: str) -> int:
+        """The damage ``source`` assigns to ``recipient`` (0 when none)."""
         return self._data.get(source, {}).get(recipient, 0)
 
     def total_from(self, source: str) -> int:
+        """Everything ``source`` assigns."""
         return sum(self._data.get(source, {}).values())
 
     def total_to(self, recipient: str) -> int:
+        """Everything assigned to ``recipient``, from every source."""
         return sum(split.get(recipient, 0) for split in self._data.values())
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, dict[str, int]]:
+        """The docs/format.md JSON object (a fresh copy)."""
         return {s: dict(split) for s, split in self._data.items()}
 
     def dumps(self) -> str:
         return json.dumps(self._data, separators=(",", ":"))
 
 
-def load_assignment(data, scenario: Scenario | None = None, path: str = "assignment") -> Assignment:
+def load_assignment(data: object, scenario: Scenario | None = None, path: str = "assignment") -> Assignment:
     """Validate the JSON shape of an assignment; with a scenario, every id must name one of its objects.
 
     Which sources and recipients are *legal* is the checker's business, not this loader's.
@@ -96,14 +105,13 @@ def load_assignment(data, scenario: Scenario | None = None, path: str = "assignm
     if isinstance(data, (str, bytes)):
         data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
     obj = expect_object(data, path)
-    out = {}
+    out: dict[str, dict[str, int]] = {}
     for source, split in obj.items():
         where = join(path, source)
         if scenario is not None and source not in scenario:
             raise FormatError(where, f'unknown source "{source}"')
-        split = expect_object(split, where)
-        row = {}
-        for recipient, amount in split.items():
+        row: dict[str, int] = {}
+        for recipient, amount in expect_object(split, where).items():
             w = join(where, recipient)
             if scenario is not None and recipient not in scenario:
                 raise FormatError(w, f'unknown recipient "{recipient}"')

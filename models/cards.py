@@ -43,42 +43,24 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .errors import FormatError, expect_bool, expect_int, expect_list, expect_object, expect_str, join
-from .scenario import MAX_NUMBER, parse_json_text
+from .fields import CARD_FIELDS, CARD_TYPES, DOUBLE_FACED, FACE_FIELDS, MAX_NUMBER, SUPERTYPES
+from .scenario import parse_json_text
+from .vocabulary import DoubleFaced, Zone, words
 
-#: 205.2a card types and 205.4a supertypes, lower case (the ``types`` field accepts these, any case).
-CARD_TYPES = (
-    "artifact",
-    "battle",
-    "conspiracy",
-    "creature",
-    "dungeon",
-    "enchantment",
-    "instant",
-    "kindred",
-    "land",
-    "phenomenon",
-    "plane",
-    "planeswalker",
-    "scheme",
-    "sorcery",
-    "tribal",
-    "vanguard",
-)
-SUPERTYPES = ("basic", "legendary", "ongoing", "snow", "world")
-ZONES = ("library", "graveyard", "exile", "hand", "stack")
-
-_CARD_FIELDS = ("name", "mana_value", "types", "adventure", "halves", "back", "double_faced", "value")
-_FACE_FIELDS = ("name", "mana_value", "types", "value", "aftermath")
-DOUBLE_FACED = ("modal", "transform")
+# The formats' words and fields: models/fields.py (the JSON Schemas are built from the same tables).
+ZONES = words(Zone)
+_CARD_FIELDS = CARD_FIELDS
+_FACE_FIELDS = FACE_FIELDS
 
 
 #: Extra fields may nest this deep (a deeper one, ~1000 levels, could be read but not written back).
 MAX_DEPTH = 64
 
 
-def _freeze_extra(obj: Mapping, known: Sequence[str], path: str = "") -> tuple[tuple[str, str], ...]:
+def _freeze_extra(obj: Mapping[str, Any], known: Sequence[str], path: str = "") -> tuple[tuple[str, str], ...]:
     """Extra fields as ``(key, JSON text)`` pairs: immutable, hashable, and dumped back exactly."""
     out = []
     for k, v in obj.items():
@@ -89,9 +71,9 @@ def _freeze_extra(obj: Mapping, known: Sequence[str], path: str = "") -> tuple[t
     return tuple(out)
 
 
-def _check_depth(value, path: str) -> None:
+def _check_depth(value: object, path: str) -> None:
     """Refuse a value nested deeper than MAX_DEPTH lists and objects (walked without recursion)."""
-    todo = [(value, 1)]
+    todo: list[tuple[object, int]] = [(value, 1)]
     while todo:
         v, depth = todo.pop()
         if isinstance(v, (list, dict)):
@@ -100,7 +82,7 @@ def _check_depth(value, path: str) -> None:
             todo.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
 
 
-def _thaw_extra(extra: Iterable[tuple[str, str]]) -> dict:
+def _thaw_extra(extra: Iterable[tuple[str, str]]) -> dict[str, Any]:
     return {k: json.loads(v) for k, v in extra}
 
 
@@ -109,7 +91,7 @@ def _canon_extra(extra: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...
     return tuple(sorted((k, json.dumps(json.loads(v), sort_keys=True, ensure_ascii=False)) for k, v in extra))
 
 
-def _has_land(types) -> bool:
+def _has_land(types: Iterable[str] | None) -> bool:
     return any(t.lower() == "land" for t in types or ())
 
 
@@ -123,9 +105,9 @@ class Face:
     extra: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     value: int | float | None = None
     aftermath: bool = False  # a split card's half with aftermath: cast only from a graveyard (702.127a)
-    _canon: tuple = field(default=(), init=False, repr=False)
+    _canon: tuple[tuple[str, str], ...] = field(default=(), init=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "_canon", _canon_extra(self.extra))
 
     @property
@@ -133,8 +115,8 @@ class Face:
         """A land face is played, never cast (305.1, 305.9)."""
         return _has_land(self.types)
 
-    def to_json(self) -> dict:
-        out: dict = {"name": self.name, "mana_value": self.mana_value}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "mana_value": self.mana_value}
         if self.types is not None:
             out["types"] = list(self.types)
         if self.value is not None:
@@ -158,9 +140,9 @@ class Card:
     back: Face | None = None
     double_faced: str | None = None  # "modal" or "transform" when ``back`` is given
     value: int | float | None = None
-    _canon: tuple = field(default=(), init=False, repr=False)
+    _canon: tuple[tuple[str, str], ...] = field(default=(), init=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "_canon", _canon_extra(self.extra))
 
     # -- characteristics ---------------------------------------------------------------------------
@@ -218,7 +200,7 @@ class Card:
         some zone: what a stack entry may name).
         """
         faces = self.faces()
-        if self.back is not None and self.double_faced == "transform":
+        if self.back is not None and self.double_faced == DoubleFaced.TRANSFORM:
             faces = faces[:1]
         return tuple(f for f in faces if not f.is_land and (from_graveyard or not f.aftermath))
 
@@ -233,7 +215,7 @@ class Card:
         """701.57a: the spell faces whose resulting spell would have mana value ``limit`` or less."""
         return tuple(f for f in self.spell_faces() if f.mana_value <= limit)
 
-    def get(self, key: str, default=None):
+    def get(self, key: str, default: Any = None) -> Any:
         """A field by name: a known one, or an extra one (decoded)."""
         if key in ("name", "mana_value"):
             return getattr(self, key)
@@ -247,8 +229,8 @@ class Card:
         return default
 
     # -- JSON ----------------------------------------------------------------------------------------
-    def to_json(self) -> dict:
-        out: dict = {"name": self.name, "mana_value": self.mana_value, "types": list(self.types)}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "mana_value": self.mana_value, "types": list(self.types)}
         if self.adventure is not None:
             out["adventure"] = self.adventure.to_json()
         if self.halves:
@@ -262,7 +244,7 @@ class Card:
         return out
 
     @classmethod
-    def from_json(cls, data, path: str = "card") -> Card:
+    def from_json(cls, data: object, path: str = "card") -> Card:
         return load_card(data, path)
 
     def __str__(self) -> str:
@@ -281,17 +263,17 @@ class Library:
     def __iter__(self) -> Iterator[Card]:
         return iter(self.cards)
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int) -> Card:
         return self.cards[i]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"cards": [c.to_json() for c in self.cards]}
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, data, path: str = "") -> Library:
+    def from_json(cls, data: object, path: str = "") -> Library:
         return load_library(data, path)
 
 
@@ -309,7 +291,7 @@ class Spell:
         f = self.card.face(self.face)
         return self.card.mana_value if f is None else f.mana_value
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"card": self.card.to_json(), "face": self.face}
 
 
@@ -323,7 +305,7 @@ class GameState:
     hand: tuple[Card, ...] = ()
     stack: tuple[Spell, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.library, Library):
             object.__setattr__(self, "library", Library(tuple(self.library)))
         for name in ("graveyard", "exile", "hand", "stack"):
@@ -333,11 +315,11 @@ class GameState:
         """Every card in every zone (stack objects count as their cards)."""
         return (*self.library.cards, *self.graveyard, *self.exile, *self.hand, *(s.card for s in self.stack))
 
-    def multiset(self) -> Counter:
+    def multiset(self) -> Counter[Card]:
         """The multiset of cards over all zones: every transform conserves it."""
         return Counter(self.all_cards())
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "library": [c.to_json() for c in self.library.cards],
             "graveyard": [c.to_json() for c in self.graveyard],
@@ -350,11 +332,11 @@ class GameState:
         return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, data, path: str = "") -> GameState:
+    def from_json(cls, data: object, path: str = "") -> GameState:
         return load_state(data, path)
 
 
-def as_state(obj) -> GameState:
+def as_state(obj: object) -> GameState:
     """A :class:`GameState` from a state, a :class:`Library`, or a sequence of cards (the library)."""
     if isinstance(obj, GameState):
         return obj
@@ -370,7 +352,7 @@ def as_state(obj) -> GameState:
 # ---------------------------------------------------------------------------------------------
 
 
-def _decode(data, path: str):
+def _decode(data: object, path: str) -> Any:
     if isinstance(data, bytes):
         data = data.decode("utf-8")
     if isinstance(data, str):
@@ -378,13 +360,13 @@ def _decode(data, path: str):
     return data
 
 
-def _required(obj: dict, key: str, path: str):
+def _required(obj: dict[str, Any], key: str, path: str) -> Any:
     if key not in obj:
         raise FormatError(join(path, key), "required field is missing")
     return obj[key]
 
 
-def _load_types(value, path: str, extra_words: tuple[str, ...] = ()) -> tuple[str, ...]:
+def _load_types(value: object, path: str, extra_words: tuple[str, ...] = ()) -> tuple[str, ...]:
     items = expect_list(value, path)
     out = []
     for i, t in enumerate(items):
@@ -396,7 +378,7 @@ def _load_types(value, path: str, extra_words: tuple[str, ...] = ()) -> tuple[st
     return tuple(out)
 
 
-def _load_value(obj: dict, path: str):
+def _load_value(obj: dict[str, Any], path: str) -> int | float | None:
     if "value" not in obj:
         return None
     v = obj["value"]
@@ -410,7 +392,7 @@ def _load_value(obj: dict, path: str):
     return v
 
 
-def _load_face(data, path: str, extra_words: tuple[str, ...] = (), *, half: bool = False) -> Face:
+def _load_face(data: object, path: str, extra_words: tuple[str, ...] = (), *, half: bool = False) -> Face:
     obj = expect_object(data, path)
     types = None
     if "types" in obj:
@@ -432,12 +414,12 @@ def _load_face(data, path: str, extra_words: tuple[str, ...] = (), *, half: bool
     )
 
 
-def load_card(data, path: str = "card") -> Card:
+def load_card(data: object, path: str = "card") -> Card:
     """Validate one card object (or its JSON text)."""
     return _load_card(_decode(data, path), path)
 
 
-def _load_card(data, path: str) -> Card:
+def _load_card(data: object, path: str) -> Card:
     obj = expect_object(data, path)
     name = expect_str(_required(obj, "name", path), join(path, "name"))
     mana_value = expect_int(
@@ -482,12 +464,12 @@ def _load_card(data, path: str) -> Card:
     )
 
 
-def _load_cards(value, path: str) -> tuple[Card, ...]:
+def _load_cards(value: object, path: str) -> tuple[Card, ...]:
     items = expect_list(value, path)
     return tuple(_load_card(c, join(path, i)) for i, c in enumerate(items))
 
 
-def load_library(data, path: str = "") -> Library:
+def load_library(data: object, path: str = "") -> Library:
     """A library document ``{"cards": [...]}`` (top first), as decoded JSON or as JSON text."""
     obj = expect_object(_decode(data, path), path or "library")
     for key in obj:
@@ -496,7 +478,7 @@ def load_library(data, path: str = "") -> Library:
     return Library(_load_cards(_required(obj, "cards", path), join(path, "cards")))
 
 
-def load_state(data, path: str = "") -> GameState:
+def load_state(data: object, path: str = "") -> GameState:
     """A zones document ``{"library": [...], "graveyard": [...], ...}``; every zone is optional."""
     obj = expect_object(_decode(data, path), path or "state")
     for key in obj:
@@ -528,9 +510,28 @@ def load_state(data, path: str = "") -> GameState:
     )
 
 
-def load_library_or_state(data, path: str = "") -> GameState:
+def load_library_or_state(data: object, path: str = "") -> GameState:
     """A library document (``{"cards": ...}``) or a zones document, as a :class:`GameState`."""
     obj = expect_object(_decode(data, path), path or "library")
     if "cards" in obj or not any(z in obj for z in ZONES):
         return GameState(library=load_library(obj, path))
     return load_state(obj, path)
+
+
+__all__ = [
+    "CARD_TYPES",
+    "SUPERTYPES",
+    "DOUBLE_FACED",
+    "ZONES",
+    "MAX_DEPTH",
+    "Face",
+    "Card",
+    "Library",
+    "Spell",
+    "GameState",
+    "as_state",
+    "load_card",
+    "load_library",
+    "load_state",
+    "load_library_or_state",
+]

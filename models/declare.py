@@ -22,38 +22,22 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
 
-from .errors import FormatError, expect_bool, expect_int, expect_list, expect_object, expect_str, join
-from .keywords import NEEDS_FIELD, suggestion
-from .scenario import KEYWORDS, MAX_NUMBER, Scenario, load_scenario, parse_json_text
+from . import fields as F
+from .errors import FormatError, expect_list, expect_object, expect_str, join
+from .fields import DECLARE_KEYWORDS
+from .keywords import NEEDS_FIELD, Keyword, suggestion
+from .scenario import KEYWORDS, Scenario, load_scenario, parse_json_text
+from .vocabulary import DeclareKind, Step, words
 
-#: Keywords and abilities that decide who may attack and who may block (none changes the damage step).
-DECLARE_KEYWORDS = (
-    "flying",  # 702.9b
-    "reach",  # 702.17b
-    "menace",  # 702.111b
-    "fear",  # 702.36b
-    "intimidate",  # 702.13b
-    "shadow",  # 702.28b
-    "horsemanship",  # 702.31b
-    "skulk",  # 702.118b
-    "defender",  # 702.3b
-    "cant_attack",  # 508.1c: "can't attack"
-    "cant_block",  # 509.1b: "can't block"
-    "cant_be_blocked",  # 509.1b: "can't be blocked"
-    "block_any_number",  # 509.1a: "can block any number of creatures"
-    "attacks_each_combat",  # 508.1d: "attacks each combat if able"
-    "blocks_each_combat",  # 509.1c: "blocks each combat if able"
-    "must_be_blocked",  # 509.1c: "must be blocked if able"
-    "lure",  # 509.1c: "all creatures able to block it do so"
-)
 COLORS = ("white", "blue", "black", "red", "green")  # 105.1, read from a creature's tags
 ARTIFACT = "artifact"  # a tag: an artifact creature (fear 702.36b, intimidate 702.13b)
-KINDS = ("attackers", "blockers")
+KINDS = words(DeclareKind)
 
-_CREATURE_DECLARE = {"tapped", "min_blockers", "block_extra", "landwalk"}
-_ATTACKERS_DECLARE = _CREATURE_DECLARE | {"summoning_sick"}
-_PLAYER_DECLARE = {"lands"}
+# The declaration fields of a creature and a player: models/fields.py (the schemas are built from the same tables).
+_CREATURE_DECLARE = F.DECLARE_CREATURE.without("keywords")
+_ATTACKERS_DECLARE = _CREATURE_DECLARE + F.DECLARE_ATTACKER_EXTRA
 
 
 @dataclass(frozen=True)
@@ -68,12 +52,13 @@ class Abilities:
     landwalk: tuple[str, ...] = ()  # 702.14: land types (or qualities) it walks
 
     def has(self, keyword: str) -> bool:
+        """Does it have this declaration keyword or ability (``ab.has(Keyword.FLYING)``, ``ab.has("lure")``)?"""
         return keyword in self.keywords
 
     @property
     def need_blockers(self) -> int:
         """The fewest creatures that may block it: ``min_blockers``, at least 2 with menace (702.111b)."""
-        return max(self.min_blockers, 2 if "menace" in self.keywords else 1)
+        return max(self.min_blockers, 2 if Keyword.MENACE in self.keywords else 1)
 
     @property
     def block_limit(self) -> int | None:
@@ -93,20 +78,21 @@ class BlockersDoc:
     lands: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # player -> land types / qualities
     active: str = "active"
 
-    kind = "blockers"
+    kind: ClassVar[str] = DeclareKind.BLOCKERS
 
     def of(self, creature_id: str) -> Abilities:
+        """What the creature brings to the declarations (no abilities when it has none)."""
         return self.abilities.get(creature_id, NONE)
 
     def defending_player(self, attacker_id: str) -> str:
         """The player an attacker attacks, or who controls the planeswalker / protects the battle it attacks."""
-        who = self.board.controller_of(self.board[attacker_id].attacking)
+        who = self.board.controller_of(self.board.attacker(attacker_id).attacking)
         assert who is not None
         return who
 
     def controller(self, blocker_id: str) -> str:
         """The player who controls a potential blocker (its ``controller``; the only listed player otherwise)."""
-        b = self.board[blocker_id]
+        b = self.board.blocker(blocker_id)
         return b.controller if b.controller is not None else self.board.players[0].id
 
     def scenario(self, blocks: Blocks) -> Scenario:
@@ -132,9 +118,10 @@ class AttackersDoc:
     active: str = "active"
     own_battles: tuple[str, ...] = ()  # battles the active player protects (listed, never attackable: 508.1b)
 
-    kind = "attackers"
+    kind: ClassVar[str] = DeclareKind.ATTACKERS
 
     def of(self, creature_id: str) -> Abilities:
+        """What the creature brings to the declarations (no abilities when it has none)."""
         return self.abilities.get(creature_id, NONE)
 
     @property
@@ -157,22 +144,23 @@ class Blocks:
     order. Hashable; two declarations are equal when they block the same attackers with the same creatures."""
 
     of: Mapping[str, tuple[str, ...]]
-    _key: tuple = field(default=(), compare=True, repr=False)
+    _key: tuple[tuple[str, tuple[str, ...]], ...] = field(default=(), compare=True, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "of", dict(self.of))
         object.__setattr__(self, "_key", tuple(sorted((a, tuple(sorted(bs))) for a, bs in self.of.items() if bs)))
 
     def __hash__(self) -> int:
         return hash(self._key)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Blocks) and self._key == other._key
 
     def blocking(self, blocker_id: str) -> tuple[str, ...]:
+        """The attackers this creature blocks."""
         return tuple(a for a, bs in self.of.items() if blocker_id in bs)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, list[str]]:
         return {a: list(bs) for a, bs in self.of.items()}
 
 
@@ -181,19 +169,19 @@ class Attacks:
     """An attack declaration: ``of[creature] = what it attacks``, for the attacking creatures."""
 
     of: Mapping[str, str]
-    _key: tuple = field(default=(), compare=True, repr=False)
+    _key: tuple[tuple[str, str], ...] = field(default=(), compare=True, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "of", dict(self.of))
         object.__setattr__(self, "_key", tuple(sorted(self.of.items())))
 
     def __hash__(self) -> int:
         return hash(self._key)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Attacks) and self._key == other._key
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, str]:
         return dict(self.of)
 
 
@@ -202,7 +190,7 @@ class Attacks:
 # ---------------------------------------------------------------------------------------------
 
 
-def load_declare_doc(data, path: str = "") -> BlockersDoc | AttackersDoc:
+def load_declare_doc(data: object, path: str = "") -> BlockersDoc | AttackersDoc:
     """Validate a declare document (decoded JSON or JSON text); :class:`FormatError` names the first problem."""
     if isinstance(data, (str, bytes)):
         data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
@@ -211,9 +199,10 @@ def load_declare_doc(data, path: str = "") -> BlockersDoc | AttackersDoc:
     if kind not in KINDS:
         shown = "missing" if "declare" not in obj else f"got {json.dumps(kind)}"
         raise FormatError(join(path, "declare"), f'expected "attackers" or "blockers" ({shown})')
-    active = expect_str(obj.get("active", "active"), join(path, "active"))
-    plain = {k: v for k, v in obj.items() if k not in ("declare", "active")}
-    plain.setdefault("step", "combat")  # both damage steps: the whole combat follows a declaration
+    kind = DeclareKind(kind)
+    active = F.DECLARE_TOP["active"].read(obj, path)
+    plain = {k: v for k, v in obj.items() if k not in F.DECLARE_TOP}
+    plain.setdefault("step", Step.COMBAT)  # both damage steps: the whole combat follows a declaration
     abilities: dict[str, Abilities] = {}
     lands: dict[str, tuple[str, ...]] = {}
     attackers = expect_list(plain.get("attackers", None) if "attackers" in plain else [], join(path, "attackers"))
@@ -223,7 +212,7 @@ def load_declare_doc(data, path: str = "") -> BlockersDoc | AttackersDoc:
     if "blockers" in plain:
         items = expect_list(plain["blockers"], join(path, "blockers"))
         plain["blockers"] = [
-            _split_creature(c, join(join(path, "blockers"), i), abilities, "blockers", blocker=True)
+            _split_creature(c, join(join(path, "blockers"), i), abilities, DeclareKind.BLOCKERS, blocker=True)
             for i, c in enumerate(items)
         ]
     if "players" in plain:
@@ -232,11 +221,11 @@ def load_declare_doc(data, path: str = "") -> BlockersDoc | AttackersDoc:
     players = [p.get("id") for p in plain.get("players", []) if isinstance(p, dict)]
     if not players:
         raise FormatError(join(path, "players"), "a declare document needs at least one defending player")
-    if kind == "attackers":
+    if kind == DeclareKind.ATTACKERS:
         for c in plain["attackers"]:  # not yet attacking: a placeholder the scenario loader accepts
             c["attacking"] = players[0]
     own: list[str] = []  # battles the active player protects: listed, never attackable (508.1b)
-    if "battles" in plain and kind == "attackers":
+    if "battles" in plain and kind == DeclareKind.ATTACKERS:
         items = expect_list(plain["battles"], join(path, "battles"))
         for i, bt in enumerate(items):
             if isinstance(bt, dict) and bt.get("protector") == active:
@@ -259,17 +248,19 @@ def load_declare_doc(data, path: str = "") -> BlockersDoc | AttackersDoc:
         where = join(join(path, "attackers"), i)
         if a.blocked:
             raise FormatError(join(where, "blocked_by"), "the blocks are what a declaration says: leave them out")
-    if kind == "attackers":
+    if kind == DeclareKind.ATTACKERS:
         attackers_ = tuple(replace(a, attacking="") for a in board.attackers)
         return AttackersDoc(replace(board, attackers=attackers_), abilities, lands, active, tuple(own))
     return BlockersDoc(board, abilities, lands, active)
 
 
-def _split_creature(data, path: str, abilities: dict, kind: str, blocker: bool = False) -> dict:
+def _split_creature(
+    data: object, path: str, abilities: dict[str, Abilities], kind: str, blocker: bool = False
+) -> dict[str, Any]:
     """The scenario part of a creature (a copy), its declaration part recorded in ``abilities``."""
     obj = dict(expect_object(data, path))
-    extra = _ATTACKERS_DECLARE if kind == "attackers" and not blocker else _CREATURE_DECLARE
-    if kind == "attackers" and not blocker and "attacking" in obj:
+    extra = _ATTACKERS_DECLARE if kind == DeclareKind.ATTACKERS and not blocker else _CREATURE_DECLARE
+    if kind == DeclareKind.ATTACKERS and not blocker and "attacking" in obj:
         raise FormatError(join(path, "attacking"), "not declared yet: an attack declaration says what it attacks")
     keywords = expect_list(obj.get("keywords", []), join(path, "keywords"))
     plain_kw, declare_kw = [], set()
@@ -288,8 +279,8 @@ def _split_creature(data, path: str, abilities: dict, kind: str, blocker: bool =
         if kw in NEEDS_FIELD and not obj.get(NEEDS_FIELD[kw][0]):
             raise FormatError(where, f'"{kw}" alone does not say how much or from what; {NEEDS_FIELD[kw][1]}')
         plain_kw.append(kw)
-    if "haste" in plain_kw:
-        declare_kw.add("haste")
+    if Keyword.HASTE in plain_kw:
+        declare_kw.add(Keyword.HASTE)
     found = {k: obj.pop(k) for k in list(obj) if k in extra}
     for k in list(obj):
         if k in _ATTACKERS_DECLARE:
@@ -298,12 +289,7 @@ def _split_creature(data, path: str, abilities: dict, kind: str, blocker: bool =
         obj["keywords"] = plain_kw
     ab = Abilities(
         keywords=frozenset(declare_kw),
-        tapped=expect_bool(found.get("tapped", False), join(path, "tapped")),
-        summoning_sick=expect_bool(found.get("summoning_sick", False), join(path, "summoning_sick")),
-        min_blockers=expect_int(
-            found.get("min_blockers", 1), join(path, "min_blockers"), minimum=1, maximum=MAX_NUMBER
-        ),
-        block_extra=expect_int(found.get("block_extra", 0), join(path, "block_extra"), minimum=0, maximum=MAX_NUMBER),
+        **_ATTACKERS_DECLARE.without("landwalk").read(found, path),
         landwalk=_names(found, "landwalk", path),
     )
     if ab != NONE and isinstance(obj.get("id"), str):
@@ -311,7 +297,7 @@ def _split_creature(data, path: str, abilities: dict, kind: str, blocker: bool =
     return obj
 
 
-def _split_player(data, path: str, lands: dict) -> dict:
+def _split_player(data: object, path: str, lands: dict[str, tuple[str, ...]]) -> dict[str, Any]:
     obj = dict(expect_object(data, path))
     if "lands" in obj:
         found = _names(obj, "lands", path)
@@ -321,7 +307,7 @@ def _split_player(data, path: str, lands: dict) -> dict:
     return obj
 
 
-def _names(obj, key: str, path: str) -> tuple[str, ...]:
+def _names(obj: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
     items = expect_list(obj.get(key, []), join(path, key))
     out: list[str] = []
     for i, item in enumerate(items):
@@ -331,7 +317,7 @@ def _names(obj, key: str, path: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def load_blocks(data, doc: BlockersDoc, path: str = "declaration") -> Blocks:
+def load_blocks(data: object, doc: BlockersDoc, path: str = "declaration") -> Blocks:
     """``{attacker id: [blocker ids]}``: bad input (an unknown id, a blocker named twice for one attacker, ...)
     is a :class:`FormatError`; whether the blocks are *legal* is ``trample.declare``'s question."""
     if isinstance(data, (str, bytes)):
@@ -358,14 +344,14 @@ def load_blocks(data, doc: BlockersDoc, path: str = "declaration") -> Blocks:
     return Blocks({a.id: out[a.id] for a in doc.board.attackers if a.id in out})
 
 
-def load_attacks(data, doc: AttackersDoc, path: str = "declaration") -> Attacks:
+def load_attacks(data: object, doc: AttackersDoc, path: str = "declaration") -> Attacks:
     """``{creature id: player, planeswalker or battle id}``; unknown ids are a :class:`FormatError`."""
     if isinstance(data, (str, bytes)):
         data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
     obj = expect_object(data, path)
     creatures = {a.id for a in doc.board.attackers}
     targets = set(doc.targets)
-    out = {}
+    out: dict[str, str] = {}
     for c, target in obj.items():
         where = join(path, c)
         if c not in creatures:
@@ -377,7 +363,7 @@ def load_attacks(data, doc: AttackersDoc, path: str = "declaration") -> Attacks:
     return Attacks({a.id: out[a.id] for a in doc.board.attackers if a.id in out})
 
 
-def load_declaration(data, doc: BlockersDoc | AttackersDoc, path: str = "declaration") -> Blocks | Attacks:
+def load_declaration(data: object, doc: BlockersDoc | AttackersDoc, path: str = "declaration") -> Blocks | Attacks:
     return load_blocks(data, doc, path) if isinstance(doc, BlockersDoc) else load_attacks(data, doc, path)
 
 

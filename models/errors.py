@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
+from typing import Any
 
 
 class FormatError(ValueError):
@@ -36,7 +38,7 @@ def join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
-def expect_int(value, path: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+def expect_int(value: object, path: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """An integer (never a bool or a float), optionally bounded below and above."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise FormatError(path, f"expected an integer, got {_show(value)}")
@@ -49,7 +51,7 @@ def expect_int(value, path: str, *, minimum: int | None = None, maximum: int | N
     return value
 
 
-def expect_number(value, path: str, *, bound: int | float | None = None) -> float | int:
+def expect_number(value: object, path: str, *, bound: int | float | None = None) -> float | int:
     """A finite number (never a bool); with ``bound``, between ``-bound`` and ``bound``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise FormatError(path, f"expected a number, got {_show(value)}")
@@ -60,7 +62,8 @@ def expect_number(value, path: str, *, bound: int | float | None = None) -> floa
     return value
 
 
-def expect_str(value, path: str) -> str:
+def expect_str(value: object, path: str) -> str:
+    """A non-empty string of Unicode text (no lone surrogate)."""
     if not isinstance(value, str):
         raise FormatError(path, f"expected a string, got {_show(value)}")
     if not value:
@@ -78,31 +81,32 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def expect_bool(value, path: str) -> bool:
+def expect_bool(value: object, path: str) -> bool:
     if not isinstance(value, bool):
         raise FormatError(path, f"expected true or false, got {_show(value)}")
     return value
 
 
-def expect_list(value, path: str) -> list:
+def expect_list(value: object, path: str) -> list[Any]:
     if not isinstance(value, list):
         raise FormatError(path, f"expected a list, got {_show(value)}")
     return value
 
 
-def expect_object(value, path: str) -> dict:
+def expect_object(value: object, path: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise FormatError(path, f"expected an object, got {_show(value)}")
     return value
 
 
-def reject_unknown(obj: dict, allowed, path: str) -> None:
+def reject_unknown(obj: dict[str, Any], allowed: Collection[str], path: str) -> None:
+    """An unknown field is bad input (a misspelt one would otherwise be silently ignored)."""
     for key in obj:
         if key not in allowed:
             raise FormatError(join(path, key), "unknown field")
 
 
-def _show(value) -> str:
+def _show(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -117,7 +121,7 @@ def _show(value) -> str:
     return repr(value)
 
 
-def brief(value) -> str:
+def brief(value: object) -> str:
     """A value as an error message shows it: its JSON text when short, else what it is ("a list", "an object";
     never a RecursionError on a value nested hundreds of levels deep)."""
     if isinstance(value, (list, dict)):

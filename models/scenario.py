@@ -7,37 +7,36 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
+from . import fields as F
 from .errors import (
     FormatError,
     brief,
-    expect_bool,
     expect_int,
     expect_list,
-    expect_number,
     expect_object,
     expect_str,
     join,
     reject_unknown,
 )
-from .keywords import ALL_KEYWORDS, NEEDS_FIELD, suggestion
+from .fields import read_names
+from .keywords import ALL_KEYWORDS, NEEDS_FIELD, Keyword, suggestion
+from .vocabulary import DamageOrder, ObjectKind, RulesSet, Step, words
 
 #: Every keyword ability of 702 is accepted (an engine's board dump loads as it is); only DAMAGE_KEYWORDS change
 #: the answers (models/keywords.py, docs/format.md "Keywords").
 KEYWORDS = tuple(ALL_KEYWORDS)
-RULES_VARIANTS = ("current", "legacy")
-#: Every number of a scenario (power, toughness, damage_marked, life, loyalty, defense, value) lies between
-#: -MAX_NUMBER and MAX_NUMBER: the counting programme's tables grow with power, and CP-SAT takes 64-bit
-#: integers only. Anything beyond is bad input (README, "The scenario").
-MAX_NUMBER = 1_000_000
-STEPS = ("regular", "first_strike", "combat")
+MAX_NUMBER = F.MAX_NUMBER
+MODIFIERS = F.MODIFIERS
+RULES_VARIANTS = words(RulesSet)
+STEPS = words(Step)
 #: 616.1: the affected player chooses the order of replacement and prevention effects. "least": the order that
 #: leaves the least damage (prevention shields first, then multiplications, then additions; the default), "most":
 #: the order that leaves the most (additions, then multiplications, then shields). docs/effects.md.
-DAMAGE_ORDERS = ("least", "most")
-MODIFIERS = ("times", "plus")
+DAMAGE_ORDERS = words(DamageOrder)
 
 
 @dataclass(frozen=True)
@@ -50,14 +49,14 @@ class Receiving:
     prevent_combat: bool = False  # prevent all combat damage that would be dealt to it (615.1)
     protection: tuple[str, ...] = ()  # protection from these qualities (source ids or tags), 702.16e
     takes: tuple[tuple[str, int], ...] = ()  # damage dealt to it is multiplied / increased (614.1a)
-    order: str = "least"  # 616.1: the order its controller applies the effects in
+    order: str = DamageOrder.LEAST  # 616.1: the order its controller applies the effects in
     shield_order: tuple[str, ...] = ()  # 615.7: sources whose damage the shield prevents first
 
     @property
     def is_plain(self) -> bool:
         return self == NO_EFFECTS
 
-    def protected_from(self, source) -> bool:
+    def protected_from(self, source: Creature) -> bool:
         """702.16e: a quality of the source (its id or one of its tags) is one it has protection from."""
         if not self.protection:
             return False
@@ -70,6 +69,8 @@ NO_EFFECTS = Receiving()
 
 @dataclass(frozen=True)
 class Player:
+    """A player who can be dealt damage: life, poison counters, combat damage already taken from each commander."""
+
     id: str
     life: int = 20
     poison: int = 0  # poison counters (704.5c: ten or more loses)
@@ -82,6 +83,8 @@ class Player:
 
 @dataclass(frozen=True)
 class Planeswalker:
+    """A planeswalker that can be attacked (506.3): its controller, its loyalty, what killing it is worth."""
+
     id: str
     controller: str
     loyalty: int
@@ -92,6 +95,8 @@ class Planeswalker:
 
 @dataclass(frozen=True)
 class Battle:
+    """A battle that can be attacked (310.8): the player who protects it and its defense."""
+
     id: str
     protector: str
     defense: int
@@ -101,6 +106,11 @@ class Battle:
 
 @dataclass(frozen=True)
 class Creature:
+    """A creature in combat (an :class:`Attacker` or a :class:`Blocker`): power, toughness, keywords, damage
+    already marked, and the effects on the damage it deals and is dealt.
+
+    Ask about a keyword one way: ``creature.has(Keyword.TRAMPLE)`` (models/keywords.py)."""
+
     id: str
     power: int
     toughness: int
@@ -118,37 +128,49 @@ class Creature:
         """510.1a: the amount it assigns (its power, or its toughness for "assigns damage equal to toughness")."""
         return self.toughness if self.assigns_toughness else self.power
 
-    def has(self, keyword: str) -> bool:
+    def has(self, keyword: Keyword | str) -> bool:
+        """Does it have this keyword? The one way to ask (``c.has(Keyword.DEATHTOUCH)``). 702.19c: trample over
+        planeswalkers is a kind of trample, so a creature with it has trample too."""
+        if keyword == Keyword.TRAMPLE:
+            return Keyword.TRAMPLE in self.keywords or Keyword.TRAMPLE_OVER_PLANESWALKERS in self.keywords
         return keyword in self.keywords
 
+    # The four properties below are the older spellings of has(), kept until every reader asks has()
+    # (docs/architecture.md, "The vocabulary").
     @property
     def trample(self) -> bool:
-        """702.19: trample over planeswalkers is a variant of trample and implies it."""
-        return "trample" in self.keywords or "trample_over_planeswalkers" in self.keywords
+        """``has(Keyword.TRAMPLE)``."""
+        return self.has(Keyword.TRAMPLE)
 
     @property
     def trample_over_planeswalkers(self) -> bool:
-        return "trample_over_planeswalkers" in self.keywords
+        """``has(Keyword.TRAMPLE_OVER_PLANESWALKERS)``."""
+        return self.has(Keyword.TRAMPLE_OVER_PLANESWALKERS)
 
     @property
     def deathtouch(self) -> bool:
-        return "deathtouch" in self.keywords
+        """``has(Keyword.DEATHTOUCH)``."""
+        return self.has(Keyword.DEATHTOUCH)
 
     @property
     def indestructible(self) -> bool:
-        return "indestructible" in self.keywords
+        """``has(Keyword.INDESTRUCTIBLE)``."""
+        return self.has(Keyword.INDESTRUCTIBLE)
 
     def deals_damage_in(self, step: str) -> bool:
         """510.4 / 702.7b / 702.4b: which creatures deal combat damage in a step."""
-        first = "first_strike" in self.keywords
-        double = "double_strike" in self.keywords
-        if step == "first_strike":
+        first = self.has(Keyword.FIRST_STRIKE)
+        double = self.has(Keyword.DOUBLE_STRIKE)
+        if step == Step.FIRST_STRIKE:
             return first or double
         return double or not first
 
 
 @dataclass(frozen=True)
 class Attacker(Creature):
+    """An attacking creature: what it attacks, the blockers blocking it (for the legacy rules, in its damage
+    assignment order), whether it is blocked, and whether it is a commander (and whose)."""
+
     attacking: str = ""
     blocked_by: tuple[str, ...] = ()
     blocked: bool = False
@@ -158,6 +180,8 @@ class Attacker(Creature):
 
 @dataclass(frozen=True)
 class Blocker(Creature):
+    """A blocking creature: what killing it is worth, its legacy damage order, the player who controls it."""
+
     value: float = 1
     damage_order: tuple[str, ...] = ()  # legacy rules: the order of the attackers it blocks (510.1d before 2024)
     controller: str | None = None  # the player who controls it (default: see Scenario.blocker_controller)
@@ -165,37 +189,72 @@ class Blocker(Creature):
 
 @dataclass(frozen=True)
 class Scenario:
-    """One combat damage step (or a whole combat, ``step == "combat"``), immutable."""
+    """One combat damage step (or a whole combat, ``step == "combat"``), immutable: the board of docs/format.md.
+
+    ``scenario[id]`` is the object an id names (every id is unique across the scenario, the type is
+    :data:`GameObject`); :meth:`creature`, :meth:`attacker`, :meth:`blocker`, :meth:`player`, :meth:`planeswalker`
+    and :meth:`battle` are the same lookup typed for one kind (:class:`TypeError` for an object of another kind).
+    Load one with :func:`load_scenario` (bad input: a one-line :class:`FormatError`), write it with :meth:`to_json`.
+    """
 
     attackers: tuple[Attacker, ...]
     blockers: tuple[Blocker, ...] = ()
     players: tuple[Player, ...] = ()
     planeswalkers: tuple[Planeswalker, ...] = ()
     battles: tuple[Battle, ...] = ()
-    rules: str = "current"
-    step: str = "regular"
+    rules: str = RulesSet.CURRENT
+    step: str = Step.REGULAR
     players_in_game: int | None = None  # default: the listed players plus the attacking player
-    _index: Mapping[str, object] = field(default=None, compare=False, repr=False, hash=False)  # type: ignore[arg-type]  # built in __post_init__
+    _index: Mapping[str, GameObject] = field(init=False, default_factory=dict, compare=False, repr=False, hash=False)
 
-    def __post_init__(self):
-        index = {}
+    def __post_init__(self) -> None:
+        index: dict[str, GameObject] = {}
         for group in (self.players, self.planeswalkers, self.battles, self.attackers, self.blockers):
             for obj in group:
                 index[obj.id] = obj
         object.__setattr__(self, "_index", index)
 
     # -- lookups -------------------------------------------------------------------------------
-    def __getitem__(self, object_id: str):
+    def __getitem__(self, object_id: str) -> GameObject:
+        """The object an id names (:class:`KeyError` for an unknown id)."""
         return self._index[object_id]
 
-    def get(self, object_id: str, default=None):
+    def get(self, object_id: str, default: GameObject | None = None) -> GameObject | None:
         return self._index.get(object_id, default)
 
-    def __contains__(self, object_id: str) -> bool:
+    def __contains__(self, object_id: object) -> bool:
         return object_id in self._index
 
-    def kind(self, object_id: str) -> str:
-        """ "player", "planeswalker", "battle", "attacker" or "blocker"."""
+    def creature(self, object_id: str) -> Creature:
+        """The attacker or blocker an id names (:class:`KeyError` for an unknown id, :class:`TypeError` for a
+        player, planeswalker or battle)."""
+        return self._typed(object_id, Creature)
+
+    def attacker(self, object_id: str) -> Attacker:
+        return self._typed(object_id, Attacker)
+
+    def blocker(self, object_id: str) -> Blocker:
+        return self._typed(object_id, Blocker)
+
+    def player(self, object_id: str) -> Player:
+        return self._typed(object_id, Player)
+
+    def planeswalker(self, object_id: str) -> Planeswalker:
+        return self._typed(object_id, Planeswalker)
+
+    def battle(self, object_id: str) -> Battle:
+        return self._typed(object_id, Battle)
+
+    def _typed(self, object_id: str, cls: type[_O]) -> _O:
+        obj = self._index[object_id]
+        if not isinstance(obj, cls):
+            kind = self.kind(object_id)
+            raise TypeError(f"{object_id!r} is {_a(kind)} {kind}, not {_a(cls.__name__)} {cls.__name__.lower()}")
+        return obj
+
+    def kind(self, object_id: str) -> ObjectKind:
+        """What the id names: ``ObjectKind.PLAYER`` (``"player"``), ``PLANESWALKER``, ``BATTLE``, ``ATTACKER`` or
+        ``BLOCKER``."""
         return _KIND[type(self._index[object_id])]
 
     def controller_of(self, object_id: str) -> str | None:
@@ -216,7 +275,7 @@ class Scenario:
     def damage_order(self, blocker_id: str) -> tuple[str, ...]:
         """Legacy rules: the blocker's damage assignment order of the attackers it blocks (its ``damage_order``,
         default the order of ``attackers``)."""
-        return self[blocker_id].damage_order or self.blocking(blocker_id)
+        return self.blocker(blocker_id).damage_order or self.blocking(blocker_id)
 
     @property
     def game_players(self) -> int:
@@ -226,7 +285,7 @@ class Scenario:
     def blocker_controller(self, blocker_id: str) -> str | None:
         """The player who controls a blocker: its ``controller``; else the only listed player; else the player
         attacked (or controlling / protecting what is attacked) by the first attacker it blocks."""
-        b = self[blocker_id]
+        b = self.blocker(blocker_id)
         if b.controller is not None:
             return b.controller
         if len(self.players) == 1:
@@ -237,42 +296,55 @@ class Scenario:
         return None
 
     def receiving(self, object_id: str) -> Receiving:
-        return getattr(self._index[object_id], "receiving", NO_EFFECTS)
+        """What happens to damage dealt to the object (every kind of object has its ``receiving``)."""
+        return self._index[object_id].receiving
 
     def with_step(self, step: str) -> Scenario:
         return replace(self, step=step)
 
     # -- JSON ----------------------------------------------------------------------------------
     @classmethod
-    def from_json(cls, data) -> Scenario:
+    def from_json(cls, data: object) -> Scenario:
         return load_scenario(data)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return dump_scenario(self)
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), separators=(",", ":"))
 
 
-_KIND = {Player: "player", Planeswalker: "planeswalker", Battle: "battle", Attacker: "attacker", Blocker: "blocker"}
+def _a(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+#: What an id of a scenario can name.
+GameObject = Player | Planeswalker | Battle | Attacker | Blocker
+_O = TypeVar("_O", Creature, Attacker, Blocker, Player, Planeswalker, Battle)
+
+_KIND: dict[type, ObjectKind] = {
+    Player: ObjectKind.PLAYER,
+    Planeswalker: ObjectKind.PLANESWALKER,
+    Battle: ObjectKind.BATTLE,
+    Attacker: ObjectKind.ATTACKER,
+    Blocker: ObjectKind.BLOCKER,
+}
 
 
 # ---------------------------------------------------------------------------------------------
 # Loading
 # ---------------------------------------------------------------------------------------------
 
-_TOP = {"rules", "step", "players", "planeswalkers", "battles", "attackers", "blockers", "players_in_game"}
-_RECEIVING = {"prevent", "prevent_combat", "protection", "takes", "replacement_order", "shield_order"}
-_PLAYER = {"id", "life", "poison", "commander_damage"} | _RECEIVING
-_PLANESWALKER = {"id", "controller", "loyalty", "in_combat", "value"} | _RECEIVING
-_BATTLE = {"id", "protector", "defense", "in_combat"} | _RECEIVING
-_CREATURE = {"id", "power", "toughness", "keywords", "damage_marked", "in_combat"}
-_CREATURE |= {"toxic", "tags", "deals", "assigns_toughness"} | _RECEIVING
-_ATTACKER = _CREATURE | {"attacking", "blocked_by", "blocked", "as_though_unblocked", "commander"}
-_BLOCKER = _CREATURE | {"value", "damage_order", "controller"}
+# The fields each object accepts, its defaults and bounds: models/fields.py, which the JSON Schemas are built from.
+# A table "of its own" is an object's fields without the receiving ones (read into its ``receiving``).
+_PLAYER_OWN = F.PLAYER.minus(F.RECEIVING)
+_PLANESWALKER_OWN = F.PLANESWALKER.minus(F.RECEIVING)
+_BATTLE_OWN = F.BATTLE.minus(F.RECEIVING)
+_ATTACKER_OWN = F.ATTACKER.minus(F.CREATURE_BASE).minus(F.CREATURE_EFFECTS).minus(F.RECEIVING)
+_BLOCKER_OWN = F.BLOCKER.minus(F.CREATURE_BASE).minus(F.CREATURE_EFFECTS).minus(F.RECEIVING)
 
 
-def parse_json_text(text: str, path: str = "") -> object:
+def parse_json_text(text: str, path: str = "") -> Any:
     """``json.loads`` with a one-line :class:`FormatError` for text that is not JSON."""
     if not text.strip():
         raise FormatError(path, "not JSON: the input is empty")
@@ -320,7 +392,7 @@ def _parse_int(text: str) -> int:
 class _Finite:
     """``parse_float`` / ``parse_constant`` hooks that note the first number which is not finite."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.ok = True
         self.ok_not = ""
 
@@ -343,10 +415,10 @@ class _DuplicateKeys:
     """``object_pairs_hook`` that builds dicts as ``json.loads`` does and remembers the first repeated key
     (a repeated key would otherwise silently keep its last value: ``{"power": 3, "power": 5}`` is 5)."""
 
-    def __init__(self):
-        self.found = None
+    def __init__(self) -> None:
+        self.found: tuple[dict[str, Any], str] | None = None
 
-    def __call__(self, pairs):
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(pairs)
         if len(obj) != len(pairs) and self.found is None:
             seen = set()
@@ -358,10 +430,10 @@ class _DuplicateKeys:
         return obj
 
 
-def _path_of(root, target, match=None) -> str:
+def _path_of(root: object, target: object, match: Callable[[object], bool] | None = None) -> str:
     """The JSON path of the object ``target`` (by identity; or the first value that ``match`` accepts) inside
     ``root``, in document order; walked without recursion."""
-    stack = [(root, "")]
+    stack: list[tuple[object, str]] = [(root, "")]
     while stack:
         node, where = stack.pop()
         if node is target if match is None else match(node):
@@ -373,7 +445,7 @@ def _path_of(root, target, match=None) -> str:
     return ""
 
 
-def load_scenario(data, path: str = "") -> Scenario:
+def load_scenario(data: object, path: str = "") -> Scenario:
     """Validate a decoded JSON object (or JSON text) and build a :class:`Scenario`.
 
     Raises :class:`FormatError` naming the first problem's JSON path.
@@ -381,15 +453,12 @@ def load_scenario(data, path: str = "") -> Scenario:
     if isinstance(data, (str, bytes)):
         data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
     obj = expect_object(data, path or "scenario")
-    reject_unknown(obj, _TOP, path)
-    rules = obj.get("rules", "current")
-    if rules not in RULES_VARIANTS:
-        raise FormatError(join(path, "rules"), f'expected "current" or "legacy", got {brief(rules)}')
-    step = obj.get("step", "regular")
-    if step not in STEPS:
-        raise FormatError(join(path, "step"), f'expected "regular", "first_strike" or "combat", got {brief(step)}')
-    if "attackers" not in obj:
-        raise FormatError(join(path, "attackers"), "required field is missing")
+    reject_unknown(obj, F.SCENARIO.names, path)
+    rules = RulesSet(F.SCENARIO["rules"].read(obj, path))
+    step = Step(F.SCENARIO["step"].read(obj, path))
+    for name in F.SCENARIO.required:
+        if name not in obj:
+            raise FormatError(join(path, name), "required field is missing")
 
     players = tuple(_each(obj, "players", path, _load_player))
     planeswalkers = tuple(_each(obj, "planeswalkers", path, _load_planeswalker))
@@ -398,7 +467,7 @@ def load_scenario(data, path: str = "") -> Scenario:
     blockers = tuple(_each(obj, "blockers", path, _load_blocker))
     players_in_game = None
     if "players_in_game" in obj:
-        players_in_game = _int(obj["players_in_game"], join(path, "players_in_game"))
+        players_in_game = F.Field("players_in_game", F.FieldKind.AMOUNT).read(obj, path)
         if players_in_game < max(2, len(players)):
             raise FormatError(
                 join(path, "players_in_game"),
@@ -407,13 +476,14 @@ def load_scenario(data, path: str = "") -> Scenario:
 
     # Unique ids across the whole scenario.
     seen: dict[str, str] = {}
-    for name, group in (
+    groups: tuple[tuple[str, Sequence[GameObject]], ...] = (
         ("players", players),
         ("planeswalkers", planeswalkers),
         ("battles", battles),
         ("attackers", attackers),
         ("blockers", blockers),
-    ):
+    )
+    for name, group in groups:
         for i, item in enumerate(group):
             where = join(join(join(path, name), i), "id")
             if item.id in seen:
@@ -453,7 +523,14 @@ def load_scenario(data, path: str = "") -> Scenario:
     )
 
 
-def _check_effect_references(path, players, planeswalkers, battles, attackers, blockers) -> None:
+def _check_effect_references(
+    path: str,
+    players: Sequence[Player],
+    planeswalkers: Sequence[Planeswalker],
+    battles: Sequence[Battle],
+    attackers: Sequence[Attacker],
+    blockers: Sequence[Blocker],
+) -> None:
     """The ids that effect fields name: a blocker's controller and damage order, shield orders, commander damage."""
     player_ids = {p.id for p in players}
     sources = {c.id for c in (*attackers, *blockers)}
@@ -474,13 +551,14 @@ def _check_effect_references(path, players, planeswalkers, battles, attackers, b
                     join(where, "damage_order"),
                     f"must list each attacker that {b.id} blocks exactly once (those naming it: {shown})",
                 )
-    for name, group in (
+    groups: tuple[tuple[str, Sequence[GameObject]], ...] = (
         ("players", players),
         ("planeswalkers", planeswalkers),
         ("battles", battles),
         ("attackers", attackers),
         ("blockers", blockers),
-    ):
+    )
+    for name, group in groups:
         for i, item in enumerate(group):
             for j, src in enumerate(item.receiving.shield_order):
                 if src not in sources:
@@ -496,101 +574,52 @@ def _check_effect_references(path, players, planeswalkers, battles, attackers, b
                 )
 
 
-def _each(obj: dict, key: str, path: str, loader) -> Iterable:
+_L = TypeVar("_L")
+
+
+def _each(obj: Mapping[str, Any], key: str, path: str, loader: Callable[[object, str], _L]) -> list[_L]:
     if key not in obj:
         return []
     items = expect_list(obj[key], join(path, key))
     return [loader(item, join(join(path, key), i)) for i, item in enumerate(items)]
 
 
-def _load_player(data, path) -> Player:
+def _load_player(data: object, path: str) -> Player:
     obj = expect_object(data, path)
-    reject_unknown(obj, _PLAYER, path)
+    reject_unknown(obj, F.PLAYER.names, path)
     cd = expect_object(obj.get("commander_damage", {}), join(path, "commander_damage"))
     commander_damage = []
     for key, amount in cd.items():
         expect_str(key, join(join(path, "commander_damage"), key))
         commander_damage.append((key, _int(amount, join(join(path, "commander_damage"), key))))
     return Player(
-        id=_id(obj, path),
-        life=_int(obj.get("life", 20), join(path, "life"), signed=True),
-        poison=_int(obj.get("poison", 0), join(path, "poison")),
+        **_PLAYER_OWN.read(obj, path),
         commander_damage=tuple(sorted(commander_damage)),
         receiving=_receiving(obj, path),
     )
 
 
-def _strings(obj, key: str, path: str, what: str = "string") -> tuple[str, ...]:
-    """A list of non-empty strings, each once (a repeat is redundant and dropped)."""
-    items = expect_list(obj.get(key, []), join(path, key))
-    out: dict[str, None] = {}  # in order, each once: linear (a list's `in` made 10^5 tags take 33 s)
-    for i, item in enumerate(items):
-        if not isinstance(item, str):
-            raise FormatError(join(join(path, key), i), f"expected a {what}, got {brief(item)}")
-        if item not in out:  # the path is built only for a string seen the first time (or an error)
-            expect_str(item, join(join(path, key), i))
-            out[item] = None
-    return tuple(out)
-
-
-def _modifiers(obj, key: str, path: str) -> tuple[tuple[str, int], ...]:
-    """``[{"times": 2}, {"plus": 1}]``: damage multiplied by / increased by a whole number (614.1a)."""
-    items = expect_list(obj.get(key, []), join(path, key))
-    out = []
-    for i, item in enumerate(items):
-        where = join(join(path, key), i)
-        m = expect_object(item, where)
-        if len(m) != 1 or next(iter(m)) not in MODIFIERS:
-            raise FormatError(where, 'expected one of {"times": N} or {"plus": N}')
-        kind, amount = next(iter(m.items()))
-        out.append((kind, expect_int(amount, join(where, kind), minimum=1, maximum=MAX_NUMBER)))
-    return tuple(out)
-
-
-def _receiving(obj, path) -> Receiving:
-    if not any(k in obj for k in _RECEIVING):
+def _receiving(obj: Mapping[str, Any], path: str) -> Receiving:
+    if not any(k in obj for k in F.RECEIVING.names):
         return NO_EFFECTS
-    order = obj.get("replacement_order", "least")
-    if order not in DAMAGE_ORDERS:
-        raise FormatError(join(path, "replacement_order"), f'expected "least" or "most", got {brief(order)}')
-    return Receiving(
-        prevent=_int(obj.get("prevent", 0), join(path, "prevent")),
-        prevent_combat=expect_bool(obj.get("prevent_combat", False), join(path, "prevent_combat")),
-        protection=_strings(obj, "protection", path, "quality string"),
-        takes=_modifiers(obj, "takes", path),
-        order=order,
-        shield_order=_strings(obj, "shield_order", path, "creature id"),
-    )
+    return Receiving(**F.RECEIVING.read(obj, path))
 
 
-def _load_planeswalker(data, path) -> Planeswalker:
+def _load_planeswalker(data: object, path: str) -> Planeswalker:
     obj = expect_object(data, path)
-    reject_unknown(obj, _PLANESWALKER, path)
-    return Planeswalker(
-        id=_id(obj, path),
-        controller=expect_str(_required(obj, "controller", path), join(path, "controller")),
-        loyalty=_int(_required(obj, "loyalty", path), join(path, "loyalty")),
-        in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
-        value=expect_number(obj.get("value", 1), join(path, "value"), bound=MAX_NUMBER),
-        receiving=_receiving(obj, path),
-    )
+    reject_unknown(obj, F.PLANESWALKER.names, path)
+    return Planeswalker(**_PLANESWALKER_OWN.read(obj, path), receiving=_receiving(obj, path))
 
 
-def _load_battle(data, path) -> Battle:
+def _load_battle(data: object, path: str) -> Battle:
     obj = expect_object(data, path)
-    reject_unknown(obj, _BATTLE, path)
-    return Battle(
-        id=_id(obj, path),
-        protector=expect_str(_required(obj, "protector", path), join(path, "protector")),
-        defense=_int(_required(obj, "defense", path), join(path, "defense")),
-        in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
-        receiving=_receiving(obj, path),
-    )
+    reject_unknown(obj, F.BATTLE.names, path)
+    return Battle(**_BATTLE_OWN.read(obj, path), receiving=_receiving(obj, path))
 
 
-def _creature_fields(obj, path) -> dict:
+def _keywords(obj: Mapping[str, Any], path: str) -> tuple[Keyword, ...]:
     keywords = expect_list(obj.get("keywords", []), join(path, "keywords"))
-    kws = []
+    kws: list[Keyword] = []
     for i, kw in enumerate(keywords):
         where = join(join(path, "keywords"), i)
         if not isinstance(kw, str):
@@ -602,25 +631,23 @@ def _creature_fields(obj, path) -> dict:
         if kw in NEEDS_FIELD and not obj.get(NEEDS_FIELD[kw][0]):
             raise FormatError(where, f'"{kw}" alone does not say how much or from what; {NEEDS_FIELD[kw][1]}')
         if kw not in kws:  # 702.19g and friends: multiple instances are redundant
-            kws.append(kw)
-    return dict(
-        id=_id(obj, path),
-        power=_int(_required(obj, "power", path), join(path, "power"), signed=True),
-        toughness=_int(_required(obj, "toughness", path), join(path, "toughness")),
-        keywords=tuple(kws),
-        damage_marked=_int(obj.get("damage_marked", 0), join(path, "damage_marked")),
-        in_combat=expect_bool(obj.get("in_combat", True), join(path, "in_combat")),
-        toxic=_int(obj.get("toxic", 0), join(path, "toxic")),
-        tags=_strings(obj, "tags", path, "tag string"),
-        deals=_modifiers(obj, "deals", path),
-        assigns_toughness=expect_bool(obj.get("assigns_toughness", False), join(path, "assigns_toughness")),
-        receiving=_receiving(obj, path),
-    )
+            kws.append(Keyword(kw))
+    return tuple(kws)
 
 
-def _load_attacker(data, path) -> Attacker:
+def _creature_fields(obj: Mapping[str, Any], path: str) -> dict[str, Any]:
+    keywords = _keywords(obj, path)
+    return {
+        **F.CREATURE_BASE.read(obj, path),
+        "keywords": keywords,
+        **F.CREATURE_EFFECTS.read(obj, path),
+        "receiving": _receiving(obj, path),
+    }
+
+
+def _load_attacker(data: object, path: str) -> Attacker:
     obj = expect_object(data, path)
-    reject_unknown(obj, _ATTACKER, path)
+    reject_unknown(obj, F.ATTACKER.names, path)
     fields = _creature_fields(obj, path)
     blocked_by = expect_list(obj.get("blocked_by", []), join(path, "blocked_by"))
     ids = []
@@ -632,47 +659,26 @@ def _load_attacker(data, path) -> Attacker:
             raise FormatError(where, f'"{b}" is listed twice')
         seen.add(b)
         ids.append(b)
-    blocked = obj.get("blocked", len(ids) > 0)
-    expect_bool(blocked, join(path, "blocked"))
-    if not blocked and ids:
+    own = _ATTACKER_OWN.read(obj, path)
+    if own["blocked"] is None:
+        own["blocked"] = len(ids) > 0
+    elif not own["blocked"] and ids:
         raise FormatError(join(path, "blocked"), "false, but blocked_by names blockers")
-    return Attacker(
-        **fields,
-        attacking=expect_str(_required(obj, "attacking", path), join(path, "attacking")),
-        blocked_by=tuple(ids),
-        blocked=blocked,
-        as_though_unblocked=expect_bool(obj.get("as_though_unblocked", False), join(path, "as_though_unblocked")),
-        commander=expect_str(obj["commander"], join(path, "commander")) if "commander" in obj else None,
-    )
+    return Attacker(**fields, **own, blocked_by=tuple(ids))
 
 
-def _load_blocker(data, path) -> Blocker:
+def _load_blocker(data: object, path: str) -> Blocker:
     obj = expect_object(data, path)
-    reject_unknown(obj, _BLOCKER, path)
-    order = _strings(obj, "damage_order", path, "attacker id")
+    reject_unknown(obj, F.BLOCKER.names, path)
+    order = read_names(obj, "damage_order", path, "attacker id")
     if len(order) != len(expect_list(obj.get("damage_order", []), join(path, "damage_order"))):
         raise FormatError(join(path, "damage_order"), "names an attacker twice")
-    return Blocker(
-        **_creature_fields(obj, path),
-        value=expect_number(obj.get("value", 1), join(path, "value"), bound=MAX_NUMBER),
-        damage_order=order,
-        controller=expect_str(obj["controller"], join(path, "controller")) if "controller" in obj else None,
-    )
+    return Blocker(**_creature_fields(obj, path), **_BLOCKER_OWN.read(obj, path), damage_order=order)
 
 
-def _int(value, path: str, signed: bool = False) -> int:
-    """An integer of at most MAX_NUMBER; not negative unless ``signed`` (power and life may be)."""
-    return expect_int(value, path, minimum=-MAX_NUMBER if signed else 0, maximum=MAX_NUMBER)
-
-
-def _id(obj, path) -> str:
-    return expect_str(_required(obj, "id", path), join(path, "id"))
-
-
-def _required(obj, key, path):
-    if key not in obj:
-        raise FormatError(join(path, key), "required field is missing")
-    return obj[key]
+def _int(value: object, path: str) -> int:
+    """An integer from 0 to MAX_NUMBER."""
+    return expect_int(value, path, minimum=0, maximum=MAX_NUMBER)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -680,15 +686,15 @@ def _required(obj, key, path):
 # ---------------------------------------------------------------------------------------------
 
 
-def dump_scenario(s: Scenario) -> dict:
+def dump_scenario(s: Scenario) -> dict[str, Any]:
     """The normal form. The fields of docs/effects.md are written only when they differ from their defaults, so a
     scenario without effects dumps exactly as before they existed."""
-    out: dict = {"rules": s.rules, "step": s.step}
+    out: dict[str, Any] = {"rules": s.rules, "step": s.step}
     if s.players_in_game is not None:
         out["players_in_game"] = s.players_in_game
     out["players"] = []
     for p in s.players:
-        d = {"id": p.id, "life": p.life}
+        d: dict[str, Any] = {"id": p.id, "life": p.life}
         if p.poison:
             d["poison"] = p.poison
         if p.commander_damage:
@@ -728,8 +734,8 @@ def dump_scenario(s: Scenario) -> dict:
     return out
 
 
-def _dump_creature(c: Creature) -> dict:
-    d = {
+def _dump_creature(c: Creature) -> dict[str, Any]:
+    d: dict[str, Any] = {
         "id": c.id,
         "power": c.power,
         "toughness": c.toughness,
@@ -748,7 +754,7 @@ def _dump_creature(c: Creature) -> dict:
     return d
 
 
-def _dump_receiving(obj, d: dict) -> dict:
+def _dump_receiving(obj: GameObject, d: dict[str, Any]) -> dict[str, Any]:
     r = obj.receiving
     if r.prevent:
         d["prevent"] = r.prevent

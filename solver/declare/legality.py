@@ -33,7 +33,7 @@ def can_ever_block(doc: BlockersDoc, blocker: str) -> list[Refusal]:
 def block_refusals(doc: BlockersDoc, attacker: str, blocker: str) -> list[Refusal]:
     """Every rule that keeps ``blocker`` from blocking ``attacker`` (each rule alone, the other blockers aside)."""
     out = can_ever_block(doc, blocker)
-    a, b = doc.board[attacker], doc.board[blocker]
+    a, b = doc.board.attacker(attacker), doc.board.blocker(blocker)
     aa, bb = doc.of(attacker), doc.of(blocker)
     defending = doc.defending_player(attacker)
     if doc.controller(blocker) != defending:

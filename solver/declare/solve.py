@@ -188,7 +188,7 @@ def _may_trample(a) -> bool:
 def _group(doc: BlockersDoc, attacker: str, blockers: tuple[str, ...]) -> Scenario:
     """One attacker with its blockers, alone on the board (a separable combat's term)."""
     board = doc.board
-    a = board[attacker]
+    a = board.attacker(attacker)
     a = replace(a, blocked_by=blockers, blocked=bool(blockers))
     bs = tuple(b for b in board.blockers if b.id in blockers)
     return replace(board, attackers=(a,), blockers=bs)
@@ -217,7 +217,7 @@ def _separable_best(doc: BlockersDoc, space: DeclarationSpace, search: _Search, 
         for size in [0, *range(need, len(able[a]) + 1)]:
             for group in combinations(able[a], size):
                 ids = tuple(blockers[i] for i in group)
-                if ids and players_only and not _may_trample(doc.board[a]):
+                if ids and players_only and not _may_trample(doc.board.attacker(a)):
                     value = zero  # 510.1c: a blocked creature without trample assigns its damage to blockers only
                 else:
                     value = search.group(doc, a, ids, objs)

@@ -1,8 +1,11 @@
 """Builds the JSON Schemas shipped in this folder (``python -m trample.schemas._build`` rewrites the files).
 
-The schemas are data files (``*.json`` next to this module); this builder is how they are written, so that the
-shared pieces (an id, a creature, a card) are spelled once. ``tests/test_schemas.py`` checks that the files on disk
-are exactly what this module builds, and that the enumerations here match the ones the loaders use.
+The schemas are data files (``*.json`` next to this module); this builder is how they are written. The input
+formats are described once, in :mod:`trample.models.fields` (every field of a player, a planeswalker, a battle,
+a creature, a scenario, a declare document: its kind, bounds, default, words, whether it is required) and
+:mod:`trample.models.keywords` (the keyword table): the loaders read documents by those tables and this builder
+writes the same tables as JSON Schema, so a new field is written once. ``tests/test_schemas.py`` checks that the
+files on disk are exactly what this module builds.
 
 Every schema is self-contained: the pieces it uses are copied into its own ``$defs``, so ``trample schema NAME``
 prints a document that any JSON Schema (draft 2020-12) validator can use alone.
@@ -14,64 +17,28 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+from ..models import fields as F
+from ..models.keywords import ALL_KEYWORDS, NEEDS_FIELD
+from ..models.vocabulary import DamageOrder, DeclareKind, ObjectiveKind, Side, words
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 HERE = Path(__file__).resolve().parent
 
-
-def _keywords_table():
-    """models/keywords.py, the one table of keyword abilities, read by path (it imports nothing): beside this
-    folder in an install (trample/models), one folder up in a source checkout (models/ beside solver/)."""
-    import importlib.util
-
-    for folder in (HERE.parent / "models", HERE.parents[1] / "models"):
-        if (folder / "keywords.py").is_file():
-            spec = importlib.util.spec_from_file_location("_trample_keywords", folder / "keywords.py")
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            return module
-    raise FileNotFoundError("models/keywords.py")
-
-
-# Kept equal to the loaders' own tables by tests/test_schemas.py (the builder imports nothing from the package,
-# so it runs from a source checkout without an install).
-MAX_NUMBER = 1_000_000
-KEYWORDS = list(_keywords_table().ALL_KEYWORDS)
-DAMAGE_ORDERS = ["least", "most"]
-CARD_WORDS = [
-    # 205.2a card types
-    "artifact",
-    "battle",
-    "conspiracy",
-    "creature",
-    "dungeon",
-    "enchantment",
-    "instant",
-    "kindred",
-    "land",
-    "phenomenon",
-    "plane",
-    "planeswalker",
-    "scheme",
-    "sorcery",
-    "tribal",
-    "vanguard",
-    # 205.4a supertypes
-    "basic",
-    "legendary",
-    "ongoing",
-    "snow",
-    "world",
-]
-OBJECTIVES = ["max-damage", "lethal", "max-kills", "max-value", "min-overkill"]
+# The loaders' own tables (models/fields.py, models/keywords.py, models/vocabulary.py), not copies.
+MAX_NUMBER = F.MAX_NUMBER
+KEYWORDS = list(ALL_KEYWORDS)
+DAMAGE_ORDERS = list(words(DamageOrder))
+CARD_WORDS = list(F.CARD_WORDS)
+OBJECTIVES = list(words(ObjectiveKind))
 
 
 def ref(name: str) -> dict:
     return {"$ref": f"#/$defs/{name}"}
 
 
-def closed(properties: dict, required: Sequence[str] = (), **more) -> dict:
+def closed(properties: dict[str, Any], required: Sequence[str] = (), **more: Any) -> dict[str, Any]:
     """An object that takes these properties and no others (the loaders reject unknown fields)."""
     out = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
@@ -90,19 +57,7 @@ def card_type_pattern(extra: Sequence[str] = ()) -> str:
 
 
 #: Fields of anything that can be dealt damage (docs/effects.md): prevention, protection, modifiers, their order.
-RECEIVING = {
-    "prevent": {**ref("amount"), "default": 0, "description": "Prevent the next N damage dealt to it (615.7)."},
-    "prevent_combat": {"type": "boolean", "default": False, "description": "Prevent all combat damage to it."},
-    "protection": {**ref("names"), "description": "Protection from these qualities: source ids or tags (702.16e)."},
-    "takes": ref("modifiers"),
-    "replacement_order": {
-        "enum": DAMAGE_ORDERS,
-        "default": "least",
-        "description": "616.1: the affected player's order.",
-    },
-    "shield_order": {**ref("names"), "description": "Whose damage the prevent shield stops first (creature ids)."},
-}
-#: Fields of a creature as a source of damage (docs/effects.md).
+RECEIVING = F.RECEIVING.properties()
 #: models/keywords.py NEEDS_FIELD: a keyword that says too little alone is accepted only beside its field.
 KEYWORD_NEEDS_FIELD = [
     {
@@ -112,21 +67,17 @@ KEYWORD_NEEDS_FIELD = [
             "properties": {field: {"minimum": 1} if field == "toxic" else {"minItems": 1}},
         },
     }
-    for keyword, (field, _) in _keywords_table().NEEDS_FIELD.items()
+    for keyword, (field, _) in NEEDS_FIELD.items()
 ]
+#: Fields of a creature as a source of damage (docs/effects.md).
+CREATURE_EFFECTS = F.CREATURE_EFFECTS.properties()
 
-CREATURE_EFFECTS = {
-    "toxic": {**ref("amount"), "default": 0, "description": "Total toxic value (702.164b)."},
-    "tags": {**ref("names"), "description": "Qualities protection can name (colours, types)."},
-    "deals": ref("modifiers"),
-    "assigns_toughness": {
-        "type": "boolean",
-        "default": False,
-        "description": "Assigns combat damage equal to its toughness rather than its power (510.1a).",
-    },
-}
-
-ONE_OBJECTIVE = r"\s*(max-damage(:[^,]*[^,\s][^,]*)?|lethal|max-kills|max-value|min-overkill)\s*"
+#: One objective of ``--objective`` (max-damage takes a weighting after a colon).
+ONE_OBJECTIVE = (
+    r"\s*("
+    + "|".join(w + (r"(:[^,]*[^,\s][^,]*)?" if w == ObjectiveKind.MAX_DAMAGE else "") for w in OBJECTIVES)
+    + r")\s*"
+)
 
 DEFS: dict[str, dict] = {
     # -- scenario -------------------------------------------------------------------------------------------------
@@ -169,70 +120,12 @@ DEFS: dict[str, dict] = {
         "description": 'Damage multiplied ({"times": N}) or increased ({"plus": N}), 614.1a (docs/effects.md).',
     },
     "names": {"type": "array", "items": {"type": "string", "minLength": 1}, "default": []},
-    "player": closed(
-        {
-            "id": ref("id"),
-            "life": {**ref("signed"), "default": 20},
-            "poison": {**ref("amount"), "default": 0, "description": "Poison counters (704.5c: 10 loses)."},
-            "commander_damage": {
-                "type": "object",
-                "propertyNames": {"minLength": 1},
-                "additionalProperties": ref("amount"),
-                "default": {},
-                "description": "Combat damage already dealt by each commander, by its id (704.6c: 21 loses).",
-            },
-            **RECEIVING,
-        },
-        ["id"],
-    ),
-    "planeswalker": closed(
-        {
-            "id": ref("id"),
-            "controller": {**ref("id"), "description": "The id of a player."},
-            "loyalty": ref("amount"),
-            "in_combat": ref("in_combat"),
-            "value": ref("value"),
-            **RECEIVING,
-        },
-        ["id", "controller", "loyalty"],
-    ),
-    "battle": closed(
-        {
-            "id": ref("id"),
-            "protector": {**ref("id"), "description": "The id of a player."},
-            "defense": ref("amount"),
-            "in_combat": ref("in_combat"),
-            **RECEIVING,
-        },
-        ["id", "protector", "defense"],
-    ),
+    "player": closed(F.PLAYER.properties(), F.PLAYER.required),
+    "planeswalker": closed(F.PLANESWALKER.properties(), F.PLANESWALKER.required),
+    "battle": closed(F.BATTLE.properties(), F.BATTLE.required),
     "attacker": closed(
-        {
-            "id": ref("id"),
-            "power": ref("signed"),
-            "toughness": ref("amount"),
-            "keywords": ref("keywords"),
-            "damage_marked": {**ref("amount"), "default": 0},
-            "in_combat": ref("in_combat"),
-            "attacking": {**ref("id"), "description": "The id of a player, planeswalker or battle."},
-            "blocked_by": {
-                "type": "array",
-                "items": ref("id"),
-                "uniqueItems": True,
-                "default": [],
-                "description": "Ids of blockers; for the legacy rules, the damage assignment order.",
-            },
-            "blocked": {"type": "boolean", "description": "Default: whether blocked_by names any blocker."},
-            "as_though_unblocked": {
-                "type": "boolean",
-                "default": False,
-                "description": "May assign its combat damage as though it weren't blocked (docs/effects.md).",
-            },
-            "commander": {**ref("id"), "description": "A commander: the id of its owner (704.6c)."},
-            **CREATURE_EFFECTS,
-            **RECEIVING,
-        },
-        ["id", "power", "toughness", "attacking"],
+        F.ATTACKER.properties(),
+        F.ATTACKER.required,
         allOf=[
             {
                 "if": {"properties": {"blocked": {"const": False}}, "required": ["blocked"]},
@@ -241,48 +134,10 @@ DEFS: dict[str, dict] = {
             *KEYWORD_NEEDS_FIELD,
         ],
     ),
-    "blocker": closed(
-        {
-            "id": ref("id"),
-            "power": ref("signed"),
-            "toughness": ref("amount"),
-            "keywords": ref("keywords"),
-            "damage_marked": {**ref("amount"), "default": 0},
-            "in_combat": ref("in_combat"),
-            "value": ref("value"),
-            "damage_order": {
-                "type": "array",
-                "items": ref("id"),
-                "uniqueItems": True,
-                "description": "Legacy rules: its damage assignment order of the attackers it blocks (510.1d).",
-            },
-            "controller": {**ref("id"), "description": "The id of the player who controls it (lifelink)."},
-            **CREATURE_EFFECTS,
-            **RECEIVING,
-        },
-        ["id", "power", "toughness"],
-        allOf=KEYWORD_NEEDS_FIELD,
-    ),
-    "scenario": closed(
-        {
-            "rules": {"enum": ["current", "legacy"], "default": "current"},
-            "step": {"enum": ["regular", "first_strike", "combat"], "default": "regular"},
-            "players": {"type": "array", "items": ref("player"), "default": []},
-            "planeswalkers": {"type": "array", "items": ref("planeswalker"), "default": []},
-            "battles": {"type": "array", "items": ref("battle"), "default": []},
-            "attackers": {"type": "array", "items": ref("attacker")},
-            "blockers": {"type": "array", "items": ref("blocker"), "default": []},
-            "players_in_game": {
-                "type": "integer",
-                "minimum": 2,
-                "maximum": MAX_NUMBER,
-                "description": "Players in the game (default: the listed players and the attacking player).",
-            },
-        },
-        ["attackers"],
-    ),
+    "blocker": closed(F.BLOCKER.properties(), F.BLOCKER.required, allOf=KEYWORD_NEEDS_FIELD),
+    "scenario": closed(F.SCENARIO.properties(), F.SCENARIO.required),
     "one_step_scenario": {
-        "allOf": [ref("scenario"), {"properties": {"step": {"enum": ["regular", "first_strike"]}}}],
+        "allOf": [ref("scenario"), {"properties": {"step": {"enum": list(F.ONE_STEP)}}}],
         "description": 'A scenario of one damage step ("step" is not "combat").',
     },
     # -- assignments ----------------------------------------------------------------------------------------------
@@ -365,7 +220,7 @@ DEFS: dict[str, dict] = {
             "adventure": ref("adventure"),
             "halves": {"type": "array", "minItems": 2, "items": ref("half")},
             "back": ref("face"),
-            "double_faced": {"enum": ["modal", "transform"]},
+            "double_faced": {"enum": list(F.DOUBLE_FACED)},
             "value": ref("card_value"),
         },
         "required": ["name", "mana_value"],
@@ -589,7 +444,7 @@ TOP: dict[str, dict] = {
         "properties": {
             "name": {"type": "string", "minLength": 1},
             "rule": {"type": "string", "minLength": 1},
-            "side": {"enum": ["attacking", "defending"]},
+            "side": {"enum": [Side.ATTACKING.value, Side.DEFENDING.value]},
             "scenario": ref("one_step_scenario"),
             "count": {"type": "integer", "minimum": 1},
             "legal": {"type": "array", "items": ref("assignment")},
@@ -674,42 +529,7 @@ TOP: dict[str, dict] = {
 
 
 # -- declarations of attackers and blockers (docs/declare.md) -------------------------------------------------------
-DECLARE_KEYWORDS = [
-    "flying",
-    "reach",
-    "menace",
-    "fear",
-    "intimidate",
-    "shadow",
-    "horsemanship",
-    "skulk",
-    "defender",
-    "cant_attack",
-    "cant_block",
-    "cant_be_blocked",
-    "block_any_number",
-    "attacks_each_combat",
-    "blocks_each_combat",
-    "must_be_blocked",
-    "lure",
-]
-_DECLARE_CREATURE = {
-    "keywords": {
-        "type": "array",
-        "items": {"enum": KEYWORDS + [k for k in DECLARE_KEYWORDS if k not in KEYWORDS]},
-        "default": [],
-        "description": "Damage-step keywords and the declaration keywords of docs/declare.md.",
-    },
-    "tapped": {"type": "boolean", "default": False, "description": "Tapped: it can neither attack nor block."},
-    "min_blockers": {
-        **ref("amount"),
-        "minimum": 1,
-        "default": 1,
-        "description": "Can't be blocked except by this many or more creatures (702.111b).",
-    },
-    "block_extra": {**ref("amount"), "default": 0, "description": "Can block this many additional creatures."},
-    "landwalk": {**ref("names"), "description": "Land types it walks (702.14c)."},
-}
+_DECLARE_CREATURE = F.DECLARE_CREATURE.properties()
 
 
 def _declare(creature: dict, drop: Sequence[str], add: dict, required: Sequence[str]) -> dict:
@@ -725,21 +545,18 @@ DEFS.update(
         "declare_creature": _declare(
             DEFS["attacker"],
             ["blocked_by", "blocked", "attacking"],
-            {"summoning_sick": {"type": "boolean", "default": False, "description": "Summoning sickness (302.6)."}},
+            F.DECLARE_ATTACKER_EXTRA.properties(),
             ["id", "power", "toughness"],
         ),
         "declare_blocker": _declare(DEFS["blocker"], [], {}, ["id", "power", "toughness"]),
         "declare_player": closed(
-            {
-                **DEFS["player"]["properties"],
-                "lands": {**ref("names"), "description": "Land types and qualities it controls (702.14c)."},
-            },
-            ["id"],
+            {**DEFS["player"]["properties"], **F.DECLARE_PLAYER.properties()},
+            F.PLAYER.required,
         ),
     }
 )
 _DECLARE_TOP = {
-    "active": {**ref("id"), "default": "active", "description": "The active (attacking) player."},
+    "active": F.DECLARE_TOP["active"].to_schema(),
     "rules": DEFS["scenario"]["properties"]["rules"],
     "step": {**DEFS["scenario"]["properties"]["step"], "default": "combat"},
     "players": {"type": "array", "items": ref("declare_player"), "minItems": 1},
@@ -752,7 +569,7 @@ DEFS["declare_document"] = {
     "oneOf": [
         closed(
             {
-                "declare": {"const": "blockers"},
+                "declare": {"const": DeclareKind.BLOCKERS.value},
                 **_DECLARE_TOP,
                 "attackers": {"type": "array", "items": ref("declare_attacker"), "default": []},
             },
@@ -760,7 +577,7 @@ DEFS["declare_document"] = {
         ),
         closed(
             {
-                "declare": {"const": "attackers"},
+                "declare": {"const": DeclareKind.ATTACKERS.value},
                 **_DECLARE_TOP,
                 "attackers": {"type": "array", "items": ref("declare_creature"), "default": []},
             },
