@@ -142,3 +142,14 @@ def test_declare_fields():
         else:
             with pytest.raises(FormatError, match=r"^attackers\[0\]\.min_blockers: must be at least 1, got 0$"):
                 load_declare_doc(bad)
+
+
+def test_card_fields_are_the_schemas():
+    """Cards keep their loader's code (extra fields travel), but the fields it knows are models/fields.py's, and
+    the card and face schemas list exactly those (the aftermath of a face or an Adventure is forbidden: false)."""
+    defs = schemas.load("library")["$defs"]
+    assert list(defs["card"]["properties"]) == list(F.CARD_FIELDS)
+    assert defs["card"]["required"] == ["name", "mana_value"]
+    for piece in ("face", "half", "adventure"):
+        assert list(defs[piece]["properties"]) == list(F.FACE_FIELDS), piece
+    assert defs["card"]["properties"]["double_faced"] == {"enum": list(F.DOUBLE_FACED)}

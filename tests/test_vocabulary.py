@@ -136,3 +136,20 @@ def test_typed_lookups():
         s.blocker(a.id)
     with pytest.raises(KeyError):
         s.creature("nobody")
+
+
+def test_every_public_model_class_has_a_docstring():
+    """Issue 23: the model classes say what they are (a dataclass without one gets its signature as __doc__)."""
+    import inspect
+
+    from trample.models import assignment, cards, declare, errors, fields, keywords, scenario, vocabulary
+
+    missing = []
+    for module in (assignment, cards, declare, errors, fields, keywords, scenario, vocabulary):
+        for name, cls in inspect.getmembers(module, inspect.isclass):
+            if name.startswith("_") or cls.__module__ != module.__name__:
+                continue
+            doc = cls.__doc__ or ""
+            if not doc.strip() or doc.startswith(f"{name}("):
+                missing.append(f"{module.__name__}.{name}")
+    assert not missing, missing
