@@ -88,8 +88,9 @@ class Field:
     required: bool = False
     default: Any = MISSING
     description: str = ""
-    #: the accepted words of a WORD field, in the order the error message lists them
-    words: tuple[str, ...] = ()
+    #: the vocabulary of a WORD field (models/vocabulary.py): its words, in the order the error message lists them,
+    #: and what the loader stores (the member)
+    vocabulary: type[StrEnum] | None = None
     #: the least integer an AMOUNT field takes (default 0)
     minimum: int | None = None
     #: whether the schema writes the default (a shared piece may carry its own: ``in_combat``, ``value``)
@@ -100,6 +101,10 @@ class Field:
     item: str = "string"
     #: the whole schema of a SPECIAL field (or of any field whose schema is not the kind's)
     schema: Mapping[str, Any] | None = None
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return words(self.vocabulary) if self.vocabulary is not None else ()
 
     @property
     def attribute(self) -> str:
@@ -153,7 +158,8 @@ class Field:
         if kind is FieldKind.WORD:
             if value not in self.words:
                 raise FormatError(where, f"expected {_choices(self.words)}, got {brief(value)}")
-            return value
+            assert self.vocabulary is not None
+            return self.vocabulary(value)
         if kind is FieldKind.NAMES:
             return read_names(obj, self.name, path, self.item)
         if kind is FieldKind.MODIFIERS:
@@ -262,7 +268,7 @@ RECEIVING = Table(
         Field(
             "replacement_order",
             FieldKind.WORD,
-            words=words(DamageOrder),
+            vocabulary=DamageOrder,
             default=DamageOrder.LEAST,
             attr="order",
             description="616.1: the affected player's order.",
@@ -436,8 +442,8 @@ def _array_of(name: str, default: bool = True) -> dict[str, Any]:
 
 SCENARIO = Table(
     (
-        Field("rules", FieldKind.WORD, words=words(RulesSet), default=RulesSet.CURRENT),
-        Field("step", FieldKind.WORD, words=words(Step), default=Step.REGULAR),
+        Field("rules", FieldKind.WORD, vocabulary=RulesSet, default=RulesSet.CURRENT),
+        Field("step", FieldKind.WORD, vocabulary=Step, default=Step.REGULAR),
         Field("players", FieldKind.SPECIAL, schema=_array_of("player")),
         Field("planeswalkers", FieldKind.SPECIAL, schema=_array_of("planeswalker")),
         Field("battles", FieldKind.SPECIAL, schema=_array_of("battle")),
@@ -555,7 +561,7 @@ DECLARE_TOP = Table(
             "declare",
             FieldKind.WORD,
             required=True,
-            words=words(DeclareKind),
+            vocabulary=DeclareKind,
             description="Which declaration the document asks about.",
         ),
         Field("active", FieldKind.ID, default="active", description="The active (attacking) player."),

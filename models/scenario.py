@@ -454,8 +454,8 @@ def load_scenario(data: object, path: str = "") -> Scenario:
         data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
     obj = expect_object(data, path or "scenario")
     reject_unknown(obj, F.SCENARIO.names, path)
-    rules = RulesSet(F.SCENARIO["rules"].read(obj, path))
-    step = Step(F.SCENARIO["step"].read(obj, path))
+    rules = F.SCENARIO["rules"].read(obj, path)
+    step = F.SCENARIO["step"].read(obj, path)
     for name in F.SCENARIO.required:
         if name not in obj:
             raise FormatError(join(path, name), "required field is missing")
