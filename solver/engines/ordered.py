@@ -50,7 +50,6 @@ from .elimination import (
     _way_table,
 )
 
-
 KEEP_PAIRS = 1 << 23  # pairs (cut states x table entries) of a step computed at once, their targets kept (int32)
 
 
@@ -120,10 +119,10 @@ class SourceProgramme:
             out_g = np.zeros(len(self.codes[j]), dtype=object if big else np.int64)
             w = tw.astype(object) if big else tw
             gn = nxt.astype(object) if big else nxt
-            idx = self._idx[j]
-            if idx is not None:
-                budget.spend(idx.size)
-                out_g[:] = (np.where(idx >= 0, gn[idx], 0) * w[None, :]).sum(axis=1)
+            kept: np.ndarray | None = self._idx[j]
+            if kept is not None:
+                budget.spend(kept.size)
+                out_g[:] = (np.where(kept >= 0, gn[kept], 0) * w[None, :]).sum(axis=1)
             else:
                 for lo, code in self._pairs(j, 0, len(self.codes[j])):
                     out_g[lo : lo + len(code)] = self._weigh(j, code, gn, w)
