@@ -10,10 +10,11 @@ direct engine):
 - across components, it is the product order with the first component slowest (mixed radix: the index is
   ``((i_1 * n_2 + i_2) * n_3 + i_3) ...``).
 
-``rank`` and ``unrank`` run the counting programme of :mod:`trample.engines.direct` (exact Python integers,
-whatever the size of the space) and never list assignments; they do not depend on the engine a
-:class:`~trample.combat.Combat` was opened with. ``sample`` unranks uniform integers drawn by
-``random.Random(seed).randrange(count)``, so it is exactly uniform and reproducible.
+``rank`` and ``unrank`` run the direct engine's programme of each component (:meth:`DirectEngine.programme`: a lone
+source's column programme, or for several sources the elimination tables walked a source at a time,
+:mod:`trample.engines.ordered`; exact Python integers, whatever the size of the space) and never list assignments;
+they do not depend on the engine a :class:`~trample.combat.Combat` was opened with. ``sample`` unranks uniform
+integers drawn by ``random.Random(seed).randrange(count)``, so it is exactly uniform and reproducible.
 """
 
 from __future__ import annotations

@@ -66,6 +66,7 @@ from ..rules import DamagePlan, Gate, Route
 from . import BLOCKS, EFFECTS, PROGRAMME
 from .effects import effect_counts, listed_effects
 from .elimination import count_component
+from .ordered import SourceProgramme, TooWide
 
 FREE = -1
 UNSAT = -2
@@ -925,6 +926,24 @@ def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
     return dp
 
 
+def index_programme(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None):
+    """The (cached) programme that ranks and unranks one component in the canonical order (see
+    :meth:`DirectEngine.programme`); a column programme already built is used as it is."""
+    refuse_options(plan, component)
+    key = tuple(component)
+    built = plan.cache.of("direct").get(key)
+    if built is not None or len(key) == 1:
+        return built if built is not None else component_dp(plan, key, deadline)
+    cache = plan.cache.of("direct-ordered")
+    prog = cache.get(key)
+    if prog is None:
+        try:
+            prog = cache[key] = SourceProgramme(plan, key, deadline)
+        except TooWide:  # pragma: no cover - a cut of more resources than an int64 codes
+            return component_dp(plan, key, deadline)
+    return prog
+
+
 def refuse_options(plan: DamagePlan, component: Sequence[int]) -> None:
     """The canonical (lexicographic) order and its programme do not cover a creature that may assign as though
     it weren't blocked: rank, unrank, sample and the npy writer say so in one line."""
@@ -952,7 +971,20 @@ class DirectEngine:
         """Counting is always supported; this answers for enumeration: the programme is built (and kept) if it
         stays within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells."""
         if plan.options_in(component):
-            return all(self.supports(v, component, deadline) for _, v in plan.variants(component))
+            # enumerated mode by mode (_iterate_ways); an unblocked mode only drops a source's blocker routes, so
+            # every mode's frontier is within the one where each source assigns as it is: that one is asked (not
+            # the 3^n signed variants of the count)
+            cache = plan.cache.of("direct")
+            answer = cache.get(("supports", tuple(component)))
+            if answer is None:
+                normal = replace(
+                    plan,
+                    sources=tuple(
+                        replace(s, unblocked=None) if i in component else s for i, s in enumerate(plan.sources)
+                    ),
+                )
+                answer = cache[("supports", tuple(component))] = self.supports(normal, component, deadline)
+            return answer
         cache = plan.cache.of("direct")
         key = tuple(component)
         if key in cache:
@@ -971,7 +1003,7 @@ class DirectEngine:
             n = closed_form_count(plan, component)
             if n is not None:
                 return n
-            dp = plan.cache.of("direct").get(tuple(component))
+            dp = plan.cache.of("direct").get(tuple(component)) or plan.cache.of("direct-ordered").get(tuple(component))
             if dp is not None:
                 return dp.count()
         return count_component(plan, component, deadline)
@@ -986,12 +1018,13 @@ class DirectEngine:
             yield from map(tuple, block.tolist())
 
     def _iterate_ways(self, plan: DamagePlan, component: Sequence[int], deadline) -> Iterator[tuple[int, ...]]:
-        """Each way of each option source in turn (normal first); a normal-way vector that gives the blockers
-        nothing is left to the unblocked way (the two share exactly those, when their totals are equal)."""
+        """Each way of each option source in turn (unblocked first: with every option source unblocked, the first
+        line comes at once); a normal-way vector that gives the blockers nothing is left to the unblocked way (the
+        two share exactly those, when their totals are equal), filtered in numpy a block at a time."""
         opts = plan.options_in(component)
         full = plan.component_columns(component)
         where = {c: k for k, c in enumerate(full)}
-        for modes in product((False, True), repeat=len(opts)):
+        for modes in product((True, False), repeat=len(opts)):  # unblocked first: the all-unblocked way is one row
             sources = list(plan.sources)
             must_hit = []
             for i, unblocked in zip(opts, modes):
@@ -1006,13 +1039,18 @@ class DirectEngine:
                     names = {r.recipient for r in alt.routes}
                     must_hit.append([where[i, r.recipient] for r in src.routes if r.recipient not in names])
             variant = replace(plan, sources=tuple(sources))
-            idx = [where[c] for c in variant.component_columns(component)]
-            for vec in self.iterate(variant, component, deadline):
-                out = [0] * len(full)
-                for k, x in zip(idx, vec):
-                    out[k] = x
-                if all(any(out[k] for k in hit) for hit in must_hit):
-                    yield tuple(out)
+            idx = np.array([where[c] for c in variant.component_columns(component)], dtype=np.int64)
+            rows = 64  # small blocks first: the first line comes at once (then up to BLOCK_ROWS)
+            for block in component_dp(variant, component, deadline).blocks(BLOCK_ROWS, np.int64, deadline):
+                out = np.zeros((len(block), len(full)), dtype=np.int64)
+                out[:, idx] = block
+                keep = np.ones(len(block), dtype=bool)
+                for hit in must_hit:
+                    keep &= (out[:, hit] > 0).any(axis=1)
+                out = out[keep]
+                for a in range(0, len(out), rows):
+                    yield from map(tuple, out[a : a + rows].tolist())
+                    rows = min(BLOCK_ROWS, rows * 4)
 
     def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter:
         """EFFECTS: counted without listing (:func:`~trample.engines.effects.effect_counts`); past its state
@@ -1033,9 +1071,11 @@ class DirectEngine:
         return component_dp(plan, component, deadline).blocks(rows, dtype, deadline)
 
     # -- PROGRAMME ---------------------------------------------------------------------------------
-    def programme(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP:
-        """The (cached) counting programme of one component: count, rank, unrank (trample.indexing)."""
-        return component_dp(plan, component, deadline)
+    def programme(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None):
+        """The (cached) counting programme of one component: count, rank, unrank (trample.indexing), in the
+        canonical order: a lone source's column programme (a bit per gate; unrank in microseconds), else the
+        source-at-a-time programme on the elimination tables (:mod:`~trample.engines.ordered`)."""
+        return index_programme(plan, component, deadline)
 
     # -- BLOCKS ------------------------------------------------------------------------------------
     def plan_blocks(

@@ -1,0 +1,427 @@
+"""Rank and unrank in the canonical order with the tables of :mod:`~trample.engines.elimination`, a source at a time.
+
+The canonical order (docs/scale.md) is lexicographic over a component's columns: sources in plan order, each
+source's routes in plan order. Comparing two assignments, the first source whose splits differ decides, then the
+first of its routes. So ranking and unranking need, for each source ``j`` in plan order, how many legal completions
+(sources ``j+1..``) follow each choice of source ``j`` once the sources before it are fixed. That number depends on
+the fixed sources only through their *cut*: the states of the resources that both a source before ``j`` and a
+source from ``j`` on touch (the states of :mod:`~trample.engines.elimination`: damage so far capped below the need,
+and the flag "a gated route naming it has received damage"; ``SAT``, ``UNSAT``).
+
+:class:`SourceProgramme` builds, with the tables of the elimination programme (one per source, the same
+``_way_table``), the cut states reachable from the start, source by source (forwards, in numpy: a cut state joined
+with each entry of the next source's table), and for each of them the number of completions (backwards: a weighted
+sum over the next source's table). The column programme of :mod:`~trample.engines.direct` does the same a column
+at a time in pure Python, with the current source's remaining damage and its partial sums in every state; here a
+source's choices are one table, and its routes are only walked for the one source being ranked or unranked.
+
+Within source ``j`` (its cut state known), the splits are walked route by route in plan order: the weighted number
+of splits with the routes so far fixed and the next route at least ``v`` (each split weighted by the completions its
+key leads to) is a sum over the resources' states of compositions with lower bounds, and the value of each route is
+found by bisection on ``v``. Nothing is listed.
+
+This is the programme of :func:`trample.indexing.rank`, :func:`~trample.indexing.unrank` and
+:func:`~trample.indexing.sample` for components of several sources (:meth:`DirectEngine.programme`); a lone source
+keeps the column programme (its frontier is one bit per gate, and its unrank is a few microseconds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..limits import NEVER, Deadline
+from ..rules import DamagePlan
+from .elimination import (
+    DEAD,
+    DROP,
+    INT64_SAFE,
+    PAIRS,
+    SAT,
+    _Budget,
+    _compositions,
+    _domain,
+    _gate_names,
+    _Graph,
+    _largest,
+    _sum_table,
+    _way_table,
+)
+
+KEEP_PAIRS = 1 << 23  # pairs (cut states x table entries) of a step computed at once, their targets kept (int32)
+
+
+class TooWide(Exception):
+    """The cut of the plan order has too many resources to code its states in one int64 (the caller falls back)."""
+
+
+class SourceProgramme:
+    """Count, rank and unrank of one component (no as-though-unblocked option), in the canonical order."""
+
+    def __init__(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None):
+        self.plan = plan
+        self.component = tuple(component)
+        self.columns = plan.component_columns(self.component)
+        self.P = len(self.columns)
+        budget = self._budget = _Budget(deadline or NEVER, None)
+        self._prep: dict[int, tuple] = {}
+        self._kidx: dict[int, dict[tuple, int]] = {}
+        self._idx: list[np.ndarray | None] = []
+        g = self.g = _Graph(plan, self.component)
+        n = len(self.component)
+        self.scope: list[tuple[str, ...]] = []
+        self.tkeys: list[np.ndarray] = []
+        self.tw: list[np.ndarray] = []
+        for i in self.component:
+            assert plan.sources[i].unblocked is None  # refused before (direct.refuse_options)
+            scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
+            rows = _way_table(g, plan.sources[i], scope, budget)
+            self.scope.append(scope)
+            self.tkeys.append(np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)))
+            self.tw.append(_weights(list(rows.values())))
+        # the cut after sources 0..j-1: its resources, and the states reached (sorted codes)
+        self.members = [frozenset(self.component[:j]) for j in range(n + 1)]
+        self.cut: list[tuple[str, ...]] = [()]
+        self.codes: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+        for j in range(n):
+            union = set(self.cut[j]) | set(self.scope[j])
+            members = self.members[j + 1]
+            self.cut.append(tuple(sorted(x for x in union if _domain(g, x, members))))
+            radix = [2 * g.need[x] + 2 for x in self.cut[j + 1]]
+            if float(np.prod(np.array(radix, dtype=float))) >= 2.0**60:
+                raise TooWide
+            pairs = len(self.codes[j]) * len(self.tkeys[j])
+            if pairs <= KEEP_PAIRS:  # at once, and the pairs' targets kept for the backward pass
+                budget.spend(pairs)
+                code = self._pair_codes(j, self._cut_states(j, 0, len(self.codes[j])))
+                live = code >= 0
+                uniq, inv = np.unique(code[live], return_inverse=True)
+                idx = np.full(code.shape, -1, dtype=np.int32)
+                idx[live] = inv.reshape(-1)
+                self._idx.append(idx)
+                self.codes.append(uniq)
+                continue
+            out = []
+            for _, code in self._pairs(j, 0, len(self.codes[j])):
+                out.append(np.unique(code[code >= 0]))
+            self._idx.append(None)
+            self.codes.append(np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64))
+        # completions of each reached cut state, backwards
+        self.G: list[np.ndarray] = [np.zeros(0, dtype=np.int64) for _ in range(n + 1)]
+        self.G[n] = np.ones(len(self.codes[n]), dtype=np.int64)
+        for j in range(n - 1, -1, -1):
+            nxt = self.G[j + 1]
+            tw = self.tw[j]
+            big = nxt.dtype == object or tw.dtype == object
+            big = big or _largest(nxt) * max(1, _sum(tw)) >= INT64_SAFE
+            out_g = np.zeros(len(self.codes[j]), dtype=object if big else np.int64)
+            w = tw.astype(object) if big else tw
+            gn = nxt.astype(object) if big else nxt
+            kept: np.ndarray | None = self._idx[j]
+            if kept is not None:
+                budget.spend(kept.size)
+                out_g[:] = (np.where(kept >= 0, gn[kept], 0) * w[None, :]).sum(axis=1)
+            else:
+                for lo, code in self._pairs(j, 0, len(self.codes[j])):
+                    out_g[lo : lo + len(code)] = self._weigh(j, code, gn, w)
+            self._idx[j] = None  # no longer needed
+            self.G[j] = out_g
+        self._total = int(self.G[0][0]) if len(self.G[0]) else 0
+
+    # -- joins of cut states with a source's table ---------------------------------------------------------------
+    def _prepare(self, j: int):
+        """For the join of the cut after sources 0..j-1 with source j's table: per resource of the next cut (or
+        leaving), the matrix of combined and settled states over (cut values, table values), and the radices."""
+        cache = self._prep
+        if j in cache:
+            return cache[j]
+        g = self.g
+        members = self.members[j + 1]
+        cut, scope, nxt = self.cut[j], self.scope[j], self.cut[j + 1]
+        mult: dict[str, int] = {}
+        m = 1
+        for x in reversed(nxt):
+            mult[x] = m
+            m *= 2 * g.need[x] + 2
+        dead = -(1 << 61)
+        parts: list[tuple[str, str, Any]] = []
+        for x in sorted(set(cut) | set(scope)):
+            if x in cut and x not in scope:  # untouched by source j: passes as it is
+                parts.append((x, "a", mult[x]))
+                continue
+            ua = np.arange(-2, 2 * g.need[x], dtype=np.int64) if x in cut else np.zeros(1, dtype=np.int64)
+            ub = np.arange(-2, 2 * g.need[x], dtype=np.int64)
+            t = _sum_table(g, x, members, ua, ub)
+            t = np.where(t == DEAD, dead, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
+            parts.append((x, "ab" if x in cut else "b", t))
+        cache[j] = (parts, [2 * g.need[x] + 2 for x in cut], dead)
+        return cache[j]
+
+    def _cut_states(self, j: int, lo: int, hi: int) -> np.ndarray:
+        """The states (rows over ``self.cut[j]``) of the reached cut states lo..hi-1."""
+        radix = [2 * self.g.need[x] + 2 for x in self.cut[j]]
+        code = self.codes[j][lo:hi].copy()
+        keys = np.empty((len(code), len(radix)), dtype=np.int64)
+        for k in range(len(radix) - 1, -1, -1):
+            code, keys[:, k] = np.divmod(code, radix[k])
+        return keys - 2
+
+    def _pair_codes(self, j: int, a: np.ndarray) -> np.ndarray:
+        """Codes in the next cut of every (cut state row of ``a``, entry of source j's table); negative: dead."""
+        parts, _, dead = self._prepare(j)
+        cut, scope = self.cut[j], self.scope[j]
+        tk = self.tkeys[j]
+        code = np.zeros((len(a), len(tk)), dtype=np.int64)
+        for x, kind, t in parts:
+            if kind == "a":
+                code += (a[:, cut.index(x), None] + 2) * t
+            elif kind == "b":
+                code += t[0][tk[:, scope.index(x)] + 2][None, :]
+            else:
+                code += t[a[:, cut.index(x)] + 2][:, tk[:, scope.index(x)] + 2]
+            np.maximum(code, dead, out=code)
+        return code
+
+    def _pairs(self, j: int, lo: int, hi: int):
+        """The pair codes of cut states lo..hi-1 with source j's table, in slices of at most PAIRS pairs."""
+        step = max(1, PAIRS // max(1, len(self.tkeys[j])))
+        for a in range(lo, hi, step):
+            b = min(hi, a + step)
+            self._budget.spend((b - a) * len(self.tkeys[j]))
+            yield a, self._pair_codes(j, self._cut_states(j, a, b))
+
+    def _weigh(self, j: int, code: np.ndarray, gn: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Per row of pair codes: the sum over source j's table of its weight times the completions reached."""
+        nxt = self.codes[j + 1]
+        live = code >= 0
+        at = np.searchsorted(nxt, np.where(live, code, 0))
+        at = np.minimum(at, max(0, len(nxt) - 1))
+        hit = live & (nxt[at] == code) if len(nxt) else np.zeros_like(live)
+        vals = np.where(hit, gn[at] if len(nxt) else 0, 0) * w[None, :]
+        return vals.sum(axis=1)
+
+    # -- the Programme interface ----------------------------------------------------------------------------------
+    def count(self) -> int:
+        return self._total
+
+    def _weights_of(self, j: int, state: int) -> dict[tuple, int]:
+        """Source j's table keys -> completions after it, from the cut state at index ``state``."""
+        code = self._pair_codes(j, self._cut_states(j, state, state + 1))[0]
+        nxt = self.codes[j + 1]
+        out: dict[tuple, int] = {}
+        for k, c in enumerate(code.tolist()):
+            if c < 0:
+                continue
+            at = int(np.searchsorted(nxt, c))
+            if at < len(nxt) and int(nxt[at]) == c:
+                out[tuple(self.tkeys[j][k].tolist())] = int(self.G[j + 1][at])
+        return out
+
+    def _next_state(self, j: int, state: int, key: tuple) -> int:
+        k = self._key_index(j, key)
+        c = int(self._pair_codes(j, self._cut_states(j, state, state + 1))[0, k])
+        return int(np.searchsorted(self.codes[j + 1], c))
+
+    def _key_index(self, j: int, key: tuple) -> int:
+        index = self._kidx
+        if j not in index:
+            index[j] = {tuple(r): k for k, r in enumerate(self.tkeys[j].tolist())}
+        return index[j][key]
+
+    def unrank(self, index: int) -> tuple[int, ...]:
+        if not 0 <= index < self._total:
+            raise IndexError(index)
+        out: list[int] = []
+        state = 0
+        for j in range(len(self.component)):
+            W = self._weights_of(j, state)
+            walk = _Walk(self, j, W)
+            amounts, index = walk.unrank(index)
+            out.extend(amounts)
+            state = self._next_state(j, state, walk.key(amounts))
+        return tuple(out)
+
+    def rank(self, vector: Sequence[int]) -> int | None:
+        if len(vector) != self.P or any(v < 0 for v in vector):
+            return None
+        index, state, at = 0, 0, 0
+        for j, i in enumerate(self.component):
+            m = len(self.plan.sources[i].routes)
+            amounts = list(vector[at : at + m])
+            at += m
+            W = self._weights_of(j, state)
+            walk = _Walk(self, j, W)
+            below = walk.rank(amounts)
+            if below is None:
+                return None
+            index += below
+            state = self._next_state(j, state, walk.key(amounts))
+        return index
+
+
+def _sum(w: np.ndarray) -> int:
+    return int(sum(abs(v) for v in w.tolist())) if w.dtype == object else int(np.abs(w).sum())
+
+
+def _weights(values: list[int]) -> np.ndarray:
+    if all(-INT64_SAFE < v < INT64_SAFE for v in values):
+        return np.array(values, dtype=np.int64)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+class _Walk:
+    """The splits of one source in lexicographic order of its routes, each weighted by ``W[key]`` (its key: the
+    states of the shared resources it leads to, as in ``_way_table``)."""
+
+    def __init__(self, prog: SourceProgramme, j: int, W: dict[tuple, int]):
+        g = prog.g
+        self.g, self.W = g, W
+        self.src = src = prog.plan.sources[prog.component[j]]
+        self.scope = prog.scope[j]
+        self.at = {x: k for k, x in enumerate(self.scope)}
+        self.routes = src.routes
+        self.D = src.damage
+        self.gates = [_gate_names(r, g.need) for r in self.routes]
+        plan = prog.plan
+        # 702.2c: one point from a deathtouch source is lethal damage (not loyalty, 702.19c)
+        self.low = [
+            (1 if (src.deathtouch and r.recipient in plan.lethal_need) else g.need[r.recipient])
+            if r.recipient in g.need
+            else 0
+            for r in self.routes
+        ]
+
+    def key(self, amounts: Sequence[int]) -> tuple:
+        """The key of one split (its states over the shared resources)."""
+        positive = {r.recipient for r, a, gt in zip(self.routes, amounts, self.gates) if gt and a > 0}
+        asked = {x for r, gt in zip(self.routes, self.gates) if r.recipient in positive for x in gt}
+        key = [1 if x in asked else 0 for x in self.scope]
+        for r, a, lo in zip(self.routes, amounts, self.low):
+            if r.recipient in self.at:
+                k = self.at[r.recipient]
+                key[k] = SAT if a >= lo else (a << 1) | key[k]
+        return tuple(key)
+
+    def weighted(self, fixed: Sequence[int], lower: int | None) -> int:
+        """The weighted number of splits whose first routes are ``fixed`` and whose next route (when ``lower`` is
+        given) is at least ``lower`` (the routes after: anything)."""
+        routes, D = self.routes, self.D
+        c = len(fixed)
+        if sum(fixed) > D:
+            return 0
+        # each gated route: positive (True), zero (False) or either (None: both are counted)
+        known: list[bool | None] = []
+        for t, gt in enumerate(self.gates):
+            if not gt:
+                known.append(None)
+            elif t < c:
+                known.append(fixed[t] > 0)
+            elif t == c and lower is not None and lower > 0:
+                known.append(True)
+            else:
+                known.append(None)
+        free_gated = [t for t, gt in enumerate(self.gates) if gt and known[t] is None]
+        total = 0
+        for mask in range(1 << len(free_gated)):
+            pos = [bool(known[t]) if self.gates[t] else False for t in range(len(routes))]
+            for b, t in enumerate(free_gated):
+                pos[t] = bool(mask >> b & 1)
+            total += self._one(fixed, lower, pos)
+        return total
+
+    def _one(self, fixed: Sequence[int], lower: int | None, pos: list[bool]) -> int:
+        g, routes, D = self.g, self.routes, self.D
+        c = len(fixed)
+        asked: set[str] = set()
+        for t, gt in enumerate(self.gates):
+            if gt and pos[t]:
+                asked.update(gt)
+        recipients = {r.recipient for r in routes}
+        if any(x not in self.at and x not in recipients for x in asked):
+            return 0  # a private resource must end lethal / loyal but this source cannot feed it
+        start = [1 if x in asked else 0 for x in self.scope]
+        shift = parts = 0
+        options: list[tuple[int, list[tuple[int, int, int]]]] = []
+        for t, r in enumerate(routes):
+            x = r.recipient
+            gated = bool(self.gates[t])
+            low = self.low[t]
+            private_need = x in g.need and x not in self.at
+            if t < c or (gated and not pos[t] and (t > c or lower is None or lower == 0)):
+                a = fixed[t] if t < c else 0  # fixed, or a gated route held at 0
+                if gated and (a > 0) != pos[t]:
+                    return 0
+                if private_need and x in asked and a < low:
+                    return 0
+                shift += a
+                if x in self.at:
+                    k = self.at[x]
+                    start[k] = SAT if a >= low else (a << 1) | start[k]
+                continue
+            lb = 1 if gated else 0
+            if t == c and lower is not None:
+                lb = max(lb, lower)
+            if x not in g.need:
+                shift, parts = shift + lb, parts + 1
+                continue
+            if private_need:
+                shift, parts = shift + (max(low, lb) if x in asked else lb), parts + 1
+                continue
+            flag = 1 if x in asked else 0
+            opts = [((v << 1) | flag, v, 0) for v in range(lb, min(low, D + 1))]
+            opts.append((SAT, max(low, lb), 1))
+            options.append((self.at[x], opts))
+        if shift > D:
+            return 0
+        partial: dict[tuple, int] = {(tuple(start), shift, parts): 1}
+        for k, opts in options:
+            nxt: dict[tuple, int] = {}
+            for (state, sh, pa), w in partial.items():
+                for val, s2, p2 in opts:
+                    tsum = sh + s2
+                    if tsum > D:
+                        continue
+                    st = state[:k] + (val,) + state[k + 1 :]
+                    key = (st, tsum, pa + p2)
+                    nxt[key] = nxt.get(key, 0) + w
+            partial = nxt
+        total = 0
+        for (state, sh, pa), w in partial.items():
+            weight = self.W.get(state, 0)
+            if weight:
+                total += weight * w * _compositions(D - sh, pa)
+        return total
+
+    def unrank(self, index: int) -> tuple[list[int], int]:
+        """The split at ``index`` of the weighted order, and the index left for the sources after it."""
+        amounts: list[int] = []
+        m = len(self.routes)
+        for _ in range(m - 1):
+            rem = self.D - sum(amounts)
+            total = self.weighted(amounts, 0)
+            lo, hi = 0, rem  # the largest v with (splits with this route < v) <= index
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if total - self.weighted(amounts, mid) <= index:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            index -= total - self.weighted(amounts, lo)
+            amounts.append(lo)
+        if m:
+            amounts.append(self.D - sum(amounts))
+        return amounts, index
+
+    def rank(self, amounts: Sequence[int]) -> int | None:
+        """The weighted number of splits before ``amounts``; None when it is not a legal split with completions."""
+        if sum(amounts) != self.D or not self.weighted(amounts, None):
+            return None
+        below = 0
+        for c in range(len(amounts) - 1):
+            if amounts[c]:
+                below += self.weighted(amounts[:c], 0) - self.weighted(amounts[:c], amounts[c])
+        return below
