@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from ..limits import NEVER, Deadline
+from ..limits import NEVER, Deadline, LimitReached
 from ..models import FormatError
 from ..rules import DamagePlan, Gate, Route
 from . import BLOCKS, EFFECTS, PROGRAMME
@@ -926,6 +926,9 @@ def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
     return dp
 
 
+COLUMN_TRIAL = 3.0  # seconds the column programme may take to build before ranking goes source by source (0: never)
+
+
 def index_programme(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None):
     """The (cached) programme that ranks and unranks one component in the canonical order (see
     :meth:`DirectEngine.programme`); a column programme already built is used as it is."""
@@ -937,6 +940,16 @@ def index_programme(plan: DamagePlan, component: Sequence[int], deadline: Deadli
     cache = plan.cache.of("direct-ordered")
     prog = cache.get(key)
     if prog is None:
+        # the column programme, where it builds within a short trial, unranks in microseconds (the source
+        # programme in milliseconds: sampling on a star would be 60 times slower); both give the canonical order
+        left = deadline.remaining() if deadline else None
+        trial = Deadline(COLUMN_TRIAL if left is None else min(COLUMN_TRIAL, left))
+        try:
+            if COLUMN_TRIAL > 0:
+                return component_dp(plan, key, trial)
+        except LimitReached:
+            if deadline:
+                deadline.check()
         try:
             prog = cache[key] = SourceProgramme(plan, key, deadline)
         except TooWide:  # pragma: no cover - a cut of more resources than an int64 codes
