@@ -12,20 +12,21 @@ import io
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from waiting import wait_until
 
+from trample import limits
 from trample.arena import ExternalPlayer, generate, run_arena
 from trample.arena.external import STDERR_TAIL
 from trample.cli import main
 from trample.cli_scale import npy_header, npy_header_size
 from trample.docio import stream_batch
-from trample.limits import CommandLimit, deadline_of
+from trample.limits import CommandLimit, deadline_of, start_clock
 from trample.models import FormatError, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -200,12 +201,22 @@ def test_9_duplicate_blockers_are_found_in_a_long_list():
         load_scenario(sc)
 
 
-def test_9_the_time_limit_counts_from_the_start_of_the_command():
-    limit = CommandLimit(0.05)
-    time.sleep(0.06)  # reading and loading the input
-    assert deadline_of(limit).expired()
-    CommandLimit.restart_all()  # the next document of a batch
+def test_9_the_time_limit_counts_from_the_start_of_the_command(monkeypatch):
+    clock = [1000.0]  # a fake clock: the test says when time passes instead of waiting for it
+    monkeypatch.setattr(limits, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(limits, "_STARTED", [None])
+    start_clock()  # trample.cli.main's first instruction
+    clock[0] += 0.03  # the heavy imports and the parser
+    limit = CommandLimit(0.05)  # --time-limit 0.05, parsed
     assert not deadline_of(limit).expired()
+    clock[0] += 0.03  # reading and loading the input: 0.06 s since the start, 0.03 s since the parse
+    assert deadline_of(limit).expired()
+    with pytest.raises(limits.LimitReached, match="time limit of 0.05 s"):
+        deadline_of(limit).check()
+    CommandLimit.restart_all()  # the next document of a batch: its own 0.05 s from now
+    assert not deadline_of(limit).expired() and deadline_of(limit).remaining() == pytest.approx(0.05)
+    clock[0] += 0.05
+    assert deadline_of(limit).expired()
 
 
 def test_10_batch_lines_are_streamed_and_closed_on_interrupt(tmp_path, capsys):
@@ -262,25 +273,22 @@ def _alive(token: str) -> bool:
 
 
 def test_12_children_in_their_own_session_are_killed(tmp_path):
-    token = "7654.25"
-    player = ExternalPlayer(["sh", "-c", f"setsid sleep {token} & exec cat"], timeout=2, max_failures=0)
+    token = "7654.25"  # a child in its own session that waits for a signal (it never ends by itself)
+    child = f"setsid {sys.executable} -c 'import signal; signal.pause()' {token} & exec cat"
+    player = ExternalPlayer(["sh", "-c", child], timeout=2, max_failures=0)
     item = generate("basic", 1, seed=0)[0]
     try:
         player.decide(load_scenario(item["scenario"]), "max-damage", 0)  # cat echoes the request back
-        end = time.monotonic() + 10  # the backgrounded sleep may start after cat has answered (a loaded machine)
-        while not _alive(token) and time.monotonic() < end:
-            time.sleep(0.05)
-        assert _alive(token)
+        wait_until(lambda: _alive(token))  # the backgrounded child may start after cat has answered
     finally:
         player.close()
-    end = time.monotonic() + 10
-    while _alive(token) and time.monotonic() < end:
-        time.sleep(0.05)
-    assert not _alive(token)
+    wait_until(lambda: not _alive(token))
 
 
 def test_benched_after_failures_in_a_row(tmp_path):
-    player = ExternalPlayer(["sh", "-c", "exec sleep 60"], timeout=0.3, startup_timeout=0.1, max_failures=2)
+    # reads every request, never answers (blocked on its standard input until it is killed)
+    reads = "while read -r line; do :; done"  # its output stays open
+    player = ExternalPlayer(["sh", "-c", reads], timeout=0.3, startup_timeout=0.1, max_failures=2)
     items = generate("basic", 4, seed=2)
     results = run_arena(items, [player, "greedy"], timeout=0.3)
     row = next(r for r in results["leaderboard"] if r["player"] == player.name)
