@@ -486,3 +486,122 @@ def test_measured_3_a_player_that_never_reads_cannot_block_the_arena():
     rules = [d["rules"] for b in results["boards"] for d in b["decisions"] if d["player"] == flood.name]
     assert len(rules) == 40 and all(r for r in rules)  # every decision illegal ('{}' or a timeout), none missing
     assert not flood.running
+
+
+# ---------------------------------------------------------------------------------------------
+# Dask (issue 24 #17, issue 22): every worker gone stops the command; distributed says nothing on standard error
+# ---------------------------------------------------------------------------------------------
+
+# a whole combat of more than 10^20 lines: counting it takes hours, so its task is running when the workers die
+ENDLESS = {
+    "step": "combat",
+    "players": OPP,
+    "attackers": [
+        {
+            "id": f"a{i}",
+            "power": 20,
+            "toughness": 10,
+            "keywords": ["trample", "double_strike"],
+            "attacking": "opp",
+            "blocked_by": ["b0", "b1", "b2", "b3"],
+        }
+        for i in range(4)
+    ],
+    "blockers": [{"id": f"b{j}", "power": 2, "toughness": 10} for j in range(4)],
+}
+
+
+def _trample(*args, **kw):
+    import subprocess
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "trample", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        **kw,
+    )
+
+
+@pytest.mark.slow
+def test_17_every_dask_worker_gone_stops_with_one_line_per_answer_missing(tmp_path):
+    import subprocess
+
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    batch = tmp_path / "b.jsonl"
+    batch.write_text(json.dumps(ENDLESS) + "\n" + json.dumps({"players": OPP, "attackers": []}) + "\n")
+    # a scheduler here, two workers without nannies as separate processes (nothing restarts them), as on a cluster
+    with (
+        LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        workers = [
+            subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", cluster.scheduler_address, "--no-nanny"]
+                + ["--nthreads", "1"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for _ in range(2)
+        ]
+        try:
+            client.wait_for_workers(2, timeout=300)
+            proc = _trample("count", batch, "--scheduler", cluster.scheduler_address)
+            # the tasks are running (the scheduler says so), then every worker is killed
+            assert wait_until(lambda: any(client.processing().values()), proc=proc)
+            for w in workers:
+                w.kill()
+            out, err = proc.communicate(timeout=300)  # bounded: no worker for 10 s gives up
+        finally:
+            for w in workers:
+                w.kill()
+                w.wait()
+    lines = [json.loads(x) for x in out.decode().splitlines()]
+    assert proc.returncode == 1, err  # the answer is incomplete (docs/format.md)
+    assert len(lines) == 2  # one result line per input line; the two lines were one task (a chunk of 50)
+    for k, line in enumerate(lines, 1):  # not counted, and they say so
+        assert line["complete"] is False and line["error"].startswith(f"line {k}: not counted: --backend dask")
+    text = err.decode()
+    assert "Traceback" not in text and all(x.startswith("trample: line ") for x in text.splitlines()), text
+    assert "every worker is gone" in text
+
+
+@pytest.mark.slow
+def test_17_dask_worker_logs_stay_off_standard_error_and_ctrl_c_gives_one_line(tmp_path):
+    import signal
+
+    pytest.importorskip("distributed")
+    small = tmp_path / "s.jsonl"
+    small.write_text(json.dumps(one_attacker(3, 2)) + "\n" + json.dumps(one_attacker(2, 1)) + "\n")
+    proc = _trample("count", small, "--backend", "dask", "--workers", 2)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0 and err == b""  # a normal run: nothing but the answers
+    assert [json.loads(x) for x in out.decode().splitlines()] == [{"count": 4}, {"count": 1}]  # 510.1c
+
+    batch = tmp_path / "b.jsonl"
+    batch.write_text((json.dumps(ENDLESS) + "\n") * 2)
+    proc = _trample("count", batch, "--backend", "dask", "--workers", 2)
+
+    def workers_ready() -> bool:  # both worker processes started and ignore SIGINT (trample.cluster.dask_setup)
+        ready = 0
+        for pid in os.listdir("/proc"):
+            if pid.isdigit() and int(pid) != proc.pid:
+                try:
+                    if os.getsid(int(pid)) != proc.pid:
+                        continue
+                    with open(f"/proc/{pid}/status") as fh:
+                        masks = {x.split()[0]: int(x.split()[1], 16) for x in fh if x.startswith(("SigIgn", "SigBlk"))}
+                    with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                        spawned = b"spawn_main" in fh.read()
+                except (OSError, ValueError):
+                    continue
+                ready += bool(spawned and masks.get("SigIgn:", 0) & (1 << (signal.SIGINT - 1)))
+        return ready >= 2
+
+    assert wait_until(workers_ready, timeout=300, proc=proc)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole process group
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130 and out == b""
+    assert err.decode().count("\n") == 1 and err.decode().startswith("trample: interrupted after "), err.decode()
