@@ -283,9 +283,10 @@ def interrupts():
         for sig, h in old.items():
             signal.signal(sig, h)
         signal.set_wakeup_fd(old_fd)
-        os.close(w)
-        watcher.join(1)
-        os.close(r)
+        os.close(w)  # the watcher reads the end of the pipe and returns
+        watcher.join(5)
+        if not watcher.is_alive():  # else r stays open: a watcher still reading must never read a reused number
+            os.close(r)  # (the next command's files: make fuzz's in-process runs saw a "SIGINT" under load)
 
 
 @contextlib.contextmanager
