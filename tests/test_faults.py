@@ -555,6 +555,9 @@ def test_17_every_dask_worker_gone_stops_with_one_line_per_answer_missing(tmp_pa
                 w.kill()
             out, err = proc.communicate(timeout=300)  # bounded: no worker for 10 s gives up
         finally:
+            if "proc" in locals() and proc.poll() is None:  # a failed wait: the endless count goes with the test
+                proc.kill()
+                proc.wait()
             for w in workers:
                 w.kill()
                 w.wait()
@@ -600,8 +603,13 @@ def test_17_dask_worker_logs_stay_off_standard_error_and_ctrl_c_gives_one_line(t
                 ready += bool(spawned and masks.get("SigIgn:", 0) & (1 << (signal.SIGINT - 1)))
         return ready >= 2
 
-    assert wait_until(workers_ready, timeout=300, proc=proc)
-    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole process group
-    out, err = proc.communicate(timeout=300)
+    try:
+        assert wait_until(workers_ready, timeout=300, proc=proc)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole process group
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:  # a failed wait: the endless count and its cluster go with the test
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     assert proc.returncode == 130 and out == b""
     assert err.decode().count("\n") == 1 and err.decode().startswith("trample: interrupted after "), err.decode()
