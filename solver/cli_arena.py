@@ -182,6 +182,10 @@ def cmd_arena(args) -> int:
         played["done"] = len(results["boards"])
         _output(results, args, None)
         raise KeyboardInterrupt
+    if results.get("workers_lost"):  # the boards finished are written ("complete": false), one line, exit 1
+        _output(results, args, fmt)
+        print(f"trample: {results['workers_lost']}; the results are incomplete", file=sys.stderr)
+        return EXIT_NO
     return _output(results, args, fmt) or _report_failed_players(results)
 
 

@@ -32,6 +32,11 @@ __all__ = [
 ]
 
 
+# The clock of every limit: ``time.monotonic``, looked up at each reading so that a test can put a fake clock in
+# its place (``monkeypatch.setattr(trample.limits, "monotonic", fake)``) instead of waiting for time to pass.
+monotonic = time.monotonic
+
+
 class LimitReached(Exception):
     """The work stopped at a limit before it was complete; ``str(err)`` says which limit, in one line."""
 
@@ -41,27 +46,27 @@ class LimitReached(Exception):
 
 
 class Deadline:
-    """A point in wall-clock time (``time.monotonic``), or none (``seconds=None``: never expires)."""
+    """A point in wall-clock time (:data:`monotonic`), or none (``seconds=None``: never expires)."""
 
     __slots__ = ("seconds", "at")
 
     def __init__(self, seconds: float | None = None, start: float | None = None):
         self.seconds = seconds
-        self.at = None if seconds is None else (time.monotonic() if start is None else start) + seconds
+        self.at = None if seconds is None else (monotonic() if start is None else start) + seconds
 
     def __bool__(self) -> bool:  # a Deadline that never expires is falsy: `if deadline:` skips the clock
         return self.at is not None
 
     def remaining(self) -> float | None:
         """Seconds left (may be negative), or None without a limit."""
-        return None if self.at is None else self.at - time.monotonic()
+        return None if self.at is None else self.at - monotonic()
 
     def expired(self) -> bool:
-        return self.at is not None and time.monotonic() >= self.at
+        return self.at is not None and monotonic() >= self.at
 
     def check(self) -> None:
         """Raise :class:`LimitReached` when the deadline has passed."""
-        if self.at is not None and time.monotonic() >= self.at:
+        if self.at is not None and monotonic() >= self.at:
             raise LimitReached(f"stopped at the time limit of {self.seconds:g} s", self.seconds)
 
 
@@ -75,7 +80,7 @@ _STARTED: list[float | None] = [None]
 
 def start_clock() -> None:
     """The command starts now (trample.cli.main's first instruction): --time-limit counts from here."""
-    _STARTED[0] = time.monotonic()
+    _STARTED[0] = monotonic()
 
 
 def parse_seconds(text: str) -> float:
@@ -278,9 +283,10 @@ def interrupts():
         for sig, h in old.items():
             signal.signal(sig, h)
         signal.set_wakeup_fd(old_fd)
-        os.close(w)
-        watcher.join(1)
-        os.close(r)
+        os.close(w)  # the watcher reads the end of the pipe and returns
+        watcher.join(5)
+        if not watcher.is_alive():  # else r stays open: a watcher still reading must never read a reused number
+            os.close(r)  # (the next command's files: make fuzz's in-process runs saw a "SIGINT" under load)
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from . import cluster
 from .combat import Combat
 from .docio import prefixed, scenario_from
 from .engines import blocks_engine
@@ -41,7 +42,9 @@ def run_tasks(
 ) -> list:
     """``[fn(*t) for t in tasks]``, in order, on the chosen backend: ``process`` (a stdlib process pool),
     ``dask`` (a LocalCluster on 127.0.0.1, or the scheduler at ``scheduler``, e.g. ``tcp://10.0.0.5:8786``),
-    ``serial`` (this process)."""
+    ``serial`` (this process). On Dask, distributed's logging is silenced while the tasks run, and when every
+    worker is gone (or the local cluster cannot start) :class:`trample.cluster.WorkersLost` is raised (with
+    ``finished``: the results of the tasks that finished, by position) instead of waiting for ever."""
     if backend not in BACKENDS:
         raise FormatError("--backend", f"expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if scheduler is not None and backend != "dask":
@@ -57,20 +60,40 @@ def run_tasks(
         from dask.distributed import Client, LocalCluster
     except ModuleNotFoundError:
         raise FormatError("--backend", "dask is not installed: pip install 'trample[dask]'") from None
-    if scheduler is not None:
-        with Client(scheduler) as client:
-            return client.gather(client.map(fn, *zip(*tasks), pure=False))
-    with (
-        LocalCluster(
-            n_workers=workers or min(len(tasks), os.cpu_count() or 1),
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-        ) as cluster,
-        Client(cluster) as client,
-    ):
-        return client.gather(client.map(fn, *zip(*tasks), pure=False))
+    # distributed's own logging silenced (the commands' lines only); every worker gone: WorkersLost, not a hang
+    with cluster.quiet():
+        if scheduler is not None:
+            try:
+                client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError) as err:
+                raise FormatError("--scheduler", f"cannot reach {scheduler}: {str(err).splitlines()[0]}") from None
+            with client:
+                return _gather(client, fn, tasks)
+        try:
+            local = cluster.start_local(  # its workers leave Ctrl-C to the command
+                LocalCluster,
+                n_workers=workers or min(len(tasks), os.cpu_count() or 1),
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+            )
+        except Exception as err:  # e.g. "Nanny failed to start." (a worker died while the cluster started)
+            raise cluster.WorkersLost(f"--backend dask: the local cluster did not start: {_first_line(err)}") from None
+        with local, Client(local) as client:
+            return _gather(client, fn, tasks)
+
+
+def _first_line(err: BaseException) -> str:
+    return (str(err).splitlines() or [type(err).__name__])[0][:200]
+
+
+def _gather(client, fn: Callable, tasks: Sequence) -> list:
+    futures = client.map(fn, *zip(*tasks), pure=False)
+    try:
+        return cluster.gather(client, futures)
+    finally:
+        client.cancel(futures)
 
 
 # -- enumeration in shards ---------------------------------------------------------------------------------
@@ -173,7 +196,17 @@ def count_documents(
     # lines that are not JSON are answered here (their errors are not sent to the workers)
     good = [(where, doc) for where, doc in items if not isinstance(doc, FormatError)]
     tasks = [(good[a : a + chunk], side, engine, time_limit) for a in range(0, len(good), chunk)]
-    answers = iter([r for part in run_tasks(count_chunk, tasks, backend, scheduler, workers) for r in part])
+    try:
+        parts = run_tasks(count_chunk, tasks, backend, scheduler, workers)
+    except cluster.WorkersLost as err:  # the chunks finished are answered; the others say why they are not
+        finished = getattr(err, "finished", {})
+        parts = [
+            finished[k]
+            if k in finished
+            else [("limit", f"{where + ': ' if where else ''}not counted: {err}") for where, _ in task[0]]
+            for k, task in enumerate(tasks)
+        ]
+    answers = iter([r for part in parts for r in part])
     for where, doc in items:
         if isinstance(doc, FormatError):
             yield ("error", str(prefixed(where, doc)) if where else str(doc))

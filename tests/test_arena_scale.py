@@ -99,7 +99,7 @@ def test_one_chunks_reaping_spares_another_chunks_running_player(tmp_path):
 
     spare = children_now()
     become_subreaper()
-    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True)
+    running = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"], start_new_session=True)
     from trample.arena import external
 
     external._LIVE_PLAYERS.add(running.pid)  # what ExternalPlayer does when it starts its program

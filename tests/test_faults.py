@@ -12,20 +12,21 @@ import io
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from waiting import wait_until
 
+from trample import limits
 from trample.arena import ExternalPlayer, generate, run_arena
 from trample.arena.external import STDERR_TAIL
 from trample.cli import main
 from trample.cli_scale import npy_header, npy_header_size
 from trample.docio import stream_batch
-from trample.limits import CommandLimit, deadline_of
+from trample.limits import CommandLimit, deadline_of, start_clock
 from trample.models import FormatError, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -200,12 +201,22 @@ def test_9_duplicate_blockers_are_found_in_a_long_list():
         load_scenario(sc)
 
 
-def test_9_the_time_limit_counts_from_the_start_of_the_command():
-    limit = CommandLimit(0.05)
-    time.sleep(0.06)  # reading and loading the input
-    assert deadline_of(limit).expired()
-    CommandLimit.restart_all()  # the next document of a batch
+def test_9_the_time_limit_counts_from_the_start_of_the_command(monkeypatch):
+    clock = [1000.0]  # a fake clock: the test says when time passes instead of waiting for it
+    monkeypatch.setattr(limits, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(limits, "_STARTED", [None])
+    start_clock()  # trample.cli.main's first instruction
+    clock[0] += 0.03  # the heavy imports and the parser
+    limit = CommandLimit(0.05)  # --time-limit 0.05, parsed
     assert not deadline_of(limit).expired()
+    clock[0] += 0.03  # reading and loading the input: 0.06 s since the start, 0.03 s since the parse
+    assert deadline_of(limit).expired()
+    with pytest.raises(limits.LimitReached, match="time limit of 0.05 s"):
+        deadline_of(limit).check()
+    CommandLimit.restart_all()  # the next document of a batch: its own 0.05 s from now
+    assert not deadline_of(limit).expired() and deadline_of(limit).remaining() == pytest.approx(0.05)
+    clock[0] += 0.05
+    assert deadline_of(limit).expired()
 
 
 def test_10_batch_lines_are_streamed_and_closed_on_interrupt(tmp_path, capsys):
@@ -262,25 +273,22 @@ def _alive(token: str) -> bool:
 
 
 def test_12_children_in_their_own_session_are_killed(tmp_path):
-    token = "7654.25"
-    player = ExternalPlayer(["sh", "-c", f"setsid sleep {token} & exec cat"], timeout=2, max_failures=0)
+    token = "7654.25"  # a child in its own session that waits for a signal (it never ends by itself)
+    child = f"setsid {sys.executable} -c 'import signal; signal.pause()' {token} & exec cat"
+    player = ExternalPlayer(["sh", "-c", child], timeout=2, max_failures=0)
     item = generate("basic", 1, seed=0)[0]
     try:
         player.decide(load_scenario(item["scenario"]), "max-damage", 0)  # cat echoes the request back
-        end = time.monotonic() + 10  # the backgrounded sleep may start after cat has answered (a loaded machine)
-        while not _alive(token) and time.monotonic() < end:
-            time.sleep(0.05)
-        assert _alive(token)
+        wait_until(lambda: _alive(token))  # the backgrounded child may start after cat has answered
     finally:
         player.close()
-    end = time.monotonic() + 10
-    while _alive(token) and time.monotonic() < end:
-        time.sleep(0.05)
-    assert not _alive(token)
+    wait_until(lambda: not _alive(token))
 
 
 def test_benched_after_failures_in_a_row(tmp_path):
-    player = ExternalPlayer(["sh", "-c", "exec sleep 60"], timeout=0.3, startup_timeout=0.1, max_failures=2)
+    # reads every request, never answers (blocked on its standard input until it is killed)
+    reads = "while read -r line; do :; done"  # its output stays open
+    player = ExternalPlayer(["sh", "-c", reads], timeout=0.3, startup_timeout=0.1, max_failures=2)
     items = generate("basic", 4, seed=2)
     results = run_arena(items, [player, "greedy"], timeout=0.3)
     row = next(r for r in results["leaderboard"] if r["player"] == player.name)
@@ -478,3 +486,130 @@ def test_measured_3_a_player_that_never_reads_cannot_block_the_arena():
     rules = [d["rules"] for b in results["boards"] for d in b["decisions"] if d["player"] == flood.name]
     assert len(rules) == 40 and all(r for r in rules)  # every decision illegal ('{}' or a timeout), none missing
     assert not flood.running
+
+
+# ---------------------------------------------------------------------------------------------
+# Dask (issue 24 #17, issue 22): every worker gone stops the command; distributed says nothing on standard error
+# ---------------------------------------------------------------------------------------------
+
+# a whole combat of more than 10^20 lines: counting it takes hours, so its task is running when the workers die
+ENDLESS = {
+    "step": "combat",
+    "players": OPP,
+    "attackers": [
+        {
+            "id": f"a{i}",
+            "power": 20,
+            "toughness": 10,
+            "keywords": ["trample", "double_strike"],
+            "attacking": "opp",
+            "blocked_by": ["b0", "b1", "b2", "b3"],
+        }
+        for i in range(4)
+    ],
+    "blockers": [{"id": f"b{j}", "power": 2, "toughness": 10} for j in range(4)],
+}
+
+
+def _trample(*args, **kw):
+    import subprocess
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "trample", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        **kw,
+    )
+
+
+@pytest.mark.slow
+def test_17_every_dask_worker_gone_stops_with_one_line_per_answer_missing(tmp_path):
+    import subprocess
+
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    batch = tmp_path / "b.jsonl"
+    batch.write_text(json.dumps(ENDLESS) + "\n" + json.dumps({"players": OPP, "attackers": []}) + "\n")
+    # a scheduler here, two workers without nannies as separate processes (nothing restarts them), as on a cluster
+    with (
+        LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        workers = [
+            subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", cluster.scheduler_address, "--no-nanny"]
+                + ["--nthreads", "1"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for _ in range(2)
+        ]
+        try:
+            client.wait_for_workers(2, timeout=300)
+            proc = _trample("count", batch, "--scheduler", cluster.scheduler_address)
+            # the tasks are running (the scheduler says so), then every worker is killed
+            assert wait_until(lambda: any(client.processing().values()), proc=proc)
+            for w in workers:
+                w.kill()
+            out, err = proc.communicate(timeout=300)  # bounded: no worker for 10 s gives up
+        finally:
+            if "proc" in locals() and proc.poll() is None:  # a failed wait: the endless count goes with the test
+                proc.kill()
+                proc.wait()
+            for w in workers:
+                w.kill()
+                w.wait()
+    lines = [json.loads(x) for x in out.decode().splitlines()]
+    assert proc.returncode == 1, err  # the answer is incomplete (docs/format.md)
+    assert len(lines) == 2  # one result line per input line; the two lines were one task (a chunk of 50)
+    for k, line in enumerate(lines, 1):  # not counted, and they say so
+        assert line["complete"] is False and line["error"].startswith(f"line {k}: not counted: --backend dask")
+    text = err.decode()
+    assert "Traceback" not in text and all(x.startswith("trample: line ") for x in text.splitlines()), text
+    assert "every worker is gone" in text
+
+
+@pytest.mark.slow
+def test_17_dask_worker_logs_stay_off_standard_error_and_ctrl_c_gives_one_line(tmp_path):
+    import signal
+
+    pytest.importorskip("distributed")
+    small = tmp_path / "s.jsonl"
+    small.write_text(json.dumps(one_attacker(3, 2)) + "\n" + json.dumps(one_attacker(2, 1)) + "\n")
+    proc = _trample("count", small, "--backend", "dask", "--workers", 2)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0 and err == b""  # a normal run: nothing but the answers
+    assert [json.loads(x) for x in out.decode().splitlines()] == [{"count": 4}, {"count": 1}]  # 510.1c
+
+    batch = tmp_path / "b.jsonl"
+    batch.write_text((json.dumps(ENDLESS) + "\n") * 2)
+    proc = _trample("count", batch, "--backend", "dask", "--workers", 2)
+
+    def workers_ready() -> bool:  # both worker processes started and ignore SIGINT (trample.cluster.dask_setup)
+        ready = 0
+        for pid in os.listdir("/proc"):
+            if pid.isdigit() and int(pid) != proc.pid:
+                try:
+                    if os.getsid(int(pid)) != proc.pid:
+                        continue
+                    with open(f"/proc/{pid}/status") as fh:
+                        masks = {x.split()[0]: int(x.split()[1], 16) for x in fh if x.startswith(("SigIgn", "SigBlk"))}
+                    with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                        spawned = b"spawn_main" in fh.read()
+                except (OSError, ValueError):
+                    continue
+                ready += bool(spawned and masks.get("SigIgn:", 0) & (1 << (signal.SIGINT - 1)))
+        return ready >= 2
+
+    try:
+        assert wait_until(workers_ready, timeout=300, proc=proc)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole process group
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:  # a failed wait: the endless count and its cluster go with the test
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130 and out == b""
+    assert err.decode().count("\n") == 1 and err.decode().startswith("trample: interrupted after "), err.decode()

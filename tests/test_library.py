@@ -23,6 +23,7 @@ from trample.library import (
     seek_thrills,
     shuffle_library,
 )
+from trample.library.exact import subset_sum_counts
 from trample.library.montecarlo import simulate_discover, simulate_mill
 from trample.library.transforms import qualifies
 from trample.models.cards import (
@@ -432,6 +433,33 @@ def test_mill_distribution_matches_every_subset(cards, n):  # 701.17a, 701.17d
         total[event.numeric_answer("mana_value")] += Fraction(1, len(subsets))
     assert dict(dist.adventurers) == {k: v for k, v in adv.items()}
     assert dict(dist.mana_value_total) == dict(total)
+
+
+@given(
+    st.lists(st.sampled_from([0, 1, 2, 3, 7, 40, 999, 10**6]), max_size=9),
+    st.integers(min_value=-1, max_value=10),
+)
+def test_subset_sums_packed_and_sparse_agree_with_every_subset(values, size):  # 701.17d
+    # the packed rows (dense totals) and the sparse table (far-apart totals, 10^6) against itertools
+    from trample.library import exact
+
+    expect: Counter = Counter()
+    if 0 <= size <= len(values):
+        for sub in itertools.combinations(values, size):
+            expect[sum(sub)] += 1
+    assert exact.subset_sum_counts(values, size) == dict(expect)
+    groups = sorted(Counter(values).items())
+    assert (exact._subset_sum_counts_sparse(groups, size) if 0 <= size <= len(values) else {}) == dict(expect)
+
+
+def test_subset_sums_of_many_distinct_values_take_the_packed_rows():
+    # mill 40 --distribution over distinct mana values 0..119 (14.5 s of CPU with the sparse table alone): the
+    # packed rows; the counts of the smallest and largest totals and the total number of subsets checked by hand
+    values = list(range(120))
+    sums = subset_sum_counts(values, 40)
+    assert min(sums) == sum(range(40)) and max(sums) == sum(range(80, 120))
+    assert sums[sum(range(40))] == 1 and sums[sum(range(40)) + 1] == 1  # {0..39}, {0..38, 40}
+    assert sum(sums.values()) == comb(120, 40)
 
 
 def test_mill_distribution_is_hypergeometric():  # Seek Thrills: adventurers among seven of forty

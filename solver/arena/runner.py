@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
+from .. import cluster
 from ..limits import interrupted as was_interrupted
 from ..models import FormatError, load_scenario
 from .external import PlayerFailure, become_subreaper, children_now, reap_orphans
@@ -166,6 +167,7 @@ def run_arena(
     parts: dict[int, list] = {}  # chunk number -> its boards, filled as chunks finish
     tally = {"retried": 0}
     interrupted = False
+    lost = None
     external = any(isinstance(s, str) and "cmd:" in s for s in specs)
     spare = children_now()
     if external:
@@ -177,6 +179,8 @@ def run_arena(
             _run_pool(payloads, workers, progress, total, parts, tally)
         else:
             _run_inline(payloads, progress, total, parts)
+    except cluster.WorkersLost as err:  # every Dask worker gone: the chunks finished are kept, "complete": false
+        lost = str(err)
     except BaseException as err:
         # An interrupt, or an error it caused (a module import cut short by it raises ImportError)
         if not keep_on_interrupt or not (isinstance(err, KeyboardInterrupt) or was_interrupted()):
@@ -212,6 +216,8 @@ def run_arena(
         results["by_level"] = levels
     if interrupted:
         results["interrupted"] = True
+    if lost is not None:
+        results["workers_lost"] = lost
     return results
 
 
@@ -452,12 +458,18 @@ def _scheduler_suspicious(dask_scheduler=None, keys=()):
 
 def _run_dask(payloads, scheduler, workers, progress, total, parts, tally, retries: int = 2):
     try:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, LocalCluster
     except ImportError:
         raise RuntimeError("the dask backend needs dask[distributed] (pip install 'trample[dask]')") from None
+    with cluster.quiet():  # distributed's logging silenced: the command's own lines only (trample.cluster)
+        _run_dask_quietly(Client, LocalCluster, payloads, scheduler, workers, progress, total, parts, tally, retries)
+
+
+def _run_dask_quietly(Client, LocalCluster, payloads, scheduler, workers, progress, total, parts, tally, retries):
     own_cluster = own_client = None
     if scheduler is None:
-        own_cluster = LocalCluster(
+        own_cluster = cluster.start_local(  # its workers leave Ctrl-C to the command
+            LocalCluster,
             n_workers=max(1, workers),
             threads_per_worker=1,
             processes=True,
@@ -477,7 +489,8 @@ def _run_dask(payloads, scheduler, workers, progress, total, parts, tally, retri
         futures = client.map(evaluate_chunk, payloads, pure=False, retries=retries)
         where = {f.key: i for i, f in enumerate(futures)}
         done = 0
-        for fut in as_completed(futures):
+        # every worker gone: trample.cluster.WorkersLost (the chunks finished are kept), never a hang
+        for fut in cluster.completed(client, futures):
             i = where[fut.key]
             parts[i] = fut.result()
             done += len(payloads[i]["items"])

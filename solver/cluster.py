@@ -1,0 +1,168 @@
+"""Dask (``--backend dask``) as the commands use it: quiet, and never waiting for workers that are gone.
+
+- :func:`quiet`: while trample's tasks run, distributed's loggers (in this process, and in the worker processes a
+  local cluster starts: ``DASK_LOGGING__DISTRIBUTED``) and its warnings say nothing, so that standard error holds
+  the commands' own lines only (no nanny tracebacks on a normal run or on Ctrl-C). The levels are restored after.
+- :func:`completed`: the futures as they finish, watched. When no worker has been connected for ``lost_after``
+  seconds (every worker died: killed, out of memory, their machine gone; a local cluster's nannies restart a worker
+  that dies, so this means they are gone too), or a task's worker died more times than Dask allows
+  (``KilledWorker``), or the scheduler cannot be reached, it raises :class:`WorkersLost` -- a
+  :class:`trample.limits.LimitReached`, so a command stops with one line and exit 1 and keeps what was finished.
+
+distributed is imported only when these run (``pip install 'trample[dask]'``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import warnings
+from collections.abc import Iterator, Sequence
+
+from .limits import LimitReached, monotonic
+
+LOST_AFTER = 10.0  # seconds without a connected worker before the work is given up (docs/scale.md)
+LOOK_EVERY = 0.5  # seconds between two looks at the scheduler's workers while tasks run
+LOGGERS = ("distributed", "tornado")
+# A loaded machine starts workers slowly: connections get 120 s, not Dask's 30 s (a cluster that did not start in
+# time was "Nanny failed to start" with a traceback, issue 24); a dead worker's closed socket is still seen at once.
+PATIENT = {"distributed.comm.timeouts.connect": "120s", "distributed.comm.timeouts.tcp": "120s"}
+ENVIRONMENT = {
+    "DASK_LOGGING__DISTRIBUTED": "critical",
+    "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "120s",
+    "DASK_DISTRIBUTED__COMM__TIMEOUTS__TCP": "120s",
+}
+
+
+class WorkersLost(LimitReached):
+    """The Dask workers are gone and the work cannot be finished; ``str(err)`` says why, in one line."""
+
+
+@contextlib.contextmanager
+def quiet():
+    """distributed's loggers and warnings silenced in this process and in the worker processes started inside the
+    block, and its connection timeouts made patient (:data:`PATIENT`); all restored after."""
+    import dask
+
+    levels = {name: logging.getLogger(name).level for name in LOGGERS}
+    env = {name: os.environ.get(name) for name in ENVIRONMENT}
+    os.environ.update(ENVIRONMENT)  # worker processes read their configuration (logging, timeouts) at start
+    with warnings.catch_warnings(), dask.config.set(PATIENT):
+        warnings.filterwarnings("ignore", module=r"(distributed|dask|tornado)(\.|$)")
+        try:
+            for name in LOGGERS:
+                logging.getLogger(name).setLevel(logging.CRITICAL + 10)
+            yield
+        finally:
+            for name, level in levels.items():
+                logging.getLogger(name).setLevel(level)
+            for name, value in env.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+
+PRELOAD = "trample.cluster"  # the local cluster's workers run dask_setup below when they start (and restart)
+
+
+def dask_setup(worker) -> None:
+    """A local cluster's worker process ignores SIGINT: Ctrl-C in a terminal reaches the whole process group, and
+    the command answers it (one line, exit 130) and closes the cluster; the workers printed a traceback each.
+    (A worker still importing distributed, in the first seconds of the cluster, has not run this yet.)"""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def start_local(LocalCluster, **options):
+    """``LocalCluster(**options)``, with its workers' preload (:func:`dask_setup`). When the start is cut short (Ctrl-C,
+    a worker dying), the half-started cluster is closed quietly and forgotten, and the error raised: distributed's
+    exit hook printed a traceback closing it ("Exception ignored in atexit callback ... Status.init")."""
+    from distributed.deploy.spec import SpecCluster
+
+    before = set(SpecCluster._instances)
+    try:
+        return LocalCluster(preload=[PRELOAD], **options)
+    except BaseException:
+        for half in set(SpecCluster._instances) - before:
+            with contextlib.suppress(BaseException):
+                half.close(timeout=10)
+            SpecCluster._instances.discard(half)
+        raise
+
+
+def connected_workers(client) -> int:
+    """How many workers the scheduler has now (raises OSError when it cannot be asked)."""
+    return int(client.scheduler_info(n_workers=0).get("n_workers", 0) or 0)
+
+
+def completed(client, futures: Sequence, lost_after: float = LOST_AFTER) -> Iterator:
+    """Yield each of ``futures`` once it has finished (in the order they finish); its result is ready. Raises
+    :class:`WorkersLost` when the work cannot be finished (see the module), and a task's own exception as is."""
+    from distributed import wait
+    from distributed.scheduler import KilledWorker
+
+    pending = list(futures)
+    total = len(pending)
+    alone_since = None
+    while pending:
+        try:
+            wait(pending, timeout=LOOK_EVERY, return_when="FIRST_COMPLETED")
+        except (TimeoutError, asyncio.TimeoutError):
+            pass
+        still = []
+        for fut in pending:
+            if fut.status == "finished":
+                yield fut
+            elif fut.status in ("error", "cancelled"):
+                try:
+                    fut.result()
+                except KilledWorker as err:
+                    raise WorkersLost(
+                        f"--backend dask: a task's worker died too often ({str(err).splitlines()[0][:160]}): "
+                        f"{total - len(pending)} of {total} tasks finished"
+                    ) from None
+                except Exception as err:
+                    if fut.status == "cancelled" or type(err).__name__ in ("CancelledError", "FutureCancelledError"):
+                        raise WorkersLost(
+                            f"--backend dask: a task was lost (its scheduler or workers went away): "
+                            f"{total - len(pending)} of {total} tasks finished"
+                        ) from None
+                    raise
+            else:
+                still.append(fut)
+        pending = still
+        if not pending:
+            return
+        try:
+            workers = connected_workers(client)
+        except Exception:  # noqa: BLE001 - the scheduler is gone or unreachable: the same outcome for the user
+            workers = 0
+        if workers:
+            alone_since = None
+        elif alone_since is None:
+            alone_since = monotonic()
+        elif monotonic() - alone_since >= lost_after:
+            raise WorkersLost(
+                f"--backend dask: every worker is gone (none connected for {lost_after:g} s): "
+                f"{total - len(pending)} of {total} tasks finished"
+            )
+
+
+def gather(client, futures: Sequence, lost_after: float = LOST_AFTER) -> list:
+    """The results of ``futures``, in order, watched as :func:`completed` watches them (WorkersLost carries the
+    results finished so far: ``err.finished``, a dict from position to result)."""
+    where = {f.key: i for i, f in enumerate(futures)}
+    finished: dict[int, object] = {}
+    try:
+        for fut in completed(client, futures, lost_after):
+            finished[where[fut.key]] = fut.result()
+    except WorkersLost as err:
+        err.finished = finished  # type: ignore[attr-defined]
+        raise
+    return [finished[i] for i in range(len(futures))]
