@@ -199,6 +199,22 @@ def test_banding_boards_keep_the_listing(data):
     assert _oriented(result.objectives, names) == oracle_optimum(doc, names)
 
 
+def test_banding_blocker_the_defending_player_divides_it_all():  # 702.22j
+    # the trampler's damage is divided by the defending player: the worst line, found on the model
+    doc = {
+        "players": [{"id": "opp", "life": 3}],
+        "attackers": [_trampler(5)],
+        "blockers": [{"id": "b", "power": 1, "toughness": 2, "keywords": ["banding", "lifelink"]}],
+    }
+    step = DamageStep(doc)
+    objs = parse_objectives("lethal,max-damage,max-kills", step.scenario)
+    got = effects.solve_by_model(step, objs)
+    assert got is not None
+    _same(got, solve_by_outcome(step, objs))
+    assert got.objectives == {"lethal": 0, "max-damage": 0, "max-kills": 1}
+    assert got.assignment.to_json() == {"a": {"b": 5}}
+
+
 # -- hand-computed boards, one rule each ---------------------------------------------------------------------------
 
 

@@ -29,10 +29,12 @@ value is the lexicographic minimum over the rest (``AddMinEquality`` on exactly 
 one profile is left (a lifelink blocker: the reply that deals the most), and the objectives are the plain
 boards' separate terms.
 
-Where the parts do not separate -- the solved player divides some of the other side's damage or the other player
-some of theirs (banding, 702.22j/k), recipients shared by both sides, an effect or a way to lose this module does
-not know, weights beyond exact packing -- :func:`solve_by_model` returns None and the listing of
-:mod:`.outcomes` answers (it is also the reference the tests compare with: set :data:`USE_MODEL` to False).
+When the other player divides *all* of the solved side's damage (a banding blocker, 702.22j), the solved player
+has no choice: the worst line is minimised on the same model. Where the parts do not separate -- the solved player
+divides some of the other side's damage (a banding attacker, 702.22k) or the other player only part of theirs,
+recipients shared by both sides, an effect or a way to lose this module does not know, weights beyond exact
+packing -- :func:`solve_by_model` returns None and the listing of :mod:`.outcomes` answers (it is also the
+reference the tests compare with: set :data:`USE_MODEL` to False).
 """
 
 from __future__ import annotations
@@ -452,12 +454,14 @@ def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int) -> _Lin:
     return out
 
 
-def _separable(step: DamageStep) -> DamageStep | None:
-    """The other side's step (None for ``side="both"``) when the two parts separate; else NotSeparable."""
+def _separable(step: DamageStep) -> tuple[DamageStep | None, bool]:
+    """(the other side's step, None for ``side="both"``; does the other player divide *all* of the solved side's
+    damage) when the two parts separate; else NotSeparable."""
     if not _known_outcome():
         raise NotSeparable("an effect or a way to lose the model does not encode")
     plan = step.plan
-    if step.side != "both" and any(plan.sources[i].chooser != step.side for i, _ in plan.columns):
+    moved = [plan.sources[i].chooser != step.side for i, _ in plan.columns] if step.side != "both" else []
+    if any(moved) and not all(moved):
         raise NotSeparable("the other player divides some of the solved side's damage (banding, 702.22j/k)")
     other = _other(step)
     if other is not None:
@@ -466,7 +470,7 @@ def _separable(step: DamageStep) -> DamageStep | None:
             raise NotSeparable("the solved player divides some of the other side's damage (banding, 702.22j/k)")
         if {r for _, r in plan.columns} & {r for _, r in op.columns}:
             raise NotSeparable("both sides deal damage to one recipient")
-    return other
+    return other, bool(moved) and all(moved)
 
 
 def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=None, tie_break=True, settings=None):
@@ -477,7 +481,7 @@ def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=N
     settings = settings or {}
     start = time.perf_counter()
     try:
-        other = _separable(step)
+        other, no_choice = _separable(step)
     except NotSeparable:
         return None
     s = step.scenario
@@ -506,8 +510,8 @@ def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=N
         return None
 
     per = [[_objective(em, o, prof, scale) for o in objs] for prof in profiles]
-    if len(profiles) == 1:
-        terms = [_Term(lin, o.maximize, True) for o, lin in zip(objs, per[0])]
+    if len(profiles) == 1:  # no_choice: the other player divides it all (702.22j): the worst line
+        terms = [_Term(lin, o.maximize != no_choice, True) for o, lin in zip(objs, per[0])]
     else:
         # the lexicographic minimum over the replies of the oriented values, as one exactly weighted sum
         lows, highs = [], []
@@ -534,7 +538,7 @@ def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=N
             sums.append(lin.expr())
         v = em.m.new_int_var(0, w - 1, "worst reply")
         em.m.add_min_equality(v, sums)
-        terms = [_Term(_Lin.of(v, 0, w - 1), True, True)]
+        terms = [_Term(_Lin.of(v, 0, w - 1), not no_choice, True)]
     if tie_break:  # the smallest vector over the plan's columns (the listing's tie-break)
         terms += [_Term(em._x(k), False, False) for k in range(len(em.cols))]
 
@@ -550,7 +554,10 @@ def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=N
                 if reachable is not None:
                     reachable[player.id] = bool(every.const)
                 continue
-            em.m.maximize(every.expr())
+            if no_choice:  # on every line
+                em.m.minimize(every.expr())
+            else:  # for some assignment, whatever the reply
+                em.m.maximize(every.expr())
             st = runner.run()
             if st != STATUS_OPTIMAL or reachable is None:
                 reachable = None
