@@ -215,6 +215,100 @@ def test_banding_blocker_the_defending_player_divides_it_all():  # 702.22j
     assert got.assignment.to_json() == {"a": {"b": 5}}
 
 
+@st.composite
+def lifelink_reply_boards(draw) -> dict:
+    """Boards where the defending player's reply decides how much life a lifelink blocker gains (702.15b): the
+    blocker blocks two attackers that take its damage differently (a shield, protection, doubling), the players
+    near death, so that several replies' profiles survive and the worst one matters."""
+    life = draw(st.integers(1, 6))
+    players = [{"id": "p0", "life": life}]
+    if draw(st.booleans()):
+        players.append({"id": "p1", "life": draw(st.integers(1, 4))})
+    receiving = [
+        {},
+        {"prevent": 1},
+        {"prevent": 2},
+        {"protection": ["white"]},
+        {"takes": [{"times": 2}]},
+        {"takes": [{"plus": 1}]},
+        {"prevent_combat": True},
+    ]
+    attackers = []
+    for i in range(2):
+        a = {
+            "id": f"a{i}",
+            "power": draw(st.integers(1, 4)),
+            "toughness": draw(st.integers(2, 4)),
+            "keywords": draw(st.sampled_from([["trample"], [], ["trample", "deathtouch"]])),
+            "attacking": players[i % len(players)]["id"],
+            "blocked_by": ["b0"] + (["b1"] if draw(st.booleans()) else []),
+        }
+        a.update(draw(st.sampled_from(receiving)))
+        attackers.append(a)
+    blockers = [
+        {"id": "b0", "power": draw(st.integers(1, 3)), "toughness": draw(st.integers(1, 3)), "tags": ["white"]},
+        {"id": "b1", "power": draw(st.integers(0, 2)), "toughness": draw(st.integers(1, 2))},
+    ]
+    blockers[0]["keywords"] = ["lifelink"]
+    if draw(st.booleans()):
+        blockers[1]["keywords"] = ["lifelink"]
+    if len(players) > 1:  # two controllers sharing a shield: the reply trades one player's gain for the other's
+        blockers[0]["controller"], blockers[1]["controller"] = "p0", "p1"
+        blockers[1]["keywords"] = ["lifelink"]
+        blockers[1]["power"] = max(1, blockers[1]["power"])
+        attackers[0]["blocked_by"] = ["b0", "b1"]
+        attackers[1]["blocked_by"] = ["b0"]
+        attackers[0].update(prevent=draw(st.integers(1, 2)), shield_order=draw(st.sampled_from([[], ["b1"]])))
+    return {"players": players, "attackers": attackers, "blockers": blockers}
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_the_worst_reply_counts_on_lifelink_boards(data):
+    # 702.15b, 510.2: the blocker's controller divides its damage so that it gains the most life (615.7 shields,
+    # 702.16e protection and 614.1a doubling on the attackers make the replies differ); the model keeps the
+    # profiles no other reply beats and takes the worst
+    # (side "defending": the attackers' reply trades damage to one player for damage to the other)
+    doc = data.draw(lifelink_reply_boards())
+    names = data.draw(st.sampled_from([["lethal"], ["lethal", "max-kills"], ["max-kills", "lethal", "min-overkill"]]))
+    side = data.draw(st.sampled_from(["attacking", "attacking", "defending"]))
+    step = DamageStep(doc, side=side)
+    objs = parse_objectives(names, step.scenario)
+    got = effects.solve_by_model(step, objs)
+    assert got is not None
+    _same(got, solve_by_outcome(step, objs))
+    if side == "attacking":
+        assert _oriented(got.objectives, names) == oracle_optimum(doc, names)
+
+
+def test_a_shared_shield_makes_the_reply_trade_gains():  # 702.15b, 615.7, 510.2
+    # b0 (p0's) and b1 (p1's) lifelink blockers; a0 has a 2-point shield that stops the first hits to it (b0's, in
+    # scenario order): b0 on a0 costs p0 life gain, b0 on a1 leaves the shield to b1 and costs p1's. Two profiles
+    # survive dominance; the attacker sends all of a1 to p1 (a0 gave b0 its lethal damage, 702.19b): p1 ends at
+    # 3 - 5 + 2 = 0 at best, so p1 loses whatever the reply
+    doc = {
+        "players": [{"id": "p0", "life": 2}, {"id": "p1", "life": 3}],
+        "attackers": [
+            {"id": "a0", "power": 3, "toughness": 4, "keywords": ["trample"], "attacking": "p0"}
+            | {"blocked_by": ["b0", "b1"], "prevent": 2},
+            {"id": "a1", "power": 5, "toughness": 4, "keywords": ["trample"], "attacking": "p1", "blocked_by": ["b0"]},
+        ],
+        "blockers": [
+            {"id": "b0", "power": 3, "toughness": 1, "keywords": ["lifelink"], "controller": "p0"},
+            {"id": "b1", "power": 2, "toughness": 1, "keywords": ["lifelink"], "controller": "p1"},
+        ],
+    }
+    step = DamageStep(doc)
+    objs = parse_objectives("max-kills,lethal", step.scenario)
+    got = effects.solve_by_model(step, objs)
+    assert got is not None
+    _same(got, solve_by_outcome(step, objs))
+    assert got.objectives == {"max-kills": 2, "lethal": 1}
+    assert got.assignment.to_json() == {"a0": {"b0": 1, "b1": 1, "p0": 1}, "a1": {"p1": 5}}
+    assert got.reply.to_json() == {"b0": {"a1": 3}, "b1": {"a0": 2}}  # every reply ties: the first one listed
+    assert got.lethal["p1"]["reached"] and got.lethal["p1"]["reachable"]
+
+
 # -- hand-computed boards, one rule each ---------------------------------------------------------------------------
 
 
