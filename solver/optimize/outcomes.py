@@ -13,8 +13,11 @@ the step's outcome (:mod:`trample.outcome`):
 
 Both sides' creatures deal their damage at once (510.2): the other side's assignment in the same step is read as
 its player's best reply (the worst for the solved side, lexicographically), so that a lifelink blocker's life
-gain always counts. The legal assignments are listed and scored one by one (exact; the time limit applies), and
-the tie-break is the one of plain boards: the smallest vector of amounts over the plan's columns.
+gain always counts. Here the legal assignments are listed and scored one by one (exact; the time limit is checked
+by the clock at every line), and the tie-break is the one of plain boards: the smallest vector of amounts over the
+plan's columns. :mod:`.effects` answers the same question on the CP-SAT model wherever the two players' parts
+separate; this listing answers where they interact (banding, 702.22k) and is the reference the tests compare the
+model with.
 """
 
 from __future__ import annotations
@@ -170,6 +173,8 @@ def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = 
         for assignment in step.assignments(time_limit=deadline):
             vec = _vector(step, assignment)
             for reply in replies:
+                if deadline:  # by the clock, every line (a line costs a fraction of a millisecond)
+                    deadline.check()
                 values, outcome = step_values(step, assignment, objs, reply)
                 line = (_oriented(values, objs), vec, values, outcome, assignment, reply)
                 losers = {p for p, _ in outcome.losers}
@@ -262,6 +267,8 @@ def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None) -> list[Assi
     for a in listed:
         vec = _vector(step, a)
         for reply in replies:
+            if deadline:
+                deadline.check()
             key = _oriented(step_values(step, a, objs, reply)[0], objs)
             g = division.mine(vec, reply)
             if g not in worst or key < worst[g]:

@@ -12,6 +12,7 @@ from ..limits import LimitReached, deadline_of
 from ..models import Assignment
 from ..outcome import has_effects
 from ..rules import DamagePlan, division_moved
+from . import effects
 from .linear import DirectOptimum, direct_optimum
 from .model import _Budget, _Lin, _ObjectiveModel, _Runner
 from .objectives import Objective, _combat_of, _Definitions, _number, parse_objectives
@@ -141,6 +142,10 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
     plan = combat.plan
     objs = parse_objectives(objectives, combat.scenario)
     if has_effects(combat.scenario) or division_moved(combat.scenario):  # the outcome; banding: a game (702.22j/k)
+        if effects.USE_MODEL:  # what the damage does, encoded (optimize.effects); None: the parts interact
+            found = effects.solve_by_model(combat, objs, time_limit, deterministic_time, tie_break, settings)
+            if found is not None:
+                return found, None
         return solve_by_outcome(combat, objs, time_limit, tie_break), None
     defs = _Definitions(plan)
     if any(o.kind == "max-value" for o in objs):

@@ -1,0 +1,150 @@
+"""Boards with outcome effects: ``solve`` on the CP-SAT model (trample.optimize.effects) against the same board
+without the effect, and against the listing it replaced (issue 21). Prints, never asserts.
+
+Each row: one board (a power-20 trampler blocked by five creatures; two power-6 tramplers sharing three
+blockers) with one effect added (a lifelink blocker, an infect attacker, a one-point prevention shield on the
+player, a banding blocker), solved for ``lethal,max-kills,min-overkill``:
+
+- ``plain``: the board without the effect (the plain boards' model);
+- ``effects``: the board with it (what ``trample solve`` does now: the model where the two players' parts
+  separate or the other player divides everything -- a banding blocker, 702.22j --, the listing where they
+  interact -- a banding attacker, 702.22k, whose blockers' damage the attacking player divides);
+- ``listing``: the board with it, every legal assignment scored against every reply (the reference path,
+  ``trample.optimize.effects.USE_MODEL = False``; what ``solve`` did before).
+
+CPU time of this process (time.process_time), median of the same number of runs on both sides of the goal's
+ratio (``REPS``, default 15; the listing ``LIST_REPS``, default 1, because a run takes seconds), the solves
+interleaved so that the machine's load falls on both alike (a board whose effects run takes over 1 s is run 3
+times on both sides). Goal: effects <= 3x plain. Then the time limit on the
+banding board (the listing checks the clock at every line): wall time of a 1 s limit, goal <= limit + 0.1 s.
+
+Run: ``python -m benchmarks effects`` (``QUICK=1``: 5 runs). About 2 minutes of CPU, most of it the listing.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from trample import Combat  # noqa: E402
+from trample.optimize import effects, solve  # noqa: E402
+
+QUICK = bool(os.environ.get("QUICK"))
+REPS = int(os.environ.get("REPS", 5 if QUICK else 15))
+LIST_REPS = int(os.environ.get("LIST_REPS", 1))
+OBJECTIVES = "lethal,max-kills,min-overkill"
+
+
+def trampler_five() -> dict:
+    """A power-20 trampler blocked by five creatures (1/2, 2/3, 3/4, 1/2, 2/3)."""
+    blockers = [{"id": f"b{j}", "power": 1 + j % 3, "toughness": 2 + j % 3} for j in range(5)]
+    attacker = {
+        "id": "a",
+        "power": 20,
+        "toughness": 5,
+        "keywords": ["trample"],
+        "attacking": "opp",
+        "blocked_by": [b["id"] for b in blockers],
+    }
+    return {"players": [{"id": "opp", "life": 20}], "attackers": [attacker], "blockers": blockers}
+
+
+def two_tramplers() -> dict:
+    """Two power-6 tramplers sharing three blockers (2/2, 2/3, 2/4)."""
+    blockers = [{"id": f"b{j}", "power": 2, "toughness": 2 + j} for j in range(3)]
+    attackers = [
+        {
+            "id": f"a{i}",
+            "power": 6,
+            "toughness": 4,
+            "keywords": ["trample"],
+            "attacking": "opp",
+            "blocked_by": ["b0", "b1", "b2"],
+        }
+        for i in range(2)
+    ]
+    return {"players": [{"id": "opp", "life": 10}], "attackers": attackers, "blockers": blockers}
+
+
+def _with(board: dict, change) -> dict:
+    out = copy.deepcopy(board)
+    change(out)
+    return out
+
+
+def _kw(obj: dict, keyword: str) -> None:
+    obj["keywords"] = [*obj.get("keywords", []), keyword]
+
+
+CASES = [
+    ("power-20 trampler, 5 blockers", trampler_five, "lifelink blocker", lambda d: _kw(d["blockers"][0], "lifelink")),
+    ("power-20 trampler, 5 blockers", trampler_five, "infect attacker", lambda d: _kw(d["attackers"][0], "infect")),
+    ("power-20 trampler, 5 blockers", trampler_five, "1-point shield", lambda d: d["players"][0].update(prevent=1)),
+    ("two power-6 tramplers, 3 shared", two_tramplers, "lifelink blocker", lambda d: _kw(d["blockers"][0], "lifelink")),
+    ("two power-6 tramplers, 3 shared", two_tramplers, "infect attacker", lambda d: _kw(d["attackers"][0], "infect")),
+    ("power-20 trampler, 5 blockers", trampler_five, "banding blocker", lambda d: _kw(d["blockers"][0], "banding")),
+    ("two power-6 tramplers, 3 shared", two_tramplers, "banding blocker", lambda d: _kw(d["blockers"][0], "banding")),
+    ("power-20 trampler, 5 blockers", trampler_five, "banding attacker", lambda d: _kw(d["attackers"][0], "banding")),
+]
+
+
+def _cpu(doc: dict, use_model: bool = True) -> tuple[float, dict]:
+    effects.USE_MODEL = use_model
+    try:
+        combat = Combat(doc)
+        t0 = time.process_time()
+        result = solve(combat, OBJECTIVES)
+        return time.process_time() - t0, result.objectives
+    finally:
+        effects.USE_MODEL = True
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def main() -> None:
+    print(f"solve {OBJECTIVES}: CPU time, median of {REPS} runs (listing: {LIST_REPS}); goal: effects <= 3x plain")
+    print("| board | effect | plain | effects | ratio | goal | listing | listing / effects | same answer |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, make, effect, change in CASES:
+        plain_doc = make()
+        doc = _with(plain_doc, change)
+        _cpu(plain_doc)  # warm the imports and caches
+        reps = REPS if _cpu(doc)[0] < 1 else min(REPS, 3)  # a listed board (banding attacker): 3 runs, both sides
+        plain, eff = [], []
+        for _ in range(reps):  # interleaved: the load falls on both sides alike
+            plain.append(_cpu(plain_doc)[0])
+            t, values = _cpu(doc)
+            eff.append(t)
+        listing, listed_values = [], None
+        for _ in range(LIST_REPS):
+            t, listed_values = _cpu(doc, use_model=False)
+            listing.append(t)
+        p, e, q = statistics.median(plain), statistics.median(eff), statistics.median(listing)
+        ratio = e / p
+        print(
+            f"| {name} | {effect} | {_ms(p)} | {_ms(e)} | {ratio:.1f}x | <= 3x {'met' if ratio <= 3 else 'MISSED'} "
+            f"| {_ms(q)} | {q / e:.0f}x | {values == listed_values} |",
+            flush=True,
+        )
+    banding = _with(trampler_five(), CASES[-1][3])  # 702.22k: still listed
+    limit = 1.0
+    t0 = time.perf_counter()
+    result = solve(Combat(banding), OBJECTIVES, time_limit=limit)
+    wall = time.perf_counter() - t0
+    verdict = "met" if wall <= limit + 0.1 else "MISSED"
+    print(
+        f"\ntime limit on the banding board (the listing): {limit:g} s limit -> {wall:.2f} s wall, status "
+        f"{result.status}; goal <= {limit + 0.1:.1f} s {verdict}"
+    )
+
+
+if __name__ == "__main__":
+    main()

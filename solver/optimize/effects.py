@@ -1,0 +1,591 @@
+"""The objectives on boards with outcome effects, solved inside the CP-SAT model (docs/solve.md, "Boards with
+effects").
+
+What the damage does (:mod:`trample.outcome`, stages 2 to 5 of ``resolve``) is piecewise linear in the amounts
+assigned, so it is encoded on the reference model of the solved side's assignment:
+
+- **dealt** (stage 2, :class:`trample.outcome.ReplacementsAndPrevention`): protection and ``prevent_combat``
+  (702.16e, 615.1a) deal nothing and leave the shield; a ``prevent`` shield (615.7) stops, of the hits to its
+  recipient in the outcome's order, ``min(shield, running total) - min(shield, previous running total)``; the
+  modifiers (614.1a) make ``m`` into ``times * m + plus * [m >= 1]`` (0 stays 0, 120.8), before the shield or
+  after it as the affected player orders them (616.1: ``least`` shield first, ``most`` shield last);
+- **results** (stage 3): marked damage, -1/-1 counters (702.90c infect, 702.80b wither), loyalty, defense, life
+  lost, poison (702.90b infect to a player, 702.164c toxic: ``toxic * [dealt >= 1]``), commander damage
+  (903.10a), life gained (702.15b lifelink: what the source dealt);
+- **deaths** (stage 4): a creature with counters >= toughness (704.5f, even indestructible), or, not
+  indestructible, marked + counters + damage already marked >= toughness (704.5g) or dealt damage by a
+  deathtouch source (704.5h); a planeswalker dealt at least its loyalty (704.5i);
+- **losers** (stage 5): a player whose life after damage and lifelink is 0 or less (704.5a), with ten poison
+  counters (704.5c), or dealt 21 by one commander (704.6c); with more than two players a loser's blockers and
+  planeswalkers, and the attackers attacking them, leave combat (800.4a).
+
+Both sides' creatures deal damage at once (510.2), and the other player's reply is read at its worst for the
+solved side. The two sides' damage reaches disjoint recipients (attackers hit blockers, players, planeswalkers
+and battles; blockers hit attackers), so each reply's part of the outcome does not depend on the solved side's
+assignment (510.1: each player's assignment is legal on its own): it is read once per reply as a *profile* (what
+it changes for each listed player -- life, poison, commander damage -- and which objects it kills), the profiles
+dominated by another (at least as good for the solved side on every count) are dropped, and the solved side's
+value is the lexicographic minimum over the rest (``AddMinEquality`` on exactly weighted terms). On most boards
+one profile is left (a lifelink blocker: the reply that deals the most), and the objectives are the plain
+boards' separate terms.
+
+When the other player divides *all* of the solved side's damage (a banding blocker, 702.22j), the solved player
+has no choice: the worst line is minimised on the same model. Where the parts do not separate -- the solved player
+divides some of the other side's damage (a banding attacker, 702.22k) or the other player only part of theirs,
+recipients shared by both sides, an effect or a way to lose this module does not know, weights beyond exact
+packing -- :func:`solve_by_model` returns None and the listing of :mod:`.outcomes` answers (it is also the
+reference the tests compare with: set :data:`USE_MODEL` to False).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+
+from .. import outcome as _outcome
+from ..limits import LimitReached, deadline_of
+from ..outcome import exact, lethal_need, resolve
+from ..step import DamageStep
+from .model import _Budget, _Lin, _ObjectiveModel, _Runner
+from .objectives import VALUE_LIMIT, _Definitions, _number
+from .outcomes import _oriented, _other, _vector, lethal_report, step_values
+from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN, SolveResult, _assignment
+
+#: solve boards with effects on the model (False: always list, the reference path the tests compare with)
+USE_MODEL = True
+
+#: the most reply profiles kept after dominance (more: the listing answers)
+MAX_PROFILES = 64
+
+
+class NotSeparable(Exception):
+    """The board's two parts do not separate, or it has something the model does not encode: list it."""
+
+
+def _known_outcome() -> bool:
+    """Are the outcome's lists the ones encoded here (the conformance tests add made-up items)?"""
+    effects = _outcome.DAMAGE_EFFECTS
+    conditions = _outcome.LOSS_CONDITIONS
+    return (
+        len(effects) == 1
+        and type(effects[0]) is _outcome.ReplacementsAndPrevention
+        and tuple(type(c) for c in conditions) == (_outcome.LifeZero, _outcome.TenPoison, _outcome.CommanderDamage)
+    )
+
+
+class _Profile:
+    """What one reply of the other side does, for the solved side's objectives: per listed player the change of
+    life (damage and lifelink), poison and commander damage; and the objects it kills (no player loses here: the
+    losers are read on both parts together)."""
+
+    __slots__ = ("life", "poison", "commander", "died", "key")
+
+    def __init__(self, life: dict, poison: dict, commander: dict, died: frozenset):
+        self.life = life
+        self.poison = poison
+        self.commander = commander  # (player, commander) -> damage
+        self.died = died
+        self.key = (tuple(sorted(life.items())), tuple(sorted(poison.items())), tuple(sorted(commander.items())), died)
+
+    def dominates(self, other: _Profile, monotone_deaths: bool) -> bool:
+        """Is this reply at least as bad for the solved side as ``other`` whatever the solved side assigns?"""
+        if any(self.life[p] < other.life[p] or self.poison[p] > other.poison[p] for p in self.life):
+            return False
+        keys = set(self.commander) | set(other.commander)
+        if any(self.commander.get(k, 0) > other.commander.get(k, 0) for k in keys):
+            return False
+        return self.died <= other.died if monotone_deaths else self.died == other.died
+
+
+def _profile(step: DamageStep, reply, interesting: set[str]) -> _Profile:
+    s = step.scenario
+    out = resolve(s, reply.to_json() if reply is not None else {}, loss_conditions=())
+    life, poison, commander = {}, {}, {}
+    for p in s.players:
+        after = out.player(p.id)
+        life[p.id] = after.life - p.life
+        poison[p.id] = after.poison - p.poison
+        before = dict(p.commander_damage)
+        for c, n in after.commander_damage.items():
+            if n != before.get(c, 0):
+                commander[p.id, c] = n - before.get(c, 0)
+    return _Profile(life, poison, commander, frozenset(out.gone) & interesting)
+
+
+def _reply_groups(step: DamageStep, other: DamageStep | None, interesting: set[str], deadline) -> list[tuple]:
+    """The other side's replies grouped by what they can change for the solved side: ``(the first reply of the
+    group in the listing's order, its profile)``, in order. Only the replies' amounts from the *relevant* sources
+    tell the groups apart: lifelink sources of a listed player (702.15b), sources reaching a listed player or an
+    object the objectives count, and the sources sharing a ``prevent`` shield with those (615.7); the others'
+    damage changes nothing the objectives read."""
+    if other is None:
+        return [(None, _profile(step, None, interesting))]
+    s = step.scenario
+    players = {p.id for p in s.players}
+    plan = other.plan
+    relevant: set[int] = set()
+    for i, src in enumerate(plan.sources):
+        obj = s[src.source]
+        owner = s.blocker_controller(obj.id) if s.kind(obj.id) == "blocker" else None
+        reach = {r.recipient for r in src.all_routes}
+        if (obj.has("lifelink") and owner in players) or reach & (players | interesting):
+            relevant.add(i)
+    shielded = {r for i in relevant for r in (x.recipient for x in plan.sources[i].all_routes)}
+    shielded = {r for r in shielded if s.receiving(r).prevent > 0}
+    relevant |= {i for i, src in enumerate(plan.sources) if {r.recipient for r in src.all_routes} & shielded}
+    where = {c: k for k, c in enumerate(other.columns)}
+    idx = [where[plan.sources[i].source, r] for i, r in plan.columns if i in relevant]
+    found: dict[tuple, list[int]] = {}  # the relevant amounts -> the first row of the listing that has them
+    for block in other.assignment_blocks(time_limit=deadline):
+        if not len(block):
+            continue
+        if not idx:
+            found[()] = block[0].tolist()
+            break
+        keys, first = np.unique(block[:, idx], axis=0, return_index=True)
+        for n in np.argsort(first, kind="stable"):
+            key = tuple(keys[n].tolist())
+            if key not in found:
+                found[key] = block[first[n]].tolist()
+    if not found:
+        return [(None, _profile(step, None, interesting))]
+    replies = [other._layout.assignment(row) for row in found.values()]
+    return [(reply, _profile(step, reply, interesting)) for reply in replies]
+
+
+def _pareto(profiles: Sequence[_Profile], monotone_deaths: bool) -> list[_Profile]:
+    unique = list({p.key: p for p in profiles}.values())
+    return [p for p in unique if not any(q is not p and q.dominates(p, monotone_deaths) for q in unique)]
+
+
+class _EffectsModel:
+    """The solved side's assignment on the reference model, with what its damage does encoded (module text)."""
+
+    def __init__(self, step: DamageStep):
+        s = step.scenario
+        self.step = step
+        self.s = s
+        plan = step.plan
+        self.om = _ObjectiveModel(plan, _Definitions(plan))
+        self.m = self.om.m
+        cols = plan.columns
+        self.cols = cols
+        self.src = [s[plan.sources[i].source] for i, _ in cols]
+        self.multi = s.game_players > 2
+        order = {c.id: n for n, c in enumerate((*s.attackers, *s.blockers))}
+        self.dealt: list[_Lin] = [_Lin() for _ in cols]
+        self.dealt_hi: list[int] = [0] * len(cols)
+        incoming: dict[str, list[int]] = {}
+        for k, (_, r) in enumerate(cols):
+            incoming.setdefault(r, []).append(k)
+        self.incoming = incoming
+        for r, ks in incoming.items():
+            rec = s.receiving(r)
+            first = {c: n for n, c in enumerate(rec.shield_order)}
+            ks = sorted(ks, key=lambda k: (first.get(self.src[k].id, len(first)), order.get(self.src[k].id, 0)))
+            self._deal(r, rec, ks)
+        self._cache: dict = {}
+        self.killable = self._killable()
+        self.walkers = [p.id for p in s.planeswalkers if p.in_combat]
+
+    # -- stage 2: dealt ---------------------------------------------------------------------------------------
+    def _x(self, k: int) -> _Lin:
+        return _Lin.of(self.om.built.x[k], 0, self.om.hi[k])
+
+    def _var(self, lin: _Lin, lo: int, hi: int, name: str) -> _Lin:
+        """An integer variable equal to ``lin`` (values in [lo, hi]), or ``lin`` itself when it is one variable."""
+        if not lin.terms or (len(lin.terms) == 1 and lin.const == 0 and next(iter(lin.terms.values()))[1] == 1):
+            return lin
+        v = self.m.new_int_var(lo, hi, name)
+        self.m.add(v == lin.expr())
+        return _Lin.of(v, lo, hi)
+
+    def _modify(self, m: _Lin, hi: int, mods, order: str, name: str) -> tuple[_Lin, int]:
+        """614.1a on an amount ``m`` in [0, hi] (0 stays 0, 120.8): (the expression, its upper bound)."""
+        times = math.prod(n for kind, n in mods if kind == "times")
+        plus = sum(n for kind, n in mods if kind == "plus")
+        if order == "most":
+            plus *= times
+        out = _Lin().add(m, times)
+        if plus:
+            out.add(self.om._bool_iff_at_least(m, 1, f"some[{name}]"), plus)
+        return out, hi * times + plus if hi > 0 else 0
+
+    def _deal(self, r: str, rec, ks: list[int]) -> None:
+        """The damage each column into ``r`` deals, in the outcome's order of its hits (615.7)."""
+        live = []
+        for k in ks:
+            if rec.prevent_combat or rec.protected_from(self.src[k]):
+                continue  # 615.1a, 702.16e: prevented, and the shield is not used
+            live.append(k)
+        shield = rec.prevent
+        before = _Lin(0)  # min(shield, running total) after the previous hit
+        running = _Lin(0)
+        for k in live:
+            mods = (*self.src[k].deals, *rec.takes)
+            name = f"{self.src[k].id},{r}"
+            x, hi = self._x(k), self.om.hi[k]
+            if rec.order == "most":
+                amount, hi = self._modify(x, hi, mods, "most", name)
+            else:
+                amount = x
+            if shield > 0:
+                running = _Lin().add(running).add(amount)
+                upto = self.m.new_int_var(0, shield, f"shielded[{name}]")
+                self.m.add_min_equality(upto, [shield, running.expr()])
+                now = _Lin.of(upto, 0, shield)
+                stop = _Lin().add(now).add(before, -1)
+                before = now
+                amount = self._var(_Lin().add(amount).add(stop, -1), 0, hi, f"through[{name}]")
+            if rec.order != "most":
+                amount, hi = self._modify(amount, hi, mods, "least", name)
+            self.dealt[k] = self._var(amount, 0, hi, f"dealt[{name}]")
+            self.dealt_hi[k] = hi
+
+    # -- stage 3: results ---------------------------------------------------------------------------------
+    def _sum(self, ks, weight=lambda k: 1) -> _Lin:
+        out = _Lin()
+        for k in ks:
+            out.add(self.dealt[k], weight(k))
+        return out
+
+    def dealt_to(self, r: str) -> _Lin:
+        return self._sum(self.incoming.get(r, ()))
+
+    def _some(self, k: int) -> _Lin:
+        """1 when column ``k`` deals at least 1 (after the effects)."""
+        key = ("some", k)
+        if key not in self._cache:
+            self._cache[key] = self.om._bool_iff_at_least(self.dealt[k], 1, f"dealt1[{k}]")
+        return self._cache[key]
+
+    def touched(self, r: str) -> _Lin:
+        """1 when a deathtouch source deals ``r`` damage (704.5h)."""
+        key = ("touched", r)
+        if key not in self._cache:
+            dt = self._sum(k for k in self.incoming.get(r, ()) if self.src[k].deathtouch)
+            self._cache[key] = self.om._bool_iff_at_least(dt, 1, f"dt[{r}]")
+        return self._cache[key]
+
+    def life_loss(self, p: str) -> _Lin:
+        """Life lost to damage (not infect, 702.90b) minus life gained by lifelink of the player's blockers."""
+        key = ("loss", p)
+        if key not in self._cache:
+            out = self._sum(k for k in self.incoming.get(p, ()) if not self.src[k].has("infect"))
+            for k, c in enumerate(self.src):
+                if c.has("lifelink") and self.s.kind(c.id) == "blocker" and self.s.blocker_controller(c.id) == p:
+                    out.add(self.dealt[k], -1)  # 702.15b
+            self._cache[key] = out
+        return self._cache[key]
+
+    def poison(self, p: str) -> _Lin:
+        out = self._sum(k for k in self.incoming.get(p, ()) if self.src[k].has("infect"))  # 702.90b
+        for k in self.incoming.get(p, ()):
+            if self.src[k].toxic:
+                out.add(self._some(k), self.src[k].toxic)  # 702.164c
+        return out
+
+    def commander(self, p: str) -> dict[str, _Lin]:
+        out: dict[str, _Lin] = {}
+        for k in self.incoming.get(p, ()):
+            c = getattr(self.src[k], "commander", None)
+            if c is not None:
+                out.setdefault(self.src[k].id, _Lin()).add(self.dealt[k])  # 903.10a
+        return out
+
+    # -- stages 4 and 5: deaths and losers ----------------------------------------------------------------
+    def _any(self, parts: Sequence[_Lin], name: str) -> _Lin:
+        """The boolean OR of 0/1 expressions (constants folded)."""
+        if any(not p.terms and p.const for p in parts):
+            return _Lin(1)
+        parts = [p for p in parts if p.terms]
+        if not parts:
+            return _Lin(0)
+        if len(parts) == 1:
+            return parts[0]
+        b = self.m.new_bool_var(name)
+        self.m.add_max_equality(b, [p.expr() for p in parts])
+        return _Lin.of(b, 0, 1)
+
+    def _all(self, parts: Sequence[_Lin], name: str) -> _Lin:
+        if any(not p.terms and not p.const for p in parts):
+            return _Lin(0)
+        parts = [p for p in parts if p.terms]
+        if not parts:
+            return _Lin(1)
+        if len(parts) == 1:
+            return parts[0]
+        b = self.m.new_bool_var(name)
+        self.m.add_min_equality(b, [p.expr() for p in parts])
+        return _Lin.of(b, 0, 1)
+
+    def _at_least(self, lin: _Lin, need: int, name: str) -> _Lin:
+        key = ("ge", name, need)
+        if key not in self._cache:
+            self._cache[key] = self.om._bool_iff_at_least(lin, need, f"{name}>={need}")
+        return self._cache[key]
+
+    def dies(self, c: str) -> _Lin:
+        """1 when the solved side's damage puts creature or planeswalker ``c`` out of combat (704.5f/g/h/i)."""
+        key = ("dies", c)
+        if key in self._cache:
+            return self._cache[key]
+        obj = self.s[c]
+        ks = self.incoming.get(c, ())
+        if self.s.kind(c) == "planeswalker":
+            out = self._at_least(self.dealt_to(c), obj.loyalty, f"loyalty[{c}]")  # 704.5i
+        else:
+            counters = self._sum(k for k in ks if self.src[k].has("infect") or self.src[k].has("wither"))
+            parts = [self._at_least(counters, obj.toughness, f"counters[{c}]")]  # 704.5f
+            if not obj.indestructible:  # 702.12b
+                total = self.dealt_to(c)
+                parts.append(self._at_least(total, lethal_need(obj), f"lethal[{c}]"))  # 704.5g
+                parts.append(self.touched(c))  # 704.5h
+            out = self._any(parts, f"dies[{c}]")
+        self._cache[key] = out
+        return out
+
+    def loses(self, p: str, prof: _Profile) -> _Lin:
+        """1 when listed player ``p`` loses after both parts (704.5a, 704.5c, 704.6c)."""
+        player = self.s[p]
+        parts = [self._at_least(self.life_loss(p), player.life + prof.life[p], f"life[{p}]")]  # 704.5a
+        parts.append(self._at_least(self.poison(p), 10 - player.poison - prof.poison[p], f"poison[{p}]"))  # 704.5c
+        mine = self.commander(p)
+        names = set(mine) | {c for c, _ in player.commander_damage} | {c for q, c in prof.commander if q == p}
+        for c in sorted(names):
+            have = player.commander_damage_from(c) + prof.commander.get((p, c), 0)
+            parts.append(self._at_least(mine.get(c, _Lin()), 21 - have, f"commander[{p},{c}]"))  # 704.6c
+        return self._any(parts, f"loses[{p}]")
+
+    def _killable(self) -> list[str]:
+        s = self.s
+        side = self.step.side
+        other = {"attacking": s.blockers, "defending": s.attackers, "both": (*s.attackers, *s.blockers)}[side]
+        return [c.id for c in other if c.in_combat]
+
+    def _owner(self, c: str) -> str | None:
+        """The player whose loss takes ``c`` out of combat in a game of more than two (800.4a, 506.4)."""
+        s = self.s
+        kind = s.kind(c)
+        if kind == "blocker":
+            return s.blocker_controller(c)
+        if kind == "planeswalker":
+            return s[c].controller
+        target = s[c].attacking
+        if target in s and s.kind(target) == "planeswalker":
+            return s[target].controller
+        return target if target in s and s.kind(target) == "player" else None
+
+    def gone(self, c: str, prof: _Profile) -> _Lin:
+        """1 when ``c`` (a creature or planeswalker in combat) is out of combat after both parts."""
+        if c in self.incoming:
+            parts = [self.dies(c)]
+        else:  # only the other side's damage (or nothing) reaches it
+            parts = [_Lin(int(c in prof.died))]
+        owner = self._owner(c) if self.multi else None
+        if owner is not None and any(p.id == owner for p in self.s.players):
+            parts.append(self.loses(owner, prof))
+        return self._any(parts, f"gone[{c}]")
+
+    def overkill(self, r: str) -> _Lin:
+        """Damage dealt to ``r`` beyond what it needed (trample.outcome.overkill_threshold on dealt damage)."""
+        total = self.dealt_to(r)
+        _, hi = total.bounds()
+        kind = self.s.kind(r)
+        obj = self.s[r]
+        touched = _Lin(0)
+        if kind == "player":
+            t = max(0, obj.life)
+        elif kind == "planeswalker":
+            t = obj.loyalty
+        elif kind == "battle":
+            t = obj.defense
+        else:
+            t = lethal_need(obj)
+            if t > 1:
+                touched = self.touched(r)
+        excess = _Lin().add(total)
+        excess.const -= t
+        excess.add(touched, t - 1)
+        lo, ehi = excess.bounds()
+        if ehi <= 0:
+            return _Lin(0)
+        if lo >= 0:
+            return excess
+        o = self.m.new_int_var(0, max(0, ehi), f"overkill[{r}]")
+        self.m.add_max_equality(o, [0, excess.expr()])
+        return _Lin.of(o, 0, max(0, ehi))
+
+
+def _value_scale(s, ids: Sequence[str]) -> int:
+    scale = 1
+    for i in ids:
+        scale = math.lcm(scale, exact(getattr(s[i], "value", 1)).denominator)
+    if sum(abs(exact(getattr(s[i], "value", 1))) for i in ids) * scale > VALUE_LIMIT:
+        raise NotSeparable("values too large to weigh exactly")
+    return scale
+
+
+def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int) -> _Lin:
+    """One objective's value (as the listing's step_values reads it) for the solved side's part and one reply."""
+    s = em.s
+    out = _Lin()
+    if obj.kind == "max-damage":
+        for r in [obj.target] if obj.target else [p.id for p in s.players]:
+            out.add(em.dealt_to(r))
+    elif obj.kind == "lethal":
+        for p in s.players:
+            out.add(em.loses(p.id, prof))
+    elif obj.kind == "max-kills":
+        for c in em.killable:
+            out.add(em.gone(c, prof))
+    elif obj.kind == "max-value":
+        for c in [*em.killable, *em.walkers]:
+            out.add(em.gone(c, prof), int(exact(getattr(s[c], "value", 1)) * scale))
+    elif obj.kind == "min-overkill":
+        for r in em.incoming:
+            out.add(em.overkill(r))
+    else:  # pragma: no cover - parse_objectives knows every kind
+        raise ValueError(obj.kind)
+    return out
+
+
+def _separable(step: DamageStep) -> tuple[DamageStep | None, bool]:
+    """(the other side's step, None for ``side="both"``; does the other player divide *all* of the solved side's
+    damage) when the two parts separate; else NotSeparable."""
+    if not _known_outcome():
+        raise NotSeparable("an effect or a way to lose the model does not encode")
+    plan = step.plan
+    moved = [plan.sources[i].chooser != step.side for i, _ in plan.columns] if step.side != "both" else []
+    if any(moved) and not all(moved):
+        raise NotSeparable("the other player divides some of the solved side's damage (banding, 702.22j/k)")
+    other = _other(step)
+    if other is not None:
+        op = other.plan
+        if any(op.sources[i].chooser == step.side for i, _ in op.columns):
+            raise NotSeparable("the solved player divides some of the other side's damage (banding, 702.22j/k)")
+        if {r for _, r in plan.columns} & {r for _, r in op.columns}:
+            raise NotSeparable("both sides deal damage to one recipient")
+    return other, bool(moved) and all(moved)
+
+
+def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=None, tie_break=True, settings=None):
+    """:func:`.outcomes.solve_by_outcome`'s answer (the same values, the same assignment with the tie-break),
+    solved on the CP-SAT model (module text); None when the board needs the listing."""
+    from .search import _lex_optimise, _Term
+
+    settings = settings or {}
+    start = time.perf_counter()
+    try:
+        other, no_choice = _separable(step)
+    except NotSeparable:
+        return None
+    s = step.scenario
+    deadline = deadline_of(time_limit)
+    budget = _Budget(time_limit, deterministic_time)
+
+    def elapsed() -> float:
+        return (time.perf_counter() - start) * 1000
+
+    em = _EffectsModel(step)
+    interesting = set(em.killable) | set(em.walkers)
+    try:
+        groups = _reply_groups(step, other, interesting, deadline)
+    except LimitReached:
+        return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
+    profiles = [prof for _, prof in groups]
+    monotone = all(exact(getattr(s[c], "value", 1)) >= 0 for c in interesting) or all(
+        o.kind != "max-value" for o in objs
+    )
+    profiles = _pareto(profiles, monotone)
+    if len(profiles) > MAX_PROFILES:
+        return None
+    try:
+        scale = _value_scale(s, [*em.killable, *em.walkers]) if any(o.kind == "max-value" for o in objs) else 1
+    except NotSeparable:
+        return None
+
+    per = [[_objective(em, o, prof, scale) for o in objs] for prof in profiles]
+    if len(profiles) == 1:  # no_choice: the other player divides it all (702.22j): the worst line
+        terms = [_Term(lin, o.maximize != no_choice, True) for o, lin in zip(objs, per[0])]
+    else:
+        # the lexicographic minimum over the replies of the oriented values, as one exactly weighted sum
+        lows, highs = [], []
+        for j, o in enumerate(objs):
+            bs = [p[j].bounds() for p in per]
+            lo, hi = min(b[0] for b in bs), max(b[1] for b in bs)
+            lows.append(lo if o.maximize else -hi)
+            highs.append(hi if o.maximize else -lo)
+        weights, w = [], 1
+        for j in reversed(range(len(objs))):
+            weights.append(w)
+            w *= highs[j] - lows[j] + 1
+        weights.reverse()
+        from .search import PACK_LIMIT
+
+        if w > PACK_LIMIT:
+            return None
+        sums = []
+        for p in per:
+            lin = _Lin()
+            for j, o in enumerate(objs):
+                lin.add(p[j], weights[j] if o.maximize else -weights[j])
+                lin.const -= weights[j] * lows[j]
+            sums.append(lin.expr())
+        v = em.m.new_int_var(0, w - 1, "worst reply")
+        em.m.add_min_equality(v, sums)
+        terms = [_Term(_Lin.of(v, 0, w - 1), not no_choice, True)]
+    if tie_break:  # the smallest vector over the plan's columns (the listing's tie-break)
+        terms += [_Term(em._x(k), False, False) for k in range(len(em.cols))]
+
+    runner = _Runner(
+        em.om, budget, settings.get("workers", 1), settings.get("presolve", False), False, settings.get("params")
+    )
+    wants_lethal = any(o.kind == "lethal" for o in objs)
+    reachable: dict | None = {}
+    if wants_lethal:
+        for player in s.players:  # 704.5a/c, 704.6c whatever the reply (lethal_report's "reachable")
+            every = em._all([em.loses(player.id, prof) for prof in profiles], f"reachable[{player.id}]")
+            if not every.terms:
+                if reachable is not None:
+                    reachable[player.id] = bool(every.const)
+                continue
+            if no_choice:  # on every line
+                em.m.minimize(every.expr())
+            else:  # for some assignment, whatever the reply
+                em.m.maximize(every.expr())
+            st = runner.run()
+            if st != STATUS_OPTIMAL or reachable is None:
+                reachable = None
+            else:
+                reachable[player.id] = runner.value(every) == 1
+        em.m.clear_objective()
+    status, proven = _lex_optimise(runner, terms)
+    if runner.vec is None:
+        st = STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN
+        return SolveResult(st, None, {}, None, elapsed(), runner.solves)
+    assignment = _assignment(step.plan, runner.vec)
+    best = None  # the worst reply for this assignment, the first listed (as the listing reads it)
+    for reply, _ in groups:
+        values, outcome = step_values(step, assignment, objs, reply)
+        key = _oriented(values, objs)
+        if best is None or key < best[0]:
+            best = (key, values, outcome, reply)
+    assert best is not None
+    _, values, outcome, reply = best
+    found = [
+        [Fraction(runner.value(lin), scale if o.kind == "max-value" else 1) for o, lin in zip(objs, p)] for p in per
+    ]
+    worst = min(found, key=lambda vs: tuple(v if o.maximize else -v for o, v in zip(objs, vs)))
+    if {o.name: _number(v) for o, v in zip(objs, worst)} != values:  # the model and the outcome must agree
+        raise RuntimeError(
+            f"the effects model disagrees with the outcome on {assignment.to_json()}: {worst} != {values}"
+        )
+    assert tuple(runner.vec) == _vector(step, assignment)
+    lethal = lethal_report(step, assignment, outcome, reachable if proven else None) if wants_lethal else None
+    final = STATUS_OPTIMAL if proven and (reachable is not None or not wants_lethal) else STATUS_FEASIBLE
+    return SolveResult(final, assignment, values, lethal, elapsed(), runner.solves, reply=reply)
