@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from .combat import Combat
-from .docio import prefixed, scenario_from
+from .documents import prefixed, scenario_from
 from .engines import blocks_engine
 from .limits import LimitReached
 from .models import FormatError
