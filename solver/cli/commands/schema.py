@@ -39,7 +39,7 @@ def example_files() -> dict[str, object]:
     try:
         folder: object = resources.files("trample.examples")
     except ModuleNotFoundError:
-        folder = Path(__file__).resolve().parent.parent / "examples"
+        folder = Path(__file__).resolve().parents[3] / "examples"  # solver/cli/commands/ -> the repository
     out = {}
     for f in folder.iterdir():  # type: ignore[attr-defined]
         for ext in (".json", ".jsonl"):
