@@ -50,7 +50,7 @@ _WHERE = {
 
 def __getattr__(name: str):
     if name == "__version__":
-        from .docio import package_version
+        from .documents import package_version
 
         value = package_version()
     elif name in _WHERE:

@@ -140,7 +140,7 @@ def deadline_of(limit) -> Deadline:
 # ---------------------------------------------------------------------------------------------
 #
 # A CP-SAT solve runs in C++: Python's signal handler only runs once it returns. The command line therefore
-# watches for signals in a thread (trample.docio.interrupts) and calls :func:`interrupt`, which stops every
+# watches for signals in a thread (trample.limits.interrupts) and calls :func:`interrupt`, which stops every
 # search registered here; the main thread then raises KeyboardInterrupt as soon as it runs Python again.
 # Every CP-SAT solver is made by trample.engines.cpsat.new_solver, which registers it.
 

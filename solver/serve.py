@@ -77,7 +77,7 @@ def _answer(doc: dict, cap: float | None) -> dict:
         shown = json.dumps(command, ensure_ascii=False)[:80]
         raise FormatError("request.command", f"expected one of {', '.join(COMMANDS)}, got {shown}")
     if command == "ping":
-        from .docio import package_version
+        from .documents import package_version
 
         return {"exit": 0, "result": {"trample": package_version()}}
     if "scenario" not in doc:

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import cluster
 from .combat import Combat
-from .docio import prefixed, scenario_from
+from .documents import prefixed, scenario_from
 from .engines import blocks_engine
 from .limits import LimitReached
 from .models import FormatError

@@ -1,5 +1,5 @@
-"""``trample declare count|enumerate|check|sample|scenario`` (solver/cli_declare.py): the damage step's contract
-for declarations: JSON out, exit 0 / 1 (the answer is no) / 2 (bad input, one line naming the place)."""
+"""``trample declare count|enumerate|check|sample|scenario`` (solver/cli/commands/declare.py): the damage step's
+contract for declarations: JSON out, exit 0 / 1 (the answer is no) / 2 (bad input, one line naming the place)."""
 
 from __future__ import annotations
 

@@ -24,8 +24,8 @@ from trample import limits
 from trample.arena import ExternalPlayer, generate, run_arena
 from trample.arena.external import STDERR_TAIL
 from trample.cli import main
-from trample.cli_scale import npy_header, npy_header_size
-from trample.docio import stream_batch
+from trample.cli.batch import stream_batch
+from trample.engines.npy import npy_header, npy_header_size
 from trample.limits import CommandLimit, deadline_of, start_clock
 from trample.models import FormatError, load_scenario
 

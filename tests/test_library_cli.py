@@ -287,7 +287,7 @@ def test_cli_real_process_contract():  # docs/format.md: exit 2, one line on sta
 
 
 def test_add_commands_on_a_plain_parser(capsys):  # 701.17a through the registration contract with trample.cli
-    from trample.cli_library import add_commands
+    from trample.cli.commands.library import add_commands
 
     parser = argparse.ArgumentParser(prog="t")
     add_commands(parser.add_subparsers(dest="command"))
@@ -298,7 +298,7 @@ def test_add_commands_on_a_plain_parser(capsys):  # 701.17a through the registra
 
 def test_cli_library_does_not_import_ortools():  # docs/format.md CLI: library commands load no solver
     code = (
-        "import sys, trample.cli_library, trample.library; "
+        "import sys, trample.cli.commands.library, trample.library; "
         "sys.exit(1 if any(m.startswith('ortools') for m in sys.modules) else 0)"
     )
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=60).returncode == 0

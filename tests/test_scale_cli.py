@@ -12,9 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import trample.cli_scale as cli_scale
+import trample.cli.commands.step as cli_step
 from trample import Combat
 from trample.cli import main
+from trample.cli.progress import Progress
+from trample.engines.npy import NPY_HEADER, npy_header
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "thrasta.json"
@@ -151,7 +153,7 @@ def test_enumerate_npy_refusals(capsys, tmp_path, monkeypatch):
     assert code == 2 and "--output" in err
     code, out, err = trample(capsys, "enumerate", EXAMPLE, "--format", "npy", "-o", tmp_path / "no" / "x.npy")
     assert code == 2 and "cannot write" in err
-    monkeypatch.setattr(cli_scale, "is_terminal", lambda stream: True)  # binary to a terminal: refused
+    monkeypatch.setattr(cli_step, "is_terminal", lambda stream: True)  # binary to a terminal: refused
     code, out, err = trample(capsys, "enumerate", EXAMPLE, "--format", "npy")
     assert code == 2 and "--output" in err
 
@@ -166,8 +168,8 @@ def test_enumerate_npy_time_limit_rewrites_the_shape(capsys, tmp_path):
 
 def test_npy_header_is_fixed_size_and_valid():
     for shape in ((0, 3), (10**12, 40)):
-        h = cli_scale.npy_header(np.int16, shape)
-        assert len(h) == cli_scale.NPY_HEADER
+        h = npy_header(np.int16, shape)
+        assert len(h) == NPY_HEADER
         version = np.lib.format.read_magic(io.BytesIO(h))
         got = np.lib.format.read_array_header_1_0(io.BytesIO(h[8:])) if version == (1, 0) else None
         assert got == (shape, False, np.dtype(np.int16))
@@ -184,16 +186,16 @@ def test_progress_bar_renders_with_rich():
     rich_console = pytest.importorskip("rich.console")
     buf = io.StringIO()
     console = rich_console.Console(file=buf, force_terminal=True, width=80)
-    with cli_scale.Progress(100, "enumerate", True, console=console) as bar:
+    with Progress(100, "enumerate", True, console=console) as bar:
         bar.advance(60)
         bar.advance(40)
     assert "100/100" in buf.getvalue()
-    with cli_scale.Progress(100, "enumerate", False) as bar:  # disabled: a no-op
+    with Progress(100, "enumerate", False) as bar:  # disabled: a no-op
         bar.advance(5)
         bar(7, 100)
     buf = io.StringIO()
     console = rich_console.Console(file=buf, force_terminal=True, width=80)
-    with cli_scale.Progress(None, "searched", True, console=console) as bar:  # the total known once work starts
+    with Progress(None, "searched", True, console=console) as bar:  # the total known once work starts
         bar(0, 30)
         bar(30, 30)
     assert "30/30" in buf.getvalue()

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..combat import Combat
-from ..docio import read_text
+from ..documents import read_text
 from ..indexing import count
 from ..models import FormatError, load_scenario, parse_json_text
 from .objectives import parse_objectives

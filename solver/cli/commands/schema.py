@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import sys
 
-from .docio import add_time_limit, limited
-from .models.errors import FormatError
-
-EXIT_OK = 0
+from ...models.errors import FormatError
+from .. import EXIT_OK
+from ..batch import limited
+from ..options import add_time_limit
 
 
 def cmd_schema(args) -> int:
-    from . import schemas
+    from ... import schemas
 
     available = schemas.names()
     if args.name is None:
@@ -39,7 +39,7 @@ def example_files() -> dict[str, object]:
     try:
         folder: object = resources.files("trample.examples")
     except ModuleNotFoundError:
-        folder = Path(__file__).resolve().parent.parent / "examples"
+        folder = Path(__file__).resolve().parents[3] / "examples"  # solver/cli/commands/ -> the repository
     out = {}
     for f in folder.iterdir():  # type: ignore[attr-defined]
         for ext in (".json", ".jsonl"):

@@ -12,42 +12,36 @@ import os
 import sys
 import warnings
 
-from .arena import report, suites
-from .arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
-from .arena.objectives import DEFAULT_OBJECTIVE, objective_text, parse_objectives
-from .arena.players import DEFAULT_PLAYERS, make_player
-from .arena.runner import BACKENDS, DEFAULT_CHUNK, failed_everywhere, run_arena, run_whole_arena
-from .arena.stats import run_facts
-from .arena.suites import one_step
-from .arena.whole_arena import PLAYERS, player_names, rescore
-from .docio import (
+from ...arena import report, suites
+from ...arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
+from ...arena.objectives import DEFAULT_OBJECTIVE, objective_text, parse_objectives
+from ...arena.players import DEFAULT_PLAYERS, make_player
+from ...arena.runner import BACKENDS, DEFAULT_CHUNK, failed_everywhere, run_arena, run_whole_arena
+from ...arena.stats import run_facts
+from ...arena.suites import one_step
+from ...arena.whole_arena import PLAYERS, player_names, rescore
+from ...documents import any_digits, iter_documents, prefixed, read_text
+from ...limits import STATE, stop_like_interrupt, work_done
+from ...models import FormatError, load_scenario
+from ...models.errors import brief, expect_object, expect_str
+from ...models.scenario import parse_json_text
+from .. import EXIT_BAD, EXIT_NO, EXIT_OK
+from ..batch import emit
+from ..files import AtomicFiles, check_writable, distinct_files
+from ..options import (
     MAX_BOARDS,
     MAX_WORKERS,
-    STATE,
-    AtomicFiles,
-    Progress,
+    add_backend_options,
+    add_output,
     add_time_limit,
-    any_digits,
     bounded_int,
-    check_writable,
-    distinct_files,
-    emit,
     has_module,
-    iter_documents,
     positive_int,
-    prefixed,
-    read_text,
     require_extra,
     seconds,
     shown,
-    work_done,
 )
-from .limits import stop_like_interrupt
-from .models import FormatError, load_scenario
-from .models.errors import brief, expect_object, expect_str
-from .models.scenario import parse_json_text
-
-EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
+from ..progress import Progress
 
 
 def _positive(text: str) -> int:
@@ -288,7 +282,7 @@ def _check_outputs(args, inputs=()) -> None:
 def _output(results: dict, args, fmt: str | None) -> int:
     """Write --out and --report, then print the leaderboard as ``fmt`` ("table", "json" or None: nothing)."""
 
-    # Written under temporary names and renamed when complete (docio.AtomicFiles): a kill at any moment leaves
+    # Written under temporary names and renamed when complete (cli.files.AtomicFiles): a kill at any moment leaves
     # the previous file, never a truncated one.
     if args.out:
         with AtomicFiles() as files:
@@ -548,14 +542,7 @@ def _output_options(p) -> None:
         "seconds for the whole command; past it the boards finished so far are written (--out, --report, "
         '"complete": false), one line on standard error, exit 1',
     )
-    p.add_argument(
-        "-o",
-        "--output",
-        "--out",
-        dest="out",
-        metavar="FILE",
-        help="write the full results (every decision) as JSON (--out: the older spelling)",
-    )
+    add_output(p, "write the full results (every decision) as JSON (--out: the older spelling)", "out", "FILE")
     p.add_argument(
         "--report",
         metavar="PNG",
@@ -626,24 +613,14 @@ def add_commands(sub) -> None:
         help="bench an external player after K failed decisions in a row (timeout, crash, bad output): its "
         "remaining decisions fail without starting it again (default 3; 0: never)",
     )
-    p.add_argument(
-        "--workers",
-        type=bounded_int(1, MAX_WORKERS),
-        default=1,
-        help=f"worker processes (default 1: in this process; at most {MAX_WORKERS})",
-    )
-    p.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default=None,
-        help="local (default: a process pool) or dask (Dask distributed; implied by --scheduler)",
-    )
-    p.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        default=None,
-        help="Dask scheduler address (tcp://host:8786), implies --backend dask; none: a local Dask cluster of "
-        "--workers",
+    add_backend_options(
+        p,
+        BACKENDS,
+        backend_help="local (default: a process pool) or dask (Dask distributed; implied by --scheduler)",
+        scheduler_help="Dask scheduler address (tcp://host:8786), implies --backend dask; none: a local Dask "
+        "cluster of --workers",
+        workers_help=f"worker processes (default 1: in this process; at most {MAX_WORKERS})",
+        workers_default=1,
     )
     p.add_argument(
         "--chunk", type=_positive, default=DEFAULT_CHUNK, help=f"boards per unit of work (default {DEFAULT_CHUNK})"

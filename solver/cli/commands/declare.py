@@ -1,7 +1,7 @@
 """``trample declare count|enumerate|check|sample|scenario|solve FILE``: the declarations of attackers and blockers
 (docs/declare.md), with the damage step's contract: JSON out, exit 0, 1 (the answer is no), 2 (bad input).
 
-Registered by solver/cli.py through ``add_commands``; ortools is imported only by ``--engine cpsat`` and
+Registered by trample.cli through ``add_commands``; ortools is imported only by ``--engine cpsat`` and
 ``solve``.
 """
 
@@ -10,25 +10,15 @@ from __future__ import annotations
 import random
 import sys
 
-from .check import CheckResult
-from .declare import DeclarationSpace, check_declaration
-from .docio import (
-    EXIT_NO,
-    EXIT_OK,
-    STATE,
-    add_time_limit,
-    dumps,
-    emit,
-    iter_documents,
-    limited,
-    positive_int,
-    run_batch,
-    run_paired,
-    time_limit,
-)
-from .limits import LimitReached, deadline_of
-from .models import FormatError
-from .models.declare import load_declaration, load_declare_doc
+from ...check import CheckResult
+from ...declare import DeclarationSpace, check_declaration
+from ...documents import dumps, iter_documents
+from ...limits import STATE, LimitReached, deadline_of
+from ...models import FormatError
+from ...models.declare import load_declaration, load_declare_doc
+from .. import EXIT_NO, EXIT_OK
+from ..batch import emit, limited, run_batch, run_paired
+from ..options import add_engine, add_time_limit, positive_int
 
 
 def add_commands(subparsers) -> None:
@@ -40,14 +30,14 @@ def add_commands(subparsers) -> None:
 
     p = sub.add_parser("count", help="the exact number of legal declarations (509.1c / 508.1d maximum obeyed)")
     p.add_argument("file", metavar="FILE", help="declare document JSON, a .jsonl batch, or - for standard input")
-    p.add_argument("--engine", choices=["direct", "cpsat"], default="direct", help="direct (default) or cpsat")
+    add_engine(p, "direct (default) or cpsat", choices=["direct", "cpsat"], default="direct", metavar=None)
     add_time_limit(p, "seconds per document; past it: one line on standard error, exit 1")
     p.set_defaults(func=limited(cmd_count))
 
     p = sub.add_parser("enumerate", help="every legal declaration, one JSON line each, in the canonical order")
     p.add_argument("file", metavar="FILE")
     p.add_argument("--limit", type=positive_int, default=None, help="stop after N declarations")
-    p.add_argument("--time-limit", type=time_limit, default=None, help="stop after this many seconds")
+    add_time_limit(p, "stop after this many seconds")
     p.set_defaults(func=cmd_enumerate)
 
     p = sub.add_parser("check", help="is this declaration legal? which rules does it break?")
@@ -85,12 +75,7 @@ def add_commands(subparsers) -> None:
         metavar="OBJ[,OBJ...]",
         help="the attacking player's objectives, as for trample solve (lexicographic); the defender minimises",
     )
-    p.add_argument(
-        "--time-limit",
-        type=time_limit,
-        default=None,
-        help="wall-clock seconds; the best declaration found is returned as feasible",
-    )
+    add_time_limit(p, "wall-clock seconds; the best declaration found is returned as feasible")
     p.set_defaults(func=cmd_solve)
 
 
@@ -185,8 +170,8 @@ def _blockers_json(doc: dict, attacks: dict) -> dict:
 
 
 def cmd_solve(args) -> int:
-    from .declare.solve import solve_declaration
-    from .optimize import parse_objectives
+    from ...declare.solve import solve_declaration
+    from ...optimize import parse_objectives
 
     parse_objectives(args.objective)
 

@@ -12,20 +12,12 @@ import argparse
 import json
 import sys
 
-from .docio import (
-    EXIT_NO,
-    EXIT_OK,
-    STATE,
-    AtomicFiles,
-    Progress,
-    check_writable,
-    is_terminal,
-    positive_int,
-    time_limit,
-    work_done,
-)
-from .limits import LimitReached
-from .models import FormatError
+from ...limits import STATE, LimitReached, work_done
+from ...models import FormatError
+from .. import EXIT_NO, EXIT_OK
+from ..files import AtomicFiles, check_writable
+from ..options import add_output, add_time_limit, positive_int
+from ..progress import Progress, is_terminal
 
 
 def add_commands(sub) -> None:
@@ -43,11 +35,10 @@ def add_commands(sub) -> None:
         "and per answer, each connection answered in order, connections concurrently",
     )
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on with --port (default 127.0.0.1)")
-    p.add_argument(
-        "--time-limit",
-        type=time_limit,
-        default=None,
-        help="seconds at most per request (a request's own time_limit may only lower it)",
+    add_time_limit(
+        p,
+        "seconds at most per request, counted from the start of each request (not of the command: a server runs "
+        "for as long as its caller likes); a request's own time_limit may only lower it",
     )
     p.set_defaults(func=cmd_serve)
 
@@ -56,12 +47,12 @@ def add_commands(sub) -> None:
         help="write a conformance suite for another engine's tests: boards with their exact counts, legal "
         "assignments, and illegal ones with the rules they break (JSON Lines)",
     )
-    p.add_argument("-o", "--output", default=None, metavar="PATH", help="write to this file (default: standard output)")
+    add_output(p, "write to this file (default: standard output; --out: the older spelling)")
     p.add_argument("--per-level", type=_count, default=4, metavar="N", help="generated boards per arena level (4)")
     p.add_argument("--legal", type=_count, default=3, metavar="K", help="legal assignments per case (3)")
     p.add_argument("--illegal", type=_count, default=3, metavar="K", help="illegal assignments per case (3)")
     p.add_argument("--seed", type=int, default=0, help="the seed of the generated boards and the draws (0)")
-    p.add_argument("--time-limit", type=time_limit, default=None, help="stop after this many seconds")
+    add_time_limit(p, "stop after this many seconds")
     p.set_defaults(func=cmd_conformance)
 
 
@@ -73,7 +64,7 @@ def _count(text: str) -> int:
 
 
 def cmd_serve(args) -> int:
-    from .serve import serve_lines, serve_tcp
+    from ...serve import serve_lines, serve_tcp
 
     limit = None if args.time_limit is None else float(args.time_limit)
     if args.port is None:
@@ -95,7 +86,7 @@ def cmd_serve(args) -> int:
 
 
 def cmd_conformance(args) -> int:
-    from .conformance import boards, cases
+    from ...conformance import boards, cases
 
     if args.output is not None and args.output != "-":
         check_writable("--output", args.output)

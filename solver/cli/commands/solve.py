@@ -8,30 +8,16 @@ from __future__ import annotations
 import json
 import sys
 
-from .combat import Combat
-from .docio import (
-    EXIT_BAD,
-    EXIT_NO,
-    EXIT_OK,
-    STATE,
-    Progress,
-    add_step_options,
-    is_batch,
-    is_terminal,
-    iter_documents,
-    jsonl_rows,
-    positive_int,
-    run_batch,
-    scenario_from,
-    seconds,
-    time_limit,
-    work_done,
-    write_chunks,
-)
-from .limits import LimitReached
-from .models import FormatError
-from .optimize import all_optimal, parse_objectives
-from .whole import open_combat
+from ...combat import Combat
+from ...documents import is_batch, iter_documents, scenario_from
+from ...limits import STATE, LimitReached, work_done
+from ...models import FormatError
+from ...optimize import all_optimal, parse_objectives
+from ...whole import open_combat
+from .. import EXIT_BAD, EXIT_NO, EXIT_OK
+from ..batch import jsonl_rows, run_batch, write_chunks
+from ..options import add_step_options, add_time_limit, positive_int, seconds
+from ..progress import Progress, is_terminal
 
 SOLVED = ("optimal", "feasible")
 
@@ -52,12 +38,7 @@ def add_commands(subparsers) -> None:
         help="every optimal assignment, one JSON line each (in a batch: a list per scenario)",
     )
     p.add_argument("--limit", type=positive_int, default=None, help="with --all-optimal: stop after N")
-    p.add_argument(
-        "--time-limit",
-        type=time_limit,
-        default=None,
-        help="wall-clock seconds per scenario; the best found is returned as feasible",
-    )
+    add_time_limit(p, "wall-clock seconds per scenario; the best found is returned as feasible")
     p.add_argument(
         "--deterministic-time",
         type=seconds,

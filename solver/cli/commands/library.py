@@ -13,26 +13,16 @@ output also carries ``"state"``, the zones after the action, so commands can be 
 
 from __future__ import annotations
 
-from .docio import (
-    add_time_limit,
-    emit,
-    engine_choices,
-    is_batch,
-    label,
-    limited,
-    read_text,
-    run_batch,
-    scenario_from,
-    shown,
-)
-from .library import discover, discover_distribution, gnome_outcomes, mill, mill_distribution, seek_thrills
-from .library.decks import library_from_deck, load_card_data, parse_decklist
-from .library.transforms import shuffle_library
-from .models import parse_json_text
-from .models.cards import ZONES, GameState, load_library_or_state
-from .models.errors import FormatError, expect_object, join
-
-EXIT_OK, EXIT_NO = 0, 1
+from ...documents import is_batch, label, read_text, scenario_from
+from ...library import discover, discover_distribution, gnome_outcomes, mill, mill_distribution, seek_thrills
+from ...library.decks import library_from_deck, load_card_data, parse_decklist
+from ...library.transforms import shuffle_library
+from ...models import parse_json_text
+from ...models.cards import ZONES, GameState, load_library_or_state
+from ...models.errors import FormatError, expect_object, join
+from .. import EXIT_NO, EXIT_OK
+from ..batch import emit, limited, run_batch
+from ..options import add_engine, add_time_limit, engine_choices, shown
 
 
 def _optional_whole(text, what: str) -> int | None:
@@ -289,13 +279,7 @@ def add_commands(subparsers) -> None:
         help="score with a uniformly shuffled library (default) or the order given",
     )
 
-    p.add_argument(
-        "--engine",
-        default="auto",
-        choices=engine_choices(),
-        metavar="ENGINE",
-        help=f"combat engine: {', '.join(engine_choices())} (default auto)",
-    )
+    add_engine(p, f"combat engine: {', '.join(engine_choices())} (default auto)")
     _time_limit(p, cmd_gnome)
 
     p = subparsers.add_parser("library", help="build libraries from real data (library from-deck)")
@@ -322,6 +306,6 @@ def add_commands(subparsers) -> None:
 
 def _time_limit(p, command) -> None:
     """--time-limit SECONDS (a distribution over many distinct cards, or a gnome board with 10^15 splits, can run
-    for hours): per document, past it one line on standard error and exit 1 (docio.limited)."""
+    for hours): per document, past it one line on standard error and exit 1 (trample.cli.batch.limited)."""
     add_time_limit(p, "seconds per document; past it: one line on standard error, exit 1")
     p.set_defaults(func=limited(command))

@@ -1,10 +1,14 @@
 """The ``trample`` command line (docs/format.md): JSON out, exit 0 / 1 (the answer is no) / 2 (bad input).
 
 Bad input never shows a traceback: one line on standard error naming the place, and exit code 2.
-This module is the parser and the dispatch: every command lives in a command module (``trample.cli_step``:
-count, enumerate, check; ``cli_solve``, ``cli_scale``, ``cli_library``, ``cli_arena``) that registers itself
-through ``add_commands(subparsers)`` (none of them imports ortools at import time). The reading and writing
-helpers they share are in :mod:`trample.docio`.
+This module is the entry point (``main``, the console script ``trample`` and ``python -m trample``), the parser
+and the dispatch. Every command group lives in a module of :mod:`trample.cli.commands` (``step``: count,
+enumerate, check, sample, rank, unrank; ``solve``; ``declare``; ``library``; ``arena``: arena, score; ``schema``:
+schema, example; ``render``; ``serve``: serve, conformance) that registers its commands through
+``add_commands(subparsers)`` (none of them imports ortools at import time). What they share is beside them:
+``options`` (one definition of every shared option and the argument types), ``batch`` (one document or a
+``.jsonl`` batch, result lines), ``files`` (atomic outputs), ``progress`` (the progress bar); the documents they
+read are :mod:`trample.documents`'s, the signal handlers and time limits :mod:`trample.limits`'s.
 """
 
 from __future__ import annotations
@@ -16,21 +20,23 @@ import sys
 # Only the standard library and trample.limits (itself stdlib only) at import time: main() installs the signal
 # handlers and starts the --time-limit clock before the heavy imports (numpy, the engines: about 0.4 s, more on a
 # loaded machine), so that Ctrl-C or SIGTERM at any moment gives one line and exit 130 (issue 24).
-from .limits import LimitReached, interrupts, start_clock
+from ..limits import LimitReached, interrupts, start_clock
 
-EXIT_OK, EXIT_NO, EXIT_BAD, EXIT_INTERRUPTED = 0, 1, 2, 130  # as trample.docio (checked by tests/test_reliability3.py)
+# The exit codes of every command (docs/format.md, "Exit codes"); 130: SIGINT or SIGTERM, the work done so far is
+# kept (docs/format.md, "Outputs").
+EXIT_OK, EXIT_NO, EXIT_BAD, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-# The command modules, in the order of `trample --help`: each defines add_commands(subparsers).
-EXTENSION_NAMES = (
-    "cli_step",
-    "cli_solve",
-    "cli_declare",
-    "cli_scale",
-    "cli_library",
-    "cli_arena",
-    "cli_schema",
-    "cli_render",
-    "cli_serve",
+# The registrations of the command modules (trample.cli.commands.NAME), in the order of `trample --help`.
+COMMANDS = (
+    ("step", "add_commands"),  # count, enumerate, check
+    ("solve", "add_commands"),
+    ("declare", "add_commands"),
+    ("step", "add_index_commands"),  # sample, rank, unrank
+    ("library", "add_commands"),
+    ("arena", "add_commands"),  # arena, score
+    ("schema", "add_commands"),  # schema, example
+    ("render", "add_commands"),
+    ("serve", "add_commands"),  # serve, conformance
 )
 
 
@@ -51,15 +57,15 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
-    from .docio import package_version
+    from ..documents import package_version
 
     parser = _Parser(prog="trample", description="Rules-exact combat damage assignment (Magic: The Gathering).")
     parser.add_argument("--version", action="version", version=f"trample {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    for name in EXTENSION_NAMES:
-        importlib.import_module(f".{name}", __package__).add_commands(sub)
+    for name, register in COMMANDS:
+        getattr(importlib.import_module(f".commands.{name}", __package__), register)(sub)
     return parser
 
 
@@ -90,10 +96,10 @@ def _interrupted(state) -> int:
 
 
 def _main(argv=None) -> int:
-    from .limits import STATE
+    from ..limits import STATE
 
     try:
-        from .models import FormatError  # the heavy imports, under the signal handlers
+        from ..models import FormatError  # the heavy imports, under the signal handlers
     except KeyboardInterrupt:
         return _interrupted(STATE)
     try:

@@ -12,13 +12,14 @@ import json
 import os
 import sys
 
-from .docio import add_time_limit, limited, read_text, scenario_from
-from .models import FormatError
-from .models.scenario import parse_json_text
-from .render import render
-from .whole import open_combat
-
-EXIT_OK = 0
+from ...documents import read_text, scenario_from
+from ...models import FormatError
+from ...models.scenario import parse_json_text
+from ...render import render
+from ...whole import open_combat
+from .. import EXIT_OK
+from ..batch import limited
+from ..options import add_output, add_side, add_time_limit
 
 
 def _assignment(text: str) -> tuple[dict, str]:
@@ -83,21 +84,11 @@ def add_commands(sub) -> None:
         default=None,
         help="assignment or whole-combat line: inline JSON, a file, or - (a `trample solve` result works too)",
     )
-    p.add_argument(
-        "-o",
-        "--output",
-        "--out",
-        dest="out",
-        metavar="SVG",
-        default=None,
-        help="write the SVG here (default: standard output; --out: the older spelling)",
-    )
+    add_output(p, "write the SVG here (default: standard output; --out: the older spelling)", "out", "SVG")
     p.add_argument("--title", default=None, help="the picture's title (default: the file name)")
-    p.add_argument(
-        "--side",
-        choices=("attacking", "defending", "both"),
-        default="attacking",
-        help="whose assignment ASSIGNMENT is (as for check and solve; default attacking): "
+    add_side(
+        p,
+        "whose assignment ASSIGNMENT is (as for check and solve; default attacking): "
         "`trample solve --side both | trample render --side both` draws both sides' damage",
     )
     add_time_limit(p, "seconds for the whole command; past it: no picture, one line on standard error, exit 1")

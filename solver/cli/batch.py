@@ -1,0 +1,212 @@
+"""Running a command over its documents: one document, or a ``.jsonl`` batch of one per line (docs/format.md):
+one result line per input line, a bad line or a line stopped by ``--time-limit`` answered by an error line while
+the others go on; the streamed lists of ``enumerate`` and ``sample``; the result lines written whole, so that an
+interrupt leaves only whole lines (trample.limits holds the signal handlers and the interrupt state)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+
+from ..documents import dumps, is_batch, iter_documents, label, prefixed
+from ..limits import STATE, CommandLimit, LimitReached, alarm
+from ..models import FormatError, parse_json_text
+from ..models.errors import expect_object
+from . import EXIT_BAD, EXIT_NO, EXIT_OK
+
+_AMBIENT: list = [None]  # the --time-limit of a command run under limited() (the batches arm it per document)
+
+
+def limited(command: Callable, whole: bool = False) -> Callable:
+    """A command handler run under its ``--time-limit`` where its work does not look at a Deadline itself:
+    each document of :func:`run_batch` / :func:`run_paired` is worked under :func:`trample.limits.alarm`
+    (the result and error lines between documents are never cut, and a batch gives one line per input line);
+    ``whole``: the whole command instead (one document, or a command that writes files: arena, render)."""
+
+    def run(args) -> int:
+        limit = getattr(args, "time_limit", None)
+        _AMBIENT[0] = limit
+        try:
+            if whole:
+                with alarm(limit):
+                    return command(args)
+            return command(args)
+        finally:
+            _AMBIENT[0] = None
+
+    run.__wrapped__ = command  # type: ignore[attr-defined]
+    return run
+
+
+def emit(obj) -> None:
+    sys.stdout.write(dumps(obj) + "\n")
+
+
+def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
+    """Run ``one(document) -> (result, exit code)`` per document; a bad line yields an error line."""
+    worst = EXIT_OK
+    for where, doc in iter_documents(path):
+        if where:
+            CommandLimit.restart_all()  # --time-limit is per document of a batch
+        try:
+            if isinstance(doc, FormatError):
+                raise doc
+            with alarm(_AMBIENT[0]):
+                result, code = one(doc)
+        except FormatError as err:
+            if not where:
+                raise
+            err = prefixed(where, err)
+            print(f"trample: {err}", file=sys.stderr)
+            emit({"error": str(err)})
+            worst = EXIT_BAD
+            continue
+        except LimitReached as err:
+            if not where:
+                raise
+            _limit_line(where, err)
+            worst = max(worst, EXIT_NO)
+            continue
+        emit(result)
+        if code > worst:
+            worst = code
+    return worst
+
+
+def stream_batch(path: str, items: Callable[[object], Iterator], key: str = "assignments") -> int:
+    """Like :func:`run_batch` for results that are long lists: each result line ``{"<key>": [...]}`` is written
+    item by item as ``items(document)`` yields them, never held in memory. A line cut by an interrupt is closed
+    (``..., "complete": false}``) before the interrupt goes on; a time limit reached before the first item gives
+    the usual incomplete line, after it closes the list with ``"complete": false``."""
+    worst = EXIT_OK
+    out = sys.stdout
+    for where, doc in iter_documents(path):
+        if where:
+            CommandLimit.restart_all()
+        n = 0
+        try:
+            if isinstance(doc, FormatError):
+                raise doc
+            stream = iter(items(doc))
+            for item in stream:
+                text = dumps(item)
+                out.write((f'{{"{key}":[' if n == 0 else ",") + text)
+                n += 1
+            out.write(f'{{"{key}":[]}}\n' if n == 0 else "]}\n")
+        except FormatError as err:
+            if n:
+                out.write('],"complete":false}\n')
+            if not where:
+                raise
+            err = prefixed(where, err)
+            print(f"trample: {err}", file=sys.stderr)
+            emit({"error": str(err)})
+            worst = EXIT_BAD
+        except LimitReached as err:
+            if n:
+                out.write('],"complete":false}\n')
+                print(f"trample: {where or 'FILE'}: {err}; the result is incomplete", file=sys.stderr)
+            elif not where:
+                raise
+            else:
+                _limit_line(where, err)
+            worst = max(worst, EXIT_NO)
+        except KeyboardInterrupt:
+            out.write(('],"complete":false}' if n else f'{{"{key}":[],"complete":false}}') + "\n")
+            raise
+    return worst
+
+
+def _limit_line(where: str, err: LimitReached) -> None:
+    """A batch line stopped by --time-limit: one line on standard error, an incomplete result line."""
+    print(f"trample: {where}: {err}; the result is incomplete", file=sys.stderr)
+    emit({"error": f"{where}: {err}", "complete": False})
+
+
+def _assignment_docs(path: str):
+    """ASSIGNMENT: inline JSON (an object, or any other JSON text that is not a file's name), ``-`` or a file."""
+    if not path.strip():
+        raise FormatError("ASSIGNMENT", "expected JSON, a file name, or - for standard input")
+    if path.lstrip().startswith("{"):
+        return [("", parse_json_text(path, "ASSIGNMENT"))]
+    if path != "-" and not os.path.exists(path):
+        if path.lstrip().startswith("["):
+            return [("", parse_json_text(path, "ASSIGNMENT"))]
+        try:  # null, 5, "text": JSON, but not an assignment (said so by the loader, at "assignment")
+            return [("", parse_json_text(path, "ASSIGNMENT"))]
+        except FormatError:
+            pass  # not JSON either: a file that does not exist (said so below)
+    return list(iter_documents(path))
+
+
+def run_paired(path: str, assignment: str, one: Callable[[object, object], tuple[dict, int]]) -> int:
+    """Like :func:`run_batch`, for commands that read a scenario and an assignment (``check``, ``rank``).
+
+    With a ``.jsonl`` scenario file, ASSIGNMENT is a ``.jsonl`` file of as many lines, or one assignment applied
+    to every scenario.
+    """
+    if path == "-" and assignment == "-":
+        raise FormatError("ASSIGNMENT", "FILE and ASSIGNMENT cannot both be read from standard input")
+    scen = list(iter_documents(path))
+    asg = _assignment_docs(assignment)
+    if is_batch(path) and len(asg) == 1 and not is_batch(assignment):
+        asg = asg * len(scen)
+    if len(scen) != len(asg):
+        raise FormatError(
+            label(assignment), f"has {_plural(len(asg), 'assignment')} for {_plural(len(scen), 'scenario')}"
+        )
+    worst = EXIT_OK
+    for (where, doc), (awhere, adoc) in zip(scen, asg):
+        if where or awhere:
+            CommandLimit.restart_all()
+        try:
+            if isinstance(doc, FormatError):
+                raise doc
+            if isinstance(adoc, FormatError):  # a line of the assignment file: name that file and its line
+                raise prefixed(f"{label(assignment)}: {awhere}" if awhere and where else awhere, adoc)
+            if isinstance(adoc, str):  # JSON text inside a JSON string: the loaders would decode it again
+                expect_object(adoc, "assignment")
+            with alarm(_AMBIENT[0]):
+                result, code = one(doc, adoc)
+        except FormatError as err:
+            if not where and not awhere:
+                raise
+            err = prefixed(where or awhere, err)
+            print(f"trample: {err}", file=sys.stderr)
+            emit({"error": str(err)})
+            worst = EXIT_BAD
+            continue
+        except LimitReached as err:
+            if not where and not awhere:
+                raise
+            _limit_line(where or awhere, err)
+            worst = max(worst, EXIT_NO)
+            continue
+        emit(result)
+        worst = max(worst, code)
+    return worst
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def jsonl_rows(columns: int) -> int:
+    """Rows per chunk of JSON Lines formatted in bulk: about 4 MB of formatting work whatever the columns."""
+    return max(256, min(1 << 16, (1 << 22) // (12 * max(1, columns))))
+
+
+def write_chunks(out, chunks: Iterable[tuple[str, int]], done: list[int], advance=None) -> None:
+    """Write ``(text, lines)`` chunks, each written and counted (``done[0]``) together, so that the interrupt line
+    says what the output holds; flushed after each, ``advance(lines)`` called after each when given."""
+    for text, lines in chunks:
+        STATE.hold()
+        try:
+            out.write(text)
+            done[0] += lines
+        finally:
+            STATE.release()
+        out.flush()
+        if advance is not None:
+            advance(lines)
