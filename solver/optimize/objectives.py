@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from ..models import Attacker, Blocker, FormatError
 from ..outcome import exact, kills, lethal_need, overkill_threshold, reaches, tally_vector
@@ -29,7 +30,7 @@ class Objective:
         return self.kind != "min-overkill"
 
 
-def oriented(objectives: Sequence[Objective], values: Mapping[str, object]) -> tuple[Fraction, ...]:
+def oriented(objectives: Sequence[Objective], values: Mapping[str, Any]) -> tuple[Fraction, ...]:
     """The objectives' values as one vector to maximise lexicographically: each exact, ``min-overkill`` negated
     (the one-step listing and the whole combat's search compare lines by it)."""
     return tuple(Fraction(values[o.name]) if o.maximize else -Fraction(values[o.name]) for o in objectives)

@@ -348,6 +348,7 @@ def _line_of(whole, searched: tuple, best: Line, final: bool, options: dict, dea
         if result.reply is not None
         else _canonical_division(Combat(state, side="defending", engine=whole.engine))
     )
+    assert result.assignment is not None  # a line is only kept with a regular step
     return CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))
 
 
@@ -616,7 +617,7 @@ def _canonical_search(problem: _Problem, regular: _Regular, candidates, replies,
             _reorder(order, got.rank)
             if got.worst is not None and got.worst.beats(best):
                 best = got.worst
-                if ordered and best.value >= problem.ceiling:
+                if ordered and problem.ceiling is not None and best.value >= problem.ceiling:
                     break  # nothing beats it, and every A1 still to come has a larger vector
             if got.stopped or problem.deadline.expired():
                 stopped = True
@@ -666,7 +667,10 @@ def _monotone_prefix(problem: _Problem, canonical: bool) -> int:
     for o in problem.objs:
         if o.kind not in _MONOTONE or (o.target is not None and s.kind(o.target) != "player"):
             break
-        if o.kind == "max-value" and any(Fraction(str(c.value)) < 0 for c in (*s.blockers, *s.planeswalkers)):
+        negative = any(Fraction(str(c.value)) < 0 for c in s.blockers) or any(
+            Fraction(str(w.value)) < 0 for w in s.planeswalkers
+        )
+        if o.kind == "max-value" and negative:
             break
         n += 1
     if n and not _first_step_keeps(problem):
@@ -704,9 +708,9 @@ def _pareto_front(keys: np.ndarray) -> np.ndarray:
         if len(front):
             rows_ok = ~_dominated(rows, front)
             chunk, rows = chunk[rows_ok], rows[rows_ok]
-        inner = (rows[None, :, :] >= rows[:, None, :]).all(axis=2)
+        inner = np.asarray((rows[None, :, :] >= rows[:, None, :]).all(axis=2), dtype=bool)
         np.fill_diagonal(inner, False)
-        alone = ~inner.any(axis=1)
+        alone = ~np.asarray(inner.any(axis=1), dtype=bool)
         kept.append(chunk[alone])
         front = np.concatenate([front, rows[alone]])
     return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.int64)
@@ -720,7 +724,7 @@ def _dominated(rows: np.ndarray, by: np.ndarray) -> np.ndarray:
     step = max(1, (1 << 22) // max(1, len(by) * rows.shape[1]))
     for k in range(0, len(rows), step):
         part = rows[k : k + step]
-        out[k : k + step] = (by[None, :, :] >= part[:, None, :]).all(axis=2).any(axis=1)
+        out[k : k + step] = np.asarray((by[None, :, :] >= part[:, None, :]).all(axis=2), dtype=bool).any(axis=1)
     return out
 
 
@@ -763,7 +767,11 @@ class _FrontSearch:
             # a new best changes every bound's standing; otherwise only candidate i's bound is new
             if self.best is not before:
                 pending = pending[~self._skipped(pending)]
-            elif self.low[i] or (self.at_most[i] and _compare(self.suffix, self.best.value[self.prefix :]) <= 0):
+            elif (
+                self.best is not None
+                and (self.low[i] or self.at_most[i])
+                and (self.low[i] or _compare(self.suffix, self.best.value[self.prefix :]) <= 0)
+            ):
                 pending = pending[~self._skipped(pending, i)]
         return self.best, False
 
@@ -848,9 +856,11 @@ def _best_of_each_state(candidates: list[Candidate]) -> list[Candidate]:
         return candidates
     best: dict[tuple, int] = {}
     for i, c in enumerate(candidates):
-        held = best.get(c.capped)
-        if held is None or c.first > candidates[held].first:  # equal: the earlier (smaller vector) stays
-            best[c.capped] = i
+        key, first = c.capped, c.first
+        assert key is not None and first is not None
+        held = best.get(key)
+        if held is None or first > (candidates[held].first or ()):  # equal: the earlier (smaller vector) stays
+            best[key] = i
     return [candidates[i] for i in sorted(best.values())]
 
 
@@ -889,7 +899,7 @@ def _divided_search(problem: _Problem, regular: _Regular) -> tuple[Line | None, 
     return best, False
 
 
-def _divided_lines(problem: _Problem, regular: _Regular, candidate: Candidate, replies: list[Reply]):
+def _divided_lines(problem: _Problem, regular: _Regular, candidate: Candidate, replies: list[Reply]) -> Iterator[Line]:
     """Every line of one A1 with every reply (vector: the pair of A1's and D1's)."""
     objs, step = problem.objs, problem.attacking_first
     plain_first = score(step, candidate.a1, objs) if not problem.effects else {}
