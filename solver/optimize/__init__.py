@@ -28,7 +28,7 @@ no solver), :mod:`.search` (lexicographic search, :func:`solve`, :func:`all_opti
 """
 
 from .model import ESCALATE_DET, LEAN_PARAMS, SMALL_COLUMNS, STRONG_PARAMS
-from .objectives import OBJECTIVES, VALUE_LIMIT, Objective, parse_objectives
+from .objectives import OBJECTIVES, VALUE_LIMIT, Objective, oriented, parse_objectives
 from .outcomes import losers_of, outcome_of, score
 from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN, SolveResult
 from .search import PACK_LIMIT, AllOptimal, all_optimal, solve
@@ -37,6 +37,7 @@ __all__ = [
     "OBJECTIVES",
     "Objective",
     "parse_objectives",
+    "oriented",
     "SolveResult",
     "STATUS_OPTIMAL",
     "STATUS_FEASIBLE",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from ..models import Attacker, Blocker, FormatError
 from ..outcome import exact, kills, lethal_need, overkill_threshold, reaches, tally_vector
@@ -27,6 +28,12 @@ class Objective:
     @property
     def maximize(self) -> bool:
         return self.kind != "min-overkill"
+
+
+def oriented(objectives: Sequence[Objective], values: Mapping[str, Any]) -> tuple[Fraction, ...]:
+    """The objectives' values as one vector to maximise lexicographically: each exact, ``min-overkill`` negated
+    (the one-step listing and the whole combat's search compare lines by it)."""
+    return tuple(Fraction(values[o.name]) if o.maximize else -Fraction(values[o.name]) for o in objectives)
 
 
 def parse_objectives(spec, scenario=None) -> tuple[Objective, ...]:

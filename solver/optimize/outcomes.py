@@ -31,7 +31,7 @@ from ..models import Assignment, load_assignment
 from ..outcome import Outcome, has_effects, overkill_threshold, resolve
 from ..outcome import exact as _exact
 from ..step import DamageStep
-from .objectives import Objective, _combat_of, _number, parse_objectives
+from .objectives import Objective, _combat_of, _number, oriented, parse_objectives
 from .results import (
     STATUS_FEASIBLE,
     STATUS_INFEASIBLE,
@@ -76,10 +76,6 @@ def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, O
         else:  # pragma: no cover - parse_objectives knows every kind
             raise ValueError(o.kind)
     return out, outcome
-
-
-def _oriented(values: dict, objs) -> tuple:
-    return tuple(Fraction(values[o.name]) * (1 if o.maximize else -1) for o in objs)
 
 
 def _vector(step: DamageStep, assignment: Assignment) -> tuple[int, ...]:
@@ -137,7 +133,7 @@ def evaluate(step: DamageStep, assignment, objs, replies) -> Any:
     parts: dict[tuple, tuple] = {}
     for reply in replies:
         values, outcome = step_values(step, assignment, objs, reply)
-        key = _oriented(values, objs)
+        key = oriented(objs, values)
         g = division.mine(vec, reply)[1]
         if g not in parts or key < parts[g][0]:
             parts[g] = (key, values, outcome, reply)
@@ -176,7 +172,7 @@ def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = 
                 if deadline:  # by the clock, every line (a line costs a fraction of a millisecond)
                     deadline.check()
                 values, outcome = step_values(step, assignment, objs, reply)
-                line = (_oriented(values, objs), vec, values, outcome, assignment, reply)
+                line = (oriented(objs, values), vec, values, outcome, assignment, reply)
                 losers = {p for p, _ in outcome.losers}
                 g = division.mine(vec, reply)
                 held = groups.get(g)
@@ -269,7 +265,7 @@ def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None) -> list[Assi
         for reply in replies:
             if deadline:
                 deadline.check()
-            key = _oriented(step_values(step, a, objs, reply)[0], objs)
+            key = oriented(objs, step_values(step, a, objs, reply)[0])
             g = division.mine(vec, reply)
             if g not in worst or key < worst[g]:
                 worst[g] = key

@@ -17,12 +17,17 @@ line still has both keys, and its ``"first_strike"`` part is every source with `
 - ``check(line)`` judges both steps, citing rules and naming the step in each message.
 - ``solve(objectives)``: see :func:`solve_whole` (the defender's first-strike choice is adversarial).
 
-The package, bottom to top: :mod:`.line` (the line type and loading), :mod:`.counting` (effects and canonical
-states), :mod:`.search` (the adversarial search), :mod:`.combat` (:class:`WholeCombat`, :func:`open_combat`).
+The package, bottom to top: :mod:`.line` (the line type and loading), :mod:`.search` (the adversarial search),
+:mod:`.combat` (:class:`WholeCombat`, :func:`open_combat`). What a first-strike assignment changes for the regular
+step (its *effect*) and the canonical state are the outcome module's (:func:`trample.outcome.effect_key`,
+:func:`trample.outcome.canonical_state`); the first step's assignments grouped by effect are an engine capability
+(:data:`trample.engines.EFFECTS`, :mod:`trample.engines.effects`).
 """
 
+from ..engines.effects import EFFECT_STATE_LIMIT, effect_counts, listed_effects
+from ..outcome import canonical_state, effect_key
+from ..outcome import regular_step_caps as effect_caps
 from .combat import REPLAY_BUDGET, WholeCombat, open_combat
-from .counting import EFFECT_STATE_LIMIT, canonical_state, effect_caps, effect_counts, effect_key, listed_effects
 from .line import STEP_KEYS, STEP_NAMES, CombatLine, load_line
 from .search import solve_whole
 

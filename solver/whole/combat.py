@@ -16,6 +16,7 @@ from ..outcome import (
     Outcome,
     after_step,
     apply_damage,
+    canonical_state,
     first_strike_step_happens,
     has_effects,
     merge_effect_keys,
@@ -25,7 +26,6 @@ from ..outcome import resolve as resolve_outcome
 from ..render import Picture, render, shown_result
 from ..rules import derive
 from ..step import opening
-from .counting import canonical_state
 from .line import STEP_NAMES, CombatLine, load_line
 from .search import solve_whole
 
@@ -133,7 +133,7 @@ class WholeCombat:
 
     def first_step_effects(self, engine: str | None = None, deadline=NEVER) -> Counter:
         """{effect key: number of first-strike assignments with that effect} (see
-        :func:`trample.whole.counting.effect_key`); ``engine``: the combat's engine when None.
+        :func:`trample.outcome.effect_key`); ``engine``: the combat's engine when None.
 
         Per component, by the engine's EFFECTS capability (:mod:`trample.engines.effects`): the direct engine
         counts without listing, CP-SAT (the reference) lists.

@@ -1,11 +1,18 @@
 """The adversarial search of a whole combat (:func:`solve_whole`): the attacker's best line against the defender's
-best first-strike reply."""
+best first-strike reply.
+
+In named steps, bottom to top: the defender's replies (:func:`_replies`, one per distinct outcome), the attacker's
+candidates (:func:`_candidates`, one per distinct effect), the regular step (:class:`_Regular`, memoised by the
+first step's outcome), one candidate against every reply (:func:`_against`), the search of one group
+(:func:`_search`, in canonical order, or the dominance order's front first: :func:`_front_search`), and the whole
+(:func:`solve_whole`: the lethal probes, the independent parts, the line returned). A searched line is a
+:class:`Line`."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import replace
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -20,6 +27,7 @@ from ..optimize import (
     STATUS_OPTIMAL,
     STATUS_UNKNOWN,
     SolveResult,
+    oriented,
     parse_objectives,
     score,
 )
@@ -29,6 +37,7 @@ from ..optimize.outcomes import step_values
 from ..outcome import (
     creature_dies,
     damage_dealt,
+    effect_key,
     exact,
     has_effects,
     lethal_need,
@@ -38,6 +47,114 @@ from ..outcome import (
 )
 from ..rules import division_moved, linked_groups
 from .line import CombatLine
+
+# -- the records ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Line:
+    """One searched first step: the attacker's first-strike assignment ``a1`` against the defender's reply ``d1``,
+    the regular step's best answer to the state they leave (``result``, solved without the tie-break), and the
+    whole combat's ``values`` (objective name -> exact value) with ``value``, the same oriented (larger is better,
+    compared lexicographically). ``vector``: A1's amounts over the first step's plan columns, the tie-break
+    (with banding, the pair of A1's and D1's)."""
+
+    value: tuple
+    vector: tuple
+    values: Mapping[str, Fraction]
+    a1: Assignment
+    d1: Assignment
+    result: SolveResult
+
+    def beats(self, other: Line | None) -> bool:
+        """A higher value wins; on a tie, the lexicographically smaller vector."""
+        return other is None or self.value > other.value or (self.value == other.value and self.vector < other.vector)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The defending player's first-strike reply: its assignment, vector and ``outcome`` (what the regular step
+    reads of it: the attackers it kills, or on boards with effects the state it alone leaves)."""
+
+    d1: Assignment
+    vector: tuple
+    outcome: object
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An attacker's first-strike assignment worth searching: the smallest vector of its ``effect`` (per recipient
+    the damage, a creature's capped at what is lethal, and deathtouch), or None when A1s are not grouped."""
+
+    assignment: Assignment | None
+    vector: tuple
+    effect: tuple | None = None
+    #: the effect with every creature's damage capped at lethal (the dominance order's key; the same as
+    #: ``effect`` unless an objective reads the excess)
+    capped: tuple | None = None
+    #: the first step's values, oriented (``max-value`` scaled by ``scales``), when read in bulk from the direct
+    #: engine's blocks
+    first: tuple | None = None
+    scales: tuple | None = None
+    #: the plan whose columns ``vector`` is over, to build the assignment when it was not built
+    plan: Any = None
+
+    @property
+    def a1(self) -> Assignment:
+        if self.assignment is not None:
+            return self.assignment
+        return self.plan.assignment([(self.plan.columns, list(self.vector))])
+
+    def first_values(self, step: Combat, objs: tuple) -> dict:
+        """The first step's values of A1 (boards without effects), read from ``first`` when it was."""
+        if self.first is None or self.scales is None:
+            return score(step, self.a1, objs)
+        return {o.name: Fraction(v if o.maximize else -v, k) for o, v, k in zip(objs, self.first, self.scales)}
+
+
+@dataclass
+class _Stats:
+    """What the search reports: one-step solves made and the worst status among them."""
+
+    solves: int = 0
+    status: str = STATUS_OPTIMAL
+
+    def record(self, result: SolveResult, solves: int = 1) -> None:
+        self.solves += solves
+        if result.status != STATUS_OPTIMAL:
+            self.status = STATUS_FEASIBLE if result.assignment is not None else result.status
+
+
+@dataclass
+class _Problem:
+    """The search's constant inputs (one group's board): the objectives, the deadline, the one-step options, the
+    statistics and the progress."""
+
+    whole: Any
+    objs: tuple
+    deadline: Any
+    options: dict
+    stats: _Stats
+    track: _Track | None = None
+    split: bool = True
+    ceiling: tuple | None = None
+    scenario: Scenario = field(init=False)
+    attacking_first: Combat = field(init=False)
+    defending_first: Combat = field(init=False)
+    effects: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.scenario = self.whole.scenario
+        first_board = self.scenario.with_step("first_strike")
+        self.attacking_first = Combat(first_board, side="attacking", engine=self.whole.engine)
+        self.defending_first = Combat(first_board, side="defending", engine=self.whole.engine)
+        self.effects = has_effects(self.scenario)
+
+    def left(self) -> dict:
+        return _left(self.deadline)
+
+
+# -- the whole combat -----------------------------------------------------------------------------------------
 
 
 def solve_whole(
@@ -62,15 +179,18 @@ def solve_whole(
     first-strike step, the whole combat's values are the regular step's.
 
     The value of the combat is ``max over A1 of min over D1 of (first-step value(A1) + max over A2 of
-    regular-step value(A2))``, compared lexicographically. D2 changes no objective (blockers' damage only
-    reaches attackers), and neither does D1 except through which attackers survive, so defender replies are
-    grouped by the set of attackers they kill. The search enumerates A1 (the first-strike step's attacking
-    assignments), tries each distinct defender outcome, and asks :func:`trample.optimize.solve` for the regular
-    step (memoised per state); a reply that already makes A1 no better than the best found ends A1's search
-    (alpha-beta). Ties, as in :mod:`trample.optimize` (whatever the engines' enumeration order): the A1, then the
-    D1, whose vector of amounts over the step plan's columns is lexicographically smallest; A2 is the one-step
-    solver's canonical optimum (the search itself solves without the tie-break, then the chosen state is solved
-    once more with it); D2 puts each blocker's damage on its last route (the smallest vector again).
+    regular-step value(A2))``, compared lexicographically (the objectives together, as one vector). D2 changes no
+    objective on boards without effects (blockers' damage only reaches attackers), and neither does D1 except
+    through which attackers survive, so defender replies are grouped by the set of attackers they kill. The
+    search enumerates A1 (one per effect), tries each distinct defender outcome, and asks
+    :func:`trample.optimize.solve` for the regular step (memoised per outcome); a reply that already makes A1 no
+    better than the best found ends A1's search (alpha-beta). Where more first-strike damage can only help every
+    objective of a prefix of the list (:func:`_monotone_prefix`), the A1s that no other A1 deals more to than
+    are searched first, and an A1 below one whose value is known to be too low is never searched. Ties, as in
+    :mod:`trample.optimize` (whatever the engines' enumeration order): the A1, then the D1, whose vector of
+    amounts over the step plan's columns is lexicographically smallest; A2 is the one-step solver's canonical
+    optimum (the search itself solves without the tie-break, then the chosen state is solved once more with
+    it); D2 puts each blocker's damage on its last route (the smallest vector again).
 
     Independent parts (``split``, on by default; see :func:`independent_parts`): when the objectives are sums over
     objects each of which only one group of attackers and blockers can touch, and no first-strike damage can end
@@ -91,125 +211,179 @@ def solve_whole(
     deadline = deadline_of(time_limit)
     scenario = whole.scenario
     objs = parse_objectives(objectives, scenario)
-    engine = whole.engine
-    stats: dict[str, Any] = {"solves": 0, "status": STATUS_OPTIMAL}
-    wants_lethal = any(o.kind == "lethal" for o in objs)
-    best_to: dict[str, int] | None = None
-    probes_proven = True
-    searched = objs
-    if wants_lethal and not has_effects(scenario):
-        # the most damage the whole combat can deal each player, the defender replying (the lethal report's)
-        best_to = {}
-        for p in scenario.players:
-            probe = solve_whole(
-                whole, [f"max-damage:{p.id}"], split=split, **dict(options, tie_break=False), **_left(deadline)
-            )
-            stats["solves"] += probe.solves
-            if probe.assignment is not None:
-                best_to[p.id] = int(probe.objectives[f"max-damage:{p.id}"])
-            probes_proven &= probe.status == STATUS_OPTIMAL
-    # One defending player (704.5a): lethal is [the combat's damage to them >= their life], and the probe is the
-    # most damage they can be dealt whatever the defender does, so it bounds lethal on every line. (With several
-    # players it does not: a reply that saves one player may doom another.)
-    reach = None
-    if best_to is not None and probes_proven and len(scenario.players) == 1 and scenario.players[0].id in best_to:
-        only = scenario.players[0]
-        reach = int(reaches(best_to[only.id], only.life))
-        rest = tuple(o for o in objs if o.kind != "lethal")
-        if split and reach == 0 and rest and rest[0].kind == "max-damage" and rest[0].target in (None, only.id):
-            # no line kills: a reply that would let the player die leaves more damage than any that does not, so
-            # the defender's worst replies, and with them the line, are the same without lethal
-            searched = rest
+    stats = _Stats()
+    best_to, probes_proven = _damage_probes(whole, objs, split, options, deadline, stats)
+    reach = _reach_of(scenario, best_to, probes_proven)
+    searched = _searched(objs, reach, split, scenario)
     parts = independent_parts(whole, searched, deadline) if split else None
     track = _Track(progress, whole, parts)
-    ceiling = None
-    if split and searched[0].kind == "lethal" and len(searched) == 1:
-        # lethal alone: at most the players listed, at most the probe's answer with one player
-        ceiling = (len(scenario.players) if reach is None else reach,)
-    elif split and searched[0].kind == "lethal" and len(searched) == 2 and reach == 1:
-        # "lethal,X" with one player who can be killed: an A1 whose worst reply kills kills on every reply, and its
-        # X is then at most X alone's optimum (a probe, when X splits into parts: cheap)
-        second = searched[1]
-        if second.kind != "lethal" and independent_parts(whole, (second,), deadline) is not None:
-            probe = solve_whole(whole, [second], split=split, **dict(options, tie_break=False), **_left(deadline))
-            stats["solves"] += probe.solves
-            if probe.status == STATUS_OPTIMAL and probe.assignment is not None:
-                ceiling = (1, *_oriented((second,), {second.name: exact(probe.objectives[second.name])}))
-    if parts is None:
-        best, stopped = _search(whole, searched, deadline, options, stats, split, ceiling, track)
-        final = options.get("tie_break", True)  # the chosen state is solved again with the tie-break
-    else:
-        chosen = []
-        stopped = False
-        for part in parts:
-            got, stopped = _search(type(whole)(part, engine=engine), searched, deadline, options, stats, track=track)
-            if got is None or stopped:
-                best = None
-                break
-            chosen.append(got)
-        else:
-            best = _joined(whole, searched, chosen, deadline, options, stats)
-            stopped = best is None
-        final = False  # the regular step was solved on the whole state, with the caller's options
+    ceiling = _ceiling(whole, searched, reach, split, options, deadline, stats) if split else None
+    best, stopped, final = _search_parts(
+        whole, searched, parts, ceiling, _Problem(whole, searched, deadline, options, stats, track, split)
+    )
     if not stopped:
         track.finish()
-    elapsed = (time.perf_counter() - start) * 1000
     if best is None:
         status = STATUS_UNKNOWN if stopped else STATUS_INFEASIBLE
-        return SolveResult(status, None, {}, None, elapsed, stats["solves"])
-    _, _, values, a1, d1, result = best
-    first = Assignment({**a1.to_json(), **d1.to_json()})
+        return SolveResult(status, None, {}, None, (time.perf_counter() - start) * 1000, stats.solves)
+    line = _line_of(whole, searched, best, final, options, deadline, stats)
+    status = stats.status
+    if (stopped or not probes_proven) and status == STATUS_OPTIMAL:
+        status = STATUS_FEASIBLE
+    values = {o.name: best.values.get(o.name, Fraction(0)) for o in objs}  # lethal, when it was 0 on every line
+    out_values = {name: (int(v) if v.denominator == 1 else float(v)) for name, v in values.items()}
+    lethal = None
+    if any(o.kind == "lethal" for o in objs):
+        lethal = _lethal(whole, objs, line, values, status, best_to, split, options, deadline, stats)
+    return SolveResult(status, line, out_values, lethal, (time.perf_counter() - start) * 1000, stats.solves)
+
+
+def _damage_probes(whole, objs, split: bool, options: dict, deadline, stats: _Stats) -> tuple[dict | None, bool]:
+    """With ``lethal`` on a board without effects: the most damage the whole combat can deal each player, the
+    defender replying (the lethal report's ``max_damage``), and whether every probe was proven."""
+    scenario = whole.scenario
+    if not any(o.kind == "lethal" for o in objs) or has_effects(scenario):
+        return None, True
+    best_to: dict[str, int] = {}
+    proven = True
+    for p in scenario.players:
+        probe = solve_whole(
+            whole, [f"max-damage:{p.id}"], split=split, **dict(options, tie_break=False), **_left(deadline)
+        )
+        stats.solves += probe.solves
+        if probe.assignment is not None:
+            best_to[p.id] = int(probe.objectives[f"max-damage:{p.id}"])
+        proven &= probe.status == STATUS_OPTIMAL
+    return best_to, proven
+
+
+def _reach_of(scenario: Scenario, best_to: dict | None, proven: bool) -> int | None:
+    """One defending player (704.5a): lethal is [the combat's damage to them >= their life], and the probe is the
+    most damage they can be dealt whatever the defender does, so it bounds lethal on every line: 1 when they can
+    be killed, 0 when not, None when nothing is known. (With several players it does not: a reply that saves one
+    player may doom another.)"""
+    if best_to is None or not proven or len(scenario.players) != 1 or scenario.players[0].id not in best_to:
+        return None
+    only = scenario.players[0]
+    return int(reaches(best_to[only.id], only.life))
+
+
+def _searched(objs: tuple, reach: int | None, split: bool, scenario: Scenario) -> tuple:
+    """The objectives searched: without ``lethal`` when no line kills and ``max-damage`` (on that player) comes
+    next (a reply that would let the player die leaves more damage than any that does not, so the defender's worst
+    replies, and with them the line, are the same without lethal)."""
+    rest = tuple(o for o in objs if o.kind != "lethal")
+    if (
+        split
+        and reach == 0
+        and rest
+        and rest[0].kind == "max-damage"
+        and rest[0].target in (None, scenario.players[0].id)
+    ):
+        return rest
+    return objs
+
+
+def _ceiling(whole, searched: tuple, reach: int | None, split: bool, options: dict, deadline, stats: _Stats):
+    """A value no line can beat, or None: ``lethal`` alone is worth at most the players listed (at most the probe's
+    answer with one player); ``lethal,X`` with one player who can be killed: an A1 whose worst reply kills kills on
+    every reply, and its X is then at most X alone's optimum (a probe, when X splits into parts: cheap)."""
+    if searched[0].kind != "lethal":
+        return None
+    if len(searched) == 1:
+        return (len(whole.scenario.players) if reach is None else reach,)
+    second = searched[1]
+    if len(searched) != 2 or reach != 1 or second.kind == "lethal":
+        return None
+    if independent_parts(whole, (second,), deadline) is None:
+        return None
+    probe = solve_whole(whole, [second], split=split, **dict(options, tie_break=False), **_left(deadline))
+    stats.solves += probe.solves
+    if probe.status == STATUS_OPTIMAL and probe.assignment is not None:
+        return (1, *oriented((second,), {second.name: exact(probe.objectives[second.name])}))
+    return None
+
+
+def _search_parts(whole, searched: tuple, parts, ceiling, problem: _Problem) -> tuple[Line | None, bool, bool]:
+    """(best line, stopped, whether the chosen state is solved again with the tie-break): the joint search, or
+    each part's first step searched alone and the parts put together (the regular step then solved on the whole
+    state, with the caller's options)."""
+    if parts is None:
+        best, stopped = _search(replace(problem, ceiling=ceiling))
+        return best, stopped, problem.options.get("tie_break", True)
+    chosen = []
+    for part in parts:
+        got, stopped = _search(
+            _Problem(
+                type(whole)(part, engine=whole.engine),
+                searched,
+                problem.deadline,
+                problem.options,
+                problem.stats,
+                problem.track,
+            )
+        )
+        if got is None or stopped:
+            return None, stopped, False
+        chosen.append(got)
+    best = _joined(whole, searched, chosen, problem.deadline, problem.options, problem.stats)
+    return best, best is None, False
+
+
+def _line_of(whole, searched: tuple, best: Line, final: bool, options: dict, deadline, stats: _Stats) -> CombatLine:
+    """The combat line of the best first step: the regular step solved again with the tie-break (``final``), and
+    D2, the defending player's reply the regular step's solve read (boards with effects or banding: their best,
+    with the active player's part of it, 702.22k), or, where the blockers' damage changes nothing, the smallest
+    vector."""
+    first = Assignment({**best.a1.to_json(), **best.d1.to_json()})
     state = whole.state_after(first)
+    result = best.result
     if final and not deadline.expired():
-        again = solve_step(Combat(state, side="attacking", engine=engine), searched, **options, **_left(deadline))
-        stats["solves"] += 1
-        if again.assignment is not None and _oriented(
-            searched, {o.name: exact(again.objectives[o.name]) for o in searched}
-        ) == _oriented(searched, {o.name: exact(result.objectives[o.name]) for o in searched}):
+        again = solve_step(Combat(state, side="attacking", engine=whole.engine), searched, **options, **_left(deadline))
+        stats.solves += 1
+        if again.assignment is not None and _values_of(searched, again) == _values_of(searched, result):
             result = again
-    # D2: the defending player's reply the regular step's solve read (boards with effects or banding: their best,
-    # with the active player's part of it, 702.22k); where the blockers' damage changes nothing, the smallest vector
     d2 = (
         result.reply
         if result.reply is not None
-        else _canonical_division(Combat(state, side="defending", engine=engine))
+        else _canonical_division(Combat(state, side="defending", engine=whole.engine))
     )
-    line = CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))
-    status = stats["status"]
-    if stopped and status == STATUS_OPTIMAL:
-        status = STATUS_FEASIBLE
-    if not probes_proven and status == STATUS_OPTIMAL:
-        status = STATUS_FEASIBLE
-    values = {o.name: values.get(o.name, Fraction(0)) for o in objs}  # lethal, when it was 0 on every line
-    out_values = {name: (int(v) if v.denominator == 1 else float(v)) for name, v in values.items()}
-    lethal = None
-    if wants_lethal and best_to is None:
-        lethal = _outcome_lethal_report(whole, line)
-        if len(scenario.players) == 1:  # as the one-step report: can some line make them lose, whatever the replies?
-            if objs[0].kind == "lethal":
-                reached = values[objs[0].name] >= 1
-                proven = status == STATUS_OPTIMAL
-            else:
-                can = solve_whole(whole, ["lethal"], split=split, **dict(options, tie_break=False), **_left(deadline))
-                stats["solves"] += can.solves
-                reached = can.assignment is not None and can.objectives["lethal"] >= 1
-                proven = can.status == STATUS_OPTIMAL
-            if proven:
-                lethal[scenario.players[0].id]["reachable"] = bool(reached)
-    elif wants_lethal and best_to is not None:
+    assert result.assignment is not None  # a line is only kept with a regular step
+    return CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))
+
+
+def _values_of(objs: tuple, result: SolveResult) -> tuple:
+    return oriented(objs, {o.name: exact(result.objectives[o.name]) for o in objs})
+
+
+def _lethal(whole, objs, line: CombatLine, values: dict, status: str, best_to, split, options, deadline, stats):
+    """The lethal report, read on the returned line: the one-step shape on plain boards (damage over both steps
+    against the probes), the outcome's shape with effects (and, with one player, whether some line makes them
+    lose whatever the replies)."""
+    scenario = whole.scenario
+    if best_to is not None:
         damage = {p.id: line.first_strike.total_to(p.id) + line.regular.total_to(p.id) for p in scenario.players}
-        lethal = lethal_report(scenario, damage, best_to)
-    return SolveResult(status, line, out_values, lethal, (time.perf_counter() - start) * 1000, stats["solves"])
+        return lethal_report(scenario, damage, best_to)
+    lethal = _outcome_lethal_report(whole, line)
+    if len(scenario.players) != 1:
+        return lethal
+    if objs[0].kind == "lethal":
+        reached = values[objs[0].name] >= 1
+        proven = status == STATUS_OPTIMAL
+    else:
+        can = solve_whole(whole, ["lethal"], split=split, **dict(options, tie_break=False), **_left(deadline))
+        stats.solves += can.solves
+        reached = can.assignment is not None and can.objectives["lethal"] >= 1
+        proven = can.status == STATUS_OPTIMAL
+    if proven:
+        lethal[scenario.players[0].id]["reachable"] = bool(reached)
+    return lethal
 
 
 def _left(deadline) -> dict:
     """The time_limit option of a one-step solve: the time left (None: no limit)."""
     rest = deadline.remaining()
     return {} if rest is None else {"time_limit": max(rest, 1e-3)}
-
-
-def _oriented(objs, values: dict) -> tuple:
-    return tuple(values[o.name] if o.maximize else -values[o.name] for o in objs)
 
 
 class _Track:
@@ -236,77 +410,116 @@ class _Track:
             self.progress(self.total, self.total)
 
 
-def _search(
-    whole,
-    objs,
-    deadline,
-    options: dict,
-    stats: dict,
-    split: bool = True,
-    ceiling: tuple | None = None,
-    track: _Track | None = None,
-):
-    """The joint search of one whole combat: (best, stopped), best being (oriented total, A1's vector, values, A1,
-    D1, the regular step's result without the tie-break) or None. ``ceiling``: a value no line can beat; when
-    the A1s come in the canonical order (smallest vector first), the first A1 that reaches it is the answer."""
-    scenario = whole.scenario
-    engine = whole.engine
-    has_fs = whole.has_first_strike_step
-    first_board = scenario.with_step("first_strike")
-    attacking_first = Combat(first_board, side="attacking", engine=engine)
-    defending_first = Combat(first_board, side="defending", engine=engine)
+# -- the steps of one search ----------------------------------------------------------------------------------
 
-    # Defender replies in the first-strike step, one per distinct set of attackers killed.
-    def vector(combat: Combat, assignment: Assignment) -> tuple[int, ...]:
-        return combat.plan.vector(assignment)
 
-    effects = has_effects(scenario)
-    # Who divides each source's first-strike damage (trample.rules.divider): with banding (702.22j/k) some of it
-    # is the other player's, and the first step is searched as a game over both sides' lines.
-    divided = has_fs and (attacking_first.plan.moved or defending_first.plan.moved)
-    by_outcome: dict[object, tuple[tuple, Assignment]] = {}
-    try:
-        for d in () if divided else defending_first.assignments(time_limit=deadline):  # streamed: flat memory
-            killed: object = frozenset()
-            if has_fs and effects:  # lifelink, wither, prevention...: what the reply alone leaves
-                killed = resolve(scenario, d.to_json()).state
-            elif has_fs:
-                totals, touched = damage_dealt(scenario, d)
-                killed = frozenset(
-                    a.id
-                    for a in scenario.attackers
-                    if a.in_combat and creature_dies(a, totals.get(a.id, 0), a.id in touched)
-                )
-            vec = vector(defending_first, d)
-            if killed not in by_outcome or vec < by_outcome[killed][0]:
-                by_outcome[killed] = (vec, d)
-    except LimitReached:  # the defender's replies are not all known: no line can be judged
-        return None, True
-    replies = [d for _, d in sorted(by_outcome.values(), key=lambda item: item[0])]
-    order = list(range(len(replies)))  # the order replies are tried in (alpha-beta; the result does not depend on it)
+def _replies(problem: _Problem) -> list[Reply]:
+    """The defending player's first-strike replies, one per distinct outcome (the smallest vector of each), in
+    vector order. Streamed: flat memory. Raises LimitReached when they are not all listed in time."""
+    scenario, step = problem.scenario, problem.defending_first
+    has_fs = problem.whole.has_first_strike_step
+    by_outcome: dict[object, Reply] = {}
+    for d in step.assignments(time_limit=problem.deadline):
+        outcome: object = frozenset()
+        if has_fs and problem.effects:  # lifelink, wither, prevention...: what the reply alone leaves
+            outcome = resolve(scenario, d.to_json()).state
+        elif has_fs:
+            totals, touched = damage_dealt(scenario, d)
+            outcome = frozenset(
+                a.id
+                for a in scenario.attackers
+                if a.in_combat and creature_dies(a, totals.get(a.id, 0), a.id in touched)
+            )
+        vec = step.plan.vector(d)
+        held = by_outcome.get(outcome)
+        if held is None or vec < held.vector:
+            by_outcome[outcome] = Reply(d, vec, outcome)
+    return sorted(by_outcome.values(), key=lambda r: r.vector)
 
-    # The search only needs values: no tie-break there; the chosen state is solved again with the caller's options.
-    search_options = dict(options, tie_break=False)
-    memo: dict[Scenario, object] = {}
 
-    # Integer sums (max-damage, max-kills, min-overkill) of a regular step whose attackers fall into groups are
-    # the sums of the groups' optima (the same groups as independent_parts, with no step after this one): each
-    # group is solved alone and memoised, so a group met in many states is solved once.
-    split_regular = split and _separable(scenario, objs) and all(o.kind in _INTEGER_SUMS for o in objs)
+def _lethal_caps(problem: _Problem) -> dict[str, int]:
+    """A creature's damage up to what is lethal to it (702.19b: more changes nothing for the regular step)."""
+    s = problem.scenario
+    return {c.id: lethal_need(c) for c in (*s.attackers, *s.blockers)}
 
-    def regular_best(state: Scenario):
-        if split_regular and len(state.attackers) > 1:
+
+def _effect_caps(problem: _Problem) -> dict[str, int]:
+    """What an A1's effect counts of each recipient: a creature's damage up to what is lethal to it, everything
+    else exactly; nothing capped when an objective reads the excess (``min-overkill``, ``max-damage`` on a
+    creature)."""
+    capped = _lethal_caps(problem)
+    if any(o.kind == "min-overkill" or (o.target is not None and o.target in capped) for o in problem.objs):
+        return {}
+    return capped
+
+
+def _candidates(problem: _Problem, capped: dict[str, int], canonical: bool) -> Iterator[Candidate]:
+    """The attacker's first-strike assignments worth searching, in the engines' order: on boards without effects
+    the first of each effect (in the canonical order: the smallest vector; read in bulk from the direct engine's
+    blocks when it lists them), otherwise every one."""
+    step, track = problem.attacking_first, problem.track
+    grouped = problem.whole.has_first_strike_step and not problem.effects
+    if grouped and canonical:
+        yield from _distinct_effects(step, problem.objs, capped, _lethal_caps(problem), problem.deadline, track)
+        return
+    seen: dict[tuple, tuple] = {}
+    for a1 in step.assignments(time_limit=problem.deadline):
+        if track is not None:
+            track.step()
+        vec = step.plan.vector(a1)
+        if not grouped:
+            yield Candidate(a1, vec)
+            continue
+        dealt, touched = damage_dealt(problem.scenario, a1)
+        effect = effect_key(dealt, touched, {r: capped.get(r, n) for r, n in dealt.items()})  # the rest exactly
+        held = seen.get(effect)
+        if held is not None and held <= vec:
+            continue  # an A1 with the same effect and a smaller vector was searched: this one cannot win
+        seen[effect] = vec
+        yield Candidate(a1, vec, effect)
+
+
+class _Regular:
+    """The regular step's best answer (the one-step solve without the tie-break) to the state a first step leaves,
+    memoised by (the A1's effect, the reply's outcome) -- the state is only built when that pair is new -- and by
+    the state (what no objective reads left out). Integer sums (max-damage, max-kills, min-overkill) of a regular
+    step whose attackers fall into groups are the sums of the groups' optima (the same groups as
+    independent_parts, with no step after this one): each group is solved alone and memoised, so a group met in
+    many states is solved once."""
+
+    def __init__(self, problem: _Problem):
+        self.problem = problem
+        objs, scenario = problem.objs, problem.scenario
+        self.split = problem.split and _separable(scenario, objs) and all(o.kind in _INTEGER_SUMS for o in objs)
+        self.options = dict(problem.options, tie_break=False)
+        self.by_state: dict[Scenario, SolveResult] = {}
+        self.by_key: dict[tuple, SolveResult] = {}
+
+    def after(self, candidate: Candidate, reply: Reply) -> SolveResult:
+        # the state is the same for the same damage with a creature's capped at lethal (past it, it dies either way)
+        effect = candidate.effect if candidate.capped is None else candidate.capped
+        key = None if effect is None else (effect, reply.outcome)
+        if key is not None and key in self.by_key:
+            return self.by_key[key]
+        first = Assignment({**candidate.a1.to_json(), **reply.d1.to_json()})
+        result = self.best(self.problem.whole.state_after(first))
+        if key is not None:
+            self.by_key[key] = result
+        return result
+
+    def best(self, state: Scenario) -> SolveResult:
+        if self.split and len(state.attackers) > 1:
             live = _in_combat(state)
             reach = _reach(live)
-            groups = _groups(live, reach, {r for r in reach if live.kind(r) in _shared_kinds(objs)})
+            groups = _groups(live, reach, {r for r in reach if live.kind(r) in _shared_kinds(self.problem.objs)})
             if len(groups) > 1:
-                parts = [solved(_board(live, g, first=k == 0)) for k, g in enumerate(groups)]
-                return _summed(parts, objs, [a.id for a in state.attackers])
-        return solved(state)
+                parts = [self.solved(_board(live, g, first=k == 0)) for k, g in enumerate(groups)]
+                return _summed(parts, self.problem.objs, [a.id for a in state.attackers])
+        return self.solved(state)
 
-    def solved(state: Scenario):
+    def solved(self, state: Scenario) -> SolveResult:
         key = state
-        if not effects:  # what no objective reads: attackers' marked damage, creatures out of combat (506.4)
+        if not self.problem.effects:  # what no objective reads: attackers' marked damage, creatures out of combat
             key = replace(
                 state,
                 attackers=tuple(replace(a, damage_marked=0) if a.damage_marked else a for a in state.attackers),
@@ -314,172 +527,441 @@ def _search(
                     replace(b, damage_marked=0) if b.damage_marked and not b.in_combat else b for b in state.blockers
                 ),
             )
-        if key not in memo:
+        if key not in self.by_state:
+            p = self.problem
             result = solve_step(
-                Combat(state, side="attacking", engine=engine), objs, **search_options, **_left(deadline)
+                Combat(state, side="attacking", engine=p.whole.engine), p.objs, **self.options, **p.left()
             )
-            stats["solves"] += 1
-            if result.status != STATUS_OPTIMAL:
-                stats["status"] = STATUS_FEASIBLE if result.assignment is not None else result.status
-            memo[key] = result
-        return memo[key]
+            p.stats.record(result)
+            self.by_state[key] = result
+        return self.by_state[key]
 
-    if divided:
-        return _divided_search(whole, objs, deadline, attacking_first, defending_first, regular_best, effects, track)
 
-    # A1s that deal the same damage (creatures' capped at what makes them lethal, 702.19b: more changes nothing
-    # for the regular step, unless an objective reads the excess) are worth the same: only the one with the
-    # smallest vector can be chosen, the others are skipped.
-    grouped = has_fs and not effects
-    capped = {
-        c.id: lethal_need(c) for c in (*scenario.attackers, *scenario.blockers)
-    }  # creatures only: a player's life, a planeswalker's loyalty are read exactly
-    if any(o.kind == "min-overkill" or (o.target is not None and o.target in capped) for o in objs):
-        capped = {}
-    classes: dict[tuple, tuple[int, ...]] = {}
+@dataclass
+class _Against:
+    """One candidate searched against the replies: its worst line (None when no reply left a regular step that
+    could be solved, or time ran out), the rank of that reply, the lowest value seen (an upper bound on the
+    candidate's value, even when the search stopped early), and whether time ran out."""
 
-    def effect_of(a1: Assignment) -> tuple:
-        totals, touched = damage_dealt(scenario, a1)
-        return tuple(
-            sorted((r, min(n, capped[r]) if r in capped else n, r in touched) for r, n in totals.items() if n > 0)
-        )
+    worst: Line | None = None
+    rank: int = -1
+    bound: tuple | None = None
+    stopped: bool = False
 
-    best = None  # (oriented total, A1's vector, values, A1, D1, regular result)
+
+def _against(
+    problem: _Problem, regular: _Regular, candidate: Candidate, replies: list[Reply], order: list[int], best
+) -> _Against:
+    """Min over the replies (tried in ``order``) of the candidate's value; stops as soon as a reply holds it to
+    no better than ``best`` (alpha-beta: the defender already holds this A1 to no better than the best so far).
+    Ties between replies go to the smallest vector (the lowest rank), whatever the order."""
+    objs, step, effects = problem.objs, problem.attacking_first, problem.effects
+    plain = problem.whole.has_first_strike_step and not effects
+    first_values = candidate.first_values(step, objs) if plain else {}
+    out = _Against()
+    for rank in order:
+        reply = replies[rank]
+        if problem.deadline.expired():  # this A1's replies were not all searched: it is not a result
+            out.worst, out.stopped = None, True
+            return out
+        if problem.whole.has_first_strike_step and effects:  # the first step's values on its outcome, this reply too
+            first_values = step_values(step, candidate.a1, objs, reply.d1)[0]
+        result = regular.after(candidate, reply)
+        if result.assignment is None:
+            continue
+        values = _total(objs, first_values, result)
+        value = oriented(objs, values)
+        if out.worst is None or value < out.worst.value or (value == out.worst.value and rank < out.rank):
+            out.worst, out.rank = Line(value, candidate.vector, values, candidate.a1, reply.d1, result), rank
+        if out.bound is None or value < out.bound:
+            out.bound = value
+        if best is not None and not out.worst.beats(best):
+            break
+    return out
+
+
+def _search(problem: _Problem) -> tuple[Line | None, bool]:
+    """The joint search of one whole combat: (best line or None, stopped). ``problem.ceiling``: a value no line can
+    beat; when the A1s come in the canonical order (smallest vector first), the first A1 that reaches it is the
+    answer."""
+    deadline = problem.deadline
+    divided = problem.whole.has_first_strike_step and (
+        problem.attacking_first.plan.moved or problem.defending_first.plan.moved
+    )
+    regular = _Regular(problem)
+    if divided:  # who divides some first-strike damage moved (trample.rules.divider; banding, 702.22j/k)
+        return _divided_search(problem, regular)
+    try:
+        replies = _replies(problem)
+        canonical = problem.attacking_first.canonical(deadline=deadline)  # may build the direct engine's programme
+    except LimitReached:  # the defender's replies are not all known: no line can be judged
+        return None, True
+    capped = _effect_caps(problem)
+    candidates = _candidates(problem, capped, canonical)
+    prefix = _monotone_prefix(problem, canonical)
+    if prefix:
+        return _front_search(problem, regular, candidates, replies, prefix)
+    return _canonical_search(problem, regular, candidates, replies, canonical)
+
+
+def _canonical_search(problem: _Problem, regular: _Regular, candidates, replies, canonical: bool):
+    """Every candidate in turn against the replies (:func:`_against`), the reply that held the last candidate
+    tried first; stops at the ceiling when the candidates come in the canonical order."""
+    order = list(range(len(replies)))  # the order replies are tried in (the result does not depend on it)
+    ordered = problem.ceiling is not None and canonical
+    best = None
     stopped = False
     try:
-        canonical = attacking_first.canonical(deadline=deadline)  # may build the direct engine's programme
-    except LimitReached:
-        return None, True
-    ordered = ceiling is not None and canonical
-    if grouped and canonical:  # the smallest A1 of each effect, read from the direct engine's blocks in bulk
-        attacker_lines = _distinct_effects(attacking_first, capped, deadline, track)
-    else:
-        attacker_lines = attacking_first.assignments(time_limit=deadline)
-    while not stopped:
-        try:
-            a1 = next(attacker_lines)
-        except StopIteration:
-            break
-        except LimitReached:
-            stopped = True
-            break
-        a1_vec = vector(attacking_first, a1)
-        if grouped and not canonical:
-            if track is not None:
-                track.step()
-            effect = effect_of(a1)
-            seen = classes.get(effect)
-            if seen is not None and seen <= a1_vec:
-                continue  # an A1 with the same effect and a smaller vector was searched: this one cannot win
-            classes[effect] = a1_vec
-        elif not grouped and track is not None:
-            track.step()
-        first_values = score(attacking_first, a1, objs) if has_fs and not effects else {}
-        worst = None
-        worst_rank = -1
-        for rank in order:
-            d1 = replies[rank]
-            if deadline.expired():  # this A1's replies were not all searched: it is not a result
-                stopped, worst = True, None
+        for candidate in candidates:
+            got = _against(problem, regular, candidate, replies, order, best)
+            _reorder(order, got.rank)
+            if got.worst is not None and got.worst.beats(best):
+                best = got.worst
+                if ordered and problem.ceiling is not None and best.value >= problem.ceiling:
+                    break  # nothing beats it, and every A1 still to come has a larger vector
+            if got.stopped or problem.deadline.expired():
+                stopped = True
                 break
-            if has_fs and effects:  # the first step's values on its outcome, with this reply dealt too
-                first_values = step_values(attacking_first, a1, objs, d1)[0]
-            first = Assignment({**a1.to_json(), **d1.to_json()})
-            result = regular_best(whole.state_after(first))
-            if result.assignment is None:
-                continue
-            values = _total(objs, first_values, result)
-            key = _oriented(objs, values)
-            if worst is None or key < worst[0] or (key == worst[0] and rank < worst_rank):
-                worst, worst_rank = (key, a1_vec, values, a1, d1, result), rank  # ties: the smallest vector
-            if best is not None and not _beats(worst, best):
-                break  # the defender already holds this A1 to no better than the best so far
-        if worst_rank > 0 and order[0] != worst_rank:  # try the reply that held this A1 first next time
-            order.remove(worst_rank)
-            order.insert(0, worst_rank)
-        if worst is not None and (best is None or _beats(worst, best)):
-            best = worst
-            if ceiling is not None and best[0] >= ceiling and ordered:
-                break  # nothing beats it, and every A1 still to come has a larger vector
-        if deadline.expired():
-            stopped = True
-    close = getattr(attacker_lines, "close", None)  # a generator: stop its search now
-    if close is not None:
-        close()
+    except LimitReached:
+        stopped = True
+    finally:
+        candidates.close()  # a generator: stop its search now
     return best, stopped
 
 
-def _divided_search(whole, objs, deadline, attacking_first, defending_first, regular_best, effects, track):
+def _reorder(order: list[int], rank: int) -> None:
+    """Try the reply that held the last candidate first next time."""
+    if rank > 0 and order[0] != rank:
+        order.remove(rank)
+        order.insert(0, rank)
+
+
+# -- the dominance order: the front first -------------------------------------------------------------------
+
+#: Objectives that more first-strike damage (per recipient, a creature's capped at lethal) never lowers, whatever the
+#: defender replies, on the boards :func:`_monotone_prefix` accepts.
+_MONOTONE = frozenset({"max-damage", "max-kills", "max-value", "lethal"})
+
+
+def _monotone_prefix(problem: _Problem, canonical: bool) -> int:
+    """How many leading objectives no A1 can lose on by dealing more: 0 when the dominance order is not used.
+
+    An A1 *dominates* another when its effect is at least the other's on every recipient (damage, a creature's
+    capped at lethal, and deathtouch). For a fixed reply, the dominated A1's best regular step can be copied in
+    the dominating A1's state -- a blocker with more damage needs less (702.19b), a blocker that died takes
+    nothing and its share goes to another blocker of the same attacker (510.1c), or nowhere -- dealing every
+    player at least as much, killing at least what is still alive (the rest died in the first step, counted
+    there), so ``max-damage`` (on players), ``lethal``, ``max-kills`` and ``max-value`` (values >= 0) are each at
+    least as high over the combat. It holds while the first step ends no one's game (704.5a, 104.3b) and takes
+    no planeswalker or battle out of combat (their attackers keep their routes: checked with one-step
+    ``max-damage:ID`` solves of the first step), on plain boards (no effects, banding, legacy order, as though
+    unblocked or trample over planeswalkers). ``min-overkill`` is not monotone: it ends the prefix."""
+    s = problem.scenario
+    if not canonical or not problem.whole.has_first_strike_step or problem.effects:
+        return 0
+    if s.rules != "current" or division_moved(s):
+        return 0
+    if any(a.as_though_unblocked or a.has("trample_over_planeswalkers") for a in s.attackers):
+        return 0
+    n = 0
+    for o in problem.objs:
+        if o.kind not in _MONOTONE or (o.target is not None and s.kind(o.target) != "player"):
+            break
+        negative = any(Fraction(str(c.value)) < 0 for c in s.blockers) or any(
+            Fraction(str(w.value)) < 0 for w in s.planeswalkers
+        )
+        if o.kind == "max-value" and negative:
+            break
+        n += 1
+    if n and not _first_step_keeps(problem):
+        return 0
+    return n
+
+
+def _first_step_keeps(problem: _Problem) -> bool:
+    """Can no first-strike assignment make a player lose (704.5a) or take a planeswalker or battle out of combat
+    (704.5i, 704.5v)? A sum of the attackers' damage that can reach it first, then a one-step solve."""
+    s, step = problem.scenario, problem.attacking_first
+    bound: dict[str, int] = {}
+    for source in step.plan.sources:
+        for r in {route.recipient for route in source.routes}:
+            bound[r] = bound.get(r, 0) + max(0, source.damage)
+    thresholds = [(p.id, p.life) for p in s.players] + [(w.id, w.loyalty) for w in s.planeswalkers]
+    thresholds += [(b.id, b.defense) for b in s.battles]
+    for r, threshold in thresholds:
+        if bound.get(r, 0) < threshold:
+            continue
+        most = solve_step(step, [f"max-damage:{r}"], tie_break=False, **problem.left())
+        problem.stats.solves += 1
+        if most.status != STATUS_OPTIMAL or most.objectives[f"max-damage:{r}"] >= threshold:
+            return False
+    return True
+
+
+def _pareto_front(keys: np.ndarray) -> np.ndarray:
+    """The rows (distinct effects) that no other row is at least on every column, as ascending indices."""
+    order = np.argsort(-keys.sum(axis=1), kind="stable")  # a row can only be dominated by one of larger sum
+    front = np.empty((0, keys.shape[1]), dtype=keys.dtype)
+    kept: list[np.ndarray] = []
+    for chunk in np.array_split(order, max(1, len(order) // 256)):
+        rows = keys[chunk]
+        if len(front):
+            rows_ok = ~_dominated(rows, front)
+            chunk, rows = chunk[rows_ok], rows[rows_ok]
+        inner = np.asarray((rows[None, :, :] >= rows[:, None, :]).all(axis=2), dtype=bool)
+        np.fill_diagonal(inner, False)
+        alone = ~np.asarray(inner.any(axis=1), dtype=bool)
+        kept.append(chunk[alone])
+        front = np.concatenate([front, rows[alone]])
+    return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.int64)
+
+
+def _dominated(rows: np.ndarray, by: np.ndarray) -> np.ndarray:
+    """Per row: is some row of ``by`` at least it on every column? (In chunks: bounded memory.)"""
+    out = np.zeros(len(rows), dtype=bool)
+    if len(by) == 0:
+        return out
+    step = max(1, (1 << 22) // max(1, len(by) * rows.shape[1]))
+    for k in range(0, len(rows), step):
+        part = rows[k : k + step]
+        out[k : k + step] = np.asarray((by[None, :, :] >= part[:, None, :]).all(axis=2), dtype=bool).any(axis=1)
+    return out
+
+
+class _FrontSearch:
+    """The search of one group in the dominance order (:func:`_monotone_prefix`): the candidates that no other
+    dominates (the front) first, which finds the best value whenever every objective is monotone; then the rest
+    in the canonical order, skipping each one whose value is known not to beat the best. A dominated candidate's
+    value is at most its dominator's on the monotone prefix, reply by reply, so it is at most the lowest value
+    seen in the dominator's search there; the objectives after the prefix are bounded by what they can be at best
+    (``min-overkill``: 0). Below the best: skipped; equal to it: skipped when its vector is larger (later in the
+    canonical order), since ties go to the smaller vector."""
+
+    def __init__(self, problem: _Problem, regular: _Regular, candidates: list[Candidate], replies, prefix: int):
+        self.problem, self.regular, self.candidates, self.replies = problem, regular, candidates, replies
+        self.prefix = prefix
+        #: per objective after the prefix, the most its oriented value can be (None: unbounded)
+        self.suffix = [Fraction(0) if o.kind == "min-overkill" else None for o in problem.objs[prefix:]]
+        self.keys = np.array([c.capped for c in candidates], dtype=np.int64)
+        self.order = list(range(len(replies)))
+        self.best: Line | None = None
+        self.best_index = -1
+        self.bounds: list[tuple[int, tuple]] = []  # (candidate index, an upper bound of its value)
+        self.low = np.zeros(len(candidates), dtype=bool)  # searched; the bound's prefix below the best's
+        self.at_most = np.zeros(len(candidates), dtype=bool)  # searched; the bound's prefix at most the best's
+
+    def run(self) -> tuple[Line | None, bool]:
+        front = _pareto_front(self.keys)
+        for i in front.tolist():
+            if self._visit(i):
+                return self.best, True
+        pending = np.setdiff1d(np.arange(len(self.candidates)), front)
+        pending = pending[~self._skipped(pending)]
+        while len(pending):
+            i, pending = int(pending[0]), pending[1:]
+            if self._first_step_bounded(i):
+                continue
+            before = self.best
+            if self._visit(i):
+                return self.best, True
+            # a new best changes every bound's standing; otherwise only candidate i's bound is new
+            if self.best is not before:
+                pending = pending[~self._skipped(pending)]
+            elif (
+                self.best is not None
+                and (self.low[i] or self.at_most[i])
+                and (self.low[i] or _compare(self.suffix, self.best.value[self.prefix :]) <= 0)
+            ):
+                pending = pending[~self._skipped(pending, i)]
+        return self.best, False
+
+    def _skipped(self, idx: np.ndarray, only: int | None = None) -> np.ndarray:
+        """Per candidate index: known not to beat the best? (``only``: by candidate ``only``'s bound alone.)"""
+        out = np.zeros(len(idx), dtype=bool)
+        if self.best is None or len(idx) == 0:
+            return out
+        low, at_most = self.low, self.at_most
+        if only is not None:
+            low, at_most = np.zeros_like(low), np.zeros_like(at_most)
+            low[only], at_most[only] = self.low[only], self.at_most[only]
+        later = idx > self.best_index  # larger vectors: a tie does not beat the best
+        ceiling = self.problem.ceiling
+        if ceiling is not None and self.best.value >= ceiling:
+            out |= later
+        rows = self.keys[idx]
+        out |= _dominated(rows, self.keys[low])
+        rest = _compare(self.suffix, self.best.value[self.prefix :])
+        if rest <= 0:
+            tied = _dominated(rows, self.keys[at_most])
+            out |= tied if rest < 0 else tied & later
+        return out
+
+    def _first_step_bounded(self, i: int) -> bool:
+        """Known not to beat the best from its first step: its prefix at most the best's (a dominator's bound)
+        and its first-step overkill already more than the best's (the regular step's overkill is >= 0)."""
+        objs, first = self.problem.objs, self.candidates[i].first
+        if self.best is None or first is None or not any(o.kind == "min-overkill" for o in objs[self.prefix :]):
+            return False
+        bound = [first[k] if o.kind == "min-overkill" else None for k, o in enumerate(objs) if k >= self.prefix]
+        rest = _compare(bound, self.best.value[self.prefix :])
+        if not (rest < 0 or (rest == 0 and i > self.best_index)):
+            return False
+        return bool(_dominated(self.keys[i : i + 1], self.keys[self.at_most])[0])
+
+    def _visit(self, i: int) -> bool:
+        """Search candidate ``i``; True when time ran out."""
+        got = _against(self.problem, self.regular, self.candidates[i], self.replies, self.order, self.best)
+        _reorder(self.order, got.rank)
+        if got.bound is not None:
+            self.bounds.append((i, got.bound[: self.prefix]))
+        new_best = got.worst is not None and got.worst.beats(self.best)
+        if new_best:
+            self.best, self.best_index = got.worst, i
+        if self.best is not None:
+            head = self.best.value[: self.prefix]
+            for j, bound in self.bounds if new_best else self.bounds[-1:] if got.bound is not None else ():
+                self.low[j] = bound < head
+                self.at_most[j] = bound <= head
+        return got.stopped or self.problem.deadline.expired()
+
+
+def _compare(bound: list, value: tuple) -> int:
+    """-1, 0 or 1: the lexicographic comparison of an upper bound (None: unbounded) with a value."""
+    for b, v in zip(bound, value):
+        if b is None or b > v:
+            return 1
+        if b < v:
+            return -1
+    return 0
+
+
+def _front_search(problem: _Problem, regular: _Regular, candidates, replies: list[Reply], prefix: int):
+    """:class:`_FrontSearch` over every candidate (listed first: the front needs them all)."""
+    try:
+        listed = list(candidates)
+    except LimitReached:
+        return None, True
+    if not listed:
+        return None, False
+    return _FrontSearch(problem, regular, _best_of_each_state(listed), replies, prefix).run()
+
+
+def _best_of_each_state(candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates that can win among those leaving the same state (the same damage with a creature's capped at
+    lethal, ``capped``): on a board without effects the regular step and the defender's replies are then the same,
+    and the first step's value does not depend on the reply, so each is worth its first step's value plus one
+    common amount; the best first step wins (ties: the smaller vector, earlier in the canonical order). In the
+    canonical order, as given. Only needed when an objective reads the excess (``effect`` finer than ``capped``)."""
+    if all(c.capped == c.effect for c in candidates) or any(c.first is None for c in candidates):
+        return candidates
+    best: dict[tuple, int] = {}
+    for i, c in enumerate(candidates):
+        key, first = c.capped, c.first
+        assert key is not None and first is not None
+        held = best.get(key)
+        if held is None or first > (candidates[held].first or ()):  # equal: the earlier (smaller vector) stays
+            best[key] = i
+    return [candidates[i] for i in sorted(best.values())]
+
+
+# -- banding: the first step as a game ------------------------------------------------------------------------
+
+
+def _divided_search(problem: _Problem, regular: _Regular) -> tuple[Line | None, bool]:
     """The first step as a game when a rule gives some first-strike damage to the other player to divide
     (:func:`trample.rules.divider`; banding, 702.22j/k): every line of the step (A1 with D1) is split into the
     active player's part (the sources they divide, on both sides) and the defending player's; a part is worth
     its worst line (the defending player replies knowing it), the best part wins. Ties as in :func:`_search`: the
     worst line of a part is the one with the smaller (A1, D1) vectors, the best part the one whose worst line has
     the smaller vectors. Returns (best, stopped) as :func:`_search`."""
-    a_plan, d_plan = attacking_first.plan, defending_first.plan
-    a_mine = [k for k, (i, _) in enumerate(a_plan.columns) if a_plan.sources[i].chooser == "attacking"]
-    d_mine = [k for k, (i, _) in enumerate(d_plan.columns) if d_plan.sources[i].chooser == "attacking"]
-    parts: dict[tuple, tuple] = {}
+    a_step, d_step = problem.attacking_first, problem.defending_first
+    a_mine = [k for k, (i, _) in enumerate(a_step.plan.columns) if a_step.plan.sources[i].chooser == "attacking"]
+    d_mine = [k for k, (i, _) in enumerate(d_step.plan.columns) if d_step.plan.sources[i].chooser == "attacking"]
+    parts: dict[tuple, Line] = {}
     try:
-        replies = [(d_plan.vector(d), d) for d in defending_first.assignments(time_limit=deadline)]
-        for a1 in attacking_first.assignments(time_limit=deadline):
-            if track is not None:
-                track.step()
-            a1_vec = a_plan.vector(a1)
-            plain_first = score(attacking_first, a1, objs) if not effects else {}
-            for d1_vec, d1 in replies:
-                if deadline.expired():
-                    raise LimitReached("whole-combat search")
-                first_values = step_values(attacking_first, a1, objs, d1)[0] if effects else plain_first
-                first = Assignment({**a1.to_json(), **d1.to_json()})
-                result = regular_best(whole.state_after(first))
-                if result.assignment is None:
-                    continue
-                values = _total(objs, first_values, result)
-                line = (_oriented(objs, values), (a1_vec, d1_vec), values, a1, d1, result)
+        replies = [Reply(d, d_step.plan.vector(d), None) for d in d_step.assignments(time_limit=problem.deadline)]
+        for a1 in a_step.assignments(time_limit=problem.deadline):
+            if problem.track is not None:
+                problem.track.step()
+            a1_vec = a_step.plan.vector(a1)
+            for line in _divided_lines(problem, regular, Candidate(a1, a1_vec), replies):
+                d1_vec = line.vector[1]
                 g = (tuple(a1_vec[k] for k in a_mine), tuple(d1_vec[k] for k in d_mine))
                 held = parts.get(g)
-                if held is None or line[0] < held[0] or (line[0] == held[0] and line[1] < held[1]):
+                if held is None or line.value < held.value or (line.value == held.value and line.vector < held.vector):
                     parts[g] = line
     except LimitReached:
         return None, True
     best = None
     for line in parts.values():
-        if best is None or _beats(line, best):
+        if line.beats(best):
             best = line
     return best, False
 
 
-def _distinct_effects(step: Combat, capped: dict[str, int], deadline, track) -> Iterator[Assignment]:
+def _divided_lines(problem: _Problem, regular: _Regular, candidate: Candidate, replies: list[Reply]) -> Iterator[Line]:
+    """Every line of one A1 with every reply (vector: the pair of A1's and D1's)."""
+    objs, step = problem.objs, problem.attacking_first
+    plain_first = score(step, candidate.a1, objs) if not problem.effects else {}
+    for reply in replies:
+        if problem.deadline.expired():
+            raise LimitReached("whole-combat search")
+        first_values = step_values(step, candidate.a1, objs, reply.d1)[0] if problem.effects else plain_first
+        result = regular.after(candidate, reply)
+        if result.assignment is None:
+            continue
+        values = _total(objs, first_values, result)
+        yield Line(oriented(objs, values), (candidate.vector, reply.vector), values, candidate.a1, reply.d1, result)
+
+
+# -- helpers --------------------------------------------------------------------------------------------------
+
+
+def _distinct_effects(
+    step: Combat, objs: tuple, capped: dict[str, int], lethal: dict[str, int], deadline, track
+) -> Iterator[Candidate]:
     """The first-strike assignments of ``step`` with distinct effects (per recipient: the damage, a creature's
     capped at ``capped``, and whether a deathtouch source deals it any), each the first of its effect in the
-    canonical order, i.e. the one with the smallest vector (``step.canonical()`` must hold). The same classes as
-    the search's ``effect_of`` on boards without damage effects (damage dealt = damage assigned), found with numpy
-    on the direct engine's blocks instead of one assignment at a time."""
+    canonical order, i.e. the one with the smallest vector (``step.canonical()`` must hold), its effect the
+    dense row of those numbers (and the row capped at ``lethal``, the dominance order's key, and the first step's
+    values of ``objs``, oriented). The same classes as
+    :func:`_candidates`' listing on boards without damage
+    effects (damage dealt = damage assigned), found with numpy on the direct engine's blocks instead of one
+    assignment at a time."""
     plan = step.plan
-    scorer = BlockScorer(step, ())
+    scorer = BlockScorer(step, objs)
+    scales = tuple(scorer.scales)
     caps = [capped.get(r) for r in scorer.recipients]
+    lethal_caps = [lethal.get(r) for r in scorer.recipients]
     seen: set[tuple] = set()
     for block in step.assignment_blocks(time_limit=deadline):
-        if block.shape[1] == 0:  # nothing assigns in this step: one empty assignment per row
-            keys = np.zeros((len(block), 1), dtype=np.int64)
-        else:
-            parts = []
-            for c, cap in enumerate(caps):
-                x = scorer.total(block, c).astype(np.int64)
-                parts.append(x if cap is None else np.minimum(x, cap))
-                t = scorer.touched(block, c)
-                if t is not None:
-                    parts.append(t.astype(np.int64))
-            keys = np.stack(parts, axis=1) if parts else np.zeros((len(block), 1), dtype=np.int64)
+        keys = _effect_rows(scorer, caps, block)
         _, first = np.unique(keys, axis=0, return_index=True)
-        for i in np.sort(first).tolist():
+        first = np.sort(first)
+        ordered = keys[first] if lethal_caps == caps else _effect_rows(scorer, lethal_caps, block[first])
+        values = scorer.values(block[first])
+        for k, i in enumerate(first.tolist()):
             key = tuple(keys[i].tolist())
             if key not in seen:
                 seen.add(key)
-                yield plan.assignment([(plan.columns, block[i].tolist())])
+                row = tuple(block[i].tolist())  # the vector over plan.columns
+                yield Candidate(None, row, key, tuple(ordered[k].tolist()), tuple(values[k].tolist()), scales, plan)
         if track is not None:
             track.step(len(block))
+
+
+def _effect_rows(scorer: BlockScorer, caps: list, block: np.ndarray) -> np.ndarray:
+    """Per row of the block, its effect: each recipient's total (capped), then whether deathtouch touched it."""
+    if block.shape[1] == 0:  # nothing assigns in this step: one empty assignment per row
+        return np.zeros((len(block), 1), dtype=np.int64)
+    parts = []
+    for c, cap in enumerate(caps):
+        x = scorer.total(block, c).astype(np.int64)
+        parts.append(x if cap is None else np.minimum(x, cap))
+        t = scorer.touched(block, c)
+        if t is not None:
+            parts.append(t.astype(np.int64))
+    return np.stack(parts, axis=1) if parts else np.zeros((len(block), 1), dtype=np.int64)
 
 
 def _summed(results: list, objs, attackers: list[str]) -> SolveResult:
@@ -667,24 +1149,22 @@ def _board(s: Scenario, members: list[int], first: bool = True) -> Scenario:
     )
 
 
-def _joined(whole, objs, chosen: list, deadline, options: dict, stats: dict):
+def _joined(whole, objs, chosen: list[Line], deadline, options: dict, stats: _Stats) -> Line | None:
     """The parts' first steps put together, and the regular step solved on the whole state (the caller's options,
-    tie-break included): the same tuple as :func:`_search`'s best, or None when time ran out."""
-    a1 = Assignment({k: v for got in chosen for k, v in got[3].to_json().items()})
-    d1 = Assignment({k: v for got in chosen for k, v in got[4].to_json().items()})
+    tie-break included): a :class:`Line` as :func:`_search`'s best, or None when time ran out."""
+    a1 = Assignment({k: v for got in chosen for k, v in got.a1.to_json().items()})
+    d1 = Assignment({k: v for got in chosen for k, v in got.d1.to_json().items()})
     attacking_first = Combat(whole.scenario.with_step("first_strike"), side="attacking", engine=whole.engine)
     a1 = Assignment({s.source: dict(a1.get(s.source, {})) for s in attacking_first.plan.sources})
     state = whole.state_after(Assignment({**a1.to_json(), **d1.to_json()}))
     if deadline.expired():
         return None
     result = solve_step(Combat(state, side="attacking", engine=whole.engine), objs, **options, **_left(deadline))
-    stats["solves"] += 1
-    if result.status != STATUS_OPTIMAL:
-        stats["status"] = STATUS_FEASIBLE if result.assignment is not None else result.status
+    stats.record(result)
     if result.assignment is None:
         return None
     values = _total(objs, score(attacking_first, a1, objs), result)
-    return (_oriented(objs, values), attacking_first.plan.vector(a1), values, a1, d1, result)
+    return Line(oriented(objs, values), attacking_first.plan.vector(a1), values, a1, d1, result)
 
 
 def _outcome_lethal_report(whole, line: CombatLine) -> dict:
@@ -715,11 +1195,6 @@ def _outcome_lethal_report(whole, line: CombatLine) -> dict:
             "because": end.to_json()["because"],
         }
     return out
-
-
-def _beats(candidate: tuple, best: tuple) -> bool:
-    """(oriented value, A1 vector, ...): a higher value wins; on a tie, the lexicographically smaller A1."""
-    return candidate[0] > best[0] or (candidate[0] == best[0] and candidate[1] < best[1])
 
 
 def _canonical_division(combat: Combat) -> Assignment:
