@@ -51,8 +51,8 @@ from ..limits import LimitReached, deadline_of
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
 from .model import _Budget, _Lin, _ObjectiveModel, _Runner
-from .objectives import VALUE_LIMIT, _Definitions, _number
-from .outcomes import _oriented, _other, _vector, lethal_report, step_values
+from .objectives import VALUE_LIMIT, _Definitions, _number, oriented
+from .outcomes import _other, _vector, lethal_report, step_values
 from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN, SolveResult, _assignment
 
 #: solve boards with effects on the model (False: always list, the reference path the tests compare with)
@@ -572,7 +572,7 @@ def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=N
     best = None  # the worst reply for this assignment, the first listed (as the listing reads it)
     for reply, _ in groups:
         values, outcome = step_values(step, assignment, objs, reply)
-        key = _oriented(values, objs)
+        key = oriented(objs, values)
         if best is None or key < best[0]:
             best = (key, values, outcome, reply)
     assert best is not None
