@@ -196,11 +196,21 @@ def _group(doc: BlockersDoc, attacker: str, blockers: tuple[str, ...]) -> Scenar
 
 def _separable_best(doc: BlockersDoc, space: DeclarationSpace, search: _Search, objs) -> tuple[tuple, Blocks]:
     """min over legal blocks of the sum over attackers of their groups' values (lexicographic), 509.1c kept:
-    a programme over the attackers, state (blockers used, requirements obeyed so far)."""
+    a programme over the attackers, state (blockers used, requirements obeyed so far).
+
+    Bounds before search: when the first objective is damage (``max-damage``, to every player or one), a blocked
+    attacker that cannot trample deals none (510.1c), so that component of its groups is known without a solve.
+    A first programme on that component alone (the trampling groups solved, the rest read off the rule) gives the
+    least first component D and, forwards and backwards, the least first component of a legal declaration through
+    each group; a group through which no legal declaration reaches D is in no lexicographically best declaration
+    and is never solved. Dominance: of two groups of one attacker, the one using a superset of the other's
+    blockers (none of them obeying "blocks each combat"), obeying no more requirements and worth no less to the
+    attacker is dropped (the other leaves the defender more and costs no more)."""
     attackers = space.attackers
     blockers = space.choosers
     reqs = space.requirements
     each = {blockers.index(r.creature) for r in reqs if r.kind == "blocks_each_combat"}
+    each_mask = sum(1 << i for i in each)
     lured = {(r.attacker, r.creature) for r in reqs if r.kind == "lure"}
     must = {r.creature for r in reqs if r.kind == "must_be_blocked"}
     able = {
@@ -208,45 +218,117 @@ def _separable_best(doc: BlockersDoc, space: DeclarationSpace, search: _Search, 
         for a in attackers
     }
     zero = tuple(Fraction(0) for _ in objs)
+    best_r = space.max_obeyed()
     players_only = all(o.kind == "max-damage" for o in objs)  # damage to players, every objective
-    # states: (mask, obeyed) -> (value, choice per attacker so far)
-    states: dict[tuple[int, int], tuple[tuple, tuple]] = {(0, 0): (zero, ())}
+
+    def blind(a: str, ids: tuple[str, ...]) -> bool:
+        """510.1c: a blocked creature without trample assigns its damage to blockers only."""
+        return bool(ids) and not _may_trample(doc.board.attacker(a))
+
+    def value(a: str, ids: tuple[str, ...]) -> tuple:
+        return zero if players_only and blind(a, ids) else search.group(doc, a, ids, objs)
+
+    # every attacker's groups: (blocker mask, blocker ids, requirements obeyed)
+    groups: list[list[tuple[int, tuple[str, ...], int]]] = []
     for a in attackers:
         need = doc.of(a).need_blockers
-        options: list[tuple[tuple[int, ...], tuple, int]] = []
+        mine = []
         for size in [0, *range(need, len(able[a]) + 1)]:
             for group in combinations(able[a], size):
                 ids = tuple(blockers[i] for i in group)
-                if ids and players_only and not _may_trample(doc.board.attacker(a)):
-                    value = zero  # 510.1c: a blocked creature without trample assigns its damage to blockers only
-                else:
-                    value = search.group(doc, a, ids, objs)
                 obeyed = int(bool(group) and a in must) + sum(1 for b in ids if (a, b) in lured)
-                options.append((group, value, obeyed))
+                mine.append((sum(1 << i for i in group), ids, obeyed))
+        groups.append(mine)
+
+    if len(objs) > 1 and objs[0].kind == "max-damage":
+        first = [
+            [(Fraction(0),) if blind(a, ids) else (value(a, ids)[0],) for _, ids, _ in mine]
+            for a, mine in zip(attackers, groups)
+        ]
+        keep = _through_the_least(groups, first, each_mask, best_r)
+        groups = [[g for g, k in zip(mine, ks) if k] for mine, ks in zip(groups, keep)]
+
+    options = []
+    for a, mine in zip(attackers, groups):
+        valued = [(mask, ids, obeyed, value(a, ids)) for mask, ids, obeyed in mine]
+        options.append(
+            [
+                (mask, ids, obeyed, v)
+                for mask, ids, obeyed, v in valued
+                if not any(
+                    m2 != mask and m2 & mask == m2 and not (mask & ~m2 & each_mask) and o2 >= obeyed and v2 <= v
+                    for m2, _, o2, v2 in valued
+                )
+            ]
+        )
+    # states: (mask, obeyed) -> (value, choice per attacker so far)
+    states: dict[tuple[int, int], tuple[tuple, tuple]] = {(0, 0): (zero, ())}
+    for opts in options:
         nxt: dict[tuple[int, int], tuple[tuple, tuple]] = {}
-        for (mask, r), (value, choice) in states.items():
-            for group, v, obeyed in options:
-                gmask = sum(1 << i for i in group)
+        for (mask, r), (total, choice) in states.items():
+            for gmask, ids, obeyed, v in opts:
                 if gmask & mask:
                     continue
                 key = (mask | gmask, r + obeyed)
-                total = tuple(x + y for x, y in zip(value, v))
+                if key[1] > best_r:
+                    continue
+                t = tuple(x + y for x, y in zip(total, v))
                 old = nxt.get(key)
-                if old is None or total < old[0]:  # ties: the earlier choice (canonical order) stays
-                    nxt[key] = (total, (*choice, group))
+                if old is None or t < old[0]:  # ties: the earlier choice (canonical order) stays
+                    nxt[key] = (t, (*choice, ids))
         states = nxt
-    best_r = space.max_obeyed()
     best = None
-    for (mask, r), (value, choice) in states.items():
-        r += sum(1 for i in each if mask >> i & 1)
-        if r != best_r:
+    for (mask, r), (total, choice) in states.items():
+        if r + bin(mask & each_mask).count("1") != best_r:
             continue
-        blocks = Blocks({a: tuple(blockers[i] for i in g) for a, g in zip(attackers, choice) if g})
-        if best is None or value < best[0] or (value == best[0] and _rank(space, blocks) < _rank(space, best[1])):
-            best = (value, blocks)
+        blocks = Blocks({a: ids for a, ids in zip(attackers, choice) if ids})
+        if best is None or total < best[0] or (total == best[0] and _rank(space, blocks) < _rank(space, best[1])):
+            best = (total, blocks)
     assert best is not None  # declaring no blocks breaks no restriction: some state obeys the maximum
     search.evaluated += 1
     return best
+
+
+def _through_the_least(groups, values, each_mask: int, best_r: int) -> list[list[bool]]:
+    """For each attacker's groups: whether some legal declaration through it reaches the least total of
+    ``values`` (1-tuples) over every legal declaration (509.1c's maximum of requirements kept)."""
+    n = len(groups)
+    forward: list[dict[tuple[int, int], Fraction]] = [{(0, 0): Fraction(0)}]
+    for i in range(n):
+        nxt: dict[tuple[int, int], Fraction] = {}
+        for (mask, r), total in forward[i].items():
+            for (gmask, _, obeyed), (v,) in zip(groups[i], values[i]):
+                if gmask & mask or r + obeyed > best_r:
+                    continue
+                key = (mask | gmask, r + obeyed)
+                t = total + v
+                if key not in nxt or t < nxt[key]:
+                    nxt[key] = t
+        forward.append(nxt)
+    inf = None
+    backward: dict[tuple[int, int], Fraction | None] = {
+        (mask, r): (Fraction(0) if r + bin(mask & each_mask).count("1") == best_r else inf) for mask, r in forward[n]
+    }
+    keep = [[False] * len(g) for g in groups]
+    ends = [t for (mask, r), t in forward[n].items() if backward[mask, r] is not None]
+    least = min(ends)
+    for i in range(n - 1, -1, -1):
+        here: dict[tuple[int, int], Fraction | None] = {}
+        for (mask, r), total in forward[i].items():
+            best = inf
+            for k, ((gmask, _, obeyed), (v,)) in enumerate(zip(groups[i], values[i])):
+                if gmask & mask or r + obeyed > best_r:
+                    continue
+                rest = backward.get((mask | gmask, r + obeyed))
+                if rest is None:
+                    continue
+                if total + v + rest == least:
+                    keep[i][k] = True
+                if best is None or v + rest < best:
+                    best = v + rest
+            here[mask, r] = best
+        backward = here
+    return keep
 
 
 def _rank(space: DeclarationSpace, blocks: Blocks) -> int:
