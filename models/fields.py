@@ -483,6 +483,8 @@ DECLARE_KEYWORDS = (
     "cant_attack",  # 508.1c: "can't attack"
     "cant_block",  # 509.1b: "can't block"
     "cant_be_blocked",  # 509.1b: "can't be blocked"
+    "cant_attack_alone",  # 508.1c: "can't attack alone"
+    "cant_block_alone",  # 509.1b: "can't block alone"
     "block_any_number",  # 509.1a: "can block any number of creatures"
     "attacks_each_combat",  # 508.1d: "attacks each combat if able"
     "blocks_each_combat",  # 509.1c: "blocks each combat if able"

@@ -96,6 +96,10 @@ def blocks_break_a_restriction(doc: dict, blocks: dict) -> bool:
     for b in blockers.values():
         if sum(b["id"] in bs for bs in blocks.values()) > _how_many_it_blocks(b):
             return True
+    blocking = {b for bs in blocks.values() for b in bs}
+    for b in blocking:  # 509.1b: "can't block alone": another creature must block too (any attacker)
+        if "cant_block_alone" in _kw(blockers[b]) and blocking == {b}:
+            return True
     return False
 
 
@@ -153,7 +157,10 @@ def every_attack_declaration(doc: dict):
 
 def attacks_break_a_restriction(doc: dict, attacks: dict) -> bool:
     creatures = {c["id"]: c for c in doc["attackers"]}
-    return any(not may_attack(doc, creatures[c], t) for c, t in attacks.items())
+    if any(not may_attack(doc, creatures[c], t) for c, t in attacks.items()):
+        return True
+    # 508.1c: "can't attack alone": it attacks only if another creature attacks too
+    return any("cant_attack_alone" in _kw(creatures[c]) and len(attacks) == 1 for c in attacks)
 
 
 def attack_requirements_obeyed(doc: dict, attacks: dict) -> int:

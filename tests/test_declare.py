@@ -19,7 +19,9 @@ from strategies import examples
 from trample.declare import DeclarationSpace, check_declaration
 from trample.models.declare import DECLARE_KEYWORDS, load_declaration, load_declare_doc
 
-BLOCK_KEYWORDS = [k for k in DECLARE_KEYWORDS if k not in ("defender", "cant_attack", "attacks_each_combat")]
+BLOCK_KEYWORDS = [
+    k for k in DECLARE_KEYWORDS if k not in ("defender", "cant_attack", "attacks_each_combat", "cant_attack_alone")
+]
 TAGS = ["white", "blue", "black", "red", "green", "artifact"]
 LANDS = ["forest", "island", "swamp"]
 
@@ -209,6 +211,36 @@ def test_attack_restrictions_and_requirements():
     assert space.count() == 3 * 2  # hasty: nothing, opp or theirs; berserk must attack opp or theirs
 
 
+def test_cant_block_alone():  # 509.1b: "can't block alone"
+    doc = board([atk("a"), atk("c")], [blk("coward", 2, "cant_block_alone"), blk("x")])
+    assert rules_cited(doc, {"a": ["coward"]}) == ["509.1b"]
+    assert rules_cited(doc, {"a": ["coward", "x"]}) == []  # another creature blocks the same attacker
+    assert rules_cited(doc, {"a": ["coward"], "c": ["x"]}) == []  # or another attacker
+    assert rules_cited(doc, {"a": ["x"]}) == []
+    space = agrees(doc)
+    assert space.count() == 3 * 3 - 2  # each: none, a or c; the coward never the only blocker
+    # "blocks each combat if able" with no other blocker able: the requirement can't be obeyed (509.1c)
+    lonely = board([atk("a")], [blk("coward", 2, "cant_block_alone", "blocks_each_combat")])
+    assert agrees(lonely).count() == 1
+    assert rules_cited(lonely, {"a": ["coward"]}) == ["509.1b"]
+    # with a second creature able to block, obeying it means both block
+    pair = board([atk("a")], [blk("coward", 2, "cant_block_alone", "blocks_each_combat"), blk("x")])
+    assert [d.to_json() for d in agrees(pair).declarations()] == [{"a": ["coward", "x"]}]
+
+
+def test_cant_attack_alone():  # 508.1c: "can't attack alone"
+    doc = attackers_doc([{"id": "timid", "power": 1, "toughness": 1, "keywords": ["cant_attack_alone"]},
+                         {"id": "bold", "power": 1, "toughness": 1}])  # fmt: skip
+    assert rules_cited(doc, {"timid": "opp"}) == ["508.1c"]
+    assert rules_cited(doc, {"timid": "opp", "bold": "opp"}) == []
+    assert rules_cited(doc, {"bold": "opp"}) == []
+    assert agrees(doc).count() == 3  # nothing, bold alone, both
+    both = attackers_doc([{"id": "timid", "power": 1, "toughness": 1, "keywords": ["cant_attack_alone"]},
+                          {"id": "shy", "power": 1, "toughness": 1, "keywords": ["cant_attack_alone"]}])  # fmt: skip
+    assert agrees(both).count() == 2  # nothing, or both together
+    assert rules_cited(both, {"shy": "opp"}) == ["508.1c"]
+
+
 # ---------------------------------------------------------------------------------------------
 # Generated boards against the brute force
 # ---------------------------------------------------------------------------------------------
@@ -272,9 +304,9 @@ def test_the_cpsat_reference_agrees(doc):
 def attacker_boards(draw):
     creatures = []
     for i in range(draw(st.integers(1, 4))):
+        kinds = ["haste", "defender", "cant_attack", "attacks_each_combat", "flying", "cant_attack_alone"]
         c = {"id": f"c{i}", "power": 2, "toughness": 2,
-             "keywords": draw(st.lists(st.sampled_from(["haste", "defender", "cant_attack", "attacks_each_combat",
-                                                        "flying"]), max_size=2, unique=True))}  # fmt: skip
+             "keywords": draw(st.lists(st.sampled_from(kinds), max_size=2, unique=True))}  # fmt: skip
         for flag in ("tapped", "summoning_sick"):
             if draw(st.integers(0, 3)) == 0:
                 c[flag] = True

@@ -23,7 +23,8 @@ from trample.whole import open_combat
 
 ROOT = Path(__file__).resolve().parents[1]
 DAMAGE_KEYWORDS = ["trample", "deathtouch", "first_strike", "double_strike", "indestructible"]
-BLOCK_KEYWORDS = ["flying", "reach", "menace", "lure", "must_be_blocked", "blocks_each_combat", "skulk"]
+BLOCK_KEYWORDS = ["flying", "reach", "menace", "lure", "must_be_blocked", "blocks_each_combat", "skulk",
+                  "cant_block_alone"]  # fmt: skip
 OBJECTIVES = ["max-damage", "max-damage,max-kills", "max-kills,max-damage", "max-value", "lethal", "lethal,max-damage",
               "min-overkill", "max-damage:opp", "max-damage,max-value",
               "max-damage:opp,max-kills,max-value"]  # fmt: skip

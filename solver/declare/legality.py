@@ -138,6 +138,10 @@ def block_violations(doc: BlockersDoc, blocks: Blocks) -> list[Refusal]:
         if limit is not None and n > limit:
             can = "one creature" if limit == 1 else f"{limit} creatures"
             out.append(("509.1a", f"{b.id} blocks {n} creatures, but it can block {can}"))
+    blocking = [b.id for b in doc.board.blockers if blocks.blocking(b.id)]
+    for one in blocking:
+        if doc.of(one).has("cant_block_alone") and len(blocking) == 1:
+            out.append(("509.1b", f"{one} can't block alone, and no other creature blocks"))
     for a in doc.board.attackers:
         n, need = len(blocks.of.get(a.id, ())), doc.of(a.id).need_blockers
         if 0 < n < need:
@@ -186,6 +190,8 @@ def attack_violations(doc: AttackersDoc, attacks: Attacks) -> list[Refusal]:
     out: list[Refusal] = []
     for c, t in attacks.of.items():
         out += [(rule, f"{c} attacks {t}, but {why}") for rule, why in attack_refusals(doc, c, t)]
+        if doc.of(c).has("cant_attack_alone") and len(attacks.of) == 1:
+            out.append(("508.1c", f"{c} can't attack alone, and no other creature attacks"))
     return out
 
 

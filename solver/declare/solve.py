@@ -168,8 +168,8 @@ def _separable(doc: BlockersDoc, objs) -> bool:
         return False
     if any(c.has("banding") for c in (*board.attackers, *board.blockers)):
         return False
-    if any(doc.of(b.id).block_limit != 1 for b in board.blockers):
-        return False
+    if any(doc.of(b.id).block_limit != 1 or doc.of(b.id).has("cant_block_alone") for b in board.blockers):
+        return False  # several attackers per blocker, or 509.1b's "can't block alone": blockers are coupled
     targets = [a.attacking for a in board.attackers if board.kind(a.attacking) != "player"]
     if len(targets) != len(set(targets)):
         return False

@@ -36,6 +36,7 @@ class Option:
     picks: tuple[int, ...]  # blocks: indices of the attackers blocked; attacks: () or (target index,)
     adds: tuple[int, ...]  # indices into the tracked attackers, one per blocker added
     obeyed: int  # requirements this choice obeys on its own
+    alone: bool = False  # the chooser acts, and "can't attack alone" / "can't block alone" (508.1c, 509.1b)
 
 
 class DeclarationSpace:
@@ -64,6 +65,10 @@ class DeclarationSpace:
             self.choosers = [a.id for a in board.attackers]
             self.tracked, self.caps, self.needs, self.must = [], (), (), ()
             self.options = [self._attack_options(c) for c in self.choosers]
+        #: "can't block alone" (509.1b) / "can't attack alone" (508.1c) couple every chooser: the programme then
+        #: also tracks how many choosers act (capped at 2) and whether one of them can't act alone
+        alone = "cant_block_alone" if self.blocks else "cant_attack_alone"
+        self.couples = any(doc.of(c).has(alone) for c in self.choosers)
         self._memo: dict = {}
 
     # -- options ----------------------------------------------------------------------------------
@@ -87,7 +92,7 @@ class DeclarationSpace:
             for picks in combinations(able, size):
                 adds = tuple(position[i] for i in picks if i in position)
                 obeyed = int(each) + sum(1 for i in picks if i in lured)
-                options.append(Option(picks, adds, obeyed))
+                options.append(Option(picks, adds, obeyed, doc.of(blocker).has("cant_block_alone")))
         return options
 
     def _attack_options(self, creature: str) -> list[Option]:
@@ -97,7 +102,7 @@ class DeclarationSpace:
         options = [Option((), (), 0)]
         for t, target in enumerate(self.targets):
             if not attack_refusals(doc, creature, target):
-                options.append(Option((t,), (), int(each)))
+                options.append(Option((t,), (), int(each), doc.of(creature).has("cant_attack_alone")))
         return options
 
     def declaration(self, choice: tuple[int, ...]) -> Blocks | Attacks:
@@ -120,6 +125,8 @@ class DeclarationSpace:
             if 0 < n < need:
                 return None
             obeyed += int(must and n > 0)
+        if self.couples and state[-1] and state[-2] < 2:
+            return None  # 509.1b / 508.1c: a creature that can't act alone acts alone
         return obeyed
 
     def _completions(self, i: int, state: tuple[int, ...]) -> Counter:
@@ -141,16 +148,19 @@ class DeclarationSpace:
         return out
 
     def _step(self, state: tuple[int, ...], opt: Option) -> tuple[int, ...]:
-        if not opt.adds:
+        if not opt.adds and not (self.couples and opt.picks):
             return state
         s = list(state)
         for k in opt.adds:
             s[k] = min(s[k] + 1, self.caps[k])
+        if self.couples and opt.picks:
+            s[-2] = min(s[-2] + 1, 2)
+            s[-1] = max(s[-1], int(opt.alone))
         return tuple(s)
 
     @property
     def _start(self) -> tuple[int, ...]:
-        return (0,) * len(self.tracked)
+        return (0,) * (len(self.tracked) + (2 if self.couples else 0))
 
     def max_obeyed(self) -> int:
         """The most requirements a restriction-legal declaration obeys (509.1c, 508.1d). There is always one
@@ -267,6 +277,12 @@ class DeclarationSpace:
             model.add(count == 0).only_enforce_if(~blocked)
             if must:
                 obeyed.append(blocked)
+        if self.couples:  # 509.1b / 508.1c: a creature that can't act alone acts only beside another
+            alone = "cant_block_alone" if self.blocks else "cant_attack_alone"
+            for n, c in enumerate(self.choosers):
+                if self.doc.of(c).has(alone):
+                    others = sum(1 - x[m, 0] for m in range(len(self.choosers)) if m != n)
+                    model.add(others >= 1).only_enforce_if(~x[n, 0])
         return model, x, sum(obeyed)
 
     def max_obeyed_cpsat(self) -> int:
