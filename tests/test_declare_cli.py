@@ -54,6 +54,21 @@ def test_a_batch_counts_line_by_line(tmp_path, capsys):
     assert len(err.splitlines()) == 1
 
 
+def test_enumerate_and_sample_read_a_batch_one_line_per_document(tmp_path, capsys):
+    """A .jsonl batch: one {"declarations": [...]} line per document, the single document's list in it (the same
+    seed for each line), a bad line an error line and exit 2."""
+    path = tmp_path / "docs.jsonl"
+    lines = [(EXAMPLES / "attacks.json").read_text(), "{", (EXAMPLES / "blocks.json").read_text()]
+    path.write_text("\n".join(json.dumps(json.loads(t)) if t != "{" else t for t in lines) + "\n")
+    for command, extra in (("enumerate", ["--limit", "5"]), ("sample", ["--n", "4", "--seed", "7"])):
+        code, out, err = run(capsys, "declare", command, str(path), *extra)
+        assert code == 2 and len(out) == 3 and "error" in out[1] and len(err.splitlines()) == 1
+        assert out[0]["declarations"] == run(capsys, "declare", command, ATTACKS, *extra)[1]
+        assert out[2]["declarations"] == run(capsys, "declare", command, BLOCKS, *extra)[1]
+    code, out, _ = run(capsys, "declare", "enumerate", str(path))
+    assert len(out[0]["declarations"]) == 18  # every declaration of the attacks document, each once
+
+
 @pytest.mark.parametrize(
     "argv,message",
     [

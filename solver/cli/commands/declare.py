@@ -12,12 +12,12 @@ import sys
 
 from ...check import CheckResult
 from ...declare import DeclarationSpace, check_declaration
-from ...documents import dumps, iter_documents
+from ...documents import dumps, is_batch, iter_documents
 from ...limits import STATE, LimitReached, deadline_of
 from ...models import FormatError
 from ...models.declare import load_declaration, load_declare_doc
 from .. import EXIT_NO, EXIT_OK
-from ..batch import emit, limited, run_batch, run_paired
+from ..batch import emit, limited, run_batch, run_paired, stream_batch
 from ..options import add_engine, add_time_limit, positive_int
 
 
@@ -97,7 +97,7 @@ def cmd_count(args) -> int:
 def _single(path: str):
     docs = list(iter_documents(path))
     if len(docs) != 1:
-        raise FormatError(path, "one declare document expected (this command reads no .jsonl batch)")
+        raise FormatError(path, "one declare document expected (a batch of several is a .jsonl file)")
     ((_, doc),) = docs
     if isinstance(doc, FormatError):
         raise doc
@@ -105,6 +105,14 @@ def _single(path: str):
 
 
 def cmd_enumerate(args) -> int:
+    if is_batch(args.file):  # one line per document: {"declarations": [...]}, streamed as listed
+
+        def listed(doc):
+            space = _space(doc)
+            deadline = deadline_of(args.time_limit)  # --time-limit is per document of a batch
+            return (d.to_json() for d in space.declarations(limit=args.limit, deadline=deadline))
+
+        return stream_batch(args.file, listed, key="declarations")
     space = _space(_single(args.file))
     deadline = deadline_of(args.time_limit)
     out = sys.stdout
@@ -132,6 +140,13 @@ def cmd_check(args) -> int:
 
 
 def cmd_sample(args) -> int:
+    if is_batch(args.file):  # one line per document: {"declarations": [...]}, the same seed for each
+
+        def drawn(doc):
+            space = _space(doc)
+            return (d.to_json() for d in space.sample(args.n, args.seed))
+
+        return stream_batch(args.file, drawn, key="declarations")
     space = _space(_single(args.file))
     rng = random.Random(args.seed)
     total = space.count()
