@@ -24,6 +24,27 @@ def load_perft() -> list[dict]:
 OPP = [{"id": "opp", "life": 20}]
 
 
+#: 4 double strikers with trample against 4 shared blockers: a whole combat of more than 10^20 lines, whose first
+#: step leads to too many distinct states to count them quickly (counting it takes hours): the board the time-limit,
+#: interrupt and fault tests stop in the middle of its work.
+ENDLESS_COMBAT = {
+    "step": "combat",
+    "players": OPP,
+    "attackers": [
+        {
+            "id": f"a{i}",
+            "power": 20,
+            "toughness": 10,
+            "keywords": ["trample", "double_strike"],
+            "attacking": "opp",
+            "blocked_by": ["b0", "b1", "b2", "b3"],
+        }
+        for i in range(4)
+    ],
+    "blockers": [{"id": f"b{j}", "power": 2, "toughness": 10} for j in range(4)],
+}
+
+
 def _sc(attackers, blockers=(), **extra) -> dict:
     d = {
         "rules": "current",

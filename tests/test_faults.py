@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boards import ENDLESS_COMBAT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from waiting import wait_until
@@ -492,23 +493,7 @@ def test_measured_3_a_player_that_never_reads_cannot_block_the_arena():
 # Dask (issue 24 #17, issue 22): every worker gone stops the command; distributed says nothing on standard error
 # ---------------------------------------------------------------------------------------------
 
-# a whole combat of more than 10^20 lines: counting it takes hours, so its task is running when the workers die
-ENDLESS = {
-    "step": "combat",
-    "players": OPP,
-    "attackers": [
-        {
-            "id": f"a{i}",
-            "power": 20,
-            "toughness": 10,
-            "keywords": ["trample", "double_strike"],
-            "attacking": "opp",
-            "blocked_by": ["b0", "b1", "b2", "b3"],
-        }
-        for i in range(4)
-    ],
-    "blockers": [{"id": f"b{j}", "power": 2, "toughness": 10} for j in range(4)],
-}
+ENDLESS = ENDLESS_COMBAT  # tests/boards.py: a whole combat of more than 10^20 lines
 
 
 def _trample(*args, **kw):

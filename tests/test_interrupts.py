@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boards import ENDLESS_COMBAT
 from waiting import used_cpu, wait_until
 
 from trample import Combat
@@ -31,23 +32,7 @@ from trample.models import load_scenario
 ROOT = Path(__file__).resolve().parents[1]
 P60K7 = ROOT / "examples" / "p60k7.json"
 OPP = [{"id": "opp", "life": 20}]
-# a whole combat of more than 10^20 lines (tests/test_limits.py): counting it takes hours
-DOUBLE = {
-    "step": "combat",
-    "players": OPP,
-    "attackers": [
-        {
-            "id": f"a{i}",
-            "power": 20,
-            "toughness": 10,
-            "keywords": ["trample", "double_strike"],
-            "attacking": "opp",
-            "blocked_by": ["b0", "b1", "b2", "b3"],
-        }
-        for i in range(4)
-    ],
-    "blockers": [{"id": f"b{j}", "power": 2, "toughness": 10} for j in range(4)],
-}
+DOUBLE = ENDLESS_COMBAT  # tests/boards.py: a whole combat of more than 10^20 lines
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 RNG = random.Random(13)
 

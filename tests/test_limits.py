@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from boards import ENDLESS_COMBAT
 from brute import is_legal
 
 from trample import Combat
@@ -55,24 +56,7 @@ def shared(n_att: int, n_blk: int, power: int, tough: int, **extra) -> dict:
 # are not), and four tramplers sharing four 20-toughness blockers (counting too).
 HUGE = shared(2, 1, 100_000, 50_000)
 WIDE = shared(4, 4, 30, 20)
-# 4 double strikers with trample against 4 shared blockers: a whole combat of more than 10^20 lines, whose first
-# step leads to too many distinct states to count them quickly
-DOUBLE = {
-    "step": "combat",
-    "players": OPP,
-    "attackers": [
-        {
-            "id": f"a{i}",
-            "power": 20,
-            "toughness": 10,
-            "keywords": ["trample", "double_strike"],
-            "attacking": "opp",
-            "blocked_by": ["b0", "b1", "b2", "b3"],
-        }
-        for i in range(4)
-    ],
-    "blockers": [{"id": f"b{j}", "power": 2, "toughness": 10} for j in range(4)],
-}
+DOUBLE = ENDLESS_COMBAT  # tests/boards.py: a whole combat of more than 10^20 lines
 # small enough to finish in about a second (so that ignoring the deadline fails the test, not hangs it)
 MEDIUM = shared(3, 3, 12, 5)
 
