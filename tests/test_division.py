@@ -294,20 +294,4 @@ def test_whole_combat_with_banding_on_plain_boards_matches_the_oracle(data):  # 
     assert tuple(Fraction(values[o]) for o in names) == got
 
 
-def test_games_refuse_a_division_they_do_not_model():  # 702.22k: the games do not hand it to the other player
-    from trample.arena.combat_game import CombatGame
-
-    with pytest.raises(ValueError, match=r"^blockers\[0\]: the attacking player divides L's damage \(702.22k"):
-        CombatGame(FIRST_STRIKE_BAND)
-    plain = copy.deepcopy(FIRST_STRIKE_BAND)
-    plain["attackers"][0]["keywords"] = []
-    assert CombatGame(plain).initial().player == 1  # without banding: the defending player divides L's (510.1d)
-
-
-def test_gym_env_refuses_a_division_it_does_not_model():  # 702.22j
-    pytest.importorskip("gymnasium")
-    from trample.arena.gym_env import DamageAssignmentEnv
-
-    env = DamageAssignmentEnv()
-    with pytest.raises(ValueError, match=r"^attackers\[0\]: the defending player divides a's damage \(702.22j"):
-        env.reset(options={"scenario": BANDING_BLOCKER})
+# The games used to refuse a moved division (702.22j/k); they model it now: tests/test_game_banding.py.

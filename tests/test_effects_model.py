@@ -45,6 +45,12 @@ OBJECTIVE_LISTS = [
 # -- the oracle: every objective read on the brute force's outcome -------------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def _model_errors_are_not_hidden(monkeypatch):
+    # a TypeError or OverflowError in the model sends a board to the listing (64-bit bounds); here it must fail
+    monkeypatch.setattr(effects, "USE_MODEL", "strict")
+
+
 def _lost(p: dict) -> bool:  # 704.5a, 704.5c, 704.6c
     cd = p.get("commander_damage", {})
     return p.get("life", 20) <= 0 or p.get("poison", 0) >= 10 or any(n >= 21 for n in cd.values())

@@ -205,7 +205,7 @@ def test_defending_side_matches_brute_force(scenario, first, second):
 @given(scenarios(), st.sampled_from(PAIRS))
 def test_one_term_per_solve_gives_the_same_optimum(scenario, pair):
     # PACK_LIMIT = 1: no packing, every objective and every tie-break column is its own solve, fixed in turn
-    with patch.object(optimize.search, "PACK_LIMIT", 1):  # where the packing reads it
+    with patch.object(optimize.model, "PACK_LIMIT", 1):  # where the packing reads it
         check_against_brute(scenario, list(pair))
 
 

@@ -50,13 +50,13 @@ from .. import outcome as _outcome
 from ..limits import LimitReached, deadline_of
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
-from .model import _Budget, _Lin, _ObjectiveModel, _Runner
+from .model import PACK_LIMIT, Term, _Budget, _Lin, _ObjectiveModel, _Runner, lex_optimise
 from .objectives import VALUE_LIMIT, _Definitions, _number, oriented
 from .outcomes import _other, _vector, lethal_report, step_values
 from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN, SolveResult, _assignment
 
 #: solve boards with effects on the model (False: always list, the reference path the tests compare with)
-USE_MODEL = True
+USE_MODEL: bool | str = True
 
 #: the most reply profiles kept after dominance (more: the listing answers)
 MAX_PROFILES = 64
@@ -474,10 +474,21 @@ def _separable(step: DamageStep) -> tuple[DamageStep | None, bool]:
 
 
 def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=None, tie_break=True, settings=None):
+    """:func:`.outcomes.solve_by_outcome`'s answer solved on the CP-SAT model (see :func:`_solve_by_model`); None
+    when the board needs the listing, which includes a board whose numbers pass CP-SAT's 64-bit integers (damage
+    doubled hundreds of times: ortools refuses such a bound or coefficient with a TypeError or an OverflowError;
+    the listing counts with Python's exact integers)."""
+    try:
+        return _solve_by_model(step, objs, time_limit, deterministic_time, tie_break, settings)
+    except (TypeError, OverflowError):
+        if USE_MODEL == "strict":  # tests: a TypeError of our own must not hide behind the listing
+            raise
+        return None
+
+
+def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=None, tie_break=True, settings=None):
     """:func:`.outcomes.solve_by_outcome`'s answer (the same values, the same assignment with the tie-break),
     solved on the CP-SAT model (module text); None when the board needs the listing."""
-    from .search import _lex_optimise, _Term
-
     settings = settings or {}
     start = time.perf_counter()
     try:
@@ -511,7 +522,7 @@ def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=N
 
     per = [[_objective(em, o, prof, scale) for o in objs] for prof in profiles]
     if len(profiles) == 1:  # no_choice: the other player divides it all (702.22j): the worst line
-        terms = [_Term(lin, o.maximize != no_choice, True) for o, lin in zip(objs, per[0])]
+        terms = [Term(lin, o.maximize != no_choice, True) for o, lin in zip(objs, per[0])]
     else:
         # the lexicographic minimum over the replies of the oriented values, as one exactly weighted sum
         lows, highs = [], []
@@ -525,8 +536,6 @@ def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=N
             weights.append(w)
             w *= highs[j] - lows[j] + 1
         weights.reverse()
-        from .search import PACK_LIMIT
-
         if w > PACK_LIMIT:
             return None
         sums = []
@@ -538,9 +547,9 @@ def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=N
             sums.append(lin.expr())
         v = em.m.new_int_var(0, w - 1, "worst reply")
         em.m.add_min_equality(v, sums)
-        terms = [_Term(_Lin.of(v, 0, w - 1), not no_choice, True)]
+        terms = [Term(_Lin.of(v, 0, w - 1), not no_choice, True)]
     if tie_break:  # the smallest vector over the plan's columns (the listing's tie-break)
-        terms += [_Term(em._x(k), False, False) for k in range(len(em.cols))]
+        terms += [Term(em._x(k), False, False) for k in range(len(em.cols))]
 
     runner = _Runner(
         em.om, budget, settings.get("workers", 1), settings.get("presolve", False), False, settings.get("params")
@@ -564,7 +573,7 @@ def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=N
             else:
                 reachable[player.id] = runner.value(every) == 1
         em.m.clear_objective()
-    status, proven = _lex_optimise(runner, terms)
+    status, proven = lex_optimise(runner, terms)
     if runner.vec is None:
         st = STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN
         return SolveResult(st, None, {}, None, elapsed(), runner.solves)

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..rules import DamagePlan
@@ -321,3 +321,74 @@ class _Runner:
         """The value of ``lin`` in the solution kept by the last :meth:`run` that found one (exact integers)."""
         sol = self._solution
         return lin.const + sum(c * sol[i] for i, (_, c, _, _) in lin.terms.items())
+
+
+PACK_LIMIT = 1 << 50  # largest product of term ranges packed into one weighted objective
+
+
+@dataclass
+class Term:
+    """One term of a lexicographic objective: a linear expression, its direction, and whether it is an objective
+    (not a tie-break column)."""
+
+    lin: _Lin
+    maximize: bool
+    is_objective: bool
+
+    def range(self) -> int:
+        lo, hi = self.lin.bounds()
+        return hi - lo
+
+
+def _pack(terms: Sequence[Term], limit: int | None = None) -> list[list[Term]]:
+    """Consecutive terms grouped so that the product of (range + 1) in each group stays <= limit."""
+    limit = PACK_LIMIT if limit is None else limit
+    groups: list[list[Term]] = []
+    prod = limit + 1
+    for t in terms:
+        size = t.range() + 1
+        if groups and prod * size <= limit:
+            groups[-1].append(t)
+            prod *= size
+        else:
+            groups.append([t])
+            prod = size
+    return groups
+
+
+def _weighted(group: Sequence[Term]) -> _Lin:
+    """One objective to *minimise* whose optimum is the lexicographic optimum of the group (exact weights)."""
+    out = _Lin()
+    w = 1
+    for t in reversed(group):
+        out.add(t.lin, -w if t.maximize else w)
+        w *= t.range() + 1
+    return out
+
+
+def lex_optimise(runner: _Runner, terms: Sequence[Term]) -> tuple[str, bool]:
+    """Optimise the terms lexicographically; returns (status of the last solve, every objective term proven)."""
+    m = runner.om.m
+    status = STATUS_UNKNOWN if runner.vec is None else STATUS_OPTIMAL
+    groups = _pack(terms)
+    for n, group in enumerate(groups):
+        if all(not t.lin.terms for t in group):
+            continue  # constants: nothing to choose
+        m.minimize(_weighted(group).expr())
+        status = runner.run()
+        if status == STATUS_INFEASIBLE:
+            return status, False
+        if status != STATUS_OPTIMAL:  # a limit: the objectives are proven only if none was left to optimise
+            m.clear_objective()
+            return status, not any(t.is_objective and t.lin.terms for g in groups[n:] for t in g)
+        for t in group:
+            if t.lin.terms:
+                m.add(t.lin.expr() == runner.value(t.lin))
+    m.clear_objective()
+    proven = True
+    if runner.vec is None:  # every term was a constant: any legal assignment will do, and is optimal
+        status = runner.run()
+        if status == STATUS_FEASIBLE:  # a solution of a model without objective: nothing left to prove
+            status = STATUS_OPTIMAL
+        proven = status == STATUS_OPTIMAL
+    return status, proven

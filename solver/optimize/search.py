@@ -4,8 +4,7 @@ and :func:`all_optimal` (every optimal assignment, streamed)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 
 from ..limits import LimitReached, deadline_of
@@ -14,7 +13,7 @@ from ..outcome import has_effects
 from ..rules import DamagePlan, division_moved
 from . import effects
 from .linear import DirectOptimum, direct_optimum
-from .model import _Budget, _Lin, _ObjectiveModel, _Runner
+from .model import Term, _Budget, _Lin, _ObjectiveModel, _Runner, lex_optimise
 from .objectives import Objective, _combat_of, _Definitions, _number, parse_objectives
 from .outcomes import all_optimal_by_outcome, solve_by_outcome
 from .results import (
@@ -26,73 +25,6 @@ from .results import (
     _assignment,
     _lethal_report,
 )
-
-PACK_LIMIT = 1 << 50  # largest product of term ranges packed into one weighted objective
-
-
-@dataclass
-class _Term:
-    lin: _Lin
-    maximize: bool
-    is_objective: bool
-
-    def range(self) -> int:
-        lo, hi = self.lin.bounds()
-        return hi - lo
-
-
-def _pack(terms: Sequence[_Term], limit: int | None = None) -> list[list[_Term]]:
-    """Consecutive terms grouped so that the product of (range + 1) in each group stays <= limit."""
-    limit = PACK_LIMIT if limit is None else limit
-    groups: list[list[_Term]] = []
-    prod = limit + 1
-    for t in terms:
-        size = t.range() + 1
-        if groups and prod * size <= limit:
-            groups[-1].append(t)
-            prod *= size
-        else:
-            groups.append([t])
-            prod = size
-    return groups
-
-
-def _weighted(group: Sequence[_Term]) -> _Lin:
-    """One objective to *minimise* whose optimum is the lexicographic optimum of the group (exact weights)."""
-    out = _Lin()
-    w = 1
-    for t in reversed(group):
-        out.add(t.lin, -w if t.maximize else w)
-        w *= t.range() + 1
-    return out
-
-
-def _lex_optimise(runner: _Runner, terms: Sequence[_Term]) -> tuple[str, bool]:
-    """Optimise the terms lexicographically; returns (status of the last solve, every objective term proven)."""
-    m = runner.om.m
-    status = STATUS_UNKNOWN if runner.vec is None else STATUS_OPTIMAL
-    groups = _pack(terms)
-    for n, group in enumerate(groups):
-        if all(not t.lin.terms for t in group):
-            continue  # constants: nothing to choose
-        m.minimize(_weighted(group).expr())
-        status = runner.run()
-        if status == STATUS_INFEASIBLE:
-            return status, False
-        if status != STATUS_OPTIMAL:  # a limit: the objectives are proven only if none was left to optimise
-            m.clear_objective()
-            return status, not any(t.is_objective and t.lin.terms for g in groups[n:] for t in g)
-        for t in group:
-            if t.lin.terms:
-                m.add(t.lin.expr() == runner.value(t.lin))
-    m.clear_objective()
-    proven = True
-    if runner.vec is None:  # every term was a constant: any legal assignment will do, and is optimal
-        status = runner.run()
-        if status == STATUS_FEASIBLE:  # a solution of a model without objective: nothing left to prove
-            status = STATUS_OPTIMAL
-        proven = status == STATUS_OPTIMAL
-    return status, proven
 
 
 def _forced(plan: DamagePlan) -> list[int] | None:
@@ -192,10 +124,10 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
             probes_proven &= st == STATUS_OPTIMAL
         om.m.clear_objective()
 
-    terms = [_Term(lin, o.maximize, True) for o, lin in zip(objs, lins)]
+    terms = [Term(lin, o.maximize, True) for o, lin in zip(objs, lins)]
     if tie_break:
         terms += _tie_break_terms(om)
-    status, proven = _lex_optimise(runner, terms)
+    status, proven = lex_optimise(runner, terms)
     if runner.vec is None:
         st = STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN
         return SolveResult(st, None, {}, None, elapsed(), runner.solves), None
@@ -247,14 +179,14 @@ def _small_direct(combat, objs, time_limit) -> SolveResult | None:
     return SolveResult(STATUS_OPTIMAL, combat._layout.assignment(first), found.objectives, lethal, elapsed, 0)
 
 
-def _tie_break_terms(om: _ObjectiveModel) -> list[_Term]:
+def _tie_break_terms(om: _ObjectiveModel) -> list[Term]:
     """Minimise each column in plan order, except each source's last (fixed by 510.1a)."""
     out = []
     plan = om.plan
     for k, (i, r) in enumerate(om.cols):
         if r == plan.sources[i].all_routes[-1].recipient:
             continue
-        out.append(_Term(_Lin.of(om.built.x[k], 0, om.hi[k]), False, False))
+        out.append(Term(_Lin.of(om.built.x[k], 0, om.hi[k]), False, False))
     return out
 
 
