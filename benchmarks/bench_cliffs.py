@@ -669,20 +669,25 @@ def graph_shapes():
     return cases
 
 
+def _child_line(code: str) -> dict | None:
+    """Run ``code`` in a fresh Python under the CPU cap; its last output line as JSON, or None (killed, no answer)."""
+    proc = subprocess.Popen(
+        [PY, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=_cpu_limit(CAP)
+    )
+    try:
+        stdout, _ = proc.communicate(code, timeout=WALL * (CAP + 5))
+        return json.loads(stdout.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError):
+        proc.kill()
+        proc.communicate()
+        return None
+
+
 def counting_graphs():
     print("\n4b. counting on any sharing graph (CPU and peak RSS of a fresh process's count; <= 100 ms, < 200 MB)")
     for name, sc in graph_shapes():
         code = GRAPH_CHILD.format(root=str(ROOT), sc=sc)
-        proc = subprocess.Popen(
-            [PY, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=_cpu_limit(CAP)
-        )
-        try:
-            stdout, _ = proc.communicate(code, timeout=WALL * (CAP + 5))
-            line = json.loads(stdout.strip().splitlines()[-1])
-        except (subprocess.TimeoutExpired, ValueError, IndexError):
-            proc.kill()
-            proc.communicate()
-            line = None
+        line = _child_line(code)
         t = None if line is None or line["cpu"] > CAP else line["cpu"]
         rss = None if line is None else line["rss"]
         note = "" if line is None else f"peak RSS {rss:.0f} MB (target < 200 MB), {line['digits']}-digit count"
@@ -710,16 +715,7 @@ def ranking_graphs():
     print("\n4c. unrank on the same boards (CPU of a fresh process's first unrank, programme built; <= 100 ms)")
     for name, sc in graph_shapes():
         code = RANK_CHILD.format(root=str(ROOT), sc=sc)
-        proc = subprocess.Popen(
-            [PY, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=_cpu_limit(CAP)
-        )
-        try:
-            stdout, _ = proc.communicate(code, timeout=WALL * (CAP + 5))
-            line = json.loads(stdout.strip().splitlines()[-1])
-        except (subprocess.TimeoutExpired, ValueError, IndexError):
-            proc.kill()
-            proc.communicate()
-            line = None
+        line = _child_line(code)
         t = None if line is None or line["cpu"] > CAP else line["cpu"]
         note = "" if line is None else f"then rank {line['warm'] * 1000:.1f} ms"
         if "unblocked" in name:

@@ -48,6 +48,27 @@ UNSAT = -2  # its total is final and short: no gate naming it may be used
 CHECK_EVERY = 1 << 12  # operations between two looks at the clock
 
 
+def _route_states(start: Sequence[int], shift: int, parts: int, options, D: int, budget=None) -> dict[tuple, int]:
+    """One source's routes to shared recipients, taken in turn: ``{(state, shift, parts): ways}`` after them.
+    ``options`` lists (scope position, [(value, shift, parts)]) per route; a total shift over ``D`` is dropped.
+    The source's step of the counting programme and of the rank programme (engines/ordered.py) alike."""
+    partial: dict[tuple, int] = {(tuple(start), shift, parts): 1}
+    for pos, opts in options:
+        nxt: dict[tuple, int] = {}
+        if budget is not None:
+            budget.spend(len(partial) * len(opts))
+        for (state, sh, pa), w in partial.items():
+            for val, s2, p2 in opts:
+                t = sh + s2
+                if t > D:
+                    continue
+                st = state[:pos] + (val,) + state[pos + 1 :]
+                key = (st, t, pa + p2)
+                nxt[key] = nxt.get(key, 0) + w
+        partial = nxt
+    return partial
+
+
 class _Budget:
     """Operations done, the clock read every CHECK_EVERY of them, and an optional bound (then :class:`_Over`)."""
 
@@ -167,19 +188,7 @@ def _way_table(g: _Graph, src: SourcePlan, scope: tuple[str, ...], budget: _Budg
             opts = [((v << 1) | flag, v, 0) for v in range(lb, min(low, D + 1))]
             opts.append((SAT, max(low, lb), 1))
             options.append((at[x], opts))
-        partial: dict[tuple, int] = {(start, shift, parts): 1}
-        for pos, opts in options:
-            nxt: dict[tuple, int] = {}
-            budget.spend(len(partial) * len(opts))
-            for (state, sh, pa), w in partial.items():
-                for val, s2, p2 in opts:
-                    t = sh + s2
-                    if t > D:
-                        continue
-                    st = state[:pos] + (val,) + state[pos + 1 :]
-                    key = (st, t, pa + p2)
-                    nxt[key] = nxt.get(key, 0) + w
-            partial = nxt
+        partial = _route_states(start, shift, parts, options, D, budget)
         for (state, sh, pa), w in partial.items():
             c = w * _compositions(D - sh, pa)
             if c:

@@ -46,6 +46,7 @@ from .elimination import (
     _gate_names,
     _Graph,
     _largest,
+    _route_states,
     _sum_table,
     _way_table,
 )
@@ -377,18 +378,7 @@ class _Walk:
             options.append((self.at[x], opts))
         if shift > D:
             return 0
-        partial: dict[tuple, int] = {(tuple(start), shift, parts): 1}
-        for k, opts in options:
-            nxt: dict[tuple, int] = {}
-            for (state, sh, pa), w in partial.items():
-                for val, s2, p2 in opts:
-                    tsum = sh + s2
-                    if tsum > D:
-                        continue
-                    st = state[:k] + (val,) + state[k + 1 :]
-                    key = (st, tsum, pa + p2)
-                    nxt[key] = nxt.get(key, 0) + w
-            partial = nxt
+        partial = _route_states(start, shift, parts, options, D)
         total = 0
         for (state, sh, pa), w in partial.items():
             weight = self.W.get(state, 0)
