@@ -21,6 +21,11 @@ PLAYER = (
 )
 
 
+# a loaded machine (CI runs the suite on every core) can take seconds to start the external player or answer: the
+# results must not depend on it, so its limits are far beyond any wait
+SLACK = {"timeout": 300, "startup_timeout": 300}
+
+
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     path = tmp_path_factory.mktemp("arena") / "lazy.py"
@@ -34,7 +39,7 @@ def setup(tmp_path_factory):
         f"lazy=cmd:{shlex.quote(sys.executable)} {shlex.quote(str(path))}",
     ]
     items = generate("mixed", 24, seed=8) + load_suite("known-mistakes")[:6]
-    inline = run_arena(items, players=players, seed=5, chunk_size=10)
+    inline = run_arena(items, players=players, seed=5, chunk_size=10, **SLACK)
     return items, players, inline
 
 
@@ -48,7 +53,7 @@ def test_inline_results_are_reproducible(setup):
     assert [b["index"] for b in inline["boards"]] == list(range(30))
     lazy = next(r for r in inline["leaderboard"] if r["player"] == "lazy")
     assert lazy["illegal_rules"] == {"510.1a": lazy["illegal"]} and lazy["illegal"] > 20
-    again = run_arena(items, players=players, seed=5, chunk_size=30)
+    again = run_arena(items, players=players, seed=5, chunk_size=30, **SLACK)
     assert strip_timing(again)["boards"] == strip_timing(inline)["boards"]
     other_seed = run_arena(items, players=["random"], seed=6, chunk_size=30)
     assert [b["decisions"][0]["assignment"] for b in other_seed["boards"]] != [
@@ -59,7 +64,7 @@ def test_inline_results_are_reproducible(setup):
 @pytest.mark.slow
 def test_process_pool_gives_the_same_results(setup):
     items, players, inline = setup
-    pooled = run_arena(items, players=players, seed=5, chunk_size=10, workers=2)
+    pooled = run_arena(items, players=players, seed=5, chunk_size=10, workers=2, **SLACK)
     assert strip_timing(pooled) == strip_timing(inline)
 
 
@@ -83,6 +88,7 @@ def test_dask_local_cluster_gives_the_same_results(setup):
             seed=5,
             chunk_size=10,
             backend="dask",
+            **SLACK,
             scheduler=cluster.scheduler_address,
             progress=lambda d, t: seen.append((d, t)),
         )

@@ -249,6 +249,7 @@ def _user_agents_run(tmp_path, **options):
     program.write_text(EXTERNAL_FIRST_LEGAL)
     players = [*USER_PLAYERS, f"ext=cmd:{sys.executable} {program}"]
     items = generate("first-strike", 6, seed=3)
+    options = {"timeout": 300, "startup_timeout": 300, **options}  # a loaded machine must not time the program out
     return items, run_whole_arena(items, players, "max-damage,max-value", seed=2, **options)
 
 
