@@ -26,7 +26,7 @@ import brute_combat  # noqa: E402
 
 from benchmarks.boards import OPP, chained, ladder  # noqa: E402
 from trample import Combat  # noqa: E402
-from trample.sba import after_step  # noqa: E402
+from trample.outcome import after_step  # noqa: E402
 from trample.whole import WholeCombat  # noqa: E402
 
 QUICK = bool(os.environ.get("QUICK"))

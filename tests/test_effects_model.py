@@ -4,7 +4,7 @@ lifelink, 702.90b/c infect, 702.80b wither, 702.164c toxic, 704.5c poison, 704.6
 800.4a), and the other player's reply decomposed (510.1, 510.2).
 
 Checked three ways on generated boards with every effect: against the listing the model replaces (the reference
-path, :func:`trample.optimize.outcomes.solve_by_outcome`: same status, values, assignment with the tie-break,
+path, :func:`trample.optimize.listing.solve_by_outcome`: same status, values, assignment with the tie-break,
 lethal report and reply), against the brute force written from the rules (tests/brute.py and
 tests/brute_combat.py: the optimum of the step played by both players), and the returned line read again by the
 brute force (its values are the ones reported)."""
@@ -24,7 +24,7 @@ from test_outcomes import effect_boards, near_death
 
 from trample import Combat
 from trample.optimize import effects, parse_objectives
-from trample.optimize.outcomes import solve_by_outcome
+from trample.optimize.listing import solve_by_outcome
 from trample.rules import division_moved
 from trample.step import DamageStep
 

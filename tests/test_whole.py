@@ -21,8 +21,7 @@ from trample import Combat, open_combat
 from trample.engines import get_engine
 from trample.engines.effects import effect_counts
 from trample.models import FormatError, load_scenario
-from trample.outcome import regular_step_caps
-from trample.sba import after_step, first_strike_step_happens
+from trample.outcome import after_step, first_strike_step_happens, regular_step_caps
 from trample.whole import CombatLine, WholeCombat, load_line
 
 ROOT = Path(__file__).resolve().parents[1]

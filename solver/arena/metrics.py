@@ -91,7 +91,7 @@ def judge(
     }
     if failure is None:
         try:
-            assignment = load_assignment(_plain(output), scenario)
+            assignment = load_assignment(plain_output(output), scenario)
         except FormatError as err:
             failure = ("bad-output", f"not an assignment: {err}")
         except (TypeError, ValueError, AttributeError) as err:
@@ -136,7 +136,7 @@ def judge(
     return rec
 
 
-def _plain(output):
+def plain_output(output):
     """A player's output as plain JSON data (an Assignment, a Mapping, or a decoded JSON object)."""
     if isinstance(output, Assignment):
         return output.to_json()

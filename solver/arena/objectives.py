@@ -17,7 +17,7 @@ from typing import Any
 from ..models import Assignment, FormatError, Scenario, load_assignment
 from ..optimize import losers_of, score
 from ..optimize import parse_objectives as parse
-from ..optimize.outcomes import step_values
+from ..optimize.listing import step_values
 from ..outcome import has_effects
 from ..rules import division_moved
 

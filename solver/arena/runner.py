@@ -348,9 +348,9 @@ def _run_inline(payloads, progress, total, parts):
     spare = children_now()
     combat = first.get("game") == "combat"
     if combat:
-        from .whole_arena import _build, close_players, play_board
+        from .whole_arena import build_players, close_players, play_board
 
-        built = _build(first["players"], first)
+        built = build_players(first["players"], first)
         players = [p for *_, p in built if p is not None]
     else:
         players = [_make(p, first) for p in first["players"]]

@@ -82,7 +82,7 @@ def player_names(specs: Sequence) -> list[str]:
     return names
 
 
-def _build(specs: Sequence, payload: dict) -> list:
+def build_players(specs: Sequence, payload: dict) -> list:
     """(name, kind, simulations, Player or None) of each spec; one-step players are built (external programs
     configured by the payload's timeouts)."""
     out = []
@@ -113,7 +113,7 @@ def close_players(built) -> None:
 def evaluate_combat_chunk(payload: dict, built=None) -> list[dict]:
     """Play every board of one chunk (``payload`` as :func:`trample.arena.runner.evaluate_chunk`'s, with
     ``"game": "combat"``); the players are built here (and closed) unless ``built`` is given."""
-    players = built if built is not None else _build(payload["players"], payload)
+    players = built if built is not None else build_players(payload["players"], payload)
     try:
         return [play_board(i, item, players, payload["objective"], payload["seed"]) for i, item in payload["items"]]
     finally:
@@ -125,7 +125,7 @@ def _play_steps(game, player: Player, seed: int):
     """A one-step player as the attacker of a whole combat (the defender: its best reply). Returns the final
     position, or ``(rule, message, assignment)`` of the step where it failed."""
     from .combat_game import ATTACKER
-    from .metrics import _plain
+    from .metrics import plain_output
 
     pos = game.initial()
     step_no = 0
@@ -143,7 +143,7 @@ def _play_steps(game, player: Player, seed: int):
             return ("error", f"{step} step: {type(err).__name__}: {err}", None)
         step_no += 1
         try:
-            assignment = load_assignment(_plain(output), board)
+            assignment = load_assignment(plain_output(output), board)
         except (FormatError, TypeError, ValueError, AttributeError) as err:
             return ("bad-output", f"{step} step: not an assignment: {err}", None)
         verdict = check(derive(board, "attacking"), assignment)
@@ -218,9 +218,9 @@ def play_board(index: int, item: dict, players, objective: str, seed: int) -> di
         line = final.line()
         if not whole.check(line).legal:  # never score an illegal line: the encoding promises legality
             raise RuntimeError(f"board {index}: {name} produced an illegal line")
-        values = {k: _plain(v) for k, v in final.values().items()}
+        values = {k: plain_output(v) for k, v in final.values().items()}
         achieved = game.utility(final.values())
-        regret = _plain(minimax - achieved)
+        regret = plain_output(minimax - achieved)
         decisions.append(
             {
                 "player": name,
@@ -248,7 +248,11 @@ def play_board(index: int, item: dict, players, objective: str, seed: int) -> di
             "power": sum(max(0, a.power) for a in scenario.attackers),
             "first_strike_step": game.has_first_strike_step,
         },
-        "reference": {"values": {game.primary.name: _plain(minimax)}, "lethal_exists": False, "status": "minimax"},
+        "reference": {
+            "values": {game.primary.name: plain_output(minimax)},
+            "lethal_exists": False,
+            "status": "minimax",
+        },
         "decisions": decisions,
     }
     for key in ("rule", "level"):
@@ -257,7 +261,7 @@ def play_board(index: int, item: dict, players, objective: str, seed: int) -> di
     return board
 
 
-def _plain(v):
+def plain_output(v):
     f = float(v)
     return int(f) if f.is_integer() else round(f, 6)
 
@@ -289,18 +293,18 @@ def rescore(results: dict, path: str = "results") -> dict:
                 rec.update(legal=False, rules=rules, values=None, regret=None, primary_regret=None, optimal=False)
             else:
                 values = game.values(d["assignment"])
-                regret = _plain(minimax - game.utility(values))
+                regret = plain_output(minimax - game.utility(values))
                 rec.update(
                     legal=True,
                     rules=[],
-                    values={n: _plain(v) for n, v in values.items()},
+                    values={n: plain_output(v) for n, v in values.items()},
                     regret={game.primary.name: regret},
                     primary_regret=regret,
                     optimal=regret == 0,
                 )
             decisions.append(rec)
         boards.append(
-            {**board, "reference": {**board.get("reference", {}), "values": {game.primary.name: _plain(minimax)}},
+            {**board, "reference": {**board.get("reference", {}), "values": {game.primary.name: plain_output(minimax)}},
              "decisions": decisions}
         )  # fmt: skip
     out = {

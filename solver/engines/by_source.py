@@ -44,7 +44,9 @@ WORK_LIMIT = 400_000  # frontier states x moves (plus the moves' enumeration) be
 ENTRY_LIMIT = 200_000  # distinct per-source situations worked out, beyond which count_by_source gives up
 
 
-def _compositions(total: int, parts: int) -> int:
+def compositions(total: int, parts: int) -> int:
+    """Ways to write ``total`` as an ordered sum of ``parts`` non-negative integers (stars and bars; 0 for a
+    negative total). The one copy, read by every counting engine."""
     if parts == 0:
         return 1 if total == 0 else 0
     return comb(total + parts - 1, parts - 1) if total >= 0 else 0
@@ -244,7 +246,7 @@ def _moves(D, dt, own, free, gates, entry, needs, stays, closing):
             partial = nxt_partial
         for (upd, shift, parts), w in partial.items():
             if w:
-                c = w * _compositions(D - shift, parts)
+                c = w * compositions(D - shift, parts)
                 if c:
                     result[upd] = result.get(upd, 0) + c
     return [(upd, c) for upd, c in result.items() if c], ops
@@ -350,7 +352,7 @@ def _by_blocker(sources, need, deadline: Deadline, work_limit: int) -> int | Non
         if s in last:
             live.append(s)
         else:  # no shared blocker: its own closed form
-            total *= _compositions(D, free + len(gates))
+            total *= compositions(D, free + len(gates))
     states: dict[tuple, int] = {(tuple(0 for _ in live), ()): 1}
     open_classes: list[int] = []
     spreads: dict = {}
@@ -442,7 +444,7 @@ def _by_blocker(sources, need, deadline: Deadline, work_limit: int) -> int | Non
                     f = memo.get(code)
                     if f is None:
                         parts = (code >> M_BITS & M_MASK) + free + len(gates) - bin(code >> DIS_SHIFT).count("1")
-                        f = memo[code] = _compositions(D - (code & M_MASK), parts)
+                        f = memo[code] = compositions(D - (code & M_MASK), parts)
                     w *= f
                     if not w:
                         break

@@ -64,6 +64,7 @@ from ..limits import NEVER, Deadline, LimitReached
 from ..models import FormatError
 from ..rules import DamagePlan, Gate, Route
 from . import BLOCKS, EFFECTS, PROGRAMME
+from .by_source import compositions
 from .effects import effect_counts, listed_effects
 from .elimination import count_component
 from .ordered import SourceProgramme, TooWide
@@ -676,13 +677,6 @@ def dtype_for(max_amount: int):
 
 def _c(n: int, k: int) -> int:
     return comb(n, k) if n >= 0 and 0 <= k <= n else 0
-
-
-def compositions(total: int, parts: int) -> int:
-    """Ways to write ``total`` as an ordered sum of ``parts`` non-negative integers (stars and bars)."""
-    if parts == 0:
-        return 1 if total == 0 else 0
-    return _c(total + parts - 1, parts - 1) if total >= 0 else 0
 
 
 def _gate(route: Route) -> Gate:

@@ -34,21 +34,21 @@ operations.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import comb, prod
+from math import prod
 from typing import Any
 
 import numpy as np
 
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan, SourcePlan
-from .by_source import count_shared
+from .by_source import compositions, count_shared
 
 SAT = -1  # no constraint left: the need is met, or nothing will ask about it any more
 UNSAT = -2  # its total is final and short: no gate naming it may be used
 CHECK_EVERY = 1 << 12  # operations between two looks at the clock
 
 
-def _route_states(start: Sequence[int], shift: int, parts: int, options, D: int, budget=None) -> dict[tuple, int]:
+def route_states(start: Sequence[int], shift: int, parts: int, options, D: int, budget=None) -> dict[tuple, int]:
     """One source's routes to shared recipients, taken in turn: ``{(state, shift, parts): ways}`` after them.
     ``options`` lists (scope position, [(value, shift, parts)]) per route; a total shift over ``D`` is dropped.
     The source's step of the counting programme and of the rank programme (engines/ordered.py) alike."""
@@ -69,7 +69,7 @@ def _route_states(start: Sequence[int], shift: int, parts: int, options, D: int,
     return partial
 
 
-class _Budget:
+class Budget:
     """Operations done, the clock read every CHECK_EVERY of them, and an optional bound (then :class:`_Over`)."""
 
     __slots__ = ("deadline", "limit", "ops", "next_check")
@@ -90,14 +90,6 @@ class _Over(Exception):
     """The work bound was passed (count_by_factors then returns None)."""
 
 
-def _compositions(total: int, parts: int) -> int:
-    if total < 0:
-        return 0
-    if parts == 0:
-        return 1 if total == 0 else 0
-    return comb(total + parts - 1, parts - 1)
-
-
 def ways_of(plan: DamagePlan, i: int) -> list[tuple[int, SourcePlan]]:
     """The signed ways of source ``i`` whose tables add up to its table: itself, or for a source that may assign as
     though it weren't blocked, the per-source terms of :meth:`DamagePlan.variants` (normal + unblocked - common)."""
@@ -106,7 +98,7 @@ def ways_of(plan: DamagePlan, i: int) -> list[tuple[int, SourcePlan]]:
     return [(sign, v.sources[i]) for sign, v in plan.variants((i,))]
 
 
-class _Graph:
+class Graph:
     """The resources of a component, their needs, contributors and askers (over every way of every source)."""
 
     def __init__(self, plan: DamagePlan, component: Sequence[int]):
@@ -129,32 +121,32 @@ class _Graph:
                 for r in src.routes:
                     if r.recipient in need:
                         self.contributors[r.recipient].add(i)
-                    for x in _gate_names(r, need):
+                    for x in gate_names(r, need):
                         self.askers[x].add(i)
         self.touchers = {x: self.contributors[x] | self.askers[x] for x in need}
 
 
-def _gate_names(route, need) -> tuple[str, ...]:
+def gate_names(route, need) -> tuple[str, ...]:
     if route.gate is None:
         return ()
     return tuple(sorted({x for x in (*route.gate.lethal, *route.gate.loyalty) if x in need}))
 
 
-def _source_table(g: _Graph, i: int, scope: tuple[str, ...], budget: _Budget) -> dict[tuple, int]:
+def _source_table(g: Graph, i: int, scope: tuple[str, ...], budget: Budget) -> dict[tuple, int]:
     """Source ``i``'s table over ``scope`` (the resources it shares): the signed sum of its ways' tables."""
     table: dict[tuple, int] = {}
     for sign, src in g.ways[i]:
-        for key, w in _way_table(g, src, scope, budget).items():
+        for key, w in way_table(g, src, scope, budget).items():
             table[key] = table.get(key, 0) + sign * w
     return {k: w for k, w in table.items() if w}
 
 
-def _way_table(g: _Graph, src: SourcePlan, scope: tuple[str, ...], budget: _Budget) -> dict[tuple, int]:
+def way_table(g: Graph, src: SourcePlan, scope: tuple[str, ...], budget: Budget) -> dict[tuple, int]:
     """The splits of one way of a source, by the states of the shared resources they lead to."""
     need, plan = g.need, g.plan
     at = {x: k for k, x in enumerate(scope)}
     D = src.damage
-    gated = [r for r in src.routes if _gate_names(r, need)]
+    gated = [r for r in src.routes if gate_names(r, need)]
     out: dict[tuple, int] = {}
     for mask in range(1 << len(gated)):
         budget.spend(1)
@@ -162,7 +154,7 @@ def _way_table(g: _Graph, src: SourcePlan, scope: tuple[str, ...], budget: _Budg
         asked: set[str] = set()
         for r in gated:
             if r.recipient in positive:
-                asked.update(_gate_names(r, need))
+                asked.update(gate_names(r, need))
         # a private resource that must end lethal / loyal but that this way does not feed: no split
         fed = {r.recipient for r in src.routes if r.recipient in need and (r.recipient in positive or r not in gated)}
         if any(x not in at and x not in fed for x in asked):
@@ -172,7 +164,7 @@ def _way_table(g: _Graph, src: SourcePlan, scope: tuple[str, ...], budget: _Budg
         options: list[tuple[int, list[tuple[int, int, int]]]] = []  # (scope position, [(state, shift, parts)])
         for r in src.routes:
             x = r.recipient
-            is_gated = bool(_gate_names(r, need))
+            is_gated = bool(gate_names(r, need))
             if is_gated and x not in positive:
                 continue  # exactly 0
             lb = 1 if is_gated else 0
@@ -188,9 +180,9 @@ def _way_table(g: _Graph, src: SourcePlan, scope: tuple[str, ...], budget: _Budg
             opts = [((v << 1) | flag, v, 0) for v in range(lb, min(low, D + 1))]
             opts.append((SAT, max(low, lb), 1))
             options.append((at[x], opts))
-        partial = _route_states(start, shift, parts, options, D, budget)
+        partial = route_states(start, shift, parts, options, D, budget)
         for (state, sh, pa), w in partial.items():
-            c = w * _compositions(D - sh, pa)
+            c = w * compositions(D - sh, pa)
             if c:
                 out[state] = out.get(state, 0) + c
     return out
@@ -229,7 +221,7 @@ def _weights(values: list[int]) -> np.ndarray:
     return out
 
 
-def _largest(w: np.ndarray) -> int:
+def largest_weight(w: np.ndarray) -> int:
     if not len(w):
         return 0
     if w.dtype == object:
@@ -237,7 +229,7 @@ def _largest(w: np.ndarray) -> int:
     return int(np.abs(w).max())
 
 
-def _domain(g: _Graph, x: str, members: frozenset[int]) -> int:
+def domain_size(g: Graph, x: str, members: frozenset[int]) -> int:
     """How many states resource ``x`` can have in a table holding ``members`` (0: it has left the table)."""
     all_c = g.contributors[x] <= members
     all_a = g.askers[x] <= members
@@ -250,7 +242,7 @@ def _domain(g: _Graph, x: str, members: frozenset[int]) -> int:
     return 2 * g.need[x] + 1
 
 
-def _settle(g: _Graph, x: str, members: frozenset[int], s: int) -> int:
+def _settle(g: Graph, x: str, members: frozenset[int], s: int) -> int:
     """State ``s`` of ``x`` normalised in a table holding ``members``: when the table holds every contributor, the
     total is final (SAT or UNSAT; a flag on a short total: DEAD); when it holds every asker and no flag is set,
     nothing will ask (SAT); when it holds both, the resource leaves (DROP, or DEAD for a flag on a short total)."""
@@ -279,7 +271,7 @@ def _add(a: int, b: int, n: int) -> int:
     return SAT if c >= n else (c << 1) | ((a | b) & 1)
 
 
-def _sum_table(g: _Graph, x: str, members: frozenset[int], ua: np.ndarray, ub: np.ndarray) -> np.ndarray:
+def sum_table(g: Graph, x: str, members: frozenset[int], ua: np.ndarray, ub: np.ndarray) -> np.ndarray:
     """:func:`_add` then :func:`_settle` for every pair of the states ``ua`` (of one table) and ``ub`` (of the
     other) of ``x``, as a matrix (numpy: a blocker that needs 5 000 has 10 000 states)."""
     n = g.need[x]
@@ -350,7 +342,7 @@ def _uncodes(code: np.ndarray, radix: list[int]) -> np.ndarray:
     return keys - 2
 
 
-def _join(g: _Graph, A: _Table, B: _Table, budget: _Budget) -> _Table:
+def _join(g: Graph, A: _Table, B: _Table, budget: Budget) -> _Table:
     """The table of A's and B's members together (the states of their shared resources added and settled).
 
     Every pair of entries is combined at once by broadcasting (in slices of A's rows): the result's key is a
@@ -361,7 +353,7 @@ def _join(g: _Graph, A: _Table, B: _Table, budget: _Budget) -> _Table:
     shared = [x for x in A.scope if x in b_at]
     a_only = [k for k, x in enumerate(A.scope) if x not in b_at]
     b_only = [k for k, x in enumerate(B.scope) if x not in set(shared)]
-    keep = [x for x in shared if _domain(g, x, members)]
+    keep = [x for x in shared if domain_size(g, x, members)]
     scope = tuple([A.scope[k] for k in a_only] + [B.scope[k] for k in b_only] + keep)
     radix = [2 * g.need[x] + 2 for x in scope]
     if float(np.prod(np.array(radix, dtype=float))) >= 2.0**60:  # pragma: no cover - frontiers far past any bound
@@ -384,11 +376,13 @@ def _join(g: _Graph, A: _Table, B: _Table, budget: _Budget) -> _Table:
     for x in shared:
         ua, xa = np.unique(A.keys[:, A.scope.index(x)], return_inverse=True)
         ub, xb = np.unique(B.keys[:, b_at[x]], return_inverse=True)
-        t = _sum_table(g, x, members, ua, ub)
+        t = sum_table(g, x, members, ua, ub)
         t = np.where(t == DEAD, dead, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
         combos.append((t, xa.reshape(-1), xb.reshape(-1)))
     na, nb = len(A.w), len(B.w)
-    big = A.w.dtype == object or B.w.dtype == object or _largest(A.w) * _largest(B.w) * na * nb >= INT64_SAFE
+    big = (
+        A.w.dtype == object or B.w.dtype == object or largest_weight(A.w) * largest_weight(B.w) * na * nb >= INT64_SAFE
+    )
     wa = A.w.astype(object) if big else A.w
     wb = B.w.astype(object) if big else B.w
     dense = size <= (1 << 22)
@@ -439,9 +433,9 @@ def _join(g: _Graph, A: _Table, B: _Table, budget: _Budget) -> _Table:
     return _Table(members, scope, _uncodes(code, radix), w)
 
 
-def _estimate(g: _Graph, A: _Table, B: _Table) -> int:
+def _estimate(g: Graph, A: _Table, B: _Table) -> int:
     members = A.members | B.members
-    sizes = [_domain(g, x, members) for x in set(A.scope) | set(B.scope)]
+    sizes = [domain_size(g, x, members) for x in set(A.scope) | set(B.scope)]
     return min(len(A.w) * len(B.w), prod(s for s in sizes if s))
 
 
@@ -456,14 +450,14 @@ def count_by_factors(
     one table per source in a greedy order (see the module). None past ``work_limit`` operations, or when the
     order's estimated work is over ``estimate_limit`` (both unbounded by default);
     :class:`~trample.limits.LimitReached` once ``deadline`` passes (read every few thousand operations)."""
-    budget = _Budget(deadline or NEVER, work_limit)
+    budget = Budget(deadline or NEVER, work_limit)
     try:
-        return _count(_Graph(plan, component), component, budget, estimate_limit)
+        return _count(Graph(plan, component), component, budget, estimate_limit)
     except _Over:
         return None
 
 
-def _count(g: _Graph, component: Sequence[int], budget: _Budget, estimate_limit: int | None) -> int:
+def _count(g: Graph, component: Sequence[int], budget: Budget, estimate_limit: int | None) -> int:
     total = 1
     tables: list[_Table] = []
     for i in component:
@@ -513,7 +507,7 @@ def count_component(plan: DamagePlan, component: Sequence[int], deadline: Deadli
     return n
 
 
-def _contract(g: _Graph, tables: list[_Table], joins: list[tuple[int, int]], budget: _Budget) -> int:
+def _contract(g: Graph, tables: list[_Table], joins: list[tuple[int, int]], budget: Budget) -> int:
     """Carry out the joins (pairs of slots: the second joins into the first) and multiply what is left."""
     slots: list[_Table | None] = list(tables)
     for a, b in joins:
@@ -531,7 +525,7 @@ def _contract(g: _Graph, tables: list[_Table], joins: list[tuple[int, int]], bud
     return total
 
 
-def _order(g: _Graph, tables: list[_Table]) -> tuple[int, list[tuple[int, int]]]:
+def _order(g: Graph, tables: list[_Table]) -> tuple[int, list[tuple[int, int]]]:
     """The estimated work and the joins (pairs of slots) of whichever of two greedy plans has the smaller estimated
     work (the sum, over the joins, of the product of the two tables' sizes; a table's size estimated as the product
     of its resources' possible states, at most the product of the sizes it came from): bucket elimination (each
@@ -542,8 +536,8 @@ def _order(g: _Graph, tables: list[_Table]) -> tuple[int, list[tuple[int, int]]]
 
     def join(A, B):
         members = A[0] | B[0]
-        scope = frozenset(x for x in A[1] | B[1] if _domain(g, x, members))
-        size = min(A[2] * B[2], prod(_domain(g, x, members) for x in scope))
+        scope = frozenset(x for x in A[1] | B[1] if domain_size(g, x, members))
+        size = min(A[2] * B[2], prod(domain_size(g, x, members) for x in scope))
         return (members, scope, size), A[2] * B[2]
 
     plans = []
@@ -560,7 +554,7 @@ def _order(g: _Graph, tables: list[_Table]) -> tuple[int, list[tuple[int, int]]]
             bucket = [k for k in live if x in slots[k][1]]
             members = frozenset().union(*(slots[k][0] for k in bucket))
             names = set().union(*(slots[k][1] for k in bucket))
-            size = prod(d for d in (_domain(g, y, members) for y in names) if d)
+            size = prod(d for d in (domain_size(g, y, members) for y in names) if d)
             est = (min(size, prod(slots[k][2] for k in bucket)), len(bucket))
             if best is None or est < best[0]:
                 best = (est, bucket)
@@ -598,7 +592,7 @@ def _order(g: _Graph, tables: list[_Table]) -> tuple[int, list[tuple[int, int]]]
     return min(plans, key=lambda p: p[0])
 
 
-def _normalise(g: _Graph, members: frozenset[int], scope: tuple[str, ...], rows: dict[tuple, int]) -> dict:
+def _normalise(g: Graph, members: frozenset[int], scope: tuple[str, ...], rows: dict[tuple, int]) -> dict:
     """A source's rows settled for what it already covers (:func:`_settle`); resources that left are removed."""
     out: dict[tuple, int] = {}
     for key, w in rows.items():

@@ -9,7 +9,7 @@ source from ``j`` on touch (the states of :mod:`~trample.engines.elimination`: d
 and the flag "a gated route naming it has received damage"; ``SAT``, ``UNSAT``).
 
 :class:`SourceProgramme` builds, with the tables of the elimination programme (one per source, the same
-``_way_table``), the cut states reachable from the start, source by source (forwards, in numpy: a cut state joined
+``way_table``), the cut states reachable from the start, source by source (forwards, in numpy: a cut state joined
 with each entry of the next source's table), and for each of them the number of completions (backwards: a weighted
 sum over the next source's table). The column programme of :mod:`~trample.engines.direct` does the same a column
 at a time in pure Python, with the current source's remaining damage and its partial sums in every state; here a
@@ -34,21 +34,21 @@ import numpy as np
 
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
+from .by_source import compositions
 from .elimination import (
     DEAD,
     DROP,
     INT64_SAFE,
     PAIRS,
     SAT,
-    _Budget,
-    _compositions,
-    _domain,
-    _gate_names,
-    _Graph,
-    _largest,
-    _route_states,
-    _sum_table,
-    _way_table,
+    Budget,
+    Graph,
+    domain_size,
+    gate_names,
+    largest_weight,
+    route_states,
+    sum_table,
+    way_table,
 )
 
 KEEP_PAIRS = 1 << 23  # pairs (cut states x table entries) of a step computed at once, their targets kept (int32)
@@ -66,11 +66,11 @@ class SourceProgramme:
         self.component = tuple(component)
         self.columns = plan.component_columns(self.component)
         self.P = len(self.columns)
-        budget = self._budget = _Budget(deadline or NEVER, None)
+        budget = self._budget = Budget(deadline or NEVER, None)
         self._prep: dict[int, tuple] = {}
         self._kidx: dict[int, dict[tuple, int]] = {}
         self._idx: list[np.ndarray | None] = []
-        g = self.g = _Graph(plan, self.component)
+        g = self.g = Graph(plan, self.component)
         n = len(self.component)
         self.scope: list[tuple[str, ...]] = []
         self.tkeys: list[np.ndarray] = []
@@ -78,7 +78,7 @@ class SourceProgramme:
         for i in self.component:
             assert plan.sources[i].unblocked is None  # refused before (direct.refuse_options)
             scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
-            rows = _way_table(g, plan.sources[i], scope, budget)
+            rows = way_table(g, plan.sources[i], scope, budget)
             self.scope.append(scope)
             self.tkeys.append(np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)))
             self.tw.append(_weights(list(rows.values())))
@@ -89,7 +89,7 @@ class SourceProgramme:
         for j in range(n):
             union = set(self.cut[j]) | set(self.scope[j])
             members = self.members[j + 1]
-            self.cut.append(tuple(sorted(x for x in union if _domain(g, x, members))))
+            self.cut.append(tuple(sorted(x for x in union if domain_size(g, x, members))))
             radix = [2 * g.need[x] + 2 for x in self.cut[j + 1]]
             if float(np.prod(np.array(radix, dtype=float))) >= 2.0**60:
                 raise TooWide
@@ -116,7 +116,7 @@ class SourceProgramme:
             nxt = self.G[j + 1]
             tw = self.tw[j]
             big = nxt.dtype == object or tw.dtype == object
-            big = big or _largest(nxt) * max(1, _sum(tw)) >= INT64_SAFE
+            big = big or largest_weight(nxt) * max(1, _sum(tw)) >= INT64_SAFE
             out_g = np.zeros(len(self.codes[j]), dtype=object if big else np.int64)
             w = tw.astype(object) if big else tw
             gn = nxt.astype(object) if big else nxt
@@ -154,7 +154,7 @@ class SourceProgramme:
                 continue
             ua = np.arange(-2, 2 * g.need[x], dtype=np.int64) if x in cut else np.zeros(1, dtype=np.int64)
             ub = np.arange(-2, 2 * g.need[x], dtype=np.int64)
-            t = _sum_table(g, x, members, ua, ub)
+            t = sum_table(g, x, members, ua, ub)
             t = np.where(t == DEAD, dead, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
             parts.append((x, "ab" if x in cut else "b", t))
         cache[j] = (parts, [2 * g.need[x] + 2 for x in cut], dead)
@@ -276,7 +276,7 @@ def _weights(values: list[int]) -> np.ndarray:
 
 class _Walk:
     """The splits of one source in lexicographic order of its routes, each weighted by ``W[key]`` (its key: the
-    states of the shared resources it leads to, as in ``_way_table``)."""
+    states of the shared resources it leads to, as in ``way_table``)."""
 
     def __init__(self, prog: SourceProgramme, j: int, W: dict[tuple, int]):
         g = prog.g
@@ -286,7 +286,7 @@ class _Walk:
         self.at = {x: k for k, x in enumerate(self.scope)}
         self.routes = src.routes
         self.D = src.damage
-        self.gates = [_gate_names(r, g.need) for r in self.routes]
+        self.gates = [gate_names(r, g.need) for r in self.routes]
         plan = prog.plan
         # 702.2c: one point from a deathtouch source is lethal damage (not loyalty, 702.19c)
         self.low = [
@@ -378,12 +378,12 @@ class _Walk:
             options.append((self.at[x], opts))
         if shift > D:
             return 0
-        partial = _route_states(start, shift, parts, options, D)
+        partial = route_states(start, shift, parts, options, D)
         total = 0
         for (state, sh, pa), w in partial.items():
             weight = self.W.get(state, 0)
             if weight:
-                total += weight * w * _compositions(D - sh, pa)
+                total += weight * w * compositions(D - sh, pa)
         return total
 
     def unrank(self, index: int) -> tuple[list[int], int]:

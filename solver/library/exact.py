@@ -31,7 +31,7 @@ from ..models.errors import expect_int
 from .transforms import best_face, qualifies
 
 
-def _library_cards(library) -> tuple[Card, ...]:
+def library_cards(library) -> tuple[Card, ...]:
     if isinstance(library, (GameState, Library)):
         return as_state(library).library.cards
     return tuple(library)
@@ -132,7 +132,7 @@ class DiscoverDistribution:
 def discover_distribution(library, n: int) -> DiscoverDistribution:
     """Exact distribution of discover ``n`` (701.57) over a uniformly shuffled ``library``."""
     n = expect_int(n, "n", minimum=0)
-    cards = _library_cards(library)
+    cards = library_cards(library)
     size = len(cards)
     hits = [i for i, c in enumerate(cards) if qualifies(c, n)]
     q = len(hits)
@@ -288,11 +288,11 @@ def mill_distribution(
     shuffled library are a uniformly random subset, and a replacement effect moves the same cards elsewhere
     (701.17c: they are still the milled cards). Both are recorded in the result.
     """
-    from .transforms import _zone_and_end
+    from .transforms import zone_and_end
 
     n = expect_int(n, "n", minimum=0)
-    _zone_and_end(to, end)
-    cards = _library_cards(library)
+    zone_and_end(to, end)
+    cards = library_cards(library)
     size = len(cards)
     m = 0 if as_cost and n > size else min(n, size)
     a = sum(1 for c in cards if c.has_adventure)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exact import _library_cards
+from .exact import library_cards
 from .transforms import qualifies
 
 
@@ -19,7 +19,7 @@ def _orders(rng: np.random.Generator, trials: int, size: int) -> np.ndarray:
 def simulate_discover(library, n: int, trials: int, seed: int = 0, batch: int = 20000) -> dict:
     """Empirical frequencies for discover ``n``: ``exiled`` (array indexed by count), ``discovered`` (per card
     index, 701.57c, literal lands included), ``literal_final_land``, ``none`` and ``mana_value`` (dict)."""
-    cards = _library_cards(library)
+    cards = library_cards(library)
     size = len(cards)
     rng = np.random.Generator(np.random.PCG64(seed))
     qual = np.array([qualifies(c, n) for c in cards], dtype=bool)
@@ -61,7 +61,7 @@ def simulate_discover(library, n: int, trials: int, seed: int = 0, batch: int = 
 
 def simulate_mill(library, n: int, trials: int, seed: int = 0, batch: int = 20000) -> dict:
     """Empirical frequencies for mill ``n``: ``adventurers`` and ``mana_value_total`` (dicts value -> freq)."""
-    cards = _library_cards(library)
+    cards = library_cards(library)
     size = len(cards)
     m = min(n, size)
     rng = np.random.Generator(np.random.PCG64(seed))

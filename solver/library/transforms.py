@@ -146,7 +146,7 @@ class MillEvent:
         return out
 
 
-def _zone_and_end(to: str, end: str) -> None:
+def zone_and_end(to: str, end: str) -> None:
     if to not in MILL_ZONES:
         raise FormatError("to", f'expected "graveyard" or "exile", got {to!r}')
     if end not in MILL_ENDS:
@@ -165,7 +165,7 @@ def mill(
     """
     state = as_state(state)
     n = _count(n, "n")
-    _zone_and_end(to, end)
+    zone_and_end(to, end)
     if as_cost and n > len(state.library):
         event = MillEvent(
             "mill", n, (), (), len(state.library), as_cost=True, performed=False, shuffle_seed=seed, zone=to, end=end

@@ -33,7 +33,7 @@ When the other player divides *all* of the solved side's damage (a banding block
 has no choice: the worst line is minimised on the same model. Where the parts do not separate -- the solved player
 divides some of the other side's damage (a banding attacker, 702.22k) or the other player only part of theirs,
 recipients shared by both sides, an effect or a way to lose this module does not know, weights beyond exact
-packing -- :func:`solve_by_model` returns None and the listing of :mod:`.outcomes` answers (it is also the
+packing -- :func:`solve_by_model` returns None and the listing of :mod:`.listing` answers (it is also the
 reference the tests compare with: set :data:`USE_MODEL` to False).
 """
 
@@ -50,10 +50,17 @@ from .. import outcome as _outcome
 from ..limits import LimitReached, deadline_of
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
-from .model import PACK_LIMIT, Term, _Budget, _Lin, _ObjectiveModel, _Runner, lex_optimise
-from .objectives import VALUE_LIMIT, _Definitions, _number, oriented
-from .outcomes import _other, _vector, lethal_report, step_values
-from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN, SolveResult, _assignment
+from .listing import lethal_report, other_side_step, step_values, vector_of
+from .model import PACK_LIMIT, Budget, Lin, ObjectiveModel, Runner, Term, lex_optimise
+from .objectives import VALUE_LIMIT, Definitions, json_number, oriented
+from .results import (
+    STATUS_FEASIBLE,
+    STATUS_INFEASIBLE,
+    STATUS_OPTIMAL,
+    STATUS_UNKNOWN,
+    SolveResult,
+    assignment_of_vector,
+)
 
 #: solve boards with effects on the model (False: always list, the reference path the tests compare with)
 USE_MODEL: bool | str = True
@@ -170,14 +177,14 @@ class _EffectsModel:
         self.step = step
         self.s = s
         plan = step.plan
-        self.om = _ObjectiveModel(plan, _Definitions(plan))
+        self.om = ObjectiveModel(plan, Definitions(plan))
         self.m = self.om.m
         cols = plan.columns
         self.cols = cols
         self.src = [s[plan.sources[i].source] for i, _ in cols]
         self.multi = s.game_players > 2
         order = {c.id: n for n, c in enumerate((*s.attackers, *s.blockers))}
-        self.dealt: list[_Lin] = [_Lin() for _ in cols]
+        self.dealt: list[Lin] = [Lin() for _ in cols]
         self.dealt_hi: list[int] = [0] * len(cols)
         incoming: dict[str, list[int]] = {}
         for k, (_, r) in enumerate(cols):
@@ -193,24 +200,24 @@ class _EffectsModel:
         self.walkers = [p.id for p in s.planeswalkers if p.in_combat]
 
     # -- stage 2: dealt ---------------------------------------------------------------------------------------
-    def _x(self, k: int) -> _Lin:
-        return _Lin.of(self.om.built.x[k], 0, self.om.hi[k])
+    def _x(self, k: int) -> Lin:
+        return Lin.of(self.om.built.x[k], 0, self.om.hi[k])
 
-    def _var(self, lin: _Lin, lo: int, hi: int, name: str) -> _Lin:
+    def _var(self, lin: Lin, lo: int, hi: int, name: str) -> Lin:
         """An integer variable equal to ``lin`` (values in [lo, hi]), or ``lin`` itself when it is one variable."""
         if not lin.terms or (len(lin.terms) == 1 and lin.const == 0 and next(iter(lin.terms.values()))[1] == 1):
             return lin
         v = self.m.new_int_var(lo, hi, name)
         self.m.add(v == lin.expr())
-        return _Lin.of(v, lo, hi)
+        return Lin.of(v, lo, hi)
 
-    def _modify(self, m: _Lin, hi: int, mods, order: str, name: str) -> tuple[_Lin, int]:
+    def _modify(self, m: Lin, hi: int, mods, order: str, name: str) -> tuple[Lin, int]:
         """614.1a on an amount ``m`` in [0, hi] (0 stays 0, 120.8): (the expression, its upper bound)."""
         times = math.prod(n for kind, n in mods if kind == "times")
         plus = sum(n for kind, n in mods if kind == "plus")
         if order == "most":
             plus *= times
-        out = _Lin().add(m, times)
+        out = Lin().add(m, times)
         if plus:
             out.add(self.om._bool_iff_at_least(m, 1, f"some[{name}]"), plus)
         return out, hi * times + plus if hi > 0 else 0
@@ -223,8 +230,8 @@ class _EffectsModel:
                 continue  # 615.1a, 702.16e: prevented, and the shield is not used
             live.append(k)
         shield = rec.prevent
-        before = _Lin(0)  # min(shield, running total) after the previous hit
-        running = _Lin(0)
+        before = Lin(0)  # min(shield, running total) after the previous hit
+        running = Lin(0)
         for k in live:
             mods = (*self.src[k].deals, *rec.takes)
             name = f"{self.src[k].id},{r}"
@@ -234,36 +241,36 @@ class _EffectsModel:
             else:
                 amount = x
             if shield > 0:
-                running = _Lin().add(running).add(amount)
+                running = Lin().add(running).add(amount)
                 upto = self.m.new_int_var(0, shield, f"shielded[{name}]")
                 self.m.add_min_equality(upto, [shield, running.expr()])
-                now = _Lin.of(upto, 0, shield)
-                stop = _Lin().add(now).add(before, -1)
+                now = Lin.of(upto, 0, shield)
+                stop = Lin().add(now).add(before, -1)
                 before = now
-                amount = self._var(_Lin().add(amount).add(stop, -1), 0, hi, f"through[{name}]")
+                amount = self._var(Lin().add(amount).add(stop, -1), 0, hi, f"through[{name}]")
             if rec.order != "most":
                 amount, hi = self._modify(amount, hi, mods, "least", name)
             self.dealt[k] = self._var(amount, 0, hi, f"dealt[{name}]")
             self.dealt_hi[k] = hi
 
     # -- stage 3: results ---------------------------------------------------------------------------------
-    def _sum(self, ks, weight=lambda k: 1) -> _Lin:
-        out = _Lin()
+    def _sum(self, ks, weight=lambda k: 1) -> Lin:
+        out = Lin()
         for k in ks:
             out.add(self.dealt[k], weight(k))
         return out
 
-    def dealt_to(self, r: str) -> _Lin:
+    def dealt_to(self, r: str) -> Lin:
         return self._sum(self.incoming.get(r, ()))
 
-    def _some(self, k: int) -> _Lin:
+    def _some(self, k: int) -> Lin:
         """1 when column ``k`` deals at least 1 (after the effects)."""
         key = ("some", k)
         if key not in self._cache:
             self._cache[key] = self.om._bool_iff_at_least(self.dealt[k], 1, f"dealt1[{k}]")
         return self._cache[key]
 
-    def touched(self, r: str) -> _Lin:
+    def touched(self, r: str) -> Lin:
         """1 when a deathtouch source deals ``r`` damage (704.5h)."""
         key = ("touched", r)
         if key not in self._cache:
@@ -271,7 +278,7 @@ class _EffectsModel:
             self._cache[key] = self.om._bool_iff_at_least(dt, 1, f"dt[{r}]")
         return self._cache[key]
 
-    def life_loss(self, p: str) -> _Lin:
+    def life_loss(self, p: str) -> Lin:
         """Life lost to damage (not infect, 702.90b) minus life gained by lifelink of the player's blockers."""
         key = ("loss", p)
         if key not in self._cache:
@@ -282,54 +289,54 @@ class _EffectsModel:
             self._cache[key] = out
         return self._cache[key]
 
-    def poison(self, p: str) -> _Lin:
+    def poison(self, p: str) -> Lin:
         out = self._sum(k for k in self.incoming.get(p, ()) if self.src[k].has("infect"))  # 702.90b
         for k in self.incoming.get(p, ()):
             if self.src[k].toxic:
                 out.add(self._some(k), self.src[k].toxic)  # 702.164c
         return out
 
-    def commander(self, p: str) -> dict[str, _Lin]:
-        out: dict[str, _Lin] = {}
+    def commander(self, p: str) -> dict[str, Lin]:
+        out: dict[str, Lin] = {}
         for k in self.incoming.get(p, ()):
             c = getattr(self.src[k], "commander", None)
             if c is not None:
-                out.setdefault(self.src[k].id, _Lin()).add(self.dealt[k])  # 903.10a
+                out.setdefault(self.src[k].id, Lin()).add(self.dealt[k])  # 903.10a
         return out
 
     # -- stages 4 and 5: deaths and losers ----------------------------------------------------------------
-    def _any(self, parts: Sequence[_Lin], name: str) -> _Lin:
+    def _any(self, parts: Sequence[Lin], name: str) -> Lin:
         """The boolean OR of 0/1 expressions (constants folded)."""
         if any(not p.terms and p.const for p in parts):
-            return _Lin(1)
+            return Lin(1)
         parts = [p for p in parts if p.terms]
         if not parts:
-            return _Lin(0)
+            return Lin(0)
         if len(parts) == 1:
             return parts[0]
         b = self.m.new_bool_var(name)
         self.m.add_max_equality(b, [p.expr() for p in parts])
-        return _Lin.of(b, 0, 1)
+        return Lin.of(b, 0, 1)
 
-    def _all(self, parts: Sequence[_Lin], name: str) -> _Lin:
+    def _all(self, parts: Sequence[Lin], name: str) -> Lin:
         if any(not p.terms and not p.const for p in parts):
-            return _Lin(0)
+            return Lin(0)
         parts = [p for p in parts if p.terms]
         if not parts:
-            return _Lin(1)
+            return Lin(1)
         if len(parts) == 1:
             return parts[0]
         b = self.m.new_bool_var(name)
         self.m.add_min_equality(b, [p.expr() for p in parts])
-        return _Lin.of(b, 0, 1)
+        return Lin.of(b, 0, 1)
 
-    def _at_least(self, lin: _Lin, need: int, name: str) -> _Lin:
+    def _at_least(self, lin: Lin, need: int, name: str) -> Lin:
         key = ("ge", name, need)
         if key not in self._cache:
             self._cache[key] = self.om._bool_iff_at_least(lin, need, f"{name}>={need}")
         return self._cache[key]
 
-    def dies(self, c: str) -> _Lin:
+    def dies(self, c: str) -> Lin:
         """1 when the solved side's damage puts creature or planeswalker ``c`` out of combat (704.5f/g/h/i)."""
         key = ("dies", c)
         if key in self._cache:
@@ -349,7 +356,7 @@ class _EffectsModel:
         self._cache[key] = out
         return out
 
-    def loses(self, p: str, prof: _Profile) -> _Lin:
+    def loses(self, p: str, prof: _Profile) -> Lin:
         """1 when listed player ``p`` loses after both parts (704.5a, 704.5c, 704.6c)."""
         player = self.s[p]
         parts = [self._at_least(self.life_loss(p), player.life + prof.life[p], f"life[{p}]")]  # 704.5a
@@ -358,7 +365,7 @@ class _EffectsModel:
         names = set(mine) | {c for c, _ in player.commander_damage} | {c for q, c in prof.commander if q == p}
         for c in sorted(names):
             have = player.commander_damage_from(c) + prof.commander.get((p, c), 0)
-            parts.append(self._at_least(mine.get(c, _Lin()), 21 - have, f"commander[{p},{c}]"))  # 704.6c
+            parts.append(self._at_least(mine.get(c, Lin()), 21 - have, f"commander[{p},{c}]"))  # 704.6c
         return self._any(parts, f"loses[{p}]")
 
     def _killable(self) -> list[str]:
@@ -380,24 +387,24 @@ class _EffectsModel:
             return s[target].controller
         return target if target in s and s.kind(target) == "player" else None
 
-    def gone(self, c: str, prof: _Profile) -> _Lin:
+    def gone(self, c: str, prof: _Profile) -> Lin:
         """1 when ``c`` (a creature or planeswalker in combat) is out of combat after both parts."""
         if c in self.incoming:
             parts = [self.dies(c)]
         else:  # only the other side's damage (or nothing) reaches it
-            parts = [_Lin(int(c in prof.died))]
+            parts = [Lin(int(c in prof.died))]
         owner = self._owner(c) if self.multi else None
         if owner is not None and any(p.id == owner for p in self.s.players):
             parts.append(self.loses(owner, prof))
         return self._any(parts, f"gone[{c}]")
 
-    def overkill(self, r: str) -> _Lin:
+    def overkill(self, r: str) -> Lin:
         """Damage dealt to ``r`` beyond what it needed (trample.outcome.overkill_threshold on dealt damage)."""
         total = self.dealt_to(r)
         _, hi = total.bounds()
         kind = self.s.kind(r)
         obj = self.s[r]
-        touched = _Lin(0)
+        touched = Lin(0)
         if kind == "player":
             t = max(0, obj.life)
         elif kind == "planeswalker":
@@ -408,17 +415,17 @@ class _EffectsModel:
             t = lethal_need(obj)
             if t > 1:
                 touched = self.touched(r)
-        excess = _Lin().add(total)
+        excess = Lin().add(total)
         excess.const -= t
         excess.add(touched, t - 1)
         lo, ehi = excess.bounds()
         if ehi <= 0:
-            return _Lin(0)
+            return Lin(0)
         if lo >= 0:
             return excess
         o = self.m.new_int_var(0, max(0, ehi), f"overkill[{r}]")
         self.m.add_max_equality(o, [0, excess.expr()])
-        return _Lin.of(o, 0, max(0, ehi))
+        return Lin.of(o, 0, max(0, ehi))
 
 
 def _value_scale(s, ids: Sequence[str]) -> int:
@@ -430,10 +437,10 @@ def _value_scale(s, ids: Sequence[str]) -> int:
     return scale
 
 
-def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int) -> _Lin:
+def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int) -> Lin:
     """One objective's value (as the listing's step_values reads it) for the solved side's part and one reply."""
     s = em.s
-    out = _Lin()
+    out = Lin()
     if obj.kind == "max-damage":
         for r in [obj.target] if obj.target else [p.id for p in s.players]:
             out.add(em.dealt_to(r))
@@ -463,7 +470,7 @@ def _separable(step: DamageStep) -> tuple[DamageStep | None, bool]:
     moved = [plan.sources[i].chooser != step.side for i, _ in plan.columns] if step.side != "both" else []
     if any(moved) and not all(moved):
         raise NotSeparable("the other player divides some of the solved side's damage (banding, 702.22j/k)")
-    other = _other(step)
+    other = other_side_step(step)
     if other is not None:
         op = other.plan
         if any(op.sources[i].chooser == step.side for i, _ in op.columns):
@@ -474,7 +481,7 @@ def _separable(step: DamageStep) -> tuple[DamageStep | None, bool]:
 
 
 def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=None, tie_break=True, settings=None):
-    """:func:`.outcomes.solve_by_outcome`'s answer solved on the CP-SAT model (see :func:`_solve_by_model`); None
+    """:func:`.listing.solve_by_outcome`'s answer solved on the CP-SAT model (see :func:`_solve_by_model`); None
     when the board needs the listing, which includes a board whose numbers pass CP-SAT's 64-bit integers (damage
     doubled hundreds of times: ortools refuses such a bound or coefficient with a TypeError or an OverflowError;
     the listing counts with Python's exact integers)."""
@@ -487,7 +494,7 @@ def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=N
 
 
 def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=None, tie_break=True, settings=None):
-    """:func:`.outcomes.solve_by_outcome`'s answer (the same values, the same assignment with the tie-break),
+    """:func:`.listing.solve_by_outcome`'s answer (the same values, the same assignment with the tie-break),
     solved on the CP-SAT model (module text); None when the board needs the listing."""
     settings = settings or {}
     start = time.perf_counter()
@@ -497,7 +504,7 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
         return None
     s = step.scenario
     deadline = deadline_of(time_limit)
-    budget = _Budget(time_limit, deterministic_time)
+    budget = Budget(time_limit, deterministic_time)
 
     def elapsed() -> float:
         return (time.perf_counter() - start) * 1000
@@ -540,18 +547,18 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
             return None
         sums = []
         for p in per:
-            lin = _Lin()
+            lin = Lin()
             for j, o in enumerate(objs):
                 lin.add(p[j], weights[j] if o.maximize else -weights[j])
                 lin.const -= weights[j] * lows[j]
             sums.append(lin.expr())
         v = em.m.new_int_var(0, w - 1, "worst reply")
         em.m.add_min_equality(v, sums)
-        terms = [Term(_Lin.of(v, 0, w - 1), not no_choice, True)]
+        terms = [Term(Lin.of(v, 0, w - 1), not no_choice, True)]
     if tie_break:  # the smallest vector over the plan's columns (the listing's tie-break)
         terms += [Term(em._x(k), False, False) for k in range(len(em.cols))]
 
-    runner = _Runner(
+    runner = Runner(
         em.om, budget, settings.get("workers", 1), settings.get("presolve", False), False, settings.get("params")
     )
     wants_lethal = any(o.kind == "lethal" for o in objs)
@@ -577,7 +584,7 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     if runner.vec is None:
         st = STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN
         return SolveResult(st, None, {}, None, elapsed(), runner.solves)
-    assignment = _assignment(step.plan, runner.vec)
+    assignment = assignment_of_vector(step.plan, runner.vec)
     best = None  # the worst reply for this assignment, the first listed (as the listing reads it)
     for reply, _ in groups:
         values, outcome = step_values(step, assignment, objs, reply)
@@ -590,11 +597,11 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
         [Fraction(runner.value(lin), scale if o.kind == "max-value" else 1) for o, lin in zip(objs, p)] for p in per
     ]
     worst = min(found, key=lambda vs: tuple(v if o.maximize else -v for o, v in zip(objs, vs)))
-    if {o.name: _number(v) for o, v in zip(objs, worst)} != values:  # the model and the outcome must agree
+    if {o.name: json_number(v) for o, v in zip(objs, worst)} != values:  # the model and the outcome must agree
         raise RuntimeError(
             f"the effects model disagrees with the outcome on {assignment.to_json()}: {worst} != {values}"
         )
-    assert tuple(runner.vec) == _vector(step, assignment)
+    assert tuple(runner.vec) == vector_of(step, assignment)
     lethal = lethal_report(step, assignment, outcome, reachable if proven else None) if wants_lethal else None
     final = STATUS_OPTIMAL if proven and (reachable is not None or not wants_lethal) else STATUS_FEASIBLE
     return SolveResult(final, assignment, values, lethal, elapsed(), runner.solves, reply=reply)

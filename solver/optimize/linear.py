@@ -1,7 +1,7 @@
 """Every optimal assignment from the direct engine's numpy blocks, for every objective, without a solver.
 
 Each objective is a sum over recipients of a term that reads only the recipient's total (the sum of its columns)
-and whether a deathtouch source assigns it any (:meth:`~trample.optimize.objectives._Definitions.term`, the same
+and whether a deathtouch source assigns it any (:meth:`~trample.optimize.objectives.Definitions.term`, the same
 definitions :func:`trample.optimize.score` evaluates one assignment with). So the values of every row of a block
 are numpy work: a recipient's totals are a column or a sum of columns, its deathtouch flags a comparison, and each
 term is read from a table of the term over every total the recipient can be assigned (built once by calling
@@ -34,7 +34,7 @@ from ..models import Assignment
 from ..outcome import has_effects
 from ..rules import division_moved
 from ..step import DamageStep
-from .objectives import Objective, _Definitions, _number
+from .objectives import Definitions, Objective, json_number
 
 # Boards with more legal assignments than this go to CP-SAT: the direct pass reads every assignment, twice when the
 # optimal ones are many. Measured (one core, P30k8/P40k8 and generated overlapping boards of 1-2 M rows): the first
@@ -52,7 +52,7 @@ class BlockScorer:
 
     def __init__(self, step: DamageStep, objectives: Sequence[Objective]):
         plan = step.plan
-        defs = self.defs = _Definitions(plan)
+        defs = self.defs = Definitions(plan)
         self.objectives = tuple(objectives)
         cols = plan.columns
         self.recipients = list(defs.incoming)  # those with a column
@@ -138,7 +138,7 @@ class BlockScorer:
         out = {}
         for o, v, sign, scale in zip(self.objectives, best, self.signs, self.scales):
             raw = sign * int(v)
-            out[o.name] = _number(Fraction(raw, scale)) if o.kind == "max-value" else raw
+            out[o.name] = json_number(Fraction(raw, scale)) if o.kind == "max-value" else raw
         return out
 
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..rules import DamagePlan
-from .objectives import Objective, _Definitions
+from .objectives import Definitions, Objective
 from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN
 
 SMALL_COLUMNS = 16  # models up to this many columns get LEAN_PARAMS (benchmarks/bench_solve.py measures it)
@@ -27,7 +27,7 @@ ESCALATE_DET = 0.05
 STRONG_PARAMS = {"linearization_level": 2, "symmetry_level": 0, "cp_model_probing_level": 0}
 
 
-class _Lin:
+class Lin:
     """sum(coeff * var) + const, with the variables' bounds kept for exact interval arithmetic."""
 
     __slots__ = ("terms", "const")
@@ -37,12 +37,12 @@ class _Lin:
         self.const = const
 
     @classmethod
-    def of(cls, var, lo: int, hi: int, coeff: int = 1) -> _Lin:
+    def of(cls, var, lo: int, hi: int, coeff: int = 1) -> Lin:
         out = cls()
         out.terms[var.index] = [var, coeff, lo, hi]
         return out
 
-    def add(self, other: _Lin, k: int = 1) -> _Lin:
+    def add(self, other: Lin, k: int = 1) -> Lin:
         """self += k * other; ``terms`` never keeps a zero coefficient, so ``not terms`` means constant."""
         self.const += k * other.const
         for idx, (var, c, lo, hi) in other.terms.items():
@@ -71,10 +71,10 @@ class _Lin:
         return cp_model.LinearExpr.weighted_sum([v for v, _ in items], [c for _, c in items]) + self.const
 
 
-class _ObjectiveModel:
+class ObjectiveModel:
     """The CP-SAT reference model of the whole plan plus the helper variables the objectives need."""
 
-    def __init__(self, plan: DamagePlan, defs: _Definitions):
+    def __init__(self, plan: DamagePlan, defs: Definitions):
         from ..engines.cpsat import LeanCpModel, build_model
 
         self.plan = plan
@@ -87,37 +87,37 @@ class _ObjectiveModel:
         self._cache: dict = {}
 
     # -- building blocks ------------------------------------------------------------------------
-    def total(self, r: str) -> _Lin:
-        out = _Lin()
+    def total(self, r: str) -> Lin:
+        out = Lin()
         for k in self.defs.incoming.get(r, ()):
-            out.add(_Lin.of(self.built.x[k], 0, self.hi[k]))
+            out.add(Lin.of(self.built.x[k], 0, self.hi[k]))
         return out
 
-    def _bool_iff_at_least(self, lin: _Lin, need: int, name: str) -> _Lin:
+    def _bool_iff_at_least(self, lin: Lin, need: int, name: str) -> Lin:
         """A boolean equal to ``lin >= need`` (or a constant when the bounds decide it)."""
         lo, hi = lin.bounds()
         if lo >= need:
-            return _Lin(1)
+            return Lin(1)
         if hi < need:
-            return _Lin(0)
+            return Lin(0)
         b = self.m.new_bool_var(name)
         e = lin.expr()
         self.m.add(e >= need).only_enforce_if(b)
         self.m.add(e <= need - 1).only_enforce_if(~b)
-        return _Lin.of(b, 0, 1)
+        return Lin.of(b, 0, 1)
 
-    def touched(self, c: str) -> _Lin:
+    def touched(self, c: str) -> Lin:
         """1 when some deathtouch source assigns ``c`` at least 1 (702.2c)."""
         key = ("touched", c)
         if key not in self._cache:
-            dt = _Lin()
+            dt = Lin()
             for k in self.defs.incoming.get(c, ()):
                 if self.cols[k][0] in self.defs.deathtouch:
-                    dt.add(_Lin.of(self.built.x[k], 0, self.hi[k]))
+                    dt.add(Lin.of(self.built.x[k], 0, self.hi[k]))
             self._cache[key] = self._bool_iff_at_least(dt, 1, f"touched[{c}]")
         return self._cache[key]
 
-    def killed(self, c: str) -> _Lin:
+    def killed(self, c: str) -> Lin:
         """1 when creature ``c`` has been assigned lethal damage (702.19b, 702.2c)."""
         key = ("killed", c)
         if key in self._cache:
@@ -125,68 +125,68 @@ class _ObjectiveModel:
         need = self.defs.need(c)
         reused = self.built.lethal.get(c)
         if need == 0:
-            out = _Lin(1)
+            out = Lin(1)
         elif reused is not None and reused is not True:
-            out = _Lin.of(reused, 0, 1)  # the reference model's own lethal boolean: same definition
+            out = Lin.of(reused, 0, 1)  # the reference model's own lethal boolean: same definition
         else:
             enough = self._bool_iff_at_least(self.total(c), need, f"enough[{c}]")
             touched = self.touched(c)
             parts = [p for p in (enough, touched) if p.terms or p.const]
             if any(not p.terms for p in parts):  # a constant 1
-                out = _Lin(1)
+                out = Lin(1)
             elif not parts:
-                out = _Lin(0)
+                out = Lin(0)
             elif len(parts) == 1:
                 out = parts[0]
             else:
                 b = self.m.new_bool_var(f"killed[{c}]")
                 self.m.add_max_equality(b, [p.expr() for p in parts])
-                out = _Lin.of(b, 0, 1)
+                out = Lin.of(b, 0, 1)
         self._cache[key] = out
         return out
 
-    def loyal(self, p: str) -> _Lin:
+    def loyal(self, p: str) -> Lin:
         """1 when planeswalker ``p`` has been assigned at least its loyalty (702.19c)."""
         key = ("loyal", p)
         if key not in self._cache:
             reused = self.built.loyal.get(p)
             if reused is True:
-                out = _Lin(1)
+                out = Lin(1)
             elif reused is not None:
-                out = _Lin.of(reused, 0, 1)
+                out = Lin.of(reused, 0, 1)
             else:
                 out = self._bool_iff_at_least(self.total(p), self.defs.loyalty(p), f"loyal[{p}]")
             self._cache[key] = out
         return self._cache[key]
 
-    def reached(self, p: str) -> _Lin:
+    def reached(self, p: str) -> Lin:
         key = ("reached", p)
         if key not in self._cache:
             self._cache[key] = self._bool_iff_at_least(self.total(p), self.defs.life(p), f"reached[{p}]")
         return self._cache[key]
 
-    def overkill(self, r: str) -> _Lin:
+    def overkill(self, r: str) -> Lin:
         total = self.total(r)
         _, hi = total.bounds()
         t = self.defs.threshold(r)
         if t == 0:
             return total
-        touched = _Lin(0)
+        touched = Lin(0)
         if self.defs.scenario.kind(r) in ("blocker", "attacker") and t > 1:
             touched = self.touched(r)  # deathtouch: anything beyond 1 point is overkill
         if hi <= (1 if touched.terms or touched.const else t):
-            return _Lin(0)
-        excess = _Lin().add(total)
+            return Lin(0)
+        excess = Lin().add(total)
         excess.const -= t
         excess.add(touched, t - 1)
         o = self.m.new_int_var(0, hi, f"overkill[{r}]")
         self.m.add_max_equality(o, [0, excess.expr()])
-        return _Lin.of(o, 0, hi)
+        return Lin.of(o, 0, hi)
 
     # -- the objectives -------------------------------------------------------------------------
-    def objective(self, obj: Objective) -> _Lin:
+    def objective(self, obj: Objective) -> Lin:
         d = self.defs
-        out = _Lin()
+        out = Lin()
         if obj.kind == "max-damage":
             for r in [obj.target] if obj.target else d.players:
                 out.add(self.total(r))
@@ -211,7 +211,7 @@ class _ObjectiveModel:
 
 
 @dataclass
-class _Budget:
+class Budget:
     time_limit: float | None
     deterministic_time: float | None
     start: float = field(default_factory=time.perf_counter)
@@ -230,13 +230,13 @@ class _Budget:
         return (wall is not None and wall <= 0) or (det is not None and det <= 0)
 
 
-class _Runner:
+class Runner:
     """Solves on one model repeatedly, within one budget, keeping the last solution."""
 
     def __init__(
         self,
-        om: _ObjectiveModel,
-        budget: _Budget,
+        om: ObjectiveModel,
+        budget: Budget,
         workers: int,
         presolve: bool,
         hints: bool,
@@ -260,7 +260,7 @@ class _Runner:
         self.solves = 0
         self.vec: list[int] | None = None  # the last solution found (the x columns)
         self._solution: list[int] = []  # every variable's value in it, by variable index
-        self.watch: list[_Lin] = []  # expressions read with every solution found
+        self.watch: list[Lin] = []  # expressions read with every solution found
         self.watched: list[int] = []  # their values in self.vec
 
     def run(self):
@@ -317,7 +317,7 @@ class _Runner:
         self.budget.used_det += self.solver.deterministic_time
         return status
 
-    def value(self, lin: _Lin) -> int:
+    def value(self, lin: Lin) -> int:
         """The value of ``lin`` in the solution kept by the last :meth:`run` that found one (exact integers)."""
         sol = self._solution
         return lin.const + sum(c * sol[i] for i, (_, c, _, _) in lin.terms.items())
@@ -331,7 +331,7 @@ class Term:
     """One term of a lexicographic objective: a linear expression, its direction, and whether it is an objective
     (not a tie-break column)."""
 
-    lin: _Lin
+    lin: Lin
     maximize: bool
     is_objective: bool
 
@@ -356,9 +356,9 @@ def _pack(terms: Sequence[Term], limit: int | None = None) -> list[list[Term]]:
     return groups
 
 
-def _weighted(group: Sequence[Term]) -> _Lin:
+def _weighted(group: Sequence[Term]) -> Lin:
     """One objective to *minimise* whose optimum is the lexicographic optimum of the group (exact weights)."""
-    out = _Lin()
+    out = Lin()
     w = 1
     for t in reversed(group):
         out.add(t.lin, -w if t.maximize else w)
@@ -366,7 +366,7 @@ def _weighted(group: Sequence[Term]) -> _Lin:
     return out
 
 
-def lex_optimise(runner: _Runner, terms: Sequence[Term]) -> tuple[str, bool]:
+def lex_optimise(runner: Runner, terms: Sequence[Term]) -> tuple[str, bool]:
     """Optimise the terms lexicographically; returns (status of the last solve, every objective term proven)."""
     m = runner.om.m
     status = STATUS_UNKNOWN if runner.vec is None else STATUS_OPTIMAL

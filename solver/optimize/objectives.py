@@ -74,11 +74,11 @@ def _expected() -> str:
     return "max-damage, max-damage:ID, lethal, max-kills, max-value, min-overkill"
 
 
-def _number(q: Fraction):
+def json_number(q: Fraction):
     return int(q) if q.denominator == 1 else float(q)
 
 
-class _Definitions:
+class Definitions:
     """What every objective counts, read from the plan once (shared by the model and the direct evaluator)."""
 
     def __init__(self, plan: DamagePlan):
@@ -180,10 +180,10 @@ class _Definitions:
     def evaluate(self, obj: Objective, vec: Sequence[int]):
         totals, touched = tally_vector(self.plan.columns, vec, self.deathtouch_of)
         q = sum((self.term(obj, r, totals.get(r, 0), r in touched) for r in self.counted(obj)), 0)
-        return _number(Fraction(q)) if obj.kind == "max-value" else q
+        return json_number(Fraction(q)) if obj.kind == "max-value" else q
 
 
-def _combat_of(combat) -> DamageStep:
+def damage_step_of(combat) -> DamageStep:
     if isinstance(combat, DamageStep):
         return combat
     return DamageStep(combat)

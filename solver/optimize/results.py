@@ -10,7 +10,7 @@ from typing import Protocol
 from ..models import Assignment, load_assignment
 from ..outcome import lethal_report, tally_vector
 from ..rules import DamagePlan
-from .objectives import _combat_of, _Definitions, parse_objectives
+from .objectives import Definitions, damage_step_of, parse_objectives
 
 STATUS_OPTIMAL, STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_UNKNOWN = "optimal", "feasible", "infeasible", "unknown"
 
@@ -49,11 +49,11 @@ class SolveResult:
         return out
 
 
-def _assignment(plan: DamagePlan, vec: Sequence[int]) -> Assignment:
+def assignment_of_vector(plan: DamagePlan, vec: Sequence[int]) -> Assignment:
     return plan.assignment(((plan.columns, vec),))
 
 
-def _lethal_report(defs: _Definitions, vec, best_to: Mapping[str, int]) -> dict:
+def lethal_report_of_vector(defs: Definitions, vec, best_to: Mapping[str, int]) -> dict:
     totals, _ = tally_vector(defs.plan.columns, vec, defs.deathtouch_of)
     return lethal_report(defs.scenario, {p: totals.get(p, 0) for p in defs.players}, best_to)
 
@@ -61,10 +61,10 @@ def _lethal_report(defs: _Definitions, vec, best_to: Mapping[str, int]) -> dict:
 def score_assigned(combat, assignment, objectives) -> dict:
     """The objectives' values for one given (legal) assignment on damage assigned, evaluated directly, without a
     solver (:func:`trample.optimize.score` reads the outcome instead on boards with effects)."""
-    combat = _combat_of(combat)
+    combat = damage_step_of(combat)
     plan = combat.plan
     objs = parse_objectives(objectives, combat.scenario)
-    defs = _Definitions(plan)
+    defs = Definitions(plan)
     if not isinstance(assignment, Assignment):
         assignment = load_assignment(assignment, combat.scenario)
     vec = plan.vector(assignment)

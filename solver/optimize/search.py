@@ -13,17 +13,17 @@ from ..outcome import has_effects
 from ..rules import DamagePlan, division_moved
 from . import effects
 from .linear import DirectOptimum, direct_optimum
-from .model import Term, _Budget, _Lin, _ObjectiveModel, _Runner, lex_optimise
-from .objectives import Objective, _combat_of, _Definitions, _number, parse_objectives
-from .outcomes import all_optimal_by_outcome, solve_by_outcome
+from .listing import all_optimal_by_outcome, solve_by_outcome
+from .model import Budget, Lin, ObjectiveModel, Runner, Term, lex_optimise
+from .objectives import Definitions, Objective, damage_step_of, json_number, parse_objectives
 from .results import (
     STATUS_FEASIBLE,
     STATUS_INFEASIBLE,
     STATUS_OPTIMAL,
     STATUS_UNKNOWN,
     SolveResult,
-    _assignment,
-    _lethal_report,
+    assignment_of_vector,
+    lethal_report_of_vector,
 )
 
 
@@ -70,7 +70,7 @@ def solve(
 
 def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: bool, settings: dict):
     """(SolveResult, the objective model with the optimum fixed, or None when no solver was needed)."""
-    combat = _combat_of(combat)
+    combat = damage_step_of(combat)
     plan = combat.plan
     objs = parse_objectives(objectives, combat.scenario)
     if has_effects(combat.scenario) or division_moved(combat.scenario):  # the outcome; banding: a game (702.22j/k)
@@ -79,7 +79,7 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
             if found is not None:
                 return found, None
         return solve_by_outcome(combat, objs, time_limit, tie_break), None
-    defs = _Definitions(plan)
+    defs = Definitions(plan)
     if any(o.kind == "max-value" for o in objs):
         _ = defs.value_scale  # bad values are bad input, before any solving
     wants_lethal = any(o.kind == "lethal" for o in objs)
@@ -90,7 +90,7 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
             return small, None
     if forced is None:
         from ..engines import cpsat  # noqa: F401  (import ortools before the clock starts)
-    budget = _Budget(time_limit, deterministic_time)
+    budget = Budget(time_limit, deterministic_time)
 
     def elapsed() -> float:
         return (time.perf_counter() - budget.start) * 1000
@@ -99,13 +99,13 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
         values = {o.name: defs.evaluate(o, forced) for o in objs}
         lethal = None
         if wants_lethal:
-            lethal = _lethal_report(
+            lethal = lethal_report_of_vector(
                 defs, forced, {p: defs.evaluate(Objective(p, "max-damage", p), forced) for p in defs.players}
             )
-        return SolveResult(STATUS_OPTIMAL, _assignment(plan, forced), values, lethal, elapsed(), 0), None
+        return SolveResult(STATUS_OPTIMAL, assignment_of_vector(plan, forced), values, lethal, elapsed(), 0), None
 
-    om = _ObjectiveModel(plan, defs)
-    runner = _Runner(om, budget, settings["workers"], settings["presolve"], settings["hints"], settings["params"])
+    om = ObjectiveModel(plan, defs)
+    runner = Runner(om, budget, settings["workers"], settings["presolve"], settings["hints"], settings["params"])
     lins = [om.objective(o) for o in objs]
     runner.watch = lins
 
@@ -133,13 +133,13 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
         return SolveResult(st, None, {}, None, elapsed(), runner.solves), None
     values = {}
     for o, _lin, raw in zip(objs, lins, runner.watched):  # read with solver.value after the solve that found vec
-        values[o.name] = _number(Fraction(raw, defs.value_scale)) if o.kind == "max-value" else raw
+        values[o.name] = json_number(Fraction(raw, defs.value_scale)) if o.kind == "max-value" else raw
     for lin, raw in zip(lins, runner.watched):  # fix what was found (already fixed when proven)
         if lin.terms and not proven:
             om.m.add(lin.expr() == raw)
     final = STATUS_OPTIMAL if proven and probes_proven else STATUS_FEASIBLE
-    lethal = _lethal_report(defs, runner.vec, best_to) if wants_lethal else None
-    return SolveResult(final, _assignment(plan, runner.vec), values, lethal, elapsed(), runner.solves), om
+    lethal = lethal_report_of_vector(defs, runner.vec, best_to) if wants_lethal else None
+    return SolveResult(final, assignment_of_vector(plan, runner.vec), values, lethal, elapsed(), runner.solves), om
 
 
 #: boards of at most this many legal assignments are solved from the direct engine's blocks, without importing
@@ -174,19 +174,19 @@ def _small_direct(combat, objs, time_limit) -> SolveResult | None:
     first = rows[np.lexsort(rows.T[::-1])[0]].tolist()
     lethal = None
     if any(o.kind == "lethal" for o in objs):
-        lethal = _lethal_report(found.scorer.defs, first, found.most_to)
+        lethal = lethal_report_of_vector(found.scorer.defs, first, found.most_to)
     elapsed = (time.perf_counter() - t0) * 1000
     return SolveResult(STATUS_OPTIMAL, combat._layout.assignment(first), found.objectives, lethal, elapsed, 0)
 
 
-def _tie_break_terms(om: _ObjectiveModel) -> list[Term]:
+def _tie_break_terms(om: ObjectiveModel) -> list[Term]:
     """Minimise each column in plan order, except each source's last (fixed by 510.1a)."""
     out = []
     plan = om.plan
     for k, (i, r) in enumerate(om.cols):
         if r == plan.sources[i].all_routes[-1].recipient:
             continue
-        out.append(Term(_Lin.of(om.built.x[k], 0, om.hi[k]), False, False))
+        out.append(Term(Lin.of(om.built.x[k], 0, om.hi[k]), False, False))
     return out
 
 
@@ -219,7 +219,7 @@ class AllOptimal(Iterator[Assignment]):
 
         self._deadline = deadline_of(time_limit)
         self.complete = True
-        combat = _combat_of(combat)
+        combat = damage_step_of(combat)
         self.plan = combat.plan
         self.limit = limit
         self._stream: Iterator | None = None
@@ -235,7 +235,7 @@ class AllOptimal(Iterator[Assignment]):
             lethal = None
             if any(o.kind == "lethal" for o in objs):
                 defs = found.scorer.defs
-                lethal = _lethal_report(defs, found.first, found.most_to)
+                lethal = lethal_report_of_vector(defs, found.first, found.most_to)
             self.result = SolveResult(
                 STATUS_OPTIMAL,
                 combat._layout.assignment(found.first),
@@ -325,7 +325,7 @@ class AllOptimal(Iterator[Assignment]):
         assert om is not None  # only called when the CP-SAT model lists the optima
         try:
             for vec in stream_solutions(om.m, om.built.x, enumeration_solver(), deadline=self._deadline):
-                yield _assignment(self.plan, vec)
+                yield assignment_of_vector(self.plan, vec)
         except LimitReached:
             self.complete = False
             raise

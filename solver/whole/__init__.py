@@ -3,7 +3,7 @@
 A *combat line* is ``{"first_strike": {...}, "regular": {...}}`` (docs/format.md): the first-strike step's
 assignment, then the regular step's. Each step's assignment holds **both** players' sources (one key per
 attacker and one per blocker), because the blockers' first-strike damage decides which attackers survive into
-the regular step. Between the steps :func:`trample.sba.after_step` deals the damage and performs the state-based
+the regular step. Between the steps :func:`trample.outcome.after_step` deals the damage and performs the state-based
 actions; the regular step is then derived from that state by the same rules as any step (``trample.rules``).
 
 With no first-strike step (510.4: no attacking or blocking creature has first strike or double strike), a

@@ -33,7 +33,7 @@ from ..optimize import (
 )
 from ..optimize import solve as solve_step
 from ..optimize.linear import BlockScorer
-from ..optimize.outcomes import step_values
+from ..optimize.listing import step_values
 from ..outcome import (
     creature_dies,
     damage_dealt,

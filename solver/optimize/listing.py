@@ -1,4 +1,5 @@
-"""The objectives on boards with outcome effects (docs/effects.md): scored on what the damage *does*.
+"""Solving by listing: the objectives on boards with outcome effects (docs/effects.md), scored on what the damage
+*does*, over every legal assignment and reply.
 
 On a board where damage dealt can differ from damage assigned (prevention, protection, doubling), or has results
 beyond marked damage and lost life (lifelink, infect, wither, toxic, commander damage), the objectives are read on
@@ -31,7 +32,7 @@ from ..models import Assignment, load_assignment
 from ..outcome import Outcome, has_effects, overkill_threshold, resolve
 from ..outcome import exact as _exact
 from ..step import DamageStep
-from .objectives import Objective, _combat_of, _number, oriented, parse_objectives
+from .objectives import Objective, damage_step_of, json_number, oriented, parse_objectives
 from .results import (
     STATUS_FEASIBLE,
     STATUS_INFEASIBLE,
@@ -70,7 +71,7 @@ def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, O
         elif o.kind == "max-value":
             q = sum((_exact(getattr(s[c], "value", 1)) for c in killable if c in died), Fraction(0))
             q += sum((_exact(s[p].value) for p in walkers if p in died), Fraction(0))
-            out[o.name] = _number(q)
+            out[o.name] = json_number(q)
         elif o.kind == "min-overkill":
             out[o.name] = sum(max(0, n - overkill_threshold(s, r, r in outcome.deathtouched)) for r, n in dealt.items())
         else:  # pragma: no cover - parse_objectives knows every kind
@@ -78,19 +79,19 @@ def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, O
     return out, outcome
 
 
-def _vector(step: DamageStep, assignment: Assignment) -> tuple[int, ...]:
+def vector_of(step: DamageStep, assignment: Assignment) -> tuple[int, ...]:
     plan = step.plan
     return tuple(assignment.amount(plan.sources[i].source, r) for i, r in plan.columns)
 
 
-def _other(step: DamageStep) -> DamageStep | None:
+def other_side_step(step: DamageStep) -> DamageStep | None:
     """The step of the other side's creatures (None when the solved side is ``both``)."""
     side = OTHER_SIDE[step.side]
     return None if side is None else DamageStep(step.scenario, side=side, engine=step.engine)
 
 
 def _replies(step: DamageStep, deadline) -> list[Assignment | None]:
-    other = _other(step)
+    other = other_side_step(step)
     if other is None:
         return [None]
     return list(other.assignments(time_limit=deadline)) or [None]
@@ -108,7 +109,7 @@ class _Division:
         plan = step.plan
         self.own = [k for k, (i, _) in enumerate(plan.columns) if player is None or plan.sources[i].chooser == player]
         self.simple = len(self.own) == len(plan.columns)  # the solved side's sources are all the solved player's
-        other = _other(step)
+        other = other_side_step(step)
         self.other_plan = None if other is None else other.plan
         self.theirs: list[int] = []  # the other side's columns the solved player divides
         if self.other_plan is not None and player is not None:
@@ -129,7 +130,7 @@ def evaluate(step: DamageStep, assignment, objs, replies) -> Any:
     of the other side's damage (banding, 702.22k/j) at best, the other player the rest at worst (ties: the first
     reply listed)."""
     division = _Division(step)
-    vec = _vector(step, assignment)
+    vec = vector_of(step, assignment)
     parts: dict[tuple, tuple] = {}
     for reply in replies:
         values, outcome = step_values(step, assignment, objs, reply)
@@ -167,7 +168,7 @@ def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = 
     try:
         replies = _replies(step, deadline)
         for assignment in step.assignments(time_limit=deadline):
-            vec = _vector(step, assignment)
+            vec = vector_of(step, assignment)
             for reply in replies:
                 if deadline:  # by the clock, every line (a line costs a fraction of a millisecond)
                     deadline.check()
@@ -242,7 +243,7 @@ def score_by_outcome(step: DamageStep, assignment, objs, time_limit=None) -> dic
 def score(combat, assignment, objectives) -> dict:
     """The objectives' values for one given (legal) assignment, evaluated directly, without a solver: on damage
     assigned (:func:`~trample.optimize.results.score_assigned`), or on the outcome on boards with effects."""
-    step = _combat_of(combat)
+    step = damage_step_of(combat)
     if not has_effects(step.scenario):
         return score_assigned(step, assignment, objectives)
     objs = parse_objectives(objectives, step.scenario)
@@ -261,7 +262,7 @@ def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None) -> list[Assi
     listed = list(step.assignments(time_limit=deadline))
     worst: dict[tuple, tuple] = {}
     for a in listed:
-        vec = _vector(step, a)
+        vec = vector_of(step, a)
         for reply in replies:
             if deadline:
                 deadline.check()
@@ -273,7 +274,7 @@ def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None) -> list[Assi
         return []
     top = max(worst.values())
     chosen = {g[0] for g, k in worst.items() if k == top}
-    return [a for a in listed if division.mine(_vector(step, a), None)[0] in chosen]
+    return [a for a in listed if division.mine(vector_of(step, a), None)[0] in chosen]
 
 
 def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outcome:
@@ -285,7 +286,7 @@ def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outc
 
     Every reader of "what happens" -- the arena's lethal verdict, the environments' rewards, the pictures --
     reads this, so they agree with the solver's values and lethal report."""
-    step = _combat_of(combat)
+    step = damage_step_of(combat)
     if not isinstance(assignment, Assignment):
         assignment = load_assignment(assignment, step.scenario)
     sc = step.scenario
