@@ -5,6 +5,7 @@ the contract."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,34 @@ def test_the_parsers_see_a_difference():
     assert documented_layers(dropped) != contract_layers()
     swapped = text.replace("`trample.combat`", "`trample.TMP`").replace("`trample.whole`", "`trample.combat`")
     assert documented_layers(swapped.replace("`trample.TMP`", "`trample.whole`")) != contract_layers()
+
+
+def private_imports(roots=("solver", "models")) -> list[tuple[str, str, str]]:
+    """(importing file, module, name) for every private name (one leading underscore) imported from another module
+    of the package: a seam between modules is public and documented (issue 23)."""
+    import ast
+
+    found = []
+    for root in roots:
+        for path in sorted((ROOT / root).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.level:  # the package's own (relative) imports
+                    for alias in node.names:
+                        if alias.name.startswith("_") and not alias.name.startswith("__"):
+                            found.append(
+                                (str(path.relative_to(ROOT)), "." * node.level + (node.module or ""), alias.name)
+                            )
+    return found
+
+
+def test_no_private_name_crosses_a_module():
+    # (a public name bound under a private alias, as the package's __init__ does with the Gym hook, is not one)
+    assert private_imports() == []
+
+
+def test_the_private_import_scan_sees_one(tmp_path, monkeypatch):
+    pkg = tmp_path / "solver"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("from .b import _hidden, shown\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert private_imports(("solver",)) == [("solver/a.py", ".b", "_hidden")]
