@@ -9,7 +9,7 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from . import fields as F
 from .errors import (
@@ -39,6 +39,17 @@ STEPS = words(Step)
 DAMAGE_ORDERS = words(DamageOrder)
 
 
+class DamageSource(Protocol):
+    """What protection reads of a source of damage (702.16a): its id and its qualities (a creature, or a
+    source that is not one of the scenario's creatures)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+
+
 @dataclass(frozen=True)
 class Receiving:
     """What happens to damage dealt to one object or player (docs/effects.md): prevention and protection (615,
@@ -56,7 +67,7 @@ class Receiving:
     def is_plain(self) -> bool:
         return self == NO_EFFECTS
 
-    def protected_from(self, source: Creature) -> bool:
+    def protected_from(self, source: DamageSource) -> bool:
         """702.16e: a quality of the source (its id or one of its tags) is one it has protection from."""
         if not self.protection:
             return False

@@ -5,11 +5,13 @@ It reads the same plan as every engine (trample.rules), but evaluates it directl
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from .models import Assignment
 from .outcome import tally
-from .rules import LEGACY_BLOCKER_ORDER_RULE, LEGACY_ORDER_RULE, DamagePlan, refusal
+from .rules import LEGACY_BLOCKER_ORDER_RULE, LEGACY_ORDER_RULE, DamagePlan, SourcePlan, refusal
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,7 @@ class Violation:
     source: str | None = None
     recipient: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, str]:
         return {"rule": self.rule, "message": self.message}
 
 
@@ -31,7 +33,7 @@ class CheckResult:
     def __bool__(self) -> bool:
         return self.legal
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"legal": self.legal, "violations": [v.to_json() for v in self.violations]}
 
 
@@ -58,7 +60,13 @@ def check(plan: DamagePlan, assignment: Assignment) -> CheckResult:
     return CheckResult(legal=not violations, violations=tuple(violations))
 
 
-def _source_violations(plan: DamagePlan, src, split, totals, deathtouched) -> list[Violation]:
+def _source_violations(
+    plan: DamagePlan,
+    src: SourcePlan,
+    split: Mapping[str, int],
+    totals: Mapping[str, int],
+    deathtouched: Collection[str],
+) -> list[Violation]:
     violations: list[Violation] = []
     given = sum(split.values())
     if src.damage == 0:
@@ -98,7 +106,9 @@ def _source_violations(plan: DamagePlan, src, split, totals, deathtouched) -> li
     return violations
 
 
-def _gate_message(plan, source, recipient, amount, rule, bad, totals) -> str:
+def _gate_message(
+    plan: DamagePlan, source: str, recipient: str, amount: int, rule: str, bad: str, totals: Mapping[str, int]
+) -> str:
     if bad in plan.loyalty_need:
         return (
             f"{source} assigns {amount} to {recipient}, but the planeswalker {bad} has been assigned "

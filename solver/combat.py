@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from typing import Protocol
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
 from . import indexing, optimize
 from .check import CheckResult
+from .limits import TimeLimit
 from .models import Assignment, FormatError
+from .optimize import SolveResult
+from .outcome import Outcome
 from .render import Picture, render, shown_result
 from .step import DamageStep
 
@@ -31,35 +34,37 @@ class Combat(DamageStep):
         return LegalAssignments(self)
 
     # -- optimisation (trample.optimize) and indexing (trample.indexing) ----------
-    def solve(self, objectives, **options):
+    def solve(self, objectives: str | Sequence[str], **options: Any) -> SolveResult:
         """The best legal assignment for lexicographic objectives; see :func:`trample.optimize.solve`."""
         return shown_result(optimize.solve(self, objectives, **options), self)
 
-    def rank(self, assignment, time_limit=None) -> int:
+    def rank(self, assignment: Assignment | Mapping[str, Any], time_limit: TimeLimit = None) -> int:
         """The index of a legal assignment in the canonical order; see :mod:`trample.indexing`."""
         return indexing.rank(self, assignment, time_limit=time_limit)
 
-    def unrank(self, index: int, time_limit=None) -> Assignment:
+    def unrank(self, index: int, time_limit: TimeLimit = None) -> Assignment:
         """The assignment at ``index`` (0 <= index < count) in the canonical order."""
         return indexing.unrank(self, index, time_limit=time_limit)
 
-    def sample(self, n: int, seed: int, time_limit=None):
+    def sample(self, n: int, seed: int, time_limit: TimeLimit = None) -> list[Assignment]:
         """``n`` assignments drawn uniformly at random (with replacement), reproducibly from ``seed``."""
         return indexing.sample(self, n, seed, time_limit=time_limit)
 
-    def samples(self, n: int, seed: int, time_limit=None) -> Iterator[Assignment]:
+    def samples(self, n: int, seed: int, time_limit: TimeLimit = None) -> Iterator[Assignment]:
         """The same draws as :meth:`sample`, streamed one at a time (flat memory for any ``n``)."""
         return indexing.samples(self, n, seed, time_limit=time_limit)
 
     # -- what an assignment does (trample.outcome) ------------------------------------------------------
-    def outcome(self, assignment, objectives="lethal"):
+    def outcome(
+        self, assignment: Assignment | Mapping[str, Any], objectives: str | Sequence[str] = "lethal"
+    ) -> Outcome:
         """What ``assignment`` does (:class:`trample.outcome.Outcome`: damage dealt, deaths, life, poison, commander
         damage, who loses), as the solver reads it: with the other side's damage given in ``assignment``, or else
         its player's best reply for ``objectives`` on a board with effects (:func:`trample.optimize.outcome_of`)."""
         return optimize.outcome_of(self, assignment, objectives)
 
     # -- pictures (trample.render) -------------------------------------------------------------------
-    def show(self, assignment=None, title: str | None = None):
+    def show(self, assignment: Assignment | Mapping[str, Any] | None = None, title: str | None = None) -> Picture:
         """A picture of the board, with ``assignment`` drawn as labelled arrows (a notebook displays it)."""
         return Picture(render(self, assignment, title))
 
@@ -72,15 +77,15 @@ class Enumerable(Protocol):
 
     def count(self) -> int: ...
 
-    def assignments(self) -> Iterator: ...
+    def assignments(self) -> Iterator[Any]: ...
 
-    def check(self, assignment) -> CheckResult: ...
+    def check(self, assignment: Any) -> CheckResult: ...
 
 
 class LegalAssignments:
     """A lazy view of the legal assignments: ``count()``, iteration and ``in`` (like python-chess's legal_moves)."""
 
-    def __init__(self, combat: Enumerable):
+    def __init__(self, combat: Enumerable) -> None:
         self.combat = combat
 
     def count(self) -> int:
@@ -89,7 +94,7 @@ class LegalAssignments:
     def __iter__(self) -> Iterator[Assignment]:
         return self.combat.assignments()
 
-    def __contains__(self, assignment) -> bool:
+    def __contains__(self, assignment: object) -> bool:
         try:
             return self.combat.check(assignment).legal
         except FormatError:

@@ -20,18 +20,18 @@ integers drawn by ``random.Random(seed).randrange(count)``, so it is exactly uni
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
-from typing import cast
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, cast
 
 from .engines import PROGRAMME, Programme, ProgrammeEngine, get_engine
-from .limits import deadline_of
+from .limits import Deadline, TimeLimit, deadline_of
 from .models import Assignment, FormatError, load_assignment
 from .step import DamageStep as Combat  # anything with a plan: a Combat, or the step the optimiser reads
 
 __all__ = ["rank", "unrank", "sample", "samples", "count", "component_programmes"]
 
 
-def component_programmes(combat: Combat, time_limit=None) -> list[Programme]:
+def component_programmes(combat: Combat, time_limit: TimeLimit = None) -> list[Programme]:
     """The programme of every component (``time_limit``: :class:`trample.limits.LimitReached` past it)."""
     plan = combat.plan
     deadline = deadline_of(time_limit)
@@ -41,7 +41,7 @@ def component_programmes(combat: Combat, time_limit=None) -> list[Programme]:
     return [engine.programme(plan, comp, deadline) for comp in plan.components]
 
 
-def count(combat: Combat, time_limit=None) -> int:
+def count(combat: Combat, time_limit: TimeLimit = None) -> int:
     """The number of legal assignments, by the direct engine's counting (the same number every engine gives).
 
     The one count path: this is :meth:`Combat.count` with the direct engine (as is ``legal_assignments.count()``
@@ -49,7 +49,7 @@ def count(combat: Combat, time_limit=None) -> int:
     return combat.count(engine="direct", time_limit=time_limit)
 
 
-def rank(combat: Combat, assignment, time_limit=None) -> int:
+def rank(combat: Combat, assignment: Assignment | Mapping[str, Any], time_limit: TimeLimit = None) -> int:
     """The index of a legal assignment in the canonical order (0 <= rank < count).
 
     Raises :class:`~trample.models.FormatError` (path ``assignment``) when it is not a legal assignment, naming the
@@ -73,7 +73,7 @@ def rank(combat: Combat, assignment, time_limit=None) -> int:
     return index
 
 
-def unrank(combat: Combat, index: int, time_limit=None) -> Assignment:
+def unrank(combat: Combat, index: int, time_limit: TimeLimit = None) -> Assignment:
     """The assignment at ``index`` in the canonical order. Raises FormatError (path ``index``) out of range."""
     if isinstance(index, bool) or not isinstance(index, int):
         raise FormatError("index", f"expected a whole number, got {index!r}")
@@ -88,14 +88,14 @@ def unrank(combat: Combat, index: int, time_limit=None) -> Assignment:
     return _build(combat, dps, _digits(index, dps))
 
 
-def sample(combat: Combat, n: int, seed, time_limit=None) -> list[Assignment]:
+def sample(combat: Combat, n: int, seed: int | str | None, time_limit: TimeLimit = None) -> list[Assignment]:
     """``n`` legal assignments drawn independently and exactly uniformly (with replacement), reproducibly.
 
     ``time_limit`` (seconds): :class:`trample.limits.LimitReached` if the ``n`` draws are not done by then."""
     return list(samples(combat, n, seed, time_limit))
 
 
-def samples(combat: Combat, n: int, seed, time_limit=None) -> Iterator[Assignment]:
+def samples(combat: Combat, n: int, seed: int | str | None, time_limit: TimeLimit = None) -> Iterator[Assignment]:
     """The draws of :func:`sample`, one at a time (the same ones for the same seed): memory stays flat for any
     ``n``. ``time_limit`` (seconds, from the call) covers building the counting programmes and the draws; the
     draws made by then are yielded, then :class:`trample.limits.LimitReached` is raised."""
@@ -111,7 +111,9 @@ def samples(combat: Combat, n: int, seed, time_limit=None) -> Iterator[Assignmen
     return _draws(combat, dps, n, total, random.Random(seed), deadline)
 
 
-def _draws(combat, dps, n, total, rng, deadline) -> Iterator[Assignment]:
+def _draws(
+    combat: Combat, dps: list[Programme], n: int, total: int, rng: random.Random, deadline: Deadline
+) -> Iterator[Assignment]:
     for k in range(n):
         if deadline and not k & 63:
             deadline.check()

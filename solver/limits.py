@@ -16,11 +16,14 @@ import signal
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any, ClassVar
 
 __all__ = [
     "Deadline",
     "LimitReached",
+    "TimeLimit",
     "deadline_of",
     "parse_seconds",
     "start_clock",
@@ -72,6 +75,10 @@ class Deadline:
 
 NEVER = Deadline(None)
 
+# What every ``time_limit`` parameter takes: seconds (a ``--time-limit`` is a float too), a running Deadline
+# (shared by nested calls), or None for no limit.
+TimeLimit = Deadline | float | None
+
 
 MAX_SECONDS = 10**9  # --time-limit: at most 10^9 s (about 32 years); inf, nan and larger values are bad input
 
@@ -104,9 +111,10 @@ class CommandLimit(float):
     count), not when the work does. :func:`deadline_of` turns it into its running Deadline; a batch restarts it
     for each later document (:meth:`restart`)."""
 
-    _live: list = []
+    _live: ClassVar[list[CommandLimit]] = []
+    deadline: Deadline
 
-    def __new__(cls, seconds: float):
+    def __new__(cls, seconds: float) -> CommandLimit:
         obj = super().__new__(cls, seconds)
         obj.deadline = Deadline(float(seconds), _STARTED[0])
         cls._live.append(obj)
@@ -122,7 +130,7 @@ class CommandLimit(float):
             limit.restart()
 
 
-def deadline_of(limit) -> Deadline:
+def deadline_of(limit: object) -> Deadline:
     """A :class:`Deadline` from ``None``, seconds, or a Deadline (returned as is, so nested calls share it)."""
     if limit is None:
         return NEVER
@@ -145,11 +153,11 @@ def deadline_of(limit) -> Deadline:
 # Every CP-SAT solver is made by trample.engines.cpsat.new_solver, which registers it.
 
 _INTERRUPT = threading.Event()
-_SEARCHES: weakref.WeakSet = weakref.WeakSet()
+_SEARCHES: weakref.WeakSet[Any] = weakref.WeakSet()
 _SEARCHES_LOCK = threading.Lock()
 
 
-def register_search(search) -> None:
+def register_search(search: Any) -> None:
     """Track an object with a ``stop_search()`` method, stopped by :func:`interrupt` (weakly held)."""
     with _SEARCHES_LOCK:
         _SEARCHES.add(search)
@@ -191,7 +199,7 @@ class InterruptState:
     """What the command line knows when it is interrupted: which signal, when, and what the command had done
     (``done``: a callable giving a short phrase such as "1200 assignments written", set by the command)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.reset()
 
     def reset(self) -> None:
@@ -237,7 +245,7 @@ def work_done(describe: Callable[[], str] | None) -> None:
 
 
 @contextlib.contextmanager
-def interrupts():
+def interrupts() -> Iterator[InterruptState]:
     """SIGINT and SIGTERM raise KeyboardInterrupt in the main thread (once: a second signal during the clean-up
     does not cut it short), and stop every CP-SAT search at once through :func:`trample.limits.interrupt` -- a
     thread watching the signal wake-up pipe does it, since the main thread may be inside native code."""
@@ -249,7 +257,7 @@ def interrupts():
     r, w = os.pipe()
     os.set_blocking(w, False)
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: FrameType | None) -> None:
         STATE.signum = STATE.signum or signum
         interrupt()
         if STATE.raised:
@@ -260,7 +268,7 @@ def interrupts():
         STATE.raised = True
         raise KeyboardInterrupt
 
-    def watch():
+    def watch() -> None:
         while True:
             try:
                 data = os.read(r, 64)
@@ -290,7 +298,7 @@ def interrupts():
 
 
 @contextlib.contextmanager
-def alarm(limit):
+def alarm(limit: object) -> Iterator[None]:
     """The time limit for work that does not look at a Deadline itself (loading, the library commands, check,
     render, score): SIGALRM raises :class:`LimitReached` in the main thread when ``limit`` (a
     :class:`CommandLimit`, a Deadline or None) runs out -- and again every 50 ms until the block is left, so
@@ -305,7 +313,7 @@ def alarm(limit):
         deadline.check()
         raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
 
-    def fire(signum, frame):
+    def fire(signum: int, frame: FrameType | None) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0.05)
         if STATE.critical:  # a result being written and counted: after it
             return
@@ -321,7 +329,7 @@ def alarm(limit):
 
 
 @contextlib.contextmanager
-def stop_like_interrupt(limit):
+def stop_like_interrupt(limit: object) -> Iterator[dict[str, bool]]:
     """The time limit of a command that keeps what it did on an interrupt (arena, score): when ``limit`` runs
     out, the command is stopped as Ctrl-C stops it (:func:`interrupt`, then KeyboardInterrupt in the main
     thread, held back while a result is written), and the yielded dict says ``{"fired": True}`` so that the
@@ -332,7 +340,7 @@ def stop_like_interrupt(limit):
         yield state
         return
 
-    def fire(signum, frame):
+    def fire(signum: int, frame: FrameType | None) -> None:
         if state["fired"]:
             return
         if STATE.critical:  # a result being written and counted: a little later

@@ -40,19 +40,24 @@ on a plain board, then 4 and 5. :func:`has_effects` asks both lists whether the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 
-from .models import Scenario
+from .models import Battle, Creature, GameObject, Planeswalker, Player, Scenario
+
+_C = TypeVar("_C", bound=Creature)
+_Shielded = TypeVar("_Shielded", bound=Player | Planeswalker | Battle | Creature)
+#: A first-step outcome's effect on the regular step: sorted (recipient, damage capped, deathtouch) triples.
+EffectKey = tuple[tuple[str, int, bool], ...]
 
 # ---------------------------------------------------------------------------------------------
 # Thresholds
 # ---------------------------------------------------------------------------------------------
 
 
-def lethal_need(creature) -> int:
+def lethal_need(creature: Creature | GameObject) -> int:
     """702.19b: the damage still needed for a creature to have been assigned lethal damage (0: it already has)."""
     return max(0, creature.toughness - creature.damage_marked)
 
@@ -103,7 +108,7 @@ def overkill_threshold(scenario: Scenario, recipient: str, deathtouched: bool = 
     return 1 if need > 0 and deathtouched else need
 
 
-def regular_step_cap(obj, kind: str) -> int | None:
+def regular_step_cap(obj: GameObject, kind: str) -> int | None:
     """Damage beyond which more damage in the first step changes nothing for the regular step's legal set: a
     creature's lethal need, a planeswalker's loyalty, a battle's defense; None for a player (life does not
     change the legal set)."""
@@ -141,7 +146,7 @@ def thresholds_met(slots: Sequence[tuple[int, int, bool]], totals: Sequence[int]
     return out
 
 
-def exact(value) -> Fraction:
+def exact(value: float) -> Fraction:
     """A number of the scenario as an exact fraction: the decimal the JSON wrote (0.1 -> 1/10), not the binary
     float's expansion (``value`` of blockers and planeswalkers; objective values)."""
     if isinstance(value, int):
@@ -182,7 +187,9 @@ def assigned_hits(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]
     return tuple(out)
 
 
-def tally(assignment: Mapping[str, Mapping[str, int]], deathtouch_sources: Iterable[str] = ()):
+def tally(
+    assignment: Mapping[str, Mapping[str, int]], deathtouch_sources: Iterable[str] = ()
+) -> tuple[dict[str, int], set[str]]:
     """The damage to each recipient (positive amounts), and the recipients a deathtouch source assigns to."""
     dts = deathtouch_sources if isinstance(deathtouch_sources, (set, frozenset)) else set(deathtouch_sources)
     totals: dict[str, int] = {}
@@ -208,7 +215,9 @@ def tally_hits(hits: Iterable[Hit]) -> tuple[dict[str, int], set[str]]:
     return totals, touched
 
 
-def tally_vector(columns: Sequence[tuple[int, str]], vector: Sequence[int], deathtouch: Sequence[bool]):
+def tally_vector(
+    columns: Sequence[tuple[int, str]], vector: Sequence[int], deathtouch: Sequence[bool]
+) -> tuple[dict[str, int], set[str]]:
     """:func:`tally` of an assignment given as a vector over plan columns ``(source index, recipient)``;
     ``deathtouch[i]``: source ``i`` has deathtouch."""
     totals: dict[str, int] = {}
@@ -305,7 +314,7 @@ def deal(scenario: Scenario, hits: tuple[Hit, ...], effects: Sequence[DamageEffe
 
 def _events(scenario: Scenario, assigned: tuple[Hit, ...], dealt: tuple[Hit, ...]) -> tuple[Event, ...]:
     """One event per source and recipient: what was assigned, what stage 2 dealt, and what it is (120.3)."""
-    got: dict[tuple[str, str], list] = {}
+    got: dict[tuple[str, str], list[Any]] = {}  # [amount dealt, rule, ...]
     for h in dealt:
         g = got.setdefault((h.source, h.recipient), [0, "", 0])
         g[0] += h.amount
@@ -350,7 +359,7 @@ class _Results:
     gained: dict[str, int] = field(default_factory=dict)  # 702.15b, by controller (ATTACKING_PLAYER)
     shields: dict[str, int] = field(default_factory=dict)  # prevent shield used up (615.7)
 
-    def add(self, where: dict, key, n: int) -> None:
+    def add(self, where: dict[Any, int], key: Any, n: int) -> None:
         where[key] = where.get(key, 0) + n
 
 
@@ -403,11 +412,11 @@ def _plain_results(scenario: Scenario, totals: Mapping[str, int]) -> _Results:
 def _damaged(s: Scenario, res: _Results) -> Scenario:
     """The board with the results applied (no state-based action yet); the step becomes the regular one."""
 
-    def shielded(obj):
+    def shielded(obj: _Shielded) -> _Shielded:
         n = res.shields.get(obj.id)
         return replace(obj, receiving=replace(obj.receiving, prevent=obj.receiving.prevent - n)) if n else obj
 
-    def creature(c):
+    def creature(c: _C) -> _C:
         k = res.counters.get(c.id, 0)
         m = res.marked.get(c.id, 0)
         c2 = shielded(c)
@@ -415,17 +424,17 @@ def _damaged(s: Scenario, res: _Results) -> Scenario:
             c2 = replace(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
         return c2
 
-    def walker(p):
+    def walker(p: Planeswalker) -> Planeswalker:
         n = res.dealt.get(p.id, 0)
         p2 = shielded(p)
         return replace(p2, loyalty=max(0, p.loyalty - n)) if n else p2
 
-    def battle(b):
+    def battle(b: Battle) -> Battle:
         n = res.dealt.get(b.id, 0)
         b2 = shielded(b)
         return replace(b2, defense=max(0, b.defense - n)) if n else b2
 
-    def player(p):
+    def player(p: Player) -> Player:
         life = p.life - res.life_lost.get(p.id, 0) + res.gained.get(p.id, 0)  # 510.2: damage and lifelink at once
         pois = p.poison + res.poison.get(p.id, 0)
         commander = dict(p.commander_damage)
@@ -462,7 +471,7 @@ def first_strike_step_happens(scenario: Scenario) -> bool:
     )
 
 
-def _destroyed(creature, damage_marked: int, deathtouched: bool) -> bool:
+def _destroyed(creature: Creature, damage_marked: int, deathtouched: bool) -> bool:
     """704.5f (toughness 0 or less, even indestructible), 704.5g (lethal damage marked), 704.5h (dealt damage by a
     deathtouch source since the last check), 702.12b (indestructible is not destroyed)."""
     if creature.toughness <= 0:
@@ -472,7 +481,7 @@ def _destroyed(creature, damage_marked: int, deathtouched: bool) -> bool:
     return damage_marked >= creature.toughness or deathtouched
 
 
-def creature_dies(creature, dealt: int, deathtouched: bool) -> bool:
+def creature_dies(creature: Creature, dealt: int, deathtouched: bool) -> bool:
     """Would the state-based actions put this creature into the graveyard once it is dealt ``dealt`` more damage
     (``deathtouched``: some of it from a deathtouch source)? The test :func:`state_based_actions` makes."""
     return _destroyed(creature, creature.damage_marked + dealt, deathtouched and dealt > 0)
@@ -489,7 +498,7 @@ def state_based_actions(
     changes. Returns the state and the losers."""
     touched = deathtouched if isinstance(deathtouched, (set, frozenset)) else set(deathtouched)
 
-    def gone(c) -> bool:
+    def gone(c: Creature) -> bool:
         return c.in_combat and _destroyed(c, c.damage_marked, c.id in touched)
 
     attackers, blockers = state.attackers, state.blockers
@@ -529,7 +538,7 @@ class LossCondition(Protocol):
 
     def acts_on(self, scenario: Scenario) -> bool: ...
 
-    def loses(self, player) -> bool: ...
+    def loses(self, player: GameObject) -> bool: ...
 
 
 class LifeZero:
@@ -541,7 +550,7 @@ class LifeZero:
     def acts_on(self, scenario: Scenario) -> bool:
         return False  # the plain fast paths encode it: damage assigned (= dealt there) reaching life
 
-    def loses(self, player) -> bool:
+    def loses(self, player: GameObject) -> bool:
         return player.life <= 0
 
 
@@ -554,7 +563,7 @@ class TenPoison:
     def acts_on(self, scenario: Scenario) -> bool:
         return any(a.has("infect") or a.toxic for a in scenario.attackers)  # 702.90b, 702.164c
 
-    def loses(self, player) -> bool:
+    def loses(self, player: GameObject) -> bool:
         return player.poison >= 10
 
 
@@ -567,7 +576,7 @@ class CommanderDamage:
     def acts_on(self, scenario: Scenario) -> bool:
         return any(getattr(a, "commander", None) is not None for a in scenario.attackers)
 
-    def loses(self, player) -> bool:
+    def loses(self, player: GameObject) -> bool:
         return any(n >= 21 for _, n in player.commander_damage)
 
 
@@ -575,7 +584,7 @@ class CommanderDamage:
 LOSS_CONDITIONS: tuple[LossCondition, ...] = (LifeZero(), TenPoison(), CommanderDamage())
 
 
-def losses(player, conditions: Sequence[LossCondition] | None = None) -> tuple[LossCondition, ...]:
+def losses(player: GameObject, conditions: Sequence[LossCondition] | None = None) -> tuple[LossCondition, ...]:
     """Every way (default :data:`LOSS_CONDITIONS`) in which this player has lost the game; empty if none."""
     return tuple(c for c in (LOSS_CONDITIONS if conditions is None else conditions) if c.loses(player))
 
@@ -590,7 +599,7 @@ def losers(state: Scenario, conditions: Sequence[LossCondition] | None = None) -
     return tuple(out)
 
 
-def _ends_game(scenario: Scenario, lost) -> bool:
+def _ends_game(scenario: Scenario, lost: Sequence[tuple[str, str]]) -> bool:
     """104.3b / 104.2a: two players in the game and one of them has lost: the game is over."""
     return bool(lost) and scenario.game_players <= 2
 
@@ -600,7 +609,7 @@ def game_over(scenario: Scenario, conditions: Sequence[LossCondition] | None = N
     return scenario.game_players <= 2 and _ends_game(scenario, losers(scenario, conditions))
 
 
-def leave_game(state: Scenario, losers) -> Scenario:
+def leave_game(state: Scenario, losers: Iterable[str]) -> Scenario:
     """800.4a: players who lost leave the game with what they own and control: their planeswalkers and the
     blockers they control; attackers attacking them or their planeswalkers are removed from combat (506.4).
 
@@ -666,7 +675,7 @@ class Outcome:
     def life(self, player: str) -> int:
         return self.state[player].life
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "dealt": dict(sorted(self.totals.items())),
             "died": list(self.died),
@@ -694,7 +703,7 @@ def resolve(
     return Outcome(scenario, assigned, dealt, totals, touched, state, lost, events, players, res.gained)
 
 
-def _player_outcome(p, res: _Results, conditions: Sequence[LossCondition] | None) -> PlayerOutcome:
+def _player_outcome(p: Player, res: _Results, conditions: Sequence[LossCondition] | None) -> PlayerOutcome:
     """A listed player after stage 3: life, poison, commander damage, and every way they lost (stage 5)."""
     ways = losses(p, conditions)
     return PlayerOutcome(
@@ -749,7 +758,7 @@ def has_effects(scenario: Scenario) -> bool:
     return any(c.acts_on(scenario) for c in LOSS_CONDITIONS)
 
 
-def lethal_report(scenario: Scenario, damage: Mapping[str, int], best: Mapping[str, int]) -> dict:
+def lethal_report(scenario: Scenario, damage: Mapping[str, int], best: Mapping[str, int]) -> dict[str, Any]:
     """The ``lethal`` report of a solve, one shape for one step and for the whole combat: per defending player,
     the damage of the chosen line against their life, and the most damage any line could deal them."""
     out = {}
@@ -772,7 +781,7 @@ def lethal_report(scenario: Scenario, damage: Mapping[str, int], best: Mapping[s
 # ---------------------------------------------------------------------------------------------
 
 
-def effect_key(dealt: Mapping[str, int], touched, caps: Mapping[str, int]) -> tuple:
+def effect_key(dealt: Mapping[str, int], touched: Collection[str], caps: Mapping[str, int]) -> EffectKey:
     """The effect of a first-step outcome on the regular step (``caps``: :func:`regular_step_caps`): sorted
     ``(recipient, damage capped, deathtouch)`` for everything whose regular-step role could change."""
     out = []
@@ -783,19 +792,19 @@ def effect_key(dealt: Mapping[str, int], touched, caps: Mapping[str, int]) -> tu
     return tuple(sorted(out))
 
 
-def merge_effect_keys(k1: tuple, k2: tuple, caps: Mapping[str, int]) -> tuple:
+def merge_effect_keys(k1: EffectKey, k2: EffectKey, caps: Mapping[str, int]) -> EffectKey:
     """The effect key of two independent components' outcomes together."""
     if not k1:
         return k2
     if not k2:
         return k1
-    merged = {r: [n, dt] for r, n, dt in k1}
+    merged: dict[str, tuple[int, bool]] = {r: (n, dt) for r, n, dt in k1}
     for r, n, dt in k2:
         if r in merged:
-            merged[r][0] = min(caps[r], merged[r][0] + n)
-            merged[r][1] = merged[r][1] or dt
+            m, mdt = merged[r]
+            merged[r] = (min(caps[r], m + n), mdt or dt)
         else:
-            merged[r] = [n, dt]
+            merged[r] = (n, dt)
     return tuple(sorted((r, n, dt) for r, (n, dt) in merged.items()))
 
 
@@ -815,7 +824,7 @@ def canonical_state(state: Scenario) -> Scenario:
     )
 
 
-def _canonical_player(p):
+def _canonical_player(p: Player) -> Player:
     """The player with life, poison and commander damage set to fixed values (1 or 0 life, at most 10 poison, at
     most 21 from a commander) when those keep every way in which they have, or have not, lost
     (:data:`LOSS_CONDITIONS`: all the regular step reads of a player); the player as is when a way to lose reads
@@ -861,7 +870,7 @@ class PlayerOutcome:
     loses: tuple[str, ...]  # the names of the ways they lost ("life", "poison", "commander"; LOSS_CONDITIONS)
     rules: tuple[str, ...] = ()  # the rule of each (704.5a, 704.5c, 704.6c)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "life": self.life,
             "poison": self.poison,
@@ -875,8 +884,8 @@ class _NoSource:
     """A source that is not a creature of the scenario (tests and callers may deal such damage): no keywords,
     tags or modifiers."""
 
-    tags: tuple = ()
-    deals: tuple = ()
+    tags: tuple[str, ...] = ()
+    deals: tuple[tuple[str, int], ...] = ()
     toxic = 0
     deathtouch = False
     commander = None
@@ -888,12 +897,12 @@ class _NoSource:
         return False
 
 
-def _source(scenario: Scenario, source_id: str):
+def _source(scenario: Scenario, source_id: str) -> Creature | _NoSource:
     obj = scenario.get(source_id)
-    return obj if obj is not None and hasattr(obj, "keywords") else _NoSource(source_id)
+    return cast(Creature, obj) if obj is not None and hasattr(obj, "keywords") else _NoSource(source_id)
 
 
-def _modify(amount: int, mods, order: str) -> int:
+def _modify(amount: int, mods: Iterable[tuple[str, int]], order: str) -> int:
     """614.1a: ``times`` and ``plus`` in the affected player's order (616.1); 0 stays 0 (120.8)."""
     if amount <= 0:
         return 0

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
 
@@ -692,7 +692,10 @@ class Picture:
         return self.svg
 
 
-def shown_result(result, combat):
+_R = TypeVar("_R")
+
+
+def shown_result(result: _R, combat: object) -> _R:
     """``result`` (a :class:`trample.optimize.SolveResult`) with ``_repr_svg_``: its board and line."""
     cls = type(result)
     shown = _SHOWN.get(cls)
@@ -707,11 +710,11 @@ def shown_result(result, combat):
         }
         shown = _SHOWN[cls] = type(cls.__name__, (cls,), body)
     result.__class__ = shown
-    result._combat = combat
+    result._combat = combat  # type: ignore[attr-defined]
     return result
 
 
-_SHOWN: dict = {}
+_SHOWN: dict[type, type] = {}
 
 
 def _fields(result) -> dict:

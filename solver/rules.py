@@ -14,11 +14,12 @@ reached is :mod:`trample.outcome`'s (``lethal_need[b] == 0``: already lethal).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import Any
 
-from .models import Assignment, Scenario
+from .models import Assignment, Attacker, Blocker, Creature, GameObject, Scenario
 from .outcome import game_over, has_lethal, lethal_need, losers, losses, reaches, settle
 
 SIDES = ("attacking", "defending", "both")
@@ -106,7 +107,7 @@ class SourcePlan:
     chooser: str = ""
     chooser_rule: str = ""  # the rule that moves the choice ("" = its controller's choice, 510.1c/d)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.chooser:
             object.__setattr__(self, "chooser", self.side)
 
@@ -145,10 +146,10 @@ class PlanCache:
 
     __slots__ = ("_by_engine",)
 
-    def __init__(self):
-        self._by_engine: dict[str, dict] = {}
+    def __init__(self) -> None:
+        self._by_engine: dict[str, dict[Hashable, Any]] = {}
 
-    def of(self, engine: str) -> dict:
+    def of(self, engine: str) -> dict[Hashable, Any]:
         """The cache of one engine (a dict it owns), created empty on first use."""
         return self._by_engine.setdefault(engine, {})
 
@@ -164,7 +165,7 @@ class DamagePlan:
     index: Mapping[str, int] = field(default=None, compare=False, repr=False)  # type: ignore[arg-type]  # built in __post_init__
     cache: PlanCache = field(default_factory=PlanCache, init=False, compare=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "index", {s.source: i for i, s in enumerate(self.sources)})
 
     def source(self, source_id: str) -> SourcePlan | None:
@@ -262,12 +263,12 @@ class DamagePlan:
     def source_names(self) -> tuple[str, ...]:
         return tuple(s.source for s in self.sources)
 
-    def vector(self, assignment, columns: Sequence[tuple[int, str]] | None = None) -> tuple[int, ...]:
+    def vector(self, assignment: Assignment, columns: Sequence[tuple[int, str]] | None = None) -> tuple[int, ...]:
         """The amounts of ``assignment`` over ``columns`` ((source index, recipient); default: ``self.columns``)."""
         names = self.source_names
         return tuple(assignment.amount(names[i], r) for i, r in (self.columns if columns is None else columns))
 
-    def assignment(self, parts: Iterable[tuple[Sequence[tuple[int, str]], Sequence[int]]]):
+    def assignment(self, parts: Iterable[tuple[Sequence[tuple[int, str]], Sequence[int]]]) -> Assignment:
         """The :class:`~trample.models.Assignment` of vectors over columns: ``parts`` holds ``(columns, vector)``
         pairs (one per component, or ``(self.columns, vector)``); every source of the plan is a key."""
         names = self.source_names
@@ -292,7 +293,7 @@ class DamagePlan:
         """702.19c: has this planeswalker been assigned damage at least equal to its loyalty?"""
         return reaches(totals.get(planeswalker, 0), self.loyalty_need[planeswalker])
 
-    def gate_failures(self, gate: Gate, totals: Mapping[str, int], deathtouched) -> list[str]:
+    def gate_failures(self, gate: Gate, totals: Mapping[str, int], deathtouched: Collection[str]) -> list[str]:
         """The blockers and planeswalkers of a gate whose condition does not hold."""
         bad = [b for b in gate.lethal if not self.is_lethal(b, totals, deathtouched)]
         bad += [p for p in gate.loyalty if not self.loyalty_met(p, totals)]
@@ -337,7 +338,7 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
     )
 
 
-def _silent(source: str, side: str, rule: str, reason: str, deathtouch=False) -> SourcePlan:
+def _silent(source: str, side: str, rule: str, reason: str, deathtouch: bool = False) -> SourcePlan:
     return SourcePlan(source=source, side=side, damage=0, routes=(), deathtouch=deathtouch, rule=rule, reason=reason)
 
 
@@ -345,25 +346,25 @@ def _step_rule(step: str) -> str:
     return "702.7b" if step == "first_strike" else "702.7c"
 
 
-def _no_damage_reason(c) -> str:
+def _no_damage_reason(c: Creature) -> str:
     if c.assigns_toughness:
         return f"{c.id} assigns combat damage equal to its toughness, {c.toughness}, and assigns none"
     return f"{c.id} has power {c.power} and assigns no combat damage"
 
 
-def _banded(s: Scenario, ids) -> bool:
+def _banded(s: Scenario, ids: Iterable[str]) -> bool:
     """702.22j/k: is any of these creatures (the other side of a block) a creature with banding?"""
     return any(s[x].has("banding") for x in ids)
 
 
-def _blocked_by_banding(s: Scenario, c) -> str | None:
+def _blocked_by_banding(s: Scenario, c: Attacker | Blocker) -> str | None:
     """702.22j: an attacking creature blocked by a creature with banding: the defending player divides its damage."""
     if s.kind(c.id) == "attacker" and _banded(s, [b for b in c.blocked_by if s[b].in_combat]):
         return "defending"
     return None
 
 
-def _blocking_banding(s: Scenario, c) -> str | None:
+def _blocking_banding(s: Scenario, c: Attacker | Blocker) -> str | None:
     """702.22k: a creature blocking a creature with banding: the active (attacking) player divides its damage."""
     if s.kind(c.id) == "blocker" and _banded(s, [a.id for a in s.attackers if c.id in a.blocked_by and a.in_combat]):
         return "attacking"
@@ -373,7 +374,7 @@ def _blocking_banding(s: Scenario, c) -> str | None:
 #: The rules that move the division of a source's combat damage away from its controller (510.1c/d), in order:
 #: each reads (scenario, creature) and names the player who divides instead, or None. The next such rule is
 #: one more entry; every reader asks :func:`divider`.
-DIVISION_RULES: tuple[tuple[str, Callable[[Scenario, object], str | None]], ...] = (
+DIVISION_RULES: tuple[tuple[str, Callable[[Scenario, Attacker | Blocker], str | None]], ...] = (
     ("702.22j", _blocked_by_banding),
     ("702.22k", _blocking_banding),
 )
@@ -393,6 +394,7 @@ def divider(scenario: Scenario, creature: str) -> tuple[str, str]:
 def _divider(scenario: Scenario, creature: str) -> tuple[str, str]:
     """:func:`divider` on a settled board."""
     c = scenario[creature]
+    assert isinstance(c, (Attacker, Blocker)), creature  # a source of combat damage is a creature
     for rule, moved_to in DIVISION_RULES:
         player = moved_to(scenario, c)
         if player is not None:
@@ -415,7 +417,7 @@ def _divided(scenario: Scenario, plan: SourcePlan) -> SourcePlan:
     return replace(plan, chooser=player, chooser_rule=rule if player != plan.side else "")
 
 
-def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
+def _attacker_plan(s: Scenario, a: Attacker, step: str) -> SourcePlan:
     side = "attacking"
     if not a.in_combat:
         return _silent(a.id, side, "506.4", f"{a.id} has been removed from combat and deals no combat damage")
@@ -485,7 +487,16 @@ def _attacker_plan(s: Scenario, a, step: str) -> SourcePlan:
     return plan
 
 
-def _attacker_normal_plan(s: Scenario, a, amount, tkind, target, current, banded, over_the_top) -> SourcePlan:
+def _attacker_normal_plan(
+    s: Scenario,
+    a: Attacker,
+    amount: int,
+    tkind: str,
+    target: GameObject,
+    current: tuple[str, ...],
+    banded: bool,
+    over_the_top: Callable[..., list[Route]],
+) -> SourcePlan:
     side = "attacking"
     if not a.blocked:
         routes = over_the_top((), blocked=False)
@@ -537,7 +548,7 @@ def _attacker_normal_plan(s: Scenario, a, amount, tkind, target, current, banded
     )
 
 
-def _blocker_plan(s: Scenario, b, step: str) -> SourcePlan:
+def _blocker_plan(s: Scenario, b: Blocker, step: str) -> SourcePlan:
     side = "defending"
     if not b.in_combat:
         return _silent(b.id, side, "506.4", f"{b.id} has been removed from combat and deals no combat damage")

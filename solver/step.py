@@ -9,20 +9,25 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from itertools import chain
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .check import CheckResult, check
-from .engines import blocks_engine, engine_names, get_engine
-from .limits import deadline_of
+from .engines import Engine, blocks_engine, engine_names, get_engine
+from .limits import Deadline, TimeLimit, deadline_of
 from .models import Assignment, FormatError, Scenario, load_assignment, load_scenario
 from .outcome import settle
 from .rules import SIDES, DamagePlan, derive
 
 REPLAY_CACHE = 1 << 18  # inner components up to this many assignments are kept in memory and replayed
 
+Block = npt.NDArray[np.int64]  # rows of assignments over the step's columns (assignment_blocks)
+ScenarioInput = Scenario | Mapping[str, Any] | str  # a loaded scenario, its JSON data, or its JSON text
 
-def opening(scenario: Scenario | Mapping | str, side: str, engine: str) -> Scenario:
+
+def opening(scenario: ScenarioInput, side: str, engine: str) -> Scenario:
     """The loaded scenario, once ``side`` and ``engine`` are known names (what every combat object checks)."""
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
@@ -36,7 +41,7 @@ def opening(scenario: Scenario | Mapping | str, side: str, engine: str) -> Scena
 class DamageStep:
     """One combat damage step (the base of :class:`trample.combat.Combat`)."""
 
-    def __init__(self, scenario: Scenario | Mapping | str, side: str = "attacking", engine: str = "auto"):
+    def __init__(self, scenario: ScenarioInput, side: str = "attacking", engine: str = "auto") -> None:
         scenario = opening(scenario, side, engine)
         if scenario.step == "combat":
             raise FormatError("step", '"combat" describes both damage steps: use trample.open_combat()')
@@ -45,7 +50,7 @@ class DamageStep:
         self.engine = engine
 
     @classmethod
-    def from_json(cls, data, side: str = "attacking", engine: str = "auto") -> DamageStep:
+    def from_json(cls, data: Mapping[str, Any] | str, side: str = "attacking", engine: str = "auto") -> DamageStep:
         return cls(load_scenario(data), side=side, engine=engine)
 
     @cached_property
@@ -53,7 +58,7 @@ class DamageStep:
         return derive(self.scenario, self.side)
 
     # -- the questions ---------------------------------------------------------------------------
-    def count(self, engine: str | None = None, time_limit=None) -> int:
+    def count(self, engine: str | None = None, time_limit: TimeLimit = None) -> int:
         """The exact number of legal assignments. ``time_limit`` (seconds): :class:`trample.limits.LimitReached`
         if the count is not known by then."""
         deadline = deadline_of(time_limit)
@@ -64,7 +69,9 @@ class DamageStep:
                 return 0
         return total
 
-    def assignments(self, limit: int | None = None, engine: str | None = None, time_limit=None) -> Iterator[Assignment]:
+    def assignments(
+        self, limit: int | None = None, engine: str | None = None, time_limit: TimeLimit = None
+    ) -> Iterator[Assignment]:
         """Every legal assignment exactly once, lazily, in the order of :meth:`assignment_blocks`.
 
         Each :class:`~trample.models.Assignment` is built from its row of a block and fills its mapping only when
@@ -88,8 +95,8 @@ class DamageStep:
             yield from map(layout.assignment, rows)
 
     def assignment_blocks(
-        self, rows: int = 1 << 16, engine: str | None = None, time_limit=None, _grow: bool = False
-    ) -> Iterator:
+        self, rows: int = 1 << 16, engine: str | None = None, time_limit: TimeLimit = None, _grow: bool = False
+    ) -> Iterator[Block]:
         """Every legal assignment exactly once, as numpy integer matrices of at most ``rows`` rows: one row per
         assignment, one column per route of ``self.columns`` (``(source, recipient)`` pairs).
 
@@ -124,7 +131,7 @@ class DamageStep:
         if buf:
             yield _matrix(buf, order, dtype)
 
-    def canonical(self, engine: str | None = None, deadline=None) -> bool:
+    def canonical(self, engine: str | None = None, deadline: TimeLimit = None) -> bool:
         """Do :meth:`assignments` and :meth:`assignment_blocks` (under ``engine``, default the step's) list the
         assignments in the canonical order (lexicographic over :attr:`columns`, docs/scale.md)? They do when the
         direct engine's blocks serve them: under ``"direct"``, and under ``"auto"`` when the direct engine takes
@@ -138,7 +145,7 @@ class DamageStep:
             name == "auto" and all(direct.supports(plan, c, deadline_of(deadline)) for c in plan.components)
         )
 
-    def jsonl(self, block) -> str:
+    def jsonl(self, block: Block) -> str:
         """The rows of a block of :meth:`assignment_blocks` as JSON Lines, formatted in bulk: exactly the text of
         ``json.dumps(a.to_json(), separators=(",", ":"))`` and a newline for each assignment, in order."""
         return self._layout.jsonl(block)
@@ -153,32 +160,34 @@ class DamageStep:
         names = [s.source for s in self.plan.sources]
         return _Layout(names, [(names[i], r) for i, r in self.plan.columns])
 
-    def check(self, assignment) -> CheckResult:
+    def check(self, assignment: Assignment | Mapping[str, Any]) -> CheckResult:
         if not isinstance(assignment, Assignment):
             assignment = load_assignment(assignment, self.scenario)
         return check(self.plan, assignment)
 
-    def is_legal(self, assignment) -> bool:
+    def is_legal(self, assignment: Assignment | Mapping[str, Any]) -> bool:
         return self.check(assignment).legal
 
     # -- plumbing --------------------------------------------------------------------------------
-    def _engine_for(self, comp: Sequence[int], engine: str | None):
+    def _engine_for(self, comp: Sequence[int], engine: str | None) -> Engine:
         return get_engine(engine or self.engine)
 
-    def _replayable(self, comp, engine, deadline) -> Callable[[], Iterable[tuple[int, ...]]]:
+    def _replayable(
+        self, comp: Sequence[int], engine: str | None, deadline: Deadline
+    ) -> Callable[[], Iterable[tuple[int, ...]]]:
         eng = self._engine_for(comp, engine)
         plan = self.plan
-        cache: list = []
+        cache: list[tuple[int, ...]] = []
         state = {"complete": False, "overflow": False}
 
-        def fresh():
+        def fresh() -> Iterator[tuple[int, ...]]:
             if state["complete"]:
                 return iter(cache)
             if state["overflow"]:
                 return eng.iterate(plan, comp, deadline)
             return recording()
 
-        def recording():
+        def recording() -> Iterator[tuple[int, ...]]:
             cache.clear()
             for vec in eng.iterate(plan, comp, deadline):
                 if not state["overflow"]:
@@ -194,7 +203,7 @@ class DamageStep:
         return fresh
 
 
-def _product(factories: Sequence[Callable[[], Iterable]]) -> Iterator[tuple]:
+def _product(factories: Sequence[Callable[[], Iterable[tuple[int, ...]]]]) -> Iterator[tuple[int, ...]]:
     """The concatenated vectors of every combination of the factories' streams, first slowest; an odometer of
     iterators, not a recursion (a thousand components are fine)."""
     k = len(factories)
@@ -202,7 +211,7 @@ def _product(factories: Sequence[Callable[[], Iterable]]) -> Iterator[tuple]:
         yield ()
         return
     iters = [iter(factories[0]())]
-    cur: list[tuple] = []
+    cur: list[tuple[int, ...]] = []
     while iters:
         v = next(iters[-1], None)
         if v is None:
@@ -219,7 +228,7 @@ def _product(factories: Sequence[Callable[[], Iterable]]) -> Iterator[tuple]:
             iters.append(iter(factories[len(iters)]()))
 
 
-def _matrix(buf, order, dtype):
+def _matrix(buf: list[tuple[int, ...]], order: npt.NDArray[np.int64], dtype: np.dtype[Any]) -> Block:
     m = np.array(buf, dtype=dtype).reshape(len(buf), len(order))
     out = np.empty_like(m)
     out[:, order] = m
@@ -232,20 +241,20 @@ class _Layout:
     def __init__(self, names: list[str], columns: list[tuple[str, str]]):
         self.names = names
         self.columns = columns
-        self._tokens: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._tokens: dict[int, tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]] = {}
 
     def assignment(self, row: list[int]) -> Assignment:
         return _RowAssignment(self, row)
 
     @cached_property
-    def _pieces(self):
+    def _pieces(self) -> dict[str, list[int]]:
         """Per source, its column indices; the JSON text between them (keys escaped as json.dumps does)."""
         by_source: dict[str, list[int]] = {name: [] for name in self.names}
         for j, (s, _) in enumerate(self.columns):
             by_source[s].append(j)
         return by_source
 
-    def jsonl(self, block: np.ndarray) -> str:
+    def jsonl(self, block: Block) -> str:
         """The rows of a block as JSON Lines, byte for byte ``json.dumps(a.to_json(), separators=(",", ":"))``
         of each assignment plus a newline, formatted in bulk: each (column, amount, first-in-its-source?) token
         is a padded byte row of a small table; a row's tokens and the constant text between them are laid side
@@ -256,10 +265,10 @@ class _Layout:
         top = int(block.max(initial=0))
         if top < 0 or (top + 1) * max(1, len(self.columns)) > 1 << 20:  # huge amounts: one line at a time
             return "".join(json.dumps(self.mapping(r), separators=(",", ":")) + "\n" for r in block.tolist())
-        parts: list[np.ndarray] = []
-        lens: list[np.ndarray] = []
+        parts: list[npt.NDArray[np.uint8]] = []
+        lens: list[npt.NDArray[np.int64]] = []
 
-        def const(text: str):
+        def const(text: str) -> None:
             b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
             parts.append(np.broadcast_to(b, (n, len(b))))
             lens.append(np.full(n, len(b), dtype=np.int64))
@@ -288,7 +297,7 @@ class _Layout:
             at += w
         return big[mask].tobytes().decode("ascii")
 
-    def _token_table(self, j: int, top: int):
+    def _token_table(self, j: int, top: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
         got = self._tokens.get(j)
         if got is None or got[0].shape[1] <= top:
             key = json.dumps(self.columns[j][1]) + ":"
@@ -307,8 +316,8 @@ class _Layout:
             got = self._tokens[j] = (tab, tlen)
         return got
 
-    def mapping(self, row: list[int]) -> dict:
-        out: dict = {name: {} for name in self.names}
+    def mapping(self, row: list[int]) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {name: {} for name in self.names}
         for (s, r), amount in zip(self.columns, row):
             if amount:
                 out[s][r] = amount
@@ -321,11 +330,11 @@ class _RowAssignment(Assignment):
 
     __slots__ = ("_row", "_lay")
 
-    def __init__(self, layout: _Layout, row: list[int]):
+    def __init__(self, layout: _Layout, row: list[int]) -> None:
         object.__setattr__(self, "_lay", layout)
         object.__setattr__(self, "_row", row)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         if name in ("_data", "_key"):
             Assignment.__init__(self, self._lay.mapping(self._row))
             return object.__getattribute__(self, name)

@@ -58,6 +58,7 @@ def reference(scenario: Scenario, objectives) -> dict:
 
     combat = Combat(scenario)
     result = combat.solve([o.name for o in objectives])
+    assert isinstance(result.assignment, Assignment)  # one step always has a legal assignment (510.1)
     best = Assignment(result.assignment)
     verdict = combat.check(best)
     if not verdict.legal:  # never score players against an illegal "optimum"
@@ -67,7 +68,9 @@ def reference(scenario: Scenario, objectives) -> dict:
     # lethal, else the line of the lethal objective (read on what the damage does, like every decision).
     lethal = is_lethal(combat, best)
     if not lethal and scenario.players and objectives[0].kind != "lethal":
-        lethal = is_lethal(combat, combat.solve(["lethal"]).assignment)
+        line = combat.solve(["lethal"]).assignment
+        assert isinstance(line, Assignment)
+        lethal = is_lethal(combat, line)
     return {"status": result.status, "values": values, "assignment": best.to_json(), "lethal_exists": lethal}
 
 
