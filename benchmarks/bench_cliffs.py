@@ -34,7 +34,16 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from benchmarks.boards import chained, dense_pairs, ladder, pw_cycle, random_sharing, star, unblocked_chain  # noqa: E402
+from benchmarks.boards import (  # noqa: E402
+    blocker_chain,
+    chained,
+    dense_pairs,
+    ladder,
+    pw_cycle,
+    random_sharing,
+    star,
+    unblocked_chain,
+)
 from trample import Combat  # noqa: E402
 from trample.engines.direct import ComponentDP  # noqa: E402
 
@@ -63,29 +72,6 @@ def trampler(power, needs):
         ],
         "blockers": [{"id": f"b{i}", "power": 1, "toughness": n} for i, n in enumerate(needs)],
     }
-
-
-def chain(n, power=40, per=6, tough=(2, 3, 1, 4, 2, 3)):
-    """n tramplers of power 40, each blocked by 6 creatures, neighbours sharing one."""
-    blockers, attackers, bid, shared = [], [], 0, None
-    for a in range(n):
-        bl = [shared] if shared else []
-        while len(bl) < per:
-            blockers.append({"id": f"b{bid}", "power": 1, "toughness": tough[bid % len(tough)]})
-            bl.append(f"b{bid}")
-            bid += 1
-        shared = bl[-1]
-        attackers.append(
-            {
-                "id": f"a{a}",
-                "power": power,
-                "toughness": 5,
-                "keywords": ["trample"],
-                "attacking": "opp",
-                "blocked_by": bl,
-            }
-        )
-    return {"players": OPP, "attackers": attackers, "blockers": blockers}
 
 
 def overlapping(seed, n_att=3, n_blk=5, power=(6, 9)):
@@ -449,7 +435,7 @@ def timed_side(fn, repeat=REPEAT):
 def memory(tmp: Path):
     print("\n1. memory (peak RSS of a fresh `trample` process; target < 200 MB)")
     trample: list[str] = []
-    boards = [(f"chain n={n}", chain(n)) for n in (2, 3, 5, 10, 20)]
+    boards = [(f"chain n={n}", blocker_chain(n)) for n in (2, 3, 5, 10, 20)]
     boards.append(("1 trampler vs 100 blockers", trampler(200, [1 + i % 4 for i in range(100)])))
     for name, sc in boards:
         f = write(tmp / "m.json", sc)
@@ -639,7 +625,7 @@ def counting():
     cases = [(f"3-of-6 shared, n={n}", three_of_six(n)) for n in (5, 6, 7, 8, 10)]
     cases += [(f"{n}x{n} all shared, power 10", square(n)) for n in (4, 5, 6)]
     cases += [(f"2 sharing a P/2 blocker, P={P}", pair(P)) for P in (3000, 10000)]
-    cases += [("10 x power 40, neighbours share (README)", chain(10))]
+    cases += [("10 x power 40, neighbours share (README)", blocker_chain(10))]
     for name, sc in cases:
         t, _, _ = child(setup.format(sc=sc), "Combat(sc).count() > 0", repeat=1)
         show("count", name, t, "<= 100 ms", "s", t is not None and t <= 0.1)

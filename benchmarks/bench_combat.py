@@ -2,10 +2,10 @@
 
 1. count: WholeCombat.count (first-strike assignments grouped by what they change for the regular step, one
    regular-step count per distinct state) against counting the regular step once per first-strike assignment
-   (no grouping) and against the brute-force two-step oracle tests/brute_combat.py (small boards only).
+   (no grouping) and against the brute-force two-step oracle tests/oracles/brute_combat.py (small boards only).
 2. solve: WholeCombat.solve (independent parts; in each, search over the attacker's first-strike assignments
    x the defender's distinct replies, one-step CP-SAT solve per distinct state, alpha-beta cut) against the
-   joint search (split=False) and the brute-force adversarial optimum of tests/brute_combat.py, and how it
+   joint search (split=False) and the brute-force adversarial optimum of tests/oracles/brute_combat.py, and how it
    grows with the board. CPU time of this process (time.process_time), one run each.
 
 Run: ``python -m benchmarks combat`` (``QUICK=1`` for a short run).
@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "oracles"))
 
 import brute_combat  # noqa: E402
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.boards import blocker_chain  # noqa: E402
 from trample.engines.direct import ComponentDP, closed_form_count, plan_blocks  # noqa: E402
 from trample.models import load_scenario  # noqa: E402
 from trample.rules import derive  # noqa: E402
@@ -96,28 +97,6 @@ def shared3():
             {"id": "z", "power": 1, "toughness": 2},
         ],
     }
-
-
-def chain_board(n_att=10, power=40, per=6, tough=(2, 3, 1, 4, 2, 3)):
-    blockers, attackers, bid, shared = [], [], 0, None
-    for a in range(n_att):
-        bl = [shared] if shared else []
-        while len(bl) < per:
-            blockers.append({"id": f"b{bid}", "power": 1, "toughness": tough[bid % len(tough)]})
-            bl.append(f"b{bid}")
-            bid += 1
-        shared = bl[-1]
-        attackers.append(
-            {
-                "id": f"a{a}",
-                "power": power,
-                "toughness": 5,
-                "keywords": ["trample"],
-                "attacking": "opp",
-                "blocked_by": bl,
-            }
-        )
-    return {"players": OPP, "attackers": attackers, "blockers": blockers}
 
 
 def plan_of(sc):
@@ -337,7 +316,7 @@ def huge_counts():
             },
             True,
         ),
-        ("10 attackers of power 40 x 6 blockers, neighbours share one (programme)", chain_board(), False),
+        ("10 attackers of power 40 x 6 blockers, neighbours share one (programme)", blocker_chain(), False),
         (
             "3 tramplers sharing blockers, power x10 (programme)",
             {**shared3(), "attackers": [dict(a, power=a["power"] * 10) for a in shared3()["attackers"]]},

@@ -1,4 +1,6 @@
-"""Generated whole-combat boards shared by the benchmarks (bench_combat, bench_cliffs)."""
+"""Generated boards shared by the benchmarks and the tests: whole combats (ladder, chained), the sharing graphs of
+the counting cliffs (cycles through planeswalkers, random sharing, stars, dense pairs, as-though-unblocked chains)
+and the chain of tramplers whose neighbours share a blocker (:func:`blocker_chain`)."""
 
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ def chained(n: int, power: int = 4) -> dict:
 # -- one-step boards off the usual shapes (issue 21: counting on any sharing graph) -------------------------------
 #
 # Each returns a scenario dict (regular damage step, attacking side). Random shapes take a seed and are the same
-# for the same seed (random.Random(seed)). tests/test_elimination.py draws small versions of the same shapes.
+# for the same seed (random.Random(seed)). tests/engines/test_elimination.py draws small versions of the same shapes.
 
 
 def _attacker(i: int, power: int, attacking: str, blocked_by: list[str], *keywords: str, **extra) -> dict:
@@ -117,3 +119,30 @@ def dense_pairs(n: int, power: int = 6) -> dict:
             blocks[j].append(name)
     attackers = [_attacker(i, power, "opp", blocks[i]) for i in range(n)]
     return {"step": "regular", "players": OPP, "attackers": attackers, "blockers": blockers}
+
+
+def blocker_chain(
+    n: int = 10, power: int = 40, per: int = 6, tough: tuple[int, ...] = (2, 3, 1, 4, 2, 3), rules: str | None = None
+) -> dict:
+    """``n`` tramplers of power ``power``, each blocked by ``per`` creatures (toughness cycling through ``tough``);
+    each attacker shares its last blocker with the next (the README's "10 x power 40" board by default)."""
+    blockers, attackers, bid, shared = [], [], 0, None
+    for a in range(n):
+        bl = [shared] if shared else []
+        while len(bl) < per:
+            blockers.append({"id": f"b{bid}", "power": 1, "toughness": tough[bid % len(tough)]})
+            bl.append(f"b{bid}")
+            bid += 1
+        shared = bl[-1]
+        attackers.append(
+            {
+                "id": f"a{a}",
+                "power": power,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": bl,
+            }
+        )
+    board = {"players": OPP, "attackers": attackers, "blockers": blockers}
+    return board if rules is None else {"rules": rules, **board}

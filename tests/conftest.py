@@ -5,7 +5,14 @@ import sys
 
 from hypothesis import HealthCheck, settings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # `import brute`, `import strategies`
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The tests are laid out like the package (tests/engines/, tests/whole/, ...); the independent oracles are in
+# tests/oracles/, the shared helpers (boards, strategies, waiting) here. Every folder is importable by its module
+# names (`import brute`, `import strategies`, `from test_outcomes import effect_boards`).
+for _folder in sorted(os.listdir(HERE), reverse=True):
+    if os.path.isdir(os.path.join(HERE, _folder)) and not _folder.startswith((".", "_")) and _folder != "data":
+        sys.path.insert(0, os.path.join(HERE, _folder))
+sys.path.insert(0, HERE)
 
 settings.register_profile(
     "ci",

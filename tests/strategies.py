@@ -1,8 +1,8 @@
 """Hypothesis strategies: small but complete docs/format.md combat scenarios, and near-legal assignments.
 
 Scenarios are plain decoded-JSON dicts (optional fields sometimes written, sometimes left to their defaults),
-always valid for ``trample.models.load_scenario``, and small enough for ``tests/brute.py``: the attackers' positive
-powers sum to at most ``max_total_power`` and a crude bound on the number of candidate assignments
+always valid for ``trample.models.load_scenario``, and small enough for ``tests/oracles/brute.py``: the attackers'
+positive powers sum to at most ``max_total_power`` and a crude bound on the number of candidate assignments
 (:func:`work_bound`) stays under ``max_work``; powers are lowered until both hold (never rejected).
 """
 

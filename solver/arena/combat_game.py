@@ -22,7 +22,7 @@ game and every play is a legal line.
 The outcome is the attacking player's value of the primary objective over the whole combat, with the definitions of
 :func:`trample.whole.solve_whole` (first step's value plus the regular step's; ``lethal`` on the regular step's
 state); the attacker's return is that value (negated for ``min-overkill``), the defender's its opposite. The game's
-minimax value is therefore ``WholeCombat.solve([objective])``'s value (tests/test_combat_game.py checks it by a
+minimax value is therefore ``WholeCombat.solve([objective])``'s value (tests/arena/test_combat_game.py checks it by a
 full game-tree search).
 """
 

@@ -16,7 +16,7 @@ source has touched (702.2c), and, for each way of the current source the amounts
 normal way, or as though unblocked: all to what it attacks, or nothing when that has left combat, 506.4c), the
 damage it has left and which gates its positive amounts have made obligatory. So every legal assignment is
 reached by exactly one sequence of decisions, and every sequence allowed by the masks ends in a legal assignment
-(tests/test_sequential.py checks the reachable set equals the brute force's legal set on generated boards with
+(tests/engines/test_sequential.py checks the reachable set equals the brute force's legal set on generated boards with
 every legality option: as though unblocked, banding, the legacy orders).
 Decisions with a single allowed amount are taken automatically (:meth:`StepDecoder.advance`).
 """

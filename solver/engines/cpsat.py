@@ -172,7 +172,7 @@ class TrampleSolver(cp_model.CpSolver):
 
 
 def new_solver(listing: bool = False, **params) -> cp_model.CpSolver:
-    """THE place where every CP-SAT solver of trample is made (tests/test_interrupts.py checks that no other code
+    """THE place where every CP-SAT solver of trample is made (tests/cli/test_interrupts.py checks that no other code
     creates one).
 
     - ``catch_sigint_signal = False``: by default CP-SAT installs its own SIGINT handler on the first solve, after

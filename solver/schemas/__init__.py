@@ -9,8 +9,8 @@
 The schemas of the input formats are built (``_build.py``) from :mod:`trample.models.fields`, the tables the
 loaders read, so the two agree field by field. The loaders in :mod:`trample.models` stay the authority: they name
 the JSON path of a problem in one line, and they check what a schema cannot say (ids that must name other objects,
-a key written twice, ...). docs/format.md lists those differences; ``tests/test_schemas.py`` and
-``tests/test_fields.py`` hold the schemas and the loaders together.
+a key written twice, ...). docs/format.md lists those differences; ``tests/models/test_schemas.py`` and
+``tests/models/test_fields.py`` hold the schemas and the loaders together.
 """
 
 from __future__ import annotations

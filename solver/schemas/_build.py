@@ -4,7 +4,7 @@ The schemas are data files (``*.json`` next to this module); this builder is how
 formats are described once, in :mod:`trample.models.fields` (every field of a player, a planeswalker, a battle,
 a creature, a scenario, a declare document: its kind, bounds, default, words, whether it is required) and
 :mod:`trample.models.keywords` (the keyword table): the loaders read documents by those tables and this builder
-writes the same tables as JSON Schema, so a new field is written once. ``tests/test_schemas.py`` checks that the
+writes the same tables as JSON Schema, so a new field is written once. ``tests/models/test_schemas.py`` checks that the
 files on disk are exactly what this module builds.
 
 Every schema is self-contained: the pieces it uses are copied into its own ``$defs``, so ``trample schema NAME``

@@ -14,7 +14,7 @@ checked against the contract:
 - bounded time (every case runs under --time-limit where the command takes it, and a watchdog alarm) and, for
   the subprocess cases, bounded memory (RLIMIT_AS).
 
-``python tests/fuzz/run.py --n 20000`` (``make fuzz``) runs it at length; tests/test_fuzz.py runs a few hundred
+``python tests/fuzz/run.py --n 20000`` (``make fuzz``) runs it at length; tests/cli/test_fuzz.py runs a few hundred
 cases in ``make test``.
 """
 

@@ -1,0 +1,147 @@
+"""Publishable arena results: confidence intervals on every leaderboard figure, per-level breakdowns,
+the suite and the run's facts in the results file, re-scoring a results file from itself alone, `trample score -`
+on JSON Lines, a leaderboard readable at 80 columns, and the PNG report."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trample.arena import FunctionPlayer, generate, run_arena
+from trample.arena.metrics import strip_timing
+from trample.arena.report import leaderboard_text, print_leaderboard, run_title, write_png
+from trample.arena.stats import bootstrap, suite_hash, wilson
+from trample.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def lazy(scenario, objective, seed):
+    return {}  # assigns nothing: 510.1a (a source must assign all its combat damage) is broken
+
+
+@pytest.fixture(scope="module")
+def results():
+    items = generate("tiny", 8, seed=2) + generate("shared", 8, seed=2)
+    return run_arena(items, players=["random", "greedy", "optimal", FunctionPlayer("lazy", lazy)], seed=5)
+
+
+def test_wilson_and_bootstrap():
+    assert wilson(0, 100) == pytest.approx([0.0, 0.036994], abs=1e-5)  # the textbook 0/100 Wilson interval
+    lo, hi = wilson(50, 100)
+    assert lo < 0.5 < hi and hi - lo == pytest.approx(0.192, abs=0.002)
+    assert wilson(0, 0) is None
+    data = [0, 0, 0, 1, 2, 0, 0, 3, 0, 0] * 5
+    ci = bootstrap(data, "mean", seed=1)
+    assert ci == bootstrap(data, "mean", seed=1)  # seeded: the same interval on every run
+    assert ci[0] < sum(data) / len(data) < ci[1]
+    assert bootstrap([2, 2, 2], "mean") == [2, 2] and bootstrap([], "mean") is None
+
+
+def test_bootstrap_without_scipy_is_a_seeded_numpy_percentile_bootstrap():
+    code = (
+        "import sys; sys.modules['scipy'] = None\n"
+        "from trample.arena.stats import bootstrap, method\n"
+        "print(bootstrap([0, 1, 2, 3, 4, 5, 6, 7], 'median', seed=3), method())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "numpy percentile bootstrap" in out and out.startswith("[")
+    lo, hi = json.loads(out.split("]")[0] + "]")
+    assert lo <= 3.5 <= hi
+
+
+def test_every_leaderboard_figure_has_an_interval(results):
+    for row in results["leaderboard"]:
+        ci = row["ci"]
+        for key in ("illegal_rate", "optimal_share"):
+            assert ci[key][0] <= row[key] <= ci[key][1]
+        if row["regret_mean"] is not None:
+            assert ci["regret_mean"][0] <= row["regret_mean"] <= ci["regret_mean"][1]
+        assert row["time_ms_median_ci"][0] <= row["time_ms_median"] <= row["time_ms_median_ci"][1]
+    lazy_row = next(r for r in results["leaderboard"] if r["player"] == "lazy")
+    assert lazy_row["illegal_rate"] == 1 and "510.1a" in lazy_row["illegal_rules"]
+
+
+def test_per_level_breakdown(results):
+    levels = results["by_level"]
+    assert set(levels) == {"tiny", "shared"}
+    assert all(row["decisions"] == 8 for rows in levels.values() for row in rows)
+
+
+def test_the_results_carry_the_suite_and_the_facts(results):
+    facts = results["facts"]
+    for key in ("trample", "ortools", "python", "numpy", "machine", "seed", "command", "statistics"):
+        assert facts[key] is not None, key
+    assert facts["seed"] == 5
+    assert len(facts["git_commit"]) == 40  # the tests run from a git checkout
+    items = generate("tiny", 8, seed=2) + generate("shared", 8, seed=2)
+    assert results["config"]["suite"]["hash"] == suite_hash(items)
+    assert [b["id"] for b in results["boards"]] == [item["id"] for item in items]
+    assert all("scenario" in b for b in results["boards"])
+
+
+def test_a_results_file_is_rescored_from_itself(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["arena", "--level", "mixed", "--n", "6", "--seed", "4", "--out", str(out), "--format", "json"]) == 0
+    arena = json.loads(capsys.readouterr().out)
+    assert main(["score", str(out), "--format", "json"]) == 0
+    scored = json.loads(capsys.readouterr().out)
+    assert strip_timing(scored["leaderboard"]) == strip_timing(arena["leaderboard"])
+
+
+def test_score_reads_json_lines_on_stdin(results):
+    lines = "".join(
+        json.dumps({"scenario": b["scenario"], "assignment": d["assignment"], "player": d["player"],
+                    "objective": b["objective"]}) + "\n"
+        for b in results["boards"] for d in b["decisions"] if d["player"] in ("greedy", "random")
+    )  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "trample", "score", "-", "--format", "json"],
+        input=lines, capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["player"]: r for r in json.loads(proc.stdout)["leaderboard"]}
+    for row in results["leaderboard"]:
+        if row["player"] in rows:
+            assert rows[row["player"]]["regret_mean"] == row["regret_mean"]
+            assert rows[row["player"]]["ci"]["regret_mean"] == row["ci"]["regret_mean"]
+
+
+def test_the_leaderboard_reads_at_80_columns(results):
+    buf = io.StringIO()
+    print_leaderboard(results, file=buf, width=80)
+    text = buf.getvalue()
+    assert text == leaderboard_text(results, width=80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    header = next(line for line in text.splitlines() if "player" in line)
+    for column in ("#", "player", "illegal", "mean regret", "max", "optimal", "lethal", "ms"):
+        assert column in header
+    assert "…" not in text  # nothing cut
+    assert "lazy: 510.1a ×16" in text  # the rules broken, in full
+    assert "level tiny: 8 boards" in text and "level shared: 8 boards" in text
+
+
+def test_png_report(results, tmp_path):
+    path = tmp_path / "r.png"
+    write_png(results, str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    results = dict(results, config={**results["config"], "suite": {"level": "tiny+shared"}})
+    assert run_title(results) == (
+        "trample arena: 16 boards (level tiny+shared), seed 5, objective max-damage,max-value"
+    )
+
+
+def test_whole_combat_results_are_rescored_from_themselves(tmp_path, capsys):
+    pytest.importorskip("pyspiel")
+    out = tmp_path / "c.json"
+    argv = ["arena", "--game", "combat", "--n", "4", "--seed", "3", "--players", "first-legal,optimal", "--out"]
+    assert main([*argv, str(out), "--format", "json"]) == 0
+    arena = json.loads(capsys.readouterr().out)
+    assert main(["score", str(out), "--format", "json"]) == 0
+    scored = json.loads(capsys.readouterr().out)
+    assert strip_timing(scored["leaderboard"]) == strip_timing(arena["leaderboard"])

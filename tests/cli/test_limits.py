@@ -1,0 +1,260 @@
+"""Never a hang: every long computation honours a time limit and says clearly that it stopped.
+
+Library calls take ``time_limit`` (seconds, or a ``trample.limits.Deadline``) and raise
+``trample.limits.LimitReached`` (streams first yield what they found); ``solve`` returns ``feasible`` or
+``unknown`` instead. The command line prints one line on standard error; ``count`` prints
+``{"count": null, "complete": false, ...}`` and exits 1 (docs/scale.md, docs/combat.md, docs/solve.md).
+
+Most tests use a deadline that has already passed, so the outcome does not depend on the machine's speed: the
+work must notice it and stop. A few run the real command on boards that would take hours, in a subprocess
+with a generous timeout (so that a regression fails instead of hanging the suite). No timing assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from boards import ENDLESS_COMBAT
+from brute import is_legal
+
+from trample import Combat
+from trample.engines import get_engine
+from trample.limits import Deadline, LimitReached, deadline_of
+from trample.optimize import all_optimal
+from trample.whole import WholeCombat
+
+ROOT = Path(__file__).resolve().parents[2]
+OPP = [{"id": "opp", "life": 20}]
+
+
+def shared(n_att: int, n_blk: int, power: int, tough: int, **extra) -> dict:
+    """702.19b: n tramplers all blocked by the same n_blk blockers (one component, a wide frontier)."""
+    return {
+        "players": OPP,
+        **extra,
+        "attackers": [
+            {
+                "id": f"a{i}",
+                "power": power,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{j}" for j in range(n_blk)],
+            }
+            for i in range(n_att)
+        ],
+        "blockers": [{"id": f"b{j}", "power": 1, "toughness": tough} for j in range(n_blk)],
+    }
+
+
+# Hours of work without a limit: two power-100000 tramplers sharing a blocker that needs 50000 (the counting
+# programme's tables grow with need x power; counting alone is quick one source at a time, enumeration and sampling
+# are not), and four tramplers sharing four 20-toughness blockers (counting too).
+HUGE = shared(2, 1, 100_000, 50_000)
+WIDE = shared(4, 4, 30, 20)
+DOUBLE = ENDLESS_COMBAT  # tests/boards.py: a whole combat of more than 10^20 lines
+# small enough to finish in about a second (so that ignoring the deadline fails the test, not hangs it)
+MEDIUM = shared(3, 3, 12, 5)
+
+
+def expired() -> Deadline:
+    d = Deadline(1e-9)
+    while not d.expired():
+        pass
+    return d
+
+
+def test_deadline_basics():
+    assert not deadline_of(None) and deadline_of(None).remaining() is None
+    assert deadline_of(5.0).seconds == 5.0 and deadline_of(5.0).remaining() > 0
+    d = expired()
+    assert deadline_of(d) is d
+    with pytest.raises(LimitReached, match="time limit"):
+        d.check()
+    for bad in (0, -1, "3", True):
+        with pytest.raises(ValueError):
+            deadline_of(bad)
+
+
+@pytest.mark.parametrize("engine", ["direct", "cpsat", "auto"])
+def test_count_and_enumerate_stop_at_the_deadline(engine):
+    combat = Combat(MEDIUM, engine=engine)
+    with pytest.raises(LimitReached):
+        combat.count(time_limit=expired())
+    got = []
+    with pytest.raises(LimitReached):
+        for a in combat.assignments(time_limit=expired()):
+            got.append(a)
+    assert all(is_legal(MEDIUM, a.to_json()) for a in got)
+
+
+def test_rank_unrank_sample_stop_at_the_deadline():
+    combat = Combat(MEDIUM)
+    with pytest.raises(LimitReached):
+        combat.sample(3, seed=1, time_limit=expired())
+    with pytest.raises(LimitReached):
+        combat.unrank(0, time_limit=expired())
+    with pytest.raises(LimitReached):
+        combat.rank({"a0": {"b0": 12}, "a1": {"b0": 12}, "a2": {"b0": 12}}, time_limit=expired())
+    # nothing half-built was kept: without a limit the same questions are answered
+    n = combat.count()
+    assert combat.rank(combat.unrank(n - 1)) == n - 1
+
+
+def test_a_limit_that_is_not_reached_changes_nothing():
+    combat = Combat(shared(2, 2, 6, 2))
+    assert combat.count(time_limit=60) == combat.count()
+    assert list(combat.assignments(time_limit=60)) == list(combat.assignments())
+    whole = WholeCombat(
+        DOUBLE
+        | {"attackers": DOUBLE["attackers"][:1], "blockers": DOUBLE["blockers"][:2]}
+        | {"attackers": [dict(DOUBLE["attackers"][0], power=5, blocked_by=["b0", "b1"])]}
+    )
+    assert whole.count(time_limit=60) == whole.count()
+
+
+def test_whole_combat_count_enumerate_and_solve_stop_at_the_deadline():
+    whole = WholeCombat(DOUBLE)
+    with pytest.raises(LimitReached):
+        whole.count(time_limit=expired())
+    with pytest.raises(LimitReached):
+        list(whole.assignments(time_limit=expired()))
+    result = whole.solve(["max-damage"], time_limit=expired())
+    assert result.status == "unknown" and result.assignment is None
+
+
+@pytest.mark.slow
+def test_whole_combat_solve_with_a_short_limit_returns_a_legal_line():
+    # the search cannot finish in a second; what it returns is a complete, legal line, marked feasible
+    result = WholeCombat(DOUBLE).solve(["max-damage"], time_limit=1.0)
+    assert result.status in ("feasible", "unknown")
+    if result.assignment is not None:
+        assert WholeCombat(DOUBLE).check(result.assignment).legal
+
+
+@pytest.mark.parametrize("where", ["canonical", "assignments"])
+def test_whole_combat_solve_stopped_anywhere_is_a_result_not_an_error(monkeypatch, where):
+    # the time limit may run out while the direct engine's programme is built (Combat.canonical) or while the
+    # first-strike assignments are listed: the solve then returns "unknown" (or "feasible"), it never raises
+    original = getattr(Combat, where)
+
+    def stop(self, *args, **kwargs):
+        if where == "canonical" and "deadline" not in kwargs:  # the listings' own check: let it through
+            return original(self, *args, **kwargs)
+        raise LimitReached("stopped at the time limit of 1 s", 1.0)
+
+    monkeypatch.setattr(Combat, where, stop)
+    result = WholeCombat(DOUBLE).solve(["max-damage"], time_limit=30)
+    assert result.status in ("feasible", "unknown")
+    if result.assignment is not None:
+        assert WholeCombat(DOUBLE).check(result.assignment).legal
+
+
+def test_all_optimal_stream_stops_at_the_time_limit():
+    # every split that kills the three 2/2s is optimal for max-kills: 10^13 of them
+    sc = {
+        "players": OPP,
+        "attackers": [
+            {
+                "id": f"a{i}",
+                "power": 60,
+                "toughness": 1,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": [f"b{i}{j}" for j in range(3)],
+            }
+            for i in range(3)
+        ],
+        "blockers": [{"id": f"b{i}{j}", "power": 1, "toughness": 2} for i in range(3) for j in range(3)],
+    }
+    stream = all_optimal(Combat(sc), ["max-kills"], time_limit=0.5)
+    assert stream.status == "optimal"
+    with pytest.raises(LimitReached):
+        for _ in stream:
+            pass
+    assert stream.complete is False
+
+
+@pytest.mark.slow
+def test_enumeration_support_is_decided_without_building_a_huge_programme():
+    # the direct engine declines to list a component whose programme would be huge (it is listed by CP-SAT
+    # under "auto"): decided after a bounded amount of work, not after building it
+    plan = Combat(shared(2, 1, 10_000, 5_000)).plan
+    (comp,) = plan.components
+    assert get_engine("direct").supports(plan, comp) is False
+    first = list(Combat(HUGE).assignments(limit=3))
+    assert len(first) == 3 and all(is_legal(HUGE, a.to_json()) for a in first)
+
+
+def test_lazy_listing_yields_its_first_rows_before_a_whole_block():
+    # Combat.assignments reads blocks of up to 65 536 rows; a CP-SAT listing slows down as it goes (HUGE: 600
+    # solutions take 0.2 s, 65 536 would take most of an hour), so the lazy view asks for small blocks first and
+    # CP-SAT's stream hands over its first solution at once (found in session 5: limit=3 never returned)
+    blocks = Combat(HUGE).assignment_blocks(rows=1 << 16, engine="cpsat", _grow=True)
+    sizes = [len(next(blocks)) for _ in range(4)]
+    blocks.close()
+    assert sizes == [16, 32, 64, 128]
+    first = list(Combat(HUGE).assignments(limit=3, engine="cpsat"))
+    assert len({json.dumps(a.to_json(), sort_keys=True) for a in first}) == 3
+    assert all(is_legal(HUGE, a.to_json()) for a in first)  # 702.19b
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line, on boards that would take hours
+# ---------------------------------------------------------------------------------------------
+
+
+def trample(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "trample", *map(str, args)], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+
+
+@pytest.mark.slow
+def test_cli_count_time_limit_says_incomplete(tmp_path):
+    big = tmp_path / "wide.json"  # HUGE is counted at once one source at a time (engines/by_source.py): WIDE is not
+    big.write_text(json.dumps(WIDE))
+    proc = trample("count", big, "--time-limit", "0.5")
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout) == {"count": None, "complete": False, "time_limit": 0.5}
+    assert proc.stderr.count("\n") == 1 and "time limit" in proc.stderr and "Traceback" not in proc.stderr
+    # a batch: each line stops on its own, the others are answered
+    batch = tmp_path / "b.jsonl"
+    batch.write_text(json.dumps(WIDE) + "\n" + json.dumps(shared(1, 1, 3, 2)) + "\n")
+    proc = trample("count", batch, "--time-limit", "0.5")
+    lines = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert (
+        proc.returncode == 1 and lines[0]["complete"] is False and lines[1] == {"count": 2}
+    )  # (2, 1), (3, 0): 702.19b
+
+
+@pytest.mark.slow
+def test_cli_whole_combat_and_enumerate_time_limits(tmp_path):
+    ds = tmp_path / "ds.json"
+    ds.write_text(json.dumps(DOUBLE))
+    proc = trample("count", ds, "--time-limit", "0.5")
+    assert proc.returncode == 1 and json.loads(proc.stdout)["count"] is None
+    proc = trample("solve", ds, "--objective", "max-damage", "--time-limit", "1")
+    assert proc.returncode in (0, 1) and json.loads(proc.stdout)["status"] in ("feasible", "unknown")
+    big = tmp_path / "huge.json"
+    big.write_text(json.dumps(HUGE))
+    proc = trample("enumerate", big, "--engine", "direct", "--time-limit", "0.5")
+    assert proc.returncode == 0 and "incomplete" in proc.stderr and proc.stderr.count("\n") == 1
+    proc = trample("sample", big, "--time-limit", "0.5")
+    assert proc.returncode == 1 and proc.stdout == "" and proc.stderr.count("\n") == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_samples_stream_the_same_draws_as_sample():
+    combat = Combat(MEDIUM)
+    assert list(combat.samples(40, seed=3)) == combat.sample(40, seed=3)
+    stream = combat.samples(10**9, seed=3, time_limit=0.2)  # far more than can be drawn in time: flat memory
+    got = []
+    with pytest.raises(LimitReached):
+        for a in stream:
+            got.append(a)
+    assert got == combat.sample(len(got), seed=3)

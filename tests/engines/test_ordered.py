@@ -1,0 +1,184 @@
+"""Rank, unrank and sample on the elimination tables, a source at a time (trample.engines.ordered, issue 21).
+
+The oracle is the brute force (tests/oracles/brute.py, written from the rules): its legal assignments, sorted by the
+canonical key of docs/scale.md (each component's vector over its columns, components in plan order,
+lexicographically), must be exactly ``unrank(0), unrank(1), ...``; every vector the brute force does not list must
+have no rank. On boards too big
+to list, the programme is checked against the column programme (trample.engines.direct.ComponentDP), which ranks in
+the same documented order by another method. Sampling is checked for uniformity with a chi-square statistic.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from brute import brute_force
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from strategies import scenarios
+from test_perf_paths import overlapping_boards
+
+from benchmarks.boards import dense_pairs, pw_cycle, random_sharing, star, unblocked_chain
+from trample import Combat, indexing
+from trample.engines import PROGRAMME, direct, get_engine
+from trample.engines.direct import ComponentDP
+from trample.engines.ordered import SourceProgramme
+from trample.models import load_scenario
+
+
+@pytest.fixture(autouse=True)
+def _source_by_source(monkeypatch):
+    # ranking tries the column programme first (engines.direct.COLUMN_TRIAL); these tests hold the source
+    # programme itself to the oracle, so they skip the trial
+    monkeypatch.setattr(direct, "COLUMN_TRIAL", 0)
+
+
+def _canonical(combat, legal: list[dict]) -> list[tuple[int, ...]]:
+    """The brute force's assignments as canonical keys (component vectors, components in plan order), sorted."""
+    plan = combat.plan
+    names = plan.source_names
+    cols = [c for comp in plan.components for c in plan.component_columns(comp)]
+    return sorted(tuple(a.get(names[i], {}).get(r, 0) for i, r in cols) for a in legal)
+
+
+def _key(combat, assignment) -> tuple[int, ...]:
+    plan = combat.plan
+    return tuple(v for comp in plan.components for v in plan.vector(assignment, plan.component_columns(comp)))
+
+
+def _against_the_oracle(sc: dict, side: str = "attacking") -> int:
+    combat = Combat(load_scenario(sc), side=side)
+    engine = get_engine("direct", needs=[PROGRAMME])
+    for comp in combat.plan.components:
+        if len(comp) > 1:  # several sources: the programme of this module
+            assert isinstance(engine.programme(combat.plan, comp), SourceProgramme)  # type: ignore[attr-defined]
+    expected = _canonical(combat, brute_force(sc, side))  # 702.19b/c, 702.2c, 510.1a: written from the rules
+    n = indexing.count(combat)
+    assert n == len(expected)
+    for i, key in enumerate(expected):
+        a = indexing.unrank(combat, i)
+        assert _key(combat, a) == key
+        assert indexing.rank(combat, a) == i
+    return n
+
+
+SHAPES = [
+    ("cycle through planeswalkers, 3", pw_cycle(3, power=3, loyalty=2)),
+    ("cycle through planeswalkers, 4", pw_cycle(4, power=3, loyalty=1)),
+    ("random sharing 3 on 4 (seed 1)", random_sharing(3, 4, per=2, seed=1, power=(2, 4))),
+    ("random sharing 3 on 4 (seed 2)", random_sharing(3, 4, per=2, seed=2, power=(2, 4))),
+    ("random sharing 4 on 5 (seed 3)", random_sharing(4, 5, per=2, seed=3, power=(1, 3))),
+    ("star, 3", star(3, power=3, toughness=3)),
+    ("dense pairs, 3", dense_pairs(3, power=3)),
+]
+
+
+@pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
+def test_unrank_lists_the_brute_force_in_the_canonical_order(name, sc):  # 702.19b, 702.19c, 510.1a
+    assert _against_the_oracle(sc) > 1
+
+
+@settings(max_examples=120, deadline=None)
+@given(scenarios(max_attackers=3, max_blockers=3), st.sampled_from(["attacking", "defending", "both"]))
+def test_generated_scenarios_against_the_oracle(sc, side):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k
+    combat = Combat(load_scenario(sc), side=side)
+    assume(not combat.plan.has_options)  # the canonical order does not cover as-though-unblocked (refused)
+    assume(combat.count() <= 3000)
+    _against_the_oracle(sc, side)
+
+
+@settings(max_examples=60, deadline=None)
+@given(overlapping_boards(max_attackers=4, max_blockers=4, max_power=4))
+def test_overlapping_boards_against_the_oracle(sc):  # 702.19b, 702.19c, 702.2c
+    combat = Combat(load_scenario(sc))
+    assume(combat.count() <= 3000)
+    _against_the_oracle(sc)
+
+
+def _splits(total: int, parts: int):
+    for cut in itertools.combinations(range(total + parts - 1), parts - 1):
+        yield tuple(b - a - 1 for a, b in zip((-1, *cut), (*cut, total + parts - 1)))
+
+
+@pytest.mark.parametrize("name,sc", SHAPES[:5], ids=[n for n, _ in SHAPES[:5]])
+def test_only_legal_vectors_have_a_rank(name, sc):  # 702.19b, 702.19c: an illegal split has no index
+    combat = Combat(load_scenario(sc))
+    plan = combat.plan
+    brute = brute_force(sc)
+    names = plan.source_names
+    for comp in plan.components:
+        cols = plan.component_columns(comp)
+        legal = {tuple(a.get(names[i], {}).get(r, 0) for i, r in cols) for a in brute}
+        prog = get_engine("direct", needs=[PROGRAMME]).programme(plan, comp)  # type: ignore[attr-defined]
+        per_source = [list(_splits(plan.sources[i].damage, len(plan.sources[i].routes))) for i in comp]
+        seen = 0
+        for combo in itertools.product(*per_source):
+            vec = tuple(v for split in combo for v in split)
+            r = prog.rank(vec)
+            assert (r is not None) == (vec in legal)
+            seen += r is not None
+        assert seen == len(legal)
+
+
+MEDIUM = [("cycle through planeswalkers, 6", pw_cycle(6))] + [
+    (f"random sharing 6 on 8 (seed {s})", random_sharing(6, 8, per=3, seed=s)) for s in range(3)
+]
+
+
+@pytest.mark.parametrize("name,sc", MEDIUM, ids=[n for n, _ in MEDIUM])
+def test_against_the_column_programme(name, sc):  # the same documented order, by another method
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        if len(comp) < 2:
+            continue
+        new, old = SourceProgramme(plan, comp), ComponentDP(plan, comp)
+        assert new.count() == old.count()
+        rng = random.Random(7)
+        for i in [0, 1, new.count() - 1, *(rng.randrange(new.count()) for _ in range(15))]:
+            v = new.unrank(i)
+            assert v == old.unrank(i)
+            assert new.rank(v) == i == old.rank(v)
+
+
+def test_sample_is_uniform():  # chi-square over every assignment of a shared board, fixed seed, loose bound
+    sc = random_sharing(3, 4, per=2, seed=1, power=(2, 4))
+    combat = Combat(load_scenario(sc))
+    n = combat.count()
+    assert 20 <= n <= 400
+    draws = 60 * n
+    seen: dict[int, int] = {}
+    for a in indexing.samples(combat, draws, seed=2024):
+        i = indexing.rank(combat, a)
+        seen[i] = seen.get(i, 0) + 1
+    assert len(seen) == n  # every assignment is drawn
+    expected = draws / n
+    chi2 = sum((seen.get(i, 0) - expected) ** 2 / expected for i in range(n))
+    df = n - 1
+    assert chi2 < df + 6 * (2 * df) ** 0.5  # about 6 standard deviations of a chi-square with df degrees of freedom
+
+
+@pytest.mark.parametrize("n,power", [(2, 3), (3, 3), (4, 2)])
+def test_unblocked_chains_list_every_assignment_once(n, power):  # 510.1c: either way, each assignment once
+    sc = unblocked_chain(n, power=power)
+    combat = Combat(load_scenario(sc))
+    names = combat.plan.source_names
+    listed = [tuple(tuple(sorted(a[s].items())) for s in names) for a in combat.assignments()]
+    expected = [tuple(tuple(sorted((r, x) for r, x in b[s].items() if x)) for s in names) for b in brute_force(sc)]
+    assert len(listed) == len(set(listed)) == combat.count()
+    assert sorted(listed) == sorted(expected)
+
+
+def test_unblocked_chain_supports_and_lists_without_the_signed_variants(monkeypatch):  # 510.1c, per attacker
+    # the 3^n signed variants are the count's inclusion-exclusion; listing must not build them (a chain of 10 took
+    # 46-49 s and 2.8 GB for its first line)
+    combat = Combat(load_scenario(unblocked_chain(10)))
+
+    def refuse(*_):
+        raise AssertionError("variants() built for listing")
+
+    monkeypatch.setattr(type(combat.plan), "variants", refuse)
+    assert get_engine("direct").supports(combat.plan, combat.plan.components[0])
+    first = next(iter(combat.assignments()))
+    assert combat.is_legal(first)

@@ -1,0 +1,455 @@
+"""Boards with outcome effects solved on the CP-SAT model (trample.optimize.effects), not by listing: what the
+damage does encoded in the model (615 prevention, 702.16e protection, 614.1a doubling and adding, 702.15b
+lifelink, 702.90b/c infect, 702.80b wither, 702.164c toxic, 704.5c poison, 704.6c commander damage, 704.5a/f/g/h/i,
+800.4a), and the other player's reply decomposed (510.1, 510.2).
+
+Checked three ways on generated boards with every effect: against the listing the model replaces (the reference
+path, :func:`trample.optimize.listing.solve_by_outcome`: same status, values, assignment with the tie-break,
+lethal report and reply), against the brute force written from the rules (tests/oracles/brute.py and
+tests/oracles/brute_combat.py: the optimum of the step played by both players), and the returned line read again by the
+brute force (its values are the ones reported)."""
+
+from __future__ import annotations
+
+import copy
+from fractions import Fraction
+
+import brute
+import brute_combat
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import examples, outcome_effects, scenarios, with_banding
+from test_outcomes import effect_boards, near_death
+
+from trample import Combat
+from trample.optimize import effects, parse_objectives
+from trample.optimize.listing import solve_by_outcome
+from trample.rules import division_moved
+from trample.step import DamageStep
+
+OBJECTIVE_LISTS = [
+    ["lethal"],
+    ["max-damage"],
+    ["max-kills"],
+    ["max-value"],
+    ["min-overkill"],
+    ["lethal", "max-kills", "min-overkill"],
+    ["max-kills", "lethal"],
+    ["max-value", "max-damage"],
+    ["min-overkill", "lethal", "max-damage"],
+    ["max-damage:p0", "max-kills"],
+]
+
+
+# -- the oracle: every objective read on the brute force's outcome -------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _model_errors_are_not_hidden(monkeypatch):
+    # a TypeError or OverflowError in the model sends a board to the listing (64-bit bounds); here it must fail
+    monkeypatch.setattr(effects, "USE_MODEL", "strict")
+
+
+def _lost(p: dict) -> bool:  # 704.5a, 704.5c, 704.6c
+    cd = p.get("commander_damage", {})
+    return p.get("life", 20) <= 0 or p.get("poison", 0) >= 10 or any(n >= 21 for n in cd.values())
+
+
+def _threshold(before: dict, r: str, touched: bool) -> int:
+    for group in ("players", "planeswalkers", "battles", "blockers", "attackers"):
+        for o in before.get(group, []):
+            if o["id"] != r:
+                continue
+            if group == "players":
+                return max(0, o.get("life", 20))
+            if group == "planeswalkers":
+                return o["loyalty"]
+            if group == "battles":
+                return o["defense"]
+            need = max(0, o["toughness"] - o.get("damage_marked", 0))  # 702.19b
+            return 1 if need > 0 and touched else need  # 702.2c
+    raise KeyError(r)
+
+
+def oracle_line(doc: dict, line: dict, names) -> dict:
+    """The objectives of one line of the step (both sides' damage at once, 510.2) for the attacking player."""
+    before = brute_combat._settled(doc)
+    dealt = brute_combat.damage_dealt(copy.deepcopy(before), line)
+    after = brute_combat.state_after_first_strike(before, line)
+    attackers = {a["id"]: a for a in before["attackers"]}
+    players = [p["id"] for p in before.get("players", [])]
+    was = {b["id"]: b for b in before.get("blockers", []) if b.get("in_combat", True)}
+    out_blockers = {b["id"] for b in after.get("blockers", []) if not b.get("in_combat", True)}
+    walkers = {p["id"]: p for p in before.get("planeswalkers", []) if p.get("in_combat", True)}
+    out_walkers = {p["id"] for p in after.get("planeswalkers", []) if not p.get("in_combat", True)}
+    to: dict[str, int] = {}
+    touched = set()
+    for (src, r), n in dealt.items():
+        if src in attackers and n > 0:
+            to[r] = to.get(r, 0) + n
+            if "deathtouch" in attackers[src].get("keywords", []):
+                touched.add(r)
+    values = {}
+    for name in names:
+        kind, _, target = name.partition(":")
+        if kind == "max-damage":
+            values[name] = sum(to.get(r, 0) for r in ([target] if target else players))
+        elif kind == "lethal":
+            values[name] = sum(1 for p in after.get("players", []) if _lost(p))
+        elif kind == "max-kills":
+            values[name] = len(set(was) & out_blockers)
+        elif kind == "max-value":
+            q = sum((Fraction(str(b.get("value", 1))) for i, b in was.items() if i in out_blockers), Fraction(0))
+            q += sum((Fraction(str(p.get("value", 1))) for i, p in walkers.items() if i in out_walkers), Fraction(0))
+            values[name] = q
+        elif kind == "min-overkill":
+            values[name] = sum(max(0, n - _threshold(before, r, r in touched)) for r, n in to.items())
+    return values
+
+
+def oracle_optimum(doc: dict, names) -> tuple:
+    """The step played by both players (brute_combat.step_game): the attacking player's best, each of their
+    choices worth the defending player's best reply; values oriented (min-overkill negated)."""
+
+    def key(line):
+        v = oracle_line(doc, line, names)
+        return tuple(-Fraction(v[n]) if n == "min-overkill" else Fraction(v[n]) for n in names)
+
+    return brute_combat.step_game(doc, brute.brute_force(doc, "both"), key)
+
+
+def _oriented(values: dict, names) -> tuple:
+    return tuple(-Fraction(values[n]) if n == "min-overkill" else Fraction(values[n]) for n in names)
+
+
+def _same(got, ref) -> None:
+    assert got.status == ref.status
+    assert got.objectives == ref.objectives
+    assert got.assignment == ref.assignment  # the tie-break: the smallest vector over the plan's columns
+    assert got.lethal == ref.lethal
+    assert got.reply == ref.reply  # the first of the worst replies, in the listing's order
+
+
+@st.composite
+def generated_effect_boards(draw) -> dict:
+    """Small boards with every effect of docs/effects.md (tests/strategies.py), players often near death."""
+    if draw(st.booleans()):
+        return draw(effect_boards())
+    doc = draw(scenarios(max_attackers=2, max_blockers=2, max_total_power=5, max_work=60))
+    doc = draw(outcome_effects(doc))
+    return near_death(_Drawer(draw), doc)
+
+
+class _Drawer:
+    """``data.draw`` for :func:`near_death` inside a composite strategy."""
+
+    def __init__(self, draw):
+        self.draw = draw
+
+
+# -- the differential tests ----------------------------------------------------------------------------------------
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.data())
+def test_model_matches_the_listing_and_the_brute_force(data):
+    # 510.1, 510.2: each player's assignment is legal on its own and both are dealt at once; the model reads the
+    # reply's profile (702.15b lifelink gains, deaths) and takes the worst; 615, 702.16e, 614.1a, 702.90, 702.80b,
+    # 702.164c, 704.5a/c/f/g/h/i, 704.6c, 800.4a encoded in the model
+    doc = data.draw(generated_effect_boards())
+    names = [n for n in data.draw(st.sampled_from(OBJECTIVE_LISTS)) if n != "max-damage:p0" or "p0" in str(doc)]
+    step = DamageStep(doc)
+    objs = parse_objectives(names, step.scenario)
+    got = effects.solve_by_model(step, objs)
+    if got is None:  # only banding that moves a division (702.22j/k): then the listing answers
+        assert division_moved(step.scenario)
+        return
+    _same(got, solve_by_outcome(step, objs))
+    assert _oriented(got.objectives, names) == oracle_optimum(doc, names)
+    line = {**got.assignment.to_json(), **(got.reply.to_json() if got.reply is not None else {})}
+    assert {n: Fraction(v) for n, v in oracle_line(doc, line, names).items()} == {
+        n: Fraction(v) for n, v in got.objectives.items()
+    }
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_model_matches_the_listing_on_every_side(data):
+    # side "defending" (the blockers' damage; the attackers' reply: life lost, poison, commander damage, deaths)
+    # and side "both" (no reply): the same answers as the listing
+    doc = data.draw(generated_effect_boards())
+    side = data.draw(st.sampled_from(["defending", "both"]))
+    names = data.draw(st.sampled_from(OBJECTIVE_LISTS[:9]))
+    step = DamageStep(doc, side=side)
+    objs = parse_objectives(names, step.scenario)
+    got = effects.solve_by_model(step, objs)
+    if got is None:
+        assert division_moved(step.scenario)
+        return
+    _same(got, solve_by_outcome(step, objs))
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.data())
+def test_banding_boards_keep_the_listing(data):
+    # 702.22j/k: the parts interact (one player divides some of the other side's damage): the listing answers
+    doc = data.draw(with_banding(data.draw(effect_boards())))
+    names = data.draw(st.sampled_from(OBJECTIVE_LISTS[:5]))
+    step = DamageStep(doc)
+    objs = parse_objectives(names, step.scenario)
+    got = effects.solve_by_model(step, objs)
+    if got is not None:  # banding on a creature whose division moves nothing (a blocker with no damage)
+        _same(got, solve_by_outcome(step, objs))
+    result = Combat(doc).solve(",".join(names))
+    assert _oriented(result.objectives, names) == oracle_optimum(doc, names)
+
+
+def test_banding_blocker_the_defending_player_divides_it_all():  # 702.22j
+    # the trampler's damage is divided by the defending player: the worst line, found on the model
+    doc = {
+        "players": [{"id": "opp", "life": 3}],
+        "attackers": [_trampler(5)],
+        "blockers": [{"id": "b", "power": 1, "toughness": 2, "keywords": ["banding", "lifelink"]}],
+    }
+    step = DamageStep(doc)
+    objs = parse_objectives("lethal,max-damage,max-kills", step.scenario)
+    got = effects.solve_by_model(step, objs)
+    assert got is not None
+    _same(got, solve_by_outcome(step, objs))
+    assert got.objectives == {"lethal": 0, "max-damage": 0, "max-kills": 1}
+    assert got.assignment.to_json() == {"a": {"b": 5}}
+
+
+@st.composite
+def lifelink_reply_boards(draw) -> dict:
+    """Boards where the defending player's reply decides how much life a lifelink blocker gains (702.15b): the
+    blocker blocks two attackers that take its damage differently (a shield, protection, doubling), the players
+    near death, so that several replies' profiles survive and the worst one matters."""
+    life = draw(st.integers(1, 6))
+    players = [{"id": "p0", "life": life}]
+    if draw(st.booleans()):
+        players.append({"id": "p1", "life": draw(st.integers(1, 4))})
+    receiving = [
+        {},
+        {"prevent": 1},
+        {"prevent": 2},
+        {"protection": ["white"]},
+        {"takes": [{"times": 2}]},
+        {"takes": [{"plus": 1}]},
+        {"prevent_combat": True},
+    ]
+    attackers = []
+    for i in range(2):
+        a = {
+            "id": f"a{i}",
+            "power": draw(st.integers(1, 4)),
+            "toughness": draw(st.integers(2, 4)),
+            "keywords": draw(st.sampled_from([["trample"], [], ["trample", "deathtouch"]])),
+            "attacking": players[i % len(players)]["id"],
+            "blocked_by": ["b0"] + (["b1"] if draw(st.booleans()) else []),
+        }
+        a.update(draw(st.sampled_from(receiving)))
+        attackers.append(a)
+    blockers = [
+        {"id": "b0", "power": draw(st.integers(1, 3)), "toughness": draw(st.integers(1, 3)), "tags": ["white"]},
+        {"id": "b1", "power": draw(st.integers(0, 2)), "toughness": draw(st.integers(1, 2))},
+    ]
+    blockers[0]["keywords"] = ["lifelink"]
+    if draw(st.booleans()):
+        blockers[1]["keywords"] = ["lifelink"]
+    if len(players) > 1:  # two controllers sharing a shield: the reply trades one player's gain for the other's
+        blockers[0]["controller"], blockers[1]["controller"] = "p0", "p1"
+        blockers[1]["keywords"] = ["lifelink"]
+        blockers[1]["power"] = max(1, blockers[1]["power"])
+        attackers[0]["blocked_by"] = ["b0", "b1"]
+        attackers[1]["blocked_by"] = ["b0"]
+        attackers[0].update(prevent=draw(st.integers(1, 2)), shield_order=draw(st.sampled_from([[], ["b1"]])))
+    return {"players": players, "attackers": attackers, "blockers": blockers}
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_the_worst_reply_counts_on_lifelink_boards(data):
+    # 702.15b, 510.2: the blocker's controller divides its damage so that it gains the most life (615.7 shields,
+    # 702.16e protection and 614.1a doubling on the attackers make the replies differ); the model keeps the
+    # profiles no other reply beats and takes the worst
+    # (side "defending": the attackers' reply trades damage to one player for damage to the other)
+    doc = data.draw(lifelink_reply_boards())
+    names = data.draw(st.sampled_from([["lethal"], ["lethal", "max-kills"], ["max-kills", "lethal", "min-overkill"]]))
+    side = data.draw(st.sampled_from(["attacking", "attacking", "defending"]))
+    step = DamageStep(doc, side=side)
+    objs = parse_objectives(names, step.scenario)
+    got = effects.solve_by_model(step, objs)
+    assert got is not None
+    _same(got, solve_by_outcome(step, objs))
+    if side == "attacking":
+        assert _oriented(got.objectives, names) == oracle_optimum(doc, names)
+
+
+def test_a_shared_shield_makes_the_reply_trade_gains():  # 702.15b, 615.7, 510.2
+    # b0 (p0's) and b1 (p1's) lifelink blockers; a0 has a 2-point shield that stops the first hits to it (b0's, in
+    # scenario order): b0 on a0 costs p0 life gain, b0 on a1 leaves the shield to b1 and costs p1's. Two profiles
+    # survive dominance; the attacker sends all of a1 to p1 (a0 gave b0 its lethal damage, 702.19b): p1 ends at
+    # 3 - 5 + 2 = 0 at best, so p1 loses whatever the reply
+    doc = {
+        "players": [{"id": "p0", "life": 2}, {"id": "p1", "life": 3}],
+        "attackers": [
+            {"id": "a0", "power": 3, "toughness": 4, "keywords": ["trample"], "attacking": "p0"}
+            | {"blocked_by": ["b0", "b1"], "prevent": 2},
+            {"id": "a1", "power": 5, "toughness": 4, "keywords": ["trample"], "attacking": "p1", "blocked_by": ["b0"]},
+        ],
+        "blockers": [
+            {"id": "b0", "power": 3, "toughness": 1, "keywords": ["lifelink"], "controller": "p0"},
+            {"id": "b1", "power": 2, "toughness": 1, "keywords": ["lifelink"], "controller": "p1"},
+        ],
+    }
+    step = DamageStep(doc)
+    objs = parse_objectives("max-kills,lethal", step.scenario)
+    got = effects.solve_by_model(step, objs)
+    assert got is not None
+    _same(got, solve_by_outcome(step, objs))
+    assert got.objectives == {"max-kills": 2, "lethal": 1}
+    assert got.assignment.to_json() == {"a0": {"b0": 1, "b1": 1, "p0": 1}, "a1": {"p1": 5}}
+    assert got.reply.to_json() == {"b0": {"a1": 3}, "b1": {"a0": 2}}  # every reply ties: the first one listed
+    assert got.lethal["p1"]["reached"] and got.lethal["p1"]["reachable"]
+
+
+# -- hand-computed boards, one rule each ---------------------------------------------------------------------------
+
+
+def _trampler(power: int, **extra) -> dict:
+    a = {"id": "a", "power": power, "toughness": 4, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["b"]}
+    a.update(extra)
+    return a
+
+
+def _solve(doc: dict, names: str):
+    step = DamageStep(doc)
+    got = effects.solve_by_model(step, parse_objectives(names, step.scenario))
+    assert got is not None  # solved on the model, not listed
+    assert got.objectives == Combat(doc).solve(names).objectives
+    return got
+
+
+def test_lifelink_blocker_gain_saves_the_player():  # 702.15b, 510.2
+    doc = {
+        "players": [{"id": "opp", "life": 3}],
+        "attackers": [_trampler(5)],
+        "blockers": [{"id": "b", "power": 2, "toughness": 2, "keywords": ["lifelink"]}],
+    }
+    got = _solve(doc, "lethal,max-damage")
+    assert got.objectives == {"lethal": 0, "max-damage": 3}  # 3 - 3 + 2 = 2 life
+    assert got.reply.to_json() == {"b": {"a": 2}}
+    assert got.lethal["opp"]["life_after"] == 2 and got.lethal["opp"]["reachable"] is False
+
+
+def test_infect_counters_kill_and_poison_finishes():  # 702.90b, 702.90c, 704.5c, 704.5f
+    doc = {
+        "players": [{"id": "opp", "life": 20, "poison": 8}],
+        "attackers": [_trampler(4, keywords=["trample", "infect"])],
+        "blockers": [{"id": "b", "power": 1, "toughness": 2, "keywords": ["indestructible"]}],
+    }
+    got = _solve(doc, "lethal,max-kills")
+    # two -1/-1 counters kill even an indestructible 2/2 (704.5f); two poison make ten
+    assert got.objectives == {"lethal": 1, "max-kills": 1}
+    assert got.assignment.to_json() == {"a": {"b": 2, "opp": 2}}
+
+
+def test_wither_counters_are_lethal_damage():  # 702.80b, 704.5f
+    doc = {
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [_trampler(3, keywords=["trample", "wither"])],
+        "blockers": [{"id": "b", "power": 1, "toughness": 3}],
+    }
+    assert _solve(doc, "max-kills,min-overkill").objectives == {"max-kills": 1, "min-overkill": 0}
+
+
+def test_one_point_shield_stops_lethal():  # 615.7
+    doc = {
+        "players": [{"id": "opp", "life": 3, "prevent": 1}],
+        "attackers": [_trampler(5)],
+        "blockers": [{"id": "b", "power": 1, "toughness": 2}],
+    }
+    got = _solve(doc, "lethal,max-damage")
+    assert got.objectives == {"lethal": 0, "max-damage": 2}  # 3 assigned, 1 prevented
+
+
+def test_shield_order_chooses_whose_damage_is_prevented():  # 615.7: the affected player's order
+    doc = {
+        "players": [{"id": "opp", "life": 20, "poison": 9, "prevent": 1, "shield_order": ["i"]}],
+        "attackers": [
+            {"id": "n", "power": 2, "toughness": 2, "attacking": "opp"},
+            {"id": "i", "power": 1, "toughness": 2, "keywords": ["infect"], "attacking": "opp"},
+        ],
+    }
+    got = _solve(doc, "lethal,max-damage")
+    assert got.objectives == {"lethal": 0, "max-damage": 2}  # the infect point is prevented first
+
+
+def test_protection_prevents_the_kill():  # 702.16e
+    doc = {
+        "players": [{"id": "opp", "life": 2}],
+        "attackers": [_trampler(4, tags=["red"])],
+        "blockers": [{"id": "b", "power": 1, "toughness": 2, "protection": ["red"]}],
+    }
+    got = _solve(doc, "max-kills,lethal")
+    assert got.objectives == {"max-kills": 0, "lethal": 1}
+
+
+def test_doubling_before_or_after_the_shield():  # 614.1a, 616.1, 615.7
+    base = {"players": [{"id": "opp", "life": 6, "prevent": 1}], "attackers": [_trampler(5, deals=[{"times": 2}])]}
+    base["blockers"] = [{"id": "b", "power": 1, "toughness": 2}]
+    least = _solve(base, "max-damage")  # (3 - 1) * 2 = 4
+    assert least.objectives == {"max-damage": 4}
+    most = copy.deepcopy(base)
+    most["players"][0]["replacement_order"] = "most"
+    assert _solve(most, "max-damage").objectives == {"max-damage": 5}  # 3 * 2 - 1 = 5
+    plus = copy.deepcopy(base)
+    plus["attackers"][0]["deals"] = [{"plus": 2}]
+    assert _solve(plus, "lethal,max-damage").objectives == {"lethal": 0, "max-damage": 4}  # (3 - 1) + 2
+
+
+def test_toxic_gives_poison_once_per_hit():  # 702.164c
+    doc = {
+        "players": [{"id": "opp", "life": 20, "poison": 7}],
+        "attackers": [_trampler(3, toxic=3)],
+        "blockers": [{"id": "b", "power": 1, "toughness": 2}],
+    }
+    got = _solve(doc, "lethal,max-kills")
+    assert got.objectives == {"lethal": 1, "max-kills": 1}  # 2 to the blocker, 1 to opp: 7 + 3 poison
+
+
+def test_commander_damage_21():  # 704.6c, 903.10a
+    doc = {
+        "players": [{"id": "opp", "life": 40, "commander_damage": {"a": 18}}],
+        "attackers": [_trampler(5, commander="me")],
+        "blockers": [{"id": "b", "power": 1, "toughness": 2}],
+    }
+    assert _solve(doc, "lethal").objectives == {"lethal": 1}
+
+
+def test_a_loser_leaves_with_their_blockers():  # 800.4a: more than two players
+    doc = {
+        "players": [{"id": "p1", "life": 2}, {"id": "p2", "life": 20, "prevent": 1}],
+        "attackers": [
+            {"id": "a", "power": 2, "toughness": 2, "attacking": "p1"},
+            {"id": "c", "power": 1, "toughness": 1, "attacking": "p2", "blocked_by": ["b"]},
+        ],
+        "blockers": [{"id": "b", "power": 0, "toughness": 5, "controller": "p1"}],
+    }
+    got = _solve(doc, "max-kills")
+    assert got.objectives == {"max-kills": 1}  # p1 loses and leaves the game: b leaves combat
+
+
+@pytest.mark.parametrize("use_model", [True, False])
+def test_the_listing_stays_reachable(monkeypatch, use_model):
+    doc = {
+        "players": [{"id": "opp", "life": 3}],
+        "attackers": [_trampler(5)],
+        "blockers": [{"id": "b", "power": 2, "toughness": 2, "keywords": ["lifelink"]}],
+    }
+    monkeypatch.setattr(effects, "USE_MODEL", use_model)
+    result = Combat(doc).solve("lethal,max-damage")
+    assert result.objectives == {"lethal": 0, "max-damage": 3}
+    assert (result.solves > 0) == use_model  # the listing makes no CP-SAT solve
