@@ -146,28 +146,6 @@ class Creature:
             return Keyword.TRAMPLE in self.keywords or Keyword.TRAMPLE_OVER_PLANESWALKERS in self.keywords
         return keyword in self.keywords
 
-    # The four properties below are the older spellings of has(), kept until every reader asks has()
-    # (docs/architecture.md, "The vocabulary").
-    @property
-    def trample(self) -> bool:
-        """``has(Keyword.TRAMPLE)``."""
-        return self.has(Keyword.TRAMPLE)
-
-    @property
-    def trample_over_planeswalkers(self) -> bool:
-        """``has(Keyword.TRAMPLE_OVER_PLANESWALKERS)``."""
-        return self.has(Keyword.TRAMPLE_OVER_PLANESWALKERS)
-
-    @property
-    def deathtouch(self) -> bool:
-        """``has(Keyword.DEATHTOUCH)``."""
-        return self.has(Keyword.DEATHTOUCH)
-
-    @property
-    def indestructible(self) -> bool:
-        """``has(Keyword.INDESTRUCTIBLE)``."""
-        return self.has(Keyword.INDESTRUCTIBLE)
-
     def deals_damage_in(self, step: str) -> bool:
         """510.4 / 702.7b / 702.4b: which creatures deal combat damage in a step."""
         first = self.has(Keyword.FIRST_STRIKE)

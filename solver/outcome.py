@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar, cast
 
-from .models import Battle, Creature, GameObject, Planeswalker, Player, Scenario
+from .models import Battle, Creature, GameObject, Keyword, Planeswalker, Player, Scenario
 
 _C = TypeVar("_C", bound=Creature)
 _Shielded = TypeVar("_Shielded", bound=Player | Planeswalker | Battle | Creature)
@@ -180,7 +180,7 @@ def assigned_hits(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]
     out = []
     for source, split in sorted(assignment.items(), key=lambda item: order.get(item[0], len(order))):
         src = scenario.get(source)
-        dt = src is not None and bool(getattr(src, "deathtouch", False))
+        dt = isinstance(src, Creature) and src.has(Keyword.DEATHTOUCH)
         for recipient, amount in split.items():
             if amount > 0 and recipient in scenario:
                 out.append(Hit(source, recipient, amount, dt))
@@ -476,7 +476,7 @@ def _destroyed(creature: Creature, damage_marked: int, deathtouched: bool) -> bo
     deathtouch source since the last check), 702.12b (indestructible is not destroyed)."""
     if creature.toughness <= 0:
         return True  # 704.5f: not "destroyed", so indestructible does not help
-    if creature.indestructible:
+    if creature.has(Keyword.INDESTRUCTIBLE):
         return False
     return damage_marked >= creature.toughness or deathtouched
 

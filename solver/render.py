@@ -31,6 +31,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
+from .models import Keyword
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -358,7 +359,7 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
         need = max(0, c.toughness - c.damage_marked)
         value = "  value " + _num(c.value) if c.value != 1 else ""
         _t(g, x + 8, line, f"lethal: {need}{value}", 10.5, fill="#333")
-        if any(a.deathtouch and a.power > 0 and c.id in a.blocked_by for a in s.attackers):  # 702.2c
+        if any(a.has(Keyword.DEATHTOUCH) and a.power > 0 and c.id in a.blocked_by for a in s.attackers):  # 702.2c
             _t(g, x + 8, line + 13, "(1 from a deathtouch source)", 10.5, fill="#333")
     if faded:
         _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from .models import Assignment, Attacker, Blocker, Creature, GameObject, Scenario
+from .models import Assignment, Attacker, Blocker, Creature, GameObject, Keyword, Scenario
 from .outcome import game_over, has_lethal, lethal_need, losers, losses, reaches, settle
 
 SIDES = ("attacking", "defending", "both")
@@ -434,7 +434,7 @@ def _attacker_plan(s: Scenario, a: Attacker, step: str) -> SourcePlan:
     target = s[a.attacking]
     tkind = s.kind(target.id)
     target_in = tkind == "player" or target.in_combat
-    top_pw = a.trample_over_planeswalkers and tkind == "planeswalker"
+    top_pw = a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) and tkind == "planeswalker"
     controller = s.controller_of(target.id)
     current = tuple(b for b in a.blocked_by if s[b].in_combat)
     banded = _divider(s, a.id)[0] != "attacking"  # 702.22j: the defending player divides, ignoring the order
@@ -512,7 +512,7 @@ def _attacker_normal_plan(
             side,
             amount,
             tuple(routes),
-            a.deathtouch,
+            a.has(Keyword.DEATHTOUCH),
             "510.1b",
             f"{a.id} is unblocked and assigns all its damage to what it attacks",
         )
@@ -523,10 +523,10 @@ def _attacker_normal_plan(
         if s.rules == "legacy" and i > 0 and not banded:  # 702.22j: banding ignores the order
             gate = Gate(lethal=current[:i], rule=LEGACY_ORDER_RULE)
         routes.append(Route(b, "blocker", gate, rule="510.1c"))
-    if a.trample:
+    if a.has(Keyword.TRAMPLE):
         routes += over_the_top(current, blocked=True)
     if not routes:
-        if a.trample:
+        if a.has(Keyword.TRAMPLE):
             return _silent(
                 a.id,
                 side,
@@ -536,13 +536,13 @@ def _attacker_normal_plan(
         return _silent(
             a.id, side, "510.1c", f"{a.id} is blocked, no creature is blocking it any more, and it has no trample"
         )
-    rule = "702.19b" if a.trample else "510.1c"
+    rule = "702.19b" if a.has(Keyword.TRAMPLE) else "510.1c"
     return SourcePlan(
         a.id,
         side,
         amount,
         tuple(routes),
-        a.deathtouch,
+        a.has(Keyword.DEATHTOUCH),
         rule,
         f"{a.id} is blocked and divides its damage as {rule} allows",
     )
@@ -580,7 +580,7 @@ def _blocker_plan(s: Scenario, b: Blocker, step: str) -> SourcePlan:
         side,
         amount,
         routes,
-        b.deathtouch,
+        b.has(Keyword.DEATHTOUCH),
         "510.1d",
         f"{b.id} divides its damage among the creatures it blocks",
     )
@@ -611,10 +611,10 @@ def refusal(plan: DamagePlan, source_id: str, recipient_id: str) -> tuple[str, s
     tkind = s.kind(target)
     if recipient_id == target and tkind != "player" and not s[target].in_combat:
         return "506.4c", f"{target} has been removed from combat"
-    if recipient_id == target and a.blocked and not a.trample:
+    if recipient_id == target and a.blocked and not a.has(Keyword.TRAMPLE):
         return "510.1c", f"{source_id} is blocked and has no trample: its damage goes to its blockers"
     if kind == "player" and recipient_id == s.controller_of(target) and tkind != "player":
-        if tkind == "planeswalker" and not a.trample_over_planeswalkers:
+        if tkind == "planeswalker" and not a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS):
             return "702.19f", (
                 f"{source_id} attacks the planeswalker {target}; without trample over planeswalkers "
                 f"none of its damage can go to {recipient_id}"

@@ -24,6 +24,8 @@ from 20 up reads 1.0.
 
 from __future__ import annotations
 
+from ..models import Keyword
+
 MAX_ATTACKERS = 8
 MAX_BLOCKERS = 8
 MAX_PLAYERS = 2
@@ -97,9 +99,10 @@ def encode(
             out += [0.0] * ATTACKER_FEATURES
             continue
         a = s.attackers[k]
-        row = [1, _q(a.power), _q(a.toughness), _q(a.damage_marked), a.in_combat, a.blocked, a.trample,
-               a.trample_over_planeswalkers, a.deathtouch, a.has("first_strike"), a.has("double_strike"),
-               a.indestructible, _q(received.get(a.id, 0))]  # fmt: skip
+        row = [1, _q(a.power), _q(a.toughness), _q(a.damage_marked), a.in_combat, a.blocked, a.has(Keyword.TRAMPLE),
+               a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS), a.has(Keyword.DEATHTOUCH), a.has(Keyword.FIRST_STRIKE),
+               a.has(Keyword.DOUBLE_STRIKE),
+               a.has(Keyword.INDESTRUCTIBLE), _q(received.get(a.id, 0))]  # fmt: skip
         row += [1 if d and d == a.attacking else 0 for d in defenders]
         blocks = [0] * MAX_BLOCKERS
         for b in a.blocked_by:
@@ -110,8 +113,8 @@ def encode(
             out += [0.0] * BLOCKER_FEATURES
             continue
         b = s.blockers[k]
-        out += [1, _q(b.power), _q(b.toughness), _q(b.damage_marked), b.in_combat, b.deathtouch,
-                b.has("first_strike"), b.has("double_strike"), b.indestructible, _q(b.value),
+        out += [1, _q(b.power), _q(b.toughness), _q(b.damage_marked), b.in_combat, b.has(Keyword.DEATHTOUCH),
+                b.has(Keyword.FIRST_STRIKE), b.has(Keyword.DOUBLE_STRIKE), b.has(Keyword.INDESTRUCTIBLE), _q(b.value),
                 _q(received.get(b.id, 0))]  # fmt: skip
     for k in range(MAX_PLAYERS):
         p = s.players[k] if k < len(s.players) else None

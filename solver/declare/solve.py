@@ -31,7 +31,7 @@ from fractions import Fraction
 from itertools import combinations
 
 from ..limits import LimitReached, deadline_of
-from ..models import Scenario
+from ..models import Keyword, Scenario
 from ..models.declare import AttackersDoc, Attacks, BlockersDoc, Blocks
 from ..optimize import parse_objectives
 from ..outcome import exact, has_effects
@@ -182,7 +182,7 @@ def _separable(doc: BlockersDoc, objs) -> bool:
 
 def _may_trample(a) -> bool:
     """Whether a blocked attacker can assign damage past its blockers (702.19, "as though it weren't blocked")."""
-    return a.trample or a.as_though_unblocked
+    return a.has(Keyword.TRAMPLE) or a.as_though_unblocked
 
 
 def _group(doc: BlockersDoc, attacker: str, blockers: tuple[str, ...]) -> Scenario:

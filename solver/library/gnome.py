@@ -45,7 +45,7 @@ from typing import Any
 
 from .. import outcome
 from ..combat import Combat
-from ..models import Assignment, FormatError, Scenario, load_scenario
+from ..models import Assignment, FormatError, Keyword, Scenario, load_scenario
 from ..models.cards import Card, Face, GameState, as_state, load_library_or_state
 from ..whole import open_combat
 from .exact import DiscoverDistribution, discover_distribution, exact_json, prob_json
@@ -135,11 +135,11 @@ def _pick_gnome(scenario: Scenario, gnome_id: str | None) -> str:
 
 def kills(scenario: Scenario, assignment: Assignment) -> int:
     """Blockers this assignment kills: assigned damage > 0 and lethal (702.19b), not indestructible."""
-    totals, touched = outcome.tally(assignment, {a.id for a in scenario.attackers if a.deathtouch})
+    totals, touched = outcome.tally(assignment, {a.id for a in scenario.attackers if a.has(Keyword.DEATHTOUCH)})
     return sum(
         1
         for b in scenario.blockers
-        if not b.indestructible
+        if not b.has(Keyword.INDESTRUCTIBLE)
         and outcome.kills(outcome.lethal_need(b), totals.get(b.id, 0), b.id in touched, dealt_only=True)
     )
 

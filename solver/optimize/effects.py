@@ -48,6 +48,7 @@ import numpy as np
 
 from .. import outcome as _outcome
 from ..limits import LimitReached, deadline_of
+from ..models import Keyword
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
 from .listing import lethal_report, other_side_step, step_values, vector_of
@@ -274,7 +275,7 @@ class _EffectsModel:
         """1 when a deathtouch source deals ``r`` damage (704.5h)."""
         key = ("touched", r)
         if key not in self._cache:
-            dt = self._sum(k for k in self.incoming.get(r, ()) if self.src[k].deathtouch)
+            dt = self._sum(k for k in self.incoming.get(r, ()) if self.src[k].has(Keyword.DEATHTOUCH))
             self._cache[key] = self.om._bool_iff_at_least(dt, 1, f"dt[{r}]")
         return self._cache[key]
 
@@ -348,7 +349,7 @@ class _EffectsModel:
         else:
             counters = self._sum(k for k in ks if self.src[k].has("infect") or self.src[k].has("wither"))
             parts = [self._at_least(counters, obj.toughness, f"counters[{c}]")]  # 704.5f
-            if not obj.indestructible:  # 702.12b
+            if not obj.has(Keyword.INDESTRUCTIBLE):  # 702.12b
                 total = self.dealt_to(c)
                 parts.append(self._at_least(total, lethal_need(obj), f"lethal[{c}]"))  # 704.5g
                 parts.append(self.touched(c))  # 704.5h

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..models import Attacker, Blocker, FormatError
+from ..models import Attacker, Blocker, FormatError, Keyword
 from ..outcome import exact, kills, lethal_need, overkill_threshold, reaches, tally_vector
 from ..rules import DamagePlan
 from ..step import DamageStep
@@ -93,9 +93,11 @@ class Definitions:
         if "attacker" in sides:
             creatures += list(s.attackers)
         # 702.19b / 702.2c: killable creatures of the other side (in combat, not indestructible)
-        self.kill_set = [c.id for c in creatures if c.in_combat and not c.indestructible]
+        self.kill_set = [c.id for c in creatures if c.in_combat and not c.has(Keyword.INDESTRUCTIBLE)]
         self.walkers = [p.id for p in s.planeswalkers if p.in_combat]
-        self.deathtouch = {i for i, src in enumerate(plan.sources) if src.assigns and s[src.source].deathtouch}
+        self.deathtouch = {
+            i for i, src in enumerate(plan.sources) if src.assigns and s[src.source].has(Keyword.DEATHTOUCH)
+        }
         self.deathtouch_of = [i in self.deathtouch for i in range(len(plan.sources))]
         self.incoming: dict[str, list[int]] = {}  # recipient -> column indices
         for k, (_i, r) in enumerate(plan.columns):

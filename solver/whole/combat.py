@@ -11,7 +11,7 @@ from ..check import CheckResult, Violation, check
 from ..combat import Combat, LegalAssignments
 from ..engines import effects_engine
 from ..limits import NEVER, deadline_of
-from ..models import Assignment, FormatError, Scenario, load_scenario
+from ..models import Assignment, FormatError, Keyword, Scenario, load_scenario
 from ..outcome import (
     Outcome,
     after_step,
@@ -141,7 +141,7 @@ class WholeCombat:
         eng = effects_engine(engine or self.engine)
         plan = self.first_step.plan
         caps = regular_step_caps(self.scenario)
-        deathtouch = [bool(getattr(self.scenario[s.source], "deathtouch", False)) for s in plan.sources]
+        deathtouch = [self.scenario.creature(s.source).has(Keyword.DEATHTOUCH) for s in plan.sources]
         folded: Counter = Counter({(): 1})
         for comp in plan.components:
             local = eng.effects(plan, comp, caps, deathtouch, deadline)

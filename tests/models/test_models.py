@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from trample.models import Assignment, FormatError, load_assignment, load_scenario
+from trample.models import Assignment, FormatError, Keyword, load_assignment, load_scenario
 
 FORMAT_EXAMPLE = {
     "rules": "current",
@@ -33,7 +33,7 @@ FORMAT_EXAMPLE = {
 def test_format_example_loads_with_defaults():
     s = load_scenario(FORMAT_EXAMPLE)
     assert s.rules == "current" and s.step == "regular"
-    assert s["thrasta"].trample and s["thrasta"].trample_over_planeswalkers
+    assert s["thrasta"].has(Keyword.TRAMPLE) and s["thrasta"].has(Keyword.TRAMPLE_OVER_PLANESWALKERS)
     assert s["thrasta"].blocked and s["thrasta"].blocked_by == ("wall", "bear")
     assert s["bear"].value == 2 and s["wall"].value == 1 and s["bear"].damage_marked == 0
     assert s.kind("invasion") == "battle" and s.controller_of("teferi") == "opp"
@@ -55,7 +55,7 @@ def test_trample_over_planeswalkers_implies_trample():  # 702.19c
             ],
         }
     )
-    assert s["a"].trample
+    assert s["a"].has(Keyword.TRAMPLE)
 
 
 def test_blocked_defaults_to_having_blockers():

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from strategies import examples, scenarios
 
 from trample import Combat
-from trample.models import load_scenario
+from trample.models import Keyword, load_scenario
 from trample.outcome import (
     DAMAGE_EFFECTS,
     LOSS_CONDITIONS,
@@ -170,7 +170,7 @@ def test_apply_damage_is_the_pipeline_on_plain_boards(doc):
     combat = Combat(doc, side="both")
     s = combat.scenario
     assert not has_effects(s)  # the generator's plain boards
-    dts = {c.id for c in (*s.attackers, *s.blockers) if c.deathtouch}
+    dts = {c.id for c in (*s.attackers, *s.blockers) if c.has(Keyword.DEATHTOUCH)}
     for asg in itertools.islice(combat.assignments(), 12):
         full = asg.to_json()
         totals, touched = tally(full, dts)
