@@ -236,6 +236,24 @@ def damage_dealt(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]
     return tally_hits(deal(scenario, assigned_hits(scenario, assignment)))
 
 
+def _evolve(obj, **changes):
+    """``dataclasses.replace`` for the parts of a board (hits, players, creatures, planeswalkers, battles, what a
+    recipient receives: frozen dataclasses without ``__post_init__`` or derived fields): a copy with ``changes``,
+    without replace's walk over every field through ``__init__`` (that walk was most of a plain board's outcome).
+    A class with a ``__post_init__`` (the scenario, which indexes its objects) goes through ``replace``."""
+    cls = type(obj)
+    if hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
+        return replace(obj, **changes)
+    fields = cls.__dataclass_fields__
+    for name in changes:
+        if name not in fields:
+            raise TypeError(f"{cls.__name__} has no field {name!r}")
+    new = object.__new__(cls)
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 # ---------------------------------------------------------------------------------------------
 # Stage 2: dealt (every DamageEffect, in order)
 # ---------------------------------------------------------------------------------------------
@@ -286,7 +304,7 @@ class ReplacementsAndPrevention:
                     continue
                 source = _source(scenario, h.source)
                 if rec.prevent_combat or rec.protected_from(source):
-                    out[k] = replace(h, amount=0, rule="702.16e" if rec.protected_from(source) else "615.1a")
+                    out[k] = _evolve(h, amount=0, rule="702.16e" if rec.protected_from(source) else "615.1a")
                     continue
                 mods = (*source.deals, *rec.takes)
                 if rec.order == "most":
@@ -297,7 +315,7 @@ class ReplacementsAndPrevention:
                     stop = min(shield, h.amount)
                     n = _modify(h.amount - stop, mods, "least")
                 shield -= stop
-                out[k] = replace(h, amount=n, rule="615.7" if n == 0 else h.rule, shielded=h.shielded + stop)
+                out[k] = _evolve(h, amount=n, rule="615.7" if n == 0 else h.rule, shielded=h.shielded + stop)
         return tuple(out)
 
 
@@ -414,25 +432,25 @@ def _damaged(s: Scenario, res: _Results) -> Scenario:
 
     def shielded(obj: _Shielded) -> _Shielded:
         n = res.shields.get(obj.id)
-        return replace(obj, receiving=replace(obj.receiving, prevent=obj.receiving.prevent - n)) if n else obj
+        return _evolve(obj, receiving=_evolve(obj.receiving, prevent=obj.receiving.prevent - n)) if n else obj
 
     def creature(c: _C) -> _C:
         k = res.counters.get(c.id, 0)
         m = res.marked.get(c.id, 0)
         c2 = shielded(c)
         if k or m:
-            c2 = replace(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
+            c2 = _evolve(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
         return c2
 
     def walker(p: Planeswalker) -> Planeswalker:
         n = res.dealt.get(p.id, 0)
         p2 = shielded(p)
-        return replace(p2, loyalty=max(0, p.loyalty - n)) if n else p2
+        return _evolve(p2, loyalty=max(0, p.loyalty - n)) if n else p2
 
     def battle(b: Battle) -> Battle:
         n = res.dealt.get(b.id, 0)
         b2 = shielded(b)
-        return replace(b2, defense=max(0, b.defense - n)) if n else b2
+        return _evolve(b2, defense=max(0, b.defense - n)) if n else b2
 
     def player(p: Player) -> Player:
         life = p.life - res.life_lost.get(p.id, 0) + res.gained.get(p.id, 0)  # 510.2: damage and lifelink at once
@@ -444,7 +462,7 @@ def _damaged(s: Scenario, res: _Results) -> Scenario:
         p2 = shielded(p)
         if (life, pois) == (p.life, p.poison) and not res.commander:
             return p2
-        return replace(p2, life=life, poison=pois, commander_damage=tuple(sorted(commander.items())))
+        return _evolve(p2, life=life, poison=pois, commander_damage=tuple(sorted(commander.items())))
 
     return replace(
         s,
@@ -505,14 +523,14 @@ def state_based_actions(
     walkers, battles = state.planeswalkers, state.battles
     changed = False
     if any(gone(c) for c in (*attackers, *blockers)):
-        attackers = tuple(replace(c, in_combat=False) if gone(c) else c for c in attackers)
-        blockers = tuple(replace(c, in_combat=False) if gone(c) else c for c in blockers)
+        attackers = tuple(_evolve(c, in_combat=False) if gone(c) else c for c in attackers)
+        blockers = tuple(_evolve(c, in_combat=False) if gone(c) else c for c in blockers)
         changed = True
     if any(p.in_combat and p.loyalty <= 0 for p in walkers):  # 704.5i
-        walkers = tuple(replace(p, in_combat=False) if p.in_combat and p.loyalty <= 0 else p for p in walkers)
+        walkers = tuple(_evolve(p, in_combat=False) if p.in_combat and p.loyalty <= 0 else p for p in walkers)
         changed = True
     if any(b.in_combat and b.defense <= 0 for b in battles):  # 704.5v
-        battles = tuple(replace(b, in_combat=False) if b.in_combat and b.defense <= 0 else b for b in battles)
+        battles = tuple(_evolve(b, in_combat=False) if b.in_combat and b.defense <= 0 else b for b in battles)
         changed = True
     if changed:
         state = replace(state, attackers=attackers, blockers=blockers, planeswalkers=walkers, battles=battles)
@@ -617,12 +635,12 @@ def leave_game(state: Scenario, losers: Iterable[str]) -> Scenario:
     controls it (800.4a does not take it), 506.4 lists no such removal, and 704.5w chooses a new protector only
     for a battle no creature is attacking. It takes the regular step's damage as before."""
     gone = set(losers)
-    walkers = tuple(replace(p, in_combat=False) if p.controller in gone else p for p in state.planeswalkers)
+    walkers = tuple(_evolve(p, in_combat=False) if p.controller in gone else p for p in state.planeswalkers)
     theirs = gone | {p.id for p in walkers if p.controller in gone}
     blockers = tuple(
-        replace(b, in_combat=False) if state.blocker_controller(b.id) in gone else b for b in state.blockers
+        _evolve(b, in_combat=False) if state.blocker_controller(b.id) in gone else b for b in state.blockers
     )
-    attackers = tuple(replace(a, in_combat=False) if a.attacking in theirs else a for a in state.attackers)
+    attackers = tuple(_evolve(a, in_combat=False) if a.attacking in theirs else a for a in state.attackers)
     if (walkers, blockers, attackers) == (state.planeswalkers, state.blockers, state.attackers):
         return state
     return replace(state, planeswalkers=walkers, blockers=blockers, attackers=attackers)
@@ -728,7 +746,17 @@ def apply_damage(scenario: Scenario, totals: Mapping[str, int], touched: Iterabl
     plain board (:func:`has_effects` false, where damage dealt is damage assigned and each hit's result is fixed by
     its recipient): stage 3 (:func:`_plain_results`), then the same state-based actions as :func:`resolve`. The
     whole combat's counting reads it to build the regular step from an effect key without a whole assignment."""
-    return state_based_actions(_damaged(scenario, _plain_results(scenario, totals)), touched)[0]
+    return plain_after(scenario, totals, touched)[0]
+
+
+def plain_after(
+    scenario: Scenario, totals: Mapping[str, int], touched: Iterable[str] = ()
+) -> tuple[Scenario, tuple[tuple[str, str], ...]]:
+    """:func:`apply_damage`'s state and the losers (:func:`state_based_actions`): on a plain board
+    (:func:`has_effects` false) the same as :func:`resolve`'s ``state`` and ``losers``, without the hits and events
+    (the readers that ask only "who loses?" or "who dies?", once per decision: the arena's lethal verdict, the
+    greedy players)."""
+    return state_based_actions(_damaged(scenario, _plain_results(scenario, totals)), touched)
 
 
 def settle(scenario: Scenario) -> Scenario:
@@ -817,10 +845,10 @@ def canonical_state(state: Scenario) -> Scenario:
     return replace(
         state,
         players=tuple(_canonical_player(p) for p in state.players),
-        attackers=tuple(replace(a, damage_marked=min(a.damage_marked, max(a.toughness, 0))) for a in state.attackers),
+        attackers=tuple(_evolve(a, damage_marked=min(a.damage_marked, max(a.toughness, 0))) for a in state.attackers),
         # marked damage past toughness changes nothing: the blocker has lethal damage either way (702.19b)
-        blockers=tuple(replace(b, damage_marked=min(b.damage_marked, max(b.toughness, 0))) for b in state.blockers),
-        battles=tuple(replace(b, defense=min(b.defense, 1)) for b in state.battles),
+        blockers=tuple(_evolve(b, damage_marked=min(b.damage_marked, max(b.toughness, 0))) for b in state.blockers),
+        battles=tuple(_evolve(b, defense=min(b.defense, 1)) for b in state.battles),
     )
 
 

@@ -414,6 +414,8 @@ def division_moved(scenario: Scenario) -> bool:
 def _divided(scenario: Scenario, plan: SourcePlan) -> SourcePlan:
     """The plan of a source with its chooser (:func:`divider`) filled in."""
     player, rule = _divider(scenario, plan.source)
+    if player == plan.side == plan.chooser and not plan.chooser_rule:
+        return plan  # its controller divides it (510.1c/d), as the plan already says: no copy
     return replace(plan, chooser=player, chooser_rule=rule if player != plan.side else "")
 
 
