@@ -79,9 +79,19 @@ def _attr(value) -> str:
     return xml_text(value)
 
 
+_ATTR_NAMES: dict[str, str] = {}  # keyword -> attribute name (stroke_width -> stroke-width, class_ -> class)
+
+
+def _attr_name(key: str) -> str:
+    name = _ATTR_NAMES.get(key)
+    if name is None:
+        name = _ATTR_NAMES[key] = key.rstrip("_").replace("_", "-")
+    return name
+
+
 def _el(parent: ET.Element | None, tag: str, **attrs) -> ET.Element:
     """An element; ``stroke_width`` is written ``stroke-width``, ``class_`` ``class``."""
-    a = {k.rstrip("_").replace("_", "-"): _attr(v) for k, v in attrs.items() if v is not None}
+    a = {_attr_name(k): _attr(v) for k, v in attrs.items() if v is not None}
     return ET.Element(tag, a) if parent is None else ET.SubElement(parent, tag, a)
 
 
@@ -148,8 +158,38 @@ def _svg(width: float, height: float) -> ET.Element:
     )
 
 
+#: XML escapes (2.4): of text (``&``, ``<``, ``>``) and of attribute values (also the quote, and the white space an
+#: attribute value would otherwise normalise away, 3.3.3), as ElementTree writes them
+_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_ATTR_ESCAPES = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;", "\n": "&#10;", "\t": "&#09;"}
+)
+
+
 def _serialise(root: ET.Element) -> str:
-    return ET.tostring(root, encoding="unicode", short_empty_elements=True)
+    """The tree as XML text, as ``ET.tostring(root, encoding="unicode")`` writes it (a test holds the two equal),
+    without its namespace pass over the tree: render's elements are plain SVG names, their text and attribute
+    values already what XML can carry (:func:`xml_text`)."""
+    out: list[str] = []
+    _write(root, out.append)
+    return "".join(out)
+
+
+def _write(el: ET.Element, write) -> None:
+    write("<" + el.tag)
+    for k, v in el.items():
+        write(f' {k}="{v.translate(_ATTR_ESCAPES)}"')
+    if el.text or len(el):
+        write(">")
+        if el.text:
+            write(el.text.translate(_TEXT_ESCAPES))
+        for child in el:
+            _write(child, write)
+        write(f"</{el.tag}>")
+    else:
+        write(" />")
+    if el.tail:
+        write(el.tail.translate(_TEXT_ESCAPES))
 
 
 KEYWORD_NAMES = {
