@@ -175,21 +175,28 @@ def _serialise(root: ET.Element) -> str:
     return "".join(out)
 
 
+_ESCAPED = re.compile('[&<>"\r\n\t]')  # a character of _ATTR_ESCAPES (most values have none)
+
+
+def _escaped(text: str, table: dict) -> str:
+    return text.translate(table) if _ESCAPED.search(text) else text
+
+
 def _write(el: ET.Element, write) -> None:
     write("<" + el.tag)
     for k, v in el.items():
-        write(f' {k}="{v.translate(_ATTR_ESCAPES)}"')
+        write(f' {k}="{_escaped(v, _ATTR_ESCAPES)}"')
     if el.text or len(el):
         write(">")
         if el.text:
-            write(el.text.translate(_TEXT_ESCAPES))
+            write(_escaped(el.text, _TEXT_ESCAPES))
         for child in el:
             _write(child, write)
         write(f"</{el.tag}>")
     else:
         write(" />")
     if el.tail:
-        write(el.tail.translate(_TEXT_ESCAPES))
+        write(_escaped(el.tail, _TEXT_ESCAPES))
 
 
 KEYWORD_NAMES = {
