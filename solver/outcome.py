@@ -768,7 +768,25 @@ def settle(scenario: Scenario) -> Scenario:
 
     Every combat object settles the board it is given, so one damage step and the whole combat read the same
     board (a blocker that arrived dead is neither blocking nor a kill)."""
-    return state_based_actions(scenario)[0]
+    return remembered(scenario, "settled", (LOSS_CONDITIONS,), lambda: state_based_actions(scenario)[0])
+
+
+def remembered(scenario: Scenario, name: str, lists: tuple, compute):
+    """``compute()``, a fact of this (frozen) scenario that the readers ask many times per decision (its settled
+    board, whether it has effects, whether a division moved), kept on the scenario object with ``lists`` (the
+    lists of rules the fact reads: :data:`LOSS_CONDITIONS`, :data:`DAMAGE_EFFECTS`, ``rules.DIVISION_RULES``)
+    and computed again when one of those lists is not the same object any more (a list replaced, as the
+    conformance tests do): still read from the lists, once per board rather than once per question."""
+    memo = scenario.__dict__.get("_remembered")
+    if memo is None:
+        memo = {}
+        object.__setattr__(scenario, "_remembered", memo)  # frozen: the fields never change, so neither does it
+    held = memo.get(name)
+    if held is not None and len(held[0]) == len(lists) and all(a is b for a, b in zip(held[0], lists)):
+        return held[1]
+    value = compute()
+    memo[name] = (lists, value)
+    return value
 
 
 def has_effects(scenario: Scenario) -> bool:
@@ -776,6 +794,10 @@ def has_effects(scenario: Scenario) -> bool:
     :data:`DAMAGE_EFFECTS` act on it (damage dealt may differ from damage assigned), does its damage have results
     beyond marked damage, loyalty, defense and life (lifelink, infect, wither, toxic, commander damage), or can a
     :class:`LossCondition` beyond 704.5a make a player lose? Then every reader reads :func:`resolve`."""
+    return remembered(scenario, "has_effects", (DAMAGE_EFFECTS, LOSS_CONDITIONS), lambda: _has_effects(scenario))
+
+
+def _has_effects(scenario: Scenario) -> bool:
     if any(e.acts_on(scenario) for e in DAMAGE_EFFECTS):
         return True
     for c in (*scenario.attackers, *scenario.blockers):
