@@ -40,7 +40,7 @@ on a plain board, then 4 and 5. :func:`has_effects` asks both lists whether the 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar, cast
@@ -48,6 +48,7 @@ from typing import Any, Protocol, TypeVar, cast
 from .models import Battle, Creature, GameObject, Planeswalker, Player, Scenario
 
 _C = TypeVar("_C", bound=Creature)
+_T = TypeVar("_T")
 _Shielded = TypeVar("_Shielded", bound=Player | Planeswalker | Battle | Creature)
 #: A first-step outcome's effect on the regular step: sorted (recipient, damage capped, deathtouch) triples.
 EffectKey = tuple[tuple[str, int, bool], ...]
@@ -236,15 +237,15 @@ def damage_dealt(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]
     return tally_hits(deal(scenario, assigned_hits(scenario, assignment)))
 
 
-def _evolve(obj, **changes):
+def _evolve(obj: _T, **changes: Any) -> _T:
     """``dataclasses.replace`` for the parts of a board (hits, players, creatures, planeswalkers, battles, what a
     recipient receives: frozen dataclasses without ``__post_init__`` or derived fields): a copy with ``changes``,
     without replace's walk over every field through ``__init__`` (that walk was most of a plain board's outcome).
     A class with a ``__post_init__`` (the scenario, which indexes its objects) goes through ``replace``."""
     cls = type(obj)
     if hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
-        return replace(obj, **changes)
-    fields = cls.__dataclass_fields__
+        return cast(_T, replace(cast(Any, obj), **changes))
+    fields = cast(Any, cls).__dataclass_fields__
     for name in changes:
         if name not in fields:
             raise TypeError(f"{cls.__name__} has no field {name!r}")
@@ -771,7 +772,7 @@ def settle(scenario: Scenario) -> Scenario:
     return remembered(scenario, "settled", (LOSS_CONDITIONS,), lambda: state_based_actions(scenario)[0])
 
 
-def remembered(scenario: Scenario, name: str, lists: tuple, compute):
+def remembered(scenario: Scenario, name: str, lists: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
     """``compute()``, a fact of this (frozen) scenario that the readers ask many times per decision (its settled
     board, whether it has effects, whether a division moved), kept on the scenario object with ``lists`` (the
     lists of rules the fact reads: :data:`LOSS_CONDITIONS`, :data:`DAMAGE_EFFECTS`, ``rules.DIVISION_RULES``)
@@ -783,7 +784,7 @@ def remembered(scenario: Scenario, name: str, lists: tuple, compute):
         object.__setattr__(scenario, "_remembered", memo)  # frozen: the fields never change, so neither does it
     held = memo.get(name)
     if held is not None and len(held[0]) == len(lists) and all(a is b for a, b in zip(held[0], lists)):
-        return held[1]
+        return cast(_T, held[1])
     value = compute()
     memo[name] = (lists, value)
     return value

@@ -305,7 +305,7 @@ def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outc
 def losers_of(combat, assignment, objectives="lethal", time_limit=None) -> frozenset[str]:
     """The players who lose the game after the step (704.5a, 704.5c, 704.6c): :func:`outcome`'s losers (on a
     plain board, :func:`trample.outcome.plain_after`'s: the same losers without the hits and events)."""
-    step = _combat_of(combat)
+    step = damage_step_of(combat)
     sc = step.scenario
     if not has_effects(sc):  # outcome_of resolves the assignment as given; damage dealt is damage assigned
         given = assignment if isinstance(assignment, Assignment) else load_assignment(assignment, sc)
