@@ -40,7 +40,7 @@ on a plain board, then 4 and 5. :func:`has_effects` asks both lists whether the 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar, cast
@@ -48,6 +48,7 @@ from typing import Any, Protocol, TypeVar, cast
 from .models import Battle, Creature, GameObject, Keyword, Planeswalker, Player, Scenario
 
 _C = TypeVar("_C", bound=Creature)
+_T = TypeVar("_T")
 _Shielded = TypeVar("_Shielded", bound=Player | Planeswalker | Battle | Creature)
 #: A first-step outcome's effect on the regular step: sorted (recipient, damage capped, deathtouch) triples.
 EffectKey = tuple[tuple[str, int, bool], ...]
@@ -236,6 +237,24 @@ def damage_dealt(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]
     return tally_hits(deal(scenario, assigned_hits(scenario, assignment)))
 
 
+def _evolve(obj: _T, **changes: Any) -> _T:
+    """``dataclasses.replace`` for the parts of a board (hits, players, creatures, planeswalkers, battles, what a
+    recipient receives: frozen dataclasses without ``__post_init__`` or derived fields): a copy with ``changes``,
+    without replace's walk over every field through ``__init__`` (that walk was most of a plain board's outcome).
+    A class with a ``__post_init__`` (the scenario, which indexes its objects) goes through ``replace``."""
+    cls = type(obj)
+    if hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
+        return cast(_T, replace(cast(Any, obj), **changes))
+    fields = cast(Any, cls).__dataclass_fields__
+    for name in changes:
+        if name not in fields:
+            raise TypeError(f"{cls.__name__} has no field {name!r}")
+    new = object.__new__(cls)
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 # ---------------------------------------------------------------------------------------------
 # Stage 2: dealt (every DamageEffect, in order)
 # ---------------------------------------------------------------------------------------------
@@ -286,7 +305,7 @@ class ReplacementsAndPrevention:
                     continue
                 source = _source(scenario, h.source)
                 if rec.prevent_combat or rec.protected_from(source):
-                    out[k] = replace(h, amount=0, rule="702.16e" if rec.protected_from(source) else "615.1a")
+                    out[k] = _evolve(h, amount=0, rule="702.16e" if rec.protected_from(source) else "615.1a")
                     continue
                 mods = (*source.deals, *rec.takes)
                 if rec.order == "most":
@@ -297,7 +316,7 @@ class ReplacementsAndPrevention:
                     stop = min(shield, h.amount)
                     n = _modify(h.amount - stop, mods, "least")
                 shield -= stop
-                out[k] = replace(h, amount=n, rule="615.7" if n == 0 else h.rule, shielded=h.shielded + stop)
+                out[k] = _evolve(h, amount=n, rule="615.7" if n == 0 else h.rule, shielded=h.shielded + stop)
         return tuple(out)
 
 
@@ -414,25 +433,25 @@ def _damaged(s: Scenario, res: _Results) -> Scenario:
 
     def shielded(obj: _Shielded) -> _Shielded:
         n = res.shields.get(obj.id)
-        return replace(obj, receiving=replace(obj.receiving, prevent=obj.receiving.prevent - n)) if n else obj
+        return _evolve(obj, receiving=_evolve(obj.receiving, prevent=obj.receiving.prevent - n)) if n else obj
 
     def creature(c: _C) -> _C:
         k = res.counters.get(c.id, 0)
         m = res.marked.get(c.id, 0)
         c2 = shielded(c)
         if k or m:
-            c2 = replace(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
+            c2 = _evolve(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
         return c2
 
     def walker(p: Planeswalker) -> Planeswalker:
         n = res.dealt.get(p.id, 0)
         p2 = shielded(p)
-        return replace(p2, loyalty=max(0, p.loyalty - n)) if n else p2
+        return _evolve(p2, loyalty=max(0, p.loyalty - n)) if n else p2
 
     def battle(b: Battle) -> Battle:
         n = res.dealt.get(b.id, 0)
         b2 = shielded(b)
-        return replace(b2, defense=max(0, b.defense - n)) if n else b2
+        return _evolve(b2, defense=max(0, b.defense - n)) if n else b2
 
     def player(p: Player) -> Player:
         life = p.life - res.life_lost.get(p.id, 0) + res.gained.get(p.id, 0)  # 510.2: damage and lifelink at once
@@ -444,7 +463,7 @@ def _damaged(s: Scenario, res: _Results) -> Scenario:
         p2 = shielded(p)
         if (life, pois) == (p.life, p.poison) and not res.commander:
             return p2
-        return replace(p2, life=life, poison=pois, commander_damage=tuple(sorted(commander.items())))
+        return _evolve(p2, life=life, poison=pois, commander_damage=tuple(sorted(commander.items())))
 
     return replace(
         s,
@@ -505,14 +524,14 @@ def state_based_actions(
     walkers, battles = state.planeswalkers, state.battles
     changed = False
     if any(gone(c) for c in (*attackers, *blockers)):
-        attackers = tuple(replace(c, in_combat=False) if gone(c) else c for c in attackers)
-        blockers = tuple(replace(c, in_combat=False) if gone(c) else c for c in blockers)
+        attackers = tuple(_evolve(c, in_combat=False) if gone(c) else c for c in attackers)
+        blockers = tuple(_evolve(c, in_combat=False) if gone(c) else c for c in blockers)
         changed = True
     if any(p.in_combat and p.loyalty <= 0 for p in walkers):  # 704.5i
-        walkers = tuple(replace(p, in_combat=False) if p.in_combat and p.loyalty <= 0 else p for p in walkers)
+        walkers = tuple(_evolve(p, in_combat=False) if p.in_combat and p.loyalty <= 0 else p for p in walkers)
         changed = True
     if any(b.in_combat and b.defense <= 0 for b in battles):  # 704.5v
-        battles = tuple(replace(b, in_combat=False) if b.in_combat and b.defense <= 0 else b for b in battles)
+        battles = tuple(_evolve(b, in_combat=False) if b.in_combat and b.defense <= 0 else b for b in battles)
         changed = True
     if changed:
         state = replace(state, attackers=attackers, blockers=blockers, planeswalkers=walkers, battles=battles)
@@ -617,12 +636,12 @@ def leave_game(state: Scenario, losers: Iterable[str]) -> Scenario:
     controls it (800.4a does not take it), 506.4 lists no such removal, and 704.5w chooses a new protector only
     for a battle no creature is attacking. It takes the regular step's damage as before."""
     gone = set(losers)
-    walkers = tuple(replace(p, in_combat=False) if p.controller in gone else p for p in state.planeswalkers)
+    walkers = tuple(_evolve(p, in_combat=False) if p.controller in gone else p for p in state.planeswalkers)
     theirs = gone | {p.id for p in walkers if p.controller in gone}
     blockers = tuple(
-        replace(b, in_combat=False) if state.blocker_controller(b.id) in gone else b for b in state.blockers
+        _evolve(b, in_combat=False) if state.blocker_controller(b.id) in gone else b for b in state.blockers
     )
-    attackers = tuple(replace(a, in_combat=False) if a.attacking in theirs else a for a in state.attackers)
+    attackers = tuple(_evolve(a, in_combat=False) if a.attacking in theirs else a for a in state.attackers)
     if (walkers, blockers, attackers) == (state.planeswalkers, state.blockers, state.attackers):
         return state
     return replace(state, planeswalkers=walkers, blockers=blockers, attackers=attackers)
@@ -728,7 +747,17 @@ def apply_damage(scenario: Scenario, totals: Mapping[str, int], touched: Iterabl
     plain board (:func:`has_effects` false, where damage dealt is damage assigned and each hit's result is fixed by
     its recipient): stage 3 (:func:`_plain_results`), then the same state-based actions as :func:`resolve`. The
     whole combat's counting reads it to build the regular step from an effect key without a whole assignment."""
-    return state_based_actions(_damaged(scenario, _plain_results(scenario, totals)), touched)[0]
+    return plain_after(scenario, totals, touched)[0]
+
+
+def plain_after(
+    scenario: Scenario, totals: Mapping[str, int], touched: Iterable[str] = ()
+) -> tuple[Scenario, tuple[tuple[str, str], ...]]:
+    """:func:`apply_damage`'s state and the losers (:func:`state_based_actions`): on a plain board
+    (:func:`has_effects` false) the same as :func:`resolve`'s ``state`` and ``losers``, without the hits and events
+    (the readers that ask only "who loses?" or "who dies?", once per decision: the arena's lethal verdict, the
+    greedy players)."""
+    return state_based_actions(_damaged(scenario, _plain_results(scenario, totals)), touched)
 
 
 def settle(scenario: Scenario) -> Scenario:
@@ -740,7 +769,25 @@ def settle(scenario: Scenario) -> Scenario:
 
     Every combat object settles the board it is given, so one damage step and the whole combat read the same
     board (a blocker that arrived dead is neither blocking nor a kill)."""
-    return state_based_actions(scenario)[0]
+    return remembered(scenario, "settled", (LOSS_CONDITIONS,), lambda: state_based_actions(scenario)[0])
+
+
+def remembered(scenario: Scenario, name: str, lists: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
+    """``compute()``, a fact of this (frozen) scenario that the readers ask many times per decision (its settled
+    board, whether it has effects, whether a division moved), kept on the scenario object with ``lists`` (the
+    lists of rules the fact reads: :data:`LOSS_CONDITIONS`, :data:`DAMAGE_EFFECTS`, ``rules.DIVISION_RULES``)
+    and computed again when one of those lists is not the same object any more (a list replaced, as the
+    conformance tests do): still read from the lists, once per board rather than once per question."""
+    memo = scenario.__dict__.get("_remembered")
+    if memo is None:
+        memo = {}
+        object.__setattr__(scenario, "_remembered", memo)  # frozen: the fields never change, so neither does it
+    held = memo.get(name)
+    if held is not None and len(held[0]) == len(lists) and all(a is b for a, b in zip(held[0], lists)):
+        return cast(_T, held[1])
+    value = compute()
+    memo[name] = (lists, value)
+    return value
 
 
 def has_effects(scenario: Scenario) -> bool:
@@ -748,6 +795,10 @@ def has_effects(scenario: Scenario) -> bool:
     :data:`DAMAGE_EFFECTS` act on it (damage dealt may differ from damage assigned), does its damage have results
     beyond marked damage, loyalty, defense and life (lifelink, infect, wither, toxic, commander damage), or can a
     :class:`LossCondition` beyond 704.5a make a player lose? Then every reader reads :func:`resolve`."""
+    return remembered(scenario, "has_effects", (DAMAGE_EFFECTS, LOSS_CONDITIONS), lambda: _has_effects(scenario))
+
+
+def _has_effects(scenario: Scenario) -> bool:
     if any(e.acts_on(scenario) for e in DAMAGE_EFFECTS):
         return True
     for c in (*scenario.attackers, *scenario.blockers):
@@ -817,10 +868,10 @@ def canonical_state(state: Scenario) -> Scenario:
     return replace(
         state,
         players=tuple(_canonical_player(p) for p in state.players),
-        attackers=tuple(replace(a, damage_marked=min(a.damage_marked, max(a.toughness, 0))) for a in state.attackers),
+        attackers=tuple(_evolve(a, damage_marked=min(a.damage_marked, max(a.toughness, 0))) for a in state.attackers),
         # marked damage past toughness changes nothing: the blocker has lethal damage either way (702.19b)
-        blockers=tuple(replace(b, damage_marked=min(b.damage_marked, max(b.toughness, 0))) for b in state.blockers),
-        battles=tuple(replace(b, defense=min(b.defense, 1)) for b in state.battles),
+        blockers=tuple(_evolve(b, damage_marked=min(b.damage_marked, max(b.toughness, 0))) for b in state.blockers),
+        battles=tuple(_evolve(b, defense=min(b.defense, 1)) for b in state.battles),
     )
 
 

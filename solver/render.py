@@ -27,6 +27,7 @@ assignment or line, and the results of ``solve`` show their optimal line.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any, TypeVar
@@ -54,9 +55,15 @@ MARKER = "trample-arrowhead-"  # arrowhead marker ids (a prefix no reader needs 
 # ---------------------------------------------------------------------------------------------
 
 
-def _xml_char(c: str) -> bool:
-    o = ord(c)
-    return o in (9, 10, 13) or 0x20 <= o <= 0xD7FF or 0xE000 <= o <= 0xFFFD or 0x10000 <= o <= 0x10FFFF
+#: a character XML 1.0 cannot carry (2.2 Char: everything but tab, newline, carriage return, U+0020-U+D7FF,
+#: U+E000-U+FFFD and U+10000-U+10FFFF): one regular expression, so that the usual text (all of it allowed) is
+#: checked in one pass rather than character by character
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _escape(match: re.Match) -> str:
+    o = ord(match.group())
+    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
 
 
 def xml_text(text) -> str:
@@ -64,9 +71,7 @@ def xml_text(text) -> str:
     U+FFFE, U+FFFF) becomes a visible escape (``\\x01``, ``\\ud800``); everything else is kept (ElementTree
     escapes ``<``, ``&`` and quotes)."""
     s = str(text)
-    if all(_xml_char(c) for c in s):
-        return s
-    return "".join(c if _xml_char(c) else (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}") for c in s)
+    return _NOT_XML.sub(_escape, s) if _NOT_XML.search(s) else s
 
 
 def _attr(value) -> str:
@@ -75,9 +80,19 @@ def _attr(value) -> str:
     return xml_text(value)
 
 
+_ATTR_NAMES: dict[str, str] = {}  # keyword -> attribute name (stroke_width -> stroke-width, class_ -> class)
+
+
+def _attr_name(key: str) -> str:
+    name = _ATTR_NAMES.get(key)
+    if name is None:
+        name = _ATTR_NAMES[key] = key.rstrip("_").replace("_", "-")
+    return name
+
+
 def _el(parent: ET.Element | None, tag: str, **attrs) -> ET.Element:
     """An element; ``stroke_width`` is written ``stroke-width``, ``class_`` ``class``."""
-    a = {k.rstrip("_").replace("_", "-"): _attr(v) for k, v in attrs.items() if v is not None}
+    a = {_attr_name(k): _attr(v) for k, v in attrs.items() if v is not None}
     return ET.Element(tag, a) if parent is None else ET.SubElement(parent, tag, a)
 
 
@@ -144,8 +159,45 @@ def _svg(width: float, height: float) -> ET.Element:
     )
 
 
+#: XML escapes (2.4): of text (``&``, ``<``, ``>``) and of attribute values (also the quote, and the white space an
+#: attribute value would otherwise normalise away, 3.3.3), as ElementTree writes them
+_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_ATTR_ESCAPES = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;", "\n": "&#10;", "\t": "&#09;"}
+)
+
+
 def _serialise(root: ET.Element) -> str:
-    return ET.tostring(root, encoding="unicode", short_empty_elements=True)
+    """The tree as XML text, as ``ET.tostring(root, encoding="unicode")`` writes it (a test holds the two equal),
+    without its namespace pass over the tree: render's elements are plain SVG names, their text and attribute
+    values already what XML can carry (:func:`xml_text`)."""
+    out: list[str] = []
+    _write(root, out.append)
+    return "".join(out)
+
+
+_ESCAPED = re.compile('[&<>"\r\n\t]')  # a character of _ATTR_ESCAPES (most values have none)
+
+
+def _escaped(text: str, table: dict) -> str:
+    return text.translate(table) if _ESCAPED.search(text) else text
+
+
+def _write(el: ET.Element, write) -> None:
+    write("<" + el.tag)
+    for k, v in el.items():
+        write(f' {k}="{_escaped(v, _ATTR_ESCAPES)}"')
+    if el.text or len(el):
+        write(">")
+        if el.text:
+            write(_escaped(el.text, _TEXT_ESCAPES))
+        for child in el:
+            _write(child, write)
+        write(f"</{el.tag}>")
+    else:
+        write(" />")
+    if el.tail:
+        write(_escaped(el.tail, _TEXT_ESCAPES))
 
 
 KEYWORD_NAMES = {

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from . import outcome
 from .models import Assignment, Attacker, Blocker, Creature, GameObject, Keyword, Scenario
-from .outcome import game_over, has_lethal, lethal_need, losers, losses, reaches, settle
+from .outcome import game_over, has_lethal, lethal_need, losers, losses, reaches, remembered, settle
 
 SIDES = ("attacking", "defending", "both")
 #: The two players of a combat damage step: the active (attacking) player and the defending player.
@@ -322,7 +323,8 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
             sources += [_attacker_plan(scenario, a, step) for a in scenario.attackers]
         if side in ("defending", "both"):
             sources += [_blocker_plan(scenario, b, step) for b in scenario.blockers]
-    sources = [_divided(scenario, s) for s in sources]  # who divides each source's damage (702.22j/k)
+    if division_moved(scenario):  # who divides each source's damage (702.22j/k); else each its controller
+        sources = [_divided(scenario, s) for s in sources]
     lethal: dict[str, int] = {}
     loyalty: dict[str, int] = {}
     for s in sources:
@@ -405,7 +407,12 @@ def _divider(scenario: Scenario, creature: str) -> tuple[str, str]:
 def division_moved(scenario: Scenario) -> bool:
     """Does a rule give some creature's damage to the other player to divide (:func:`divider`; banding)? Then a
     step is a game in which each player divides what the rules give them, not one side's choice."""
-    scenario = settle(scenario)
+    lists = (DIVISION_RULES, outcome.LOSS_CONDITIONS)  # read now: a list replaced is seen
+    return remembered(scenario, "division_moved", lists, lambda: _moved(settle(scenario)))
+
+
+def _moved(scenario: Scenario) -> bool:
+    """:func:`division_moved` on a settled board."""
     return any(_divider(scenario, a.id)[0] != "attacking" for a in scenario.attackers) or any(
         _divider(scenario, b.id)[0] != "defending" for b in scenario.blockers
     )
@@ -414,6 +421,8 @@ def division_moved(scenario: Scenario) -> bool:
 def _divided(scenario: Scenario, plan: SourcePlan) -> SourcePlan:
     """The plan of a source with its chooser (:func:`divider`) filled in."""
     player, rule = _divider(scenario, plan.source)
+    if player == plan.side == plan.chooser and not plan.chooser_rule:
+        return plan  # its controller divides it (510.1c/d), as the plan already says: no copy
     return replace(plan, chooser=player, chooser_rule=rule if player != plan.side else "")
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..combat import Combat
 from ..models import FormatError
-from ..outcome import left_to_reach, lethal_cost, resolve
+from ..outcome import apply_damage, has_effects, left_to_reach, lethal_cost, resolve
 from ..rules import DamagePlan, derive
 from .external import ExternalPlayer
 from .objectives import as_divided, parse_objectives
@@ -53,6 +53,7 @@ class _Ledger:
         self.totals: dict[str, int] = {}
         self.touched: set[str] = set()
         self.out: dict[str, dict[str, int]] = {s.source: {} for s in plan.sources}
+        self.plain = not has_effects(self.scenario)  # no effect: would_die reads the plain boards' state
 
     def give(self, src, recipient: str, amount: int) -> None:
         if amount <= 0:
@@ -79,9 +80,15 @@ class _Ledger:
         """Would ``blocker`` die if ``src`` now added its lethal cost (:meth:`lethal_cost`)? Read on what the damage
         does (:func:`trample.outcome.resolve`): protection and prevention save it (702.16e, 615.1a), infect and
         wither kill with counters, indestructible survives (702.12b)."""
+        cost = self.lethal_cost(src, blocker)
+        if self.plain:  # damage dealt is damage assigned: the state after it (the same deaths as resolve's)
+            totals = {**self.totals, blocker: self.totals.get(blocker, 0) + cost}
+            touched = self.touched | {blocker} if src.deathtouch and cost > 0 else self.touched
+            after = apply_damage(self.scenario, totals, touched)
+            return self.scenario[blocker].in_combat and not after[blocker].in_combat
         trial = {k: dict(v) for k, v in self.out.items()}
         row = trial[src.source]
-        row[blocker] = row.get(blocker, 0) + self.lethal_cost(src, blocker)
+        row[blocker] = row.get(blocker, 0) + cost
         return blocker in resolve(self.scenario, trial).died
 
     def loyalty_left(self, walker: str) -> int:

@@ -28,8 +28,8 @@ from fractions import Fraction
 from typing import Any
 
 from ..limits import LimitReached, deadline_of
-from ..models import Assignment, load_assignment
-from ..outcome import Outcome, has_effects, overkill_threshold, resolve
+from ..models import Assignment, Keyword, load_assignment
+from ..outcome import Outcome, has_effects, overkill_threshold, plain_after, resolve, tally
 from ..outcome import exact as _exact
 from ..step import DamageStep
 from .objectives import Objective, damage_step_of, json_number, oriented, parse_objectives
@@ -303,8 +303,16 @@ def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outc
 
 
 def losers_of(combat, assignment, objectives="lethal", time_limit=None) -> frozenset[str]:
-    """The players who lose the game after the step (704.5a, 704.5c, 704.6c): :func:`outcome`'s losers."""
-    return frozenset(p for p, _ in outcome_of(combat, assignment, objectives, time_limit).losers)
+    """The players who lose the game after the step (704.5a, 704.5c, 704.6c): :func:`outcome`'s losers (on a
+    plain board, :func:`trample.outcome.plain_after`'s: the same losers without the hits and events)."""
+    step = damage_step_of(combat)
+    sc = step.scenario
+    if not has_effects(sc):  # outcome_of resolves the assignment as given; damage dealt is damage assigned
+        given = assignment if isinstance(assignment, Assignment) else load_assignment(assignment, sc)
+        totals, touched = tally(given, {c.id for c in (*sc.attackers, *sc.blockers) if c.has(Keyword.DEATHTOUCH)})
+        totals = {r: n for r, n in totals.items() if r in sc}  # resolve's hits: recipients of the board
+        return frozenset(p for p, _ in plain_after(sc, totals, touched)[1])
+    return frozenset(p for p, _ in outcome_of(step, assignment, objectives, time_limit).losers)
 
 
 __all__ = [

@@ -367,3 +367,33 @@ def test_the_leaderboard_table_shows_control_characters_visibly(tmp_path):
     proc = run("score", str(decisions), "--format", "table")
     assert proc.returncode == 0, proc.stderr
     assert "\x1b" not in proc.stdout and "evil\\x1b[31mRED" in proc.stdout
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=12), min_size=6, max_size=6))
+def test_pictures_are_written_as_elementtree_writes_them(raw):
+    # render writes its tree itself (no namespace pass over it): the text must be ElementTree's, character for
+    # character, whatever the ids hold (quotes, &, <, newlines and tabs inside attribute values, escapes)
+    from trample import render as render_module
+
+    ids = [f"{s}#{k}" for k, s in enumerate(raw)]
+    board = hostile_board([*ids[:5], 'q"&<>\n\t\r' + ids[5]])
+    try:
+        Combat(board)
+    except FormatError:
+        return
+    pairs = []
+    own = render_module._serialise
+
+    def both(root):
+        pairs.append((own(root), ET.tostring(root, encoding="unicode", short_empty_elements=True)))
+        return pairs[-1][0]
+
+    render_module._serialise = both
+    try:
+        every_picture(board)
+    finally:
+        render_module._serialise = own
+    assert len(pairs) == 6
+    for mine, elementtree in pairs:
+        assert mine == elementtree

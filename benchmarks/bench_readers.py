@@ -1,0 +1,243 @@
+"""The readers of what damage does (issue 20): every path that reads ``trample.outcome`` for "is it lethal?" and
+"what happens?", CPU time of this process (time.process_time), median of ``REPS`` runs (default 3) after one warm-up
+run, printed beside the figure measured at cb83492 (the commit before issue 20 made these readers read the outcome)
+on the same machine, with the ratio. Goal: ratio <= 1.0 on every path (the readers got no slower).
+
+The workloads (the same boards on both sides: :func:`make_data` draws them once):
+
+- ``arena <level>``: ``run_arena`` with the five baseline players on generated boards (``mixed``, ``first-strike``,
+  and ``mixed`` boards with one effect each -- a lifelink blocker, an infect attacker or a prevention shield on a
+  player -- made by :func:`with_effect`), objective ``max-damage,max-value``;
+- ``score``: ``trample score`` of the decisions of the ``mixed`` arena (every player's assignment on every board);
+- ``solve``: ``Combat.solve`` on every ``mixed`` (``plain``) and effect board, ``lethal`` (with its lethal report)
+  and ``lethal,max-kills,min-overkill``;
+- ``whole``: ``WholeCombat.solve`` (the whole combat's line and its lethal report) on the ``first-strike`` boards;
+- ``gym``: one Gymnasium episode per ``mixed`` board (the first allowed amount at each decision);
+- ``render``: ``trample.render.render`` of the optimal line of every ``mixed`` and effect board.
+
+Measured against cb83492 on 2026-12-02 (2 shared cores, load average 11-19 from other processes; both versions'
+children run alternately on the same boards, CPU time of one run per child, median of 3 for the two first rows and
+one run for the others, so +-10-15 % is noise): :data:`BASELINE` holds cb83492's figures, the table is in
+docs/scale.md ("The readers of the outcome").
+
+Run: ``python -m benchmarks readers`` (``REPS=1`` for one run). A child process runs one workload:
+``python benchmarks/bench_readers.py --child NAME DATA.json`` prints its CPU seconds (the comparison script runs
+the same children against another checkout's install; only public APIs that cb83492 also had are used).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPS = int(os.environ.get("REPS", "3"))
+N_MIXED, N_FIRST, N_EFFECT = 60, 30, 40
+PLAYERS = ["random", "declaration", "greedy", "face", "optimal"]
+OBJECTIVE = "max-damage,max-value"
+
+#: CPU seconds of each workload at cb83492, measured on this machine (see the module docstring)
+BASELINE: dict[str, float] = {
+    "arena mixed": 1.121,
+    "arena first-strike": 0.474,
+    "arena effect boards": 7.737,
+    "score (mixed decisions)": 4.174,
+    "solve lethal, plain": 0.250,
+    "solve lethal, effects": 3.049,
+    "solve lex, plain": 0.281,
+    "solve lex, effects": 3.051,
+    "whole combat first-strike": 0.667,
+    "gym episodes (mixed)": 0.555,
+    "render (mixed + effects)": 0.036,
+}
+
+
+def with_effect(item: dict, k: int) -> dict:
+    """``item`` (a generated suite item) with one effect on its board, chosen by ``k``."""
+    item = json.loads(json.dumps(item))
+    doc = item["scenario"]
+    rng = random.Random(k)
+    kind = k % 3
+    if kind == 0 and doc.get("blockers"):
+        b = rng.choice(doc["blockers"])
+        b["keywords"] = [*b.get("keywords", []), "lifelink"]
+    elif kind == 1 or not doc.get("blockers"):
+        a = rng.choice(doc["attackers"])
+        a["keywords"] = [*a.get("keywords", []), "infect"]
+    else:
+        p = rng.choice(doc["players"])
+        p["prevent"] = rng.randint(1, 3)
+    item["id"] = f"{item['id']}+effect"
+    return item
+
+
+def make_data(n_mixed: int = N_MIXED, n_first: int = N_FIRST, n_effect: int = N_EFFECT, seed: int = 1) -> dict:
+    """The boards (generated once, by this checkout) and the decisions that ``score`` reads; ``"warm"``: a few
+    other boards of each kind, run once before the measured run (imports, OR-Tools)."""
+    from trample.arena import generate, run_arena
+
+    mixed = generate("mixed", n_mixed, seed=seed)
+    first = generate("first-strike", n_first, seed=seed)
+    effect = [with_effect(it, k) for k, it in enumerate(generate("mixed", n_effect, seed=seed + 1))]
+    results = run_arena(mixed, players=PLAYERS, seed=1, objective=OBJECTIVE)
+    boards = {it["id"]: it["scenario"] for it in mixed}
+    decisions = []
+    for b in results["boards"]:
+        for d in b.get("decisions", []):
+            if "assignment" in d:
+                decisions.append(
+                    {
+                        "scenario": boards[b["id"]],
+                        "assignment": d["assignment"],
+                        "objective": OBJECTIVE,
+                        "player": d.get("player", "recorded"),
+                    }
+                )
+    data = {"mixed": mixed, "first-strike": first, "effect": effect, "decisions": decisions}
+    if seed == 1:
+        data["warm"] = make_data(2, 2, 2, seed=99)
+    return data
+
+
+def _arena(items):
+    from trample.arena import run_arena
+
+    return lambda: run_arena(items, players=PLAYERS, seed=1, objective=OBJECTIVE)
+
+
+def _score(decisions):
+    from trample.cli import main as cli
+
+    fd, path = tempfile.mkstemp(suffix=".jsonl")
+    with os.fdopen(fd, "w") as f:
+        for d in decisions:
+            f.write(json.dumps(d) + "\n")
+
+    def run():
+        with contextlib.redirect_stdout(io.StringIO()):
+            cli(["score", path])
+
+    return run
+
+
+def _solve(items, objectives):
+    from trample import Combat
+
+    def run():
+        for it in items:
+            Combat(it["scenario"]).solve(objectives)
+
+    return run
+
+
+def _whole(items):
+    from trample.whole import WholeCombat
+
+    def run():
+        for it in items:
+            WholeCombat(it["scenario"]).solve("lethal,max-kills")
+
+    return run
+
+
+def _gym(items):
+    from trample.arena.gym_env import DamageAssignmentEnv
+
+    env = DamageAssignmentEnv(objective=OBJECTIVE, max_amount=64)
+
+    def run():
+        for it in items:
+            env.reset(options={"scenario": it["scenario"]})
+            done = False
+            while not done:
+                mask = env.action_masks()
+                action = int(mask.argmax())
+                done = env.step(action)[2]
+
+    return run
+
+
+def _render(items):
+    from trample import Combat
+    from trample.render import render
+
+    lines = []
+    for it in items:
+        combat = Combat(it["scenario"])
+        lines.append((combat, combat.solve("max-damage").assignment))
+
+    def run():
+        for combat, line in lines:
+            render(Combat(combat.scenario), line)
+
+    return run
+
+
+def workloads(data: dict) -> dict:
+    """name -> a callable that runs the workload once (setup done outside it)."""
+    return {
+        "arena mixed": lambda: _arena(data["mixed"]),
+        "arena first-strike": lambda: _arena(data["first-strike"]),
+        "arena effect boards": lambda: _arena(data["effect"]),
+        "score (mixed decisions)": lambda: _score(data["decisions"]),
+        "solve lethal, plain": lambda: _solve(data["mixed"], "lethal"),
+        "solve lethal, effects": lambda: _solve(data["effect"], "lethal"),
+        "solve lex, plain": lambda: _solve(data["mixed"], "lethal,max-kills,min-overkill"),
+        "solve lex, effects": lambda: _solve(data["effect"], "lethal,max-kills,min-overkill"),
+        "whole combat first-strike": lambda: _whole(data["first-strike"]),
+        "gym episodes (mixed)": lambda: _gym(data["mixed"]),
+        "render (mixed + effects)": lambda: _render(data["mixed"] + data["effect"]),
+    }
+
+
+def child(name: str, data_path: str) -> float:
+    """One measured run of workload ``name`` in this (fresh) process, after the same workload on the warm-up
+    boards: nothing one run caches can serve the next, since every run is a new process."""
+    with open(data_path) as f:
+        data = json.load(f)
+    workloads(data["warm"])[name]()()
+    run = workloads(data)[name]()
+    t0 = time.process_time()
+    run()
+    return time.process_time() - t0
+
+
+def run_child(python: str, script: str, name: str, data_path: str) -> float:
+    """CPU seconds of one child's measured run (``python script --child name data_path``)."""
+    out = subprocess.run(
+        ["nice", "-n", "10", python, script, "--child", name, data_path], capture_output=True, text=True, check=True
+    )
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    fd, data_path = tempfile.mkstemp(suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump(make_data(), f)
+    print(f"CPU s of one run in a fresh child process, median of {REPS}; cb83492: measured on this machine (docstring)")
+    print(f"{'path':<30}{'now':>9}{'cb83492':>9}{'ratio':>7}  goal")
+    for name in workloads({}):
+        t = statistics.median(run_child(sys.executable, __file__, name, data_path) for _ in range(REPS))
+        base = BASELINE.get(name)
+        if base is None:
+            print(f"{name:<30}{t:9.3f}{'-':>9}{'-':>7}")
+            continue
+        ratio = t / base
+        print(f"{name:<30}{t:9.3f}{base:9.3f}{ratio:7.2f}  <= 1.0 ({'met' if ratio <= 1.0 else 'NOT met'})", flush=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 2 and sys.argv[1] == "--child":
+        print(child(sys.argv[2], sys.argv[3]))
+    elif len(sys.argv) >= 2 and sys.argv[1] == "--data":
+        with open(sys.argv[2], "w") as f:
+            json.dump(make_data(), f)
+    else:
+        main()
