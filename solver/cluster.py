@@ -14,7 +14,6 @@ distributed is imported only when these run (``pip install 'trample[dask]'``).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -23,6 +22,8 @@ from collections.abc import Iterator, Sequence
 
 from .limits import LimitReached, monotonic
 
+#: where a batch count or an enumeration in shards runs (``--backend``; trample.shard)
+BACKENDS = ("process", "dask", "serial")
 LOST_AFTER = 10.0  # seconds without a connected worker before the work is given up (docs/scale.md)
 LOOK_EVERY = 0.5  # seconds between two looks at the scheduler's workers while tasks run
 LOGGERS = ("distributed", "tornado")
@@ -104,6 +105,8 @@ def connected_workers(client) -> int:
 def completed(client, futures: Sequence, lost_after: float = LOST_AFTER) -> Iterator:
     """Yield each of ``futures`` once it has finished (in the order they finish); its result is ready. Raises
     :class:`WorkersLost` when the work cannot be finished (see the module), and a task's own exception as is."""
+    import asyncio  # here: distributed imports it anyway; the commands that run no cluster need not
+
     from distributed import wait
     from distributed.scheduler import KilledWorker
 

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from . import indexing, optimize
 from .check import CheckResult
 from .limits import TimeLimit
 from .models import Assignment, FormatError
-from .optimize import SolveResult
-from .outcome import Outcome
-from .render import Picture, render, shown_result
 from .step import DamageStep
+
+if TYPE_CHECKING:
+    from .optimize import SolveResult
+    from .outcome import Outcome
+    from .render import Picture
+
+# trample.optimize, trample.indexing and trample.render are imported by the methods that use them: counting,
+# listing and checking a step need none of them (issue 21: `trample count` starts without the solver)
 
 
 class Combat(DamageStep):
@@ -36,22 +40,33 @@ class Combat(DamageStep):
     # -- optimisation (trample.optimize) and indexing (trample.indexing) ----------
     def solve(self, objectives: str | Sequence[str], **options: Any) -> SolveResult:
         """The best legal assignment for lexicographic objectives; see :func:`trample.optimize.solve`."""
+        from . import optimize
+        from .render import shown_result
+
         return shown_result(optimize.solve(self, objectives, **options), self)
 
     def rank(self, assignment: Assignment | Mapping[str, Any], time_limit: TimeLimit = None) -> int:
         """The index of a legal assignment in the canonical order; see :mod:`trample.indexing`."""
+        from . import indexing
+
         return indexing.rank(self, assignment, time_limit=time_limit)
 
     def unrank(self, index: int, time_limit: TimeLimit = None) -> Assignment:
         """The assignment at ``index`` (0 <= index < count) in the canonical order."""
+        from . import indexing
+
         return indexing.unrank(self, index, time_limit=time_limit)
 
     def sample(self, n: int, seed: int, time_limit: TimeLimit = None) -> list[Assignment]:
         """``n`` assignments drawn uniformly at random (with replacement), reproducibly from ``seed``."""
+        from . import indexing
+
         return indexing.sample(self, n, seed, time_limit=time_limit)
 
     def samples(self, n: int, seed: int, time_limit: TimeLimit = None) -> Iterator[Assignment]:
         """The same draws as :meth:`sample`, streamed one at a time (flat memory for any ``n``)."""
+        from . import indexing
+
         return indexing.samples(self, n, seed, time_limit=time_limit)
 
     # -- what an assignment does (trample.outcome) ------------------------------------------------------
@@ -61,14 +76,20 @@ class Combat(DamageStep):
         """What ``assignment`` does (:class:`trample.outcome.Outcome`: damage dealt, deaths, life, poison, commander
         damage, who loses), as the solver reads it: with the other side's damage given in ``assignment``, or else
         its player's best reply for ``objectives`` on a board with effects (:func:`trample.optimize.outcome_of`)."""
+        from . import optimize
+
         return optimize.outcome_of(self, assignment, objectives)
 
     # -- pictures (trample.render) -------------------------------------------------------------------
     def show(self, assignment: Assignment | Mapping[str, Any] | None = None, title: str | None = None) -> Picture:
         """A picture of the board, with ``assignment`` drawn as labelled arrows (a notebook displays it)."""
+        from .render import Picture, render
+
         return Picture(render(self, assignment, title))
 
     def _repr_svg_(self) -> str:
+        from .render import render
+
         return render(self)
 
 

@@ -6,7 +6,6 @@ line), compact JSON of any size, and the package's version. Standard library and
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata
 import json
 import os
 import re
@@ -20,6 +19,8 @@ from .models.errors import expect_object
 def package_version() -> str:
     """trample's version: the installed distribution's, else (run from a source tree that was never installed)
     the one pyproject.toml beside the package declares, else "unknown"."""
+    import importlib.metadata  # here: slow to import (about 0.1 s), and only --version and the server need it
+
     try:
         return importlib.metadata.version("trample")
     except importlib.metadata.PackageNotFoundError:

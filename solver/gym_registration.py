@@ -8,8 +8,15 @@ Without gymnasium installed nothing happens. (Gymnasium 1.x no longer reads a ``
 
 from __future__ import annotations
 
-import importlib.abc
 import sys
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
+
+# The finder and the loader are plain classes with the methods the import system calls (find_spec; create_module
+# and exec_module), not importlib.abc's: importing importlib.abc imports importlib.resources, which `import trample`
+# (every command's start) does not otherwise need.
 
 ENV_ID = "trample/DamageAssignment-v0"
 ENTRY_POINT = "trample.arena.gym_env:DamageAssignmentEnv"
@@ -24,7 +31,7 @@ def register() -> None:
         gym.register(id=ENV_ID, entry_point=ENTRY_POINT)
 
 
-class _AfterGymnasium(importlib.abc.MetaPathFinder):
+class _AfterGymnasium:
     """Finds nothing itself: on gymnasium's import it wraps the real loader so that :func:`register` runs after it."""
 
     def find_spec(self, fullname, path=None, target=None):
@@ -37,12 +44,12 @@ class _AfterGymnasium(importlib.abc.MetaPathFinder):
             if spec is not None:
                 loader = spec.loader
                 if loader is not None and hasattr(loader, "exec_module"):
-                    spec.loader = _RegisteringLoader(loader)
+                    spec.loader = cast("Loader", _RegisteringLoader(loader))
                 return spec
         return None
 
 
-class _RegisteringLoader(importlib.abc.Loader):
+class _RegisteringLoader:
     def __init__(self, loader):
         self.loader = loader
 

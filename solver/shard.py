@@ -26,7 +26,8 @@ from .limits import LimitReached
 from .models import FormatError
 from .whole import open_combat
 
-BACKENDS = ("process", "dask", "serial")
+BACKENDS = cluster.BACKENDS
+
 BATCH_CHUNK = 50  # scenarios per task when counting a batch
 
 

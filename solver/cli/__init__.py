@@ -39,6 +39,21 @@ COMMANDS = (
     ("serve", "add_commands"),  # serve, conformance
 )
 
+# The commands each registration adds (tests/test_cli_startup.py keeps it equal to what they register): a command
+# line naming one builds the parser of that registration alone, so that `trample count` imports neither the
+# solver's nor the arena's modules (issue 21: the start-up time).
+REGISTERS = {
+    ("step", "add_commands"): ("count", "enumerate", "check"),
+    ("solve", "add_commands"): ("solve",),
+    ("declare", "add_commands"): ("declare",),
+    ("step", "add_index_commands"): ("sample", "rank", "unrank"),
+    ("library", "add_commands"): ("mill", "discover", "seek-thrills", "gnome", "library"),
+    ("arena", "add_commands"): ("arena", "score"),
+    ("schema", "add_commands"): ("schema", "example"),
+    ("render", "add_commands"): ("render",),
+    ("serve", "add_commands"): ("serve", "conformance"),
+}
+
 
 class UsageError(Exception):
     pass
@@ -54,17 +69,38 @@ class _Parser(argparse.ArgumentParser):
 # ---------------------------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """``--version``: the package's version, read only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..documents import package_version
+
+        print(f"trample {package_version()}")
+        parser.exit()
+
+
+def _command_named(argv) -> str | None:
+    """The command a command line names (its first word; the only options before it are --help and --version)."""
+    args = list(argv)
+    return args[0] if args and not args[0].startswith("-") else None
+
+
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The parser of every command, or, when ``argv`` names a known command, of its registration alone (the
+    same options and messages for it, without importing the other command groups)."""
     import importlib
 
-    from ..documents import package_version
-
     parser = _Parser(prog="trample", description="Rules-exact combat damage assignment (Magic: The Gathering).")
-    parser.add_argument("--version", action="version", version=f"trample {package_version()}")
+    parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    for name, register in COMMANDS:
+    named = _command_named(argv) if argv is not None else None
+    chosen = [reg for reg in COMMANDS if named in REGISTERS[reg]] or list(COMMANDS)
+    for name, register in chosen:
         getattr(importlib.import_module(f".commands.{name}", __package__), register)(sub)
     return parser
 
@@ -103,7 +139,7 @@ def _main(argv=None) -> int:
     except KeyboardInterrupt:
         return _interrupted(STATE)
     try:
-        parser = build_parser()
+        parser = build_parser(sys.argv[1:] if argv is None else argv)
         args = parser.parse_args(argv)
         code = args.func(args)
         sys.stdout.flush()  # a failing write (a full disk) is reported here, not by the interpreter at exit

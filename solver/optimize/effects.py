@@ -30,11 +30,14 @@ one profile is left (a lifelink blocker: the reply that deals the most), and the
 boards' separate terms.
 
 When the other player divides *all* of the solved side's damage (a banding blocker, 702.22j), the solved player
-has no choice: the worst line is minimised on the same model. Where the parts do not separate -- the solved player
-divides some of the other side's damage (a banding attacker, 702.22k) or the other player only part of theirs,
-recipients shared by both sides, an effect or a way to lose this module does not know, weights beyond exact
-packing -- :func:`solve_by_model` returns None and the listing of :mod:`.listing` answers (it is also the
-reference the tests compare with: set :data:`USE_MODEL` to False).
+has no choice: the worst line is minimised on the same model. When the solved player divides some of the other
+side's damage (a banding attacker, 702.22k: the blockers blocking it), that part of the reply is theirs to choose,
+like their own assignment: the replies are grouped by it, and the value is the best choice's minimum over the
+profiles of the replies left to the other player (``AddMaxEquality`` over one ``AddMinEquality`` per choice).
+Where the parts do not separate -- the other player divides only part of the solved side's damage, each player
+some of the other's, recipients shared by both sides, an effect or a way to lose this module does not know,
+weights beyond exact packing -- :func:`solve_by_model` returns None and the listing of :mod:`.listing` answers
+(it is also the reference the tests compare with: set :data:`USE_MODEL` to False).
 """
 
 from __future__ import annotations
@@ -51,9 +54,9 @@ from ..limits import LimitReached, deadline_of
 from ..models import Keyword
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
-from .listing import lethal_report, other_side_step, step_values, vector_of
+from .listing import evaluate, lethal_report, other_side_step, vector_of
 from .model import PACK_LIMIT, Budget, Lin, ObjectiveModel, Runner, Term, lex_optimise
-from .objectives import VALUE_LIMIT, Definitions, json_number, oriented
+from .objectives import VALUE_LIMIT, Definitions, json_number
 from .results import (
     STATUS_FEASIBLE,
     STATUS_INFEASIBLE,
@@ -124,14 +127,18 @@ def _profile(step: DamageStep, reply, interesting: set[str]) -> _Profile:
     return _Profile(life, poison, commander, frozenset(out.gone) & interesting)
 
 
-def _reply_groups(step: DamageStep, other: DamageStep | None, interesting: set[str], deadline) -> list[tuple]:
+def _reply_groups(
+    step: DamageStep, other: DamageStep | None, interesting: set[str], deadline, theirs: Sequence[int] = ()
+) -> list[tuple]:
     """The other side's replies grouped by what they can change for the solved side: ``(the first reply of the
-    group in the listing's order, its profile)``, in order. Only the replies' amounts from the *relevant* sources
-    tell the groups apart: lifelink sources of a listed player (702.15b), sources reaching a listed player or an
-    object the objectives count, and the sources sharing a ``prevent`` shield with those (615.7); the others'
-    damage changes nothing the objectives read."""
+    group in the listing's order, its profile, its part divided by the solved player)``, in order. Only the
+    replies' amounts from the *relevant* sources tell the groups apart: lifelink sources of a listed player
+    (702.15b), sources reaching a listed player or an object the objectives count, and the sources sharing a
+    ``prevent`` shield with those (615.7); the others' damage changes nothing the objectives read. ``theirs``:
+    the other side's columns whose damage the solved player divides (banding, 702.22j/k): their amounts are the
+    solved player's choice, so they tell the groups apart too, and are the group's third item."""
     if other is None:
-        return [(None, _profile(step, None, interesting))]
+        return [(None, _profile(step, None, interesting), ())]
     s = step.scenario
     players = {p.id for p in s.players}
     plan = other.plan
@@ -147,6 +154,8 @@ def _reply_groups(step: DamageStep, other: DamageStep | None, interesting: set[s
     relevant |= {i for i, src in enumerate(plan.sources) if {r.recipient for r in src.all_routes} & shielded}
     where = {c: k for k, c in enumerate(other.columns)}
     idx = [where[plan.sources[i].source, r] for i, r in plan.columns if i in relevant]
+    mine = [where[plan.sources[plan.columns[k][0]].source, plan.columns[k][1]] for k in theirs]
+    idx = [*mine, *(c for c in idx if c not in mine)]  # the solved player's part first (the key's head)
     found: dict[tuple, list[int]] = {}  # the relevant amounts -> the first row of the listing that has them
     for block in other.assignment_blocks(time_limit=deadline):
         if not len(block):
@@ -160,14 +169,31 @@ def _reply_groups(step: DamageStep, other: DamageStep | None, interesting: set[s
             if key not in found:
                 found[key] = block[first[n]].tolist()
     if not found:
-        return [(None, _profile(step, None, interesting))]
-    replies = [other._layout.assignment(row) for row in found.values()]
-    return [(reply, _profile(step, reply, interesting)) for reply in replies]
+        return [(None, _profile(step, None, interesting), ())]
+    out = []
+    for key, row in found.items():
+        reply = other._layout.assignment(row)
+        out.append((reply, _profile(step, reply, interesting), key[: len(mine)]))
+    return out
 
 
 def _pareto(profiles: Sequence[_Profile], monotone_deaths: bool) -> list[_Profile]:
     unique = list({p.key: p for p in profiles}.values())
     return [p for p in unique if not any(q is not p and q.dominates(p, monotone_deaths) for q in unique)]
+
+
+def _choices(groups: Sequence[tuple], monotone_deaths: bool) -> list[list[_Profile]]:
+    """The replies' undominated profiles per choice of the solved player's part of the reply (the other side's
+    damage they divide, 702.22j/k; one choice without banding), the choices with the same profiles once, and
+    a choice whose profiles include another's dropped (the other player can hold it as low)."""
+    parts: dict[tuple, list[_Profile]] = {}
+    for _, prof, part in groups:
+        parts.setdefault(part, []).append(prof)
+    distinct: dict[frozenset, list[_Profile]] = {}
+    for profs in parts.values():
+        kept = _pareto(profs, monotone_deaths)
+        distinct.setdefault(frozenset(p.key for p in kept), kept)
+    return [ps for k, ps in distinct.items() if not any(q < k for q in distinct)]
 
 
 class _EffectsModel:
@@ -462,23 +488,28 @@ def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int) -> Lin:
     return out
 
 
-def _separable(step: DamageStep) -> tuple[DamageStep | None, bool]:
+def _separable(step: DamageStep) -> tuple[DamageStep | None, bool, list[int]]:
     """(the other side's step, None for ``side="both"``; does the other player divide *all* of the solved side's
-    damage) when the two parts separate; else NotSeparable."""
+    damage; the other side's columns whose damage the solved player divides) when the two parts separate; else
+    NotSeparable."""
     if not _known_outcome():
         raise NotSeparable("an effect or a way to lose the model does not encode")
     plan = step.plan
     moved = [plan.sources[i].chooser != step.side for i, _ in plan.columns] if step.side != "both" else []
     if any(moved) and not all(moved):
         raise NotSeparable("the other player divides some of the solved side's damage (banding, 702.22j/k)")
+    no_choice = bool(moved) and all(moved)
     other = other_side_step(step)
+    theirs: list[int] = []
     if other is not None:
         op = other.plan
-        if any(op.sources[i].chooser == step.side for i, _ in op.columns):
-            raise NotSeparable("the solved player divides some of the other side's damage (banding, 702.22j/k)")
+        # 702.22j/k: the solved player divides these of the other side's sources: a choice made with their own
+        theirs = [k for k, (i, _) in enumerate(op.columns) if op.sources[i].chooser == step.side]
+        if theirs and no_choice:
+            raise NotSeparable("each player divides some of the other side's damage (banding, 702.22j and k)")
         if {r for _, r in plan.columns} & {r for _, r in op.columns}:
             raise NotSeparable("both sides deal damage to one recipient")
-    return other, bool(moved) and all(moved)
+    return other, no_choice, theirs
 
 
 def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=None, tie_break=True, settings=None):
@@ -500,7 +531,7 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     settings = settings or {}
     start = time.perf_counter()
     try:
-        other, no_choice = _separable(step)
+        other, no_choice, theirs = _separable(step)
     except NotSeparable:
         return None
     s = step.scenario
@@ -513,29 +544,30 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     em = _EffectsModel(step)
     interesting = set(em.killable) | set(em.walkers)
     try:
-        groups = _reply_groups(step, other, interesting, deadline)
+        groups = _reply_groups(step, other, interesting, deadline, theirs)
     except LimitReached:
         return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
-    profiles = [prof for _, prof in groups]
     monotone = all(exact(getattr(s[c], "value", 1)) >= 0 for c in interesting) or all(
         o.kind != "max-value" for o in objs
     )
-    profiles = _pareto(profiles, monotone)
-    if len(profiles) > MAX_PROFILES:
+    choices = _choices(groups, monotone)  # per choice of the solved player's part of the reply: its profiles
+    profiles = list({p.key: p for ps in choices for p in ps}.values())
+    if len(profiles) > MAX_PROFILES or len(choices) > MAX_PROFILES:
         return None
     try:
         scale = _value_scale(s, [*em.killable, *em.walkers]) if any(o.kind == "max-value" for o in objs) else 1
     except NotSeparable:
         return None
 
-    per = [[_objective(em, o, prof, scale) for o in objs] for prof in profiles]
+    per = {p.key: [_objective(em, o, p, scale) for o in objs] for p in profiles}
     if len(profiles) == 1:  # no_choice: the other player divides it all (702.22j): the worst line
-        terms = [Term(lin, o.maximize != no_choice, True) for o, lin in zip(objs, per[0])]
+        terms = [Term(lin, o.maximize != no_choice, True) for o, lin in zip(objs, per[profiles[0].key])]
     else:
-        # the lexicographic minimum over the replies of the oriented values, as one exactly weighted sum
+        # the lexicographic minimum over the replies of the oriented values, as one exactly weighted sum; with a
+        # part of the reply divided by the solved player (702.22j/k), the best of their choices' minima
         lows, highs = [], []
         for j, o in enumerate(objs):
-            bs = [p[j].bounds() for p in per]
+            bs = [p[j].bounds() for p in per.values()]
             lo, hi = min(b[0] for b in bs), max(b[1] for b in bs)
             lows.append(lo if o.maximize else -hi)
             highs.append(hi if o.maximize else -lo)
@@ -546,15 +578,21 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
         weights.reverse()
         if w > PACK_LIMIT:
             return None
-        sums = []
-        for p in per:
+        sums = {}
+        for key, p in per.items():
             lin = Lin()
             for j, o in enumerate(objs):
                 lin.add(p[j], weights[j] if o.maximize else -weights[j])
                 lin.const -= weights[j] * lows[j]
-            sums.append(lin.expr())
-        v = em.m.new_int_var(0, w - 1, "worst reply")
-        em.m.add_min_equality(v, sums)
+            sums[key] = lin.expr()
+        worst = []
+        for n, ps in enumerate(choices):
+            v = em.m.new_int_var(0, w - 1, f"worst reply[{n}]")
+            em.m.add_min_equality(v, [sums[p.key] for p in ps])
+            worst.append(v)
+        if len(worst) > 1:
+            v = em.m.new_int_var(0, w - 1, "best choice")
+            em.m.add_max_equality(v, worst)
         terms = [Term(Lin.of(v, 0, w - 1), not no_choice, True)]
     if tie_break:  # the smallest vector over the plan's columns (the listing's tie-break)
         terms += [Term(em._x(k), False, False) for k in range(len(em.cols))]
@@ -566,7 +604,13 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     reachable: dict | None = {}
     if wants_lethal:
         for player in s.players:  # 704.5a/c, 704.6c whatever the reply (lethal_report's "reachable")
-            every = em._all([em.loses(player.id, prof) for prof in profiles], f"reachable[{player.id}]")
+            every = em._any(
+                [
+                    em._all([em.loses(player.id, prof) for prof in ps], f"reachable[{player.id},{n}]")
+                    for n, ps in enumerate(choices)
+                ],
+                f"reachable[{player.id}]",
+            )
             if not every.terms:
                 if reachable is not None:
                     reachable[player.id] = bool(every.const)
@@ -586,21 +630,21 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
         st = STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN
         return SolveResult(st, None, {}, None, elapsed(), runner.solves)
     assignment = assignment_of_vector(step.plan, runner.vec)
-    best = None  # the worst reply for this assignment, the first listed (as the listing reads it)
-    for reply, _ in groups:
-        values, outcome = step_values(step, assignment, objs, reply)
-        key = oriented(objs, values)
-        if best is None or key < best[0]:
-            best = (key, values, outcome, reply)
-    assert best is not None
-    _, values, outcome, reply = best
-    found = [
-        [Fraction(runner.value(lin), scale if o.kind == "max-value" else 1) for o, lin in zip(objs, p)] for p in per
-    ]
-    worst = min(found, key=lambda vs: tuple(v if o.maximize else -v for o, v in zip(objs, vs)))
-    if {o.name: json_number(v) for o, v in zip(objs, worst)} != values:  # the model and the outcome must agree
+    # the worst reply for this assignment, the first listed; with banding the solved player's best part of it
+    # (as the listing reads it)
+    _, values, outcome, reply = evaluate(step, assignment, objs, [reply for reply, _, _ in groups])
+
+    def oriented_values(vs):
+        return tuple(v if o.maximize else -v for o, v in zip(objs, vs))
+
+    found = {
+        k: [Fraction(runner.value(lin), scale if o.kind == "max-value" else 1) for o, lin in zip(objs, p)]
+        for k, p in per.items()
+    }
+    best = max((min((found[p.key] for p in ps), key=oriented_values) for ps in choices), key=oriented_values)
+    if {o.name: json_number(v) for o, v in zip(objs, best)} != values:  # the model and the outcome must agree
         raise RuntimeError(
-            f"the effects model disagrees with the outcome on {assignment.to_json()}: {worst} != {values}"
+            f"the effects model disagrees with the outcome on {assignment.to_json()}: {best} != {values}"
         )
     assert tuple(runner.vec) == vector_of(step, assignment)
     lethal = lethal_report(step, assignment, outcome, reachable if proven else None) if wants_lethal else None

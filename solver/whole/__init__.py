@@ -29,7 +29,17 @@ from ..outcome import canonical_state, effect_key
 from ..outcome import regular_step_caps as effect_caps
 from .combat import REPLAY_BUDGET, WholeCombat, open_combat
 from .line import STEP_KEYS, STEP_NAMES, CombatLine, load_line
-from .search import solve_whole
+
+
+def __getattr__(name: str):
+    """``solve_whole`` is imported when first used (PEP 562): the search imports trample.optimize, which counting
+    and listing a whole combat do not need."""
+    if name == "solve_whole":
+        from .search import solve_whole
+
+        return solve_whole
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "WholeCombat",

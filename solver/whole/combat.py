@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ..check import CheckResult, Violation, check
 from ..combat import Combat, LegalAssignments
@@ -23,11 +24,15 @@ from ..outcome import (
     regular_step_caps,
 )
 from ..outcome import resolve as resolve_outcome
-from ..render import Picture, render, shown_result
 from ..rules import derive
 from ..step import opening
 from .line import STEP_NAMES, CombatLine, load_line
-from .search import solve_whole
+
+if TYPE_CHECKING:
+    from ..render import Picture
+
+# the search (.search, trample.optimize and OR-Tools below it) and the pictures are imported by the methods that
+# use them: counting, listing and checking a whole combat need neither (issue 21: the commands' start-up)
 
 #: Regular-step lists up to this many assignments are kept in memory and replayed when several first-strike
 #: assignments lead to the same state (summed over every kept state).
@@ -235,15 +240,22 @@ class WholeCombat:
     def solve(self, objectives, **options):
         """The attacker's best line against the defender's best reply; see :func:`solve_whole`. A notebook shows
         the result as both steps' pictures (``_repr_svg_``)."""
+        from ..render import shown_result
+        from .search import solve_whole
+
         return shown_result(solve_whole(self, objectives, **options), self)
 
     # -- pictures (trample.render) -------------------------------------------------------------------
     def show(self, line=None, title: str | None = None) -> Picture:
         """A picture of the board, with ``line`` drawn step by step: both steps side by side, each showing what
         its damage does (a notebook displays it); no regular step once the first one ends the game (104.3b)."""
+        from ..render import Picture, render
+
         return Picture(render(self, line, title))
 
     def _repr_svg_(self) -> str:
+        from ..render import render
+
         return render(self)
 
     def __repr__(self) -> str:

@@ -258,3 +258,60 @@ def test_samples_stream_the_same_draws_as_sample():
         for a in stream:
             got.append(a)
     assert got == combat.sample(len(got), seed=3)
+
+
+def _ladder(n: int) -> dict:
+    """benchmarks/boards.py's ladder: n double-strike tramplers (power 4, toughness 3), each blocked by its own 1/2
+    and by a first-strike 2/3 shared per pair of attackers; one player at 20."""
+    from benchmarks.boards import ladder
+
+    return ladder(n)
+
+
+@pytest.mark.parametrize(
+    "board, objectives",
+    [
+        ("ladder", "lethal,max-kills,min-overkill"),  # the A1s in the canonical order, one-step solves
+        ("endless", "max-damage"),  # the first step's effects listed, cut short
+        ("endless at 1000 life", "max-damage"),  # the dominance order (the front needs every A1 listed)
+        ("endless at 1000 life", "max-kills,min-overkill"),
+    ],
+)
+def test_whole_combat_search_stops_on_the_clock(monkeypatch, board, objectives):
+    # --time-limit in the whole-combat search, on a fake clock (trample.limits.monotonic) that moves 1 ms at each
+    # reading: the search stops where the clock says so, whichever path it is on -- no one-step solve starts once
+    # the limit is past -- and returns an honest partial answer: a legal line marked feasible, or unknown and no
+    # line (never "unknown" with a line: a one-step solve cut short made it so before)
+    import trample.whole.search as search
+    from trample import limits
+
+    if board == "ladder":
+        doc = _ladder(6)
+    else:
+        doc = dict(DOUBLE, players=[{"id": "opp", "life": 1000}]) if "1000" in board else DOUBLE
+    clock = [0.0]
+
+    def tick() -> float:
+        clock[0] += 0.001
+        return clock[0]
+
+    started: list[float] = []
+    solve_step = search.solve_step
+
+    def counted(*args, **kwargs):
+        started.append(clock[0])
+        return solve_step(*args, **kwargs)
+
+    monkeypatch.setattr(limits, "monotonic", tick)
+    monkeypatch.setattr(search, "solve_step", counted)
+    whole = WholeCombat(doc)
+    result = whole.solve(objectives, time_limit=0.5)
+    assert clock[0] > 0.5  # it ran out of time (each board takes far longer than 500 readings)
+    late = [t for t in started if t > 0.5 + 0.001]  # the first reading of the deadline is its start
+    assert not late, f"{len(late)} one-step solves started after the limit"
+    assert clock[0] < 0.5 + 0.1  # and it stopped within 100 further readings
+    if result.assignment is None:
+        assert result.status == "unknown" and result.objectives == {}
+    else:
+        assert result.status == "feasible"
+        assert whole.check(result.assignment).legal

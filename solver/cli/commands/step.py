@@ -25,20 +25,14 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import numpy as np
-
-from ...combat import Combat
+# numpy, the engines, the combats and the shards are imported where they are used: `trample count` on a small
+# board imports what counting it needs and no more (issue 21: the command's start-up)
+from ...cluster import BACKENDS
 from ...documents import dumps, is_batch, iter_documents, scenario_from
-from ...engines import BLOCKS, BlocksEngine, get_engine
-from ...engines.npy import npy_header, npy_header_size
-from ...indexing import count
 from ...limits import STATE, LimitReached, deadline_of, work_done
 from ...models import FormatError, load_assignment
-from ...shard import BACKENDS, count_documents, enumerate_shards
-from ...step import DamageStep
-from ...whole import open_combat
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK
 from ..batch import emit, jsonl_rows, limited, run_batch, run_paired, stream_batch, write_chunks
 from ..files import AtomicFiles, distinct_files, is_regular_target, redirected_output
@@ -54,6 +48,9 @@ from ..options import (
     shown,
 )
 from ..progress import Progress, is_terminal, want_progress
+
+if TYPE_CHECKING:
+    from ...step import DamageStep
 
 
 def add_commands(sub) -> None:
@@ -119,6 +116,8 @@ def _distributed_options(p, shards: bool) -> None:
 
 
 def _combat(doc, args):
+    from ...whole import open_combat
+
     return open_combat(
         scenario_from(doc), side=getattr(args, "side", "attacking"), engine=getattr(args, "engine", "auto")
     )
@@ -140,6 +139,8 @@ def cmd_count(args) -> int:
 
 def _count_distributed(args) -> int:
     """``count --backend ...``: the documents counted in chunks on the backend, results in order."""
+    from ...shard import count_documents
+
     results = count_documents(
         iter_documents(args.file),
         side=getattr(args, "side", "attacking"),
@@ -172,6 +173,8 @@ def _count_distributed(args) -> int:
 
 
 def _enumerate_shards(args) -> int:
+    from ...shard import enumerate_shards
+
     if not args.output or args.output == "-":
         raise FormatError("--output", "--shards writes files: give --output DIRECTORY")
     for option, value in (("--time-limit", args.time_limit), ("--columns", getattr(args, "columns", None))):
@@ -222,6 +225,8 @@ def cmd_enumerate(args) -> int:
 
 
 def _enumerate_jsonl(args) -> int:
+    from ...step import DamageStep
+
     stopped = {"time": False}
 
     def stream(doc) -> Iterator[dict]:
@@ -332,6 +337,7 @@ def _seed(text: str) -> int:
 
 def _step_combat(doc, args, what: str):
     """A one-step Combat; a whole combat ("step": "combat") is refused with a one-line error."""
+    from ...combat import Combat
 
     scenario = scenario_from(doc)
     if scenario.step == "combat":
@@ -404,6 +410,10 @@ def columns_path(output: str) -> str:
 
 def enumerate_npy(args) -> int:
     """``trample enumerate FILE --format npy``: the legal assignments as one integer matrix."""
+    import numpy as np
+
+    from ...engines import BLOCKS, BlocksEngine, get_engine
+    from ...engines.npy import npy_header, npy_header_size
 
     if is_batch(args.file):
         raise FormatError(args.file, "--format npy takes one scenario, not a .jsonl batch")
@@ -520,11 +530,15 @@ def _seekable(fh) -> bool:
 
 
 def _direct_count(combat, time_limit=None) -> int:
+    from ...indexing import count
+
     return count(combat, time_limit)
 
 
 def _engine_blocks(combat, columns, dtype, engine, rows: int = 1 << 14):
     """Rows from another engine's listing (its own order), in blocks (``columns``: the plan's, named)."""
+    import numpy as np
+
     plan = combat.plan
     buf = np.zeros((rows, len(columns)), dtype=dtype)
     n = 0
