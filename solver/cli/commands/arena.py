@@ -552,6 +552,12 @@ def _output_options(p) -> None:
 
 
 def add_commands(sub) -> None:
+    """``trample arena`` and ``trample score``."""
+    _add_arena(sub)
+    _add_score(sub)
+
+
+def _add_arena(sub) -> None:
     p = sub.add_parser("arena", help="score AI players against the optimum on a suite of boards; print a leaderboard")
     p.add_argument(
         "suite",
@@ -641,6 +647,8 @@ def add_commands(sub) -> None:
     _output_options(p)
     p.set_defaults(func=_stoppable(cmd_arena))
 
+
+def _add_score(sub) -> None:
     p = sub.add_parser("score", help="score recorded decisions {scenario, assignment, objective} against the optimum")
     p.add_argument(
         "file",
