@@ -593,32 +593,7 @@ def _add_arena(sub) -> None:
         help="step (default): one damage step per board; combat: whole combats, the attacker's player against the "
         "defender's best reply, regret against the minimax value (first-strike level by default)",
     )
-    p.add_argument(
-        "--external",
-        action="append",
-        metavar="[NAME=]COMMAND",
-        help="an external player speaking JSON Lines on stdin/stdout (repeatable)",
-    )
-    p.add_argument(
-        "--timeout",
-        type=_float_seconds,
-        default=5.0,
-        help="seconds an external player may take per decision (default 5)",
-    )
-    p.add_argument(
-        "--startup-timeout",
-        type=_float_seconds,
-        default=10.0,
-        help="seconds an external player gets on top of --timeout for its first decision (default 10)",
-    )
-    p.add_argument(
-        "--max-failures",
-        type=positive_int,
-        default=3,
-        metavar="K",
-        help="bench an external player after K failed decisions in a row (timeout, crash, bad output): its "
-        "remaining decisions fail without starting it again (default 3; 0: never)",
-    )
+    _external_options(p)
     add_backend_options(
         p,
         BACKENDS,
@@ -646,6 +621,36 @@ def _add_arena(sub) -> None:
     p.add_argument("--list-levels", action="store_true", help="print the named levels as JSON Lines and exit")
     _output_options(p)
     p.set_defaults(func=_stoppable(cmd_arena))
+
+
+def _external_options(p) -> None:
+    """--external players and their limits: --timeout, --startup-timeout, --max-failures."""
+    p.add_argument(
+        "--external",
+        action="append",
+        metavar="[NAME=]COMMAND",
+        help="an external player speaking JSON Lines on stdin/stdout (repeatable)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_float_seconds,
+        default=5.0,
+        help="seconds an external player may take per decision (default 5)",
+    )
+    p.add_argument(
+        "--startup-timeout",
+        type=_float_seconds,
+        default=10.0,
+        help="seconds an external player gets on top of --timeout for its first decision (default 10)",
+    )
+    p.add_argument(
+        "--max-failures",
+        type=positive_int,
+        default=3,
+        metavar="K",
+        help="bench an external player after K failed decisions in a row (timeout, crash, bad output): its "
+        "remaining decisions fail without starting it again (default 3; 0: never)",
+    )
 
 
 def _add_score(sub) -> None:
