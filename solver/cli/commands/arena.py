@@ -332,22 +332,7 @@ def cmd_score(args) -> int:
     try:
         for where, doc in docs:
             try:
-                if isinstance(doc, FormatError):
-                    raise doc
-                if not isinstance(doc, dict) or "scenario" not in doc:
-                    raise FormatError("", 'expected a decision {"scenario": ..., "assignment": ..., "objective": ...}')
-                if "assignment" not in doc and "failure" not in doc:
-                    raise FormatError("assignment", "required field is missing")
-                scenario = load_scenario(expect_object(doc["scenario"], "scenario"), "scenario")
-                one_step(scenario)
-                objectives = objectives_of(doc, args.objective, scenario)
-                player = doc.get("player", "recorded")
-                if not isinstance(player, str) or not player:
-                    raise FormatError("player", "expected a non-empty string")
-                expect_str(player, "player")  # no lone surrogate: the name is printed in the leaderboard table
-                time_ms = _time_ms(doc)
-                failure = _failure(doc)
-                ref = reference(scenario, objectives)
+                scenario, objectives, player, time_ms, failure, ref = _decision(doc, args.objective)
             except FormatError as err:
                 if not where:
                     raise
@@ -363,32 +348,9 @@ def cmd_score(args) -> int:
                 rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
             if player not in names:
                 names.append(player)
-            n = len(boards)
-            boards.append(
-                {
-                    "index": n,
-                    "id": str(doc.get("id", doc.get("name", where or n))),
-                    "scenario": scenario.to_json(),
-                    "objective": objective_text(objectives),
-                    "size": board_size(scenario),
-                    "reference": ref,
-                    "decisions": [rec],
-                }
-            )
-            if isinstance(doc.get("level"), str):
-                boards[-1]["level"] = doc["level"]
+            boards.append(_scored_board(len(boards), where, doc, scenario, objectives, ref, rec))
             if fmt == "lines":
-                out = {
-                    k: rec[k]
-                    for k in ("player", "legal", "rules", "violations", "values", "regret", "optimal", "lethal")
-                }
-                out["optimum"] = ref["values"]
-                out["lethal_exists"] = ref["lethal_exists"]
-                STATE.hold()  # a line is written whole, or not at all
-                try:
-                    emit(out)
-                finally:
-                    STATE.release()
+                _emit_scored(rec, ref)
     except KeyboardInterrupt:  # the decisions scored so far are written ("complete": false), then exit 130
         interrupted = True
     results = {
@@ -413,6 +375,56 @@ def cmd_score(args) -> int:
         raise KeyboardInterrupt
     _output(results, args, None if fmt == "lines" else fmt)
     return worst
+
+
+def _decision(doc, default_objective: str) -> tuple:
+    """One recorded decision read and its reference computed: (scenario, objectives, player, time_ms, failure,
+    reference); FormatError naming the field at fault."""
+    if isinstance(doc, FormatError):
+        raise doc
+    if not isinstance(doc, dict) or "scenario" not in doc:
+        raise FormatError("", 'expected a decision {"scenario": ..., "assignment": ..., "objective": ...}')
+    if "assignment" not in doc and "failure" not in doc:
+        raise FormatError("assignment", "required field is missing")
+    scenario = load_scenario(expect_object(doc["scenario"], "scenario"), "scenario")
+    one_step(scenario)
+    objectives = objectives_of(doc, default_objective, scenario)
+    player = doc.get("player", "recorded")
+    if not isinstance(player, str) or not player:
+        raise FormatError("player", "expected a non-empty string")
+    expect_str(player, "player")  # no lone surrogate: the name is printed in the leaderboard table
+    time_ms = _time_ms(doc)
+    failure = _failure(doc)
+    ref = reference(scenario, objectives)
+    return scenario, objectives, player, time_ms, failure, ref
+
+
+def _scored_board(n: int, where, doc: dict, scenario, objectives, ref: dict, rec: dict) -> dict:
+    """The board record of the ``n``-th decision scored (as ``trample arena --out`` writes them)."""
+    board = {
+        "index": n,
+        "id": str(doc.get("id", doc.get("name", where or n))),
+        "scenario": scenario.to_json(),
+        "objective": objective_text(objectives),
+        "size": board_size(scenario),
+        "reference": ref,
+        "decisions": [rec],
+    }
+    if isinstance(doc.get("level"), str):
+        board["level"] = doc["level"]
+    return board
+
+
+def _emit_scored(rec: dict, ref: dict) -> None:
+    """One result line of ``trample score --format lines``, written whole or not at all."""
+    out = {k: rec[k] for k in ("player", "legal", "rules", "violations", "values", "regret", "optimal", "lethal")}
+    out["optimum"] = ref["values"]
+    out["lethal_exists"] = ref["lethal_exists"]
+    STATE.hold()  # a line is written whole, or not at all
+    try:
+        emit(out)
+    finally:
+        STATE.release()
 
 
 def decision_documents(path: str, iter_documents):
