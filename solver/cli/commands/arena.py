@@ -109,31 +109,9 @@ def cmd_arena(args) -> int:
         args.players = ",".join(PLAYERS if combat else DEFAULT_PLAYERS)  # --external players are added to these
     parse_objectives(args.objective)  # bad objective names are bad input, before any work
     _check_outputs(args, args.suite)
-    items: list[dict] = []
     described: dict = {"files": list(args.suite), "level": None}
-    work_done(lambda: "0 boards played (the suite was being read)")
-    try:
-        for path in args.suite:
-            items += suites.load_suite(path)
-        if args.level is not None or not args.suite:
-            level = args.level or ("first-strike" if combat else suites.DEFAULT_LEVEL)
-            suites.get_level(level)
-            items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
-            described.update(level=level, n=args.n, seed=args.seed)
-    except KeyboardInterrupt:  # before the first board: the --out and --report of no board are still written
-        _output(_no_boards(args, described), args, None)
-        raise
-    if args.limit is not None:
-        items = items[: args.limit]
-    if not items:
-        raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
-    if args.scheduler:  # a scheduler address means Dask
-        if args.backend == "local":
-            raise FormatError("--scheduler", "not with --backend local (a scheduler address means --backend dask)")
-        args.backend = "dask"
-    args.backend = args.backend or "local"
-    if args.backend == "dask":
-        require_extra("--backend dask", "distributed", "dask")
+    items = _arena_boards(args, combat, described)
+    _arena_backend(args)
     specs = _players(args, combat)
     fmt = _format(args)
     played = {"done": 0, "total": len(items)}
@@ -567,6 +545,41 @@ def add_commands(sub) -> None:
     """``trample arena`` and ``trample score``."""
     _add_arena(sub)
     _add_score(sub)
+
+
+def _arena_boards(args, combat: bool, described: dict) -> list[dict]:
+    """The boards to play: the suite files', then a generated level's (``described`` records which), the first
+    ``--limit``; an empty suite is bad input."""
+    items: list[dict] = []
+    work_done(lambda: "0 boards played (the suite was being read)")
+    try:
+        for path in args.suite:
+            items += suites.load_suite(path)
+        if args.level is not None or not args.suite:
+            level = args.level or ("first-strike" if combat else suites.DEFAULT_LEVEL)
+            suites.get_level(level)
+            items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
+            described.update(level=level, n=args.n, seed=args.seed)
+    except KeyboardInterrupt:  # before the first board: the --out and --report of no board are still written
+        _output(_no_boards(args, described), args, None)
+        raise
+    if args.limit is not None:
+        items = items[: args.limit]
+    if not items:
+        raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
+    return items
+
+
+def _arena_backend(args) -> None:
+    """``args.backend`` settled: a scheduler address means Dask (refused with --backend local), else local by
+    default; Dask needs its extra."""
+    if args.scheduler:  # a scheduler address means Dask
+        if args.backend == "local":
+            raise FormatError("--scheduler", "not with --backend local (a scheduler address means --backend dask)")
+        args.backend = "dask"
+    args.backend = args.backend or "local"
+    if args.backend == "dask":
+        require_extra("--backend dask", "distributed", "dask")
 
 
 def _add_arena(sub) -> None:
