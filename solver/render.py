@@ -395,6 +395,16 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     if c.damage_marked:
         _t(g, x + 8, line, f"marked damage {c.damage_marked}", 10.5, fill="#a05000")
         line += 13
+    _combat_lines(g, s, c, x, line, attacker, faded)
+    if faded:
+        _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
+    elif what.shown and (what.touched(c.id) or c.id in what.gone):
+        _creature_verdict(g, c, pos, what, deathtouched)
+
+
+def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool) -> None:
+    """A creature card's combat lines from ``line`` down: what an attacker attacks and who blocks it; a blocker's
+    lethal damage (702.2c: 1 from a deathtouch source)."""
     if attacker:
         pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == "planeswalker" else ""
         _t(g, x + 8, line, _fit(f"attacks {c.attacking}{pw}", CARD_W - 14, 10.5), 10.5, fill="#333")
@@ -413,19 +423,22 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
         _t(g, x + 8, line, f"lethal: {need}{value}", 10.5, fill="#333")
         if any(a.has(Keyword.DEATHTOUCH) and a.power > 0 and c.id in a.blocked_by for a in s.attackers):  # 702.2c
             _t(g, x + 8, line + 13, "(1 from a deathtouch source)", 10.5, fill="#333")
-    if faded:
-        _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
-    elif what.shown and (what.touched(c.id) or c.id in what.gone):
-        dies = c.id in what.gone  # 704.5f/g/h, 702.12b: the outcome's state-based actions
-        verdict = "dies" if dies else "survives"
-        if dies and deathtouched and c.damage_marked + what.dealt.get(c.id, 0) < c.toughness:
-            verdict += " (deathtouch)"
-        lines = []
-        counters = what.counters.get(c.id, 0)
-        if counters:
-            lines.append((f"{counters} -1/-1 counters", "#a05000", "normal"))
-        lines.append((f"{what.takes(c.id)}: {verdict}", LOSS_COLOUR if dies else SAFE_COLOUR, "bold"))
-        _results(g, x, y, lines)
+
+
+def _creature_verdict(g, c, pos, what: _What, deathtouched: bool) -> None:
+    """What the damage did to a creature: -1/-1 counters, and whether it dies (704.5f/g/h, 702.12b: the outcome's
+    state-based actions)."""
+    x, y = pos
+    dies = c.id in what.gone
+    verdict = "dies" if dies else "survives"
+    if dies and deathtouched and c.damage_marked + what.dealt.get(c.id, 0) < c.toughness:
+        verdict += " (deathtouch)"
+    lines = []
+    counters = what.counters.get(c.id, 0)
+    if counters:
+        lines.append((f"{counters} -1/-1 counters", "#a05000", "normal"))
+    lines.append((f"{what.takes(c.id)}: {verdict}", LOSS_COLOUR if dies else SAFE_COLOUR, "bold"))
+    _results(g, x, y, lines)
 
 
 def _planeswalker_card(parent, p, pos, what: _What) -> None:
@@ -530,20 +543,7 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
 
     attackers = {a.id for a in s.attackers}
     colours = {a.id: PALETTE[k % len(PALETTE)] for k, a in enumerate(s.attackers)}
-    defs = _el(parent, "defs")
-    for n, c in enumerate((*PALETTE, DEFENDING_COLOUR)):
-        marker = _el(
-            defs,
-            "marker",
-            id=f"{MARKER}{n}",
-            viewBox="0 0 10 10",
-            refX=9,
-            refY=5,
-            markerWidth=5,
-            markerHeight=5,
-            orient="auto-start-reverse",
-        )
-        _el(marker, "path", d="M0,0 L10,5 L0,10 z", fill=c)
+    _arrow_heads(parent)
     labels = []
     taken: list[tuple[float, float]] = []
     for e in edges:
@@ -577,6 +577,29 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
                 break
         taken.append((lx, ly))
         labels.append((lx, ly, str(assigned) if dealt == assigned else f"{assigned}→{dealt}", colour))
+    _bubbles(parent, labels)
+
+
+def _arrow_heads(parent) -> None:
+    """The arrow heads, one per attacker colour and one for the defending side's damage."""
+    defs = _el(parent, "defs")
+    for n, c in enumerate((*PALETTE, DEFENDING_COLOUR)):
+        marker = _el(
+            defs,
+            "marker",
+            id=f"{MARKER}{n}",
+            viewBox="0 0 10 10",
+            refX=9,
+            refY=5,
+            markerWidth=5,
+            markerHeight=5,
+            orient="auto-start-reverse",
+        )
+        _el(marker, "path", d="M0,0 L10,5 L0,10 z", fill=c)
+
+
+def _bubbles(parent, labels: list[tuple[float, float, str, str]]) -> None:
+    """The amounts on the arrows: a rounded bubble of the arrow's colour at each label's spot."""
     for lx, ly, label, colour in labels:
         w = 12 + 8 * len(label)
         g = _el(parent, "g", class_="amount")

@@ -104,18 +104,7 @@ def _answer(doc: dict, cap: float | None) -> dict:
         except LimitReached:
             return {"exit": 1, "result": {"count": None, "complete": False, "time_limit": limit}}
     if command == "enumerate":
-        n = _positive_int(doc.get("limit", DEFAULT_ENUMERATE), "request.limit", MAX_ENUMERATE)
-        out: list = []
-        complete = True
-        try:
-            for a in combat.assignments(limit=n + 1, time_limit=limit):
-                if len(out) == n:  # one more than asked for: the list goes on
-                    complete = False
-                    break
-                out.append(a.to_json())
-        except LimitReached:
-            complete = False
-        return {"exit": 0, "result": {"assignments": out, "complete": complete}}
+        return _enumerate(combat, doc, limit)
     if command == "check":
         if "assignment" not in doc:
             raise FormatError("request.assignment", "missing")
@@ -131,6 +120,23 @@ def _answer(doc: dict, cap: float | None) -> dict:
         raise FormatError("request.objective", err.message) from None
     result = combat.solve(objectives, time_limit=limit)
     return {"exit": 0 if result.status in ("optimal", "feasible") else 1, "result": result.to_json()}
+
+
+def _enumerate(combat, doc: dict, limit: float | None) -> dict:
+    """The answer to an enumerate request: at most the request's ``limit`` assignments (within the time ``limit``),
+    and whether that is all."""
+    n = _positive_int(doc.get("limit", DEFAULT_ENUMERATE), "request.limit", MAX_ENUMERATE)
+    out: list = []
+    complete = True
+    try:
+        for a in combat.assignments(limit=n + 1, time_limit=limit):
+            if len(out) == n:  # one more than asked for: the list goes on
+                complete = False
+                break
+            out.append(a.to_json())
+    except LimitReached:
+        complete = False
+    return {"exit": 0, "result": {"assignments": out, "complete": complete}}
 
 
 def _time_limit(value, cap: float | None) -> float | None:

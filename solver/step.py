@@ -23,7 +23,9 @@ from .rules import SIDES, DamagePlan, derive
 
 REPLAY_CACHE = 1 << 18  # inner components up to this many assignments are kept in memory and replayed
 
-Block = npt.NDArray[np.int64]  # rows of assignments over the step's columns (assignment_blocks)
+# rows of assignments over the step's columns (assignment_blocks): the direct engine's blocks come in the smallest
+# integer type that holds the amounts (engines.direct.dtype_for), a stream's in int64
+Block = npt.NDArray[np.integer[Any]]
 ScenarioInput = Scenario | Mapping[str, Any] | str  # a loaded scenario, its JSON data, or its JSON text
 
 

@@ -27,13 +27,16 @@ pays for ``import ortools``; with ``needs``, it checks that the engine declares 
 from __future__ import annotations
 
 import importlib
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Protocol, cast
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from ..limits import NEVER
+from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
-from .effects import effect_counts, listed_effects
+from .effects import Effects, effect_counts, listed_effects
+
+if TYPE_CHECKING:  # numpy is imported by the engines that use it, not by this interface
+    import numpy as np
+    import numpy.typing as npt
 
 ENGINES = {
     "cpsat": ("trample.engines.cpsat", "CpSatEngine"),
@@ -69,33 +72,48 @@ class Engine(Protocol):
     name: str
     capabilities: frozenset[str]
 
-    def supports(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> bool: ...
+    def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool: ...
 
-    def count(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> int: ...
+    def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int: ...
 
-    def iterate(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Iterator[tuple[int, ...]]: ...
+    def iterate(
+        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
+    ) -> Iterator[tuple[int, ...]]: ...
 
 
 class ProgrammeEngine(Engine, Protocol):
     """An engine with the :data:`PROGRAMME` capability."""
 
-    def programme(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Programme: ...
+    def programme(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> Programme: ...
 
 
 class BlocksEngine(Engine, Protocol):
     """An engine with the :data:`BLOCKS` capability."""
 
     def plan_blocks(
-        self, plan: DamagePlan, rows: int = ..., dtype=None, deadline=None, start: int = 0, stop: int | None = None
-    ) -> Iterator: ...
+        self,
+        plan: DamagePlan,
+        rows: int = ...,
+        dtype: npt.DTypeLike | None = None,
+        deadline: Deadline | None = None,
+        start: int = 0,
+        stop: int | None = None,
+    ) -> Iterator[npt.NDArray[np.integer[Any]]]: ...
 
-    def dtype_for(self, max_amount: int) -> type: ...
+    def dtype_for(self, max_amount: int) -> type[np.signedinteger[Any]]: ...
 
 
 class EffectsEngine(Engine, Protocol):
     """An engine with the :data:`EFFECTS` capability."""
 
-    def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter: ...
+    def effects(
+        self,
+        plan: DamagePlan,
+        component: Sequence[int],
+        caps: Mapping[str, int],
+        deathtouch: Sequence[bool],
+        deadline: Deadline | None = None,
+    ) -> Effects: ...
 
 
 def blocks_engine(name: str = "auto") -> BlocksEngine:
@@ -122,30 +140,45 @@ class AutoEngine:
     name = "auto"
     capabilities: frozenset[str] = frozenset({BLOCKS, EFFECTS})
 
-    def _pick(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Engine:
+    def _pick(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> Engine:
         direct = get_engine("direct")
         return direct if direct.supports(plan, component, deadline) else get_engine("cpsat")
 
-    def supports(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> bool:
+    def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
         return True
 
-    def count(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> int:
+    def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
         return get_engine("direct").count(plan, component, deadline)
 
-    def iterate(self, plan: DamagePlan, component: Sequence[int], deadline=None) -> Iterator[tuple[int, ...]]:
+    def iterate(
+        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
+    ) -> Iterator[tuple[int, ...]]:
         return self._pick(plan, component, deadline).iterate(plan, component, deadline)
 
-    def plan_blocks(self, plan: DamagePlan, rows: int | None = None, dtype=None, deadline=None):
+    def plan_blocks(
+        self,
+        plan: DamagePlan,
+        rows: int | None = None,
+        dtype: npt.DTypeLike | None = None,
+        deadline: Deadline | None = None,
+    ) -> Iterator[npt.NDArray[np.integer[Any]]]:
         """BLOCKS: the direct engine's (its programmes cover every component, in the canonical order)."""
         direct = blocks_engine("direct")
         if rows is None:
             return direct.plan_blocks(plan, dtype=dtype, deadline=deadline)
         return direct.plan_blocks(plan, rows=rows, dtype=dtype, deadline=deadline)
 
-    def dtype_for(self, max_amount: int):
+    def dtype_for(self, max_amount: int) -> type[np.signedinteger[Any]]:
         return blocks_engine("direct").dtype_for(max_amount)
 
-    def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter:
+    def effects(
+        self,
+        plan: DamagePlan,
+        component: Sequence[int],
+        caps: Mapping[str, int],
+        deathtouch: Sequence[bool],
+        deadline: Deadline | None = None,
+    ) -> Effects:
         """The direct engine's count without listing; past its state limit, listed (direct or CP-SAT)."""
         deadline = deadline or NEVER
         local = effect_counts(plan, component, caps, deathtouch, deadline)

@@ -33,15 +33,27 @@ bound.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from math import comb, factorial
 
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
 
 SAT = -1  # the blocker has lethal damage: no constraint left
+UNSET = -2  # a move's value for a blocker that closes with it (never kept in a state)
 WORK_LIMIT = 400_000  # frontier states x moves (plus the moves' enumeration) beyond which count_by_source gives up
 ENTRY_LIMIT = 200_000  # distinct per-source situations worked out, beyond which count_by_source gives up
+
+#: A source of a shaped component: (damage, deathtouch, its gated blockers in route order, free routes, gates as
+#: tuples of blocker names).
+Shaped = tuple[int, bool, tuple[str, ...], int, tuple[tuple[str, ...], ...]]
+#: One source's moves (:func:`_moves`): the new entries of its blockers that stay open, and the number of splits.
+Moves = list[tuple[tuple[int, ...], int]]
+#: The states of :func:`_by_blocker`: (per live source its code, the open classes' flags) -> signed weight.
+BlockerStates = dict[tuple[tuple[int, ...], tuple[int, ...]], int]
+#: :func:`_spreads`' cache: (sources, budget) -> (increments, their sum, orderings).
+SpreadCache = dict[tuple[int, int], tuple[tuple[tuple[int, ...], int, int], ...]]
 
 
 def compositions(total: int, parts: int) -> int:
@@ -52,7 +64,7 @@ def compositions(total: int, parts: int) -> int:
     return comb(total + parts - 1, parts - 1) if total >= 0 else 0
 
 
-def _shape(plan: DamagePlan, component: Sequence[int]):
+def _shape(plan: DamagePlan, component: Sequence[int]) -> tuple[list[Shaped], set[str]] | None:
     """Per source: (damage, deathtouch, its gated blockers in route order, free routes, gates as tuples of blocker
     names), or None when the component is not of the shape this module counts."""
     gated_names: set[str] = set()
@@ -66,7 +78,7 @@ def _shape(plan: DamagePlan, component: Sequence[int]):
         if name not in plan.lethal_need:
             return None
     resources = {name for name in gated_names if plan.lethal_need[name] > 0}
-    out = []
+    out: list[Shaped] = []
     for i in component:
         s = plan.sources[i]
         own: list[str] = []
@@ -109,7 +121,9 @@ def count_by_source(
     return _by_source(_order(sources, need), need, deadline or NEVER, work_limit, entry_limit)
 
 
-def _by_source(sources, need, deadline: Deadline, work_limit: int, entry_limit: int) -> int | None:
+def _by_source(
+    sources: Sequence[Shaped], need: Mapping[str, int], deadline: Deadline, work_limit: int, entry_limit: int
+) -> int | None:
     """:func:`count_by_source` on a shaped component whose sources are already in elimination order."""
     first: dict[str, int] = {}
     last: dict[str, int] = {}
@@ -119,7 +133,7 @@ def _by_source(sources, need, deadline: Deadline, work_limit: int, entry_limit: 
             last[name] = k
     work = entries = 0
     frontier: tuple[str, ...] = ()
-    states: dict[tuple, int] = {(): 1}
+    states: dict[tuple[int, ...], int] = {(): 1}
     for k, (D, dt, own, free, gates) in enumerate(sources):
         deadline.check()
         closing = [name for name in own if last[name] == k]
@@ -133,8 +147,8 @@ def _by_source(sources, need, deadline: Deadline, work_limit: int, entry_limit: 
         own_pos = [pos.get(name, -1) for name in own]
         keep = [pos[name] for name in untouched]
         stays = [last[name] > k for name in own]
-        memo: dict[tuple, list] = {}
-        new: dict[tuple, int] = {}
+        memo: dict[tuple[int, ...], Moves] = {}
+        new: dict[tuple[int, ...], int] = {}
         get = new.get
         for n, (state, ways) in enumerate(states.items()):
             if not n & 1023:
@@ -160,7 +174,7 @@ def _by_source(sources, need, deadline: Deadline, work_limit: int, entry_limit: 
     return sum(states.values())
 
 
-def _order(sources, need):
+def _order(sources: Sequence[Shaped], need: Mapping[str, int]) -> list[Shaped]:
     """The sources in a greedy elimination order: each time, the one after which the frontier (the blockers that
     sources read and sources to come share) has the fewest possible entries (product of 2*need + 1); plan order on
     ties. The count does not depend on the order; the frontier's size does."""
@@ -172,7 +186,7 @@ def _order(sources, need):
     seen: dict[str, int] = {}
     order = []
     while left:
-        best = None
+        best: tuple[int, int] | None = None
         for k in left:
             own = sources[k][2]
             size = 1
@@ -195,12 +209,22 @@ def _order(sources, need):
     return order
 
 
-def _moves(D, dt, own, free, gates, entry, needs, stays, closing):
+def _moves(
+    D: int,
+    dt: bool,
+    own: tuple[str, ...],
+    free: int,
+    gates: tuple[tuple[str, ...], ...],
+    entry: tuple[int, ...],
+    needs: list[int],
+    stays: list[bool],
+    closing: list[str],
+) -> tuple[Moves, int]:
     """For one source entering with ``entry`` (c*2 + R per own blocker, or SAT): the list of (new entries of its
     blockers that stay open, number of splits of the source's damage), and the number of partial choices it went
     through."""
     closing_set = set(closing)
-    result: dict[tuple, int] = {}
+    result: dict[tuple[int, ...], int] = {}
     ops = 0
     m = len(gates)
     for mask in range(1 << m):
@@ -211,12 +235,12 @@ def _moves(D, dt, own, free, gates, entry, needs, stays, closing):
                 asked.update(gates[g])
                 positive += 1
         # partial: (updates, shift, parts, sign) -- shift = damage forced (exact amounts, lower bounds, bounds+1)
-        partial: dict[tuple, int] = {((), positive, free + positive): 1}
+        partial: dict[tuple[tuple[int, ...], int, int], int] = {((), positive, free + positive): 1}
         for b, name in enumerate(own):
             e, nd, j = entry[b], needs[b], stays[b]
             closes = name in closing_set
             must = name in asked
-            opts: list[tuple[int | None, int, int, int]] = []  # (update value or None, shift, extra parts, sign)
+            opts: list[tuple[int, int, int, int]] = []  # (update value, shift, extra parts, sign)
             if e == SAT:
                 opts.append((SAT, 0, 1, 1))  # anything more is fine
             else:
@@ -225,15 +249,15 @@ def _moves(D, dt, own, free, gates, entry, needs, stays, closing):
                 opts.append((SAT, low, 1, 1))  # lethal from here on (702.19b / 702.2c)
                 if closes:
                     if not (R or must):  # short for good: 0..low-1, by inclusion-exclusion on the bound
-                        opts.append((None, 0, 1, 1))
-                        opts.append((None, low, 1, -1))
+                        opts.append((UNSET, 0, 1, 1))  # (its value is not kept: the blocker closes here)
+                        opts.append((UNSET, low, 1, -1))
                 else:
                     flag = 1 if (R or must) else 0
                     for x in range(0, (1 if dt else low)):
                         if x > D:
                             break
                         opts.append((((c + x) << 1) | flag, x, 0, 1))
-            nxt_partial: dict[tuple, int] = {}
+            nxt_partial: dict[tuple[tuple[int, ...], int, int], int] = {}
             ops += len(partial) * len(opts)
             for (upd, shift, parts), w in partial.items():
                 for val, sh, pa, sign in opts:
@@ -276,7 +300,9 @@ def count_by_blocker(
     return _by_blocker(sources, need, deadline or NEVER, work_limit)
 
 
-def _blocker_order(sources, need):
+def _blocker_order(
+    sources: Sequence[Shaped], need: Mapping[str, int]
+) -> tuple[list[tuple[str, int, bool, bool]], list[frozenset[tuple[int, int]]], dict[str, list[int]]]:
     """The blockers in elimination order, as (name, class, first of its class, last of its class), the classes
     (blockers named by exactly the same gated routes: only whether *all* of a class end lethal matters) with the
     gated routes naming them, and each blocker's owners (the sources that assign to it)."""
@@ -288,7 +314,7 @@ def _blocker_order(sources, need):
         for g, gate in enumerate(gates):
             for name in gate:
                 naming[name].add((s, g))
-    classes: dict[frozenset, list[str]] = {}
+    classes: dict[frozenset[tuple[int, int]], list[str]] = {}
     for name in sorted(need, key=lambda x: (owners[x][0], x)):
         classes.setdefault(frozenset(naming[name]), []).append(name)
     cls = list(classes.items())
@@ -296,14 +322,14 @@ def _blocker_order(sources, need):
     return order, [key for key, _ in cls], owners
 
 
-def _spreads(c: int, budget: int, cache: dict) -> tuple:
+def _spreads(c: int, budget: int, cache: SpreadCache) -> tuple[tuple[tuple[int, ...], int, int], ...]:
     """The ways to add at most ``budget`` damage to ``c`` sources in the same state: nonincreasing tuples of
     increments, with their sum and the number of distinct orderings (c! / product of the repeats' factorials)."""
     key = (c, budget)
     out = cache.get(key)
     if out is not None:
         return out
-    found = []
+    found: list[tuple[tuple[int, ...], int, int]] = []
     stack: list[tuple[tuple[int, ...], int]] = [((), budget)]
     while stack:
         prefix, left = stack.pop()
@@ -325,7 +351,183 @@ def _spreads(c: int, budget: int, cache: dict) -> tuple:
     return out
 
 
-def _by_blocker(sources, need, deadline: Deadline, work_limit: int) -> int | None:
+@dataclass(frozen=True)
+class _Sweep:
+    """What :func:`_by_blocker` fixes before its first blocker: the blockers in order (:func:`_blocker_order`),
+    the classes' gated routes, each blocker's owners, each source's last blocker step and kind (sources equal in
+    damage, deathtouch, blockers and routes share one), the sources with a shared blocker (``live``), and the
+    product of the closed forms of the others (``total``)."""
+
+    order: list[tuple[str, int, bool, bool]]
+    classes: list[frozenset[tuple[int, int]]]
+    owners: dict[str, list[int]]
+    last: dict[int, int]
+    kind: list[int]
+    live: list[int]
+    total: int
+
+
+def _sweep(sources: Sequence[Shaped], need: Mapping[str, int]) -> _Sweep:
+    """The order, classes, owners and kinds of :func:`_by_blocker`; a source with no shared blocker is counted at
+    once by its own closed form."""
+    order, classes, owners = _blocker_order(sources, need)
+    last: dict[int, int] = {}
+    for step, (name, _, _, _) in enumerate(order):
+        for s in owners[name]:
+            last[s] = step
+    kinds: dict[Shaped, int] = {}
+    kind = [kinds.setdefault(src, len(kinds)) for src in sources]
+    total = 1
+    live = []
+    for s, (D, _, _, free, gates) in enumerate(sources):
+        if s in last:
+            live.append(s)
+        else:  # no shared blocker: its own closed form
+            total *= compositions(D, free + len(gates))
+    return _Sweep(order, classes, owners, last, kind, live, total)
+
+
+@dataclass(frozen=True)
+class _Runs:
+    """One blocker's owners among the live sources: ``all_pos``, the positions of all of them; ``runs``, per kind
+    of owner that may give it damage while it stays short (702.2c: not deathtouch ones), their positions and their
+    damage; ``sort_runs``, the runs of more than one (interchangeable: kept sorted)."""
+
+    all_pos: list[int]
+    runs: list[tuple[list[int], int]]
+    sort_runs: list[list[int]]
+
+
+def _runs(
+    sweep: _Sweep, sources: Sequence[Shaped], live: list[int], name: str, cap: int, work_limit: int
+) -> _Runs | None:
+    """The owners of blocker ``name`` by kind (see :class:`_Runs`); None when one kind has too many ways to spread
+    the short damage (``cap`` at most) for ``work_limit``."""
+    where = {s: p for p, s in enumerate(live)}
+    runs_by_kind: dict[int, list[int]] = {}
+    for s in sweep.owners[name]:
+        runs_by_kind.setdefault(sweep.kind[s], []).append(where[s])
+    runs = [(ps, sources[live[ps[0]]][0]) for ps in runs_by_kind.values() if not sources[live[ps[0]]][1]]
+    for ps, _ in runs:
+        if comb(cap + len(ps), len(ps)) > work_limit:
+            return None  # too many ways to spread the short damage: leave it to another method
+    sort_runs = [ps for ps, _ in runs if len(ps) > 1]
+    return _Runs([where[s] for s in sweep.owners[name]], runs, sort_runs)
+
+
+def _read_blocker(
+    states: BlockerStates, runs: _Runs, cap: int, fi: int, spreads: SpreadCache, budget: list[int], deadline: Deadline
+) -> BlockerStates | None:
+    """Every state with the blocker read: *unbounded* (+1, one more free part for each owner) or *bounded* (-1, its
+    owners' short damage spread in every way that keeps it below its need, ``cap`` at most; the class's flag may
+    stand). ``budget``: [work so far, work limit]; None past the limit."""
+    all_pos, sort_runs = runs.all_pos, runs.sort_runs
+    new: BlockerStates = {}
+    get = new.get
+    work, work_limit = budget
+    for n, ((ss, fl), w) in enumerate(states.items()):
+        if not n & 255:
+            deadline.check()
+        row = list(ss)
+        for p in all_pos:  # unbounded: +1
+            row[p] += U_ONE
+        key = (tuple(row), fl)
+        new[key] = get(key, 0) + w
+        f2 = fl if fl[fi] != 1 else fl[:fi] + (2,) + fl[fi + 1 :]  # a bounded blocker: the flag may stand
+        partial = [(ss, cap, -w)]  # bounded: -1
+        for ps, D in runs.runs:
+            bins: dict[int, list[int]] = {}
+            for p in ps:
+                bins.setdefault(ss[p], []).append(p)
+            for code, bp in bins.items():
+                room = D - (code & M_MASK)
+                options = _spreads(len(bp), cap, spreads)
+                nxt = []
+                for t, b, c in partial:
+                    for inc, used, mult in options:
+                        if used > b or inc[0] > room:
+                            continue
+                        if used:
+                            row = list(t)
+                            for p, x in zip(bp, inc):
+                                row[p] = code + x
+                            nxt.append((tuple(row), b - used, c * mult))
+                        else:
+                            nxt.append((t, b, c))
+                partial = nxt
+        work += len(partial) + 1
+        if work > work_limit:
+            return None
+        for t, b, c in partial:
+            if sort_runs and b != cap:
+                t = _sorted_runs(t, sort_runs)
+            key = (t, f2)
+            new[key] = get(key, 0) + c
+    budget[0] = work
+    return new
+
+
+def _close_class(states: BlockerStates, marks: list[tuple[int, int]], fi: int) -> BlockerStates:
+    """The class at flag position ``fi`` read: a flag without a bounded blocker is no term; a flag that stands
+    forbids its gated routes (``marks``: a source's position and the route's bit); the flag leaves the state."""
+    done: BlockerStates = {}
+    for (ss, fl), w in states.items():
+        f = fl[fi]
+        if f == 1 or not w:
+            continue
+        if f == 2:
+            row = list(ss)
+            for p, bit in marks:
+                row[p] |= bit
+            ss = tuple(row)
+        key = (ss, fl[:fi] + fl[fi + 1 :])
+        done[key] = done.get(key, 0) + w
+    return done
+
+
+def _finish(
+    states: BlockerStates, sources: Sequence[Shaped], live: list[int], finishing: list[int], keep: list[int]
+) -> BlockerStates:
+    """The sources at positions ``finishing`` after their last blocker: each state's weight times each one's split
+    of the rest of its damage over its unbounded blockers, free routes and allowed gated routes (a composition
+    count, memoised on its code); the state keeps the positions ``keep``."""
+    memos: list[dict[int, int]] = [{} for _ in finishing]
+    info = [(p, sources[live[p]], memo) for p, memo in zip(finishing, memos)]
+    done: BlockerStates = {}
+    for (ss, fl), w in states.items():
+        for p, (D, _, _, free, gates), memo in info:
+            code = ss[p]
+            f = memo.get(code)
+            if f is None:
+                parts = (code >> M_BITS & M_MASK) + free + len(gates) - bin(code >> DIS_SHIFT).count("1")
+                f = memo[code] = compositions(D - (code & M_MASK), parts)
+            w *= f
+            if not w:
+                break
+        if w:
+            key = (tuple([ss[p] for p in keep]), fl)
+            done[key] = done.get(key, 0) + w
+    return done
+
+
+def _canonical(states: BlockerStates, live: list[int], kind: list[int]) -> BlockerStates:
+    """The states with interchangeable sources' codes sorted (one representative), zero weights dropped."""
+    groups: dict[int, list[int]] = {}
+    for p, s in enumerate(live):
+        groups.setdefault(kind[s], []).append(p)
+    multi = [g for g in groups.values() if len(g) > 1]
+    canon: BlockerStates = {}
+    for (ss, fl), w in states.items():
+        if not w:
+            continue
+        if multi:
+            ss = _sorted_runs(ss, multi)
+        key = (ss, fl)
+        canon[key] = canon.get(key, 0) + w
+    return {k: w for k, w in canon.items() if w}
+
+
+def _by_blocker(sources: Sequence[Shaped], need: Mapping[str, int], deadline: Deadline, work_limit: int) -> int | None:
     """One blocker at a time. A legal assignment needs, per blocker, "not asked, or lethal" (510.1e: every source's
     damage counts towards it; 702.2c: or one point from a deathtouch source). Per class C of blockers named by the
     same gated routes, ``[not asked(C) or all of C lethal] = sum over W in C of (-1)^|W| [W short]`` plus, for W not
@@ -338,144 +540,51 @@ def _by_blocker(sources, need, deadline: Deadline, work_limit: int) -> int | Non
     the flags of the classes being read. A source is finished after its last blocker: its split of the rest of its
     damage over its unbounded blockers, free routes and allowed gated routes is a composition count. Sources with the
     same damage, deathtouch, blockers and routes are interchangeable: their codes are kept sorted (a multiset), and
-    equal codes take increments as nonincreasing tuples times the number of their orderings."""
-    order, classes, owners = _blocker_order(sources, need)
-    last: dict[int, int] = {}
-    for step, (name, _, _, _) in enumerate(order):
-        for s in owners[name]:
-            last[s] = step
-    kinds: dict[tuple, int] = {}
-    kind = [kinds.setdefault(src, len(kinds)) for src in sources]
-    total = 1
-    live = []
-    for s, (D, _, _, free, gates) in enumerate(sources):
-        if s in last:
-            live.append(s)
-        else:  # no shared blocker: its own closed form
-            total *= compositions(D, free + len(gates))
-    states: dict[tuple, int] = {(tuple(0 for _ in live), ()): 1}
+    equal codes take increments as nonincreasing tuples times the number of their orderings.
+
+    The steps per blocker: its owners by kind (:func:`_runs`), the class opened (each state with its flag 0 or 1,
+    the latter negated), the blocker read (:func:`_read_blocker`), the class closed (:func:`_close_class`), the
+    sources whose last blocker it was finished (:func:`_finish`), the states made canonical (:func:`_canonical`)."""
+    sweep = _sweep(sources, need)
+    live = sweep.live
+    states: BlockerStates = {(tuple(0 for _ in live), ()): 1}
     open_classes: list[int] = []
-    spreads: dict = {}
-    work = 0
-    for step, (name, ci, first, closes) in enumerate(order):
+    spreads: SpreadCache = {}
+    budget = [0, work_limit]
+    for step, (name, ci, first, closes) in enumerate(sweep.order):
         deadline.check()
-        where = {s: p for p, s in enumerate(live)}
         cap = need[name] - 1
-        runs_by_kind: dict[int, list[int]] = {}
-        for s in owners[name]:
-            runs_by_kind.setdefault(kind[s], []).append(where[s])
-        # the owners that may give the blocker damage while it stays short (702.2c: not deathtouch ones), by kind
-        runs = [(ps, sources[live[ps[0]]][0]) for ps in runs_by_kind.values() if not sources[live[ps[0]]][1]]
-        for ps, _ in runs:
-            if comb(cap + len(ps), len(ps)) > work_limit:
-                return None  # too many ways to spread the short damage: leave it to another method
-        sort_runs = [ps for ps, _ in runs if len(ps) > 1]
-        all_pos = [where[s] for s in owners[name]]
+        runs = _runs(sweep, sources, live, name, cap, work_limit)
+        if runs is None:
+            return None
         if first:
             open_classes.append(ci)
             states = {(ss, fl + (f,)): (w if f == 0 else -w) for (ss, fl), w in states.items() for f in (0, 1)}
         fi = open_classes.index(ci)
-        new: dict[tuple, int] = {}
-        get = new.get
-        for n, ((ss, fl), w) in enumerate(states.items()):
-            if not n & 255:
-                deadline.check()
-            row = list(ss)
-            for p in all_pos:  # unbounded: +1
-                row[p] += U_ONE
-            key = (tuple(row), fl)
-            new[key] = get(key, 0) + w
-            f2 = fl if fl[fi] != 1 else fl[:fi] + (2,) + fl[fi + 1 :]  # a bounded blocker: the flag may stand
-            partial = [(ss, cap, -w)]  # bounded: -1
-            for ps, D in runs:
-                bins: dict[int, list[int]] = {}
-                for p in ps:
-                    bins.setdefault(ss[p], []).append(p)
-                for code, bp in bins.items():
-                    room = D - (code & M_MASK)
-                    options = _spreads(len(bp), cap, spreads)
-                    nxt = []
-                    for t, b, c in partial:
-                        for inc, used, mult in options:
-                            if used > b or inc[0] > room:
-                                continue
-                            if used:
-                                row = list(t)
-                                for p, x in zip(bp, inc):
-                                    row[p] = code + x
-                                nxt.append((tuple(row), b - used, c * mult))
-                            else:
-                                nxt.append((t, b, c))
-                    partial = nxt
-            work += len(partial) + 1
-            if work > work_limit:
-                return None
-            for t, b, c in partial:
-                if sort_runs and b != cap:
-                    t = _sorted_runs(t, sort_runs)
-                key = (t, f2)
-                new[key] = get(key, 0) + c
-        states = new
-        if closes:  # the class is read: a flag without a bounded blocker is no term; a flag forbids its routes
-            marks = [(where[s], 1 << (DIS_SHIFT + g)) for s, g in classes[ci]]
-            done: dict[tuple, int] = {}
-            for (ss, fl), w in states.items():
-                f = fl[fi]
-                if f == 1 or not w:
-                    continue
-                if f == 2:
-                    row = list(ss)
-                    for p, bit in marks:
-                        row[p] |= bit
-                    ss = tuple(row)
-                key = (ss, fl[:fi] + fl[fi + 1 :])
-                done[key] = done.get(key, 0) + w
-            states = done
-            open_classes.remove(ci)
-        finishing = [p for p, s in enumerate(live) if last[s] == step]
-        if finishing:
-            keep = [p for p, s in enumerate(live) if last[s] != step]
-            memos: list[dict[int, int]] = [{} for _ in finishing]
-            info = [(p, sources[live[p]], memo) for p, memo in zip(finishing, memos)]
-            done = {}
-            for (ss, fl), w in states.items():
-                for p, (D, _, _, free, gates), memo in info:
-                    code = ss[p]
-                    f = memo.get(code)
-                    if f is None:
-                        parts = (code >> M_BITS & M_MASK) + free + len(gates) - bin(code >> DIS_SHIFT).count("1")
-                        f = memo[code] = compositions(D - (code & M_MASK), parts)
-                    w *= f
-                    if not w:
-                        break
-                if w:
-                    key = (tuple([ss[p] for p in keep]), fl)
-                    done[key] = done.get(key, 0) + w
-            states = done
-            live = [live[p] for p in keep]
-        groups: dict[int, list[int]] = {}
-        for p, s in enumerate(live):
-            groups.setdefault(kind[s], []).append(p)
-        multi = [g for g in groups.values() if len(g) > 1]
-        canon: dict[tuple, int] = {}
-        for (ss, fl), w in states.items():
-            if not w:
-                continue
-            if multi:
-                ss = _sorted_runs(ss, multi)
-            key = (ss, fl)
-            canon[key] = canon.get(key, 0) + w
-        states = {k: w for k, w in canon.items() if w}
-        work += len(states)
-        if work > work_limit:
+        read = _read_blocker(states, runs, cap, fi, spreads, budget, deadline)
+        if read is None:
             return None
-    return total * sum(states.values())
+        states = read
+        if closes:  # the class is read: a flag without a bounded blocker is no term; a flag forbids its routes
+            where = {s: p for p, s in enumerate(live)}
+            states = _close_class(states, [(where[s], 1 << (DIS_SHIFT + g)) for s, g in sweep.classes[ci]], fi)
+            open_classes.remove(ci)
+        finishing = [p for p, s in enumerate(live) if sweep.last[s] == step]
+        if finishing:
+            keep = [p for p, s in enumerate(live) if sweep.last[s] != step]
+            states = _finish(states, sources, live, finishing, keep)
+            live = [live[p] for p in keep]
+        states = _canonical(states, live, sweep.kind)
+        budget[0] += len(states)
+        if budget[0] > work_limit:
+            return None
+    return sweep.total * sum(states.values())
 
 
 # -- choosing the method ---------------------------------------------------------------------------------------
 
 
-def _source_cost(order, need) -> int:
+def _source_cost(order: Sequence[Shaped], need: Mapping[str, int]) -> int:
     """A rough cost of :func:`_by_source` in this order: per source, the frontier's possible entries times the
     source's possible moves (each of its blockers: exact, lethal or short)."""
     users: dict[str, int] = {}
@@ -499,7 +608,7 @@ def _source_cost(order, need) -> int:
     return cost
 
 
-def _blocker_cost(sources, need) -> int:
+def _blocker_cost(sources: Sequence[Shaped], need: Mapping[str, int]) -> int:
     """A rough cost of :func:`_by_blocker`: per blocker, the possible states (per kind of source not finished, the
     multisets of their damage to bounded blockers: at most the blockers' short totals, at most their power) times
     the ways to spread the blocker's short damage over its owners."""
@@ -508,7 +617,7 @@ def _blocker_cost(sources, need) -> int:
     for step, (name, _, _, _) in enumerate(order):
         for s in owners[name]:
             last[s] = step
-    kinds: dict[tuple, list[int]] = {}
+    kinds: dict[Shaped, list[int]] = {}
     for s, src in enumerate(sources):
         kinds.setdefault(src, []).append(s)
     short = [0] * len(sources)
@@ -559,7 +668,7 @@ def count_shared(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
     return None
 
 
-def _sorted_runs(entries: tuple, runs) -> tuple:
+def _sorted_runs(entries: tuple[int, ...], runs: Sequence[Sequence[int]]) -> tuple[int, ...]:
     """``entries`` with the values at each run of positions (interchangeable attackers) sorted: one canonical
     representative of the states that differ only by which of them is which."""
     row = list(entries)

@@ -19,27 +19,28 @@ from __future__ import annotations
 import atexit
 import queue
 import threading
-from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ortools.sat.python import cp_model
 
 from ..limits import NEVER, Deadline, LimitReached, check_interrupt, register_search
-from ..rules import DamagePlan
+from ..rules import DamagePlan, Gate, Route
 from . import EFFECTS
-from .effects import listed_effects
+from .effects import Effects, listed_effects
 
 
 @dataclass
 class BuiltModel:
+    """A plan's legal assignments as a CP-SAT model (:func:`build_model`) and the variables callers read."""
+
     model: cp_model.CpModel
     columns: tuple[tuple[int, str], ...]
-    x: list  # IntVar per column, same order
-    var: dict  # (source index, recipient) -> IntVar
-    lethal: dict  # blocker -> BoolVar (or True)
-    loyal: dict  # planeswalker -> BoolVar (or True)
+    x: list[Any]  # IntVar per column, same order
+    var: dict[tuple[int, str], Any]  # (source index, recipient) -> IntVar
+    lethal: dict[str, Any]  # blocker -> BoolVar (or True)
+    loyal: dict[str, Any]  # planeswalker -> BoolVar (or True)
 
 
 class LeanCpModel(cp_model.CpModel):
@@ -55,15 +56,41 @@ def build_model(
 ) -> BuiltModel:
     """CP-SAT model of the plan's legal assignments (of one component, or of every active source).
 
-    ``model``: an empty model to build into (default: a new ``cp_model.CpModel()``).
+    ``model``: an empty model to build into (default: a new ``cp_model.CpModel()``). In named steps: the amounts
+    (:func:`_amounts`), each source's total (:func:`_totals`, 510.1a, with its as-though-unblocked way), a literal
+    per gated blocker (:func:`_lethal_literals`) and planeswalker (:func:`_loyal_literals`), and the gates
+    (:func:`_gates`).
     """
     component = plan.active if component is None else tuple(component)
     m = cp_model.CpModel() if model is None else model
     columns = plan.component_columns(component)
+    var = _amounts(m, plan, columns)
+    way = _totals(m, plan, component, var)
+    incoming: dict[str, list[tuple[int, Any]]] = {}
+    for (i, r), v in var.items():
+        incoming.setdefault(r, []).append((i, v))
+    gated_blockers = {b for i in component for r, _ in _gated_routes(plan, way, i) for b in _gate(r).lethal}
+    gated_walkers = {p for i in component for r, _ in _gated_routes(plan, way, i) for p in _gate(r).loyalty}
+    lethal = _lethal_literals(m, plan, gated_blockers, incoming)
+    loyal = _loyal_literals(m, plan, gated_walkers, incoming)
+    _gates(m, plan, component, var, way, lethal, loyal)
+    return BuiltModel(m, columns, [var[c] for c in columns], var, lethal, loyal)
+
+
+def _amounts(m: cp_model.CpModel, plan: DamagePlan, columns: Sequence[tuple[int, str]]) -> dict[tuple[int, str], Any]:
+    """One integer variable per column: the amount the source assigns to the recipient, 0 to its damage."""
     var = {}
     for i, r in columns:
         src = plan.sources[i]
         var[i, r] = m.new_int_var(0, src.max_damage, f"x[{src.source},{r}]")
+    return var
+
+
+def _totals(
+    m: cp_model.CpModel, plan: DamagePlan, component: Sequence[int], var: Mapping[tuple[int, str], Any]
+) -> dict[int, Any]:
+    """Each source assigns all its damage (510.1a); a source that may assign as though it weren't blocked has two
+    ways, legal if either is, and a boolean for the way it uses (returned: option source -> BoolVar)."""
     way: dict[int, Any] = {}  # option source -> BoolVar "assigns as though it weren't blocked"
     for i in component:
         src = plan.sources[i]
@@ -90,24 +117,32 @@ def build_model(
                 m.add(sum(only_normal) >= 1).only_enforce_if(~u)
             else:
                 m.add(u == 1)
+    return way
 
-    incoming: dict[str, list] = {}
-    for (i, r), v in var.items():
-        incoming.setdefault(r, []).append((i, v))
 
-    def gated_routes(i):
-        src = plan.sources[i]
-        ways = [(src.routes, ~way[i] if i in way else None)]
-        if src.unblocked is not None:
-            ways.append((src.unblocked.routes, way[i]))
-        for routes, when in ways:
-            for r in routes:
-                if r.gate is not None:
-                    yield r, when
+def _gate(route: Route) -> Gate:
+    """The gate of a route known to be gated."""
+    assert route.gate is not None
+    return route.gate
 
-    gated_blockers = {b for i in component for r, _ in gated_routes(i) for b in r.gate.lethal}
-    gated_walkers = {p for i in component for r, _ in gated_routes(i) for p in r.gate.loyalty}
 
+def _gated_routes(plan: DamagePlan, way: Mapping[int, Any], i: int) -> Iterator[tuple[Route, Any]]:
+    """Source ``i``'s gated routes, each with the literal of the way it belongs to (None: the source has one way)."""
+    src = plan.sources[i]
+    ways = [(src.routes, ~way[i] if i in way else None)]
+    if src.unblocked is not None:
+        ways.append((src.unblocked.routes, way[i]))
+    for routes, when in ways:
+        for r in routes:
+            if r.gate is not None:
+                yield r, when
+
+
+def _lethal_literals(
+    m: cp_model.CpModel, plan: DamagePlan, gated_blockers: set[str], incoming: Mapping[str, list[tuple[int, Any]]]
+) -> dict[str, Any]:
+    """Per gated blocker, True (already lethal) or a literal tied both ways to lethal damage: its total reaches
+    its need (702.19b), or a deathtouch source gives it any (702.2c)."""
     lethal: dict[str, Any] = {}  # True (already lethal) or a CP-SAT literal
     for b in sorted(gated_blockers):  # 702.19b, 702.2c
         need = plan.lethal_need[b]
@@ -133,7 +168,14 @@ def build_model(
         lb = m.new_bool_var(f"lethal[{b}]")
         m.add_max_equality(lb, reasons)
         lethal[b] = lb
+    return lethal
 
+
+def _loyal_literals(
+    m: cp_model.CpModel, plan: DamagePlan, gated_walkers: set[str], incoming: Mapping[str, list[tuple[int, Any]]]
+) -> dict[str, Any]:
+    """Per gated planeswalker, True (no loyalty needed) or a literal tied both ways to its total reaching its
+    loyalty (702.19c)."""
     loyal: dict[str, Any] = {}  # True (no loyalty needed) or a CP-SAT literal
     for p in sorted(gated_walkers):  # 702.19c
         need = plan.loyalty_need[p]
@@ -149,29 +191,41 @@ def build_model(
         else:
             m.add(yp == 0)
         loyal[p] = yp
+    return loyal
 
+
+def _gates(
+    m: cp_model.CpModel,
+    plan: DamagePlan,
+    component: Sequence[int],
+    var: Mapping[tuple[int, str], Any],
+    way: Mapping[int, Any],
+    lethal: Mapping[str, Any],
+    loyal: Mapping[str, Any],
+) -> None:
+    """Every gated route assigns 0 unless each of its gate's literals is true (in the way it belongs to)."""
     for i in component:
-        for r, when in gated_routes(i):
-            conds = [lethal[b] for b in r.gate.lethal] + [loyal[p] for p in r.gate.loyalty]
+        for r, when in _gated_routes(plan, way, i):
+            conds = [lethal[b] for b in _gate(r).lethal] + [loyal[p] for p in _gate(r).loyalty]
             for c in conds:
                 if c is True:
                     continue
                 m.add(var[i, r.recipient] == 0).only_enforce_if([~c] if when is None else [~c, when])
-    return BuiltModel(m, columns, [var[c] for c in columns], var, lethal, loyal)
 
 
 class TrampleSolver(cp_model.CpSolver):
     """A CpSolver made by :func:`new_solver`: registered so that an interrupt stops its search, and refusing to
     start a search once the process is interrupted."""
 
-    def solve(self, model, solution_callback=None):
+    def solve(self, model: cp_model.CpModel, solution_callback: cp_model.CpSolverSolutionCallback | None = None) -> Any:
+        """CpSolver.solve, refused once the process is interrupted; its status."""
         check_interrupt()
         status = super().solve(model, solution_callback)
         check_interrupt()  # stopped by an interrupt: its answer is not an answer
         return status
 
 
-def new_solver(listing: bool = False, **params) -> cp_model.CpSolver:
+def new_solver(listing: bool = False, **params: Any) -> cp_model.CpSolver:
     """THE place where every CP-SAT solver of trample is made (tests/cli/test_interrupts.py checks that no other code
     creates one).
 
@@ -207,7 +261,7 @@ class _Counter(cp_model.CpSolverSolutionCallback):
         self.deadline = deadline
         self.stopped = False
 
-    def on_solution_callback(self):
+    def on_solution_callback(self) -> None:
         self.n += 1
         if self.deadline and not self.n & 1023 and self.deadline.expired():
             self.stopped = True
@@ -215,12 +269,14 @@ class _Counter(cp_model.CpSolverSolutionCallback):
 
 
 _DONE = object()
+#: A stream whose search thread may be running: (stop event, solver, queue, thread).
+Live = tuple[threading.Event, cp_model.CpSolver, queue.Queue[Any], threading.Thread]
 
 
 class _Streamer(cp_model.CpSolverSolutionCallback):
     """Hands solutions to a consumer thread in chunks through a bounded queue; stops when told."""
 
-    def __init__(self, xs, q: queue.Queue, stop: threading.Event, chunk: int = 512):
+    def __init__(self, xs: list[Any], q: queue.Queue[Any], stop: threading.Event, chunk: int = 512):
         super().__init__()
         self.xs = xs
         self.q = q
@@ -229,7 +285,7 @@ class _Streamer(cp_model.CpSolverSolutionCallback):
         self.max_chunk = chunk
         self.buf: list[tuple[int, ...]] = []
 
-    def on_solution_callback(self):
+    def on_solution_callback(self) -> None:
         if self.stop.is_set():
             self.stop_search()
             return
@@ -238,7 +294,7 @@ class _Streamer(cp_model.CpSolverSolutionCallback):
             self.flush()
             self.chunk = min(self.max_chunk, 2 * self.chunk)
 
-    def flush(self):
+    def flush(self) -> None:
         buf, self.buf = self.buf, []
         while buf and not self.stop.is_set():
             try:
@@ -273,15 +329,22 @@ class CpSatEngine:
         built = build_model(plan, component)
         yield from stream_solutions(built.model, built.x, deadline=deadline)
 
-    def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter:
+    def effects(
+        self,
+        plan: DamagePlan,
+        component: Sequence[int],
+        caps: Mapping[str, int],
+        deathtouch: Sequence[bool],
+        deadline: Deadline | None = None,
+    ) -> Effects:
         """EFFECTS, the reference: by listing the component's assignments."""
         return listed_effects(plan, component, self, caps, deathtouch, deadline or NEVER)
 
 
-_LIVE: set = set()  # (stop event, solver, queue, thread) of every stream whose search thread may be running
+_LIVE: set[Live] = set()  # (stop event, solver, queue, thread) of every stream whose search thread may be running
 
 
-def _halt(live) -> None:
+def _halt(live: Live) -> None:
     """Stop a stream's search (even one between solutions) and wait for its thread."""
     stop, solver, q, t = live
     stop.set()
@@ -300,7 +363,7 @@ def _halt_live_streams() -> None:
         _LIVE.discard(live)
 
 
-def _drain(q: queue.Queue) -> None:
+def _drain(q: queue.Queue[Any]) -> None:
     try:
         while True:
             q.get_nowait()
@@ -315,7 +378,7 @@ def _limit(solver: cp_model.CpSolver, deadline: Deadline) -> None:
         solver.parameters.max_time_in_seconds = max(left, 1e-3)
 
 
-def _expect_complete(solver, status, deadline: Deadline | None = None) -> None:
+def _expect_complete(solver: cp_model.CpSolver, status: Any, deadline: Deadline | None = None) -> None:
     if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
         if deadline and status in (cp_model.FEASIBLE, cp_model.UNKNOWN):  # stopped at its time limit
             raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
@@ -323,7 +386,10 @@ def _expect_complete(solver, status, deadline: Deadline | None = None) -> None:
 
 
 def stream_solutions(
-    model: cp_model.CpModel, xs, solver: cp_model.CpSolver | None = None, deadline: Deadline | None = None
+    model: cp_model.CpModel,
+    xs: Sequence[Any],
+    solver: cp_model.CpSolver | None = None,
+    deadline: Deadline | None = None,
 ) -> Iterator[tuple[int, ...]]:
     """Every solution of ``model`` as a tuple of the values of ``xs``, streamed from a worker thread.
 
@@ -342,12 +408,12 @@ def stream_solutions(
         elif status != cp_model.INFEASIBLE:
             _expect_complete(solver, status, deadline)
         return
-    q: queue.Queue = queue.Queue(maxsize=8)
+    q: queue.Queue[Any] = queue.Queue(maxsize=8)
     stop = threading.Event()
     cb = _Streamer(list(xs), q, stop)
-    outcome: dict = {}
+    outcome: dict[str, Any] = {}
 
-    def run():
+    def run() -> None:
         try:
             outcome["status"] = solver.solve(model, cb)
             cb.flush()

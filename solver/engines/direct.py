@@ -50,8 +50,7 @@ table. Memory stays flat whatever the count. :func:`plan_blocks` streams the pro
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from itertools import accumulate, product
 from math import comb
@@ -59,13 +58,14 @@ from operator import add
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..limits import NEVER, Deadline, LimitReached
 from ..models import FormatError
-from ..rules import DamagePlan, Gate, Route
-from . import BLOCKS, EFFECTS, PROGRAMME
+from ..rules import DamagePlan, Gate, Route, SourcePlan
+from . import BLOCKS, EFFECTS, PROGRAMME, Programme
 from .by_source import compositions
-from .effects import effect_counts, listed_effects
+from .effects import Effects, effect_counts, listed_effects
 from .elimination import count_component
 from .ordered import SourceProgramme, TooWide
 
@@ -83,6 +83,22 @@ STATE_LIMIT = 200_000  # frontier states (summed over columns) beyond which enum
 WORK_LIMIT = 5 * STATE_LIMIT  # transitions examined (forward pass) beyond which enumeration is left to CP-SAT
 CELL_LIMIT = 1 << 23  # table cells (states x remainders) beyond which enumeration is left to CP-SAT
 
+#: A frontier: per resource ``c*2 + R``, ``FREE`` or ``UNSAT`` (see the module).
+Frontier = tuple[int, ...]
+#: One state's transitions at a column: (k, the state after 0, after 1..k-1, after k and more); -1 = dead.
+Transition = tuple[int, int, list[int], int]
+#: Rows of amounts (a block of legal vectors, or prefixes), of the block's integer type.
+IntMatrix = npt.NDArray[np.integer[Any]]
+#: numpy's argument for an integer type (None: the smallest that holds the amounts).
+DTypeLike = npt.DTypeLike | None
+#: :meth:`ComponentDP._tables`: per position, which (state, remainder) have completions; per column, the state
+#: each (state, value) leads to.
+NumpyTables = tuple[list[npt.NDArray[np.bool_]], list[npt.NDArray[np.int64]]]
+#: :meth:`ComponentDP._suffix_tables`: (s, every completion of columns s.., each key's offset and length).
+SuffixTables = tuple[int, IntMatrix, npt.NDArray[np.int64], npt.NDArray[np.int64]]
+#: A chunk of prefixes: (rows, states, remainders, whether row 0 is on the path to the first row wanted).
+Prefixes = tuple[IntMatrix, npt.NDArray[np.int64], npt.NDArray[np.int64], bool]
+
 
 class ComponentDP:
     """The counting programme of one component; also ranks, unranks and enumerates in lexicographic order."""
@@ -96,19 +112,36 @@ class ComponentDP:
     ):
         """``state_limit``: raise :class:`_TooBig` as soon as the programme is seen to outgrow what enumeration
         handles (frontier states, transitions or table cells; see :meth:`DirectEngine.supports`).
-        ``deadline``: raise :class:`~trample.limits.LimitReached` when it passes (checked all along)."""
+        ``deadline``: raise :class:`~trample.limits.LimitReached` when it passes (checked all along).
+
+        In steps: the columns (:meth:`_read_columns`), what canonicalisation looks at (:meth:`_canon_tables`), the
+        states forwards (:meth:`_forward`) and the counts backwards (:meth:`_backward`)."""
         self.plan = plan
         self.component = tuple(component)
         cols = plan.component_columns(self.component)
         self.columns = cols
         self.P = P = len(cols)
-        srcs = plan.sources
+        self._read_columns()
+        self._canon_tables()
+        deadline = deadline or NEVER
+        self._forward(state_limit, deadline)
+        if state_limit is not None:
+            cells = sum(len(self.states[p]) * (self.col_damage[p] + 1) for p in range(P))
+            if cells > CELL_LIMIT:
+                raise _TooBig(cells)
+        self._backward(deadline)
+        self._np: NumpyTables | None = None  # numpy tables for enumeration, built on demand
+        self._suffix: SuffixTables | None = None
 
-        # -- the columns -----------------------------------------------------------------------------
+    def _read_columns(self) -> None:
+        """Per column: its source's damage, whether it is the source's first or last, the resource it feeds (-1:
+        none), whether a deathtouch point is lethal there, and the resources its gate names; the resources (gated
+        blockers and planeswalkers with a positive need) and their needs."""
+        plan, cols, P = self.plan, self.columns, self.P
+        srcs = plan.sources
         self.col_damage = [srcs[i].damage for i, _ in cols]
         self.col_last = [p == P - 1 or cols[p + 1][0] != cols[p][0] for p in range(P)]
         self.col_first = [p == 0 or cols[p - 1][0] != cols[p][0] for p in range(P)]
-
         need: dict[str, int] = {}
         for i in self.component:
             for r in srcs[i].routes:
@@ -119,11 +152,9 @@ class ComponentDP:
         self.resources = sorted(need)
         self.res_index = {name: k for k, name in enumerate(self.resources)}
         self.need = [need[name] for name in self.resources]
-        K = len(self.resources)
-
-        self.col_res = []
-        self.col_dt = []
-        self.col_gate = []
+        self.col_res: list[int] = []
+        self.col_dt: list[bool] = []
+        self.col_gate: list[tuple[int, ...]] = []
         for i, rec in cols:
             route = srcs[i].route(rec)
             assert route is not None  # every column is one of its source's routes
@@ -140,6 +171,12 @@ class ComponentDP:
                 )
             self.col_gate.append(gate)
 
+    def _canon_tables(self) -> None:
+        """What canonicalisation has to look at when position q is reached (after columns 0..q-1): the resources
+        whose last contribution / last gate reference was column q-1 (frontiers are canonical before, and a column
+        changes only the entries of its gate and of its recipient), and the groups of resources whose totals are
+        final and that every later gate names together (only their conjunction matters)."""
+        P, K = self.P, len(self.resources)
         last_contrib = [-1] * K
         last_ref = [-1] * K
         refs: list[list[int]] = [[] for _ in range(K)]
@@ -149,34 +186,21 @@ class ComponentDP:
             for k in self.col_gate[p]:
                 last_ref[k] = p
                 refs[k].append(p)
-        # What canonicalisation has to look at when position q is reached (after columns 0..q-1): the
-        # resources whose last contribution / last gate reference was column q-1 (frontiers are canonical
-        # before, and a column changes only the entries of its gate and of its recipient).
         self._cd = [[k for k in range(K) if last_contrib[k] == q - 1] for q in range(P + 1)]
         self._rd = [
             sorted({k for k in range(K) if last_ref[k] == q - 1} | {k for k in self._cd[q] if last_ref[k] < q})
             for q in range(P + 1)
         ]
-        self._groups = []
+        self._groups: list[list[list[int]]] = []
         for q in range(P + 1):
-            sig: dict[tuple, list[int]] = {}
+            sig: dict[tuple[int, ...], list[int]] = {}
             for k in range(K):
                 if last_contrib[k] < q <= last_ref[k]:
                     sig.setdefault(tuple(refs[k][bisect_left(refs[k], q) :]), []).append(k)
             self._groups.append([g for g in sig.values() if len(g) > 1])
 
-        deadline = deadline or NEVER
-        self._forward(state_limit, deadline)
-        if state_limit is not None:
-            cells = sum(len(self.states[p]) * (self.col_damage[p] + 1) for p in range(P))
-            if cells > CELL_LIMIT:
-                raise _TooBig(cells)
-        self._backward(deadline)
-        self._np: tuple[list, list] | None = None  # numpy tables for enumeration, built on demand
-        self._suffix: tuple | None = None
-
     # -- the frontier ------------------------------------------------------------------------------
-    def _canon(self, q: int, e: list) -> tuple | None:
+    def _canon(self, q: int, e: list[int]) -> Frontier | None:
         """The canonical frontier at position q, or None when the branch is dead (a 702.19b/c gate fails)."""
         for k in self._cd[q]:
             x = e[k]
@@ -195,73 +219,83 @@ class ComponentDP:
                     e[k] = FREE
         return tuple(e)
 
-    def _forward(self, state_limit, deadline):
+    def _forward(self, state_limit: int | None, deadline: Deadline) -> None:
+        """The frontier states reachable forwards, column by column (:meth:`_column`); :class:`_TooBig` past
+        ``state_limit``."""
         P = self.P
         start = self._canon(0, [0] * len(self.resources))
-        self.states: list[list[tuple]] = [[] for _ in range(P + 1)]
-        self.index: list[dict] = [{} for _ in range(P + 1)]
+        self.states: list[list[Frontier]] = [[] for _ in range(P + 1)]
+        self.index: list[dict[Frontier, int]] = [{} for _ in range(P + 1)]
         # per column, per state: (k, out0, mids, sat); outcome indices into states[p+1], -1 = dead
-        self.trans: list[list[tuple]] = [[] for _ in range(P)]
+        self.trans: list[list[Transition]] = [[] for _ in range(P)]
         if start is not None:
             self.states[0].append(start)
             self.index[0][start] = 0
         total = work = 1
         for p in range(P):
-            nxt_states, nxt_index = self.states[p + 1], self.index[p + 1]
-
-            def intern(st, nxt_index=nxt_index, nxt_states=nxt_states):
-                if st is None:
-                    return -1
-                j = nxt_index.get(st)
-                if j is None:
-                    j = nxt_index[st] = len(nxt_states)
-                    nxt_states.append(st)
-                return j
-
-            D = self.col_damage[p]
-            gate, r, dt = self.col_gate[p], self.col_res[p], self.col_dt[p]
-            for n, F in enumerate(self.states[p]):
-                if not n & 255:
-                    deadline.check()
-                    if state_limit is not None and (total + len(nxt_states) > state_limit or work > WORK_LIMIT):
-                        raise _TooBig(total + len(nxt_states))
-                out0 = intern(self._canon(p + 1, list(F)))
-                e = list(F)
-                dead = False
-                for k in gate:  # 702.19b/c: damage here needs every gated resource to end lethal/loyal
-                    x = e[k]
-                    if x == UNSAT:
-                        dead = True
-                        break
-                    if x >= 0:
-                        e[k] = x | 1
-                mids = []
-                if dead:
-                    kk, sat = 1, -1
-                elif r < 0 or e[r] == FREE:
-                    kk, sat = 1, intern(self._canon(p + 1, e))
-                else:
-                    x = e[r]
-                    c, R = x >> 1, x & 1
-                    kk = 1 if dt else self.need[r] - c
-                    work += min(kk, D + 1)
-                    if kk > 4096:
-                        deadline.check()
-                        if state_limit is not None and work > WORK_LIMIT:
-                            raise _TooBig(total + len(nxt_states))
-                    for v in range(1, min(kk, D + 1)):
-                        e2 = list(e)
-                        e2[r] = ((c + v) << 1) | R
-                        mids.append(intern(self._canon(p + 1, e2)))
-                    e[r] = FREE
-                    sat = intern(self._canon(p + 1, e))
-                self.trans[p].append((kk, out0, mids, sat))
-            total += len(nxt_states)
+            work = self._column(p, state_limit, deadline, total, work)
+            total += len(self.states[p + 1])
             if state_limit is not None and total > state_limit:
                 raise _TooBig(total)
         self.n_states = total
 
-    def _backward(self, deadline):
+    def _column(self, p: int, state_limit: int | None, deadline: Deadline, total: int, work: int) -> int:
+        """Column p's transitions from each of its states: the state after 0, after each value below what makes its
+        resource lethal / loyal (``mids``), and after any value from there on (``sat``); damage on a gated route
+        sets the flag of every gated resource still short (702.19b/c) and is dead when one is already final and
+        short. Returns the work counted so far (transitions examined)."""
+        nxt_states, nxt_index = self.states[p + 1], self.index[p + 1]
+
+        def intern(st: Frontier | None) -> int:
+            if st is None:
+                return -1
+            j = nxt_index.get(st)
+            if j is None:
+                j = nxt_index[st] = len(nxt_states)
+                nxt_states.append(st)
+            return j
+
+        D = self.col_damage[p]
+        gate, r, dt = self.col_gate[p], self.col_res[p], self.col_dt[p]
+        for n, F in enumerate(self.states[p]):
+            if not n & 255:
+                deadline.check()
+                if state_limit is not None and (total + len(nxt_states) > state_limit or work > WORK_LIMIT):
+                    raise _TooBig(total + len(nxt_states))
+            out0 = intern(self._canon(p + 1, list(F)))
+            e = list(F)
+            dead = False
+            for k in gate:  # 702.19b/c: damage here needs every gated resource to end lethal/loyal
+                x = e[k]
+                if x == UNSAT:
+                    dead = True
+                    break
+                if x >= 0:
+                    e[k] = x | 1
+            mids = []
+            if dead:
+                kk, sat = 1, -1
+            elif r < 0 or e[r] == FREE:
+                kk, sat = 1, intern(self._canon(p + 1, e))
+            else:
+                x = e[r]
+                c, R = x >> 1, x & 1
+                kk = 1 if dt else self.need[r] - c
+                work += min(kk, D + 1)
+                if kk > 4096:
+                    deadline.check()
+                    if state_limit is not None and work > WORK_LIMIT:
+                        raise _TooBig(total + len(nxt_states))
+                for v in range(1, min(kk, D + 1)):
+                    e2 = list(e)
+                    e2[r] = ((c + v) << 1) | R
+                    mids.append(intern(self._canon(p + 1, e2)))
+                e[r] = FREE
+                sat = intern(self._canon(p + 1, e))
+            self.trans[p].append((kk, out0, mids, sat))
+        return work
+
+    def _backward(self, deadline: Deadline) -> None:
         P = self.P
         check = deadline.check if deadline else None
         g: list[list[list[int]]] = [[] for _ in range(P + 1)]
@@ -393,7 +427,7 @@ class ComponentDP:
         return idx
 
     # -- enumeration in numpy blocks -----------------------------------------------------------------
-    def _tables(self):
+    def _tables(self) -> NumpyTables:
         """Per column: outcome state for (state, v) and, per next state, whether it has completions."""
         if self._np is not None:
             return self._np
@@ -420,7 +454,9 @@ class ComponentDP:
         self._np = (pos, outs)
         return self._np
 
-    def _step(self, p: int, mat: np.ndarray, js: np.ndarray, rems: np.ndarray):
+    def _step(
+        self, p: int, mat: IntMatrix, js: npt.NDArray[np.int64], rems: npt.NDArray[np.int64]
+    ) -> tuple[IntMatrix, npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.intp]]:
         """Extend every row by every value of column p that has completions, values increasing.
 
         Returns (mat, js, rems, parent): rows stay grouped by their parent row, in order, so lexicographic
@@ -469,7 +505,7 @@ class ComponentDP:
             best = q
         return best
 
-    def _suffix_tables(self, dtype):
+    def _suffix_tables(self, dtype: np.dtype[Any]) -> SuffixTables:
         """(s, table, off, ln): every completion of columns s.. for every (state, remainder) key at s, built
         once, level by level from the end (a key's rows are, for each value v in increasing order, v followed
         by the rows of the key v leads to); key (j, rem) owns rows off[j, rem] .. off[j, rem] + ln[j, rem].
@@ -531,28 +567,38 @@ class ComponentDP:
         return self._suffix
 
     def blocks(
-        self, rows: int = BLOCK_ROWS, dtype=None, deadline: Deadline | None = None, start: int = 0
-    ) -> Iterator[np.ndarray]:
+        self, rows: int = BLOCK_ROWS, dtype: DTypeLike = None, deadline: Deadline | None = None, start: int = 0
+    ) -> Iterator[IntMatrix]:
         """Every legal vector exactly once, in lexicographic order, as int matrices of at most ``rows`` rows
         (exactly ``rows`` except at the ends of chunks). ``deadline``: checked between blocks (LimitReached).
 
         ``start``: begin at that index of the order (the rows before it are never built: the prefixes on the path
-        to ``unrank(start)`` are cut below its values, and its completion table entered at its suffix's rank)."""
+        to ``unrank(start)`` are cut below its values, and its completion table entered at its suffix's rank).
+
+        In steps: the prefixes, depth-first (:meth:`_prefixes`), each glued to its table of completions
+        (:meth:`_glue`)."""
         deadline = deadline or NEVER
         if self.total == 0 or not 0 <= start < self.total:
             return
         first = self.unrank(start) if start else None
-        dtype = np.dtype(dtype or dtype_for(max(self.col_damage, default=0)))
-        P = self.P
-        if P == 0:
-            yield np.zeros((1, 0), dtype=dtype)
+        dt = np.dtype(dtype or dtype_for(max(self.col_damage, default=0)))
+        if self.P == 0:
+            yield np.zeros((1, 0), dtype=dt)
             return
         rows = max(1, int(rows))
-        s, table, off, ln = self._suffix_tables(dtype)
-        # Depth-first over the prefixes (columns 0..s-1), one bounded chunk per level: a level's chunk is
-        # extended a slice of rows at a time, and the slice's children are finished before the next slice is
-        # taken. Memory is at most s chunks of `chunk` rows whatever the board (a chain of shared
-        # blockers held a million-row chunk per level, gigabytes for one line).
+        suffix = self._suffix_tables(dt)
+        for prefix in self._prefixes(suffix[0], first, dt, deadline):
+            yield from self._glue(prefix, suffix, first, rows, dt, deadline)
+
+    def _prefixes(
+        self, s: int, first: tuple[int, ...] | None, dtype: np.dtype[Any], deadline: Deadline
+    ) -> Iterator[Prefixes]:
+        """The prefixes (columns 0..s-1) in lexicographic order, in chunks: (rows, states, remainders, whether row 0
+        is on the path to ``first``). Depth-first, one bounded chunk per level: a level's chunk is extended a slice
+        of rows at a time, and the slice's children are finished before the next slice is taken. Memory is at most
+        s chunks of `chunk` rows whatever the board (a chain of shared blockers held a million-row chunk per level,
+        gigabytes for one line)."""
+        P = self.P
         chunk = max(1 << 8, min(EXPAND_CELLS, PREFIX_BYTES // (max(1, s) * (P * dtype.itemsize + 16))))
         stack: list[list[Any]] = [
             [
@@ -585,34 +631,60 @@ class ComponentDP:
                     stack.append([p + 1, mat, js, rems, 0, tight])
                 continue
             stack.pop()
-            # glue each prefix to its table of completions, in windows of `rows` output rows
-            starts, lengths = off[js, rems], ln[js, rems]
-            if tight:  # the path to `first`: enter its table at the rank of first's suffix
-                assert first is not None
-                skip = self._suffix_rank(s, int(js[0]), int(rems[0]), first)
-                starts, lengths = starts.copy(), lengths.copy()
-                starts[0] += skip
-                lengths[0] -= skip
-            ends = np.cumsum(lengths)
-            begins = ends - lengths
-            total = int(ends[-1]) if len(ends) else 0
-            if total >= GLUE_SLICES * len(js):  # long runs: plain slice copies
-                for block in self._glue_slices(mat, s, starts, lengths, table, rows, dtype):
-                    yield block
-                    deadline.check()
-                continue
-            for a in range(0, total, rows):
-                if a:
-                    deadline.check()
-                b = min(total, a + rows)
-                at = np.arange(a, b)
-                who = np.searchsorted(ends, at, side="right")
-                block = np.empty((b - a, P), dtype=dtype)
-                block[:, :s] = mat[who, :s]
-                block[:, s:] = table[starts[who] + (at - begins[who])]
-                yield block
+            yield mat, js, rems, tight
 
-    def _glue_slices(self, mat, s, starts, lengths, table, rows, dtype):
+    def _glue(
+        self,
+        prefix: Prefixes,
+        suffix: SuffixTables,
+        first: tuple[int, ...] | None,
+        rows: int,
+        dtype: np.dtype[Any],
+        deadline: Deadline,
+    ) -> Iterator[IntMatrix]:
+        """Each prefix of a chunk glued to its table of completions, in windows of ``rows`` output rows (by slice
+        copies when the runs are long); on the path to ``first``, its table is entered at the rank of first's
+        suffix."""
+        mat, js, rems, tight = prefix
+        s, table, off, ln = suffix
+        P = self.P
+        starts, lengths = off[js, rems], ln[js, rems]
+        if tight:  # the path to `first`: enter its table at the rank of first's suffix
+            assert first is not None
+            skip = self._suffix_rank(s, int(js[0]), int(rems[0]), first)
+            starts, lengths = starts.copy(), lengths.copy()
+            starts[0] += skip
+            lengths[0] -= skip
+        ends = np.cumsum(lengths)
+        begins = ends - lengths
+        total = int(ends[-1]) if len(ends) else 0
+        if total >= GLUE_SLICES * len(js):  # long runs: plain slice copies
+            for block in self._glue_slices(mat, s, starts, lengths, table, rows, dtype):
+                yield block
+                deadline.check()
+            return
+        for a in range(0, total, rows):
+            if a:
+                deadline.check()
+            b = min(total, a + rows)
+            at = np.arange(a, b)
+            who = np.searchsorted(ends, at, side="right")
+            block = np.empty((b - a, P), dtype=dtype)
+            block[:, :s] = mat[who, :s]
+            block[:, s:] = table[starts[who] + (at - begins[who])]
+            yield block
+
+    def _glue_slices(
+        self,
+        mat: IntMatrix,
+        s: int,
+        starts: npt.NDArray[np.int64],
+        lengths: npt.NDArray[np.int64],
+        table: IntMatrix,
+        rows: int,
+        dtype: np.dtype[Any],
+    ) -> Iterator[IntMatrix]:
+        """Prefixes glued to long runs of their completions by slice copies, in blocks of ``rows`` rows."""
         P = self.P
         block = np.empty((rows, P), dtype=dtype)
         fill = 0
@@ -639,7 +711,7 @@ class _TooBig(Exception):
 _CHUNK = 1 << 15  # the slice of a programme row added between two looks at the deadline
 
 
-def _add_into(row: list, at: int, src: list, n: int, check) -> None:
+def _add_into(row: list[int], at: int, src: list[int], n: int, check: Callable[[], None] | None) -> None:
     """``row[at + i] += src[i]`` for ``i < n``, in slices with a look at the deadline between them (a row of a
     million big counts takes a good part of a second to add)."""
     n = min(n, len(src))
@@ -650,9 +722,9 @@ def _add_into(row: list, at: int, src: list, n: int, check) -> None:
             check()
 
 
-def _prefix_sums(src: list, n: int, check) -> list:
+def _prefix_sums(src: list[int], n: int, check: Callable[[], None] | None) -> list[int]:
     """The first ``n`` prefix sums of ``src``, in slices with a look at the deadline between them."""
-    out: list = []
+    out: list[int] = []
     carry = 0
     for i in range(0, min(n, len(src)), _CHUNK):
         part = list(accumulate(src[i : min(n, i + _CHUNK)], initial=carry))[1:]
@@ -663,7 +735,8 @@ def _prefix_sums(src: list, n: int, check) -> list:
     return out
 
 
-def dtype_for(max_amount: int):
+def dtype_for(max_amount: int) -> type[np.signedinteger[Any]]:
+    """The smallest numpy integer type that holds ``max_amount``."""
     for dt in (np.int8, np.int16, np.int32):
         if max_amount <= np.iinfo(dt).max:
             return dt
@@ -689,8 +762,9 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
     """The count of a one-source component by a formula, or None when its shape has none here.
 
     Shapes: no gates (510.1b/c/d: stars and bars); blockers then one route gated by lethal on all of them
-    (702.19b, 702.19e); blockers then the attacked planeswalker (702.19b) and its controller (702.19c); an
-    unblocked trampler over planeswalkers (702.19c).
+    (702.19b, 702.19e: :func:`_over_blockers`); blockers then the attacked planeswalker (702.19b) and its controller
+    (702.19c: :func:`_over_blockers_and_walker`); an unblocked trampler over planeswalkers (702.19c:
+    :func:`_over_walker`).
     """
     if len(component) != 1:
         return None
@@ -699,73 +773,86 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
     gated = [r for r in routes if r.gate is not None]
     if not gated:
         return compositions(D, len(routes))
-
-    def eff(blockers) -> int | None:
-        total = 0
-        for b in blockers:
-            n = plan.lethal_need.get(b)
-            if n is None:
-                return None
-            total += (1 if src.deathtouch else n) if n > 0 else 0
-        return total
-
     free = [r for r in routes if r.gate is None]
     names = [r.recipient for r in free]
     if len(gated) == 1 and routes[-1] is gated[0] and not _gate(gated[0]).loyalty:
-        g = gated[0]
-        if (
-            sorted(_gate(g).lethal) != sorted(names)
-            or len(set(names)) != len(names)
-            or g.recipient in names
-            or g.recipient in plan.loyalty_need
-            or g.recipient in plan.lethal_need
-        ):
-            return None
-        S, k = eff(names), len(names)
-        if S is None:
-            return None
-        # everything on the blockers, or every blocker lethal and t >= 1 over the top (hockey stick)
-        return compositions(D, k) + (_c(D - S - 1 + k, k) if D - S >= 1 else 0)
+        return _over_blockers(plan, src, gated[0], names)
     if len(gated) == 2 and routes[-2:] == tuple(gated) and len(free) == len(routes) - 2:
-        t, ctl = gated
-        if (
-            sorted(_gate(t).lethal) != sorted(names)
-            or _gate(t).loyalty
-            or sorted(_gate(ctl).lethal) != sorted(names)
-            or tuple(_gate(ctl).loyalty) != (t.recipient,)
-            or len(set(names)) != len(names)
-            or not names
-        ):
-            return None
-        if (
-            t.recipient not in plan.loyalty_need
-            or ctl.recipient in plan.lethal_need
-            or ctl.recipient in plan.loyalty_need
-        ):
-            return None
-        S, k, L = eff(names), len(names), plan.loyalty_need[t.recipient]
-        if S is None:
-            return None
-        M = D - S
-        total = compositions(D, k)
-        if M >= 1:
-            total += _c(M - 1 + k, k)  # controller 0, attacked planeswalker >= 1
-        if M - L - 1 >= 0:
-            total += _c(M - L + k, k + 1)  # controller >= 1 after the loyalty (702.19c)
-        return total
+        return _over_blockers_and_walker(plan, src, gated[0], gated[1], names)
     if len(routes) == 2 and routes[0].gate is None and routes[1].gate is not None:
-        t, ctl = routes
-        if (
-            _gate(ctl).lethal
-            or tuple(_gate(ctl).loyalty) != (t.recipient,)
-            or t.recipient not in plan.loyalty_need
-            or ctl.recipient in plan.loyalty_need
-            or ctl.recipient in plan.lethal_need
-        ):
-            return None
-        L = plan.loyalty_need[t.recipient]
-        return 1 + max(0, D - L)  # all to the planeswalker, or its loyalty met and 1.. to its controller
+        return _over_walker(plan, src)
     return None
+
+
+def _lethal_sum(plan: DamagePlan, src: SourcePlan, blockers: Sequence[str]) -> int | None:
+    """The damage that makes every one of ``blockers`` lethal (702.19b; 1 each from a deathtouch source, 702.2c),
+    or None when one of them has no lethal need."""
+    total = 0
+    for b in blockers:
+        n = plan.lethal_need.get(b)
+        if n is None:
+            return None
+        total += (1 if src.deathtouch else n) if n > 0 else 0
+    return total
+
+
+def _over_blockers(plan: DamagePlan, src: SourcePlan, g: Route, names: list[str]) -> int | None:
+    """Blockers, then one route gated by lethal damage on all of them (702.19b, 702.19e)."""
+    D = src.damage
+    if (
+        sorted(_gate(g).lethal) != sorted(names)
+        or len(set(names)) != len(names)
+        or g.recipient in names
+        or g.recipient in plan.loyalty_need
+        or g.recipient in plan.lethal_need
+    ):
+        return None
+    S, k = _lethal_sum(plan, src, names), len(names)
+    if S is None:
+        return None
+    # everything on the blockers, or every blocker lethal and t >= 1 over the top (hockey stick)
+    return compositions(D, k) + (_c(D - S - 1 + k, k) if D - S >= 1 else 0)
+
+
+def _over_blockers_and_walker(plan: DamagePlan, src: SourcePlan, t: Route, ctl: Route, names: list[str]) -> int | None:
+    """Blockers, then the attacked planeswalker ``t`` (702.19b) and its controller ``ctl`` (702.19c)."""
+    if (
+        sorted(_gate(t).lethal) != sorted(names)
+        or _gate(t).loyalty
+        or sorted(_gate(ctl).lethal) != sorted(names)
+        or tuple(_gate(ctl).loyalty) != (t.recipient,)
+        or len(set(names)) != len(names)
+        or not names
+    ):
+        return None
+    if t.recipient not in plan.loyalty_need or ctl.recipient in plan.lethal_need or ctl.recipient in plan.loyalty_need:
+        return None
+    D = src.damage
+    S, k, L = _lethal_sum(plan, src, names), len(names), plan.loyalty_need[t.recipient]
+    if S is None:
+        return None
+    M = D - S
+    total = compositions(D, k)
+    if M >= 1:
+        total += _c(M - 1 + k, k)  # controller 0, attacked planeswalker >= 1
+    if M - L - 1 >= 0:
+        total += _c(M - L + k, k + 1)  # controller >= 1 after the loyalty (702.19c)
+    return total
+
+
+def _over_walker(plan: DamagePlan, src: SourcePlan) -> int | None:
+    """An unblocked trampler attacking a planeswalker: the planeswalker, then its controller (702.19c)."""
+    t, ctl = src.routes
+    if (
+        _gate(ctl).lethal
+        or tuple(_gate(ctl).loyalty) != (t.recipient,)
+        or t.recipient not in plan.loyalty_need
+        or ctl.recipient in plan.loyalty_need
+        or ctl.recipient in plan.lethal_need
+    ):
+        return None
+    L = plan.loyalty_need[t.recipient]
+    return 1 + max(0, src.damage - L)  # all to the planeswalker, or its loyalty met and 1.. to its controller
 
 
 # ---------------------------------------------------------------------------------------------
@@ -776,12 +863,12 @@ def closed_form_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
 def plan_blocks(
     plan: DamagePlan,
     rows: int = BLOCK_ROWS,
-    dtype=None,
+    dtype: DTypeLike = None,
     cache_rows: int = PRODUCT_CACHE_ROWS,
     deadline: Deadline | None = None,
     start: int = 0,
     stop: int | None = None,
-) -> Iterator[np.ndarray]:
+) -> Iterator[IntMatrix]:
     """Every legal assignment of the plan as rows over ``plan.columns``, in the canonical order (the product of
     the components' lexicographic orders, first component slowest), in blocks of at most ``rows`` rows.
 
@@ -813,7 +900,9 @@ def plan_blocks(
         deadline.check()
 
 
-def _product(dps, rows, dtype, cache_rows, start: int = 0) -> Iterator[np.ndarray]:
+def _product(
+    dps: Sequence[ComponentDP], rows: int, dtype: np.dtype[Any], cache_rows: int, start: int = 0
+) -> Iterator[IntMatrix]:
     """The product of the components' orders (first slowest), iteratively: no recursion, whatever the number of
     components (a thousand independent attackers).
 
@@ -884,12 +973,13 @@ def _product(dps, rows, dtype, cache_rows, start: int = 0) -> Iterator[np.ndarra
             return
 
 
-def _rows(dp, rows, dtype, start: int = 0) -> Iterator[np.ndarray]:
+def _rows(dp: ComponentDP, rows: int, dtype: np.dtype[Any], start: int = 0) -> Iterator[IntMatrix]:
+    """The rows of one component's order, one at a time, from index ``start``."""
     for block in dp.blocks(rows, dtype, start=start):
         yield from block
 
 
-def _materialise(dps, size, dtype) -> np.ndarray:
+def _materialise(dps: Sequence[ComponentDP], size: int, dtype: np.dtype[Any]) -> IntMatrix:
     """Every row of the product of small components (``size`` rows in all), in order, as one matrix."""
     width = sum(dp.P for dp in dps)
     out = np.empty((size, width), dtype=dtype)
@@ -923,7 +1013,9 @@ def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
 COLUMN_TRIAL = 3.0  # seconds the column programme may take to build before ranking goes source by source (0: never)
 
 
-def index_programme(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None):
+def index_programme(
+    plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
+) -> ComponentDP | SourceProgramme:
     """The (cached) programme that ranks and unranks one component in the canonical order (see
     :meth:`DirectEngine.programme`); a column programme already built is used as it is."""
     refuse_options(plan, component)
@@ -1010,7 +1102,9 @@ class DirectEngine:
             n = closed_form_count(plan, component)
             if n is not None:
                 return n
-            dp = plan.cache.of("direct").get(tuple(component)) or plan.cache.of("direct-ordered").get(tuple(component))
+            dp: Programme | None = plan.cache.of("direct").get(tuple(component)) or plan.cache.of("direct-ordered").get(
+                tuple(component)
+            )
             if dp is not None:
                 return dp.count()
         return count_component(plan, component, deadline)
@@ -1024,7 +1118,9 @@ class DirectEngine:
         for block in component_dp(plan, component, deadline).blocks(deadline=deadline):
             yield from map(tuple, block.tolist())
 
-    def _iterate_ways(self, plan: DamagePlan, component: Sequence[int], deadline) -> Iterator[tuple[int, ...]]:
+    def _iterate_ways(
+        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None
+    ) -> Iterator[tuple[int, ...]]:
         """Each way of each option source in turn (unblocked first: with every option source unblocked, the first
         line comes at once); a normal-way vector that gives the blockers nothing is left to the unblocked way (the
         two share exactly those, when their totals are equal), filtered in numpy a block at a time."""
@@ -1059,7 +1155,14 @@ class DirectEngine:
                     yield from map(tuple, out[a : a + rows].tolist())
                     rows = min(BLOCK_ROWS, rows * 4)
 
-    def effects(self, plan: DamagePlan, component: Sequence[int], caps, deathtouch, deadline=None) -> Counter:
+    def effects(
+        self,
+        plan: DamagePlan,
+        component: Sequence[int],
+        caps: Mapping[str, int],
+        deathtouch: Sequence[bool],
+        deadline: Deadline | None = None,
+    ) -> Effects:
         """EFFECTS: counted without listing (:func:`~trample.engines.effects.effect_counts`); past its state
         limit, by listing with this engine."""
         deadline = deadline or NEVER
@@ -1071,14 +1174,16 @@ class DirectEngine:
         plan: DamagePlan,
         component: Sequence[int],
         rows: int = BLOCK_ROWS,
-        dtype=None,
+        dtype: DTypeLike = None,
         deadline: Deadline | None = None,
-    ):
+    ) -> Iterator[IntMatrix]:
         """The component's legal vectors in lexicographic order, as numpy blocks."""
         return component_dp(plan, component, deadline).blocks(rows, dtype, deadline)
 
     # -- PROGRAMME ---------------------------------------------------------------------------------
-    def programme(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None):
+    def programme(
+        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
+    ) -> ComponentDP | SourceProgramme:
         """The (cached) counting programme of one component: count, rank, unrank (trample.indexing), in the
         canonical order: a lone source's column programme (a bit per gate; unrank in microseconds), else the
         source-at-a-time programme on the elimination tables (:mod:`~trample.engines.ordered`)."""
@@ -1089,16 +1194,16 @@ class DirectEngine:
         self,
         plan: DamagePlan,
         rows: int = BLOCK_ROWS,
-        dtype=None,
+        dtype: DTypeLike = None,
         deadline: Deadline | None = None,
         start: int = 0,
         stop: int | None = None,
-    ):
+    ) -> Iterator[IntMatrix]:
         """Every legal assignment of the plan, in the canonical order, as integer matrices (the npy writer);
         ``start``/``stop``: only canonical indices start <= i < stop (a shard)."""
         return plan_blocks(plan, rows=rows, dtype=dtype, deadline=deadline, start=start, stop=stop)
 
     @staticmethod
-    def dtype_for(max_amount: int):
+    def dtype_for(max_amount: int) -> type[np.signedinteger[Any]]:
         """The smallest numpy integer type that holds ``max_amount``."""
         return dtype_for(max_amount)

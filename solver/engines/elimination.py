@@ -33,28 +33,46 @@ operations.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from math import prod
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..limits import NEVER, Deadline
-from ..rules import DamagePlan, SourcePlan
+from ..rules import DamagePlan, Route, SourcePlan
 from .by_source import compositions, count_shared
 
 SAT = -1  # no constraint left: the need is met, or nothing will ask about it any more
 UNSAT = -2  # its total is final and short: no gate naming it may be used
 CHECK_EVERY = 1 << 12  # operations between two looks at the clock
 
+#: A table as a dict: resource states over its scope -> count.
+Rows = dict[tuple[int, ...], int]
+#: Rows of resource states (or their mixed-radix codes), int64.
+Keys = npt.NDArray[np.int64]
+#: Counts: int64 while they provably fit, Python integers (dtype object) past it.
+Weights = npt.NDArray[Any]
+#: A table as :func:`_order` plans with it: (members, scope, estimated size).
+Sim = tuple[frozenset[int], frozenset[str], int]
 
-def route_states(start: Sequence[int], shift: int, parts: int, options, D: int, budget=None) -> dict[tuple, int]:
+
+def route_states(
+    start: Sequence[int],
+    shift: int,
+    parts: int,
+    options: Sequence[tuple[int, Sequence[tuple[int, int, int]]]],
+    D: int,
+    budget: Budget | None = None,
+) -> dict[tuple[tuple[int, ...], int, int], int]:
     """One source's routes to shared recipients, taken in turn: ``{(state, shift, parts): ways}`` after them.
     ``options`` lists (scope position, [(value, shift, parts)]) per route; a total shift over ``D`` is dropped.
     The source's step of the counting programme and of the rank programme (engines/ordered.py) alike."""
-    partial: dict[tuple, int] = {(tuple(start), shift, parts): 1}
+    partial: dict[tuple[tuple[int, ...], int, int], int] = {(tuple(start), shift, parts): 1}
     for pos, opts in options:
-        nxt: dict[tuple, int] = {}
+        nxt: dict[tuple[tuple[int, ...], int, int], int] = {}
         if budget is not None:
             budget.spend(len(partial) * len(opts))
         for (state, sh, pa), w in partial.items():
@@ -126,28 +144,29 @@ class Graph:
         self.touchers = {x: self.contributors[x] | self.askers[x] for x in need}
 
 
-def gate_names(route, need) -> tuple[str, ...]:
+def gate_names(route: Route, need: Mapping[str, int]) -> tuple[str, ...]:
+    """The resources (of ``need``) that the route's gate names, sorted."""
     if route.gate is None:
         return ()
     return tuple(sorted({x for x in (*route.gate.lethal, *route.gate.loyalty) if x in need}))
 
 
-def _source_table(g: Graph, i: int, scope: tuple[str, ...], budget: Budget) -> dict[tuple, int]:
+def _source_table(g: Graph, i: int, scope: tuple[str, ...], budget: Budget) -> Rows:
     """Source ``i``'s table over ``scope`` (the resources it shares): the signed sum of its ways' tables."""
-    table: dict[tuple, int] = {}
+    table: Rows = {}
     for sign, src in g.ways[i]:
         for key, w in way_table(g, src, scope, budget).items():
             table[key] = table.get(key, 0) + sign * w
     return {k: w for k, w in table.items() if w}
 
 
-def way_table(g: Graph, src: SourcePlan, scope: tuple[str, ...], budget: Budget) -> dict[tuple, int]:
+def way_table(g: Graph, src: SourcePlan, scope: tuple[str, ...], budget: Budget) -> Rows:
     """The splits of one way of a source, by the states of the shared resources they lead to."""
     need, plan = g.need, g.plan
     at = {x: k for k, x in enumerate(scope)}
     D = src.damage
     gated = [r for r in src.routes if gate_names(r, need)]
-    out: dict[tuple, int] = {}
+    out: Rows = {}
     for mask in range(1 << len(gated)):
         budget.spend(1)
         positive = {gated[b].recipient for b in range(len(gated)) if mask >> b & 1}
@@ -201,11 +220,11 @@ class _Table:
 
     __slots__ = ("members", "scope", "keys", "w")
 
-    def __init__(self, members: frozenset[int], scope: tuple[str, ...], keys: np.ndarray, w: np.ndarray):
+    def __init__(self, members: frozenset[int], scope: tuple[str, ...], keys: Keys, w: Weights):
         self.members, self.scope, self.keys, self.w = members, scope, keys, w
 
     @classmethod
-    def of(cls, members: frozenset[int], scope: tuple[str, ...], rows: dict[tuple, int]) -> _Table:
+    def of(cls, members: frozenset[int], scope: tuple[str, ...], rows: Rows) -> _Table:
         keys = np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope))
         return cls(members, scope, keys, _weights(list(rows.values())))
 
@@ -213,7 +232,7 @@ class _Table:
         return int(sum(self.w.tolist()))
 
 
-def _weights(values: list[int]) -> np.ndarray:
+def _weights(values: list[int]) -> Weights:
     if all(-INT64_SAFE < v < INT64_SAFE for v in values):
         return np.array(values, dtype=np.int64)
     out = np.empty(len(values), dtype=object)
@@ -221,11 +240,11 @@ def _weights(values: list[int]) -> np.ndarray:
     return out
 
 
-def largest_weight(w: np.ndarray) -> int:
+def largest_weight(w: Weights) -> int:
     if not len(w):
         return 0
     if w.dtype == object:
-        return max(abs(v) for v in w.tolist())
+        return int(max(abs(v) for v in w.tolist()))
     return int(np.abs(w).max())
 
 
@@ -271,7 +290,7 @@ def _add(a: int, b: int, n: int) -> int:
     return SAT if c >= n else (c << 1) | ((a | b) & 1)
 
 
-def sum_table(g: Graph, x: str, members: frozenset[int], ua: np.ndarray, ub: np.ndarray) -> np.ndarray:
+def sum_table(g: Graph, x: str, members: frozenset[int], ua: Keys, ub: Keys) -> Keys:
     """:func:`_add` then :func:`_settle` for every pair of the states ``ua`` (of one table) and ``ub`` (of the
     other) of ``x``, as a matrix (numpy: a blocker that needs 5 000 has 10 000 states)."""
     n = g.need[x]
@@ -295,7 +314,7 @@ def sum_table(g: Graph, x: str, members: frozenset[int], ua: np.ndarray, ub: np.
     return t
 
 
-def _reduce(keys: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _reduce(keys: Keys, w: Weights) -> tuple[Keys, Weights]:
     """Equal rows of ``keys`` merged, their counts added; zero counts dropped."""
     n, width = keys.shape
     if n == 0:
@@ -327,7 +346,7 @@ def _reduce(keys: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys, w
 
 
-def _codes(keys: np.ndarray, radix: list[int]) -> np.ndarray:
+def _codes(keys: Keys, radix: list[int]) -> Keys:
     """Rows of states (each shifted by 2: UNSAT -> 0) as one mixed-radix integer each."""
     code = np.zeros(len(keys), dtype=np.int64)
     for k, r in enumerate(radix):
@@ -335,20 +354,33 @@ def _codes(keys: np.ndarray, radix: list[int]) -> np.ndarray:
     return code
 
 
-def _uncodes(code: np.ndarray, radix: list[int]) -> np.ndarray:
+def _uncodes(code: Keys, radix: list[int]) -> Keys:
     keys = np.empty((len(code), len(radix)), dtype=np.int64)
     for k in range(len(radix) - 1, -1, -1):
         code, keys[:, k] = np.divmod(code, radix[k])
     return keys - 2
 
 
-def _join(g: Graph, A: _Table, B: _Table, budget: Budget) -> _Table:
-    """The table of A's and B's members together (the states of their shared resources added and settled).
+@dataclass(frozen=True)
+class _JoinKey:
+    """How :func:`_join` codes a pair of entries: the result's ``scope`` and ``radix`` (``size``: their product),
+    each side's own part of the code per entry (``ca``, ``cb``), and per shared resource the table of sums indexed
+    by each side's entries (``combos``: (sums, A's index, B's index); a dead sum is ``DEAD_CODE``)."""
 
-    Every pair of entries is combined at once by broadcasting (in slices of A's rows): the result's key is a
-    mixed-radix integer, each shared resource's part read from a small table of sums (a dead sum is a large negative
-    number, so that the whole key is negative), the counts of equal keys added."""
-    members = A.members | B.members
+    scope: tuple[str, ...]
+    radix: list[int]
+    size: int
+    ca: Keys
+    cb: Keys
+    combos: list[tuple[Keys, npt.NDArray[np.intp], npt.NDArray[np.intp]]]
+
+
+DEAD_CODE = -(1 << 61)  # the code of a pair whose sum breaks a gate: negative, and far from overflowing
+
+
+def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinKey:
+    """The mixed-radix code of the pairs of A's and B's entries (see :class:`_JoinKey`): A's own resources, then
+    B's, then the shared ones that stay; :class:`_Over` when the code would not fit in an int64."""
     b_at = {x: k for k, x in enumerate(B.scope)}
     shared = [x for x in A.scope if x in b_at]
     a_only = [k for k, x in enumerate(A.scope) if x not in b_at]
@@ -363,7 +395,6 @@ def _join(g: Graph, A: _Table, B: _Table, budget: Budget) -> _Table:
     for x, r in zip(reversed(scope), reversed(radix)):
         mult[x] = m
         m *= r
-    size = m
     # the parts of the key that come from one side only
     ca = np.zeros(len(A.w), dtype=np.int64)
     for k in a_only:
@@ -371,23 +402,45 @@ def _join(g: Graph, A: _Table, B: _Table, budget: Budget) -> _Table:
     cb = np.zeros(len(B.w), dtype=np.int64)
     for k in b_only:
         cb += (B.keys[:, k] + 2) * mult[B.scope[k]]
-    dead = -(1 << 61)
     combos = []
     for x in shared:
         ua, xa = np.unique(A.keys[:, A.scope.index(x)], return_inverse=True)
         ub, xb = np.unique(B.keys[:, b_at[x]], return_inverse=True)
         t = sum_table(g, x, members, ua, ub)
-        t = np.where(t == DEAD, dead, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
+        t = np.where(t == DEAD, DEAD_CODE, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
         combos.append((t, xa.reshape(-1), xb.reshape(-1)))
+    return _JoinKey(scope, radix, m, ca, cb, combos)
+
+
+def _merged(parts_c: list[Keys], parts_w: list[Weights]) -> tuple[Keys, Weights]:
+    """Sorted (code, weight) parts as one: equal codes' weights added."""
+    c2, w2 = np.concatenate(parts_c), np.concatenate(parts_w)
+    order = np.argsort(c2, kind="stable")
+    c2 = c2[order]
+    starts = np.flatnonzero(np.r_[True, c2[1:] != c2[:-1]])
+    return c2[starts], np.add.reduceat(w2[order], starts)
+
+
+def _join(g: Graph, A: _Table, B: _Table, budget: Budget) -> _Table:
+    """The table of A's and B's members together (the states of their shared resources added and settled).
+
+    Every pair of entries is combined at once by broadcasting (in slices of A's rows): the result's key is a
+    mixed-radix integer (:func:`_join_key`), each shared resource's part read from a small table of sums (a dead sum
+    is a large negative number, so that the whole key is negative), the counts of equal keys added: in one dense
+    array when the keys are few, else as sorted parts merged as they grow (:func:`_merged`)."""
+    members = A.members | B.members
+    key = _join_key(g, A, B, members)
+    ca, cb, combos = key.ca, key.cb, key.combos
     na, nb = len(A.w), len(B.w)
     big = (
         A.w.dtype == object or B.w.dtype == object or largest_weight(A.w) * largest_weight(B.w) * na * nb >= INT64_SAFE
     )
     wa = A.w.astype(object) if big else A.w
     wb = B.w.astype(object) if big else B.w
-    dense = size <= (1 << 22)
-    acc = np.zeros(size, dtype=wa.dtype) if dense else None
-    parts_c, parts_w = [], []
+    dense = key.size <= (1 << 22)
+    acc = np.zeros(key.size, dtype=wa.dtype) if dense else None
+    parts_c: list[Keys] = []
+    parts_w: list[Weights] = []
     held = 0
     step = max(1, PAIRS // max(1, nb))
     for lo in range(0, na, step):
@@ -396,7 +449,7 @@ def _join(g: Graph, A: _Table, B: _Table, budget: Budget) -> _Table:
         code = ca[lo:hi, None] + cb[None, :]
         for t, xa, xb in combos:
             code = code + t[xa[lo:hi, None], xb[None, :]]
-            np.maximum(code, dead, out=code)  # dead stays dead (and far from overflowing)
+            np.maximum(code, DEAD_CODE, out=code)  # dead stays dead (and far from overflowing)
         w = wa[lo:hi, None] * wb[None, :]
         live = code >= 0
         code, w = code[live], w[live]
@@ -410,27 +463,20 @@ def _join(g: Graph, A: _Table, B: _Table, budget: Budget) -> _Table:
         parts_w.append(np.add.reduceat(w[order], starts) if len(starts) else w[:0])
         held += len(starts)
         if held > PAIRS and len(parts_c) > 1:
-            c2, w2 = np.concatenate(parts_c), np.concatenate(parts_w)
-            order = np.argsort(c2, kind="stable")
-            c2 = c2[order]
-            starts = np.flatnonzero(np.r_[True, c2[1:] != c2[:-1]])
-            parts_c, parts_w = [c2[starts]], [np.add.reduceat(w2[order], starts)]
-            held = len(starts)
+            c2, w2 = _merged(parts_c, parts_w)
+            parts_c, parts_w = [c2], [w2]
+            held = len(c2)
     if dense:
         assert acc is not None
         code = np.flatnonzero(acc)
         w = acc[code]
     elif parts_c:
-        c2, w2 = np.concatenate(parts_c), np.concatenate(parts_w)
-        order = np.argsort(c2, kind="stable")
-        c2 = c2[order]
-        starts = np.flatnonzero(np.r_[True, c2[1:] != c2[:-1]])
-        code, w = c2[starts], np.add.reduceat(w2[order], starts)
+        code, w = _merged(parts_c, parts_w)
         live = w != 0
         code, w = code[live], w[live]
     else:
         code, w = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return _Table(members, scope, _uncodes(code, radix), w)
+    return _Table(members, key.scope, _uncodes(code, key.radix), w)
 
 
 def _estimate(g: Graph, A: _Table, B: _Table) -> int:
@@ -534,7 +580,7 @@ def _order(g: Graph, tables: list[_Table]) -> tuple[int, list[tuple[int, int]]]:
     a cycle wants)."""
     sims = [(t.members, frozenset(t.scope), len(t.w)) for t in tables]
 
-    def join(A, B):
+    def join(A: Sim, B: Sim) -> tuple[Sim, int]:
         members = A[0] | B[0]
         scope = frozenset(x for x in A[1] | B[1] if domain_size(g, x, members))
         size = min(A[2] * B[2], prod(domain_size(g, x, members) for x in scope))
@@ -592,9 +638,9 @@ def _order(g: Graph, tables: list[_Table]) -> tuple[int, list[tuple[int, int]]]:
     return min(plans, key=lambda p: p[0])
 
 
-def _normalise(g: Graph, members: frozenset[int], scope: tuple[str, ...], rows: dict[tuple, int]) -> dict:
+def _normalise(g: Graph, members: frozenset[int], scope: tuple[str, ...], rows: Rows) -> Rows:
     """A source's rows settled for what it already covers (:func:`_settle`); resources that left are removed."""
-    out: dict[tuple, int] = {}
+    out: Rows = {}
     for key, w in rows.items():
         kept = []
         for x, s in zip(scope, key):

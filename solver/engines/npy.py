@@ -7,13 +7,14 @@ from __future__ import annotations
 import struct
 
 import numpy as np
+import numpy.typing as npt
 
 from ..documents import any_digits
 
 NPY_HEADER = 128  # bytes: fixed, so the shape can be rewritten in place if enumeration stops early
 
 
-def npy_header(dtype, shape: tuple[int, int], size: int = NPY_HEADER) -> bytes:
+def npy_header(dtype: npt.DTypeLike, shape: tuple[int, int], size: int = NPY_HEADER) -> bytes:
     """A .npy header padded to exactly ``size`` bytes (so it can be rewritten in place with a smaller row count):
     version 1.0, or 2.0 when ``size`` is past version 1.0's 64 KiB. :func:`npy_header_size` gives a size that
     fits ``shape``."""
@@ -28,7 +29,7 @@ def npy_header(dtype, shape: tuple[int, int], size: int = NPY_HEADER) -> bytes:
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", size - 10) + (body + " " * pad + "\n").encode("latin1")
 
 
-def npy_header_size(dtype, shape: tuple[int, int]) -> int:
+def npy_header_size(dtype: npt.DTypeLike, shape: tuple[int, int]) -> int:
     """The header size for ``shape``: 128 bytes, or the next multiple of 64 that holds a longer row count (a
     count of thousands of digits gets a header of that many bytes)."""
     text = _header_text(dtype, shape)
@@ -36,7 +37,7 @@ def npy_header_size(dtype, shape: tuple[int, int]) -> int:
     return max(NPY_HEADER, -(-need // 64) * 64)
 
 
-def _header_text(dtype, shape) -> str:
+def _header_text(dtype: npt.DTypeLike, shape: tuple[int, int]) -> str:
     descr = np.lib.format.dtype_to_descr(np.dtype(dtype))
     with any_digits():
         return f"{{'descr': {descr!r}, 'fortran_order': False, 'shape': ({shape[0]:d}, {shape[1]:d}), }}"

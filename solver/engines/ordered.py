@@ -27,10 +27,11 @@ keeps the column programme (its frontier is one bit per gate, and its unrank is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
@@ -43,6 +44,9 @@ from .elimination import (
     SAT,
     Budget,
     Graph,
+    Keys,
+    Rows,
+    Weights,
     domain_size,
     gate_names,
     largest_weight,
@@ -53,6 +57,10 @@ from .elimination import (
 
 KEEP_PAIRS = 1 << 23  # pairs (cut states x table entries) of a step computed at once, their targets kept (int32)
 
+#: :meth:`SourceProgramme._prepare`'s join of a cut with a source's table: per resource (its name, which sides
+#: hold it, its multiplier or table of sums), the cut's radices, and the code of a dead pair.
+Prepared = tuple[list[tuple[str, str, Any]], list[int], int]
+
 
 class TooWide(Exception):
     """The cut of the plan order has too many resources to code its states in one int64 (the caller falls back)."""
@@ -62,77 +70,97 @@ class SourceProgramme:
     """Count, rank and unrank of one component (no as-though-unblocked option), in the canonical order."""
 
     def __init__(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None):
+        """The programme of ``component``, built in three steps: each source's table (:meth:`_source_tables`), the
+        cut states reached forwards (:meth:`_forward`), their completions backwards (:meth:`_backward`)."""
         self.plan = plan
         self.component = tuple(component)
         self.columns = plan.component_columns(self.component)
         self.P = len(self.columns)
-        budget = self._budget = Budget(deadline or NEVER, None)
-        self._prep: dict[int, tuple] = {}
-        self._kidx: dict[int, dict[tuple, int]] = {}
-        self._idx: list[np.ndarray | None] = []
-        g = self.g = Graph(plan, self.component)
-        n = len(self.component)
+        self._budget = Budget(deadline or NEVER, None)
+        self._prep: dict[int, Prepared] = {}
+        self._kidx: dict[int, dict[tuple[int, ...], int]] = {}
+        self._idx: list[npt.NDArray[np.int32] | None] = []
+        self.g = Graph(plan, self.component)
         self.scope: list[tuple[str, ...]] = []
-        self.tkeys: list[np.ndarray] = []
-        self.tw: list[np.ndarray] = []
+        self.tkeys: list[Keys] = []
+        self.tw: list[Weights] = []
+        self._source_tables()
+        # the cut after sources 0..j-1: its resources, and the states reached (sorted codes)
+        n = len(self.component)
+        self.members = [frozenset(self.component[:j]) for j in range(n + 1)]
+        self.cut: list[tuple[str, ...]] = [()]
+        self.codes: list[Keys] = [np.zeros(1, dtype=np.int64)]
+        for j in range(n):
+            self._forward(j)
+        # completions of each reached cut state, backwards
+        self.G: list[Weights] = [np.zeros(0, dtype=np.int64) for _ in range(n + 1)]
+        self.G[n] = np.ones(len(self.codes[n]), dtype=np.int64)
+        for j in range(n - 1, -1, -1):
+            self._backward(j)
+        self._total = int(self.G[0][0]) if len(self.G[0]) else 0
+
+    def _source_tables(self) -> None:
+        """Each source's table (the elimination programme's ``way_table``) over its scope: the resources it shares
+        with another source of the component."""
+        g, plan = self.g, self.plan
         for i in self.component:
             assert plan.sources[i].unblocked is None  # refused before (direct.refuse_options)
             scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
-            rows = way_table(g, plan.sources[i], scope, budget)
+            rows = way_table(g, plan.sources[i], scope, self._budget)
             self.scope.append(scope)
             self.tkeys.append(np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)))
             self.tw.append(_weights(list(rows.values())))
-        # the cut after sources 0..j-1: its resources, and the states reached (sorted codes)
-        self.members = [frozenset(self.component[:j]) for j in range(n + 1)]
-        self.cut: list[tuple[str, ...]] = [()]
-        self.codes: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
-        for j in range(n):
-            union = set(self.cut[j]) | set(self.scope[j])
-            members = self.members[j + 1]
-            self.cut.append(tuple(sorted(x for x in union if domain_size(g, x, members))))
-            radix = [2 * g.need[x] + 2 for x in self.cut[j + 1]]
-            if float(np.prod(np.array(radix, dtype=float))) >= 2.0**60:
-                raise TooWide
-            pairs = len(self.codes[j]) * len(self.tkeys[j])
-            if pairs <= KEEP_PAIRS:  # at once, and the pairs' targets kept for the backward pass
-                budget.spend(pairs)
-                code = self._pair_codes(j, self._cut_states(j, 0, len(self.codes[j])))
-                live = code >= 0
-                uniq, inv = np.unique(code[live], return_inverse=True)
-                idx = np.full(code.shape, -1, dtype=np.int32)
-                idx[live] = inv.reshape(-1)
-                self._idx.append(idx)
-                self.codes.append(uniq)
-                continue
-            out = []
-            for _, code in self._pairs(j, 0, len(self.codes[j])):
-                out.append(np.unique(code[code >= 0]))
-            self._idx.append(None)
-            self.codes.append(np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64))
-        # completions of each reached cut state, backwards
-        self.G: list[np.ndarray] = [np.zeros(0, dtype=np.int64) for _ in range(n + 1)]
-        self.G[n] = np.ones(len(self.codes[n]), dtype=np.int64)
-        for j in range(n - 1, -1, -1):
-            nxt = self.G[j + 1]
-            tw = self.tw[j]
-            big = nxt.dtype == object or tw.dtype == object
-            big = big or largest_weight(nxt) * max(1, _sum(tw)) >= INT64_SAFE
-            out_g = np.zeros(len(self.codes[j]), dtype=object if big else np.int64)
-            w = tw.astype(object) if big else tw
-            gn = nxt.astype(object) if big else nxt
-            kept: np.ndarray | None = self._idx[j]
-            if kept is not None:
-                budget.spend(kept.size)
-                out_g[:] = (np.where(kept >= 0, gn[kept], 0) * w[None, :]).sum(axis=1)
-            else:
-                for lo, code in self._pairs(j, 0, len(self.codes[j])):
-                    out_g[lo : lo + len(code)] = self._weigh(j, code, gn, w)
-            self._idx[j] = None  # no longer needed
-            self.G[j] = out_g
-        self._total = int(self.G[0][0]) if len(self.G[0]) else 0
+
+    def _forward(self, j: int) -> None:
+        """The cut after source ``j`` and the states it reaches: each reached state of the cut before it joined with
+        each entry of source j's table; when the pairs are few, their targets are kept for :meth:`_backward`.
+        :class:`TooWide` when the cut's states do not fit in an int64 code."""
+        g = self.g
+        union = set(self.cut[j]) | set(self.scope[j])
+        members = self.members[j + 1]
+        self.cut.append(tuple(sorted(x for x in union if domain_size(g, x, members))))
+        radix = [2 * g.need[x] + 2 for x in self.cut[j + 1]]
+        if float(np.prod(np.array(radix, dtype=float))) >= 2.0**60:
+            raise TooWide
+        pairs = len(self.codes[j]) * len(self.tkeys[j])
+        if pairs <= KEEP_PAIRS:  # at once, and the pairs' targets kept for the backward pass
+            self._budget.spend(pairs)
+            code = self._pair_codes(j, self._cut_states(j, 0, len(self.codes[j])))
+            live = code >= 0
+            uniq, inv = np.unique(code[live], return_inverse=True)
+            idx = np.full(code.shape, -1, dtype=np.int32)
+            idx[live] = inv.reshape(-1)
+            self._idx.append(idx)
+            self.codes.append(uniq)
+            return
+        out = []
+        for _, code in self._pairs(j, 0, len(self.codes[j])):
+            out.append(np.unique(code[code >= 0]))
+        self._idx.append(None)
+        self.codes.append(np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64))
+
+    def _backward(self, j: int) -> None:
+        """The completions of each reached state of the cut before source ``j``: the sum over source j's table of
+        each entry's weight times the completions of the state it leads to (object integers past int64)."""
+        nxt = self.G[j + 1]
+        tw = self.tw[j]
+        big = nxt.dtype == object or tw.dtype == object
+        big = big or largest_weight(nxt) * max(1, _sum(tw)) >= INT64_SAFE
+        out_g = np.zeros(len(self.codes[j]), dtype=object if big else np.int64)
+        w = tw.astype(object) if big else tw
+        gn = nxt.astype(object) if big else nxt
+        kept = self._idx[j]
+        if kept is not None:
+            self._budget.spend(kept.size)
+            out_g[:] = (np.where(kept >= 0, gn[kept], 0) * w[None, :]).sum(axis=1)
+        else:
+            for lo, code in self._pairs(j, 0, len(self.codes[j])):
+                out_g[lo : lo + len(code)] = self._weigh(j, code, gn, w)
+        self._idx[j] = None  # no longer needed
+        self.G[j] = out_g
 
     # -- joins of cut states with a source's table ---------------------------------------------------------------
-    def _prepare(self, j: int):
+    def _prepare(self, j: int) -> Prepared:
         """For the join of the cut after sources 0..j-1 with source j's table: per resource of the next cut (or
         leaving), the matrix of combined and settled states over (cut values, table values), and the radices."""
         cache = self._prep
@@ -160,7 +188,7 @@ class SourceProgramme:
         cache[j] = (parts, [2 * g.need[x] + 2 for x in cut], dead)
         return cache[j]
 
-    def _cut_states(self, j: int, lo: int, hi: int) -> np.ndarray:
+    def _cut_states(self, j: int, lo: int, hi: int) -> Keys:
         """The states (rows over ``self.cut[j]``) of the reached cut states lo..hi-1."""
         radix = [2 * self.g.need[x] + 2 for x in self.cut[j]]
         code = self.codes[j][lo:hi].copy()
@@ -169,7 +197,7 @@ class SourceProgramme:
             code, keys[:, k] = np.divmod(code, radix[k])
         return keys - 2
 
-    def _pair_codes(self, j: int, a: np.ndarray) -> np.ndarray:
+    def _pair_codes(self, j: int, a: Keys) -> Keys:
         """Codes in the next cut of every (cut state row of ``a``, entry of source j's table); negative: dead."""
         parts, _, dead = self._prepare(j)
         cut, scope = self.cut[j], self.scope[j]
@@ -185,7 +213,7 @@ class SourceProgramme:
             np.maximum(code, dead, out=code)
         return code
 
-    def _pairs(self, j: int, lo: int, hi: int):
+    def _pairs(self, j: int, lo: int, hi: int) -> Iterator[tuple[int, Keys]]:
         """The pair codes of cut states lo..hi-1 with source j's table, in slices of at most PAIRS pairs."""
         step = max(1, PAIRS // max(1, len(self.tkeys[j])))
         for a in range(lo, hi, step):
@@ -193,7 +221,7 @@ class SourceProgramme:
             self._budget.spend((b - a) * len(self.tkeys[j]))
             yield a, self._pair_codes(j, self._cut_states(j, a, b))
 
-    def _weigh(self, j: int, code: np.ndarray, gn: np.ndarray, w: np.ndarray) -> np.ndarray:
+    def _weigh(self, j: int, code: Keys, gn: Weights, w: Weights) -> Weights:
         """Per row of pair codes: the sum over source j's table of its weight times the completions reached."""
         nxt = self.codes[j + 1]
         live = code >= 0
@@ -201,17 +229,18 @@ class SourceProgramme:
         at = np.minimum(at, max(0, len(nxt) - 1))
         hit = live & (nxt[at] == code) if len(nxt) else np.zeros_like(live)
         vals = np.where(hit, gn[at] if len(nxt) else 0, 0) * w[None, :]
-        return vals.sum(axis=1)
+        out: Weights = vals.sum(axis=1)
+        return out
 
     # -- the Programme interface ----------------------------------------------------------------------------------
     def count(self) -> int:
         return self._total
 
-    def _weights_of(self, j: int, state: int) -> dict[tuple, int]:
+    def _weights_of(self, j: int, state: int) -> Rows:
         """Source j's table keys -> completions after it, from the cut state at index ``state``."""
         code = self._pair_codes(j, self._cut_states(j, state, state + 1))[0]
         nxt = self.codes[j + 1]
-        out: dict[tuple, int] = {}
+        out: Rows = {}
         for k, c in enumerate(code.tolist()):
             if c < 0:
                 continue
@@ -220,12 +249,12 @@ class SourceProgramme:
                 out[tuple(self.tkeys[j][k].tolist())] = int(self.G[j + 1][at])
         return out
 
-    def _next_state(self, j: int, state: int, key: tuple) -> int:
+    def _next_state(self, j: int, state: int, key: tuple[int, ...]) -> int:
         k = self._key_index(j, key)
         c = int(self._pair_codes(j, self._cut_states(j, state, state + 1))[0, k])
         return int(np.searchsorted(self.codes[j + 1], c))
 
-    def _key_index(self, j: int, key: tuple) -> int:
+    def _key_index(self, j: int, key: tuple[int, ...]) -> int:
         index = self._kidx
         if j not in index:
             index[j] = {tuple(r): k for k, r in enumerate(self.tkeys[j].tolist())}
@@ -262,11 +291,11 @@ class SourceProgramme:
         return index
 
 
-def _sum(w: np.ndarray) -> int:
+def _sum(w: Weights) -> int:
     return int(sum(abs(v) for v in w.tolist())) if w.dtype == object else int(np.abs(w).sum())
 
 
-def _weights(values: list[int]) -> np.ndarray:
+def _weights(values: list[int]) -> Weights:
     if all(-INT64_SAFE < v < INT64_SAFE for v in values):
         return np.array(values, dtype=np.int64)
     out = np.empty(len(values), dtype=object)
@@ -278,7 +307,7 @@ class _Walk:
     """The splits of one source in lexicographic order of its routes, each weighted by ``W[key]`` (its key: the
     states of the shared resources it leads to, as in ``way_table``)."""
 
-    def __init__(self, prog: SourceProgramme, j: int, W: dict[tuple, int]):
+    def __init__(self, prog: SourceProgramme, j: int, W: Rows):
         g = prog.g
         self.g, self.W = g, W
         self.src = src = prog.plan.sources[prog.component[j]]
@@ -296,7 +325,7 @@ class _Walk:
             for r in self.routes
         ]
 
-    def key(self, amounts: Sequence[int]) -> tuple:
+    def key(self, amounts: Sequence[int]) -> tuple[int, ...]:
         """The key of one split (its states over the shared resources)."""
         positive = {r.recipient for r, a, gt in zip(self.routes, amounts, self.gates) if gt and a > 0}
         asked = {x for r, gt in zip(self.routes, self.gates) if r.recipient in positive for x in gt}

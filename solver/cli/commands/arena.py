@@ -109,31 +109,9 @@ def cmd_arena(args) -> int:
         args.players = ",".join(PLAYERS if combat else DEFAULT_PLAYERS)  # --external players are added to these
     parse_objectives(args.objective)  # bad objective names are bad input, before any work
     _check_outputs(args, args.suite)
-    items: list[dict] = []
     described: dict = {"files": list(args.suite), "level": None}
-    work_done(lambda: "0 boards played (the suite was being read)")
-    try:
-        for path in args.suite:
-            items += suites.load_suite(path)
-        if args.level is not None or not args.suite:
-            level = args.level or ("first-strike" if combat else suites.DEFAULT_LEVEL)
-            suites.get_level(level)
-            items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
-            described.update(level=level, n=args.n, seed=args.seed)
-    except KeyboardInterrupt:  # before the first board: the --out and --report of no board are still written
-        _output(_no_boards(args, described), args, None)
-        raise
-    if args.limit is not None:
-        items = items[: args.limit]
-    if not items:
-        raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
-    if args.scheduler:  # a scheduler address means Dask
-        if args.backend == "local":
-            raise FormatError("--scheduler", "not with --backend local (a scheduler address means --backend dask)")
-        args.backend = "dask"
-    args.backend = args.backend or "local"
-    if args.backend == "dask":
-        require_extra("--backend dask", "distributed", "dask")
+    items = _arena_boards(args, combat, described)
+    _arena_backend(args)
     specs = _players(args, combat)
     fmt = _format(args)
     played = {"done": 0, "total": len(items)}
@@ -332,22 +310,7 @@ def cmd_score(args) -> int:
     try:
         for where, doc in docs:
             try:
-                if isinstance(doc, FormatError):
-                    raise doc
-                if not isinstance(doc, dict) or "scenario" not in doc:
-                    raise FormatError("", 'expected a decision {"scenario": ..., "assignment": ..., "objective": ...}')
-                if "assignment" not in doc and "failure" not in doc:
-                    raise FormatError("assignment", "required field is missing")
-                scenario = load_scenario(expect_object(doc["scenario"], "scenario"), "scenario")
-                one_step(scenario)
-                objectives = objectives_of(doc, args.objective, scenario)
-                player = doc.get("player", "recorded")
-                if not isinstance(player, str) or not player:
-                    raise FormatError("player", "expected a non-empty string")
-                expect_str(player, "player")  # no lone surrogate: the name is printed in the leaderboard table
-                time_ms = _time_ms(doc)
-                failure = _failure(doc)
-                ref = reference(scenario, objectives)
+                scenario, objectives, player, time_ms, failure, ref = _decision(doc, args.objective)
             except FormatError as err:
                 if not where:
                     raise
@@ -363,32 +326,9 @@ def cmd_score(args) -> int:
                 rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
             if player not in names:
                 names.append(player)
-            n = len(boards)
-            boards.append(
-                {
-                    "index": n,
-                    "id": str(doc.get("id", doc.get("name", where or n))),
-                    "scenario": scenario.to_json(),
-                    "objective": objective_text(objectives),
-                    "size": board_size(scenario),
-                    "reference": ref,
-                    "decisions": [rec],
-                }
-            )
-            if isinstance(doc.get("level"), str):
-                boards[-1]["level"] = doc["level"]
+            boards.append(_scored_board(len(boards), where, doc, scenario, objectives, ref, rec))
             if fmt == "lines":
-                out = {
-                    k: rec[k]
-                    for k in ("player", "legal", "rules", "violations", "values", "regret", "optimal", "lethal")
-                }
-                out["optimum"] = ref["values"]
-                out["lethal_exists"] = ref["lethal_exists"]
-                STATE.hold()  # a line is written whole, or not at all
-                try:
-                    emit(out)
-                finally:
-                    STATE.release()
+                _emit_scored(rec, ref)
     except KeyboardInterrupt:  # the decisions scored so far are written ("complete": false), then exit 130
         interrupted = True
     results = {
@@ -413,6 +353,56 @@ def cmd_score(args) -> int:
         raise KeyboardInterrupt
     _output(results, args, None if fmt == "lines" else fmt)
     return worst
+
+
+def _decision(doc, default_objective: str) -> tuple:
+    """One recorded decision read and its reference computed: (scenario, objectives, player, time_ms, failure,
+    reference); FormatError naming the field at fault."""
+    if isinstance(doc, FormatError):
+        raise doc
+    if not isinstance(doc, dict) or "scenario" not in doc:
+        raise FormatError("", 'expected a decision {"scenario": ..., "assignment": ..., "objective": ...}')
+    if "assignment" not in doc and "failure" not in doc:
+        raise FormatError("assignment", "required field is missing")
+    scenario = load_scenario(expect_object(doc["scenario"], "scenario"), "scenario")
+    one_step(scenario)
+    objectives = objectives_of(doc, default_objective, scenario)
+    player = doc.get("player", "recorded")
+    if not isinstance(player, str) or not player:
+        raise FormatError("player", "expected a non-empty string")
+    expect_str(player, "player")  # no lone surrogate: the name is printed in the leaderboard table
+    time_ms = _time_ms(doc)
+    failure = _failure(doc)
+    ref = reference(scenario, objectives)
+    return scenario, objectives, player, time_ms, failure, ref
+
+
+def _scored_board(n: int, where, doc: dict, scenario, objectives, ref: dict, rec: dict) -> dict:
+    """The board record of the ``n``-th decision scored (as ``trample arena --out`` writes them)."""
+    board = {
+        "index": n,
+        "id": str(doc.get("id", doc.get("name", where or n))),
+        "scenario": scenario.to_json(),
+        "objective": objective_text(objectives),
+        "size": board_size(scenario),
+        "reference": ref,
+        "decisions": [rec],
+    }
+    if isinstance(doc.get("level"), str):
+        board["level"] = doc["level"]
+    return board
+
+
+def _emit_scored(rec: dict, ref: dict) -> None:
+    """One result line of ``trample score --format lines``, written whole or not at all."""
+    out = {k: rec[k] for k in ("player", "legal", "rules", "violations", "values", "regret", "optimal", "lethal")}
+    out["optimum"] = ref["values"]
+    out["lethal_exists"] = ref["lethal_exists"]
+    STATE.hold()  # a line is written whole, or not at all
+    try:
+        emit(out)
+    finally:
+        STATE.release()
 
 
 def decision_documents(path: str, iter_documents):
@@ -552,6 +542,47 @@ def _output_options(p) -> None:
 
 
 def add_commands(sub) -> None:
+    """``trample arena`` and ``trample score``."""
+    _add_arena(sub)
+    _add_score(sub)
+
+
+def _arena_boards(args, combat: bool, described: dict) -> list[dict]:
+    """The boards to play: the suite files', then a generated level's (``described`` records which), the first
+    ``--limit``; an empty suite is bad input."""
+    items: list[dict] = []
+    work_done(lambda: "0 boards played (the suite was being read)")
+    try:
+        for path in args.suite:
+            items += suites.load_suite(path)
+        if args.level is not None or not args.suite:
+            level = args.level or ("first-strike" if combat else suites.DEFAULT_LEVEL)
+            suites.get_level(level)
+            items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
+            described.update(level=level, n=args.n, seed=args.seed)
+    except KeyboardInterrupt:  # before the first board: the --out and --report of no board are still written
+        _output(_no_boards(args, described), args, None)
+        raise
+    if args.limit is not None:
+        items = items[: args.limit]
+    if not items:
+        raise FormatError(", ".join(args.suite) or "SUITE", "no boards to play (the suite is empty)")
+    return items
+
+
+def _arena_backend(args) -> None:
+    """``args.backend`` settled: a scheduler address means Dask (refused with --backend local), else local by
+    default; Dask needs its extra."""
+    if args.scheduler:  # a scheduler address means Dask
+        if args.backend == "local":
+            raise FormatError("--scheduler", "not with --backend local (a scheduler address means --backend dask)")
+        args.backend = "dask"
+    args.backend = args.backend or "local"
+    if args.backend == "dask":
+        require_extra("--backend dask", "distributed", "dask")
+
+
+def _add_arena(sub) -> None:
     p = sub.add_parser("arena", help="score AI players against the optimum on a suite of boards; print a leaderboard")
     p.add_argument(
         "suite",
@@ -587,32 +618,7 @@ def add_commands(sub) -> None:
         help="step (default): one damage step per board; combat: whole combats, the attacker's player against the "
         "defender's best reply, regret against the minimax value (first-strike level by default)",
     )
-    p.add_argument(
-        "--external",
-        action="append",
-        metavar="[NAME=]COMMAND",
-        help="an external player speaking JSON Lines on stdin/stdout (repeatable)",
-    )
-    p.add_argument(
-        "--timeout",
-        type=_float_seconds,
-        default=5.0,
-        help="seconds an external player may take per decision (default 5)",
-    )
-    p.add_argument(
-        "--startup-timeout",
-        type=_float_seconds,
-        default=10.0,
-        help="seconds an external player gets on top of --timeout for its first decision (default 10)",
-    )
-    p.add_argument(
-        "--max-failures",
-        type=positive_int,
-        default=3,
-        metavar="K",
-        help="bench an external player after K failed decisions in a row (timeout, crash, bad output): its "
-        "remaining decisions fail without starting it again (default 3; 0: never)",
-    )
+    _external_options(p)
     add_backend_options(
         p,
         BACKENDS,
@@ -641,6 +647,38 @@ def add_commands(sub) -> None:
     _output_options(p)
     p.set_defaults(func=_stoppable(cmd_arena))
 
+
+def _external_options(p) -> None:
+    """--external players and their limits: --timeout, --startup-timeout, --max-failures."""
+    p.add_argument(
+        "--external",
+        action="append",
+        metavar="[NAME=]COMMAND",
+        help="an external player speaking JSON Lines on stdin/stdout (repeatable)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_float_seconds,
+        default=5.0,
+        help="seconds an external player may take per decision (default 5)",
+    )
+    p.add_argument(
+        "--startup-timeout",
+        type=_float_seconds,
+        default=10.0,
+        help="seconds an external player gets on top of --timeout for its first decision (default 10)",
+    )
+    p.add_argument(
+        "--max-failures",
+        type=positive_int,
+        default=3,
+        metavar="K",
+        help="bench an external player after K failed decisions in a row (timeout, crash, bad output): its "
+        "remaining decisions fail without starting it again (default 3; 0: never)",
+    )
+
+
+def _add_score(sub) -> None:
     p = sub.add_parser("score", help="score recorded decisions {scenario, assignment, objective} against the optimum")
     p.add_argument(
         "file",

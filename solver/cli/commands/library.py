@@ -196,10 +196,18 @@ def _mill_options(p) -> None:
     )
 
 
-def add_commands(subparsers) -> None:
-    """Register mill, discover, seek-thrills and gnome on an argparse subparsers object."""
-    lib_help = 'library JSON ({"cards": [...]}, top first), a zones document, a .jsonl batch, or -'
+LIB_HELP = 'library JSON ({"cards": [...]}, top first), a zones document, a .jsonl batch, or -'
 
+
+def add_commands(subparsers) -> None:
+    """Register mill, discover, seek-thrills, gnome and library on an argparse subparsers object."""
+    _add_library_commands(subparsers, LIB_HELP)
+    _add_gnome(subparsers)
+    _add_from_deck(subparsers)
+
+
+def _add_library_commands(subparsers, lib_help: str) -> None:
+    """mill, discover and seek-thrills: a library in, the cards moved out."""
     p = subparsers.add_parser("mill", help="mill N (701.17): the library after, the milled cards, where each went")
     p.add_argument("library", metavar="LIBRARY", help=lib_help)
     p.add_argument("n", metavar="N", help="how many cards to mill (a whole number)")
@@ -246,6 +254,8 @@ def add_commands(subparsers) -> None:
     _mill_options(p)
     _time_limit(p, cmd_seek_thrills)
 
+
+def _add_gnome(subparsers) -> None:
     p = subparsers.add_parser("gnome", help="Scalesoul Gnome: each reachable X, its splits, and discover X")
     p.add_argument(
         "combat",
@@ -282,6 +292,8 @@ def add_commands(subparsers) -> None:
     add_engine(p, f"combat engine: {', '.join(engine_choices())} (default auto)")
     _time_limit(p, cmd_gnome)
 
+
+def _add_from_deck(subparsers) -> None:
     p = subparsers.add_parser("library", help="build libraries from real data (library from-deck)")
     sub = p.add_subparsers(dest="library_command", metavar="SUBCOMMAND", parser_class=type(p))
     sub.required = True

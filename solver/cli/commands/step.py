@@ -415,30 +415,14 @@ def enumerate_npy(args) -> int:
     from ...engines import BLOCKS, BlocksEngine, get_engine
     from ...engines.npy import npy_header, npy_header_size
 
-    if is_batch(args.file):
-        raise FormatError(args.file, "--format npy takes one scenario, not a .jsonl batch")
-    output = getattr(args, "output", None)
-    if output in (None, "-") and is_terminal(sys.stdout):
-        raise FormatError("--output", "--format npy writes binary data: give --output FILE or redirect standard output")
-    seekable_out = output not in (None, "-")
-    if args.time_limit is not None and not seekable_out:
-        raise FormatError(
-            "--time-limit",
-            "with --format npy it needs --output FILE (the row count in the "
-            "header is fixed when enumeration stops early)",
-        )
+    output, seekable_out = _npy_target(args)
     ((_, doc),) = iter_documents(args.file)
     combat = _step_combat(doc, args, "enumerate --format npy")
     plan = combat.plan
     names = [s.source for s in plan.sources]
     columns = [[names[i], r] for i, r in plan.columns]
 
-    work_done(lambda: "nothing written yet (the rows were being counted)")
-    try:
-        count = _direct_count(combat, args.time_limit)  # every engine gives the same count; the programme never lists
-    except LimitReached:  # --time-limit ran out while counting: an empty (incomplete) matrix
-        count = None
-    rows = 0 if count is None else count if args.limit is None else min(count, args.limit)
+    count, rows = _npy_rows(combat, args)
     blocks_engine = cast(BlocksEngine, get_engine("direct", needs=[BLOCKS]))  # the engine that writes numpy blocks
     dtype = np.dtype(blocks_engine.dtype_for(max((s.damage for s in plan.sources), default=0)))
     # The columns file beside a matrix written to a regular file; /dev/null, a FIFO or a terminal gets none (a
@@ -448,17 +432,7 @@ def enumerate_npy(args) -> int:
     )
 
     deadline = deadline_of(args.time_limit)  # --time-limit counts from the start of the command
-    blocks: Iterator
-    if count is None:
-        blocks = iter(())
-    elif BLOCKS in get_engine(args.engine).capabilities:  # the canonical order, in numpy blocks
-        # the deadline reaches the building of the listing programme too (one attacker of power 10^6 behind
-        # 30 blockers built it for 41 s and 6.3 GB under --time-limit 2)
-        blocks = cast(BlocksEngine, get_engine(args.engine, needs=[BLOCKS])).plan_blocks(
-            plan, dtype=dtype, deadline=deadline
-        )
-    else:
-        blocks = _engine_blocks(combat, columns, dtype, args.engine)
+    blocks = _npy_blocks(args, combat, columns, count, dtype, deadline)
     state = {"written": 0, "stopped": count is None}
     header_size = npy_header_size(dtype, (rows, len(columns)))
     where = output if seekable_out else "standard output"
@@ -492,19 +466,7 @@ def enumerate_npy(args) -> int:
                 fh.write(npy_header(dtype, (written, len(columns)), header_size))
                 fh.seek(0, 2)
             if sidecar:
-                meta = {
-                    "columns": columns,
-                    "rows": written,
-                    "count": count,
-                    "dtype": dtype.name,
-                    "order": "canonical (docs/scale.md): lexicographic per component, first component slowest"
-                    if BLOCKS in get_engine(args.engine).capabilities
-                    else f"as listed by the {args.engine} engine",
-                }
-                try:
-                    files.open(sidecar).write(dumps(meta, separators=None) + "\n")
-                except OSError as err:
-                    raise FormatError(sidecar, f"cannot write: {err.strerror}") from None
+                _write_columns(files, sidecar, args.engine, columns, written, count, dtype)
     if state["stopped"]:
         of = "before the count was known" if count is None else f"after {written} of {rows} rows"
         print(
@@ -512,6 +474,67 @@ def enumerate_npy(args) -> int:
             file=sys.stderr,
         )
     return EXIT_OK
+
+
+def _npy_rows(combat, args) -> tuple[int | None, int]:
+    """The count (None: --time-limit ran out while counting, an empty and incomplete matrix) and the rows to write
+    (at most --limit)."""
+    work_done(lambda: "nothing written yet (the rows were being counted)")
+    try:
+        count = _direct_count(combat, args.time_limit)  # every engine gives the same count; the programme never lists
+    except LimitReached:  # --time-limit ran out while counting: an empty (incomplete) matrix
+        count = None
+    rows = 0 if count is None else count if args.limit is None else min(count, args.limit)
+    return count, rows
+
+
+def _npy_target(args) -> tuple[str | None, bool]:
+    """Where ``--format npy`` writes (``--output``, or None / "-": standard output) and whether it can seek there;
+    bad input: a batch, binary data to a terminal, a --time-limit without a file to fix the header in."""
+    if is_batch(args.file):
+        raise FormatError(args.file, "--format npy takes one scenario, not a .jsonl batch")
+    output = getattr(args, "output", None)
+    if output in (None, "-") and is_terminal(sys.stdout):
+        raise FormatError("--output", "--format npy writes binary data: give --output FILE or redirect standard output")
+    seekable_out = output not in (None, "-")
+    if args.time_limit is not None and not seekable_out:
+        raise FormatError(
+            "--time-limit",
+            "with --format npy it needs --output FILE (the row count in the "
+            "header is fixed when enumeration stops early)",
+        )
+    return output, seekable_out
+
+
+def _npy_blocks(args, combat, columns, count: int | None, dtype, deadline) -> Iterator:
+    """The rows to write, in blocks: none when the count ran out of time; the canonical order from an engine with
+    BLOCKS; else as the engine lists them."""
+    if count is None:
+        return iter(())
+    if BLOCKS in get_engine(args.engine).capabilities:  # the canonical order, in numpy blocks
+        # the deadline reaches the building of the listing programme too (one attacker of power 10^6 behind
+        # 30 blockers built it for 41 s and 6.3 GB under --time-limit 2)
+        return cast(BlocksEngine, get_engine(args.engine, needs=[BLOCKS])).plan_blocks(
+            combat.plan, dtype=dtype, deadline=deadline
+        )
+    return _engine_blocks(combat, columns, dtype, args.engine)
+
+
+def _write_columns(files, sidecar: str, engine: str, columns, written: int, count: int | None, dtype) -> None:
+    """The columns file beside an npy matrix: its columns, rows written, the count, the dtype and the order."""
+    meta = {
+        "columns": columns,
+        "rows": written,
+        "count": count,
+        "dtype": dtype.name,
+        "order": "canonical (docs/scale.md): lexicographic per component, first component slowest"
+        if BLOCKS in get_engine(engine).capabilities
+        else f"as listed by the {engine} engine",
+    }
+    try:
+        files.open(sidecar).write(dumps(meta, separators=None) + "\n")
+    except OSError as err:
+        raise FormatError(sidecar, f"cannot write: {err.strerror}") from None
 
 
 def _until_limit(blocks: Iterator, state: dict) -> Iterator:
