@@ -87,8 +87,7 @@ def cmd_count(args) -> int:
     def one(doc):
         space = _space(doc)
         if args.engine == "cpsat":
-            choices = space.choices_cpsat()
-            return {"count": len(choices), "requirements_obeyed": space.max_obeyed_cpsat()}, EXIT_OK
+            return {"count": space.count_cpsat(), "requirements_obeyed": space.max_obeyed_cpsat()}, EXIT_OK
         return {"count": space.count(), "requirements_obeyed": space.max_obeyed()}, EXIT_OK
 
     return run_batch(args.file, one)
@@ -169,13 +168,17 @@ def cmd_scenario(args) -> int:
 def _blockers_json(doc: dict, attacks: dict) -> dict:
     """The declare-blockers document of an attack: the attacking creatures with what they attack (the rest
     stay home), written in the attackers document's own terms."""
-    out = {k: v for k, v in doc.items() if k != "declare"}
+    out = {k: v for k, v in doc.items() if k not in ("declare", "mana")}  # mana: the active player's, to attack
     out["declare"] = "blockers"
     kept = []
     for c in doc.get("attackers", []):
         if c["id"] in attacks:
-            c = {k: v for k, v in c.items() if k != "summoning_sick"}
-            c["attacking"] = attacks[c["id"]]
+            c = {k: v for k, v in c.items() if k not in ("summoning_sick", "attack_cost")}
+            declared = attacks[c["id"]]
+            if isinstance(declared, dict):  # a member of a band (702.22c): the band is declared with the attack
+                c["band"] = declared["band"]
+                declared = declared["attacking"]
+            c["attacking"] = declared
             kept.append(c)
     out["attackers"] = kept
     if "battles" in doc:  # the active player's own battles were never attackable (508.1b)
