@@ -224,3 +224,45 @@ def test_a_bad_band_is_one_line_and_exit_2(capsys):
     code = main(["declare", "check", path, '{"hero": {"attacking": "opp", "bnad": "x"}}'])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("trample: declaration.hero.bnad: unknown field"), err
+
+
+# ---------------------------------------------------------------------------------------------
+# Pictures of declarations (trample.render.declaration_svg, ``trample declare render``)
+# ---------------------------------------------------------------------------------------------
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_a_picture_of_blocks_draws_each_block_and_the_bands_blocks(tmp_path):  # 702.22h: dashed
+    import xml.etree.ElementTree as ET
+
+    from trample.render import declaration_svg
+
+    raw = board([atk("pegasus", 1, "flying", "banding", band="b"), atk("walker", 2, band="b"), atk("<rat & co>")],
+                [blk("archer", 1, "reach"), blk('"><script>'), blk("idle")])  # fmt: skip
+    doc = load_declare_doc(raw)
+    blocks = load_blocks({"pegasus": ["archer"], "<rat & co>": ['"><script>']}, doc)
+    root = ET.fromstring(declaration_svg(doc, blocks, "blocks <&>", ["legal"]))  # parses: every id escaped
+    lines = root.findall(f"{SVG}line")
+    assert len(lines) == 3  # archer -> pegasus, archer -> walker (the band), the hostile id -> the rat
+    assert sum(1 for e in lines if e.get("stroke-dasharray")) == 1
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert '"><script>' in texts and "<rat & co>" in texts and "band: pegasus" in texts
+    groups = {g.get("id"): g.get("class") for g in root.iter(f"{SVG}g")}
+    assert groups['"><script>'] == "blocker" and groups["<rat & co>"] == "attacker"
+
+
+def test_a_picture_of_an_attack_and_the_command(tmp_path, capsys):
+    import xml.etree.ElementTree as ET
+
+    path = str(ROOT / "examples" / "declare" / "band.json")
+    out = tmp_path / "attack.svg"
+    declared = '{"hero": {"attacking": "opp", "band": "hero"}, "ogre": {"attacking": "opp", "band": "hero"}}'
+    assert main(["declare", "render", path, declared, "-o", str(out)]) == 0
+    root = ET.fromstring(out.read_text())
+    assert len(root.findall(f"{SVG}line")) == 2  # hero and ogre to opp; the drake stays home (faded)
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert "legal" in texts and texts.count("band: hero") == 2
+    assert main(["declare", "render", path, '{"ogre": "opp", "drake": "nowhere"}']) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith('trample: declaration.drake: unknown id "nowhere"'), err
