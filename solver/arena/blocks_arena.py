@@ -124,10 +124,9 @@ def evaluate_blocks_chunk(payload: dict) -> list[dict]:
 
 def _value(doc: BlockersDoc, blocks, objs) -> tuple:
     """The attacking player's best value against these blocks (oriented: more is better for the attacker)."""
-    from ..declare.solve import _one_step
     from ..whole import open_combat
 
-    result = open_combat(_one_step(doc.scenario(blocks))).solve([o.name for o in objs], tie_break=False)
+    result = open_combat(doc.scenario(blocks)).solve([o.name for o in objs], tie_break=False)
     if result.status != "optimal":  # no limit is set: every solve is proven
         raise RuntimeError(f"a damage solve ended {result.status}")
     return tuple(Fraction(result.objectives[o.name]) * (1 if o.maximize else -1) for o in objs)
