@@ -50,6 +50,9 @@ class Abilities:
     min_blockers: int = 1  # "can't be blocked except by N or more creatures" (702.111b); menace makes it >= 2
     block_extra: int = 0  # "can block N additional creatures each combat"
     landwalk: tuple[str, ...] = ()  # 702.14: land types (or qualities) it walks
+    bands_with_other: tuple[str, ...] = ()  # 702.22c: "bands with other [quality]", the qualities (tags)
+    attack_cost: int = 0  # 508.1h: generic mana its controller pays for it to attack
+    block_cost: int = 0  # 509.1d: generic mana its controller pays for it to block
 
     def has(self, keyword: str) -> bool:
         """Does it have this declaration keyword or ability (``ab.has(Keyword.FLYING)``, ``ab.has("lure")``)?"""
@@ -70,6 +73,21 @@ NONE = Abilities()
 
 
 @dataclass(frozen=True)
+class Costs:
+    """Costs to attack and to block (508.1h, 509.1d), in generic mana, and the mana each player can pay."""
+
+    attack_tax: Mapping[str, int] = field(default_factory=dict)  # player or planeswalker -> {N} per attacker
+    block_tax: Mapping[str, int] = field(default_factory=dict)  # defending player -> {N} per blocking creature
+    mana: Mapping[str, int] = field(default_factory=dict)  # player (the active player too) -> mana available
+
+    def available(self, player: str) -> int:
+        return self.mana.get(player, 0)
+
+
+NO_COSTS = Costs()
+
+
+@dataclass(frozen=True)
 class BlockersDoc:
     """A declare-blockers document: the attackers declared, every potential blocker, the abilities."""
 
@@ -77,8 +95,18 @@ class BlockersDoc:
     abilities: Mapping[str, Abilities] = field(default_factory=dict)
     lands: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # player -> land types / qualities
     active: str = "active"
+    costs: Costs = NO_COSTS
+    bands: tuple[tuple[str, ...], ...] = ()  # the attacking bands (702.22c), members in document order
 
     kind: ClassVar[str] = DeclareKind.BLOCKERS
+
+    def band_of(self, attacker_id: str) -> tuple[str, ...]:
+        """The attacker's band (itself alone when it is in none)."""
+        return next((b for b in self.bands if attacker_id in b), (attacker_id,))
+
+    def block_cost(self, blocker_id: str) -> int:
+        """What blocking with this creature costs its controller (509.1d): its own cost and its player's tax."""
+        return self.of(blocker_id).block_cost + self.costs.block_tax.get(self.controller(blocker_id), 0)
 
     def of(self, creature_id: str) -> Abilities:
         """What the creature brings to the declarations (no abilities when it has none)."""
@@ -97,12 +125,16 @@ class BlockersDoc:
 
     def scenario(self, blocks: Blocks) -> Scenario:
         """The damage step(s) after these blocks: each attacker ``blocked_by`` its blockers (in document order),
-        the blockers that block nothing left out (they are not in combat)."""
+        the blockers that block nothing left out (they are not in combat). A creature blocking one member of a
+        band blocks every member (702.22h)."""
         chosen = {b for ids in blocks.of.values() for b in ids}
-        attackers = tuple(
-            replace(a, blocked_by=blocks.of.get(a.id, ()), blocked=bool(blocks.of.get(a.id)))
-            for a in self.board.attackers
-        )
+        order = [b.id for b in self.board.blockers]
+
+        def by(a: str) -> tuple[str, ...]:
+            ids = {b for m in self.band_of(a) for b in blocks.of.get(m, ())}
+            return tuple(sorted(ids, key=order.index))
+
+        attackers = tuple(replace(a, blocked_by=by(a.id), blocked=bool(by(a.id))) for a in self.board.attackers)
         blockers = tuple(b for b in self.board.blockers if b.id in chosen)
         return replace(self.board, attackers=attackers, blockers=blockers)
 
@@ -117,6 +149,7 @@ class AttackersDoc:
     lands: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     active: str = "active"
     own_battles: tuple[str, ...] = ()  # battles the active player protects (listed, never attackable: 508.1b)
+    costs: Costs = NO_COSTS
 
     kind: ClassVar[str] = DeclareKind.ATTACKERS
 
@@ -132,10 +165,16 @@ class AttackersDoc:
         listed = [p.id for p in b.players] + [p.id for p in b.planeswalkers] + [t.id for t in b.battles]
         return (*listed, *self.own_battles)
 
+    def attack_cost(self, creature_id: str, target: str) -> int:
+        """What attacking ``target`` with this creature costs the active player (508.1h): its own cost and the
+        tax of the player or planeswalker attacked."""
+        return self.of(creature_id).attack_cost + self.costs.attack_tax.get(target, 0)
+
     def blockers_doc(self, attacks: Attacks) -> BlockersDoc:
-        """The declare-blockers document that follows this attack (the attackers in document order)."""
+        """The declare-blockers document that follows this attack (the attackers in document order, its bands)."""
         attackers = tuple(replace(a, attacking=attacks.of[a.id]) for a in self.board.attackers if a.id in attacks.of)
-        return BlockersDoc(replace(self.board, attackers=attackers), self.abilities, self.lands, self.active)
+        board = replace(self.board, attackers=attackers)
+        return BlockersDoc(board, self.abilities, self.lands, self.active, self.costs, attacks.bands)
 
 
 @dataclass(frozen=True)
@@ -166,14 +205,17 @@ class Blocks:
 
 @dataclass(frozen=True)
 class Attacks:
-    """An attack declaration: ``of[creature] = what it attacks``, for the attacking creatures."""
+    """An attack declaration: ``of[creature] = what it attacks``, for the attacking creatures, and the bands
+    declared (702.22c): each a tuple of two or more attacking creatures, in the document's order."""
 
     of: Mapping[str, str]
-    _key: tuple[tuple[str, str], ...] = field(default=(), compare=True, repr=False)
+    bands: tuple[tuple[str, ...], ...] = ()
+    _key: tuple[object, ...] = field(default=(), compare=True, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "of", dict(self.of))
-        object.__setattr__(self, "_key", tuple(sorted(self.of.items())))
+        object.__setattr__(self, "bands", tuple(tuple(b) for b in self.bands))
+        object.__setattr__(self, "_key", (tuple(sorted(self.of.items())), tuple(sorted(self.bands))))
 
     def __hash__(self) -> int:
         return hash(self._key)
@@ -181,8 +223,10 @@ class Attacks:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Attacks) and self._key == other._key
 
-    def to_json(self) -> dict[str, str]:
-        return dict(self.of)
+    def to_json(self) -> dict[str, Any]:
+        """``{creature: target}``; a member of a band ``{"attacking": target, "band": its first member}``."""
+        label = {c: band[0] for band in self.bands for c in band}
+        return {c: ({"attacking": t, "band": label[c]} if c in label else t) for c, t in self.of.items()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,9 +249,12 @@ def load_declare_doc(data: object, path: str = "") -> BlockersDoc | AttackersDoc
     plain.setdefault("step", Step.COMBAT)  # both damage steps: the whole combat follows a declaration
     abilities: dict[str, Abilities] = {}
     lands: dict[str, tuple[str, ...]] = {}
+    costs = Costs({}, {}, {active: F.DECLARE_TOP["mana"].read(obj, path)})
+    labels: dict[str, list[tuple[str, str]]] = {}  # band label -> (attacker id, its place), a blockers document's
     attackers = expect_list(plain.get("attackers", None) if "attackers" in plain else [], join(path, "attackers"))
     plain["attackers"] = [
-        _split_creature(c, join(join(path, "attackers"), i), abilities, kind) for i, c in enumerate(attackers)
+        _split_creature(c, join(join(path, "attackers"), i), abilities, kind, labels=labels)
+        for i, c in enumerate(attackers)
     ]
     if "blockers" in plain:
         items = expect_list(plain["blockers"], join(path, "blockers"))
@@ -217,21 +264,43 @@ def load_declare_doc(data: object, path: str = "") -> BlockersDoc | AttackersDoc
         ]
     if "players" in plain:
         items = expect_list(plain["players"], join(path, "players"))
-        plain["players"] = [_split_player(p, join(join(path, "players"), i), lands) for i, p in enumerate(items)]
+        plain["players"] = [_split_player(p, join(join(path, "players"), i), lands, costs) for i, p in enumerate(items)]
+    if "planeswalkers" in plain:
+        items = expect_list(plain["planeswalkers"], join(path, "planeswalkers"))
+        plain["planeswalkers"] = [
+            _split_taxed(w, join(join(path, "planeswalkers"), i), costs) for i, w in enumerate(items)
+        ]
     players = [p.get("id") for p in plain.get("players", []) if isinstance(p, dict)]
     if not players:
         raise FormatError(join(path, "players"), "a declare document needs at least one defending player")
     if kind == DeclareKind.ATTACKERS:
         for c in plain["attackers"]:  # not yet attacking: a placeholder the scenario loader accepts
             c["attacking"] = players[0]
-    own: list[str] = []  # battles the active player protects: listed, never attackable (508.1b)
+    own = _own_battles(plain, kind, active, path)
+    board = load_scenario(plain, path)
+    _check_board(board, active, own, path)
+    if kind == DeclareKind.ATTACKERS:
+        attackers_ = tuple(replace(a, attacking="") for a in board.attackers)
+        return AttackersDoc(replace(board, attackers=attackers_), abilities, lands, active, tuple(own), costs)
+    return BlockersDoc(board, abilities, lands, active, costs, _bands(board, labels, path))
+
+
+def _own_battles(plain: dict[str, Any], kind: DeclareKind, active: str, path: str) -> list[str]:
+    """The battles the active player protects, taken out of a declare-attackers document's list: listed, never
+    attackable (508.1b)."""
+    own: list[str] = []
     if "battles" in plain and kind == DeclareKind.ATTACKERS:
         items = expect_list(plain["battles"], join(path, "battles"))
         for i, bt in enumerate(items):
             if isinstance(bt, dict) and bt.get("protector") == active:
                 own.append(expect_str(bt.get("id"), join(join(join(path, "battles"), i), "id")))
         plain["battles"] = [bt for bt in items if not (isinstance(bt, dict) and bt.get("protector") == active)]
-    board = load_scenario(plain, path)
+    return own
+
+
+def _check_board(board: Scenario, active: str, own: list[str], path: str) -> None:
+    """What a declare document's board may not hold: the active player's id on a listed object, a blocker of no
+    known controller among several defending players, blocks already declared."""
     if active in board or active in own:
         raise FormatError(join(path, "active"), f'"{active}" is also the id of a listed object')
     for battle in own:
@@ -248,17 +317,45 @@ def load_declare_doc(data: object, path: str = "") -> BlockersDoc | AttackersDoc
         where = join(join(path, "attackers"), i)
         if a.blocked:
             raise FormatError(join(where, "blocked_by"), "the blocks are what a declaration says: leave them out")
-    if kind == DeclareKind.ATTACKERS:
-        attackers_ = tuple(replace(a, attacking="") for a in board.attackers)
-        return AttackersDoc(replace(board, attackers=attackers_), abilities, lands, active, tuple(own))
-    return BlockersDoc(board, abilities, lands, active)
+
+
+def _bands(board: Scenario, labels: Mapping[str, list[tuple[str, str]]], path: str) -> tuple[tuple[str, ...], ...]:
+    """The bands of a declare-blockers document: two or more attackers each, attacking one player, planeswalker or
+    battle (702.22d); whether a band may be formed at all (702.22c) is ``trample.declare``'s question."""
+    out = []
+    for label, members in labels.items():
+        first_id, first_place = members[0]
+        if len(members) < 2:
+            raise FormatError(
+                first_place, f'a band is two or more attacking creatures (702.22c): only {first_id} is in "{label}"'
+            )
+        for member, where in members[1:]:
+            if board.attacker(member).attacking != board.attacker(first_id).attacking:
+                raise FormatError(
+                    where,
+                    f"{member} attacks {board.attacker(member).attacking}, but {first_id} of its band attacks "
+                    f"{board.attacker(first_id).attacking}: a band attacks one player, planeswalker or battle "
+                    "(702.22d)",
+                )
+        out.append(tuple(m for m, _ in members))
+    return tuple(sorted(out, key=lambda b: [a.id for a in board.attackers].index(b[0])))
 
 
 def _split_creature(
-    data: object, path: str, abilities: dict[str, Abilities], kind: str, blocker: bool = False
+    data: object,
+    path: str,
+    abilities: dict[str, Abilities],
+    kind: str,
+    blocker: bool = False,
+    labels: dict[str, list[tuple[str, str]]] | None = None,
 ) -> dict[str, Any]:
-    """The scenario part of a creature (a copy), its declaration part recorded in ``abilities``."""
+    """The scenario part of a creature (a copy), its declaration part recorded in ``abilities`` (and, for an
+    attacker of a declare-blockers document, its band's label in ``labels``)."""
     obj = dict(expect_object(data, path))
+    if kind == DeclareKind.BLOCKERS and not blocker and labels is not None and "band" in obj:
+        label = F.DECLARE_DECLARED["band"].read(obj, path)
+        labels.setdefault(label, []).append((expect_str(obj.get("id"), join(path, "id")), join(path, "band")))
+        del obj["band"]
     extra = _ATTACKERS_DECLARE if kind == DeclareKind.ATTACKERS and not blocker else _CREATURE_DECLARE
     if kind == DeclareKind.ATTACKERS and not blocker and "attacking" in obj:
         raise FormatError(join(path, "attacking"), "not declared yet: an attack declaration says what it attacks")
@@ -297,13 +394,32 @@ def _split_creature(
     return obj
 
 
-def _split_player(data: object, path: str, lands: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+def _split_player(data: object, path: str, lands: dict[str, tuple[str, ...]], costs: Costs) -> dict[str, Any]:
     obj = dict(expect_object(data, path))
     if "lands" in obj:
         found = _names(obj, "lands", path)
         del obj["lands"]
         if isinstance(obj.get("id"), str):
             lands[obj["id"]] = found
+    obj = _split_taxed(obj, path, costs)
+    read = F.DECLARE_PLAYER.without("lands", "attack_tax").read(obj, path)
+    for k in ("block_tax", "mana"):
+        obj.pop(k, None)
+    if isinstance(obj.get("id"), str):
+        if read["block_tax"]:
+            costs.block_tax[obj["id"]] = read["block_tax"]  # type: ignore[index]
+        if read["mana"]:
+            costs.mana[obj["id"]] = read["mana"]  # type: ignore[index]
+    return obj
+
+
+def _split_taxed(data: object, path: str, costs: Costs) -> dict[str, Any]:
+    """A player or planeswalker without its ``attack_tax`` (recorded in ``costs``: 508.1h)."""
+    obj = dict(expect_object(data, path))
+    tax = F.DECLARE_PLANESWALKER["attack_tax"].read(obj, path)
+    obj.pop("attack_tax", None)
+    if tax and isinstance(obj.get("id"), str):
+        costs.attack_tax[obj["id"]] = tax  # type: ignore[index]
     return obj
 
 
@@ -345,22 +461,41 @@ def load_blocks(data: object, doc: BlockersDoc, path: str = "declaration") -> Bl
 
 
 def load_attacks(data: object, doc: AttackersDoc, path: str = "declaration") -> Attacks:
-    """``{creature id: player, planeswalker or battle id}``; unknown ids are a :class:`FormatError`."""
+    """``{creature id: player, planeswalker or battle id}``, or for a member of a band ``{creature id:
+    {"attacking": id, "band": label}}`` (the creatures with one label are one band, 702.22c); unknown ids are a
+    :class:`FormatError`, and so is a band of one creature. Whether a band may be formed is legality's question."""
     if isinstance(data, (str, bytes)):
         data = parse_json_text(data if isinstance(data, str) else data.decode("utf-8"), path)
     obj = expect_object(data, path)
-    creatures = {a.id for a in doc.board.attackers}
+    order = [a.id for a in doc.board.attackers]
     targets = set(doc.targets)
     out: dict[str, str] = {}
-    for c, target in obj.items():
+    labels: dict[str, list[str]] = {}
+    for c, value in obj.items():
         where = join(path, c)
-        if c not in creatures:
+        if c not in order:
             raise FormatError(where, f'unknown creature "{c}" (expected one of the active player\'s creatures)')
-        expect_str(target, where)
+        if isinstance(value, dict):
+            for k in value:
+                if k not in ("attacking", "band"):
+                    raise FormatError(join(where, k), 'unknown field (expected "attacking" and "band")')
+            target = expect_str(value.get("attacking"), join(where, "attacking"))
+            labels.setdefault(expect_str(value.get("band"), join(where, "band")), []).append(c)
+            target_where = join(where, "attacking")
+        else:
+            target = expect_str(value, where)
+            target_where = where
         if target not in targets:
-            raise FormatError(where, f'unknown id "{target}" (expected a player, planeswalker or battle)')
+            raise FormatError(target_where, f'unknown id "{target}" (expected a player, planeswalker or battle)')
         out[c] = target
-    return Attacks({a.id: out[a.id] for a in doc.board.attackers if a.id in out})
+    for label, members in labels.items():
+        if len(members) < 2:
+            raise FormatError(
+                join(join(path, members[0]), "band"),
+                f'a band is two or more attacking creatures (702.22c): only {members[0]} is in "{label}"',
+            )
+    bands = sorted((tuple(sorted(m, key=order.index)) for m in labels.values()), key=lambda b: order.index(b[0]))
+    return Attacks({c: out[c] for c in order if c in out}, tuple(bands))
 
 
 def load_declaration(data: object, doc: BlockersDoc | AttackersDoc, path: str = "declaration") -> Blocks | Attacks:
@@ -372,6 +507,7 @@ __all__ = [
     "COLORS",
     "ARTIFACT",
     "Abilities",
+    "Costs",
     "BlockersDoc",
     "AttackersDoc",
     "Blocks",

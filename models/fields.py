@@ -531,6 +531,20 @@ DECLARE_CREATURE = Table(
             show_default=False,
             description="Land types it walks (702.14c).",
         ),
+        Field(
+            "bands_with_other",
+            FieldKind.NAMES,
+            default=(),
+            show_default=False,
+            item="quality",
+            description='"Bands with other [quality]": the qualities (tags) it bands with (702.22c).',
+        ),
+        Field(
+            "block_cost",
+            FieldKind.AMOUNT,
+            default=0,
+            description="Generic mana its controller pays for it to block (509.1d).",
+        ),
     )
 )
 #: A creature that may attack (a declare-attackers document's attackers) also takes these.
@@ -541,6 +555,22 @@ DECLARE_ATTACKER_EXTRA = Table(
             FieldKind.BOOLEAN,
             default=False,
             description="Summoning sickness (302.6).",
+        ),
+        Field(
+            "attack_cost",
+            FieldKind.AMOUNT,
+            default=0,
+            description="Generic mana its controller pays for it to attack (508.1h).",
+        ),
+    )
+)
+#: An attacker already declared (a declare-blockers document's attackers) also takes these.
+DECLARE_DECLARED = Table(
+    (
+        Field(
+            "band",
+            FieldKind.ID,
+            description="The attacking band it was declared in (702.22c): the creatures with the same label.",
         ),
     )
 )
@@ -553,6 +583,35 @@ DECLARE_PLAYER = Table(
             default=(),
             show_default=False,
             description="Land types and qualities it controls (702.14c).",
+        ),
+        Field(
+            "attack_tax",
+            FieldKind.AMOUNT,
+            default=0,
+            description="Creatures can't attack this player unless their controller pays this for each (508.1h).",
+        ),
+        Field(
+            "block_tax",
+            FieldKind.AMOUNT,
+            default=0,
+            description="This player's creatures can't block unless they pay this for each (509.1d).",
+        ),
+        Field(
+            "mana",
+            FieldKind.AMOUNT,
+            default=0,
+            description="The generic mana this defending player can pay to block (509.1d-f).",
+        ),
+    )
+)
+#: What a declare document adds to a planeswalker.
+DECLARE_PLANESWALKER = Table(
+    (
+        Field(
+            "attack_tax",
+            FieldKind.AMOUNT,
+            default=0,
+            description="Creatures can't attack it unless their controller pays this for each (508.1h).",
         ),
     )
 )
@@ -567,6 +626,12 @@ DECLARE_TOP = Table(
             description="Which declaration the document asks about.",
         ),
         Field("active", FieldKind.ID, default="active", description="The active (attacking) player."),
+        Field(
+            "mana",
+            FieldKind.AMOUNT,
+            default=0,
+            description="The generic mana the active player can pay to attack (508.1h-j).",
+        ),
     )
 )
 
@@ -625,7 +690,9 @@ __all__ = [
     "DECLARE_KEYWORDS",
     "DECLARE_CREATURE",
     "DECLARE_ATTACKER_EXTRA",
+    "DECLARE_DECLARED",
     "DECLARE_PLAYER",
+    "DECLARE_PLANESWALKER",
     "DECLARE_TOP",
     "CARD_TYPES",
     "SUPERTYPES",

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from .models import Keyword
@@ -665,6 +665,111 @@ def board_svg(
     root.set("width", str(int(w)))
     root.set("height", str(int(h)))
     root.set("viewBox", f"0 0 {w} {h}")
+    return _serialise(root)
+
+
+# ---------------------------------------------------------------------------------------------
+# Declarations (docs/declare.md): who attacks what, who blocks whom
+# ---------------------------------------------------------------------------------------------
+
+
+def _plain_card(parent, x, y, oid: str, lines: list[str], faded: bool, stroke: str, role: str) -> None:
+    g = _group(parent, role, oid)
+    _card(g, x, y, "#fafafa" if not faded else "#eeeeee", stroke, faded)
+    _t(g, x + CARD_W / 2, y + 22, _fit(oid, CARD_W - 12, 14), 14, "bold", "middle")
+    rows = [part for text in lines for part in _wrap(text, CARD_W - 12, 11, 2)][:6]
+    for k, text in enumerate(rows):
+        _t(g, x + CARD_W / 2, y + 44 + 15 * k, text, 11, anchor="middle", fill="#555" if faded else "#222")
+
+
+def _creature_lines(c, extra: list[str]) -> list[str]:
+    words = [KEYWORD_NAMES.get(k, k.replace("_", " ")) for k in sorted(c.keywords)]
+    return [f"{c.power}/{c.toughness}", *([", ".join(words)] if words else []), *extra]
+
+
+def _arrow(parent, x1, y1, x2, y2, colour: str, dashed: bool = False, label: str | None = None) -> None:
+    _el(parent, "line", x1=float(x1), y1=float(y1), x2=float(x2), y2=float(y2), stroke=colour, stroke_width=2.5,
+        stroke_dasharray="7 5" if dashed else None, marker_end=f"url(#{MARKER}{colour.lstrip('#')})")  # fmt: skip
+    if label:
+        _t(parent, (x1 + x2) / 2 + 6, (y1 + y2) / 2, label, 11, "bold", fill=colour)
+
+
+def _markers(root, colours) -> None:
+    defs = _el(root, "defs")
+    for colour in dict.fromkeys(colours):
+        m = _el(defs, "marker", id=f"{MARKER}{colour.lstrip('#')}", viewBox="0 0 10 10", refX=9, refY=5,
+                markerWidth=7, markerHeight=7, orient="auto-start-reverse")  # fmt: skip
+        _el(m, "path", d="M 0 0 L 10 5 L 0 10 z", fill=colour)
+
+
+def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[str] = ()) -> str:
+    """A declaration as SVG text (docs/declare.md): for blocks (a declare-blockers document and a
+    :class:`~trample.models.declare.Blocks`), the potential blockers above the attackers, an arrow from each
+    blocker to each attacker it is declared to block and a dashed one to the other members of that attacker's band
+    (702.22h); for attacks (a declare-attackers document and an :class:`~trample.models.declare.Attacks`), what can
+    be attacked above the active player's creatures, an arrow from each attacker to what it attacks, a band's
+    members in one colour with its label. Creatures that do not act are faded. ``notes``: lines under the title
+    (a verdict). Every id goes through ElementTree (escaped)."""
+    board = doc.board
+    blocks = getattr(doc, "kind", "") == "blockers"
+    if blocks:
+        top = [b.id for b in board.blockers]
+        bottom = [a.id for a in board.attackers]
+    else:
+        top = [p.id for p in board.players] + [w.id for w in board.planeswalkers] + [t.id for t in board.battles]
+        bottom = [a.id for a in board.attackers]
+    lines = _header_lines(title or ("blocks" if blocks else "attacks"), list(notes), MIN_WIDTH)
+    head = _header_height(lines)
+    n = max(len(top), len(bottom), 1)
+    width = max(MIN_WIDTH, 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X)
+    height = head + 2 * CARD_H + ROW_GAP + 2 * MARGIN + 10
+    pos: dict[str, tuple[float, float]] = {}
+    for row, ids in ((0, top), (1, bottom)):
+        span = len(ids) * CARD_W + max(0, len(ids) - 1) * GAP_X
+        for k, oid in enumerate(ids):
+            pos[oid] = ((width - span) / 2 + k * (CARD_W + GAP_X), head + MARGIN + row * (CARD_H + ROW_GAP))
+    root = _svg(width, height)
+    _el(root, "rect", x=0, y=0, width=width, height=height, fill="white")
+    _header(root, lines)
+    arrows: list[tuple[str, str, str, bool, str | None]] = []  # (from, to, colour, dashed, label)
+    if blocks:
+        of = declaration.of
+        blocking = {b for ids in of.values() for b in ids}
+        band_of = {m: band for band in doc.bands for m in band}
+        for k, b in enumerate(top):
+            c = board.blocker(b)
+            colour = PALETTE[k % len(PALETTE)]
+            _plain_card(root, *pos[b], b, _creature_lines(c, []), b not in blocking, colour, "blocker")
+            for a in bottom:
+                if b in of.get(a, ()):
+                    arrows.append((b, a, colour, False, None))
+                elif any(b in of.get(m, ()) for m in band_of.get(a, ())):  # 702.22h: it blocks the whole band
+                    arrows.append((b, a, colour, True, None))
+        for a in bottom:
+            c = board.attacker(a)
+            extra = [f"attacks {c.attacking}"] + ([f"band: {band_of[a][0]}"] if a in band_of else [])
+            _plain_card(root, *pos[a], a, _creature_lines(c, extra), False, DEFENDING_COLOUR, "attacker")
+    else:
+        of = declaration.of
+        band_of = {m: band for band in declaration.bands for m in band}
+        colours = {band[0]: PALETTE[k % len(PALETTE)] for k, band in enumerate(declaration.bands)}
+        attacked = set(of.values())
+        for t in top:
+            _plain_card(root, *pos[t], t, [board.kind(t)], t not in attacked, "#555", "target")
+        for a in bottom:
+            band = band_of.get(a)
+            colour = colours[band[0]] if band else PALETTE[0]
+            extra = [f"band: {band[0]}"] if band else []
+            _plain_card(root, *pos[a], a, _creature_lines(board.attacker(a), extra), a not in of, colour, "attacker")
+            if a in of:
+                arrows.append((a, of[a], colour, False, None))
+    _markers(root, [colour for *_, colour, _, _ in arrows])
+    for src, dst, colour, dashed, label in arrows:
+        (x1, y1), (x2, y2) = pos[src], pos[dst]
+        if blocks:  # a blocker (top) to the attacker it blocks (bottom)
+            _arrow(root, x1 + CARD_W / 2, y1 + CARD_H, x2 + CARD_W / 2, y2 - 4, colour, dashed, label)
+        else:  # an attacker (bottom) to what it attacks (top)
+            _arrow(root, x1 + CARD_W / 2, y1, x2 + CARD_W / 2, y2 + CARD_H + 4, colour, dashed, label)
     return _serialise(root)
 
 

@@ -44,6 +44,10 @@ def _make(spec, payload: dict) -> Player:
 def evaluate_chunk(payload: dict) -> list[dict]:
     """Judge every board of one chunk. ``payload``: items [(index, item)], players, objective, seed, timeout,
     startup_timeout, max_failures; ``"game": "combat"`` plays whole combats (:mod:`trample.arena.whole_arena`)."""
+    if payload.get("game") == "blocks":
+        from .blocks_arena import evaluate_blocks_chunk
+
+        return evaluate_blocks_chunk(payload)
     if payload.get("game") == "combat":
         from .whole_arena import evaluate_combat_chunk
 
@@ -147,9 +151,13 @@ def run_arena(
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend == "dask":
         specs = absolute_commands(specs)
-    if game not in ("step", "combat"):
-        raise ValueError(f"game: expected 'step' or 'combat', got {game!r}")
-    if game == "combat":
+    if game not in ("step", "combat", "blocks"):
+        raise ValueError(f"game: expected 'step', 'combat' or 'blocks', got {game!r}")
+    if game == "blocks":
+        from .blocks_arena import player_names as block_player_names
+
+        names = block_player_names(specs)
+    elif game == "combat":
         from .whole_arena import player_names
 
         names = player_names(specs)
@@ -237,6 +245,25 @@ def run_whole_arena(
         items, players=players, objective=objective, seed=seed, progress=progress, suite=suite, game="combat", **options
     )
     results["config"] = {"game": "combat", **results["config"], "defender": "best reply (minimax)"}
+    return results
+
+
+def run_blocks_arena(
+    items: Sequence,
+    players: Sequence = ("optimal", "no-blocks", "chump", "survive", "random"),
+    objective: str = "max-damage",
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+    suite: dict | None = None,
+    **options,
+) -> dict:
+    """Score defending players' block declarations (:mod:`trample.arena.blocks_arena`) against the proven-best
+    blocks; ``items`` are declare-blockers documents (or items ``{"scenario": document, ...}``). The results
+    have run_arena's shape; ``options``: those of :func:`run_arena`."""
+    results = run_arena(
+        items, players=players, objective=objective, seed=seed, progress=progress, suite=suite, game="blocks", **options
+    )
+    results["config"] = {"game": "blocks", **results["config"], "attacker": "best damage assignment (whole combat)"}
     return results
 
 
@@ -345,6 +372,18 @@ def _run_inline(payloads, progress, total, parts):
     if not payloads:
         return
     first = payloads[0]
+    if first.get("game") == "blocks":  # built-in players only: nothing to build or close
+        from .blocks_arena import evaluate_blocks_chunk
+
+        for i, payload in enumerate(payloads):
+            part = parts.setdefault(i, [])
+            for one in payload["items"]:
+                if was_interrupted():
+                    raise KeyboardInterrupt
+                part += evaluate_blocks_chunk({**payload, "items": [one]})
+                if progress:
+                    progress(sum(len(p) for p in parts.values()), total)
+        return
     spare = children_now()
     combat = first.get("game") == "combat"
     if combat:

@@ -39,7 +39,7 @@ COMMANDS = (
     ("serve", "add_commands"),  # serve, conformance
 )
 
-# The commands each registration adds (tests/test_cli_startup.py keeps it equal to what they register): a command
+# The commands each registration adds (tests/cli/test_cli_startup.py keeps it equal to what they register): a command
 # line naming one builds the parser of that registration alone, so that `trample count` imports neither the
 # solver's nor the arena's modules (issue 21: the start-up time).
 REGISTERS = {

@@ -148,6 +148,20 @@ def block_violations(doc: BlockersDoc, blocks: Blocks) -> list[Refusal]:
             out.append(
                 (need_rule(doc, a.id), f"{a.id} is blocked by {n}, but it can't be blocked except by {need} or more")
             )
+    for player, total in block_costs(doc, blocks).items():
+        have = doc.costs.available(player)
+        if total > have:
+            out.append(("509.1d", f"the total cost to block is {total} for {player}, who has {have} mana (509.1f)"))
+    return out
+
+
+def block_costs(doc: BlockersDoc, blocks: Blocks) -> dict[str, int]:
+    """509.1d: each defending player's total cost to block, over their creatures that block (each once)."""
+    out: dict[str, int] = {}
+    for b in doc.board.blockers:
+        cost = doc.block_cost(b.id)
+        if cost and blocks.blocking(b.id):
+            out[doc.controller(b.id)] = out.get(doc.controller(b.id), 0) + cost
     return out
 
 
@@ -192,7 +206,49 @@ def attack_violations(doc: AttackersDoc, attacks: Attacks) -> list[Refusal]:
         out += [(rule, f"{c} attacks {t}, but {why}") for rule, why in attack_refusals(doc, c, t)]
         if doc.of(c).has("cant_attack_alone") and len(attacks.of) == 1:
             out.append(("508.1c", f"{c} can't attack alone, and no other creature attacks"))
+    for band in attacks.bands:
+        out += band_refusals(doc, band)
+        targets = sorted({attacks.of[c] for c in band})
+        if len(targets) > 1:
+            out.append(
+                (
+                    "702.22d",
+                    f"the band {', '.join(band)} attacks {' and '.join(targets)}: all creatures in an attacking "
+                    "band attack the same player, planeswalker or battle",
+                )
+            )
+    total, have = attack_cost(doc, attacks), doc.costs.available(doc.active)
+    if total > have:
+        out.append(("508.1h", f"the total cost to attack is {total}, and {doc.active} has {have} mana (508.1j)"))
     return out
+
+
+def attack_cost(doc: AttackersDoc, attacks: Attacks) -> int:
+    """508.1h: the total cost to attack (each creature's own cost and the tax of what it attacks)."""
+    return sum(doc.attack_cost(c, t) for c, t in attacks.of.items())
+
+
+def may_band(doc: AttackersDoc | BlockersDoc, creature: str) -> bool:
+    """Could this creature be in a band with another (702.22c): it has banding or "bands with other"?"""
+    return doc.board.attacker(creature).has("banding") or bool(doc.of(creature).bands_with_other)
+
+
+def band_refusals(doc: AttackersDoc | BlockersDoc, band: tuple[str, ...]) -> list[Refusal]:
+    """702.22c: a band is one or more creatures with banding and up to one without (even one with "bands with
+    other"), or creatures of one quality of which one or more has "bands with other [that quality]"."""
+    without = [c for c in band if not doc.board.attacker(c).has("banding")]
+    if len(without) <= 1:
+        return []
+    for quality in {q for c in band for q in doc.of(c).bands_with_other}:
+        if all(quality in doc.board.attacker(c).tags for c in band):
+            return []
+    return [
+        (
+            "702.22c",
+            f"the band {', '.join(band)} has {len(without)} creatures without banding ({', '.join(without)}), "
+            'and no quality they all share that one of them "bands with other"',
+        )
+    ]
 
 
 def requirements(doc) -> list[Requirement]:

@@ -166,8 +166,10 @@ def _separable(doc: BlockersDoc, objs) -> bool:
         return False
     if has_effects(board) or board.rules != "current":
         return False
-    if any(c.has("banding") for c in (*board.attackers, *board.blockers)):
-        return False
+    if doc.bands or any(c.has("banding") for c in (*board.attackers, *board.blockers)):
+        return False  # a band's blockers block every member (702.22h); banding moves who divides (702.22j/k)
+    if any(doc.block_cost(b.id) for b in board.blockers):
+        return False  # costs to block (509.1d): the programme's states do not track what each player pays
     if any(doc.of(b.id).block_limit != 1 or doc.of(b.id).has("cant_block_alone") for b in board.blockers):
         return False  # several attackers per blocker, or 509.1b's "can't block alone": blockers are coupled
     targets = [a.attacking for a in board.attackers if board.kind(a.attacking) != "player"]

@@ -15,18 +15,22 @@ follow.
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 from ..limits import NEVER, Deadline
 from ..models.declare import AttackersDoc, Attacks, BlockersDoc, Blocks
+from ..models.errors import FormatError
 from .legality import (
     Requirement,
     attack_refusals,
+    band_refusals,
     block_refusals,
     can_ever_block,
+    may_band,
     requirements,
 )
 
@@ -37,6 +41,7 @@ class Option:
     adds: tuple[int, ...]  # indices into the tracked attackers, one per blocker added
     obeyed: int  # requirements this choice obeys on its own
     alone: bool = False  # the chooser acts, and "can't attack alone" / "can't block alone" (508.1c, 509.1b)
+    cost: tuple[int, ...] = ()  # what it costs each paying player (508.1h, 509.1d), in DeclarationSpace.payers
 
 
 class DeclarationSpace:
@@ -59,6 +64,10 @@ class DeclarationSpace:
             self.needs = tuple(needs[i] for i in self.tracked)
             self.must = tuple(must[i] for i in self.tracked)
             self.options = [self._block_options(b) for b in self.choosers]
+            for band in doc.bands:  # declared already: a band 702.22c does not allow is a bad document
+                for rule, why in band_refusals(doc, band):
+                    where = f"attackers[{self.attackers.index(band[1])}].band"
+                    raise FormatError(where, f"{why} ({rule})")
         else:
             assert isinstance(doc, AttackersDoc)
             self.targets = list(doc.targets)
@@ -69,7 +78,38 @@ class DeclarationSpace:
         #: also tracks how many choosers act (capped at 2) and whether one of them can't act alone
         alone = "cant_block_alone" if self.blocks else "cant_attack_alone"
         self.couples = any(doc.of(c).has(alone) for c in self.choosers)
+        #: costs to attack or block (508.1h, 509.1d): the players who pay, and the mana each has; the programme
+        #: adds up what each pays (capped one above the mana: beyond it nothing is affordable)
+        if self.blocks:
+            assert isinstance(doc, BlockersDoc)
+            paying = {doc.controller(b) for b in self.choosers if doc.block_cost(b)}
+            self.payers = [p.id for p in board.players if p.id in paying]
+        else:
+            assert isinstance(doc, AttackersDoc)
+            costly = any(doc.attack_cost(c, t) for c in self.choosers for t in self.targets)
+            self.payers = [doc.active] if costly else []
+        self.budget = tuple(doc.costs.available(p) for p in self.payers)
+        self._free = (0,) * len(self.payers)
+        if self.payers:
+            self.options = [[replace(o, cost=self._cost_of(n, o)) for o in opts] for n, opts in enumerate(self.options)]
+        #: attacking bands (702.22c): each attack's bands are listed per attack (see :meth:`band_choices`)
+        self.banding = not self.blocks and sum(may_band(doc, c) for c in self.choosers) >= 1 and len(self.choosers) > 1
         self._memo: dict = {}
+        self._legal_memo: dict = {}
+        self._bands_memo: dict = {}
+
+    def _cost_of(self, n: int, opt: Option) -> tuple[int, ...]:
+        doc = self.doc
+        if not opt.picks:
+            return self._free
+        if isinstance(doc, BlockersDoc):
+            b = self.choosers[n]
+            return tuple(doc.block_cost(b) if p == doc.controller(b) else 0 for p in self.payers)
+        assert isinstance(doc, AttackersDoc)
+        return (doc.attack_cost(self.choosers[n], self.targets[opt.picks[0]]),)
+
+    def _add(self, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(min(x + y, m + 1) for x, y, m in zip(a, b, self.budget))
 
     # -- options ----------------------------------------------------------------------------------
     def _block_options(self, blocker: str) -> list[Option]:
@@ -130,7 +170,8 @@ class DeclarationSpace:
         return obeyed
 
     def _completions(self, i: int, state: tuple[int, ...]) -> Counter:
-        """{requirements obeyed from chooser i on: the number of restriction-legal completions}."""
+        """{(requirements obeyed, cost to each payer) from chooser i on: the number of restriction-legal
+        completions} (costs capped one above each payer's mana)."""
         key = (i, state)
         got = self._memo.get(key)
         if got is not None:
@@ -139,13 +180,30 @@ class DeclarationSpace:
         if i == len(self.choosers):
             final = self._final(state)
             if final is not None:
-                out[final] = 1
+                out[final, self._free] = 1
         else:
             for opt in self.options[i]:
-                for r, n in self._completions(i + 1, self._step(state, opt)).items():
-                    out[r + opt.obeyed] += n
+                for (r, c), n in self._completions(i + 1, self._step(state, opt)).items():
+                    out[r + opt.obeyed, self._add(opt.cost, c) if self.payers else c] += n
         self._memo[key] = out
         return out
+
+    def _legal(self, i: int, state: tuple[int, ...], acc: tuple[int, tuple[int, ...]]) -> int:
+        """The legal completions from chooser i on, given (requirements obeyed, costs) so far: restriction-legal,
+        affordable (508.1h-j, 509.1d-f) and obeying at least the maximum (508.1d, 509.1c)."""
+        key = (i, state, acc)
+        got = self._legal_memo.get(key)
+        if got is None:
+            best, (r0, c0) = self.max_obeyed(), acc
+            got = 0
+            for (r, c), n in self._completions(i, state).items():
+                if r0 + r >= best and all(x <= m for x, m in zip(self._add(c0, c), self.budget)):
+                    got += n
+            self._legal_memo[key] = got
+        return got
+
+    def _then(self, acc: tuple[int, tuple[int, ...]], opt: Option) -> tuple[int, tuple[int, ...]]:
+        return acc[0] + opt.obeyed, (self._add(acc[1], opt.cost) if self.payers else acc[1])
 
     def _step(self, state: tuple[int, ...], opt: Option) -> tuple[int, ...]:
         if not opt.adds and not (self.couples and opt.picks):
@@ -163,64 +221,118 @@ class DeclarationSpace:
         return (0,) * (len(self.tracked) + (2 if self.couples else 0))
 
     def max_obeyed(self) -> int:
-        """The most requirements a restriction-legal declaration obeys (509.1c, 508.1d). There is always one
-        (declaring nothing breaks no restriction)."""
-        return max(self._completions(0, self._start))
+        """The most requirements a restriction-legal declaration obeys (509.1c, 508.1d), among those that cost
+        nothing: a player is not required to pay a cost to attack or block, even to obey more requirements. There
+        is always one (declaring nothing breaks no restriction)."""
+        got = self._memo.get("max")
+        if got is None:
+            got = self._memo["max"] = max(r for r, c in self._completions(0, self._start) if c == self._free)
+        return got
+
+    def count_bases(self) -> int:
+        """The legal declarations without their bands (for attacks with banding: the attacks, each counted once)."""
+        return self._legal(0, self._start, (0, self._free))
 
     def count(self) -> int:
-        """The number of legal declarations: restriction-legal, obeying the maximum of requirements."""
-        return self._completions(0, self._start)[self.max_obeyed()]
+        """The number of legal declarations: restriction-legal, affordable, obeying the maximum of requirements
+        (with banding, each attack once per legal choice of its bands)."""
+        if not self.banding:
+            return self.count_bases()
+        starts, _ = self._band_table()
+        return starts[-1]
+
+    def _band_table(self) -> tuple[list[int], dict]:
+        """With banding: the index of each attack's first declaration (and the total last), and each attack's
+        key -> (its position, its choices of bands). Built once, walking every attack."""
+        got = self._memo.get("bands")
+        if got is None:
+            starts, where = [0], {}
+            for n, choice in enumerate(self._base_choices()):
+                base = self.declaration(choice)
+                bands = self.band_choices(base)  # type: ignore[arg-type]
+                where[base] = (n, bands)
+                starts.append(starts[-1] + len(bands))
+            got = self._memo["bands"] = (starts, where)
+        return got
 
     def count_by_obeyed(self) -> dict[int, int]:
-        """Restriction-legal declarations by the number of requirements they obey."""
-        return dict(sorted(self._completions(0, self._start).items()))
+        """Restriction-legal, affordable declarations (without bands) by the number of requirements they obey."""
+        out: Counter = Counter()
+        for (r, c), n in self._completions(0, self._start).items():
+            if all(x <= m for x, m in zip(c, self.budget)):
+                out[r] += n
+        return dict(sorted(out.items()))
 
     def obeyed(self, declaration) -> int:
         return sum(1 for r in self.requirements if r.obeyed(declaration))
 
     # -- listing, rank, unrank, sampling -------------------------------------------------------------
-    def choices(self, deadline: Deadline = NEVER) -> Iterator[tuple[int, ...]]:
-        """Every legal declaration's option indices, each once, in the canonical order, lazily (no dead end:
-        a branch is entered only when it has a legal completion)."""
-        target = self.max_obeyed()
+    def _base_choices(self, deadline: Deadline = NEVER) -> Iterator[tuple[int, ...]]:
+        """Every legal declaration's option indices (without bands), each once, in the canonical order, lazily
+        (no dead end: a branch is entered only when it has a legal completion)."""
         n = len(self.choosers)
-        stack: list = [(0, self._start, target, ())]
+        stack: list = [(0, self._start, (0, self._free), ())]
         while stack:
             deadline.check()
-            i, state, need, prefix = stack.pop()
+            i, state, acc, prefix = stack.pop()
             if i == n:
                 yield prefix
                 continue
             children = []
             for k, opt in enumerate(self.options[i]):
-                nxt = self._step(state, opt)
-                if need - opt.obeyed >= 0 and self._completions(i + 1, nxt).get(need - opt.obeyed, 0):
-                    children.append((i + 1, nxt, need - opt.obeyed, (*prefix, k)))
+                nxt, then = self._step(state, opt), self._then(acc, opt)
+                if self._legal(i + 1, nxt, then):
+                    children.append((i + 1, nxt, then, (*prefix, k)))
             stack.extend(reversed(children))
 
+    def choices(self, deadline: Deadline = NEVER) -> Iterator[tuple[int, ...]]:
+        """Every legal declaration's option indices, each once, in the canonical order (with banding: of the
+        attacks without their bands, see :meth:`declarations`)."""
+        return self._base_choices(deadline)
+
     def declarations(self, limit: int | None = None, deadline: Deadline = NEVER) -> Iterator[Blocks | Attacks]:
-        for n, choice in enumerate(self.choices(deadline)):
-            if limit is not None and n >= limit:
-                return
-            yield self.declaration(choice)
+        """Every legal declaration, each once, in the canonical order (with banding: each attack, then its
+        choices of bands in :meth:`band_choices`' order), lazily."""
+        n = 0
+        for choice in self._base_choices(deadline):
+            base = self.declaration(choice)
+            for declared in self.band_choices(base) if isinstance(base, Attacks) and self.banding else [base]:
+                if limit is not None and n >= limit:
+                    return
+                n += 1
+                yield declared
 
     def unrank(self, index: int) -> Blocks | Attacks:
         """The declaration at ``index`` (0 <= index < count) in the canonical order."""
         if not 0 <= index < self.count():
             raise IndexError(f"index {index} out of range (count {self.count()})")
-        need, state, choice = self.max_obeyed(), self._start, []
+        if self.banding:
+            starts, _ = self._band_table()
+            n = bisect_right(starts, index) - 1
+            base = self.unrank_base(n)
+            return self.band_choices(base)[index - starts[n]]  # type: ignore[arg-type]
+        return self.unrank_base(index)
+
+    def unrank_base(self, index: int) -> Blocks | Attacks:
+        """The declaration (without bands) at ``index`` in the canonical order of :meth:`choices`."""
+        acc, state, choice = (0, self._free), self._start, []
         for i in range(len(self.choosers)):
             for k, opt in enumerate(self.options[i]):
-                nxt = self._step(state, opt)
-                here = self._completions(i + 1, nxt).get(need - opt.obeyed, 0) if need >= opt.obeyed else 0
+                nxt, then = self._step(state, opt), self._then(acc, opt)
+                here = self._legal(i + 1, nxt, then)
                 if index < here:
                     choice.append(k)
-                    state, need = nxt, need - opt.obeyed
+                    state, acc = nxt, then
                     break
                 index -= here
         return self.declaration(tuple(choice))
 
     def choice_of(self, declaration) -> tuple[int, ...] | None:
+        """The option indices of a declaration (without its bands), or None if some chooser's part is not one of
+        its options."""
+        return self._choice_of(declaration)
+
+    def _choice_of(self, declaration) -> tuple[int, ...] | None:
         """The option indices of a declaration, or None if some chooser's part is not one of its options."""
         out = []
         for n, c in enumerate(self.choosers):
@@ -237,21 +349,72 @@ class DeclarationSpace:
 
     def rank(self, declaration) -> int | None:
         """The index of a legal declaration in the canonical order (None if it is not legal)."""
+        if self.banding:
+            starts, where = self._band_table()
+            found = where.get(Attacks(declaration.of))
+            if found is None or declaration not in found[1]:
+                return None
+            return starts[found[0]] + found[1].index(declaration)
         choice = self.choice_of(declaration)
-        if choice is None:
+        if choice is None or (
+            isinstance(declaration, Attacks) and declaration.bands
+        ):  # no creature here may band (702.22c)
             return None
-        need, state, index = self.max_obeyed(), self._start, 0
+        acc, state, index = (0, self._free), self._start, 0
         for i, k in enumerate(choice):
             for j, opt in enumerate(self.options[i]):
-                nxt = self._step(state, opt)
-                here = self._completions(i + 1, nxt).get(need - opt.obeyed, 0) if need >= opt.obeyed else 0
+                nxt, then = self._step(state, opt), self._then(acc, opt)
+                here = self._legal(i + 1, nxt, then)
                 if j == k:
                     if not here:
                         return None
-                    state, need = nxt, need - opt.obeyed
+                    state, acc = nxt, then
                     break
                 index += here
         return index
+
+    # -- bands (702.22c-d) --------------------------------------------------------------------------
+    def band_choices(self, attacks: Attacks) -> list[Attacks]:
+        """Every legal choice of bands for this attack (its creatures and targets as given), in the canonical
+        order: no band first; creature by creature in document order, each alone or joining an earlier band.
+        A band attacks one target (702.22d) and is one that 702.22c allows; a creature in no band is alone."""
+        doc = self.doc
+        assert isinstance(doc, AttackersDoc)
+        order = [c for c in self.choosers if c in attacks.of]
+        key = tuple((c, attacks.of[c]) for c in order)
+        got = self._bands_memo.get(key)
+        if got is not None:
+            return got
+        qualities = {q for c in order for q in doc.of(c).bands_with_other if q in doc.board.attacker(c).tags}
+
+        def viable(group: list[str], final: bool) -> bool:
+            """Could this group be (final: is it) a band 702.22c allows?"""
+            if len(group) < 2:
+                return True
+            if not band_refusals(doc, tuple(group)):
+                return True
+            if final:
+                return False
+            return any(
+                all(q in doc.board.attacker(c).tags for c in group) for q in qualities
+            )  # a "bands with other" may join
+
+        found: list[tuple[tuple[str, ...], ...]] = []
+
+        def place(i: int, groups: list[list[str]]) -> None:
+            if i == len(order):
+                if all(viable(g, True) for g in groups):
+                    found.append(tuple(tuple(g) for g in groups if len(g) > 1))
+                return
+            c = order[i]
+            place(i + 1, [*groups, [c]])
+            for k, g in enumerate(groups):
+                if attacks.of[g[0]] == attacks.of[c] and viable([*g, c], False):
+                    place(i + 1, [*groups[:k], [*g, c], *groups[k + 1 :]])
+
+        place(0, [])
+        out = self._bands_memo[key] = [Attacks(attacks.of, bands) for bands in found]
+        return out
 
     def sample(self, n: int, seed: int | None = None) -> list[Blocks | Attacks]:
         """``n`` declarations drawn exactly uniformly (with replacement), reproducibly by ``seed``."""
@@ -260,7 +423,10 @@ class DeclarationSpace:
         return [self.unrank(rng.randrange(total)) for _ in range(n)]
 
     # -- the reference: CP-SAT -----------------------------------------------------------------------
-    def _model(self):
+    def _model(self, free: bool = False):
+        """One Boolean per chooser and option; ``free``: only the options that cost nothing (the 508.1d / 509.1c
+        maximum: no player is required to pay a cost to obey a requirement), else the total cost each player
+        pays at most their mana (508.1h-j, 509.1d-f)."""
         from ortools.sat.python import cp_model
 
         model = cp_model.CpModel()
@@ -283,6 +449,15 @@ class DeclarationSpace:
                 if self.doc.of(c).has(alone):
                     others = sum(1 - x[m, 0] for m in range(len(self.choosers)) if m != n)
                     model.add(others >= 1).only_enforce_if(~x[n, 0])
+        for p, mana in enumerate(self.budget):
+            paid = [
+                (o.cost[p], x[n, k]) for n, opts in enumerate(self.options) for k, o in enumerate(opts) if o.cost[p]
+            ]
+            if free:
+                for _, v in paid:
+                    model.add(v == 0)
+            else:
+                model.add(sum(c * v for c, v in paid) <= mana)
         return model, x, sum(obeyed)
 
     def max_obeyed_cpsat(self) -> int:
@@ -291,7 +466,7 @@ class DeclarationSpace:
 
         from ..engines.cpsat import new_solver  # the one place CP-SAT solvers are made (SIGINT left to Python)
 
-        model, _, total = self._model()
+        model, _, total = self._model(free=True)
         model.maximize(total)
         solver = new_solver(num_workers=1)
         status = solver.solve(model)
@@ -299,12 +474,13 @@ class DeclarationSpace:
         return int(solver.value(total))
 
     def choices_cpsat(self) -> list[tuple[int, ...]]:
-        """Every legal declaration's option indices, listed by CP-SAT (sorted): the reference for counting."""
+        """Every legal declaration's option indices (without bands), listed by CP-SAT (sorted): the reference for
+        counting."""
         from ortools.sat.python import cp_model
 
         best = self.max_obeyed_cpsat()
         model, x, total = self._model()
-        model.add(total == best)
+        model.add(total >= best)
         from ..engines.cpsat import new_solver
 
         solver = new_solver(listing=True)  # one worker: more silently lose solutions
@@ -317,3 +493,11 @@ class DeclarationSpace:
         opts = self.options
         solver.solve(model, Collect())
         return sorted(found)
+
+    def count_cpsat(self) -> int:
+        """The number of legal declarations by CP-SAT's listing (with banding: each attack listed, times its
+        choices of bands)."""
+        choices = self.choices_cpsat()
+        if not self.banding:
+            return len(choices)
+        return sum(len(self.band_choices(self.declaration(c))) for c in choices)  # type: ignore[arg-type,misc]

@@ -407,10 +407,15 @@ TOP: dict[str, dict] = {
     },
     "declaration": {
         "title": "trample declaration",
-        "description": "Blocks {attacker id: [blocker ids]} or attacks {creature id: what it attacks}.",
+        "description": "Blocks {attacker id: [blocker ids]} or attacks {creature id: what it attacks}; a member of "
+        'an attacking band {"attacking": id, "band": label} (the creatures with one label are one band).',
         "type": "object",
         "additionalProperties": {
-            "oneOf": [{"type": "array", "items": ref("id"), "uniqueItems": True}, ref("id")],
+            "oneOf": [
+                {"type": "array", "items": ref("id"), "uniqueItems": True},
+                ref("id"),
+                closed({"attacking": ref("id"), "band": ref("id")}, ["attacking", "band"]),
+            ],
         },
     },
     "library": {
@@ -540,7 +545,10 @@ def _declare(creature: dict, drop: Sequence[str], add: dict, required: Sequence[
 DEFS.update(
     {
         "declare_attacker": _declare(
-            DEFS["attacker"], ["blocked_by", "blocked"], {}, ["id", "power", "toughness", "attacking"]
+            DEFS["attacker"],
+            ["blocked_by", "blocked"],
+            F.DECLARE_DECLARED.properties(),
+            ["id", "power", "toughness", "attacking"],
         ),
         "declare_creature": _declare(
             DEFS["attacker"],
@@ -553,14 +561,19 @@ DEFS.update(
             {**DEFS["player"]["properties"], **F.DECLARE_PLAYER.properties()},
             F.PLAYER.required,
         ),
+        "declare_planeswalker": closed(
+            {**DEFS["planeswalker"]["properties"], **F.DECLARE_PLANESWALKER.properties()},
+            F.PLANESWALKER.required,
+        ),
     }
 )
 _DECLARE_TOP = {
     "active": F.DECLARE_TOP["active"].to_schema(),
+    "mana": F.DECLARE_TOP["mana"].to_schema(),
     "rules": DEFS["scenario"]["properties"]["rules"],
     "step": {**DEFS["scenario"]["properties"]["step"], "default": "combat"},
     "players": {"type": "array", "items": ref("declare_player"), "minItems": 1},
-    "planeswalkers": DEFS["scenario"]["properties"]["planeswalkers"],
+    "planeswalkers": {**DEFS["scenario"]["properties"]["planeswalkers"], "items": ref("declare_planeswalker")},
     "battles": DEFS["scenario"]["properties"]["battles"],
     "blockers": {"type": "array", "items": ref("declare_blocker"), "default": []},
     "players_in_game": DEFS["scenario"]["properties"]["players_in_game"],

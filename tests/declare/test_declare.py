@@ -8,6 +8,7 @@ import json
 
 import pytest
 from brute_declare import (
+    blocked_by_after_bands,
     every_declaration,
     legal_declarations,
     normal,
@@ -282,14 +283,32 @@ def blocker_boards(draw):
             b["tapped"] = True
         if draw(st.integers(0, 3)) == 0:
             b["block_extra"] = draw(st.integers(1, 2))
+        if draw(st.integers(0, 3)) == 0:
+            b["block_cost"] = draw(st.integers(1, 2))  # 509.1d
         blockers.append(b)
+    for p in players:
+        if draw(st.integers(0, 3)) == 0:
+            p["block_tax"] = 1  # 509.1d: "can't block unless their controller pays {1} for each"
+        if draw(st.booleans()):
+            p["mana"] = draw(st.integers(0, 3))
+    same: dict = {}
+    for a in attackers:
+        same.setdefault(a["attacking"], []).append(a)
+    for group in same.values():  # 702.22c-d: a band of creatures with banding, attacking one target (declared)
+        if len(group) > 1 and draw(st.integers(0, 2)) == 0:
+            for a in group[:2]:
+                a["keywords"].append("banding")
+                a["band"] = "band-" + group[0]["id"]
     return board(attackers, blockers, players=players, **extra)
 
 
 @given(blocker_boards())
 @settings(deadline=None)
 def test_generated_blocks_agree_with_the_brute_force(doc):
-    agrees(doc)
+    space = agrees(doc)
+    for d in space.declarations():  # 702.22h: a band's blockers block every member
+        scenario = space.doc.scenario(d)
+        assert {a.id: set(a.blocked_by) for a in scenario.attackers} == blocked_by_after_bands(doc, d.to_json())
 
 
 @given(blocker_boards())
@@ -298,32 +317,46 @@ def test_the_cpsat_reference_agrees(doc):
     space = DeclarationSpace(load_declare_doc(doc))
     assert space.max_obeyed_cpsat() == space.max_obeyed()
     assert space.choices_cpsat() == sorted(space.choices())
+    assert space.count_cpsat() == space.count()
 
 
 @st.composite
 def attacker_boards(draw):
     creatures = []
     for i in range(draw(st.integers(1, 4))):
-        kinds = ["haste", "defender", "cant_attack", "attacks_each_combat", "flying", "cant_attack_alone"]
+        kinds = ["haste", "defender", "cant_attack", "attacks_each_combat", "flying", "cant_attack_alone", "banding"]
         c = {"id": f"c{i}", "power": 2, "toughness": 2,
-             "keywords": draw(st.lists(st.sampled_from(kinds), max_size=2, unique=True))}  # fmt: skip
+             "keywords": draw(st.lists(st.sampled_from(kinds), max_size=2, unique=True)),
+             "tags": draw(st.lists(st.sampled_from(["wolf", "legend"]), max_size=2, unique=True))}  # fmt: skip
         for flag in ("tapped", "summoning_sick"):
             if draw(st.integers(0, 3)) == 0:
                 c[flag] = True
+        if draw(st.integers(0, 3)) == 0:
+            c["bands_with_other"] = [draw(st.sampled_from(["wolf", "legend"]))]  # 702.22c
+        if draw(st.integers(0, 3)) == 0:
+            c["attack_cost"] = draw(st.integers(1, 2))  # 508.1h
         creatures.append(c)
-    extra = {}
+    extra: dict = {}
     if draw(st.booleans()):
         extra["battles"] = [{"id": "bt", "protector": draw(st.sampled_from(["me", "opp"])), "defense": 3}]
     if draw(st.booleans()):
-        extra["planeswalkers"] = [{"id": "pw", "controller": "opp", "loyalty": 3}]
-    return attackers_doc(creatures, **extra)
+        extra["planeswalkers"] = [
+            {"id": "pw", "controller": "opp", "loyalty": 3, "attack_tax": draw(st.integers(0, 1))}
+        ]
+    if draw(st.booleans()):
+        extra["mana"] = draw(st.integers(0, 4))
+    doc = attackers_doc(creatures, **extra)
+    if draw(st.integers(0, 2)) == 0:
+        doc["players"][0]["attack_tax"] = draw(st.integers(1, 2))  # 508.1h: Propaganda
+    return doc
 
 
 @given(attacker_boards())
-@settings(deadline=None)
+@settings(deadline=None, max_examples=examples(80))
 def test_generated_attacks_agree_with_the_brute_force(doc):
     space = agrees(doc)
     assert space.max_obeyed_cpsat() == space.max_obeyed()
+    assert space.count_cpsat() == space.count()
 
 
 def test_sampling_is_uniform_and_reproducible():

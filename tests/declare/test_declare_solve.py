@@ -61,7 +61,8 @@ def creature(draw, id, attacking=None):
 
 
 @st.composite
-def blocker_boards(draw, most=3):
+def blocker_boards(draw, most=3, extras=True):
+    """Boards of up to ``most`` attackers and blockers; ``extras``: sometimes costs to block and a band."""
     n_attackers = draw(st.integers(1, most))
     n_blockers = draw(st.integers(0, most))
     targets = ["opp"]
@@ -79,9 +80,19 @@ def blocker_boards(draw, most=3):
         b["value"] = draw(st.integers(1, 3))
         if draw(st.integers(0, 4)) == 0:
             b["block_extra"] = 1
-    life = draw(st.integers(1, 8))
-    return {"declare": "blockers", "players": [{"id": "opp", "life": life}], "attackers": attackers,
-            "blockers": blockers, **extra}  # fmt: skip
+    player = {"id": "opp", "life": draw(st.integers(1, 8))}
+    if extras and blockers and draw(st.integers(0, 3)) == 0:  # 509.1d: costs to block, and the mana to pay them
+        for b in blockers:
+            if draw(st.booleans()):
+                b["block_cost"] = 1
+        player["mana"] = draw(st.integers(0, 2))
+    same = len(attackers) > 1 and attackers[0]["attacking"] == attackers[1]["attacking"]
+    if extras and same and draw(st.integers(0, 3)) == 0:
+        for a in attackers[:2]:  # 702.22c-d, declared: a band of two attacking one target
+            a["keywords"] = sorted({*a["keywords"], "banding"})
+            a["band"] = "band"
+    return {"declare": "blockers", "players": [player], "attackers": attackers, "blockers": blockers,
+            **extra}  # fmt: skip
 
 
 @given(blocker_boards(), st.sampled_from(OBJECTIVES))
@@ -111,13 +122,18 @@ def attacker_boards(draw):
         c = draw(creature(f"c{i}"))
         if draw(st.integers(0, 3)) == 0:
             c["summoning_sick"] = True
+        if draw(st.integers(0, 2)) == 0:
+            c["keywords"] = sorted({*c["keywords"], "banding"})  # 702.22c: it may attack in a band
+        if draw(st.integers(0, 3)) == 0:
+            c["attack_cost"] = 1  # 508.1h
         creatures.append(c)
     blockers = [draw(creature(f"b{i}")) for i in range(draw(st.integers(0, 2)))]
-    extra = {}
+    extra: dict = {"mana": draw(st.integers(0, 2))}
     if draw(st.booleans()):
         extra["planeswalkers"] = [{"id": "pw", "controller": "opp", "loyalty": draw(st.integers(1, 4))}]
-    return {"declare": "attackers", "active": "me", "players": [{"id": "opp", "life": draw(st.integers(1, 8))}],
-            "attackers": creatures, "blockers": blockers, **extra}  # fmt: skip
+    player = {"id": "opp", "life": draw(st.integers(1, 8)), "attack_tax": draw(st.sampled_from([0, 0, 1]))}
+    return {"declare": "attackers", "active": "me", "players": [player], "attackers": creatures,
+            "blockers": blockers, **extra}  # fmt: skip
 
 
 @given(attacker_boards(), st.sampled_from(["max-damage", "lethal,max-damage", "max-kills,max-damage"]))
@@ -132,10 +148,15 @@ def test_the_attackers_best_attack_is_the_three_level_minimax(raw, objective):
         blockers_raw = json.loads(json.dumps(raw))
         blockers_raw["declare"] = "blockers"
         blockers_raw["attackers"] = []
+        blockers_raw.pop("mana")  # the active player's: paid for the attack (508.1h)
         for c in raw["attackers"]:
             if c["id"] in attack:
-                c = {k: v for k, v in c.items() if k != "summoning_sick"}
-                blockers_raw["attackers"].append({**c, "attacking": attack[c["id"]]})
+                c = {k: v for k, v in c.items() if k not in ("summoning_sick", "attack_cost")}
+                declared = attack[c["id"]]
+                if isinstance(declared, dict):  # a member of a band (702.22c)
+                    c["band"] = declared["band"]
+                    declared = declared["attacking"]
+                blockers_raw["attackers"].append({**c, "attacking": declared})
         value = best_blocks_by_minimax(blockers_raw, objs)
         best = value if best is None or value > best else best
     assert oriented(objs, result.objectives) == best
@@ -211,7 +232,10 @@ def test_symmetry_keys_tell_a_double_block_from_two_blocks():
     assert key({"a1": ["x"], "a2": ["x"]}) != key({"a1": ["x"], "a2": ["y"]})
 
 
-@given(blocker_boards(), st.sampled_from(["max-damage,max-kills", "max-damage,max-value", "max-damage:opp,max-kills"]))
+@given(
+    blocker_boards(extras=False),  # the separable programme's boards: no bands, no costs
+    st.sampled_from(["max-damage,max-kills", "max-damage,max-value", "max-damage:opp,max-kills"]),
+)
 @settings(deadline=None, max_examples=examples(60))
 def test_bounds_and_dominance_change_no_value(raw, objective):
     """The separable programme's bounds (the least damage through each group, 510.1c read without a solve) and its

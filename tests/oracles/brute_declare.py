@@ -2,9 +2,11 @@
 from the rules on the raw JSON document: it imports nothing of trample.
 
 Every block declaration: each potential blocker chooses any set of attackers (the empty set included); every
-attack declaration: each creature chooses nothing or any listed player, planeswalker or battle. A declaration is
-legal when it breaks no restriction and obeys as many requirements as any declaration that breaks no
-restriction (509.1c, 508.1d).
+attack declaration: each creature chooses nothing or any listed player, planeswalker or battle, and the attacking
+creatures are split into bands every possible way (702.22c). A declaration is legal when it breaks no
+restriction, its total cost can be paid (508.1h-j, 509.1d-f), and it obeys as many requirements as any
+declaration that breaks no restriction and costs nothing (509.1c, 508.1d: no player is required to pay a cost to
+obey a requirement).
 """
 
 from __future__ import annotations
@@ -85,6 +87,25 @@ def _how_many_it_blocks(blocker: dict) -> float:
     return 1 + blocker.get("block_extra", 0)
 
 
+def _player(doc: dict, pid: str) -> dict:
+    return next(p for p in doc["players"] if p["id"] == pid)
+
+
+def block_costs(doc: dict, blocks: dict) -> dict:
+    """509.1d: what each defending player pays: for each of their creatures that blocks, its own cost and their
+    tax per blocking creature."""
+    out: dict = {}
+    for b in doc.get("blockers", []):
+        if any(b["id"] in bs for bs in blocks.values()):
+            who = _controller(doc, b)
+            out[who] = out.get(who, 0) + b.get("block_cost", 0) + _player(doc, who).get("block_tax", 0)
+    return out
+
+
+def blocks_affordable(doc: dict, blocks: dict) -> bool:
+    return all(total <= _player(doc, who).get("mana", 0) for who, total in block_costs(doc, blocks).items())
+
+
 def blocks_break_a_restriction(doc: dict, blocks: dict) -> bool:
     attackers = {a["id"]: a for a in doc["attackers"]}
     blockers = {b["id"]: b for b in doc.get("blockers", [])}
@@ -133,6 +154,16 @@ def every_block_declaration(doc: dict):
         yield blocks
 
 
+def blocked_by_after_bands(doc: dict, blocks: dict) -> dict:
+    """702.22h: a creature blocking one member of a band blocks every member: {attacker: set of its blockers}."""
+    label = {a["id"]: a.get("band") for a in doc["attackers"]}
+    out = {}
+    for a in doc["attackers"]:
+        mates = [m for m in label if m == a["id"] or (label[m] is not None and label[m] == label[a["id"]])]
+        out[a["id"]] = {b for m in mates for b in blocks.get(m, [])}
+    return out
+
+
 def may_attack(doc: dict, creature: dict, target: str) -> bool:
     k = _kw(creature)
     if creature.get("tapped", False):  # 508.1a
@@ -148,17 +179,83 @@ def may_attack(doc: dict, creature: dict, target: str) -> bool:
     return True
 
 
+def _partitions(items: list):
+    """Every way to split a list into groups (set partitions)."""
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in _partitions(rest):
+        yield [[first], *part]
+        for i in range(len(part)):
+            yield [*part[:i], [first, *part[i]], *part[i + 1 :]]
+
+
 def every_attack_declaration(doc: dict):
+    """Every choice of targets, and every split of the attacking creatures into bands (a group of one is no
+    band); a member of a band is written {"attacking": target, "band": the band's first creature}."""
     targets = [x["id"] for key in ("players", "planeswalkers", "battles") for x in doc.get(key, [])]
     creatures = [c["id"] for c in doc["attackers"]]
+    # 702.22c: every band has a creature with banding or "bands with other"; without one, no bands (this only
+    # saves time: every other split would be refused by band_is_allowed)
+    bands = any("banding" in _kw(c) or c.get("bands_with_other") for c in doc["attackers"])
     for choice in product([None, *targets], repeat=len(creatures)):
-        yield {c: t for c, t in zip(creatures, choice) if t is not None}
+        attacking = [c for c, t in zip(creatures, choice) if t is not None]
+        target = dict(zip(creatures, choice))
+        for part in _partitions(attacking) if bands else [[[c] for c in attacking]]:
+            label = {c: min(g, key=creatures.index) for g in part if len(g) > 1 for c in g}
+            yield {
+                c: ({"attacking": target[c], "band": label[c]} if c in label else target[c])
+                for c in creatures
+                if target[c] is not None
+            }
+
+
+def _target(value) -> str:
+    return value if isinstance(value, str) else value["attacking"]
+
+
+def _bands(attacks: dict) -> list:
+    groups: dict = {}
+    for c, v in attacks.items():
+        if isinstance(v, dict):
+            groups.setdefault(v["band"], []).append(c)
+    return list(groups.values())
+
+
+def band_is_allowed(doc: dict, band: list) -> bool:
+    """702.22c: creatures with banding and up to one without; or creatures of one quality, one or more of them
+    with "bands with other [that quality]"."""
+    creatures = {c["id"]: c for c in doc["attackers"]}
+    if sum("banding" not in _kw(creatures[c]) for c in band) <= 1:
+        return True
+    for c in band:
+        for quality in creatures[c].get("bands_with_other", []):
+            if all(quality in _tags(creatures[m]) for m in band):
+                return True
+    return False
+
+
+def attack_cost(doc: dict, attacks: dict) -> int:
+    """508.1h: each attacking creature's own cost, and the tax of the player or planeswalker it attacks."""
+    taxed = {x["id"]: x.get("attack_tax", 0) for key in ("players", "planeswalkers") for x in doc.get(key, [])}
+    creatures = {c["id"]: c for c in doc["attackers"]}
+    return sum(creatures[c].get("attack_cost", 0) + taxed.get(_target(v), 0) for c, v in attacks.items())
+
+
+def attacks_affordable(doc: dict, attacks: dict) -> bool:
+    return attack_cost(doc, attacks) <= doc.get("mana", 0)
 
 
 def attacks_break_a_restriction(doc: dict, attacks: dict) -> bool:
     creatures = {c["id"]: c for c in doc["attackers"]}
-    if any(not may_attack(doc, creatures[c], t) for c, t in attacks.items()):
+    if any(not may_attack(doc, creatures[c], _target(t)) for c, t in attacks.items()):
         return True
+    for band in _bands(attacks):
+        if not band_is_allowed(doc, band):  # 702.22c
+            return True
+        if len({_target(attacks[c]) for c in band}) > 1:  # 702.22d: one player, planeswalker or battle
+            return True
     # 508.1c: "can't attack alone": it attacks only if another creature attacks too
     return any("cant_attack_alone" in _kw(creatures[c]) and len(attacks) == 1 for c in attacks)
 
@@ -180,11 +277,15 @@ def legal_declarations(doc: dict) -> tuple[list[dict], int]:
     if doc["declare"] == "blockers":
         candidates = [d for d in every_block_declaration(doc) if not blocks_break_a_restriction(doc, d)]
         obeyed = [block_requirements_obeyed(doc, d) for d in candidates]
+        costs = [sum(block_costs(doc, d).values()) for d in candidates]
+        affordable = [blocks_affordable(doc, d) for d in candidates]
     else:
         candidates = [d for d in every_attack_declaration(doc) if not attacks_break_a_restriction(doc, d)]
         obeyed = [attack_requirements_obeyed(doc, d) for d in candidates]
-    best = max(obeyed)
-    return [d for d, n in zip(candidates, obeyed) if n == best], best
+        costs = [attack_cost(doc, d) for d in candidates]
+        affordable = [attacks_affordable(doc, d) for d in candidates]
+    best = max(n for n, cost in zip(obeyed, costs) if cost == 0)  # nobody is required to pay (508.1d, 509.1c)
+    return [d for d, n, ok in zip(candidates, obeyed, affordable) if ok and n >= best], best
 
 
 def every_declaration(doc: dict):
@@ -192,11 +293,14 @@ def every_declaration(doc: dict):
 
 
 def normal(declaration: dict) -> frozenset:
-    """A declaration as a set, for comparison."""
-    out = set()
+    """A declaration as a set, for comparison (a band as the set of its members, whatever its label)."""
+    out: set = set()
     for k, v in declaration.items():
         if isinstance(v, str):
             out.add((k, v))
+        elif isinstance(v, dict):
+            out.add((k, v["attacking"]))
         else:
             out |= {(k, b) for b in v}
+    out |= {("band", frozenset(band)) for band in _bands(declaration)}
     return frozenset(out)

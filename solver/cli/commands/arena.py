@@ -13,10 +13,21 @@ import sys
 import warnings
 
 from ...arena import report, suites
+from ...arena.blocks_arena import BLOCK_PLAYERS
+from ...arena.blocks_arena import generate as generate_blocks
+from ...arena.blocks_arena import load_suite as blocks_suite
+from ...arena.blocks_arena import player_names as block_player_names
 from ...arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
 from ...arena.objectives import DEFAULT_OBJECTIVE, objective_text, parse_objectives
 from ...arena.players import DEFAULT_PLAYERS, make_player
-from ...arena.runner import BACKENDS, DEFAULT_CHUNK, failed_everywhere, run_arena, run_whole_arena
+from ...arena.runner import (
+    BACKENDS,
+    DEFAULT_CHUNK,
+    failed_everywhere,
+    run_arena,
+    run_blocks_arena,
+    run_whole_arena,
+)
 from ...arena.stats import run_facts
 from ...arena.suites import one_step
 from ...arena.whole_arena import PLAYERS, player_names, rescore
@@ -58,7 +69,7 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
 
 
-def _players(args, combat: bool = False) -> list[str]:
+def _players(args, combat: bool = False, blocks: bool = False) -> list[str]:
     specs = [p.strip() for p in (args.players or "").split(",") if p.strip()]
     for k, cmd in enumerate(args.external or [], 1):
         head, eq, rest = cmd.partition("=")
@@ -68,6 +79,9 @@ def _players(args, combat: bool = False) -> list[str]:
             specs.append(f"external{k if len(args.external) > 1 else ''}=cmd:{cmd.strip()}")
     if not specs:
         raise FormatError("--players", "no player given")
+    if blocks:
+        block_player_names(specs)  # unknown players are bad input, before any work
+        return specs
     if combat:
         player_names(specs)  # unknown players are bad input, before any work
         return specs
@@ -105,18 +119,24 @@ def cmd_arena(args) -> int:
             sys.stdout.write(json.dumps(lv.to_json(), separators=(",", ":")) + "\n")
         return EXIT_OK
     combat = args.game == "combat"
+    blocks = args.game == "blocks"
     if args.players is None:
-        args.players = ",".join(PLAYERS if combat else DEFAULT_PLAYERS)  # --external players are added to these
+        defaults = BLOCK_PLAYERS if blocks else PLAYERS if combat else DEFAULT_PLAYERS
+        args.players = ",".join(defaults)  # --external players are added to these
     parse_objectives(args.objective)  # bad objective names are bad input, before any work
     _check_outputs(args, args.suite)
     described: dict = {"files": list(args.suite), "level": None}
-    items = _arena_boards(args, combat, described)
+    if blocks and args.level is not None:
+        raise FormatError("--level", "the blocks arena has no levels (a suite of declare-blockers documents, or none)")
+    if blocks and args.external:
+        raise FormatError("--external", "the blocks arena plays its own players (docs/arena.md)")
+    items = _arena_boards(args, combat, described, blocks)
     _arena_backend(args)
-    specs = _players(args, combat)
+    specs = _players(args, combat, blocks)
     fmt = _format(args)
     played = {"done": 0, "total": len(items)}
     work_done(lambda: f"{played['done']} of {played['total']} boards played")
-    run = run_whole_arena if combat else run_arena
+    run = run_blocks_arena if blocks else run_whole_arena if combat else run_arena
     with Progress(None, "arena", _want_progress(args), transient=True) as bar:
 
         def progress(done: int, total: int) -> None:
@@ -547,15 +567,21 @@ def add_commands(sub) -> None:
     _add_score(sub)
 
 
-def _arena_boards(args, combat: bool, described: dict) -> list[dict]:
+def _arena_boards(args, combat: bool, described: dict, blocks: bool = False) -> list[dict]:
     """The boards to play: the suite files', then a generated level's (``described`` records which), the first
-    ``--limit``; an empty suite is bad input."""
+    ``--limit``; an empty suite is bad input. ``blocks``: declare-blockers documents, or generated ones."""
     items: list[dict] = []
     work_done(lambda: "0 boards played (the suite was being read)")
     try:
         for path in args.suite:
+            if blocks:
+                items += blocks_suite(path, read_text(suites.suite_file(path)))
+                continue
             items += suites.load_suite(path)
-        if args.level is not None or not args.suite:
+        if blocks and not args.suite:
+            items += generate_blocks(_wanted(args, 0), seed=args.seed)
+            described.update(generated="blocks", n=args.n, seed=args.seed)
+        elif not blocks and (args.level is not None or not args.suite):
             level = args.level or ("first-strike" if combat else suites.DEFAULT_LEVEL)
             suites.get_level(level)
             items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
@@ -613,10 +639,12 @@ def _add_arena(sub) -> None:
     )
     p.add_argument(
         "--game",
-        choices=["step", "combat"],
+        choices=["step", "combat", "blocks"],
         default="step",
         help="step (default): one damage step per board; combat: whole combats, the attacker's player against the "
-        "defender's best reply, regret against the minimax value (first-strike level by default)",
+        "defender's best reply, regret against the minimax value (first-strike level by default); blocks: "
+        "defending players' block declarations against the proven-best blocks (players: optimal, no-blocks, "
+        "chump, survive, random; a suite of declare-blockers documents, or generated boards)",
     )
     _external_options(p)
     add_backend_options(

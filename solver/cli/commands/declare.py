@@ -1,5 +1,6 @@
-"""``trample declare count|enumerate|check|sample|scenario|solve FILE``: the declarations of attackers and blockers
-(docs/declare.md), with the damage step's contract: JSON out, exit 0, 1 (the answer is no), 2 (bad input).
+"""``trample declare count|enumerate|check|sample|scenario|render|solve FILE``: the declarations of attackers and
+blockers (docs/declare.md), with the damage step's contract: JSON out (``render``: SVG), exit 0, 1 (the answer is
+no), 2 (bad input).
 
 Registered by trample.cli through ``add_commands``; ortools is imported only by ``--engine cpsat`` and
 ``solve``.
@@ -7,18 +8,20 @@ Registered by trample.cli through ``add_commands``; ortools is imported only by 
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 
 from ...check import CheckResult
 from ...declare import DeclarationSpace, check_declaration
-from ...documents import dumps, is_batch, iter_documents
+from ...documents import dumps, is_batch, iter_documents, read_text
 from ...limits import STATE, LimitReached, deadline_of
 from ...models import FormatError
 from ...models.declare import load_declaration, load_declare_doc
+from ...models.scenario import parse_json_text
 from .. import EXIT_NO, EXIT_OK
 from ..batch import emit, limited, run_batch, run_paired, stream_batch
-from ..options import add_engine, add_time_limit, positive_int
+from ..options import add_engine, add_output, add_time_limit, positive_int
 
 
 def add_commands(subparsers) -> None:
@@ -63,6 +66,14 @@ def add_commands(subparsers) -> None:
     add_time_limit(p, "seconds per document; past it: one line on standard error, exit 1")
     p.set_defaults(func=limited(cmd_scenario))
 
+    p = sub.add_parser("render", help="a picture of a declaration: who attacks what, who blocks whom (SVG)")
+    p.add_argument("file", metavar="FILE", help="declare document JSON (or - for standard input)")
+    p.add_argument("declaration", metavar="DECLARATION", help="declaration JSON file, - or inline JSON")
+    add_output(p, "write the SVG here (default: standard output)", "out", "SVG")
+    p.add_argument("--title", default=None, help="the picture's title (default: the file name)")
+    add_time_limit(p, "seconds for the whole command; past it: no picture, one line on standard error, exit 1")
+    p.set_defaults(func=limited(cmd_render, whole=True))
+
     p = sub.add_parser(
         "solve",
         help="the defender's best blocks (blockers document) or the attacker's best attack against them "
@@ -87,8 +98,7 @@ def cmd_count(args) -> int:
     def one(doc):
         space = _space(doc)
         if args.engine == "cpsat":
-            choices = space.choices_cpsat()
-            return {"count": len(choices), "requirements_obeyed": space.max_obeyed_cpsat()}, EXIT_OK
+            return {"count": space.count_cpsat(), "requirements_obeyed": space.max_obeyed_cpsat()}, EXIT_OK
         return {"count": space.count(), "requirements_obeyed": space.max_obeyed()}, EXIT_OK
 
     return run_batch(args.file, one)
@@ -169,19 +179,49 @@ def cmd_scenario(args) -> int:
 def _blockers_json(doc: dict, attacks: dict) -> dict:
     """The declare-blockers document of an attack: the attacking creatures with what they attack (the rest
     stay home), written in the attackers document's own terms."""
-    out = {k: v for k, v in doc.items() if k != "declare"}
+    out = {k: v for k, v in doc.items() if k not in ("declare", "mana")}  # mana: the active player's, to attack
     out["declare"] = "blockers"
     kept = []
     for c in doc.get("attackers", []):
         if c["id"] in attacks:
-            c = {k: v for k, v in c.items() if k != "summoning_sick"}
-            c["attacking"] = attacks[c["id"]]
+            c = {k: v for k, v in c.items() if k not in ("summoning_sick", "attack_cost")}
+            declared = attacks[c["id"]]
+            if isinstance(declared, dict):  # a member of a band (702.22c): the band is declared with the attack
+                c["band"] = declared["band"]
+                declared = declared["attacking"]
+            c["attacking"] = declared
             kept.append(c)
     out["attackers"] = kept
     if "battles" in doc:  # the active player's own battles were never attackable (508.1b)
         active = doc.get("active", "active")
         out["battles"] = [b for b in doc["battles"] if b.get("protector") != active]
     return out
+
+
+def cmd_render(args) -> int:
+    """One picture (docs/declare.md, "Pictures"): the declaration drawn, its verdict under the title."""
+    from ...render import declaration_svg
+
+    if args.file == "-" and args.declaration == "-":
+        raise FormatError("DECLARATION", "FILE and DECLARATION cannot both be standard input")
+    doc = load_declare_doc(parse_json_text(read_text(args.file), "standard input" if args.file == "-" else args.file))
+    text = args.declaration
+    if not text.lstrip().startswith("{"):
+        text = read_text(text, "DECLARATION")
+    declaration = load_declaration(text, doc)
+    verdict = check_declaration(DeclarationSpace(doc), declaration)
+    note = "legal" if verdict.legal else "illegal: " + "; ".join(f"{v.rule} {v.message}" for v in verdict.violations)
+    title = args.title or (os.path.basename(args.file) if args.file != "-" else "declaration")
+    svg = declaration_svg(doc, declaration, title, [note])
+    if args.out is None:
+        sys.stdout.write(svg + "\n")
+        return EXIT_OK
+    try:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(svg + "\n")
+    except OSError as err:
+        raise FormatError(args.out, f"cannot write: {err.strerror}") from None
+    return EXIT_OK
 
 
 def cmd_solve(args) -> int:

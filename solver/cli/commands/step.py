@@ -509,6 +509,8 @@ def _npy_target(args) -> tuple[str | None, bool]:
 def _npy_blocks(args, combat, columns, count: int | None, dtype, deadline) -> Iterator:
     """The rows to write, in blocks: none when the count ran out of time; the canonical order from an engine with
     BLOCKS; else as the engine lists them."""
+    from ...engines import BLOCKS, BlocksEngine, get_engine
+
     if count is None:
         return iter(())
     if BLOCKS in get_engine(args.engine).capabilities:  # the canonical order, in numpy blocks
@@ -522,6 +524,8 @@ def _npy_blocks(args, combat, columns, count: int | None, dtype, deadline) -> It
 
 def _write_columns(files, sidecar: str, engine: str, columns, written: int, count: int | None, dtype) -> None:
     """The columns file beside an npy matrix: its columns, rows written, the count, the dtype and the order."""
+    from ...engines import BLOCKS, get_engine
+
     meta = {
         "columns": columns,
         "rows": written,
