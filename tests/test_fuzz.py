@@ -3,6 +3,7 @@ format, each checked against the contract of docs/format.md (exit 0/1/2, one lin
 result per batch line, no traceback, bounded time). `make fuzz` runs 20 000."""
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +41,15 @@ def test_a_case_depends_only_on_the_seed_and_its_index():
     assert [c.files for c in later_first] == [in_order[34].files, in_order[0].files, in_order[33].files]
     assert {c.kind for c in in_order} == {k.__name__ for k, _ in harness.KINDS}
     assert [c.subprocess for c in (harness.case_at(0, 199), harness.case_at(0, 200))] == [True, False]
+
+
+def test_mutations_inside_a_deep_field_stay_writable():
+    """make fuzz case 2361 (seed 0): a second mutation put a DEEP list inside the DEEP list of the first, and
+    json.dumps could not write the document (RecursionError: the worker died, 70 cases not run)."""
+    for seed in range(100):
+        doc = harness.mutate(random.Random(seed), {"x": json.loads(harness.DEEP)}, times=3)
+        json.dumps(doc)
+    harness.case_at(0, 2361)
 
 
 @pytest.mark.slow

@@ -45,6 +45,7 @@ MEMORY_BYTES = 2 << 30  # RLIMIT_AS of the subprocess cases
 JUNK = [None, True, False, 0, -1, 1, 7, 10**6, 10**6 + 1, -(10**7), 10**30, 0.5, 1e308, -1e308, "", "x", "opp",
         "\u0000", "\ud800", "a" * 300, [], [1], ["x"], {}, {"x": 1}, [[[[]]]]]  # fmt: skip
 DEEP = "[" * 400 + "]" * 400
+MAX_PATH = 32  # mutate() picks fields at most this deep: a DEEP inside a DEEP is more than json.dumps can write
 
 
 @dataclass
@@ -115,7 +116,7 @@ def mutate(rng: random.Random, doc, times: int | None = None):
     """A copy of ``doc`` with one to three fields replaced by junk, deleted, or given an unknown sibling."""
     doc = copy.deepcopy(doc)
     for _ in range(times or rng.randint(1, 3)):
-        paths = [p for p in _paths(doc) if p]
+        paths = [p for p in _paths(doc) if p and len(p) <= MAX_PATH]  # never inside a DEEP already put there
         if not paths:
             return rng.choice(JUNK)
         path = rng.choice(paths)
@@ -462,7 +463,14 @@ def fuzz(
     bad = []
     with tempfile.TemporaryDirectory() as folder:
         for done, k in enumerate(range(start, n) if indices is None else indices, 1):
-            outcome = run_case(case_at(seed, k, subprocess_every, without), folder)
+            try:
+                case = case_at(seed, k, subprocess_every, without)
+            except Exception as e:  # noqa: BLE001 - the harness's own bug: reported as a problem of that case
+                case = Case([], kind="harness", index=k)
+                problem = f"the harness could not make this case: {type(e).__name__}: {str(e)[:120]}"
+                outcome = Outcome(case, "not run", "", "", [problem])
+            else:
+                outcome = run_case(case, folder)
             if outcome.problems:
                 bad.append(outcome)
             if report is not None:
