@@ -311,6 +311,24 @@ def importing(frame) -> bool:
     return False
 
 
+def finalizing(frame) -> bool:
+    """Whether ``frame`` is inside a finalizer (a ``__del__`` method, a ``weakref.finalize`` callback), which the
+    garbage collector runs wherever it happens to run: an exception raised there is "ignored" -- printed on
+    standard error with a traceback (make fuzz: "Exception ignored in: <function ZipFile.__del__ ...>" under
+    `score --time-limit 0.1`) and lost. The time limits' handlers wait for it to return."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "__del__" or (code.co_name == "__call__" and code.co_filename.endswith("weakref.py")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _not_here(frame) -> bool:
+    """A time limit's exception must not be raised at ``frame`` now: inside an import or a finalizer."""
+    return importing(frame) or finalizing(frame)
+
+
 @contextlib.contextmanager
 def alarm(limit: object) -> Iterator[None]:
     """The time limit for work that does not look at a Deadline itself (loading, the library commands, check,
@@ -329,7 +347,7 @@ def alarm(limit: object) -> Iterator[None]:
 
     def fire(signum: int, frame: FrameType | None) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0.05)
-        if STATE.critical or importing(frame):  # a result being written and counted, a module imported: after it
+        if STATE.critical or _not_here(frame):  # a result being written, an import, a finalizer: after it
             return
         raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
 
@@ -360,7 +378,7 @@ def stop_like_interrupt(limit: object, state: dict[str, bool] | None = None) -> 
     def fire(signum: int, frame: FrameType | None) -> None:
         if state["fired"]:
             return
-        if STATE.critical or importing(frame):  # a result being written and counted, an import: a little later
+        if STATE.critical or _not_here(frame):  # a result being written, an import, a finalizer: a little later
             signal.setitimer(signal.ITIMER_REAL, 0.01)
             return
         state["fired"] = True

@@ -137,3 +137,36 @@ def test_a_time_limit_run_out_when_armed_leaves_no_alarm_behind(limit_runs_out_w
     err = capsys.readouterr().err
     assert limit_runs_out_when_armed
     assert code == 1 and err.startswith("trample: stopped at the time limit of 2 s"), err
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# make fuzz case 9924 (`score d.jsonl --time-limit 0.1`): the limit ran out while the garbage collector ran a
+# finalizer (ZipFile.__del__); the KeyboardInterrupt raised there was "ignored" -- a traceback on standard error
+# ("Exception ignored in: <function ZipFile.__del__ ...>") -- and lost.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+class _LimitInFinalizer:
+    """An object whose finalizer is where the time limit runs out (it delivers SIGALRM, as the limit's timer does)."""
+
+    ran = False
+
+    def __del__(self):
+        signal.raise_signal(signal.SIGALRM)
+        _LimitInFinalizer.ran = True
+
+
+@pytest.mark.parametrize("limit, stops", [(alarm, LimitReached), (stop_like_interrupt, KeyboardInterrupt)])
+def test_a_time_limit_inside_a_finalizer_waits_for_it(monkeypatch, limit, stops):
+    # make fuzz case 9924: "Exception ignored in: <function ZipFile.__del__ ...>" and the limit lost
+    unraisable: list = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    _LimitInFinalizer.ran = False
+    try:
+        with limit(3600):
+            _LimitInFinalizer()  # collected at once: its __del__ runs here
+            assert _LimitInFinalizer.ran
+            _until_stopped(stops)  # the limit is not lost: it stops the work right after the finalizer
+    finally:
+        reset_interrupt()
+    assert unraisable == [], [u.exc_type for u in unraisable]
