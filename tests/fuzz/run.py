@@ -5,7 +5,8 @@ Case ``k`` of a run is made from (seed, k) alone (harness.case_at), so the cases
 split: ``--start/--stop`` run a range of them, ``--jobs N`` deals the indices out to N worker processes (index k
 to worker k mod N) and merges what they find. ``--out FILE`` appends one JSON line per case run (index, kind,
 exit code, wall and CPU seconds, the problems) and skips the indices FILE already holds, so an interrupted run
-loses nothing and is taken up where it stopped. ``--replay K`` runs case K alone and shows it (its command line,
+loses nothing and is taken up where it stopped. ``--indices K,K,...`` (or ``@FILE``, a JSON list) runs those
+cases only (the cases a fix affects, again). ``--replay K`` runs case K alone and shows it (its command line,
 its files and what it gave). ``--summary FILE...`` adds up record files: cases, violations, time by kind.
 """
 
@@ -147,6 +148,7 @@ def main() -> int:
     parser.add_argument("--stop", type=int, default=None, help="the index to stop before (default --n)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1: this process)")
     parser.add_argument("--out", help="append one JSON line per case; skip the indices it holds")
+    parser.add_argument("--indices", help="run these indices only: K,K,... or @FILE holding a JSON list")
     parser.add_argument("--replay", type=int, help="run one case and show it")
     parser.add_argument("--summary", nargs="+", metavar="FILE", help="add up record files")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -171,9 +173,13 @@ def main() -> int:
 
     stop = args.n if args.stop is None else args.stop
     skip = _done_indices(args.out)
-    indices = [k for k in range(args.start, stop) if k not in skip]
+    wanted = range(args.start, stop)
+    if args.indices:  # the cases a fix affects, run again
+        text = Path(args.indices[1:]).read_text() if args.indices.startswith("@") else f"[{args.indices}]"
+        wanted = sorted(set(json.loads(text)))
+    indices = [k for k in wanted if k not in skip]
     if skip:
-        print(f"{len(range(args.start, stop)) - len(indices)} cases already in {args.out}", file=sys.stderr)
+        print(f"{len(wanted) - len(indices)} cases already in {args.out}", file=sys.stderr)
     out = open(args.out, "a+", encoding="utf-8") if args.out else None
     if out is not None and out.tell():
         out.seek(out.tell() - 1)
