@@ -52,6 +52,13 @@ def test_mutations_inside_a_deep_field_stay_writable():
     harness.case_at(0, 2361)
 
 
+def test_an_argument_no_process_can_take_runs_in_process():
+    """make fuzz case 9399: a real-process case whose command line held a NUL byte (an option value) could not be
+    started (ValueError: embedded null byte), and the worker died with 300 cases unrun."""
+    case = harness.case_at(0, 9399)
+    assert any("\x00" in arg for arg in case.argv) and not case.subprocess
+
+
 @pytest.mark.slow
 def test_run_splits_the_cases_over_jobs_and_takes_an_interrupted_run_up(tmp_path):
     """run.py --jobs 2 --out FILE: every index once, in FILE; run again, the indices FILE holds are skipped (a

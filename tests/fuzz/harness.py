@@ -314,6 +314,8 @@ def case_at(seed: int, index: int, subprocess_every: int = 200, without: tuple =
     case = generate(random.Random(f"trample-fuzz:{seed}:{index}"), without)
     case.index = index
     case.subprocess = bool(subprocess_every) and index % subprocess_every == subprocess_every - 1
+    if any("\x00" in arg for arg in case.argv):  # no process can be given it (case 9399): run it in this one
+        case.subprocess = False
     return case
 
 
@@ -470,7 +472,11 @@ def fuzz(
                 problem = f"the harness could not make this case: {type(e).__name__}: {str(e)[:120]}"
                 outcome = Outcome(case, "not run", "", "", [problem])
             else:
-                outcome = run_case(case, folder)
+                try:
+                    outcome = run_case(case, folder)
+                except Exception as e:  # noqa: BLE001 - the harness's own bug: reported, and the run goes on
+                    problem = f"the harness could not run this case: {type(e).__name__}: {str(e)[:120]}"
+                    outcome = Outcome(case, "not run", "", "", [problem])
             if outcome.problems:
                 bad.append(outcome)
             if report is not None:
