@@ -297,7 +297,7 @@ def interrupts() -> Iterator[InterruptState]:
             os.close(r)  # (the next command's files: make fuzz's in-process runs saw a "SIGINT" under load)
 
 
-def importing(frame) -> bool:
+def importing(frame: FrameType | None) -> bool:
     """Whether ``frame`` (a signal handler's: the main thread's current frame) is inside an import: a frame of
     importlib's bootstrap on its stack. The time limits' handlers do not raise there but a little later: an
     exception raised inside an import can leave a module half made in ``sys.modules`` (numpy: "cannot load module
@@ -311,7 +311,7 @@ def importing(frame) -> bool:
     return False
 
 
-def finalizing(frame) -> bool:
+def finalizing(frame: FrameType | None) -> bool:
     """Whether ``frame`` is inside a finalizer (a ``__del__`` method, a ``weakref.finalize`` callback), which the
     garbage collector runs wherever it happens to run: an exception raised there is "ignored" -- printed on
     standard error with a traceback (make fuzz: "Exception ignored in: <function ZipFile.__del__ ...>" under
@@ -324,7 +324,7 @@ def finalizing(frame) -> bool:
     return False
 
 
-def _not_here(frame) -> bool:
+def _not_here(frame: FrameType | None) -> bool:
     """A time limit's exception must not be raised at ``frame`` now: inside an import or a finalizer."""
     return importing(frame) or finalizing(frame)
 
