@@ -31,11 +31,15 @@ test-thorough: $(STAMP)
 	HYPOTHESIS_PROFILE=thorough $(PYTEST) $(SELECT)
 
 # The fuzz harness at length (tests/fuzz/harness.py; `make test` runs a few hundred of its inputs): 20 000 generated
-# inputs over every format, each held to the contract of docs/format.md. FUZZ_N and FUZZ_SEED to change them.
+# inputs over every format, each held to the contract of docs/format.md, in FUZZ_JOBS processes (default: one per
+# core; case k depends only on FUZZ_SEED and k, not on the split). FUZZ_N and FUZZ_SEED to change them; FUZZ_OUT
+# to keep one line per case in a file and take an interrupted run up where it stopped.
 FUZZ_N ?= 20000
 FUZZ_SEED ?= 0
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 1)
+FUZZ_OUT ?=
 fuzz: $(STAMP)
-	$(BIN)/python tests/fuzz/run.py --n $(FUZZ_N) --seed $(FUZZ_SEED)
+	$(BIN)/python tests/fuzz/run.py --n $(FUZZ_N) --seed $(FUZZ_SEED) --jobs $(FUZZ_JOBS) $(if $(FUZZ_OUT),--out $(FUZZ_OUT))
 
 # Lint, format, types, layers and the fast tests: what .ci/run checks before the full suite.
 check: lint typecheck lint-imports test-fast

@@ -78,16 +78,57 @@ def dask_setup(worker) -> None:
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "pthread_sigmask"):  # born with it blocked (_deaf_loop): ignored now, so let it through
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _deaf_loop():
+    """distributed's event loop for a local cluster, its thread started with SIGINT blocked: the threads it starts
+    (the one that spawns the worker processes among them) inherit the mask, and so do the worker processes (a
+    signal mask survives fork and exec), so that Ctrl-C stays pending in a worker until :func:`dask_setup` ignores
+    it -- a worker still importing distributed printed a KeyboardInterrupt traceback (or "Fatal Python error"),
+    and its nanny "Nanny failed to start". Only that thread is masked: the command answers Ctrl-C at once. None
+    where there are no signal masks."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    from multiprocessing import resource_tracker
+
+    from distributed.utils import LoopRunner
+
+    # started before the mask: the cluster would start it from its event loop, and multiprocessing unblocks
+    # SIGINT in the thread that starts it (resource_tracker.ensure_running), so the workers would hear it again
+    resource_tracker.ensure_running()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        runner = LoopRunner(asynchronous=False)
+        runner.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    # a cluster cut short while it starts leaves failed tasks that asyncio reports when they are collected, after
+    # the command's last line and outside quiet() ("Task exception was never retrieved ... Nanny failed to
+    # start" with a traceback): this loop's exceptions are distributed's, silenced as its loggers are
+    runner.loop.asyncio_loop.set_exception_handler(_ignore_loop_exception)
+    return runner
+
+
+def _ignore_loop_exception(loop, context) -> None:
+    pass
 
 
 def start_local(LocalCluster, **options):
-    """``LocalCluster(**options)``, with its workers' preload (:func:`dask_setup`). When the start is cut short (Ctrl-C,
-    a worker dying), the half-started cluster is closed quietly and forgotten, and the error raised: distributed's
+    """``LocalCluster(**options)``, with its workers' preload (:func:`dask_setup`), on an event loop whose workers
+    are born deaf to Ctrl-C until they ignore it (:func:`_deaf_loop`). When the start is cut short (Ctrl-C, a
+    worker dying), the half-started cluster is closed quietly and forgotten, and the error raised: distributed's
     exit hook printed a traceback closing it ("Exception ignored in atexit callback ... Status.init")."""
     from distributed.deploy.spec import SpecCluster
 
     before = set(SpecCluster._instances)
+    runner = _deaf_loop()
     try:
+        if runner is not None:
+            options["loop"] = runner.loop
         return LocalCluster(preload=[PRELOAD], **options)
     except BaseException:
         for half in set(SpecCluster._instances) - before:
@@ -95,6 +136,9 @@ def start_local(LocalCluster, **options):
                 half.close(timeout=10)
             SpecCluster._instances.discard(half)
         raise
+    finally:
+        if runner is not None:  # the cluster holds the loop now (its close stops it), or nothing does
+            runner.stop()
 
 
 def connected_workers(client) -> int:

@@ -297,6 +297,38 @@ def interrupts() -> Iterator[InterruptState]:
             os.close(r)  # (the next command's files: make fuzz's in-process runs saw a "SIGINT" under load)
 
 
+def importing(frame: FrameType | None) -> bool:
+    """Whether ``frame`` (a signal handler's: the main thread's current frame) is inside an import: a frame of
+    importlib's bootstrap on its stack. The time limits' handlers do not raise there but a little later: an
+    exception raised inside an import can leave a module half made in ``sys.modules`` (numpy: "cannot load module
+    more than once per process", pandas: "partially initialized module"), so that every later import of it in
+    this process fails -- the next document of a batch, or the next command of a process that runs several
+    (make fuzz's in-process runs). A time limit is then overshot by at most the rest of one import."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def finalizing(frame: FrameType | None) -> bool:
+    """Whether ``frame`` is inside a finalizer (a ``__del__`` method, a ``weakref.finalize`` callback), which the
+    garbage collector runs wherever it happens to run: an exception raised there is "ignored" -- printed on
+    standard error with a traceback (make fuzz: "Exception ignored in: <function ZipFile.__del__ ...>" under
+    `score --time-limit 0.1`) and lost. The time limits' handlers wait for it to return."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "__del__" or (code.co_name == "__call__" and code.co_filename.endswith("weakref.py")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _not_here(frame: FrameType | None) -> bool:
+    """A time limit's exception must not be raised at ``frame`` now: inside an import or a finalizer."""
+    return importing(frame) or finalizing(frame)
+
+
 @contextlib.contextmanager
 def alarm(limit: object) -> Iterator[None]:
     """The time limit for work that does not look at a Deadline itself (loading, the library commands, check,
@@ -315,13 +347,13 @@ def alarm(limit: object) -> Iterator[None]:
 
     def fire(signum: int, frame: FrameType | None) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0.05)
-        if STATE.critical:  # a result being written and counted: after it
+        if STATE.critical or _not_here(frame):  # a result being written, an import, a finalizer: after it
             return
         raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
 
     old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, left)
-    try:
+    try:  # armed inside: a limit that runs out at once (a loaded machine) still disarms and restores the handler
+        signal.setitimer(signal.ITIMER_REAL, left)
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -329,12 +361,15 @@ def alarm(limit: object) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def stop_like_interrupt(limit: object) -> Iterator[dict[str, bool]]:
+def stop_like_interrupt(limit: object, state: dict[str, bool] | None = None) -> Iterator[dict[str, bool]]:
     """The time limit of a command that keeps what it did on an interrupt (arena, score): when ``limit`` runs
     out, the command is stopped as Ctrl-C stops it (:func:`interrupt`, then KeyboardInterrupt in the main
-    thread, held back while a result is written), and the yielded dict says ``{"fired": True}`` so that the
-    command reports the time limit (exit 1) rather than an interrupt."""
-    state = {"fired": False}
+    thread, held back while a result is written), and the yielded dict (``state``, when given) says
+    ``{"fired": True}`` so that the command reports the time limit (exit 1) rather than an interrupt. The
+    KeyboardInterrupt can come as the block is entered or left (the limit ran out while the machine was busy
+    elsewhere): a caller that reads ``state`` outside the ``with`` sees those too."""
+    state = {"fired": False} if state is None else state
+    state.setdefault("fired", False)
     deadline = deadline_of(limit)
     if not deadline or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
         yield state
@@ -343,7 +378,7 @@ def stop_like_interrupt(limit: object) -> Iterator[dict[str, bool]]:
     def fire(signum: int, frame: FrameType | None) -> None:
         if state["fired"]:
             return
-        if STATE.critical:  # a result being written and counted: a little later
+        if STATE.critical or _not_here(frame):  # a result being written, an import, a finalizer: a little later
             signal.setitimer(signal.ITIMER_REAL, 0.01)
             return
         state["fired"] = True
@@ -351,8 +386,8 @@ def stop_like_interrupt(limit: object) -> Iterator[dict[str, bool]]:
         raise KeyboardInterrupt
 
     old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, max(1e-3, deadline.remaining() or 0.0))
     try:
+        signal.setitimer(signal.ITIMER_REAL, max(1e-3, deadline.remaining() or 0.0))
         yield state
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

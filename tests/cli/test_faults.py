@@ -598,3 +598,49 @@ def test_17_dask_worker_logs_stay_off_standard_error_and_ctrl_c_gives_one_line(t
             proc.wait()
     assert proc.returncode == 130 and out == b""
     assert err.decode().count("\n") == 1 and err.decode().startswith("trample: interrupted after "), err.decode()
+
+
+@pytest.mark.slow
+def test_17_ctrl_c_while_the_dask_workers_start_gives_one_line(tmp_path):
+    """Ctrl-C while a local cluster's workers are still importing distributed (before their preload ignores it):
+    each printed a KeyboardInterrupt traceback ("Fatal Python error" when it was still in `site`), and the
+    nannies "Nanny failed to start" with one more. The workers are born with SIGINT blocked (trample.cluster's
+    event loop thread is started with it masked, and a signal mask survives fork and exec), so the Ctrl-C of the
+    process group waits in them until they ignore it; the command answers it: one line, exit 130."""
+    import signal
+
+    pytest.importorskip("distributed")
+    batch = tmp_path / "b.jsonl"
+    batch.write_text((json.dumps(ENDLESS) + "\n") * 2)
+    proc = _trample("count", batch, "--backend", "dask", "--workers", 2)
+    sigint = 1 << (signal.SIGINT - 1)
+
+    def starting_workers() -> list[tuple[int, int]]:  # (SigBlk, SigIgn) of the worker processes spawned so far
+        found = []
+        for pid in os.listdir("/proc"):
+            if pid.isdigit() and int(pid) != proc.pid:
+                try:
+                    if os.getsid(int(pid)) != proc.pid:
+                        continue
+                    with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                        if b"spawn_main" not in fh.read():
+                            continue
+                    with open(f"/proc/{pid}/status") as fh:
+                        masks = {x.split()[0]: int(x.split()[1], 16) for x in fh if x.startswith(("SigIgn", "SigBlk"))}
+                except (OSError, ValueError):
+                    continue
+                found.append((masks.get("SigBlk:", 0), masks.get("SigIgn:", 0)))
+        return found
+
+    try:
+        assert wait_until(lambda: bool(starting_workers()), timeout=300, proc=proc)  # a worker process exists
+        # from its first instruction a worker blocks SIGINT (until its preload ignores it)
+        assert all((blocked | ignored) & sigint for blocked, ignored in starting_workers())
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole process group, workers included
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:  # a failed wait: the endless count and its cluster go with the test
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130 and out == b""
+    assert err.decode().count("\n") == 1 and err.decode().startswith("trample: interrupted after "), err.decode()

@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,7 @@ MEMORY_BYTES = 2 << 30  # RLIMIT_AS of the subprocess cases
 JUNK = [None, True, False, 0, -1, 1, 7, 10**6, 10**6 + 1, -(10**7), 10**30, 0.5, 1e308, -1e308, "", "x", "opp",
         "\u0000", "\ud800", "a" * 300, [], [1], ["x"], {}, {"x": 1}, [[[[]]]]]  # fmt: skip
 DEEP = "[" * 400 + "]" * 400
+MAX_PATH = 32  # mutate() picks fields at most this deep: a DEEP inside a DEEP is more than json.dumps can write
 
 
 @dataclass
@@ -54,6 +56,8 @@ class Case:
     batch_lines: int | None = None  # a .jsonl batch of count/check: one result line per input line
     single: bool = True  # one document: one line on standard error on exit 2
     subprocess: bool = False
+    kind: str = ""  # the generator that made it (case_step, ...)
+    index: int = -1  # its number in the run: the case is made from (seed, index) alone
 
 
 @dataclass
@@ -63,6 +67,8 @@ class Outcome:
     out: str
     err: str
     problems: list[str]
+    seconds: float = 0.0  # wall-clock time of the run
+    cpu: float = 0.0  # CPU time of the run (this process's, or the child's)
 
 
 def _examples(pattern: str) -> list[dict]:
@@ -110,7 +116,7 @@ def mutate(rng: random.Random, doc, times: int | None = None):
     """A copy of ``doc`` with one to three fields replaced by junk, deleted, or given an unknown sibling."""
     doc = copy.deepcopy(doc)
     for _ in range(times or rng.randint(1, 3)):
-        paths = [p for p in _paths(doc) if p]
+        paths = [p for p in _paths(doc) if p and len(p) <= MAX_PATH]  # never inside a DEEP already put there
         if not paths:
             return rng.choice(JUNK)
         path = rng.choice(paths)
@@ -157,7 +163,7 @@ def text_of(rng: random.Random, doc) -> str:
 
 
 def _limit(rng) -> list[str]:
-    return ["--time-limit", rng.choice(["2", "1", "0.5"])]
+    return ["--time-limit", rng.choice(["2", "0.5", "0.1"])]
 
 
 def case_step(rng: random.Random) -> Case:
@@ -296,7 +302,21 @@ KINDS = [(case_step, 40), (case_library, 15), (case_deck, 10), (case_arena, 8), 
 
 def generate(rng: random.Random, without: tuple = ()) -> Case:
     kinds, weights = zip(*[(k, w) for k, w in KINDS if k.__name__ not in without])
-    return rng.choices(kinds, weights)[0](rng)
+    kind = rng.choices(kinds, weights)[0]
+    case = kind(rng)
+    case.kind = kind.__name__
+    return case
+
+
+def case_at(seed: int, index: int, subprocess_every: int = 200, without: tuple = ()) -> Case:
+    """The case number ``index`` of the run with ``seed``: made from (seed, index) alone, so that any range of
+    indices, run in any process and in any order, gives the same cases (``run.py --jobs``, ``--start/--stop``)."""
+    case = generate(random.Random(f"trample-fuzz:{seed}:{index}"), without)
+    case.index = index
+    case.subprocess = bool(subprocess_every) and index % subprocess_every == subprocess_every - 1
+    if any("\x00" in arg for arg in case.argv):  # no process can be given it (case 9399): run it in this one
+        case.subprocess = False
+    return case
 
 
 # ---------------------------------------------------------------------------------------------
@@ -418,19 +438,47 @@ def run_subprocess(case: Case, folder: str) -> Outcome:
     return Outcome(case, code, out, err, check(case, code, out, err))
 
 
-def fuzz(n: int, seed: int = 0, subprocess_every: int = 200, report=None, without: tuple = ()) -> list[Outcome]:
-    """Run ``n`` generated cases (every ``subprocess_every``-th in a real process); the violations. ``without``:
-    generator names left out (``("case_deck",)``)."""
-    rng = random.Random(seed)
+def run_case(case: Case, folder: str) -> Outcome:
+    """Run one case (in this process or a real one, as the case says), timed."""
+    clock = time.perf_counter()
+    who = resource.RUSAGE_CHILDREN if case.subprocess else resource.RUSAGE_SELF
+    before = resource.getrusage(who)
+    outcome = run_subprocess(case, folder) if case.subprocess else run_inprocess(case, folder)
+    after = resource.getrusage(who)
+    outcome.seconds = time.perf_counter() - clock
+    outcome.cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return outcome
+
+
+def fuzz(
+    n: int,
+    seed: int = 0,
+    subprocess_every: int = 200,
+    report=None,
+    without: tuple = (),
+    start: int = 0,
+    indices=None,
+) -> list[Outcome]:
+    """Run the generated cases ``start .. n-1`` (or the given ``indices``), every ``subprocess_every``-th in a
+    real process; the violations. ``without``: generator names left out (``("case_deck",)``). ``report(done,
+    outcome)`` is called after each case."""
     bad = []
     with tempfile.TemporaryDirectory() as folder:
-        for k in range(n):
-            case = generate(rng, without)
-            if subprocess_every and k % subprocess_every == subprocess_every - 1:
-                case.subprocess = True
-            outcome = run_subprocess(case, folder) if case.subprocess else run_inprocess(case, folder)
+        for done, k in enumerate(range(start, n) if indices is None else indices, 1):
+            try:
+                case = case_at(seed, k, subprocess_every, without)
+            except Exception as e:  # noqa: BLE001 - the harness's own bug: reported as a problem of that case
+                case = Case([], kind="harness", index=k)
+                problem = f"the harness could not make this case: {type(e).__name__}: {str(e)[:120]}"
+                outcome = Outcome(case, "not run", "", "", [problem])
+            else:
+                try:
+                    outcome = run_case(case, folder)
+                except Exception as e:  # noqa: BLE001 - the harness's own bug: reported, and the run goes on
+                    problem = f"the harness could not run this case: {type(e).__name__}: {str(e)[:120]}"
+                    outcome = Outcome(case, "not run", "", "", [problem])
             if outcome.problems:
                 bad.append(outcome)
             if report is not None:
-                report(k + 1, outcome)
+                report(done, outcome)
     return bad

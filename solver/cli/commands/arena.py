@@ -192,13 +192,17 @@ def _stoppable(command):
 
     def run(args) -> int:
         limit = args.time_limit
-        with stop_like_interrupt(limit) as stop:
-            args.stopped_by_limit = stop
-            try:
-                return command(args)
-            except KeyboardInterrupt:
-                if not stop["fired"] or STATE.signum is not None:
-                    raise
+        stop: dict = {"fired": False}
+        code = None
+        try:  # around the whole block: the limit can run out as it is entered or left (a loaded machine)
+            with stop_like_interrupt(limit, stop):
+                code = command(args)
+            return code
+        except KeyboardInterrupt:
+            if not stop["fired"] or STATE.signum is not None:
+                raise
+            if code is not None:  # the command had finished: the limit ran out while its handler was taken down
+                return code
         done = STATE.done() if STATE.done else ""
         print(
             f"trample: stopped at the time limit of {limit:g} s{': ' + done if done else ''}; the results are "
