@@ -229,9 +229,7 @@ def solve_whole(
     line = _line_of(whole, searched, best, final, options, deadline, stats)
     status = stats.status
     if stopped or not probes_proven or status != STATUS_OPTIMAL:
-        # a line is returned: legal and searched against every reply, its optimality not proven (a one-step solve
-        # cut short by the time limit, unknown, leaves the line feasible: it was "unknown" with a line)
-        status = STATUS_FEASIBLE
+        status = STATUS_FEASIBLE  # a line, searched against every reply, its optimality not proven (never unknown)
     values = {o.name: best.values.get(o.name, Fraction(0)) for o in objs}  # lethal, when it was 0 on every line
     out_values = {name: (int(v) if v.denominator == 1 else float(v)) for name, v in values.items()}
     lethal = None

@@ -15,6 +15,7 @@ import trample
 from trample import Combat
 from trample.engines import BLOCKS, CAPABILITIES, EFFECTS, PROGRAMME, Engine, engine_names, get_engine
 from trample.indexing import count as indexing_count
+from trample.models import Keyword
 from trample.outcome import effect_key, regular_step_caps, tally
 from trample.rules import PlanCache, derive
 
@@ -125,7 +126,7 @@ def test_effects_conformance(name, doc):
     scenario = trample.models.load_scenario(doc)
     plan = derive(scenario, side="both")
     caps = regular_step_caps(scenario)
-    deathtouch = [bool(getattr(scenario[s.source], "deathtouch", False)) for s in plan.sources]
+    deathtouch = [scenario.creature(s.source).has(Keyword.DEATHTOUCH) for s in plan.sources]
     folded = Counter({(): 1})
     for comp in plan.components:
         local = engine.effects(plan, comp, caps, deathtouch)

@@ -16,7 +16,7 @@ from test_solve import oracle_values
 
 from trample import Combat
 from trample.engines import EFFECTS, engine_names, get_engine
-from trample.models import FormatError, load_scenario
+from trample.models import FormatError, Keyword, load_scenario
 from trample.whole import WholeCombat
 
 SIDES = ["attacking", "attacking", "defending", "both"]
@@ -328,7 +328,7 @@ def test_effects_capability_with_options_agrees_over_engines(doc):
     combat = Combat(load_scenario(doc), side="both")
     plan = combat.plan
     caps = regular_step_caps(combat.scenario)
-    deathtouch = [bool(getattr(combat.scenario[s.source], "deathtouch", False)) for s in plan.sources]
+    deathtouch = [combat.scenario.creature(s.source).has(Keyword.DEATHTOUCH) for s in plan.sources]
     names = [n for n in engine_names() if EFFECTS in get_engine(n).capabilities]
     for comp in plan.components:
         got = [get_engine(n).effects(plan, comp, caps, deathtouch) for n in names]

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from trample import Combat, open_combat
 from trample.engines import get_engine
 from trample.engines.effects import effect_counts
-from trample.models import FormatError, load_scenario
+from trample.models import FormatError, Keyword, load_scenario
 from trample.outcome import after_step, first_strike_step_happens, regular_step_caps
 from trample.whole import CombatLine, WholeCombat, load_line
 
@@ -475,7 +475,7 @@ def test_first_step_effects_counted_without_listing_match_the_listing(doc, data)
     whole = WholeCombat(doc)
     plan = whole.first_step.plan
     caps = regular_step_caps(whole.scenario)
-    deathtouch = [bool(getattr(whole.scenario[s.source], "deathtouch", False)) for s in plan.sources]
+    deathtouch = [whole.scenario.creature(s.source).has(Keyword.DEATHTOUCH) for s in plan.sources]
     for comp in plan.components:  # the engines' EFFECTS capability: the direct programme against CP-SAT's listing
         assert get_engine("direct").effects(plan, comp, caps, deathtouch) == get_engine("cpsat").effects(
             plan, comp, caps, deathtouch
