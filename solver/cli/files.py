@@ -102,10 +102,31 @@ class AtomicFiles:
                     os.unlink(f["tmp"])
         self._files = []
 
+    def _drop_unwritten(self) -> None:
+        """Interrupted before a byte of a file was written (while the command was still importing or reading):
+        that file's temporary goes and whatever its final name held stays as it was -- nothing was finished."""
+        keep = []
+        for f in self._files:
+            fh = f["fh"]
+            try:
+                empty = f["tmp"] is not None and not fh.closed and fh.tell() == 0
+            except (OSError, ValueError):
+                empty = False
+            if empty:
+                with contextlib.suppress(OSError):
+                    fh.close()
+                with contextlib.suppress(OSError):
+                    os.unlink(f["tmp"])
+            else:
+                keep.append(f)
+        self._files = keep
+
     def __enter__(self):
         return self
 
     def __exit__(self, kind, err, tb):
+        if kind is not None and issubclass(kind, KeyboardInterrupt):
+            self._drop_unwritten()
         if kind is None or issubclass(kind, KeyboardInterrupt):
             try:
                 self.commit()
