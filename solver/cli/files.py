@@ -93,13 +93,7 @@ class AtomicFiles:
 
     def discard(self) -> None:
         for f in self._files:
-            try:
-                f["fh"].close()
-            except OSError:
-                pass
-            if f["tmp"]:
-                with contextlib.suppress(OSError):
-                    os.unlink(f["tmp"])
+            _discard(f)
         self._files = []
 
     def _drop_unwritten(self) -> None:
@@ -107,16 +101,8 @@ class AtomicFiles:
         that file's temporary goes and whatever its final name held stays as it was -- nothing was finished."""
         keep = []
         for f in self._files:
-            fh = f["fh"]
-            try:
-                empty = f["tmp"] is not None and not fh.closed and fh.tell() == 0
-            except (OSError, ValueError):
-                empty = False
-            if empty:
-                with contextlib.suppress(OSError):
-                    fh.close()
-                with contextlib.suppress(OSError):
-                    os.unlink(f["tmp"])
+            if f["tmp"] is not None and _nothing_written(f["fh"]):
+                _discard(f)
             else:
                 keep.append(f)
         self._files = keep
@@ -135,6 +121,23 @@ class AtomicFiles:
                 raise
         else:
             self.discard()
+        return False
+
+
+def _discard(f: dict) -> None:
+    """Close one file and remove its temporary (its final name keeps what it held)."""
+    with contextlib.suppress(OSError):
+        f["fh"].close()
+    if f["tmp"]:
+        with contextlib.suppress(OSError):
+            os.unlink(f["tmp"])
+
+
+def _nothing_written(fh) -> bool:
+    """An open file with no byte written through it (a file a writer fills by name is closed: not this)."""
+    try:
+        return not fh.closed and fh.tell() == 0
+    except (OSError, ValueError):
         return False
 
 

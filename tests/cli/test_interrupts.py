@@ -448,20 +448,28 @@ sys.exit(main(sys.argv[3:]))
 """
 
 
-def _imports_after_the_handlers(out) -> int:
-    """How many modules the command imports after its signal handlers are installed (the CLI imports lazily:
-    the count depends on the command, so it is measured, not assumed)."""
+def _held(k: int, out) -> tuple[subprocess.Popen, bytes]:
+    """``trample enumerate P60K7 -o out`` in its own session under the import hook of HOLD_IMPORTS (``k``: the
+    import it holds, 0 to hold none and count them), and the hook's first line: it blocks until the hook holds
+    an import, or the command has exited."""
     r, w = os.pipe()
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD_IMPORTS, str(w), "0", "enumerate", P60K7, "-o", out],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [sys.executable, "-c", HOLD_IMPORTS, str(w), str(k), "enumerate", P60K7, "-o", out],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
         pass_fds=(w,),
     )
     os.close(w)
     with os.fdopen(r, "rb") as hook:
-        line = hook.readline()
-    proc.wait(timeout=300)
+        return proc, hook.readline()
+
+
+def _imports_after_the_handlers(out) -> int:
+    """How many modules the command imports after its signal handlers are installed (the CLI imports lazily:
+    the count depends on the command, so it is measured, not assumed)."""
+    proc, line = _held(0, out)
+    proc.communicate(timeout=300)
     assert line.startswith(b"total "), line
     return int(line.split()[1])
 
@@ -473,17 +481,7 @@ def test_a_signal_during_the_heavy_imports_exits_cleanly(tmp_path):
     total = _imports_after_the_handlers(tmp_path / "count.jsonl")
     for sig, k in zip(cycle(SIGNALS), sorted(RNG.sample(range(1, total + 1), min(6, total)))):
         out.write_text('{"previous": true}\n')
-        r, w = os.pipe()
-        proc = subprocess.Popen(
-            [sys.executable, "-c", HOLD_IMPORTS, str(w), str(k), "enumerate", P60K7, "-o", out],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            pass_fds=(w,),
-        )
-        os.close(w)
-        with os.fdopen(r, "rb") as hook:
-            line = hook.readline()  # blocks until the hook holds an import (or the command has exited)
+        proc, line = _held(k, out)
         assert line.startswith(b"importing "), (k, line)
         proc.send_signal(sig)
         stdout, err = proc.communicate(timeout=120)
