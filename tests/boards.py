@@ -45,6 +45,25 @@ ENDLESS_COMBAT = {
 }
 
 
+# Three power-60 tramplers, each blocked by three 2/2s: every split that kills the nine blockers is optimal for
+# max-kills (about 10^13 of them), so listing every optimum never ends within a test.
+THREE_GANGS = {
+    "players": OPP,
+    "attackers": [
+        {
+            "id": f"a{i}",
+            "power": 60,
+            "toughness": 1,
+            "keywords": ["trample"],
+            "attacking": "opp",
+            "blocked_by": [f"b{i}{j}" for j in range(3)],
+        }
+        for i in range(3)
+    ],
+    "blockers": [{"id": f"b{i}{j}", "power": 1, "toughness": 2} for i in range(3) for j in range(3)],
+}
+
+
 def _sc(attackers, blockers=(), **extra) -> dict:
     d = {
         "rules": "current",

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from boards import ENDLESS_COMBAT
+from boards import ENDLESS_COMBAT, THREE_GANGS
 from brute import is_legal
 
 from trample import Combat
@@ -156,21 +156,7 @@ def test_whole_combat_solve_stopped_anywhere_is_a_result_not_an_error(monkeypatc
 
 def test_all_optimal_stream_stops_at_the_time_limit():
     # every split that kills the three 2/2s is optimal for max-kills: 10^13 of them
-    sc = {
-        "players": OPP,
-        "attackers": [
-            {
-                "id": f"a{i}",
-                "power": 60,
-                "toughness": 1,
-                "keywords": ["trample"],
-                "attacking": "opp",
-                "blocked_by": [f"b{i}{j}" for j in range(3)],
-            }
-            for i in range(3)
-        ],
-        "blockers": [{"id": f"b{i}{j}", "power": 1, "toughness": 2} for i in range(3) for j in range(3)],
-    }
+    sc = THREE_GANGS
     stream = all_optimal(Combat(sc), ["max-kills"], time_limit=0.5)
     assert stream.status == "optimal"
     with pytest.raises(LimitReached):

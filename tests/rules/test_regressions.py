@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from boards import THREE_GANGS
 from brute import brute_force, is_legal
 
 from trample import Combat
@@ -119,21 +120,7 @@ def test_reader_closing_an_all_optimal_stream_is_a_clean_exit(tmp_path):
     import subprocess
     import sys
 
-    board = {
-        "players": OPP,
-        "attackers": [
-            {
-                "id": f"a{i}",
-                "power": 60,
-                "toughness": 1,
-                "keywords": ["trample"],
-                "attacking": "opp",
-                "blocked_by": [f"b{i}{j}" for j in range(3)],
-            }
-            for i in range(3)
-        ],
-        "blockers": [{"id": f"b{i}{j}", "power": 1, "toughness": 2} for i in range(3) for j in range(3)],
-    }
+    board = THREE_GANGS
     path = tmp_path / "b.json"
     path.write_text(json.dumps(board))
     for args in (
