@@ -110,7 +110,8 @@ def main(argv=None) -> int:
     objective = args.objective or DEFAULT_OBJECTIVE_GYM
     train = [item["scenario"] for item in generate(level, args.train_boards, seed=1)]
     evaluation = [item["scenario"] for item in generate(level, args.eval_boards, seed=2)]
-    kwargs = {"boards": train, "objective": objective}
+    # render_mode None: make_vec_env asks for "rgb_array" otherwise, which the environment does not have (a warning)
+    kwargs = {"boards": train, "objective": objective, "render_mode": None}
     vec = make_vec_env("trample/DamageAssignment-v0", n_envs=4, seed=args.seed, env_kwargs=kwargs)
     judge_env = gym.make("trample/DamageAssignment-v0", objective=objective).unwrapped
 

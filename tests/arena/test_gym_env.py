@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -164,6 +165,16 @@ def test_a_render_mode_it_does_not_have_is_a_type_error_and_make_vec_env_works()
     obs = vec.reset()
     assert obs.shape == (2, encoding.OBS_SIZE)
     assert vec.env_method("action_masks")[0].shape == (21,)
+    vec.close()
+
+
+def test_make_vec_env_asked_for_no_render_mode_warns_nothing():
+    # what examples/train_ppo.py does: make_vec_env's default "rgb_array" is not asked for, so no warning at all
+    sb3 = pytest.importorskip("stable_baselines3")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        vec = sb3.common.env_util.make_vec_env(ENV_ID, n_envs=1, seed=0, env_kwargs={"render_mode": None})
+    assert vec.reset().shape == (1, encoding.OBS_SIZE)
     vec.close()
 
 
