@@ -5,11 +5,11 @@
 >>> [(row["rank"], row["player"], row["regret_mean"]) for row in results["leaderboard"]]
 [(1, 'optimal', 0.0), (2, 'greedy', 0.95), (3, 'declaration', 1.0)]
 
-Modules: ``players`` (the Player interface, baselines, :func:`make_player`), ``external`` (programs speaking
-JSON Lines), ``suites`` (seeded levels, curated files), ``objectives`` (scoring any assignment), ``metrics``
-(judging and summarising), ``stats`` (confidence intervals, the run's facts), ``runner`` (chunks; in-process,
-process pool or Dask), ``report`` (rich table, JSON, PNG), ``env`` (a one-decision environment). Nothing here
-imports ortools until a board is solved.
+Modules: ``players`` (the Player interface, baselines, :func:`make_player`), ``external`` (programs speaking JSON
+Lines), ``suites`` (seeded levels, curated files), ``objectives`` (scoring any assignment), ``metrics`` (judging and
+summarising), ``stats`` (confidence intervals, the run's facts), ``runner`` (chunks; in-process, process pool or
+Dask), ``report`` (rich table, JSON, PNG), ``env`` (a one-decision environment), ``policy`` (a trained policy as a
+player: ``PolicyPlayer``). Nothing here imports ortools until a board is solved.
 
 Imported on demand, with their extras: ``gym_env`` (a ``gymnasium.Env``, ``trample[gym]``), ``sequential`` and
 ``encoding`` (its per-route decisions and numeric observation), ``combat_game`` (the whole combat as a two-player
@@ -33,6 +33,7 @@ from .players import (
     RandomPlayer,
     make_player,
 )
+from .policy import PolicyPlayer
 from .runner import DEFAULT_CHUNK, evaluate_chunk, run_arena
 from .suites import DEFAULT_LEVEL, LEVELS, Level, curated_files, generate, generate_board, get_level, load_suite
 
@@ -58,6 +59,7 @@ __all__ = [
     "GreedyValuePlayer",
     "OptimalPlayer",
     "Player",
+    "PolicyPlayer",
     "RandomPlayer",
     "make_player",
     "DEFAULT_CHUNK",
