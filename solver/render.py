@@ -46,6 +46,7 @@ TITLE_LINES = 4  # at most this many lines of title, and of notes (the last one 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 PALETTE = ("#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
 DEFENDING_COLOUR = "#d62728"
+ALONE_COLOUR = "#555555"  # a declaration's attacker in no band (the palette colours the bands)
 LOSS_COLOUR, SAFE_COLOUR = "#b00020", "#1b7a1b"
 MARKER = "trample-arrowhead-"  # arrowhead marker ids (a prefix no reader needs to match)
 
@@ -682,9 +683,28 @@ def _plain_card(parent, x, y, oid: str, lines: list[str], faded: bool, stroke: s
         _t(g, x + CARD_W / 2, y + 44 + 15 * k, text, 11, anchor="middle", fill="#555" if faded else "#222")
 
 
-def _creature_lines(c, extra: list[str]) -> list[str]:
-    words = [KEYWORD_NAMES.get(k, k.replace("_", " ")) for k in sorted(c.keywords)]
-    return [f"{c.power}/{c.toughness}", *([", ".join(words)] if words else []), *extra]
+def _creature_lines(c, extra: list[str], ab=None) -> list[str]:
+    """A creature card's lines: power/toughness, its keywords (with ``ab``, a declaration's
+    :class:`~trample.models.declare.Abilities`: its declaration keywords too), then ``extra``."""
+    keywords = set(c.keywords) | (set(ab.keywords) if ab is not None else set())
+    words = [KEYWORD_NAMES.get(k, k.replace("_", " ")) for k in sorted(keywords)]
+    return [f"{c.power}/{c.toughness}", *([", ".join(words)] if words else []), *_declare_lines(ab), *extra]
+
+
+def _declare_lines(ab) -> list[str]:
+    """What else decides a declaration's legality (docs/declare.md), so an illegal one shows why on the card."""
+    if ab is None:
+        return []
+    state = [word for word, on in (("tapped", ab.tapped), ("summoning sick", ab.summoning_sick)) if on]
+    more = [
+        *(["; ".join(state)] if state else []),
+        *([f"needs {ab.min_blockers}+ blockers"] if ab.min_blockers > 1 else []),
+        *([f"blocks {ab.block_extra} more"] if ab.block_extra else []),
+        *([f"{'/'.join(ab.landwalk)}walk"] if ab.landwalk else []),
+        *([f"bands with other {'/'.join(ab.bands_with_other)}"] if ab.bands_with_other else []),
+    ]
+    costs = [f"{what} {{{n}}}" for what, n in (("attack cost", ab.attack_cost), ("block cost", ab.block_cost)) if n]
+    return more + (["; ".join(costs)] if costs else [])
 
 
 def _arrow(parent, x1, y1, x2, y2, colour: str, dashed: bool = False, label: str | None = None) -> None:
@@ -718,10 +738,10 @@ def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[
     else:
         top = [p.id for p in board.players] + [w.id for w in board.planeswalkers] + [t.id for t in board.battles]
         bottom = [a.id for a in board.attackers]
-    lines = _header_lines(title or ("blocks" if blocks else "attacks"), list(notes), MIN_WIDTH)
-    head = _header_height(lines)
     n = max(len(top), len(bottom), 1)
     width = max(MIN_WIDTH, 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X)
+    lines = _header_lines(title or ("blocks" if blocks else "attacks"), list(notes), width)
+    head = _header_height(lines)
     height = head + 2 * CARD_H + ROW_GAP + 2 * MARGIN + 10
     pos: dict[str, tuple[float, float]] = {}
     for row, ids in ((0, top), (1, bottom)):
@@ -739,7 +759,7 @@ def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[
         for k, b in enumerate(top):
             c = board.blocker(b)
             colour = PALETTE[k % len(PALETTE)]
-            _plain_card(root, *pos[b], b, _creature_lines(c, []), b not in blocking, colour, "blocker")
+            _plain_card(root, *pos[b], b, _creature_lines(c, [], doc.of(b)), b not in blocking, colour, "blocker")
             for a in bottom:
                 if b in of.get(a, ()):
                     arrows.append((b, a, colour, False, None))
@@ -748,29 +768,49 @@ def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[
         for a in bottom:
             c = board.attacker(a)
             extra = [f"attacks {c.attacking}"] + ([f"band: {band_of[a][0]}"] if a in band_of else [])
-            _plain_card(root, *pos[a], a, _creature_lines(c, extra), False, DEFENDING_COLOUR, "attacker")
+            _plain_card(root, *pos[a], a, _creature_lines(c, extra, doc.of(a)), False, DEFENDING_COLOUR, "attacker")
     else:
         of = declaration.of
         band_of = {m: band for band in declaration.bands for m in band}
         colours = {band[0]: PALETTE[k % len(PALETTE)] for k, band in enumerate(declaration.bands)}
         attacked = set(of.values())
+        tax = doc.costs.attack_tax
         for t in top:
-            _plain_card(root, *pos[t], t, [board.kind(t)], t not in attacked, "#555", "target")
+            lines_t = [board.kind(t), *([f"attack tax {{{tax[t]}}} each"] if tax.get(t) else [])]  # 508.1h
+            _plain_card(root, *pos[t], t, lines_t, t not in attacked, "#555", "target")
         for a in bottom:
             band = band_of.get(a)
-            colour = colours[band[0]] if band else PALETTE[0]
+            colour = colours[band[0]] if band else ALONE_COLOUR  # never a band's colour
             extra = [f"band: {band[0]}"] if band else []
-            _plain_card(root, *pos[a], a, _creature_lines(board.attacker(a), extra), a not in of, colour, "attacker")
+            lines_a = _creature_lines(board.attacker(a), extra, doc.of(a))
+            _plain_card(root, *pos[a], a, lines_a, a not in of, colour, "attacker")
             if a in of:
                 arrows.append((a, of[a], colour, False, None))
     _markers(root, [colour for *_, colour, _, _ in arrows])
-    for src, dst, colour, dashed, label in arrows:
-        (x1, y1), (x2, y2) = pos[src], pos[dst]
+    ends = _spread_ends(arrows, pos)
+    for k, (src, dst, colour, dashed, label) in enumerate(arrows):
+        (x1, y1), (_, y2) = pos[src], pos[dst]
         if blocks:  # a blocker (top) to the attacker it blocks (bottom)
-            _arrow(root, x1 + CARD_W / 2, y1 + CARD_H, x2 + CARD_W / 2, y2 - 4, colour, dashed, label)
+            _arrow(root, x1 + CARD_W / 2, y1 + CARD_H, ends[k], y2 - 4, colour, dashed, label)
         else:  # an attacker (bottom) to what it attacks (top)
-            _arrow(root, x1 + CARD_W / 2, y1, x2 + CARD_W / 2, y2 + CARD_H + 4, colour, dashed, label)
+            _arrow(root, x1 + CARD_W / 2, y1, ends[k], y2 + CARD_H + 4, colour, dashed, label)
     return _serialise(root)
+
+
+def _spread_ends(arrows, pos) -> list[float]:
+    """Where each arrow meets its target card: the arrows into one card spread along its edge in the order of
+    where they come from (left to right), so no arrowhead hides another."""
+    into: dict[str, list[int]] = {}
+    for k, (_src, dst, *_) in enumerate(arrows):
+        into.setdefault(dst, []).append(k)
+    ends = [0.0] * len(arrows)
+    for dst, ks in into.items():
+        ks.sort(key=lambda k: pos[arrows[k][0]][0])
+        step = (CARD_W - 40) / max(len(ks) - 1, 1)
+        left = pos[dst][0] + (CARD_W / 2 if len(ks) == 1 else 20)
+        for i, k in enumerate(ks):
+            ends[k] = left + i * step
+    return ends
 
 
 def combat_svg(whole, line=None, title: str | None = None, verdict: str | None = None) -> str:

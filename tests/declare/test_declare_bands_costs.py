@@ -266,3 +266,40 @@ def test_a_picture_of_an_attack_and_the_command(tmp_path, capsys):
     assert main(["declare", "render", path, '{"ogre": "opp", "drake": "nowhere"}']) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and err.startswith('trample: declaration.drake: unknown id "nowhere"'), err
+
+
+def _card_texts(root, oid: str) -> list[str]:
+    group = next(g for g in root.iter(f"{SVG}g") if g.get("id") == oid)
+    return [t.text for t in group.iter(f"{SVG}text")]
+
+
+def test_a_picture_of_blocks_shows_what_decides_their_legality():  # 509.1a, 509.1c, 702.111b on the cards
+    import xml.etree.ElementTree as ET
+
+    from trample.render import declaration_svg
+
+    raw = board([atk("rat", 1, "lure"), atk("ogre", 3, "menace")],
+                [blk("knight", 2, tapped=True), blk("wall", 0, "block_any_number"), blk("wolf")])  # fmt: skip
+    doc = load_declare_doc(raw)
+    root = ET.fromstring(declaration_svg(doc, load_blocks({"rat": ["knight", "wall", "wolf"]}, doc), "t", ["x"]))
+    assert "tapped" in _card_texts(root, "knight")  # why 509.1a refuses its block
+    assert any("block any number" in t for t in _card_texts(root, "wall"))
+    assert "lure" in _card_texts(root, "rat") and "menace" in _card_texts(root, "ogre")
+    ends = [(e.get("x2"), e.get("y2")) for e in root.findall(f"{SVG}line")]
+    assert len(ends) == 3 and len(set(ends)) == 3  # three arrows into the rat: three arrowheads, none hidden
+
+
+def test_a_picture_of_an_attack_colours_a_band_apart_and_shows_the_tax():  # 702.22c, 508.1h
+    import xml.etree.ElementTree as ET
+
+    from trample.render import declaration_svg
+
+    doc = load_declare_doc(json.loads((ROOT / "examples" / "declare" / "band.json").read_text()))
+    attack = load_attacks({"hero": band("opp", "hero"), "ogre": band("opp", "hero"), "drake": "opp"}, doc)
+    root = ET.fromstring(declaration_svg(doc, attack))
+    stroke = {e.get("x1"): e.get("stroke") for e in root.findall(f"{SVG}line")}
+    assert len(stroke) == 3 and len(set(stroke.values())) == 2  # the band's two arrows in one colour, the drake's not
+    taxed = load_declare_doc(json.loads((ROOT / "examples" / "declare" / "propaganda.json").read_text()))
+    root = ET.fromstring(declaration_svg(taxed, load_attacks({"berserker": "opp"}, taxed)))
+    assert "attack tax {2} each" in _card_texts(root, "opp")
+    assert "attacks each combat" in _card_texts(root, "berserker")
