@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar, cast
 
-from .models import Battle, Creature, GameObject, Keyword, Planeswalker, Player, Scenario
+from .models import Battle, Creature, GameObject, Keyword, ObjectKind, Planeswalker, Player, Scenario
 
 _C = TypeVar("_C", bound=Creature)
 _T = TypeVar("_T")
@@ -686,10 +686,29 @@ class Outcome:
         return next(p for p in self.players if p.id == player_id)
 
     @property
+    def destroyed(self) -> tuple[str, ...]:
+        """What the state-based actions put into the graveyard: creatures that died (704.5f/g/h), planeswalkers at 0
+        loyalty (704.5i), battles at 0 defense (704.5v). Not what left the game with a player who lost (800.4a) or
+        was removed from combat with them (506.4): those are in :attr:`gone` only."""
+        t = self.state
+        out = []
+        for oid in self.gone:
+            obj = t[oid]
+            if isinstance(obj, Creature):
+                hit = _destroyed(obj, obj.damage_marked, oid in self.deathtouched)
+            else:
+                hit = (obj.loyalty if isinstance(obj, Planeswalker) else obj.defense) <= 0
+            if hit:
+                out.append(oid)
+        return tuple(out)
+
+    @property
     def died(self) -> tuple[str, ...]:
-        """Creatures that were in combat and are not any more (704.5f/g/h)."""
-        before = {c.id for c in (*self.scenario.attackers, *self.scenario.blockers) if c.in_combat}
-        return tuple(c.id for c in (*self.state.attackers, *self.state.blockers) if c.id in before and not c.in_combat)
+        """Creatures that were in combat and died (704.5f/g/h): :attr:`destroyed`'s creatures. A creature that left
+        the game with its controller (800.4a), or an attacker removed from combat because what it attacked left
+        (506.4), did not die."""
+        kinds = (ObjectKind.ATTACKER, ObjectKind.BLOCKER)
+        return tuple(oid for oid in self.destroyed if self.state.kind(oid) in kinds)
 
     def life(self, player: str) -> int:
         return self.state[player].life

@@ -244,7 +244,8 @@ class _What:
         self.prevented: dict[str, int] = {}
         self.why_prevented: dict[str, list[str]] = {}
         self.counters: dict[str, int] = {}
-        self.gone: set[str] = set()
+        self.gone: set[str] = set()  # out of combat after the step
+        self.destroyed: set[str] = set()  # of those, put into the graveyard (704.5f-i, 704.5v); the rest left (800.4a)
         if outcome is None:
             return
         for e in outcome.events:
@@ -261,6 +262,7 @@ class _What:
             if e.result == "counters":
                 self.counters[r] = self.counters.get(r, 0) + e.dealt
         self.gone = set(outcome.gone)
+        self.destroyed = set(outcome.destroyed)
 
     @property
     def shown(self) -> bool:
@@ -400,7 +402,7 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     if faded:
         _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
     elif what.shown and (what.touched(c.id) or c.id in what.gone):
-        _creature_verdict(g, c, pos, what, deathtouched)
+        _creature_verdict(g, c, pos, what, deathtouched, attacker)
 
 
 def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool) -> None:
@@ -426,12 +428,15 @@ def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool) -
             _t(g, x + 8, line + 13, "(1 from a deathtouch source)", 10.5, fill="#333")
 
 
-def _creature_verdict(g, c, pos, what: _What, deathtouched: bool) -> None:
+def _creature_verdict(g, c, pos, what: _What, deathtouched: bool, attacker: bool) -> None:
     """What the damage did to a creature: -1/-1 counters, and whether it dies (704.5f/g/h, 702.12b: the outcome's
     state-based actions)."""
     x, y = pos
-    dies = c.id in what.gone
-    verdict = "dies" if dies else "survives"
+    dies = c.id in what.destroyed
+    # out of combat without dying: a blocker leaves the game with its controller (800.4a); an attacker is removed
+    # from combat when what it attacks leaves (506.4)
+    left = "removed" if attacker else "leaves"  # the header says who lost and left (800.4a)
+    verdict = "dies" if dies else (left if c.id in what.gone else "survives")
     if dies and deathtouched and c.damage_marked + what.dealt.get(c.id, 0) < c.toughness:
         verdict += " (deathtouch)"
     lines = []
@@ -456,8 +461,8 @@ def _planeswalker_card(parent, p, pos, what: _What) -> None:
         _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
     elif what.shown and what.touched(p.id):
         left = p.loyalty - what.dealt.get(p.id, 0)
-        gone = p.id in what.gone  # 704.5i
-        verdict = "destroyed" if gone else f"loyalty {left} left"
+        gone = p.id in what.destroyed  # 704.5i
+        verdict = "destroyed" if gone else ("leaves" if p.id in what.gone else f"loyalty {left} left")  # 800.4a
         _results(g, x, y, [(f"{what.takes(p.id)}: {verdict}", LOSS_COLOUR if gone else SAFE_COLOUR, "bold")])
 
 

@@ -124,7 +124,7 @@ def _profile(step: DamageStep, reply, interesting: set[str]) -> _Profile:
         for c, n in after.commander_damage.items():
             if n != before.get(c, 0):
                 commander[p.id, c] = n - before.get(c, 0)
-    return _Profile(life, poison, commander, frozenset(out.gone) & interesting)
+    return _Profile(life, poison, commander, frozenset(out.destroyed) & interesting)
 
 
 def _reply_groups(
@@ -209,7 +209,6 @@ class _EffectsModel:
         cols = plan.columns
         self.cols = cols
         self.src = [s[plan.sources[i].source] for i, _ in cols]
-        self.multi = s.game_players > 2
         order = {c.id: n for n, c in enumerate((*s.attackers, *s.blockers))}
         self.dealt: list[Lin] = [Lin() for _ in cols]
         self.dealt_hi: list[int] = [0] * len(cols)
@@ -401,29 +400,12 @@ class _EffectsModel:
         other = {"attacking": s.blockers, "defending": s.attackers, "both": (*s.attackers, *s.blockers)}[side]
         return [c.id for c in other if c.in_combat]
 
-    def _owner(self, c: str) -> str | None:
-        """The player whose loss takes ``c`` out of combat in a game of more than two (800.4a, 506.4)."""
-        s = self.s
-        kind = s.kind(c)
-        if kind == "blocker":
-            return s.blocker_controller(c)
-        if kind == "planeswalker":
-            return s[c].controller
-        target = s[c].attacking
-        if target in s and s.kind(target) == "planeswalker":
-            return s[target].controller
-        return target if target in s and s.kind(target) == "player" else None
-
-    def gone(self, c: str, prof: _Profile) -> Lin:
-        """1 when ``c`` (a creature or planeswalker in combat) is out of combat after both parts."""
+    def killed(self, c: str, prof: _Profile) -> Lin:
+        """1 when ``c`` (a creature or planeswalker in combat) is put into the graveyard after both parts (704.5f-i):
+        :attr:`trample.outcome.Outcome.destroyed`. Leaving the game with a player who lost (800.4a) is no kill."""
         if c in self.incoming:
-            parts = [self.dies(c)]
-        else:  # only the other side's damage (or nothing) reaches it
-            parts = [Lin(int(c in prof.died))]
-        owner = self._owner(c) if self.multi else None
-        if owner is not None and any(p.id == owner for p in self.s.players):
-            parts.append(self.loses(owner, prof))
-        return self._any(parts, f"gone[{c}]")
+            return self.dies(c)
+        return Lin(int(c in prof.died))  # only the other side's damage (or nothing) reaches it
 
     def overkill(self, r: str) -> Lin:
         """Damage dealt to ``r`` beyond what it needed (trample.outcome.overkill_threshold on dealt damage)."""
@@ -476,10 +458,10 @@ def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int) -> Lin:
             out.add(em.loses(p.id, prof))
     elif obj.kind == "max-kills":
         for c in em.killable:
-            out.add(em.gone(c, prof))
+            out.add(em.killed(c, prof))
     elif obj.kind == "max-value":
         for c in [*em.killable, *em.walkers]:
-            out.add(em.gone(c, prof), int(exact(getattr(s[c], "value", 1)) * scale))
+            out.add(em.killed(c, prof), int(exact(getattr(s[c], "value", 1)) * scale))
     elif obj.kind == "min-overkill":
         for r in em.incoming:
             out.add(em.overkill(r))

@@ -9,7 +9,8 @@ the step's outcome (:mod:`trample.outcome`):
 - ``lethal``: players who lose the game after the step's state-based actions (0 life after lifelink and
   prevention, 704.5a; 10 poison, 704.5c; 21 damage from one commander, 704.6c);
 - ``max-kills`` / ``max-value``: creatures of the other side put into the graveyard by the step (704.5f/g/h, so
-  -1/-1 counters count and protection saves), and planeswalkers that reach 0 loyalty (704.5i);
+  -1/-1 counters count and protection saves), and planeswalkers that reach 0 loyalty (704.5i): the outcome's
+  ``destroyed`` (leaving the game with a player who lost, 800.4a, is no kill);
 - ``min-overkill``: damage dealt beyond what each recipient needed (as on plain boards, on dealt damage).
 
 Both sides' creatures deal their damage at once (510.2): the other side's assignment in the same step is read as
@@ -56,7 +57,7 @@ def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, O
     for e in outcome.events:
         if e.source in own and e.dealt:
             dealt[e.recipient] = dealt.get(e.recipient, 0) + e.dealt
-    died = set(outcome.gone)
+    died = set(outcome.destroyed)  # put into the graveyard; leaving with a loser (800.4a) is no kill
     other = {"attacking": s.blockers, "defending": s.attackers, "both": (*s.attackers, *s.blockers)}[step.side]
     killable = [c.id for c in other if c.in_combat]
     walkers = [p.id for p in s.planeswalkers if p.in_combat]

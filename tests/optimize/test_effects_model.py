@@ -80,9 +80,10 @@ def oracle_line(doc: dict, line: dict, names) -> dict:
     attackers = {a["id"]: a for a in before["attackers"]}
     players = [p["id"] for p in before.get("players", [])]
     was = {b["id"]: b for b in before.get("blockers", []) if b.get("in_combat", True)}
-    out_blockers = {b["id"] for b in after.get("blockers", []) if not b.get("in_combat", True)}
+    dead = brute_combat.destroyed_after(before, line)  # the graveyard: leaving with a loser (800.4a) is no kill
+    out_blockers = set(was) & dead
     walkers = {p["id"]: p for p in before.get("planeswalkers", []) if p.get("in_combat", True)}
-    out_walkers = {p["id"] for p in after.get("planeswalkers", []) if not p.get("in_combat", True)}
+    out_walkers = set(walkers) & dead
     to: dict[str, int] = {}
     touched = set()
     for (src, r), n in dealt.items():
@@ -485,7 +486,7 @@ def test_commander_damage_21():  # 704.6c, 903.10a
     assert _solve(doc, "lethal").objectives == {"lethal": 1}
 
 
-def test_a_loser_leaves_with_their_blockers():  # 800.4a: more than two players
+def test_a_loser_leaves_with_their_blockers_which_is_no_kill():  # 800.4a: more than two players
     doc = {
         "players": [{"id": "p1", "life": 2}, {"id": "p2", "life": 20, "prevent": 1}],
         "attackers": [
@@ -494,8 +495,9 @@ def test_a_loser_leaves_with_their_blockers():  # 800.4a: more than two players
         ],
         "blockers": [{"id": "b", "power": 0, "toughness": 5, "controller": "p1"}],
     }
-    got = _solve(doc, "max-kills")
-    assert got.objectives == {"max-kills": 1}  # p1 loses and leaves the game: b leaves combat
+    got = _solve(doc, "lethal,max-kills")
+    # p1 loses and leaves the game with b: b leaves combat undamaged, so it did not die: no kill (docs/solve.md)
+    assert got.objectives == {"lethal": 1, "max-kills": 0}
 
 
 @pytest.mark.parametrize("use_model", [True, False])

@@ -228,9 +228,9 @@ def oracle_values(doc: dict, attacking: dict, defending: dict, names) -> dict:
                 or p.get("poison", 0) >= 10
                 or any(n >= 21 for n in p.get("commander_damage", {}).values())
             )
-        elif name == "max-kills":
-            alive = {b["id"] for b in after.get("blockers", []) if b.get("in_combat", True)}
-            out[name] = sum(1 for b in before.get("blockers", []) if b.get("in_combat", True) and b["id"] not in alive)
+        elif name == "max-kills":  # put into the graveyard: leaving with a loser (800.4a) is no kill
+            dead = brute_combat.destroyed_after(before, full)
+            out[name] = sum(1 for b in before.get("blockers", []) if b.get("in_combat", True) and b["id"] in dead)
     return out
 
 

@@ -226,6 +226,15 @@ def state_after_first_strike(scenario: dict, first: dict) -> dict:
     return s
 
 
+def destroyed_after(scenario: dict, line: dict) -> set[str]:
+    """What the state-based actions of the step put into the graveyard (704.5f/g/h creatures, 704.5i planeswalkers,
+    704.5v battles): the objects out of combat after the same step in a game of two, where nobody leaves (800.4a
+    takes the loser's objects out of combat too, but they did not die). Callers keep those in combat before."""
+    after = state_after_first_strike({**scenario, "players_in_game": 2}, line)
+    groups = ("attackers", "blockers", "planeswalkers", "battles")
+    return {o["id"] for g in groups for o in after.get(g, []) if not o.get("in_combat", True)}
+
+
 def game_over(state: dict) -> bool:
     return state.get("game_over", False)
 
@@ -457,9 +466,9 @@ OUTCOME_OBJECTIVES = ("lethal", "max-damage", "max-kills")
 def outcome_line_values(scenario: dict, line: dict, objectives: list[str]) -> dict:
     """The objectives of one whole line read on what its damage does, for a two-player game: ``max-damage`` (or
     ``max-damage:ID``) is the damage the attackers *deal* over both steps (after protection, prevention and
-    doubling), ``max-kills`` the blockers in combat at the start that are out of combat at the end (the state-based
-    actions of either step), ``lethal`` the players who lose (0 life, 10 poison, 21 from one commander) in either
-    step."""
+    doubling), ``max-kills`` the blockers in combat at the start that the state-based actions of either step put
+    into the graveyard (not those that left the game with a loser, 800.4a), ``lethal`` the players who lose (0 life,
+    10 poison, 21 from one commander) in either step."""
     attackers = {a["id"] for a in scenario["attackers"]}
     board = _settled(scenario)
     fs = has_first_strike_step(scenario)
@@ -469,11 +478,13 @@ def outcome_line_values(scenario: dict, line: dict, objectives: list[str]) -> di
         middle = state_after_first_strike(board, line["first_strike"])
     else:
         middle = _with_step(board, "regular")
+    dead = destroyed_after(_with_step(board, "first_strike"), line["first_strike"]) if fs else set()
     if game_over(middle):
         end = middle
     else:
         dealt.append(damage_dealt(copy.deepcopy(_board(middle)), line["regular"]))
         end = state_after_first_strike(_board(middle), line["regular"])
+        dead |= destroyed_after(_board(middle), line["regular"])
     lost = set()
     for state in (middle, end):
         for p in state.get("players", []):
@@ -481,7 +492,7 @@ def outcome_line_values(scenario: dict, line: dict, objectives: list[str]) -> di
             if p.get("life", 20) <= 0 or p.get("poison", 0) >= 10 or any(n >= 21 for n in cd.values()):
                 lost.add(p["id"])
     alive = {b["id"] for b in board.get("blockers", []) if b.get("in_combat", True)}
-    gone = {b["id"] for b in end.get("blockers", []) if not b.get("in_combat", True)}
+    gone = dead  # put into the graveyard in either step: leaving with a loser (800.4a) is no kill
     out = {}
     for name in objectives:
         kind, _, target = name.partition(":")

@@ -186,3 +186,56 @@ def test_settle_is_the_state_based_actions_with_nothing_dealt():
     assert not settled["x"].in_combat and not settled["pw"].in_combat and settled["y"].in_combat
     assert settled == state_based_actions(s)[0] and state_based_actions(s)[1] == ()
     assert settle(settled) is settled  # nothing pending: the same board
+
+
+# -- leaving the game is not dying (800.4a, 506.4): the outcome, the objectives on both paths, the picture --------
+
+# Three players: x's 3 damage makes opp lose; opp's wall is dealt 1 (no kill) and leaves the game with opp (800.4a).
+# z attacks opp's planeswalker and is removed from combat with it (506.4). The ogre dies at once with opp's loss
+# (704.3: the state-based actions happen together), so it is a kill either way.
+LEAVERS = {
+    "players_in_game": 3,
+    "players": [{"id": "opp", "life": 3}],
+    "planeswalkers": [{"id": "pw", "controller": "opp", "loyalty": 5}],
+    "attackers": [
+        {"id": "x", "power": 3, "toughness": 3, "attacking": "opp"},
+        {"id": "y", "power": 1, "toughness": 1, "attacking": "opp", "blocked_by": ["wall"]},
+        {"id": "w", "power": 2, "toughness": 2, "attacking": "opp", "blocked_by": ["ogre"]},
+        {"id": "z", "power": 1, "toughness": 1, "attacking": "pw"},
+    ],
+    "blockers": [{"id": "wall", "power": 0, "toughness": 5}, {"id": "ogre", "power": 0, "toughness": 2}],
+}
+LEAVERS_LINE = {"x": {"opp": 3}, "y": {"wall": 1}, "w": {"ogre": 2}, "z": {"pw": 1}}
+
+
+def test_what_leaves_with_a_loser_did_not_die():  # 800.4a, 506.4, 704.3, 704.5g
+    out = resolve(load_scenario(LEAVERS), LEAVERS_LINE)
+    assert [p for p, _ in out.losers] == ["opp"]
+    assert set(out.gone) == {"x", "y", "w", "z", "wall", "ogre", "pw"}  # all out of combat (506.4, 800.4a)
+    assert out.destroyed == ("ogre",) and out.died == ("ogre",)  # only the ogre went to the graveyard
+    assert out.to_json()["died"] == ["ogre"]
+
+
+@pytest.mark.parametrize("effect", [None, "lifelink"])  # a plain board, and the same board read on the effect model
+def test_max_kills_counts_deaths_not_departures(effect):  # 800.4a: the wall leaving with opp is no kill
+    doc = {**LEAVERS, "attackers": [dict(a) for a in LEAVERS["attackers"]]}
+    if effect:
+        doc["attackers"][0]["keywords"] = [effect]  # x's lifelink changes nothing the objectives read
+    combat = Combat(doc)
+    assert has_effects(load_scenario(doc)) == bool(effect)
+    result = combat.solve(["max-kills", "max-value"])
+    assert result.objectives == {"max-kills": 1, "max-value": 1}  # the ogre; neither the wall nor pw
+    assert result.assignment.to_json()["w"] == {"ogre": 2}
+
+
+def test_the_picture_says_the_wall_leaves_and_the_ogre_dies():  # 800.4a in render
+    import xml.etree.ElementTree as ET
+
+    from trample.render import render
+
+    root = ET.fromstring(render(Combat(LEAVERS), LEAVERS_LINE))
+    texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    verdicts = [t for t in texts if t.startswith("takes ")]
+    assert verdicts.count("takes 0: removed") == 4  # x, y, w and z: what they attack left (506.4)
+    assert "takes 2: dies" in verdicts  # the ogre
+    assert verdicts.count("takes 1: leaves") == 2  # the wall, and the planeswalker: not "dies", not "destroyed"
