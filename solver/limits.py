@@ -247,7 +247,8 @@ def work_done(describe: Callable[[], str] | None) -> None:
 @contextlib.contextmanager
 def interrupts() -> Iterator[InterruptState]:
     """SIGINT and SIGTERM raise KeyboardInterrupt in the main thread (once: a second signal during the clean-up
-    does not cut it short), and stop every CP-SAT search at once through :func:`trample.limits.interrupt` -- a
+    does not cut it short; not inside a finalizer, where it would be lost, but right after it), and stop every
+    CP-SAT search at once through :func:`trample.limits.interrupt` -- a
     thread watching the signal wake-up pipe does it, since the main thread may be inside native code."""
     if threading.current_thread() is not threading.main_thread():
         yield STATE
@@ -257,6 +258,15 @@ def interrupts() -> Iterator[InterruptState]:
     r, w = os.pipe()
     os.set_blocking(w, False)
 
+    active = threading.Event()
+    active.set()
+
+    def again(signum: int) -> None:
+        """Deliver the signal to the main thread once more (a moment later), while these handlers are in place."""
+        if active.is_set():
+            with contextlib.suppress(OSError, ValueError):
+                signal.pthread_kill(threading.main_thread().ident or 0, signum)
+
     def handler(signum: int, frame: FrameType | None) -> None:
         STATE.signum = STATE.signum or signum
         interrupt()
@@ -264,6 +274,11 @@ def interrupts() -> Iterator[InterruptState]:
             return
         if STATE.critical:
             STATE.pending = True
+            return
+        if finalizing(frame):  # raised in a __del__ it would be "ignored" and lost: raised right after it instead
+            timer = threading.Timer(0.01, again, (signum,))
+            timer.daemon = True
+            timer.start()
             return
         STATE.raised = True
         raise KeyboardInterrupt
@@ -288,6 +303,7 @@ def interrupts() -> Iterator[InterruptState]:
     try:
         yield STATE
     finally:
+        active.clear()
         for sig, h in old.items():
             signal.signal(sig, h)
         signal.set_wakeup_fd(old_fd)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from trample.limits import LimitReached, alarm, importing, reset_interrupt, stop_like_interrupt
+from trample.limits import LimitReached, alarm, importing, interrupts, reset_interrupt, stop_like_interrupt
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -167,6 +167,33 @@ def test_a_time_limit_inside_a_finalizer_waits_for_it(monkeypatch, limit, stops)
             _LimitInFinalizer()  # collected at once: its __del__ runs here
             assert _LimitInFinalizer.ran
             _until_stopped(stops)  # the limit is not lost: it stops the work right after the finalizer
+    finally:
+        reset_interrupt()
+    assert unraisable == [], [u.exc_type for u in unraisable]
+
+
+class _InterruptInFinalizer:
+    """An object whose finalizer is where Ctrl-C lands (it delivers SIGINT to the process)."""
+
+    ran = False
+
+    def __del__(self):
+        signal.raise_signal(signal.SIGINT)
+        _InterruptInFinalizer.ran = True
+
+
+def test_ctrl_c_inside_a_finalizer_is_not_lost(monkeypatch):
+    # the same gap in the Ctrl-C handler (issue 24): the KeyboardInterrupt raised inside a __del__ was "ignored" and
+    # lost, and a second Ctrl-C was then ignored too (the handler had already counted it as raised)
+    unraisable: list = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    _InterruptInFinalizer.ran = False
+    try:
+        with interrupts() as state:
+            _InterruptInFinalizer()  # collected at once: its __del__ runs here
+            assert _InterruptInFinalizer.ran
+            _until_stopped(KeyboardInterrupt)  # delivered again right after the finalizer: not lost
+            assert state.raised and state.signum == signal.SIGINT
     finally:
         reset_interrupt()
     assert unraisable == [], [u.exc_type for u in unraisable]
