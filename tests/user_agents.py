@@ -30,3 +30,19 @@ def _largest(obs, mask):
 largest = PolicyPlayer("largest", _largest)
 
 not_a_player = 42
+
+
+def _declare_first(board, objective, seed):
+    """A declaration player (``trample arena --game attacks|blocks``): the first creature that can attack attacks
+    the first listed player (no care for requirements or costs); blocks nothing. Wrapped as {"declaration": ...}."""
+    from trample.declare.legality import can_ever_attack
+
+    doc = board.doc
+    if board.kind == "blockers":
+        return {"declaration": {}}
+    able = [a.id for a in doc.board.attackers if not can_ever_attack(doc, a.id)]
+    return {"declaration": {able[0]: doc.board.players[0].id} if able else {}}
+
+
+#: a declaration player as a FunctionPlayer
+declare_first = FunctionPlayer("declare-first", _declare_first)

@@ -14,7 +14,8 @@ player: ``PolicyPlayer``). Nothing here imports ortools until a board is solved.
 Imported on demand, with their extras: ``gym_env`` (a ``gymnasium.Env``, ``trample[gym]``), ``sequential`` and
 ``encoding`` (its per-route decisions and numeric observation), ``combat_game`` (the whole combat as a two-player
 game), ``pz_env`` (PettingZoo) and ``openspiel_game`` (OpenSpiel; both ``trample[multiagent]``), ``whole_arena``
-(``trample arena --game combat``).
+(``trample arena --game combat``), ``declare_arena`` (``--game blocks`` and ``--game attacks``: declarations, with
+the players and boards of ``blocks_arena`` and ``attacks_arena``).
 """
 
 from .env import ArenaEnv

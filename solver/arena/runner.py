@@ -9,6 +9,7 @@ fields ``time_ms*`` differ).
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import shlex
@@ -43,13 +44,13 @@ def _make(spec, payload: dict) -> Player:
 
 def evaluate_chunk(payload: dict) -> list[dict]:
     """Judge every board of one chunk. ``payload``: items [(index, item)], players, objective, seed, timeout,
-    startup_timeout, max_failures; ``"game": "combat"`` plays whole combats (:mod:`trample.arena.whole_arena`)."""
-    if payload.get("game") == "blocks":
-        from .blocks_arena import evaluate_blocks_chunk
-
-        return evaluate_blocks_chunk(payload)
-    if payload.get("game") == "combat":
-        from .whole_arena import evaluate_combat_chunk
+    startup_timeout, max_failures; ``"game": "combat"`` plays whole combats (:mod:`trample.arena.whole_arena`),
+    ``"blocks"`` and ``"attacks"`` declarations (:mod:`trample.arena.declare_arena`)."""
+    if payload.get("game") in ("combat", "blocks", "attacks"):
+        if payload["game"] == "combat":
+            from .whole_arena import evaluate_combat_chunk
+        else:
+            from .declare_arena import evaluate_chunk as evaluate_combat_chunk
 
         spare = children_now()
         try:
@@ -131,7 +132,8 @@ def run_arena(
     """Score ``players`` on ``items`` and return the results (JSON-ready).
 
     ``items``: suite items (``{"scenario": ..., "objective": ...}``), scenario dicts or :class:`trample.Scenario`
-    objects. ``game="combat"``: whole combats (:func:`run_whole_arena`).
+    objects. ``game="combat"``: whole combats (:func:`run_whole_arena`); ``"blocks"``, ``"attacks"``: declarations
+    (:func:`run_blocks_arena`, :func:`run_attacks_arena`).
 
     ``players``: specs (``"greedy"``, ``"cmd:..."``, ``"py:module:attr"``) or :class:`Player` objects (with
     ``workers > 1`` or Dask they must pickle). ``backend="local"`` runs in this process when ``workers == 1``
@@ -151,12 +153,12 @@ def run_arena(
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend == "dask":
         specs = absolute_commands(specs)
-    if game not in ("step", "combat", "blocks"):
-        raise ValueError(f"game: expected 'step', 'combat' or 'blocks', got {game!r}")
-    if game == "blocks":
-        from .blocks_arena import player_names as block_player_names
+    if game not in ("step", "combat", "blocks", "attacks"):
+        raise ValueError(f"game: expected 'step', 'combat', 'blocks' or 'attacks', got {game!r}")
+    if game in ("blocks", "attacks"):
+        from .declare_arena import player_names as declaration_player_names
 
-        names = block_player_names(specs)
+        names = declaration_player_names(specs, game)
     elif game == "combat":
         from .whole_arena import player_names
 
@@ -267,6 +269,37 @@ def run_blocks_arena(
     return results
 
 
+def run_attacks_arena(
+    items: Sequence,
+    players: Sequence = ("optimal", "all", "none", "survivors", "random"),
+    objective: str = "max-damage",
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+    suite: dict | None = None,
+    **options,
+) -> dict:
+    """Score attacking players' attack declarations (:mod:`trample.arena.attacks_arena`) against the proven-best
+    attack; ``items`` are declare-attackers documents (or items ``{"scenario": document, ...}``). The defender
+    answers each attack with its proven-best blocks. The results have run_arena's shape; ``options``: those of
+    :func:`run_arena`."""
+    results = run_arena(
+        items,
+        players=players,
+        objective=objective,
+        seed=seed,
+        progress=progress,
+        suite=suite,
+        game="attacks",
+        **options,
+    )
+    results["config"] = {
+        "game": "attacks",
+        **results["config"],
+        "defender": "best blocks (509.1c kept), then the attacker's best damage assignment (whole combat)",
+    }
+    return results
+
+
 def suite_items(items) -> list[dict]:
     """The suite as items ``{"id", "scenario", ...}``: each of ``items`` may be an item (a dict with a ``scenario``),
     a scenario dict (docs/format.md), or a :class:`trample.Scenario`; anything else is a FormatError naming it."""
@@ -372,23 +405,20 @@ def _run_inline(payloads, progress, total, parts):
     if not payloads:
         return
     first = payloads[0]
-    if first.get("game") == "blocks":  # built-in players only: nothing to build or close
-        from .blocks_arena import evaluate_blocks_chunk
-
-        for i, payload in enumerate(payloads):
-            part = parts.setdefault(i, [])
-            for one in payload["items"]:
-                if was_interrupted():
-                    raise KeyboardInterrupt
-                part += evaluate_blocks_chunk({**payload, "items": [one]})
-                if progress:
-                    progress(sum(len(p) for p in parts.values()), total)
-        return
     spare = children_now()
-    combat = first.get("game") == "combat"
+    game = first.get("game")
+    combat = game in ("combat", "blocks", "attacks")
     if combat:
-        from .whole_arena import build_players, close_players, play_board
+        if game == "combat":
+            from .whole_arena import build_players, close_players
+            from .whole_arena import play_board as play_combat
 
+            play_board: Callable[..., dict] = play_combat
+        else:
+            from .declare_arena import build_players, close_players
+            from .declare_arena import play_board as play_declaration
+
+            play_board = functools.partial(play_declaration, game=game)
         built = build_players(first["players"], first)
         players = [p for *_, p in built if p is not None]
     else:

@@ -394,6 +394,24 @@ def lethal_report(doc: BlockersDoc, search: _Search, space: DeclarationSpace | N
     return out
 
 
+class AttackJudge:
+    """The value of attacks on one declare-attackers document, for the attack arena: the defender's best blocks
+    against each (as :func:`solve_declaration`'s middle level finds them), the attacker's best damage against
+    those. Oriented as the search's values (more is better for the attacking player, each objective in turn);
+    the damage solves are memoised across the attacks judged."""
+
+    def __init__(self, doc: AttackersDoc, objectives) -> None:
+        self.doc = doc
+        self.objs = parse_objectives(objectives, doc.board)
+        self.search = _Search(self.objs, deadline_of(None))
+
+    def value(self, attacks: Attacks) -> tuple[tuple, Blocks]:
+        """The attack's value (oriented) and the defender's best blocks against it; no limit: proven."""
+        value, blocks, complete = best_blocks(self.doc.blockers_doc(attacks), self.search)
+        assert complete  # no deadline was set
+        return value, blocks
+
+
 def solve_declaration(
     doc: BlockersDoc | AttackersDoc,
     objectives,

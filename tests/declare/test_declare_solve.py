@@ -136,6 +136,24 @@ def attacker_boards(draw):
             "blockers": blockers, **extra}  # fmt: skip
 
 
+def blockers_of_attack(raw: dict, attack: dict) -> dict:
+    """The declare-blockers document after an attack, written plainly from the JSON: the attacking creatures with
+    what they attack (and their band labels), the costs to attack paid (508.1h)."""
+    blockers_raw = json.loads(json.dumps(raw))
+    blockers_raw["declare"] = "blockers"
+    blockers_raw["attackers"] = []
+    blockers_raw.pop("mana", None)  # the active player's: paid for the attack (508.1h)
+    for c in raw["attackers"]:
+        if c["id"] in attack:
+            c = {k: v for k, v in c.items() if k not in ("summoning_sick", "attack_cost")}
+            declared = attack[c["id"]]
+            if isinstance(declared, dict):  # a member of a band (702.22c)
+                c["band"] = declared["band"]
+                declared = declared["attacking"]
+            blockers_raw["attackers"].append({**c, "attacking": declared})
+    return blockers_raw
+
+
 @given(attacker_boards(), st.sampled_from(["max-damage", "lethal,max-damage", "max-kills,max-damage"]))
 @settings(deadline=None, max_examples=examples(20))
 def test_the_attackers_best_attack_is_the_three_level_minimax(raw, objective):
@@ -143,22 +161,7 @@ def test_the_attackers_best_attack_is_the_three_level_minimax(raw, objective):
     objs = parse_objectives(objective, doc.board)
     result = solve_declaration(doc, objective)
     assert result.status == "optimal"
-    best = None
-    for attack in legal_declarations(raw)[0]:
-        blockers_raw = json.loads(json.dumps(raw))
-        blockers_raw["declare"] = "blockers"
-        blockers_raw["attackers"] = []
-        blockers_raw.pop("mana")  # the active player's: paid for the attack (508.1h)
-        for c in raw["attackers"]:
-            if c["id"] in attack:
-                c = {k: v for k, v in c.items() if k not in ("summoning_sick", "attack_cost")}
-                declared = attack[c["id"]]
-                if isinstance(declared, dict):  # a member of a band (702.22c)
-                    c["band"] = declared["band"]
-                    declared = declared["attacking"]
-                blockers_raw["attackers"].append({**c, "attacking": declared})
-        value = best_blocks_by_minimax(blockers_raw, objs)
-        best = value if best is None or value > best else best
+    best = max(best_blocks_by_minimax(blockers_of_attack(raw, attack), objs) for attack in legal_declarations(raw)[0])
     assert oriented(objs, result.objectives) == best
     assert result.declaration in [load_attacks(d, doc) for d in legal_declarations(raw)[0]]
 

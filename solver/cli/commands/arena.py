@@ -13,10 +13,10 @@ import sys
 import warnings
 
 from ...arena import report, suites
-from ...arena.blocks_arena import BLOCK_PLAYERS
-from ...arena.blocks_arena import generate as generate_blocks
-from ...arena.blocks_arena import load_suite as blocks_suite
-from ...arena.blocks_arena import player_names as block_player_names
+from ...arena.declare_arena import default_players as declaration_players
+from ...arena.declare_arena import generate as generate_declarations
+from ...arena.declare_arena import load_suite as declarations_suite
+from ...arena.declare_arena import player_names as declaration_player_names
 from ...arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
 from ...arena.objectives import DEFAULT_OBJECTIVE, objective_text, parse_objectives
 from ...arena.players import DEFAULT_PLAYERS, make_player
@@ -25,6 +25,7 @@ from ...arena.runner import (
     DEFAULT_CHUNK,
     failed_everywhere,
     run_arena,
+    run_attacks_arena,
     run_blocks_arena,
     run_whole_arena,
 )
@@ -69,7 +70,10 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
 
 
-def _players(args, combat: bool = False, blocks: bool = False) -> list[str]:
+_KIND = {"blocks": "blockers", "attacks": "attackers"}
+
+
+def _players(args, combat: bool = False, declarations: str | None = None) -> list[str]:
     specs = [p.strip() for p in (args.players or "").split(",") if p.strip()]
     for k, cmd in enumerate(args.external or [], 1):
         head, eq, rest = cmd.partition("=")
@@ -79,8 +83,8 @@ def _players(args, combat: bool = False, blocks: bool = False) -> list[str]:
             specs.append(f"external{k if len(args.external) > 1 else ''}=cmd:{cmd.strip()}")
     if not specs:
         raise FormatError("--players", "no player given")
-    if blocks:
-        block_player_names(specs)  # unknown players are bad input, before any work
+    if declarations:
+        declaration_player_names(specs, declarations)  # unknown players are bad input, before any work
         return specs
     if combat:
         player_names(specs)  # unknown players are bad input, before any work
@@ -119,24 +123,26 @@ def cmd_arena(args) -> int:
             sys.stdout.write(json.dumps(lv.to_json(), separators=(",", ":")) + "\n")
         return EXIT_OK
     combat = args.game == "combat"
-    blocks = args.game == "blocks"
+    declarations = args.game if args.game in ("blocks", "attacks") else None
     if args.players is None:
-        defaults = BLOCK_PLAYERS if blocks else PLAYERS if combat else DEFAULT_PLAYERS
+        defaults = declaration_players(declarations) if declarations else PLAYERS if combat else DEFAULT_PLAYERS
         args.players = ",".join(defaults)  # --external players are added to these
     parse_objectives(args.objective)  # bad objective names are bad input, before any work
     _check_outputs(args, args.suite)
     described: dict = {"files": list(args.suite), "level": None}
-    if blocks and args.level is not None:
-        raise FormatError("--level", "the blocks arena has no levels (a suite of declare-blockers documents, or none)")
-    if blocks and args.external:
-        raise FormatError("--external", "the blocks arena plays its own players (docs/arena.md)")
-    items = _arena_boards(args, combat, described, blocks)
+    if declarations and args.level is not None:
+        raise FormatError(
+            "--level",
+            f"the {declarations} arena has no levels (a suite of declare-{_KIND[declarations]} documents, or none)",
+        )
+    items = _arena_boards(args, combat, described, declarations)
     _arena_backend(args)
-    specs = _players(args, combat, blocks)
+    specs = _players(args, combat, declarations)
     fmt = _format(args)
     played = {"done": 0, "total": len(items)}
     work_done(lambda: f"{played['done']} of {played['total']} boards played")
-    run = run_blocks_arena if blocks else run_whole_arena if combat else run_arena
+    runs = {"blocks": run_blocks_arena, "attacks": run_attacks_arena, "combat": run_whole_arena}
+    run = runs.get(args.game, run_arena)
     with Progress(None, "arena", _want_progress(args), transient=True) as bar:
 
         def progress(done: int, total: int) -> None:
@@ -571,21 +577,22 @@ def add_commands(sub) -> None:
     _add_score(sub)
 
 
-def _arena_boards(args, combat: bool, described: dict, blocks: bool = False) -> list[dict]:
+def _arena_boards(args, combat: bool, described: dict, declarations: str | None = None) -> list[dict]:
     """The boards to play: the suite files', then a generated level's (``described`` records which), the first
-    ``--limit``; an empty suite is bad input. ``blocks``: declare-blockers documents, or generated ones."""
+    ``--limit``; an empty suite is bad input. ``declarations`` (``"blocks"``, ``"attacks"``): declare documents of
+    that game, or generated ones."""
     items: list[dict] = []
     work_done(lambda: "0 boards played (the suite was being read)")
     try:
         for path in args.suite:
-            if blocks:
-                items += blocks_suite(path, read_text(suites.suite_file(path)))
+            if declarations:
+                items += declarations_suite(path, read_text(suites.suite_file(path)), declarations)
                 continue
             items += suites.load_suite(path)
-        if blocks and not args.suite:
-            items += generate_blocks(_wanted(args, 0), seed=args.seed)
-            described.update(generated="blocks", n=args.n, seed=args.seed)
-        elif not blocks and (args.level is not None or not args.suite):
+        if declarations and not args.suite:
+            items += generate_declarations(declarations, _wanted(args, 0), seed=args.seed)
+            described.update(generated=declarations, n=args.n, seed=args.seed)
+        elif not declarations and (args.level is not None or not args.suite):
             level = args.level or ("first-strike" if combat else suites.DEFAULT_LEVEL)
             suites.get_level(level)
             items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
@@ -643,12 +650,14 @@ def _add_arena(sub) -> None:
     )
     p.add_argument(
         "--game",
-        choices=["step", "combat", "blocks"],
+        choices=["step", "combat", "blocks", "attacks"],
         default="step",
         help="step (default): one damage step per board; combat: whole combats, the attacker's player against the "
         "defender's best reply, regret against the minimax value (first-strike level by default); blocks: "
         "defending players' block declarations against the proven-best blocks (players: optimal, no-blocks, "
-        "chump, survive, random; a suite of declare-blockers documents, or generated boards)",
+        "chump, survive, random); attacks: attacking players' attack declarations against the proven-best attack, "
+        "the defender blocking its best (players: optimal, all, none, survivors, random); both: a suite of declare "
+        "documents, or generated boards, and cmd:/py: players too",
     )
     _external_options(p)
     add_backend_options(
