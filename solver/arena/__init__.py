@@ -15,7 +15,9 @@ Imported on demand, with their extras: ``gym_env`` (a ``gymnasium.Env``, ``tramp
 ``encoding`` (its per-route decisions and numeric observation), ``combat_game`` (the whole combat as a two-player
 game), ``pz_env`` (PettingZoo) and ``openspiel_game`` (OpenSpiel; both ``trample[multiagent]``), ``whole_arena``
 (``trample arena --game combat``), ``declare_arena`` (``--game blocks`` and ``--game attacks``: declarations, with
-the players and boards of ``blocks_arena`` and ``attacks_arena``).
+the players and boards of ``blocks_arena`` and ``attacks_arena``), ``declare_game`` (the three-decision combat:
+attack, block, damage) with ``gym_declare`` (Gymnasium), ``pz_declare`` (PettingZoo) and ``openspiel_declare``
+(OpenSpiel).
 """
 
 from .env import ArenaEnv

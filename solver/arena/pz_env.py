@@ -165,7 +165,7 @@ class CombatAEC(AECEnv):
             for r, n in split.items():
                 received[r] = received.get(r, 0) + n
         source, recipient = s.current()
-        step, side = self.game.phases[s.phase]
+        step, side = s.game.phases[s.phase]  # the state's own game (the three-decision env's damage steps too)
         return encoding.encode(
             board, received, source, recipient, s.dec_state[1], step == "first_strike", side == "defending"
         )

@@ -285,6 +285,21 @@ class DeclarationSpace:
                     children.append((i + 1, nxt, then, (*prefix, k)))
             stack.extend(reversed(children))
 
+    def legal_options(self, prefix: tuple[int, ...]) -> list[int]:
+        """The options of chooser ``len(prefix)`` (indices into ``options``) after which a legal declaration can
+        still be completed, the choosers before it having chosen ``prefix`` (a declaration made creature by
+        creature, as the games of ``trample.arena.declare_game`` make it; bands aside)."""
+        state, acc = self._start, (0, self._free)
+        for i, k in enumerate(prefix):
+            opt = self.options[i][k]
+            state, acc = self._step(state, opt), self._then(acc, opt)
+        i = len(prefix)
+        return [
+            k
+            for k, opt in enumerate(self.options[i])
+            if self._legal(i + 1, self._step(state, opt), self._then(acc, opt))
+        ]
+
     def choices(self, deadline: Deadline = NEVER) -> Iterator[tuple[int, ...]]:
         """Every legal declaration's option indices, each once, in the canonical order (with banding: of the
         attacks without their bands, see :meth:`declarations`)."""

@@ -210,7 +210,13 @@ def test_cli_arena_game_combat():
 
 @pytest.mark.parametrize(
     ("module", "blocked", "extra"),
-    [("trample.arena.pz_env", "pettingzoo", "multiagent"), ("trample.arena.openspiel_game", "pyspiel", "multiagent")],
+    [
+        ("trample.arena.pz_env", "pettingzoo", "multiagent"),
+        ("trample.arena.openspiel_game", "pyspiel", "multiagent"),
+        ("trample.arena.pz_declare", "pettingzoo", "multiagent"),
+        ("trample.arena.openspiel_declare", "pyspiel", "multiagent"),
+        ("trample.arena.gym_declare", "gymnasium", "gym"),
+    ],  # fmt: skip
 )
 def test_without_the_extra_one_line_names_it(module, blocked, extra):
     code = f"import sys; sys.modules[{blocked!r}] = None\nimport {module}"

@@ -1,0 +1,181 @@
+"""The three-decision combat as an OpenSpiel game (``pip install 'trample[multiagent]'``: the ``open-spiel``
+package).
+
+>>> import pyspiel, trample.arena.openspiel_declare
+>>> game = pyspiel.load_game("python_trample_declare_combat", {"board": open("examples/declare/attacks.json").read()})
+
+The game is :mod:`trample.arena.declare_game`'s: player 0 is the attacking player (declares attackers, then
+assigns its damage), player 1 the defending player (declares blockers, then assigns its creatures' damage);
+sequential, deterministic, perfect information, zero-sum, terminal rewards (the attacker's value of the primary
+objective over the whole combat, the defender's its opposite). Parameters: ``board`` (a declare-attackers
+document, as :func:`trample.arena.openspiel_game.encode_board`'s base64 or as JSON text; default
+:data:`DEFAULT_BOARD`) and ``objective`` (default ``max-damage``), carried in the game string as in
+:mod:`trample.arena.openspiel_game`, so ``pyspiel.load_game(str(game))``, ``serialize_game_and_state`` and
+``pickle`` round-trip. Actions: in the attack phase ``0`` (does not attack) or ``1 + t`` (the ``t``-th target), in
+the block phase the bit mask of the attackers blocked, in the damage steps an amount; ``legal_actions()`` are the
+rules' (:meth:`trample.declare.DeclarationSpace.legal_options`, then the damage steps' masks).
+"""
+
+from __future__ import annotations
+
+try:
+    import numpy as np
+    import pyspiel
+except ImportError as err:
+    raise ImportError(f"the OpenSpiel game needs open-spiel (pip install 'trample[multiagent]'): {err}") from None
+
+import json
+
+from . import encoding
+from .declare_game import DeclareGame, observation
+from .openspiel_game import decode_board, decode_objective, encode_board, encode_objective
+
+SHORT_NAME = "python_trample_declare_combat"
+
+DEFAULT_BOARD = {
+    "declare": "attackers",
+    "players": [{"id": "opp", "life": 6}],
+    "attackers": [
+        {"id": "giant", "power": 4, "toughness": 4, "keywords": ["trample"]},
+        {"id": "drake", "power": 2, "toughness": 1, "keywords": ["flying"]},
+    ],
+    "blockers": [
+        {"id": "bear", "power": 2, "toughness": 2},
+        {"id": "archer", "power": 1, "toughness": 2, "keywords": ["reach"]},
+    ],
+}
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="trample: a Magic combat from the declaration of attackers (attack, block, damage)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification={"board": "", "objective": "max-damage"},
+)
+
+
+def _bounds(game: DeclareGame) -> tuple[float, int]:
+    """A bound on |utility| and on the number of decisions (OpenSpiel's GameInfo wants both)."""
+    s = game.doc.board
+    power = sum(max(0, c.power) for c in (*s.attackers, *s.blockers))
+    values = sum(abs(float(b.value)) for b in s.blockers) + sum(abs(float(p.value)) for p in s.planeswalkers)
+    utility = 2 * power + values + len(s.players) + len(s.attackers) + len(s.blockers) + 1
+    a, b = len(s.attackers), len(s.blockers)
+    routes = a * (b + 2) + b * a  # every source's routes in one step
+    return float(utility), max(1, a + b + 2 * routes)
+
+
+class TrampleDeclareGame(pyspiel.Game):
+    def __init__(self, params=None):
+        params = dict(params or {})
+        raw = params.get("board") or DEFAULT_BOARD
+        doc = decode_board(raw) if isinstance(raw, str) else raw
+        board = encode_board(doc)
+        objective = decode_objective(params.get("objective") or "max-damage")
+        self.core = DeclareGame(doc, objective)
+        utility, length = _bounds(self.core)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.core.num_actions,
+            max_chance_outcomes=0,
+            num_players=2,
+            min_utility=-utility,
+            max_utility=utility,
+            utility_sum=0.0,
+            max_game_length=length,
+        )
+        super().__init__(GAME_TYPE, info, {"board": board, "objective": encode_objective(objective)})
+
+    def new_initial_state(self):
+        return TrampleDeclareState(self, self.core.initial())
+
+    def __reduce__(self):  # pickled as its game string
+        return (pyspiel.load_game, (str(self),))
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return DeclareObserver(self)
+
+
+class TrampleDeclareState(pyspiel.State):
+    def __init__(self, game, position=None):
+        super().__init__(game)
+        self.core = game.core
+        self.position = position if position is not None else game.core.initial()
+
+    def __reduce__(self):  # pickled as the game string and the actions played
+        return (_replay, (str(self.get_game()), list(self.history())))
+
+    def current_player(self):
+        if self.position.terminal:
+            return pyspiel.PlayerId.TERMINAL
+        return self.position.player
+
+    def _legal_actions(self, player):
+        return self.position.legal_actions()
+
+    def _apply_action(self, action):
+        self.position = self.position.apply(action)
+
+    def _action_to_string(self, player, action):
+        p = self.position
+        if p.terminal:
+            return str(action)
+        if p.damage is not None:
+            src, rec = p.damage.current()
+            return f"{src}->{rec}:{action}"
+        return f"{p.phase}:{p.chooser()}:{action}"
+
+    def is_terminal(self):
+        return self.position.terminal
+
+    def returns(self):
+        return self.position.returns()
+
+    def __str__(self):
+        p = self.position
+        if p.terminal:
+            return json.dumps(p.line(), separators=(",", ":"))
+        if p.damage is not None:
+            step, side = p.damage.game.phases[p.damage.phase]
+            src, rec = p.damage.current()
+            return f"{step}/{side} {json.dumps(p.damage.partial().to_json(), separators=(',', ':'))} {src}->{rec}?"
+        return f"{p.phase} {json.dumps(p.partial().to_json(), separators=(',', ':'))} {p.chooser()}?"
+
+
+def _replay(game_string: str, history: list):
+    """The state reached by playing ``history`` in the game of ``game_string`` (unpickling a state)."""
+    state = pyspiel.load_game(game_string).new_initial_state()
+    for action in history:
+        state.apply_action(action)
+    return state
+
+
+class DeclareObserver:
+    """Observations: the :mod:`trample.arena.encoding` vector of the board the decision reads (perfect
+    information; :func:`trample.arena.declare_game.observation`)."""
+
+    def __init__(self, game):
+        self.tensor = np.zeros(encoding.OBS_SIZE, dtype=np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state, player):
+        self.tensor[:] = observation(state.position)
+
+    def string_from(self, state, player):
+        return str(state) + " " + " ".join(map(str, state.history()))
+
+
+pyspiel.register_game(GAME_TYPE, TrampleDeclareGame)
+
+
+def load(board, objective: str = "max-damage"):
+    """The OpenSpiel game for one declare-attackers document (a dict or JSON text)."""
+    return pyspiel.load_game(SHORT_NAME, {"board": encode_board(board), "objective": encode_objective(objective)})
