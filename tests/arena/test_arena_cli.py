@@ -222,7 +222,7 @@ def test_docs_examples_run():
 
     doc = (ROOT / "docs" / "arena.md").read_text()
     examples = re.findall(r"```python\n(.*?)```\n\nprints\n\n```\n(.*?)```", doc, re.S)
-    assert len(examples) == 5  # ArenaEnv, Gymnasium, PettingZoo, OpenSpiel
+    assert len(examples) == 6  # ArenaEnv, Gymnasium, PettingZoo, OpenSpiel, the three-decision combat
     for block, shown in examples:
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
