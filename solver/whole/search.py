@@ -47,6 +47,7 @@ from ..outcome import (
 )
 from ..rules import division_moved, linked_groups
 from .line import CombatLine
+from .regular import GroupedRegular, live_board, part_board
 
 # -- the records ----------------------------------------------------------------------------------------------
 
@@ -494,6 +495,10 @@ class _Regular:
         self.options = dict(problem.options, tie_break=False)
         self.by_state: dict[Scenario, SolveResult] = {}
         self.by_key: dict[tuple, SolveResult] = {}
+        # split=False (the joint search, kept as the reference) solves every regular step with the one-step solver
+        self.grouped = (
+            GroupedRegular(scenario, objs, problem.whole.engine) if problem.split and not self.split else None
+        )
 
     def after(self, candidate: Candidate, reply: Reply) -> SolveResult:
         # the state is the same for the same damage with a creature's capped at lethal (past it, it dies either way)
@@ -501,19 +506,37 @@ class _Regular:
         key = None if effect is None else (effect, reply.outcome)
         if key is not None and key in self.by_key:
             return self.by_key[key]
+        if self.grouped is not None and candidate.capped is not None and isinstance(reply.outcome, frozenset):
+            got = self._grouped_after(candidate, reply)
+            if got is not None:
+                return got
         first = Assignment({**candidate.a1.to_json(), **reply.d1.to_json()})
         result = self.best(self.problem.whole.state_after(first))
         if key is not None:
             self.by_key[key] = result
         return result
 
+    def _grouped_after(self, candidate: Candidate, reply: Reply) -> SolveResult | None:
+        """The groups' fronts keyed by the candidate's capped effect (plain boards with a first step: the state is
+        only built per group, when the group's part of the effect is new)."""
+        grouped, killed = self.grouped, reply.outcome
+        assert grouped is not None and candidate.capped is not None and isinstance(killed, frozenset)
+        p = self.problem
+        if grouped.parts is None:
+            grouped.prepare(p.scenario, _effect_layout(p.attacking_first, p.objs))
+        return grouped.after(lambda: candidate.a1, candidate.capped, reply.d1, killed, p.deadline)
+
     def best(self, state: Scenario) -> SolveResult:
+        if self.grouped is not None:  # a threshold on the one player: the groups' fronts
+            got = self.grouped.solve(state, self.problem.deadline)
+            if got is not None:
+                return got
         if self.split and len(state.attackers) > 1:
-            live = _in_combat(state)
+            live = live_board(state)
             reach = _reach(live)
             groups = _groups(live, reach, {r for r in reach if live.kind(r) in _shared_kinds(self.problem.objs)})
             if len(groups) > 1:
-                parts = [self.solved(_board(live, g, first=k == 0)) for k, g in enumerate(groups)]
+                parts = [self.solved(part_board(live, g, first=k == 0)) for k, g in enumerate(groups)]
                 return _summed(parts, self.problem.objs, [a.id for a in state.attackers])
         return self.solved(state)
 
@@ -964,6 +987,20 @@ def _effect_rows(scorer: BlockScorer, caps: list, block: np.ndarray) -> np.ndarr
     return np.stack(parts, axis=1) if parts else np.zeros((len(block), 1), dtype=np.int64)
 
 
+def _effect_layout(step: Combat, objs: tuple) -> dict[str, tuple[int, ...]]:
+    """Per recipient of ``step``, the positions of its numbers in a row of :func:`_effect_rows` (its damage, and
+    its deathtouch flag when a deathtouch source may assign it any)."""
+    scorer = BlockScorer(step, objs)
+    empty = np.zeros((1, len(step.plan.columns)), dtype=np.int64)
+    at: dict[str, tuple[int, ...]] = {}
+    k = 0
+    for c, r in enumerate(scorer.recipients):
+        flagged = scorer.touched(empty, c) is not None
+        at[r] = (k, k + 1) if flagged else (k,)
+        k += 2 if flagged else 1
+    return at
+
+
 def _summed(results: list, objs, attackers: list[str]) -> SolveResult:
     """The regular step's result as the sum of its groups' results (integer objectives; the worst status; the
     groups' assignments together, ``attackers`` left out of every group assigning nothing)."""
@@ -1054,7 +1091,7 @@ def independent_parts(whole, objs, deadline=None) -> list[Scenario] | None:
         return None
 
     def size(members: list[int]) -> int:  # the joint search's work: A1 lines x defender replies
-        part = _board(s, members).with_step("first_strike")
+        part = part_board(s, members).with_step("first_strike")
         return Combat(part, side="attacking", engine=whole.engine).count() * max(
             1, Combat(part, side="defending", engine=whole.engine).count()
         )
@@ -1070,7 +1107,7 @@ def independent_parts(whole, objs, deadline=None) -> list[Scenario] | None:
             packed.append((members, n))
     if len(packed) < 2:
         return None
-    return [_board(s, sorted(members), first=k == 0) for k, (members, _) in enumerate(packed)]
+    return [part_board(s, sorted(members), first=k == 0) for k, (members, _) in enumerate(packed)]
 
 
 def _separable(s: Scenario, objs) -> bool:
@@ -1116,36 +1153,6 @@ def _groups(s: Scenario, reach: dict[str, list[int]], shared) -> list[list[int]]
     return linked_groups(
         range(len(s.attackers)),
         lambda i: [("blocker", b) for b in s.attackers[i].blocked_by] + [("shared", r) for r in through.get(i, [])],
-    )
-
-
-def _in_combat(s: Scenario) -> Scenario:
-    """The board without the creatures removed from combat (506.4: they neither deal nor are assigned combat damage,
-    and no objective counts them); an attacker whose blockers all left stays blocked (510.1c)."""
-    if all(c.in_combat for c in (*s.attackers, *s.blockers)):
-        return s
-    gone = {b.id for b in s.blockers if not b.in_combat}
-    return replace(
-        s,
-        attackers=tuple(
-            replace(a, blocked_by=tuple(b for b in a.blocked_by if b not in gone)) if gone & set(a.blocked_by) else a
-            for a in s.attackers
-            if a.in_combat
-        ),
-        blockers=tuple(b for b in s.blockers if b.in_combat),
-    )
-
-
-def _board(s: Scenario, members: list[int], first: bool = True) -> Scenario:
-    """The board of some attackers: them, the blockers blocking them, every player, planeswalker and battle; the
-    ``first`` part also keeps the blockers that block nothing (they deal and take no damage)."""
-    attackers = tuple(s.attackers[i] for i in members)
-    names = {b for a in attackers for b in a.blocked_by}
-    blocking = {b for a in s.attackers for b in a.blocked_by}
-    return replace(
-        s,
-        attackers=attackers,
-        blockers=tuple(b for b in s.blockers if b.id in names or (first and b.id not in blocking)),
     )
 
 
