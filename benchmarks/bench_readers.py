@@ -15,10 +15,9 @@ The workloads (the same boards on both sides: :func:`make_data` draws them once)
 - ``gym``: one Gymnasium episode per ``mixed`` board (the first allowed amount at each decision);
 - ``render``: ``trample.render.render`` of the optimal line of every ``mixed`` and effect board.
 
-Measured against cb83492 on 2026-12-02 (2 shared cores, load average 11-19 from other processes; both versions'
-children run alternately on the same boards, CPU time of one run per child, median of 3 for the two first rows and
-one run for the others, so +-10-15 % is noise): :data:`BASELINE` holds cb83492's figures, the table is in
-docs/scale.md ("The readers of the outcome").
+Measured against cb83492 on 2026-12-02 (2 shared cores, load average 12-15 from other processes; both versions'
+children run alternately on the same boards, CPU time of one run per child, median of 3, so +-10-20 % is noise):
+:data:`BASELINE` holds cb83492's figures, the table is in docs/scale.md ("The readers of the outcome").
 
 Run: ``python -m benchmarks readers`` (``REPS=1`` for one run). A child process runs one workload:
 ``python benchmarks/bench_readers.py --child NAME DATA.json`` prints its CPU seconds (the comparison script runs
@@ -45,17 +44,17 @@ OBJECTIVE = "max-damage,max-value"
 
 #: CPU seconds of each workload at cb83492, measured on this machine (see the module docstring)
 BASELINE: dict[str, float] = {
-    "arena mixed": 1.121,
-    "arena first-strike": 0.474,
-    "arena effect boards": 7.737,
-    "score (mixed decisions)": 4.174,
-    "solve lethal, plain": 0.250,
-    "solve lethal, effects": 3.049,
-    "solve lex, plain": 0.281,
-    "solve lex, effects": 3.051,
-    "whole combat first-strike": 0.667,
-    "gym episodes (mixed)": 0.555,
-    "render (mixed + effects)": 0.036,
+    "arena mixed": 0.835,
+    "arena first-strike": 0.293,
+    "arena effect boards": 5.533,
+    "score (mixed decisions)": 3.284,
+    "solve lethal, plain": 0.144,
+    "solve lethal, effects": 2.111,
+    "solve lex, plain": 0.148,
+    "solve lex, effects": 2.005,
+    "whole combat first-strike": 0.484,
+    "gym episodes (mixed)": 0.293,
+    "render (mixed + effects)": 0.035,
 }
 
 

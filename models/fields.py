@@ -15,8 +15,9 @@ field, a key written twice, the legacy damage order's attackers (docs/format.md 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ._strenum import StrEnum
@@ -102,7 +103,7 @@ class Field:
     #: the whole schema of a SPECIAL field (or of any field whose schema is not the kind's)
     schema: Mapping[str, Any] | None = None
 
-    @property
+    @cached_property
     def words(self) -> tuple[str, ...]:
         return words(self.vocabulary) if self.vocabulary is not None else ()
 
@@ -133,24 +134,47 @@ class Field:
 
     def read(self, obj: Mapping[str, Any], path: str) -> Any:
         """The field's value in the JSON object ``obj`` at ``path`` (its default when absent; ``None`` when absent
-        without a default): checked as the loaders always did, with their one-line :class:`FormatError`."""
-        where = join(path, self.name)
-        if self.name not in obj:
+        without a default): checked as the loaders always did, with their one-line :class:`FormatError`.
+
+        The usual values (absent, an in-range integer, a plain string, a boolean) are taken without building the
+        field's path: :meth:`_checked` reads the rest, and names the place of anything wrong."""
+        name = self.name
+        if name not in obj:
             if self.required:
-                raise FormatError(where, "required field is missing")
-            if self.default is MISSING:
-                return None
-            if self.kind is FieldKind.WORD:
-                return self.default
-        value = obj.get(self.name, self.default)
+                raise FormatError(join(path, name), "required field is missing")
+            return None if self.default is MISSING else self.default  # every default is a value read would return
+        value = obj[name]
+        kind = self.kind
+        if kind is FieldKind.SIGNED or kind is FieldKind.AMOUNT:
+            if type(value) is int and (-MAX_NUMBER if kind is FieldKind.SIGNED else self.low) <= value <= MAX_NUMBER:
+                return value
+        elif kind is FieldKind.ID:
+            if type(value) is str and value and value.isascii():  # else expect_str checks the text
+                return value
+        elif kind is FieldKind.BOOLEAN or kind is FieldKind.IN_COMBAT:
+            if value is True or value is False:
+                return value
+        elif kind is FieldKind.VALUE:
+            if type(value) is int and -MAX_NUMBER <= value <= MAX_NUMBER:
+                return value
+        return self._checked(obj, path)
+
+    @cached_property
+    def low(self) -> int:
+        """The least value of an AMOUNT field."""
+        return 0 if self.minimum is None else self.minimum
+
+    def _checked(self, obj: Mapping[str, Any], path: str) -> Any:
+        """The present field's value, each check naming the field's path on failure."""
+        where = join(path, self.name)
+        value = obj[self.name]
         kind = self.kind
         if kind is FieldKind.ID:
             return expect_str(value, where)
         if kind is FieldKind.SIGNED:
             return expect_int(value, where, minimum=-MAX_NUMBER, maximum=MAX_NUMBER)
         if kind is FieldKind.AMOUNT:
-            low = 0 if self.minimum is None else self.minimum
-            return expect_int(value, where, minimum=low, maximum=MAX_NUMBER)
+            return expect_int(value, where, minimum=self.low, maximum=MAX_NUMBER)
         if kind is FieldKind.VALUE:
             return expect_number(value, where, bound=MAX_NUMBER)
         if kind in (FieldKind.BOOLEAN, FieldKind.IN_COMBAT):
@@ -210,9 +234,16 @@ class Table:
 
     fields: tuple[Field, ...]
     by_name: Mapping[str, Field] = field(init=False, repr=False, compare=False)
+    # what a load asks of every object, computed once: the accepted names, (attribute, reader) of the generic fields
+    _names: frozenset[str] = field(init=False, repr=False, compare=False)
+    _generic: tuple[tuple[str, Callable[[Mapping[str, Any], str], Any]], ...] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", {f.name: f for f in self.fields})
+        object.__setattr__(self, "_names", frozenset(self.by_name))
+        object.__setattr__(self, "_generic", tuple((f.attribute, f.read) for f in self.fields if f.generic))
 
     def __getitem__(self, name: str) -> Field:
         return self.by_name[name]
@@ -223,7 +254,7 @@ class Table:
     @property
     def names(self) -> frozenset[str]:
         """The JSON names the object accepts (anything else is an unknown field)."""
-        return frozenset(self.by_name)
+        return self._names
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -241,7 +272,7 @@ class Table:
     def read(self, obj: Mapping[str, Any], path: str) -> dict[str, Any]:
         """Every field :meth:`Field.read` reads (not SPECIAL or KEYWORDS), in table order, keyed by model attribute:
         the keyword arguments of the model class."""
-        return {f.attribute: f.read(obj, path) for f in self.fields if f.generic}
+        return {attribute: read(obj, path) for attribute, read in self._generic}
 
     def properties(self) -> dict[str, Any]:
         return {f.name: f.to_schema() for f in self.fields}

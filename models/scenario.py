@@ -9,7 +9,7 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
 from . import fields as F
 from .errors import (
@@ -464,7 +464,7 @@ def load_scenario(data: object, path: str = "") -> Scenario:
             )
 
     # Unique ids across the whole scenario.
-    seen: dict[str, str] = {}
+    seen: dict[str, tuple[str, int]] = {}  # id -> where it is (its path built only for the error)
     groups: tuple[tuple[str, Sequence[GameObject]], ...] = (
         ("players", players),
         ("planeswalkers", planeswalkers),
@@ -474,10 +474,10 @@ def load_scenario(data: object, path: str = "") -> Scenario:
     )
     for name, group in groups:
         for i, item in enumerate(group):
-            where = join(join(join(path, name), i), "id")
             if item.id in seen:
-                raise FormatError(where, f'duplicate id "{item.id}" (also {seen[item.id]})')
-            seen[item.id] = where
+                first = join(join(join(path, seen[item.id][0]), seen[item.id][1]), "id")
+                raise FormatError(join(join(join(path, name), i), "id"), f'duplicate id "{item.id}" (also {first})')
+            seen[item.id] = (name, i)
 
     player_ids = {p.id for p in players}
     for i, pw in enumerate(planeswalkers):
@@ -529,15 +529,14 @@ def _check_effect_references(
         for bid in a.blocked_by:
             blocked.setdefault(bid, []).append(a.id)
     for i, b in enumerate(blockers):
-        where = join(join(path, "blockers"), i)
         if b.controller is not None and b.controller not in player_ids:
-            raise FormatError(join(where, "controller"), f'unknown player "{b.controller}"')
+            raise FormatError(join(join(join(path, "blockers"), i), "controller"), f'unknown player "{b.controller}"')
         if b.damage_order:
             blocking = blocked.get(b.id, [])
             if sorted(b.damage_order) != sorted(blocking):
                 shown = ", ".join(blocking) or "none"
                 raise FormatError(
-                    join(where, "damage_order"),
+                    join(join(join(path, "blockers"), i), "damage_order"),
                     f"must list each attacker that {b.id} blocks exactly once (those naming it: {shown})",
                 )
     groups: tuple[tuple[str, Sequence[GameObject]], ...] = (
@@ -569,8 +568,9 @@ _L = TypeVar("_L")
 def _each(obj: Mapping[str, Any], key: str, path: str, loader: Callable[[object, str], _L]) -> list[_L]:
     if key not in obj:
         return []
-    items = expect_list(obj[key], join(path, key))
-    return [loader(item, join(join(path, key), i)) for i, item in enumerate(items)]
+    where = join(path, key)
+    items = expect_list(obj[key], where)
+    return [loader(item, f"{where}[{i}]") for i, item in enumerate(items)]  # join(where, i)
 
 
 def _load_player(data: object, path: str) -> Player:
@@ -589,7 +589,7 @@ def _load_player(data: object, path: str) -> Player:
 
 
 def _receiving(obj: Mapping[str, Any], path: str) -> Receiving:
-    if not any(k in obj for k in F.RECEIVING.names):
+    if F.RECEIVING.names.isdisjoint(obj):
         return NO_EFFECTS
     return Receiving(**F.RECEIVING.read(obj, path))
 
@@ -607,21 +607,32 @@ def _load_battle(data: object, path: str) -> Battle:
 
 
 def _keywords(obj: Mapping[str, Any], path: str) -> tuple[Keyword, ...]:
-    keywords = expect_list(obj.get("keywords", []), join(path, "keywords"))
+    if "keywords" not in obj:
+        return ()
+    keywords = expect_list(obj["keywords"], join(path, "keywords"))
     kws: list[Keyword] = []
     for i, kw in enumerate(keywords):
-        where = join(join(path, "keywords"), i)
-        if not isinstance(kw, str):
-            raise FormatError(where, f"expected a keyword string, got {brief(kw)}")
-        if kw not in ALL_KEYWORDS:
-            better = suggestion(kw)
-            hint = f' (the format spells it "{better}")' if better else " (docs/format.md lists the keywords)"
-            raise FormatError(where, f'unknown keyword "{kw}"{hint}')
-        if kw in NEEDS_FIELD and not obj.get(NEEDS_FIELD[kw][0]):
-            raise FormatError(where, f'"{kw}" alone does not say how much or from what; {NEEDS_FIELD[kw][1]}')
-        if kw not in kws:  # 702.19g and friends: multiple instances are redundant
-            kws.append(Keyword(kw))
+        member = _KEYWORD.get(kw) if isinstance(kw, str) else None
+        if member is None or (kw in NEEDS_FIELD and not obj.get(NEEDS_FIELD[kw][0])):
+            _bad_keyword(obj, kw, join(join(path, "keywords"), i))
+        if member not in kws:  # 702.19g and friends: multiple instances are redundant
+            kws.append(member)
     return tuple(kws)
+
+
+#: keyword text -> its member (a dictionary lookup per keyword of every loaded creature)
+_KEYWORD: dict[str, Keyword] = {k: Keyword(k) for k in ALL_KEYWORDS}
+
+
+def _bad_keyword(obj: Mapping[str, Any], kw: object, where: str) -> NoReturn:
+    """The one-line error of a keyword entry that is not a keyword, or needs a field the creature lacks."""
+    if not isinstance(kw, str):
+        raise FormatError(where, f"expected a keyword string, got {brief(kw)}")
+    if kw not in ALL_KEYWORDS:
+        better = suggestion(kw)
+        hint = f' (the format spells it "{better}")' if better else " (docs/format.md lists the keywords)"
+        raise FormatError(where, f'unknown keyword "{kw}"{hint}')
+    raise FormatError(where, f'"{kw}" alone does not say how much or from what; {NEEDS_FIELD[kw][1]}')
 
 
 def _creature_fields(obj: Mapping[str, Any], path: str) -> dict[str, Any]:
@@ -642,10 +653,10 @@ def _load_attacker(data: object, path: str) -> Attacker:
     ids = []
     seen = set()  # a set: the check stays linear (100 000 blockers took 47 s with a list)
     for i, b in enumerate(blocked_by):
-        where = join(join(path, "blocked_by"), i)
-        expect_str(b, where)
+        if not (type(b) is str and b and b.isascii()):  # else its checks, with its path
+            expect_str(b, join(join(path, "blocked_by"), i))
         if b in seen:
-            raise FormatError(where, f'"{b}" is listed twice')
+            raise FormatError(join(join(path, "blocked_by"), i), f'"{b}" is listed twice')
         seen.add(b)
         ids.append(b)
     own = _ATTACKER_OWN.read(obj, path)

@@ -802,8 +802,12 @@ def remembered(scenario: Scenario, name: str, lists: tuple[Any, ...], compute: C
         memo = {}
         object.__setattr__(scenario, "_remembered", memo)  # frozen: the fields never change, so neither does it
     held = memo.get(name)
-    if held is not None and len(held[0]) == len(lists) and all(a is b for a, b in zip(held[0], lists)):
-        return cast(_T, held[1])
+    if held is not None and len(held[0]) == len(lists):
+        for kept, now in zip(held[0], lists):
+            if kept is not now:
+                break
+        else:  # every list the same object (a loop: asked for every creature of every plan)
+            return cast(_T, held[1])
     value = compute()
     memo[name] = (lists, value)
     return value

@@ -93,24 +93,42 @@ def _attr_name(key: str) -> str:
 
 def _el(parent: ET.Element | None, tag: str, **attrs) -> ET.Element:
     """An element; ``stroke_width`` is written ``stroke-width``, ``class_`` ``class``."""
-    a = {_attr_name(k): _attr(v) for k, v in attrs.items() if v is not None}
+    a = {}
+    for k, v in attrs.items():
+        if v is not None:
+            a[_ATTR_NAMES.get(k) or _attr_name(k)] = _value(v)
     return ET.Element(tag, a) if parent is None else ET.SubElement(parent, tag, a)
 
 
+def _value(v) -> str:
+    """:func:`_attr` with the usual values (numbers, printable ASCII) taken without a regular expression: the
+    pictures write tens of thousands of attributes."""
+    t = type(v)
+    if t is float:
+        return f"{v:.1f}"
+    if t is int:
+        return str(v)
+    if t is str and v.isascii() and v.isprintable():  # U+0020-U+007E: XML carries every one
+        return v
+    return _attr(v)
+
+
 def _t(parent, x, y, text, size=12, weight="normal", anchor="start", fill="#222", style="normal") -> ET.Element:
-    el = _el(
+    el = ET.SubElement(  # _el(parent, "text", x=..., font_family=..., ...), written out: the most drawn element
         parent,
         "text",
-        x=float(x),
-        y=float(y),
-        font_family=FONT,
-        font_size=size,
-        font_weight=weight,
-        font_style=style,
-        text_anchor=anchor,
-        fill=fill,
+        {
+            "x": f"{float(x):.1f}",
+            "y": f"{float(y):.1f}",
+            "font-family": FONT,
+            "font-size": _value(size),
+            "font-weight": _value(weight),
+            "font-style": _value(style),
+            "text-anchor": _value(anchor),
+            "fill": _value(fill),
+        },
     )
-    el.text = xml_text(text)
+    el.text = _value(text) if type(text) is str else xml_text(text)
     return el
 
 
@@ -185,13 +203,16 @@ def _escaped(text: str, table: dict) -> str:
 
 
 def _write(el: ET.Element, write) -> None:
-    write("<" + el.tag)
-    for k, v in el.items():
-        write(f' {k}="{_escaped(v, _ATTR_ESCAPES)}"')
-    if el.text or len(el):
+    attrib = el.attrib
+    if _ESCAPED.search("".join(attrib.values())):  # one search for the element (most values need no escape)
+        write("<" + el.tag + "".join([f' {k}="{_escaped(v, _ATTR_ESCAPES)}"' for k, v in attrib.items()]))
+    else:
+        write("<" + el.tag + "".join([f' {k}="{v}"' for k, v in attrib.items()]))
+    text = el.text
+    if text or len(el):
         write(">")
-        if el.text:
-            write(_escaped(el.text, _TEXT_ESCAPES))
+        if text:
+            write(_escaped(text, _TEXT_ESCAPES))
         for child in el:
             _write(child, write)
         write(f"</{el.tag}>")
@@ -587,8 +608,19 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
 
 
 def _arrow_heads(parent) -> None:
-    """The arrow heads, one per attacker colour and one for the defending side's damage."""
-    defs = _el(parent, "defs")
+    """The arrow heads, one per attacker colour and one for the defending side's damage: the same elements in
+    every picture (built once; an ElementTree element may sit in several trees, and nothing changes them)."""
+    global _HEADS
+    if _HEADS is None:
+        _HEADS = _heads()
+    parent.append(_HEADS)
+
+
+_HEADS: ET.Element | None = None
+
+
+def _heads() -> ET.Element:
+    defs = _el(None, "defs")
     for n, c in enumerate((*PALETTE, DEFENDING_COLOUR)):
         marker = _el(
             defs,
@@ -602,6 +634,7 @@ def _arrow_heads(parent) -> None:
             orient="auto-start-reverse",
         )
         _el(marker, "path", d="M0,0 L10,5 L0,10 z", fill=c)
+    return defs
 
 
 def _bubbles(parent, labels: list[tuple[float, float, str, str]]) -> None:

@@ -354,21 +354,28 @@ def _no_damage_reason(c: Creature) -> str:
     return f"{c.id} has power {c.power} and assigns no combat damage"
 
 
-def _banded(s: Scenario, ids: Iterable[str]) -> bool:
-    """702.22j/k: is any of these creatures (the other side of a block) a creature with banding?"""
-    return any(s[x].has("banding") for x in ids)
+def _banding(s: Scenario) -> frozenset[str]:
+    """The creatures of the board with banding (kept on the board: asked for every creature of every plan)."""
+    creatures = (*s.attackers, *s.blockers)
+    return remembered(s, "banding", (), lambda: frozenset(c.id for c in creatures if c.has(Keyword.BANDING)))
 
 
 def _blocked_by_banding(s: Scenario, c: Attacker | Blocker) -> str | None:
     """702.22j: an attacking creature blocked by a creature with banding: the defending player divides its damage."""
-    if s.kind(c.id) == "attacker" and _banded(s, [b for b in c.blocked_by if s[b].in_combat]):
+    banding = _banding(s)
+    if banding and s.kind(c.id) == "attacker" and not banding.isdisjoint(b for b in c.blocked_by if s[b].in_combat):
         return "defending"
     return None
 
 
 def _blocking_banding(s: Scenario, c: Attacker | Blocker) -> str | None:
     """702.22k: a creature blocking a creature with banding: the active (attacking) player divides its damage."""
-    if s.kind(c.id) == "blocker" and _banded(s, [a.id for a in s.attackers if c.id in a.blocked_by and a.in_combat]):
+    banding = _banding(s)
+    if (
+        banding
+        and s.kind(c.id) == "blocker"
+        and not banding.isdisjoint(a.id for a in s.attackers if c.id in a.blocked_by and a.in_combat)
+    ):
         return "attacking"
     return None
 

@@ -75,6 +75,19 @@ class StepDecoder:
         self.lethal_kind = frozenset(self.slot[n] for n in plan.lethal_need)
         self._memo: dict = {}
         self.max_amount = max((plan.sources[i].max_damage for i in self.order), default=0)
+        #: per column, what apply and choices read of it (computed once; the masks apply tens of thousands of
+        #: amounts per board): per way the gates its route makes obligatory (None: no route in that way), the
+        #: recipient's capped slot (None: no gate counts it), whether a deathtouch source's damage there counts
+        #: as lethal (702.2c), whether it is the source's last column
+        self._plain: tuple[tuple[tuple[int | None, ...], int | None, bool, bool], ...] = tuple(
+            (
+                tuple(None if r is None else self._gate_bits(r) for r in col.routes),
+                self.slot.get(col.recipient),
+                plan.sources[col.source].deathtouch and self.slot.get(col.recipient) in self.lethal_kind,
+                col.last,
+            )
+            for col in self.columns
+        )
 
     def _ways(self, i: int) -> tuple[int, ...]:
         """The damage of each way of source ``i`` (510.1a: all of it is assigned, in one way)."""
@@ -94,7 +107,10 @@ class StepDecoder:
         obligations the sources before it may have left: ``((way, damage left, obligations), ...)``."""
         if k >= len(self.columns):
             return tuple(sorted({(-1, 0, o) for o in obligations}))
-        return tuple(sorted({(w, d, o) for o in obligations for w, d in enumerate(self._entry[k])}))
+        entry = self._entry[k]
+        if len(entry) == 1 and len(obligations) == 1:  # one way, one set of obligations: the usual source
+            return ((0, entry[0], next(iter(obligations))),)
+        return tuple(sorted({(w, d, o) for o in obligations for w, d in enumerate(entry)}))
 
     def start(self) -> tuple:
         """(column, the current source's damage left (the most over its ways), capped totals, deathtouched mask,
@@ -104,27 +120,26 @@ class StepDecoder:
 
     def apply(self, state: tuple, amount: int) -> tuple:
         k, _, caps, dt, ways = state
-        col = self.columns[k]
-        src = self.plan.sources[col.source]
+        bits, s, deadly, last = self._plain[k]
         kept = []
         for w, rem, obl in ways:
-            route = col.routes[w]
-            if route is None:
+            b = bits[w]
+            if b is None:  # this way has no route here
                 if amount == 0:
                     kept.append((w, rem, obl))
             elif amount <= rem:
-                kept.append((w, rem - amount, obl | self._gate_bits(route) if amount > 0 else obl))
-        if amount > 0:
-            s = self.slot.get(col.recipient)
-            if s is not None:
-                caps = caps[:s] + (min(self.need[s], caps[s] + amount),) + caps[s + 1 :]
-                if src.deathtouch and s in self.lethal_kind:
-                    dt |= 1 << s
+                kept.append((w, rem - amount, obl | b if amount > 0 else obl))
+        if amount > 0 and s is not None:
+            caps = caps[:s] + (min(self.need[s], caps[s] + amount),) + caps[s + 1 :]
+            if deadly:
+                dt |= 1 << s
         k += 1
-        if col.last:  # 510.1a: a way is taken only if all its damage was assigned
+        if last:  # 510.1a: a way is taken only if all its damage was assigned
             new = self._enter(k, {obl for _, rem, obl in kept if rem == 0})
         else:
-            new = tuple(sorted(kept))
+            new = tuple(sorted(kept)) if len(kept) > 1 else tuple(kept)
+        if len(new) == 1:
+            return (k, new[0][1], caps, dt, new)
         return (k, max((w[1] for w in new), default=0), caps, dt, new)
 
     def done(self, state: tuple) -> bool:
@@ -134,12 +149,17 @@ class StepDecoder:
         """The amounts the rules allow at this column before feasibility: ``0..remaining`` of a way that has
         this route (only what a way has left, on a source's last column)."""
         k, _, _, _, ways = state
-        col = self.columns[k]
-        if col.last:
-            with_route = {rem for w, rem, _ in ways if col.routes[w] is not None}
-            done_without = any(col.routes[w] is None and rem == 0 for w, rem, _ in ways)  # a way already complete
+        bits, _, _, last = self._plain[k]
+        if len(ways) == 1:  # one way consistent with the amounts so far (the usual source)
+            w, rem, _ = ways[0]
+            if bits[w] is None:  # nothing here in this way: on its last column, only if it is complete
+                return [0] if rem == 0 or not last else []
+            return [rem] if last else list(range(rem + 1))
+        if last:
+            with_route = {rem for w, rem, _ in ways if bits[w] is not None}
+            done_without = any(bits[w] is None and rem == 0 for w, rem, _ in ways)  # a way already complete
             return sorted(with_route | {0} if done_without else with_route)
-        top = max((rem for w, rem, _ in ways if col.routes[w] is not None), default=0)
+        top = max((rem for w, rem, _ in ways if bits[w] is not None), default=0)
         return list(range(top + 1))
 
     def allowed(self, state: tuple) -> list[int]:

@@ -85,7 +85,10 @@ class BlockScorer:
         self._seen: dict[tuple[int, int], dict[int, int]] = {}
 
     def _term(self, j: int, r: str, total: int, touched: bool) -> int:
-        q = Fraction(self.defs.term(self.objectives[j], r, total, touched)) * self.scales[j]
+        t = self.defs.term(self.objectives[j], r, total, touched)
+        if type(t) is int:  # every objective but max-value: no fraction to build
+            return self.signs[j] * t * self.scales[j]
+        q = Fraction(t) * self.scales[j]
         assert q.denominator == 1  # value_scale is the common denominator of every value
         return self.signs[j] * int(q)
 

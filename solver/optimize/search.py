@@ -3,6 +3,7 @@ and :func:`all_optimal` (every optimal assignment, streamed)."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
@@ -159,12 +160,13 @@ def _small_direct(combat, objs, time_limit) -> SolveResult | None:
     plan = combat.plan
     deadline = deadline_of(time_limit)
     try:
-        direct = get_engine("direct")
-        total = 1
-        for c in plan.components:
-            total *= direct.count(plan, c, deadline)
-            if total > SOLVE_DIRECT_ROWS:
-                return None
+        if not _surely_small(plan):  # else the exact count decides (it costs about what the optimum does)
+            direct = get_engine("direct")
+            total = 1
+            for c in plan.components:
+                total *= direct.count(plan, c, deadline)
+                if total > SOLVE_DIRECT_ROWS:
+                    return None
         found = direct_optimum(combat, objs, deadline)
         if found is None:
             return None
@@ -177,6 +179,22 @@ def _small_direct(combat, objs, time_limit) -> SolveResult | None:
         lethal = lethal_report_of_vector(found.scorer.defs, first, found.most_to)
     elapsed = (time.perf_counter() - t0) * 1000
     return SolveResult(STATUS_OPTIMAL, combat._layout.assignment(first), found.objectives, lethal, elapsed, 0)
+
+
+def _surely_small(plan: DamagePlan) -> bool:
+    """Are there surely at most :data:`SOLVE_DIRECT_ROWS` legal assignments? Each source (one way: no
+    as-though-unblocked option) divides exactly its damage among its routes (510.1a), so its legal splits are at
+    most the compositions of its damage into that many parts, and the step's at most their product."""
+    if plan.has_options:
+        return False
+    bound = 1
+    for i in plan.active:
+        src = plan.sources[i]
+        if src.routes:
+            bound *= math.comb(src.damage + len(src.routes) - 1, len(src.routes) - 1)
+            if bound > SOLVE_DIRECT_ROWS:
+                return False
+    return True
 
 
 def _tie_break_terms(om: ObjectiveModel) -> list[Term]:
