@@ -58,7 +58,7 @@ EffectKey = tuple[tuple[str, int, bool], ...]
 # ---------------------------------------------------------------------------------------------
 
 
-def lethal_need(creature: Creature | GameObject) -> int:
+def lethal_need(creature: Creature) -> int:
     """702.19b: the damage still needed for a creature to have been assigned lethal damage (0: it already has)."""
     return max(0, creature.toughness - creature.damage_marked)
 
@@ -97,27 +97,26 @@ def kills(need: int, assigned: int, deathtouched: bool, *, dealt_only: bool = Fa
 def overkill_threshold(scenario: Scenario, recipient: str, deathtouched: bool = False) -> int:
     """What a recipient takes before further damage is overkill: a player's life (at least 0), a planeswalker's
     loyalty, a battle's defense, a creature's lethal need (1 when a deathtouch source assigns to it, 702.2c)."""
-    kind = scenario.kind(recipient)
     obj = scenario[recipient]
-    if kind == "player":
+    if isinstance(obj, Player):
         return max(0, obj.life)
-    if kind == "planeswalker":
+    if isinstance(obj, Planeswalker):
         return obj.loyalty
-    if kind == "battle":
+    if isinstance(obj, Battle):
         return obj.defense
     need = lethal_need(obj)
     return 1 if need > 0 and deathtouched else need
 
 
-def regular_step_cap(obj: GameObject, kind: str) -> int | None:
+def regular_step_cap(obj: GameObject, kind: str | None = None) -> int | None:
     """Damage beyond which more damage in the first step changes nothing for the regular step's legal set: a
     creature's lethal need, a planeswalker's loyalty, a battle's defense; None for a player (life does not
-    change the legal set)."""
-    if kind in ("attacker", "blocker"):
+    change the legal set). The kind is read off the object (``kind``, its :class:`ObjectKind`, is not needed)."""
+    if isinstance(obj, Creature):
         return lethal_need(obj)
-    if kind == "planeswalker":
+    if isinstance(obj, Planeswalker):
         return obj.loyalty
-    if kind == "battle":
+    if isinstance(obj, Battle):
         return obj.defense
     return None
 
@@ -557,7 +556,7 @@ class LossCondition(Protocol):
 
     def acts_on(self, scenario: Scenario) -> bool: ...
 
-    def loses(self, player: GameObject) -> bool: ...
+    def loses(self, player: Player) -> bool: ...
 
 
 class LifeZero:
@@ -569,7 +568,7 @@ class LifeZero:
     def acts_on(self, scenario: Scenario) -> bool:
         return False  # the plain fast paths encode it: damage assigned (= dealt there) reaching life
 
-    def loses(self, player: GameObject) -> bool:
+    def loses(self, player: Player) -> bool:
         return player.life <= 0
 
 
@@ -582,7 +581,7 @@ class TenPoison:
     def acts_on(self, scenario: Scenario) -> bool:
         return any(a.has("infect") or a.toxic for a in scenario.attackers)  # 702.90b, 702.164c
 
-    def loses(self, player: GameObject) -> bool:
+    def loses(self, player: Player) -> bool:
         return player.poison >= 10
 
 
@@ -595,7 +594,7 @@ class CommanderDamage:
     def acts_on(self, scenario: Scenario) -> bool:
         return any(getattr(a, "commander", None) is not None for a in scenario.attackers)
 
-    def loses(self, player: GameObject) -> bool:
+    def loses(self, player: Player) -> bool:
         return any(n >= 21 for _, n in player.commander_damage)
 
 
@@ -603,7 +602,7 @@ class CommanderDamage:
 LOSS_CONDITIONS: tuple[LossCondition, ...] = (LifeZero(), TenPoison(), CommanderDamage())
 
 
-def losses(player: GameObject, conditions: Sequence[LossCondition] | None = None) -> tuple[LossCondition, ...]:
+def losses(player: Player, conditions: Sequence[LossCondition] | None = None) -> tuple[LossCondition, ...]:
     """Every way (default :data:`LOSS_CONDITIONS`) in which this player has lost the game; empty if none."""
     return tuple(c for c in (LOSS_CONDITIONS if conditions is None else conditions) if c.loses(player))
 
@@ -711,7 +710,7 @@ class Outcome:
         return tuple(oid for oid in self.destroyed if self.state.kind(oid) in kinds)
 
     def life(self, player: str) -> int:
-        return self.state[player].life
+        return self.state.player(player).life
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from . import outcome
-from .models import Assignment, Attacker, Blocker, Creature, GameObject, Keyword, Scenario
+from .models import Assignment, Attacker, Blocker, Creature, GameObject, Keyword, Player, Scenario
 from .outcome import game_over, has_lethal, lethal_need, losers, losses, reaches, remembered, settle
 
 SIDES = ("attacking", "defending", "both")
@@ -288,7 +288,7 @@ class DamagePlan:
     def need_of(self, blocker: str) -> int:
         """Damage still needed for lethal, for any blocker (gated or not)."""
         need = self.lethal_need.get(blocker)
-        return lethal_need(self.scenario[blocker]) if need is None else need
+        return lethal_need(self.scenario.creature(blocker)) if need is None else need
 
     def loyalty_met(self, planeswalker: str, totals: Mapping[str, int]) -> bool:
         """702.19c: has this planeswalker been assigned damage at least equal to its loyalty?"""
@@ -312,7 +312,7 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
     sources: list[SourcePlan] = []
     if game_over(scenario):  # 104.3b: two players and one has lost (outcome.LOSS_CONDITIONS): no combat damage
         loser = losers(scenario)[0][0]
-        rules = ", ".join(c.rule for c in losses(scenario[loser]))
+        rules = ", ".join(c.rule for c in losses(scenario.player(loser)))
         why = f"{loser} has lost the game ({rules}): no combat damage is dealt"
         if side in ("attacking", "both"):
             sources += [_silent(a.id, "attacking", "104.3b", why) for a in scenario.attackers]
@@ -332,9 +332,9 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
             if r.gate is None:
                 continue
             for b in r.gate.lethal:
-                lethal[b] = lethal_need(scenario[b])
+                lethal[b] = lethal_need(scenario.creature(b))
             for p in r.gate.loyalty:
-                loyalty[p] = scenario[p].loyalty
+                loyalty[p] = scenario.planeswalker(p).loyalty
     return DamagePlan(
         scenario=scenario, side=side, step=step, sources=tuple(sources), lethal_need=lethal, loyalty_need=loyalty
     )
@@ -356,12 +356,12 @@ def _no_damage_reason(c: Creature) -> str:
 
 def _banded(s: Scenario, ids: Iterable[str]) -> bool:
     """702.22j/k: is any of these creatures (the other side of a block) a creature with banding?"""
-    return any(s[x].has("banding") for x in ids)
+    return any(s.creature(x).has("banding") for x in ids)
 
 
 def _blocked_by_banding(s: Scenario, c: Attacker | Blocker) -> str | None:
     """702.22j: an attacking creature blocked by a creature with banding: the defending player divides its damage."""
-    if s.kind(c.id) == "attacker" and _banded(s, [b for b in c.blocked_by if s[b].in_combat]):
+    if isinstance(c, Attacker) and _banded(s, [b for b in c.blocked_by if s.blocker(b).in_combat]):
         return "defending"
     return None
 
@@ -442,10 +442,10 @@ def _attacker_plan(s: Scenario, a: Attacker, step: str) -> SourcePlan:
 
     target = s[a.attacking]
     tkind = s.kind(target.id)
-    target_in = tkind == "player" or target.in_combat
+    target_in = isinstance(target, Player) or target.in_combat
     top_pw = a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) and tkind == "planeswalker"
     controller = s.controller_of(target.id)
-    current = tuple(b for b in a.blocked_by if s[b].in_combat)
+    current = tuple(b for b in a.blocked_by if s.blocker(b).in_combat)
     banded = _divider(s, a.id)[0] != "attacking"  # 702.22j: the defending player divides, ignoring the order
 
     def over_the_top(lethal: tuple[str, ...], blocked: bool) -> list[Route]:
@@ -606,19 +606,20 @@ def refusal(plan: DamagePlan, source_id: str, recipient_id: str) -> tuple[str, s
         return src.rule, src.reason
     kind = s.kind(recipient_id)
     if src.side == "defending":
-        if kind == "attacker" and not s[recipient_id].in_combat:
+        if kind == "attacker" and not s.attacker(recipient_id).in_combat:
             return "506.4", f"{recipient_id} has been removed from combat"
         return "510.1d", f"{source_id} may assign damage only to the creatures it is blocking"
-    a = s[source_id]
+    a = s.attacker(source_id)
     if kind == "blocker":
-        if recipient_id in a.blocked_by and not s[recipient_id].in_combat:
+        if recipient_id in a.blocked_by and not s.blocker(recipient_id).in_combat:
             return "506.4", f"{recipient_id} has been removed from combat and is no longer blocking {source_id}"
         if not a.blocked:
             return "510.1b", f"{source_id} is unblocked: all its damage goes to {a.attacking}"
         return "510.1c", f"{recipient_id} is not blocking {source_id}"
     target = a.attacking
     tkind = s.kind(target)
-    if recipient_id == target and tkind != "player" and not s[target].in_combat:
+    attacked = s[target]
+    if recipient_id == target and not isinstance(attacked, Player) and not attacked.in_combat:
         return "506.4c", f"{target} has been removed from combat"
     if recipient_id == target and a.blocked and not a.has(Keyword.TRAMPLE):
         return "510.1c", f"{source_id} is blocked and has no trample: its damage goes to its blockers"

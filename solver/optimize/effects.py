@@ -51,7 +51,7 @@ import numpy as np
 
 from .. import outcome as _outcome
 from ..limits import LimitReached, deadline_of
-from ..models import Keyword
+from ..models import Battle, Blocker, Creature, Keyword, Planeswalker, Player
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
 from .listing import evaluate, lethal_report, other_side_step, vector_of
@@ -144,8 +144,8 @@ def _reply_groups(
     plan = other.plan
     relevant: set[int] = set()
     for i, src in enumerate(plan.sources):
-        obj = s[src.source]
-        owner = s.blocker_controller(obj.id) if s.kind(obj.id) == "blocker" else None
+        obj = s.creature(src.source)
+        owner = s.blocker_controller(obj.id) if isinstance(obj, Blocker) else None
         reach = {r.recipient for r in src.all_routes}
         if (obj.has("lifelink") and owner in players) or reach & (players | interesting):
             relevant.add(i)
@@ -208,7 +208,7 @@ class _EffectsModel:
         self.m = self.om.m
         cols = plan.columns
         self.cols = cols
-        self.src = [s[plan.sources[i].source] for i, _ in cols]
+        self.src = [s.creature(plan.sources[i].source) for i, _ in cols]
         order = {c.id: n for n, c in enumerate((*s.attackers, *s.blockers))}
         self.dealt: list[Lin] = [Lin() for _ in cols]
         self.dealt_hi: list[int] = [0] * len(cols)
@@ -369,8 +369,10 @@ class _EffectsModel:
             return self._cache[key]
         obj = self.s[c]
         ks = self.incoming.get(c, ())
-        if self.s.kind(c) == "planeswalker":
+        if isinstance(obj, Planeswalker):
             out = self._at_least(self.dealt_to(c), obj.loyalty, f"loyalty[{c}]")  # 704.5i
+        elif not isinstance(obj, Creature):
+            raise TypeError(f"{c!r} is neither a creature nor a planeswalker: it cannot die")
         else:
             counters = self._sum(k for k in ks if self.src[k].has("infect") or self.src[k].has("wither"))
             parts = [self._at_least(counters, obj.toughness, f"counters[{c}]")]  # 704.5f
@@ -384,7 +386,7 @@ class _EffectsModel:
 
     def loses(self, p: str, prof: _Profile) -> Lin:
         """1 when listed player ``p`` loses after both parts (704.5a, 704.5c, 704.6c)."""
-        player = self.s[p]
+        player = self.s.player(p)
         parts = [self._at_least(self.life_loss(p), player.life + prof.life[p], f"life[{p}]")]  # 704.5a
         parts.append(self._at_least(self.poison(p), 10 - player.poison - prof.poison[p], f"poison[{p}]"))  # 704.5c
         mine = self.commander(p)
@@ -411,14 +413,13 @@ class _EffectsModel:
         """Damage dealt to ``r`` beyond what it needed (trample.outcome.overkill_threshold on dealt damage)."""
         total = self.dealt_to(r)
         _, hi = total.bounds()
-        kind = self.s.kind(r)
         obj = self.s[r]
         touched = Lin(0)
-        if kind == "player":
+        if isinstance(obj, Player):
             t = max(0, obj.life)
-        elif kind == "planeswalker":
+        elif isinstance(obj, Planeswalker):
             t = obj.loyalty
-        elif kind == "battle":
+        elif isinstance(obj, Battle):
             t = obj.defense
         else:
             t = lethal_need(obj)
