@@ -712,8 +712,10 @@ class Outcome:
             obj = t[oid]
             if isinstance(obj, Creature):
                 hit = _destroyed(obj, obj.damage_marked, oid in self.deathtouched)
+            elif isinstance(obj, Planeswalker):
+                hit = obj.loyalty <= 0
             else:
-                hit = (obj.loyalty if isinstance(obj, Planeswalker) else obj.defense) <= 0
+                hit = isinstance(obj, Battle) and obj.defense <= 0
             if hit:
                 out.append(oid)
         return tuple(out)
