@@ -694,10 +694,52 @@ SUPERTYPES = ("basic", "legendary", "ongoing", "snow", "world")
 CARD_WORDS = (*CARD_TYPES, *SUPERTYPES)
 DOUBLE_FACED = words(DoubleFaced)
 
-#: A card's own fields (every other field travels unchanged); the schema builder describes each.
-CARD_FIELDS = ("name", "mana_value", "types", "adventure", "halves", "back", "double_faced", "value")
-#: A face's own fields (an Adventure, a split card's half, a double-faced card's back).
-FACE_FIELDS = ("name", "mana_value", "types", "value", "aftermath")
+
+def _piece(name: str, **more: Any) -> dict[str, Any]:
+    """A reference to a shared piece of the library schemas (``$defs``), with more keys."""
+    return {"$ref": f"#/$defs/{name}", **more}
+
+
+#: A card's name and mana value: every card and every face has them.
+_NAME = Field("name", FieldKind.SPECIAL, required=True, schema={"type": "string", "minLength": 1})
+_MANA_VALUE = Field("mana_value", FieldKind.SPECIAL, required=True, schema=_piece("mana_value"))
+_CARD_VALUE = Field("value", FieldKind.SPECIAL, schema=_piece("card_value"))
+
+#: A face's own fields (an Adventure, a split card's half, a double-faced card's back), read by models/cards.py's
+#: own code (every other field travels unchanged). The schema builder writes the face, half and Adventure pieces
+#: from this table: an Adventure's types take "adventure" too, and only a half takes aftermath (702.127a).
+FACE = Table(
+    (
+        _NAME,
+        _MANA_VALUE,
+        Field("types", FieldKind.SPECIAL, schema=_piece("card_types")),
+        _CARD_VALUE,
+        Field(
+            "aftermath",
+            FieldKind.BOOLEAN,
+            default=False,
+            show_default=False,
+            description="The half has aftermath: cast only from a graveyard, never by discover (702.127a).",
+        ),
+    )
+)
+#: A card's own fields, read by models/cards.py's own code (every other field travels unchanged); the schema
+#: builder writes the card piece from this table.
+CARD = Table(
+    (
+        _NAME,
+        _MANA_VALUE,
+        Field("types", FieldKind.SPECIAL, default=(), schema=_piece("card_types", default=[])),
+        Field("adventure", FieldKind.SPECIAL, schema=_piece("adventure")),
+        Field("halves", FieldKind.SPECIAL, schema={"type": "array", "minItems": 2, "items": _piece("half")}),
+        Field("back", FieldKind.SPECIAL, schema=_piece("face")),
+        Field("double_faced", FieldKind.WORD, vocabulary=DoubleFaced),
+        _CARD_VALUE,
+    )
+)
+#: The names of a card's and a face's own fields, in table order.
+CARD_FIELDS = tuple(f.name for f in CARD.fields)
+FACE_FIELDS = tuple(f.name for f in FACE.fields)
 
 #: 614.1a: the words of a ``deals`` / ``takes`` entry.
 MODIFIERS = words(Modifier)
@@ -729,6 +771,8 @@ __all__ = [
     "SUPERTYPES",
     "CARD_WORDS",
     "DOUBLE_FACED",
+    "CARD",
+    "FACE",
     "CARD_FIELDS",
     "FACE_FIELDS",
     "MODIFIERS",

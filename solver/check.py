@@ -74,7 +74,7 @@ def _source_violations(
             violations.append(Violation(src.rule, f"{src.reason}, but it assigns {given}", src.source))
         return violations
     if given != src.damage:
-        what = "its toughness" if plan.scenario[src.source].assigns_toughness else "its power"
+        what = "its toughness" if plan.scenario.creature(src.source).assigns_toughness else "its power"
         violations.append(
             Violation(
                 "510.1a",

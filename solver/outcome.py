@@ -45,7 +45,20 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar, cast
 
-from .models import Battle, Creature, GameObject, Keyword, ObjectKind, Planeswalker, Player, Scenario
+from .models import (
+    Battle,
+    Creature,
+    DamageOrder,
+    GameObject,
+    Keyword,
+    LossReason,
+    ObjectKind,
+    Planeswalker,
+    Player,
+    Scenario,
+    Step,
+)
+from .models.vocabulary import Modifier
 
 _C = TypeVar("_C", bound=Creature)
 _T = TypeVar("_T")
@@ -58,7 +71,7 @@ EffectKey = tuple[tuple[str, int, bool], ...]
 # ---------------------------------------------------------------------------------------------
 
 
-def lethal_need(creature: Creature | GameObject) -> int:
+def lethal_need(creature: Creature) -> int:
     """702.19b: the damage still needed for a creature to have been assigned lethal damage (0: it already has)."""
     return max(0, creature.toughness - creature.damage_marked)
 
@@ -97,27 +110,26 @@ def kills(need: int, assigned: int, deathtouched: bool, *, dealt_only: bool = Fa
 def overkill_threshold(scenario: Scenario, recipient: str, deathtouched: bool = False) -> int:
     """What a recipient takes before further damage is overkill: a player's life (at least 0), a planeswalker's
     loyalty, a battle's defense, a creature's lethal need (1 when a deathtouch source assigns to it, 702.2c)."""
-    kind = scenario.kind(recipient)
     obj = scenario[recipient]
-    if kind == "player":
+    if isinstance(obj, Player):
         return max(0, obj.life)
-    if kind == "planeswalker":
+    if isinstance(obj, Planeswalker):
         return obj.loyalty
-    if kind == "battle":
+    if isinstance(obj, Battle):
         return obj.defense
     need = lethal_need(obj)
     return 1 if need > 0 and deathtouched else need
 
 
-def regular_step_cap(obj: GameObject, kind: str) -> int | None:
+def regular_step_cap(obj: GameObject, kind: str | None = None) -> int | None:
     """Damage beyond which more damage in the first step changes nothing for the regular step's legal set: a
     creature's lethal need, a planeswalker's loyalty, a battle's defense; None for a player (life does not
-    change the legal set)."""
-    if kind in ("attacker", "blocker"):
+    change the legal set). The kind is read off the object (``kind``, its :class:`ObjectKind`, is not needed)."""
+    if isinstance(obj, Creature):
         return lethal_need(obj)
-    if kind == "planeswalker":
+    if isinstance(obj, Planeswalker):
         return obj.loyalty
-    if kind == "battle":
+    if isinstance(obj, Battle):
         return obj.defense
     return None
 
@@ -308,13 +320,13 @@ class ReplacementsAndPrevention:
                     out[k] = _evolve(h, amount=0, rule="702.16e" if rec.protected_from(source) else "615.1a")
                     continue
                 mods = (*source.deals, *rec.takes)
-                if rec.order == "most":
-                    n = _modify(h.amount, mods, "most")
+                if rec.order == DamageOrder.MOST:
+                    n = _modify(h.amount, mods, DamageOrder.MOST)
                     stop = min(shield, n)
                     n -= stop
                 else:
                     stop = min(shield, h.amount)
-                    n = _modify(h.amount - stop, mods, "least")
+                    n = _modify(h.amount - stop, mods, DamageOrder.LEAST)
                 shield -= stop
                 out[k] = _evolve(h, amount=n, rule="615.7" if n == 0 else h.rule, shielded=h.shielded + stop)
         return tuple(out)
@@ -401,13 +413,17 @@ def results(scenario: Scenario, events: Iterable[Event]) -> tuple[Scenario, _Res
             out.add(out.counters, e.recipient, e.dealt)
         elif e.result == "marked":
             out.add(out.marked, e.recipient, e.dealt)
-        if s.kind(e.recipient) == "player":
+        if s.kind(e.recipient) is ObjectKind.PLAYER:
             if source.toxic:  # 702.164c
                 out.add(out.poison, e.recipient, source.toxic)
             if getattr(source, "commander", None) is not None:  # 903.10a
                 out.add(out.commander, (e.recipient, source.id), e.dealt)
-        if source.has("lifelink"):  # 702.15b
-            who = ATTACKING_PLAYER if s.kind(source.id) == "attacker" else (s.blocker_controller(source.id) or "")
+        if source.has(Keyword.LIFELINK):  # 702.15b
+            who = (
+                ATTACKING_PLAYER
+                if s.kind(source.id) is ObjectKind.ATTACKER
+                else (s.blocker_controller(source.id) or "")
+            )
             out.add(out.gained, who, e.dealt)
     return _damaged(s, out), out
 
@@ -420,9 +436,9 @@ def _plain_results(scenario: Scenario, totals: Mapping[str, int]) -> _Results:
         if n <= 0:
             continue
         kind = scenario.kind(r)
-        if kind == "player":
+        if kind is ObjectKind.PLAYER:
             out.life_lost[r] = n
-        elif kind in ("attacker", "blocker"):
+        elif kind in (ObjectKind.ATTACKER, ObjectKind.BLOCKER):
             out.marked[r] = n
         out.dealt[r] = n
     return out
@@ -467,7 +483,7 @@ def _damaged(s: Scenario, res: _Results) -> Scenario:
 
     return replace(
         s,
-        step="regular",
+        step=Step.REGULAR,
         players=tuple(player(p) for p in s.players),
         attackers=tuple(creature(a) for a in s.attackers),
         blockers=tuple(creature(b) for b in s.blockers),
@@ -485,7 +501,7 @@ def first_strike_step_happens(scenario: Scenario) -> bool:
     """510.4: there is a first-strike combat damage step when an attacking or blocking creature has first
     strike or double strike as the combat damage step begins (power does not matter)."""
     return any(
-        c.in_combat and (c.has("first_strike") or c.has("double_strike"))
+        c.in_combat and (c.has(Keyword.FIRST_STRIKE) or c.has(Keyword.DOUBLE_STRIKE))
         for c in (*scenario.attackers, *scenario.blockers)
     )
 
@@ -557,45 +573,45 @@ class LossCondition(Protocol):
 
     def acts_on(self, scenario: Scenario) -> bool: ...
 
-    def loses(self, player: GameObject) -> bool: ...
+    def loses(self, player: Player) -> bool: ...
 
 
 class LifeZero:
     """704.5a: a player with 0 or less life loses the game."""
 
-    name = "life"
+    name: str = LossReason.LIFE
     rule = "704.5a"
 
     def acts_on(self, scenario: Scenario) -> bool:
         return False  # the plain fast paths encode it: damage assigned (= dealt there) reaching life
 
-    def loses(self, player: GameObject) -> bool:
+    def loses(self, player: Player) -> bool:
         return player.life <= 0
 
 
 class TenPoison:
     """704.5c: a player with ten or more poison counters loses the game."""
 
-    name = "poison"
+    name: str = LossReason.POISON
     rule = "704.5c"
 
     def acts_on(self, scenario: Scenario) -> bool:
-        return any(a.has("infect") or a.toxic for a in scenario.attackers)  # 702.90b, 702.164c
+        return any(a.has(Keyword.INFECT) or a.toxic for a in scenario.attackers)  # 702.90b, 702.164c
 
-    def loses(self, player: GameObject) -> bool:
+    def loses(self, player: Player) -> bool:
         return player.poison >= 10
 
 
 class CommanderDamage:
     """704.6c (903.10a): a player dealt 21 or more combat damage by the same commander over the game loses it."""
 
-    name = "commander"
+    name: str = LossReason.COMMANDER
     rule = "704.6c"
 
     def acts_on(self, scenario: Scenario) -> bool:
         return any(getattr(a, "commander", None) is not None for a in scenario.attackers)
 
-    def loses(self, player: GameObject) -> bool:
+    def loses(self, player: Player) -> bool:
         return any(n >= 21 for _, n in player.commander_damage)
 
 
@@ -603,7 +619,7 @@ class CommanderDamage:
 LOSS_CONDITIONS: tuple[LossCondition, ...] = (LifeZero(), TenPoison(), CommanderDamage())
 
 
-def losses(player: GameObject, conditions: Sequence[LossCondition] | None = None) -> tuple[LossCondition, ...]:
+def losses(player: Player, conditions: Sequence[LossCondition] | None = None) -> tuple[LossCondition, ...]:
     """Every way (default :data:`LOSS_CONDITIONS`) in which this player has lost the game; empty if none."""
     return tuple(c for c in (LOSS_CONDITIONS if conditions is None else conditions) if c.loses(player))
 
@@ -696,8 +712,10 @@ class Outcome:
             obj = t[oid]
             if isinstance(obj, Creature):
                 hit = _destroyed(obj, obj.damage_marked, oid in self.deathtouched)
+            elif isinstance(obj, Planeswalker):
+                hit = obj.loyalty <= 0
             else:
-                hit = (obj.loyalty if isinstance(obj, Planeswalker) else obj.defense) <= 0
+                hit = isinstance(obj, Battle) and obj.defense <= 0
             if hit:
                 out.append(oid)
         return tuple(out)
@@ -711,7 +729,7 @@ class Outcome:
         return tuple(oid for oid in self.destroyed if self.state.kind(oid) in kinds)
 
     def life(self, player: str) -> int:
-        return self.state[player].life
+        return self.state.player(player).life
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -825,7 +843,7 @@ def _has_effects(scenario: Scenario) -> bool:
     if any(e.acts_on(scenario) for e in DAMAGE_EFFECTS):
         return True
     for c in (*scenario.attackers, *scenario.blockers):
-        if c.toxic or c.has("lifelink") or c.has("infect") or c.has("wither"):
+        if c.toxic or c.has(Keyword.LIFELINK) or c.has(Keyword.INFECT) or c.has(Keyword.WITHER):
             return True
         if getattr(c, "commander", None) is not None:
             return True
@@ -980,9 +998,9 @@ def _modify(amount: int, mods: Iterable[tuple[str, int]], order: str) -> int:
     """614.1a: ``times`` and ``plus`` in the affected player's order (616.1); 0 stays 0 (120.8)."""
     if amount <= 0:
         return 0
-    times = [n for kind, n in mods if kind == "times"]
-    plus = [n for kind, n in mods if kind == "plus"]
-    if order == "most":
+    times = [n for kind, n in mods if kind == Modifier.TIMES]
+    plus = [n for kind, n in mods if kind == Modifier.PLUS]
+    if order == DamageOrder.MOST:
         amount += sum(plus)
         for n in times:
             amount *= n
@@ -996,13 +1014,13 @@ def _result_of(scenario: Scenario, hit: Hit) -> tuple[str, str]:
     """What a hit's damage is, by its source and recipient (120.3)."""
     kind = scenario.kind(hit.recipient)
     source = _source(scenario, hit.source)
-    infect = source.has("infect")
-    if kind == "player":
+    infect = source.has(Keyword.INFECT)
+    if kind is ObjectKind.PLAYER:
         return ("poison", "702.90b") if infect else ("life", "120.3a")
-    if kind == "planeswalker":
+    if kind is ObjectKind.PLANESWALKER:
         return "loyalty", "120.3c"
-    if kind == "battle":
+    if kind is ObjectKind.BATTLE:
         return "defense", "120.3h"
-    if infect or source.has("wither"):
+    if infect or source.has(Keyword.WITHER):
         return "counters", "702.90c" if infect else "702.80b"
     return "marked", "120.3e"

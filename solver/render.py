@@ -789,41 +789,10 @@ def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[
     root = _svg(width, height)
     _el(root, "rect", x=0, y=0, width=width, height=height, fill="white")
     _header(root, lines)
-    arrows: list[tuple[str, str, str, bool, str | None]] = []  # (from, to, colour, dashed, label)
     if blocks:
-        of = declaration.of
-        blocking = {b for ids in of.values() for b in ids}
-        band_of = {m: band for band in doc.bands for m in band}
-        for k, b in enumerate(top):
-            c = board.blocker(b)
-            colour = PALETTE[k % len(PALETTE)]
-            _plain_card(root, *pos[b], b, _creature_lines(c, [], doc.of(b)), b not in blocking, colour, "blocker")
-            for a in bottom:
-                if b in of.get(a, ()):
-                    arrows.append((b, a, colour, False, None))
-                elif any(b in of.get(m, ()) for m in band_of.get(a, ())):  # 702.22h: it blocks the whole band
-                    arrows.append((b, a, colour, True, None))
-        for a in bottom:
-            c = board.attacker(a)
-            extra = [f"attacks {c.attacking}"] + ([f"band: {band_of[a][0]}"] if a in band_of else [])
-            _plain_card(root, *pos[a], a, _creature_lines(c, extra, doc.of(a)), False, DEFENDING_COLOUR, "attacker")
+        arrows = _draw_blocks(root, doc, declaration, top, bottom, pos)
     else:
-        of = declaration.of
-        band_of = {m: band for band in declaration.bands for m in band}
-        colours = {band[0]: PALETTE[k % len(PALETTE)] for k, band in enumerate(declaration.bands)}
-        attacked = set(of.values())
-        tax = doc.costs.attack_tax
-        for t in top:
-            lines_t = [board.kind(t), *([f"attack tax {{{tax[t]}}} each"] if tax.get(t) else [])]  # 508.1h
-            _plain_card(root, *pos[t], t, lines_t, t not in attacked, "#555", "target")
-        for a in bottom:
-            band = band_of.get(a)
-            colour = colours[band[0]] if band else ALONE_COLOUR  # never a band's colour
-            extra = [f"band: {band[0]}"] if band else []
-            lines_a = _creature_lines(board.attacker(a), extra, doc.of(a))
-            _plain_card(root, *pos[a], a, lines_a, a not in of, colour, "attacker")
-            if a in of:
-                arrows.append((a, of[a], colour, False, None))
+        arrows = _draw_attacks(root, doc, declaration, top, bottom, pos)
     _markers(root, [colour for *_, colour, _, _ in arrows])
     ends = _spread_ends(arrows, pos)
     for k, (src, dst, colour, dashed, label) in enumerate(arrows):
@@ -833,6 +802,62 @@ def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[
         else:  # an attacker (bottom) to what it attacks (top)
             _arrow(root, x1 + CARD_W / 2, y1, ends[k], y2 + CARD_H + 4, colour, dashed, label)
     return _serialise(root)
+
+
+#: An arrow of a declaration's picture: (from, to, colour, dashed, label).
+_Arrow = tuple[str, str, str, bool, str | None]
+
+
+def _draw_blocks(
+    root, doc, declaration, top: list[str], bottom: list[str], pos: dict[str, tuple[float, float]]
+) -> list[_Arrow]:
+    """The cards of a blocks picture (the potential blockers on top, the attackers below) and its arrows: a
+    blocker to each attacker it blocks, dashed to the other members of that attacker's band (702.22h)."""
+    board = doc.board
+    arrows: list[_Arrow] = []
+    of = declaration.of
+    blocking = {b for ids in of.values() for b in ids}
+    band_of = {m: band for band in doc.bands for m in band}
+    for k, b in enumerate(top):
+        c = board.blocker(b)
+        colour = PALETTE[k % len(PALETTE)]
+        _plain_card(root, *pos[b], b, _creature_lines(c, [], doc.of(b)), b not in blocking, colour, "blocker")
+        for a in bottom:
+            if b in of.get(a, ()):
+                arrows.append((b, a, colour, False, None))
+            elif any(b in of.get(m, ()) for m in band_of.get(a, ())):  # 702.22h: it blocks the whole band
+                arrows.append((b, a, colour, True, None))
+    for a in bottom:
+        c = board.attacker(a)
+        extra = [f"attacks {c.attacking}"] + ([f"band: {band_of[a][0]}"] if a in band_of else [])
+        _plain_card(root, *pos[a], a, _creature_lines(c, extra, doc.of(a)), False, DEFENDING_COLOUR, "attacker")
+    return arrows
+
+
+def _draw_attacks(
+    root, doc, declaration, top: list[str], bottom: list[str], pos: dict[str, tuple[float, float]]
+) -> list[_Arrow]:
+    """The cards of an attacks picture (what can be attacked on top, with its attack tax; the creatures below, a
+    band in one colour) and its arrows: an attacker to what it attacks."""
+    board = doc.board
+    arrows: list[_Arrow] = []
+    of = declaration.of
+    band_of = {m: band for band in declaration.bands for m in band}
+    colours = {band[0]: PALETTE[k % len(PALETTE)] for k, band in enumerate(declaration.bands)}
+    attacked = set(of.values())
+    tax = doc.costs.attack_tax
+    for t in top:
+        lines_t = [board.kind(t), *([f"attack tax {{{tax[t]}}} each"] if tax.get(t) else [])]  # 508.1h
+        _plain_card(root, *pos[t], t, lines_t, t not in attacked, "#555", "target")
+    for a in bottom:
+        band = band_of.get(a)
+        colour = colours[band[0]] if band else ALONE_COLOUR  # never a band's colour
+        extra = [f"band: {band[0]}"] if band else []
+        lines_a = _creature_lines(board.attacker(a), extra, doc.of(a))
+        _plain_card(root, *pos[a], a, lines_a, a not in of, colour, "attacker")
+        if a in of:
+            arrows.append((a, of[a], colour, False, None))
+    return arrows
 
 
 def _spread_ends(arrows, pos) -> list[float]:

@@ -20,12 +20,26 @@ from functools import cached_property
 from typing import Any
 
 from . import outcome
-from .models import Assignment, Attacker, Blocker, Creature, GameObject, Keyword, Scenario
+from .models import (
+    Assignment,
+    Attacker,
+    Blocker,
+    Chooser,
+    Creature,
+    GameObject,
+    Keyword,
+    ObjectKind,
+    Player,
+    RulesSet,
+    Scenario,
+    Side,
+    Step,
+)
 from .outcome import game_over, has_lethal, lethal_need, losers, losses, reaches, remembered, settle
 
-SIDES = ("attacking", "defending", "both")
+SIDES = (Side.ATTACKING, Side.DEFENDING, Side.BOTH)
 #: The two players of a combat damage step: the active (attacking) player and the defending player.
-PLAYERS = ("attacking", "defending")
+PLAYERS = (Chooser.ACTIVE_PLAYER, Chooser.DEFENDING_PLAYER)
 
 LEGACY_ORDER_RULE = "510.1c (2024-09)"
 LEGACY_BLOCKER_ORDER_RULE = "510.1d (2024-09)"
@@ -288,7 +302,7 @@ class DamagePlan:
     def need_of(self, blocker: str) -> int:
         """Damage still needed for lethal, for any blocker (gated or not)."""
         need = self.lethal_need.get(blocker)
-        return lethal_need(self.scenario[blocker]) if need is None else need
+        return lethal_need(self.scenario.creature(blocker)) if need is None else need
 
     def loyalty_met(self, planeswalker: str, totals: Mapping[str, int]) -> bool:
         """702.19c: has this planeswalker been assigned damage at least equal to its loyalty?"""
@@ -301,27 +315,27 @@ class DamagePlan:
         return bad
 
 
-def derive(scenario: Scenario, side: str = "attacking", step: str | None = None) -> DamagePlan:
+def derive(scenario: Scenario, side: str = Side.ATTACKING, step: str | None = None) -> DamagePlan:
     """The single place where the rules are turned into routes and gates."""
     if side not in SIDES:
         raise ValueError(f"side: expected one of {', '.join(SIDES)}, got {side!r}")
     step = step or scenario.step
-    if step not in ("regular", "first_strike"):
+    if step not in (Step.REGULAR, Step.FIRST_STRIKE):
         raise ValueError(f'a damage plan is for one step ("regular" or "first_strike"), not {step!r}')
     scenario = settle(scenario)  # the state-based actions pending on the board (docs/effects.md)
     sources: list[SourcePlan] = []
     if game_over(scenario):  # 104.3b: two players and one has lost (outcome.LOSS_CONDITIONS): no combat damage
         loser = losers(scenario)[0][0]
-        rules = ", ".join(c.rule for c in losses(scenario[loser]))
+        rules = ", ".join(c.rule for c in losses(scenario.player(loser)))
         why = f"{loser} has lost the game ({rules}): no combat damage is dealt"
-        if side in ("attacking", "both"):
-            sources += [_silent(a.id, "attacking", "104.3b", why) for a in scenario.attackers]
-        if side in ("defending", "both"):
-            sources += [_silent(b.id, "defending", "104.3b", why) for b in scenario.blockers]
+        if side in (Side.ATTACKING, Side.BOTH):
+            sources += [_silent(a.id, Side.ATTACKING, "104.3b", why) for a in scenario.attackers]
+        if side in (Side.DEFENDING, Side.BOTH):
+            sources += [_silent(b.id, Side.DEFENDING, "104.3b", why) for b in scenario.blockers]
     else:
-        if side in ("attacking", "both"):
+        if side in (Side.ATTACKING, Side.BOTH):
             sources += [_attacker_plan(scenario, a, step) for a in scenario.attackers]
-        if side in ("defending", "both"):
+        if side in (Side.DEFENDING, Side.BOTH):
             sources += [_blocker_plan(scenario, b, step) for b in scenario.blockers]
     if division_moved(scenario):  # who divides each source's damage (702.22j/k); else each its controller
         sources = [_divided(scenario, s) for s in sources]
@@ -332,9 +346,9 @@ def derive(scenario: Scenario, side: str = "attacking", step: str | None = None)
             if r.gate is None:
                 continue
             for b in r.gate.lethal:
-                lethal[b] = lethal_need(scenario[b])
+                lethal[b] = lethal_need(scenario.creature(b))
             for p in r.gate.loyalty:
-                loyalty[p] = scenario[p].loyalty
+                loyalty[p] = scenario.planeswalker(p).loyalty
     return DamagePlan(
         scenario=scenario, side=side, step=step, sources=tuple(sources), lethal_need=lethal, loyalty_need=loyalty
     )
@@ -345,7 +359,7 @@ def _silent(source: str, side: str, rule: str, reason: str, deathtouch: bool = F
 
 
 def _step_rule(step: str) -> str:
-    return "702.7b" if step == "first_strike" else "702.7c"
+    return "702.7b" if step == Step.FIRST_STRIKE else "702.7c"
 
 
 def _no_damage_reason(c: Creature) -> str:
@@ -363,8 +377,10 @@ def _banding(s: Scenario) -> frozenset[str]:
 def _blocked_by_banding(s: Scenario, c: Attacker | Blocker) -> str | None:
     """702.22j: an attacking creature blocked by a creature with banding: the defending player divides its damage."""
     banding = _banding(s)
-    if banding and s.kind(c.id) == "attacker" and not banding.isdisjoint(b for b in c.blocked_by if s[b].in_combat):
-        return "defending"
+    if not banding or not isinstance(c, Attacker):
+        return None
+    if not banding.isdisjoint(b for b in c.blocked_by if s.blocker(b).in_combat):
+        return Chooser.DEFENDING_PLAYER
     return None
 
 
@@ -373,10 +389,10 @@ def _blocking_banding(s: Scenario, c: Attacker | Blocker) -> str | None:
     banding = _banding(s)
     if (
         banding
-        and s.kind(c.id) == "blocker"
+        and s.kind(c.id) is ObjectKind.BLOCKER
         and not banding.isdisjoint(a.id for a in s.attackers if c.id in a.blocked_by and a.in_combat)
     ):
-        return "attacking"
+        return Chooser.ACTIVE_PLAYER
     return None
 
 
@@ -408,7 +424,11 @@ def _divider(scenario: Scenario, creature: str) -> tuple[str, str]:
         player = moved_to(scenario, c)
         if player is not None:
             return player, rule
-    return ("attacking", "510.1c") if scenario.kind(creature) == "attacker" else ("defending", "510.1d")
+    return (
+        (Chooser.ACTIVE_PLAYER, "510.1c")
+        if scenario.kind(creature) is ObjectKind.ATTACKER
+        else (Chooser.DEFENDING_PLAYER, "510.1d")
+    )
 
 
 def division_moved(scenario: Scenario) -> bool:
@@ -420,8 +440,8 @@ def division_moved(scenario: Scenario) -> bool:
 
 def _moved(scenario: Scenario) -> bool:
     """:func:`division_moved` on a settled board."""
-    return any(_divider(scenario, a.id)[0] != "attacking" for a in scenario.attackers) or any(
-        _divider(scenario, b.id)[0] != "defending" for b in scenario.blockers
+    return any(_divider(scenario, a.id)[0] != Chooser.ACTIVE_PLAYER for a in scenario.attackers) or any(
+        _divider(scenario, b.id)[0] != Chooser.DEFENDING_PLAYER for b in scenario.blockers
     )
 
 
@@ -434,11 +454,11 @@ def _divided(scenario: Scenario, plan: SourcePlan) -> SourcePlan:
 
 
 def _attacker_plan(s: Scenario, a: Attacker, step: str) -> SourcePlan:
-    side = "attacking"
+    side = Side.ATTACKING
     if not a.in_combat:
         return _silent(a.id, side, "506.4", f"{a.id} has been removed from combat and deals no combat damage")
     if not a.deals_damage_in(step):
-        if step == "first_strike":
+        if step == Step.FIRST_STRIKE:
             why = f"{a.id} has neither first strike nor double strike, so it deals no damage in the first-strike step"
         else:
             why = f"{a.id} has first strike without double strike, so it deals no damage in the regular step"
@@ -449,11 +469,11 @@ def _attacker_plan(s: Scenario, a: Attacker, step: str) -> SourcePlan:
 
     target = s[a.attacking]
     tkind = s.kind(target.id)
-    target_in = tkind == "player" or target.in_combat
-    top_pw = a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) and tkind == "planeswalker"
+    target_in = isinstance(target, Player) or target.in_combat
+    top_pw = a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) and tkind is ObjectKind.PLANESWALKER
     controller = s.controller_of(target.id)
-    current = tuple(b for b in a.blocked_by if s[b].in_combat)
-    banded = _divider(s, a.id)[0] != "attacking"  # 702.22j: the defending player divides, ignoring the order
+    current = tuple(b for b in a.blocked_by if s.blocker(b).in_combat)
+    banded = _divider(s, a.id)[0] != Chooser.ACTIVE_PLAYER  # 702.22j: the defending player divides, ignoring the order
 
     def over_the_top(lethal: tuple[str, ...], blocked: bool) -> list[Route]:
         """Routes to the attacked object (and, with 702.19c/e, to its controller) once blockers have lethal."""
@@ -466,11 +486,11 @@ def _attacker_plan(s: Scenario, a: Attacker, step: str) -> SourcePlan:
             if top_pw:
                 assert controller is not None  # a planeswalker has a controller
                 gate: Gate | None = Gate(lethal=lethal, loyalty=(target.id,), rule="702.19c")
-                out.append(Route(controller, "player", gate, rule="702.19c"))
+                out.append(Route(controller, ObjectKind.PLAYER, gate, rule="702.19c"))
         elif top_pw:
             assert controller is not None
             gate = Gate(lethal=lethal, rule="702.19e") if lethal else None
-            out.append(Route(controller, "player", gate, rule="702.19e"))
+            out.append(Route(controller, ObjectKind.PLAYER, gate, rule="702.19e"))
         return out
 
     plan = _attacker_normal_plan(s, a, amount, tkind, target, current, banded, over_the_top)
@@ -513,7 +533,7 @@ def _attacker_normal_plan(
     banded: bool,
     over_the_top: Callable[..., list[Route]],
 ) -> SourcePlan:
-    side = "attacking"
+    side = Side.ATTACKING
     if not a.blocked:
         routes = over_the_top((), blocked=False)
         if not routes:
@@ -536,9 +556,9 @@ def _attacker_normal_plan(
     routes = []
     for i, b in enumerate(current):
         gate = None
-        if s.rules == "legacy" and i > 0 and not banded:  # 702.22j: banding ignores the order
+        if s.rules == RulesSet.LEGACY and i > 0 and not banded:  # 702.22j: banding ignores the order
             gate = Gate(lethal=current[:i], rule=LEGACY_ORDER_RULE)
-        routes.append(Route(b, "blocker", gate, rule="510.1c"))
+        routes.append(Route(b, ObjectKind.BLOCKER, gate, rule="510.1c"))
     if a.has(Keyword.TRAMPLE):
         routes += over_the_top(current, blocked=True)
     if not routes:
@@ -565,13 +585,13 @@ def _attacker_normal_plan(
 
 
 def _blocker_plan(s: Scenario, b: Blocker, step: str) -> SourcePlan:
-    side = "defending"
+    side = Side.DEFENDING
     if not b.in_combat:
         return _silent(b.id, side, "506.4", f"{b.id} has been removed from combat and deals no combat damage")
     if not b.deals_damage_in(step):
         why = (
             f"{b.id} has neither first strike nor double strike"
-            if step == "first_strike"
+            if step == Step.FIRST_STRIKE
             else f"{b.id} has first strike without double strike"
         )
         return _silent(b.id, side, _step_rule(step), why + f", so it deals no damage in the {step} step")
@@ -581,16 +601,21 @@ def _blocker_plan(s: Scenario, b: Blocker, step: str) -> SourcePlan:
     targets = tuple(a.id for a in s.attackers if b.id in a.blocked_by and a.in_combat)
     if not targets:
         return _silent(b.id, side, "510.1d", f"{b.id} is no longer blocking any creature in combat")
-    banded = _divider(s, b.id)[0] != "defending"  # 702.22k: the active player divides, ignoring the order
-    if s.rules == "legacy" and not banded:
+    banded = _divider(s, b.id)[0] != Chooser.DEFENDING_PLAYER  # 702.22k: the active player divides, ignoring the order
+    if s.rules == RulesSet.LEGACY and not banded:
         # legacy 510.1d: in its damage assignment order, lethal damage to each earlier attacker first
         order = tuple(t for t in s.damage_order(b.id) if t in targets)
         routes = tuple(
-            Route(t, "attacker", Gate(lethal=order[:i], rule=LEGACY_BLOCKER_ORDER_RULE) if i else None, rule="510.1d")
+            Route(
+                t,
+                ObjectKind.ATTACKER,
+                Gate(lethal=order[:i], rule=LEGACY_BLOCKER_ORDER_RULE) if i else None,
+                rule="510.1d",
+            )
             for i, t in enumerate(order)
         )
     else:
-        routes = tuple(Route(t, "attacker", None, rule="510.1d") for t in targets)
+        routes = tuple(Route(t, ObjectKind.ATTACKER, None, rule="510.1d") for t in targets)
     plan = SourcePlan(
         b.id,
         side,
@@ -612,30 +637,31 @@ def refusal(plan: DamagePlan, source_id: str, recipient_id: str) -> tuple[str, s
     if src.damage == 0:
         return src.rule, src.reason
     kind = s.kind(recipient_id)
-    if src.side == "defending":
-        if kind == "attacker" and not s[recipient_id].in_combat:
+    if src.side == Side.DEFENDING:
+        if kind is ObjectKind.ATTACKER and not s.attacker(recipient_id).in_combat:
             return "506.4", f"{recipient_id} has been removed from combat"
         return "510.1d", f"{source_id} may assign damage only to the creatures it is blocking"
-    a = s[source_id]
-    if kind == "blocker":
-        if recipient_id in a.blocked_by and not s[recipient_id].in_combat:
+    a = s.attacker(source_id)
+    if kind is ObjectKind.BLOCKER:
+        if recipient_id in a.blocked_by and not s.blocker(recipient_id).in_combat:
             return "506.4", f"{recipient_id} has been removed from combat and is no longer blocking {source_id}"
         if not a.blocked:
             return "510.1b", f"{source_id} is unblocked: all its damage goes to {a.attacking}"
         return "510.1c", f"{recipient_id} is not blocking {source_id}"
     target = a.attacking
     tkind = s.kind(target)
-    if recipient_id == target and tkind != "player" and not s[target].in_combat:
+    attacked = s[target]
+    if recipient_id == target and not isinstance(attacked, Player) and not attacked.in_combat:
         return "506.4c", f"{target} has been removed from combat"
     if recipient_id == target and a.blocked and not a.has(Keyword.TRAMPLE):
         return "510.1c", f"{source_id} is blocked and has no trample: its damage goes to its blockers"
-    if kind == "player" and recipient_id == s.controller_of(target) and tkind != "player":
-        if tkind == "planeswalker" and not a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS):
+    if kind is ObjectKind.PLAYER and recipient_id == s.controller_of(target) and tkind is not ObjectKind.PLAYER:
+        if tkind is ObjectKind.PLANESWALKER and not a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS):
             return "702.19f", (
                 f"{source_id} attacks the planeswalker {target}; without trample over planeswalkers "
                 f"none of its damage can go to {recipient_id}"
             )
-        if tkind == "battle":
+        if tkind is ObjectKind.BATTLE:
             return "702.19f", f"{source_id} attacks the battle {target}; none of its damage can go to {recipient_id}"
     if not a.blocked:
         return "510.1b", f"{source_id} is unblocked: its damage goes to {target}, which it attacks"

@@ -85,14 +85,14 @@ class _Ledger:
             totals = {**self.totals, blocker: self.totals.get(blocker, 0) + cost}
             touched = self.touched | {blocker} if src.deathtouch and cost > 0 else self.touched
             after = apply_damage(self.scenario, totals, touched)
-            return self.scenario[blocker].in_combat and not after[blocker].in_combat
+            return self.scenario.creature(blocker).in_combat and not after.creature(blocker).in_combat
         trial = {k: dict(v) for k, v in self.out.items()}
         row = trial[src.source]
         row[blocker] = row.get(blocker, 0) + cost
         return blocker in resolve(self.scenario, trial).died
 
     def loyalty_left(self, walker: str) -> int:
-        return left_to_reach(self.scenario[walker].loyalty, self.totals.get(walker, 0))
+        return left_to_reach(self.scenario.planeswalker(walker).loyalty, self.totals.get(walker, 0))
 
 
 def _blocker_routes(src):

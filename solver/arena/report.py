@@ -208,24 +208,41 @@ def write_png(results: dict, path: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
-    from matplotlib.container import BarContainer
 
     data = figure_data(results)
     regrets = data["regrets"]
-    players = list(regrets)
-    objective = data["objective"]
+    n = max(1, len(regrets))
+    fig = plt.figure(figsize=(15, max(6.0, 1.5 * n + 2.0)))
+    grid = fig.add_gridspec(n, 2, width_ratios=[1.25, 1], hspace=0.55, wspace=0.45)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    _histograms(fig, grid, regrets, data["objective"], colours)
+    right = grid[:, 1].subgridspec(2, 1, hspace=0.35)
+    _ecdfs(fig.add_subplot(right[0]), regrets, data["objective"], colours)
+    _share_bars(fig.add_subplot(right[1]), data["bars"])
+    fig.suptitle(_plain(data["title"]), fontsize=13, x=0.01, ha="left")
+    fig.savefig(path, dpi=100, bbox_inches="tight")
+    plt.close(fig)
+
+
+def _regret_edges(regrets: dict):
+    """The histograms' shared bin edges: one bin per integer regret when they are few, else up to 20 bins."""
+    import numpy as np
+
     every = [v for vs in regrets.values() for v in vs] or [0.0]
     lo, hi = min(every), max(every)
     integral = all(float(v).is_integer() for v in every)
     if integral and hi - lo <= 30:
-        edges = np.arange(lo - 0.5, hi + 1.5, 1.0)
-    else:
-        edges = np.histogram_bin_edges(every, bins=min(20, max(5, len(set(every)))))
+        return np.arange(lo - 0.5, hi + 1.5, 1.0)
+    return np.histogram_bin_edges(every, bins=min(20, max(5, len(set(every)))))
+
+
+def _histograms(fig, grid, regrets: dict, objective: str, colours) -> None:
+    """The left column: per player, a histogram of the primary regret with the count on each bar."""
+    from matplotlib.container import BarContainer
+
+    players = list(regrets)
     n = max(1, len(players))
-    fig = plt.figure(figsize=(15, max(6.0, 1.5 * n + 2.0)))
-    grid = fig.add_gridspec(n, 2, width_ratios=[1.25, 1], hspace=0.55, wspace=0.45)
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    edges = _regret_edges(regrets)
     first = None
     for k, p in enumerate(players):
         ax = fig.add_subplot(grid[k, 0], sharex=first)
@@ -243,9 +260,13 @@ def write_png(results: dict, path: str) -> None:
         if k < n - 1:
             ax.tick_params(labelbottom=False)
     fig.axes[n - 1].set_xlabel(f"primary regret: {objective} of the optimum minus the player's (0: best {objective})")
-    right = grid[:, 1].subgridspec(2, 1, hspace=0.35)
-    ax = fig.add_subplot(right[0])
-    for k, p in enumerate(players):
+
+
+def _ecdfs(ax, regrets: dict, objective: str, colours) -> None:
+    """The regret ECDFs of all players on one axis (each its own line style, width and marker)."""
+    import numpy as np
+
+    for k, p in enumerate(regrets):
         vs = np.asarray(regrets[p])
         if len(vs):
             xs, ys = np.unique(vs, return_counts=True)
@@ -261,8 +282,11 @@ def write_png(results: dict, path: str) -> None:
     ax.set_title("regret ECDF (markers at each step)", fontsize=10, loc="left")
     ax.legend(fontsize=8, loc="lower right")
 
-    ax = fig.add_subplot(right[1])
-    bars_data = data["bars"]
+
+def _share_bars(ax, bars_data: list) -> None:
+    """The optimal share and the illegal rate by rule, with their 95% Wilson intervals."""
+    import numpy as np
+
     labels = [_plain(b["label"]) for b in bars_data]
     rates = [b["rate"] for b in bars_data]
     errs = [[max(0, b["rate"] - b["ci"][0]) for b in bars_data], [max(0, b["ci"][1] - b["rate"]) for b in bars_data]]
@@ -277,7 +301,3 @@ def write_png(results: dict, path: str) -> None:
     ax.set_title("optimal on every objective (green) and illegal by rule (red)" if broke
                  else "optimal share: optimal on every objective (no illegal decisions)",
                  fontsize=10, loc="left")  # fmt: skip
-
-    fig.suptitle(_plain(data["title"]), fontsize=13, x=0.01, ha="left")
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)

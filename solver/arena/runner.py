@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 
 from .. import cluster
 from ..limits import interrupted as was_interrupted
@@ -148,23 +149,8 @@ def run_arena(
     ``"complete": false`` and ``"interrupted": true``, instead of raising.
     """
     items = suite_items(items)
-    specs = list(players)
-    if backend not in BACKENDS:
-        raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
-    if backend == "dask":
-        specs = absolute_commands(specs)
-    if game not in ("step", "combat", "blocks", "attacks"):
-        raise ValueError(f"game: expected 'step', 'combat', 'blocks' or 'attacks', got {game!r}")
-    if game in ("blocks", "attacks"):
-        from .declare_arena import player_names as declaration_player_names
-
-        names = declaration_player_names(specs, game)
-    elif game == "combat":
-        from .whole_arena import player_names
-
-        names = player_names(specs)
-    else:
-        names = _player_names(specs, timeout)
+    specs = _specs(players, backend, game)
+    names = _names_of(specs, game, timeout)
     options = {"timeout": timeout, "startup_timeout": startup_timeout, "max_failures": max_failures}
     payloads = [
         {"items": chunk, "players": specs, "objective": objective, "seed": seed, "game": game, **options}
@@ -174,32 +160,8 @@ def run_arena(
     total = len(items)
     if progress:
         progress(0, total)
-    parts: dict[int, list] = {}  # chunk number -> its boards, filled as chunks finish
-    tally = {"retried": 0}
-    interrupted = False
-    lost = None
-    external = any(isinstance(s, str) and "cmd:" in s for s in specs)
-    spare = children_now()
-    if external:
-        become_subreaper()  # from now on, what a worker's players leave behind when it dies comes to this process
-    try:
-        if backend == "dask":
-            _run_dask(payloads, scheduler, workers, progress, total, parts, tally)
-        elif workers > 1 and len(payloads) > 1:
-            _run_pool(payloads, workers, progress, total, parts, tally)
-        else:
-            _run_inline(payloads, progress, total, parts)
-    except cluster.WorkersLost as err:  # every Dask worker gone: the chunks finished are kept, "complete": false
-        lost = str(err)
-    except BaseException as err:
-        # An interrupt, or an error it caused (a module import cut short by it raises ImportError)
-        if not keep_on_interrupt or not (isinstance(err, KeyboardInterrupt) or was_interrupted()):
-            raise
-        interrupted = True
-    finally:
-        if external:
-            reap_orphans(spare)
-    boards = [b for i in sorted(parts) for b in parts[i]]
+    run = _play(payloads, specs, backend, scheduler, workers, progress, total, keep_on_interrupt)
+    boards = [b for i in sorted(run.parts) for b in run.parts[i]]
     results = {
         "arena": 1,
         "config": {
@@ -218,17 +180,82 @@ def run_arena(
         "boards": boards,
         "complete": len(boards) == total,
         "played": len(boards),
-        "retried": tally["retried"],
+        "retried": run.tally["retried"],
         "elapsed_s": round(time.perf_counter() - started, 3),
     }
     levels = summarize_levels(boards, names)
     if levels:
         results["by_level"] = levels
-    if interrupted:
+    if run.interrupted:
         results["interrupted"] = True
-    if lost is not None:
-        results["workers_lost"] = lost
+    if run.lost is not None:
+        results["workers_lost"] = run.lost
     return results
+
+
+def _specs(players: Iterable, backend: str, game: str) -> list:
+    """The players' specs, checked against the backend and the game (a Dask worker runs a command by its
+    absolute path)."""
+    specs = list(players)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend == "dask":
+        specs = absolute_commands(specs)
+    if game not in ("step", "combat", "blocks", "attacks"):
+        raise ValueError(f"game: expected 'step', 'combat', 'blocks' or 'attacks', got {game!r}")
+    return specs
+
+
+def _names_of(specs: list, game: str, timeout: float | None) -> list:
+    """The players' names as the results list them (each game names its players its own way)."""
+    if game in ("blocks", "attacks"):
+        from .declare_arena import player_names as declaration_player_names
+
+        return declaration_player_names(specs, game)
+    if game == "combat":
+        from .whole_arena import player_names
+
+        return player_names(specs)
+    return _player_names(specs, timeout)
+
+
+@dataclass
+class _Run:
+    """What playing the chunks left: each chunk's boards by chunk number (filled as chunks finish), how many
+    boards were played again, whether an interrupt stopped it, and why every Dask worker was lost (or None)."""
+
+    parts: dict[int, list] = field(default_factory=dict)
+    tally: dict[str, int] = field(default_factory=lambda: {"retried": 0})
+    interrupted: bool = False
+    lost: str | None = None
+
+
+def _play(payloads, specs, backend, scheduler, workers, progress, total, keep_on_interrupt: bool) -> _Run:
+    """Play every chunk on the backend; the chunks finished are kept when every Dask worker is lost and, with
+    ``keep_on_interrupt``, on an interrupt."""
+    run = _Run()
+    external = any(isinstance(s, str) and "cmd:" in s for s in specs)
+    spare = children_now()
+    if external:
+        become_subreaper()  # from now on, what a worker's players leave behind when it dies comes to this process
+    try:
+        if backend == "dask":
+            _run_dask(payloads, scheduler, workers, progress, total, run.parts, run.tally)
+        elif workers > 1 and len(payloads) > 1:
+            _run_pool(payloads, workers, progress, total, run.parts, run.tally)
+        else:
+            _run_inline(payloads, progress, total, run.parts)
+    except cluster.WorkersLost as err:  # every Dask worker gone: the chunks finished are kept, "complete": false
+        run.lost = str(err)
+    except BaseException as err:
+        # An interrupt, or an error it caused (a module import cut short by it raises ImportError)
+        if not keep_on_interrupt or not (isinstance(err, KeyboardInterrupt) or was_interrupted()):
+            raise
+        run.interrupted = True
+    finally:
+        if external:
+            reap_orphans(spare)
+    return run
 
 
 def run_whole_arena(

@@ -183,6 +183,46 @@ def generate_board(level: Level, seed: int, i: int) -> dict:
 
 
 def _draw_board(level: Level, rng: random.Random) -> dict:
+    """One board of a level, drawn from ``rng`` in a fixed order (players, planeswalkers, battles, attackers,
+    blockers, the step, the rules: a stable stream)."""
+    players, walkers, battles = _draw_targets(level, rng)
+    pids = [p["id"] for p in players]
+    targets = pids + [w["id"] for w in walkers] + [b["id"] for b in battles]
+    defender = (
+        {p: p for p in pids} | {w["id"]: w["controller"] for w in walkers} | {b["id"]: b["protector"] for b in battles}
+    )
+    weights = [1.0] * len(pids) + [2.0] * (len(walkers) + len(battles))
+    attackers: list[dict] = []
+    for k in range(rng.randint(*level.attackers)):
+        attackers.append(
+            {
+                "id": f"a{k + 1}",
+                "power": rng.randint(*level.power),
+                "toughness": rng.randint(*level.toughness),
+                "keywords": _keywords(rng, level.attacker_keywords),
+                "attacking": rng.choices(targets, weights)[0],
+                "blocked_by": [],
+            }
+        )
+    blockers = _draw_blockers(level, rng, attackers, defender)
+    step = "first_strike" if rng.random() < level.first_strike else "regular"
+    if step == "first_strike" and not any({"first_strike", "double_strike"} & set(a["keywords"]) for a in attackers):
+        # 510.4: a first-strike step where no attacker strikes would have nothing to decide
+        rng.choice(attackers)["keywords"].append(rng.choice(["first_strike", "double_strike"]))
+    rules = "legacy" if rng.random() < level.legacy else "current"
+    board = {"rules": rules, "step": step, "players": players}
+    if walkers:
+        board["planeswalkers"] = walkers
+    if battles:
+        board["battles"] = battles
+    board["attackers"] = attackers
+    if blockers:
+        board["blockers"] = blockers
+    return board
+
+
+def _draw_targets(level: Level, rng: random.Random) -> tuple[list[dict], list[dict], list[dict]]:
+    """What can be attacked: the players, their planeswalkers and the battles they protect."""
     n_players = rng.randint(*level.players)
     players = [{"id": "opp" if k == 0 else f"opp{k + 1}", "life": rng.randint(*level.life)} for k in range(n_players)]
     pids = [p["id"] for p in players]
@@ -207,24 +247,12 @@ def _draw_board(level: Level, rng: random.Random) -> dict:
                 "in_combat": rng.random() >= level.removed,
             }
         )
-    targets = pids + [w["id"] for w in walkers] + [b["id"] for b in battles]
-    defender = (
-        {p: p for p in pids} | {w["id"]: w["controller"] for w in walkers} | {b["id"]: b["protector"] for b in battles}
-    )
-    weights = [1.0] * len(pids) + [2.0] * (len(walkers) + len(battles))
+    return players, walkers, battles
 
-    attackers: list[dict] = []
-    for k in range(rng.randint(*level.attackers)):
-        attackers.append(
-            {
-                "id": f"a{k + 1}",
-                "power": rng.randint(*level.power),
-                "toughness": rng.randint(*level.toughness),
-                "keywords": _keywords(rng, level.attacker_keywords),
-                "attacking": rng.choices(targets, weights)[0],
-                "blocked_by": [],
-            }
-        )
+
+def _draw_blockers(level: Level, rng: random.Random, attackers: list[dict], defender: dict[str, str]) -> list[dict]:
+    """The blockers, each added to the ``blocked_by`` of the attackers it blocks (shuffled: the declaration order is
+    the defender's); an attacker no one blocks loses its empty ``blocked_by``."""
     blockers = []
     n_blockers = rng.randint(*level.blockers)
     # which attackers get blocked at all (each blocker then blocks one of them, some also a second one)
@@ -262,20 +290,7 @@ def _draw_board(level: Level, rng: random.Random) -> dict:
         rng.shuffle(a["blocked_by"])  # the declaration order is the defender's, not ours
         if not a["blocked_by"]:
             del a["blocked_by"]
-    step = "first_strike" if rng.random() < level.first_strike else "regular"
-    if step == "first_strike" and not any({"first_strike", "double_strike"} & set(a["keywords"]) for a in attackers):
-        # 510.4: a first-strike step where no attacker strikes would have nothing to decide
-        rng.choice(attackers)["keywords"].append(rng.choice(["first_strike", "double_strike"]))
-    rules = "legacy" if rng.random() < level.legacy else "current"
-    board = {"rules": rules, "step": step, "players": players}
-    if walkers:
-        board["planeswalkers"] = walkers
-    if battles:
-        board["battles"] = battles
-    board["attackers"] = attackers
-    if blockers:
-        board["blockers"] = blockers
-    return board
+    return blockers
 
 
 def generate(level: str | Level, n: int, seed: int = 0, start: int = 0) -> list[dict]:

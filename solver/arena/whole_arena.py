@@ -168,7 +168,7 @@ def _play_steps(game, player: Player, seed: int):
 
 def play_board(index: int, item: dict, players, objective: str, seed: int) -> dict:
     from ..whole import WholeCombat
-    from .combat_game import ATTACKER, CombatGame
+    from .combat_game import CombatGame
 
     scenario = load_scenario(item["scenario"], f"board {index}: scenario")
     objective = item.get("objective") or objective
@@ -176,66 +176,19 @@ def play_board(index: int, item: dict, players, objective: str, seed: int) -> di
     minimax = game.minimax()
     whole = WholeCombat(game.scenario)
     decisions = []
-    os_game = None
+    loaded: dict = {}  # the OpenSpiel game, loaded once for every OpenSpiel bot
     for name, kind, sims, player in players:
         started = time.perf_counter()
-        if player is not None:
-            final = _play_steps(game, player, decision_seed(seed, index, name))
-            if isinstance(final, tuple):  # failed or illegal in one step: an illegal decision
-                rule, message, partial = final
-                decisions.append(
-                    {
-                        "player": name,
-                        "legal": False,
-                        "rules": [rule],
-                        "violations": [{"rule": rule, "message": message}],
-                        "values": None,
-                        "regret": None,
-                        "primary_regret": None,
-                        "optimal": False,
-                        "lethal": None,
-                        "assignment": None,
-                        "time_ms": round((time.perf_counter() - started) * 1000, 3),
-                    }
-                )
-                continue
-        elif kind.startswith("openspiel"):
-            from . import openspiel_game as og
-
-            os_game = os_game or og.load(game.scenario.to_json(), game.objective)
-            bot = og.make_bot(kind.split("-", 1)[1], os_game, ATTACKER, decision_seed(seed, index, name), sims)
-            final = og.play(os_game, bot).position
-        else:
-            pos = game.initial()
-            while not pos.terminal:
-                if pos.player == ATTACKER:
-                    action = game.optimal_action(pos) if kind == "optimal" else pos.legal_actions()[0]
-                else:
-                    action = game.best_reply(pos)
-                pos = pos.apply(action)
-            final = pos
+        final = _final_position(game, name, kind, sims, player, decision_seed(seed, index, name), loaded)
+        if isinstance(final, tuple):  # failed or illegal in one step: an illegal decision
+            rule, message, _partial = final
+            decisions.append(_illegal_decision(name, rule, message, (time.perf_counter() - started) * 1000))
+            continue
         elapsed = (time.perf_counter() - started) * 1000
         line = final.line()
         if not whole.check(line).legal:  # never score an illegal line: the encoding promises legality
             raise RuntimeError(f"board {index}: {name} produced an illegal line")
-        values = {k: plain_output(v) for k, v in final.values().items()}
-        achieved = game.utility(final.values())
-        regret = plain_output(minimax - achieved)
-        decisions.append(
-            {
-                "player": name,
-                "legal": True,
-                "rules": [],
-                "violations": [],
-                "values": values,
-                "regret": {game.primary.name: regret},
-                "primary_regret": regret,
-                "optimal": regret == 0,
-                "lethal": None,
-                "assignment": line,
-                "time_ms": round(elapsed, 3),
-            }
-        )
+        decisions.append(_legal_decision(game, name, final, line, minimax, elapsed))
     board = {
         "index": index,
         "id": item.get("id", str(index)),
@@ -259,6 +212,66 @@ def play_board(index: int, item: dict, players, objective: str, seed: int) -> di
         if key in item:
             board[key] = item[key]
     return board
+
+
+def _final_position(game, name: str, kind: str, sims, player, seed: int, loaded: dict):
+    """The position at the end of the combat as one player plays the attacker (the defender replying at best);
+    a ``(rule, message, partial)`` triple when a player object fails or is illegal in one step."""
+    from .combat_game import ATTACKER
+
+    if player is not None:
+        return _play_steps(game, player, seed)
+    if kind.startswith("openspiel"):
+        from . import openspiel_game as og
+
+        if "game" not in loaded:
+            loaded["game"] = og.load(game.scenario.to_json(), game.objective)
+        bot = og.make_bot(kind.split("-", 1)[1], loaded["game"], ATTACKER, seed, sims)
+        return og.play(loaded["game"], bot).position
+    pos = game.initial()
+    while not pos.terminal:
+        if pos.player == ATTACKER:
+            action = game.optimal_action(pos) if kind == "optimal" else pos.legal_actions()[0]
+        else:
+            action = game.best_reply(pos)
+        pos = pos.apply(action)
+    return pos
+
+
+def _illegal_decision(name: str, rule: str, message: str, elapsed_ms: float) -> dict:
+    return {
+        "player": name,
+        "legal": False,
+        "rules": [rule],
+        "violations": [{"rule": rule, "message": message}],
+        "values": None,
+        "regret": None,
+        "primary_regret": None,
+        "optimal": False,
+        "lethal": None,
+        "assignment": None,
+        "time_ms": round(elapsed_ms, 3),
+    }
+
+
+def _legal_decision(game, name: str, final, line, minimax, elapsed_ms: float) -> dict:
+    """A legal line's decision: its values and its regret against the minimax value."""
+    values = {k: plain_output(v) for k, v in final.values().items()}
+    achieved = game.utility(final.values())
+    regret = plain_output(minimax - achieved)
+    return {
+        "player": name,
+        "legal": True,
+        "rules": [],
+        "violations": [],
+        "values": values,
+        "regret": {game.primary.name: regret},
+        "primary_regret": regret,
+        "optimal": regret == 0,
+        "lethal": None,
+        "assignment": line,
+        "time_ms": round(elapsed_ms, 3),
+    }
 
 
 def plain_output(v):

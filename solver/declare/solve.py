@@ -230,17 +230,7 @@ def _separable_best(doc: BlockersDoc, space: DeclarationSpace, search: _Search, 
     def value(a: str, ids: tuple[str, ...]) -> tuple:
         return zero if players_only and blind(a, ids) else search.group(doc, a, ids, objs)
 
-    # every attacker's groups: (blocker mask, blocker ids, requirements obeyed)
-    groups: list[list[tuple[int, tuple[str, ...], int]]] = []
-    for a in attackers:
-        need = doc.of(a).need_blockers
-        mine = []
-        for size in [0, *range(need, len(able[a]) + 1)]:
-            for group in combinations(able[a], size):
-                ids = tuple(blockers[i] for i in group)
-                obeyed = int(bool(group) and a in must) + sum(1 for b in ids if (a, b) in lured)
-                mine.append((sum(1 << i for i in group), ids, obeyed))
-        groups.append(mine)
+    groups = _attacker_groups(doc, space, able, must, lured)
 
     if len(objs) > 1 and objs[0].kind == "max-damage":
         first = [
@@ -250,23 +240,65 @@ def _separable_best(doc: BlockersDoc, space: DeclarationSpace, search: _Search, 
         keep = _through_the_least(groups, first, each_mask, best_r)
         groups = [[g for g, k in zip(mine, ks) if k] for mine, ks in zip(groups, keep)]
 
-    options = []
-    for a, mine in zip(attackers, groups):
-        valued = [(mask, ids, obeyed, value(a, ids)) for mask, ids, obeyed in mine]
-        options.append(
-            [
-                (mask, ids, obeyed, v)
-                for mask, ids, obeyed, v in valued
-                if not any(
-                    m2 != mask and m2 & mask == m2 and not (mask & ~m2 & each_mask) and o2 >= obeyed and v2 <= v
-                    for m2, _, o2, v2 in valued
-                )
-            ]
+    options = [
+        _undominated([(mask, ids, obeyed, value(a, ids)) for mask, ids, obeyed in mine], each_mask)
+        for a, mine in zip(attackers, groups)
+    ]
+    states = _programme(options, zero, best_r)
+    best = None
+    for (mask, r), (total, choice) in states.items():
+        if r + bin(mask & each_mask).count("1") != best_r:
+            continue
+        blocks = Blocks({a: ids for a, ids in zip(attackers, choice) if ids})
+        if best is None or total < best[0] or (total == best[0] and _rank(space, blocks) < _rank(space, best[1])):
+            best = (total, blocks)
+    assert best is not None  # declaring no blocks breaks no restriction: some state obeys the maximum
+    search.evaluated += 1
+    return best
+
+
+#: An attacker's group of blockers: (blocker mask, blocker ids, requirements obeyed).
+_Group = tuple[int, tuple[str, ...], int]
+#: The programme's states: (blockers used, requirements obeyed) -> (value, the group chosen per attacker so far).
+_States = dict[tuple[int, int], tuple[tuple, tuple]]
+
+
+def _attacker_groups(doc: BlockersDoc, space: DeclarationSpace, able, must, lured) -> list[list[_Group]]:
+    """Every attacker's possible groups of blockers (none, or at least the blockers it needs), each with the
+    requirements it obeys (must be blocked, lure)."""
+    blockers = space.choosers
+    groups: list[list[_Group]] = []
+    for a in space.attackers:
+        need = doc.of(a).need_blockers
+        mine = []
+        for size in [0, *range(need, len(able[a]) + 1)]:
+            for group in combinations(able[a], size):
+                ids = tuple(blockers[i] for i in group)
+                obeyed = int(bool(group) and a in must) + sum(1 for b in ids if (a, b) in lured)
+                mine.append((sum(1 << i for i in group), ids, obeyed))
+        groups.append(mine)
+    return groups
+
+
+def _undominated(valued: list, each_mask: int) -> list:
+    """An attacker's valued groups without the dominated ones: a group using a superset of another's blockers
+    (none of the extra ones obeying "blocks each combat"), obeying no more requirements and worth no less."""
+    return [
+        (mask, ids, obeyed, v)
+        for mask, ids, obeyed, v in valued
+        if not any(
+            m2 != mask and m2 & mask == m2 and not (mask & ~m2 & each_mask) and o2 >= obeyed and v2 <= v
+            for m2, _, o2, v2 in valued
         )
-    # states: (mask, obeyed) -> (value, choice per attacker so far)
-    states: dict[tuple[int, int], tuple[tuple, tuple]] = {(0, 0): (zero, ())}
+    ]
+
+
+def _programme(options: list, zero: tuple, best_r: int) -> _States:
+    """The programme over the attackers: the least value of every (blockers used, requirements obeyed) state,
+    no more requirements than the most that can be obeyed."""
+    states: _States = {(0, 0): (zero, ())}
     for opts in options:
-        nxt: dict[tuple[int, int], tuple[tuple, tuple]] = {}
+        nxt: _States = {}
         for (mask, r), (total, choice) in states.items():
             for gmask, ids, obeyed, v in opts:
                 if gmask & mask:
@@ -279,16 +311,7 @@ def _separable_best(doc: BlockersDoc, space: DeclarationSpace, search: _Search, 
                 if old is None or t < old[0]:  # ties: the earlier choice (canonical order) stays
                     nxt[key] = (t, (*choice, ids))
         states = nxt
-    best = None
-    for (mask, r), (total, choice) in states.items():
-        if r + bin(mask & each_mask).count("1") != best_r:
-            continue
-        blocks = Blocks({a: ids for a, ids in zip(attackers, choice) if ids})
-        if best is None or total < best[0] or (total == best[0] and _rank(space, blocks) < _rank(space, best[1])):
-            best = (total, blocks)
-    assert best is not None  # declaring no blocks breaks no restriction: some state obeys the maximum
-    search.evaluated += 1
-    return best
+    return states
 
 
 def _through_the_least(groups, values, each_mask: int, best_r: int) -> list[list[bool]]:

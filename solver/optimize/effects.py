@@ -51,7 +51,7 @@ import numpy as np
 
 from .. import outcome as _outcome
 from ..limits import LimitReached, deadline_of
-from ..models import Keyword
+from ..models import Battle, Blocker, Creature, Keyword, Planeswalker, Player
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
 from .listing import evaluate, lethal_report, other_side_step, vector_of
@@ -144,8 +144,8 @@ def _reply_groups(
     plan = other.plan
     relevant: set[int] = set()
     for i, src in enumerate(plan.sources):
-        obj = s[src.source]
-        owner = s.blocker_controller(obj.id) if s.kind(obj.id) == "blocker" else None
+        obj = s.creature(src.source)
+        owner = s.blocker_controller(obj.id) if isinstance(obj, Blocker) else None
         reach = {r.recipient for r in src.all_routes}
         if (obj.has("lifelink") and owner in players) or reach & (players | interesting):
             relevant.add(i)
@@ -208,7 +208,7 @@ class _EffectsModel:
         self.m = self.om.m
         cols = plan.columns
         self.cols = cols
-        self.src = [s[plan.sources[i].source] for i, _ in cols]
+        self.src = [s.creature(plan.sources[i].source) for i, _ in cols]
         order = {c.id: n for n, c in enumerate((*s.attackers, *s.blockers))}
         self.dealt: list[Lin] = [Lin() for _ in cols]
         self.dealt_hi: list[int] = [0] * len(cols)
@@ -369,8 +369,10 @@ class _EffectsModel:
             return self._cache[key]
         obj = self.s[c]
         ks = self.incoming.get(c, ())
-        if self.s.kind(c) == "planeswalker":
+        if isinstance(obj, Planeswalker):
             out = self._at_least(self.dealt_to(c), obj.loyalty, f"loyalty[{c}]")  # 704.5i
+        elif not isinstance(obj, Creature):
+            raise TypeError(f"{c!r} is neither a creature nor a planeswalker: it cannot die")
         else:
             counters = self._sum(k for k in ks if self.src[k].has("infect") or self.src[k].has("wither"))
             parts = [self._at_least(counters, obj.toughness, f"counters[{c}]")]  # 704.5f
@@ -384,7 +386,7 @@ class _EffectsModel:
 
     def loses(self, p: str, prof: _Profile) -> Lin:
         """1 when listed player ``p`` loses after both parts (704.5a, 704.5c, 704.6c)."""
-        player = self.s[p]
+        player = self.s.player(p)
         parts = [self._at_least(self.life_loss(p), player.life + prof.life[p], f"life[{p}]")]  # 704.5a
         parts.append(self._at_least(self.poison(p), 10 - player.poison - prof.poison[p], f"poison[{p}]"))  # 704.5c
         mine = self.commander(p)
@@ -411,14 +413,13 @@ class _EffectsModel:
         """Damage dealt to ``r`` beyond what it needed (trample.outcome.overkill_threshold on dealt damage)."""
         total = self.dealt_to(r)
         _, hi = total.bounds()
-        kind = self.s.kind(r)
         obj = self.s[r]
         touched = Lin(0)
-        if kind == "player":
+        if isinstance(obj, Player):
             t = max(0, obj.life)
-        elif kind == "planeswalker":
+        elif isinstance(obj, Planeswalker):
             t = obj.loyalty
-        elif kind == "battle":
+        elif isinstance(obj, Battle):
             t = obj.defense
         else:
             t = lethal_need(obj)
@@ -542,40 +543,9 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
         return None
 
     per = {p.key: [_objective(em, o, p, scale) for o in objs] for p in profiles}
-    if len(profiles) == 1:  # no_choice: the other player divides it all (702.22j): the worst line
-        terms = [Term(lin, o.maximize != no_choice, True) for o, lin in zip(objs, per[profiles[0].key])]
-    else:
-        # the lexicographic minimum over the replies of the oriented values, as one exactly weighted sum; with a
-        # part of the reply divided by the solved player (702.22j/k), the best of their choices' minima
-        lows, highs = [], []
-        for j, o in enumerate(objs):
-            bs = [p[j].bounds() for p in per.values()]
-            lo, hi = min(b[0] for b in bs), max(b[1] for b in bs)
-            lows.append(lo if o.maximize else -hi)
-            highs.append(hi if o.maximize else -lo)
-        weights, w = [], 1
-        for j in reversed(range(len(objs))):
-            weights.append(w)
-            w *= highs[j] - lows[j] + 1
-        weights.reverse()
-        if w > PACK_LIMIT:
-            return None
-        sums = {}
-        for key, p in per.items():
-            lin = Lin()
-            for j, o in enumerate(objs):
-                lin.add(p[j], weights[j] if o.maximize else -weights[j])
-                lin.const -= weights[j] * lows[j]
-            sums[key] = lin.expr()
-        worst = []
-        for n, ps in enumerate(choices):
-            v = em.m.new_int_var(0, w - 1, f"worst reply[{n}]")
-            em.m.add_min_equality(v, [sums[p.key] for p in ps])
-            worst.append(v)
-        if len(worst) > 1:
-            v = em.m.new_int_var(0, w - 1, "best choice")
-            em.m.add_max_equality(v, worst)
-        terms = [Term(Lin.of(v, 0, w - 1), not no_choice, True)]
+    terms = _reply_terms(em, objs, per, choices, no_choice)
+    if terms is None:
+        return None
     if tie_break:  # the smallest vector over the plan's columns (the listing's tie-break)
         terms += [Term(em._x(k), False, False) for k in range(len(em.cols))]
 
@@ -583,30 +553,7 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
         em.om, budget, settings.get("workers", 1), settings.get("presolve", False), False, settings.get("params")
     )
     wants_lethal = any(o.kind == "lethal" for o in objs)
-    reachable: dict | None = {}
-    if wants_lethal:
-        for player in s.players:  # 704.5a/c, 704.6c whatever the reply (lethal_report's "reachable")
-            every = em._any(
-                [
-                    em._all([em.loses(player.id, prof) for prof in ps], f"reachable[{player.id},{n}]")
-                    for n, ps in enumerate(choices)
-                ],
-                f"reachable[{player.id}]",
-            )
-            if not every.terms:
-                if reachable is not None:
-                    reachable[player.id] = bool(every.const)
-                continue
-            if no_choice:  # on every line
-                em.m.minimize(every.expr())
-            else:  # for some assignment, whatever the reply
-                em.m.maximize(every.expr())
-            st = runner.run()
-            if st != STATUS_OPTIMAL or reachable is None:
-                reachable = None
-            else:
-                reachable[player.id] = runner.value(every) == 1
-        em.m.clear_objective()
+    reachable = _reachable(em, runner, choices, no_choice) if wants_lethal else {}
     status, proven = lex_optimise(runner, terms)
     if runner.vec is None:
         st = STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN
@@ -615,6 +562,84 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     # the worst reply for this assignment, the first listed; with banding the solved player's best part of it
     # (as the listing reads it)
     _, values, outcome, reply = evaluate(step, assignment, objs, [reply for reply, _, _ in groups])
+    _agree(runner, objs, per, choices, scale, values, assignment)
+    assert tuple(runner.vec) == vector_of(step, assignment)
+    lethal = lethal_report(step, assignment, outcome, reachable if proven else None) if wants_lethal else None
+    final = STATUS_OPTIMAL if proven and (reachable is not None or not wants_lethal) else STATUS_FEASIBLE
+    return SolveResult(final, assignment, values, lethal, elapsed(), runner.solves, reply=reply)
+
+
+def _reply_terms(em: _EffectsModel, objs, per, choices, no_choice: bool) -> list[Term] | None:
+    """The objective terms over the replies: with one profile (no_choice: the other player divides it all,
+    702.22j) the worst line, objective by objective; else the lexicographic minimum over the replies of the
+    oriented values as one exactly weighted sum, and with a part of the reply divided by the solved player
+    (702.22j/k) the best of their choices' minima. None when the packed sum is too wide (the listing solves it)."""
+    if len(per) == 1:
+        (only,) = per.values()
+        return [Term(lin, o.maximize != no_choice, True) for o, lin in zip(objs, only)]
+    lows, highs = [], []
+    for j, o in enumerate(objs):
+        bs = [p[j].bounds() for p in per.values()]
+        lo, hi = min(b[0] for b in bs), max(b[1] for b in bs)
+        lows.append(lo if o.maximize else -hi)
+        highs.append(hi if o.maximize else -lo)
+    weights, w = [], 1
+    for j in reversed(range(len(objs))):
+        weights.append(w)
+        w *= highs[j] - lows[j] + 1
+    weights.reverse()
+    if w > PACK_LIMIT:
+        return None
+    sums = {}
+    for key, p in per.items():
+        lin = Lin()
+        for j, o in enumerate(objs):
+            lin.add(p[j], weights[j] if o.maximize else -weights[j])
+            lin.const -= weights[j] * lows[j]
+        sums[key] = lin.expr()
+    worst = []
+    for n, ps in enumerate(choices):
+        v = em.m.new_int_var(0, w - 1, f"worst reply[{n}]")
+        em.m.add_min_equality(v, [sums[p.key] for p in ps])
+        worst.append(v)
+    if len(worst) > 1:
+        v = em.m.new_int_var(0, w - 1, "best choice")
+        em.m.add_max_equality(v, worst)
+    return [Term(Lin.of(v, 0, w - 1), not no_choice, True)]
+
+
+def _reachable(em: _EffectsModel, runner: Runner, choices, no_choice: bool) -> dict | None:
+    """lethal_report's "reachable": for each listed player, can they be made to lose (704.5a/c, 704.6c) whatever
+    the reply (or, with no choice, on every line)? None when a solve was not proven."""
+    reachable: dict | None = {}
+    for player in em.s.players:
+        every = em._any(
+            [
+                em._all([em.loses(player.id, prof) for prof in ps], f"reachable[{player.id},{n}]")
+                for n, ps in enumerate(choices)
+            ],
+            f"reachable[{player.id}]",
+        )
+        if not every.terms:
+            if reachable is not None:
+                reachable[player.id] = bool(every.const)
+            continue
+        if no_choice:  # on every line
+            em.m.minimize(every.expr())
+        else:  # for some assignment, whatever the reply
+            em.m.maximize(every.expr())
+        st = runner.run()
+        if st != STATUS_OPTIMAL or reachable is None:
+            reachable = None
+        else:
+            reachable[player.id] = runner.value(every) == 1
+    em.m.clear_objective()
+    return reachable
+
+
+def _agree(runner: Runner, objs, per, choices, scale: int, values, assignment) -> None:
+    """The model's values for its answer (the worst reply, with banding the solved player's best part of it) must
+    be the outcome's: a disagreement is an error, not an answer."""
 
     def oriented_values(vs):
         return tuple(v if o.maximize else -v for o, v in zip(objs, vs))
@@ -628,7 +653,3 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
         raise RuntimeError(
             f"the effects model disagrees with the outcome on {assignment.to_json()}: {best} != {values}"
         )
-    assert tuple(runner.vec) == vector_of(step, assignment)
-    lethal = lethal_report(step, assignment, outcome, reachable if proven else None) if wants_lethal else None
-    final = STATUS_OPTIMAL if proven and (reachable is not None or not wants_lethal) else STATUS_FEASIBLE
-    return SolveResult(final, assignment, values, lethal, elapsed(), runner.solves, reply=reply)

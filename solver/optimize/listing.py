@@ -71,7 +71,7 @@ def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, O
             out[o.name] = sum(1 for c in killable if c in died)
         elif o.kind == "max-value":
             q = sum((_exact(getattr(s[c], "value", 1)) for c in killable if c in died), Fraction(0))
-            q += sum((_exact(s[p].value) for p in walkers if p in died), Fraction(0))
+            q += sum((_exact(s.planeswalker(p).value) for p in walkers if p in died), Fraction(0))
             out[o.name] = json_number(q)
         elif o.kind == "min-overkill":
             out[o.name] = sum(max(0, n - overkill_threshold(s, r, r in outcome.deathtouched)) for r, n in dealt.items())

@@ -96,7 +96,7 @@ class Definitions:
         self.kill_set = [c.id for c in creatures if c.in_combat and not c.has(Keyword.INDESTRUCTIBLE)]
         self.walkers = [p.id for p in s.planeswalkers if p.in_combat]
         self.deathtouch = {
-            i for i, src in enumerate(plan.sources) if src.assigns and s[src.source].has(Keyword.DEATHTOUCH)
+            i for i, src in enumerate(plan.sources) if src.assigns and s.creature(src.source).has(Keyword.DEATHTOUCH)
         }
         self.deathtouch_of = [i in self.deathtouch for i in range(len(plan.sources))]
         self.incoming: dict[str, list[int]] = {}  # recipient -> column indices
@@ -106,7 +106,7 @@ class Definitions:
 
     def need(self, creature_id: str) -> int:
         """702.19b: damage still needed for lethal (trample.outcome, for blockers and attackers alike)."""
-        return lethal_need(self.scenario[creature_id])
+        return lethal_need(self.scenario.creature(creature_id))
 
     def threshold(self, recipient: str) -> int:
         """What a recipient takes before further damage is overkill (trample.outcome), deathtouch aside."""
@@ -114,11 +114,11 @@ class Definitions:
 
     def loyalty(self, walker: str) -> int:
         """702.19c: what a planeswalker must be assigned for its loyalty to be reached."""
-        return self.scenario[walker].loyalty
+        return self.scenario.planeswalker(walker).loyalty
 
     def life(self, player: str) -> int:
         """What a player must be assigned for the lethal objective."""
-        return self.scenario[player].life
+        return self.scenario.player(player).life
 
     def value_of(self, object_id: str) -> Fraction:
         obj = self.scenario[object_id]

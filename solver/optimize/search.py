@@ -97,34 +97,13 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
         return (time.perf_counter() - budget.start) * 1000
 
     if forced is not None:
-        values = {o.name: defs.evaluate(o, forced) for o in objs}
-        lethal = None
-        if wants_lethal:
-            lethal = lethal_report_of_vector(
-                defs, forced, {p: defs.evaluate(Objective(p, "max-damage", p), forced) for p in defs.players}
-            )
-        return SolveResult(STATUS_OPTIMAL, assignment_of_vector(plan, forced), values, lethal, elapsed(), 0), None
+        return _forced_result(plan, defs, objs, forced, wants_lethal, elapsed), None
 
     om = ObjectiveModel(plan, defs)
     runner = Runner(om, budget, settings["workers"], settings["presolve"], settings["hints"], settings["params"])
     lins = [om.objective(o) for o in objs]
     runner.watch = lins
-
-    best_to: dict[str, int] = {}
-    probes_proven = True
-    if wants_lethal:
-        for p in defs.players:  # the most this step can assign to each player, alone
-            total = om.total(p)
-            if not total.terms:
-                best_to[p] = total.const
-                continue
-            om.m.maximize(total.expr())
-            st = runner.run()
-            if st in (STATUS_OPTIMAL, STATUS_FEASIBLE):
-                best_to[p] = runner.value(total)
-            probes_proven &= st == STATUS_OPTIMAL
-        om.m.clear_objective()
-
+    best_to, probes_proven = _lethal_probes(om, runner, defs) if wants_lethal else ({}, True)
     terms = [Term(lin, o.maximize, True) for o, lin in zip(objs, lins)]
     if tie_break:
         terms += _tie_break_terms(om)
@@ -141,6 +120,36 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
     final = STATUS_OPTIMAL if proven and probes_proven else STATUS_FEASIBLE
     lethal = lethal_report_of_vector(defs, runner.vec, best_to) if wants_lethal else None
     return SolveResult(final, assignment_of_vector(plan, runner.vec), values, lethal, elapsed(), runner.solves), om
+
+
+def _forced_result(plan, defs: Definitions, objs, forced, wants_lethal: bool, elapsed) -> SolveResult:
+    """The answer when 510.1a leaves one assignment (``forced``, a vector): its values, proven without a solver."""
+    values = {o.name: defs.evaluate(o, forced) for o in objs}
+    lethal = None
+    if wants_lethal:
+        lethal = lethal_report_of_vector(
+            defs, forced, {p: defs.evaluate(Objective(p, "max-damage", p), forced) for p in defs.players}
+        )
+    return SolveResult(STATUS_OPTIMAL, assignment_of_vector(plan, forced), values, lethal, elapsed(), 0)
+
+
+def _lethal_probes(om: ObjectiveModel, runner: Runner, defs: Definitions) -> tuple[dict[str, int], bool]:
+    """The most this step can assign to each player, alone (the lethal report's ``max_damage``), and whether
+    every probe was proven optimal."""
+    best_to: dict[str, int] = {}
+    probes_proven = True
+    for p in defs.players:
+        total = om.total(p)
+        if not total.terms:
+            best_to[p] = total.const
+            continue
+        om.m.maximize(total.expr())
+        st = runner.run()
+        if st in (STATUS_OPTIMAL, STATUS_FEASIBLE):
+            best_to[p] = runner.value(total)
+        probes_proven &= st == STATUS_OPTIMAL
+    om.m.clear_objective()
+    return best_to, probes_proven
 
 
 #: boards of at most this many legal assignments are solved from the direct engine's blocks, without importing

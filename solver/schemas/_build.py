@@ -2,7 +2,8 @@
 
 The schemas are data files (``*.json`` next to this module); this builder is how they are written. The input
 formats are described once, in :mod:`trample.models.fields` (every field of a player, a planeswalker, a battle,
-a creature, a scenario, a declare document: its kind, bounds, default, words, whether it is required) and
+a creature, a scenario, a declare document, a card and its faces: its kind, bounds, default, words, whether it is
+required) and
 :mod:`trample.models.keywords` (the keyword table): the loaders read documents by those tables and this builder
 writes the same tables as JSON Schema, so a new field is written once. ``tests/models/test_schemas.py`` checks that the
 files on disk are exactly what this module builds.
@@ -54,6 +55,17 @@ def any_case(word: str) -> str:
 
 def card_type_pattern(extra: Sequence[str] = ()) -> str:
     return "^(" + "|".join(any_case(w) for w in [*CARD_WORDS, *extra]) + ")$"
+
+
+def face_piece(description: str, *, half: bool = False, types: dict | None = None) -> dict[str, Any]:
+    """A face of a card (models/fields.py ``FACE``): an Adventure's ``types`` take "adventure" too; only a split
+    card's half takes ``aftermath`` (702.127a), the other faces forbid it (``false``)."""
+    properties = F.FACE.properties()
+    if types is not None:
+        properties["types"] = types
+    if not half:
+        properties["aftermath"] = False
+    return {"type": "object", "properties": properties, "required": list(F.FACE.required), "description": description}
 
 
 #: Fields of anything that can be dealt damage (docs/effects.md): prevention, protection, modifiers, their order.
@@ -172,58 +184,16 @@ DEFS: dict[str, dict] = {
         "maximum": MAX_NUMBER,
         "description": "What the card or face is worth to the Gnome's score (default: its mana value).",
     },
-    "face": {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "minLength": 1},
-            "mana_value": ref("mana_value"),
-            "types": ref("card_types"),
-            "value": ref("card_value"),
-            "aftermath": False,
-        },
-        "required": ["name", "mana_value"],
-        "description": "The back face of a double-faced card. Further fields travel unchanged.",
-    },
-    "half": {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "minLength": 1},
-            "mana_value": ref("mana_value"),
-            "types": ref("card_types"),
-            "value": ref("card_value"),
-            "aftermath": {
-                "type": "boolean",
-                "description": "The half has aftermath: cast only from a graveyard, never by discover (702.127a).",
-            },
-        },
-        "required": ["name", "mana_value"],
-        "description": "A half of a split card. Further fields travel unchanged.",
-    },
-    "adventure": {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "minLength": 1},
-            "mana_value": ref("mana_value"),
-            "types": {"type": "array", "items": {"type": "string", "pattern": card_type_pattern(["adventure"])}},
-            "value": ref("card_value"),
-            "aftermath": False,
-        },
-        "required": ["name", "mana_value"],
-        "description": 'The Adventure face ("Adventure" is accepted among its types). Further fields travel unchanged.',
-    },
+    "face": face_piece("The back face of a double-faced card. Further fields travel unchanged."),
+    "half": face_piece("A half of a split card. Further fields travel unchanged.", half=True),
+    "adventure": face_piece(
+        'The Adventure face ("Adventure" is accepted among its types). Further fields travel unchanged.',
+        types={"type": "array", "items": {"type": "string", "pattern": card_type_pattern(["adventure"])}},
+    ),
     "card": {
         "type": "object",
-        "properties": {
-            "name": {"type": "string", "minLength": 1},
-            "mana_value": ref("mana_value"),
-            "types": {**ref("card_types"), "default": []},
-            "adventure": ref("adventure"),
-            "halves": {"type": "array", "minItems": 2, "items": ref("half")},
-            "back": ref("face"),
-            "double_faced": {"enum": list(F.DOUBLE_FACED)},
-            "value": ref("card_value"),
-        },
-        "required": ["name", "mana_value"],
+        "properties": F.CARD.properties(),
+        "required": list(F.CARD.required),
         "dependentRequired": {"back": ["double_faced"], "double_faced": ["back"]},
         "allOf": [
             {"not": {"required": ["adventure", "halves"]}},

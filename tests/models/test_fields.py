@@ -144,12 +144,30 @@ def test_declare_fields():
                 load_declare_doc(bad)
 
 
-def test_card_fields_are_the_schemas():
-    """Cards keep their loader's code (extra fields travel), but the fields it knows are models/fields.py's, and
-    the card and face schemas list exactly those (the aftermath of a face or an Adventure is forbidden: false)."""
+def test_card_schemas_are_built_from_the_card_tables():
+    """Cards keep their loader's code (extra fields travel), but the fields it knows are models/fields.py's CARD
+    and FACE tables, and the card, face, half and Adventure schemas are written from those tables: the same
+    properties, the same required fields; only a half takes aftermath (702.127a: false elsewhere), an Adventure's
+    types take "adventure" too."""
     defs = schemas.load("library")["$defs"]
-    assert list(defs["card"]["properties"]) == list(F.CARD_FIELDS)
-    assert defs["card"]["required"] == ["name", "mana_value"]
+    assert defs["card"]["properties"] == F.CARD.properties()
+    assert defs["card"]["required"] == list(F.CARD.required) == ["name", "mana_value"]
+    assert defs["card"]["properties"]["double_faced"] == {"enum": list(F.DOUBLE_FACED)}
+    assert defs["half"]["properties"] == F.FACE.properties()
     for piece in ("face", "half", "adventure"):
         assert list(defs[piece]["properties"]) == list(F.FACE_FIELDS), piece
-    assert defs["card"]["properties"]["double_faced"] == {"enum": list(F.DOUBLE_FACED)}
+        assert defs[piece]["required"] == list(F.FACE.required), piece
+    assert defs["face"]["properties"]["aftermath"] is False and defs["adventure"]["properties"]["aftermath"] is False
+    assert "[Aa][Dd][Vv][Ee][Nn][Tt][Uu][Rr][Ee]" in defs["adventure"]["properties"]["types"]["items"]["pattern"]
+    assert "[Aa][Dd][Vv]" not in defs["face"]["properties"]["types"].get("pattern", "")
+    assert F.CARD_FIELDS == tuple(f.name for f in F.CARD.fields)
+
+
+def test_the_card_loader_knows_the_tables_fields():
+    """A field of the CARD / FACE tables is the loader's own; any other travels unchanged (``extra``)."""
+    from trample.models.cards import load_card
+
+    card = load_card({"name": "x", "mana_value": 1, "value": 2, "oracle_text": "y", "back": {"name": "z",
+                      "mana_value": 0, "flavor": 1}, "double_faced": "modal"})  # fmt: skip
+    assert card.extra == (("oracle_text", '"y"'),)
+    assert card.back is not None and card.back.extra == (("flavor", "1"),)

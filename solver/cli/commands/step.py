@@ -444,20 +444,7 @@ def enumerate_npy(args) -> int:
         try:
             with Progress(rows, "enumerate", want_progress(args)) as bar:
                 fh.write(npy_header(dtype, (rows, len(columns)), header_size))
-                for block in _until_limit(blocks, state):
-                    if state["written"] >= rows:
-                        break
-                    if deadline.expired():
-                        state["stopped"] = True
-                        break
-                    block = np.ascontiguousarray(block[: rows - state["written"]], dtype=dtype)
-                    STATE.hold()
-                    try:
-                        fh.write(block.tobytes())
-                        state["written"] += len(block)
-                    finally:
-                        STATE.release()
-                    bar.advance(len(block))
+                _write_blocks(fh, blocks, state, rows, dtype, deadline, bar)
         finally:  # also on an interrupt: the header says how many rows were written, and the columns file follows
             written = state["written"]
             if written != rows and _seekable(fh):
@@ -474,6 +461,27 @@ def enumerate_npy(args) -> int:
             file=sys.stderr,
         )
     return EXIT_OK
+
+
+def _write_blocks(fh, blocks: Iterator, state: dict, rows: int, dtype, deadline, bar) -> None:
+    """The matrix's rows, block by block, until ``rows`` are written, the deadline passes or the programme stops
+    (``state["stopped"]``); each block is written whole or not at all (an interrupt waits for it)."""
+    import numpy as np
+
+    for block in _until_limit(blocks, state):
+        if state["written"] >= rows:
+            break
+        if deadline.expired():
+            state["stopped"] = True
+            break
+        block = np.ascontiguousarray(block[: rows - state["written"]], dtype=dtype)
+        STATE.hold()
+        try:
+            fh.write(block.tobytes())
+            state["written"] += len(block)
+        finally:
+            STATE.release()
+        bar.advance(len(block))
 
 
 def _npy_rows(combat, args) -> tuple[int | None, int]:
