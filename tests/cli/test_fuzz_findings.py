@@ -197,3 +197,32 @@ def test_ctrl_c_inside_a_finalizer_is_not_lost(monkeypatch):
     finally:
         reset_interrupt()
     assert unraisable == [], [u.exc_type for u in unraisable]
+
+
+def test_ctrl_c_inside_writing_the_arena_results_leaves_no_truncated_file(tmp_path, monkeypatch, capsys):
+    # issue 24 (noticed last stop): an interrupt -- Ctrl-C, or the time limit, which stops arena and score like
+    # Ctrl-C -- inside json.dump of --out committed the part written so far over the previous file
+    import json
+
+    from trample.arena import report
+    from trample.cli import main
+
+    def interrupted_midway(results, path):
+        text = json.dumps(results, indent=1) + "\n"
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text[: len(text) // 2])
+            signal.raise_signal(signal.SIGINT)  # Ctrl-C lands in the middle of the file
+            fh.write(text[len(text) // 2 :])
+
+    monkeypatch.setattr(report, "write_json", interrupted_midway)
+    out = tmp_path / "results.json"
+    out.write_text("the previous results\n")
+    try:
+        code = main(["arena", "--n", "2", "--seed", "1", "--players", "greedy", "--out", str(out)])
+    finally:
+        reset_interrupt()
+    err = capsys.readouterr().err
+    assert code == 130 and err.startswith("trample: interrupted"), err
+    results = json.loads(out.read_text())  # the whole file: the interrupt waited for it
+    assert len(results["boards"]) == 2 and results["leaderboard"][0]["player"] == "greedy"
+    assert not list(tmp_path.glob(".results.json.*"))  # no temporary left behind

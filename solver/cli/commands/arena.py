@@ -7,10 +7,12 @@ Nothing here imports ortools, rich or matplotlib at import time.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import warnings
+from collections.abc import Iterator
 
 from ...arena import report, suites
 from ...arena.declare_arena import default_players as declaration_players
@@ -287,20 +289,32 @@ def _check_outputs(args, inputs=()) -> None:
             )
 
 
+@contextlib.contextmanager
+def _held() -> Iterator[None]:
+    """An interrupt arriving inside the block waits for its end (:meth:`InterruptState.hold`)."""
+    STATE.hold()
+    try:
+        yield
+    finally:
+        STATE.release()  # raises the KeyboardInterrupt that waited, if one did
+
+
 def _output(results: dict, args, fmt: str | None) -> int:
     """Write --out and --report, then print the leaderboard as ``fmt`` ("table", "json" or None: nothing)."""
 
     # Written under temporary names and renamed when complete (cli.files.AtomicFiles): a kill at any moment leaves
-    # the previous file, never a truncated one.
+    # the previous file, never a truncated one. Each file is written whole with the interrupt held back (Ctrl-C, or
+    # the time limit, which stops arena and score like Ctrl-C): an interrupt inside json.dump or matplotlib's save
+    # would commit the part written so far under the final name. The interrupt comes right after the file.
     if args.out:
-        with AtomicFiles() as files:
+        with AtomicFiles() as files, _held():
             try:
                 with any_digits():
                     report.write_json(results, files.temp_name(args.out))
             except OSError as err:
                 raise FormatError(args.out, f"cannot write: {err.strerror}") from None
     if args.report:
-        with AtomicFiles() as files:
+        with AtomicFiles() as files, _held():
             try:
                 with warnings.catch_warnings():  # an interrupted run's empty panels: no stray warning lines
                     warnings.simplefilter("ignore")
