@@ -48,6 +48,7 @@ PALETTE = ("#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e
 DEFENDING_COLOUR = "#d62728"
 ALONE_COLOUR = "#555555"  # a declaration's attacker in no band (the palette colours the bands)
 LOSS_COLOUR, SAFE_COLOUR = "#b00020", "#1b7a1b"
+LEFT_COLOUR = "#666666"  # out of combat without dying: left the game with its controller, or removed (800.4a, 506.4)
 MARKER = "trample-arrowhead-"  # arrowhead marker ids (a prefix no reader needs to match)
 
 
@@ -464,7 +465,8 @@ def _creature_verdict(g, c, pos, what: _What, deathtouched: bool, attacker: bool
     counters = what.counters.get(c.id, 0)
     if counters:
         lines.append((f"{counters} -1/-1 counters", "#a05000", "normal"))
-    lines.append((f"{what.takes(c.id)}: {verdict}", LOSS_COLOUR if dies else SAFE_COLOUR, "bold"))
+    colour = LOSS_COLOUR if dies else (LEFT_COLOUR if c.id in what.gone else SAFE_COLOUR)
+    lines.append((f"{what.takes(c.id)}: {verdict}", colour, "bold"))
     _results(g, x, y, lines)
 
 
@@ -484,7 +486,8 @@ def _planeswalker_card(parent, p, pos, what: _What) -> None:
         left = p.loyalty - what.dealt.get(p.id, 0)
         gone = p.id in what.destroyed  # 704.5i
         verdict = "destroyed" if gone else ("leaves" if p.id in what.gone else f"loyalty {left} left")  # 800.4a
-        _results(g, x, y, [(f"{what.takes(p.id)}: {verdict}", LOSS_COLOUR if gone else SAFE_COLOUR, "bold")])
+        colour = LOSS_COLOUR if gone else (LEFT_COLOUR if p.id in what.gone else SAFE_COLOUR)
+        _results(g, x, y, [(f"{what.takes(p.id)}: {verdict}", colour, "bold")])
 
 
 def _battle_card(parent, t, pos, what: _What) -> None:
