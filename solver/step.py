@@ -152,6 +152,10 @@ class DamageStep:
         ``json.dumps(a.to_json(), separators=(",", ":"))`` and a newline for each assignment, in order."""
         return self._layout.jsonl(block)
 
+    def jsonl_bytes(self, block: Block) -> bytes:
+        """:meth:`jsonl` as ASCII bytes, for a binary stream (no decoding and encoding again)."""
+        return self._layout.jsonl_bytes(block)
+
     @property
     def columns(self) -> list[tuple[str, str]]:
         """The ``(source, recipient)`` pair of each column of :meth:`assignment_blocks`."""
@@ -243,79 +247,68 @@ class _Layout:
     def __init__(self, names: list[str], columns: list[tuple[str, str]]):
         self.names = names
         self.columns = columns
-        self._tokens: dict[int, tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]] = {}
+        self._segments: dict[int, _Segments] = {}  # by radix: the segment tables of rows with amounts < radix
 
     def assignment(self, row: list[int]) -> Assignment:
         return _RowAssignment(self, row)
 
     @cached_property
     def _pieces(self) -> dict[str, list[int]]:
-        """Per source, its column indices; the JSON text between them (keys escaped as json.dumps does)."""
+        """Per source, its column indices, in column order."""
         by_source: dict[str, list[int]] = {name: [] for name in self.names}
         for j, (s, _) in enumerate(self.columns):
             by_source[s].append(j)
         return by_source
 
     def jsonl(self, block: Block) -> str:
+        """The rows of a block as JSON Lines (:meth:`jsonl_bytes`, as text)."""
+        return self.jsonl_bytes(block).decode("ascii")
+
+    def jsonl_bytes(self, block: Block) -> bytes:
         """The rows of a block as JSON Lines, byte for byte ``json.dumps(a.to_json(), separators=(",", ":"))``
-        of each assignment plus a newline, formatted in bulk: each (column, amount, first-in-its-source?) token
-        is a padded byte row of a small table; a row's tokens and the constant text between them are laid side
-        by side and the padding is dropped with one boolean mask (row-major, so lines come out in order)."""
+        of each assignment plus a newline, formatted in bulk. A line is cut into segments of a few columns each
+        (the constant text between them folded in); a segment's text depends only on its amounts and on whether an
+        earlier column of its source is non-zero, so it is one entry of a small table built once. Each row picks
+        its entries by number, and one gather over the concatenated tables lays the lines out in order."""
         n = len(block)
         if not n:
-            return ""
+            return b""
         top = int(block.max(initial=0))
-        if top < 0 or (top + 1) * max(1, len(self.columns)) > 1 << 20:  # huge amounts: one line at a time
-            return "".join(json.dumps(self.mapping(r), separators=(",", ":")) + "\n" for r in block.tolist())
-        parts: list[npt.NDArray[np.uint8]] = []
-        lens: list[npt.NDArray[np.int64]] = []
+        if top < 0 or 2 * (top + 1) > _SEGMENT_ENTRIES:  # huge amounts: one line at a time
+            return "".join(json.dumps(self.mapping(r), separators=(",", ":")) + "\n" for r in block.tolist()).encode()
+        seg = self._segments_for(top + 1)
+        if not seg.parts:  # no column: every line is the same text
+            return seg.const * n
+        rows = block.astype(np.int64)
+        lens = np.empty((n, len(seg.parts)), dtype=np.int64)
+        starts = np.empty((n, len(seg.parts)), dtype=np.int64)
+        seen: dict[str, npt.NDArray[np.bool_]] = {}
+        for s, part in enumerate(seg.parts):
+            code = np.zeros(n, dtype=np.int64)
+            for j in part.cols:
+                code *= seg.radix
+                code += rows[:, j]
+            if part.flagged:  # an earlier column of this source is non-zero: the segment opens with a comma
+                code += seen[part.source] * seg.radix ** len(part.cols)
+            nonzero = (rows[:, part.cols] != 0).any(axis=1)
+            seen[part.source] = seen[part.source] | nonzero if part.source in seen else nonzero
+            lens[:, s] = part.lens[code]
+            starts[:, s] = part.start + code * part.width
+        flat_lens = lens.ravel()
+        shift = starts.ravel() - (np.cumsum(flat_lens) - flat_lens)  # pool position minus output position
+        total = int(flat_lens.sum())
+        small = total < 1 << 31 and len(seg.pool) < 1 << 30  # 32-bit positions: half the memory traffic
+        kind = np.int32 if small else np.int64
+        at = np.repeat(shift.astype(kind), flat_lens)
+        at += np.arange(total, dtype=kind)
+        return seg.pool[at].tobytes()
 
-        def const(text: str) -> None:
-            b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-            parts.append(np.broadcast_to(b, (n, len(b))))
-            lens.append(np.full(n, len(b), dtype=np.int64))
-
-        opener = "{"
-        for name, cols in self._pieces.items():
-            const(opener + json.dumps(name) + ":{")
-            opener = "},"
-            seen = np.zeros(n, dtype=bool)
-            for j in cols:
-                v = block[:, j].astype(np.int64)
-                tab, tlen = self._token_table(j, top)
-                flag = seen.astype(np.int64)
-                parts.append(tab[flag, v])
-                lens.append(tlen[flag, v])
-                seen |= v != 0
-        const("}}\n" if self._pieces else "{}\n")  # no source: the empty assignment {}
-        width = sum(p.shape[1] for p in parts)
-        big = np.empty((n, width), dtype=np.uint8)
-        mask = np.empty((n, width), dtype=bool)
-        at = 0
-        for p, ln in zip(parts, lens):
-            w = p.shape[1]
-            big[:, at : at + w] = p
-            mask[:, at : at + w] = np.arange(w)[None, :] < ln[:, None]
-            at += w
-        return big[mask].tobytes().decode("ascii")
-
-    def _token_table(self, j: int, top: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
-        got = self._tokens.get(j)
-        if got is None or got[0].shape[1] <= top:
-            key = json.dumps(self.columns[j][1]) + ":"
-            texts = [
-                [""] + [key + str(v) for v in range(1, top + 1)],
-                [""] + ["," + key + str(v) for v in range(1, top + 1)],
-            ]
-            w = max(len(t) for t in texts[1])
-            tab = np.zeros((2, top + 1, w), dtype=np.uint8)
-            tlen = np.zeros((2, top + 1), dtype=np.int64)
-            for f in (0, 1):
-                for v, t in enumerate(texts[f]):
-                    b = t.encode("ascii")
-                    tab[f, v, : len(b)] = np.frombuffer(b, dtype=np.uint8)
-                    tlen[f, v] = len(b)
-            got = self._tokens[j] = (tab, tlen)
+    def _segments_for(self, radix: int) -> _Segments:
+        """The segment tables for amounts below ``radix`` (a table built for a larger radix serves too)."""
+        fits = [r for r in self._segments if r >= radix]
+        if fits:
+            return self._segments[min(fits)]
+        got = self._segments[radix] = _Segments(self.columns, self._pieces, radix)
         return got
 
     def mapping(self, row: list[int]) -> dict[str, dict[str, int]]:
@@ -324,6 +317,70 @@ class _Layout:
             if amount:
                 out[s][r] = amount
         return out
+
+
+_SEGMENT_ENTRIES = 1 << 12  # at most this many entries in one segment's table
+
+
+class _Part:
+    """One segment of a JSON line: the columns ``cols`` of ``source`` (after the first of its columns when
+    ``flagged``), the constant text before and after them; its table holds the text of every value of
+    (flag, amounts), padded to ``width`` bytes, at ``start`` in the pool."""
+
+    def __init__(self, source: str, cols: list[int], flagged: bool, before: str) -> None:
+        self.source, self.cols, self.flagged, self.before, self.after = source, cols, flagged, before, ""
+        self.start = self.width = 0
+        self.lens: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+
+    def texts(self, columns: list[tuple[str, str]], radix: int) -> list[bytes]:
+        keys = [json.dumps(columns[j][1]) + ":" for j in self.cols]
+        out = []
+        for flag in (False, True) if self.flagged else (False,):
+            for code in range(radix ** len(self.cols)):
+                amounts = []
+                for _ in self.cols:
+                    code, v = divmod(code, radix)
+                    amounts.append(v)
+                pieces, first = [self.before], not flag
+                for key, v in zip(keys, reversed(amounts)):
+                    if v:
+                        pieces.append(("" if first else ",") + key + str(v))
+                        first = False
+                pieces.append(self.after)
+                out.append("".join(pieces).encode("ascii"))
+        return out
+
+
+class _Segments:
+    """The segments of a line for amounts below ``radix``, and one byte pool holding all their tables."""
+
+    def __init__(self, columns: list[tuple[str, str]], by_source: dict[str, list[int]], radix: int) -> None:
+        self.radix = radix
+        self.parts: list[_Part] = []
+        text, opener = "", "{"
+        for name, cols in by_source.items():
+            text += opener + json.dumps(name) + ":{"
+            opener = "},"
+            k = 0
+            while k < len(cols):  # as many columns per segment as keep its table within _SEGMENT_ENTRIES
+                m = 1
+                while k + m < len(cols) and 2 * radix ** (m + 1) <= _SEGMENT_ENTRIES:
+                    m += 1
+                self.parts.append(_Part(name, cols[k : k + m], k > 0, text))
+                text, k = "", k + m
+        text += "}}\n" if by_source else "{}\n"  # no source: the empty assignment {}
+        self.const = text.encode("ascii")
+        if self.parts:
+            self.parts[-1].after = text
+        chunks, at = [], 0
+        for part in self.parts:
+            texts = part.texts(columns, radix)
+            part.width = max(len(t) for t in texts)
+            part.lens = np.array([len(t) for t in texts], dtype=np.int64)
+            part.start = at
+            chunks.append(b"".join(t.ljust(part.width, b" ") for t in texts))
+            at += part.width * len(texts)
+        self.pool = np.frombuffer(b"".join(chunks), dtype=np.uint8)
 
 
 class _RowAssignment(Assignment):

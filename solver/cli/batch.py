@@ -197,16 +197,26 @@ def jsonl_rows(columns: int) -> int:
     return max(256, min(1 << 16, (1 << 22) // (12 * max(1, columns))))
 
 
-def write_chunks(out, chunks: Iterable[tuple[str, int]], done: list[int], advance=None) -> None:
+def write_chunks(out, chunks: Iterable[tuple[str | bytes, int]], done: list[int], advance=None) -> None:
     """Write ``(text, lines)`` chunks, each written and counted (``done[0]``) together, so that the interrupt line
-    says what the output holds; flushed after each, ``advance(lines)`` called after each when given."""
+    says what the output holds; flushed after each, ``advance(lines)`` called after each when given. ASCII bytes
+    go straight to the binary stream under ``out`` when it has one (``out`` flushed first, so the order holds)."""
+    raw = getattr(out, "buffer", None)
+    if raw is not None:
+        out.flush()
     for text, lines in chunks:
         STATE.hold()
         try:
-            out.write(text)
+            if isinstance(text, bytes):
+                if raw is not None:
+                    raw.write(text)
+                else:
+                    out.write(text.decode("ascii"))
+            else:
+                out.write(text)
             done[0] += lines
         finally:
             STATE.release()
-        out.flush()
+        (raw if raw is not None and isinstance(text, bytes) else out).flush()
         if advance is not None:
             advance(lines)

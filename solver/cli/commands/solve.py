@@ -130,7 +130,7 @@ def cmd_solve(args) -> int:
         if blocks is not None:
             rows = jsonl_rows(len(combat.columns))
             chunks = (block[at : at + rows] for block in blocks for at in range(0, len(block), rows))
-            write_chunks(out, ((combat.jsonl(chunk), len(chunk)) for chunk in chunks), done)
+            write_chunks(out, ((combat.jsonl_bytes(chunk), len(chunk)) for chunk in chunks), done)
             return EXIT_OK
         for n, a in enumerate(stream, 1):
             STATE.hold()  # the line written and counted together: the interrupt line says what the output holds

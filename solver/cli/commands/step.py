@@ -264,7 +264,7 @@ def _enumerate_jsonl(args) -> int:
     return code
 
 
-def _bulk_lines(combat: DamageStep, args, stopped) -> Iterator[tuple[str, int]]:
+def _bulk_lines(combat: DamageStep, args, stopped) -> Iterator[tuple[bytes, int]]:
     """(text, lines) per block of the step's assignments, up to --limit; --time-limit sets stopped["time"]."""
     left = args.limit
     rows = jsonl_rows(len(combat.plan.columns))
@@ -273,7 +273,7 @@ def _bulk_lines(combat: DamageStep, args, stopped) -> Iterator[tuple[str, int]]:
             if left is not None:
                 block = block[:left]
                 left -= len(block)
-            yield combat.jsonl(block), len(block)
+            yield combat.jsonl_bytes(block), len(block)
             if left is not None and left <= 0:
                 return
     except LimitReached:
