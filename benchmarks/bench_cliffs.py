@@ -575,6 +575,22 @@ def user_paths(tmp: Path):
         None,
         f"{lines / t_bulk / 1e6:.2f} vs {lines / t_old / 1e6:.2f} M lines/s",
     )
+    # wide lines: a trampler blocked by 26 creatures, rows of amounts 0-11 in every column (~200 bytes a line)
+    wide = Combat(trampler(300, [12] * 26))
+    rng = np.random.default_rng(21)
+    block = rng.integers(1, 12, size=(1 << 16, len(wide.columns)))
+    block[rng.random(block.shape) < 0.1] = 0
+    width = len(wide.jsonl(block[:1000])) / 1000
+    t_wide, _ = cpu(lambda: sum(len(wide.jsonl(block)) for _ in range(8)))
+    show(
+        "user",
+        f"  JSON Lines formatting in bulk, lines of {width:.0f} bytes",
+        8 * len(block) / t_wide,
+        ">= 1 M/s",
+        "/s",
+        8 * len(block) / t_wide >= 1e6,
+        f"{8 * len(block) * width / t_wide / 1e6:.0f} MB/s",
+    )
 
 
 def _all(fn, plan, comps):
