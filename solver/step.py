@@ -274,7 +274,7 @@ class _Layout:
         if not n:
             return b""
         top = int(block.max(initial=0))
-        if top < 0 or 2 * (top + 1) > _SEGMENT_ENTRIES:  # huge amounts: one line at a time
+        if top < 0 or (top + 1) * max(1, len(self.columns)) > 1 << 20:  # huge amounts: one line at a time
             return "".join(json.dumps(self.mapping(r), separators=(",", ":")) + "\n" for r in block.tolist()).encode()
         seg = self._segments_for(top + 1)
         if not seg.parts:  # no column: every line is the same text

@@ -48,7 +48,7 @@ def expected(names, columns, rows) -> bytes:
 @given(layouts(), st.data(), st.sampled_from([2, 16, 1 << 12]), st.sampled_from([np.int8, np.int32, np.int64]))
 def test_bulk_lines_are_json_dumps_of_each_row(layout, data, entries, dtype):
     names, columns = layout
-    top = data.draw(st.sampled_from([0, 1, 3, 20, 127]))
+    top = data.draw(st.sampled_from([0, 1, 3, 20, 127, 3000]))
     n = data.draw(st.integers(0, 40))
     rows = data.draw(
         st.lists(st.lists(st.integers(0, top), min_size=len(columns), max_size=len(columns)), min_size=n, max_size=n)
@@ -57,7 +57,7 @@ def test_bulk_lines_are_json_dumps_of_each_row(layout, data, entries, dtype):
     step._SEGMENT_ENTRIES = entries  # one column a segment (tiny tables) up to several columns a segment
     try:
         layout_ = step._Layout(list(names), list(columns))
-        block = np.array(rows, dtype=dtype).reshape(n, len(columns))
+        block = np.array(rows, dtype=np.int16 if top > 127 else dtype).reshape(n, len(columns))
         got = layout_.jsonl_bytes(block)
         assert got == expected(names, columns, rows)
         assert layout_.jsonl(block) == got.decode("ascii")
