@@ -24,6 +24,29 @@ def load_perft() -> list[dict]:
 OPP = [{"id": "opp", "life": 20}]
 
 
+#: Banding moves a division (702.22j/k, trample.rules.divider); the boards shared by tests/rules/test_division.py
+#: and tests/arena/test_game_banding.py. Read-only: a test that changes one deep-copies it first.
+#: 702.22k: L blocks the banding attacker "band": the active player divides L's damage and puts it on y (protected
+#: from white, so the lifelink blocker gains nothing) and x's 1 damage kills opp.
+BAND_PROTECTED = {
+    "players": [{"id": "opp", "life": 1}],
+    "attackers": [
+        {"id": "x", "power": 1, "toughness": 1, "attacking": "opp"},
+        {"id": "band", "power": 0, "toughness": 2, "keywords": ["banding"], "attacking": "opp", "blocked_by": ["L"]},
+        {"id": "y", "power": 0, "toughness": 2, "attacking": "opp", "blocked_by": ["L"], "protection": ["white"]},
+    ],
+    "blockers": [{"id": "L", "power": 1, "toughness": 2, "keywords": ["lifelink"], "tags": ["white"]}],
+}
+#: 702.22j: the banding blocker b makes the defending player divide a's damage: all of it on b, none tramples over.
+BANDING_BLOCKER = {
+    "players": [{"id": "opp", "life": 3}],
+    "attackers": [
+        {"id": "a", "power": 4, "toughness": 4, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["b"]}
+    ],
+    "blockers": [{"id": "b", "power": 1, "toughness": 1, "keywords": ["banding"]}],
+}
+
+
 #: 4 double strikers with trample against 4 shared blockers: a whole combat of more than 10^20 lines, whose first
 #: step leads to too many distinct states to count them quickly (counting it takes hours): the board the time-limit,
 #: interrupt and fault tests stop in the middle of its work.
