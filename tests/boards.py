@@ -24,6 +24,23 @@ def load_perft() -> list[dict]:
 OPP = [{"id": "opp", "life": 20}]
 
 
+#: 702.2c + 702.19b: a 4/4 deathtouch trampler blocked by a 0/4: one point is lethal damage, the rest may trample
+#: over (4 assignments: 1 to 4 on the blocker). Read-only.
+DEATHTOUCH_TRAMPLER = {
+    "players": OPP,
+    "attackers": [
+        {
+            "id": "a",
+            "power": 4,
+            "toughness": 4,
+            "keywords": ["deathtouch", "trample"],
+            "attacking": "opp",
+            "blocked_by": ["x"],
+        }
+    ],
+    "blockers": [{"id": "x", "power": 0, "toughness": 4}],
+}
+
 #: Banding moves a division (702.22j/k, trample.rules.divider); the boards shared by tests/rules/test_division.py
 #: and tests/arena/test_game_banding.py. Read-only: a test that changes one deep-copies it first.
 #: 702.22k: L blocks the banding attacker "band": the active player divides L's damage and puts it on y (protected
