@@ -389,3 +389,42 @@ def canon(assignment) -> tuple:
             for src, split in dict(assignment).items()
         )
     )
+
+
+# -- library cards and the gnome's board (tests/library/) -----------------------------------------------------------
+
+#: 712.8a: a modal double-faced card whose front is an instant; its land back is never cast (305.9).
+VALAKUT = {
+    "name": "Valakut Awakening // Valakut Stoneforge",
+    "mana_value": 3,
+    "types": ["Instant"],
+    "back": {"name": "Valakut Stoneforge", "mana_value": 0, "types": ["Land"]},
+    "double_faced": "modal",
+}
+#: 712.11a: a transforming double-faced card, cast only front face up.
+DELVER = {
+    "name": "Delver of Secrets // Insectile Aberration",
+    "mana_value": 1,
+    "types": ["Creature"],
+    "back": {"name": "Insectile Aberration", "mana_value": 1, "types": ["Creature"]},
+    "double_faced": "transform",
+}
+BOLT = {"name": "Lightning Bolt", "mana_value": 1, "types": ["Instant"]}
+
+
+def gnome_board(blockers=(), extra_attackers=(), step=None, **gnome) -> dict:
+    """A 3/5 trample haste "gnome" attacking opp (life 20), blocked by ``blockers`` (all of them), beside
+    ``extra_attackers``; ``gnome`` overrides its fields and ``step`` sets the board's step."""
+    g = {
+        "id": "gnome",
+        "power": 3,
+        "toughness": 5,
+        "keywords": ["trample", "haste"],
+        "attacking": "opp",
+        "blocked_by": [b["id"] for b in blockers],
+    }
+    g.update(gnome)
+    board = {"players": [{"id": "opp", "life": 20}], "attackers": [g, *extra_attackers], "blockers": list(blockers)}
+    if step:
+        board["step"] = step
+    return board
