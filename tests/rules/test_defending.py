@@ -5,14 +5,13 @@ brute-force oracle tests/oracles/brute.py, plus named 510.1d cases and the comma
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import brute
 import pytest
 import strategies
 from boards import canon
+from cli_process import run
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -192,18 +191,6 @@ def test_check_matches_brute_force_both(case):
 # ---------------------------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------------------------
-
-
-def run(*args, stdin=None):
-    proc = subprocess.run(
-        [sys.executable, "-m", "trample", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
-    return proc.returncode, proc.stdout, proc.stderr
 
 
 @pytest.mark.slow
