@@ -117,6 +117,18 @@ def test_what_a_blocker_may_not_do():
     assert rules_of(combat, {"x": {"a": 2, "b": 1}, "a": {"x": 2}}) == ["510.1"]  # an attacker is not its source
 
 
+def test_the_510_1_message_names_the_side_whose_sources_are_asked():
+    # 510.1: on the attacking side only attacking creatures assign damage; on the defending side the blockers
+    attacking = Combat(board(TWO, [X3])).check({"x": {"a": 3}, "a": {"x": 2}, "b": {"x": 2}})
+    defending = Combat(board(TWO, [X3]), side="defending").check({"x": {"a": 3}, "a": {"x": 2}})
+    assert [(v.rule, v.message) for v in attacking.violations] == [
+        ("510.1", "x is not an attacking creature; it cannot assign this side's damage")
+    ]
+    assert [(v.rule, v.message) for v in defending.violations] == [
+        ("510.1", "a is not a source of combat damage here; it cannot assign this side's damage")
+    ]
+
+
 def test_both_sides_is_the_product_of_the_two():
     # 510.1 / 510.1d: the two players' assignments do not constrain each other, so the count is the product:
     # the trampler t (4 power, x needs 5 with b's help: 702.19b) and x's division.
