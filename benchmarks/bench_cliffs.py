@@ -42,6 +42,7 @@ from benchmarks.boards import (  # noqa: E402
     pw_cycle,
     random_sharing,
     star,
+    trampler,
     unblocked_chain,
 )
 from trample import Combat  # noqa: E402
@@ -55,23 +56,6 @@ RECORD: dict = {"figures": []}
 
 
 # -- boards ----------------------------------------------------------------------------------------------------
-
-
-def trampler(power, needs):
-    return {
-        "players": OPP,
-        "attackers": [
-            {
-                "id": "t",
-                "power": power,
-                "toughness": 5,
-                "keywords": ["trample"],
-                "attacking": "opp",
-                "blocked_by": [f"b{i}" for i in range(len(needs))],
-            }
-        ],
-        "blockers": [{"id": f"b{i}", "power": 1, "toughness": n} for i, n in enumerate(needs)],
-    }
 
 
 def overlapping(seed, n_att=3, n_blk=5, power=(6, 9)):

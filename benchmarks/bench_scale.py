@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.boards import blocker_chain  # noqa: E402
+from benchmarks.boards import blocker_chain, trampler  # noqa: E402
 from trample.engines.direct import ComponentDP, closed_form_count, plan_blocks  # noqa: E402
 from trample.models import load_scenario  # noqa: E402
 from trample.rules import derive  # noqa: E402
@@ -40,23 +40,6 @@ from trample.rules import derive  # noqa: E402
 OPP = [{"id": "opp", "life": 20}]
 CAP = 10.0  # seconds of CPU: a side past this is stopped and printed as "> CAP" (never extrapolated)
 REPEAT = 3  # complete runs per side; the median is printed
-
-
-def trampler(power, needs):
-    return {
-        "players": OPP,
-        "attackers": [
-            {
-                "id": "t",
-                "power": power,
-                "toughness": 5,
-                "keywords": ["trample"],
-                "attacking": "opp",
-                "blocked_by": [f"b{i}" for i in range(len(needs))],
-            }
-        ],
-        "blockers": [{"id": f"b{i}", "power": 1, "toughness": n} for i, n in enumerate(needs)],
-    }
 
 
 def shared3():

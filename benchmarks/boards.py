@@ -1,6 +1,7 @@
 """Generated boards shared by the benchmarks and the tests: whole combats (ladder, chained), the sharing graphs of
 the counting cliffs (cycles through planeswalkers, random sharing, stars, dense pairs, as-though-unblocked chains)
-and the chain of tramplers whose neighbours share a blocker (:func:`blocker_chain`)."""
+the chain of tramplers whose neighbours share a blocker (:func:`blocker_chain`) and one trampler against a row of
+blockers (:func:`trampler`)."""
 
 from __future__ import annotations
 
@@ -18,16 +19,38 @@ def _double_strike_trampler(i: int, power: int, blocked_by: list[str]) -> dict:
     }
 
 
-def ladder(n: int, power: int = 4) -> dict:
+def trampler(power: int, needs, deathtouch: bool = False, **extra) -> dict:
+    """One trampler "t" (power ``power``, toughness 5; with deathtouch if asked) blocked by 1/n blockers b0, b1, ...
+    whose toughnesses are ``needs``, attacking opp (life 20); ``extra`` adds top-level fields (rules, step, ...)."""
+    return {
+        "players": OPP,
+        "attackers": [
+            {
+                "id": "t",
+                "power": power,
+                "toughness": 5,
+                "keywords": ["trample", *(["deathtouch"] if deathtouch else [])],
+                "attacking": "opp",
+                "blocked_by": [f"b{i}" for i in range(len(needs))],
+            }
+        ],
+        "blockers": [{"id": f"b{i}", "power": 1, "toughness": n} for i, n in enumerate(needs)],
+        **extra,
+    }
+
+
+def ladder(n: int, power: int = 4, life: int = 20) -> dict:
     """n double-strike tramplers (power ``power``, toughness 3), each blocked by its own 1/2 and by a first-strike
-    2/3 shared per pair of attackers (it divides its first-strike damage: 510.1d). The pairs are independent."""
+    2/3 shared per pair of attackers (it divides its first-strike damage: 510.1d). The pairs are independent; the
+    defending player has ``life``."""
     attackers, blockers = [], []
     for i in range(n):
         blockers.append({"id": f"b{i}", "power": 1, "toughness": 2})
         if i % 2 == 0:
             blockers.append({"id": f"f{i // 2}", "power": 2, "toughness": 3, "keywords": ["first_strike"]})
         attackers.append(_double_strike_trampler(i, power, [f"b{i}", f"f{i // 2}"]))
-    return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
+    players = [{"id": "opp", "life": life}]
+    return {"step": "combat", "players": players, "attackers": attackers, "blockers": blockers}
 
 
 def chained(n: int, power: int = 4) -> dict:

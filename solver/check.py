@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .models import Assignment
+from .models import Assignment, Side
 from .outcome import tally
 from .rules import LEGACY_BLOCKER_ORDER_RULE, LEGACY_ORDER_RULE, DamagePlan, SourcePlan, refusal
 
@@ -43,7 +43,7 @@ def check(plan: DamagePlan, assignment: Assignment) -> CheckResult:
 
     for source in assignment:
         if plan.source(source) is None:
-            what = "an attacking creature" if plan.side == "attacking" else "a source of combat damage here"
+            what = "an attacking creature" if plan.side == Side.ATTACKING else "a source of combat damage here"
             violations.append(
                 Violation("510.1", f"{source} is not {what}; it cannot assign this side's damage", source)
             )

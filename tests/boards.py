@@ -24,6 +24,46 @@ def load_perft() -> list[dict]:
 OPP = [{"id": "opp", "life": 20}]
 
 
+#: 702.2c + 702.19b: a 4/4 deathtouch trampler blocked by a 0/4: one point is lethal damage, the rest may trample
+#: over (4 assignments: 1 to 4 on the blocker). Read-only.
+DEATHTOUCH_TRAMPLER = {
+    "players": OPP,
+    "attackers": [
+        {
+            "id": "a",
+            "power": 4,
+            "toughness": 4,
+            "keywords": ["deathtouch", "trample"],
+            "attacking": "opp",
+            "blocked_by": ["x"],
+        }
+    ],
+    "blockers": [{"id": "x", "power": 0, "toughness": 4}],
+}
+
+#: Banding moves a division (702.22j/k, trample.rules.divider); the boards shared by tests/rules/test_division.py
+#: and tests/arena/test_game_banding.py. Read-only: a test that changes one deep-copies it first.
+#: 702.22k: L blocks the banding attacker "band": the active player divides L's damage and puts it on y (protected
+#: from white, so the lifelink blocker gains nothing) and x's 1 damage kills opp.
+BAND_PROTECTED = {
+    "players": [{"id": "opp", "life": 1}],
+    "attackers": [
+        {"id": "x", "power": 1, "toughness": 1, "attacking": "opp"},
+        {"id": "band", "power": 0, "toughness": 2, "keywords": ["banding"], "attacking": "opp", "blocked_by": ["L"]},
+        {"id": "y", "power": 0, "toughness": 2, "attacking": "opp", "blocked_by": ["L"], "protection": ["white"]},
+    ],
+    "blockers": [{"id": "L", "power": 1, "toughness": 2, "keywords": ["lifelink"], "tags": ["white"]}],
+}
+#: 702.22j: the banding blocker b makes the defending player divide a's damage: all of it on b, none tramples over.
+BANDING_BLOCKER = {
+    "players": [{"id": "opp", "life": 3}],
+    "attackers": [
+        {"id": "a", "power": 4, "toughness": 4, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["b"]}
+    ],
+    "blockers": [{"id": "b", "power": 1, "toughness": 1, "keywords": ["banding"]}],
+}
+
+
 #: 4 double strikers with trample against 4 shared blockers: a whole combat of more than 10^20 lines, whose first
 #: step leads to too many distinct states to count them quickly (counting it takes hours): the board the time-limit,
 #: interrupt and fault tests stop in the middle of its work.
@@ -349,3 +389,42 @@ def canon(assignment) -> tuple:
             for src, split in dict(assignment).items()
         )
     )
+
+
+# -- library cards and the gnome's board (tests/library/) -----------------------------------------------------------
+
+#: 712.8a: a modal double-faced card whose front is an instant; its land back is never cast (305.9).
+VALAKUT = {
+    "name": "Valakut Awakening // Valakut Stoneforge",
+    "mana_value": 3,
+    "types": ["Instant"],
+    "back": {"name": "Valakut Stoneforge", "mana_value": 0, "types": ["Land"]},
+    "double_faced": "modal",
+}
+#: 712.11a: a transforming double-faced card, cast only front face up.
+DELVER = {
+    "name": "Delver of Secrets // Insectile Aberration",
+    "mana_value": 1,
+    "types": ["Creature"],
+    "back": {"name": "Insectile Aberration", "mana_value": 1, "types": ["Creature"]},
+    "double_faced": "transform",
+}
+BOLT = {"name": "Lightning Bolt", "mana_value": 1, "types": ["Instant"]}
+
+
+def gnome_board(blockers=(), extra_attackers=(), step=None, **gnome) -> dict:
+    """A 3/5 trample haste "gnome" attacking opp (life 20), blocked by ``blockers`` (all of them), beside
+    ``extra_attackers``; ``gnome`` overrides its fields and ``step`` sets the board's step."""
+    g = {
+        "id": "gnome",
+        "power": 3,
+        "toughness": 5,
+        "keywords": ["trample", "haste"],
+        "attacking": "opp",
+        "blocked_by": [b["id"] for b in blockers],
+    }
+    g.update(gnome)
+    board = {"players": [{"id": "opp", "life": 20}], "attackers": [g, *extra_attackers], "blockers": list(blockers)}
+    if step:
+        board["step"] = step
+    return board

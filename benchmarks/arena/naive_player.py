@@ -26,6 +26,11 @@ def answer(scenario: dict) -> dict:
     return out
 
 
-for line in sys.stdin:
-    request = json.loads(line)
-    print(json.dumps(answer(request["scenario"])), flush=True)
+def main() -> None:
+    for line in sys.stdin:
+        request = json.loads(line)
+        print(json.dumps(answer(request["scenario"])), flush=True)
+
+
+if __name__ == "__main__":
+    main()

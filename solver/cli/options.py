@@ -19,7 +19,8 @@ from collections.abc import Callable
 
 from ..engines import engine_names
 from ..limits import CommandLimit, parse_seconds
-from ..models import FormatError
+from ..models import FormatError, Side
+from ..models.vocabulary import words
 
 
 def has_module(name: str) -> bool:
@@ -109,8 +110,8 @@ def add_side(p: argparse.ArgumentParser, help: str | None = None) -> None:
     """``--side attacking|defending|both`` (default attacking): whose damage assignment."""
     p.add_argument(
         "--side",
-        choices=["attacking", "defending", "both"],
-        default="attacking",
+        choices=words(Side),
+        default=Side.ATTACKING.value,
         help=help or "whose damage assignment: the attacking player's (default), the defending player's, or both",
     )
 

@@ -47,6 +47,7 @@ from xml.parsers import expat
 from ..models import MAX_NUMBER
 from ..models.cards import CARD_TYPES, SUPERTYPES, Card, Face, Library
 from ..models.errors import FormatError
+from ..models.vocabulary import DoubleFaced
 
 #: Decklist section headers (lower case, without a trailing colon) and the section each starts.
 HEADERS = {
@@ -87,7 +88,7 @@ def _kind(value, kinds: frozenset) -> bool:
 
 _SYMBOL = re.compile(r"\{([^}]*)\}")
 _TYPE_WORDS = frozenset(CARD_TYPES) | frozenset(SUPERTYPES)
-_DFC = {"modal_dfc": "modal", "transform": "transform", "battle": "transform"}
+_DFC = {"modal_dfc": DoubleFaced.MODAL, "transform": DoubleFaced.TRANSFORM, "battle": DoubleFaced.TRANSFORM}
 
 
 @dataclass(frozen=True)
@@ -390,7 +391,7 @@ def _to_card(raw: _Raw) -> Card:
     if layout in _DFC and len(faces) >= 2:
         f0, f1 = faces[0], faces[1]
         kind = _DFC[layout]
-        back_mv = f0.mana_value if kind == "transform" else f1.mana_value  # a transforming back: the front's
+        back_mv = f0.mana_value if kind == DoubleFaced.TRANSFORM else f1.mana_value  # a transforming back: the front's
         return Card(
             raw.name, f0.mana_value, f0.types, back=Face(f1.name, back_mv, f1.types), double_faced=kind, extra=extra
         )

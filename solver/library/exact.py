@@ -28,6 +28,7 @@ import numpy as np
 
 from ..models.cards import Card, GameState, Library, as_state
 from ..models.errors import expect_int
+from ..models.vocabulary import Zone
 from .transforms import best_face, qualifies
 
 
@@ -183,7 +184,7 @@ class MillDistribution:
     adventurers: tuple[tuple[int, Fraction], ...]
     mana_value_total: tuple[tuple[int, Fraction], ...]
     as_cost: bool = False
-    zone: str = "graveyard"
+    zone: str = Zone.GRAVEYARD
     end: str = "top"
 
     @property
@@ -206,7 +207,7 @@ class MillDistribution:
             "milled": self.milled,
             "cost_payable": self.n <= self.library_size,
             **({"as_cost": True, "performed": self.performed} if self.as_cost else {}),
-            **({"milled_to": self.zone} if self.zone != "graveyard" else {}),
+            **({"milled_to": self.zone} if self.zone != Zone.GRAVEYARD else {}),
             **({"from": self.end} if self.end != "top" else {}),
             "adventurers_in_library": self.adventurers_in_library,
             "adventurers": [{"count": k, **prob_json(p)} for k, p in self.adventurers],
@@ -277,7 +278,7 @@ def _subset_sum_counts_sparse(groups, size: int) -> dict[int, int]:
 
 
 def mill_distribution(
-    library, n: int, *, as_cost: bool = False, to: str = "graveyard", end: str = "top"
+    library, n: int, *, as_cost: bool = False, to: str = Zone.GRAVEYARD, end: str = "top"
 ) -> MillDistribution:
     """Exact distribution of mill ``n`` (701.17) over a uniformly shuffled ``library``: the number of adventurers
     milled (Seek Thrills mills seven and keeps those) and the milled cards' total mana value (701.17d).

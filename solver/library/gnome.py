@@ -45,8 +45,9 @@ from typing import Any
 
 from .. import outcome
 from ..combat import Combat
-from ..models import Assignment, FormatError, Keyword, Scenario, load_scenario
+from ..models import Assignment, FormatError, Keyword, ObjectKind, Scenario, Step, load_scenario
 from ..models.cards import Card, Face, GameState, as_state, load_library_or_state
+from ..models.vocabulary import Zone
 from ..whole import open_combat
 from .exact import DiscoverDistribution, discover_distribution, exact_json, prob_json
 from .joint import discover_hits
@@ -149,9 +150,11 @@ def damage_to_players(scenario: Scenario, assignment: Assignment, source: str) -
     prevention and doubling on a board with effects (docs/effects.md)."""
     if outcome.has_effects(scenario):
         res = outcome.resolve(scenario, assignment)
-        return sum(e.dealt for e in res.events if e.source == source and scenario.kind(e.recipient) == "player")
+        return sum(
+            e.dealt for e in res.events if e.source == source and scenario.kind(e.recipient) == ObjectKind.PLAYER
+        )
     split = assignment.get(source, {})
-    return sum(amount for r, amount in split.items() if scenario.kind(r) == "player")
+    return sum(amount for r, amount in split.items() if scenario.kind(r) == ObjectKind.PLAYER)
 
 
 def combat_numbers(steps) -> dict:
@@ -172,7 +175,7 @@ def combat_numbers(steps) -> dict:
             k += sum(1 for c in res.died if c in blockers)
             lost = lost or bool(res.losers)
             for e in res.events:
-                if e.source in attackers and scenario.kind(e.recipient) == "player":
+                if e.source in attackers and scenario.kind(e.recipient) == ObjectKind.PLAYER:
                     to_player[e.recipient] += e.dealt
         return {"damage": sum(to_player.values()), "kills": k, "lethal": lost}
     for scenario, assignment in steps:
@@ -181,7 +184,7 @@ def combat_numbers(steps) -> dict:
             if source not in attackers:
                 continue
             for r, amount in split.items():
-                if scenario.kind(r) == "player":
+                if scenario.kind(r) == ObjectKind.PLAYER:
                     to_player[r] += amount
     lethal = any(to_player.get(p.id, 0) >= p.life for p in first.players if to_player.get(p.id, 0) > 0)
     return {"damage": sum(to_player.values()), "kills": k, "lethal": lethal}
@@ -190,13 +193,13 @@ def combat_numbers(steps) -> dict:
 def _lines(scenario: Scenario, engine: str):
     """(line JSON, steps) for every legal line, through the public combat API."""
 
-    if scenario.step != "combat":
+    if scenario.step != Step.COMBAT:
         for a in Combat(scenario, engine=engine).legal_assignments:
             yield a, [(scenario, a)]
         return
     whole = open_combat(scenario, engine=engine)
     last = None
-    fs_state = scenario.with_step("first_strike")
+    fs_state = scenario.with_step(Step.FIRST_STRIKE)
     for line in whole.assignments():
         if last is None or last[0] != line.first_strike:
             last = (line.first_strike, whole.state_after(line.first_strike))
@@ -263,7 +266,7 @@ class XOutcome:
                         "x": x,
                         "card": card.name,
                         "face": None if face is None else face.name,
-                        "to": "hand" if face is None else "stack",
+                        "to": Zone.HAND if face is None else Zone.STACK,
                         "conjured_duplicate": face is not None,
                         "score": exact_json(worth),
                     }

@@ -25,11 +25,12 @@ from dataclasses import dataclass, replace
 
 from ..models.cards import Card, Face, GameState, Library, Spell, as_state
 from ..models.errors import FormatError, expect_int
+from ..models.vocabulary import Zone
 
 _TWO53 = 1 << 53
-CHOICES = ("cast", "hand")
+CHOICES = ("cast", Zone.HAND)
 #: Where milled cards go: the graveyard (701.17a), or exile under a replacement effect (Rest in Peace-style, 614.1).
-MILL_ZONES = ("graveyard", "exile")
+MILL_ZONES = (Zone.GRAVEYARD, Zone.EXILE)
 #: Which end of the library is milled: the top (701.17a), or the bottom where a card says so.
 MILL_ENDS = ("top", "bottom")
 
@@ -98,7 +99,7 @@ class MillEvent:
     as_cost: bool = False
     performed: bool = True  # False only for a cost that could not be paid (701.17b): nothing moved
     shuffle_seed: int | None = None
-    zone: str = "graveyard"  # where milled cards were put (a replacement effect may say exile)
+    zone: str = Zone.GRAVEYARD  # where milled cards were put (a replacement effect may say exile)
     end: str = "top"
 
     @property
@@ -139,7 +140,7 @@ class MillEvent:
             out["performed"] = self.performed
         if self.shuffle_seed is not None:
             out["shuffled_first_with_seed"] = self.shuffle_seed
-        if self.zone != "graveyard":
+        if self.zone != Zone.GRAVEYARD:
             out["milled_to"] = self.zone
         if self.end != "top":
             out["from"] = self.end
@@ -154,7 +155,7 @@ def zone_and_end(to: str, end: str) -> None:
 
 
 def mill(
-    state, n: int, seed: int | None = None, *, as_cost: bool = False, to: str = "graveyard", end: str = "top"
+    state, n: int, seed: int | None = None, *, as_cost: bool = False, to: str = Zone.GRAVEYARD, end: str = "top"
 ) -> tuple[GameState, MillEvent]:
     """Mill ``n`` (701.17a): the top ``n`` cards go to the graveyard; with fewer, all of them (701.17b).
 
@@ -179,7 +180,7 @@ def mill(
         milled, left = cards[:k], cards[k:]
     else:
         milled, left = tuple(reversed(cards[len(cards) - k :])), cards[: len(cards) - k]
-    if to == "graveyard":
+    if to == Zone.GRAVEYARD:
         new = replace(state, library=Library(left), graveyard=state.graveyard + milled)
     else:
         new = replace(state, library=Library(left), exile=state.exile + milled)
@@ -188,7 +189,7 @@ def mill(
 
 
 def seek_thrills(
-    state, seed: int | None = None, *, to: str = "graveyard", end: str = "top"
+    state, seed: int | None = None, *, to: str = Zone.GRAVEYARD, end: str = "top"
 ) -> tuple[GameState, MillEvent]:
     """Seek Thrills: mill seven, then put each milled card that has an Adventure into its owner's hand.
 
@@ -203,7 +204,7 @@ def seek_thrills(
     zone = getattr(after_mill, to)
     base = zone[: len(zone) - event.count]
     new = replace(after_mill, **{to: base + stay}, hand=after_mill.hand + up)
-    went = tuple("hand" if c.has_adventure else to for c in event.milled)
+    went = tuple(Zone.HAND if c.has_adventure else to for c in event.milled)
     return new, replace(event, action="seek_thrills", went_to=went)
 
 
@@ -265,7 +266,7 @@ class DiscoverEvent:
 
     def note(self) -> str:
         if self.hit is not None:
-            if self.destination == "stack":
+            if self.destination == Zone.STACK:
                 return f"cast {self.cast_face} without paying its mana cost (701.57a)"
             if self.choice == "cast":
                 return f"no face of {self.hit.name} has mana value {self.n} or less: put into hand (701.57a)"
@@ -354,7 +355,7 @@ def discover(
     bottom = tuple(rest[i] for i in order)
     library = Library(cards[k:] + bottom)
 
-    if face is not None and choice == "hand":
+    if face is not None and choice == Zone.HAND:
         raise FormatError("face", 'a face is chosen only to cast the card; with choice "hand" nothing is cast')
     castable: tuple[Face, ...] = ()
     cast_face = None
@@ -367,10 +368,10 @@ def discover(
         if choice == "cast" and castable:
             chosen = next(f for f in castable if f.name == face) if face is not None else best_face(castable)
             cast_face = chosen.name
-            destination = "stack"
+            destination = Zone.STACK
             new_stack = new_stack + (Spell(hit, chosen.name),)
         else:
-            destination = "hand"
+            destination = Zone.HAND
             new_hand = new_hand + (hit,)
 
     new = replace(state, library=library, hand=new_hand, stack=new_stack)

@@ -10,6 +10,7 @@ import json
 import os
 import shlex
 import sys
+from pathlib import Path
 
 import pytest
 from waiting import wait_until
@@ -17,25 +18,17 @@ from waiting import wait_until
 from trample.arena import ExternalPlayer, decision_seed, generate, make_player, run_arena
 from trample.models import load_scenario
 
-# A player: every attacker puts all its damage on its first blocker in combat, else on what it attacks.
-# That is legal on the "basic" level (regular step, current rules, nothing removed from combat; 510.1b/c).
+NAIVE_PLAYER_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "arena"
+
+# A player: the naive player of benchmarks/arena/naive_player.py (imported from the folder given as its 4th
+# argument): every attacker puts all its damage on its first blocker in combat, else on what it attacks. That is
+# legal on the "basic" level (regular step, current rules, nothing removed from combat; 510.1b/c).
 # MODE changes the answer to decision number N (counted across restarts in a file next to the script).
 SCRIPT = r"""
 import json, signal, sys
 mode, counter, log = sys.argv[1], sys.argv[2], sys.argv[3]
-
-def answer(scenario):
-    out = {}
-    inside = {b["id"] for b in scenario.get("blockers", []) if b.get("in_combat", True)}
-    for a in scenario["attackers"]:
-        blockers = [b for b in a.get("blocked_by", []) if b in inside]
-        if a["power"] <= 0:
-            out[a["id"]] = {}
-        elif blockers:
-            out[a["id"]] = {blockers[0]: a["power"]}
-        else:
-            out[a["id"]] = {a["attacking"]: a["power"]}
-    return out
+sys.path.insert(0, sys.argv[4])
+from naive_player import answer
 
 for line in sys.stdin:
     request = json.loads(line)
@@ -69,7 +62,8 @@ def script(tmp_path):
     path.write_text(SCRIPT)
 
     def command(mode: str) -> str:
-        args = [sys.executable, str(path), mode, str(tmp_path / f"{mode}.count"), str(tmp_path / f"{mode}.log")]
+        counter, log = str(tmp_path / f"{mode}.count"), str(tmp_path / f"{mode}.log")
+        args = [sys.executable, str(path), mode, counter, log, str(NAIVE_PLAYER_DIR)]
         return " ".join(shlex.quote(a) for a in args)
 
     command.dir = tmp_path

@@ -10,6 +10,7 @@ import json
 import random
 
 import pytest
+from boards import BAND_PROTECTED, BANDING_BLOCKER
 from test_combat_game import minimax, plays, small_whole_boards
 
 from trample import Combat
@@ -20,25 +21,6 @@ from trample.arena.players import DeclarationOrderPlayer, FacePlayer, GreedyValu
 from trample.models import load_scenario
 from trample.whole import WholeCombat
 
-# 702.22k: L blocks the banding attacker "band": the active player divides L's damage and puts it on y (protection
-# from white prevents it, so the lifelink blocker gains nothing) and x's 1 damage kills opp
-BANDING_ATTACKER = {
-    "players": [{"id": "opp", "life": 1}],
-    "attackers": [
-        {"id": "x", "power": 1, "toughness": 1, "attacking": "opp"},
-        {"id": "band", "power": 0, "toughness": 2, "keywords": ["banding"], "attacking": "opp", "blocked_by": ["L"]},
-        {"id": "y", "power": 0, "toughness": 2, "attacking": "opp", "blocked_by": ["L"], "protection": ["white"]},
-    ],
-    "blockers": [{"id": "L", "power": 1, "toughness": 2, "keywords": ["lifelink"], "tags": ["white"]}],
-}
-# 702.22j: the banding blocker b makes the defending player divide a's damage: all of it on b, none tramples over
-BANDING_BLOCKER = {
-    "players": [{"id": "opp", "life": 3}],
-    "attackers": [
-        {"id": "a", "power": 4, "toughness": 4, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["b"]}
-    ],
-    "blockers": [{"id": "b", "power": 1, "toughness": 1, "keywords": ["banding"]}],
-}
 # both steps: a double striker blocked by a banding blocker: the defender divides its first-strike damage (all on b,
 # which dies); in the regular step b has left combat, so its banding moves nothing and the attacker tramples over
 BANDING_BLOCKER_TWO_STEPS = copy.deepcopy(BANDING_BLOCKER)
@@ -74,7 +56,7 @@ def optimal(game, pos):
 @pytest.mark.parametrize(
     "board, objective, chooser, source, value",
     [
-        (BANDING_ATTACKER, "lethal", ATTACKER, "L", 1.0),  # 702.22k
+        (BAND_PROTECTED, "lethal", ATTACKER, "L", 1.0),  # 702.22k
         (BANDING_BLOCKER, "max-damage", DEFENDER, "a", 0.0),  # 702.22j
         (BANDING_BLOCKER_TWO_STEPS, "max-damage", DEFENDER, "a", 4.0),  # 702.22j, first-strike step
         (BANDING_FIRST_STRIKE_BLOCKER, "max-kills", ATTACKER, "f", 1.0),  # 702.22k, first-strike step
@@ -125,7 +107,7 @@ def test_pettingzoo_on_banding_boards():
     from trample.arena.pz_env import env
 
     for board, objective, agent in [
-        (BANDING_ATTACKER, "lethal", "attacker_0"),  # 702.22k: the attacker divides L's damage
+        (BAND_PROTECTED, "lethal", "attacker_0"),  # 702.22k: the attacker divides L's damage
         (BANDING_BLOCKER, "max-damage", "defender_0"),  # 702.22j: the defender divides a's damage
     ]:
         e = env()
@@ -151,7 +133,7 @@ def test_openspiel_on_banding_boards():
     from trample.arena import openspiel_game as og
 
     for board, objective, player, value in [
-        (BANDING_ATTACKER, "lethal", 0, 1.0),
+        (BAND_PROTECTED, "lethal", 0, 1.0),
         (BANDING_BLOCKER, "max-damage", 1, 0.0),
     ]:
         g = og.load(dict(board, step="combat"), objective)

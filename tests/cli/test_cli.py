@@ -1,12 +1,11 @@
 """The trample command line: docs/format.md's contract (exit codes 0/1/2, one-line errors, .jsonl batches)."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from boards import PERFT_PATH
+from cli_process import run
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "thrasta.json"
@@ -19,18 +18,6 @@ TRAMPLE_2_2 = {
     ],
     "blockers": [{"id": "x", "power": 1, "toughness": 2}],
 }
-
-
-def run(*args, stdin=None):
-    proc = subprocess.run(
-        [sys.executable, "-m", "trample", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
-    return proc.returncode, proc.stdout, proc.stderr
 
 
 def test_count_from_stdin():  # 702.19b: 2+3, 3+2, 4+1, 5+0

@@ -10,14 +10,14 @@ from math import comb
 
 import numpy as np
 import pytest
-from boards import canon, load_perft
+from boards import DEATHTOUCH_TRAMPLER, canon, load_perft
 from brute import brute_force, is_legal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import examples, scenarios
 
 import trample.engines.direct as direct
-from benchmarks.boards import blocker_chain
+from benchmarks.boards import blocker_chain, trampler
 from trample import Combat
 from trample.engines import engine_names, get_engine
 from trample.engines.direct import ComponentDP, closed_form_count, component_dp, plan_blocks
@@ -25,25 +25,6 @@ from trample.models import FormatError, load_scenario
 
 CASES = load_perft()
 OPP = [{"id": "opp", "life": 20}]
-
-
-def trampler(power, needs, deathtouch=False, **extra):
-    kws = ["trample"] + (["deathtouch"] if deathtouch else [])
-    return {
-        "players": OPP,
-        "attackers": [
-            {
-                "id": "t",
-                "power": power,
-                "toughness": 5,
-                "keywords": kws,
-                "attacking": "opp",
-                "blocked_by": [f"b{i}" for i in range(len(needs))],
-            }
-        ],
-        "blockers": [{"id": f"b{i}", "power": 1, "toughness": n} for i, n in enumerate(needs)],
-        **extra,
-    }
 
 
 def chain_board(n_att=10, power=40, per=6, rules="current", tough=(2, 3, 1, 4, 2, 3)):
@@ -72,20 +53,7 @@ def test_p20k8_count():
 
 def test_deathtouch_trample_needs_one_each():
     # 702.2c + 702.19b: deathtouch makes 1 lethal: power 4 vs toughness 4 -> 4 (1..4 on the blocker)
-    sc = {
-        "players": OPP,
-        "attackers": [
-            {
-                "id": "a",
-                "power": 4,
-                "toughness": 4,
-                "keywords": ["deathtouch", "trample"],
-                "attacking": "opp",
-                "blocked_by": ["x"],
-            }
-        ],
-        "blockers": [{"id": "x", "power": 0, "toughness": 4}],
-    }
+    sc = DEATHTOUCH_TRAMPLER
     for engine in ("direct", "cpsat"):
         assert Combat(sc, engine=engine).count() == 4
     assert [a.to_json() for a in Combat(sc, engine="direct").assignments()] == [

@@ -9,6 +9,7 @@ from collections import Counter
 from fractions import Fraction
 from math import comb
 
+import boards
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -81,24 +82,8 @@ WEAR_TEAR = card(
     }
 )
 BIG = card({"name": "Ancient Brontodon", "mana_value": 8, "types": ["Creature"]})
-VALAKUT = card(  # 712.8a: a nonland instant in the library; its land back is never cast (305.9)
-    {
-        "name": "Valakut Awakening // Valakut Stoneforge",
-        "mana_value": 3,
-        "types": ["Instant"],
-        "back": {"name": "Valakut Stoneforge", "mana_value": 0, "types": ["Land"]},
-        "double_faced": "modal",
-    }
-)
-DELVER = card(  # 712.11a: a transforming card, cast only front face up
-    {
-        "name": "Delver of Secrets // Insectile Aberration",
-        "mana_value": 1,
-        "types": ["Creature"],
-        "back": {"name": "Insectile Aberration", "mana_value": 1, "types": ["Creature"]},
-        "double_faced": "transform",
-    }
-)
+VALAKUT = card(boards.VALAKUT)  # 712.8a: a nonland instant in the library; its land back is never cast (305.9)
+DELVER = card(boards.DELVER)  # 712.11a: a transforming card, cast only front face up
 PATHWAY = card(  # a modal card with a land front is a land in the library
     {
         "name": "Hengegate Pathway // Mistgate Pathway",

@@ -8,6 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from boards import gnome_board
 
 from trample.cli import main
 from trample.library import discover_distribution, gnome_outcomes
@@ -16,19 +17,6 @@ from trample.models.errors import FormatError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "library.json"
-
-
-def gnome_board(blockers=(), extra_attackers=(), **gnome):
-    g = {
-        "id": "gnome",
-        "power": 3,
-        "toughness": 5,
-        "keywords": ["trample", "haste"],
-        "attacking": "opp",
-        "blocked_by": [b["id"] for b in blockers],
-    }
-    g.update(gnome)
-    return {"players": [{"id": "opp", "life": 20}], "attackers": [g, *extra_attackers], "blockers": list(blockers)}
 
 
 LIBRARY = {

@@ -8,6 +8,7 @@ from fractions import Fraction
 from math import factorial
 
 import pytest
+from boards import BOLT, DELVER, VALAKUT
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -16,20 +17,6 @@ from trample.library import discover, discover_distribution, mill, mill_distribu
 from trample.models.cards import GameState, Spell, load_card, load_library
 from trample.models.errors import FormatError
 
-VALAKUT = {
-    "name": "Valakut Awakening // Valakut Stoneforge",
-    "mana_value": 3,
-    "types": ["Instant"],
-    "back": {"name": "Valakut Stoneforge", "mana_value": 0, "types": ["Land"]},
-    "double_faced": "modal",
-}
-DELVER = {
-    "name": "Delver of Secrets // Insectile Aberration",
-    "mana_value": 1,
-    "types": ["Creature"],
-    "back": {"name": "Insectile Aberration", "mana_value": 1, "types": ["Creature"]},
-    "double_faced": "transform",
-}
 SEA_GATE = {  # a modal card whose back is a cheaper spell? No: its back is a land; the front costs 7
     "name": "Sea Gate Restoration // Sea Gate, Reborn",
     "mana_value": 7,
@@ -59,7 +46,6 @@ LAND_HALF = {  # a land written as a split card's half
     ],
 }
 FOREST = {"name": "Forest", "mana_value": 0, "types": ["Basic", "Land"]}
-BOLT = {"name": "Lightning Bolt", "mana_value": 1, "types": ["Instant"]}
 GIANT = {
     "name": "Bonecrusher Giant // Stomp",
     "mana_value": 3,

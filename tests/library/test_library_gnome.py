@@ -15,6 +15,7 @@ from math import factorial
 
 import brute_combat
 import pytest
+from boards import BOLT, VALAKUT, gnome_board
 
 from trample.cli import main
 from trample.library import gnome_outcomes
@@ -23,7 +24,6 @@ from trample.models.cards import load_library
 from trample.models.errors import FormatError
 
 FOREST = {"name": "Forest", "mana_value": 0, "types": ["Land"]}
-BOLT = {"name": "Lightning Bolt", "mana_value": 1, "types": ["Instant"]}
 COUNTER = {"name": "Counterspell", "mana_value": 2, "types": ["Instant"]}
 FIRE_ICE = {
     "name": "Fire // Ice",
@@ -36,13 +36,6 @@ GIANT = {
     "mana_value": 3,
     "types": ["Creature"],
     "adventure": {"name": "Stomp", "mana_value": 2, "types": ["Instant"]},
-}
-VALAKUT = {
-    "name": "Valakut Awakening // Valakut Stoneforge",
-    "mana_value": 3,
-    "types": ["Instant"],
-    "back": {"name": "Valakut Stoneforge", "mana_value": 0, "types": ["Land"]},
-    "double_faced": "modal",
 }
 BRONTO = {"name": "Ancient Brontodon", "mana_value": 8, "types": ["Creature"], "value": 5}
 CUT_RIBBONS = {  # 702.127a: Ribbons (worth 5 here) has aftermath, so discover can cast only Cut
@@ -228,22 +221,6 @@ def test_known_order_mana_value_score_counts_a_literal_final_land():  # 701.57c
 # ---------------------------------------------------------------------------------------------
 # Whole combat: double strike
 # ---------------------------------------------------------------------------------------------
-
-
-def gnome_board(blockers=(), extra_attackers=(), step=None, **gnome):
-    g = {
-        "id": "gnome",
-        "power": 3,
-        "toughness": 5,
-        "keywords": ["trample", "haste"],
-        "attacking": "opp",
-        "blocked_by": [b["id"] for b in blockers],
-    }
-    g.update(gnome)
-    board = {"players": [{"id": "opp", "life": 20}], "attackers": [g, *extra_attackers], "blockers": list(blockers)}
-    if step:
-        board["step"] = step
-    return board
 
 
 DS_BOARD = gnome_board(

@@ -14,6 +14,7 @@ from fractions import Fraction
 from unittest.mock import patch
 
 import pytest
+from boards import DEATHTOUCH_TRAMPLER
 from brute import allowed_recipients, brute_force, is_legal, normalize
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -289,20 +290,7 @@ def test_indestructible_blockers_never_count_as_kills_but_still_need_lethal():
 
 def test_deathtouch_overkill_is_beyond_one_point():
     # 702.2c + 702.19b: one deathtouch point is lethal; the rest tramples over, no overkill
-    sc = {
-        "players": OPP,
-        "attackers": [
-            {
-                "id": "a",
-                "power": 4,
-                "toughness": 4,
-                "keywords": ["deathtouch", "trample"],
-                "attacking": "opp",
-                "blocked_by": ["x"],
-            }
-        ],
-        "blockers": [{"id": "x", "power": 0, "toughness": 4}],
-    }
+    sc = DEATHTOUCH_TRAMPLER
     r = Combat(sc).solve("max-kills,min-overkill")
     assert r.objectives == {"max-kills": 1, "min-overkill": 0}
     assert r.assignment == {"a": {"x": 1, "opp": 3}}

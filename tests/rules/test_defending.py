@@ -5,14 +5,13 @@ brute-force oracle tests/oracles/brute.py, plus named 510.1d cases and the comma
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import brute
 import pytest
 import strategies
 from boards import canon
+from cli_process import run
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -118,6 +117,18 @@ def test_what_a_blocker_may_not_do():
     assert rules_of(combat, {"x": {"a": 2, "b": 1}, "a": {"x": 2}}) == ["510.1"]  # an attacker is not its source
 
 
+def test_the_510_1_message_names_the_side_whose_sources_are_asked():
+    # 510.1: on the attacking side only attacking creatures assign damage; on the defending side the blockers
+    attacking = Combat(board(TWO, [X3])).check({"x": {"a": 3}, "a": {"x": 2}, "b": {"x": 2}})
+    defending = Combat(board(TWO, [X3]), side="defending").check({"x": {"a": 3}, "a": {"x": 2}})
+    assert [(v.rule, v.message) for v in attacking.violations] == [
+        ("510.1", "x is not an attacking creature; it cannot assign this side's damage")
+    ]
+    assert [(v.rule, v.message) for v in defending.violations] == [
+        ("510.1", "a is not a source of combat damage here; it cannot assign this side's damage")
+    ]
+
+
 def test_both_sides_is_the_product_of_the_two():
     # 510.1 / 510.1d: the two players' assignments do not constrain each other, so the count is the product:
     # the trampler t (4 power, x needs 5 with b's help: 702.19b) and x's division.
@@ -192,18 +203,6 @@ def test_check_matches_brute_force_both(case):
 # ---------------------------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------------------------
-
-
-def run(*args, stdin=None):
-    proc = subprocess.run(
-        [sys.executable, "-m", "trample", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
-    return proc.returncode, proc.stdout, proc.stderr
 
 
 @pytest.mark.slow

@@ -18,6 +18,7 @@ import brute
 import brute_combat
 import pytest
 import strategies
+from boards import BAND_PROTECTED, BANDING_BLOCKER
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_outcomes import oracle_optimum, oracle_reachable
@@ -30,25 +31,8 @@ from trample.whole import WholeCombat
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# the board 1: the active player divides L's damage (702.22k) and puts it on y, protected from white
-BAND_PROTECTED = {
-    "players": [{"id": "opp", "life": 1}],
-    "attackers": [
-        {"id": "x", "power": 1, "toughness": 1, "attacking": "opp"},
-        {"id": "band", "power": 0, "toughness": 2, "keywords": ["banding"], "attacking": "opp", "blocked_by": ["L"]},
-        {"id": "y", "power": 0, "toughness": 2, "attacking": "opp", "blocked_by": ["L"], "protection": ["white"]},
-    ],
-    "blockers": [{"id": "L", "power": 1, "toughness": 2, "keywords": ["lifelink"], "tags": ["white"]}],
-}
-
-# the board 2: the defending player divides a's damage (702.22j) and keeps it all on b
-BANDING_BLOCKER = {
-    "players": [{"id": "opp", "life": 3}],
-    "attackers": [
-        {"id": "a", "power": 4, "toughness": 4, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["b"]}
-    ],
-    "blockers": [{"id": "b", "power": 1, "toughness": 1, "keywords": ["banding"]}],
-}
+# the boards (tests/boards.py): BAND_PROTECTED, the active player divides L's damage (702.22k) and puts it
+# on y, protected from white; BANDING_BLOCKER, the defending player divides a's damage (702.22j), all of it on b
 
 # without banding: the defending player divides L's damage and gains 1 from it (510.1d, 702.15b)
 LIFELINK_SPLIT = {

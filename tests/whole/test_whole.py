@@ -5,8 +5,6 @@ brute force built on the one-step oracle tests/oracles/brute.py), then the comma
 """
 
 import json
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,6 +12,7 @@ import brute_combat
 import pytest
 import strategies
 from boards import canon
+from cli_process import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -582,18 +581,6 @@ def test_solve_matches_the_brute_force_adversarial_optimum(doc, objectives):
 # ---------------------------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------------------------
-
-
-def run(*args, stdin=None):
-    proc = subprocess.run(
-        [sys.executable, "-m", "trample", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
-    return proc.returncode, proc.stdout, proc.stderr
 
 
 DS_22 = board([DS_TRAMPLE_3], [{"id": "x", "power": 2, "toughness": 2}])

@@ -13,6 +13,7 @@ import strategies
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.boards import ladder
 from trample import Combat
 from trample.models import Scenario
 from trample.optimize import parse_objectives, score
@@ -29,29 +30,6 @@ OBJECTIVES = [
     ["min-overkill", "max-damage"],
     ["lethal", "max-damage", "min-overkill"],
 ]
-
-
-def ds_trampler(i: int, power: int, blockers: list[str]) -> dict:
-    return {
-        "id": f"a{i}",
-        "power": power,
-        "toughness": 3,
-        "keywords": ["double_strike", "trample"],
-        "attacking": "opp",
-        "blocked_by": blockers,
-    }
-
-
-def ladder(n: int, life: int = 20) -> dict:
-    """benchmarks/boards.py's ladder: n double-strike 4/3 tramplers, each blocked by its own 1/2 and by a
-    first-strike 2/3 shared per pair; one group for ``lethal`` and ``min-overkill`` (the player's life)."""
-    attackers, blockers = [], []
-    for i in range(n):
-        blockers.append({"id": f"b{i}", "power": 1, "toughness": 2})
-        if i % 2 == 0:
-            blockers.append({"id": f"f{i // 2}", "power": 2, "toughness": 3, "keywords": ["first_strike"]})
-        attackers.append(ds_trampler(i, 4, [f"b{i}", f"f{i // 2}"]))
-    return {"step": "combat", "players": [{"id": "opp", "life": life}], "attackers": attackers, "blockers": blockers}
 
 
 def one_player_boards():
@@ -91,7 +69,7 @@ def test_the_groups_added_up_are_the_one_step_optimum(doc, objectives):
 def test_ladder_grouped_regular_steps_agree_with_cp_sat(n, life):
     # the whole search's regular steps by groups (split, the default) against CP-SAT's (split=False): same
     # values and the same line (the chosen state is solved again with the tie-break); fewer one-step solves
-    doc = ladder(n, life)
+    doc = ladder(n, life=life)
     objectives = ["lethal", "max-kills", "min-overkill"]
     whole = WholeCombat(doc)
     grouped = whole.solve(objectives)
@@ -107,7 +85,7 @@ def test_ladder_grouped_regular_steps_agree_with_cp_sat(n, life):
 @pytest.mark.slow
 @pytest.mark.parametrize("objectives", OBJECTIVES)
 def test_small_ladders_match_the_brute_force(objectives):
-    for doc in (ladder(2, 5), ladder(2, 9), ladder(3, 10)):
+    for doc in (ladder(2, life=5), ladder(2, life=9), ladder(3, life=10)):
         for a in doc["attackers"]:
             a["power"] = 3
         expected = brute_combat.adversarial_optimum(doc, objectives)

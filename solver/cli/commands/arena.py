@@ -39,6 +39,7 @@ from ...limits import STATE, stop_like_interrupt, work_done
 from ...models import FormatError, load_scenario
 from ...models.errors import brief, expect_object, expect_str
 from ...models.scenario import parse_json_text
+from ...models.vocabulary import DeclareKind
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK
 from ..batch import emit
 from ..files import AtomicFiles, check_writable, distinct_files
@@ -72,7 +73,7 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
 
 
-_KIND = {"blocks": "blockers", "attacks": "attackers"}
+_KIND = {"blocks": DeclareKind.BLOCKERS, "attacks": DeclareKind.ATTACKERS}
 
 
 def _players(args, combat: bool = False, declarations: str | None = None) -> list[str]:

@@ -19,6 +19,7 @@ from ...limits import STATE, LimitReached, deadline_of
 from ...models import FormatError
 from ...models.declare import load_declaration, load_declare_doc
 from ...models.scenario import parse_json_text
+from ...models.vocabulary import DeclareKind
 from .. import EXIT_NO, EXIT_OK
 from ..batch import emit, limited, run_batch, run_paired, stream_batch
 from ..options import add_engine, add_output, add_time_limit, positive_int
@@ -169,7 +170,7 @@ def cmd_scenario(args) -> int:
     def one(doc, decl):
         d = load_declare_doc(doc)
         declaration = load_declaration(decl, d)
-        if d.kind == "blockers":
+        if d.kind == DeclareKind.BLOCKERS:
             return d.scenario(declaration).to_json(), EXIT_OK  # type: ignore[union-attr,arg-type]
         return _blockers_json(doc, declaration.to_json()), EXIT_OK
 
@@ -180,7 +181,7 @@ def _blockers_json(doc: dict, attacks: dict) -> dict:
     """The declare-blockers document of an attack: the attacking creatures with what they attack (the rest
     stay home), written in the attackers document's own terms."""
     out = {k: v for k, v in doc.items() if k not in ("declare", "mana")}  # mana: the active player's, to attack
-    out["declare"] = "blockers"
+    out["declare"] = DeclareKind.BLOCKERS.value
     kept = []
     for c in doc.get("attackers", []):
         if c["id"] in attacks:

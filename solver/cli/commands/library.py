@@ -20,6 +20,7 @@ from ...library.transforms import shuffle_library
 from ...models import parse_json_text
 from ...models.cards import ZONES, GameState, load_library_or_state
 from ...models.errors import FormatError, expect_object, join
+from ...models.vocabulary import Zone
 from .. import EXIT_NO, EXIT_OK
 from ..batch import emit, limited, run_batch
 from ..options import add_engine, add_time_limit, engine_choices, shown
@@ -97,7 +98,7 @@ def cmd_discover(args) -> int:
     seed = _optional_whole(args.seed, "--seed")
     if seed is None and not args.distribution:
         raise FormatError("--seed", "required: it sets the random order of the cards put on the bottom (701.57a)")
-    if args.face is not None and args.choice == "hand":
+    if args.face is not None and args.choice == Zone.HAND:
         raise FormatError("--face", "names the face to cast; with --choice hand nothing is cast (701.57a)")
     if args.face is not None and args.distribution:
         raise FormatError(
@@ -183,8 +184,8 @@ def cmd_from_deck(args) -> int:
 def _mill_options(p) -> None:
     p.add_argument(
         "--to",
-        choices=["graveyard", "exile"],
-        default="graveyard",
+        choices=[Zone.GRAVEYARD.value, Zone.EXILE.value],
+        default=Zone.GRAVEYARD.value,
         help="where the milled cards go: graveyard (701.17a, default) or exile (a replacement effect)",
     )
     p.add_argument(
@@ -231,7 +232,7 @@ def _add_library_commands(subparsers, lib_help: str) -> None:
     p.add_argument("--seed", default=None, help="seed of the random bottom order (required unless --distribution)")
     p.add_argument(
         "--choice",
-        choices=["cast", "hand"],
+        choices=["cast", Zone.HAND.value],
         default="cast",
         help="cast the card if a face has mana value <= N (default), or put it into hand",
     )

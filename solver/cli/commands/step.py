@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, cast
 from ...cluster import BACKENDS
 from ...documents import dumps, is_batch, iter_documents, scenario_from
 from ...limits import STATE, LimitReached, deadline_of, work_done
-from ...models import FormatError, load_assignment
+from ...models import FormatError, Side, Step, load_assignment
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK
 from ..batch import emit, jsonl_rows, limited, run_batch, run_paired, stream_batch, write_chunks
 from ..files import AtomicFiles, distinct_files, is_regular_target, redirected_output
@@ -119,7 +119,7 @@ def _combat(doc, args):
     from ...whole import open_combat
 
     return open_combat(
-        scenario_from(doc), side=getattr(args, "side", "attacking"), engine=getattr(args, "engine", "auto")
+        scenario_from(doc), side=getattr(args, "side", Side.ATTACKING.value), engine=getattr(args, "engine", "auto")
     )
 
 
@@ -143,7 +143,7 @@ def _count_distributed(args) -> int:
 
     results = count_documents(
         iter_documents(args.file),
-        side=getattr(args, "side", "attacking"),
+        side=getattr(args, "side", Side.ATTACKING.value),
         engine=getattr(args, "engine", "auto"),
         time_limit=args.time_limit,
         backend=args.backend or "dask",
@@ -188,13 +188,13 @@ def _enumerate_shards(args) -> int:
         raise FormatError(args.file, "--shards takes one scenario, not a .jsonl batch")
     ((_, doc),) = iter_documents(args.file)
     scenario = scenario_from(doc)
-    if scenario.step == "combat":
+    if scenario.step == Step.COMBAT:
         raise FormatError("step", '--shards enumerates one damage step ("combat" holds two)')
     manifest = enumerate_shards(
         scenario,
         args.output,
         args.shards,
-        side=getattr(args, "side", "attacking"),
+        side=getattr(args, "side", Side.ATTACKING.value),
         backend=args.backend or ("dask" if args.scheduler else "process"),
         scheduler=args.scheduler,
         workers=args.workers,
@@ -340,7 +340,7 @@ def _step_combat(doc, args, what: str):
     from ...combat import Combat
 
     scenario = scenario_from(doc)
-    if scenario.step == "combat":
+    if scenario.step == Step.COMBAT:
         raise FormatError("step", f'{what} works on one damage step ("regular" or "first_strike"), not "combat"')
     return Combat(scenario, side=args.side, engine=args.engine)
 
