@@ -19,16 +19,21 @@ rules' (:meth:`trample.declare.DeclarationSpace.legal_options`, then the damage 
 from __future__ import annotations
 
 try:
-    import numpy as np
     import pyspiel
 except ImportError as err:
     raise ImportError(f"the OpenSpiel game needs open-spiel (pip install 'trample[multiagent]'): {err}") from None
 
 import json
 
-from . import encoding
 from .declare_game import DeclareGame, observation
-from .openspiel_game import decode_board, decode_objective, encode_board, encode_objective
+from .openspiel_game import (
+    PositionState,
+    VectorObserver,
+    decode_board,
+    decode_objective,
+    encode_board,
+    encode_objective,
+)
 
 SHORT_NAME = "python_trample_declare_combat"
 
@@ -104,26 +109,7 @@ class TrampleDeclareGame(pyspiel.Game):
         return DeclareObserver(self)
 
 
-class TrampleDeclareState(pyspiel.State):
-    def __init__(self, game, position=None):
-        super().__init__(game)
-        self.core = game.core
-        self.position = position if position is not None else game.core.initial()
-
-    def __reduce__(self):  # pickled as the game string and the actions played
-        return (_replay, (str(self.get_game()), list(self.history())))
-
-    def current_player(self):
-        if self.position.terminal:
-            return pyspiel.PlayerId.TERMINAL
-        return self.position.player
-
-    def _legal_actions(self, player):
-        return self.position.legal_actions()
-
-    def _apply_action(self, action):
-        self.position = self.position.apply(action)
-
+class TrampleDeclareState(PositionState):
     def _action_to_string(self, player, action):
         p = self.position
         if p.terminal:
@@ -132,12 +118,6 @@ class TrampleDeclareState(pyspiel.State):
             src, rec = p.damage.current()
             return f"{src}->{rec}:{action}"
         return f"{p.phase}:{p.chooser()}:{action}"
-
-    def is_terminal(self):
-        return self.position.terminal
-
-    def returns(self):
-        return self.position.returns()
 
     def __str__(self):
         p = self.position
@@ -150,27 +130,12 @@ class TrampleDeclareState(pyspiel.State):
         return f"{p.phase} {json.dumps(p.partial().to_json(), separators=(',', ':'))} {p.chooser()}?"
 
 
-def _replay(game_string: str, history: list):
-    """The state reached by playing ``history`` in the game of ``game_string`` (unpickling a state)."""
-    state = pyspiel.load_game(game_string).new_initial_state()
-    for action in history:
-        state.apply_action(action)
-    return state
-
-
-class DeclareObserver:
+class DeclareObserver(VectorObserver):
     """Observations: the :mod:`trample.arena.encoding` vector of the board the decision reads (perfect
     information; :func:`trample.arena.declare_game.observation`)."""
 
-    def __init__(self, game):
-        self.tensor = np.zeros(encoding.OBS_SIZE, dtype=np.float32)
-        self.dict = {"observation": self.tensor}
-
     def set_from(self, state, player):
         self.tensor[:] = observation(state.position)
-
-    def string_from(self, state, player):
-        return str(state) + " " + " ".join(map(str, state.history()))
 
 
 pyspiel.register_game(GAME_TYPE, TrampleDeclareGame)

@@ -153,14 +153,18 @@ class TrampleCombatGame(pyspiel.Game):
         return CombatObserver(self)
 
 
-class TrampleCombatState(pyspiel.State):
+class PositionState(pyspiel.State):
+    """What the OpenSpiel states of trample's games share (a ``pyspiel.State``): the game's
+    ``core`` and the current ``position`` (an object with ``terminal``, ``player``, ``legal_actions()``,
+    ``apply(action)`` and ``returns()``), pickled as the game string and the actions played."""
+
     def __init__(self, game, position=None):
-        super().__init__(game)
+        super().__init__(game)  # pyspiel.State's
         self.core = game.core
         self.position = position if position is not None else game.core.initial()
 
     def __reduce__(self):  # pickled as the game string and the actions played
-        return (_replay, (str(self.get_game()), list(self.history())))
+        return (replay, (str(self.get_game()), list(self.history())))
 
     def current_player(self):
         if self.position.terminal:
@@ -173,17 +177,19 @@ class TrampleCombatState(pyspiel.State):
     def _apply_action(self, action):
         self.position = self.position.apply(action)
 
-    def _action_to_string(self, player, action):
-        if self.position.terminal:
-            return str(action)
-        src, rec = self.position.current()
-        return f"{src}->{rec}:{action}"
-
     def is_terminal(self):
         return self.position.terminal
 
     def returns(self):
         return self.position.returns()
+
+
+class TrampleCombatState(PositionState):
+    def _action_to_string(self, player, action):
+        if self.position.terminal:
+            return str(action)
+        src, rec = self.position.current()
+        return f"{src}->{rec}:{action}"
 
     def __str__(self):
         p = self.position
@@ -195,7 +201,7 @@ class TrampleCombatState(pyspiel.State):
         )
 
 
-def _replay(game_string: str, history: list):
+def replay(game_string: str, history: list):
     """The state reached by playing ``history`` in the game of ``game_string`` (unpickling a state)."""
     state = pyspiel.load_game(game_string).new_initial_state()
     for action in history:
@@ -203,12 +209,20 @@ def _replay(game_string: str, history: list):
     return state
 
 
-class CombatObserver:
-    """Observations: the :mod:`trample.arena.encoding` vector of the current step (perfect information)."""
+class VectorObserver:
+    """An observer of a perfect-information game: one :mod:`trample.arena.encoding` vector (``set_from``, each
+    game's own), and the state's text with the actions played as the string."""
 
     def __init__(self, game):
         self.tensor = np.zeros(encoding.OBS_SIZE, dtype=np.float32)
         self.dict = {"observation": self.tensor}
+
+    def string_from(self, state, player):
+        return str(state) + " " + " ".join(map(str, state.history()))
+
+
+class CombatObserver(VectorObserver):
+    """Observations: the :mod:`trample.arena.encoding` vector of the current step (perfect information)."""
 
     def set_from(self, state, player):
         p = state.position
@@ -224,9 +238,6 @@ class CombatObserver:
         self.tensor[:] = encoding.encode(
             p.board, received, src, rec, p.dec_state[1], step == "first_strike", side == "defending"
         )
-
-    def string_from(self, state, player):
-        return str(state) + " " + " ".join(map(str, state.history()))
 
 
 pyspiel.register_game(GAME_TYPE, TrampleCombatGame)

@@ -74,15 +74,8 @@ class DeclareAEC(CombatAEC):
         self.state_: DeclareState | None = None  # type: ignore[assignment]
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
         options = options or {}
-        if "scenario" in options:
-            raw = options["scenario"]
-        elif self.boards is not None:
-            raw = self.boards[int(self._rng.integers(len(self.boards)))]
-        else:
-            raw = generate(1, int(self._rng.integers(2**62)))[0]["scenario"]
+        raw = self._board(seed, options)
         game = DeclareGame(raw, options.get("objective") or self.objective)
         encoding.check_fits(game.doc.board)
         if len(game.creatures) > self.max_creatures:
@@ -91,15 +84,10 @@ class DeclareAEC(CombatAEC):
             raise ValueError(f"a creature has power {game.max_amount}, more than max_amount={self.max_amount}")
         if 1 + len(game.targets) > self.n_actions:
             raise ValueError(f"the board has {len(game.targets)} targets, more than the actions allow")
-        self.game = game  # type: ignore[assignment]
-        self.state_ = game.initial()
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict] = {a: {} for a in self.agents}
-        self._after_move()
+        self._begin(game)
+
+    def _generated(self, seed: int):
+        return generate(1, seed)[0]["scenario"]
 
     def action_mask(self, agent) -> np.ndarray:
         """The legal actions of ``agent`` now (int8, ``n``; all zero when it is not to move)."""

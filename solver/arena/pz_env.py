@@ -91,19 +91,29 @@ class CombatAEC(AECEnv):
 
     # -- AEC API ------------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
         options = options or {}
-        if "scenario" in options:
-            raw = options["scenario"]
-        elif self.boards is not None:
-            raw = self.boards[int(self._rng.integers(len(self.boards)))]
-        else:
-            raw = generate_board(self.level, int(self._rng.integers(2**62)), 0)
+        raw = self._board(seed, options)
         game = CombatGame(raw, options.get("objective") or self.objective)
         encoding.check_fits(game.scenario)
         if game.max_amount > self.max_amount:
             raise ValueError(f"a creature has power {game.max_amount}, more than max_amount={self.max_amount}")
+        self._begin(game)
+
+    def _board(self, seed: int | None, options: dict):
+        """The board of a new game: ``options["scenario"]``, else one of ``boards``, else a generated one."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        if "scenario" in options:
+            return options["scenario"]
+        if self.boards is not None:
+            return self.boards[int(self._rng.integers(len(self.boards)))]
+        return self._generated(int(self._rng.integers(2**62)))
+
+    def _generated(self, seed: int):
+        return generate_board(self.level, seed, 0)
+
+    def _begin(self, game) -> None:
+        """A new game from its first position: every agent in, no reward yet, the first to move selected."""
         self.game = game
         self.state_ = game.initial()
         self.agents = list(self.possible_agents)
