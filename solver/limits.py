@@ -11,6 +11,7 @@ it. ``solve`` does not raise: it returns the best it found, with status ``feasib
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import threading
@@ -331,10 +332,14 @@ def finalizing(frame: FrameType | None) -> bool:
     """Whether ``frame`` is inside a finalizer (a ``__del__`` method, a ``weakref.finalize`` callback), which the
     garbage collector runs wherever it happens to run: an exception raised there is "ignored" -- printed on
     standard error with a traceback (make fuzz: "Exception ignored in: <function ZipFile.__del__ ...>" under
-    `score --time-limit 0.1`) and lost. The time limits' handlers wait for it to return."""
+    `score --time-limit 0.1`) and lost. A ``gc.callbacks`` function, which the collector calls, likewise. The time
+    limits' handlers and the Ctrl-C handler wait for it to return."""
+    callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}  # run by the collector: the same "ignored"
     while frame is not None:
         code = frame.f_code
         if code.co_name == "__del__" or (code.co_name == "__call__" and code.co_filename.endswith("weakref.py")):
+            return True
+        if code in callbacks:  # a gc.callbacks function (hypothesis installs one while tests run)
             return True
         frame = frame.f_back
     return False
