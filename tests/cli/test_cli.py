@@ -154,6 +154,18 @@ def test_example_counts():
     assert code == 0 and json.loads(out)["count"] == 36
 
 
+def test_the_declare_examples_are_shipped_too(capsys):  # a plain pip install has no examples/declare folder
+    from trample.cli import main
+
+    assert main(["example"]) == 0
+    names = json.loads(capsys.readouterr().out)["examples"]
+    declare = sorted(p.stem for p in (ROOT / "examples" / "declare").glob("*.json"))
+    assert [n for n in names if n.startswith("declare/")] == [f"declare/{n}" for n in declare] and "thrasta" in names
+    assert main(["example", "declare/obvious"]) == 0
+    shipped = capsys.readouterr().out
+    assert json.loads(shipped) == json.loads((ROOT / "examples" / "declare" / "obvious.json").read_text())
+
+
 def test_removed_attacker_assigns_nothing():  # 506.4: an attacker removed from combat deals no combat damage
     doc = json.loads(json.dumps(TRAMPLE_2_2))
     doc["attackers"][0]["in_combat"] = False

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from ...models.errors import FormatError
 from .. import EXIT_OK
 from ..batch import limited
 from ..options import add_time_limit
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
 
 
 def cmd_schema(args) -> int:
@@ -30,21 +34,26 @@ def cmd_schema(args) -> int:
     return EXIT_OK
 
 
-def example_files() -> dict[str, object]:
-    """The shipped examples by name (``thrasta`` for thrasta.json): the installed package data, or the
-    repository's examples/ folder when trample runs from a source checkout that maps no such package."""
+def example_files() -> dict[str, Traversable]:
+    """The shipped examples by name (``thrasta`` for thrasta.json, ``declare/obvious`` for the declare documents
+    of examples/declare/): the installed package data, or the repository's examples/ folder when trample runs
+    from a source checkout that maps no such package."""
     from importlib import resources
     from pathlib import Path
 
+    folder: Traversable
     try:
-        folder: object = resources.files("trample.examples")
+        folder = resources.files("trample.examples")
     except ModuleNotFoundError:
         folder = Path(__file__).resolve().parents[3] / "examples"  # solver/cli/commands/ -> the repository
-    out = {}
-    for f in folder.iterdir():  # type: ignore[attr-defined]
-        for ext in (".json", ".jsonl"):
-            if f.name.endswith(ext) and not f.name.startswith("."):
-                out[f.name[: -len(ext)]] = f
+    out: dict[str, Traversable] = {}
+    declare = folder / "declare"
+    places = [("", folder), ("declare/", declare)] if declare.is_dir() else [("", folder)]
+    for prefix, place in places:
+        for f in place.iterdir():
+            for ext in (".json", ".jsonl"):
+                if f.name.endswith(ext) and not f.name.startswith("."):
+                    out[prefix + f.name[: -len(ext)]] = f
     if not out:
         raise FileNotFoundError("trample's examples are missing (a broken install?)")
     return dict(sorted(out.items()))
@@ -59,7 +68,7 @@ def cmd_example(args) -> int:
     if name not in files:
         shown = json.dumps(args.name, ensure_ascii=False)
         raise FormatError("NAME", f"unknown example {shown} (expected one of {', '.join(files)})")
-    sys.stdout.write(files[name].read_text(encoding="utf-8"))  # type: ignore[attr-defined]
+    sys.stdout.write(files[name].read_text(encoding="utf-8"))
     return EXIT_OK
 
 
