@@ -44,7 +44,10 @@ class WorkersLost(LimitReached):
 @contextlib.contextmanager
 def quiet():
     """distributed's loggers and warnings silenced in this process and in the worker processes started inside the
-    block, and its connection timeouts made patient (:data:`PATIENT`); all restored after."""
+    block, and its connection timeouts made patient (:data:`PATIENT`); all restored after -- but the loggers'
+    levels only when the block ends normally: left by an exception (Ctrl-C, a time limit, lost workers) the
+    cluster's teardown can go on in its loop thread after it, and what it logs then ("process ... exit status was
+    already read") is not the command's to print."""
     import dask
 
     levels = {name: logging.getLogger(name).level for name in LOGGERS}
@@ -52,12 +55,14 @@ def quiet():
     os.environ.update(ENVIRONMENT)  # worker processes read their configuration (logging, timeouts) at start
     with warnings.catch_warnings(), dask.config.set(PATIENT):
         warnings.filterwarnings("ignore", module=r"(distributed|dask|tornado)(\.|$)")
+        ended = False
         try:
             for name in LOGGERS:
                 logging.getLogger(name).setLevel(logging.CRITICAL + 10)
             yield
+            ended = True
         finally:
-            for name, level in levels.items():
+            for name, level in levels.items() if ended else ():
                 logging.getLogger(name).setLevel(level)
             for name, value in env.items():
                 if value is None:
