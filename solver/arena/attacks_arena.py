@@ -27,6 +27,7 @@ from collections.abc import Callable
 from ..declare import DeclarationSpace
 from ..declare.legality import block_refusals, can_ever_attack, can_ever_block
 from ..models.declare import AttackersDoc, Attacks
+from .blocks_arena import optimal_declaration, random_declaration
 
 ATTACK_PLAYERS = ("optimal", "all", "none", "survivors", "random")
 
@@ -61,24 +62,12 @@ def _survivors(doc: AttackersDoc, space: DeclarationSpace, objective: str, seed:
     }
 
 
-def _optimal(doc: AttackersDoc, space: DeclarationSpace, objective: str, seed: int) -> dict:
-    from ..declare.solve import solve_declaration
-
-    result = solve_declaration(doc, objective)
-    assert result.declaration is not None
-    return result.declaration.to_json()
-
-
-def _random(doc: AttackersDoc, space: DeclarationSpace, objective: str, seed: int) -> dict:
-    return space.sample(1, seed)[0].to_json()
-
-
 PLAYERS: dict[str, Callable[[AttackersDoc, DeclarationSpace, str, int], dict]] = {
-    "optimal": _optimal,
+    "optimal": optimal_declaration,
     "all": _all,
     "none": lambda doc, space, objective, seed: {},
     "survivors": _survivors,
-    "random": _random,
+    "random": random_declaration,
 }
 
 ATTACKER_KEYWORDS = ("flying", "menace", "trample", "deathtouch", "first_strike", "double_strike")

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from ..declare import DeclarationSpace
 from ..declare.legality import block_refusals, can_ever_block
-from ..models.declare import BlockersDoc
+from ..models.declare import AttackersDoc, BlockersDoc
 
 BLOCK_PLAYERS = ("optimal", "no-blocks", "chump", "survive", "random")
 
@@ -60,7 +60,8 @@ def _survive(doc: BlockersDoc, space: DeclarationSpace, objective: str, seed: in
     return out
 
 
-def _optimal(doc: BlockersDoc, space: DeclarationSpace, objective: str, seed: int) -> dict:
+def optimal_declaration(doc: BlockersDoc | AttackersDoc, space: DeclarationSpace, objective: str, seed: int) -> dict:
+    """The proven-best declaration (``declare solve``): the ``optimal`` player of the blocks and attacks arenas."""
     from ..declare.solve import solve_declaration
 
     result = solve_declaration(doc, objective)
@@ -68,16 +69,17 @@ def _optimal(doc: BlockersDoc, space: DeclarationSpace, objective: str, seed: in
     return result.declaration.to_json()
 
 
-def _random(doc: BlockersDoc, space: DeclarationSpace, objective: str, seed: int) -> dict:
+def random_declaration(doc: BlockersDoc | AttackersDoc, space: DeclarationSpace, objective: str, seed: int) -> dict:
+    """A uniformly random legal declaration: the ``random`` player of the blocks and attacks arenas."""
     return space.sample(1, seed)[0].to_json()
 
 
 PLAYERS: dict[str, Callable[[BlockersDoc, DeclarationSpace, str, int], dict]] = {
-    "optimal": _optimal,
+    "optimal": optimal_declaration,
     "no-blocks": lambda doc, space, objective, seed: {},
     "chump": _chump,
     "survive": _survive,
-    "random": _random,
+    "random": random_declaration,
 }
 
 
