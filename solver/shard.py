@@ -413,6 +413,45 @@ def count_chunk(items: list, side: str, engine: str, time_limit) -> list[tuple[s
     return out
 
 
+def map_documents(
+    task: Callable,
+    items: Iterable[tuple[str, object]],
+    options: object,
+    what: str,
+    backend: str = "process",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    chunk: int = BATCH_CHUNK,
+) -> Iterator[tuple]:
+    """``task(chunk_of_items, options)`` (a module-level function returning one tuple per ``(where, document)``)
+    over the documents in chunks of ``chunk``, the answers in order: bad JSON lines answered here as ``("error",
+    message)``; when the workers are lost, the chunks not finished as ``("limit", "WHERE: not WHAT: why")``."""
+    items = list(items)
+    chunk = max(1, chunk)
+    good = [(where, doc) for where, doc in items if not isinstance(doc, FormatError)]
+    tasks = [(good[a : a + chunk], options) for a in range(0, len(good), chunk)]
+    try:
+        parts = run_tasks(task, tasks, backend, scheduler, workers)
+    except cluster.WorkersLost as err:  # the chunks finished are answered; the others say why they are not
+        finished = getattr(err, "finished", {})
+        parts = [
+            finished[k]
+            if k in finished
+            else [("limit", f"{where + ': ' if where else ''}not {what}: {err}") for where, _ in t[0]]
+            for k, t in enumerate(tasks)
+        ]
+    answers = iter([r for part in parts for r in part])
+    for where, doc in items:
+        if isinstance(doc, FormatError):
+            yield ("error", str(prefixed(where, doc)) if where else str(doc))
+        else:
+            yield next(answers)
+
+
+def _count_chunk(items: list, options: tuple) -> list[tuple[str, object]]:
+    return count_chunk(items, *options)
+
+
 def count_documents(
     items: Iterable[tuple[str, object]],
     side: str = "attacking",
@@ -424,24 +463,6 @@ def count_documents(
     chunk: int = BATCH_CHUNK,
 ) -> Iterator[tuple[str, object]]:
     """The results of :func:`count_chunk` for every document, in order, counted in chunks of ``chunk``."""
-    items = list(items)
-    chunk = max(1, chunk)
-    # lines that are not JSON are answered here (their errors are not sent to the workers)
-    good = [(where, doc) for where, doc in items if not isinstance(doc, FormatError)]
-    tasks = [(good[a : a + chunk], side, engine, time_limit) for a in range(0, len(good), chunk)]
-    try:
-        parts = run_tasks(count_chunk, tasks, backend, scheduler, workers)
-    except cluster.WorkersLost as err:  # the chunks finished are answered; the others say why they are not
-        finished = getattr(err, "finished", {})
-        parts = [
-            finished[k]
-            if k in finished
-            else [("limit", f"{where + ': ' if where else ''}not counted: {err}") for where, _ in task[0]]
-            for k, task in enumerate(tasks)
-        ]
-    answers = iter([r for part in parts for r in part])
-    for where, doc in items:
-        if isinstance(doc, FormatError):
-            yield ("error", str(prefixed(where, doc)) if where else str(doc))
-        else:
-            yield next(answers)
+    return map_documents(
+        _count_chunk, items, (side, engine, time_limit), "counted", backend, scheduler, workers, chunk
+    )
