@@ -116,6 +116,11 @@ def test_cli_shards_and_distributed_count(tmp_path):
     plain = subprocess.run([*run, "count", str(batch)], capture_output=True, text=True)
     pooled = subprocess.run([*run, "count", str(batch), "--backend", "process"], capture_output=True, text=True)
     assert plain.stdout == pooled.stdout and plain.returncode == pooled.returncode == 2
+    # one scenario with --backend: its count shared by the workers (count_split), the same number
+    plain = subprocess.run([*run, "count", str(sc)], capture_output=True, text=True)
+    split = subprocess.run([*run, "count", str(sc), "--backend", "process", "--workers", "2"], capture_output=True,
+                           text=True)
+    assert plain.stdout == split.stdout and split.returncode == 0 and split.stderr == ""
     bad = subprocess.run([*run, "enumerate", str(sc), "--backend", "dask"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--shards" in bad.stderr
     nodir = subprocess.run([*run, "enumerate", str(sc), "--shards", "2"], capture_output=True, text=True)
