@@ -885,13 +885,25 @@ def sharding(tmp: Path):
             runs.append(float(done.stdout.split()[-1]) if done.returncode == 0 else None)
         ok = all(x is not None for x in runs)
         cpu[how, backend, shards] = statistics.median(runs) if ok else None
-        show("shard", f"{how} {shards} shard(s), backend {backend} (CPU, all processes)", cpu[how, backend, shards],
-             "", "s", None if ok else False)
+        show(
+            "shard",
+            f"{how} {shards} shard(s), backend {backend} (CPU, all processes)",
+            cpu[how, backend, shards],
+            "",
+            "s",
+            None if ok else False,
+        )
     for how in ("rebuild", "ship"):
         one, eight = cpu[how, "serial", 1], cpu[how, "process", 8]
         if one and eight:
-            show("shard", f"{how}: CPU of 8 shards / 1 (process pool, 2 workers)", eight / one, "<= 2x", "x",
-                 eight / one <= 2)
+            show(
+                "shard",
+                f"{how}: CPU of 8 shards / 1 (process pool, 2 workers)",
+                eight / one,
+                "<= 2x",
+                "x",
+                eight / one <= 2,
+            )
     sc = trampler(20, [2, 3, 1, 4, 2, 1, 2, 1])
     for backend in ("serial", "process", "dask"):
         w = time.perf_counter()

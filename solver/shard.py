@@ -31,8 +31,8 @@ from .documents import prefixed, scenario_from
 from .engines import blocks_engine, elimination
 from .engines.direct import closed_form_count, component_dp
 from .limits import Deadline, LimitReached, TimeLimit, deadline_of
-from .rules import DamagePlan
 from .models import FormatError
+from .rules import DamagePlan
 from .whole import open_combat
 
 BACKENDS = cluster.BACKENDS
@@ -116,8 +116,12 @@ def run_tasks(
     if backend == "process":
         from concurrent.futures import ProcessPoolExecutor
 
-        init = {} if cargo is None else {"initializer": _preload, "initargs": (cargo.digest, cargo.blob)}
-        with ProcessPoolExecutor(max_workers=workers or min(len(tasks), os.cpu_count() or 1), **init) as pool:
+        size = workers or min(len(tasks), os.cpu_count() or 1)
+        if cargo is None:
+            pool = ProcessPoolExecutor(max_workers=size)
+        else:
+            pool = ProcessPoolExecutor(max_workers=size, initializer=_preload, initargs=(cargo.digest, cargo.blob))
+        with pool:
             return list(pool.map(fn, *zip(*tasks)))
     try:
         from dask.distributed import Client, LocalCluster
@@ -371,11 +375,14 @@ def count_split(
     splits, total = [], 1
     for comp in plan.components:
         known = closed_form_count(plan, comp) if not plan.options_in(comp) else None
-        split = None if known is not None else elimination.split_count(plan, comp, deadline)
-        if split is None or not split.tables:
-            total *= known if split is None else split.settled
-        else:
+        if known is not None:
+            total *= known
+            continue
+        split = elimination.split_count(plan, comp, deadline)
+        if split.tables:
             splits.append(split)
+        else:
+            total *= split.settled
     if not splits or not total:
         return total
     tasks = [
@@ -463,6 +470,4 @@ def count_documents(
     chunk: int = BATCH_CHUNK,
 ) -> Iterator[tuple[str, object]]:
     """The results of :func:`count_chunk` for every document, in order, counted in chunks of ``chunk``."""
-    return map_documents(
-        _count_chunk, items, (side, engine, time_limit), "counted", backend, scheduler, workers, chunk
-    )
+    return map_documents(_count_chunk, items, (side, engine, time_limit), "counted", backend, scheduler, workers, chunk)

@@ -118,8 +118,9 @@ def test_cli_shards_and_distributed_count(tmp_path):
     assert plain.stdout == pooled.stdout and plain.returncode == pooled.returncode == 2
     # one scenario with --backend: its count shared by the workers (count_split), the same number
     plain = subprocess.run([*run, "count", str(sc)], capture_output=True, text=True)
-    split = subprocess.run([*run, "count", str(sc), "--backend", "process", "--workers", "2"], capture_output=True,
-                           text=True)
+    split = subprocess.run(
+        [*run, "count", str(sc), "--backend", "process", "--workers", "2"], capture_output=True, text=True
+    )
     assert plain.stdout == split.stdout and split.returncode == 0 and split.stderr == ""
     bad = subprocess.run([*run, "enumerate", str(sc), "--backend", "dask"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--shards" in bad.stderr
@@ -219,6 +220,7 @@ def test_cli_solve_batch_on_a_backend_prints_the_plain_lines(tmp_path):
     assert plain.stderr == pooled.stderr and plain.returncode == pooled.returncode == 2
     one = tmp_path / "one.json"
     one.write_text(lines[0])
-    bad = subprocess.run([*run[:4], str(one), "--objective", "lethal", "--backend", "process"], capture_output=True,
-                         text=True)
+    bad = subprocess.run(
+        [*run[:4], str(one), "--objective", "lethal", "--backend", "process"], capture_output=True, text=True
+    )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--backend" in bad.stderr

@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 
+from ...cluster import BACKENDS
 from ...combat import Combat
 from ...documents import is_batch, iter_documents, prefixed, scenario_from
 from ...limits import STATE, LimitReached, work_done
@@ -16,7 +17,6 @@ from ...models import FormatError, Side
 from ...optimize import all_optimal, parse_objectives
 from ...whole import open_combat
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK
-from ...cluster import BACKENDS
 from ..batch import emit, jsonl_rows, run_batch, write_chunks
 from ..options import MAX_WORKERS, add_backend_options, add_step_options, add_time_limit, positive_int, seconds
 from ..progress import Progress, is_terminal
