@@ -848,6 +848,34 @@ print(time.process_time() - t0 + kids.ru_utime + kids.ru_stime)
 """
 
 
+def _count_in_parts():
+    """One count cut into 8 parts (trample.shard.count_split): the CPU of the whole contraction, of its largest
+    part (the wall time of 8 free workers) and of all the parts, in this process (median of 3)."""
+    from trample.engines import elimination
+    from trample.shard import shard_ranges
+
+    plan = Combat(random_sharing(10, 10, per=4, seed=0)).plan
+    splits = [s for s in (elimination.split_count(plan, c) for c in plan.components) if s.tables]
+    whole, largest, total = [], [], []
+    for _ in range(REPEAT):
+        t = time.process_time()
+        for sp in splits:
+            elimination.count_part(sp, 0, sp.entries)
+        whole.append(time.process_time() - t)
+        parts = []
+        for sp in splits:
+            for lo, hi in shard_ranges(sp.entries, 8):
+                t = time.process_time()
+                elimination.count_part(sp, lo, hi)
+                parts.append(time.process_time() - t)
+        largest.append(max(parts))
+        total.append(sum(parts))
+    w, m, a = (statistics.median(x) for x in (whole, largest, total))
+    show("shard", "count in 8 parts, random sharing 10 on 10: whole contraction", w, "", "s", None)
+    show("shard", "  its largest part (the wall time on 8 free workers)", m, "<= whole / 4", "s", m <= w / 4)
+    show("shard", "  all 8 parts (the CPU)", a, "<= 2 x whole", "s", a <= 2 * w)
+
+
 def rebuilt_shard(doc: dict, start: int, stop: int, path: str) -> int:
     """The shard task as it was before the programme was shipped: the scenario rebuilt and its programme built
     again in the task (the baseline of :func:`sharding`)."""
@@ -904,6 +932,7 @@ def sharding(tmp: Path):
                 "x",
                 eight / one <= 2,
             )
+    _count_in_parts()
     sc = trampler(20, [2, 3, 1, 4, 2, 1, 2, 1])
     for backend in ("serial", "process", "dask"):
         w = time.perf_counter()
