@@ -38,7 +38,7 @@ import tempfile
 import time
 
 REPS = int(os.environ.get("REPS", "3"))
-N_MIXED, N_FIRST, N_EFFECT = 60, 30, 40
+N_MIXED, N_FIRST, N_EFFECT, N_SMALL = 60, 30, 40, 300
 PLAYERS = ["random", "declaration", "greedy", "face", "optimal"]
 OBJECTIVE = "max-damage,max-value"
 
@@ -77,7 +77,9 @@ def with_effect(item: dict, k: int) -> dict:
     return item
 
 
-def make_data(n_mixed: int = N_MIXED, n_first: int = N_FIRST, n_effect: int = N_EFFECT, seed: int = 1) -> dict:
+def make_data(
+    n_mixed: int = N_MIXED, n_first: int = N_FIRST, n_effect: int = N_EFFECT, n_small: int = N_SMALL, seed: int = 1
+) -> dict:
     """The boards (generated once, by this checkout) and the decisions that ``score`` reads; ``"warm"``: a few
     other boards of each kind, run once before the measured run (imports, OR-Tools)."""
     from trample.arena import generate, run_arena
@@ -99,10 +101,23 @@ def make_data(n_mixed: int = N_MIXED, n_first: int = N_FIRST, n_effect: int = N_
                         "player": d.get("player", "recorded"),
                     }
                 )
-    data = {"mixed": mixed, "first-strike": first, "effect": effect, "decisions": decisions}
+    small = _small_boards(n_small, seed + 2)
+    data = {"mixed": mixed, "first-strike": first, "effect": effect, "decisions": decisions, "small": small}
     if seed == 1:
-        data["warm"] = make_data(2, 2, 2, seed=99)
+        data["warm"] = make_data(2, 2, 2, 2, seed=99)
     return data
+
+
+def _small_boards(n: int, seed: int) -> list[dict]:
+    """``n`` small generated boards of bench_solve.py's kind (1-4 attackers, 0-6 blockers), each with a line to
+    check (its ``max-damage`` line, found by this checkout)."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks.bench_solve import small_boards
+    from trample import Combat
+
+    return [
+        {"scenario": doc, "line": Combat(doc).solve("max-damage").assignment.to_json()} for doc in small_boards(n, seed)
+    ]
 
 
 def _arena(items):
@@ -179,6 +194,26 @@ def _render(items):
     return run
 
 
+def _count(items):
+    from trample import Combat
+
+    def run():
+        for it in items:
+            Combat(it["scenario"]).count()
+
+    return run
+
+
+def _check(items):
+    from trample import Combat
+
+    def run():
+        for it in items:
+            Combat(it["scenario"]).check(it["line"])
+
+    return run
+
+
 def workloads(data: dict) -> dict:
     """name -> a callable that runs the workload once (setup done outside it)."""
     return {
@@ -193,6 +228,8 @@ def workloads(data: dict) -> dict:
         "whole combat first-strike": lambda: _whole(data["first-strike"]),
         "gym episodes (mixed)": lambda: _gym(data["mixed"]),
         "render (mixed + effects)": lambda: _render(data["mixed"] + data["effect"]),
+        "count (300 small boards)": lambda: _count(data["small"]),
+        "check (300 small boards)": lambda: _check(data["small"]),
     }
 
 

@@ -641,7 +641,11 @@ def _ends_game(scenario: Scenario, lost: Sequence[tuple[str, str]]) -> bool:
 
 def game_over(scenario: Scenario, conditions: Sequence[LossCondition] | None = None) -> bool:
     """104.3b / 104.2a: two players in the game and one of them has lost: no combat damage is dealt any more."""
-    return scenario.game_players <= 2 and _ends_game(scenario, losers(scenario, conditions))
+    if scenario.game_players > 2:
+        return False
+    if conditions is None:  # asked by every plan: kept on the board (read again when the list is replaced)
+        return remembered(scenario, "game_over", (LOSS_CONDITIONS,), lambda: bool(losers(scenario)))
+    return _ends_game(scenario, losers(scenario, conditions))
 
 
 def leave_game(state: Scenario, losers: Iterable[str]) -> Scenario:
