@@ -86,16 +86,40 @@ def vector_of(step: DamageStep, assignment: Assignment) -> tuple[int, ...]:
 
 
 def other_side_step(step: DamageStep) -> DamageStep | None:
-    """The step of the other side's creatures (None when the solved side is ``both``)."""
-    side = OTHER_SIDE[step.side]
-    return None if side is None else DamageStep(step.scenario, side=side, engine=step.engine)
+    """The step of the other side's creatures (None when the solved side is ``both``): one per step (kept on it,
+    so its plan is derived once however many readers ask)."""
+    held = step.__dict__.get("_other_side")
+    if held is None:
+        side = OTHER_SIDE[step.side]
+        held = step.__dict__["_other_side"] = (
+            None if side is None else DamageStep(step.scenario, side=side, engine=step.engine),
+        )
+    return held[0]
+
+
+#: the most replies kept on a step once listed (a step's replies are listed again past it)
+KEPT_REPLIES = 4096
 
 
 def _replies(step: DamageStep, deadline) -> list[Assignment | None]:
+    held = step.__dict__.get("_replies")
+    if held is not None:
+        return held
     other = other_side_step(step)
     if other is None:
         return [None]
-    return list(other.assignments(time_limit=deadline)) or [None]
+    replies: list[Assignment | None] = list(other.assignments(time_limit=deadline)) or [None]
+    if len(replies) <= KEPT_REPLIES:
+        step.__dict__["_replies"] = replies
+    return replies
+
+
+def _division(step: DamageStep) -> _Division:
+    """The step's :class:`_Division` (kept on the step: the plans it reads are the step's)."""
+    held = step.__dict__.get("_division")
+    if held is None:
+        held = step.__dict__["_division"] = _Division(step)
+    return held
 
 
 class _Division:
@@ -130,7 +154,7 @@ def evaluate(step: DamageStep, assignment, objs, replies) -> Any:
     """(oriented key, values, outcome, reply) of one assignment of the step: the solved player divides their part
     of the other side's damage (banding, 702.22k/j) at best, the other player the rest at worst (ties: the first
     reply listed)."""
-    division = _Division(step)
+    division = _division(step)
     vec = vector_of(step, assignment)
     parts: dict[tuple, tuple] = {}
     for reply in replies:
@@ -159,7 +183,7 @@ def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = 
     deadline = deadline_of(time_limit)
     best = None
     stopped = False
-    division = _Division(step)
+    division = _division(step)
     groups: dict[tuple, list] = {}  # part -> [worst line, the losers of its every line]
     can_lose: set[str] = set()  # players whom some part makes lose on every line
 
@@ -259,7 +283,7 @@ def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None) -> list[Assi
     in the engine's order."""
     deadline = deadline_of(time_limit)
     replies = _replies(step, deadline)
-    division = _Division(step)
+    division = _division(step)
     listed = list(step.assignments(time_limit=deadline))
     worst: dict[tuple, tuple] = {}
     for a in listed:
