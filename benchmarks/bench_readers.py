@@ -13,15 +13,20 @@ The workloads (the same boards on both sides: :func:`make_data` draws them once)
   and ``lethal,max-kills,min-overkill``;
 - ``whole``: ``WholeCombat.solve`` (the whole combat's line and its lethal report) on the ``first-strike`` boards;
 - ``gym``: one Gymnasium episode per ``mixed`` board (the first allowed amount at each decision);
-- ``render``: ``trample.render.render`` of the optimal line of every ``mixed`` and effect board.
+- ``render``: ``trample.render.render`` of the optimal line of every ``mixed`` and effect board;
+- ``count`` / ``check``: ``Combat(doc).count()`` and ``Combat(doc).check(line)`` (its ``max-damage`` line) on 300
+  small generated boards of ``bench_solve.py``'s kind (1-4 attackers, 0-6 blockers), loading included: the user
+  paths where a board costs a fraction of a millisecond, so per-board overhead shows.
 
 Measured against cb83492 on 2026-12-02 (2 shared cores, load average 12-15 from other processes; both versions'
 children run alternately on the same boards, CPU time of one run per child, median of 3, so +-10-20 % is noise):
 :data:`BASELINE` holds cb83492's figures, the table is in docs/scale.md ("The readers of the outcome").
 
 Run: ``python -m benchmarks readers`` (``REPS=1`` for one run). A child process runs one workload:
-``python benchmarks/bench_readers.py --child NAME DATA.json`` prints its CPU seconds (the comparison script runs
-the same children against another checkout's install; only public APIs that cb83492 also had are used).
+``python benchmarks/bench_readers.py --child NAME DATA.json`` prints its CPU seconds; with
+``BASE_PYTHON=<cb83492 checkout>/.venv/bin/python`` the same children also run against that checkout's install,
+alternately with this one's, and its medians are printed instead of :data:`BASELINE` (only public APIs that cb83492
+also had are used: ``git worktree add ../base_cb83492 cb83492``, then ``make venv`` there).
 """
 
 from __future__ import annotations
@@ -257,11 +262,18 @@ def main() -> None:
     fd, data_path = tempfile.mkstemp(suffix=".json")
     with os.fdopen(fd, "w") as f:
         json.dump(make_data(), f)
-    print(f"CPU s of one run in a fresh child process, median of {REPS}; cb83492: measured on this machine (docstring)")
+    against = os.environ.get("BASE_PYTHON")  # cb83492's install: its children measured now, alternately with ours
+    where = "measured now, alternately" if against else "measured on this machine (docstring)"
+    print(f"CPU s of one run in a fresh child process, median of {REPS}; cb83492: {where}")
     print(f"{'path':<30}{'now':>9}{'cb83492':>9}{'ratio':>7}  goal")
     for name in workloads({}):
-        t = statistics.median(run_child(sys.executable, __file__, name, data_path) for _ in range(REPS))
-        base = BASELINE.get(name)
+        ours, theirs = [], []
+        for _ in range(REPS):
+            if against:
+                theirs.append(run_child(against, __file__, name, data_path))
+            ours.append(run_child(sys.executable, __file__, name, data_path))
+        t = statistics.median(ours)
+        base = statistics.median(theirs) if against else BASELINE.get(name)
         if base is None:
             print(f"{name:<30}{t:9.3f}{'-':>9}{'-':>7}")
             continue

@@ -343,6 +343,19 @@ def deal(scenario: Scenario, hits: tuple[Hit, ...], effects: Sequence[DamageEffe
     return hits
 
 
+def changes_players(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> bool:
+    """Can this assignment's damage, once dealt (stage 2), change a listed player's life, poison or commander
+    damage (stage 3, :func:`results`)? Only damage dealt to a player can, or damage dealt by a lifelink source
+    (702.15b: its controller gains that much). When one side's damage cannot, who loses the step does not depend
+    on how that side divides it (the two sides' damage reaches different recipients, 510.1c/d)."""
+    for h in deal(scenario, assigned_hits(scenario, assignment)):
+        if h.amount > 0 and (
+            scenario.kind(h.recipient) is ObjectKind.PLAYER or _source(scenario, h.source).has(Keyword.LIFELINK)
+        ):
+            return True
+    return False
+
+
 def _events(scenario: Scenario, assigned: tuple[Hit, ...], dealt: tuple[Hit, ...]) -> tuple[Event, ...]:
     """One event per source and recipient: what was assigned, what stage 2 dealt, and what it is (120.3)."""
     got: dict[tuple[str, str], list[Any]] = {}  # [amount dealt, rule, ...]

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment, Keyword, load_assignment
-from ..outcome import Outcome, has_effects, overkill_threshold, plain_after, resolve, tally
+from ..outcome import Outcome, changes_players, has_effects, overkill_threshold, plain_after, resolve, tally
 from ..outcome import exact as _exact
 from ..step import DamageStep
 from .objectives import Objective, damage_step_of, json_number, oriented, parse_objectives
@@ -324,7 +324,15 @@ def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outc
     if given or step.side == "both" or not has_effects(step.scenario):
         return resolve(step.scenario, assignment)
     objs = parse_objectives(objectives, step.scenario)
-    return evaluate(step, assignment, objs, _replies(step, deadline_of(time_limit)))[2]
+    replies = _replies(step, deadline_of(time_limit))
+    if all(o.kind == "lethal" for o in objs) and not any(
+        r is not None and changes_players(sc, r.to_json()) for r in replies
+    ):
+        # who loses does not depend on the reply (no reply's damage reaches a player or gains life): every reply
+        # is worth the same, and evaluate returns the first listed (ties: the first reply, the first part)
+        first = replies[0]
+        return resolve(sc, {**assignment.to_json(), **(first.to_json() if first is not None else {})})
+    return evaluate(step, assignment, objs, replies)[2]
 
 
 def losers_of(combat, assignment, objectives="lethal", time_limit=None) -> frozenset[str]:
