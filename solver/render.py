@@ -144,7 +144,8 @@ def _el(parent: _Node | None, tag: str, **attrs) -> _Node:
     a = {}
     for k, v in attrs.items():
         if v is not None:
-            a[_ATTR_NAMES.get(k) or _attr_name(k)] = _value(v)
+            t = type(v)  # _value, with the numbers (most attributes) written here
+            a[_ATTR_NAMES.get(k) or _attr_name(k)] = f"{v:.1f}" if t is float else str(v) if t is int else _value(v)
     node = _Node(tag, a)
     if parent is not None:
         parent.children.append(node)
