@@ -823,7 +823,16 @@ def settle(scenario: Scenario) -> Scenario:
 
     Every combat object settles the board it is given, so one damage step and the whole combat read the same
     board (a blocker that arrived dead is neither blocking nor a kill)."""
-    return remembered(scenario, "settled", (LOSS_CONDITIONS,), lambda: state_based_actions(scenario)[0])
+    return remembered(scenario, "settled", (LOSS_CONDITIONS,), lambda: _settled(scenario))
+
+
+def _settled(scenario: Scenario) -> Scenario:
+    """:func:`settle`'s board; with two players, whether the game is over on it is known too (the losers were just
+    read on that board), and kept for :func:`game_over`."""
+    state, lost = state_based_actions(scenario)
+    if state.game_players <= 2:  # then the losers were read on ``state`` itself (no one left the game)
+        _keep(state, "game_over", (LOSS_CONDITIONS,), bool(lost))
+    return state
 
 
 def remembered(scenario: Scenario, name: str, lists: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
@@ -846,6 +855,15 @@ def remembered(scenario: Scenario, name: str, lists: tuple[Any, ...], compute: C
     value = compute()
     memo[name] = (lists, value)
     return value
+
+
+def _keep(scenario: Scenario, name: str, lists: tuple[Any, ...], value: Any) -> None:
+    """Keep a fact of ``scenario`` known already, as :func:`remembered` would compute it."""
+    memo = scenario.__dict__.get("_remembered")
+    if memo is None:
+        memo = {}
+        object.__setattr__(scenario, "_remembered", memo)
+    memo[name] = (lists, value)
 
 
 def has_effects(scenario: Scenario) -> bool:

@@ -398,7 +398,7 @@ def _blocking_banding(s: Scenario, c: Attacker | Blocker) -> str | None:
 
 
 def _has_banding(s: Scenario) -> bool:
-    return bool(_banding(s))
+    return any(c.has(Keyword.BANDING) for c in (*s.attackers, *s.blockers))  # asked once a board (division_moved)
 
 
 #: The rules that move the division of a source's combat damage away from its controller (510.1c/d), in order:
