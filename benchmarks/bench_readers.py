@@ -18,9 +18,10 @@ The workloads (the same boards on both sides: :func:`make_data` draws them once)
   small generated boards of ``bench_solve.py``'s kind (1-4 attackers, 0-6 blockers), loading included: the user
   paths where a board costs a fraction of a millisecond, so per-board overhead shows.
 
-Measured against cb83492 on 2026-12-02 (2 shared cores, load average 12-15 from other processes; both versions'
-children run alternately on the same boards, CPU time of one run per child, median of 3, so +-10-20 % is noise):
-:data:`BASELINE` holds cb83492's figures, the table is in docs/scale.md ("The readers of the outcome").
+Measured against cb83492 on 2026-12-02 13:14-13:37 UTC (2 shared cores, load average 8-11 from other processes;
+both versions' children run alternately on the same boards, CPU time of one run per child, median of 3, so
++-10-25 % is noise): :data:`BASELINE` holds cb83492's figures, the table is in docs/scale.md ("The readers of the
+outcome").
 
 Run: ``python -m benchmarks readers`` (``REPS=1`` for one run). A child process runs one workload:
 ``python benchmarks/bench_readers.py --child NAME DATA.json`` prints its CPU seconds; with
@@ -49,17 +50,19 @@ OBJECTIVE = "max-damage,max-value"
 
 #: CPU seconds of each workload at cb83492, measured on this machine (see the module docstring)
 BASELINE: dict[str, float] = {
-    "arena mixed": 0.835,
-    "arena first-strike": 0.293,
-    "arena effect boards": 5.533,
-    "score (mixed decisions)": 3.284,
-    "solve lethal, plain": 0.144,
-    "solve lethal, effects": 2.111,
-    "solve lex, plain": 0.148,
-    "solve lex, effects": 2.005,
-    "whole combat first-strike": 0.484,
-    "gym episodes (mixed)": 0.293,
-    "render (mixed + effects)": 0.035,
+    "arena mixed": 0.538,
+    "arena first-strike": 0.230,
+    "arena effect boards": 3.111,
+    "score (mixed decisions)": 1.717,
+    "solve lethal, plain": 0.073,
+    "solve lethal, effects": 1.256,
+    "solve lex, plain": 0.125,
+    "solve lex, effects": 1.249,
+    "whole combat first-strike": 0.421,
+    "gym episodes (mixed)": 0.254,
+    "render (mixed + effects)": 0.024,
+    "count (300 small boards)": 0.076,
+    "check (300 small boards)": 0.049,
 }
 
 
