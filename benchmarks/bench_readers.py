@@ -13,15 +13,21 @@ The workloads (the same boards on both sides: :func:`make_data` draws them once)
   and ``lethal,max-kills,min-overkill``;
 - ``whole``: ``WholeCombat.solve`` (the whole combat's line and its lethal report) on the ``first-strike`` boards;
 - ``gym``: one Gymnasium episode per ``mixed`` board (the first allowed amount at each decision);
-- ``render``: ``trample.render.render`` of the optimal line of every ``mixed`` and effect board.
+- ``render``: ``trample.render.render`` of the optimal line of every ``mixed`` and effect board;
+- ``count`` / ``check``: ``Combat(doc).count()`` and ``Combat(doc).check(line)`` (its ``max-damage`` line) on 300
+  small generated boards of ``bench_solve.py``'s kind (1-4 attackers, 0-6 blockers), loading included: the user
+  paths where a board costs a fraction of a millisecond, so per-board overhead shows.
 
-Measured against cb83492 on 2026-12-02 (2 shared cores, load average 12-15 from other processes; both versions'
-children run alternately on the same boards, CPU time of one run per child, median of 3, so +-10-20 % is noise):
-:data:`BASELINE` holds cb83492's figures, the table is in docs/scale.md ("The readers of the outcome").
+Measured against cb83492 on 2026-12-02 13:14-13:37 UTC (2 shared cores, load average 8-11 from other processes;
+both versions' children run alternately on the same boards, CPU time of one run per child, median of 3, so
++-10-25 % is noise): :data:`BASELINE` holds cb83492's figures, the table is in docs/scale.md ("The readers of the
+outcome").
 
 Run: ``python -m benchmarks readers`` (``REPS=1`` for one run). A child process runs one workload:
-``python benchmarks/bench_readers.py --child NAME DATA.json`` prints its CPU seconds (the comparison script runs
-the same children against another checkout's install; only public APIs that cb83492 also had are used).
+``python benchmarks/bench_readers.py --child NAME DATA.json`` prints its CPU seconds; with
+``BASE_PYTHON=<cb83492 checkout>/.venv/bin/python`` the same children also run against that checkout's install,
+alternately with this one's, and its medians are printed instead of :data:`BASELINE` (only public APIs that cb83492
+also had are used: ``git worktree add ../base_cb83492 cb83492``, then ``make venv`` there).
 """
 
 from __future__ import annotations
@@ -38,23 +44,25 @@ import tempfile
 import time
 
 REPS = int(os.environ.get("REPS", "3"))
-N_MIXED, N_FIRST, N_EFFECT = 60, 30, 40
+N_MIXED, N_FIRST, N_EFFECT, N_SMALL = 60, 30, 40, 300
 PLAYERS = ["random", "declaration", "greedy", "face", "optimal"]
 OBJECTIVE = "max-damage,max-value"
 
 #: CPU seconds of each workload at cb83492, measured on this machine (see the module docstring)
 BASELINE: dict[str, float] = {
-    "arena mixed": 0.835,
-    "arena first-strike": 0.293,
-    "arena effect boards": 5.533,
-    "score (mixed decisions)": 3.284,
-    "solve lethal, plain": 0.144,
-    "solve lethal, effects": 2.111,
-    "solve lex, plain": 0.148,
-    "solve lex, effects": 2.005,
-    "whole combat first-strike": 0.484,
-    "gym episodes (mixed)": 0.293,
-    "render (mixed + effects)": 0.035,
+    "arena mixed": 0.538,
+    "arena first-strike": 0.230,
+    "arena effect boards": 3.111,
+    "score (mixed decisions)": 1.717,
+    "solve lethal, plain": 0.073,
+    "solve lethal, effects": 1.256,
+    "solve lex, plain": 0.125,
+    "solve lex, effects": 1.249,
+    "whole combat first-strike": 0.421,
+    "gym episodes (mixed)": 0.254,
+    "render (mixed + effects)": 0.024,
+    "count (300 small boards)": 0.076,
+    "check (300 small boards)": 0.049,
 }
 
 
@@ -77,7 +85,9 @@ def with_effect(item: dict, k: int) -> dict:
     return item
 
 
-def make_data(n_mixed: int = N_MIXED, n_first: int = N_FIRST, n_effect: int = N_EFFECT, seed: int = 1) -> dict:
+def make_data(
+    n_mixed: int = N_MIXED, n_first: int = N_FIRST, n_effect: int = N_EFFECT, n_small: int = N_SMALL, seed: int = 1
+) -> dict:
     """The boards (generated once, by this checkout) and the decisions that ``score`` reads; ``"warm"``: a few
     other boards of each kind, run once before the measured run (imports, OR-Tools)."""
     from trample.arena import generate, run_arena
@@ -99,10 +109,23 @@ def make_data(n_mixed: int = N_MIXED, n_first: int = N_FIRST, n_effect: int = N_
                         "player": d.get("player", "recorded"),
                     }
                 )
-    data = {"mixed": mixed, "first-strike": first, "effect": effect, "decisions": decisions}
+    small = _small_boards(n_small, seed + 2)
+    data = {"mixed": mixed, "first-strike": first, "effect": effect, "decisions": decisions, "small": small}
     if seed == 1:
-        data["warm"] = make_data(2, 2, 2, seed=99)
+        data["warm"] = make_data(2, 2, 2, 2, seed=99)
     return data
+
+
+def _small_boards(n: int, seed: int) -> list[dict]:
+    """``n`` small generated boards of bench_solve.py's kind (1-4 attackers, 0-6 blockers), each with a line to
+    check (its ``max-damage`` line, found by this checkout)."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks.bench_solve import small_boards
+    from trample import Combat
+
+    return [
+        {"scenario": doc, "line": Combat(doc).solve("max-damage").assignment.to_json()} for doc in small_boards(n, seed)
+    ]
 
 
 def _arena(items):
@@ -179,6 +202,26 @@ def _render(items):
     return run
 
 
+def _count(items):
+    from trample import Combat
+
+    def run():
+        for it in items:
+            Combat(it["scenario"]).count()
+
+    return run
+
+
+def _check(items):
+    from trample import Combat
+
+    def run():
+        for it in items:
+            Combat(it["scenario"]).check(it["line"])
+
+    return run
+
+
 def workloads(data: dict) -> dict:
     """name -> a callable that runs the workload once (setup done outside it)."""
     return {
@@ -193,6 +236,8 @@ def workloads(data: dict) -> dict:
         "whole combat first-strike": lambda: _whole(data["first-strike"]),
         "gym episodes (mixed)": lambda: _gym(data["mixed"]),
         "render (mixed + effects)": lambda: _render(data["mixed"] + data["effect"]),
+        "count (300 small boards)": lambda: _count(data["small"]),
+        "check (300 small boards)": lambda: _check(data["small"]),
     }
 
 
@@ -220,11 +265,18 @@ def main() -> None:
     fd, data_path = tempfile.mkstemp(suffix=".json")
     with os.fdopen(fd, "w") as f:
         json.dump(make_data(), f)
-    print(f"CPU s of one run in a fresh child process, median of {REPS}; cb83492: measured on this machine (docstring)")
+    against = os.environ.get("BASE_PYTHON")  # cb83492's install: its children measured now, alternately with ours
+    where = "measured now, alternately" if against else "measured on this machine (docstring)"
+    print(f"CPU s of one run in a fresh child process, median of {REPS}; cb83492: {where}")
     print(f"{'path':<30}{'now':>9}{'cb83492':>9}{'ratio':>7}  goal")
     for name in workloads({}):
-        t = statistics.median(run_child(sys.executable, __file__, name, data_path) for _ in range(REPS))
-        base = BASELINE.get(name)
+        ours, theirs = [], []
+        for _ in range(REPS):
+            if against:
+                theirs.append(run_child(against, __file__, name, data_path))
+            ours.append(run_child(sys.executable, __file__, name, data_path))
+        t = statistics.median(ours)
+        base = statistics.median(theirs) if against else BASELINE.get(name)
         if base is None:
             print(f"{name:<30}{t:9.3f}{'-':>9}{'-':>7}")
             continue

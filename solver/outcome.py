@@ -343,6 +343,19 @@ def deal(scenario: Scenario, hits: tuple[Hit, ...], effects: Sequence[DamageEffe
     return hits
 
 
+def changes_players(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> bool:
+    """Can this assignment's damage, once dealt (stage 2), change a listed player's life, poison or commander
+    damage (stage 3, :func:`results`)? Only damage dealt to a player can, or damage dealt by a lifelink source
+    (702.15b: its controller gains that much). When one side's damage cannot, who loses the step does not depend
+    on how that side divides it (the two sides' damage reaches different recipients, 510.1c/d)."""
+    for h in deal(scenario, assigned_hits(scenario, assignment)):
+        if h.amount > 0 and (
+            scenario.kind(h.recipient) is ObjectKind.PLAYER or _source(scenario, h.source).has(Keyword.LIFELINK)
+        ):
+            return True
+    return False
+
+
 def _events(scenario: Scenario, assigned: tuple[Hit, ...], dealt: tuple[Hit, ...]) -> tuple[Event, ...]:
     """One event per source and recipient: what was assigned, what stage 2 dealt, and what it is (120.3)."""
     got: dict[tuple[str, str], list[Any]] = {}  # [amount dealt, rule, ...]
@@ -641,7 +654,11 @@ def _ends_game(scenario: Scenario, lost: Sequence[tuple[str, str]]) -> bool:
 
 def game_over(scenario: Scenario, conditions: Sequence[LossCondition] | None = None) -> bool:
     """104.3b / 104.2a: two players in the game and one of them has lost: no combat damage is dealt any more."""
-    return scenario.game_players <= 2 and _ends_game(scenario, losers(scenario, conditions))
+    if scenario.game_players > 2:
+        return False
+    if conditions is None:  # asked by every plan: kept on the board (read again when the list is replaced)
+        return remembered(scenario, "game_over", (LOSS_CONDITIONS,), lambda: bool(losers(scenario)))
+    return _ends_game(scenario, losers(scenario, conditions))
 
 
 def leave_game(state: Scenario, losers: Iterable[str]) -> Scenario:
@@ -806,7 +823,16 @@ def settle(scenario: Scenario) -> Scenario:
 
     Every combat object settles the board it is given, so one damage step and the whole combat read the same
     board (a blocker that arrived dead is neither blocking nor a kill)."""
-    return remembered(scenario, "settled", (LOSS_CONDITIONS,), lambda: state_based_actions(scenario)[0])
+    return remembered(scenario, "settled", (LOSS_CONDITIONS,), lambda: _settled(scenario))
+
+
+def _settled(scenario: Scenario) -> Scenario:
+    """:func:`settle`'s board; with two players, whether the game is over on it is known too (the losers were just
+    read on that board), and kept for :func:`game_over`."""
+    state, lost = state_based_actions(scenario)
+    if state.game_players <= 2:  # then the losers were read on ``state`` itself (no one left the game)
+        _keep(state, "game_over", (LOSS_CONDITIONS,), bool(lost))
+    return state
 
 
 def remembered(scenario: Scenario, name: str, lists: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
@@ -829,6 +855,15 @@ def remembered(scenario: Scenario, name: str, lists: tuple[Any, ...], compute: C
     value = compute()
     memo[name] = (lists, value)
     return value
+
+
+def _keep(scenario: Scenario, name: str, lists: tuple[Any, ...], value: Any) -> None:
+    """Keep a fact of ``scenario`` known already, as :func:`remembered` would compute it."""
+    memo = scenario.__dict__.get("_remembered")
+    if memo is None:
+        memo = {}
+        object.__setattr__(scenario, "_remembered", memo)
+    memo[name] = (lists, value)
 
 
 def has_effects(scenario: Scenario) -> bool:

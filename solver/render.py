@@ -17,9 +17,10 @@ effects, the defending player's reply that the solver assumes (its best) is draw
 given and the regular step on the state after the state-based actions, side by side; when the first step ends the
 game (104.3b), no regular step is drawn.
 
-Every text and attribute goes through :mod:`xml.etree.ElementTree` (escaped), and characters that XML 1.0 cannot
-carry (most control characters, lone surrogates) are shown as visible escapes (:func:`xml_text`): a picture
-carries no element or attribute but the ones written here, whatever the board's ids.
+Every text and attribute is escaped as :mod:`xml.etree.ElementTree` escapes it (the picture is a light tree of
+ElementTree's model, written as ``ET.tostring`` writes the same tree: a test holds the two equal), and characters
+that XML 1.0 cannot carry (most control characters, lone surrogates) are shown as visible escapes
+(:func:`xml_text`): a picture carries no element or attribute but the ones written here, whatever the board's ids.
 
 ``Combat._repr_svg_`` / ``WholeCombat._repr_svg_`` show a board in a notebook, ``show(assignment)`` a board with an
 assignment or line, and the results of ``solve`` show their optimal line.
@@ -92,13 +93,63 @@ def _attr_name(key: str) -> str:
     return name
 
 
-def _el(parent: ET.Element | None, tag: str, **attrs) -> ET.Element:
+class _Node:
+    """An element of a picture: ElementTree's model (a tag, attributes in order, children) without its C objects,
+    written by :func:`_serialise` as ``ET.tostring`` writes the same tree (:meth:`element` builds that tree: a test
+    holds the two texts equal). Attribute values are already what XML can carry (:func:`_value`)."""
+
+    __slots__ = ("tag", "attrib", "children")
+
+    def __init__(self, tag: str, attrib: dict[str, str]) -> None:
+        self.tag = tag
+        self.attrib = attrib
+        self.children: list[_Node | _Text] = []
+
+    def set(self, key: str, value: str) -> None:
+        self.attrib[key] = value
+
+    def append(self, child: _Node | _Text) -> None:
+        self.children.append(child)
+
+    def element(self) -> ET.Element:
+        """The same element as an ElementTree element (for the test that compares the two writers)."""
+        el = ET.Element(self.tag, self.attrib)
+        for child in self.children:
+            el.append(child.element())
+        return el
+
+
+class _Text:
+    """A ``text`` element (the most drawn one: several thousand a picture), its XML written when it is drawn;
+    ``args`` keeps what :func:`_t` was given, for :meth:`element`."""
+
+    __slots__ = ("xml", "args")
+
+    def __init__(self, xml: str, args: tuple) -> None:
+        self.xml = xml
+        self.args = args
+
+    def element(self) -> ET.Element:
+        x, y, text, size, weight, anchor, fill, style = self.args
+        attrib = {"x": f"{float(x):.1f}", "y": f"{float(y):.1f}", "font-family": FONT, "font-size": _value(size)}
+        attrib.update({"font-weight": _value(weight), "font-style": _value(style), "text-anchor": _value(anchor)})
+        attrib["fill"] = _value(fill)
+        el = ET.Element("text", attrib)
+        el.text = _value(text) if type(text) is str else xml_text(text)
+        return el
+
+
+def _el(parent: _Node | None, tag: str, **attrs) -> _Node:
     """An element; ``stroke_width`` is written ``stroke-width``, ``class_`` ``class``."""
     a = {}
     for k, v in attrs.items():
         if v is not None:
-            a[_ATTR_NAMES.get(k) or _attr_name(k)] = _value(v)
-    return ET.Element(tag, a) if parent is None else ET.SubElement(parent, tag, a)
+            t = type(v)  # _value, with the numbers (most attributes) written here
+            a[_ATTR_NAMES.get(k) or _attr_name(k)] = f"{v:.1f}" if t is float else str(v) if t is int else _value(v)
+    node = _Node(tag, a)
+    if parent is not None:
+        parent.children.append(node)
+    return node
 
 
 def _value(v) -> str:
@@ -114,22 +165,28 @@ def _value(v) -> str:
     return _attr(v)
 
 
-def _t(parent, x, y, text, size=12, weight="normal", anchor="start", fill="#222", style="normal") -> ET.Element:
-    el = ET.SubElement(  # _el(parent, "text", x=..., font_family=..., ...), written out: the most drawn element
-        parent,
-        "text",
-        {
-            "x": f"{float(x):.1f}",
-            "y": f"{float(y):.1f}",
-            "font-family": FONT,
-            "font-size": _value(size),
-            "font-weight": _value(weight),
-            "font-style": _value(style),
-            "text-anchor": _value(anchor),
-            "fill": _value(fill),
-        },
-    )
-    el.text = _value(text) if type(text) is str else xml_text(text)
+#: the attributes of a text element after its position, written once per (size, weight, style, anchor, fill)
+_TEXT_STYLES: dict[tuple, str] = {}
+
+
+def _text_style(size, weight, anchor, fill, style) -> str:
+    key = (type(size), size, weight, anchor, fill, style)  # 12 and 12.0 are written differently
+    head = _TEXT_STYLES.get(key)
+    if head is None:
+        values = (FONT, _value(size), _value(weight), _value(style), _value(anchor), _value(fill))
+        names = ("font-family", "font-size", "font-weight", "font-style", "text-anchor", "fill")
+        head = "".join(f' {k}="{_escaped(v, _ATTR_ESCAPES)}"' for k, v in zip(names, values))
+        if len(_TEXT_STYLES) < 4096:  # a program passing ever new colours does not grow it without bound
+            _TEXT_STYLES[key] = head
+    return head
+
+
+def _t(parent, x, y, text, size=12, weight="normal", anchor="start", fill="#222", style="normal") -> _Text:
+    body = _value(text) if type(text) is str else xml_text(text)
+    head = f'<text x="{float(x):.1f}" y="{float(y):.1f}"' + _text_style(size, weight, anchor, fill, style)
+    xml = f"{head}>{_escaped(body, _TEXT_ESCAPES)}</text>" if body else head + " />"
+    el = _Text(xml, (x, y, text, size, weight, anchor, fill, style))
+    parent.children.append(el)
     return el
 
 
@@ -173,7 +230,7 @@ def _num(x) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
-def _svg(width: float, height: float) -> ET.Element:
+def _svg(width: float, height: float) -> _Node:
     return _el(
         None, "svg", xmlns=SVG_NS, version="1.1", width=int(width), height=int(height), viewBox=f"0 0 {width} {height}"
     )
@@ -187,10 +244,10 @@ _ATTR_ESCAPES = str.maketrans(
 )
 
 
-def _serialise(root: ET.Element) -> str:
-    """The tree as XML text, as ``ET.tostring(root, encoding="unicode")`` writes it (a test holds the two equal),
-    without its namespace pass over the tree: render's elements are plain SVG names, their text and attribute
-    values already what XML can carry (:func:`xml_text`)."""
+def _serialise(root: _Node) -> str:
+    """The tree as XML text, as ``ET.tostring(root.element(), encoding="unicode")`` writes it (a test holds the
+    two equal), without its namespace pass over the tree: render's elements are plain SVG names, their text and
+    attribute values already what XML can carry (:func:`xml_text`)."""
     out: list[str] = []
     _write(root, out.append)
     return "".join(out)
@@ -203,24 +260,22 @@ def _escaped(text: str, table: dict) -> str:
     return text.translate(table) if _ESCAPED.search(text) else text
 
 
-def _write(el: ET.Element, write) -> None:
+def _write(el: _Node, write) -> None:
     attrib = el.attrib
     if _ESCAPED.search("".join(attrib.values())):  # one search for the element (most values need no escape)
         write("<" + el.tag + "".join([f' {k}="{_escaped(v, _ATTR_ESCAPES)}"' for k, v in attrib.items()]))
     else:
         write("<" + el.tag + "".join([f' {k}="{v}"' for k, v in attrib.items()]))
-    text = el.text
-    if text or len(el):
+    if el.children:
         write(">")
-        if text:
-            write(_escaped(text, _TEXT_ESCAPES))
-        for child in el:
-            _write(child, write)
+        for child in el.children:
+            if type(child) is _Text:
+                write(child.xml)
+            else:
+                _write(child, write)  # type: ignore[arg-type]
         write(f"</{el.tag}>")
     else:
         write(" />")
-    if el.tail:
-        write(_escaped(el.tail, _TEXT_ESCAPES))
 
 
 KEYWORD_NAMES = {
@@ -305,7 +360,7 @@ class _What:
         return text
 
 
-def _step(parent: ET.Element, scenario, assignment, outcome: Outcome | None, title: str, notes: list[str]):
+def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: str, notes: list[str]):
     """Draw one step into ``parent``; its width and height."""
     s = scenario
     head_lines = _header_lines(title, notes, _Layout(s).width)
@@ -391,7 +446,7 @@ def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
         _t(g, x + CARD_W / 2, y + CARD_H - 10 - 14 * (len(rows) - 1 - k), text, 11, weight, "middle", colour)
 
 
-def _group(parent, role: str, oid: str) -> ET.Element:
+def _group(parent, role: str, oid: str) -> _Node:
     return _el(parent, "g", class_=role, id=oid)
 
 
@@ -612,17 +667,17 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
 
 def _arrow_heads(parent) -> None:
     """The arrow heads, one per attacker colour and one for the defending side's damage: the same elements in
-    every picture (built once; an ElementTree element may sit in several trees, and nothing changes them)."""
+    every picture (built once; a node may sit in several trees, and nothing changes them)."""
     global _HEADS
     if _HEADS is None:
         _HEADS = _heads()
     parent.append(_HEADS)
 
 
-_HEADS: ET.Element | None = None
+_HEADS: _Node | None = None
 
 
-def _heads() -> ET.Element:
+def _heads() -> _Node:
     defs = _el(None, "defs")
     for n, c in enumerate((*PALETTE, DEFENDING_COLOUR)):
         marker = _el(

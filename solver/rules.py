@@ -324,6 +324,7 @@ def derive(scenario: Scenario, side: str = Side.ATTACKING, step: str | None = No
         raise ValueError(f'a damage plan is for one step ("regular" or "first_strike"), not {step!r}')
     scenario = settle(scenario)  # the state-based actions pending on the board (docs/effects.md)
     sources: list[SourcePlan] = []
+    moved = division_moved(scenario)
     if game_over(scenario):  # 104.3b: two players and one has lost (outcome.LOSS_CONDITIONS): no combat damage
         loser = losers(scenario)[0][0]
         rules = ", ".join(c.rule for c in losses(scenario.player(loser)))
@@ -334,10 +335,10 @@ def derive(scenario: Scenario, side: str = Side.ATTACKING, step: str | None = No
             sources += [_silent(b.id, Side.DEFENDING, "104.3b", why) for b in scenario.blockers]
     else:
         if side in (Side.ATTACKING, Side.BOTH):
-            sources += [_attacker_plan(scenario, a, step) for a in scenario.attackers]
+            sources += [_attacker_plan(scenario, a, step, moved) for a in scenario.attackers]
         if side in (Side.DEFENDING, Side.BOTH):
-            sources += [_blocker_plan(scenario, b, step) for b in scenario.blockers]
-    if division_moved(scenario):  # who divides each source's damage (702.22j/k); else each its controller
+            sources += [_blocker_plan(scenario, b, step, moved) for b in scenario.blockers]
+    if moved:  # who divides each source's damage (702.22j/k); else each its controller
         sources = [_divided(scenario, s) for s in sources]
     lethal: dict[str, int] = {}
     loyalty: dict[str, int] = {}
@@ -396,12 +397,19 @@ def _blocking_banding(s: Scenario, c: Attacker | Blocker) -> str | None:
     return None
 
 
+def _has_banding(s: Scenario) -> bool:
+    return any(c.has(Keyword.BANDING) for c in (*s.attackers, *s.blockers))  # asked once a board (division_moved)
+
+
 #: The rules that move the division of a source's combat damage away from its controller (510.1c/d), in order:
-#: each reads (scenario, creature) and names the player who divides instead, or None. The next such rule is
-#: one more entry; every reader asks :func:`divider`.
-DIVISION_RULES: tuple[tuple[str, Callable[[Scenario, Attacker | Blocker], str | None]], ...] = (
-    ("702.22j", _blocked_by_banding),
-    ("702.22k", _blocking_banding),
+#: each is (rule, acts_on, moved_to): ``acts_on(scenario)`` says whether the rule can move any creature's division
+#: on the board (a board none acts on asks no creature), ``moved_to(scenario, creature)`` names the player who
+#: divides instead, or None. The next such rule is one more entry; every reader asks :func:`divider`.
+DIVISION_RULES: tuple[
+    tuple[str, Callable[[Scenario], bool], Callable[[Scenario, Attacker | Blocker], str | None]], ...
+] = (
+    ("702.22j", _has_banding, _blocked_by_banding),
+    ("702.22k", _has_banding, _blocking_banding),
 )
 
 
@@ -420,7 +428,7 @@ def _divider(scenario: Scenario, creature: str) -> tuple[str, str]:
     """:func:`divider` on a settled board."""
     c = scenario[creature]
     assert isinstance(c, (Attacker, Blocker)), creature  # a source of combat damage is a creature
-    for rule, moved_to in DIVISION_RULES:
+    for rule, _, moved_to in DIVISION_RULES:
         player = moved_to(scenario, c)
         if player is not None:
             return player, rule
@@ -440,6 +448,8 @@ def division_moved(scenario: Scenario) -> bool:
 
 def _moved(scenario: Scenario) -> bool:
     """:func:`division_moved` on a settled board."""
+    if not any(acts_on(scenario) for _, acts_on, _ in DIVISION_RULES):
+        return False  # no rule can move a division here (the usual board): no creature to ask
     return any(_divider(scenario, a.id)[0] != Chooser.ACTIVE_PLAYER for a in scenario.attackers) or any(
         _divider(scenario, b.id)[0] != Chooser.DEFENDING_PLAYER for b in scenario.blockers
     )
@@ -453,7 +463,8 @@ def _divided(scenario: Scenario, plan: SourcePlan) -> SourcePlan:
     return replace(plan, chooser=player, chooser_rule=rule if player != plan.side else "")
 
 
-def _attacker_plan(s: Scenario, a: Attacker, step: str) -> SourcePlan:
+def _attacker_plan(s: Scenario, a: Attacker, step: str, moved: bool = True) -> SourcePlan:
+    """``moved``: may a rule move some division on this board (:func:`division_moved`)? If not, no creature's."""
     side = Side.ATTACKING
     if not a.in_combat:
         return _silent(a.id, side, "506.4", f"{a.id} has been removed from combat and deals no combat damage")
@@ -473,7 +484,8 @@ def _attacker_plan(s: Scenario, a: Attacker, step: str) -> SourcePlan:
     top_pw = a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) and tkind is ObjectKind.PLANESWALKER
     controller = s.controller_of(target.id)
     current = tuple(b for b in a.blocked_by if s.blocker(b).in_combat)
-    banded = _divider(s, a.id)[0] != Chooser.ACTIVE_PLAYER  # 702.22j: the defending player divides, ignoring the order
+    # 702.22j: the defending player divides, ignoring the order
+    banded = moved and _divider(s, a.id)[0] != Chooser.ACTIVE_PLAYER
 
     def over_the_top(lethal: tuple[str, ...], blocked: bool) -> list[Route]:
         """Routes to the attacked object (and, with 702.19c/e, to its controller) once blockers have lethal."""
@@ -584,7 +596,7 @@ def _attacker_normal_plan(
     )
 
 
-def _blocker_plan(s: Scenario, b: Blocker, step: str) -> SourcePlan:
+def _blocker_plan(s: Scenario, b: Blocker, step: str, moved: bool = True) -> SourcePlan:
     side = Side.DEFENDING
     if not b.in_combat:
         return _silent(b.id, side, "506.4", f"{b.id} has been removed from combat and deals no combat damage")
@@ -601,7 +613,8 @@ def _blocker_plan(s: Scenario, b: Blocker, step: str) -> SourcePlan:
     targets = tuple(a.id for a in s.attackers if b.id in a.blocked_by and a.in_combat)
     if not targets:
         return _silent(b.id, side, "510.1d", f"{b.id} is no longer blocking any creature in combat")
-    banded = _divider(s, b.id)[0] != Chooser.DEFENDING_PLAYER  # 702.22k: the active player divides, ignoring the order
+    # 702.22k: the active player divides, ignoring the order
+    banded = moved and _divider(s, b.id)[0] != Chooser.DEFENDING_PLAYER
     if s.rules == RulesSet.LEGACY and not banded:
         # legacy 510.1d: in its damage assignment order, lethal damage to each earlier attacker first
         order = tuple(t for t in s.damage_order(b.id) if t in targets)

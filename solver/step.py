@@ -5,10 +5,12 @@ the optimiser and the indexing read a step through this class, so that they neve
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from itertools import chain
+from math import comb
 from typing import Any
 
 import numpy as np
@@ -83,6 +85,10 @@ class DamageStep:
         if limit is not None and limit <= 0:
             return
         layout = self._layout
+        free = free_rows(self.plan) if (engine or self.engine) in ("auto", "direct") else None
+        if free is not None and self.canonical(engine, time_limit):  # the canonical order, as the blocks list it
+            yield from map(layout.assignment, free if limit is None else free[:limit])
+            return
         n = 0
         rows = max(16, min(1 << 16, (1 << 20) // max(1, len(layout.columns))))  # ~1 M cells of Python lists
         if limit is not None:
@@ -207,6 +213,42 @@ class DamageStep:
                 state["complete"] = True
 
         return fresh
+
+
+#: a plan whose every active source divides its damage freely (no gate, one way) among at most this many
+#: assignments is listed in Python by :meth:`DamageStep.assignments` (the same rows in the same order as the
+#: direct engine's blocks), without the blocks' set-up: the defending side's replies of a small board
+FREE_ROWS = 256
+
+
+def free_rows(plan: DamagePlan) -> list[list[int]] | None:
+    """The rows of every legal assignment of ``plan`` in the canonical order (lexicographic over its columns)
+    when each active source divides exactly its damage (510.1a) among routes none of which is gated, at most
+    :data:`FREE_ROWS` rows in all; else None. Each source's columns are contiguous in plan order, so the product
+    of each source's splits, each listed in lexicographic order, is in lexicographic order."""
+    if plan.has_options:
+        return None
+    splits = []
+    total = 1
+    for i in plan.active:
+        src = plan.sources[i]
+        if not src.routes or any(r.gate is not None for r in src.routes):
+            return None
+        total *= comb(src.damage + len(src.routes) - 1, len(src.routes) - 1)
+        if total > FREE_ROWS:
+            return None
+        splits.append(list(_splits(src.damage, len(src.routes))))
+    return [[n for part in row for n in part] for row in itertools.product(*splits)]
+
+
+def _splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """``total`` as an ordered sum of ``parts`` non-negative integers, in lexicographic order."""
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total + 1):
+        for rest in _splits(total - first, parts - 1):
+            yield (first, *rest)
 
 
 def _product(factories: Sequence[Callable[[], Iterable[tuple[int, ...]]]]) -> Iterator[tuple[int, ...]]:

@@ -121,6 +121,25 @@ class StepDecoder:
     def apply(self, state: tuple, amount: int) -> tuple:
         k, _, caps, dt, ways = state
         bits, s, deadly, last = self._plain[k]
+        if len(ways) == 1:  # one way consistent with the amounts so far (the usual source): no sets, no sorting
+            w, rem, obl = ways[0]
+            b = bits[w]
+            if b is None:  # this way has no route here
+                one: tuple = ((w, rem, obl),) if amount == 0 else ()
+            elif amount <= rem:
+                one = ((w, rem - amount, obl | b if amount > 0 else obl),)
+            else:
+                one = ()
+            if amount > 0 and s is not None:
+                caps = caps[:s] + (min(self.need[s], caps[s] + amount),) + caps[s + 1 :]
+                if deadly:
+                    dt |= 1 << s
+            k += 1
+            if last:  # 510.1a: a way is taken only if all its damage was assigned
+                one = self._enter(k, {one[0][2]} if one and one[0][1] == 0 else set())
+            if len(one) == 1:
+                return (k, one[0][1], caps, dt, one)
+            return (k, max((w[1] for w in one), default=0), caps, dt, one)
         kept = []
         for w, rem, obl in ways:
             b = bits[w]
@@ -145,7 +164,7 @@ class StepDecoder:
     def done(self, state: tuple) -> bool:
         return state[0] >= len(self.columns)
 
-    def choices(self, state: tuple) -> list[int]:
+    def choices(self, state: tuple) -> Sequence[int]:
         """The amounts the rules allow at this column before feasibility: ``0..remaining`` of a way that has
         this route (only what a way has left, on a source's last column)."""
         k, _, _, _, ways = state
@@ -153,8 +172,8 @@ class StepDecoder:
         if len(ways) == 1:  # one way consistent with the amounts so far (the usual source)
             w, rem, _ = ways[0]
             if bits[w] is None:  # nothing here in this way: on its last column, only if it is complete
-                return [0] if rem == 0 or not last else []
-            return [rem] if last else list(range(rem + 1))
+                return (0,) if rem == 0 or not last else ()
+            return (rem,) if last else range(rem + 1)
         if last:
             with_route = {rem for w, rem, _ in ways if bits[w] is not None}
             done_without = any(bits[w] is None and rem == 0 for w, rem, _ in ways)  # a way already complete
@@ -183,7 +202,12 @@ class StepDecoder:
                 for _, _, obl in ways
             )
         else:
-            ok = any(self.feasible(self.apply(state, a)) for a in self.choices(state))
+            ok = False
+            apply, feasible = self.apply, self.feasible
+            for a in self.choices(state):
+                if feasible(apply(state, a)):
+                    ok = True
+                    break
         self._memo[state] = ok
         return ok
 

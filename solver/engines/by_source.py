@@ -641,11 +641,14 @@ def _blocker_cost(sources: Sequence[Shaped], need: Mapping[str, int]) -> int:
     return cost
 
 
-def count_shared(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int | None:
+def count_shared(
+    plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, cost_limit: int | None = None
+) -> int | None:
     """The count of a component of the shape above by whichever of :func:`count_by_source` and
     :func:`count_by_blocker` looks cheaper (rough costs, :func:`_source_cost` and :func:`_blocker_cost`), then the
     other if its cost is within ``SECOND_TRY`` times the first's, each within its work bound; None when the component
-    is outside the shape or both give up (the column programme counts it)."""
+    is outside the shape or both give up (the column programme counts it), or when the cheaper-looking cost is over
+    ``cost_limit``."""
     deadline = deadline or NEVER
     shaped = _shape(plan, component)
     if shaped is None:
@@ -656,6 +659,8 @@ def count_shared(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
     by_source = (_source_cost(order, need), 0)
     by_blocker = (_blocker_cost(sources, need) * len(sources), 1)  # its states are tuples over the sources
     ranked = sorted([by_source, by_blocker])
+    if cost_limit is not None and ranked[0][0] > cost_limit:
+        return None
     for k, (cost, method) in enumerate(ranked):
         if k and cost > SECOND_TRY * ranked[0][0]:
             break  # the cheaper-looking method gave up: the other, far dearer, would too (measured on random boards)

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment, Keyword, load_assignment
-from ..outcome import Outcome, has_effects, overkill_threshold, plain_after, resolve, tally
+from ..outcome import Outcome, changes_players, has_effects, overkill_threshold, plain_after, resolve, tally
 from ..outcome import exact as _exact
 from ..step import DamageStep
 from .objectives import Objective, damage_step_of, json_number, oriented, parse_objectives
@@ -86,16 +86,40 @@ def vector_of(step: DamageStep, assignment: Assignment) -> tuple[int, ...]:
 
 
 def other_side_step(step: DamageStep) -> DamageStep | None:
-    """The step of the other side's creatures (None when the solved side is ``both``)."""
-    side = OTHER_SIDE[step.side]
-    return None if side is None else DamageStep(step.scenario, side=side, engine=step.engine)
+    """The step of the other side's creatures (None when the solved side is ``both``): one per step (kept on it,
+    so its plan is derived once however many readers ask)."""
+    held = step.__dict__.get("_other_side")
+    if held is None:
+        side = OTHER_SIDE[step.side]
+        held = step.__dict__["_other_side"] = (
+            None if side is None else DamageStep(step.scenario, side=side, engine=step.engine),
+        )
+    return held[0]
+
+
+#: the most replies kept on a step once listed (a step's replies are listed again past it)
+KEPT_REPLIES = 4096
 
 
 def _replies(step: DamageStep, deadline) -> list[Assignment | None]:
+    held = step.__dict__.get("_replies")
+    if held is not None:
+        return held
     other = other_side_step(step)
     if other is None:
         return [None]
-    return list(other.assignments(time_limit=deadline)) or [None]
+    replies: list[Assignment | None] = list(other.assignments(time_limit=deadline)) or [None]
+    if len(replies) <= KEPT_REPLIES:
+        step.__dict__["_replies"] = replies
+    return replies
+
+
+def _division(step: DamageStep) -> _Division:
+    """The step's :class:`_Division` (kept on the step: the plans it reads are the step's)."""
+    held = step.__dict__.get("_division")
+    if held is None:
+        held = step.__dict__["_division"] = _Division(step)
+    return held
 
 
 class _Division:
@@ -130,7 +154,7 @@ def evaluate(step: DamageStep, assignment, objs, replies) -> Any:
     """(oriented key, values, outcome, reply) of one assignment of the step: the solved player divides their part
     of the other side's damage (banding, 702.22k/j) at best, the other player the rest at worst (ties: the first
     reply listed)."""
-    division = _Division(step)
+    division = _division(step)
     vec = vector_of(step, assignment)
     parts: dict[tuple, tuple] = {}
     for reply in replies:
@@ -159,7 +183,7 @@ def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = 
     deadline = deadline_of(time_limit)
     best = None
     stopped = False
-    division = _Division(step)
+    division = _division(step)
     groups: dict[tuple, list] = {}  # part -> [worst line, the losers of its every line]
     can_lose: set[str] = set()  # players whom some part makes lose on every line
 
@@ -259,7 +283,7 @@ def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None) -> list[Assi
     in the engine's order."""
     deadline = deadline_of(time_limit)
     replies = _replies(step, deadline)
-    division = _Division(step)
+    division = _division(step)
     listed = list(step.assignments(time_limit=deadline))
     worst: dict[tuple, tuple] = {}
     for a in listed:
@@ -300,7 +324,15 @@ def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outc
     if given or step.side == "both" or not has_effects(step.scenario):
         return resolve(step.scenario, assignment)
     objs = parse_objectives(objectives, step.scenario)
-    return evaluate(step, assignment, objs, _replies(step, deadline_of(time_limit)))[2]
+    replies = _replies(step, deadline_of(time_limit))
+    if all(o.kind == "lethal" for o in objs) and not any(
+        r is not None and changes_players(sc, r.to_json()) for r in replies
+    ):
+        # who loses does not depend on the reply (no reply's damage reaches a player or gains life): every reply
+        # is worth the same, and evaluate returns the first listed (ties: the first reply, the first part)
+        first = replies[0]
+        return resolve(sc, {**assignment.to_json(), **(first.to_json() if first is not None else {})})
+    return evaluate(step, assignment, objs, replies)[2]
 
 
 def losers_of(combat, assignment, objectives="lethal", time_limit=None) -> frozenset[str]:

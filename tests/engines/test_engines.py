@@ -139,3 +139,23 @@ def test_effects_conformance(name, doc):
     dts = {s.source for s in plan.sources if s.deathtouch and s.damage > 0}
     expected = Counter(effect_key(*tally(a, dts), caps) for a in brute.brute_force(doc, "both"))
     assert +folded == expected
+
+
+@settings(max_examples=examples(150))
+@given(scenarios())
+def test_free_plans_are_listed_in_python_as_the_direct_engine_lists_them(scenario):
+    # DamageStep.assignments lists a small plan with no gate and no second way in Python (step.free_rows): the
+    # same rows, in the same canonical order, as the direct engine's blocks, on either side; and the legal set
+    from trample.step import free_rows
+
+    for side in ("attacking", "defending", "both"):
+        combat = Combat(scenario, side=side, engine="direct")
+        rows = free_rows(combat.plan)
+        if rows is None:
+            continue
+        blocks = [row for block in combat.assignment_blocks() for row in block.tolist()]
+        assert rows == blocks
+        listed = list(combat.assignments())
+        assert [a.to_json() for a in listed] == [combat._layout.assignment(r).to_json() for r in blocks]
+        assert all(combat.check(a).legal for a in listed)
+        assert len(listed) == combat.count()

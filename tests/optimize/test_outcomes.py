@@ -434,3 +434,19 @@ def test_whole_combat_solve_with_effects_matches_the_oracle(data):
     if "lethal" in names:  # the report: can some line make the player lose, whatever the defender replies?
         can = brute_combat.outcome_adversarial_optimum(doc, ["lethal"])[0] >= 1
         assert result.lethal[doc["players"][0]["id"]]["reachable"] is can
+
+
+@settings(max_examples=examples(120))
+@given(effect_boards(), st.sampled_from(["attacking", "defending"]))
+def test_what_happens_with_lethal_alone_is_the_listed_reply(doc, side):
+    # outcome_of with only "lethal" takes the first reply at once when no reply's damage reaches a player or gains
+    # life (outcome.changes_players): the same outcome as listing every reply and keeping the worst (evaluate)
+    from trample.optimize import listing
+    from trample.optimize.objectives import parse_objectives
+
+    combat = Combat(doc, side=side)
+    objs = parse_objectives("lethal", combat.scenario)
+    replies = listing._replies(combat, None)
+    for assignment in list(combat.assignments(limit=12)):
+        listed = listing.evaluate(combat, assignment, objs, replies)[2]
+        assert listing.outcome_of(combat, assignment).to_json() == listed.to_json()
