@@ -744,7 +744,8 @@ def _declare_lines(ab) -> list[str]:
         *([f"{'/'.join(ab.landwalk)}walk"] if ab.landwalk else []),
         *([f"bands with other {'/'.join(ab.bands_with_other)}"] if ab.bands_with_other else []),
     ]
-    costs = [f"{what} {{{n}}}" for what, n in (("attack cost", ab.attack_cost), ("block cost", ab.block_cost)) if n]
+    paid = (("attack cost", ab.attack_cost), ("block cost", ab.block_cost))
+    costs = [f"{what} {n.symbols()}" for what, n in paid if n]
     return more + (["; ".join(costs)] if costs else [])
 
 
@@ -850,7 +851,7 @@ def _draw_attacks(
     attacked = set(of.values())
     tax = doc.costs.attack_tax
     for t in top:
-        lines_t = [board.kind(t), *([f"attack tax {{{tax[t]}}} each"] if tax.get(t) else [])]  # 508.1h
+        lines_t = [board.kind(t), *([f"attack tax {tax[t].symbols()} each"] if tax.get(t) else [])]  # 508.1h
         _plain_card(root, *pos[t], t, lines_t, t not in attacked, "#555", "target")
     for a in bottom:
         band = band_of.get(a)
