@@ -246,8 +246,8 @@ def test_a_total_coloured_cost_is_paid_whole():  # 508.1h, 508.1j: the total cos
 
 
 def test_a_coloured_tax_and_a_coloured_cost_to_block():  # 508.1h (a planeswalker's tax), 509.1d
-    doc = attackers_doc([creature("a"), creature("b")], mana={"U": 1, "C": 1},
-                        planeswalkers=[{"id": "pw", "controller": "opp", "loyalty": 3, "attack_tax": "{U}"}])  # fmt: skip
+    walker = {"id": "pw", "controller": "opp", "loyalty": 3, "attack_tax": "{U}"}
+    doc = attackers_doc([creature("a"), creature("b")], mana={"U": 1, "C": 1}, planeswalkers=[walker])
     assert rules_cited(doc, {"a": "pw"}) == []
     assert rules_cited(doc, {"a": "pw", "b": "pw"}) == ["508.1h"]  # {U}{U}: one blue
     agrees(doc)
