@@ -764,6 +764,17 @@ def _markers(root, colours) -> None:
         _el(m, "path", d="M 0 0 L 10 5 L 0 10 z", fill=colour)
 
 
+def _pools(doc, blocks: bool) -> list[str]:
+    """The mana that pays the costs to attack (the active player's, 508.1h) or to block (each defending player's,
+    509.1d), when the document has costs: one line."""
+    creatures = (*doc.board.attackers, *doc.board.blockers)
+    own = any(doc.of(c.id).attack_cost or doc.of(c.id).block_cost for c in creatures)
+    if not (own or doc.costs.attack_tax or doc.costs.block_tax):
+        return []
+    payers = [p.id for p in doc.board.players] if blocks else [doc.active]
+    return ["; ".join(f"{p} has {doc.costs.available(p).pool_text()}" for p in payers)]
+
+
 def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[str] = ()) -> str:
     """A declaration as SVG text (docs/declare.md): for blocks (a declare-blockers document and a
     :class:`~trample.models.declare.Blocks`), the potential blockers above the attackers, an arrow from each
@@ -782,7 +793,7 @@ def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[
         bottom = [a.id for a in board.attackers]
     n = max(len(top), len(bottom), 1)
     width = max(MIN_WIDTH, 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X)
-    lines = _header_lines(title or ("blocks" if blocks else "attacks"), list(notes), width)
+    lines = _header_lines(title or ("blocks" if blocks else "attacks"), [*notes, *_pools(doc, blocks)], width)
     head = _header_height(lines)
     height = head + 2 * CARD_H + ROW_GAP + 2 * MARGIN + 10
     pos: dict[str, tuple[float, float]] = {}

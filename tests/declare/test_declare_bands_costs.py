@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from test_declare import agrees, atk, attackers_doc, blk, board, rules_cited
+from test_declare_solve import blockers_of_attack
 
 from trample.cli import main
 from trample.declare import DeclarationSpace
@@ -378,3 +379,19 @@ def test_a_picture_of_an_attack_colours_a_band_apart_and_shows_the_tax():  # 702
     root = ET.fromstring(declaration_svg(taxed, load_attacks({"berserker": "opp"}, taxed)))
     assert "attack tax {2} each" in _card_texts(root, "opp")
     assert "attacks each combat" in _card_texts(root, "berserker")
+
+
+def test_a_picture_shows_coloured_costs_and_the_pool_that_pays_them():  # 508.1h, 509.1d
+    import xml.etree.ElementTree as ET
+
+    from trample.render import declaration_svg
+
+    raw = json.loads((ROOT / "examples" / "declare" / "coloured.json").read_text())
+    doc = load_declare_doc(raw)
+    root = ET.fromstring(declaration_svg(doc, load_attacks({"paladin": "opp", "elk": "opp"}, doc)))
+    assert "attack cost {W}" in _card_texts(root, "paladin") and "attack tax {1} each" in _card_texts(root, "opp")
+    assert "me has 3 mana: {W}{G}{G}" in [t.text for t in root.iter(f"{SVG}text")]
+    blocks_doc = load_declare_doc(blockers_of_attack(raw, {"paladin": "opp", "elk": "opp"}))
+    root = ET.fromstring(declaration_svg(blocks_doc, load_blocks({"paladin": ["wall"]}, blocks_doc)))
+    assert "block cost {1}{U}" in _card_texts(root, "knight")
+    assert "opp has 1 mana: {U}" in [t.text for t in root.iter(f"{SVG}text")]
