@@ -5,7 +5,9 @@ with their goals (issue 25). CPU time of this process (time.process_time), print
    menace, first strike, deathtouch, trample): goal <= 1 s;
 2. "lethal through every block" (the lethal report), 8 attackers against 8 potential blockers: goal <= 5 s;
 3. the attacker's best attack (three levels) on a smaller board, and the generic search (every declaration,
-   memoised by symmetry) where the separable programme does not apply.
+   memoised by symmetry) where the separable programme does not apply;
+4. counting attacks with their bands (702.22c): the programme weighing each attack by its choices of bands,
+   against walking every attack and listing its bands (what is left for "bands with other").
 
 Run: ``python -m benchmarks declare`` (``QUICK=1`` for a short run).
 """
@@ -145,6 +147,27 @@ def main() -> None:
     result, seconds = cpu(lambda: solve_declaration(doc, "lethal,max-damage"))
     print(f"| best attack, {len(attack['attackers'])} creatures vs 3 | {count} attacks | lethal,max-damage "
           f"| {result.status} | {result.solved} | {seconds:.2f} s | |")  # fmt: skip
+    bands()
+
+
+def banding_board(n: int) -> dict:
+    """n creatures, every other one with banding, a player and a planeswalker to attack."""
+    creatures = [{"id": f"c{i}", "power": 2, "toughness": 2, "keywords": ["banding"] if i % 2 == 0 else []}
+                 for i in range(n)]  # fmt: skip
+    return {"declare": "attackers", "active": "me", "players": [{"id": "opp", "life": 20}],
+            "planeswalkers": [{"id": "pw", "controller": "opp", "loyalty": 5}], "attackers": creatures}  # fmt: skip
+
+
+def bands() -> None:
+    print()
+    print("| attacks with bands | legal declarations | counted by the programme | walking every attack |")
+    print("| --- | ---: | ---: | ---: |")
+    for n in (6,) if QUICK else (6, 8):
+        doc = load_declare_doc(banding_board(n))
+        weighed, fast = cpu(lambda doc=doc: DeclarationSpace(doc).count())
+        walked, slow = cpu(lambda doc=doc: DeclarationSpace(doc)._band_table()[0][-1])
+        assert weighed == walked
+        print(f"| {n} creatures ({(n + 1) // 2} with banding), 2 targets | {weighed} | {fast:.3f} s | {slow:.2f} s |")
 
 
 if __name__ == "__main__":

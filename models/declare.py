@@ -28,6 +28,7 @@ from . import fields as F
 from .errors import FormatError, expect_list, expect_object, expect_str, join
 from .fields import DECLARE_KEYWORDS
 from .keywords import NEEDS_FIELD, Keyword, suggestion
+from .mana import ZERO, Mana, read_cost, read_pool
 from .scenario import KEYWORDS, Scenario, load_scenario, parse_json_text
 from .vocabulary import DeclareKind, Step, words
 
@@ -51,8 +52,8 @@ class Abilities:
     block_extra: int = 0  # "can block N additional creatures each combat"
     landwalk: tuple[str, ...] = ()  # 702.14: land types (or qualities) it walks
     bands_with_other: tuple[str, ...] = ()  # 702.22c: "bands with other [quality]", the qualities (tags)
-    attack_cost: int = 0  # 508.1h: generic mana its controller pays for it to attack
-    block_cost: int = 0  # 509.1d: generic mana its controller pays for it to block
+    attack_cost: Mana = ZERO  # 508.1h: the mana its controller pays for it to attack
+    block_cost: Mana = ZERO  # 509.1d: the mana its controller pays for it to block
 
     def has(self, keyword: str) -> bool:
         """Does it have this declaration keyword or ability (``ab.has(Keyword.FLYING)``, ``ab.has("lure")``)?"""
@@ -74,14 +75,14 @@ NONE = Abilities()
 
 @dataclass(frozen=True)
 class Costs:
-    """Costs to attack and to block (508.1h, 509.1d), in generic mana, and the mana each player can pay."""
+    """Costs to attack and to block (508.1h, 509.1d), in mana (models/mana.py), and the mana each player can pay."""
 
-    attack_tax: Mapping[str, int] = field(default_factory=dict)  # player or planeswalker -> {N} per attacker
-    block_tax: Mapping[str, int] = field(default_factory=dict)  # defending player -> {N} per blocking creature
-    mana: Mapping[str, int] = field(default_factory=dict)  # player (the active player too) -> mana available
+    attack_tax: Mapping[str, Mana] = field(default_factory=dict)  # player or planeswalker -> cost per attacker
+    block_tax: Mapping[str, Mana] = field(default_factory=dict)  # defending player -> cost per blocking creature
+    mana: Mapping[str, Mana] = field(default_factory=dict)  # player (the active player too) -> their pool
 
-    def available(self, player: str) -> int:
-        return self.mana.get(player, 0)
+    def available(self, player: str) -> Mana:
+        return self.mana.get(player, ZERO)
 
 
 NO_COSTS = Costs()
@@ -104,9 +105,9 @@ class BlockersDoc:
         """The attacker's band (itself alone when it is in none)."""
         return next((b for b in self.bands if attacker_id in b), (attacker_id,))
 
-    def block_cost(self, blocker_id: str) -> int:
+    def block_cost(self, blocker_id: str) -> Mana:
         """What blocking with this creature costs its controller (509.1d): its own cost and its player's tax."""
-        return self.of(blocker_id).block_cost + self.costs.block_tax.get(self.controller(blocker_id), 0)
+        return self.of(blocker_id).block_cost + self.costs.block_tax.get(self.controller(blocker_id), ZERO)
 
     def of(self, creature_id: str) -> Abilities:
         """What the creature brings to the declarations (no abilities when it has none)."""
@@ -165,10 +166,10 @@ class AttackersDoc:
         listed = [p.id for p in b.players] + [p.id for p in b.planeswalkers] + [t.id for t in b.battles]
         return (*listed, *self.own_battles)
 
-    def attack_cost(self, creature_id: str, target: str) -> int:
+    def attack_cost(self, creature_id: str, target: str) -> Mana:
         """What attacking ``target`` with this creature costs the active player (508.1h): its own cost and the
         tax of the player or planeswalker attacked."""
-        return self.of(creature_id).attack_cost + self.costs.attack_tax.get(target, 0)
+        return self.of(creature_id).attack_cost + self.costs.attack_tax.get(target, ZERO)
 
     def blockers_doc(self, attacks: Attacks) -> BlockersDoc:
         """The declare-blockers document that follows this attack (the attackers in document order, its bands)."""
@@ -249,7 +250,7 @@ def load_declare_doc(data: object, path: str = "") -> BlockersDoc | AttackersDoc
     plain.setdefault("step", Step.COMBAT)  # both damage steps: the whole combat follows a declaration
     abilities: dict[str, Abilities] = {}
     lands: dict[str, tuple[str, ...]] = {}
-    costs = Costs({}, {}, {active: F.DECLARE_TOP["mana"].read(obj, path)})
+    costs = Costs({}, {}, {active: read_pool(obj.get("mana", 0), join(path, "mana"))})
     labels: dict[str, list[tuple[str, str]]] = {}  # band label -> (attacker id, its place), a blockers document's
     attackers = expect_list(plain.get("attackers", None) if "attackers" in plain else [], join(path, "attackers"))
     plain["attackers"] = [
@@ -388,6 +389,8 @@ def _split_creature(
         keywords=frozenset(declare_kw),
         **_ATTACKERS_DECLARE.without("landwalk").read(found, path),
         landwalk=_names(found, "landwalk", path),
+        attack_cost=read_cost(found.get("attack_cost", 0), join(path, "attack_cost")),
+        block_cost=read_cost(found.get("block_cost", 0), join(path, "block_cost")),
     )
     if ab != NONE and isinstance(obj.get("id"), str):
         abilities[obj["id"]] = ab
@@ -402,22 +405,20 @@ def _split_player(data: object, path: str, lands: dict[str, tuple[str, ...]], co
         if isinstance(obj.get("id"), str):
             lands[obj["id"]] = found
     obj = _split_taxed(obj, path, costs)
-    read = F.DECLARE_PLAYER.without("lands", "attack_tax").read(obj, path)
-    for k in ("block_tax", "mana"):
-        obj.pop(k, None)
+    tax = read_cost(obj.pop("block_tax", 0), join(path, "block_tax"))
+    pool = read_pool(obj.pop("mana", 0), join(path, "mana"))
     if isinstance(obj.get("id"), str):
-        if read["block_tax"]:
-            costs.block_tax[obj["id"]] = read["block_tax"]  # type: ignore[index]
-        if read["mana"]:
-            costs.mana[obj["id"]] = read["mana"]  # type: ignore[index]
+        if tax:
+            costs.block_tax[obj["id"]] = tax  # type: ignore[index]
+        if pool:
+            costs.mana[obj["id"]] = pool  # type: ignore[index]
     return obj
 
 
 def _split_taxed(data: object, path: str, costs: Costs) -> dict[str, Any]:
     """A player or planeswalker without its ``attack_tax`` (recorded in ``costs``: 508.1h)."""
     obj = dict(expect_object(data, path))
-    tax = F.DECLARE_PLANESWALKER["attack_tax"].read(obj, path)
-    obj.pop("attack_tax", None)
+    tax = read_cost(obj.pop("attack_tax", 0), join(path, "attack_tax"))
     if tax and isinstance(obj.get("id"), str):
         costs.attack_tax[obj["id"]] = tax  # type: ignore[index]
     return obj

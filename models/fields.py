@@ -33,6 +33,7 @@ from .errors import (
     join,
 )
 from .keywords import ALL_KEYWORDS
+from .mana import COST_SCHEMA, POOL_SCHEMA
 from .vocabulary import DamageOrder, DeclareKind, DoubleFaced, Modifier, RulesSet, Step, words
 
 #: Every number of a scenario (power, toughness, damage_marked, life, loyalty, defense, value) lies between
@@ -572,9 +573,9 @@ DECLARE_CREATURE = Table(
         ),
         Field(
             "block_cost",
-            FieldKind.AMOUNT,
-            default=0,
-            description="Generic mana its controller pays for it to block (509.1d).",
+            FieldKind.SPECIAL,
+            schema={**COST_SCHEMA, "default": 0},
+            description='Mana its controller pays for it to block (509.1d): N generic, or symbols as "{1}{G}".',
         ),
     )
 )
@@ -589,9 +590,9 @@ DECLARE_ATTACKER_EXTRA = Table(
         ),
         Field(
             "attack_cost",
-            FieldKind.AMOUNT,
-            default=0,
-            description="Generic mana its controller pays for it to attack (508.1h).",
+            FieldKind.SPECIAL,
+            schema={**COST_SCHEMA, "default": 0},
+            description='Mana its controller pays for it to attack (508.1h): N generic, or symbols as "{2}{W}".',
         ),
     )
 )
@@ -617,21 +618,22 @@ DECLARE_PLAYER = Table(
         ),
         Field(
             "attack_tax",
-            FieldKind.AMOUNT,
-            default=0,
+            FieldKind.SPECIAL,
+            schema={**COST_SCHEMA, "default": 0},
             description="Creatures can't attack this player unless their controller pays this for each (508.1h).",
         ),
         Field(
             "block_tax",
-            FieldKind.AMOUNT,
-            default=0,
+            FieldKind.SPECIAL,
+            schema={**COST_SCHEMA, "default": 0},
             description="This player's creatures can't block unless they pay this for each (509.1d).",
         ),
         Field(
             "mana",
-            FieldKind.AMOUNT,
-            default=0,
-            description="The generic mana this defending player can pay to block (509.1d-f).",
+            FieldKind.SPECIAL,
+            schema={**POOL_SCHEMA, "default": 0},
+            description="The mana this defending player can pay to block (509.1d-f): N of no stated type (generic "
+            'costs only), or {"W": n, "U": n, "B": n, "R": n, "G": n, "C": n, "generic": n}.',
         ),
     )
 )
@@ -640,8 +642,8 @@ DECLARE_PLANESWALKER = Table(
     (
         Field(
             "attack_tax",
-            FieldKind.AMOUNT,
-            default=0,
+            FieldKind.SPECIAL,
+            schema={**COST_SCHEMA, "default": 0},
             description="Creatures can't attack it unless their controller pays this for each (508.1h).",
         ),
     )
@@ -659,9 +661,10 @@ DECLARE_TOP = Table(
         Field("active", FieldKind.ID, default="active", description="The active (attacking) player."),
         Field(
             "mana",
-            FieldKind.AMOUNT,
-            default=0,
-            description="The generic mana the active player can pay to attack (508.1h-j).",
+            FieldKind.SPECIAL,
+            schema={**POOL_SCHEMA, "default": 0},
+            description="The mana the active player can pay to attack (508.1h-j): N of no stated type (generic "
+            'costs only), or {"W": n, "U": n, "B": n, "R": n, "G": n, "C": n, "generic": n}.',
         ),
     )
 )

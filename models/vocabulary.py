@@ -129,6 +129,18 @@ class Zone(StrEnum):
     STACK = "stack"
 
 
+class ManaType(StrEnum):
+    """The types of mana a cost names and a pool holds, by their symbols (105.1 colours, 106.1b colourless; the
+    costs to attack and block, models/mana.py)."""
+
+    WHITE = "W"
+    BLUE = "U"
+    BLACK = "B"
+    RED = "R"
+    GREEN = "G"
+    COLORLESS = "C"
+
+
 def words(enum: type[StrEnum]) -> tuple[str, ...]:
     """The values of a vocabulary, in their order, as plain strings (what an error message or a schema lists)."""
     return tuple(member.value for member in enum)
@@ -136,6 +148,7 @@ def words(enum: type[StrEnum]) -> tuple[str, ...]:
 
 __all__ = [
     "StrEnum",
+    "ManaType",
     "Keyword",
     "KeywordGroup",
     "ObjectKind",

@@ -799,7 +799,8 @@ def _declare_lines(ab) -> list[str]:
         *([f"{'/'.join(ab.landwalk)}walk"] if ab.landwalk else []),
         *([f"bands with other {'/'.join(ab.bands_with_other)}"] if ab.bands_with_other else []),
     ]
-    costs = [f"{what} {{{n}}}" for what, n in (("attack cost", ab.attack_cost), ("block cost", ab.block_cost)) if n]
+    paid = (("attack cost", ab.attack_cost), ("block cost", ab.block_cost))
+    costs = [f"{what} {n.symbols()}" for what, n in paid if n]
     return more + (["; ".join(costs)] if costs else [])
 
 
@@ -816,6 +817,17 @@ def _markers(root, colours) -> None:
         m = _el(defs, "marker", id=f"{MARKER}{colour.lstrip('#')}", viewBox="0 0 10 10", refX=9, refY=5,
                 markerWidth=7, markerHeight=7, orient="auto-start-reverse")  # fmt: skip
         _el(m, "path", d="M 0 0 L 10 5 L 0 10 z", fill=colour)
+
+
+def _pools(doc, blocks: bool) -> list[str]:
+    """The mana that pays the costs to attack (the active player's, 508.1h) or to block (each defending player's,
+    509.1d), when the document has costs: one line."""
+    creatures = (*doc.board.attackers, *doc.board.blockers)
+    own = any(doc.of(c.id).attack_cost or doc.of(c.id).block_cost for c in creatures)
+    if not (own or doc.costs.attack_tax or doc.costs.block_tax):
+        return []
+    payers = [p.id for p in doc.board.players] if blocks else [doc.active]
+    return ["; ".join(f"{p} has {doc.costs.available(p).pool_text()}" for p in payers)]
 
 
 def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[str] = ()) -> str:
@@ -836,7 +848,7 @@ def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[
         bottom = [a.id for a in board.attackers]
     n = max(len(top), len(bottom), 1)
     width = max(MIN_WIDTH, 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X)
-    lines = _header_lines(title or ("blocks" if blocks else "attacks"), list(notes), width)
+    lines = _header_lines(title or ("blocks" if blocks else "attacks"), [*notes, *_pools(doc, blocks)], width)
     head = _header_height(lines)
     height = head + 2 * CARD_H + ROW_GAP + 2 * MARGIN + 10
     pos: dict[str, tuple[float, float]] = {}
@@ -905,7 +917,7 @@ def _draw_attacks(
     attacked = set(of.values())
     tax = doc.costs.attack_tax
     for t in top:
-        lines_t = [board.kind(t), *([f"attack tax {{{tax[t]}}} each"] if tax.get(t) else [])]  # 508.1h
+        lines_t = [board.kind(t), *([f"attack tax {tax[t].symbols()} each"] if tax.get(t) else [])]  # 508.1h
         _plain_card(root, *pos[t], t, lines_t, t not in attacked, "#555", "target")
     for a in bottom:
         band = band_of.get(a)

@@ -7,6 +7,11 @@ document's order, as :class:`trample.declare.DeclarationSpace` lists it:
 
 - **attack**: each of the active player's creatures in turn; action ``0`` does not attack, ``1 + t`` attacks the
   ``t``-th of the space's targets (players, planeswalkers, battles in document order);
+- **band** (only when a creature may band, 702.22c, and two or more attack): each attacking creature in turn, in
+  document order, chooses its band: action ``0`` is alone (or the first of a band others may join), ``1 + i`` joins
+  the band whose first member is the ``i``-th creature of ``attackers``. The legal actions are those after which
+  the attack's bands can still be completed into a choice 702.22c allows, all of one band attacking one player,
+  planeswalker or battle (702.22d): :meth:`DeclarationSpace.band_choices`;
 - **block**: each potential blocker in turn; the action is the set of the attacking player's creatures it blocks,
   as a bit mask over the document's creatures (bit ``i``: the ``i``-th creature of ``attackers``), ``0`` blocking
   nothing;
@@ -15,8 +20,8 @@ document's order, as :class:`trample.declare.DeclarationSpace` lists it:
 The legal actions are exactly the choices after which a legal declaration can still be completed
 (:meth:`DeclarationSpace.legal_options`: every restriction, the 508.1d / 509.1c maximum of requirements, the
 costs), read from the rules module; decisions with one legal action are taken automatically. So every legal
-declaration is a play and every play is legal. Bands are not played (a board where a creature may band is refused:
-its bands are chosen per attack, not creature by creature).
+declaration is a play and every play is legal, bands included. The damage steps then divide as banding says
+(702.22j/k, :mod:`trample.arena.combat_game`).
 
 The outcome is the combat game's: the attacking player's value of the primary objective over the whole combat;
 the game's minimax value is ``trample declare solve``'s best attack's (tests/arena/test_declare_game.py checks it
@@ -28,12 +33,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..declare import DeclarationSpace
-from ..declare.legality import may_band
 from ..models.declare import AttackersDoc, Attacks, Blocks, load_declare_doc
 from . import encoding
 from .combat_game import ATTACKER, DEFENDER, CombatGame, GameState
 
-PHASES = ("attack", "block", "damage")
+PHASES = ("attack", "band", "block", "damage")
 DEFAULT_MAX_CREATURES = 4
 
 
@@ -50,8 +54,6 @@ class DeclareGame:
         doc = document if isinstance(document, AttackersDoc) else load_declare_doc(document)
         if not isinstance(doc, AttackersDoc):
             raise ValueError('the three-decision game starts from a "declare": "attackers" document')
-        if len(doc.board.attackers) > 1 and any(may_band(doc, a.id) for a in doc.board.attackers):
-            raise ValueError("the three-decision game does not play bands (702.22c): a creature here may band")
         self.doc = doc
         self.objective = objective
         self.space = DeclarationSpace(doc)
@@ -63,6 +65,7 @@ class DeclareGame:
         self.num_actions = max(1 + len(self.targets), 2 ** len(self.creatures), self.max_amount + 1)
         self._blocks: dict = {}
         self._combat: dict = {}
+        self._bands: dict = {}
 
     def __deepcopy__(self, memo):  # the rules and their caches are shared by every copy of a state
         return self
@@ -80,6 +83,26 @@ class DeclareGame:
             scenario = self.blocks_space(attacks).doc.scenario(blocks)  # type: ignore[union-attr]
             got = self._combat[key] = CombatGame(scenario, self.objective)
         return got
+
+    def band_plays(self, attacks: Attacks) -> list[tuple[tuple[int, ...], Attacks]]:
+        """Every legal choice of bands for an attack (702.22c-d) as the band phase plays it: the actions of the
+        attacking creatures in document order (``0`` alone or first of its band, ``1 + i`` joins the band of the
+        ``i``-th creature), and the attack with those bands."""
+        got = self._bands.get(attacks)
+        if got is None:
+            order = list(attacks.of)
+            got = []
+            for banded in self.space.band_choices(attacks):
+                first = {c: band[0] for band in banded.bands for c in band}
+                plays = tuple(0 if first.get(c, c) == c else 1 + self.creatures.index(first[c]) for c in order)
+                got.append((plays, banded))
+            self._bands[attacks] = got
+        return got
+
+    def band_actions(self, attacks: Attacks, prefix: tuple[int, ...]) -> list[int]:
+        """The band phase's legal actions after ``prefix``: those some legal choice of bands continues with."""
+        k = len(prefix)
+        return sorted({plays[k] for plays, _ in self.band_plays(attacks) if plays[:k] == prefix})
 
     def action_of(self, space: DeclarationSpace, chooser: int, option: int) -> int:
         """The game's action for one option of one chooser."""
@@ -99,8 +122,8 @@ class DeclareState:
 
     game: DeclareGame = field(repr=False, compare=False)
     phase: str
-    prefix: tuple[int, ...]  # option indices chosen in the current declaration
-    attacks: Attacks | None
+    prefix: tuple[int, ...]  # option indices chosen in the current declaration (band phase: the actions)
+    attacks: Attacks | None  # the attack declared (band phase: without its bands yet)
     history: tuple = ()
     blocks: Blocks | None = None
     damage: GameState | None = None
@@ -109,6 +132,17 @@ class DeclareState:
     def _enter(game: DeclareGame, phase: str, prefix: tuple, attacks: Attacks | None, history: tuple) -> DeclareState:
         """The state where a player has a choice (forced options are taken on the way)."""
         while True:
+            if phase == "band":
+                assert attacks is not None
+                if len(prefix) < len(attacks.of):
+                    legal = game.band_actions(attacks, prefix)
+                    if len(legal) != 1:
+                        return DeclareState(game, phase, prefix, attacks, history)
+                    prefix = (*prefix, legal[0])
+                    continue
+                attacks = next(a for plays, a in game.band_plays(attacks) if plays == prefix)
+                phase, prefix = "block", ()
+                continue
             space = game.space if phase == "attack" else game.blocks_space(attacks)  # type: ignore[arg-type]
             if len(prefix) < len(space.choosers):
                 legal = space.legal_options(prefix)
@@ -119,7 +153,7 @@ class DeclareState:
             declared = space.declaration(prefix)
             if phase == "attack":
                 assert isinstance(declared, Attacks)
-                phase, prefix, attacks = "block", (), declared
+                phase, prefix, attacks = ("band" if game.space.banding else "block"), (), declared
                 continue
             assert isinstance(declared, Blocks) and attacks is not None
             damage = game.combat(attacks, declared).initial()
@@ -130,7 +164,10 @@ class DeclareState:
 
     @property
     def space(self) -> DeclarationSpace:
-        return self.game.space if self.phase == "attack" else self.game.blocks_space(self.attacks)  # type: ignore[arg-type]
+        if self.phase in ("attack", "band"):
+            return self.game.space
+        assert self.attacks is not None
+        return self.game.blocks_space(self.attacks)
 
     @property
     def terminal(self) -> bool:
@@ -141,15 +178,21 @@ class DeclareState:
         """ATTACKER (0) or DEFENDER (1); -1 when the game is over."""
         if self.damage is not None:
             return self.damage.player
-        return ATTACKER if self.phase == "attack" else DEFENDER
+        return ATTACKER if self.phase in ("attack", "band") else DEFENDER
 
     def chooser(self) -> str:
         """The creature declaring now (a declaration phase)."""
+        if self.phase == "band":
+            assert self.attacks is not None
+            return list(self.attacks.of)[len(self.prefix)]
         return self.space.choosers[len(self.prefix)]
 
     def legal_actions(self) -> list[int]:
         if self.damage is not None:
             return self.damage.legal_actions()
+        if self.phase == "band":
+            assert self.attacks is not None
+            return self.game.band_actions(self.attacks, self.prefix)
         space, i = self.space, len(self.prefix)
         return sorted(self.game.action_of(space, i, k) for k in space.legal_options(self.prefix))
 
@@ -158,6 +201,10 @@ class DeclareState:
         history = (*self.history, action)
         if self.damage is not None:
             return DeclareState(self.game, "damage", (), self.attacks, history, self.blocks, self.damage.apply(action))
+        if self.phase == "band":
+            if action not in self.legal_actions():
+                raise ValueError(f"{self.chooser()} cannot join band {action} here (legal: {self.legal_actions()})")
+            return DeclareState._enter(self.game, "band", (*self.prefix, action), self.attacks, history)
         space, i = self.space, len(self.prefix)
         chosen = [k for k in space.legal_options(self.prefix) if self.game.action_of(space, i, k) == action]
         if not chosen:
@@ -165,7 +212,18 @@ class DeclareState:
         return DeclareState._enter(self.game, self.phase, (*self.prefix, chosen[0]), self.attacks, history)
 
     def partial(self) -> Attacks | Blocks:
-        """The declaration of the current phase so far (the creatures still to choose: not acting)."""
+        """The declaration of the current phase so far (the creatures still to choose: not acting; in the band
+        phase, alone)."""
+        if self.phase == "band":
+            assert self.attacks is not None
+            leader = {c: c for c in self.attacks.of}
+            for c, play in zip(self.attacks.of, self.prefix):
+                if play:
+                    leader[c] = self.game.creatures[play - 1]
+            groups: dict[str, list[str]] = {}
+            for c, first in leader.items():
+                groups.setdefault(first, []).append(c)
+            return Attacks(self.attacks.of, tuple(tuple(g) for g in groups.values() if len(g) > 1))
         space = self.space
         return space.declaration((*self.prefix, *(0,) * (len(space.choosers) - len(self.prefix))))
 

@@ -5,17 +5,18 @@
 >>> env = DeclareCombatEnv()
 >>> obs, info = env.reset(seed=1)
 
-The agent plays the attacking player of :mod:`trample.arena.declare_game`: it declares attackers creature by
-creature (508.1), then assigns its damage in the damage steps; the defending player answers with its best replies:
-the proven-best blocks against the attack (as ``trample declare solve`` and the attack arena find them, 509.1c kept)
-and, in the damage steps, :meth:`trample.arena.combat_game.CombatGame.best_reply`. Boards are declare-attackers
-documents: ``boards``, ``options={"scenario": ...}`` of ``reset``, or one generated from the seed
-(:func:`trample.arena.attacks_arena.generate`).
+The agent plays the attacking player of :mod:`trample.arena.declare_game`: it declares attackers creature by creature
+(508.1) and their bands when a creature may band (702.22c), then assigns its damage in the damage steps; the defending
+player answers with its best replies: the proven-best blocks against the attack (as ``trample declare solve`` and the
+attack arena find them, 509.1c kept) and, in the damage steps, :meth:`trample.arena.combat_game.CombatGame.best_reply`.
+Boards are declare-attackers documents: ``boards``, ``options={"scenario": ...}`` of ``reset``, or one generated from
+the seed (:func:`trample.arena.attacks_arena.generate`).
 
 - ``action_space``: ``Discrete(n)`` as in :mod:`trample.arena.pz_declare` (``0`` / ``1 + t`` in the attack phase,
-  an amount in the damage steps); ``action_masks()`` and ``info["action_mask"]``: the legal actions, read from the
-  rules (:meth:`trample.declare.DeclarationSpace.legal_options`, the damage steps' masks). An unmasked action that
-  is not legal ends the episode with ``illegal_reward`` (``info["illegal"] = True``);
+  ``0`` / ``1 + i`` in the band phase, an amount in the damage steps); ``action_masks()`` and
+  ``info["action_mask"]``: the legal actions, read from the rules
+  (:meth:`trample.declare.DeclarationSpace.legal_options`, the bands' choices, the damage steps' masks). An
+  unmasked action that is not legal ends the episode with ``illegal_reward`` (``info["illegal"] = True``);
 - ``observation_space``: ``Box(OBS_SIZE)`` (:func:`trample.arena.declare_game.observation`);
 - reward: 0 until the combat is over, then the attacker's value of the primary objective over the whole combat
   (negated for a ``min-`` objective); the final ``info`` has ``"line"`` (attacks, blocks, damage), ``"values"``,

@@ -4,16 +4,17 @@ package).
 >>> import pyspiel, trample.arena.openspiel_declare
 >>> game = pyspiel.load_game("python_trample_declare_combat", {"board": open("examples/declare/attacks.json").read()})
 
-The game is :mod:`trample.arena.declare_game`'s: player 0 is the attacking player (declares attackers, then
-assigns its damage), player 1 the defending player (declares blockers, then assigns its creatures' damage);
-sequential, deterministic, perfect information, zero-sum, terminal rewards (the attacker's value of the primary
-objective over the whole combat, the defender's its opposite). Parameters: ``board`` (a declare-attackers
-document, as :func:`trample.arena.openspiel_game.encode_board`'s base64 or as JSON text; default
-:data:`DEFAULT_BOARD`) and ``objective`` (default ``max-damage``), carried in the game string as in
-:mod:`trample.arena.openspiel_game`, so ``pyspiel.load_game(str(game))``, ``serialize_game_and_state`` and
-``pickle`` round-trip. Actions: in the attack phase ``0`` (does not attack) or ``1 + t`` (the ``t``-th target), in
-the block phase the bit mask of the attackers blocked, in the damage steps an amount; ``legal_actions()`` are the
-rules' (:meth:`trample.declare.DeclarationSpace.legal_options`, then the damage steps' masks).
+The game is :mod:`trample.arena.declare_game`'s: player 0 is the attacking player (declares attackers, then assigns its
+damage), player 1 the defending player (declares blockers, then assigns its creatures' damage); sequential,
+deterministic, perfect information, zero-sum, terminal rewards (the attacker's value of the primary objective over the
+whole combat, the defender's its opposite). Parameters: ``board`` (a declare-attackers document, as
+:func:`trample.arena.openspiel_game.encode_board`'s base64 or as JSON text; default :data:`DEFAULT_BOARD`) and
+``objective`` (default ``max-damage``), carried in the game string as in :mod:`trample.arena.openspiel_game`, so
+``pyspiel.load_game(str(game))``, ``serialize_game_and_state`` and ``pickle`` round-trip. Actions: in the attack phase
+``0`` (does not attack) or ``1 + t`` (the ``t``-th target), in the band phase (a creature that may band, 702.22c) ``0``
+(alone, or first of a band) or ``1 + i`` (joins the band of the ``i``-th creature), in the block phase the bit mask of
+the attackers blocked, in the damage steps an amount; ``legal_actions()`` are the rules'
+(:meth:`trample.declare.DeclarationSpace.legal_options`, then the damage steps' masks).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def _bounds(game: DeclareGame) -> tuple[float, int]:
     utility = 2 * power + values + len(s.players) + len(s.attackers) + len(s.blockers) + 1
     a, b = len(s.attackers), len(s.blockers)
     routes = a * (b + 2) + b * a  # every source's routes in one step
-    return float(utility), max(1, a + b + 2 * routes)
+    return float(utility), max(1, 2 * a + b + 2 * routes)  # attack, band, block, damage
 
 
 class TrampleDeclareGame(pyspiel.Game):

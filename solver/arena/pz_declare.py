@@ -4,11 +4,11 @@
 >>> e = env()
 >>> e.reset(seed=3)
 
-The game is :mod:`trample.arena.declare_game`'s: ``"attacker_0"`` declares attackers creature by creature
-(508.1), ``"defender_0"`` declares blockers blocker by blocker (509.1), then both play the damage steps as in
-:mod:`trample.arena.pz_env` (first-strike step, then the regular step; each agent's assignment decision by
-decision). Boards are declare-attackers documents: ``boards`` (documents, or items ``{"scenario": ...}``), the
-``options={"scenario": ...}`` of ``reset``, or else one generated from the reset's seed
+The game is :mod:`trample.arena.declare_game`'s: ``"attacker_0"`` declares attackers creature by creature (508.1) and,
+when a creature may band, their bands (702.22c), ``"defender_0"`` declares blockers blocker by blocker (509.1), then
+both play the damage steps as in :mod:`trample.arena.pz_env` (first-strike step, then the regular step; each agent's
+assignment decision by decision). Boards are declare-attackers documents: ``boards`` (documents, or items ``{"scenario":
+...}``), the ``options={"scenario": ...}`` of ``reset``, or else one generated from the reset's seed
 (:func:`trample.arena.attacks_arena.generate`).
 
 - ``action_space(agent)``: ``Discrete(n)``, ``n = max(max_amount + 1, 2 ** max_creatures, 1 + targets)``: in the

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..models.declare import ARTIFACT, COLORS, AttackersDoc, Attacks, BlockersDoc, Blocks
+from ..models.mana import ZERO, Mana, payable
 
 Refusal = tuple[str, str]
 
@@ -150,18 +151,23 @@ def block_violations(doc: BlockersDoc, blocks: Blocks) -> list[Refusal]:
             )
     for player, total in block_costs(doc, blocks).items():
         have = doc.costs.available(player)
-        if total > have:
-            out.append(("509.1d", f"the total cost to block is {total} for {player}, who has {have} mana (509.1f)"))
+        if not payable(total, have):
+            out.append(
+                (
+                    "509.1d",
+                    f"the total cost to block is {total.cost_text()} for {player}, who has {have.pool_text()} (509.1f)",
+                )
+            )
     return out
 
 
-def block_costs(doc: BlockersDoc, blocks: Blocks) -> dict[str, int]:
+def block_costs(doc: BlockersDoc, blocks: Blocks) -> dict[str, Mana]:
     """509.1d: each defending player's total cost to block, over their creatures that block (each once)."""
-    out: dict[str, int] = {}
+    out: dict[str, Mana] = {}
     for b in doc.board.blockers:
         cost = doc.block_cost(b.id)
         if cost and blocks.blocking(b.id):
-            out[doc.controller(b.id)] = out.get(doc.controller(b.id), 0) + cost
+            out[doc.controller(b.id)] = out.get(doc.controller(b.id), ZERO) + cost
     return out
 
 
@@ -218,14 +224,19 @@ def attack_violations(doc: AttackersDoc, attacks: Attacks) -> list[Refusal]:
                 )
             )
     total, have = attack_cost(doc, attacks), doc.costs.available(doc.active)
-    if total > have:
-        out.append(("508.1h", f"the total cost to attack is {total}, and {doc.active} has {have} mana (508.1j)"))
+    if not payable(total, have):
+        out.append(
+            (
+                "508.1h",
+                f"the total cost to attack is {total.cost_text()}, and {doc.active} has {have.pool_text()} (508.1j)",
+            )
+        )
     return out
 
 
-def attack_cost(doc: AttackersDoc, attacks: Attacks) -> int:
+def attack_cost(doc: AttackersDoc, attacks: Attacks) -> Mana:
     """508.1h: the total cost to attack (each creature's own cost and the tax of what it attacks)."""
-    return sum(doc.attack_cost(c, t) for c, t in attacks.of.items())
+    return sum((doc.attack_cost(c, t) for c, t in attacks.of.items()), ZERO)
 
 
 def may_band(doc: AttackersDoc | BlockersDoc, creature: str) -> bool:

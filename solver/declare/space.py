@@ -19,11 +19,15 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cache
 from itertools import combinations
+from math import comb
 
 from ..limits import NEVER, Deadline
 from ..models.declare import AttackersDoc, Attacks, BlockersDoc, Blocks
 from ..models.errors import FormatError
+from ..models.mana import Mana
+from ..models.vocabulary import ManaType
 from .legality import (
     Requirement,
     attack_refusals,
@@ -35,13 +39,30 @@ from .legality import (
 )
 
 
+@cache
+def bell(n: int) -> int:
+    """The number of ways to split n things into groups (Bell numbers: 1, 1, 2, 5, 15, ...)."""
+    return 1 if n == 0 else sum(comb(n - 1, j) * bell(j) for j in range(n))
+
+
+@cache
+def band_splits(with_banding: int, without: int) -> int:
+    """The choices of bands of creatures attacking one target, ``with_banding`` of them with banding and
+    ``without`` without (702.22c: a band holds at most one creature without banding): each creature without banding
+    is alone or the one of its band; ``j`` of those with banding join them (``without ** j`` ways), the rest split
+    among themselves (``bell``)."""
+    k, m = with_banding, without
+    return sum(comb(k, j) * m**j * bell(k - j) for j in range(k + 1))
+
+
 @dataclass(frozen=True)
 class Option:
     picks: tuple[int, ...]  # blocks: indices of the attackers blocked; attacks: () or (target index,)
     adds: tuple[int, ...]  # indices into the tracked attackers, one per blocker added
     obeyed: int  # requirements this choice obeys on its own
     alone: bool = False  # the chooser acts, and "can't attack alone" / "can't block alone" (508.1c, 509.1b)
-    cost: tuple[int, ...] = ()  # what it costs each paying player (508.1h, 509.1d), in DeclarationSpace.payers
+    cost: tuple[int, ...] = ()  # what it costs in each of DeclarationSpace.dims (508.1h, 509.1d)
+    slot: int = -1  # weighted bands: the state's counter it adds one to (its target, with or without banding)
 
 
 class DeclarationSpace:
@@ -78,8 +99,29 @@ class DeclarationSpace:
         #: also tracks how many choosers act (capped at 2) and whether one of them can't act alone
         alone = "cant_block_alone" if self.blocks else "cant_attack_alone"
         self.couples = any(doc.of(c).has(alone) for c in self.choosers)
-        #: costs to attack or block (508.1h, 509.1d): the players who pay, and the mana each has; the programme
-        #: adds up what each pays (capped one above the mana: beyond it nothing is affordable)
+        self._costs_setup()
+        #: attacking bands (702.22c): each attack's bands are listed per attack (see :meth:`band_choices`)
+        self.banding = not self.blocks and sum(may_band(doc, c) for c in self.choosers) >= 1 and len(self.choosers) > 1
+        #: without "bands with other", an attack's number of choices of bands depends only on how many creatures
+        #: with and without banding attack each target (:func:`band_splits`): the programme then tracks those
+        #: numbers and weighs each attack by its choices, so bands are counted, ranked and unranked without a walk
+        self.weighted = self.banding and not any(doc.of(c).bands_with_other for c in self.choosers)
+        self._c0 = len(self.tracked)  # where the state's "can't act alone" counters start
+        self._w0 = self._c0 + (2 if self.couples else 0)  # where its per-target band counters start
+        if self.weighted:
+            slot = {c: self._w0 + (0 if may_band(doc, c) else 1) for c in self.choosers}
+            self.options = [
+                [replace(o, slot=slot[c] + 2 * o.picks[0] if o.picks else -1) for o in opts]
+                for c, opts in zip(self.choosers, self.options)
+            ]
+        self._memo: dict = {}
+        self._legal_memo: dict = {}
+        self._bands_memo: dict = {}
+
+    def _costs_setup(self) -> None:
+        """Costs to attack or block (508.1h, 509.1d): the players who pay, and the mana each has; the programme
+        adds up what each pays (capped one above the mana: beyond it nothing is affordable)."""
+        doc, board = self.doc, self.doc.board
         if self.blocks:
             assert isinstance(doc, BlockersDoc)
             paying = {doc.controller(b) for b in self.choosers if doc.block_cost(b)}
@@ -88,15 +130,25 @@ class DeclarationSpace:
             assert isinstance(doc, AttackersDoc)
             costly = any(doc.attack_cost(c, t) for c in self.choosers for t in self.targets)
             self.payers = [doc.active] if costly else []
-        self.budget = tuple(doc.costs.available(p) for p in self.payers)
-        self._free = (0,) * len(self.payers)
+        #: a total cost is payable when it is at most the pool in every dimension (models/mana.py, ``payable``):
+        #: per paying player, the whole amount of mana, and the symbols of each type some cost names
+        self.dims: list[tuple[str, ManaType | None]] = []
+        for p in self.payers:
+            named = {t for cost in self._costs_of(p) for t in ManaType if cost.of(t)}
+            self.dims += [(p, None), *((p, t) for t in ManaType if t in named)]
+        pools = {p: doc.costs.available(p) for p in self.payers}
+        self.budget = tuple(pools[p].total if t is None else pools[p].of(t) for p, t in self.dims)
+        self._free = (0,) * len(self.dims)
         if self.payers:
             self.options = [[replace(o, cost=self._cost_of(n, o)) for o in opts] for n, opts in enumerate(self.options)]
-        #: attacking bands (702.22c): each attack's bands are listed per attack (see :meth:`band_choices`)
-        self.banding = not self.blocks and sum(may_band(doc, c) for c in self.choosers) >= 1 and len(self.choosers) > 1
-        self._memo: dict = {}
-        self._legal_memo: dict = {}
-        self._bands_memo: dict = {}
+
+    def _costs_of(self, player: str) -> list[Mana]:
+        """Every cost this player may pay for one creature (to block with it, or to attack one target)."""
+        doc = self.doc
+        if isinstance(doc, BlockersDoc):
+            return [doc.block_cost(b) for b in self.choosers if doc.controller(b) == player]
+        assert isinstance(doc, AttackersDoc)
+        return [doc.attack_cost(c, t) for c in self.choosers for t in self.targets]
 
     def _cost_of(self, n: int, opt: Option) -> tuple[int, ...]:
         doc = self.doc
@@ -104,9 +156,11 @@ class DeclarationSpace:
             return self._free
         if isinstance(doc, BlockersDoc):
             b = self.choosers[n]
-            return tuple(doc.block_cost(b) if p == doc.controller(b) else 0 for p in self.payers)
-        assert isinstance(doc, AttackersDoc)
-        return (doc.attack_cost(self.choosers[n], self.targets[opt.picks[0]]),)
+            payer, cost = doc.controller(b), doc.block_cost(b)
+        else:
+            assert isinstance(doc, AttackersDoc)
+            payer, cost = doc.active, doc.attack_cost(self.choosers[n], self.targets[opt.picks[0]])
+        return tuple(0 if p != payer else cost.total if t is None else cost.of(t) for p, t in self.dims)
 
     def _add(self, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(min(x + y, m + 1) for x, y, m in zip(a, b, self.budget))
@@ -165,9 +219,18 @@ class DeclarationSpace:
             if 0 < n < need:
                 return None
             obeyed += int(must and n > 0)
-        if self.couples and state[-1] and state[-2] < 2:
+        if self.couples and state[self._c0 + 1] and state[self._c0] < 2:
             return None  # 509.1b / 508.1c: a creature that can't act alone acts alone
         return obeyed
+
+    def _weight(self, state: tuple[int, ...]) -> int:
+        """The declarations one end state stands for: 1, or with weighted bands each target's choices of bands."""
+        if not self.weighted:
+            return 1
+        out = 1
+        for t in range(len(self.targets)):
+            out *= band_splits(state[self._w0 + 2 * t], state[self._w0 + 2 * t + 1])
+        return out
 
     def _completions(self, i: int, state: tuple[int, ...]) -> Counter:
         """{(requirements obeyed, cost to each payer) from chooser i on: the number of restriction-legal
@@ -180,7 +243,7 @@ class DeclarationSpace:
         if i == len(self.choosers):
             final = self._final(state)
             if final is not None:
-                out[final, self._free] = 1
+                out[final, self._free] = self._weight(state)
         else:
             for opt in self.options[i]:
                 for (r, c), n in self._completions(i + 1, self._step(state, opt)).items():
@@ -206,19 +269,21 @@ class DeclarationSpace:
         return acc[0] + opt.obeyed, (self._add(acc[1], opt.cost) if self.payers else acc[1])
 
     def _step(self, state: tuple[int, ...], opt: Option) -> tuple[int, ...]:
-        if not opt.adds and not (self.couples and opt.picks):
+        if not opt.adds and not (self.couples and opt.picks) and opt.slot < 0:
             return state
         s = list(state)
         for k in opt.adds:
             s[k] = min(s[k] + 1, self.caps[k])
         if self.couples and opt.picks:
-            s[-2] = min(s[-2] + 1, 2)
-            s[-1] = max(s[-1], int(opt.alone))
+            s[self._c0] = min(s[self._c0] + 1, 2)
+            s[self._c0 + 1] = max(s[self._c0 + 1], int(opt.alone))
+        if opt.slot >= 0:
+            s[opt.slot] += 1
         return tuple(s)
 
     @property
     def _start(self) -> tuple[int, ...]:
-        return (0,) * (len(self.tracked) + (2 if self.couples else 0))
+        return (0,) * (self._w0 + (2 * len(self.targets) if self.weighted else 0))
 
     def max_obeyed(self) -> int:
         """The most requirements a restriction-legal declaration obeys (509.1c, 508.1d), among those that cost
@@ -229,17 +294,14 @@ class DeclarationSpace:
             got = self._memo["max"] = max(r for r, c in self._completions(0, self._start) if c == self._free)
         return got
 
-    def count_bases(self) -> int:
-        """The legal declarations without their bands (for attacks with banding: the attacks, each counted once)."""
-        return self._legal(0, self._start, (0, self._free))
-
     def count(self) -> int:
         """The number of legal declarations: restriction-legal, affordable, obeying the maximum of requirements
-        (with banding, each attack once per legal choice of its bands)."""
-        if not self.banding:
-            return self.count_bases()
-        starts, _ = self._band_table()
-        return starts[-1]
+        (with banding, each attack once per legal choice of its bands: weighed by the programme, or, with "bands
+        with other", by walking every attack)."""
+        if self.banding and not self.weighted:
+            starts, _ = self._band_table()
+            return starts[-1]
+        return self._legal(0, self._start, (0, self._free))
 
     def _band_table(self) -> tuple[list[int], dict]:
         """With banding: the index of each attack's first declaration (and the total last), and each attack's
@@ -256,7 +318,8 @@ class DeclarationSpace:
         return got
 
     def count_by_obeyed(self) -> dict[int, int]:
-        """Restriction-legal, affordable declarations (without bands) by the number of requirements they obey."""
+        """Restriction-legal, affordable declarations by the number of requirements they obey (bands: as
+        :meth:`count` weighs them, or without them when it walks)."""
         out: Counter = Counter()
         for (r, c), n in self._completions(0, self._start).items():
             if all(x <= m for x, m in zip(c, self.budget)):
@@ -321,15 +384,17 @@ class DeclarationSpace:
         """The declaration at ``index`` (0 <= index < count) in the canonical order."""
         if not 0 <= index < self.count():
             raise IndexError(f"index {index} out of range (count {self.count()})")
-        if self.banding:
+        if self.banding and not self.weighted:
             starts, _ = self._band_table()
             n = bisect_right(starts, index) - 1
-            base = self.unrank_base(n)
+            base, _ = self._unrank_base(n)
             return self.band_choices(base)[index - starts[n]]  # type: ignore[arg-type]
-        return self.unrank_base(index)
+        base, rest = self._unrank_base(index)
+        return self.band_choices(base)[rest] if self.weighted else base  # type: ignore[arg-type]
 
-    def unrank_base(self, index: int) -> Blocks | Attacks:
-        """The declaration (without bands) at ``index`` in the canonical order of :meth:`choices`."""
+    def _unrank_base(self, index: int) -> tuple[Blocks | Attacks, int]:
+        """The declaration (without bands) whose range of the programme's counts holds ``index`` (each attack's
+        range as long as its choices of bands, when weighted), and where in that range ``index`` falls."""
         acc, state, choice = (0, self._free), self._start, []
         for i in range(len(self.choosers)):
             for k, opt in enumerate(self.options[i]):
@@ -340,7 +405,7 @@ class DeclarationSpace:
                     state, acc = nxt, then
                     break
                 index -= here
-        return self.declaration(tuple(choice))
+        return self.declaration(tuple(choice)), index
 
     def choice_of(self, declaration) -> tuple[int, ...] | None:
         """The option indices of a declaration (without its bands), or None if some chooser's part is not one of
@@ -364,16 +429,20 @@ class DeclarationSpace:
 
     def rank(self, declaration) -> int | None:
         """The index of a legal declaration in the canonical order (None if it is not legal)."""
-        if self.banding:
+        if self.banding and not self.weighted:
             starts, where = self._band_table()
             found = where.get(Attacks(declaration.of))
             if found is None or declaration not in found[1]:
                 return None
             return starts[found[0]] + found[1].index(declaration)
         choice = self.choice_of(declaration)
-        if choice is None or (
-            isinstance(declaration, Attacks) and declaration.bands
-        ):  # no creature here may band (702.22c)
+        within = 0
+        if self.weighted and choice is not None:
+            bands = self.band_choices(Attacks(declaration.of))
+            if declaration not in bands:
+                return None
+            within = bands.index(declaration)
+        elif choice is None or (isinstance(declaration, Attacks) and declaration.bands):  # no creature may band
             return None
         acc, state, index = (0, self._free), self._start, 0
         for i, k in enumerate(choice):
@@ -386,7 +455,7 @@ class DeclarationSpace:
                     state, acc = nxt, then
                     break
                 index += here
-        return index
+        return index + within
 
     # -- bands (702.22c-d) --------------------------------------------------------------------------
     def band_choices(self, attacks: Attacks) -> list[Attacks]:

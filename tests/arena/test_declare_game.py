@@ -17,11 +17,17 @@ from trample.declare.solve import solve_declaration
 from trample.models.declare import load_attacks, load_blocks, load_declare_doc
 from trample.optimize import parse_objectives
 
-
-def no_bands(raw: dict) -> dict:
-    for c in raw["attackers"]:
-        c["keywords"] = [k for k in c["keywords"] if k != "banding"]
-    return raw
+# 702.22c: hero may band with one creature without banding; the flier and the ogre may each join it, not both
+BANDED = {
+    "declare": "attackers", "active": "me",
+    "players": [{"id": "opp", "life": 5}],
+    "planeswalkers": [{"id": "pw", "controller": "opp", "loyalty": 3}],
+    "attackers": [{"id": "hero", "power": 1, "toughness": 1, "keywords": ["banding"]},
+                  {"id": "ogre", "power": 4, "toughness": 3},
+                  {"id": "drake", "power": 2, "toughness": 2, "keywords": ["flying"]}],
+    "blockers": [{"id": "wall", "power": 0, "toughness": 4}, {"id": "bird", "power": 1, "toughness": 1,
+                                                               "keywords": ["flying"]}],
+}  # fmt: skip
 
 
 def declarations_played(game: DeclareGame) -> tuple[set, set]:
@@ -40,14 +46,15 @@ def declarations_played(game: DeclareGame) -> tuple[set, set]:
     return attacks, blocks
 
 
-@given(attacker_boards().map(no_bands))
+@given(attacker_boards())
 @settings(deadline=None, max_examples=examples(15))
 def test_the_plays_are_exactly_the_legal_declarations(raw):
+    """Bands included: the band phase plays every choice of bands 702.22c-d allow, and only those."""
     doc = load_declare_doc(raw)
     game = DeclareGame(raw)
     attacks, blocks = declarations_played(game)
     legal_attacks = {load_attacks(a, doc) for a in legal_declarations(raw)[0]}
-    assert attacks == legal_attacks  # 508.1, read by the brute force
+    assert attacks == legal_attacks  # 508.1 and 702.22c-d, read by the brute force
     for attack in legal_attacks:
         after = blockers_of_attack(raw, attack.to_json())
         blockers_doc = load_declare_doc(after)
@@ -55,7 +62,7 @@ def test_the_plays_are_exactly_the_legal_declarations(raw):
         assert {b for a, b in blocks if a == attack} == legal_blocks  # 509.1
 
 
-@given(attacker_boards().map(no_bands), st.sampled_from(["max-damage", "lethal", "max-kills,max-damage"]))
+@given(attacker_boards(), st.sampled_from(["max-damage", "lethal", "max-kills,max-damage"]))
 @settings(deadline=None, max_examples=examples(10))
 def test_the_minimax_value_is_the_best_attacks(raw, objective):
     doc = load_declare_doc(raw)
@@ -65,7 +72,7 @@ def test_the_minimax_value_is_the_best_attacks(raw, objective):
     assert minimax(DeclareGame(raw, objective).initial()) == value
 
 
-def test_an_illegal_action_and_a_board_with_bands_are_refused():
+def test_an_illegal_action_is_refused():
     raw = {"declare": "attackers", "players": [{"id": "opp", "life": 5}],
            "attackers": [{"id": "a", "power": 2, "toughness": 2, "keywords": ["attacks_each_combat"]},
                          {"id": "b", "power": 1, "toughness": 1}],
@@ -76,9 +83,42 @@ def test_an_illegal_action_and_a_board_with_bands_are_refused():
     assert state.partial().to_json() == {"a": "opp"}
     with pytest.raises(ValueError, match="cannot declare"):
         state.apply(2)  # there is no second target
-    banded = {**raw, "attackers": [{**c, "keywords": ["banding"]} for c in raw["attackers"]]}
-    with pytest.raises(ValueError, match="bands"):
-        DeclareGame(banded)
+
+
+def test_the_band_phase_offers_exactly_the_bands_702_22c_allows():
+    game = DeclareGame(BANDED)
+    state = game.initial()
+    for creature in ("hero", "ogre", "drake"):  # everyone attacks the player
+        assert state.phase == "attack" and state.chooser() == creature
+        state = state.apply(1)
+    # hero is first: alone or first of a band (forced: no earlier band to join), so ogre chooses first
+    assert state.phase == "band" and state.player == 0 and state.chooser() == "ogre"
+    assert state.legal_actions() == [0, 1]  # alone, or join hero's band (bit 1 + index of hero)
+    assert state.apply(0).partial().bands == ()  # so far: ogre alone, drake not chosen yet
+    joined = state.apply(1)
+    # 702.22c: a band has at most one creature without banding: drake can't join hero and ogre
+    assert joined.phase == "block" and joined.attacks.bands == (("hero", "ogre"),)
+    alone = state.apply(0)
+    assert alone.chooser() == "drake" and alone.legal_actions() == [0, 1]  # not 1 + index of ogre: no banding
+    with pytest.raises(ValueError, match="band"):
+        alone.apply(2)
+    # 702.22d: a band attacks one player, planeswalker or battle: hero at the planeswalker bands with nobody
+    split = game.initial().apply(2).apply(1).apply(1)
+    assert split.phase == "block" and split.attacks.bands == ()
+
+
+def test_a_banded_attack_is_blocked_as_a_band():
+    """702.22h: the wall declared blocking hero blocks ogre too, and the damage steps are the combat game's on that
+    scenario (which hands each division to the player 702.22j/k names)."""
+    state = DeclareGame(BANDED).initial().apply(1).apply(1).apply(0).apply(1)  # hero+ogre banded, drake stays home
+    assert state.phase == "block" and state.attacks.bands == (("hero", "ogre"),)
+    assert state.chooser() == "wall"
+    blocked = state.apply(1)  # wall blocks hero (bit 0)
+    blocked = blocked.apply(0) if blocked.phase == "block" else blocked  # bird blocks nothing
+    assert blocked.phase == "damage"
+    assert blocked.blocks.of == {"hero": ("wall",)}
+    scenario = blocked.damage.game.scenario
+    assert {a.id: a.blocked_by for a in scenario.attackers} == {"hero": ("wall",), "ogre": ("wall",)}  # 702.22h
 
 
 def test_pettingzoo_api_seed_tests_pass_without_warnings():
@@ -94,6 +134,8 @@ def test_pettingzoo_api_seed_tests_pass_without_warnings():
         api_test(env(), num_cycles=100, verbose_progress=False)
         api_test(raw_env(), num_cycles=100, verbose_progress=False)
         seed_test(lambda: env(), num_cycles=20)
+        api_test(env(boards=[BANDED]), num_cycles=100, verbose_progress=False)  # with a band phase (702.22c)
+        seed_test(lambda: env(boards=[BANDED]), num_cycles=20)
     assert not DeclareAEC.metadata["is_parallelizable"]
 
 
@@ -105,8 +147,7 @@ def test_pettingzoo_masks_are_the_rules_and_rewards_the_outcome():
     from trample.arena.pz_declare import env
     from trample.whole import WholeCombat
 
-    for seed, item in enumerate(generate(6, seed=9)):
-        raw = item["scenario"]
+    for seed, raw in enumerate([*(item["scenario"] for item in generate(6, seed=9)), BANDED, BANDED, BANDED]):
         e = env()
         e.reset(seed=seed, options={"scenario": raw})
         final, order = {}, []
@@ -140,7 +181,7 @@ def test_openspiel_random_sims_serialisation_pickle_and_the_minimax_value():
     pyspiel = pytest.importorskip("pyspiel")
     from trample.arena import openspiel_declare as od
 
-    boards = [od.DEFAULT_BOARD, *[item["scenario"] for item in generate(3, seed=5)]]
+    boards = [od.DEFAULT_BOARD, *[item["scenario"] for item in generate(3, seed=5)], BANDED]
     for raw in boards:
         game = od.load(raw, "max-damage,max-kills")
         pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
@@ -168,13 +209,14 @@ def test_gymnasium_check_env_and_the_attackers_regret():
 
     from trample.arena.gym_declare import DeclareCombatEnv
 
+    check_env(DeclareCombatEnv(boards=[BANDED]))  # with a band phase (702.22c)
     env = DeclareCombatEnv()
     check_env(env)
-    for seed in range(4):
+    for seed in range(6):
         # the minimax attacker against the environment's defender (the best blocks, the best damage replies)
         # earns exactly the best attack's value; the largest legal action never more
         for chooser in ("minimax", "largest"):
-            obs, info = env.reset(seed=seed)
+            obs, info = env.reset(seed=seed, options={"scenario": BANDED} if seed >= 4 else None)
             done = False
             while not done:
                 legal = [int(a) for a in np.flatnonzero(info["action_mask"])]

@@ -247,6 +247,19 @@ def test_cant_attack_alone():  # 508.1c: "can't attack alone"
 # ---------------------------------------------------------------------------------------------
 
 
+#: costs to attack or block (508.1h, 509.1d): generic as an integer, or mana symbols with colours and colourless
+COSTS = st.one_of(st.integers(1, 2), st.sampled_from(["{W}", "{1}{W}", "{U}", "{W}{W}", "{C}", "{1}", "{0}"]))
+
+
+@st.composite
+def pools(draw, most: int = 3):
+    """The mana a player can pay with: an integer (mana of no stated type: generic costs only) or by type."""
+    if draw(st.booleans()):
+        return draw(st.integers(0, most))
+    kinds = draw(st.lists(st.sampled_from(["W", "U", "C", "generic"]), max_size=3, unique=True))
+    return {k: draw(st.integers(0, 2)) for k in kinds}
+
+
 @st.composite
 def blocker_boards(draw):
     n_players = draw(st.integers(1, 2))
@@ -284,13 +297,13 @@ def blocker_boards(draw):
         if draw(st.integers(0, 3)) == 0:
             b["block_extra"] = draw(st.integers(1, 2))
         if draw(st.integers(0, 3)) == 0:
-            b["block_cost"] = draw(st.integers(1, 2))  # 509.1d
+            b["block_cost"] = draw(COSTS)  # 509.1d, 508.1h's coloured costs too
         blockers.append(b)
     for p in players:
         if draw(st.integers(0, 3)) == 0:
-            p["block_tax"] = 1  # 509.1d: "can't block unless their controller pays {1} for each"
+            p["block_tax"] = draw(st.sampled_from([1, "{W}"]))  # 509.1d: "... unless their controller pays {1}"
         if draw(st.booleans()):
-            p["mana"] = draw(st.integers(0, 3))
+            p["mana"] = draw(pools())
     same: dict = {}
     for a in attackers:
         same.setdefault(a["attacking"], []).append(a)
@@ -334,20 +347,20 @@ def attacker_boards(draw):
         if draw(st.integers(0, 3)) == 0:
             c["bands_with_other"] = [draw(st.sampled_from(["wolf", "legend"]))]  # 702.22c
         if draw(st.integers(0, 3)) == 0:
-            c["attack_cost"] = draw(st.integers(1, 2))  # 508.1h
+            c["attack_cost"] = draw(COSTS)  # 508.1h
         creatures.append(c)
     extra: dict = {}
     if draw(st.booleans()):
         extra["battles"] = [{"id": "bt", "protector": draw(st.sampled_from(["me", "opp"])), "defense": 3}]
     if draw(st.booleans()):
         extra["planeswalkers"] = [
-            {"id": "pw", "controller": "opp", "loyalty": 3, "attack_tax": draw(st.integers(0, 1))}
+            {"id": "pw", "controller": "opp", "loyalty": 3, "attack_tax": draw(st.sampled_from([0, 1, "{U}"]))}
         ]
     if draw(st.booleans()):
-        extra["mana"] = draw(st.integers(0, 4))
+        extra["mana"] = draw(pools(4))
     doc = attackers_doc(creatures, **extra)
     if draw(st.integers(0, 2)) == 0:
-        doc["players"][0]["attack_tax"] = draw(st.integers(1, 2))  # 508.1h: Propaganda
+        doc["players"][0]["attack_tax"] = draw(st.sampled_from([1, 2, "{W}"]))  # 508.1h: Propaganda
     return doc
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from test_declare import agrees, atk, attackers_doc, blk, board, rules_cited
+from test_declare_solve import blockers_of_attack
 
 from trample.cli import main
 from trample.declare import DeclarationSpace
@@ -52,6 +53,22 @@ def test_any_number_with_banding():  # 702.22c: "one or more attacking creatures
     doc = attackers_doc([creature("h1", "banding"), creature("h2", "banding"), creature("h3", "banding")])
     assert rules_cited(doc, {c: band("opp", "x") for c in ("h1", "h2", "h3")}) == []
     assert agrees(doc).count() == 1 + 3 + 3 * 2 + 5  # the splits of each set of attackers (Bell numbers)
+
+
+def test_bands_are_counted_without_walking_every_attack():  # 702.22c-d
+    """Without "bands with other", the programme weighs each attack by its choices of bands (a band: at most one
+    creature without banding, one target): the count, rank and unrank agree with listing every attack's bands."""
+    creatures = [creature(f"c{i}", *(["banding"] if i % 2 == 0 else [])) for i in range(5)]
+    doc = attackers_doc(creatures, planeswalkers=[{"id": "pw", "controller": "opp", "loyalty": 3}])
+    agrees(doc)
+    space = DeclarationSpace(load_declare_doc(doc))
+    assert space.weighted
+    listed = list(space.declarations())
+    assert space.count() == len(listed) == space._band_table()[0][-1]
+    for i in range(0, len(listed), 37):
+        assert space.unrank(i) == listed[i] and space.rank(listed[i]) == i
+    with_other = attackers_doc([*creatures, creature("lord", bands_with_other=["legend"], tags=["legend"])])
+    assert not DeclarationSpace(load_declare_doc(with_other)).weighted  # those are walked, attack by attack
 
 
 def test_bands_with_other():  # 702.22c: "bands with other [quality]"
@@ -198,11 +215,70 @@ def test_the_best_blocks_pay_only_what_they_can():  # 509.1d-f
     assert result.objectives == {"max-damage": 0}  # the wall can be paid for
 
 
+def test_coloured_costs_need_mana_of_their_colour():  # 508.1h: "{W}" is paid with white mana (107.4a)
+    doc = attackers_doc([creature("knight", attack_cost="{W}"), creature("b")], mana={"W": 1})
+    assert rules_cited(doc, {"knight": "opp"}) == []
+    assert agrees(doc).count() == 4
+    for pool in (1, {"U": 1}, {"generic": 1}, {"C": 1}):  # mana of no stated type, or of another type
+        doc["mana"] = pool
+        assert rules_cited(doc, {"knight": "opp"}) == ["508.1h"]
+        assert agrees(doc).count() == 2
+
+
+def test_a_total_coloured_cost_is_paid_whole():  # 508.1h, 508.1j: the total cost, locked in, all or nothing
+    knights = [creature("k1", attack_cost="{1}{W}"), creature("k2", attack_cost="{1}{W}")]
+    doc = attackers_doc(knights, mana={"W": 2, "U": 1})  # 3 mana: one knight, not both (4)
+    assert rules_cited(doc, {"k1": "opp"}) == []
+    assert rules_cited(doc, {"k1": "opp", "k2": "opp"}) == ["508.1h"]
+    assert agrees(doc).count() == 3
+    doc["mana"] = {"W": 1, "U": 3}  # 4 mana, but one white: {W}{W} can't be paid
+    assert rules_cited(doc, {"k1": "opp", "k2": "opp"}) == ["508.1h"]
+    assert agrees(doc).count() == 3
+    doc["mana"] = {"W": 2, "generic": 2}  # the generic parts from mana of no stated type
+    assert rules_cited(doc, {"k1": "opp", "k2": "opp"}) == []
+    assert agrees(doc).count() == 4
+    check = DeclarationSpace(load_declare_doc({**doc, "mana": {"W": 1, "U": 3}}))
+    from trample.declare import check_declaration
+
+    verdict = check_declaration(check, load_attacks({"k1": "opp", "k2": "opp"}, check.doc))  # type: ignore[arg-type]
+    assert [v.message for v in verdict.violations] == [
+        "the total cost to attack is {2}{W}{W}, and me has 4 mana: {W}{U}{U}{U} (508.1j)"
+    ]
+
+
+def test_a_coloured_tax_and_a_coloured_cost_to_block():  # 508.1h (a planeswalker's tax), 509.1d
+    walker = {"id": "pw", "controller": "opp", "loyalty": 3, "attack_tax": "{U}"}
+    doc = attackers_doc([creature("a"), creature("b")], mana={"U": 1, "C": 1}, planeswalkers=[walker])
+    assert rules_cited(doc, {"a": "pw"}) == []
+    assert rules_cited(doc, {"a": "pw", "b": "pw"}) == ["508.1h"]  # {U}{U}: one blue
+    agrees(doc)
+    blocks = board([atk("a"), atk("c")], [blk("x", block_cost="{G}"), blk("y")],
+                   players=[{"id": "opp", "life": 20, "mana": {"G": 1}, "block_tax": "{1}"}])  # fmt: skip
+    assert rules_cited(blocks, {"a": ["y"]}) == []  # the tax {1}, paid with green
+    assert rules_cited(blocks, {"a": ["x"]}) == ["509.1d"]  # {1}{G}: 2 mana, 1 held
+    agrees(blocks)
+    blocks["players"][0]["mana"] = {"G": 1, "W": 1}
+    assert rules_cited(blocks, {"a": ["x"]}) == []
+    assert rules_cited(blocks, {"a": ["x"], "c": ["y"]}) == ["509.1d"]  # {1}{G} and {1}: 3 mana
+    agrees(blocks)
+
+
+def test_no_one_is_required_to_pay_coloured_mana_to_obey_a_requirement():  # 508.1d, 509.1c
+    doc = attackers_doc([creature("berserk", "attacks_each_combat", attack_cost="{R}")], mana={"R": 1})
+    space = agrees(doc)
+    assert space.max_obeyed() == 0 and space.count() == 2
+    assert space.max_obeyed_cpsat() == 0 and space.count_cpsat() == 2
+
+
 @pytest.mark.parametrize(
     "change,message",
     [
         ({"mana": -1}, "trample: mana: must not be negative, got -1"),
         ({"players": [{"id": "opp", "attack_tax": "2"}]}, "trample: players[0].attack_tax: expected an integer"),
+        ({"players": [{"id": "opp", "attack_tax": "{X}"}]}, "trample: players[0].attack_tax: expected an integer or"),
+        ({"mana": {"Q": 1}}, "trample: mana.Q: unknown mana type"),
+        ({"mana": {"W": -1}}, "trample: mana.W: must not be negative"),
+        ({"mana": "{W}"}, "trample: mana: expected an integer"),
     ],
 )
 def test_bad_costs_are_one_line_and_exit_2(change, message, tmp_path, capsys):
@@ -303,3 +379,19 @@ def test_a_picture_of_an_attack_colours_a_band_apart_and_shows_the_tax():  # 702
     root = ET.fromstring(declaration_svg(taxed, load_attacks({"berserker": "opp"}, taxed)))
     assert "attack tax {2} each" in _card_texts(root, "opp")
     assert "attacks each combat" in _card_texts(root, "berserker")
+
+
+def test_a_picture_shows_coloured_costs_and_the_pool_that_pays_them():  # 508.1h, 509.1d
+    import xml.etree.ElementTree as ET
+
+    from trample.render import declaration_svg
+
+    raw = json.loads((ROOT / "examples" / "declare" / "coloured.json").read_text())
+    doc = load_declare_doc(raw)
+    root = ET.fromstring(declaration_svg(doc, load_attacks({"paladin": "opp", "elk": "opp"}, doc)))
+    assert "attack cost {W}" in _card_texts(root, "paladin") and "attack tax {1} each" in _card_texts(root, "opp")
+    assert "me has 3 mana: {W}{G}{G}" in [t.text for t in root.iter(f"{SVG}text")]
+    blocks_doc = load_declare_doc(blockers_of_attack(raw, {"paladin": "opp", "elk": "opp"}))
+    root = ET.fromstring(declaration_svg(blocks_doc, load_blocks({"paladin": ["wall"]}, blocks_doc)))
+    assert "block cost {1}{U}" in _card_texts(root, "knight")
+    assert "opp has 1 mana: {U}" in [t.text for t in root.iter(f"{SVG}text")]

@@ -84,8 +84,8 @@ def blocker_boards(draw, most=3, extras=True):
     if extras and blockers and draw(st.integers(0, 3)) == 0:  # 509.1d: costs to block, and the mana to pay them
         for b in blockers:
             if draw(st.booleans()):
-                b["block_cost"] = 1
-        player["mana"] = draw(st.integers(0, 2))
+                b["block_cost"] = draw(st.sampled_from([1, "{G}"]))  # generic or coloured (509.1d)
+        player["mana"] = draw(st.sampled_from([0, 1, 2, {"G": 1}, {"G": 1, "generic": 1}]))
     same = len(attackers) > 1 and attackers[0]["attacking"] == attackers[1]["attacking"]
     if extras and same and draw(st.integers(0, 3)) == 0:
         for a in attackers[:2]:  # 702.22c-d, declared: a band of two attacking one target
@@ -125,10 +125,10 @@ def attacker_boards(draw):
         if draw(st.integers(0, 2)) == 0:
             c["keywords"] = sorted({*c["keywords"], "banding"})  # 702.22c: it may attack in a band
         if draw(st.integers(0, 3)) == 0:
-            c["attack_cost"] = 1  # 508.1h
+            c["attack_cost"] = draw(st.sampled_from([1, "{W}"]))  # 508.1h
         creatures.append(c)
     blockers = [draw(creature(f"b{i}")) for i in range(draw(st.integers(0, 2)))]
-    extra: dict = {"mana": draw(st.integers(0, 2))}
+    extra: dict = {"mana": draw(st.sampled_from([0, 1, 2, {"W": 1}, {"W": 1, "U": 1}]))}
     if draw(st.booleans()):
         extra["planeswalkers"] = [{"id": "pw", "controller": "opp", "loyalty": draw(st.integers(1, 4))}]
     player = {"id": "opp", "life": draw(st.integers(1, 8)), "attack_tax": draw(st.sampled_from([0, 0, 1]))}

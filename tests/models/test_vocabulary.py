@@ -18,6 +18,7 @@ from trample.models.vocabulary import (
     DeclareKind,
     DoubleFaced,
     LossReason,
+    ManaType,
     Modifier,
     ObjectiveKind,
     RulesSet,
@@ -41,6 +42,7 @@ VOCABULARIES = [
     DeclareKind,
     DoubleFaced,
     Zone,
+    ManaType,
 ]
 
 

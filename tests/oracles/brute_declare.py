@@ -91,19 +91,58 @@ def _player(doc: dict, pid: str) -> dict:
     return next(p for p in doc["players"] if p["id"] == pid)
 
 
+# -- costs (508.1h, 509.1d): a cost is a list of mana symbols, one a unit ("generic" or a type: W U B R G C, 107.4);
+# a pool a list of units of mana (a type, or "unstated" for the integer form's mana of no stated type)
+
+
+def cost_symbols(value) -> list:
+    """An integer N is N generic symbols ({N}, 107.4b); a string is read symbol by symbol: "{2}{W}"."""
+    if isinstance(value, int):
+        return ["generic"] * value
+    out: list = []
+    for symbol in value.strip("{}").split("}{"):
+        out += ["generic"] * int(symbol) if symbol.isdigit() else [symbol]
+    return out
+
+
+def pool_units(value) -> list:
+    if isinstance(value, int):
+        return ["unstated"] * value
+    return [kind if kind != "generic" else "unstated" for kind, n in value.items() for _ in range(n)]
+
+
+def can_pay(symbols: list, units: list) -> bool:
+    """Every way to pay: each symbol takes a distinct unit of mana, a typed symbol one of its type (a generic one
+    any unit: 107.4b); tried symbol by symbol, every unit, plainly (small costs)."""
+    if not symbols:
+        return True
+    first, rest = symbols[0], symbols[1:]
+    tried = set()
+    for i, unit in enumerate(units):
+        if unit in tried or not (first == "generic" or first == unit):
+            continue
+        tried.add(unit)
+        if can_pay(rest, units[:i] + units[i + 1 :]):
+            return True
+    return False
+
+
 def block_costs(doc: dict, blocks: dict) -> dict:
     """509.1d: what each defending player pays: for each of their creatures that blocks, its own cost and their
-    tax per blocking creature."""
+    tax per blocking creature (lists of symbols)."""
     out: dict = {}
     for b in doc.get("blockers", []):
         if any(b["id"] in bs for bs in blocks.values()):
             who = _controller(doc, b)
-            out[who] = out.get(who, 0) + b.get("block_cost", 0) + _player(doc, who).get("block_tax", 0)
+            own = cost_symbols(b.get("block_cost", 0)) + cost_symbols(_player(doc, who).get("block_tax", 0))
+            out[who] = out.get(who, []) + own
     return out
 
 
 def blocks_affordable(doc: dict, blocks: dict) -> bool:
-    return all(total <= _player(doc, who).get("mana", 0) for who, total in block_costs(doc, blocks).items())
+    return all(
+        can_pay(total, pool_units(_player(doc, who).get("mana", 0))) for who, total in block_costs(doc, blocks).items()
+    )
 
 
 def blocks_break_a_restriction(doc: dict, blocks: dict) -> bool:
@@ -236,15 +275,18 @@ def band_is_allowed(doc: dict, band: list) -> bool:
     return False
 
 
-def attack_cost(doc: dict, attacks: dict) -> int:
-    """508.1h: each attacking creature's own cost, and the tax of the player or planeswalker it attacks."""
+def attack_cost(doc: dict, attacks: dict) -> list:
+    """508.1h: each attacking creature's own cost, and the tax of the player or planeswalker it attacks (symbols)."""
     taxed = {x["id"]: x.get("attack_tax", 0) for key in ("players", "planeswalkers") for x in doc.get(key, [])}
     creatures = {c["id"]: c for c in doc["attackers"]}
-    return sum(creatures[c].get("attack_cost", 0) + taxed.get(_target(v), 0) for c, v in attacks.items())
+    out: list = []
+    for c, v in attacks.items():
+        out += cost_symbols(creatures[c].get("attack_cost", 0)) + cost_symbols(taxed.get(_target(v), 0))
+    return out
 
 
 def attacks_affordable(doc: dict, attacks: dict) -> bool:
-    return attack_cost(doc, attacks) <= doc.get("mana", 0)
+    return can_pay(attack_cost(doc, attacks), pool_units(doc.get("mana", 0)))
 
 
 def attacks_break_a_restriction(doc: dict, attacks: dict) -> bool:
@@ -277,12 +319,12 @@ def legal_declarations(doc: dict) -> tuple[list[dict], int]:
     if doc["declare"] == "blockers":
         candidates = [d for d in every_block_declaration(doc) if not blocks_break_a_restriction(doc, d)]
         obeyed = [block_requirements_obeyed(doc, d) for d in candidates]
-        costs = [sum(block_costs(doc, d).values()) for d in candidates]
+        costs = [sum(len(x) for x in block_costs(doc, d).values()) for d in candidates]
         affordable = [blocks_affordable(doc, d) for d in candidates]
     else:
         candidates = [d for d in every_attack_declaration(doc) if not attacks_break_a_restriction(doc, d)]
         obeyed = [attack_requirements_obeyed(doc, d) for d in candidates]
-        costs = [attack_cost(doc, d) for d in candidates]
+        costs = [len(attack_cost(doc, d)) for d in candidates]
         affordable = [attacks_affordable(doc, d) for d in candidates]
     best = max(n for n, cost in zip(obeyed, costs) if cost == 0)  # nobody is required to pay (508.1d, 509.1c)
     return [d for d, n, ok in zip(candidates, obeyed, affordable) if ok and n >= best], best
