@@ -309,6 +309,14 @@ def _a(word: str) -> str:
 
 #: What an id of a scenario can name.
 GameObject = Player | Planeswalker | Battle | Attacker | Blocker
+
+
+def value_of(obj: GameObject) -> float:
+    """What destroying an object is worth to the max-value objective: a blocker's or a planeswalker's ``value``,
+    1 for any other object."""
+    return obj.value if isinstance(obj, (Blocker, Planeswalker)) else 1
+
+
 _O = TypeVar("_O", Creature, Attacker, Blocker, Player, Planeswalker, Battle)
 
 _KIND: dict[type, ObjectKind] = {

@@ -46,6 +46,7 @@ from fractions import Fraction
 from typing import Any, Protocol, TypeVar, cast
 
 from .models import (
+    Attacker,
     Battle,
     Creature,
     DamageOrder,
@@ -416,7 +417,7 @@ def results(scenario: Scenario, events: Iterable[Event]) -> tuple[Scenario, _Res
         if s.kind(e.recipient) is ObjectKind.PLAYER:
             if source.toxic:  # 702.164c
                 out.add(out.poison, e.recipient, source.toxic)
-            if getattr(source, "commander", None) is not None:  # 903.10a
+            if isinstance(source, Attacker) and source.commander is not None:  # 903.10a
                 out.add(out.commander, (e.recipient, source.id), e.dealt)
         if source.has(Keyword.LIFELINK):  # 702.15b
             who = (
@@ -609,7 +610,7 @@ class CommanderDamage:
     rule = "704.6c"
 
     def acts_on(self, scenario: Scenario) -> bool:
-        return any(getattr(a, "commander", None) is not None for a in scenario.attackers)
+        return any(a.commander is not None for a in scenario.attackers)
 
     def loses(self, player: Player) -> bool:
         return any(n >= 21 for _, n in player.commander_damage)
@@ -845,8 +846,8 @@ def _has_effects(scenario: Scenario) -> bool:
     for c in (*scenario.attackers, *scenario.blockers):
         if c.toxic or c.has(Keyword.LIFELINK) or c.has(Keyword.INFECT) or c.has(Keyword.WITHER):
             return True
-        if getattr(c, "commander", None) is not None:
-            return True
+    if any(a.commander is not None for a in scenario.attackers):
+        return True
     return any(c.acts_on(scenario) for c in LOSS_CONDITIONS)
 
 
@@ -991,7 +992,7 @@ class _NoSource:
 
 def _source(scenario: Scenario, source_id: str) -> Creature | _NoSource:
     obj = scenario.get(source_id)
-    return cast(Creature, obj) if obj is not None and hasattr(obj, "keywords") else _NoSource(source_id)
+    return obj if isinstance(obj, Creature) else _NoSource(source_id)
 
 
 def _modify(amount: int, mods: Iterable[tuple[str, int]], order: str) -> int:

@@ -32,7 +32,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from .models import Keyword
+from .models import Attacker, Keyword, Side, Step
+from .models.declare import AttackersDoc, BlockersDoc
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -404,8 +405,8 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     _t(g, x + 8, y + 18, _fit(c.id, CARD_W - 56, 13), 13, "bold")
     _t(g, x + CARD_W - 8, y + 19, f"{c.power}/{c.toughness}", 15, "bold", "end")
     kws = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != "haste"]
-    extras = [f"toxic {c.toxic}"] if getattr(c, "toxic", 0) else []
-    if getattr(c, "commander", None) is not None:
+    extras = [f"toxic {c.toxic}"] if c.toxic else []
+    if isinstance(c, Attacker) and c.commander is not None:
         extras.append("commander")
     if c.tags:
         extras.append("(" + ", ".join(c.tags) + ")")
@@ -763,7 +764,9 @@ def _markers(root, colours) -> None:
         _el(m, "path", d="M 0 0 L 10 5 L 0 10 z", fill=colour)
 
 
-def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[str] = ()) -> str:
+def declaration_svg(
+    doc: BlockersDoc | AttackersDoc, declaration, title: str | None = None, notes: Sequence[str] = ()
+) -> str:
     """A declaration as SVG text (docs/declare.md): for blocks (a declare-blockers document and a
     :class:`~trample.models.declare.Blocks`), the potential blockers above the attackers, an arrow from each
     blocker to each attacker it is declared to block and a dashed one to the other members of that attacker's band
@@ -772,7 +775,7 @@ def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[
     members in one colour with its label. Creatures that do not act are faded. ``notes``: lines under the title
     (a verdict). Every id goes through ElementTree (escaped)."""
     board = doc.board
-    blocks = getattr(doc, "kind", "") == "blockers"
+    blocks = isinstance(doc, BlockersDoc)
     if blocks:
         top = [b.id for b in board.blockers]
         bottom = [a.id for a in board.attackers]
@@ -943,7 +946,7 @@ def render(combat, assignment=None, title: str | None = None) -> str:
     (``combat.outcome(assignment)`` for one step: the outcome the solver reads)."""
     verdict = None
     if assignment is not None:
-        if isinstance(assignment, Mapping) and hasattr(assignment, "to_json"):
+        if isinstance(assignment, Mapping) and hasattr(assignment, "to_json"):  # an Assignment or a CombatLine
             assignment = assignment.to_json()
         result = combat.check(assignment)
         if result.legal:
@@ -951,11 +954,11 @@ def render(combat, assignment=None, title: str | None = None) -> str:
         else:
             v = result.violations[0]
             verdict = f"ILLEGAL: {v.rule}: {v.message}"
-    if hasattr(combat, "has_first_strike_step"):
+    if combat.scenario.step == Step.COMBAT:  # a WholeCombat (a Combat is one damage step: never this one)
         return combat_svg(combat, assignment, title, verdict)
     outcome = None
     if assignment is not None:
-        if hasattr(combat, "outcome") and getattr(combat, "side", "attacking") == "attacking":
+        if combat.side == Side.ATTACKING:
             outcome = combat.outcome(assignment)  # with the defending player's reply the solver assumes
         else:
             outcome = resolve(combat.scenario, assignment)  # as given (the other side's damage is not drawn)

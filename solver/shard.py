@@ -200,7 +200,7 @@ def count_documents(
     try:
         parts = run_tasks(count_chunk, tasks, backend, scheduler, workers)
     except cluster.WorkersLost as err:  # the chunks finished are answered; the others say why they are not
-        finished = getattr(err, "finished", {})
+        finished = err.finished
         parts = [
             finished[k]
             if k in finished

@@ -47,7 +47,7 @@ def parse_objectives(text, scenario: Scenario | None = None, path: str = "object
 def objective_text(objectives) -> str:
     if isinstance(objectives, str):
         return objectives
-    return ",".join(getattr(o, "name", o) for o in objectives)
+    return ",".join(o if isinstance(o, str) else o.name for o in objectives)
 
 
 def sense(objective) -> int:
@@ -71,7 +71,7 @@ def losers(scenario_or_combat, assignment: Mapping) -> frozenset[str]:
 
 def is_lethal(scenario_or_combat, assignment: Mapping) -> bool:
     """Every defending player loses the game (the ``lethal`` objective fully reached): :func:`losers`."""
-    scenario = getattr(scenario_or_combat, "scenario", scenario_or_combat)
+    scenario = scenario_or_combat if isinstance(scenario_or_combat, Scenario) else scenario_or_combat.scenario
     lost = losers(scenario_or_combat, assignment)
     return bool(scenario.players) and all(p.id in lost for p in scenario.players)
 

@@ -51,7 +51,7 @@ import numpy as np
 
 from .. import outcome as _outcome
 from ..limits import LimitReached, deadline_of
-from ..models import Battle, Blocker, Creature, Keyword, Planeswalker, Player
+from ..models import Attacker, Battle, Blocker, Creature, Keyword, Planeswalker, Player, value_of
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
 from .listing import evaluate, lethal_report, other_side_step, vector_of
@@ -325,8 +325,8 @@ class _EffectsModel:
     def commander(self, p: str) -> dict[str, Lin]:
         out: dict[str, Lin] = {}
         for k in self.incoming.get(p, ()):
-            c = getattr(self.src[k], "commander", None)
-            if c is not None:
+            source = self.src[k]
+            if isinstance(source, Attacker) and source.commander is not None:
                 out.setdefault(self.src[k].id, Lin()).add(self.dealt[k])  # 903.10a
         return out
 
@@ -441,8 +441,8 @@ class _EffectsModel:
 def _value_scale(s, ids: Sequence[str]) -> int:
     scale = 1
     for i in ids:
-        scale = math.lcm(scale, exact(getattr(s[i], "value", 1)).denominator)
-    if sum(abs(exact(getattr(s[i], "value", 1))) for i in ids) * scale > VALUE_LIMIT:
+        scale = math.lcm(scale, exact(value_of(s[i])).denominator)
+    if sum(abs(exact(value_of(s[i]))) for i in ids) * scale > VALUE_LIMIT:
         raise NotSeparable("values too large to weigh exactly")
     return scale
 
@@ -462,7 +462,7 @@ def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int) -> Lin:
             out.add(em.killed(c, prof))
     elif obj.kind == "max-value":
         for c in [*em.killable, *em.walkers]:
-            out.add(em.killed(c, prof), int(exact(getattr(s[c], "value", 1)) * scale))
+            out.add(em.killed(c, prof), int(exact(value_of(s[c])) * scale))
     elif obj.kind == "min-overkill":
         for r in em.incoming:
             out.add(em.overkill(r))
@@ -530,9 +530,7 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
         groups = _reply_groups(step, other, interesting, deadline, theirs)
     except LimitReached:
         return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
-    monotone = all(exact(getattr(s[c], "value", 1)) >= 0 for c in interesting) or all(
-        o.kind != "max-value" for o in objs
-    )
+    monotone = all(exact(value_of(s[c])) >= 0 for c in interesting) or all(o.kind != "max-value" for o in objs)
     choices = _choices(groups, monotone)  # per choice of the solved player's part of the reply: its profiles
     profiles = list({p.key: p for ps in choices for p in ps}.values())
     if len(profiles) > MAX_PROFILES or len(choices) > MAX_PROFILES:

@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..limits import LimitReached, deadline_of
-from ..models import Assignment, Keyword, load_assignment
+from ..models import Assignment, Keyword, load_assignment, value_of
 from ..outcome import Outcome, has_effects, overkill_threshold, plain_after, resolve, tally
 from ..outcome import exact as _exact
 from ..step import DamageStep
@@ -70,7 +70,7 @@ def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, O
         elif o.kind == "max-kills":
             out[o.name] = sum(1 for c in killable if c in died)
         elif o.kind == "max-value":
-            q = sum((_exact(getattr(s[c], "value", 1)) for c in killable if c in died), Fraction(0))
+            q = sum((_exact(value_of(s[c])) for c in killable if c in died), Fraction(0))
             q += sum((_exact(s.planeswalker(p).value) for p in walkers if p in died), Fraction(0))
             out[o.name] = json_number(q)
         elif o.kind == "min-overkill":

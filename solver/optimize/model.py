@@ -8,6 +8,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..limits import CommandLimit
 from ..rules import DamagePlan
 from .objectives import Definitions, Objective
 from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN
@@ -219,9 +220,8 @@ class Budget:
 
     def remaining(self) -> tuple[float | None, float | None]:
         wall = None if self.time_limit is None else self.time_limit - (time.perf_counter() - self.start)
-        running = getattr(self.time_limit, "deadline", None)  # a command's --time-limit counts from its start
-        if running is not None:
-            wall = running.remaining()
+        if isinstance(self.time_limit, CommandLimit):  # a command's --time-limit counts from its start
+            wall = self.time_limit.deadline.remaining()
         det = None if self.deterministic_time is None else self.deterministic_time - self.used_det
         return wall, det
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..models import Attacker, Blocker, FormatError, Keyword
+from ..models import Attacker, Blocker, FormatError, Keyword, value_of
 from ..outcome import exact, kills, lethal_need, overkill_threshold, reaches, tally_vector
 from ..rules import DamagePlan
 from ..step import DamageStep
@@ -121,8 +121,7 @@ class Definitions:
         return self.scenario.player(player).life
 
     def value_of(self, object_id: str) -> Fraction:
-        obj = self.scenario[object_id]
-        return exact(getattr(obj, "value", 1))
+        return exact(value_of(self.scenario[object_id]))
 
     @property
     def value_scale(self) -> int:
