@@ -105,12 +105,9 @@ class DamageAssignmentEnv(gym.Env):
 
         super().reset(seed=seed)
         options = options or {}
-        if "scenario" in options:
-            raw = options["scenario"]
-        elif self.boards is not None:
-            raw = self.boards[int(self.np_random.integers(len(self.boards)))]
-        else:
-            raw = generate_board(self.level, int(self.np_random.integers(2**62)), 0)
+        raw = encoding.choose_board(
+            options, self.boards, lambda n: int(self.np_random.integers(n)), lambda s: generate_board(self.level, s, 0)
+        )
         scenario = load_scenario(raw)
         one_step(scenario)
         encoding.check_fits(scenario)

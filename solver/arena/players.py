@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import shlex
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..combat import Combat
@@ -339,3 +340,24 @@ def _takes_no_arguments(fn) -> bool:
     except (TypeError, ValueError):
         return False
     return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values())
+
+
+def chunk_player(spec, payload: Mapping[str, Any]) -> Player:
+    """A player for one chunk of an arena run: :func:`make_player` with the payload's settings for external
+    programs (``timeout``, ``startup_timeout``, ``max_failures``)."""
+    return make_player(
+        spec,
+        timeout=payload.get("timeout"),
+        startup_timeout=payload.get("startup_timeout"),
+        max_failures=payload.get("max_failures"),
+    )
+
+
+def close_all(players: Iterable[Player | None]) -> None:
+    """Close every player (None: nothing to close); a player that cannot even close must not lose the chunk."""
+    for p in players:
+        if p is not None:
+            try:
+                p.close()
+            except Exception:  # a player that cannot even close must not lose the chunk
+                pass

@@ -33,7 +33,7 @@ from ..rules import derive
 from .external import PlayerFailure
 from .metrics import decision_seed, summarize, summarize_levels
 from .player import Player
-from .players import BASELINES, make_player
+from .players import BASELINES, chunk_player, close_all, make_player
 from .stats import run_facts
 
 PLAYERS = ("optimal", "openspiel-mcts", "openspiel-random")
@@ -90,24 +90,10 @@ def build_players(specs: Sequence, payload: dict) -> list:
         name, kind, sims = _spec(spec)
         player = None
         if kind == "player":
-            player = make_player(
-                spec,
-                timeout=payload.get("timeout"),
-                startup_timeout=payload.get("startup_timeout"),
-                max_failures=payload.get("max_failures"),
-            )
+            player = chunk_player(spec, payload)
             name = player.name
         out.append((name, kind, sims, player))
     return out
-
-
-def close_players(built) -> None:
-    for *_, p in built:
-        if p is not None:
-            try:
-                p.close()
-            except Exception:  # a player that cannot even close must not lose the chunk
-                pass
 
 
 def evaluate_combat_chunk(payload: dict, built=None) -> list[dict]:
@@ -118,7 +104,7 @@ def evaluate_combat_chunk(payload: dict, built=None) -> list[dict]:
         return [play_board(i, item, players, payload["objective"], payload["seed"]) for i, item in payload["items"]]
     finally:
         if built is None:
-            close_players(players)
+            close_all(p for *_, p in players)
 
 
 def _play_steps(game, player: Player, seed: int):
