@@ -11,7 +11,7 @@ The thresholds (what legality and the objectives test):
   assigned lethal damage, and whether it has (any deathtouch damage is lethal);
 - :func:`reaches`: 702.19c (a planeswalker assigned at least its loyalty), a battle its defense, a player
   their life (the ``lethal`` objective);
-- :func:`kills`, :func:`overkill_threshold`, :func:`regular_step_cap`: what the objectives and the whole
+- :func:`kills`, :func:`overkill_threshold`, :func:`regular_step_caps`: what the objectives and the whole
   combat's effect keys count.
 
 One step's outcome is one pipeline (:func:`resolve`), each stage written once:
@@ -50,7 +50,6 @@ from .models import (
     Battle,
     Creature,
     DamageOrder,
-    GameObject,
     Keyword,
     LossReason,
     ObjectKind,
@@ -122,22 +121,11 @@ def overkill_threshold(scenario: Scenario, recipient: str, deathtouched: bool = 
     return 1 if need > 0 and deathtouched else need
 
 
-def regular_step_cap(obj: GameObject, kind: str | None = None) -> int | None:
-    """Damage beyond which more damage in the first step changes nothing for the regular step's legal set: a
-    creature's lethal need, a planeswalker's loyalty, a battle's defense; None for a player (life does not
-    change the legal set). The kind is read off the object (``kind``, its :class:`ObjectKind`, is not needed)."""
-    if isinstance(obj, Creature):
-        return lethal_need(obj)
-    if isinstance(obj, Planeswalker):
-        return obj.loyalty
-    if isinstance(obj, Battle):
-        return obj.defense
-    return None
-
-
 def regular_step_caps(scenario: Scenario) -> dict[str, int]:
-    """:func:`regular_step_cap` of every creature, planeswalker and battle, and every player's life (damage up to
-    it decides whether they lose, which ends a two-player combat or takes them out of a larger one)."""
+    """Damage beyond which more damage in the first step changes nothing for the regular step, by id: a creature's
+    lethal need, a planeswalker's loyalty, a battle's defense (beyond them the legal set is the same), and every
+    player's life (damage up to it decides whether they lose, which ends a two-player combat or takes them out of
+    a larger one)."""
     caps: dict[str, int] = {p.id: max(0, p.life) for p in scenario.players}
     for c in (*scenario.attackers, *scenario.blockers):
         caps[c.id] = lethal_need(c)

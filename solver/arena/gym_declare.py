@@ -63,7 +63,8 @@ class DeclareCombatEnv(gym.Env):
         self.max_creatures = int(max_creatures)
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        self.action_space = spaces.Discrete(action_count(self.max_amount, self.max_creatures))
+        self.n_actions = action_count(self.max_amount, self.max_creatures)
+        self.action_space = spaces.Discrete(self.n_actions)
         self.observation_space = encoding.observation_space()
         self.game: DeclareGame | None = None
         self.state: DeclareState | None = None
@@ -74,7 +75,7 @@ class DeclareCombatEnv(gym.Env):
         options = options or {}
         raw = encoding.choose_board(options, self.boards, self._draw, lambda seed: generate(1, seed)[0]["scenario"])
         game = DeclareGame(raw, options.get("objective") or self.objective)
-        check_fits(game, self.max_amount, self.max_creatures, int(self.action_space.n))
+        check_fits(game, self.max_amount, self.max_creatures, self.n_actions)
         self.game, self._replies = game, {}
         self.state = self._defend(game.initial())
         return observation(self.state), self._info()
@@ -115,7 +116,7 @@ class DeclareCombatEnv(gym.Env):
         return self._replies[state.attacks]
 
     def action_masks(self) -> np.ndarray:
-        mask = np.zeros(int(self.action_space.n), dtype=np.int8)
+        mask = np.zeros(self.n_actions, dtype=np.int8)
         if self.state is not None and not self.state.terminal:
             mask[self.state.legal_actions()] = 1
         return mask

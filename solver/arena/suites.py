@@ -12,7 +12,6 @@ A suite is a list of items ``{"id": str, "scenario": {...docs/format.md...}, "ob
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from dataclasses import asdict, dataclass, field, replace
@@ -375,9 +374,3 @@ def one_step(scenario, path: str = "scenario.step") -> None:
     """The arena scores one damage step; a whole combat (``"step": "combat"``) is bad input here."""
     if scenario.step == "combat":
         raise FormatError(path, 'the arena scores one damage step ("regular" or "first_strike"), not "combat"')
-
-
-def dump_suite(items, path) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        for item in items:
-            fh.write(json.dumps(item, separators=(",", ":")) + "\n")
