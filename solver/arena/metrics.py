@@ -74,12 +74,10 @@ def reference(scenario: Scenario, objectives) -> dict:
     return {"status": result.status, "values": values, "assignment": best.to_json(), "lethal_exists": lethal}
 
 
-def judge(
-    scenario: Scenario, objectives, ref: dict, player: str, output=None, failure=None, time_ms: float | None = None
-) -> dict:
-    """One decision's record. ``output`` is what the player returned; ``failure`` a (kind, message) pair."""
-
-    rec = {
+def blank_decision(player: str, time_ms: float | None) -> dict:
+    """A decision's record before it is judged (as it stays when it is illegal or failed): every field, in the
+    results file's order."""
+    return {
         "player": player,
         "legal": False,
         "rules": [],
@@ -92,6 +90,14 @@ def judge(
         "assignment": None,
         "time_ms": time_ms,
     }
+
+
+def judge(
+    scenario: Scenario, objectives, ref: dict, player: str, output=None, failure=None, time_ms: float | None = None
+) -> dict:
+    """One decision's record. ``output`` is what the player returned; ``failure`` a (kind, message) pair."""
+
+    rec = blank_decision(player, time_ms)
     if failure is None:
         try:
             assignment = load_assignment(plain_output(output), scenario)

@@ -31,7 +31,7 @@ from ..check import check
 from ..models import FormatError, load_assignment, load_scenario
 from ..rules import derive
 from .external import PlayerFailure
-from .metrics import decision_seed, summarize, summarize_levels
+from .metrics import blank_decision, decision_seed, summarize, summarize_levels
 from .player import Player
 from .players import BASELINES, chunk_player, close_all, make_player
 from .stats import run_facts
@@ -226,17 +226,9 @@ def _final_position(game, name: str, kind: str, sims, player, seed: int, loaded:
 
 def _illegal_decision(name: str, rule: str, message: str, elapsed_ms: float) -> dict:
     return {
-        "player": name,
-        "legal": False,
+        **blank_decision(name, round(elapsed_ms, 3)),
         "rules": [rule],
         "violations": [{"rule": rule, "message": message}],
-        "values": None,
-        "regret": None,
-        "primary_regret": None,
-        "optimal": False,
-        "lethal": None,
-        "assignment": None,
-        "time_ms": round(elapsed_ms, 3),
     }
 
 

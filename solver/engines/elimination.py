@@ -226,13 +226,14 @@ class _Table:
     @classmethod
     def of(cls, members: frozenset[int], scope: tuple[str, ...], rows: Rows) -> _Table:
         keys = np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope))
-        return cls(members, scope, keys, _weights(list(rows.values())))
+        return cls(members, scope, keys, weights_of(list(rows.values())))
 
     def total(self) -> int:
         return int(sum(self.w.tolist()))
 
 
-def _weights(values: list[int]) -> Weights:
+def weights_of(values: list[int]) -> Weights:
+    """Counts as a weight vector: int64 while every count fits, Python integers (dtype object) otherwise."""
     if all(-INT64_SAFE < v < INT64_SAFE for v in values):
         return np.array(values, dtype=np.int64)
     out = np.empty(len(values), dtype=object)
