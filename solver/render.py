@@ -32,7 +32,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from .models import Attacker, Keyword, Side, Step
+from .models import Attacker, Keyword, ObjectKind, Side, Step
 from .models.declare import AttackersDoc, BlockersDoc
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
 
@@ -404,7 +404,7 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     _card(g, x, y, "#eef4fb" if attacker else "#fbeeee", "#4a6fa5" if attacker else "#a54a4a", faded)
     _t(g, x + 8, y + 18, _fit(c.id, CARD_W - 56, 13), 13, "bold")
     _t(g, x + CARD_W - 8, y + 19, f"{c.power}/{c.toughness}", 15, "bold", "end")
-    kws = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != "haste"]
+    kws = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != Keyword.HASTE]
     extras = [f"toxic {c.toxic}"] if c.toxic else []
     if isinstance(c, Attacker) and c.commander is not None:
         extras.append("commander")
@@ -432,7 +432,7 @@ def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool) -
     """A creature card's combat lines from ``line`` down: what an attacker attacks and who blocks it; a blocker's
     lethal damage (702.2c: 1 from a deathtouch source)."""
     if attacker:
-        pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == "planeswalker" else ""
+        pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == ObjectKind.PLANESWALKER else ""
         _t(g, x + 8, line, _fit(f"attacks {c.attacking}{pw}", CARD_W - 14, 10.5), 10.5, fill="#333")
         line += 13
         if c.blocked_by:
@@ -890,12 +890,12 @@ def combat_svg(whole, line=None, title: str | None = None, verdict: str | None =
     if line is not None and hasattr(line, "to_json"):
         line = line.to_json()
     if line is None or not whole.has_first_strike_step:
-        board = scenario.with_step("regular" if not whole.has_first_strike_step else "first_strike")
+        board = scenario.with_step(Step.REGULAR if not whole.has_first_strike_step else Step.FIRST_STRIKE)
         regular = None if line is None else dict(line["regular"])
         name = "whole combat (no first-strike step)" if not whole.has_first_strike_step else "whole combat"
         return board_svg(board, regular, title or name, verdict)
     first = dict(line["first_strike"])
-    first_board = scenario.with_step("first_strike")
+    first_board = scenario.with_step(Step.FIRST_STRIKE)
     first_outcome = resolve(first_board, first)
     left = _el(None, "g")
     w1, h1 = _step(

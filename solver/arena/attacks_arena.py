@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 from ..declare import DeclarationSpace
 from ..declare.legality import block_refusals, can_ever_attack, can_ever_block
+from ..models import Keyword
 from ..models.declare import AttackersDoc, Attacks
 from .blocks_arena import optimal_declaration, random_creatures, random_declaration
 
@@ -48,8 +49,8 @@ def survives_any_single_block(doc: AttackersDoc, creature: str) -> bool:
     for b in blockers_doc.board.blockers:
         if can_ever_block(blockers_doc, b.id) or block_refusals(blockers_doc, creature, b.id):
             continue
-        damage = b.power * (2 if b.has("double_strike") else 1)
-        if damage >= toughness or (damage > 0 and b.has("deathtouch")):
+        damage = b.power * (2 if b.has(Keyword.DOUBLE_STRIKE) else 1)
+        if damage >= toughness or (damage > 0 and b.has(Keyword.DEATHTOUCH)):
             return False
     return True
 

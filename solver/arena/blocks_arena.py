@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 
 from ..declare import DeclarationSpace
 from ..declare.legality import block_refusals, can_ever_block
+from ..models import Keyword
 from ..models.declare import AttackersDoc, BlockersDoc
 
 BLOCK_PLAYERS = ("optimal", "no-blocks", "chump", "survive", "random")
@@ -53,7 +54,7 @@ def _survive(doc: BlockersDoc, space: DeclarationSpace, objective: str, seed: in
             continue
         for a in _power_order(doc):
             attacker = doc.board.attacker(a)
-            survives = attacker.power < b.toughness and not attacker.has("deathtouch")
+            survives = attacker.power < b.toughness and not attacker.has(Keyword.DEATHTOUCH)
             if survives and not block_refusals(doc, a, b.id):
                 out.setdefault(a, []).append(b.id)
                 break

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from ..declare import DeclarationSpace
 from ..declare.legality import may_band
+from ..models import Side, Step
 from ..models.declare import AttackersDoc, Attacks, Blocks, load_declare_doc
 from . import encoding
 from .combat_game import ATTACKER, DEFENDER, CombatGame, GameState
@@ -231,7 +232,7 @@ def observation(state: DeclareState):
     source, recipient = d.current()
     assert d.dec_state is not None  # not terminal
     return encoding.encode(
-        d.board, received, source, recipient, d.dec_state[1], step == "first_strike", side == "defending"
+        d.board, received, source, recipient, d.dec_state[1], step == Step.FIRST_STRIKE, side == Side.DEFENDING
     )
 
 

@@ -27,7 +27,7 @@ from fractions import Fraction
 from ..check import check
 from ..combat import Combat
 from ..indexing import count
-from ..models import Assignment, FormatError, Scenario, load_assignment
+from ..models import Assignment, FormatError, ObjectiveKind, Scenario, Side, load_assignment
 from ..rules import derive
 from .objectives import is_lethal, parse_objectives, played_line, regrets, score_all
 from .stats import bootstrap, seed_of, wilson
@@ -67,7 +67,7 @@ def reference(scenario: Scenario, objectives) -> dict:
     # Whether a lethal assignment exists does not depend on the objective asked: the optimum's line when it is
     # lethal, else the line of the lethal objective (read on what the damage does, like every decision).
     lethal = is_lethal(combat, best)
-    if not lethal and scenario.players and objectives[0].kind != "lethal":
+    if not lethal and scenario.players and objectives[0].kind != ObjectiveKind.LETHAL:
         line = combat.solve(["lethal"]).assignment
         assert isinstance(line, Assignment)
         lethal = is_lethal(combat, line)
@@ -111,7 +111,7 @@ def judge(
         rec["violations"] = [{"rule": kind, "message": message}]
         return rec
     rec["assignment"] = assignment.to_json()
-    verdict = check(derive(scenario, "attacking"), assignment)
+    verdict = check(derive(scenario, Side.ATTACKING), assignment)
     if not verdict.legal:
         rules = []
         for v in verdict.violations:

@@ -33,7 +33,7 @@ import json
 import re
 from typing import Any
 
-from ..models import Scenario
+from ..models import Scenario, Side, Step
 from . import encoding
 from .combat_game import CombatGame
 
@@ -270,7 +270,7 @@ class CombatObserver(VectorObserver):
         step, side = p.game.phases[p.phase]
         src, rec = p.current()
         self.tensor[:] = encoding.encode(
-            p.board, received, src, rec, p.dec_state[1], step == "first_strike", side == "defending"
+            p.board, received, src, rec, p.dec_state[1], step == Step.FIRST_STRIKE, side == Side.DEFENDING
         )
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..combat import Combat
-from ..models import FormatError
+from ..models import FormatError, ObjectKind, RulesSet
 from ..outcome import apply_damage, has_effects, left_to_reach, lethal_cost, resolve
 from ..rules import DamagePlan, derive
 from .external import ExternalPlayer
@@ -97,11 +97,11 @@ class _Ledger:
 
 
 def _blocker_routes(src):
-    return [r for r in src.routes if r.kind == "blocker"]
+    return [r for r in src.routes if r.kind == ObjectKind.BLOCKER]
 
 
 def _other_routes(src):
-    return [r for r in src.routes if r.kind != "blocker"]
+    return [r for r in src.routes if r.kind != ObjectKind.BLOCKER]
 
 
 def _kill_in_order(ledger: _Ledger, src, order, rem: int, skip_unaffordable: bool) -> int:
@@ -132,12 +132,12 @@ def _leftover(ledger: _Ledger, src, rem: int, prefer_players: bool, pile_on) -> 
     others = _other_routes(src)
     if prefer_players:
         for r in others:
-            if r.kind == "player" and ledger.open(r):
+            if r.kind == ObjectKind.PLAYER and ledger.open(r):
                 ledger.give(src, r.recipient, rem)
                 return
         # 702.19c: pay the planeswalker's loyalty first, then its controller
         for r in others:
-            if r.kind == "player" and r.gate is not None and r.gate.loyalty:
+            if r.kind == ObjectKind.PLAYER and r.gate is not None and r.gate.loyalty:
                 walker = r.gate.loyalty[0]
                 wroute = src.route(walker)
                 if wroute is not None and ledger.open(wroute):
@@ -204,7 +204,7 @@ class GreedyValuePlayer(_PlanPlayer):
     def assign(self, ledger, src):
         s = ledger.scenario
         blockers = _blocker_routes(src)
-        if s.rules == "legacy":
+        if s.rules == RulesSet.LEGACY:
             order = blockers
         else:
             order = sorted(  # blockers its damage cannot kill (the outcome says so) last
@@ -216,7 +216,7 @@ class GreedyValuePlayer(_PlanPlayer):
                     ledger.lethal_cost(src, r.recipient),
                 ),
             )
-        rem = _kill_in_order(ledger, src, order, src.damage, skip_unaffordable=s.rules != "legacy")
+        rem = _kill_in_order(ledger, src, order, src.damage, skip_unaffordable=s.rules != RulesSet.LEGACY)
         _leftover(ledger, src, rem, prefer_players=False, pile_on=order)
 
 
@@ -230,7 +230,7 @@ class FacePlayer(_PlanPlayer):
     def assign(self, ledger, src):
         blockers = _blocker_routes(src)
         for r in _other_routes(src):
-            if r.kind == "player" and ledger.open(r):
+            if r.kind == ObjectKind.PLAYER and ledger.open(r):
                 ledger.give(src, r.recipient, src.damage)
                 return
         rem = _kill_in_order(ledger, src, blockers, src.damage, skip_unaffordable=False)

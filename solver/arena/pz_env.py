@@ -36,6 +36,7 @@ except ImportError as err:
 
 from collections.abc import Sequence
 
+from ..models import Side, Step
 from . import encoding
 from .combat_game import CombatGame, GameState
 from .suites import Level, generate_board, get_level
@@ -179,7 +180,7 @@ class CombatAEC(AECEnv):
         source, recipient = s.current()
         step, side = s.game.phases[s.phase]  # the state's own game (the three-decision env's damage steps too)
         return encoding.encode(
-            board, received, source, recipient, s.dec_state[1], step == "first_strike", side == "defending"
+            board, received, source, recipient, s.dec_state[1], step == Step.FIRST_STRIKE, side == Side.DEFENDING
         )
 
     def render(self):

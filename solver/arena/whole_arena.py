@@ -28,7 +28,7 @@ import time
 from collections.abc import Sequence
 
 from ..check import check
-from ..models import FormatError, load_assignment, load_scenario
+from ..models import FormatError, Side, Step, load_assignment, load_scenario
 from ..rules import derive
 from .external import PlayerFailure
 from .metrics import blank_decision, decision_seed, summarize, summarize_levels
@@ -132,7 +132,7 @@ def _play_steps(game, player: Player, seed: int):
             assignment = load_assignment(plain_output(output), board)
         except (FormatError, TypeError, ValueError, AttributeError) as err:
             return ("bad-output", f"{step} step: not an assignment: {err}", None)
-        verdict = check(derive(board, "attacking"), assignment)
+        verdict = check(derive(board, Side.ATTACKING), assignment)
         if not verdict.legal:
             v = verdict.violations[0]
             return (v.rule, f"{step} step: {v.message}", assignment.to_json())
@@ -144,7 +144,7 @@ def _play_steps(game, player: Player, seed: int):
         while not pos.terminal and pos.phase == phase:
             k = pos.start + len(pos.amounts)
             source = pos.decoder.plan.sources[pos.decoder.columns[k].source]
-            action = amounts[k] if source.side == "attacking" else game.optimal_action(pos)
+            action = amounts[k] if source.side == Side.ATTACKING else game.optimal_action(pos)
             if action not in pos.legal_actions():
                 src, rec = pos.current()
                 return ("510.1", f"{step} step: {src} cannot assign {action} to {rec}", assignment.to_json())
@@ -158,7 +158,7 @@ def play_board(index: int, item: dict, players, objective: str, seed: int) -> di
 
     scenario = load_scenario(item["scenario"], f"board {index}: scenario")
     objective = item.get("objective") or objective
-    game = CombatGame(scenario.with_step("combat"), objective)
+    game = CombatGame(scenario.with_step(Step.COMBAT), objective)
     minimax = game.minimax()
     whole = WholeCombat(game.scenario)
     decisions = []
@@ -269,7 +269,7 @@ def rescore(results: dict, path: str = "results") -> dict:
         if not isinstance(board, dict) or "scenario" not in board:
             raise FormatError(where, "has no scenario (a results file written before boards were recorded)")
         scenario = load_scenario(board["scenario"], f"{where}.scenario")
-        game = CombatGame(scenario.with_step("combat"), board.get("objective") or "max-damage")
+        game = CombatGame(scenario.with_step(Step.COMBAT), board.get("objective") or "max-damage")
         minimax = game.minimax()
         whole = WholeCombat(game.scenario)
         decisions = []
