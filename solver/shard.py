@@ -23,7 +23,7 @@ from .combat import Combat
 from .documents import prefixed, scenario_from
 from .engines import blocks_engine
 from .limits import LimitReached
-from .models import FormatError
+from .models import FormatError, Step
 from .whole import open_combat
 
 BACKENDS = cluster.BACKENDS
@@ -133,7 +133,7 @@ def enumerate_shards(
     canonical index ranges; the first ``limit`` only, if given) and ``out_dir/manifest.json`` (columns, dtype,
     count, each shard's file and range). Returns the manifest."""
     combat = Combat(scenario, side=side, engine="direct")
-    if combat.scenario.step == "combat":  # pragma: no cover - Combat refuses it already
+    if combat.scenario.step == Step.COMBAT:  # pragma: no cover - Combat refuses it already
         raise FormatError("step", "shards are of one damage step")
     total = combat.count(engine="direct")
     rows = total if limit is None else min(total, limit)
