@@ -8,7 +8,9 @@ output byte changed).
 Each command writes one file: its exit code, its standard output and its standard error, and the files it writes
 (``-o``). Timing fields (``time_ms``, ``seconds``, ``elapsed``, ...) are blanked first, since they differ from run to
 run; so are temporary paths. The commands read the examples of the repository (examples/) and of the package
-(``trample example``), the suites of the package, and arena results written by an earlier command.
+(``trample example``), the suites of the package, and files written by earlier commands into the working folder
+(named relative to it: a suite's hash reads its path). Every random draw is seeded; the git commit and the path
+of the executable, which the arena's results record, are blanked too.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ TIMING = re.compile(
     r'("(?:[a-z_]*time[a-z_]*|[a-z_]*_ms|[a-z_]*seconds[a-z_]*|elapsed[a-z_]*|wall[a-z_]*|cpu[a-z_]*)"'
     r"\s*:\s*)(-?[0-9.eE+-]+|null|\[[^]]*\])"
 )
+GIT_COMMIT = re.compile(r'("git_commit":\s*)"[0-9a-f]{40}"')
 DURATION = re.compile(r"\b[0-9]+(?:\.[0-9]+)?\s?(?:ms|s)\b")
 
 SCENARIOS = ["blocker_divides", "double_strike", "game_over", "gnome", "gnome_double_strike", "infect", "lifelink",
@@ -64,10 +67,10 @@ def commands(work: Path) -> list[tuple[str, list[str]]]:
         f = str(EX / "declare" / f"{name}.json")
         for sub in ["count", "enumerate"]:
             out.append((f"declare-{sub}-{name}", ["declare", sub, f]))
-        out.append((f"declare-sample-{name}", ["declare", "sample", "--n", "3", f]))
+        out.append((f"declare-sample-{name}", ["declare", "sample", "--n", "3", "--seed", "7", f]))
         out.append((f"declare-solve-{name}", ["declare", "solve", "--objective", "max-damage", f]))
         out.append((f"declare-solve2-{name}", ["declare", "solve", "--objective", "lethal,max-kills", f]))
-        decl = str(work / f"declaration-{name}.json")
+        decl = f"declaration-{name}.json"
         for sub in ["check", "scenario", "render"]:
             out.append((f"declare-{sub}-one-{name}", ["declare", sub, f, decl]))
     for name in ["thrasta", "double_strike", "declare/blocks", "library", "nope"]:
@@ -76,7 +79,7 @@ def commands(work: Path) -> list[tuple[str, list[str]]]:
     for name in ["scenario", "assignment", "declare", "combat-line", "arena-results", "library", "nope", ""]:
         out.append((f"schema-{name or 'list'}", ["schema", *([name] if name else [])]))
     suite = str(ROOT / "solver" / "suites" / "known-mistakes.jsonl")
-    results = str(work / "arena-step.json")
+    results = "arena-step.json"
     arenas = [
         ("arena-step", ["--n", "30", "--seed", "3", "--level", "mixed", "-o", results]),
         ("arena-keywords", ["--n", "20", "--level", "keywords"]),
@@ -84,22 +87,24 @@ def commands(work: Path) -> list[tuple[str, list[str]]]:
         ("arena-combat", ["--game", "combat", "--n", "6", "--players", "optimal,first-legal,openspiel-random"]),
         ("arena-blocks", ["--game", "blocks", "--n", "8"]),
         ("arena-attacks", ["--game", "attacks", "--n", "6"]),
-        ("arena-blocks-docs", ["--game", "blocks", str(work / "blocks.jsonl")]),
-        ("arena-attacks-docs", ["--game", "attacks", str(work / "attacks.jsonl")]),
+        ("arena-blocks-docs", ["--game", "blocks", "blocks.jsonl"]),
+        ("arena-attacks-docs", ["--game", "attacks", "attacks.jsonl"]),
     ]
     for name, args in arenas:
         out.append((name, ["arena", "--format", "json", "--no-progress", *args]))
     out.append(("score-results", ["score", "--format", "json", results]))
     out.append(("score-lines", ["score", "--format", "lines", results]))
-    out.append(("render-solved", ["render", str(EX / "blocker_divides.json"), str(work / "solve.json")]))
-    out.append(("render-combat", ["render", str(EX / "double_strike.json"), str(work / "combat.json")]))
+    out.append(("render-solved", ["render", str(EX / "blocker_divides.json"), "solve.json"]))
+    out.append(("render-combat", ["render", str(EX / "double_strike.json"), "combat.json"]))
     out.append(("check-bad", ["check", str(EX / "thrasta.json"), '{"t": {"opp": 7}}']))
-    out.append(("check-ok", ["check", str(EX / "blocker_divides.json"), str(work / "assignment.json")]))
+    out.append(("check-ok", ["check", str(EX / "blocker_divides.json"), "assignment.json"]))
     return out
 
 
-def scrub(text: str, work: Path) -> str:
-    text = text.replace(str(work), "<work>")
+def scrub(text: str, work: Path, trample: str) -> str:
+    text = text.replace(str(work), "<work>").replace(trample, "<trample>")
+    text = text.replace(str(Path(trample).parent), "<trample's folder>")
+    text = GIT_COMMIT.sub(r"\1<commit>", text)
     text = TIMING.sub(lambda m: m.group(1) + "0", text)
     return DURATION.sub("<t>", text)
 
@@ -139,7 +144,7 @@ def main() -> None:
                 if before.get(p.name) != p.stat().st_mtime_ns
             )
             record = f"exit {run.returncode}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}\n{written}"
-            (ns.out / f"{name.replace(',', '+')}.txt").write_text(scrub(record, work))
+            (ns.out / f"{name.replace(',', '+')}.txt").write_text(scrub(record, work, ns.trample))
     print(f"{len(commands(Path('.')))} commands recorded in {ns.out}")
 
 
