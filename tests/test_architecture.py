@@ -166,7 +166,8 @@ def bare_word_lines(root: str = "solver", leave_out: tuple[str, ...] = ("schemas
     """{module path under ``root``: the number of its lines quoting a vocabulary word ('first_strike', "player")},
     for every module with one; ``leave_out``: folders not counted (the schema builder spells the formats)."""
     words = sorted(vocabulary_words(), key=len, reverse=True)
-    quoted = re.compile(r"""(["'])(?:%s)\1""" % "|".join(re.escape(w) for w in words))
+    alternatives = "|".join(re.escape(w) for w in words)
+    quoted = re.compile(r"""(["'])(?:""" + alternatives + r""")\1""")
     out = {}
     for path in sorted((ROOT / root).rglob("*.py")):
         name = path.relative_to(ROOT / root).as_posix()
