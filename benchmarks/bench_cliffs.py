@@ -275,15 +275,20 @@ sys.exit(main())
 """
 
 
-def rss_of(argv: list[str], cap: float = 60.0):
+def rss_of(argv: list[str], cap: float = 60.0, env: dict[str, str] | None = None):
     """Peak RSS (MB, the child's own VmHWM: ru_maxrss would count the fork of this big process) and CPU seconds
-    (user + sys, from os.wait4) of a ``trample`` command run in a fresh interpreter; (None, None) past cap."""
+    (user + sys, from os.wait4) of a ``trample`` command run in a fresh interpreter; (None, None) past cap.
+    ``env``: the child's environment (default: this process's)."""
     import tempfile
 
     with tempfile.NamedTemporaryFile("r", suffix=".hwm") as out:
         code = HWM.format(out=out.name, argv=list(argv))
         proc = subprocess.Popen(
-            [PY, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_cpu_limit(cap)
+            [PY, "-c", code],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_cpu_limit(cap),
+            env=env,
         )
         deadline = time.monotonic() + WALL * cap  # the CPU limit stops it; this only guards against a hang
         while True:
@@ -318,7 +323,7 @@ def _fmt(v, unit):
     if unit == "s":
         return f"{v * 1000:.1f} ms" if v < 1 else f"{v:.2f} s"
     if unit == "x":
-        return f"{v:,.0f}x"
+        return f"{v:.2f}x" if v < 10 else f"{v:,.0f}x"
     if unit == "/s":
         return f"{v / 1e6:.2f} M/s" if v >= 1e5 else f"{v / 1e3:.1f} k/s"
     return str(v)
@@ -713,9 +718,15 @@ def ranking_graphs():
 
 def start_up(tmp: Path):
     print("\n4d. CLI start (CPU of the whole command, user + sys; <= 0.3 s)")
+    # As installed: pip byte-compiles the package when it installs it, so a user's command loads .pyc files. An
+    # environment with PYTHONDONTWRITEBYTECODE set (this machine's is) would compile every module of an editable
+    # install on every run -- about 0.1 s of CPU that no user pays: the children run with bytecode allowed, after
+    # one untimed run that writes it.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     f = write(tmp / "thrasta.json", json.loads((ROOT / "examples" / "thrasta.json").read_text()))
     for argv in (["solve", f, "--objective", "lethal"], ["count", f], ["enumerate", f]):
-        runs = [rss_of(argv, cap=CAP)[1] for _ in range(REPEAT)]
+        rss_of(argv, cap=CAP, env=env)  # writes the bytecode
+        runs = [rss_of(argv, cap=CAP, env=env)[1] for _ in range(REPEAT)]
         t = None if any(r is None for r in runs) else statistics.median(runs)
         show(
             "start",
@@ -724,7 +735,7 @@ def start_up(tmp: Path):
             "<= 0.3 s",
             "s",
             t is not None and t <= 0.3,
-            "median of 3 fresh processes",
+            "median of 3 fresh processes, bytecode compiled as pip installs it",
         )
 
 
@@ -823,17 +834,123 @@ def all_optimal_figures():
     )
 
 
+SHARD_CHILD = """
+import os, resource, sys, time
+sys.path.insert(0, {root!r})
+import benchmarks.bench_cliffs as bc
+import benchmarks.boards as B
+from trample import Combat
+from trample.shard import Cargo, built_plan, run_tasks, shard_ranges, write_shard
+t0 = time.process_time()
+sc = B.random_sharing(9, 11, seed=1)
+shards, how, backend = {shards}, {how!r}, {backend!r}
+rows = min(Combat(sc).count(), 800_000)
+ranges = shard_ranges(rows, shards)
+out = {out!r}
+paths = [os.path.join(out, f"s{{k}}.npy") for k in range(shards)]
+if how == "rebuild":  # what every task did before: the scenario as JSON, the programme built again per task
+    doc = Combat(sc).scenario.to_json()
+    run_tasks(bc.rebuilt_shard, [(doc, a, b, p) for (a, b), p in zip(ranges, paths)], backend, workers=2)
+else:
+    cargo = Cargo(built_plan(Combat(sc, engine="direct")))
+    run_tasks(write_shard, [(a, b, p) for (a, b), p in zip(ranges, paths)], backend, workers=2, cargo=cargo)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(time.process_time() - t0 + kids.ru_utime + kids.ru_stime)
+"""
+
+
+def _count_in_parts():
+    """One count cut into 8 parts (trample.shard.count_split): the CPU of the whole contraction, of its largest
+    part (the wall time of 8 free workers) and of all the parts, in this process (median of 3)."""
+    from trample.engines import elimination
+    from trample.shard import shard_ranges
+
+    plan = Combat(random_sharing(10, 10, per=4, seed=0)).plan
+    splits = [s for s in (elimination.split_count(plan, c) for c in plan.components) if s.tables]
+    whole, largest, total = [], [], []
+    for _ in range(REPEAT):
+        t = time.process_time()
+        for sp in splits:
+            elimination.count_part(sp, 0, sp.entries)
+        whole.append(time.process_time() - t)
+        parts = []
+        for sp in splits:
+            for lo, hi in shard_ranges(sp.entries, 8):
+                t = time.process_time()
+                elimination.count_part(sp, lo, hi)
+                parts.append(time.process_time() - t)
+        largest.append(max(parts))
+        total.append(sum(parts))
+    w, m, a = (statistics.median(x) for x in (whole, largest, total))
+    show("shard", "count in 8 parts, random sharing 10 on 10: whole contraction", w, "", "s", None)
+    show("shard", "  its largest part (the wall time on 8 free workers)", m, "<= whole / 4", "s", m <= w / 4)
+    show("shard", "  all 8 parts (the CPU)", a, "<= 2 x whole", "s", a <= 2 * w)
+
+
+def rebuilt_shard(doc: dict, start: int, stop: int, path: str) -> int:
+    """The shard task as it was before the programme was shipped: the scenario rebuilt and its programme built
+    again in the task (the baseline of :func:`sharding`)."""
+    from trample.engines.direct import plan_blocks
+
+    plan = Combat(doc, engine="direct").plan
+    out = np.lib.format.open_memmap(path, mode="w+", dtype=np.int16, shape=(stop - start, len(plan.columns)))
+    at = 0
+    for block in plan_blocks(plan, dtype=np.int16, start=start, stop=stop):
+        out[at : at + len(block)] = block
+        at += len(block)
+    out.flush()
+    return at
+
+
 def sharding(tmp: Path):
-    print("\n6. shards (P20k8, 4 shards; wall and CPU of this process)")
+    print("\n6. shards: the programme shipped once vs rebuilt per task (random sharing 9 on 11, seed 1: 5.2e12")
+    print("   assignments, the first 800 000 rows; CPU of the command and all its workers, median of 3)")
     from trample.shard import enumerate_shards
 
+    cpu = {}
+    for how, backend, shards in (
+        ("rebuild", "serial", 1),
+        ("rebuild", "process", 8),
+        ("ship", "serial", 1),
+        ("ship", "process", 8),
+        ("ship", "dask", 8),
+    ):
+        runs = []
+        for r in range(REPEAT):
+            out = tmp / f"shard-{how}-{backend}-{shards}-{r}"
+            out.mkdir()
+            code = SHARD_CHILD.format(root=str(ROOT), shards=shards, how=how, backend=backend, out=str(out))
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+            runs.append(float(done.stdout.split()[-1]) if done.returncode == 0 else None)
+        ok = all(x is not None for x in runs)
+        cpu[how, backend, shards] = statistics.median(runs) if ok else None
+        show(
+            "shard",
+            f"{how} {shards} shard(s), backend {backend} (CPU, all processes)",
+            cpu[how, backend, shards],
+            "",
+            "s",
+            None if ok else False,
+        )
+    for how in ("rebuild", "ship"):
+        one, eight = cpu[how, "serial", 1], cpu[how, "process", 8]
+        if one and eight:
+            show(
+                "shard",
+                f"{how}: CPU of 8 shards / 1 (process pool, 2 workers)",
+                eight / one,
+                "<= 2x",
+                "x",
+                eight / one <= 2,
+            )
+    _count_in_parts()
     sc = trampler(20, [2, 3, 1, 4, 2, 1, 2, 1])
     for backend in ("serial", "process", "dask"):
         w = time.perf_counter()
         m = enumerate_shards(sc, str(tmp / backend), 4, backend=backend, workers=2)
         w = time.perf_counter() - w
         ok = sum(s["rows"] for s in m["shards"]) == m["count"]
-        show("shard", f"enumerate_shards backend={backend} (wall)", w, "", "s", ok)
+        show("shard", f"enumerate_shards P20k8 backend={backend} (wall)", w, "", "s", ok)
 
 
 def main():

@@ -4,7 +4,10 @@ local process pool (the default), a Dask LocalCluster, or an existing Dask sched
 The canonical order (docs/scale.md) makes every space shardable: shard ``k`` of ``N`` holds the rows of
 indices ``count*k//N <= i < count*(k+1)//N``, generated from its first index on (the direct engine never builds
 the rows before a shard's start), so the shards are disjoint and, concatenated in order, are exactly the whole
-space. Each task gets the scenario as JSON, so any worker that can ``import trample`` can run it.
+space. The counting programme is built once, in the client, and shipped to each worker once (:class:`Cargo`), so a task
+carries only its range; any worker that can ``import trample`` (the same version) can run it. Shards can also
+consume their rows where they are made (:func:`map_reduce`, :func:`count_where`, :func:`top_k`), and one count
+can be shared (:func:`count_split`).
 
     >>> from trample.shard import enumerate_shards                                    # doctest: +SKIP
     >>> enumerate_shards(scenario, "out/", shards=8, backend="dask")                  # doctest: +SKIP
@@ -12,18 +15,24 @@ space. Each task gets the scenario as JSON, so any worker that can ``import tram
 
 from __future__ import annotations
 
+import hashlib
 import json
+import operator
 import os
+import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, cast
 
 import numpy as np
 
 from . import cluster
 from .combat import Combat
 from .documents import prefixed, scenario_from
-from .engines import blocks_engine
-from .limits import LimitReached
+from .engines import blocks_engine, elimination
+from .engines.direct import closed_form_count, component_dp
+from .limits import Deadline, LimitReached, TimeLimit, deadline_of
 from .models import FormatError, Step
+from .rules import DamagePlan
 from .whole import open_combat
 
 BACKENDS = cluster.BACKENDS
@@ -38,24 +47,81 @@ def shard_ranges(total: int, shards: int) -> list[tuple[int, int]]:
     return [(total * k // shards, total * (k + 1) // shards) for k in range(shards)]
 
 
+class Cargo:
+    """Something built once in the client and shipped to every worker once (trample's counting programme: a plan
+    whose components' programmes are built, or a count's tables): pickled, named by the hash of its bytes. A
+    worker unpickles it on first use and keeps it (:func:`received`), so a task carries only its own range."""
+
+    __slots__ = ("digest", "blob", "local")
+
+    def __init__(self, obj: object):
+        self.local = obj
+        self.blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        self.digest = hashlib.blake2b(self.blob, digest_size=16).hexdigest()
+
+
+KEEP = 2  # cargos a worker process keeps (the newest): a long-lived Dask worker serves one command after another
+_RECEIVED: dict[str, object] = {}
+
+
+def received(digest: str, blob: bytes | None = None) -> object:
+    """The cargo named ``digest`` in this process: unpickled from ``blob`` the first time, then kept."""
+    got = _RECEIVED.get(digest)
+    if got is None:
+        if blob is None:  # pragma: no cover - every backend delivers the cargo before the tasks
+            raise RuntimeError(f"cargo {digest} was not shipped to this worker")
+        got = pickle.loads(blob)
+        while len(_RECEIVED) >= KEEP:
+            _RECEIVED.pop(next(iter(_RECEIVED)))
+        _RECEIVED[digest] = got
+    return got
+
+
+def _preload(digest: str, blob: bytes) -> None:
+    """A process pool's initializer: the cargo unpickled once per worker process."""
+    received(digest, blob)
+
+
 def run_tasks(
-    fn: Callable, tasks: Sequence, backend: str = "process", scheduler: str | None = None, workers: int | None = None
+    fn: Callable,
+    tasks: Sequence,
+    backend: str = "process",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    cargo: Cargo | None = None,
 ) -> list:
     """``[fn(*t) for t in tasks]``, in order, on the chosen backend: ``process`` (a stdlib process pool),
     ``dask`` (a LocalCluster on 127.0.0.1, or the scheduler at ``scheduler``, e.g. ``tcp://10.0.0.5:8786``),
     ``serial`` (this process). On Dask, distributed's logging is silenced while the tasks run, and when every
     worker is gone (or the local cluster cannot start) :class:`trample.cluster.WorkersLost` is raised (with
-    ``finished``: the results of the tasks that finished, by position) instead of waiting for ever."""
+    ``finished``: the results of the tasks that finished, by position) instead of waiting for ever.
+
+    ``cargo``: shipped once to every worker (process pool: its initializer; Dask: ``client.scatter(...,
+    broadcast=True)``; serial: the object itself, not pickled) and the tasks called as ``fn(digest, blob, *t)``
+    (``blob`` None where the worker already has it; :func:`received` gives the object either way)."""
     if backend not in BACKENDS:
         raise FormatError("--backend", f"expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if scheduler is not None and backend != "dask":
         raise FormatError("--scheduler", "only with --backend dask")
+    if cargo is not None:
+        tasks = [(cargo.digest, None, *t) for t in tasks]
     if backend == "serial" or not tasks:
-        return [fn(*t) for t in tasks]
+        if cargo is None:
+            return [fn(*t) for t in tasks]
+        _RECEIVED[cargo.digest] = cargo.local
+        try:
+            return [fn(*t) for t in tasks]
+        finally:
+            _RECEIVED.pop(cargo.digest, None)
     if backend == "process":
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        size = workers or min(len(tasks), os.cpu_count() or 1)
+        if cargo is None:
+            pool = ProcessPoolExecutor(max_workers=size)
+        else:
+            pool = ProcessPoolExecutor(max_workers=size, initializer=_preload, initargs=(cargo.digest, cargo.blob))
+        with pool:
             return list(pool.map(fn, *zip(*tasks)))
     try:
         from dask.distributed import Client, LocalCluster
@@ -69,7 +135,7 @@ def run_tasks(
             except (OSError, TimeoutError) as err:
                 raise FormatError("--scheduler", f"cannot reach {scheduler}: {str(err).splitlines()[0]}") from None
             with client:
-                return _gather(client, fn, tasks)
+                return _gather(client, fn, tasks, cargo)
         try:
             local = cluster.start_local(  # its workers leave Ctrl-C to the command
                 LocalCluster,
@@ -82,14 +148,17 @@ def run_tasks(
         except Exception as err:  # e.g. "Nanny failed to start." (a worker died while the cluster started)
             raise cluster.WorkersLost(f"--backend dask: the local cluster did not start: {_first_line(err)}") from None
         with local, Client(local) as client:
-            return _gather(client, fn, tasks)
+            return _gather(client, fn, tasks, cargo)
 
 
 def _first_line(err: BaseException) -> str:
     return (str(err).splitlines() or [type(err).__name__])[0][:200]
 
 
-def _gather(client, fn: Callable, tasks: Sequence) -> list:
+def _gather(client, fn: Callable, tasks: Sequence, cargo: Cargo | None = None) -> list:
+    if cargo is not None:  # the bytes once to every worker; each task names them (resolved on the worker)
+        blob = client.scatter(cargo.blob, broadcast=True, hash=False)
+        tasks = [(t[0], blob, *t[2:]) for t in tasks]
     futures = client.map(fn, *zip(*tasks), pure=False)
     try:
         return cluster.gather(client, futures)
@@ -97,19 +166,37 @@ def _gather(client, fn: Callable, tasks: Sequence) -> list:
         client.cancel(futures)
 
 
+# -- the programme, built once -------------------------------------------------------------------------------
+
+
+def built_plan(combat: Combat) -> DamagePlan:
+    """``combat``'s plan with the programme of every component built (what unrank and the blocks read), ready to
+    ship: a worker given it only generates its index range."""
+    plan = combat.plan
+    for comp in plan.components:
+        component_dp(plan, comp).numpy_tables()  # the programme built and cached in the plan, its numpy tables too
+    return plan
+
+
+def _blocks(plan: DamagePlan, start: int, stop: int) -> Iterator[np.ndarray]:
+    engine = blocks_engine("direct")
+    dtype = np.dtype(engine.dtype_for(max((s.damage for s in plan.sources), default=0)))
+    return engine.plan_blocks(plan, dtype=dtype, start=start, stop=stop)
+
+
 # -- enumeration in shards ---------------------------------------------------------------------------------
 
 
-def write_shard(scenario: dict, side: str, start: int, stop: int, path: str) -> dict:
-    """Write rows ``start <= i < stop`` of the canonical order as one .npy matrix (a worker task)."""
-    combat = Combat(scenario, side=side, engine="direct")
-    plan = combat.plan
+def write_shard(digest: str, blob: bytes | None, start: int, stop: int, path: str) -> dict:
+    """Write rows ``start <= i < stop`` of the canonical order as one .npy matrix (a worker task; the plan is the
+    cargo :func:`built_plan` shipped)."""
+    plan = cast(DamagePlan, received(digest, blob))
     engine = blocks_engine("direct")
     dtype = np.dtype(engine.dtype_for(max((s.damage for s in plan.sources), default=0)))
     rows = stop - start
     out = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(rows, len(plan.columns)))
     at = 0
-    for block in engine.plan_blocks(plan, dtype=dtype, start=start, stop=stop):
+    for block in _blocks(plan, start, stop):
         out[at : at + len(block)] = block
         at += len(block)
     out.flush()
@@ -117,6 +204,14 @@ def write_shard(scenario: dict, side: str, start: int, stop: int, path: str) -> 
     if at != rows:  # pragma: no cover - the count and the blocks agree
         raise AssertionError(f"shard {path}: {at} rows written, {rows} expected")
     return {"file": os.path.basename(path), "start": start, "stop": stop, "rows": rows}
+
+
+def _space(scenario, side: str, limit: int | None) -> tuple[Combat, int, int]:
+    combat = Combat(scenario, side=side, engine="direct")
+    if combat.scenario.step == Step.COMBAT:  # pragma: no cover - Combat refuses it already
+        raise FormatError("step", "shards are of one damage step")
+    total = combat.count(engine="direct")
+    return combat, total, total if limit is None else min(total, limit)
 
 
 def enumerate_shards(
@@ -131,19 +226,12 @@ def enumerate_shards(
 ) -> dict:
     """Write the legal assignments as ``shards`` .npy files ``out_dir/shard-00000.npy``... (rows of consecutive
     canonical index ranges; the first ``limit`` only, if given) and ``out_dir/manifest.json`` (columns, dtype,
-    count, each shard's file and range). Returns the manifest."""
-    combat = Combat(scenario, side=side, engine="direct")
-    if combat.scenario.step == Step.COMBAT:  # pragma: no cover - Combat refuses it already
-        raise FormatError("step", "shards are of one damage step")
-    total = combat.count(engine="direct")
-    rows = total if limit is None else min(total, limit)
+    count, each shard's file and range). Returns the manifest. The programme is built here and shipped to the
+    workers once (:class:`Cargo`)."""
+    combat, total, rows = _space(scenario, side, limit)
     os.makedirs(out_dir, exist_ok=True)
-    doc = combat.scenario.to_json()
-    tasks = [
-        (doc, side, a, b, os.path.join(out_dir, f"shard-{k:05d}.npy"))
-        for k, (a, b) in enumerate(shard_ranges(rows, shards))
-    ]
-    done = run_tasks(write_shard, tasks, backend, scheduler, workers)
+    tasks = [(a, b, os.path.join(out_dir, f"shard-{k:05d}.npy")) for k, (a, b) in enumerate(shard_ranges(rows, shards))]
+    done = run_tasks(write_shard, tasks, backend, scheduler, workers, cargo=Cargo(built_plan(combat)))
     plan = combat.plan
     names = [s.source for s in plan.sources]
     dtype = blocks_engine("direct").dtype_for(max((s.damage for s in plan.sources), default=0))
@@ -158,6 +246,157 @@ def enumerate_shards(
     with open(os.path.join(out_dir, "manifest.json"), "w", encoding="utf-8") as fh:
         fh.write(json.dumps(manifest) + "\n")
     return manifest
+
+
+# -- reducing on the workers ---------------------------------------------------------------------------------
+
+
+def reduce_shard(digest: str, blob: bytes | None, start: int, stop: int, fn: Callable, reduce: Callable) -> Any:
+    """``fn(block, first)`` of each block of rows ``start <= i < stop`` (``first``: the canonical index of the
+    block's first row), folded left with ``reduce``; None for an empty range (a worker task)."""
+    plan = cast(DamagePlan, received(digest, blob))
+    acc: Any = None
+    at = start
+    for block in _blocks(plan, start, stop):
+        value = fn(block, at)
+        acc = value if at == start else reduce(acc, value)
+        at += len(block)
+    return acc
+
+
+def map_reduce(
+    scenario,
+    fn: Callable[[np.ndarray, int], Any],
+    reduce: Callable[[Any, Any], Any],
+    shards: int = 1,
+    side: str = "attacking",
+    backend: str = "process",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    limit: int | None = None,
+) -> Any:
+    """Fold every legal assignment (the first ``limit``, if given) where it is generated: each worker calls
+    ``fn(block, first)`` on its blocks of rows (numpy, over ``Combat(scenario).columns``, in the canonical order;
+    ``first`` is the index of the block's first row) and folds the values with ``reduce``; the shards' values are
+    folded in order here. Only the reduced values travel back, never rows. The result is the left fold over the
+    blocks in canonical order, whatever the shards and backend (block boundaries differ: ``reduce`` must be
+    associative, and ``fn`` consistent with it, as with count and top-k). None for an empty space.
+
+    ``fn`` and ``reduce`` must be picklable for the ``process`` and ``dask`` backends (module-level functions or
+    instances of module-level classes, not lambdas)."""
+    combat, _, rows = _space(scenario, side, limit)
+    tasks = [(a, b, fn, reduce) for a, b in shard_ranges(rows, shards) if b > a]
+    parts = run_tasks(reduce_shard, tasks, backend, scheduler, workers, cargo=Cargo(built_plan(combat)))
+    acc: Any = None
+    for k, part in enumerate(parts):
+        acc = part if k == 0 else reduce(acc, part)
+    return acc
+
+
+class CountWhere:
+    """``fn`` of :func:`map_reduce` that counts the rows where ``predicate(block)`` (a boolean array) holds."""
+
+    def __init__(self, predicate: Callable[[np.ndarray], np.ndarray]):
+        self.predicate = predicate
+
+    def __call__(self, block: np.ndarray, first: int) -> int:
+        return int(np.count_nonzero(self.predicate(block)))
+
+
+def count_where(scenario, predicate: Callable[[np.ndarray], np.ndarray], shards: int = 1, **options) -> int:
+    """How many legal assignments ``predicate`` accepts (a picklable function of a block of rows returning one
+    boolean per row), counted on the workers (:func:`map_reduce`'s options)."""
+    return map_reduce(scenario, CountWhere(predicate), operator.add, shards=shards, **options) or 0
+
+
+class TopK:
+    """``fn`` and ``reduce`` of :func:`map_reduce` keeping the ``k`` best rows under ``score`` (a picklable
+    function of a block returning one number per row): (scores, indices, rows), best first, ties to the smaller
+    canonical index (stable sorts, and the parts folded in order)."""
+
+    def __init__(self, score: Callable[[np.ndarray], np.ndarray], k: int):
+        self.score, self.k = score, k
+
+    def __call__(self, block: np.ndarray, first: int) -> tuple[np.ndarray, list[int], np.ndarray]:
+        s = np.asarray(self.score(block))
+        keep = np.argsort(-s, kind="stable")[: self.k]
+        return s[keep], [first + int(i) for i in keep], block[keep]
+
+    def merge(self, a: tuple, b: tuple) -> tuple[np.ndarray, list[int], np.ndarray]:
+        s = np.concatenate([a[0], b[0]])
+        keep = np.argsort(-s, kind="stable")[: self.k]  # a's rows come before b's: ties keep the smaller index
+        idx = a[1] + b[1]
+        return s[keep], [idx[i] for i in keep.tolist()], np.concatenate([a[2], b[2]])[keep]
+
+
+def top_k(
+    scenario, score: Callable[[np.ndarray], np.ndarray], k: int, shards: int = 1, **options
+) -> list[tuple[Any, int, tuple[int, ...]]]:
+    """The ``k`` legal assignments with the highest ``score`` (a picklable function of a block of rows returning
+    one number per row), as ``(score, canonical index, row over Combat(scenario).columns)``, best first, ties to
+    the smaller index; each worker keeps its own top ``k`` and only those travel (:func:`map_reduce`'s options)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise FormatError("k", f"expected a non-negative whole number, got {k!r}")
+    keeper = TopK(score, k)
+    got = map_reduce(scenario, keeper, keeper.merge, shards=shards, **options)
+    if got is None:
+        return []
+    scores, idx, rows = got
+    return [(s, i, tuple(r)) for s, i, r in zip(scores.tolist(), idx, rows.tolist())]
+
+
+# -- one count in parts --------------------------------------------------------------------------------------
+
+
+def count_part(digest: str, blob: bytes | None, comp: int, lo: int, hi: int, seconds: float | None) -> int:
+    """Component ``comp``'s contraction over entries ``lo:hi`` of its split table (a worker task)."""
+    splits = cast(list, received(digest, blob))
+    return elimination.count_part(splits[comp], lo, hi, Deadline(seconds))
+
+
+def count_split(
+    scenario,
+    parts: int,
+    side: str = "attacking",
+    backend: str = "process",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    time_limit: TimeLimit = None,
+) -> int:
+    """One damage step's count, its counting shared by the workers: every component's tables are built here,
+    and the contraction of each component that has joins is cut into ``parts`` by ranges of one table's entries
+    (:func:`trample.engines.elimination.split_count`; the count is linear in each table), shipped once; the
+    parts' counts are exact Python integers, summed here. The same number as ``Combat(scenario).count()``."""
+    if isinstance(parts, bool) or not isinstance(parts, int) or parts < 1:
+        raise FormatError("--shards", f"expected a positive whole number, got {parts!r}")
+    deadline = deadline_of(time_limit)
+    combat = Combat(scenario, side=side, engine="direct")
+    plan = combat.plan
+    splits, total = [], 1
+    for comp in plan.components:
+        known = closed_form_count(plan, comp) if not plan.options_in(comp) else None
+        if known is not None:
+            total *= known
+            continue
+        split = elimination.split_count(plan, comp, deadline)
+        if split.tables:
+            splits.append(split)
+        else:
+            total *= split.settled
+    if not splits or not total:
+        return total
+    tasks = [
+        (k, lo, hi, deadline.remaining())
+        for k, split in enumerate(splits)
+        for lo, hi in shard_ranges(split.entries, min(parts, split.entries))
+    ]
+    counts = run_tasks(count_part, tasks, backend, scheduler, workers, cargo=Cargo(splits))
+    sums = [0] * len(splits)
+    for (k, *_), n in zip(tasks, counts):
+        sums[k] += n
+    for split, n in zip(splits, sums):
+        total *= split.settled * n
+    return total
 
 
 # -- counting a batch in chunks ------------------------------------------------------------------------------
@@ -181,6 +420,45 @@ def count_chunk(items: list, side: str, engine: str, time_limit) -> list[tuple[s
     return out
 
 
+def map_documents(
+    task: Callable,
+    items: Iterable[tuple[str, object]],
+    options: object,
+    what: str,
+    backend: str = "process",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    chunk: int = BATCH_CHUNK,
+) -> Iterator[tuple]:
+    """``task(chunk_of_items, options)`` (a module-level function returning one tuple per ``(where, document)``)
+    over the documents in chunks of ``chunk``, the answers in order: bad JSON lines answered here as ``("error",
+    message)``; when the workers are lost, the chunks not finished as ``("limit", "WHERE: not WHAT: why")``."""
+    items = list(items)
+    chunk = max(1, chunk)
+    good = [(where, doc) for where, doc in items if not isinstance(doc, FormatError)]
+    tasks = [(good[a : a + chunk], options) for a in range(0, len(good), chunk)]
+    try:
+        parts = run_tasks(task, tasks, backend, scheduler, workers)
+    except cluster.WorkersLost as err:  # the chunks finished are answered; the others say why they are not
+        finished = err.finished
+        parts = [
+            finished[k]
+            if k in finished
+            else [("limit", f"{where + ': ' if where else ''}not {what}: {err}") for where, _ in t[0]]
+            for k, t in enumerate(tasks)
+        ]
+    answers = iter([r for part in parts for r in part])
+    for where, doc in items:
+        if isinstance(doc, FormatError):
+            yield ("error", str(prefixed(where, doc)) if where else str(doc))
+        else:
+            yield next(answers)
+
+
+def _count_chunk(items: list, options: tuple) -> list[tuple[str, object]]:
+    return count_chunk(items, *options)
+
+
 def count_documents(
     items: Iterable[tuple[str, object]],
     side: str = "attacking",
@@ -192,24 +470,4 @@ def count_documents(
     chunk: int = BATCH_CHUNK,
 ) -> Iterator[tuple[str, object]]:
     """The results of :func:`count_chunk` for every document, in order, counted in chunks of ``chunk``."""
-    items = list(items)
-    chunk = max(1, chunk)
-    # lines that are not JSON are answered here (their errors are not sent to the workers)
-    good = [(where, doc) for where, doc in items if not isinstance(doc, FormatError)]
-    tasks = [(good[a : a + chunk], side, engine, time_limit) for a in range(0, len(good), chunk)]
-    try:
-        parts = run_tasks(count_chunk, tasks, backend, scheduler, workers)
-    except cluster.WorkersLost as err:  # the chunks finished are answered; the others say why they are not
-        finished = err.finished
-        parts = [
-            finished[k]
-            if k in finished
-            else [("limit", f"{where + ': ' if where else ''}not counted: {err}") for where, _ in task[0]]
-            for k, task in enumerate(tasks)
-        ]
-    answers = iter([r for part in parts for r in part])
-    for where, doc in items:
-        if isinstance(doc, FormatError):
-            yield ("error", str(prefixed(where, doc)) if where else str(doc))
-        else:
-            yield next(answers)
+    return map_documents(_count_chunk, items, (side, engine, time_limit), "counted", backend, scheduler, workers, chunk)

@@ -269,39 +269,38 @@ class _Layout:
         of each assignment plus a newline, formatted in bulk. A line is cut into segments of a few columns each
         (the constant text between them folded in); a segment's text depends only on its amounts and on whether an
         earlier column of its source is non-zero, so it is one entry of a small table built once. Each row picks
-        its entries by number, and one gather over the concatenated tables lays the lines out in order."""
+        its entries by number, one gather per segment copies their texts, zero-padded, into a record per row, and
+        dropping the padding lays the lines out in order."""
         n = len(block)
         if not n:
             return b""
         top = int(block.max(initial=0))
-        if top < 0 or (top + 1) * max(1, len(self.columns)) > 1 << 20:  # huge amounts: one line at a time
+        # huge amounts (or negative ones, which no engine makes): one line at a time
+        if int(block.min(initial=0)) < 0 or (top + 1) * max(1, len(self.columns)) > 1 << 20:
             return "".join(json.dumps(self.mapping(r), separators=(",", ":")) + "\n" for r in block.tolist()).encode()
         seg = self._segments_for(top + 1)
         if not seg.parts:  # no column: every line is the same text
             return seg.const * n
-        rows = block.astype(np.int64)
-        lens = np.empty((n, len(seg.parts)), dtype=np.int64)
-        starts = np.empty((n, len(seg.parts)), dtype=np.int64)
+        # each segment's entry number: its amounts as digits in base radix, plus the flag (an earlier column of its
+        # source is non-zero: then its text opens with a comma) above them
+        rows = block.astype(np.int32)
+        out = np.empty(n, dtype=seg.record)  # a row's segments side by side, each zero-padded to its table's width
         seen: dict[str, npt.NDArray[np.bool_]] = {}
         for s, part in enumerate(seg.parts):
-            code = np.zeros(n, dtype=np.int64)
-            for j in part.cols:
+            code = rows[:, part.cols[0]].copy()
+            for j in part.cols[1:]:
                 code *= seg.radix
                 code += rows[:, j]
-            if part.flagged:  # an earlier column of this source is non-zero: the segment opens with a comma
-                code += seen[part.source] * seg.radix ** len(part.cols)
-            nonzero = (rows[:, part.cols] != 0).any(axis=1)
-            seen[part.source] = seen[part.source] | nonzero if part.source in seen else nonzero
-            lens[:, s] = part.lens[code]
-            starts[:, s] = part.start + code * part.width
-        flat_lens = lens.ravel()
-        shift = starts.ravel() - (np.cumsum(flat_lens) - flat_lens)  # pool position minus output position
-        total = int(flat_lens.sum())
-        small = total < 1 << 31 and len(seg.pool) < 1 << 30  # 32-bit positions: half the memory traffic
-        kind = np.int32 if small else np.int64
-        at = np.repeat(shift.astype(kind), flat_lens)
-        at += np.arange(total, dtype=kind)
-        return seg.pool[at].tobytes()
+            nonzero = code != 0
+            if part.flagged:
+                code += seen[part.source] * np.int32(seg.radix ** len(part.cols))
+                seen[part.source] |= nonzero
+            else:
+                seen[part.source] = nonzero
+            np.take(seg.tables[s], code, out=out[seg.names[s]], mode="clip")
+        # the padding dropped: a JSON line is printable ASCII, never a zero byte
+        flat = out.view(np.uint8)
+        return bytes(flat[flat != 0].tobytes())
 
     def _segments_for(self, radix: int) -> _Segments:
         """The segment tables for amounts below ``radix`` (a table built for a larger radix serves too)."""
@@ -324,13 +323,11 @@ _SEGMENT_ENTRIES = 1 << 12  # at most this many entries in one segment's table
 
 class _Part:
     """One segment of a JSON line: the columns ``cols`` of ``source`` (after the first of its columns when
-    ``flagged``), the constant text before and after them; its table holds the text of every value of
-    (flag, amounts), padded to ``width`` bytes, at ``start`` in the pool."""
+    ``flagged``), the constant text before and after them; :meth:`texts` is the text of every value of
+    (flag, amounts), in the order of the entry numbers."""
 
     def __init__(self, source: str, cols: list[int], flagged: bool, before: str) -> None:
         self.source, self.cols, self.flagged, self.before, self.after = source, cols, flagged, before, ""
-        self.start = self.width = 0
-        self.lens: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
 
     def texts(self, columns: list[tuple[str, str]], radix: int) -> list[bytes]:
         keys = [json.dumps(columns[j][1]) + ":" for j in self.cols]
@@ -352,7 +349,8 @@ class _Part:
 
 
 class _Segments:
-    """The segments of a line for amounts below ``radix``, and one byte pool holding all their tables."""
+    """The segments of a line for amounts below ``radix``: each segment's table of texts (zero-padded to one width)
+    and the record that holds a row's segments side by side."""
 
     def __init__(self, columns: list[tuple[str, str]], by_source: dict[str, list[int]], radix: int) -> None:
         self.radix = radix
@@ -372,15 +370,14 @@ class _Segments:
         self.const = text.encode("ascii")
         if self.parts:
             self.parts[-1].after = text
-        chunks, at = [], 0
+        self.tables: list[npt.NDArray[np.void]] = []  # per segment: the text of each entry, zero-padded
         for part in self.parts:
             texts = part.texts(columns, radix)
-            part.width = max(len(t) for t in texts)
-            part.lens = np.array([len(t) for t in texts], dtype=np.int64)
-            part.start = at
-            chunks.append(b"".join(t.ljust(part.width, b" ") for t in texts))
-            at += part.width * len(texts)
-        self.pool = np.frombuffer(b"".join(chunks), dtype=np.uint8)
+            width = max(1, max(len(t) for t in texts))
+            self.tables.append(np.frombuffer(b"".join(t.ljust(width, b"\0") for t in texts), dtype=f"V{width}"))
+        widths = [t.dtype.itemsize for t in self.tables]
+        self.names = [f"s{k}" for k in range(len(widths))]
+        self.record = np.dtype({"names": self.names, "formats": [f"V{w}" for w in widths]})
 
 
 class _RowAssignment(Assignment):

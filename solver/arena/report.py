@@ -1,4 +1,5 @@
-"""Showing results: the leaderboard as a ``rich`` table, the results as JSON, a PNG report (matplotlib, Agg)."""
+"""Showing results: the leaderboard as a table (``rich`` when it is installed, plain text otherwise), the results as
+JSON, a PNG report (matplotlib, Agg)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,60 @@ def run_title(results: dict) -> str:
     return f"trample arena: {cfg.get('boards', '?')} {boards}{where}{seed}, {what}"
 
 
+_COLUMNS = (
+    ("#", "right"),
+    ("player", "left"),
+    ("illegal", "right"),
+    ("mean regret", "right"),
+    ("max", "right"),
+    ("optimal", "right"),
+    ("lethal", "right"),
+    ("ms", "right"),
+)
+_CAPTION = "under each figure: its 95% confidence interval (bootstrap; rates: Wilson)"
+
+
+def _cells(row: dict) -> list[tuple[str, str | None]]:
+    """A leaderboard row's cells: (figure, its confidence interval) per column of :data:`_COLUMNS`; None for a
+    figure without one."""
+    ci = row.get("ci") or {}
+    lethal = f"{row['lethal_found']}/{row['lethal_exists']}" if row["lethal_exists"] else "-"
+    return [
+        (str(row["rank"]), None),
+        (_visible(row["player"]) + (" (benched)" if row.get("benched") else ""), None),
+        (_pct(row["illegal_rate"]), _ci(ci.get("illegal_rate"), True)),
+        (_num(row["regret_mean"], 3), _ci(ci.get("regret_mean"), False)),
+        (_num(row["regret_max"]), None),
+        (_pct(row["optimal_share"]), _ci(ci.get("optimal_share"), True)),
+        (lethal, _ci(ci.get("lethal_rate"), True) if row["lethal_exists"] else None),
+        (_num(row["time_ms_median"], 2), _ci(row.get("time_ms_median_ci"), False)),
+    ]
+
+
+def plain_table(results: dict, title: str | None = None, rows=None) -> list[str]:
+    """The leaderboard as lines of plain text (the same cells as :func:`leaderboard_table`; no rich needed)."""
+    cells = [_cells(row) for row in (rows if rows is not None else results["leaderboard"])]
+    widths = [
+        max([len(name)] + [max(len(a), len(b or "")) for row in cells for a, b in [row[k]]])
+        for k, (name, _) in enumerate(_COLUMNS)
+    ]
+
+    def line(texts: list[str]) -> str:
+        return "  ".join(
+            t.ljust(w) if just == "left" else t.rjust(w) for t, w, (_, just) in zip(texts, widths, _COLUMNS)
+        ).rstrip()
+
+    out = [_visible(title or run_title(results)), line([name for name, _ in _COLUMNS])]
+    out.append("-" * len(out[-1]))
+    for row in cells:
+        out.append(line([a for a, _ in row]))
+        if any(b for _, b in row):
+            out.append(line([b or "" for _, b in row]))
+    if rows is None:
+        out.append(_CAPTION)
+    return out
+
+
 def leaderboard_table(results: dict, title: str | None = None, rows=None):
     """The leaderboard: each figure with its 95% confidence interval under it (fits 80 columns)."""
     from rich import box
@@ -54,32 +109,12 @@ def leaderboard_table(results: dict, title: str | None = None, rows=None):
     table = Table(
         title=escape(_visible(title or run_title(results))), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
     )
-    for col, just in (
-        ("#", "right"),
-        ("player", "left"),
-        ("illegal", "right"),
-        ("mean regret", "right"),
-        ("max", "right"),
-        ("optimal", "right"),
-        ("lethal", "right"),
-        ("ms", "right"),
-    ):
+    for col, just in _COLUMNS:
         table.add_column(col, justify="left" if just == "left" else "right", no_wrap=col != "player", overflow="fold")
     for row in rows if rows is not None else results["leaderboard"]:
-        ci = row.get("ci") or {}
-        lethal = f"{row['lethal_found']}/{row['lethal_exists']}" if row["lethal_exists"] else "-"
-        table.add_row(
-            str(row["rank"]),
-            escape(_visible(row["player"])) + (" (benched)" if row.get("benched") else ""),
-            _pct(row["illegal_rate"]) + "\n" + _ci(ci.get("illegal_rate"), True),
-            _num(row["regret_mean"], 3) + "\n" + _ci(ci.get("regret_mean"), False),
-            _num(row["regret_max"]),
-            _pct(row["optimal_share"]) + "\n" + _ci(ci.get("optimal_share"), True),
-            lethal + ("\n" + _ci(ci.get("lethal_rate"), True) if row["lethal_exists"] else ""),
-            _num(row["time_ms_median"], 2) + "\n" + _ci(row.get("time_ms_median_ci"), False),
-        )
+        table.add_row(*(escape(a) + ("" if b is None else "\n" + b) for a, b in _cells(row)))
     if rows is None:
-        table.caption = "under each figure: its 95% confidence interval (bootstrap; rates: Wilson)"
+        table.caption = _CAPTION
         table.caption_justify = "left"
     return table
 
@@ -111,7 +146,36 @@ def _renderables(results: dict):
     return parts
 
 
+def _plain_lines(results: dict) -> list[str]:
+    """The leaderboard and what else the rich view shows, as plain lines."""
+    out = plain_table(results)
+    broken = rules_broken(results)
+    if broken:
+        out += ["", "rules broken"] + ["  " + line for line in broken]
+    levels = results.get("by_level") or {}
+    if len(levels) > 1:
+        for level, rows in levels.items():
+            n = rows[0]["decisions"] if rows else 0
+            out += [""] + plain_table(results, title=f"level {level}: {n} boards", rows=rows)
+    return out
+
+
+def _has_rich() -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("rich") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def print_leaderboard(results: dict, file=None, width: int | None = None) -> None:
+    """The leaderboard on ``file`` (standard output): a rich table, or plain text when rich is not installed."""
+    if not _has_rich():
+        import sys
+
+        (file or sys.stdout).write("\n".join(_plain_lines(results)) + "\n")
+        return
     from rich.console import Console
 
     console = Console(file=file, width=width, highlight=False)
@@ -122,7 +186,10 @@ def print_leaderboard(results: dict, file=None, width: int | None = None) -> Non
 
 
 def leaderboard_text(results: dict, width: int = 120) -> str:
-    """The leaderboard as plain text (for files and tests)."""
+    """The leaderboard as plain text (for files and tests): rich's table without colour, or the plain table when
+    rich is not installed."""
+    if not _has_rich():
+        return "\n".join(_plain_lines(results)) + "\n"
     from rich.console import Console
 
     buf = io.StringIO()

@@ -133,6 +133,15 @@ class ComponentDP:
         self._np: NumpyTables | None = None  # numpy tables for enumeration, built on demand
         self._suffix: SuffixTables | None = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a worker needs to rank, unrank and enumerate (trample.shard ships a built programme once): the
+        frontiers themselves and their index are construction-time only, so only how many there were is kept
+        (``len(self.states[p])`` is all that is read after ``__init__``)."""
+        state = dict(self.__dict__)
+        state.pop("index", None)
+        state["states"] = [range(len(s)) for s in self.states]
+        return state
+
     def _read_columns(self) -> None:
         """Per column: its source's damage, whether it is the source's first or last, the resource it feeds (-1:
         none), whether a deathtouch point is lethal there, and the resources its gate names; the resources (gated
@@ -427,6 +436,10 @@ class ComponentDP:
         return idx
 
     # -- enumeration in numpy blocks -----------------------------------------------------------------
+    def numpy_tables(self) -> NumpyTables:
+        """The numpy tables enumeration reads (built once; trample.shard builds them before shipping)."""
+        return self._tables()
+
     def _tables(self) -> NumpyTables:
         """Per column: outcome state for (state, v) and, per next state, whether it has completions."""
         if self._np is not None:

@@ -608,3 +608,62 @@ def _normalise(g: Graph, members: frozenset[int], scope: tuple[str, ...], rows: 
             k2 = tuple(kept)
             out[k2] = out.get(k2, 0) + w
     return {k: w for k, w in out.items() if w}
+
+
+# -- one count in parts (trample.shard.count_split) ------------------------------------------------------------
+
+
+@dataclass
+class Split:
+    """A component's count prepared for workers: ``settled`` (the product of what needs no join) times the sum,
+    over the entries of table ``slot`` cut into ranges, of :func:`count_part` of each range. The contraction is
+    linear in each table's weights (a sum of products), so the parts' counts add up exactly to the count."""
+
+    graph: Graph
+    tables: list[_Table]
+    joins: list[tuple[int, int]]
+    slot: int
+    settled: int
+
+    @property
+    def entries(self) -> int:
+        """How many entries the split table has (parts are ranges of them)."""
+        return len(self.tables[self.slot].w) if self.tables else 0
+
+
+def split_count(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> Split:
+    """The tables of a component and their join order (:func:`_order`), with the table to cut: the one with the
+    most entries (of those tried on random sharing graphs, its parts' largest was the smallest: about half the
+    whole contraction at 8 parts, docs/scale.md). No table to join: ``settled`` is the count."""
+    budget = Budget(deadline or NEVER, None)
+    g = Graph(plan, component)
+    settled = 1
+    tables: list[_Table] = []
+    for i in component:
+        scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
+        rows = _source_table(g, i, scope, budget)
+        t = _Table.of(frozenset([i]), scope, _normalise(g, frozenset([i]), scope, rows))
+        if not len(t.w):
+            return Split(g, [], [], 0, 0)
+        if t.scope:
+            tables.append(t)
+        else:
+            settled *= t.total()
+    if not tables:
+        return Split(g, [], [], 0, settled)
+    _, joins = _order(g, tables)
+    slot = max(range(len(tables)), key=lambda k: len(tables[k].w))
+    return Split(g, tables, joins, slot, settled)
+
+
+def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None) -> int:
+    """The contraction of ``split`` with only entries ``lo <= k < hi`` of its split table (a worker's part;
+    ``settled`` not included). Parts over consecutive ranges covering every entry add up to the count."""
+    if not split.tables:  # nothing to join (trample.shard sends no parts then)
+        return 1
+    tables = list(split.tables)
+    t = tables[split.slot]
+    tables[split.slot] = _Table(t.members, t.scope, t.keys[lo:hi], t.w[lo:hi])
+    if not len(tables[split.slot].w):
+        return 0
+    return _contract(split.graph, tables, split.joins, Budget(deadline or NEVER, None))

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..combat import Combat
-from ..limits import LimitReached, deadline_of
+from ..limits import NEVER, Deadline, LimitReached, deadline_of
 from ..models import Assignment, Chooser, Keyword, ObjectiveKind, ObjectKind, RulesSet, Scenario, Side, Step
 from ..optimize import (
     STATUS_FEASIBLE,
@@ -723,15 +723,18 @@ def _first_step_keeps(problem: _Problem) -> bool:
     return True
 
 
-def _pareto_front(keys: np.ndarray) -> np.ndarray:
-    """The rows (distinct effects) that no other row is at least on every column, as ascending indices."""
+def _pareto_front(keys: np.ndarray, deadline: Deadline = NEVER) -> np.ndarray:
+    """The rows (distinct effects) that no other row is at least on every column, as ascending indices.
+    ``deadline``: :class:`LimitReached` once it passes, read every chunk of comparisons (at most about 4 M cells:
+    a few milliseconds)."""
     order = np.argsort(-keys.sum(axis=1), kind="stable")  # a row can only be dominated by one of larger sum
     front = np.empty((0, keys.shape[1]), dtype=keys.dtype)
     kept: list[np.ndarray] = []
     for chunk in np.array_split(order, max(1, len(order) // 256)):
         rows = keys[chunk]
+        deadline.check()
         if len(front):
-            rows_ok = ~_dominated(rows, front)
+            rows_ok = ~_dominated(rows, front, deadline)
             chunk, rows = chunk[rows_ok], rows[rows_ok]
         inner = np.asarray((rows[None, :, :] >= rows[:, None, :]).all(axis=2), dtype=bool)
         np.fill_diagonal(inner, False)
@@ -741,13 +744,15 @@ def _pareto_front(keys: np.ndarray) -> np.ndarray:
     return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.int64)
 
 
-def _dominated(rows: np.ndarray, by: np.ndarray) -> np.ndarray:
-    """Per row: is some row of ``by`` at least it on every column? (In chunks: bounded memory.)"""
+def _dominated(rows: np.ndarray, by: np.ndarray, deadline: Deadline = NEVER) -> np.ndarray:
+    """Per row: is some row of ``by`` at least it on every column? (In chunks: bounded memory; ``deadline`` read
+    before each.)"""
     out = np.zeros(len(rows), dtype=bool)
     if len(by) == 0:
         return out
     step = max(1, (1 << 22) // max(1, len(by) * rows.shape[1]))
     for k in range(0, len(rows), step):
+        deadline.check()
         part = rows[k : k + step]
         out[k : k + step] = np.asarray((by[None, :, :] >= part[:, None, :]).all(axis=2), dtype=bool).any(axis=1)
     return out
@@ -776,7 +781,10 @@ class _FrontSearch:
         self.at_most = np.zeros(len(candidates), dtype=bool)  # searched; the bound's prefix at most the best's
 
     def run(self) -> tuple[Line | None, bool]:
-        front = _pareto_front(self.keys)
+        try:
+            front = _pareto_front(self.keys, self.problem.deadline)
+        except LimitReached:  # the front is not known: no candidate was searched, no line to give
+            return None, True
         for i in front.tolist():
             if self._visit(i):
                 return self.best, True
@@ -840,8 +848,11 @@ class _FrontSearch:
         return bool(_dominated(self.keys[i : i + 1], self.keys[self.at_most])[0])
 
     def _visit(self, i: int) -> bool:
-        """Search candidate ``i``; True when time ran out."""
-        got = _against(self.problem, self.regular, self.candidates[i], self.replies, self.order, self.best)
+        """Search candidate ``i``; True when time ran out (a candidate cut short by it is not a result)."""
+        try:
+            got = _against(self.problem, self.regular, self.candidates[i], self.replies, self.order, self.best)
+        except LimitReached:  # e.g. inside a regular step's groups (_grouped_after): as _canonical_search does
+            return True
         _reorder(self.order, got.rank)
         if got.bound is not None:
             self.bounds.append((i, got.bound[: self.prefix]))
@@ -916,6 +927,7 @@ def _divided_search(problem: _Problem, regular: _Regular) -> tuple[Line | None, 
     try:
         replies = [Reply(d, d_step.plan.vector(d), None) for d in d_step.assignments(time_limit=problem.deadline)]
         for a1 in a_step.assignments(time_limit=problem.deadline):
+            problem.deadline.check()  # each A1 costs a line per reply: the clock read before each
             if problem.track is not None:
                 problem.track.step()
             a1_vec = a_step.plan.vector(a1)
@@ -937,6 +949,7 @@ def _divided_search(problem: _Problem, regular: _Regular) -> tuple[Line | None, 
 def _divided_lines(problem: _Problem, regular: _Regular, candidate: Candidate, replies: list[Reply]) -> Iterator[Line]:
     """Every line of one A1 with every reply (vector: the pair of A1's and D1's)."""
     objs, step = problem.objs, problem.attacking_first
+    problem.deadline.check()
     plain_first = score(step, candidate.a1, objs) if not problem.effects else {}
     for reply in replies:
         if problem.deadline.expired():

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from boards import ENDLESS_COMBAT, THREE_GANGS
 from brute import is_legal
@@ -246,6 +247,55 @@ def test_samples_stream_the_same_draws_as_sample():
     assert got == combat.sample(len(got), seed=3)
 
 
+#: 702.22j: the banding blocker b makes the defending player divide the double strikers' damage (first strike too,
+#: 702.4b): the whole combat's search takes the first step as a game (search._divided_search), its lines far more
+#: than 500 clock readings.
+DIVIDED = {
+    "step": "combat",
+    "players": [{"id": "opp", "life": 40}],
+    "attackers": [
+        {
+            "id": f"a{k}",
+            "power": 5,
+            "toughness": 5,
+            "keywords": ["double_strike", "trample"],
+            "attacking": "opp",
+            "blocked_by": ["b", "c", "d"],
+        }
+        for k in range(3)
+    ],
+    "blockers": [
+        {"id": "b", "power": 1, "toughness": 6, "keywords": ["banding"]},
+        {"id": "c", "power": 1, "toughness": 4},
+        {"id": "d", "power": 1, "toughness": 4},
+    ],
+}
+
+
+def test_pareto_front_stops_on_the_clock(monkeypatch):
+    # the dominance order's front (whole-combat search) reads the clock between chunks of comparisons: an expired
+    # limit stops it before the work, a limit later stops it part way (LimitReached, not a late answer)
+    from trample import limits
+    from trample.whole.search import _pareto_front
+
+    keys = np.random.default_rng(0).integers(0, 50, size=(3000, 6))
+    with pytest.raises(LimitReached):
+        _pareto_front(keys, Deadline(0))
+    clock = [0.0]
+
+    def tick() -> float:
+        clock[0] += 0.001
+        return clock[0]
+
+    monkeypatch.setattr(limits, "monotonic", tick)
+    with pytest.raises(LimitReached):
+        _pareto_front(keys, Deadline(0.005))
+    assert clock[0] < 0.005 + 0.003  # stopped at the first reading past the limit
+    monkeypatch.undo()
+    full = _pareto_front(keys)
+    assert np.array_equal(full, _pareto_front(keys, Deadline(60)))
+
+
 def _ladder(n: int) -> dict:
     """benchmarks/boards.py's ladder: n double-strike tramplers (power 4, toughness 3), each blocked by its own 1/2
     and by a first-strike 2/3 shared per pair of attackers; one player at 20."""
@@ -261,6 +311,7 @@ def _ladder(n: int) -> dict:
         ("endless", "max-damage"),  # the first step's effects listed, cut short
         ("endless at 1000 life", "max-damage"),  # the dominance order (the front needs every A1 listed)
         ("endless at 1000 life", "max-kills,min-overkill"),
+        ("divided", "max-damage"),  # banding gives the first step's division away: _divided_search
     ],
 )
 def test_whole_combat_search_stops_on_the_clock(monkeypatch, board, objectives):
@@ -273,6 +324,8 @@ def test_whole_combat_search_stops_on_the_clock(monkeypatch, board, objectives):
 
     if board == "ladder":
         doc = _ladder(6)
+    elif board == "divided":
+        doc = DIVIDED
     else:
         doc = dict(DOUBLE, players=[{"id": "opp", "life": 1000}]) if "1000" in board else DOUBLE
     clock = [0.0]

@@ -4,6 +4,7 @@ stdlib process pool, serially, and on a Dask LocalCluster; a .jsonl batch counte
 from __future__ import annotations
 
 import json
+import operator
 import subprocess
 import sys
 
@@ -14,7 +15,15 @@ from test_perf_paths import independent
 from trample import Combat
 from trample.engines.direct import plan_blocks
 from trample.models import FormatError
-from trample.shard import count_documents, enumerate_shards, shard_ranges
+from trample.shard import (
+    count_documents,
+    count_split,
+    count_where,
+    enumerate_shards,
+    map_reduce,
+    shard_ranges,
+    top_k,
+)
 
 OPP = [{"id": "opp", "life": 20}]
 
@@ -107,7 +116,111 @@ def test_cli_shards_and_distributed_count(tmp_path):
     plain = subprocess.run([*run, "count", str(batch)], capture_output=True, text=True)
     pooled = subprocess.run([*run, "count", str(batch), "--backend", "process"], capture_output=True, text=True)
     assert plain.stdout == pooled.stdout and plain.returncode == pooled.returncode == 2
+    # one scenario with --backend: its count shared by the workers (count_split), the same number
+    plain = subprocess.run([*run, "count", str(sc)], capture_output=True, text=True)
+    split = subprocess.run(
+        [*run, "count", str(sc), "--backend", "process", "--workers", "2"], capture_output=True, text=True
+    )
+    assert plain.stdout == split.stdout and split.returncode == 0 and split.stderr == ""
     bad = subprocess.run([*run, "enumerate", str(sc), "--backend", "dask"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--shards" in bad.stderr
     nodir = subprocess.run([*run, "enumerate", str(sc), "--shards", "2"], capture_output=True, text=True)
     assert nodir.returncode == 2 and "--output" in nodir.stderr
+
+
+# -- the programme shipped once; reducing on the workers; one count in parts (issue 21) ---------------------------
+
+
+def _odd_total(block):  # module level: pickled by reference for the process pool and Dask
+    return block.sum(axis=1) % 2 == 1
+
+
+def _first_minus_last(block):
+    return block[:, 0].astype(np.int64) * 3 - block[:, -1]
+
+
+def _generated_boards():
+    from benchmarks.boards import pw_cycle, random_sharing
+
+    return [shared_board(), random_sharing(4, 5, seed=3, power=(2, 4)), pw_cycle(3, power=4)]
+
+
+@pytest.mark.parametrize("backend", ["serial", "process", pytest.param("dask", marks=pytest.mark.slow)])
+def test_reducers_on_the_workers_equal_the_serial_answer(backend):
+    # count_where and top_k fold each shard's rows where they are made; the answer is the one over the whole
+    # matrix (plan_blocks), computed here directly: ties in top_k go to the smaller canonical index
+    for sc in _generated_boards():
+        combat = Combat(sc, engine="direct")
+        full = np.concatenate(list(plan_blocks(combat.plan)))
+        opts = {"shards": 5, "backend": backend, "workers": 2}
+        assert count_where(sc, _odd_total, **opts) == int(np.count_nonzero(_odd_total(full)))
+        scores = _first_minus_last(full)
+        best = np.argsort(-scores, kind="stable")[:7]
+        want = [(int(scores[i]), int(i), tuple(full[i].tolist())) for i in best]
+        assert top_k(sc, _first_minus_last, 7, **opts) == want
+        rows = map_reduce(sc, _row_count, operator.add, **opts)
+        assert rows == len(full) == combat.count()
+
+
+def _row_count(block, first):
+    return len(block)
+
+
+@pytest.mark.parametrize("backend", ["serial", "process", pytest.param("dask", marks=pytest.mark.slow)])
+def test_one_count_in_parts_equals_the_count(backend):
+    # the contraction cut into parts by one table's entries (linear in it): the parts add up to Combat.count,
+    # on generated sharing graphs (random, a cycle through planeswalkers), for any number of parts
+    from benchmarks.boards import pw_cycle, random_sharing
+
+    boards = [*_generated_boards(), random_sharing(7, 9, seed=1), pw_cycle(5)]
+    for sc in boards:
+        want = Combat(sc).count()
+        for parts in (1, 3, 8):
+            assert count_split(sc, parts, backend=backend, workers=2) == want
+
+
+def test_the_shipped_programme_is_built_once(monkeypatch, tmp_path):
+    # serially, the tasks read the client's plan (no programme is built in a task); a process pool's workers
+    # unpickle the cargo once each (its initializer), and the shards equal the serial ones
+    import trample.engines.direct as direct
+
+    sc = shared_board()
+    built = []
+    real = direct.ComponentDP.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(1)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(direct.ComponentDP, "__init__", counting)
+    enumerate_shards(sc, str(tmp_path / "a"), shards=6, backend="serial")
+    assert len(built) == len(Combat(sc).plan.components)
+    monkeypatch.undo()
+    enumerate_shards(sc, str(tmp_path / "b"), shards=6, backend="process", workers=2)
+    for k in range(6):
+        a, b = (np.load(tmp_path / d / f"shard-{k:05d}.npy") for d in "ab")
+        assert np.array_equal(a, b)
+
+
+def test_cli_solve_batch_on_a_backend_prints_the_plain_lines(tmp_path):
+    # solve FILE.jsonl --backend: the same lines in the same order as the plain command (time_ms aside), error
+    # lines and exit code included
+    batch = tmp_path / "b.jsonl"
+    lines = [json.dumps(independent(1 + k % 3, power=2 + k % 3)) for k in range(5)]
+    lines.insert(2, "not json")
+    batch.write_text("\n".join(lines) + "\n")
+    run = [sys.executable, "-m", "trample", "solve", str(batch), "--objective", "lethal,max-kills"]
+    plain = subprocess.run(run, capture_output=True, text=True)
+    pooled = subprocess.run([*run, "--backend", "process", "--workers", "2"], capture_output=True, text=True)
+
+    def lines_of(out):
+        return [{k: v for k, v in json.loads(x).items() if k != "time_ms"} for x in out.splitlines()]
+
+    assert lines_of(plain.stdout) == lines_of(pooled.stdout) and len(lines_of(plain.stdout)) == 6
+    assert plain.stderr == pooled.stderr and plain.returncode == pooled.returncode == 2
+    one = tmp_path / "one.json"
+    one.write_text(lines[0])
+    bad = subprocess.run(
+        [*run[:4], str(one), "--objective", "lethal", "--backend", "process"], capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--backend" in bad.stderr

@@ -53,12 +53,12 @@ COMMANDS = [
     (["gnome", "examples/gnome.json", "examples/library.json"], None),
     (ARENA, None),
     (ARENA + ["--no-progress", "--format", "json"], None),
-    (ARENA + ["--format", "table"], "report"),
+    (ARENA + ["--format", "table"], None),  # the plain table
     (ARENA + ["--progress"], "progress"),
     (ARENA + ["--report", "REPORT.png"], "report"),
     (ARENA + ["--backend", "dask", "--workers", "1"], "dask"),
     (["score", "benchmarks/arena/decisions/example.jsonl"], None),
-    (["score", "benchmarks/arena/decisions/example.jsonl", "--format", "table"], "report"),
+    (["score", "benchmarks/arena/decisions/example.jsonl", "--format", "table"], None),
 ]
 
 
@@ -114,7 +114,8 @@ def test_command_without_extras(hidden_env, tmp_path, args, extra):
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
 @pytest.mark.parametrize("args", [ARENA, ["score", "benchmarks/arena/decisions/example.jsonl"]])
 def test_on_a_terminal_without_rich(hidden_env, args):
-    """On a terminal the progress bar and the table are the defaults: without rich, plain JSON and no bar."""
+    """On a terminal the progress bar and the table are the defaults: without rich, no bar, and the arena's
+    leaderboard as the plain table (score prints its lines)."""
     leader, follower = os.openpty()
     chunks = []
     try:
@@ -144,4 +145,35 @@ def test_on_a_terminal_without_rich(hidden_env, args):
     out = b"".join(chunks).decode("utf-8", "replace")
     assert "Traceback" not in out, out
     assert code == 0, out
-    assert '"leaderboard"' in out or '"player"' in out, out
+    if args[0] == "arena":
+        assert "mean regret" in out and "greedy" in out and "optimal" in out and "{" not in out, out
+    else:
+        assert '"player"' in out, out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [ARENA, ["score", "benchmarks/arena/decisions/example.jsonl"]])
+def test_plain_table_without_rich(hidden_env, args):
+    """--format table without rich: the plain table has the rich table's cells, one row per player, the
+    confidence intervals on the line under each figure, and the caption; each player's figures agree with the JSON
+    leaderboard of the same run."""
+    import json
+
+    run = [sys.executable, "-m", "trample", *args]
+    table = subprocess.run(
+        run + ["--format", "table"], cwd=ROOT, env=hidden_env, capture_output=True, text=True, timeout=300
+    )
+    assert table.returncode == 0 and "Traceback" not in table.stderr, table.stderr
+    data = subprocess.run(run + ["--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    board = json.loads(data.stdout)["leaderboard"]
+    lines = table.stdout.splitlines()
+    assert lines[0].startswith(("trample arena:", "trample score:"))
+    assert lines[1].split() == ["#", "player", "illegal", "mean", "regret", "max", "optimal", "lethal", "ms"]
+    assert set(lines[2]) == {"-"}
+    end = next(k for k, line in enumerate(lines) if line.startswith("under each figure: its 95% confidence interval"))
+    rows = [line.split() for line in lines[3:end] if line.split() and line.split()[0].isdigit()]
+    assert [r[1] for r in rows] == [p["player"] for p in board]
+    for r, p in zip(rows, board):
+        assert r[0] == str(p["rank"])
+        assert r[2] == f"{100 * p['illegal_rate']:.1f}%"
+        assert r[5] == f"{100 * p['optimal_share']:.1f}%"

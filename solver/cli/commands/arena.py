@@ -107,12 +107,10 @@ def _want_progress(args) -> bool:
 
 
 def _format(args) -> str:
-    """--format, else a table on a terminal when rich is installed, JSON otherwise."""
-    if args.format == "table":
-        require_extra("--format table", "rich", "report")
+    """--format, else a table on a terminal (rich's, or plain text without rich), JSON otherwise."""
     if args.format:
         return args.format
-    return "table" if sys.stdout.isatty() and has_module("rich") else "json"
+    return "table" if sys.stdout.isatty() else "json"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -336,8 +334,6 @@ def cmd_score(args) -> int:
     parse_objectives(args.objective)
     _check_outputs(args, [args.file])
     fmt = args.format or "lines"
-    if fmt == "table":
-        require_extra("--format table", "rich", "report")
     boards: list[dict] = []
     names: list[str] = []
     worst = EXIT_OK
@@ -686,7 +682,8 @@ def _add_arena(sub) -> None:
         "--format",
         choices=["table", "json"],
         default=None,
-        help="table (rich) or json (config and leaderboard); default: table on a terminal, else json",
+        help="table (rich's when installed, else plain text) or json (config and leaderboard); default: table on a "
+        "terminal, else json",
     )
     p.add_argument(
         "--progress",

@@ -5,18 +5,20 @@ Registered by solver/cli.py through ``add_commands``; ortools is imported only w
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
+from ...cluster import BACKENDS
 from ...combat import Combat
-from ...documents import is_batch, iter_documents, scenario_from
+from ...documents import is_batch, iter_documents, prefixed, scenario_from
 from ...limits import STATE, LimitReached, work_done
-from ...models import FormatError
+from ...models import FormatError, Side
 from ...optimize import all_optimal, parse_objectives
 from ...whole import open_combat
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK
-from ..batch import jsonl_rows, run_batch, write_chunks
-from ..options import add_step_options, add_time_limit, positive_int, seconds
+from ..batch import emit, jsonl_rows, run_batch, write_chunks
+from ..options import MAX_WORKERS, add_backend_options, add_step_options, add_time_limit, positive_int, seconds
 from ..progress import Progress, is_terminal
 
 SOLVED = ("optimal", "feasible")
@@ -46,6 +48,14 @@ def add_commands(subparsers) -> None:
         help="the same limit in CP-SAT deterministic time units (reproducible)",
     )
     add_step_options(p)
+    add_backend_options(
+        p,
+        BACKENDS,
+        backend_help="where a .jsonl batch is solved, in chunks of 50 scenarios: process (a local process pool), "
+        "dask (a LocalCluster on 127.0.0.1, or --scheduler), serial; the lines are those of the plain command",
+        scheduler_help="an existing Dask scheduler (tcp://host:8786)",
+        workers_help=f"worker processes (local backends; at most {MAX_WORKERS})",
+    )
     p.set_defaults(func=cmd_solve)
 
 
@@ -83,6 +93,8 @@ def cmd_solve(args) -> int:
     if args.limit is not None and not args.all_optimal:
         raise FormatError("--limit", "only with --all-optimal")
 
+    if args.backend is not None or args.scheduler is not None:
+        return _solve_distributed(args)
     if not args.all_optimal:
         # one whole combat, standard error on a terminal: a progress bar (rich, if installed) while it searches
         bar = not is_batch(args.file) and is_terminal(sys.stderr)
@@ -144,6 +156,63 @@ def cmd_solve(args) -> int:
     except LimitReached:
         print("trample: --all-optimal stopped at --time-limit; the list is incomplete", file=sys.stderr)
     return EXIT_OK
+
+
+#: what a worker needs of the command's options to solve as the command does
+SOLVE_OPTIONS = ("objective", "time_limit", "deterministic_time", "side", "engine")
+
+
+def solve_chunk(items: list, options: dict) -> list[tuple]:
+    """Solve each ``(where, document)`` of a chunk as ``trample solve`` does (a worker task): ``("ok", result
+    line, exit code)``, ``("error", message)`` for bad input, ``("limit", message)`` past the time limit."""
+    args = argparse.Namespace(**options)
+    out: list[tuple] = []
+    for where, doc in items:
+        try:
+            result = _solve(doc, args)
+            out.append(("ok", result.to_json(), EXIT_OK if result.status in SOLVED else EXIT_NO))
+        except FormatError as err:
+            out.append(("error", str(prefixed(where, err)) if where else str(err)))
+        except LimitReached as err:
+            out.append(("limit", f"{where}: {err}"))
+    return out
+
+
+def _solve_distributed(args) -> int:
+    """``solve FILE.jsonl --backend ...``: the batch solved in chunks on the backend, its lines (and exit code)
+    those of ``trample solve FILE.jsonl``, in order."""
+    from ...shard import map_documents
+
+    if args.all_optimal:
+        raise FormatError("--backend", "not with --all-optimal (its lists are streamed by this process)")
+    if not is_batch(args.file):
+        raise FormatError("--backend", "a .jsonl batch is solved in chunks; one scenario is solved here")
+    options = {name: getattr(args, name, None) for name in SOLVE_OPTIONS}
+    options["side"] = options["side"] or Side.ATTACKING.value
+    options["engine"] = options["engine"] or "auto"
+    results = map_documents(
+        solve_chunk,
+        iter_documents(args.file),
+        options,
+        "solved",
+        backend=args.backend or "dask",
+        scheduler=args.scheduler,
+        workers=args.workers,
+    )
+    worst = EXIT_OK
+    for kind, value, *code in results:
+        if kind == "ok":
+            emit(value)
+            worst = max(worst, code[0])
+        elif kind == "error":
+            print(f"trample: {value}", file=sys.stderr)
+            emit({"error": value})
+            worst = max(worst, EXIT_BAD)
+        else:
+            print(f"trample: {value}; the result is incomplete", file=sys.stderr)
+            emit({"error": value, "complete": False})
+            worst = max(worst, EXIT_NO)
+    return worst
 
 
 __all__ = ["add_commands", "cmd_solve", "EXIT_BAD"]

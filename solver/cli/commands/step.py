@@ -138,8 +138,30 @@ def cmd_count(args) -> int:
 
 
 def _count_distributed(args) -> int:
-    """``count --backend ...``: the documents counted in chunks on the backend, results in order."""
-    from ...shard import count_documents
+    """``count --backend ...``: a .jsonl batch counted in chunks on the backend, results in order; one damage
+    step's count shared by the workers (:func:`trample.shard.count_split`)."""
+    from ...shard import count_documents, count_split
+
+    if not is_batch(args.file):
+        ((_, doc),) = iter_documents(args.file)
+        scenario = scenario_from(doc)
+        if scenario.step != Step.COMBAT:
+            try:
+                n = count_split(
+                    scenario,
+                    4 * (args.workers or os.cpu_count() or 1),
+                    side=getattr(args, "side", Side.ATTACKING.value),
+                    backend=args.backend or "dask",
+                    scheduler=args.scheduler,
+                    workers=args.workers,
+                    time_limit=args.time_limit,
+                )
+            except LimitReached as err:
+                print(f"trample: count {err}; no count (complete: false)", file=sys.stderr)
+                emit({"count": None, "complete": False, "time_limit": args.time_limit})
+                return EXIT_NO
+            emit({"count": n})
+            return EXIT_OK
 
     results = count_documents(
         iter_documents(args.file),
