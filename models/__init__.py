@@ -23,6 +23,7 @@ from .scenario import (
     dump_scenario,
     load_scenario,
     parse_json_text,
+    value_of,
 )
 from .vocabulary import (
     Chooser,
@@ -55,6 +56,7 @@ __all__ = [
     "dump_scenario",
     "load_scenario",
     "parse_json_text",
+    "value_of",
     "Chooser",
     "DamageOrder",
     "Keyword",

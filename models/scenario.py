@@ -309,6 +309,14 @@ def _a(word: str) -> str:
 
 #: What an id of a scenario can name.
 GameObject = Player | Planeswalker | Battle | Attacker | Blocker
+
+
+def value_of(obj: GameObject) -> float:
+    """What destroying an object is worth to the max-value objective: a blocker's or a planeswalker's ``value``,
+    1 for any other object."""
+    return obj.value if isinstance(obj, (Blocker, Planeswalker)) else 1
+
+
 _O = TypeVar("_O", Creature, Attacker, Blocker, Player, Planeswalker, Battle)
 
 _KIND: dict[type, ObjectKind] = {
@@ -465,13 +473,7 @@ def load_scenario(data: object, path: str = "") -> Scenario:
 
     # Unique ids across the whole scenario.
     seen: dict[str, tuple[str, int]] = {}  # id -> where it is (its path built only for the error)
-    groups: tuple[tuple[str, Sequence[GameObject]], ...] = (
-        ("players", players),
-        ("planeswalkers", planeswalkers),
-        ("battles", battles),
-        ("attackers", attackers),
-        ("blockers", blockers),
-    )
+    groups = _groups(players, planeswalkers, battles, attackers, blockers)
     for name, group in groups:
         for i, item in enumerate(group):
             if item.id in seen:
@@ -512,6 +514,23 @@ def load_scenario(data: object, path: str = "") -> Scenario:
     )
 
 
+def _groups(
+    players: Sequence[Player],
+    planeswalkers: Sequence[Planeswalker],
+    battles: Sequence[Battle],
+    attackers: Sequence[Attacker],
+    blockers: Sequence[Blocker],
+) -> tuple[tuple[str, Sequence[GameObject]], ...]:
+    """Each list of a scenario's objects with its field's name, in the order the checks report them."""
+    return (
+        ("players", players),
+        ("planeswalkers", planeswalkers),
+        ("battles", battles),
+        ("attackers", attackers),
+        ("blockers", blockers),
+    )
+
+
 def _check_effect_references(
     path: str,
     players: Sequence[Player],
@@ -539,13 +558,7 @@ def _check_effect_references(
                     join(join(join(path, "blockers"), i), "damage_order"),
                     f"must list each attacker that {b.id} blocks exactly once (those naming it: {shown})",
                 )
-    groups: tuple[tuple[str, Sequence[GameObject]], ...] = (
-        ("players", players),
-        ("planeswalkers", planeswalkers),
-        ("battles", battles),
-        ("attackers", attackers),
-        ("blockers", blockers),
-    )
+    groups = _groups(players, planeswalkers, battles, attackers, blockers)
     for name, group in groups:
         for i, item in enumerate(group):
             for j, src in enumerate(item.receiving.shield_order):

@@ -38,7 +38,12 @@ ENVIRONMENT = {
 
 
 class WorkersLost(LimitReached):
-    """The Dask workers are gone and the work cannot be finished; ``str(err)`` says why, in one line."""
+    """The Dask workers are gone and the work cannot be finished; ``str(err)`` says why, in one line.
+    ``finished``: the results that did finish, by position (:func:`gather` fills it in)."""
+
+    def __init__(self, message: str, finished: dict[int, object] | None = None) -> None:
+        super().__init__(message)
+        self.finished: dict[int, object] = {} if finished is None else finished
 
 
 @contextlib.contextmanager
@@ -215,6 +220,6 @@ def gather(client, futures: Sequence, lost_after: float = LOST_AFTER) -> list:
         for fut in completed(client, futures, lost_after):
             finished[where[fut.key]] = fut.result()
     except WorkersLost as err:
-        err.finished = finished  # type: ignore[attr-defined]
+        err.finished = finished
         raise
     return [finished[i] for i in range(len(futures))]

@@ -21,7 +21,7 @@ from .arena.suites import CURATED_DIR, LEVELS, generate_board
 from .combat import Combat
 from .indexing import sample
 from .limits import deadline_of
-from .models import load_scenario
+from .models import Side, load_scenario
 
 __all__ = ["boards", "case", "cases"]
 
@@ -90,7 +90,7 @@ def cases(
     deadline = deadline_of(time_limit)
     for name, rule, doc in docs:
         for side in SIDES:
-            if side == "defending" and not _blockers_deal(doc):
+            if side == Side.DEFENDING and not _blockers_deal(doc):
                 continue
             deadline.check()
             yield case(name, rule, doc, side, legal, illegal, seed, deadline)

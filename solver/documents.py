@@ -68,13 +68,6 @@ def is_batch(path: str) -> bool:
     return path.endswith(".jsonl")
 
 
-def unwrap_scenario(obj):
-    """Accept a perft line ``{"name", "scenario": {...}, ...}`` where a scenario is expected."""
-    if _wrapped(obj):
-        return obj["scenario"]
-    return obj
-
-
 def _wrapped(obj) -> bool:
     return isinstance(obj, dict) and "scenario" in obj and "attackers" not in obj
 

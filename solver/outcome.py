@@ -11,7 +11,7 @@ The thresholds (what legality and the objectives test):
   assigned lethal damage, and whether it has (any deathtouch damage is lethal);
 - :func:`reaches`: 702.19c (a planeswalker assigned at least its loyalty), a battle its defense, a player
   their life (the ``lethal`` objective);
-- :func:`kills`, :func:`overkill_threshold`, :func:`regular_step_cap`: what the objectives and the whole
+- :func:`kills`, :func:`overkill_threshold`, :func:`regular_step_caps`: what the objectives and the whole
   combat's effect keys count.
 
 One step's outcome is one pipeline (:func:`resolve`), each stage written once:
@@ -46,10 +46,10 @@ from fractions import Fraction
 from typing import Any, Protocol, TypeVar, cast
 
 from .models import (
+    Attacker,
     Battle,
     Creature,
     DamageOrder,
-    GameObject,
     Keyword,
     LossReason,
     ObjectKind,
@@ -121,22 +121,11 @@ def overkill_threshold(scenario: Scenario, recipient: str, deathtouched: bool = 
     return 1 if need > 0 and deathtouched else need
 
 
-def regular_step_cap(obj: GameObject, kind: str | None = None) -> int | None:
-    """Damage beyond which more damage in the first step changes nothing for the regular step's legal set: a
-    creature's lethal need, a planeswalker's loyalty, a battle's defense; None for a player (life does not
-    change the legal set). The kind is read off the object (``kind``, its :class:`ObjectKind`, is not needed)."""
-    if isinstance(obj, Creature):
-        return lethal_need(obj)
-    if isinstance(obj, Planeswalker):
-        return obj.loyalty
-    if isinstance(obj, Battle):
-        return obj.defense
-    return None
-
-
 def regular_step_caps(scenario: Scenario) -> dict[str, int]:
-    """:func:`regular_step_cap` of every creature, planeswalker and battle, and every player's life (damage up to
-    it decides whether they lose, which ends a two-player combat or takes them out of a larger one)."""
+    """Damage beyond which more damage in the first step changes nothing for the regular step, by id: a creature's
+    lethal need, a planeswalker's loyalty, a battle's defense (beyond them the legal set is the same), and every
+    player's life (damage up to it decides whether they lose, which ends a two-player combat or takes them out of
+    a larger one)."""
     caps: dict[str, int] = {p.id: max(0, p.life) for p in scenario.players}
     for c in (*scenario.attackers, *scenario.blockers):
         caps[c.id] = lethal_need(c)
@@ -429,7 +418,7 @@ def results(scenario: Scenario, events: Iterable[Event]) -> tuple[Scenario, _Res
         if s.kind(e.recipient) is ObjectKind.PLAYER:
             if source.toxic:  # 702.164c
                 out.add(out.poison, e.recipient, source.toxic)
-            if getattr(source, "commander", None) is not None:  # 903.10a
+            if isinstance(source, Attacker) and source.commander is not None:  # 903.10a
                 out.add(out.commander, (e.recipient, source.id), e.dealt)
         if source.has(Keyword.LIFELINK):  # 702.15b
             who = (
@@ -622,7 +611,7 @@ class CommanderDamage:
     rule = "704.6c"
 
     def acts_on(self, scenario: Scenario) -> bool:
-        return any(getattr(a, "commander", None) is not None for a in scenario.attackers)
+        return any(a.commander is not None for a in scenario.attackers)
 
     def loses(self, player: Player) -> bool:
         return any(n >= 21 for _, n in player.commander_damage)
@@ -880,8 +869,8 @@ def _has_effects(scenario: Scenario) -> bool:
     for c in (*scenario.attackers, *scenario.blockers):
         if c.toxic or c.has(Keyword.LIFELINK) or c.has(Keyword.INFECT) or c.has(Keyword.WITHER):
             return True
-        if getattr(c, "commander", None) is not None:
-            return True
+    if any(a.commander is not None for a in scenario.attackers):
+        return True
     return any(c.acts_on(scenario) for c in LOSS_CONDITIONS)
 
 
@@ -1026,7 +1015,7 @@ class _NoSource:
 
 def _source(scenario: Scenario, source_id: str) -> Creature | _NoSource:
     obj = scenario.get(source_id)
-    return cast(Creature, obj) if obj is not None and hasattr(obj, "keywords") else _NoSource(source_id)
+    return obj if isinstance(obj, Creature) else _NoSource(source_id)
 
 
 def _modify(amount: int, mods: Iterable[tuple[str, int]], order: str) -> int:

@@ -33,7 +33,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from .models import Keyword
+from .models import Attacker, Keyword, ObjectKind, Side, Step
+from .models.declare import AttackersDoc, BlockersDoc
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -458,9 +459,9 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     _card(g, x, y, "#eef4fb" if attacker else "#fbeeee", "#4a6fa5" if attacker else "#a54a4a", faded)
     _t(g, x + 8, y + 18, _fit(c.id, CARD_W - 56, 13), 13, "bold")
     _t(g, x + CARD_W - 8, y + 19, f"{c.power}/{c.toughness}", 15, "bold", "end")
-    kws = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != "haste"]
-    extras = [f"toxic {c.toxic}"] if getattr(c, "toxic", 0) else []
-    if getattr(c, "commander", None) is not None:
+    kws = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != Keyword.HASTE]
+    extras = [f"toxic {c.toxic}"] if c.toxic else []
+    if isinstance(c, Attacker) and c.commander is not None:
         extras.append("commander")
     if c.tags:
         extras.append("(" + ", ".join(c.tags) + ")")
@@ -486,7 +487,7 @@ def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool) -
     """A creature card's combat lines from ``line`` down: what an attacker attacks and who blocks it; a blocker's
     lethal damage (702.2c: 1 from a deathtouch source)."""
     if attacker:
-        pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == "planeswalker" else ""
+        pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == ObjectKind.PLANESWALKER else ""
         _t(g, x + 8, line, _fit(f"attacks {c.attacking}{pw}", CARD_W - 14, 10.5), 10.5, fill="#333")
         line += 13
         if c.blocked_by:
@@ -830,7 +831,9 @@ def _pools(doc, blocks: bool) -> list[str]:
     return ["; ".join(f"{p} has {doc.costs.available(p).pool_text()}" for p in payers)]
 
 
-def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[str] = ()) -> str:
+def declaration_svg(
+    doc: BlockersDoc | AttackersDoc, declaration, title: str | None = None, notes: Sequence[str] = ()
+) -> str:
     """A declaration as SVG text (docs/declare.md): for blocks (a declare-blockers document and a
     :class:`~trample.models.declare.Blocks`), the potential blockers above the attackers, an arrow from each
     blocker to each attacker it is declared to block and a dashed one to the other members of that attacker's band
@@ -839,7 +842,7 @@ def declaration_svg(doc, declaration, title: str | None = None, notes: Sequence[
     members in one colour with its label. Creatures that do not act are faded. ``notes``: lines under the title
     (a verdict). Every id goes through ElementTree (escaped)."""
     board = doc.board
-    blocks = getattr(doc, "kind", "") == "blockers"
+    blocks = isinstance(doc, BlockersDoc)
     if blocks:
         top = [b.id for b in board.blockers]
         bottom = [a.id for a in board.attackers]
@@ -954,12 +957,12 @@ def combat_svg(whole, line=None, title: str | None = None, verdict: str | None =
     if line is not None and hasattr(line, "to_json"):
         line = line.to_json()
     if line is None or not whole.has_first_strike_step:
-        board = scenario.with_step("regular" if not whole.has_first_strike_step else "first_strike")
+        board = scenario.with_step(Step.REGULAR if not whole.has_first_strike_step else Step.FIRST_STRIKE)
         regular = None if line is None else dict(line["regular"])
         name = "whole combat (no first-strike step)" if not whole.has_first_strike_step else "whole combat"
         return board_svg(board, regular, title or name, verdict)
     first = dict(line["first_strike"])
-    first_board = scenario.with_step("first_strike")
+    first_board = scenario.with_step(Step.FIRST_STRIKE)
     first_outcome = resolve(first_board, first)
     left = _el(None, "g")
     w1, h1 = _step(
@@ -1010,7 +1013,7 @@ def render(combat, assignment=None, title: str | None = None) -> str:
     (``combat.outcome(assignment)`` for one step: the outcome the solver reads)."""
     verdict = None
     if assignment is not None:
-        if isinstance(assignment, Mapping) and hasattr(assignment, "to_json"):
+        if isinstance(assignment, Mapping) and hasattr(assignment, "to_json"):  # an Assignment or a CombatLine
             assignment = assignment.to_json()
         result = combat.check(assignment)
         if result.legal:
@@ -1018,11 +1021,11 @@ def render(combat, assignment=None, title: str | None = None) -> str:
         else:
             v = result.violations[0]
             verdict = f"ILLEGAL: {v.rule}: {v.message}"
-    if hasattr(combat, "has_first_strike_step"):
+    if combat.scenario.step == Step.COMBAT:  # a WholeCombat (a Combat is one damage step: never this one)
         return combat_svg(combat, assignment, title, verdict)
     outcome = None
     if assignment is not None:
-        if hasattr(combat, "outcome") and getattr(combat, "side", "attacking") == "attacking":
+        if combat.side == Side.ATTACKING:
             outcome = combat.outcome(assignment)  # with the defending player's reply the solver assumes
         else:
             outcome = resolve(combat.scenario, assignment)  # as given (the other side's damage is not drawn)

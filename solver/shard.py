@@ -31,7 +31,7 @@ from .documents import prefixed, scenario_from
 from .engines import blocks_engine, elimination
 from .engines.direct import closed_form_count, component_dp
 from .limits import Deadline, LimitReached, TimeLimit, deadline_of
-from .models import FormatError
+from .models import FormatError, Step
 from .rules import DamagePlan
 from .whole import open_combat
 
@@ -208,7 +208,7 @@ def write_shard(digest: str, blob: bytes | None, start: int, stop: int, path: st
 
 def _space(scenario, side: str, limit: int | None) -> tuple[Combat, int, int]:
     combat = Combat(scenario, side=side, engine="direct")
-    if combat.scenario.step == "combat":  # pragma: no cover - Combat refuses it already
+    if combat.scenario.step == Step.COMBAT:  # pragma: no cover - Combat refuses it already
         raise FormatError("step", "shards are of one damage step")
     total = combat.count(engine="direct")
     return combat, total, total if limit is None else min(total, limit)
@@ -440,7 +440,7 @@ def map_documents(
     try:
         parts = run_tasks(task, tasks, backend, scheduler, workers)
     except cluster.WorkersLost as err:  # the chunks finished are answered; the others say why they are not
-        finished = getattr(err, "finished", {})
+        finished = err.finished
         parts = [
             finished[k]
             if k in finished

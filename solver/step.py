@@ -19,7 +19,7 @@ import numpy.typing as npt
 from .check import CheckResult, check
 from .engines import Engine, blocks_engine, engine_names, get_engine
 from .limits import Deadline, TimeLimit, deadline_of
-from .models import Assignment, FormatError, Scenario, load_assignment, load_scenario
+from .models import Assignment, FormatError, Scenario, Step, load_assignment, load_scenario
 from .outcome import settle
 from .rules import SIDES, DamagePlan, derive
 
@@ -47,7 +47,7 @@ class DamageStep:
 
     def __init__(self, scenario: ScenarioInput, side: str = "attacking", engine: str = "auto") -> None:
         scenario = opening(scenario, side, engine)
-        if scenario.step == "combat":
+        if scenario.step == Step.COMBAT:
             raise FormatError("step", '"combat" describes both damage steps: use trample.open_combat()')
         self.scenario = scenario
         self.side = side

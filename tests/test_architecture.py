@@ -142,3 +142,69 @@ def test_the_length_scan_sees_a_long_function(tmp_path, monkeypatch):
     (tmp_path / "solver" / "step.py").write_text(edge + "\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert long_functions(("solver/engines", "solver/step.py")) == [("solver/engines/a.py", "long", MAX_LINES + 1)]
+
+
+# The vocabulary (docs/architecture.md, "Where the bare words are"): the lines of each module that still quote a
+# word of the vocabulary, computed here and held equal to the page's table, so the counts cannot go stale.
+BARE_WORD_TABLE = "Where the bare words are"
+
+
+def vocabulary_words() -> set[str]:
+    """Every word of trample.models.vocabulary: the values of its StrEnums, the keyword table's among them."""
+    from trample.models import vocabulary
+
+    words = set()
+    for name in vocabulary.__all__:
+        enum = getattr(vocabulary, name)
+        if isinstance(enum, type) and issubclass(enum, vocabulary.StrEnum) and enum is not vocabulary.StrEnum:
+            if enum is not vocabulary.KeywordGroup:  # what trample does with a keyword: not a domain word
+                words |= {member.value for member in enum}
+    return words
+
+
+def bare_word_lines(root: str = "solver", leave_out: tuple[str, ...] = ("schemas",)) -> dict[str, int]:
+    """{module path under ``root``: the number of its lines quoting a vocabulary word ('first_strike', "player")},
+    for every module with one; ``leave_out``: folders not counted (the schema builder spells the formats)."""
+    words = sorted(vocabulary_words(), key=len, reverse=True)
+    alternatives = "|".join(re.escape(w) for w in words)
+    quoted = re.compile(r"""(["'])(?:""" + alternatives + r""")\1""")
+    out = {}
+    for path in sorted((ROOT / root).rglob("*.py")):
+        name = path.relative_to(ROOT / root).as_posix()
+        if name.split("/")[0] in leave_out:
+            continue
+        n = sum(1 for line in path.read_text(encoding="utf-8").splitlines() if quoted.search(line))
+        if n:
+            out[name] = n
+    return out
+
+
+def documented_bare_words(text: str) -> dict[str, int]:
+    """The table under "Where the bare words are": a row a folder (`arena/`, or `solver/` for the top), its
+    modules each with its count (`runner.py` 19)."""
+    section = text.split(f"### {BARE_WORD_TABLE}", 1)[1].split("\n#", 1)[0]
+    out = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0].startswith("`"):
+            folder = cells[0].strip("`")
+            prefix = "" if folder == "solver/" else folder
+            for module, n in re.findall(r"`([\w/]+\.py)` (\d+)", cells[1]):
+                out[prefix + module] = int(n)
+    return out
+
+
+def test_the_bare_word_counts_are_true():
+    documented = documented_bare_words((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert documented == bare_word_lines()
+
+
+def test_the_bare_word_scan_sees_one(tmp_path, monkeypatch):
+    pkg = tmp_path / "solver" / "arena"
+    pkg.mkdir(parents=True)
+    (pkg / "a.py").write_text('if step == "first_strike":\n    pass\nx = "firstly"\ny = Step.REGULAR\n')
+    (tmp_path / "solver" / "b.py").write_text("k = 'trample'\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert bare_word_lines() == {"arena/a.py": 1, "b.py": 1}
+    table = "### Where the bare words are\n\n| `solver/` | `b.py` 1 |\n| `arena/` | `a.py` 1 |\n"
+    assert documented_bare_words(table) == bare_word_lines()

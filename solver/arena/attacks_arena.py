@@ -26,8 +26,9 @@ from collections.abc import Callable
 
 from ..declare import DeclarationSpace
 from ..declare.legality import block_refusals, can_ever_attack, can_ever_block
+from ..models import Keyword
 from ..models.declare import AttackersDoc, Attacks
-from .blocks_arena import optimal_declaration, random_declaration
+from .blocks_arena import optimal_declaration, random_creatures, random_declaration
 
 ATTACK_PLAYERS = ("optimal", "all", "none", "survivors", "random")
 
@@ -48,8 +49,8 @@ def survives_any_single_block(doc: AttackersDoc, creature: str) -> bool:
     for b in blockers_doc.board.blockers:
         if can_ever_block(blockers_doc, b.id) or block_refusals(blockers_doc, creature, b.id):
             continue
-        damage = b.power * (2 if b.has("double_strike") else 1)
-        if damage >= toughness or (damage > 0 and b.has("deathtouch")):
+        damage = b.power * (2 if b.has(Keyword.DOUBLE_STRIKE) else 1)
+        if damage >= toughness or (damage > 0 and b.has(Keyword.DEATHTOUCH)):
             return False
     return True
 
@@ -80,24 +81,8 @@ def generate(n: int, seed: int = 0) -> list[dict]:
     rng = random.Random(seed)
     out = []
     for k in range(n):
-        attackers = [
-            {
-                "id": f"a{i}",
-                "power": rng.randint(1, 5),
-                "toughness": rng.randint(1, 5),
-                "keywords": sorted(rng.sample(ATTACKER_KEYWORDS, rng.randint(0, 2))),
-            }  # fmt: skip
-            for i in range(rng.randint(2, 3))
-        ]
-        blockers = [
-            {
-                "id": f"b{i}",
-                "power": rng.randint(0, 4),
-                "toughness": rng.randint(1, 5),
-                "keywords": sorted(rng.sample(DEFENDER_KEYWORDS, rng.randint(0, 1))),
-            }  # fmt: skip
-            for i in range(rng.randint(1, 3))
-        ]
+        attackers = random_creatures(rng, rng.randint(2, 3), "a", (1, 5), ATTACKER_KEYWORDS, 2)
+        blockers = random_creatures(rng, rng.randint(1, 3), "b", (0, 4), DEFENDER_KEYWORDS, 1)
         doc: dict = {"declare": "attackers", "active": "me", "players": [{"id": "opp", "life": rng.randint(3, 10)}],
                      "attackers": attackers, "blockers": blockers}  # fmt: skip
         if rng.random() < 0.25:

@@ -22,10 +22,11 @@ players are played by the driver:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..declare import DeclarationSpace
 from ..declare.legality import block_refusals, can_ever_block
+from ..models import Keyword
 from ..models.declare import AttackersDoc, BlockersDoc
 
 BLOCK_PLAYERS = ("optimal", "no-blocks", "chump", "survive", "random")
@@ -53,7 +54,7 @@ def _survive(doc: BlockersDoc, space: DeclarationSpace, objective: str, seed: in
             continue
         for a in _power_order(doc):
             attacker = doc.board.attacker(a)
-            survives = attacker.power < b.toughness and not attacker.has("deathtouch")
+            survives = attacker.power < b.toughness and not attacker.has(Keyword.DEATHTOUCH)
             if survives and not block_refusals(doc, a, b.id):
                 out.setdefault(a, []).append(b.id)
                 break
@@ -87,30 +88,27 @@ KEYWORDS = ("flying", "menace", "trample", "deathtouch", "first_strike")
 BLOCKER_KEYWORDS = ("reach", "flying", "first_strike", "deathtouch")
 
 
+def random_creatures(
+    rng: random.Random, count: int, prefix: str, power: tuple[int, int], keywords: Sequence[str], most: int, **fields
+) -> list[dict]:
+    """``count`` creatures ``prefix0``, ``prefix1``, ... of a generated declare board: power in ``power``,
+    toughness 1 to 5, ``fields`` (``attacking``), then up to ``most`` of ``keywords``; drawn from ``rng`` in that
+    order (the generated suites of the blocks and attacks arenas depend on it)."""
+    out = []
+    for i in range(count):
+        creature = {"id": f"{prefix}{i}", "power": rng.randint(*power), "toughness": rng.randint(1, 5), **fields}
+        creature["keywords"] = sorted(rng.sample(keywords, rng.randint(0, most)))
+        out.append(creature)
+    return out
+
+
 def generate(n: int, seed: int = 0) -> list[dict]:
     """``n`` declare-blockers boards (2-3 attackers, 2-3 potential blockers, mixed keywords), reproducible."""
     rng = random.Random(seed)
     out = []
     for k in range(n):
-        attackers = [
-            {
-                "id": f"a{i}",
-                "power": rng.randint(1, 5),
-                "toughness": rng.randint(1, 5),
-                "attacking": "opp",
-                "keywords": sorted(rng.sample(KEYWORDS, rng.randint(0, 2))),
-            }  # fmt: skip
-            for i in range(rng.randint(2, 3))
-        ]
-        blockers = [
-            {
-                "id": f"b{i}",
-                "power": rng.randint(0, 4),
-                "toughness": rng.randint(1, 5),
-                "keywords": sorted(rng.sample(BLOCKER_KEYWORDS, rng.randint(0, 1))),
-            }  # fmt: skip
-            for i in range(rng.randint(2, 3))
-        ]
+        attackers = random_creatures(rng, rng.randint(2, 3), "a", (1, 5), KEYWORDS, 2, attacking="opp")
+        blockers = random_creatures(rng, rng.randint(2, 3), "b", (0, 4), BLOCKER_KEYWORDS, 1)
         doc = {"declare": "blockers", "players": [{"id": "opp", "life": rng.randint(4, 12)}],
                "attackers": attackers, "blockers": blockers}  # fmt: skip
         out.append({"id": f"blocks:{k}", "scenario": doc})

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..models import Assignment, Scenario, load_scenario
+from ..models import Assignment, Chooser, ObjectiveKind, Scenario, Side, Step, load_scenario
 from ..outcome import exact as _exact
 from ..outcome import has_effects
 from ..rules import derive
@@ -57,7 +57,7 @@ class CombatGame:
         self.objective = ",".join(o.name for o in self.objectives)
         self.has_first_strike_step = self.whole.has_first_strike_step
         steps = ("first_strike", "regular") if self.has_first_strike_step else ("regular",)
-        self.phases = tuple((step, side) for step in steps for side in ("attacking", "defending"))
+        self.phases = tuple((step, side) for step in steps for side in (Side.ATTACKING, Side.DEFENDING))
         creatures = (*self.scenario.attackers, *self.scenario.blockers)
         self.max_amount = max([c.power for c in creatures] + [1])
         self._decoders: dict = {}
@@ -69,10 +69,10 @@ class CombatGame:
     # -- the pieces ---------------------------------------------------------------------------------
     def board(self, phase: int, first_strike: Assignment | None) -> Scenario:
         step, _ = self.phases[phase]
-        if step == "first_strike":
-            return self.scenario.with_step("first_strike")
+        if step == Step.FIRST_STRIKE:
+            return self.scenario.with_step(Step.FIRST_STRIKE)
         if not self.has_first_strike_step:
-            return self.scenario.with_step("regular")
+            return self.scenario.with_step(Step.REGULAR)
         key = first_strike
         if key not in self._regular:
             self._regular[key] = self.whole.state_after(first_strike)
@@ -83,7 +83,7 @@ class CombatGame:
         player divides first, then the defending player's (:func:`trample.rules.divider`)."""
         dec = self._decoders.get(board)
         if dec is None:
-            plan = derive(board, "both")
+            plan = derive(board, Side.BOTH)
             order = plan.chosen_by("attacking") + plan.chosen_by("defending")
             dec = self._decoders[board] = StepDecoder(plan, order)
         return dec
@@ -91,8 +91,8 @@ class CombatGame:
     def bounds(self, board: Scenario, side: str) -> tuple[int, int]:
         """The columns of ``side``'s phase in :meth:`decoder`'s order: ``(first, end)``."""
         dec = self.decoder(board)
-        split = sum(1 for col in dec.columns if dec.plan.sources[col.source].chooser == "attacking")
-        return (0, split) if side == "attacking" else (split, len(dec.columns))
+        split = sum(1 for col in dec.columns if dec.plan.sources[col.source].chooser == Chooser.ACTIVE_PLAYER)
+        return (0, split) if side == Side.ATTACKING else (split, len(dec.columns))
 
     def moved(self, board: Scenario) -> bool:
         """Does a rule give the other player some source's damage to divide on this board (banding)?"""
@@ -111,17 +111,19 @@ class CombatGame:
         state = self.whole.state_after(first)
         attackers = {a.id for a in self.scenario.attackers}
         a2 = Assignment({k: v for k, v in line["regular"].items() if k in attackers})
-        regular = score(Combat(state, side="attacking"), a2, self.objectives)
+        regular = score(Combat(state, side=Side.ATTACKING), a2, self.objectives)
         # lethal: the players who lose after the line as played (the defender's regular-step damage included, a
         # lifelink blocker's gain with it, 510.2), read on the outcome; the other objectives count only the
         # attackers' damage dealt, which the defender's damage does not change
-        lost = len(outcome_of(Combat(state, side="attacking"), Assignment(line["regular"])).losers)
+        lost = len(outcome_of(Combat(state, side=Side.ATTACKING), Assignment(line["regular"])).losers)
         out = {}
         for o in self.objectives:
-            v = _exact(lost if o.kind == "lethal" else regular[o.name])
-            if self.has_first_strike_step and o.kind != "lethal":
+            v = _exact(lost if o.kind == ObjectiveKind.LETHAL else regular[o.name])
+            if self.has_first_strike_step and o.kind != ObjectiveKind.LETHAL:
                 a1 = Assignment({k: v for k, v in line["first_strike"].items() if k in attackers})
-                v += _exact(score(Combat(self.scenario.with_step("first_strike"), side="attacking"), a1, [o])[o.name])
+                v += _exact(
+                    score(Combat(self.scenario.with_step(Step.FIRST_STRIKE), side=Side.ATTACKING), a1, [o])[o.name]
+                )
             out[o.name] = v
         return out
 
@@ -137,7 +139,7 @@ class CombatGame:
 
         memo = self.__dict__.setdefault("_best", {})
         if state not in memo:
-            memo[state] = Combat(state, side="attacking").solve([o.name for o in self.objectives])
+            memo[state] = Combat(state, side=Side.ATTACKING).solve([o.name for o in self.objectives])
         return memo[state]
 
     def best_reply(self, position: GameState) -> int:
@@ -152,9 +154,9 @@ class CombatGame:
 
         step, side = self.phases[position.phase]
         legal = position.legal_actions()
-        if side != "defending":
+        if side != Side.DEFENDING:
             raise ValueError("best_reply is the defending player's move")
-        if step != "first_strike":
+        if step != Step.FIRST_STRIKE:
             assert position.board is not None  # a step to play
             if has_effects(self.scenario) or self.moved(position.board):
                 return self._regular_reply(position)
@@ -163,10 +165,10 @@ class CombatGame:
         cache = self.__dict__.setdefault("_replies", {})
         key = (a1, position.amounts)
         if key not in cache:
-            first_board = self.scenario.with_step("first_strike")
+            first_board = self.scenario.with_step(Step.FIRST_STRIKE)
             attackers = [a.id for a in self.scenario.attackers]
             assert position.board is not None  # a step to play
-            start, _ = self.bounds(position.board, "defending")
+            start, _ = self.bounds(position.board, Side.DEFENDING)
             first_values: dict = {}
 
             def first_value(line: dict) -> dict:
@@ -188,7 +190,7 @@ class CombatGame:
                     fv = first_value(line)
                     total = tuple(
                         (1 if o.maximize else -1)
-                        * (_exact(result.objectives[o.name]) + (fv[o.name] if o.kind != "lethal" else 0))
+                        * (_exact(result.objectives[o.name]) + (fv[o.name] if o.kind != ObjectiveKind.LETHAL else 0))
                         for o in self.objectives
                     )
                     if best is None or total < best[0]:
@@ -213,7 +215,7 @@ class CombatGame:
         first = {k: dict(v) for a in position.done[:2] for k, v in a.items()} if self.has_first_strike_step else {}
         a2 = position.done[-1]
         assert position.board is not None  # a step to play
-        start, _ = self.bounds(position.board, "defending")
+        start, _ = self.bounds(position.board, Side.DEFENDING)
         best: tuple[tuple[Fraction, ...], list[int]] | None = None
 
         def walk(state, amounts):
@@ -238,9 +240,9 @@ class CombatGame:
         damage the attacking player divides with banding, 702.22k, from its reply). Where that amount is not
         allowed (it can only be a blocker's damage that changes no objective on the board), the smallest allowed."""
         step, side = self.phases[position.phase]
-        if side != "attacking":
+        if side != Side.ATTACKING:
             raise ValueError("optimal_action is the attacking player's move")
-        if step == "first_strike":
+        if step == Step.FIRST_STRIKE:
             if "_line" not in self.__dict__:
                 self._line = self.whole.solve([o.name for o in self.objectives]).assignment
             target = self._line.first_strike
@@ -280,7 +282,7 @@ class GameState:
         history = history or ()
         while phase < len(game.phases):
             side = game.phases[phase][1]
-            if side == "attacking" or board is None or state is None:  # a new step: its board and decisions
+            if side == Side.ATTACKING or board is None or state is None:  # a new step: its board and decisions
                 first = Assignment({k: v for a in done[:2] for k, v in a.items()}) if phase >= 2 else None
                 board = game.board(phase, first)
                 state = game.decoder(board).start()
@@ -310,7 +312,7 @@ class GameState:
         """ATTACKER (0) or DEFENDER (1); -1 when the game is over."""
         if self.terminal:
             return -1
-        return ATTACKER if self.game.phases[self.phase][1] == "attacking" else DEFENDER
+        return ATTACKER if self.game.phases[self.phase][1] == Side.ATTACKING else DEFENDER
 
     @property
     def decoder(self) -> StepDecoder:

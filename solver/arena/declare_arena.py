@@ -43,7 +43,7 @@ from .external import PlayerFailure
 from .metrics import decision_seed
 from .objectives import parse_objectives as parse_item_objectives
 from .player import Player
-from .players import make_player
+from .players import chunk_player, close_all, make_player
 
 GAMES = ("blocks", "attacks")
 _KIND = {"blocks": "blockers", "attacks": "attackers"}
@@ -122,24 +122,10 @@ def build_players(specs: Sequence, payload: dict) -> list[tuple[str, str, Player
         name, kind = _spec(spec, payload["game"])
         player = None
         if kind == "player":
-            player = make_player(
-                spec,
-                timeout=payload.get("timeout"),
-                startup_timeout=payload.get("startup_timeout"),
-                max_failures=payload.get("max_failures"),
-            )
+            player = chunk_player(spec, payload)
             name = player.name
         out.append((name, kind, player))
     return out
-
-
-def close_players(built) -> None:
-    for *_, p in built:
-        if p is not None:
-            try:
-                p.close()
-            except Exception:  # a player that cannot even close must not lose the chunk
-                pass
 
 
 def evaluate_chunk(payload: dict, built=None) -> list[dict]:
@@ -153,7 +139,7 @@ def evaluate_chunk(payload: dict, built=None) -> list[dict]:
         ]
     finally:
         if built is None:
-            close_players(players)
+            close_all(p for *_, p in players)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..declare import DeclarationSpace
+from ..models import Side, Step
 from ..models.declare import AttackersDoc, Attacks, Blocks, load_declare_doc
 from . import encoding
 from .combat_game import ATTACKER, DEFENDER, CombatGame, GameState
@@ -260,6 +261,17 @@ class DeclareState:
         return replace(board, attackers=attackers)
 
 
+def check_fits(game: DeclareGame, max_amount: int, max_creatures: int, n_actions: int) -> None:
+    """ValueError when a declare game does not fit an environment's actions and observations."""
+    encoding.check_fits(game.doc.board)
+    if len(game.creatures) > max_creatures:
+        raise ValueError(f"the board has {len(game.creatures)} creatures to attack with, more than max_creatures")
+    if game.max_amount > max_amount:
+        raise ValueError(f"a creature has power {game.max_amount}, more than max_amount={max_amount}")
+    if 1 + len(game.targets) > n_actions:
+        raise ValueError(f"the board has {len(game.targets)} targets, more than the actions allow")
+
+
 def observation(state: DeclareState):
     """The :mod:`trample.arena.encoding` vector of a position: during a declaration, the board with the
     declaration so far (:meth:`DeclareState.board`), the deciding creature as the source, no recipient, and the
@@ -278,7 +290,7 @@ def observation(state: DeclareState):
     source, recipient = d.current()
     assert d.dec_state is not None  # not terminal
     return encoding.encode(
-        d.board, received, source, recipient, d.dec_state[1], step == "first_strike", side == "defending"
+        d.board, received, source, recipient, d.dec_state[1], step == Step.FIRST_STRIKE, side == Side.DEFENDING
     )
 
 

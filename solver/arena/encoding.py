@@ -24,6 +24,9 @@ from 20 up reads 1.0.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 from ..models import Keyword
 
 MAX_ATTACKERS = 8
@@ -160,6 +163,18 @@ def encode_walk(scenario, walk, first_strike: bool = False, defending: bool = Fa
         return encode(scenario, received, None, None, 0, first_strike, defending)
     source, recipient = walk.decoder.current(walk.state)
     return encode(scenario, received, source, recipient, walk.state[1], first_strike, defending)
+
+
+def choose_board(
+    options: Mapping, boards: Sequence | None, draw: Callable[[int], int], generated: Callable[[int], Any]
+):
+    """The board of a new game (every environment's reset): ``options["scenario"]``, else one of ``boards`` (the
+    ``draw(len(boards))``-th), else ``generated(draw(2**62))``; ``draw(n)`` is a random whole number below n."""
+    if "scenario" in options:
+        return options["scenario"]
+    if boards is not None:
+        return boards[draw(len(boards))]
+    return generated(draw(2**62))
 
 
 def observation_space():

@@ -39,7 +39,7 @@ from ..models.declare import Blocks
 from . import encoding
 from .attacks_arena import generate
 from .combat_game import ATTACKER
-from .declare_game import DEFAULT_MAX_CREATURES, DeclareGame, DeclareState, action_count, observation
+from .declare_game import DEFAULT_MAX_CREATURES, DeclareGame, DeclareState, action_count, check_fits, observation
 
 DEFAULT_MAX_AMOUNT = 20
 
@@ -64,7 +64,8 @@ class DeclareCombatEnv(gym.Env):
         self.max_creatures = int(max_creatures)
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        self.action_space = spaces.Discrete(action_count(self.max_amount, self.max_creatures))
+        self.n_actions = action_count(self.max_amount, self.max_creatures)
+        self.action_space = spaces.Discrete(self.n_actions)
         self.observation_space = encoding.observation_space()
         self.game: DeclareGame | None = None
         self.state: DeclareState | None = None
@@ -73,19 +74,15 @@ class DeclareCombatEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         options = options or {}
-        if "scenario" in options:
-            raw = options["scenario"]
-        elif self.boards is not None:
-            raw = self.boards[int(self.np_random.integers(len(self.boards)))]
-        else:
-            raw = generate(1, int(self.np_random.integers(2**62)))[0]["scenario"]
+        raw = encoding.choose_board(options, self.boards, self._draw, lambda seed: generate(1, seed)[0]["scenario"])
         game = DeclareGame(raw, options.get("objective") or self.objective)
-        encoding.check_fits(game.doc.board)
-        if len(game.creatures) > self.max_creatures or game.max_amount > self.max_amount:
-            raise ValueError("the board has more creatures or more power than max_creatures / max_amount allow")
+        check_fits(game, self.max_amount, self.max_creatures, self.n_actions)
         self.game, self._replies = game, {}
         self.state = self._defend(game.initial())
         return observation(self.state), self._info()
+
+    def _draw(self, n: int) -> int:
+        return int(self.np_random.integers(n))
 
     def step(self, action):
         assert self.state is not None and self.game is not None, "call reset() first"
@@ -120,7 +117,7 @@ class DeclareCombatEnv(gym.Env):
         return self._replies[state.attacks]
 
     def action_masks(self) -> np.ndarray:
-        mask = np.zeros(action_count(self.max_amount, self.max_creatures), dtype=np.int8)
+        mask = np.zeros(self.n_actions, dtype=np.int8)
         if self.state is not None and not self.state.terminal:
             mask[self.state.legal_actions()] = 1
         return mask

@@ -43,7 +43,7 @@ except ImportError as err:  # one line, naming the extra
 from collections.abc import Sequence
 
 from .. import gym_registration
-from ..models import Assignment, Scenario, load_scenario
+from ..models import Assignment, Scenario, Side, load_scenario
 from ..rules import derive
 from . import encoding
 from .objectives import as_divided, is_lethal, objective_text, parse_objectives, regrets, score_all
@@ -105,16 +105,13 @@ class DamageAssignmentEnv(gym.Env):
 
         super().reset(seed=seed)
         options = options or {}
-        if "scenario" in options:
-            raw = options["scenario"]
-        elif self.boards is not None:
-            raw = self.boards[int(self.np_random.integers(len(self.boards)))]
-        else:
-            raw = generate_board(self.level, int(self.np_random.integers(2**62)), 0)
+        raw = encoding.choose_board(
+            options, self.boards, lambda n: int(self.np_random.integers(n)), lambda s: generate_board(self.level, s, 0)
+        )
         scenario = load_scenario(raw)
         one_step(scenario)
         encoding.check_fits(scenario)
-        plan = derive(scenario, "attacking")
+        plan = derive(scenario, Side.ATTACKING)
         biggest = max((s.damage for s in plan.sources), default=0)
         if biggest > self.max_amount:
             raise ValueError(f"a source assigns {biggest} damage, more than max_amount={self.max_amount}")
@@ -128,7 +125,7 @@ class DamageAssignmentEnv(gym.Env):
         self.reference = self._references[key]
         # the agent decides the attackers the attacking player divides (trample.rules.divider); an attacker blocked
         # by a creature with banding is the defending player's to divide (702.22j): the environment's reply
-        self.walk = StepWalk.of_player(plan, "attacking")
+        self.walk = StepWalk.of_player(plan, Side.ATTACKING)
         self._result = None
         return self._observation(), self._info()
 
@@ -192,7 +189,7 @@ class DamageAssignmentEnv(gym.Env):
         """The actions that build ``assignment`` from the start of this episode (forced decisions left out)."""
         if self.walk is None:
             raise RuntimeError("no episode: call reset()")
-        return StepWalk.of_player(self.walk.decoder.plan, "attacking").follow(Assignment(assignment)) or [0]
+        return StepWalk.of_player(self.walk.decoder.plan, Side.ATTACKING).follow(Assignment(assignment)) or [0]
 
     def _finish(self):
         assert self.walk is not None and self.scenario is not None  # step() checked the episode is live

@@ -27,7 +27,7 @@ from fractions import Fraction
 from ..check import check
 from ..combat import Combat
 from ..indexing import count
-from ..models import Assignment, FormatError, Scenario, load_assignment
+from ..models import Assignment, FormatError, ObjectiveKind, Scenario, Side, load_assignment
 from ..rules import derive
 from .objectives import is_lethal, parse_objectives, played_line, regrets, score_all
 from .stats import bootstrap, seed_of, wilson
@@ -67,19 +67,17 @@ def reference(scenario: Scenario, objectives) -> dict:
     # Whether a lethal assignment exists does not depend on the objective asked: the optimum's line when it is
     # lethal, else the line of the lethal objective (read on what the damage does, like every decision).
     lethal = is_lethal(combat, best)
-    if not lethal and scenario.players and objectives[0].kind != "lethal":
+    if not lethal and scenario.players and objectives[0].kind != ObjectiveKind.LETHAL:
         line = combat.solve(["lethal"]).assignment
         assert isinstance(line, Assignment)
         lethal = is_lethal(combat, line)
     return {"status": result.status, "values": values, "assignment": best.to_json(), "lethal_exists": lethal}
 
 
-def judge(
-    scenario: Scenario, objectives, ref: dict, player: str, output=None, failure=None, time_ms: float | None = None
-) -> dict:
-    """One decision's record. ``output`` is what the player returned; ``failure`` a (kind, message) pair."""
-
-    rec = {
+def blank_decision(player: str, time_ms: float | None) -> dict:
+    """A decision's record before it is judged (as it stays when it is illegal or failed): every field, in the
+    results file's order."""
+    return {
         "player": player,
         "legal": False,
         "rules": [],
@@ -92,6 +90,14 @@ def judge(
         "assignment": None,
         "time_ms": time_ms,
     }
+
+
+def judge(
+    scenario: Scenario, objectives, ref: dict, player: str, output=None, failure=None, time_ms: float | None = None
+) -> dict:
+    """One decision's record. ``output`` is what the player returned; ``failure`` a (kind, message) pair."""
+
+    rec = blank_decision(player, time_ms)
     if failure is None:
         try:
             assignment = load_assignment(plain_output(output), scenario)
@@ -105,7 +111,7 @@ def judge(
         rec["violations"] = [{"rule": kind, "message": message}]
         return rec
     rec["assignment"] = assignment.to_json()
-    verdict = check(derive(scenario, "attacking"), assignment)
+    verdict = check(derive(scenario, Side.ATTACKING), assignment)
     if not verdict.legal:
         rules = []
         for v in verdict.violations:

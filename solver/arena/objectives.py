@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..models import Assignment, FormatError, Scenario, load_assignment
+from ..models import Assignment, Chooser, FormatError, ObjectKind, Scenario, Side, load_assignment
 from ..optimize import losers_of, score
 from ..optimize import parse_objectives as parse
 from ..optimize.listing import step_values
@@ -39,7 +39,7 @@ def parse_objectives(text, scenario: Scenario | None = None, path: str = "object
             raise
         raise FormatError(path, err.message) from None
     for o in objs:
-        if o.target is not None and scenario is not None and scenario.kind(o.target) != "player":
+        if o.target is not None and scenario is not None and scenario.kind(o.target) != ObjectKind.PLAYER:
             raise FormatError(path, f'{o.name}: "{o.target}" is not a player')
     return objs
 
@@ -47,7 +47,7 @@ def parse_objectives(text, scenario: Scenario | None = None, path: str = "object
 def objective_text(objectives) -> str:
     if isinstance(objectives, str):
         return objectives
-    return ",".join(getattr(o, "name", o) for o in objectives)
+    return ",".join(o if isinstance(o, str) else o.name for o in objectives)
 
 
 def sense(objective) -> int:
@@ -71,7 +71,7 @@ def losers(scenario_or_combat, assignment: Mapping) -> frozenset[str]:
 
 def is_lethal(scenario_or_combat, assignment: Mapping) -> bool:
     """Every defending player loses the game (the ``lethal`` objective fully reached): :func:`losers`."""
-    scenario = getattr(scenario_or_combat, "scenario", scenario_or_combat)
+    scenario = scenario_or_combat if isinstance(scenario_or_combat, Scenario) else scenario_or_combat.scenario
     lost = losers(scenario_or_combat, assignment)
     return bool(scenario.players) and all(p.id in lost for p in scenario.players)
 
@@ -102,9 +102,9 @@ def played_line(scenario_or_combat, assignment: Mapping, objectives) -> tuple[As
     if not division_moved(combat.scenario):  # the usual board: nothing to replace (and no plan to derive)
         return assignment, None, None
     plan = combat.plan
-    if all(plan.sources[i].chooser == "attacking" for i in plan.active):
+    if all(plan.sources[i].chooser == Chooser.ACTIVE_PLAYER for i in plan.active):
         return assignment, None, None
-    mine = [k for k, (i, _) in enumerate(plan.columns) if plan.sources[i].chooser == "attacking"]
+    mine = [k for k, (i, _) in enumerate(plan.columns) if plan.sources[i].chooser == Chooser.ACTIVE_PLAYER]
     given = plan.vector(assignment)
     want = tuple(given[k] for k in mine)
     objs = list(objectives)
@@ -115,8 +115,10 @@ def played_line(scenario_or_combat, assignment: Mapping, objectives) -> tuple[As
             candidates.append((vec, candidate))
     if not candidates:
         return assignment, None, None
-    blockers = Combat(combat.scenario, side="defending")
-    theirs = [k for k, (i, _) in enumerate(blockers.plan.columns) if blockers.plan.sources[i].chooser == "attacking"]
+    blockers = Combat(combat.scenario, side=Side.DEFENDING)
+    theirs = [
+        k for k, (i, _) in enumerate(blockers.plan.columns) if blockers.plan.sources[i].chooser == Chooser.ACTIVE_PLAYER
+    ]
     if not theirs or not has_effects(combat.scenario):
         # the blockers' damage is all the defending player's (or changes nothing): the worst candidate, each read
         # with the defender's worst reply (score)

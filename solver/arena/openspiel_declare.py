@@ -29,11 +29,12 @@ import json
 from .declare_game import DeclareGame, observation
 from .openspiel_game import (
     PositionState,
+    TrampleGame,
     VectorObserver,
-    decode_board,
-    decode_objective,
     encode_board,
     encode_objective,
+    game_type,
+    utility_bound,
 )
 
 SHORT_NAME = "python_trample_declare_combat"
@@ -51,60 +52,24 @@ DEFAULT_BOARD = {
     ],
 }
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="trample: a Magic combat from the declaration of attackers (attack, block, damage)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification={"board": "", "objective": "max-damage"},
-)
+GAME_TYPE = game_type(SHORT_NAME, "trample: a Magic combat from the declaration of attackers (attack, block, damage)")
 
 
-def _bounds(game: DeclareGame) -> tuple[float, int]:
-    """A bound on |utility| and on the number of decisions (OpenSpiel's GameInfo wants both)."""
-    s = game.doc.board
-    power = sum(max(0, c.power) for c in (*s.attackers, *s.blockers))
-    values = sum(abs(float(b.value)) for b in s.blockers) + sum(abs(float(p.value)) for p in s.planeswalkers)
-    utility = 2 * power + values + len(s.players) + len(s.attackers) + len(s.blockers) + 1
-    a, b = len(s.attackers), len(s.blockers)
-    routes = a * (b + 2) + b * a  # every source's routes in one step
-    return float(utility), max(1, 2 * a + b + 2 * routes)  # attack, band, block, damage
+class TrampleDeclareGame(TrampleGame):
+    GAME_TYPE = GAME_TYPE
+    DEFAULT_BOARD = DEFAULT_BOARD
 
+    def make_core(self, doc: dict, objective: str) -> DeclareGame:
+        return DeclareGame(doc, objective)
 
-class TrampleDeclareGame(pyspiel.Game):
-    def __init__(self, params=None):
-        params = dict(params or {})
-        raw = params.get("board") or DEFAULT_BOARD
-        doc = decode_board(raw) if isinstance(raw, str) else raw
-        board = encode_board(doc)
-        objective = decode_objective(params.get("objective") or "max-damage")
-        self.core = DeclareGame(doc, objective)
-        utility, length = _bounds(self.core)
-        info = pyspiel.GameInfo(
-            num_distinct_actions=self.core.num_actions,
-            max_chance_outcomes=0,
-            num_players=2,
-            min_utility=-utility,
-            max_utility=utility,
-            utility_sum=0.0,
-            max_game_length=length,
-        )
-        super().__init__(GAME_TYPE, info, {"board": board, "objective": encode_objective(objective)})
+    def bounds(self) -> tuple[float, int, int]:
+        s = self.core.doc.board
+        a, b = len(s.attackers), len(s.blockers)
+        routes = a * (b + 2) + b * a  # every source's routes in one step
+        return utility_bound(s), max(1, 2 * a + b + 2 * routes), self.core.num_actions  # attack, band, block, damage
 
     def new_initial_state(self):
         return TrampleDeclareState(self, self.core.initial())
-
-    def __reduce__(self):  # pickled as its game string
-        return (pyspiel.load_game, (str(self),))
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         return DeclareObserver(self)

@@ -31,7 +31,9 @@ import base64
 import binascii
 import json
 import re
+from typing import Any
 
+from ..models import Scenario, Side, Step
 from . import encoding
 from .combat_game import CombatGame
 
@@ -52,22 +54,29 @@ DEFAULT_BOARD = {
     ],
 }  # fmt: skip
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="trample: a whole Magic combat (first-strike and regular damage steps)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification={"board": "", "objective": "max-damage"},
-)
+
+def game_type(short_name: str, long_name: str):
+    """The ``pyspiel.GameType`` of trample's games: two players, sequential, deterministic, perfect information,
+    zero-sum, rewards at the end; parameters ``board`` and ``objective``."""
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={"board": "", "objective": "max-damage"},
+    )
+
+
+GAME_TYPE = game_type(SHORT_NAME, "trample: a whole Magic combat (first-strike and regular damage steps)")
 
 
 def encode_board(board) -> str:
@@ -113,27 +122,31 @@ def decode_board(param: str) -> dict:
     return doc
 
 
-def _bounds(game: CombatGame) -> tuple[float, int]:
-    """A bound on |utility| and on the number of decisions (OpenSpiel's GameInfo wants both)."""
-    s = game.scenario
+def utility_bound(s: Scenario) -> float:
+    """A bound on |utility| of a game on this board: twice every creature's power, every value, one a player and
+    a creature (OpenSpiel's GameInfo wants one)."""
     power = sum(max(0, c.power) for c in (*s.attackers, *s.blockers))
     values = sum(abs(float(b.value)) for b in s.blockers) + sum(abs(float(p.value)) for p in s.planeswalkers)
-    utility = 2 * power + values + len(s.players) + len(s.attackers) + len(s.blockers) + 1
-    routes = sum(len(a.blocked_by) + 2 for a in s.attackers) + sum(len(s.blocking(b.id)) for b in s.blockers)
-    return float(utility), max(1, 2 * routes)
+    return float(2 * power + values + len(s.players) + len(s.attackers) + len(s.blockers) + 1)
 
 
-class TrampleCombatGame(pyspiel.Game):
+class TrampleGame(pyspiel.Game):
+    """What trample's OpenSpiel games share: the parameters (``board``, ``objective``: the game string always
+    carries the encoded form, whatever was given), the core game (``core``), GameInfo from the core's bounds,
+    pickling as the game string. A game gives its GAME_TYPE, DEFAULT_BOARD, core, bounds, state and observer."""
+
+    GAME_TYPE: Any
+    DEFAULT_BOARD: dict
+
     def __init__(self, params=None):
         params = dict(params or {})
-        raw = params.get("board") or DEFAULT_BOARD
+        raw = params.get("board") or self.DEFAULT_BOARD
         doc = decode_board(raw) if isinstance(raw, str) else raw
-        board = encode_board(doc)  # the game string always carries the encoded form, whatever was given
-        objective = decode_objective(params.get("objective") or "max-damage")
-        self.core = CombatGame(doc, objective)
-        utility, length = _bounds(self.core)
+        board = encode_board(doc)
+        self.core = self.make_core(doc, decode_objective(params.get("objective") or "max-damage"))
+        utility, length, actions = self.bounds()
         info = pyspiel.GameInfo(
-            num_distinct_actions=self.core.max_amount + 1,
+            num_distinct_actions=actions,
             max_chance_outcomes=0,
             num_players=2,
             min_utility=-utility,
@@ -141,13 +154,34 @@ class TrampleCombatGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=length,
         )
-        super().__init__(GAME_TYPE, info, {"board": board, "objective": encode_objective(self.core.objective)})
+        super().__init__(self.GAME_TYPE, info, {"board": board, "objective": encode_objective(self.core.objective)})
 
-    def new_initial_state(self):
-        return TrampleCombatState(self, self.core.initial())
+    def make_core(self, doc: dict, objective: str) -> Any:
+        """The game's core (its positions) for a board document and the objective text."""
+        raise NotImplementedError
+
+    def bounds(self) -> tuple[float, int, int]:
+        """A bound on |utility|, on the number of decisions, and the number of distinct actions."""
+        raise NotImplementedError
 
     def __reduce__(self):  # pickled as its game string (pyspiel's own pickling does not call __init__)
         return (pyspiel.load_game, (str(self),))
+
+
+class TrampleCombatGame(TrampleGame):
+    GAME_TYPE = GAME_TYPE
+    DEFAULT_BOARD = DEFAULT_BOARD
+
+    def make_core(self, doc: dict, objective: str) -> CombatGame:
+        return CombatGame(doc, objective)
+
+    def bounds(self) -> tuple[float, int, int]:
+        s = self.core.scenario
+        routes = sum(len(a.blocked_by) + 2 for a in s.attackers) + sum(len(s.blocking(b.id)) for b in s.blockers)
+        return utility_bound(s), max(1, 2 * routes), self.core.max_amount + 1
+
+    def new_initial_state(self):
+        return TrampleCombatState(self, self.core.initial())
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         return CombatObserver(self)
@@ -236,7 +270,7 @@ class CombatObserver(VectorObserver):
         step, side = p.game.phases[p.phase]
         src, rec = p.current()
         self.tensor[:] = encoding.encode(
-            p.board, received, src, rec, p.dec_state[1], step == "first_strike", side == "defending"
+            p.board, received, src, rec, p.dec_state[1], step == Step.FIRST_STRIKE, side == Side.DEFENDING
         )
 
 

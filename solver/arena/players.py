@@ -17,10 +17,11 @@ from __future__ import annotations
 import importlib
 import inspect
 import shlex
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..combat import Combat
-from ..models import FormatError
+from ..models import FormatError, ObjectKind, RulesSet
 from ..outcome import apply_damage, has_effects, left_to_reach, lethal_cost, resolve
 from ..rules import DamagePlan, derive
 from .external import ExternalPlayer
@@ -96,11 +97,11 @@ class _Ledger:
 
 
 def _blocker_routes(src):
-    return [r for r in src.routes if r.kind == "blocker"]
+    return [r for r in src.routes if r.kind == ObjectKind.BLOCKER]
 
 
 def _other_routes(src):
-    return [r for r in src.routes if r.kind != "blocker"]
+    return [r for r in src.routes if r.kind != ObjectKind.BLOCKER]
 
 
 def _kill_in_order(ledger: _Ledger, src, order, rem: int, skip_unaffordable: bool) -> int:
@@ -131,12 +132,12 @@ def _leftover(ledger: _Ledger, src, rem: int, prefer_players: bool, pile_on) -> 
     others = _other_routes(src)
     if prefer_players:
         for r in others:
-            if r.kind == "player" and ledger.open(r):
+            if r.kind == ObjectKind.PLAYER and ledger.open(r):
                 ledger.give(src, r.recipient, rem)
                 return
         # 702.19c: pay the planeswalker's loyalty first, then its controller
         for r in others:
-            if r.kind == "player" and r.gate is not None and r.gate.loyalty:
+            if r.kind == ObjectKind.PLAYER and r.gate is not None and r.gate.loyalty:
                 walker = r.gate.loyalty[0]
                 wroute = src.route(walker)
                 if wroute is not None and ledger.open(wroute):
@@ -203,7 +204,7 @@ class GreedyValuePlayer(_PlanPlayer):
     def assign(self, ledger, src):
         s = ledger.scenario
         blockers = _blocker_routes(src)
-        if s.rules == "legacy":
+        if s.rules == RulesSet.LEGACY:
             order = blockers
         else:
             order = sorted(  # blockers its damage cannot kill (the outcome says so) last
@@ -215,7 +216,7 @@ class GreedyValuePlayer(_PlanPlayer):
                     ledger.lethal_cost(src, r.recipient),
                 ),
             )
-        rem = _kill_in_order(ledger, src, order, src.damage, skip_unaffordable=s.rules != "legacy")
+        rem = _kill_in_order(ledger, src, order, src.damage, skip_unaffordable=s.rules != RulesSet.LEGACY)
         _leftover(ledger, src, rem, prefer_players=False, pile_on=order)
 
 
@@ -229,7 +230,7 @@ class FacePlayer(_PlanPlayer):
     def assign(self, ledger, src):
         blockers = _blocker_routes(src)
         for r in _other_routes(src):
-            if r.kind == "player" and ledger.open(r):
+            if r.kind == ObjectKind.PLAYER and ledger.open(r):
                 ledger.give(src, r.recipient, src.damage)
                 return
         rem = _kill_in_order(ledger, src, blockers, src.damage, skip_unaffordable=False)
@@ -339,3 +340,24 @@ def _takes_no_arguments(fn) -> bool:
     except (TypeError, ValueError):
         return False
     return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values())
+
+
+def chunk_player(spec, payload: Mapping[str, Any]) -> Player:
+    """A player for one chunk of an arena run: :func:`make_player` with the payload's settings for external
+    programs (``timeout``, ``startup_timeout``, ``max_failures``)."""
+    return make_player(
+        spec,
+        timeout=payload.get("timeout"),
+        startup_timeout=payload.get("startup_timeout"),
+        max_failures=payload.get("max_failures"),
+    )
+
+
+def close_all(players: Iterable[Player | None]) -> None:
+    """Close every player (None: nothing to close); a player that cannot even close must not lose the chunk."""
+    for p in players:
+        if p is not None:
+            try:
+                p.close()
+            except Exception:  # a player that cannot even close must not lose the chunk
+                pass

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..models import Side
 from ..rules import derive
 from . import encoding
 from .objectives import as_divided, parse_objectives
@@ -40,7 +41,9 @@ class PolicyPlayer(Player):
 
     def decide(self, scenario, objective, seed):
         encoding.check_fits(scenario)
-        walk = StepWalk.of_player(derive(scenario, "attacking"), "attacking")  # the attackers it divides (702.22j)
+        walk = StepWalk.of_player(
+            derive(scenario, Side.ATTACKING), Side.ATTACKING
+        )  # the attackers it divides (702.22j)
         while not walk.done:
             allowed = walk.allowed()
             mask = np.zeros(self.max_amount + 1, dtype=bool)

@@ -39,8 +39,8 @@ from collections.abc import Sequence
 
 from . import encoding
 from .attacks_arena import generate
-from .declare_game import DEFAULT_MAX_CREATURES, DeclareGame, DeclareState, action_count, observation
-from .pz_env import DEFAULT_MAX_AMOUNT, CombatAEC
+from .declare_game import DEFAULT_MAX_CREATURES, DeclareGame, DeclareState, action_count, check_fits, observation
+from .pz_env import DEFAULT_MAX_AMOUNT, CombatAEC, wrapped
 
 
 def raw_env(**kwargs) -> DeclareAEC:
@@ -50,9 +50,7 @@ def raw_env(**kwargs) -> DeclareAEC:
 
 def env(**kwargs):
     """The environment in PettingZoo's usual wrappers (PettingZoo's ``env()`` convention)."""
-    from pettingzoo.utils import wrappers
-
-    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw_env(**kwargs)))
+    return wrapped(raw_env(**kwargs))
 
 
 class DeclareAEC(CombatAEC):
@@ -77,25 +75,11 @@ class DeclareAEC(CombatAEC):
         options = options or {}
         raw = self._board(seed, options)
         game = DeclareGame(raw, options.get("objective") or self.objective)
-        encoding.check_fits(game.doc.board)
-        if len(game.creatures) > self.max_creatures:
-            raise ValueError(f"the board has {len(game.creatures)} creatures to attack with, more than max_creatures")
-        if game.max_amount > self.max_amount:
-            raise ValueError(f"a creature has power {game.max_amount}, more than max_amount={self.max_amount}")
-        if 1 + len(game.targets) > self.n_actions:
-            raise ValueError(f"the board has {len(game.targets)} targets, more than the actions allow")
+        check_fits(game, self.max_amount, self.max_creatures, self.n_actions)
         self._begin(game)
 
     def _generated(self, seed: int):
         return generate(1, seed)[0]["scenario"]
-
-    def action_mask(self, agent) -> np.ndarray:
-        """The legal actions of ``agent`` now (int8, ``n``; all zero when it is not to move)."""
-        s = self.state_
-        mask = np.zeros(self.n_actions, dtype=np.int8)
-        if s is not None and not s.terminal and self.possible_agents[s.player] == agent:
-            mask[s.legal_actions()] = 1
-        return mask
 
     def observe(self, agent):
         s = self.state_

@@ -36,6 +36,7 @@ except ImportError as err:
 
 from collections.abc import Sequence
 
+from ..models import Side, Step
 from . import encoding
 from .combat_game import CombatGame, GameState
 from .suites import Level, generate_board, get_level
@@ -53,9 +54,14 @@ def raw_env(**kwargs) -> CombatAEC:
 
 def env(**kwargs):
     """The environment in PettingZoo's usual wrappers (PettingZoo's ``env()`` convention)."""
+    return wrapped(raw_env(**kwargs))
+
+
+def wrapped(raw: AECEnv):
+    """An environment in PettingZoo's usual wrappers (out-of-bounds actions refused, the order enforced)."""
     from pettingzoo.utils import wrappers
 
-    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw_env(**kwargs)))
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw))
 
 
 class CombatAEC(AECEnv):
@@ -77,8 +83,8 @@ class CombatAEC(AECEnv):
         self.max_amount = int(max_amount)
         self.render_mode = render_mode
         self.possible_agents = list(AGENT_NAMES)
-        n = self.max_amount + 1
-        self._action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self.n_actions = self.max_amount + 1
+        self._action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self._observation_spaces = {a: encoding.observation_space() for a in self.possible_agents}
         self.state_: GameState | None = None
         self._rng = np.random.default_rng()
@@ -103,11 +109,7 @@ class CombatAEC(AECEnv):
         """The board of a new game: ``options["scenario"]``, else one of ``boards``, else a generated one."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        if "scenario" in options:
-            return options["scenario"]
-        if self.boards is not None:
-            return self.boards[int(self._rng.integers(len(self.boards)))]
-        return self._generated(int(self._rng.integers(2**62)))
+        return encoding.choose_board(options, self.boards, lambda n: int(self._rng.integers(n)), self._generated)
 
     def _generated(self, seed: int):
         return generate_board(self.level, seed, 0)
@@ -152,9 +154,10 @@ class CombatAEC(AECEnv):
         self.infos = {a: {"action_mask": self.action_mask(a)} for a in self.agents}
 
     def action_mask(self, agent) -> np.ndarray:
-        """The amounts ``agent`` may choose now (int8, ``max_amount + 1``; all zero when it is not to move)."""
+        """The legal actions of ``agent`` now (int8, ``n_actions``: in the damage steps the amounts, 0 to
+        ``max_amount``; all zero when it is not to move)."""
         s = self.state_
-        mask = np.zeros(self.max_amount + 1, dtype=np.int8)
+        mask = np.zeros(self.n_actions, dtype=np.int8)
         if s is not None and not s.terminal and self.possible_agents[s.player] == agent:
             mask[s.legal_actions()] = 1
         return mask
@@ -177,7 +180,7 @@ class CombatAEC(AECEnv):
         source, recipient = s.current()
         step, side = s.game.phases[s.phase]  # the state's own game (the three-decision env's damage steps too)
         return encoding.encode(
-            board, received, source, recipient, s.dec_state[1], step == "first_strike", side == "defending"
+            board, received, source, recipient, s.dec_state[1], step == Step.FIRST_STRIKE, side == Side.DEFENDING
         )
 
     def render(self):

@@ -205,14 +205,6 @@ def write_json(results: dict, path: str) -> None:
         fh.write("\n")
 
 
-def _mpl_at_least(matplotlib, major: int, minor: int) -> bool:
-    parts = matplotlib.__version__.split(".")
-    try:
-        return (int(parts[0]), int(parts[1])) >= (major, minor)
-    except (ValueError, IndexError):
-        return True
-
-
 def _visible(text) -> str:
     """A name as a terminal or a picture shows it literally: control characters (an ANSI escape sequence, a
     carriage return) as visible escapes (``\\x1b``)."""

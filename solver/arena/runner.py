@@ -26,21 +26,12 @@ from ..models import FormatError, load_scenario
 from .external import PlayerFailure, become_subreaper, children_now, reap_orphans
 from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize, summarize_levels
 from .objectives import DEFAULT_OBJECTIVE, objective_text
-from .players import DEFAULT_PLAYERS, Player, make_player
+from .players import DEFAULT_PLAYERS, Player, chunk_player, close_all, make_player
 from .stats import run_facts, suite_hash
 from .suites import one_step
 
 DEFAULT_CHUNK = 50
 BACKENDS = ("local", "dask")
-
-
-def _make(spec, payload: dict) -> Player:
-    return make_player(
-        spec,
-        timeout=payload.get("timeout"),
-        startup_timeout=payload.get("startup_timeout"),
-        max_failures=payload.get("max_failures"),
-    )
 
 
 def evaluate_chunk(payload: dict) -> list[dict]:
@@ -59,17 +50,13 @@ def evaluate_chunk(payload: dict) -> list[dict]:
         finally:
             reap_orphans(spare)
     spare = children_now()
-    players = [_make(p, payload) for p in payload["players"]]
+    players = [chunk_player(p, payload) for p in payload["players"]]
     out = []
     try:
         for index, item in payload["items"]:
             out.append(evaluate_board(index, item, players, payload["objective"], payload["seed"]))
     finally:
-        for p in players:
-            try:
-                p.close()
-            except Exception:  # a player that cannot even close must not lose the chunk
-                pass
+        close_all(players)
         reap_orphans(spare)
     return out
 
@@ -437,19 +424,19 @@ def _run_inline(payloads, progress, total, parts):
     combat = game in ("combat", "blocks", "attacks")
     if combat:
         if game == "combat":
-            from .whole_arena import build_players, close_players
+            from .whole_arena import build_players
             from .whole_arena import play_board as play_combat
 
             play_board: Callable[..., dict] = play_combat
         else:
-            from .declare_arena import build_players, close_players
+            from .declare_arena import build_players
             from .declare_arena import play_board as play_declaration
 
             play_board = functools.partial(play_declaration, game=game)
         built = build_players(first["players"], first)
         players = [p for *_, p in built if p is not None]
     else:
-        players = [_make(p, first) for p in first["players"]]
+        players = [chunk_player(p, first) for p in first["players"]]
     done = 0
     try:
         for i, payload in enumerate(payloads):
@@ -465,13 +452,7 @@ def _run_inline(payloads, progress, total, parts):
                 if progress:
                     progress(done, total)
     finally:  # also on an interrupt: every external program (and what it started) is killed
-        if combat:
-            close_players(built)
-        for p in [] if combat else players:
-            try:
-                p.close()
-            except Exception:
-                pass
+        close_all([p for *_, p in built] if combat else players)
         reap_orphans(spare)
 
 

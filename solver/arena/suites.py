@@ -12,7 +12,6 @@ A suite is a list of items ``{"id": str, "scenario": {...docs/format.md...}, "ob
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from dataclasses import asdict, dataclass, field, replace
@@ -21,7 +20,7 @@ from pathlib import Path
 from ..combat import Combat
 from ..documents import read_text
 from ..indexing import count
-from ..models import FormatError, load_scenario, parse_json_text
+from ..models import FormatError, Keyword, Step, load_scenario, parse_json_text
 from .objectives import parse_objectives
 
 #: The curated suites ship inside the package (solver/suites/*.jsonl, package data): a plain ``pip install``
@@ -163,10 +162,10 @@ def _rng(level: str, seed: int, i: int) -> random.Random:
 
 def _keywords(rng: random.Random, mix: dict) -> list[str]:
     kws = [kw for kw, p in mix.items() if rng.random() < p]
-    if "first_strike" in kws and "double_strike" in kws:
-        kws.remove(rng.choice(["first_strike", "double_strike"]))
-    if "trample_over_planeswalkers" in kws and "trample" in kws:
-        kws.remove("trample")
+    if Keyword.FIRST_STRIKE in kws and Keyword.DOUBLE_STRIKE in kws:
+        kws.remove(rng.choice([Keyword.FIRST_STRIKE, Keyword.DOUBLE_STRIKE]))
+    if Keyword.TRAMPLE_OVER_PLANESWALKERS in kws and Keyword.TRAMPLE in kws:
+        kws.remove(Keyword.TRAMPLE)
     return kws
 
 
@@ -206,7 +205,8 @@ def _draw_board(level: Level, rng: random.Random) -> dict:
         )
     blockers = _draw_blockers(level, rng, attackers, defender)
     step = "first_strike" if rng.random() < level.first_strike else "regular"
-    if step == "first_strike" and not any({"first_strike", "double_strike"} & set(a["keywords"]) for a in attackers):
+    strikes = {Keyword.FIRST_STRIKE, Keyword.DOUBLE_STRIKE}
+    if step == Step.FIRST_STRIKE and not any(strikes & set(a["keywords"]) for a in attackers):
         # 510.4: a first-strike step where no attacker strikes would have nothing to decide
         rng.choice(attackers)["keywords"].append(rng.choice(["first_strike", "double_strike"]))
     rules = "legacy" if rng.random() < level.legacy else "current"
@@ -273,7 +273,7 @@ def _draw_blockers(level: Level, rng: random.Random, attackers: list[dict], defe
         if rng.random() < level.marked:
             marked = rng.randint(1, tough)
             # 704.5g: a creature with lethal damage marked would already have died (unless indestructible)
-            if marked < tough or "indestructible" in keywords:
+            if marked < tough or Keyword.INDESTRUCTIBLE in keywords:
                 b["damage_marked"] = marked
         if rng.random() < level.removed:
             b["in_combat"] = False
@@ -373,11 +373,5 @@ def _item(doc, default_id: str, where: str) -> dict:
 
 def one_step(scenario, path: str = "scenario.step") -> None:
     """The arena scores one damage step; a whole combat (``"step": "combat"``) is bad input here."""
-    if scenario.step == "combat":
+    if scenario.step == Step.COMBAT:
         raise FormatError(path, 'the arena scores one damage step ("regular" or "first_strike"), not "combat"')
-
-
-def dump_suite(items, path) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        for item in items:
-            fh.write(json.dumps(item, separators=(",", ":")) + "\n")

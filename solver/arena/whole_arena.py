@@ -28,12 +28,12 @@ import time
 from collections.abc import Sequence
 
 from ..check import check
-from ..models import FormatError, load_assignment, load_scenario
+from ..models import FormatError, Side, Step, load_assignment, load_scenario
 from ..rules import derive
 from .external import PlayerFailure
-from .metrics import decision_seed, summarize, summarize_levels
+from .metrics import blank_decision, decision_seed, summarize, summarize_levels
 from .player import Player
-from .players import BASELINES, make_player
+from .players import BASELINES, chunk_player, close_all, make_player
 from .stats import run_facts
 
 PLAYERS = ("optimal", "openspiel-mcts", "openspiel-random")
@@ -90,24 +90,10 @@ def build_players(specs: Sequence, payload: dict) -> list:
         name, kind, sims = _spec(spec)
         player = None
         if kind == "player":
-            player = make_player(
-                spec,
-                timeout=payload.get("timeout"),
-                startup_timeout=payload.get("startup_timeout"),
-                max_failures=payload.get("max_failures"),
-            )
+            player = chunk_player(spec, payload)
             name = player.name
         out.append((name, kind, sims, player))
     return out
-
-
-def close_players(built) -> None:
-    for *_, p in built:
-        if p is not None:
-            try:
-                p.close()
-            except Exception:  # a player that cannot even close must not lose the chunk
-                pass
 
 
 def evaluate_combat_chunk(payload: dict, built=None) -> list[dict]:
@@ -118,7 +104,7 @@ def evaluate_combat_chunk(payload: dict, built=None) -> list[dict]:
         return [play_board(i, item, players, payload["objective"], payload["seed"]) for i, item in payload["items"]]
     finally:
         if built is None:
-            close_players(players)
+            close_all(p for *_, p in players)
 
 
 def _play_steps(game, player: Player, seed: int):
@@ -146,7 +132,7 @@ def _play_steps(game, player: Player, seed: int):
             assignment = load_assignment(plain_output(output), board)
         except (FormatError, TypeError, ValueError, AttributeError) as err:
             return ("bad-output", f"{step} step: not an assignment: {err}", None)
-        verdict = check(derive(board, "attacking"), assignment)
+        verdict = check(derive(board, Side.ATTACKING), assignment)
         if not verdict.legal:
             v = verdict.violations[0]
             return (v.rule, f"{step} step: {v.message}", assignment.to_json())
@@ -158,7 +144,7 @@ def _play_steps(game, player: Player, seed: int):
         while not pos.terminal and pos.phase == phase:
             k = pos.start + len(pos.amounts)
             source = pos.decoder.plan.sources[pos.decoder.columns[k].source]
-            action = amounts[k] if source.side == "attacking" else game.optimal_action(pos)
+            action = amounts[k] if source.side == Side.ATTACKING else game.optimal_action(pos)
             if action not in pos.legal_actions():
                 src, rec = pos.current()
                 return ("510.1", f"{step} step: {src} cannot assign {action} to {rec}", assignment.to_json())
@@ -172,7 +158,7 @@ def play_board(index: int, item: dict, players, objective: str, seed: int) -> di
 
     scenario = load_scenario(item["scenario"], f"board {index}: scenario")
     objective = item.get("objective") or objective
-    game = CombatGame(scenario.with_step("combat"), objective)
+    game = CombatGame(scenario.with_step(Step.COMBAT), objective)
     minimax = game.minimax()
     whole = WholeCombat(game.scenario)
     decisions = []
@@ -240,17 +226,9 @@ def _final_position(game, name: str, kind: str, sims, player, seed: int, loaded:
 
 def _illegal_decision(name: str, rule: str, message: str, elapsed_ms: float) -> dict:
     return {
-        "player": name,
-        "legal": False,
+        **blank_decision(name, round(elapsed_ms, 3)),
         "rules": [rule],
         "violations": [{"rule": rule, "message": message}],
-        "values": None,
-        "regret": None,
-        "primary_regret": None,
-        "optimal": False,
-        "lethal": None,
-        "assignment": None,
-        "time_ms": round(elapsed_ms, 3),
     }
 
 
@@ -291,7 +269,7 @@ def rescore(results: dict, path: str = "results") -> dict:
         if not isinstance(board, dict) or "scenario" not in board:
             raise FormatError(where, "has no scenario (a results file written before boards were recorded)")
         scenario = load_scenario(board["scenario"], f"{where}.scenario")
-        game = CombatGame(scenario.with_step("combat"), board.get("objective") or "max-damage")
+        game = CombatGame(scenario.with_step(Step.COMBAT), board.get("objective") or "max-damage")
         minimax = game.minimax()
         whole = WholeCombat(game.scenario)
         decisions = []

@@ -57,9 +57,7 @@ def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
         except FormatError as err:
             if not where:
                 raise
-            err = prefixed(where, err)
-            print(f"trample: {err}", file=sys.stderr)
-            emit({"error": str(err)})
+            _bad_line(where, err)
             worst = EXIT_BAD
             continue
         except LimitReached as err:
@@ -99,9 +97,7 @@ def stream_batch(path: str, items: Callable[[object], Iterator], key: str = "ass
                 out.write('],"complete":false}\n')
             if not where:
                 raise
-            err = prefixed(where, err)
-            print(f"trample: {err}", file=sys.stderr)
-            emit({"error": str(err)})
+            _bad_line(where, err)
             worst = EXIT_BAD
         except LimitReached as err:
             if n:
@@ -116,6 +112,13 @@ def stream_batch(path: str, items: Callable[[object], Iterator], key: str = "ass
             out.write(('],"complete":false}' if n else f'{{"{key}":[],"complete":false}}') + "\n")
             raise
     return worst
+
+
+def _bad_line(where: str, err: FormatError) -> None:
+    """A batch line that is bad input: one line on standard error, an error result line."""
+    err = prefixed(where, err)
+    print(f"trample: {err}", file=sys.stderr)
+    emit({"error": str(err)})
 
 
 def _limit_line(where: str, err: LimitReached) -> None:

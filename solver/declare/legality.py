@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..models import Keyword
 from ..models.declare import ARTIFACT, COLORS, AttackersDoc, Attacks, BlockersDoc, Blocks
 from ..models.mana import ZERO, Mana, payable
 
@@ -47,11 +48,11 @@ def block_refusals(doc: BlockersDoc, attacker: str, blocker: str) -> list[Refusa
         )
     if aa.has("cant_be_blocked"):
         out.append(("509.1b", f"{attacker} can't be blocked"))
-    if aa.has("flying") and not (bb.has("flying") or bb.has("reach")):
+    if aa.has(Keyword.FLYING) and not (bb.has(Keyword.FLYING) or bb.has(Keyword.REACH)):
         out.append(("702.9b", f"{attacker} has flying: only creatures with flying or reach can block it"))
-    if aa.has("fear") and not (ARTIFACT in b.tags or "black" in b.tags):
+    if aa.has(Keyword.FEAR) and not (ARTIFACT in b.tags or "black" in b.tags):
         out.append(("702.36b", f"{attacker} has fear: only artifact and/or black creatures can block it"))
-    if aa.has("intimidate") and ARTIFACT not in b.tags and not (set(a.tags) & set(b.tags) & set(COLORS)):
+    if aa.has(Keyword.INTIMIDATE) and ARTIFACT not in b.tags and not (set(a.tags) & set(b.tags) & set(COLORS)):
         out.append(
             (
                 "702.13b",
@@ -59,13 +60,13 @@ def block_refusals(doc: BlockersDoc, attacker: str, blocker: str) -> list[Refusa
                 "block it",
             )
         )
-    if aa.has("shadow") and not bb.has("shadow"):
+    if aa.has(Keyword.SHADOW) and not bb.has(Keyword.SHADOW):
         out.append(("702.28b", f"{attacker} has shadow: only creatures with shadow can block it"))
-    if bb.has("shadow") and not aa.has("shadow"):
+    if bb.has(Keyword.SHADOW) and not aa.has(Keyword.SHADOW):
         out.append(("702.28b", f"{blocker} has shadow: it can block only creatures with shadow"))
-    if aa.has("horsemanship") and not bb.has("horsemanship"):
+    if aa.has(Keyword.HORSEMANSHIP) and not bb.has(Keyword.HORSEMANSHIP):
         out.append(("702.31b", f"{attacker} has horsemanship: only creatures with horsemanship can block it"))
-    if aa.has("skulk") and b.power > a.power:
+    if aa.has(Keyword.SKULK) and b.power > a.power:
         out.append(("702.118b", f"{attacker} has skulk: {blocker}'s power {b.power} is greater than its {a.power}"))
     if a.receiving.protected_from(b):
         out.append(("702.16b", f"{attacker} has protection from a quality of {blocker}, which can't block it"))
@@ -77,7 +78,7 @@ def block_refusals(doc: BlockersDoc, attacker: str, blocker: str) -> list[Refusa
 
 def need_rule(doc: BlockersDoc, attacker: str) -> str:
     """The rule of "can't be blocked except by N or more creatures": menace's 702.111b, else 509.1b."""
-    return "702.111b" if doc.of(attacker).has("menace") else "509.1b"
+    return "702.111b" if doc.of(attacker).has(Keyword.MENACE) else "509.1b"
 
 
 @dataclass(frozen=True)
@@ -181,9 +182,9 @@ def can_ever_attack(doc: AttackersDoc, creature: str) -> list[Refusal]:
     ab = doc.of(creature)
     if ab.tapped:
         out.append(("508.1a", f"{creature} is tapped: only untapped creatures can attack"))
-    if ab.summoning_sick and not ab.has("haste"):
+    if ab.summoning_sick and not ab.has(Keyword.HASTE):
         out.append(("508.1a", f"{creature} has summoning sickness and no haste (302.6)"))
-    if ab.has("defender"):
+    if ab.has(Keyword.DEFENDER):
         out.append(("702.3b", f"{creature} has defender and can't attack"))
     if ab.has("cant_attack"):
         out.append(("508.1c", f"{creature} can't attack"))
@@ -241,13 +242,13 @@ def attack_cost(doc: AttackersDoc, attacks: Attacks) -> Mana:
 
 def may_band(doc: AttackersDoc | BlockersDoc, creature: str) -> bool:
     """Could this creature be in a band with another (702.22c): it has banding or "bands with other"?"""
-    return doc.board.attacker(creature).has("banding") or bool(doc.of(creature).bands_with_other)
+    return doc.board.attacker(creature).has(Keyword.BANDING) or bool(doc.of(creature).bands_with_other)
 
 
 def band_refusals(doc: AttackersDoc | BlockersDoc, band: tuple[str, ...]) -> list[Refusal]:
     """702.22c: a band is one or more creatures with banding and up to one without (even one with "bands with
     other"), or creatures of one quality of which one or more has "bands with other [that quality]"."""
-    without = [c for c in band if not doc.board.attacker(c).has("banding")]
+    without = [c for c in band if not doc.board.attacker(c).has(Keyword.BANDING)]
     if len(without) <= 1:
         return []
     for quality in {q for c in band for q in doc.of(c).bands_with_other}:

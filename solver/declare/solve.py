@@ -31,7 +31,7 @@ from fractions import Fraction
 from itertools import combinations
 
 from ..limits import LimitReached, deadline_of
-from ..models import Keyword, Scenario
+from ..models import Keyword, ObjectiveKind, ObjectKind, RulesSet, Scenario, Step
 from ..models.declare import AttackersDoc, Attacks, BlockersDoc, Blocks
 from ..optimize import parse_objectives
 from ..outcome import exact, has_effects
@@ -116,10 +116,10 @@ class _Search:
 def _one_step(s: Scenario) -> Scenario:
     """A whole combat without a first-strike step (510.4: no creature in combat has first or double strike) is its
     regular step, with the same optimum (docs/combat.md): solved as one step, which is cheaper."""
-    if s.step == "combat" and not any(
-        c.has("first_strike") or c.has("double_strike") for c in (*s.attackers, *s.blockers)
+    if s.step == Step.COMBAT and not any(
+        c.has(Keyword.FIRST_STRIKE) or c.has(Keyword.DOUBLE_STRIKE) for c in (*s.attackers, *s.blockers)
     ):
-        return s.with_step("regular")
+        return s.with_step(Step.REGULAR)
     return s
 
 
@@ -164,19 +164,21 @@ def _separable(doc: BlockersDoc, objs) -> bool:
         return False
     if any(o.target is not None and o.target not in {p.id for p in board.players} for o in objs):
         return False
-    if has_effects(board) or board.rules != "current":
+    if has_effects(board) or board.rules != RulesSet.CURRENT:
         return False
-    if doc.bands or any(c.has("banding") for c in (*board.attackers, *board.blockers)):
+    if doc.bands or any(c.has(Keyword.BANDING) for c in (*board.attackers, *board.blockers)):
         return False  # a band's blockers block every member (702.22h); banding moves who divides (702.22j/k)
     if any(doc.block_cost(b.id) for b in board.blockers):
         return False  # costs to block (509.1d): the programme's states do not track what each player pays
     if any(doc.of(b.id).block_limit != 1 or doc.of(b.id).has("cant_block_alone") for b in board.blockers):
         return False  # several attackers per blocker, or 509.1b's "can't block alone": blockers are coupled
-    targets = [a.attacking for a in board.attackers if board.kind(a.attacking) != "player"]
+    targets = [a.attacking for a in board.attackers if board.kind(a.attacking) != ObjectKind.PLAYER]
     if len(targets) != len(set(targets)):
         return False
-    if board.step != "regular":  # no first-strike damage may end the game before the regular step (704.5a)
-        first = sum(max(a.power, 0) for a in board.attackers if a.has("first_strike") or a.has("double_strike"))
+    if board.step != Step.REGULAR:  # no first-strike damage may end the game before the regular step (704.5a)
+        first = sum(
+            max(a.power, 0) for a in board.attackers if a.has(Keyword.FIRST_STRIKE) or a.has(Keyword.DOUBLE_STRIKE)
+        )
         if any(first >= p.life for p in board.players):
             return False
     return True
@@ -221,7 +223,7 @@ def _separable_best(doc: BlockersDoc, space: DeclarationSpace, search: _Search, 
     }
     zero = tuple(Fraction(0) for _ in objs)
     best_r = space.max_obeyed()
-    players_only = all(o.kind == "max-damage" for o in objs)  # damage to players, every objective
+    players_only = all(o.kind == ObjectiveKind.MAX_DAMAGE for o in objs)  # damage to players, every objective
 
     def blind(a: str, ids: tuple[str, ...]) -> bool:
         """510.1c: a blocked creature without trample assigns its damage to blockers only."""
@@ -232,7 +234,7 @@ def _separable_best(doc: BlockersDoc, space: DeclarationSpace, search: _Search, 
 
     groups = _attacker_groups(doc, space, able, must, lured)
 
-    if len(objs) > 1 and objs[0].kind == "max-damage":
+    if len(objs) > 1 and objs[0].kind == ObjectiveKind.MAX_DAMAGE:
         first = [
             [(Fraction(0),) if blind(a, ids) else (value(a, ids)[0],) for _, ids, _ in mine]
             for a, mine in zip(attackers, groups)
@@ -388,7 +390,7 @@ def best_blocks(doc: BlockersDoc, search: _Search, objs=None, space: Declaration
         value, blocks = _separable_best(doc, space, search, objs)
         return value, blocks, True
     players = doc.board.players
-    if [o.kind for o in objs] == ["lethal"] and len(players) == 1:
+    if [o.kind for o in objs] == [ObjectiveKind.LETHAL] and len(players) == 1:
         # one player, no effects: the attacker has lethal against some blocks exactly when its most damage to
         # the player reaches their life (704.5a), so the defender's best blocks are those letting the least through
         probe = parse_objectives(f"max-damage:{players[0].id}", doc.board)
@@ -449,7 +451,7 @@ def solve_declaration(
     deadline = deadline_of(time_limit)
     objs = parse_objectives(objectives, doc.board)
     search = _Search(objs, deadline)
-    wants_lethal = any(o.kind == "lethal" for o in objs)
+    wants_lethal = any(o.kind == ObjectiveKind.LETHAL for o in objs)
     if isinstance(doc, BlockersDoc):
         space = DeclarationSpace(doc)
         try:

@@ -317,15 +317,6 @@ class DeclarationSpace:
             got = self._memo["bands"] = (starts, where)
         return got
 
-    def count_by_obeyed(self) -> dict[int, int]:
-        """Restriction-legal, affordable declarations by the number of requirements they obey (bands: as
-        :meth:`count` weighs them, or without them when it walks)."""
-        out: Counter = Counter()
-        for (r, c), n in self._completions(0, self._start).items():
-            if all(x <= m for x, m in zip(c, self.budget)):
-                out[r] += n
-        return dict(sorted(out.items()))
-
     def obeyed(self, declaration) -> int:
         return sum(1 for r in self.requirements if r.obeyed(declaration))
 

@@ -226,13 +226,14 @@ class _Table:
     @classmethod
     def of(cls, members: frozenset[int], scope: tuple[str, ...], rows: Rows) -> _Table:
         keys = np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope))
-        return cls(members, scope, keys, _weights(list(rows.values())))
+        return cls(members, scope, keys, weights_of(list(rows.values())))
 
     def total(self) -> int:
         return int(sum(self.w.tolist()))
 
 
-def _weights(values: list[int]) -> Weights:
+def weights_of(values: list[int]) -> Weights:
+    """Counts as a weight vector: int64 while every count fits, Python integers (dtype object) otherwise."""
     if all(-INT64_SAFE < v < INT64_SAFE for v in values):
         return np.array(values, dtype=np.int64)
     out = np.empty(len(values), dtype=object)
@@ -312,46 +313,6 @@ def sum_table(g: Graph, x: str, members: frozenset[int], ua: Keys, ub: Keys) -> 
     if all_a:
         return np.where(short & ~flagged, SAT, t)
     return t
-
-
-def _reduce(keys: Keys, w: Weights) -> tuple[Keys, Weights]:
-    """Equal rows of ``keys`` merged, their counts added; zero counts dropped."""
-    n, width = keys.shape
-    if n == 0:
-        return keys, w
-    if width == 0:
-        total = w.sum() if w.dtype != object else sum(w.tolist())
-        out = np.empty(1, dtype=w.dtype)
-        out[0] = total
-        keys, w = np.zeros((1, 0), dtype=np.int64), out
-    else:
-        radix = keys.max(axis=0) - keys.min(axis=0) + 1
-        if float(np.prod(radix.astype(float))) < 2.0**62:
-            code = np.zeros(n, dtype=np.int64)
-            low = keys.min(axis=0)
-            for k in range(width):
-                code = code * int(radix[k]) + (keys[:, k] - low[k])
-            order = np.argsort(code, kind="stable")
-            sc = code[order]
-            starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
-        else:
-            order = np.lexsort(keys.T[::-1])
-            sk = keys[order]
-            starts = np.flatnonzero(np.r_[True, (sk[1:] != sk[:-1]).any(axis=1)])
-        w = np.add.reduceat(w[order], starts)
-        keys = keys[order[starts]]
-    live = w != 0
-    if not live.all():
-        keys, w = keys[live], w[live]
-    return keys, w
-
-
-def _codes(keys: Keys, radix: list[int]) -> Keys:
-    """Rows of states (each shifted by 2: UNSAT -> 0) as one mixed-radix integer each."""
-    code = np.zeros(len(keys), dtype=np.int64)
-    for k, r in enumerate(radix):
-        code = code * r + (keys[:, k] + 2)
-    return code
 
 
 def _uncodes(code: Keys, radix: list[int]) -> Keys:
@@ -477,12 +438,6 @@ def _join(g: Graph, A: _Table, B: _Table, budget: Budget) -> _Table:
     else:
         code, w = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     return _Table(members, key.scope, _uncodes(code, key.radix), w)
-
-
-def _estimate(g: Graph, A: _Table, B: _Table) -> int:
-    members = A.members | B.members
-    sizes = [domain_size(g, x, members) for x in set(A.scope) | set(B.scope)]
-    return min(len(A.w) * len(B.w), prod(s for s in sizes if s))
 
 
 def count_by_factors(

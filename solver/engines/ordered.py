@@ -53,6 +53,7 @@ from .elimination import (
     route_states,
     sum_table,
     way_table,
+    weights_of,
 )
 
 KEEP_PAIRS = 1 << 23  # pairs (cut states x table entries) of a step computed at once, their targets kept (int32)
@@ -109,7 +110,7 @@ class SourceProgramme:
             rows = way_table(g, plan.sources[i], scope, self._budget)
             self.scope.append(scope)
             self.tkeys.append(np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)))
-            self.tw.append(_weights(list(rows.values())))
+            self.tw.append(weights_of(list(rows.values())))
 
     def _forward(self, j: int) -> None:
         """The cut after source ``j`` and the states it reaches: each reached state of the cut before it joined with
@@ -293,14 +294,6 @@ class SourceProgramme:
 
 def _sum(w: Weights) -> int:
     return int(sum(abs(v) for v in w.tolist())) if w.dtype == object else int(np.abs(w).sum())
-
-
-def _weights(values: list[int]) -> Weights:
-    if all(-INT64_SAFE < v < INT64_SAFE for v in values):
-        return np.array(values, dtype=np.int64)
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
 
 
 class _Walk:

@@ -51,7 +51,21 @@ import numpy as np
 
 from .. import outcome as _outcome
 from ..limits import LimitReached, deadline_of
-from ..models import Battle, Blocker, Creature, Keyword, Planeswalker, Player
+from ..models import (
+    Attacker,
+    Battle,
+    Blocker,
+    Creature,
+    DamageOrder,
+    Keyword,
+    ObjectiveKind,
+    ObjectKind,
+    Planeswalker,
+    Player,
+    Side,
+    value_of,
+)
+from ..models.vocabulary import Modifier
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
 from .listing import evaluate, lethal_report, other_side_step, vector_of
@@ -147,7 +161,7 @@ def _reply_groups(
         obj = s.creature(src.source)
         owner = s.blocker_controller(obj.id) if isinstance(obj, Blocker) else None
         reach = {r.recipient for r in src.all_routes}
-        if (obj.has("lifelink") and owner in players) or reach & (players | interesting):
+        if (obj.has(Keyword.LIFELINK) and owner in players) or reach & (players | interesting):
             relevant.add(i)
     shielded = {r for i in relevant for r in (x.recipient for x in plan.sources[i].all_routes)}
     shielded = {r for r in shielded if s.receiving(r).prevent > 0}
@@ -239,9 +253,9 @@ class _EffectsModel:
 
     def _modify(self, m: Lin, hi: int, mods, order: str, name: str) -> tuple[Lin, int]:
         """614.1a on an amount ``m`` in [0, hi] (0 stays 0, 120.8): (the expression, its upper bound)."""
-        times = math.prod(n for kind, n in mods if kind == "times")
-        plus = sum(n for kind, n in mods if kind == "plus")
-        if order == "most":
+        times = math.prod(n for kind, n in mods if kind == Modifier.TIMES)
+        plus = sum(n for kind, n in mods if kind == Modifier.PLUS)
+        if order == DamageOrder.MOST:
             plus *= times
         out = Lin().add(m, times)
         if plus:
@@ -262,7 +276,7 @@ class _EffectsModel:
             mods = (*self.src[k].deals, *rec.takes)
             name = f"{self.src[k].id},{r}"
             x, hi = self._x(k), self.om.hi[k]
-            if rec.order == "most":
+            if rec.order == DamageOrder.MOST:
                 amount, hi = self._modify(x, hi, mods, "most", name)
             else:
                 amount = x
@@ -274,7 +288,7 @@ class _EffectsModel:
                 stop = Lin().add(now).add(before, -1)
                 before = now
                 amount = self._var(Lin().add(amount).add(stop, -1), 0, hi, f"through[{name}]")
-            if rec.order != "most":
+            if rec.order != DamageOrder.MOST:
                 amount, hi = self._modify(amount, hi, mods, "least", name)
             self.dealt[k] = self._var(amount, 0, hi, f"dealt[{name}]")
             self.dealt_hi[k] = hi
@@ -308,15 +322,19 @@ class _EffectsModel:
         """Life lost to damage (not infect, 702.90b) minus life gained by lifelink of the player's blockers."""
         key = ("loss", p)
         if key not in self._cache:
-            out = self._sum(k for k in self.incoming.get(p, ()) if not self.src[k].has("infect"))
+            out = self._sum(k for k in self.incoming.get(p, ()) if not self.src[k].has(Keyword.INFECT))
             for k, c in enumerate(self.src):
-                if c.has("lifelink") and self.s.kind(c.id) == "blocker" and self.s.blocker_controller(c.id) == p:
+                if (
+                    c.has(Keyword.LIFELINK)
+                    and self.s.kind(c.id) == ObjectKind.BLOCKER
+                    and self.s.blocker_controller(c.id) == p
+                ):
                     out.add(self.dealt[k], -1)  # 702.15b
             self._cache[key] = out
         return self._cache[key]
 
     def poison(self, p: str) -> Lin:
-        out = self._sum(k for k in self.incoming.get(p, ()) if self.src[k].has("infect"))  # 702.90b
+        out = self._sum(k for k in self.incoming.get(p, ()) if self.src[k].has(Keyword.INFECT))  # 702.90b
         for k in self.incoming.get(p, ()):
             if self.src[k].toxic:
                 out.add(self._some(k), self.src[k].toxic)  # 702.164c
@@ -325,8 +343,8 @@ class _EffectsModel:
     def commander(self, p: str) -> dict[str, Lin]:
         out: dict[str, Lin] = {}
         for k in self.incoming.get(p, ()):
-            c = getattr(self.src[k], "commander", None)
-            if c is not None:
+            source = self.src[k]
+            if isinstance(source, Attacker) and source.commander is not None:
                 out.setdefault(self.src[k].id, Lin()).add(self.dealt[k])  # 903.10a
         return out
 
@@ -374,7 +392,7 @@ class _EffectsModel:
         elif not isinstance(obj, Creature):
             raise TypeError(f"{c!r} is neither a creature nor a planeswalker: it cannot die")
         else:
-            counters = self._sum(k for k in ks if self.src[k].has("infect") or self.src[k].has("wither"))
+            counters = self._sum(k for k in ks if self.src[k].has(Keyword.INFECT) or self.src[k].has(Keyword.WITHER))
             parts = [self._at_least(counters, obj.toughness, f"counters[{c}]")]  # 704.5f
             if not obj.has(Keyword.INDESTRUCTIBLE):  # 702.12b
                 total = self.dealt_to(c)
@@ -441,8 +459,8 @@ class _EffectsModel:
 def _value_scale(s, ids: Sequence[str]) -> int:
     scale = 1
     for i in ids:
-        scale = math.lcm(scale, exact(getattr(s[i], "value", 1)).denominator)
-    if sum(abs(exact(getattr(s[i], "value", 1))) for i in ids) * scale > VALUE_LIMIT:
+        scale = math.lcm(scale, exact(value_of(s[i])).denominator)
+    if sum(abs(exact(value_of(s[i]))) for i in ids) * scale > VALUE_LIMIT:
         raise NotSeparable("values too large to weigh exactly")
     return scale
 
@@ -451,19 +469,19 @@ def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int) -> Lin:
     """One objective's value (as the listing's step_values reads it) for the solved side's part and one reply."""
     s = em.s
     out = Lin()
-    if obj.kind == "max-damage":
+    if obj.kind == ObjectiveKind.MAX_DAMAGE:
         for r in [obj.target] if obj.target else [p.id for p in s.players]:
             out.add(em.dealt_to(r))
-    elif obj.kind == "lethal":
+    elif obj.kind == ObjectiveKind.LETHAL:
         for p in s.players:
             out.add(em.loses(p.id, prof))
-    elif obj.kind == "max-kills":
+    elif obj.kind == ObjectiveKind.MAX_KILLS:
         for c in em.killable:
             out.add(em.killed(c, prof))
-    elif obj.kind == "max-value":
+    elif obj.kind == ObjectiveKind.MAX_VALUE:
         for c in [*em.killable, *em.walkers]:
-            out.add(em.killed(c, prof), int(exact(getattr(s[c], "value", 1)) * scale))
-    elif obj.kind == "min-overkill":
+            out.add(em.killed(c, prof), int(exact(value_of(s[c])) * scale))
+    elif obj.kind == ObjectiveKind.MIN_OVERKILL:
         for r in em.incoming:
             out.add(em.overkill(r))
     else:  # pragma: no cover - parse_objectives knows every kind
@@ -478,7 +496,7 @@ def _separable(step: DamageStep) -> tuple[DamageStep | None, bool, list[int]]:
     if not _known_outcome():
         raise NotSeparable("an effect or a way to lose the model does not encode")
     plan = step.plan
-    moved = [plan.sources[i].chooser != step.side for i, _ in plan.columns] if step.side != "both" else []
+    moved = [plan.sources[i].chooser != step.side for i, _ in plan.columns] if step.side != Side.BOTH else []
     if any(moved) and not all(moved):
         raise NotSeparable("the other player divides some of the solved side's damage (banding, 702.22j/k)")
     no_choice = bool(moved) and all(moved)
@@ -530,15 +548,17 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
         groups = _reply_groups(step, other, interesting, deadline, theirs)
     except LimitReached:
         return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
-    monotone = all(exact(getattr(s[c], "value", 1)) >= 0 for c in interesting) or all(
-        o.kind != "max-value" for o in objs
+    monotone = all(exact(value_of(s[c])) >= 0 for c in interesting) or all(
+        o.kind != ObjectiveKind.MAX_VALUE for o in objs
     )
     choices = _choices(groups, monotone)  # per choice of the solved player's part of the reply: its profiles
     profiles = list({p.key: p for ps in choices for p in ps}.values())
     if len(profiles) > MAX_PROFILES or len(choices) > MAX_PROFILES:
         return None
     try:
-        scale = _value_scale(s, [*em.killable, *em.walkers]) if any(o.kind == "max-value" for o in objs) else 1
+        scale = (
+            _value_scale(s, [*em.killable, *em.walkers]) if any(o.kind == ObjectiveKind.MAX_VALUE for o in objs) else 1
+        )
     except NotSeparable:
         return None
 
@@ -552,7 +572,7 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     runner = Runner(
         em.om, budget, settings.get("workers", 1), settings.get("presolve", False), False, settings.get("params")
     )
-    wants_lethal = any(o.kind == "lethal" for o in objs)
+    wants_lethal = any(o.kind == ObjectiveKind.LETHAL for o in objs)
     reachable = _reachable(em, runner, choices, no_choice) if wants_lethal else {}
     status, proven = lex_optimise(runner, terms)
     if runner.vec is None:
@@ -645,7 +665,7 @@ def _agree(runner: Runner, objs, per, choices, scale: int, values, assignment) -
         return tuple(v if o.maximize else -v for o, v in zip(objs, vs))
 
     found = {
-        k: [Fraction(runner.value(lin), scale if o.kind == "max-value" else 1) for o, lin in zip(objs, p)]
+        k: [Fraction(runner.value(lin), scale if o.kind == ObjectiveKind.MAX_VALUE else 1) for o, lin in zip(objs, p)]
         for k, p in per.items()
     }
     best = max((min((found[p.key] for p in ps), key=oriented_values) for ps in choices), key=oriented_values)

@@ -30,7 +30,7 @@ import numpy as np
 from ..engines import get_engine
 from ..engines.direct import BLOCK_ROWS
 from ..limits import Deadline
-from ..models import Assignment
+from ..models import Assignment, ObjectiveKind
 from ..outcome import has_effects
 from ..rules import division_moved
 from ..step import DamageStep
@@ -60,7 +60,7 @@ class BlockScorer:
         self._cols = [list(defs.incoming[r]) for r in self.recipients]
         self._dt_cols = [[k for k in ks if defs.deathtouch_of[cols[k][0]]] for ks in self._cols]
         hi = [sum(plan.sources[cols[k][0]].max_damage for k in ks) for ks in self._cols]
-        self.scales = [defs.value_scale if o.kind == "max-value" else 1 for o in self.objectives]
+        self.scales = [defs.value_scale if o.kind == ObjectiveKind.MAX_VALUE else 1 for o in self.objectives]
         self.signs = [1 if o.maximize else -1 for o in self.objectives]
         self.const = np.zeros(len(self.objectives), dtype=np.int64)
         # per recipient with a column: (objective, weight) of the terms that are its total times a weight, and
@@ -141,7 +141,7 @@ class BlockScorer:
         out = {}
         for o, v, sign, scale in zip(self.objectives, best, self.signs, self.scales):
             raw = sign * int(v)
-            out[o.name] = json_number(Fraction(raw, scale)) if o.kind == "max-value" else raw
+            out[o.name] = json_number(Fraction(raw, scale)) if o.kind == ObjectiveKind.MAX_VALUE else raw
         return out
 
 
@@ -189,7 +189,7 @@ class DirectOptimum:
         width = max(1, len(step.plan.columns))
         reached = [scorer.recipients.index(p) for p in scorer.defs.players if p in scorer.defs.incoming]
         most = [0] * len(reached)  # the most any legal assignment assigns each player (the lethal report)
-        wants_most = any(o.kind == "lethal" for o in objectives)
+        wants_most = any(o.kind == ObjectiveKind.LETHAL for o in objectives)
         for block in step.assignment_blocks(rows=BLOCK_ROWS, engine="direct"):
             if deadline is not None:
                 deadline.check()

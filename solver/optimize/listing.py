@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..limits import LimitReached, deadline_of
-from ..models import Assignment, Keyword, load_assignment
+from ..models import Assignment, Keyword, ObjectiveKind, Side, load_assignment, value_of
 from ..outcome import Outcome, changes_players, has_effects, overkill_threshold, plain_after, resolve, tally
 from ..outcome import exact as _exact
 from ..step import DamageStep
@@ -63,17 +63,17 @@ def step_values(step: DamageStep, assignment, objs, reply=None) -> tuple[dict, O
     walkers = [p.id for p in s.planeswalkers if p.in_combat]
     out = {}
     for o in objs:
-        if o.kind == "max-damage":
+        if o.kind == ObjectiveKind.MAX_DAMAGE:
             out[o.name] = dealt.get(o.target, 0) if o.target else sum(dealt.get(p.id, 0) for p in s.players)
-        elif o.kind == "lethal":
+        elif o.kind == ObjectiveKind.LETHAL:
             out[o.name] = len(outcome.losers)  # (player, rule) pairs
-        elif o.kind == "max-kills":
+        elif o.kind == ObjectiveKind.MAX_KILLS:
             out[o.name] = sum(1 for c in killable if c in died)
-        elif o.kind == "max-value":
-            q = sum((_exact(getattr(s[c], "value", 1)) for c in killable if c in died), Fraction(0))
+        elif o.kind == ObjectiveKind.MAX_VALUE:
+            q = sum((_exact(value_of(s[c])) for c in killable if c in died), Fraction(0))
             q += sum((_exact(s.planeswalker(p).value) for p in walkers if p in died), Fraction(0))
             out[o.name] = json_number(q)
-        elif o.kind == "min-overkill":
+        elif o.kind == ObjectiveKind.MIN_OVERKILL:
             out[o.name] = sum(max(0, n - overkill_threshold(s, r, r in outcome.deathtouched)) for r, n in dealt.items())
         else:  # pragma: no cover - parse_objectives knows every kind
             raise ValueError(o.kind)
@@ -130,7 +130,7 @@ class _Division:
     choice of the solved player, worth its worst line."""
 
     def __init__(self, step: DamageStep):
-        player = step.side if step.side != "both" else None
+        player = step.side if step.side != Side.BOTH else None
         plan = step.plan
         self.own = [k for k, (i, _) in enumerate(plan.columns) if player is None or plan.sources[i].chooser == player]
         self.simple = len(self.own) == len(plan.columns)  # the solved side's sources are all the solved player's
@@ -225,7 +225,7 @@ def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = 
         return SolveResult(STATUS_UNKNOWN if stopped else STATUS_INFEASIBLE, None, {}, None, elapsed, 0)
     _, _, values, outcome, assignment, reply = best
     lethal = None
-    if any(o.kind == "lethal" for o in objs):
+    if any(o.kind == ObjectiveKind.LETHAL for o in objs):
         reachable = None if stopped else {p.id: p.id in can_lose for p in step.scenario.players}
         lethal = lethal_report(step, assignment, outcome, reachable)
     status = STATUS_FEASIBLE if stopped else STATUS_OPTIMAL
@@ -317,15 +317,15 @@ def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outc
     sc = step.scenario
     # the step's own sources (every attacker, blocker or both: derive lists each), read off the board rather than
     # the plan, which this reader does not otherwise need (deriving it was most of a plain board's cost)
-    own = {c.id for c in (*sc.attackers, *sc.blockers)} if step.side == "both" else None
+    own = {c.id for c in (*sc.attackers, *sc.blockers)} if step.side == Side.BOTH else None
     if own is None:
-        own = {c.id for c in (sc.attackers if step.side == "attacking" else sc.blockers)}
+        own = {c.id for c in (sc.attackers if step.side == Side.ATTACKING else sc.blockers)}
     given = any(k not in own and sc.get(k) is not None for k in assignment)
-    if given or step.side == "both" or not has_effects(step.scenario):
+    if given or step.side == Side.BOTH or not has_effects(step.scenario):
         return resolve(step.scenario, assignment)
     objs = parse_objectives(objectives, step.scenario)
     replies = _replies(step, deadline_of(time_limit))
-    if all(o.kind == "lethal" for o in objs) and not any(
+    if all(o.kind == ObjectiveKind.LETHAL for o in objs) and not any(
         r is not None and changes_players(sc, r.to_json()) for r in replies
     ):
         # who loses does not depend on the reply (no reply's damage reaches a player or gains life): every reply

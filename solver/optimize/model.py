@@ -8,6 +8,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..limits import CommandLimit
+from ..models import ObjectiveKind, ObjectKind
 from ..rules import DamagePlan
 from .objectives import Definitions, Objective
 from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN
@@ -172,7 +174,7 @@ class ObjectiveModel:
         if t == 0:
             return total
         touched = Lin(0)
-        if self.defs.scenario.kind(r) in ("blocker", "attacker") and t > 1:
+        if self.defs.scenario.kind(r) in (ObjectKind.BLOCKER, ObjectKind.ATTACKER) and t > 1:
             touched = self.touched(r)  # deathtouch: anything beyond 1 point is overkill
         if hi <= (1 if touched.terms or touched.const else t):
             return Lin(0)
@@ -187,22 +189,22 @@ class ObjectiveModel:
     def objective(self, obj: Objective) -> Lin:
         d = self.defs
         out = Lin()
-        if obj.kind == "max-damage":
+        if obj.kind == ObjectiveKind.MAX_DAMAGE:
             for r in [obj.target] if obj.target else d.players:
                 out.add(self.total(r))
-        elif obj.kind == "lethal":
+        elif obj.kind == ObjectiveKind.LETHAL:
             for p in d.players:
                 out.add(self.reached(p))
-        elif obj.kind == "max-kills":
+        elif obj.kind == ObjectiveKind.MAX_KILLS:
             for c in d.kill_set:
                 out.add(self.killed(c))
-        elif obj.kind == "max-value":
+        elif obj.kind == ObjectiveKind.MAX_VALUE:
             scale = d.value_scale
             for c in d.kill_set:
                 out.add(self.killed(c), int(d.value_of(c) * scale))
             for p in d.walkers:
                 out.add(self.loyal(p), int(d.value_of(p) * scale))
-        elif obj.kind == "min-overkill":
+        elif obj.kind == ObjectiveKind.MIN_OVERKILL:
             for r in d.incoming:
                 out.add(self.overkill(r))
         else:
@@ -219,9 +221,8 @@ class Budget:
 
     def remaining(self) -> tuple[float | None, float | None]:
         wall = None if self.time_limit is None else self.time_limit - (time.perf_counter() - self.start)
-        running = getattr(self.time_limit, "deadline", None)  # a command's --time-limit counts from its start
-        if running is not None:
-            wall = running.remaining()
+        if isinstance(self.time_limit, CommandLimit):  # a command's --time-limit counts from its start
+            wall = self.time_limit.deadline.remaining()
         det = None if self.deterministic_time is None else self.deterministic_time - self.used_det
         return wall, det
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..models import Attacker, Blocker, FormatError, Keyword
+from ..models import Attacker, Blocker, FormatError, Keyword, ObjectiveKind, ObjectKind, Side, value_of
 from ..outcome import exact, kills, lethal_need, overkill_threshold, reaches, tally_vector
 from ..rules import DamagePlan
 from ..step import DamageStep
@@ -27,7 +27,7 @@ class Objective:
 
     @property
     def maximize(self) -> bool:
-        return self.kind != "min-overkill"
+        return self.kind != ObjectiveKind.MIN_OVERKILL
 
 
 def oriented(objectives: Sequence[Objective], values: Mapping[str, Any]) -> tuple[Fraction, ...]:
@@ -57,7 +57,7 @@ def parse_objectives(spec, scenario=None) -> tuple[Objective, ...]:
             kind, sep, target = item.partition(":")
             if kind not in OBJECTIVES:
                 raise FormatError("objective", f'unknown objective "{item}" (expected {_expected()})')
-            if sep and kind != "max-damage":
+            if sep and kind != ObjectiveKind.MAX_DAMAGE:
                 raise FormatError("objective", f'"{kind}" takes no ":ID" (only max-damage:ID does)')
             if sep and not target:
                 raise FormatError("objective", 'max-damage: expected an id after ":"')
@@ -86,11 +86,15 @@ class Definitions:
         self.plan = plan
         self.scenario = s
         self.players = [p.id for p in s.players]
-        sides = {"attacking": ("blocker",), "defending": ("attacker",), "both": ("blocker", "attacker")}[plan.side]
+        killable: tuple[ObjectKind, ...] = {
+            Side.ATTACKING: (ObjectKind.BLOCKER,),
+            Side.DEFENDING: (ObjectKind.ATTACKER,),
+            Side.BOTH: (ObjectKind.BLOCKER, ObjectKind.ATTACKER),
+        }[Side(plan.side)]
         creatures: list[Attacker | Blocker] = []
-        if "blocker" in sides:
+        if ObjectKind.BLOCKER in killable:
             creatures += list(s.blockers)
-        if "attacker" in sides:
+        if ObjectKind.ATTACKER in killable:
             creatures += list(s.attackers)
         # 702.19b / 702.2c: killable creatures of the other side (in combat, not indestructible)
         self.kill_set = [c.id for c in creatures if c.in_combat and not c.has(Keyword.INDESTRUCTIBLE)]
@@ -121,8 +125,7 @@ class Definitions:
         return self.scenario.player(player).life
 
     def value_of(self, object_id: str) -> Fraction:
-        obj = self.scenario[object_id]
-        return exact(getattr(obj, "value", 1))
+        return exact(value_of(self.scenario[object_id]))
 
     @property
     def value_scale(self) -> int:
@@ -146,43 +149,43 @@ class Definitions:
     # :meth:`evaluate` sums them for one assignment; optimize.linear tabulates the same terms for numpy blocks.
     def counted(self, obj: Objective) -> list[str]:
         """The recipients whose terms the objective sums."""
-        if obj.kind == "max-damage":
+        if obj.kind == ObjectiveKind.MAX_DAMAGE:
             return [obj.target] if obj.target else list(self.players)
-        if obj.kind == "lethal":
+        if obj.kind == ObjectiveKind.LETHAL:
             return list(self.players)
-        if obj.kind == "max-kills":
+        if obj.kind == ObjectiveKind.MAX_KILLS:
             return list(self.kill_set)
-        if obj.kind == "max-value":
+        if obj.kind == ObjectiveKind.MAX_VALUE:
             return self.kill_set + self.walkers
-        if obj.kind == "min-overkill":
+        if obj.kind == ObjectiveKind.MIN_OVERKILL:
             return list(self.incoming)
         raise ValueError(obj.kind)
 
     def term(self, obj: Objective, r: str, total: int, touched: bool) -> int | Fraction:
         """What recipient ``r`` adds to the objective when assigned ``total`` damage (``touched``: some of it from
         a deathtouch source). ``r`` is one of :meth:`counted`."""
-        if obj.kind == "max-damage":
+        if obj.kind == ObjectiveKind.MAX_DAMAGE:
             return total
-        if obj.kind == "lethal":
+        if obj.kind == ObjectiveKind.LETHAL:
             return int(reaches(total, self.life(r)))
-        if obj.kind == "max-kills":
+        if obj.kind == ObjectiveKind.MAX_KILLS:
             return int(kills(self.need(r), total, touched))
-        if obj.kind == "max-value":
-            if self.scenario.kind(r) == "planeswalker":
+        if obj.kind == ObjectiveKind.MAX_VALUE:
+            if self.scenario.kind(r) == ObjectKind.PLANESWALKER:
                 return self.value_of(r) if reaches(total, self.loyalty(r)) else Fraction(0)
             return self.value_of(r) if kills(self.need(r), total, touched) else Fraction(0)
-        if obj.kind == "min-overkill":
+        if obj.kind == ObjectiveKind.MIN_OVERKILL:
             return max(0, total - overkill_threshold(self.scenario, r, touched))
         raise ValueError(obj.kind)
 
     def linear(self, obj: Objective) -> bool:
         """Is every term of the objective the recipient's total itself (:meth:`term` of ``max-damage``)?"""
-        return obj.kind == "max-damage"
+        return obj.kind == ObjectiveKind.MAX_DAMAGE
 
     def evaluate(self, obj: Objective, vec: Sequence[int]):
         totals, touched = tally_vector(self.plan.columns, vec, self.deathtouch_of)
         q = sum((self.term(obj, r, totals.get(r, 0), r in touched) for r in self.counted(obj)), 0)
-        return json_number(Fraction(q)) if obj.kind == "max-value" else q
+        return json_number(Fraction(q)) if obj.kind == ObjectiveKind.MAX_VALUE else q
 
 
 def damage_step_of(combat) -> DamageStep:

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 
 from ..limits import LimitReached, deadline_of
-from ..models import Assignment
+from ..models import Assignment, ObjectiveKind
 from ..outcome import has_effects
 from ..rules import DamagePlan, division_moved
 from . import effects
@@ -81,9 +81,9 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
                 return found, None
         return solve_by_outcome(combat, objs, time_limit, tie_break), None
     defs = Definitions(plan)
-    if any(o.kind == "max-value" for o in objs):
+    if any(o.kind == ObjectiveKind.MAX_VALUE for o in objs):
         _ = defs.value_scale  # bad values are bad input, before any solving
-    wants_lethal = any(o.kind == "lethal" for o in objs)
+    wants_lethal = any(o.kind == ObjectiveKind.LETHAL for o in objs)
     forced = _forced(plan)
     if forced is None and tie_break:
         small = _small_direct(combat, objs, time_limit)
@@ -113,7 +113,7 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
         return SolveResult(st, None, {}, None, elapsed(), runner.solves), None
     values = {}
     for o, _lin, raw in zip(objs, lins, runner.watched):  # read with solver.value after the solve that found vec
-        values[o.name] = json_number(Fraction(raw, defs.value_scale)) if o.kind == "max-value" else raw
+        values[o.name] = json_number(Fraction(raw, defs.value_scale)) if o.kind == ObjectiveKind.MAX_VALUE else raw
     for lin, raw in zip(lins, runner.watched):  # fix what was found (already fixed when proven)
         if lin.terms and not proven:
             om.m.add(lin.expr() == raw)
@@ -184,7 +184,7 @@ def _small_direct(combat, objs, time_limit) -> SolveResult | None:
         return None  # out of time already: the CP-SAT path reports what it can
     first = rows[np.lexsort(rows.T[::-1])[0]].tolist()
     lethal = None
-    if any(o.kind == "lethal" for o in objs):
+    if any(o.kind == ObjectiveKind.LETHAL for o in objs):
         lethal = lethal_report_of_vector(found.scorer.defs, first, found.most_to)
     elapsed = (time.perf_counter() - t0) * 1000
     return SolveResult(STATUS_OPTIMAL, combat._layout.assignment(first), found.objectives, lethal, elapsed, 0)
@@ -260,7 +260,7 @@ class AllOptimal(Iterator[Assignment]):
             found = None  # out of time already: CP-SAT reports what it can within the limit
         if found is not None:
             lethal = None
-            if any(o.kind == "lethal" for o in objs):
+            if any(o.kind == ObjectiveKind.LETHAL for o in objs):
                 defs = found.scorer.defs
                 lethal = lethal_report_of_vector(defs, found.first, found.most_to)
             self.result = SolveResult(

@@ -12,7 +12,7 @@ from ..check import CheckResult, Violation, check
 from ..combat import Combat, LegalAssignments
 from ..engines import effects_engine
 from ..limits import NEVER, deadline_of
-from ..models import Assignment, FormatError, Keyword, Scenario, load_scenario
+from ..models import Assignment, FormatError, Keyword, Scenario, Side, Step, load_scenario
 from ..outcome import (
     Outcome,
     after_step,
@@ -59,13 +59,13 @@ class WholeCombat:
 
     def __init__(self, scenario: Scenario | Mapping | str, side: str = "attacking", engine: str = "auto"):
         scenario = opening(scenario, side, engine)
-        if side == "defending":
+        if side == Side.DEFENDING:
             raise FormatError(
                 "side",
                 'a whole combat ("step": "combat") holds both players\' choices in both '
                 'steps; use side "both" (or "attacking", the default: the same lines)',
             )
-        self.scenario = scenario if scenario.step == "combat" else scenario.with_step("combat")
+        self.scenario = scenario if scenario.step == Step.COMBAT else scenario.with_step(Step.COMBAT)
         self.side = "both"
         self.engine = engine
         self._regular_cache: dict[Scenario, Combat] = {}
@@ -84,7 +84,7 @@ class WholeCombat:
     @cached_property
     def first_step(self) -> Combat:
         """The first-strike step, both sides (with no such step: every source assigns nothing)."""
-        return Combat(self.scenario.with_step("first_strike"), side="both", engine=self.engine)
+        return Combat(self.scenario.with_step(Step.FIRST_STRIKE), side=Side.BOTH, engine=self.engine)
 
     def state_after(self, first_strike) -> Scenario:
         """The state in which the regular step is assigned, after ``first_strike`` (both sides) and the SBAs.
@@ -92,7 +92,7 @@ class WholeCombat:
         With no first-strike step there are no state-based actions in between: the board as given.
         """
         if not self.has_first_strike_step:
-            return self.scenario.with_step("regular")
+            return self.scenario.with_step(Step.REGULAR)
         return after_step(self.scenario, first_strike)
 
     def outcome_after(self, first_strike) -> Outcome:
@@ -100,12 +100,12 @@ class WholeCombat:
         SBAs, and the players who lose (``outcome.game_over``: a two-player game ends there, and the regular step's
         plan then assigns nothing, 104.3b; docs/effects.md)."""
         if not self.has_first_strike_step:
-            return resolve_outcome(self.scenario.with_step("regular"), {})
+            return resolve_outcome(self.scenario.with_step(Step.REGULAR), {})
         return resolve_outcome(self.scenario, first_strike)
 
     def regular_step(self, first_strike) -> Combat:
         """The regular step (both sides) that follows ``first_strike``."""
-        return Combat(self.state_after(first_strike), side="both", engine=self.engine)
+        return Combat(self.state_after(first_strike), side=Side.BOTH, engine=self.engine)
 
     @property
     def plan(self):
@@ -162,7 +162,7 @@ class WholeCombat:
 
     def _state_from_effect(self, key) -> Scenario:
         if not self.has_first_strike_step:
-            return canonical_state(self.scenario.with_step("regular"))
+            return canonical_state(self.scenario.with_step(Step.REGULAR))
         totals = {r: n for r, n, _ in key}
         touched = {r for r, _, dt in key if dt}
         return canonical_state(apply_damage(self.scenario, totals, touched))
@@ -171,7 +171,7 @@ class WholeCombat:
         key = (state, engine)
         if key not in self._count_cache:
             deadline.check()
-            self._count_cache[key] = Combat(state, side="both", engine=engine).count(time_limit=deadline)
+            self._count_cache[key] = Combat(state, side=Side.BOTH, engine=engine).count(time_limit=deadline)
         return self._count_cache[key]
 
     # -- enumerate -------------------------------------------------------------------------------
@@ -192,7 +192,7 @@ class WholeCombat:
             if state in kept:
                 yield from kept[state]
                 return
-            stream = Combat(state, side="both", engine=engine).assignments(time_limit=deadline)
+            stream = Combat(state, side=Side.BOTH, engine=engine).assignments(time_limit=deadline)
             if state in too_big:
                 yield from stream
                 return
@@ -229,7 +229,7 @@ class WholeCombat:
         line = load_line(line, self.scenario)
         violations = [_in_step("first_strike", v) for v in self.first_step.check(line.first_strike).violations]
         state = self.state_after(line.first_strike)
-        result = check(derive(state, "both", "regular"), line.regular)
+        result = check(derive(state, Side.BOTH, Step.REGULAR), line.regular)
         violations += [_in_step("regular", v) for v in result.violations]
         return CheckResult(legal=not violations, violations=tuple(violations))
 
@@ -271,6 +271,6 @@ def open_combat(scenario: Scenario | Mapping | str, side: str = "attacking", eng
     ``"step": "combat"``."""
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
-    if scenario.step == "combat":
+    if scenario.step == Step.COMBAT:
         return WholeCombat(scenario, side=side, engine=engine)
     return Combat(scenario, side=side, engine=engine)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..models import Assignment, FormatError, Scenario, load_assignment, parse_json_text
+from ..models import Assignment, FormatError, Scenario, Step, load_assignment, parse_json_text
 from ..models.errors import expect_object, join
 
 STEP_KEYS = ("first_strike", "regular")
@@ -36,9 +36,9 @@ class CombatLine(Mapping):
         return (CombatLine, (self.first_strike, self.regular))
 
     def __getitem__(self, step: str) -> Assignment:
-        if step == "first_strike":
+        if step == Step.FIRST_STRIKE:
             return self.first_strike
-        if step == "regular":
+        if step == Step.REGULAR:
             return self.regular
         raise KeyError(step)
 

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..combat import Combat
-from ..models import Assignment, Scenario
+from ..models import Assignment, ObjectiveKind, RulesSet, Scenario, Side
 from ..optimize import STATUS_OPTIMAL, Objective, SolveResult
 from ..optimize.linear import BlockScorer
 from ..outcome import after_step, has_effects, reaches
@@ -86,7 +86,7 @@ class GroupedRegular:
         self.parts: list[_Part] | None = None
         self.player_at: int | None = None
         # the group's board is scored for the additive parts: kills and the creatures' overkill
-        self._parts = tuple(o for o in objs if o.kind in ("max-kills", "min-overkill"))
+        self._parts = tuple(o for o in objs if o.kind in (ObjectiveKind.MAX_KILLS, ObjectiveKind.MIN_OVERKILL))
 
     def solve(self, state: Scenario, deadline: Any = None) -> SolveResult | None:
         """The regular step's values on ``state`` and one assignment reaching them (status optimal), or None."""
@@ -172,7 +172,7 @@ class GroupedRegular:
             if row not in front.rows:
                 front.rows[row] = front.plan.assignment([(front.plan.columns, list(row))]).to_json()
             assignment.update(front.rows[row])
-        values = {o.name: (-v if o.kind == "min-overkill" else v) for o, v in zip(self.objs, value)}
+        values = {o.name: (-v if o.kind == ObjectiveKind.MIN_OVERKILL else v) for o, v in zip(self.objs, value)}
         result = SolveResult(STATUS_OPTIMAL, Assignment(assignment), values, None, 0.0, 0)
         self.by_fronts[key] = result
         return result
@@ -182,11 +182,11 @@ class GroupedRegular:
         ``part`` (702.19b: the player's overkill is past their life, at least 0: trample.outcome.overkill_threshold)."""
         out = []
         for o, p in zip(self.objs, part):
-            if o.kind == "lethal":
+            if o.kind == ObjectiveKind.LETHAL:
                 out.append(int(reaches(d, life)))
-            elif o.kind == "max-damage":
+            elif o.kind == ObjectiveKind.MAX_DAMAGE:
                 out.append(d)
-            elif o.kind == "min-overkill":
+            elif o.kind == ObjectiveKind.MIN_OVERKILL:
                 out.append(p - max(0, d - max(0, life)))
             else:
                 out.append(p)
@@ -198,7 +198,7 @@ class GroupedRegular:
         key = replace(board, players=(replace(player, life=_OUT_OF_REACH),))
         if key not in self.fronts:
             self.fronts[key] = _scored(
-                Combat(key, side="attacking", engine=self.engine), self, player.id, deadline, len(self.fronts)
+                Combat(key, side=Side.ATTACKING, engine=self.engine), self, player.id, deadline, len(self.fronts)
             )
         return self.fronts[key]
 
@@ -252,9 +252,9 @@ def applies(s: Scenario, objs: tuple[Objective, ...]) -> bool:
         len(s.players) == 1
         and not s.planeswalkers
         and not s.battles
-        and s.rules == "current"
+        and s.rules == RulesSet.CURRENT
         and all(o.kind in KINDS and o.target is None for o in objs)
-        and any(o.kind in ("lethal", "min-overkill") for o in objs)
+        and any(o.kind in (ObjectiveKind.LETHAL, ObjectiveKind.MIN_OVERKILL) for o in objs)
         and not has_effects(s)
         and not division_moved(s)
     )

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..combat import Combat
 from ..limits import NEVER, Deadline, LimitReached, deadline_of
-from ..models import Assignment, Scenario
+from ..models import Assignment, Chooser, Keyword, ObjectiveKind, ObjectKind, RulesSet, Scenario, Side, Step
 from ..optimize import (
     STATUS_FEASIBLE,
     STATUS_INFEASIBLE,
@@ -146,9 +146,9 @@ class _Problem:
 
     def __post_init__(self) -> None:
         self.scenario = self.whole.scenario
-        first_board = self.scenario.with_step("first_strike")
-        self.attacking_first = Combat(first_board, side="attacking", engine=self.whole.engine)
-        self.defending_first = Combat(first_board, side="defending", engine=self.whole.engine)
+        first_board = self.scenario.with_step(Step.FIRST_STRIKE)
+        self.attacking_first = Combat(first_board, side=Side.ATTACKING, engine=self.whole.engine)
+        self.defending_first = Combat(first_board, side=Side.DEFENDING, engine=self.whole.engine)
         self.effects = has_effects(self.scenario)
 
     def left(self) -> dict:
@@ -234,7 +234,7 @@ def solve_whole(
     values = {o.name: best.values.get(o.name, Fraction(0)) for o in objs}  # lethal, when it was 0 on every line
     out_values = {name: (int(v) if v.denominator == 1 else float(v)) for name, v in values.items()}
     lethal = None
-    if any(o.kind == "lethal" for o in objs):
+    if any(o.kind == ObjectiveKind.LETHAL for o in objs):
         lethal = _lethal(whole, objs, line, values, status, best_to, split, options, deadline, stats)
     return SolveResult(status, line, out_values, lethal, (time.perf_counter() - start) * 1000, stats.solves)
 
@@ -243,7 +243,7 @@ def _damage_probes(whole, objs, split: bool, options: dict, deadline, stats: _St
     """With ``lethal`` on a board without effects: the most damage the whole combat can deal each player, the
     defender replying (the lethal report's ``max_damage``), and whether every probe was proven."""
     scenario = whole.scenario
-    if not any(o.kind == "lethal" for o in objs) or has_effects(scenario):
+    if not any(o.kind == ObjectiveKind.LETHAL for o in objs) or has_effects(scenario):
         return None, True
     best_to: dict[str, int] = {}
     proven = True
@@ -273,12 +273,12 @@ def _searched(objs: tuple, reach: int | None, split: bool, scenario: Scenario) -
     """The objectives searched: without ``lethal`` when no line kills and ``max-damage`` (on that player) comes
     next (a reply that would let the player die leaves more damage than any that does not, so the defender's worst
     replies, and with them the line, are the same without lethal)."""
-    rest = tuple(o for o in objs if o.kind != "lethal")
+    rest = tuple(o for o in objs if o.kind != ObjectiveKind.LETHAL)
     if (
         split
         and reach == 0
         and rest
-        and rest[0].kind == "max-damage"
+        and rest[0].kind == ObjectiveKind.MAX_DAMAGE
         and rest[0].target in (None, scenario.players[0].id)
     ):
         return rest
@@ -289,12 +289,12 @@ def _ceiling(whole, searched: tuple, reach: int | None, split: bool, options: di
     """A value no line can beat, or None: ``lethal`` alone is worth at most the players listed (at most the probe's
     answer with one player); ``lethal,X`` with one player who can be killed: an A1 whose worst reply kills kills on
     every reply, and its X is then at most X alone's optimum (a probe, when X splits into parts: cheap)."""
-    if searched[0].kind != "lethal":
+    if searched[0].kind != ObjectiveKind.LETHAL:
         return None
     if len(searched) == 1:
         return (len(whole.scenario.players) if reach is None else reach,)
     second = searched[1]
-    if len(searched) != 2 or reach != 1 or second.kind == "lethal":
+    if len(searched) != 2 or reach != 1 or second.kind == ObjectiveKind.LETHAL:
         return None
     if independent_parts(whole, (second,), deadline) is None:
         return None
@@ -340,14 +340,16 @@ def _line_of(whole, searched: tuple, best: Line, final: bool, options: dict, dea
     state = whole.state_after(first)
     result = best.result
     if final and not deadline.expired():
-        again = solve_step(Combat(state, side="attacking", engine=whole.engine), searched, **options, **_left(deadline))
+        again = solve_step(
+            Combat(state, side=Side.ATTACKING, engine=whole.engine), searched, **options, **_left(deadline)
+        )
         stats.solves += 1
         if again.assignment is not None and _values_of(searched, again) == _values_of(searched, result):
             result = again
     d2 = (
         result.reply
         if result.reply is not None
-        else _canonical_division(Combat(state, side="defending", engine=whole.engine))
+        else _canonical_division(Combat(state, side=Side.DEFENDING, engine=whole.engine))
     )
     assert result.assignment is not None  # a line is only kept with a regular step
     return CombatLine(first, Assignment({**result.assignment.to_json(), **d2.to_json()}))
@@ -368,7 +370,7 @@ def _lethal(whole, objs, line: CombatLine, values: dict, status: str, best_to, s
     lethal = _outcome_lethal_report(whole, line)
     if len(scenario.players) != 1:
         return lethal
-    if objs[0].kind == "lethal":
+    if objs[0].kind == ObjectiveKind.LETHAL:
         reached = values[objs[0].name] >= 1
         proven = status == STATUS_OPTIMAL
     else:
@@ -397,7 +399,7 @@ class _Track:
         if progress is not None:
             boards = parts if parts is not None else [whole.scenario]
             for b in boards:
-                self.total += Combat(b.with_step("first_strike"), side="attacking", engine=whole.engine).count()
+                self.total += Combat(b.with_step(Step.FIRST_STRIKE), side=Side.ATTACKING, engine=whole.engine).count()
             progress(0, self.total)
 
     def step(self, n: int = 1) -> None:
@@ -449,7 +451,7 @@ def _effect_caps(problem: _Problem) -> dict[str, int]:
     else exactly; nothing capped when an objective reads the excess (``min-overkill``, ``max-damage`` on a
     creature)."""
     capped = _lethal_caps(problem)
-    if any(o.kind == "min-overkill" or (o.target is not None and o.target in capped) for o in problem.objs):
+    if any(o.kind == ObjectiveKind.MIN_OVERKILL or (o.target is not None and o.target in capped) for o in problem.objs):
         return {}
     return capped
 
@@ -553,7 +555,7 @@ class _Regular:
         if key not in self.by_state:
             p = self.problem
             result = solve_step(
-                Combat(state, side="attacking", engine=p.whole.engine), p.objs, **self.options, **p.left()
+                Combat(state, side=Side.ATTACKING, engine=p.whole.engine), p.objs, **self.options, **p.left()
             )
             p.stats.record(result)
             self.by_state[key] = result
@@ -682,18 +684,18 @@ def _monotone_prefix(problem: _Problem, canonical: bool) -> int:
     s = problem.scenario
     if not canonical or not problem.whole.has_first_strike_step or problem.effects:
         return 0
-    if s.rules != "current" or division_moved(s):
+    if s.rules != RulesSet.CURRENT or division_moved(s):
         return 0
-    if any(a.as_though_unblocked or a.has("trample_over_planeswalkers") for a in s.attackers):
+    if any(a.as_though_unblocked or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) for a in s.attackers):
         return 0
     n = 0
     for o in problem.objs:
-        if o.kind not in _MONOTONE or (o.target is not None and s.kind(o.target) != "player"):
+        if o.kind not in _MONOTONE or (o.target is not None and s.kind(o.target) != ObjectKind.PLAYER):
             break
         negative = any(Fraction(str(c.value)) < 0 for c in s.blockers) or any(
             Fraction(str(w.value)) < 0 for w in s.planeswalkers
         )
-        if o.kind == "max-value" and negative:
+        if o.kind == ObjectiveKind.MAX_VALUE and negative:
             break
         n += 1
     if n and not _first_step_keeps(problem):
@@ -769,7 +771,7 @@ class _FrontSearch:
         self.problem, self.regular, self.candidates, self.replies = problem, regular, candidates, replies
         self.prefix = prefix
         #: per objective after the prefix, the most its oriented value can be (None: unbounded)
-        self.suffix = [Fraction(0) if o.kind == "min-overkill" else None for o in problem.objs[prefix:]]
+        self.suffix = [Fraction(0) if o.kind == ObjectiveKind.MIN_OVERKILL else None for o in problem.objs[prefix:]]
         self.keys = np.array([c.capped for c in candidates], dtype=np.int64)
         self.order = list(range(len(replies)))
         self.best: Line | None = None
@@ -831,9 +833,15 @@ class _FrontSearch:
         """Known not to beat the best from its first step: its prefix at most the best's (a dominator's bound)
         and its first-step overkill already more than the best's (the regular step's overkill is >= 0)."""
         objs, first = self.problem.objs, self.candidates[i].first
-        if self.best is None or first is None or not any(o.kind == "min-overkill" for o in objs[self.prefix :]):
+        if (
+            self.best is None
+            or first is None
+            or not any(o.kind == ObjectiveKind.MIN_OVERKILL for o in objs[self.prefix :])
+        ):
             return False
-        bound = [first[k] if o.kind == "min-overkill" else None for k, o in enumerate(objs) if k >= self.prefix]
+        bound = [
+            first[k] if o.kind == ObjectiveKind.MIN_OVERKILL else None for k, o in enumerate(objs) if k >= self.prefix
+        ]
         rest = _compare(bound, self.best.value[self.prefix :])
         if not (rest < 0 or (rest == 0 and i > self.best_index)):
             return False
@@ -909,8 +917,12 @@ def _divided_search(problem: _Problem, regular: _Regular) -> tuple[Line | None, 
     worst line of a part is the one with the smaller (A1, D1) vectors, the best part the one whose worst line has
     the smaller vectors. Returns (best, stopped) as :func:`_search`."""
     a_step, d_step = problem.attacking_first, problem.defending_first
-    a_mine = [k for k, (i, _) in enumerate(a_step.plan.columns) if a_step.plan.sources[i].chooser == "attacking"]
-    d_mine = [k for k, (i, _) in enumerate(d_step.plan.columns) if d_step.plan.sources[i].chooser == "attacking"]
+    a_mine = [
+        k for k, (i, _) in enumerate(a_step.plan.columns) if a_step.plan.sources[i].chooser == Chooser.ACTIVE_PLAYER
+    ]
+    d_mine = [
+        k for k, (i, _) in enumerate(d_step.plan.columns) if d_step.plan.sources[i].chooser == Chooser.ACTIVE_PLAYER
+    ]
     parts: dict[tuple, Line] = {}
     try:
         replies = [Reply(d, d_step.plan.vector(d), None) for d in d_step.assignments(time_limit=problem.deadline)]
@@ -1037,7 +1049,7 @@ def _total(objs, first_values: dict, result) -> dict:
     values = {}
     for o in objs:
         v = exact(result.objectives[o.name])
-        if o.kind != "lethal":
+        if o.kind != ObjectiveKind.LETHAL:
             v += exact(first_values.get(o.name, 0))
         values[o.name] = v
     return values
@@ -1095,7 +1107,7 @@ def independent_parts(whole, objs, deadline=None) -> list[Scenario] | None:
         if bound < threshold:
             continue
         if first is None:
-            first = Combat(s.with_step("first_strike"), side="attacking", engine=whole.engine)
+            first = Combat(s.with_step(Step.FIRST_STRIKE), side=Side.ATTACKING, engine=whole.engine)
         most = solve_step(first, [f"max-damage:{r}"], tie_break=False, **_left(deadline or deadline_of(None)))
         if most.status != STATUS_OPTIMAL or most.objectives[f"max-damage:{r}"] >= threshold:
             shared.add(r)
@@ -1104,9 +1116,9 @@ def independent_parts(whole, objs, deadline=None) -> list[Scenario] | None:
         return None
 
     def size(members: list[int]) -> int:  # the joint search's work: A1 lines x defender replies
-        part = part_board(s, members).with_step("first_strike")
-        return Combat(part, side="attacking", engine=whole.engine).count() * max(
-            1, Combat(part, side="defending", engine=whole.engine).count()
+        part = part_board(s, members).with_step(Step.FIRST_STRIKE)
+        return Combat(part, side=Side.ATTACKING, engine=whole.engine).count() * max(
+            1, Combat(part, side=Side.DEFENDING, engine=whole.engine).count()
         )
 
     packed: list[tuple[list[int], int]] = []
@@ -1126,10 +1138,10 @@ def independent_parts(whole, objs, deadline=None) -> list[Scenario] | None:
 def _separable(s: Scenario, objs) -> bool:
     """Can the board be cut into groups at all for these objectives (see :func:`independent_parts`)?"""
     return not (
-        s.rules != "current"
+        s.rules != RulesSet.CURRENT
         or has_effects(s)
         or any(o.kind not in _SHARED_BY for o in objs)
-        or any(o.target is not None and s.kind(o.target) in ("attacker", "blocker") for o in objs)
+        or any(o.target is not None and s.kind(o.target) in (ObjectKind.ATTACKER, ObjectKind.BLOCKER) for o in objs)
         or division_moved(s)  # 702.22j/k: the other player divides some damage (trample.rules.divider)
     )
 
@@ -1150,7 +1162,7 @@ def _reach(s: Scenario) -> dict[str, list[int]]:
         if a.attacking not in s:
             continue
         reach.setdefault(a.attacking, []).append(i)
-        if s.kind(a.attacking) in ("planeswalker", "battle"):
+        if s.kind(a.attacking) in (ObjectKind.PLANESWALKER, ObjectKind.BATTLE):
             owner = s.controller_of(a.attacking)
             if owner is not None and owner in s:
                 reach.setdefault(owner, []).append(i)
@@ -1174,12 +1186,12 @@ def _joined(whole, objs, chosen: list[Line], deadline, options: dict, stats: _St
     tie-break included): a :class:`Line` as :func:`_search`'s best, or None when time ran out."""
     a1 = Assignment({k: v for got in chosen for k, v in got.a1.to_json().items()})
     d1 = Assignment({k: v for got in chosen for k, v in got.d1.to_json().items()})
-    attacking_first = Combat(whole.scenario.with_step("first_strike"), side="attacking", engine=whole.engine)
+    attacking_first = Combat(whole.scenario.with_step(Step.FIRST_STRIKE), side=Side.ATTACKING, engine=whole.engine)
     a1 = Assignment({s.source: dict(a1.get(s.source, {})) for s in attacking_first.plan.sources})
     state = whole.state_after(Assignment({**a1.to_json(), **d1.to_json()}))
     if deadline.expired():
         return None
-    result = solve_step(Combat(state, side="attacking", engine=whole.engine), objs, **options, **_left(deadline))
+    result = solve_step(Combat(state, side=Side.ATTACKING, engine=whole.engine), objs, **options, **_left(deadline))
     stats.record(result)
     if result.assignment is None:
         return None

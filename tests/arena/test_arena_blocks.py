@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 
-from brute_declare import legal_declarations
+from declaration_arena import check_against_the_brute_force
 from test_declare_solve import best_blocks_by_minimax, damage_value, oriented
 
 from trample.arena.blocks_arena import generate
 from trample.arena.runner import run_blocks_arena
 from trample.cli import main
-from trample.models.declare import load_blocks, load_declare_doc
+from trample.models.declare import load_blocks
 from trample.optimize import parse_objectives
 
 TRAMPLER = {"declare": "blockers", "players": [{"id": "opp", "life": 4}],
@@ -25,28 +25,17 @@ TRAMPLER = {"declare": "blockers", "players": [{"id": "opp", "life": 4}],
 
 
 def test_regret_is_the_value_given_away_against_the_minimax():
+    # 509.1 read as the brute force reads it; the defender's regret: the damage given away over the minimax
     results = run_blocks_arena([TRAMPLER, *[item["scenario"] for item in generate(2, seed=5)]], seed=3)
     objs = parse_objectives("max-damage")
-    for board in results["boards"]:
-        raw = board["scenario"]
-        doc = load_declare_doc(raw)
-        best = best_blocks_by_minimax(raw, objs)[0]
-        assert board["reference"]["values"]["max-damage"] == best
-        legal = [load_blocks(d, doc) for d in legal_declarations(raw)[0]]
-        for d in board["decisions"]:
-            blocks = load_blocks(d["assignment"], doc)
-            assert d["legal"] == (blocks in legal), d  # 509.1 read as the brute force reads it
-            if d["legal"]:
-                value = damage_value(doc.scenario(blocks), objs)
-                assert d["values"] == {"max-damage": value[0]}
-                assert d["primary_regret"] == value[0] - best >= 0
-            else:
-                assert d["rules"] and d["regret"] is None
-        by = {d["player"]: d for d in board["decisions"]}
-        assert by["optimal"]["primary_regret"] == 0 and by["random"]["legal"]
-    rows = {r["player"]: r for r in results["leaderboard"]}
-    assert rows["optimal"]["regret_max"] == 0 and rows["optimal"]["illegal"] == 0
-    assert results["config"]["game"] == "blocks" and results["complete"]
+    check_against_the_brute_force(
+        results,
+        "blocks",
+        load_blocks,
+        lambda raw, doc, d: damage_value(doc.scenario(load_blocks(d, doc)), objs)[0],
+        lambda raw, values: best_blocks_by_minimax(raw, objs)[0],
+        sign=1,
+    )
 
 
 def test_blocking_only_when_the_blocker_survives_gives_the_trampler_away():

@@ -188,11 +188,6 @@ def cmd_arena(args) -> int:
     return _output(results, args, fmt) or _report_failed_players(results)
 
 
-class _TimeLimit(Exception):
-    """Raised instead of KeyboardInterrupt once the partial results are written, when the time limit stopped the
-    run (not a signal)."""
-
-
 def _stoppable(command):
     """arena and score under --time-limit: stopped as an interrupt stops them (the boards finished are written,
     "complete": false), then one line on standard error and exit 1 (docs/arena.md)."""
