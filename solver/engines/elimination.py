@@ -532,20 +532,16 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
         A, B = B, A  # B's entries are combined with each of A's signatures: the smaller side
     members = A.members | B.members
     key = _join_key(g, A, B, members)
-    sa, starts_of, kcode, kw = _combined(key, A, B, ring, budget)
-    per_a = np.diff(starts_of)[sa]  # the pairs of each entry of A
-    ends = np.cumsum(per_a)
+    sa, first = _signatures(key, A)
+    by_sig = np.argsort(sa, kind="stable")  # A's entries grouped by signature
+    sig_start = np.searchsorted(sa[by_sig], np.arange(len(first) + 1))
     sums = _Sums(key.size, ring)
-    lo = 0
-    while lo < len(A):
-        hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + PAIRS, side="right")))
-        reps = per_a[lo:hi]
-        total = int(reps.sum())
-        budget.spend(total + hi - lo)
-        pos = np.repeat(starts_of[sa[lo:hi]] - (np.cumsum(reps) - reps), reps) + np.arange(total)
-        code = np.repeat(key.ca[lo:hi], reps) + kcode[pos]
-        sums.add(code, ring.reduce(np.repeat(A.w[:, lo:hi], reps, axis=1) * np.take(kw, pos, axis=1)))
-        lo = hi
+    per_chunk = max(1, PAIRS // max(1, len(B)))  # signatures combined at once: at most PAIRS pairs with B
+    for s0 in range(0, len(first), per_chunk):
+        s1 = min(len(first), s0 + per_chunk)
+        starts_of, kcode, kw = _combined(key, B, first[s0:s1], ring, budget)
+        entries = by_sig[sig_start[s0] : sig_start[s1]]
+        _pair(key, A, entries, sa[entries] - s0, (starts_of, kcode, kw), sums, budget)
     code, w = sums.result()
     idx = _uncodes(code, key.radix)
     keys = np.empty_like(idx)
@@ -554,32 +550,67 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
     return _Table(members, key.scope, keys, w)
 
 
-def _combined(key: _JoinKey, A: _Table, B: _Table, ring: Ring, budget: Budget) -> tuple[Keys, Keys, Keys, Weights]:
-    """A's signatures (their states on the shared resources) each combined with every entry of B: each entry of A's
-    signature number (``sa``), and the combined entries sorted by signature (signature s's are
-    ``starts_of[s]:starts_of[s + 1]``), with their part of the key (``kcode``: B's own resources and the shared
-    ones' sums) and their counts (``kw``, equal keys added)."""
+def _signatures(key: _JoinKey, A: _Table) -> tuple[Keys, Keys]:
+    """Each entry of A's *signature* (its states on the shared resources) as a number, and an entry of A for each."""
     sig = np.zeros(len(A), dtype=np.int64)
     for t, xa, _ in key.combos:
         sig = sig * t.shape[0] + xa
     usig, sa = unique(sig)
-    first = np.zeros(len(usig), dtype=np.intp)
-    first[sa] = np.arange(len(A))  # an entry of A for each signature
-    budget.spend(len(usig) * len(B))
-    kc = np.broadcast_to(key.cb, (len(usig), len(B))).copy()
+    first = np.zeros(len(usig), dtype=np.int64)
+    first[sa] = np.arange(len(A))
+    return sa, first
+
+
+def _combined(key: _JoinKey, B: _Table, first: Keys, ring: Ring, budget: Budget) -> tuple[Keys, Keys, Weights]:
+    """Some of A's signatures (``first``: an entry of A for each) each combined with every entry of B, sorted by
+    signature (signature s's are ``starts_of[s]:starts_of[s + 1]``), with their part of the key (``kcode``: B's own
+    resources and the shared ones' sums) and their counts (``kw``, the counts of B's entries with equal keys
+    added)."""
+    budget.spend(len(first) * len(B))
+    kc = np.broadcast_to(key.cb, (len(first), len(B))).copy()
     for t, xa, xb in key.combos:
         kc += t[xa[first][:, None], xb[None, :]]
         np.maximum(kc, DEAD_CODE, out=kc)
     r, b = np.nonzero(kc >= 0)
+    if not len(r):  # every pair dead
+        return np.zeros(len(first) + 1, dtype=np.int64), r, np.zeros((ring.k, 0), dtype=np.int64)
     kcode = kc[r, b]
     order = np.lexsort((kcode, r))
     r, b, kcode = r[order], b[order], kcode[order]
     starts = np.flatnonzero(np.r_[True, (r[1:] != r[:-1]) | (kcode[1:] != kcode[:-1])])
-    starts_of = np.searchsorted(r[starts], np.arange(len(usig) + 1))
-    if not len(starts):
-        return sa, starts_of, kcode, np.zeros((ring.k, 0), dtype=np.int64)
+    starts_of = np.searchsorted(r[starts], np.arange(len(first) + 1))
     kw = ring.reduce(np.add.reduceat(np.take(B.w, b, axis=1), starts, axis=1))
-    return sa, starts_of, kcode[starts], kw
+    return starts_of, kcode[starts], kw
+
+
+def _pair(
+    key: _JoinKey,
+    A: _Table,
+    entries: Keys,
+    sa: Keys,
+    combined: tuple[Keys, Keys, Weights],
+    sums: _Sums,
+    budget: Budget,
+) -> None:
+    """Each of A's ``entries`` (of signatures ``sa`` among those ``combined``) paired with its signature's combined
+    entries, in slices of at most PAIRS / k pairs: the keys added, the counts multiplied (and reduced), into
+    ``sums``."""
+    starts_of, kcode, kw = combined
+    ring = sums.ring
+    per_a = np.diff(starts_of)[sa]  # the pairs of each entry
+    ends = np.cumsum(per_a)
+    step = max(1, PAIRS // ring.k)
+    lo = 0
+    while lo < len(entries):
+        hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + step, side="right")))
+        reps = per_a[lo:hi]
+        total = int(reps.sum())
+        budget.spend(total + hi - lo)
+        pos = np.repeat(starts_of[sa[lo:hi]] - (np.cumsum(reps) - reps), reps) + np.arange(total)
+        at = entries[lo:hi]
+        code = np.repeat(key.ca[at], reps) + kcode[pos]
+        sums.add(code, ring.reduce(np.repeat(np.take(A.w, at, axis=1), reps, axis=1) * np.take(kw, pos, axis=1)))
+        lo = hi
 
 
 def _uncodes(code: Keys, radix: list[int]) -> Keys:

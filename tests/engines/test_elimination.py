@@ -188,8 +188,9 @@ def test_small_moduli_on_the_new_shapes(small_moduli, name, sc):  # 702.19b, 702
 @given(scenarios(max_attackers=3, max_blockers=3), st.sampled_from(["attacking", "defending", "both"]))
 def test_small_moduli_on_general_scenarios(sc, side):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
     # the fixture cannot wrap a hypothesis test (it would be shared across examples): patched here by hand
-    saved = elimination.INT64_SAFE, elimination._moduli
-    elimination.INT64_SAFE = 0
+    # and a few pairs at a time (the signatures combined in several chunks, each entry's pairs in several slices)
+    saved = elimination.INT64_SAFE, elimination._moduli, elimination.PAIRS
+    elimination.INT64_SAFE, elimination.PAIRS = 0, 5
     elimination._moduli = lambda bound: tuple(
         SMALL_PRIMES[: next(k for k in range(1, 40) if prod(SMALL_PRIMES[:k]) > bound)]
     )
@@ -198,7 +199,7 @@ def test_small_moduli_on_general_scenarios(sc, side):  # 510.1a-d, 702.19b-e, 70
         for comp in plan.components:
             assert count_by_factors(plan, comp) == _old(plan, comp)
     finally:
-        elimination.INT64_SAFE, elimination._moduli = saved
+        elimination.INT64_SAFE, elimination._moduli, elimination.PAIRS = saved
 
 
 @settings(max_examples=200, deadline=None)
@@ -246,3 +247,12 @@ def test_every_blocker_shared_is_counted_one_blocker_at_a_time(n):  # 702.19b
     (comp,) = plan.components
     assert blocker_cost(plan, comp) * elimination.BLOCKER_FIRST < elimination._possible_work(plan, comp)
     assert count_component(plan, comp) == _old(plan, comp) == count_by_factors(plan, comp)
+
+
+@pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
+def test_joins_in_small_slices(monkeypatch, name, sc):  # 702.19b, 702.19c, 702.2c, 510.1c
+    # a few pairs at a time: the signatures combined in several chunks, each entry's pairs in several slices
+    monkeypatch.setattr(elimination, "PAIRS", 7)
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        assert count_by_factors(plan, comp) == _old(plan, comp)
