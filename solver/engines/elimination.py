@@ -593,13 +593,13 @@ def _pair(
     budget: Budget,
 ) -> None:
     """Each of A's ``entries`` (of signatures ``sa`` among those ``combined``) paired with its signature's combined
-    entries, in slices of at most PAIRS / k pairs: the keys added, the counts multiplied (and reduced), into
-    ``sums``."""
+    entries, in slices of at most PAIRS pairs (fewer past four moduli): the keys added, the counts multiplied (and
+    reduced), into ``sums``."""
     starts_of, kcode, kw = combined
     ring = sums.ring
     per_a = np.diff(starts_of)[sa]  # the pairs of each entry
     ends = np.cumsum(per_a)
-    step = max(1, PAIRS // ring.k)
+    step = max(1, PAIRS * 4 // max(4, ring.k))  # fewer pairs at once past four moduli
     lo = 0
     while lo < len(entries):
         hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + step, side="right")))
