@@ -27,8 +27,9 @@ component are counted by inclusion-exclusion over each option source's ways (nor
 common part: :meth:`~trample.rules.DamagePlan.variants`). The count is linear in each source's table, so the
 source's table is the signed sum of its ways' tables: n such attackers cost n small sums, not 2^n programmes.
 
-Counts are exact Python integers (a signed sum of tables cancels exactly). The deadline is read every few thousand
-operations.
+Counts are exact: int64 while a bound on them fits, else residues modulo a few primes below 2^31 rebuilt by the
+Chinese remainder theorem (:class:`Ring`; a signed sum of tables cancels exactly either way). The deadline is read
+every few thousand operations.
 """
 
 from __future__ import annotations
