@@ -260,13 +260,14 @@ class Ring:
     """Where the joins count: exact int64 when ``bound`` (at most the sum of |counts| of any table, and of any
     product of two entries) is below 2^62, else modulo a few primes below 2^31 at once (the residues of a count as
     rows of one int64 array: products below 2^62, sums reduced as they grow) and the count rebuilt by the Chinese
-    remainder theorem -- exact, since it is below the product of the primes. Python integers in object arrays,
+    remainder theorem -- exact, since its absolute value is below half the product of the primes (a part's count,
+    trample.shard.count_split, may be negative on signed tables). Python integers in object arrays,
     the alternative, are tens of times slower than int64 in numpy."""
 
     __slots__ = ("moduli", "p")
 
     def __init__(self, bound: int):
-        self.moduli = () if bound < INT64_SAFE else _moduli(bound)
+        self.moduli = () if bound < INT64_SAFE else _moduli(2 * bound)  # room for a sign (a part's count)
         self.p = np.array(self.moduli, dtype=np.int64)[:, None] if self.moduli else None
 
     @property
@@ -301,7 +302,8 @@ class Ring:
         for r, m in zip(residues, self.moduli):
             q = M // m
             x += r * q * pow(q, -1, m)
-        return x % M
+        x %= M
+        return x - M if 2 * x > M else x  # |x| <= bound < M / 2
 
 
 class _Table:
@@ -640,20 +642,9 @@ def count_by_factors(
 
 
 def _count(g: Graph, component: Sequence[int], budget: Budget, estimate_limit: int | None) -> int:
-    total = 1
-    shared: list[tuple[frozenset[int], tuple[str, ...], Rows]] = []
-    for i in component:
-        scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
-        rows = _source_table(g, i, scope, budget)
-        # a resource this source alone contributes to, or alone asks about, is already settled (_settle)
-        rows = _normalise(g, frozenset([i]), scope, rows)
-        if not rows:
-            return 0
-        kept = tuple(x for x in scope if domain_size(g, x, frozenset([i])))
-        if kept:
-            shared.append((frozenset([i]), kept, rows))
-        else:
-            total *= sum(rows.values())
+    total, shared = _source_rows(g, component, budget)
+    if shared is None:
+        return 0
     if shared:
         # every entry of every table, and the count, is at most the product of the tables' sums of |counts|
         ring = Ring(prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared))
@@ -663,6 +654,28 @@ def _count(g: Graph, component: Sequence[int], budget: Budget, estimate_limit: i
             raise _Over
         total *= _contract(g, tables, joins, ring, budget)
     return total
+
+
+def _source_rows(
+    g: Graph, component: Sequence[int], budget: Budget
+) -> tuple[int, list[tuple[frozenset[int], tuple[str, ...], Rows]] | None]:
+    """Each source's rows (settled for what it alone covers): the product of the counts of those that share nothing,
+    and the others (members, scope, rows); None when a source has no legal split."""
+    total = 1
+    shared: list[tuple[frozenset[int], tuple[str, ...], Rows]] = []
+    for i in component:
+        scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
+        rows = _source_table(g, i, scope, budget)
+        # a resource this source alone contributes to, or alone asks about, is already settled (_settle)
+        rows = _normalise(g, frozenset([i]), scope, rows)
+        if not rows:
+            return 0, None
+        kept = tuple(x for x in scope if domain_size(g, x, frozenset([i])))
+        if kept:
+            shared.append((frozenset([i]), kept, rows))
+        else:
+            total *= sum(rows.values())
+    return total, shared
 
 
 #: estimated work (pairs of entries joined) up to which the tables are joined first, the actual work (pairs) at which
@@ -829,18 +842,20 @@ def _normalise(g: Graph, members: frozenset[int], scope: tuple[str, ...], rows: 
 class Split:
     """A component's count prepared for workers: ``settled`` (the product of what needs no join) times the sum,
     over the entries of table ``slot`` cut into ranges, of :func:`count_part` of each range. The contraction is
-    linear in each table's weights (a sum of products), so the parts' counts add up exactly to the count."""
+    linear in each table's weights (a sum of products), so the parts' counts add up exactly to the count (each part
+    is within the ring's bound too, and rebuilt with its sign: :meth:`Ring.product`)."""
 
     graph: Graph
     tables: list[_Table]
     joins: list[tuple[int, int]]
     slot: int
     settled: int
+    ring: Ring
 
     @property
     def entries(self) -> int:
         """How many entries the split table has (parts are ranges of them)."""
-        return len(self.tables[self.slot].w) if self.tables else 0
+        return len(self.tables[self.slot]) if self.tables else 0
 
 
 def split_count(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> Split:
@@ -849,23 +864,16 @@ def split_count(plan: DamagePlan, component: Sequence[int], deadline: Deadline |
     whole contraction at 8 parts, docs/scale.md). No table to join: ``settled`` is the count."""
     budget = Budget(deadline or NEVER, None)
     g = Graph(plan, component)
-    settled = 1
-    tables: list[_Table] = []
-    for i in component:
-        scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
-        rows = _source_table(g, i, scope, budget)
-        t = _Table.of(frozenset([i]), scope, _normalise(g, frozenset([i]), scope, rows))
-        if not len(t.w):
-            return Split(g, [], [], 0, 0)
-        if t.scope:
-            tables.append(t)
-        else:
-            settled *= t.total()
-    if not tables:
-        return Split(g, [], [], 0, settled)
-    _, joins = _order(g, tables)
-    slot = max(range(len(tables)), key=lambda k: len(tables[k].w))
-    return Split(g, tables, joins, slot, settled)
+    settled, shared = _source_rows(g, component, budget)
+    if shared is None:
+        return Split(g, [], [], 0, 0, Ring(0))
+    if not shared:
+        return Split(g, [], [], 0, settled, Ring(0))
+    ring = Ring(prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared))
+    tables = [_Table.of(members, scope, rows, ring) for members, scope, rows in shared]
+    _, joins = _order(g, [(t.members, frozenset(t.scope), len(t)) for t in tables])
+    slot = max(range(len(tables)), key=lambda k: len(tables[k]))
+    return Split(g, tables, joins, slot, settled, ring)
 
 
 def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None) -> int:
@@ -875,7 +883,7 @@ def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None)
         return 1
     tables = list(split.tables)
     t = tables[split.slot]
-    tables[split.slot] = _Table(t.members, t.scope, t.keys[lo:hi], t.w[lo:hi])
-    if not len(tables[split.slot].w):
+    tables[split.slot] = _Table(t.members, t.scope, t.keys[lo:hi], t.w[:, lo:hi])
+    if not len(tables[split.slot]):
         return 0
-    return _contract(split.graph, tables, split.joins, Budget(deadline or NEVER, None))
+    return _contract(split.graph, tables, split.joins, split.ring, Budget(deadline or NEVER, None))
