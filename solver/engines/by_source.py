@@ -641,6 +641,16 @@ def _blocker_cost(sources: Sequence[Shaped], need: Mapping[str, int]) -> int:
     return cost
 
 
+def blocker_cost(plan: DamagePlan, component: Sequence[int]) -> int | None:
+    """The rough cost of :func:`count_by_blocker` on a component (as :func:`count_shared` ranks it), or None when the
+    component is outside its shape."""
+    shaped = _shape(plan, component)
+    if shaped is None:
+        return None
+    sources, resources = shaped
+    return _blocker_cost(sources, {name: plan.lethal_need[name] for name in resources}) * len(sources)
+
+
 def count_shared(
     plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, cost_limit: int | None = None
 ) -> int | None:

@@ -27,8 +27,9 @@ component are counted by inclusion-exclusion over each option source's ways (nor
 common part: :meth:`~trample.rules.DamagePlan.variants`). The count is linear in each source's table, so the
 source's table is the signed sum of its ways' tables: n such attackers cost n small sums, not 2^n programmes.
 
-Counts are exact Python integers (a signed sum of tables cancels exactly). The deadline is read every few thousand
-operations.
+Counts are exact: int64 while a bound on them fits, else residues modulo a few primes below 2^31 rebuilt by the
+Chinese remainder theorem (:class:`Ring`; a signed sum of tables cancels exactly either way). The deadline is read
+every few thousand operations.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import numpy.typing as npt
 
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan, Route, SourcePlan
-from .by_source import compositions, count_shared
+from .by_source import blocker_cost, compositions, count_shared
 
 SAT = -1  # no constraint left: the need is met, or nothing will ask about it any more
 UNSAT = -2  # its total is final and short: no gate naming it may be used
@@ -212,11 +213,102 @@ DROP = -4  # the resource leaves the table (every contributor and asker is in it
 PAIRS = 1 << 18  # pairs of entries combined at once in a join (bounds its temporary memory and the time between
 # two looks at the clock)
 INT64_SAFE = 1 << 62
+DENSE = 1 << 22  # result codes x moduli up to which a join adds its counts into one dense array (32 MB of int64)
+
+
+def _is_prime(n: int) -> bool:
+    """Miller-Rabin with the bases 2, 3, 5, 7: exact below 3 215 031 751 (the moduli are below 2^31)."""
+    if n < 2 or n % 2 == 0:
+        return n == 2
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for a in (2, 3, 5, 7):
+        if a % n == 0:
+            continue
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+_PRIMES: list[int] = []
+
+
+def _moduli(bound: int) -> tuple[int, ...]:
+    """The largest primes below 2^31, as many as it takes for their product to exceed ``bound``."""
+    out: list[int] = []
+    product = 1
+    while product <= bound:
+        if len(out) == len(_PRIMES):
+            n = (_PRIMES[-1] if _PRIMES else 1 << 31) - 1
+            while not _is_prime(n):
+                n -= 1
+            _PRIMES.append(n)
+        out.append(_PRIMES[len(out)])
+        product *= out[-1]
+    return tuple(out)
+
+
+class Ring:
+    """Where the joins count: exact int64 when ``bound`` (at most the sum of |counts| of any table, and of any
+    product of two entries) is below 2^62, else modulo a few primes below 2^31 at once (the residues of a count as
+    rows of one int64 array: products below 2^62, sums reduced as they grow) and the count rebuilt by the Chinese
+    remainder theorem -- exact, since its absolute value is below half the product of the primes (a part's count,
+    trample.shard.count_split, may be negative on signed tables). Python integers in object arrays,
+    the alternative, are tens of times slower than int64 in numpy."""
+
+    __slots__ = ("moduli", "p")
+
+    def __init__(self, bound: int):
+        self.moduli = () if bound < INT64_SAFE else _moduli(2 * bound)  # room for a sign (a part's count)
+        self.p = np.array(self.moduli, dtype=np.int64)[:, None] if self.moduli else None
+
+    @property
+    def k(self) -> int:
+        return max(1, len(self.moduli))
+
+    def of(self, values: list[int]) -> Weights:
+        """Counts as a (k, n) array of residues (one row of exact counts when no moduli)."""
+        if not self.moduli:
+            return np.array([values], dtype=np.int64).reshape(1, len(values))
+        return np.array([[v % m for v in values] for m in self.moduli], dtype=np.int64).reshape(self.k, len(values))
+
+    def reduce(self, w: Weights) -> Weights:
+        """Counts (k rows of a fresh array) reduced modulo the primes, in place, row by row (faster than
+        broadcasting)."""
+        for row, m in zip(w, self.moduli):
+            np.remainder(row, m, out=row)
+        return w
+
+    def total(self, w: Weights) -> list[int]:
+        """The sum of a table's counts, per modulus (Python integers)."""
+        sums = [int(x) for x in w.sum(axis=1, dtype=np.int64)] if w.shape[1] else [0] * self.k
+        return sums if not self.moduli else [s % m for s, m in zip(sums, self.moduli)]
+
+    def product(self, totals: list[list[int]]) -> int:
+        """The exact product of tables' totals given per modulus (Chinese remainder theorem)."""
+        if not self.moduli:
+            return prod(t[0] for t in totals)
+        residues = [prod(t[j] for t in totals) % m for j, m in enumerate(self.moduli)]
+        M = prod(self.moduli)
+        x = 0
+        for r, m in zip(residues, self.moduli):
+            q = M // m
+            x += r * q * pow(q, -1, m)
+        x %= M
+        return x - M if 2 * x > M else x  # |x| <= bound < M / 2
 
 
 class _Table:
     """Entries of a table: ``keys`` (one row of resource states per entry, over ``scope``) and their counts ``w``
-    (int64 while they provably fit, else Python integers in an object array)."""
+    (a (k, n) int64 array: exact counts, or their residues modulo the ring's primes)."""
 
     __slots__ = ("members", "scope", "keys", "w")
 
@@ -224,12 +316,12 @@ class _Table:
         self.members, self.scope, self.keys, self.w = members, scope, keys, w
 
     @classmethod
-    def of(cls, members: frozenset[int], scope: tuple[str, ...], rows: Rows) -> _Table:
+    def of(cls, members: frozenset[int], scope: tuple[str, ...], rows: Rows, ring: Ring) -> _Table:
         keys = np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope))
-        return cls(members, scope, keys, weights_of(list(rows.values())))
+        return cls(members, scope, keys, ring.of(list(rows.values())))
 
-    def total(self) -> int:
-        return int(sum(self.w.tolist()))
+    def __len__(self) -> int:
+        return len(self.keys)
 
 
 def weights_of(values: list[int]) -> Weights:
@@ -279,21 +371,10 @@ def _settle(g: Graph, x: str, members: frozenset[int], s: int) -> int:
     return s
 
 
-def _add(a: int, b: int, n: int) -> int:
-    """The state of a resource of need ``n`` from two disjoint sets of sources (DEAD: contradiction)."""
-    if a == SAT or b == SAT:
-        return SAT
-    if a == UNSAT:
-        return DEAD if b & 1 else UNSAT
-    if b == UNSAT:
-        return DEAD if a & 1 else UNSAT
-    c = (a >> 1) + (b >> 1)
-    return SAT if c >= n else (c << 1) | ((a | b) & 1)
-
-
 def sum_table(g: Graph, x: str, members: frozenset[int], ua: Keys, ub: Keys) -> Keys:
-    """:func:`_add` then :func:`_settle` for every pair of the states ``ua`` (of one table) and ``ub`` (of the
-    other) of ``x``, as a matrix (numpy: a blocker that needs 5 000 has 10 000 states)."""
+    """The state of ``x`` from two disjoint sets of sources, then settled (:func:`_settle`), for every pair of the
+    states ``ua`` (of one table) and ``ub`` (of the other), as a matrix (numpy: a blocker that needs 5 000 has
+    10 000 states). Totals add, capped (SAT at the need); flags or; UNSAT (final and short) with a flag: DEAD."""
     n = g.need[x]
     a, b = ua[:, None], ub[None, :]
     c = (np.maximum(a, 0) >> 1) + (np.maximum(b, 0) >> 1)
@@ -315,20 +396,15 @@ def sum_table(g: Graph, x: str, members: frozenset[int], ua: Keys, ub: Keys) -> 
     return t
 
 
-def _uncodes(code: Keys, radix: list[int]) -> Keys:
-    keys = np.empty((len(code), len(radix)), dtype=np.int64)
-    for k in range(len(radix) - 1, -1, -1):
-        code, keys[:, k] = np.divmod(code, radix[k])
-    return keys - 2
-
-
 @dataclass(frozen=True)
 class _JoinKey:
-    """How :func:`_join` codes a pair of entries: the result's ``scope`` and ``radix`` (``size``: their product),
-    each side's own part of the code per entry (``ca``, ``cb``), and per shared resource the table of sums indexed
-    by each side's entries (``combos``: (sums, A's index, B's index); a dead sum is ``DEAD_CODE``)."""
+    """How :func:`_join` codes a pair of entries: the result's ``scope``, each column's possible states ``vals``
+    (sorted; the code holds an index into them) and ``radix`` (their numbers; ``size``: the product), each side's
+    own part of the code per entry (``ca``, ``cb``), and per shared resource the table of sums indexed by each
+    side's entries (``combos``: (sums, A's index, B's index); a dead sum is ``DEAD_CODE``)."""
 
     scope: tuple[str, ...]
+    vals: list[Keys]
     radix: list[int]
     size: int
     ca: Keys
@@ -339,16 +415,41 @@ class _JoinKey:
 DEAD_CODE = -(1 << 61)  # the code of a pair whose sum breaks a gate: negative, and far from overflowing
 
 
+def unique(col: Keys) -> tuple[Keys, Keys]:
+    """``np.unique(col, return_inverse=True)`` for small integers (states, signatures): by marking, not sorting,
+    when their range is not much wider than the column."""
+    if not len(col):
+        return col[:0], col[:0]
+    lo, hi = int(col.min()), int(col.max())
+    if hi - lo > 4 * len(col) + 4096:
+        vals, inv = np.unique(col, return_inverse=True)
+        return vals, inv.reshape(-1)
+    present = np.zeros(hi - lo + 1, dtype=bool)
+    present[col - lo] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present) + lo, rank[col - lo]
+
+
 def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinKey:
     """The mixed-radix code of the pairs of A's and B's entries (see :class:`_JoinKey`): A's own resources, then
-    B's, then the shared ones that stay; :class:`_Over` when the code would not fit in an int64."""
+    B's, then the shared ones that stay, each over the states it can have there (so that the codes are dense);
+    :class:`_Over` when the code would not fit in an int64."""
     b_at = {x: k for k, x in enumerate(B.scope)}
     shared = [x for x in A.scope if x in b_at]
     a_only = [k for k, x in enumerate(A.scope) if x not in b_at]
     b_only = [k for k, x in enumerate(B.scope) if x not in set(shared)]
-    keep = [x for x in shared if domain_size(g, x, members)]
-    scope = tuple([A.scope[k] for k in a_only] + [B.scope[k] for k in b_only] + keep)
-    radix = [2 * g.need[x] + 2 for x in scope]
+    # per column of the result: its name, its possible states, and each entry's (or pair's) index into them
+    cols_a = [(A.scope[k], *unique(A.keys[:, k])) for k in a_only]
+    cols_b = [(B.scope[k], *unique(B.keys[:, k])) for k in b_only]
+    sums = []
+    for x in shared:
+        ua, xa = unique(A.keys[:, A.scope.index(x)])
+        ub, xb = unique(B.keys[:, b_at[x]])
+        sums.append((x, sum_table(g, x, members, ua, ub), xa, xb))
+    kept = [(x, np.unique(t[t >= UNSAT])) for x, t, _, _ in sums if domain_size(g, x, members)]
+    scope = tuple([c[0] for c in cols_a] + [c[0] for c in cols_b] + [x for x, _ in kept])
+    vals = [c[1] for c in cols_a] + [c[1] for c in cols_b] + [v for _, v in kept]
+    radix = [max(1, len(v)) for v in vals]
     if float(np.prod(np.array(radix, dtype=float))) >= 2.0**60:  # pragma: no cover - frontiers far past any bound
         raise _Over
     mult: dict[str, int] = {}
@@ -357,87 +458,178 @@ def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinK
         mult[x] = m
         m *= r
     # the parts of the key that come from one side only
-    ca = np.zeros(len(A.w), dtype=np.int64)
-    for k in a_only:
-        ca += (A.keys[:, k] + 2) * mult[A.scope[k]]
-    cb = np.zeros(len(B.w), dtype=np.int64)
-    for k in b_only:
-        cb += (B.keys[:, k] + 2) * mult[B.scope[k]]
+    ca = np.zeros(len(A), dtype=np.int64)
+    for x, _, inv in cols_a:
+        ca += inv * mult[x]
+    cb = np.zeros(len(B), dtype=np.int64)
+    for x, _, inv in cols_b:
+        cb += inv * mult[x]
+    at_vals = dict(kept)
     combos = []
-    for x in shared:
-        ua, xa = np.unique(A.keys[:, A.scope.index(x)], return_inverse=True)
-        ub, xb = np.unique(B.keys[:, b_at[x]], return_inverse=True)
-        t = sum_table(g, x, members, ua, ub)
-        t = np.where(t == DEAD, DEAD_CODE, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
-        combos.append((t, xa.reshape(-1), xb.reshape(-1)))
-    return _JoinKey(scope, radix, m, ca, cb, combos)
+    for x, t, xa, xb in sums:
+        if x in at_vals:
+            code = np.searchsorted(at_vals[x], t) * mult[x]
+        else:
+            code = np.zeros_like(t)
+        combos.append((np.where(t == DEAD, DEAD_CODE, code), xa, xb))
+    return _JoinKey(scope, vals, radix, m, ca, cb, combos)
 
 
-def _merged(parts_c: list[Keys], parts_w: list[Weights]) -> tuple[Keys, Weights]:
-    """Sorted (code, weight) parts as one: equal codes' weights added."""
-    c2, w2 = np.concatenate(parts_c), np.concatenate(parts_w)
-    order = np.argsort(c2, kind="stable")
+def _merged(parts_c: list[Keys], parts_w: list[Weights], ring: Ring) -> tuple[Keys, Weights]:
+    """Sorted (code, counts) parts as one: equal codes' counts added."""
+    c2, w2 = np.concatenate(parts_c), np.concatenate(parts_w, axis=1)
+    order = np.argsort(c2)
     c2 = c2[order]
     starts = np.flatnonzero(np.r_[True, c2[1:] != c2[:-1]])
-    return c2[starts], np.add.reduceat(w2[order], starts)
+    return c2[starts], ring.reduce(np.add.reduceat(w2[:, order], starts, axis=1))
 
 
-def _join(g: Graph, A: _Table, B: _Table, budget: Budget) -> _Table:
-    """The table of A's and B's members together (the states of their shared resources added and settled).
+class _Sums:
+    """The counts of a join's keys as pairs arrive: in one dense array when the key space is small (``size`` times
+    the moduli at most DENSE), else as sorted parts merged as they grow (:func:`_merged`). Dense sums of residues
+    (each below 2^31) are reduced before they could pass 2^62."""
 
-    Every pair of entries is combined at once by broadcasting (in slices of A's rows): the result's key is a
-    mixed-radix integer (:func:`_join_key`), each shared resource's part read from a small table of sums (a dead sum
-    is a large negative number, so that the whole key is negative), the counts of equal keys added: in one dense
-    array when the keys are few, else as sorted parts merged as they grow (:func:`_merged`)."""
-    members = A.members | B.members
-    key = _join_key(g, A, B, members)
-    ca, cb, combos = key.ca, key.cb, key.combos
-    na, nb = len(A.w), len(B.w)
-    big = (
-        A.w.dtype == object or B.w.dtype == object or largest_weight(A.w) * largest_weight(B.w) * na * nb >= INT64_SAFE
-    )
-    wa = A.w.astype(object) if big else A.w
-    wb = B.w.astype(object) if big else B.w
-    dense = key.size <= (1 << 22)
-    acc = np.zeros(key.size, dtype=wa.dtype) if dense else None
-    parts_c: list[Keys] = []
-    parts_w: list[Weights] = []
-    held = 0
-    step = max(1, PAIRS // max(1, nb))
-    for lo in range(0, na, step):
-        hi = min(na, lo + step)
-        budget.spend((hi - lo) * nb)
-        code = ca[lo:hi, None] + cb[None, :]
-        for t, xa, xb in combos:
-            code = code + t[xa[lo:hi, None], xb[None, :]]
-            np.maximum(code, DEAD_CODE, out=code)  # dead stays dead (and far from overflowing)
-        w = wa[lo:hi, None] * wb[None, :]
-        live = code >= 0
-        code, w = code[live], w[live]
-        if acc is not None:
-            np.add.at(acc, code, w)
-            continue
-        order = np.argsort(code, kind="stable")
+    def __init__(self, size: int, ring: Ring):
+        self.ring = ring
+        self.acc = np.zeros((ring.k, size), dtype=np.int64) if size * ring.k <= DENSE else None
+        self.parts_c: list[Keys] = []
+        self.parts_w: list[Weights] = []
+        self.held = self.added = 0
+
+    def add(self, code: Keys, w: Weights) -> None:
+        ring = self.ring
+        if self.acc is not None:
+            if ring.p is not None and self.added + len(code) >= 1 << 31:
+                self.acc %= ring.p
+                self.added = 0
+            self.added += len(code)
+            for j in range(ring.k):
+                np.add.at(self.acc[j], code, w[j])
+            return
+        order = np.argsort(code)  # equal codes are added: their order does not matter
         code = code[order]
         starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
-        parts_c.append(code[starts])
-        parts_w.append(np.add.reduceat(w[order], starts) if len(starts) else w[:0])
-        held += len(starts)
-        if held > PAIRS and len(parts_c) > 1:
-            c2, w2 = _merged(parts_c, parts_w)
-            parts_c, parts_w = [c2], [w2]
-            held = len(c2)
-    if dense:
-        assert acc is not None
-        code = np.flatnonzero(acc)
-        w = acc[code]
-    elif parts_c:
-        code, w = _merged(parts_c, parts_w)
-        live = w != 0
-        code, w = code[live], w[live]
-    else:
-        code, w = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return _Table(members, key.scope, _uncodes(code, key.radix), w)
+        self.parts_c.append(code[starts])
+        self.parts_w.append(ring.reduce(np.add.reduceat(w[:, order], starts, axis=1)) if len(starts) else w[:, :0])
+        self.held += len(starts)
+        if self.held > PAIRS and len(self.parts_c) > 1:
+            c2, w2 = _merged(self.parts_c, self.parts_w, ring)
+            self.parts_c, self.parts_w = [c2], [w2]
+            self.held = len(c2)
+
+    def result(self) -> tuple[Keys, Weights]:
+        """The keys with a nonzero count (modulo the primes), sorted, and their counts."""
+        if self.acc is not None:
+            acc = self.ring.reduce(self.acc)
+            code = np.flatnonzero(acc.any(axis=0))
+            return code, acc[:, code]
+        if self.parts_c:
+            code, w = _merged(self.parts_c, self.parts_w, self.ring)
+            live = w.any(axis=0)
+            return code[live], w[:, live]
+        return np.zeros(0, dtype=np.int64), np.zeros((self.ring.k, 0), dtype=np.int64)
+
+
+def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
+    """The table of A's and B's members together (the states of their shared resources added and settled).
+
+    The result's key is a mixed-radix integer (:func:`_join_key`). First every distinct *signature* of A (its
+    entries' states on the shared resources) is combined with every entry of B: B's own part of the key plus each
+    shared resource's sum, read from a small table (a dead sum is a large negative number, so that the whole key is
+    negative), the counts of B's entries that give one signature the same key added -- capped totals make many of
+    them meet (:func:`_combined`). Then each entry of A is paired with the combined entries of its signature (in
+    slices of at most PAIRS pairs), the counts multiplied (and reduced modulo the ring's primes) and those of equal
+    keys added (:class:`_Sums`)."""
+    if len(B) > len(A):
+        A, B = B, A  # B's entries are combined with each of A's signatures: the smaller side
+    members = A.members | B.members
+    key = _join_key(g, A, B, members)
+    sa, first = _signatures(key, A)
+    by_sig = np.argsort(sa, kind="stable")  # A's entries grouped by signature
+    sig_start = np.searchsorted(sa[by_sig], np.arange(len(first) + 1))
+    sums = _Sums(key.size, ring)
+    per_chunk = max(1, PAIRS // max(1, len(B)))  # signatures combined at once: at most PAIRS pairs with B
+    for s0 in range(0, len(first), per_chunk):
+        s1 = min(len(first), s0 + per_chunk)
+        starts_of, kcode, kw = _combined(key, B, first[s0:s1], ring, budget)
+        entries = by_sig[sig_start[s0] : sig_start[s1]]
+        _pair(key, A, entries, sa[entries] - s0, (starts_of, kcode, kw), sums, budget)
+    code, w = sums.result()
+    idx = _uncodes(code, key.radix)
+    keys = np.empty_like(idx)
+    for c, v in enumerate(key.vals):
+        keys[:, c] = v[idx[:, c]]
+    return _Table(members, key.scope, keys, w)
+
+
+def _signatures(key: _JoinKey, A: _Table) -> tuple[Keys, Keys]:
+    """Each entry of A's *signature* (its states on the shared resources) as a number, and an entry of A for each."""
+    sig = np.zeros(len(A), dtype=np.int64)
+    for t, xa, _ in key.combos:
+        sig = sig * t.shape[0] + xa
+    usig, sa = unique(sig)
+    first = np.zeros(len(usig), dtype=np.int64)
+    first[sa] = np.arange(len(A))
+    return sa, first
+
+
+def _combined(key: _JoinKey, B: _Table, first: Keys, ring: Ring, budget: Budget) -> tuple[Keys, Keys, Weights]:
+    """Some of A's signatures (``first``: an entry of A for each) each combined with every entry of B, sorted by
+    signature (signature s's are ``starts_of[s]:starts_of[s + 1]``), with their part of the key (``kcode``: B's own
+    resources and the shared ones' sums) and their counts (``kw``, the counts of B's entries with equal keys
+    added)."""
+    budget.spend(len(first) * len(B))
+    kc = np.broadcast_to(key.cb, (len(first), len(B))).copy()
+    for t, xa, xb in key.combos:
+        kc += t[xa[first][:, None], xb[None, :]]
+        np.maximum(kc, DEAD_CODE, out=kc)
+    r, b = np.nonzero(kc >= 0)
+    if not len(r):  # every pair dead
+        return np.zeros(len(first) + 1, dtype=np.int64), r, np.zeros((ring.k, 0), dtype=np.int64)
+    kcode = kc[r, b]
+    order = np.lexsort((kcode, r))
+    r, b, kcode = r[order], b[order], kcode[order]
+    starts = np.flatnonzero(np.r_[True, (r[1:] != r[:-1]) | (kcode[1:] != kcode[:-1])])
+    starts_of = np.searchsorted(r[starts], np.arange(len(first) + 1))
+    kw = ring.reduce(np.add.reduceat(np.take(B.w, b, axis=1), starts, axis=1))
+    return starts_of, kcode[starts], kw
+
+
+def _pair(
+    key: _JoinKey,
+    A: _Table,
+    entries: Keys,
+    sa: Keys,
+    combined: tuple[Keys, Keys, Weights],
+    sums: _Sums,
+    budget: Budget,
+) -> None:
+    """Each of A's ``entries`` (of signatures ``sa`` among those ``combined``) paired with its signature's combined
+    entries, in slices of at most PAIRS pairs (fewer past four moduli): the keys added, the counts multiplied (and
+    reduced), into ``sums``."""
+    starts_of, kcode, kw = combined
+    ring = sums.ring
+    per_a = np.diff(starts_of)[sa]  # the pairs of each entry
+    ends = np.cumsum(per_a)
+    step = max(1, PAIRS * 4 // max(4, ring.k))  # fewer pairs at once past four moduli
+    lo = 0
+    while lo < len(entries):
+        hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + step, side="right")))
+        reps = per_a[lo:hi]
+        total = int(reps.sum())
+        budget.spend(total + hi - lo)
+        pos = np.repeat(starts_of[sa[lo:hi]] - (np.cumsum(reps) - reps), reps) + np.arange(total)
+        at = entries[lo:hi]
+        code = np.repeat(key.ca[at], reps) + kcode[pos]
+        sums.add(code, ring.reduce(np.repeat(np.take(A.w, at, axis=1), reps, axis=1) * np.take(kw, pos, axis=1)))
+        lo = hi
+
+
+def _uncodes(code: Keys, radix: list[int]) -> Keys:
+    keys = np.empty((len(code), len(radix)), dtype=np.int64)
+    for k in range(len(radix) - 1, -1, -1):
+        code, keys[:, k] = np.divmod(code, radix[k])
+    return keys
 
 
 def count_by_factors(
@@ -459,31 +651,53 @@ def count_by_factors(
 
 
 def _count(g: Graph, component: Sequence[int], budget: Budget, estimate_limit: int | None) -> int:
+    total, shared = _source_rows(g, component, budget)
+    if shared is None:
+        return 0
+    if shared:
+        # every entry of every table, and the count, is at most the product of the tables' sums of |counts|
+        ring = Ring(prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared))
+        tables = [_Table.of(members, scope, rows, ring) for members, scope, rows in shared]
+        work, joins = _order(g, [(t.members, frozenset(t.scope), len(t)) for t in tables])
+        if estimate_limit is not None and work > estimate_limit:
+            raise _Over
+        total *= _contract(g, tables, joins, ring, budget)
+    return total
+
+
+def _source_rows(
+    g: Graph, component: Sequence[int], budget: Budget
+) -> tuple[int, list[tuple[frozenset[int], tuple[str, ...], Rows]] | None]:
+    """Each source's rows (settled for what it alone covers): the product of the counts of those that share nothing,
+    and the others (members, scope, rows); None when a source has no legal split."""
     total = 1
-    tables: list[_Table] = []
+    shared: list[tuple[frozenset[int], tuple[str, ...], Rows]] = []
     for i in component:
         scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
         rows = _source_table(g, i, scope, budget)
         # a resource this source alone contributes to, or alone asks about, is already settled (_settle)
-        t = _Table.of(frozenset([i]), scope, _normalise(g, frozenset([i]), scope, rows))
-        if not len(t.w):
-            return 0
-        if t.scope:
-            tables.append(t)
+        rows = _normalise(g, frozenset([i]), scope, rows)
+        if not rows:
+            return 0, None
+        kept = tuple(x for x in scope if domain_size(g, x, frozenset([i])))
+        if kept:
+            shared.append((frozenset([i]), kept, rows))
         else:
-            total *= t.total()
-    if tables:
-        work, joins = _order(g, tables)
-        if estimate_limit is not None and work > estimate_limit:
-            raise _Over
-        total *= _contract(g, tables, joins, budget)
-    return total
+            total *= sum(rows.values())
+    return total, shared
 
 
-#: estimated work (pairs of entries joined) up to which the tables are joined before one source or one blocker at a
-#: time is tried, and the largest need at which they are (a need of N makes 2N + 1 states: binomials are cheaper)
-FIRST_ESTIMATE = 10**7
+#: estimated work (pairs of entries joined) up to which the tables are joined first, the actual work (pairs) at which
+#: that first try gives up, and the largest need at which they are tried first (a need of N makes 2N + 1 states:
+#: binomials are cheaper). The estimate is loose (random graphs of 12 attackers: 1.4 x 10^8 estimated, 6-9 x 10^6
+#: joined, 0.2-0.3 s).
+FIRST_ESTIMATE = 10**9
+FIRST_WORK = 2 * 10**7
 FIRST_NEED = 64
+#: one blocker at a time is tried first when its rough cost times this is below the tables' estimated work (from
+#: the possible states alone, before any table is built): n x n boards, every blocker shared (6 x 6: 30 ms against
+#: seconds for the tables)
+BLOCKER_FIRST = 3
 
 #: a component of count_shared's shape whose cheaper method's rough cost is at most this is counted by it before
 #: any table is built: on the small boards of a batch (a few sources, small needs) it is several times faster than
@@ -493,10 +707,11 @@ SHARED_FIRST_COST = 1000
 
 def count_component(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
     """The count of a component: one source or one blocker at a time first when that looks cheap
-    (``SHARED_FIRST_COST``); the tables joined in a graph-chosen order when their estimated work is small and needs
-    are small; else one source or one blocker at a time (:func:`~trample.engines.by_source.count_shared`,
-    for the shapes where identical attackers share many blockers or needs are in the thousands), within its work
-    bounds; then the tables, without a bound (the deadline still holds)."""
+    (``SHARED_FIRST_COST``), or when one blocker at a time looks far cheaper than the tables (``BLOCKER_FIRST``); the
+    tables joined in a graph-chosen order when their estimated work is small and needs are small; else one source or
+    one blocker at a time (:func:`~trample.engines.by_source.count_shared`, for the shapes where identical attackers
+    share many blockers or needs are in the thousands), within its work bounds; then the tables, without a bound (the
+    deadline still holds)."""
     deadline = deadline or NEVER
     if not plan.options_in(component):
         n = count_shared(plan, component, deadline, cost_limit=SHARED_FIRST_COST)
@@ -505,11 +720,19 @@ def count_component(plan: DamagePlan, component: Sequence[int], deadline: Deadli
     small_needs = all(
         plan.lethal_need.get(x, plan.loyalty_need.get(x, 0)) <= FIRST_NEED for i in component for x in plan.resources(i)
     )
+    shared_left = not plan.options_in(component)  # one source or one blocker at a time still to try
+    if shared_left:
+        cost = blocker_cost(plan, component)
+        if cost is not None and cost * BLOCKER_FIRST < _possible_work(plan, component):
+            n = count_shared(plan, component, deadline)
+            if n is not None:
+                return n
+            shared_left = False
     if small_needs:
-        n = count_by_factors(plan, component, deadline, work_limit=4 * FIRST_ESTIMATE, estimate_limit=FIRST_ESTIMATE)
+        n = count_by_factors(plan, component, deadline, work_limit=FIRST_WORK, estimate_limit=FIRST_ESTIMATE)
         if n is not None:
             return n
-    if not plan.options_in(component):
+    if shared_left:
         n = count_shared(plan, component, deadline)
         if n is not None:
             return n
@@ -518,32 +741,43 @@ def count_component(plan: DamagePlan, component: Sequence[int], deadline: Deadli
     return n
 
 
-def _contract(g: Graph, tables: list[_Table], joins: list[tuple[int, int]], budget: Budget) -> int:
+def _possible_work(plan: DamagePlan, component: Sequence[int]) -> int:
+    """The tables' estimated work (:func:`_order`) with each source's table as large as its resources' possible
+    states allow, before any is built."""
+    g = Graph(plan, component)
+    sims: list[Sim] = []
+    for i in component:
+        members = frozenset([i])
+        scope = frozenset(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1)
+        sims.append((members, scope, prod(domain_size(g, x, members) for x in scope)))
+    return _order(g, [t for t in sims if t[1]])[0] if any(t[1] for t in sims) else 0
+
+
+def _contract(g: Graph, tables: list[_Table], joins: list[tuple[int, int]], ring: Ring, budget: Budget) -> int:
     """Carry out the joins (pairs of slots: the second joins into the first) and multiply what is left."""
     slots: list[_Table | None] = list(tables)
     for a, b in joins:
         A, B = slots[a], slots[b]
         assert A is not None and B is not None
-        t = _join(g, A, B, budget)
-        if not len(t.w):
-            return 0
+        t = _join(g, A, B, ring, budget)
+        if not len(t):
+            return 0  # no entry left, or (modulo the primes) every count a multiple of their product: then 0 too
         slots[a], slots[b] = t, None
-    total = 1
+    totals = []
     for left in slots:
         if left is not None:
             assert not left.scope  # every resource has met all its contributors and askers
-            total *= left.total()
-    return total
+            totals.append(ring.total(left.w))
+    return ring.product(totals)
 
 
-def _order(g: Graph, tables: list[_Table]) -> tuple[int, list[tuple[int, int]]]:
+def _order(g: Graph, sims: list[Sim]) -> tuple[int, list[tuple[int, int]]]:
     """The estimated work and the joins (pairs of slots) of whichever of two greedy plans has the smaller estimated
     work (the sum, over the joins, of the product of the two tables' sizes; a table's size estimated as the product
     of its resources' possible states, at most the product of the sizes it came from): bucket elimination (each
     time, the resource whose tables joined have the fewest possible states: min-size) or one table at a time into a
     growing one (each time, the table that leaves the fewest possible states: a path through the sharing graph, as
     a cycle wants)."""
-    sims = [(t.members, frozenset(t.scope), len(t.w)) for t in tables]
 
     def join(A: Sim, B: Sim) -> tuple[Sim, int]:
         members = A[0] | B[0]
@@ -627,18 +861,20 @@ def _normalise(g: Graph, members: frozenset[int], scope: tuple[str, ...], rows: 
 class Split:
     """A component's count prepared for workers: ``settled`` (the product of what needs no join) times the sum,
     over the entries of table ``slot`` cut into ranges, of :func:`count_part` of each range. The contraction is
-    linear in each table's weights (a sum of products), so the parts' counts add up exactly to the count."""
+    linear in each table's weights (a sum of products), so the parts' counts add up exactly to the count (each part
+    is within the ring's bound too, and rebuilt with its sign: :meth:`Ring.product`)."""
 
     graph: Graph
     tables: list[_Table]
     joins: list[tuple[int, int]]
     slot: int
     settled: int
+    ring: Ring
 
     @property
     def entries(self) -> int:
         """How many entries the split table has (parts are ranges of them)."""
-        return len(self.tables[self.slot].w) if self.tables else 0
+        return len(self.tables[self.slot]) if self.tables else 0
 
 
 def split_count(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> Split:
@@ -647,23 +883,16 @@ def split_count(plan: DamagePlan, component: Sequence[int], deadline: Deadline |
     whole contraction at 8 parts, docs/scale.md). No table to join: ``settled`` is the count."""
     budget = Budget(deadline or NEVER, None)
     g = Graph(plan, component)
-    settled = 1
-    tables: list[_Table] = []
-    for i in component:
-        scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
-        rows = _source_table(g, i, scope, budget)
-        t = _Table.of(frozenset([i]), scope, _normalise(g, frozenset([i]), scope, rows))
-        if not len(t.w):
-            return Split(g, [], [], 0, 0)
-        if t.scope:
-            tables.append(t)
-        else:
-            settled *= t.total()
-    if not tables:
-        return Split(g, [], [], 0, settled)
-    _, joins = _order(g, tables)
-    slot = max(range(len(tables)), key=lambda k: len(tables[k].w))
-    return Split(g, tables, joins, slot, settled)
+    settled, shared = _source_rows(g, component, budget)
+    if shared is None:
+        return Split(g, [], [], 0, 0, Ring(0))
+    if not shared:
+        return Split(g, [], [], 0, settled, Ring(0))
+    ring = Ring(prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared))
+    tables = [_Table.of(members, scope, rows, ring) for members, scope, rows in shared]
+    _, joins = _order(g, [(t.members, frozenset(t.scope), len(t)) for t in tables])
+    slot = max(range(len(tables)), key=lambda k: len(tables[k]))
+    return Split(g, tables, joins, slot, settled, ring)
 
 
 def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None) -> int:
@@ -673,7 +902,7 @@ def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None)
         return 1
     tables = list(split.tables)
     t = tables[split.slot]
-    tables[split.slot] = _Table(t.members, t.scope, t.keys[lo:hi], t.w[lo:hi])
-    if not len(tables[split.slot].w):
+    tables[split.slot] = _Table(t.members, t.scope, t.keys[lo:hi], t.w[:, lo:hi])
+    if not len(tables[split.slot]):
         return 0
-    return _contract(split.graph, tables, split.joins, Budget(deadline or NEVER, None))
+    return _contract(split.graph, tables, split.joins, split.ring, Budget(deadline or NEVER, None))

@@ -52,6 +52,7 @@ from .elimination import (
     largest_weight,
     route_states,
     sum_table,
+    unique,
     way_table,
     weights_of,
 )
@@ -128,15 +129,15 @@ class SourceProgramme:
             self._budget.spend(pairs)
             code = self._pair_codes(j, self._cut_states(j, 0, len(self.codes[j])))
             live = code >= 0
-            uniq, inv = np.unique(code[live], return_inverse=True)
+            uniq, inv = unique(code[live])  # by marking where the codes' range is narrow: no sort of the pairs
             idx = np.full(code.shape, -1, dtype=np.int32)
-            idx[live] = inv.reshape(-1)
+            idx[live] = inv
             self._idx.append(idx)
             self.codes.append(uniq)
             return
         out = []
         for _, code in self._pairs(j, 0, len(self.codes[j])):
-            out.append(np.unique(code[code >= 0]))
+            out.append(unique(code[code >= 0])[0])
         self._idx.append(None)
         self.codes.append(np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64))
 
