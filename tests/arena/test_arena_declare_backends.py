@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from clusters import local_cluster
 from test_arena_attacks import BERSERKER, PROPAGANDA
 
 from trample.arena import attacks_arena, blocks_arena
@@ -23,18 +24,6 @@ BANDED = {"declare": "attackers", "active": "me", "players": [{"id": "opp", "lif
           "attackers": [{"id": "hero", "power": 1, "toughness": 1, "keywords": ["banding"]},
                         {"id": "ogre", "power": 4, "toughness": 3}],
           "blockers": [{"id": "wall", "power": 0, "toughness": 4}]}  # fmt: skip
-
-
-def _cluster(distributed):
-    return distributed.LocalCluster(
-        host="127.0.0.1",
-        n_workers=2,
-        threads_per_worker=1,
-        processes=False,
-        protocol="tcp",
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-    )
 
 
 def _same(a: dict, b: dict) -> None:
@@ -52,7 +41,7 @@ def test_both_declaration_arenas_give_the_serial_results_on_a_pool_and_on_dask()
     for game, (run, items) in runs.items():
         assert len(serial[game]["boards"]) == len(items)
         _same(run(items, seed=4, workers=2, chunk_size=1), serial[game])
-    with _cluster(distributed) as cluster:
+    with local_cluster(distributed) as cluster:
         for game, (run, items) in runs.items():
             _same(run(items, seed=4, backend="dask", scheduler=cluster.scheduler_address, chunk_size=2), serial[game])
 
@@ -61,7 +50,7 @@ def test_both_declaration_arenas_give_the_serial_results_on_a_pool_and_on_dask()
 def test_the_command_on_dask_prints_the_serial_leaderboard(tmp_path):
     distributed = pytest.importorskip("distributed")
     base = [sys.executable, "-m", "trample", "arena", "--n", "3", "--seed", "2", "--format", "json"]
-    with _cluster(distributed) as cluster:
+    with local_cluster(distributed) as cluster:
         for game in ("blocks", "attacks"):
             runs = []
             for extra in (

@@ -11,6 +11,7 @@ import shlex
 import sys
 
 import pytest
+from clusters import local_cluster
 
 from trample.arena import generate, load_suite, run_arena, strip_timing
 from trample.arena.runner import chunked
@@ -73,15 +74,7 @@ def test_dask_local_cluster_gives_the_same_results(setup):
     distributed = pytest.importorskip("distributed")
     items, players, inline = setup
     seen = []
-    with distributed.LocalCluster(
-        host="127.0.0.1",
-        n_workers=2,
-        threads_per_worker=1,
-        processes=False,
-        protocol="tcp",
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-    ) as cluster:
+    with local_cluster(distributed) as cluster:
         remote = run_arena(
             items,
             players=players,

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from clusters import local_cluster
 
 from trample.arena.combat_game import ATTACKER, CombatGame
 from trample.arena.suites import generate
@@ -288,15 +289,7 @@ def test_a_users_agents_score_the_same_on_workers_and_dask(tmp_path):
     _, inline = _user_agents_run(tmp_path)
     _, pooled = _user_agents_run(tmp_path, workers=2, chunk_size=2)
     assert strip_timing(pooled)["boards"] == strip_timing(inline)["boards"]
-    with distributed.LocalCluster(
-        host="127.0.0.1",
-        n_workers=2,
-        threads_per_worker=1,
-        processes=False,
-        protocol="tcp",
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-    ) as cluster:
+    with local_cluster(distributed) as cluster:
         _, remote = _user_agents_run(tmp_path, backend="dask", scheduler=cluster.scheduler_address, chunk_size=3)
     assert strip_timing(remote)["boards"] == strip_timing(inline)["boards"]
     assert strip_timing(remote)["leaderboard"] == strip_timing(inline)["leaderboard"]
