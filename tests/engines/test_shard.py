@@ -210,8 +210,10 @@ def test_cli_solve_batch_on_a_backend_prints_the_plain_lines(tmp_path):
     lines.insert(2, "not json")
     batch.write_text("\n".join(lines) + "\n")
     run = [sys.executable, "-m", "trample", "solve", str(batch), "--objective", "lethal,max-kills"]
-    plain = subprocess.run(run, capture_output=True, text=True)
-    pooled = subprocess.run([*run, "--backend", "process", "--workers", "2"], capture_output=True, text=True)
+    plain = subprocess.run(run, capture_output=True, text=True, timeout=300)
+    pooled = subprocess.run(
+        [*run, "--backend", "process", "--workers", "2"], capture_output=True, text=True, timeout=300
+    )
 
     def lines_of(out):
         return [{k: v for k, v in json.loads(x).items() if k != "time_ms"} for x in out.splitlines()]
@@ -221,6 +223,10 @@ def test_cli_solve_batch_on_a_backend_prints_the_plain_lines(tmp_path):
     one = tmp_path / "one.json"
     one.write_text(lines[0])
     bad = subprocess.run(
-        [*run[:4], str(one), "--objective", "lethal", "--backend", "process"], capture_output=True, text=True
+        [*run[:4], str(one), "--objective", "lethal", "--backend", "process"],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--backend" in bad.stderr
+    assert "solve one scenario without it" in bad.stderr

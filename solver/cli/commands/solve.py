@@ -186,7 +186,9 @@ def _solve_distributed(args) -> int:
     if args.all_optimal:
         raise FormatError("--backend", "not with --all-optimal (its lists are streamed by this process)")
     if not is_batch(args.file):
-        raise FormatError("--backend", "a .jsonl batch is solved in chunks; one scenario is solved here")
+        raise FormatError(
+            "--backend", "only a .jsonl batch is solved on a backend (in chunks): solve one scenario without it"
+        )
     options = {name: getattr(args, name, None) for name in SOLVE_OPTIONS}
     options["side"] = options["side"] or Side.ATTACKING.value
     options["engine"] = options["engine"] or "auto"
