@@ -144,6 +144,7 @@ def run_tasks(
                 processes=True,
                 host="127.0.0.1",
                 dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # no fixed port 8787 (a user's own dashboard)
             )
         except Exception as err:  # e.g. "Nanny failed to start." (a worker died while the cluster started)
             raise cluster.WorkersLost(f"--backend dask: the local cluster did not start: {_first_line(err)}") from None

@@ -513,7 +513,13 @@ def test_17_every_dask_worker_gone_stops_with_one_line_per_answer_missing(tmp_pa
     batch.write_text(json.dumps(ENDLESS) + "\n" + json.dumps({"players": OPP, "attackers": []}) + "\n")
     # a scheduler here, two workers without nannies as separate processes (nothing restarts them), as on a cluster
     with (
-        LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None) as cluster,
+        LocalCluster(
+            n_workers=0,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # not port 8787: another test's cluster may hold it
+        ) as cluster,
         Client(cluster) as client,
     ):
         workers = [
