@@ -121,25 +121,6 @@ class StepDecoder:
     def apply(self, state: tuple, amount: int) -> tuple:
         k, _, caps, dt, ways = state
         bits, s, deadly, last = self._plain[k]
-        if len(ways) == 1:  # one way consistent with the amounts so far (the usual source): no sets, no sorting
-            w, rem, obl = ways[0]
-            b = bits[w]
-            if b is None:  # this way has no route here
-                one: tuple = ((w, rem, obl),) if amount == 0 else ()
-            elif amount <= rem:
-                one = ((w, rem - amount, obl | b if amount > 0 else obl),)
-            else:
-                one = ()
-            if amount > 0 and s is not None:
-                caps = caps[:s] + (min(self.need[s], caps[s] + amount),) + caps[s + 1 :]
-                if deadly:
-                    dt |= 1 << s
-            k += 1
-            if last:  # 510.1a: a way is taken only if all its damage was assigned
-                one = self._enter(k, {one[0][2]} if one and one[0][1] == 0 else set())
-            if len(one) == 1:
-                return (k, one[0][1], caps, dt, one)
-            return (k, max((w[1] for w in one), default=0), caps, dt, one)
         kept = []
         for w, rem, obl in ways:
             b = bits[w]
