@@ -33,7 +33,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from .models import Attacker, Keyword, ObjectKind, Side, Step
+from .models import Attacker, Keyword, ObjectKind, Side, Step, load_assignment
 from .models.declare import AttackersDoc, BlockersDoc
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
 
@@ -104,12 +104,12 @@ class _Node:
     def __init__(self, tag: str, attrib: dict[str, str]) -> None:
         self.tag = tag
         self.attrib = attrib
-        self.children: list[_Node | _Text | _Leaf] = []
+        self.children: list[_Node | _Text | _Leaf | _Written] = []
 
     def set(self, key: str, value: str) -> None:
         self.attrib[key] = value
 
-    def append(self, child: _Node | _Text | _Leaf) -> None:
+    def append(self, child: _Node | _Text | _Leaf | _Written) -> None:
         self.children.append(child)
 
     def element(self) -> ET.Element:
@@ -299,7 +299,7 @@ def _write(el: _Node, write) -> None:
         for child in el.children:
             if type(child) is _Node:
                 _write(child, write)  # type: ignore[arg-type]
-            else:  # a _Text or a _Leaf: written when drawn
+            else:  # a _Text, _Leaf or _Written: written when drawn
                 write(child.xml)  # type: ignore[union-attr]
         write(f"</{el.tag}>")
     else:
@@ -694,11 +694,27 @@ def _arrow_heads(parent) -> None:
     every picture (built once; a node may sit in several trees, and nothing changes them)."""
     global _HEADS
     if _HEADS is None:
-        _HEADS = _heads()
-    parent.append(_HEADS)
+        heads, out = _heads(), []
+        _write(heads, out.append)
+        _HEADS = _Written("".join(out), heads)
+    parent.children.append(_HEADS)
 
 
-_HEADS: _Node | None = None
+class _Written:
+    """A subtree that is the same in every picture (the arrow heads), written once: ``xml``, its text, and
+    ``node``, the subtree (for :meth:`element`)."""
+
+    __slots__ = ("xml", "node")
+
+    def __init__(self, xml: str, node: _Node) -> None:
+        self.xml = xml
+        self.node = node
+
+    def element(self) -> ET.Element:
+        return self.node.element()
+
+
+_HEADS: _Written | None = None
 
 
 def _heads() -> _Node:
@@ -1040,21 +1056,25 @@ def render(combat, assignment=None, title: str | None = None) -> str:
     subtitle says whether it is legal and, if not, the first rule it breaks; each card shows what the damage does
     (``combat.outcome(assignment)`` for one step: the outcome the solver reads)."""
     verdict = None
+    whole = combat.scenario.step == Step.COMBAT  # a WholeCombat (a Combat is one damage step: never this one)
+    loaded = None
     if assignment is not None:
         if isinstance(assignment, Mapping) and hasattr(assignment, "to_json"):  # an Assignment or a CombatLine
             assignment = assignment.to_json()
-        result = combat.check(assignment)
+        if not whole:  # one step's assignment, read once for the check and the outcome
+            loaded = load_assignment(assignment, combat.scenario)
+        result = combat.check(assignment if whole else loaded)
         if result.legal:
             verdict = "legal ✓"
         else:
             v = result.violations[0]
             verdict = f"ILLEGAL: {v.rule}: {v.message}"
-    if combat.scenario.step == Step.COMBAT:  # a WholeCombat (a Combat is one damage step: never this one)
+    if whole:
         return combat_svg(combat, assignment, title, verdict)
     outcome = None
     if assignment is not None:
         if combat.side == Side.ATTACKING:
-            outcome = combat.outcome(assignment)  # with the defending player's reply the solver assumes
+            outcome = combat.outcome(loaded)  # with the defending player's reply the solver assumes
         else:
             outcome = resolve(combat.scenario, assignment)  # as given (the other side's damage is not drawn)
     return board_svg(combat.scenario, assignment, title, verdict, outcome)
