@@ -298,7 +298,7 @@ def _write(el: _Node, write) -> None:
         write(">")
         for child in el.children:
             if type(child) is _Node:
-                _write(child, write)  # type: ignore[arg-type]
+                _write(child, write)
             else:  # a _Text, _Leaf or _Written: written when drawn
                 write(child.xml)  # type: ignore[union-attr]
         write(f"</{el.tag}>")
@@ -694,7 +694,8 @@ def _arrow_heads(parent) -> None:
     every picture (built once; a node may sit in several trees, and nothing changes them)."""
     global _HEADS
     if _HEADS is None:
-        heads, out = _heads(), []
+        heads = _heads()
+        out: list[str] = []
         _write(heads, out.append)
         _HEADS = _Written("".join(out), heads)
     parent.children.append(_HEADS)

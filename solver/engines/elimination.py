@@ -433,10 +433,11 @@ def unique(col: Keys) -> tuple[Keys, Keys]:
 def distinct(values: Keys) -> Keys:
     """``np.unique(values)`` (sorted, each once, the same dtype) without its test for masked arrays, whose first
     call imports ``numpy.ma`` (some 10 ms, in the first count of a process that reaches here)."""
-    if len(values) < 2:
-        return values.copy()
-    v = np.sort(values)
-    return v[np.concatenate(([True], v[1:] != v[:-1]))]
+    v: Keys = np.sort(values)
+    keep = np.ones(len(v), dtype=bool)
+    keep[1:] = v[1:] != v[:-1]
+    out: Keys = v[keep]
+    return out
 
 
 def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinKey:
