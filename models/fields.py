@@ -240,11 +240,21 @@ class Table:
     _generic: tuple[tuple[str, Callable[[Mapping[str, Any], str], Any]], ...] = field(
         init=False, repr=False, compare=False
     )
+    # (attribute, JSON name, reader, required, the value when absent) of the generic fields, for :meth:`read`
+    _absent: tuple[tuple[str, str, Callable[[Mapping[str, Any], str], Any], bool, Any], ...] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", {f.name: f for f in self.fields})
         object.__setattr__(self, "_names", frozenset(self.by_name))
         object.__setattr__(self, "_generic", tuple((f.attribute, f.read) for f in self.fields if f.generic))
+        absent = tuple(
+            (f.attribute, f.name, f.read, f.required, None if f.default is MISSING else f.default)
+            for f in self.fields
+            if f.generic
+        )
+        object.__setattr__(self, "_absent", absent)
 
     def __getitem__(self, name: str) -> Field:
         return self.by_name[name]
@@ -272,8 +282,17 @@ class Table:
 
     def read(self, obj: Mapping[str, Any], path: str) -> dict[str, Any]:
         """Every field :meth:`Field.read` reads (not SPECIAL or KEYWORDS), in table order, keyed by model attribute:
-        the keyword arguments of the model class."""
-        return {attribute: read(obj, path) for attribute, read in self._generic}
+        the keyword arguments of the model class. An absent field is :meth:`Field.read`'s answer without the call
+        (its default, or its one-line error when required): most of an object's fields are absent."""
+        out = {}
+        for attribute, name, read, required, default in self._absent:
+            if name in obj:
+                out[attribute] = read(obj, path)
+            elif required:
+                raise FormatError(join(path, name), "required field is missing")
+            else:
+                out[attribute] = default
+        return out
 
     def properties(self) -> dict[str, Any]:
         return {f.name: f.to_schema() for f in self.fields}

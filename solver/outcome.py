@@ -178,7 +178,7 @@ class Hit:
 def assigned_hits(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> tuple[Hit, ...]:
     """The positive entries of an assignment (both sides' keys) to objects of the scenario, as hits, in the
     scenario's order of the sources (attackers, then blockers; 615.7's default order)."""
-    order = {c.id: k for k, c in enumerate((*scenario.attackers, *scenario.blockers))}
+    order = remembered(scenario, "source order", (), lambda: _source_order(scenario))
     out = []
     for source, split in sorted(assignment.items(), key=lambda item: order.get(item[0], len(order))):
         src = scenario.get(source)
@@ -187,6 +187,11 @@ def assigned_hits(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]
             if amount > 0 and recipient in scenario:
                 out.append(Hit(source, recipient, amount, dt))
     return tuple(out)
+
+
+def _source_order(scenario: Scenario) -> dict[str, int]:
+    """Each source's place in the scenario's order (attackers, then blockers)."""
+    return {c.id: k for k, c in enumerate((*scenario.attackers, *scenario.blockers))}
 
 
 def tally(
@@ -290,7 +295,8 @@ class ReplacementsAndPrevention:
         return any(not o.receiving.is_plain for o in others)
 
     def apply(self, scenario: Scenario, hits: tuple[Hit, ...]) -> tuple[Hit, ...]:
-        if not self.acts_on(scenario):
+        # asked once a board (every outcome of a board asks it; kept on the board with this effect)
+        if not remembered(scenario, "replacements act", (self,), lambda: self.acts_on(scenario)):
             return hits
         out = list(hits)
         by_recipient: dict[str, list[int]] = {}

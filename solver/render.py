@@ -33,7 +33,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from .models import Attacker, Keyword, ObjectKind, Side, Step
+from .models import Attacker, Keyword, ObjectKind, Side, Step, load_assignment
 from .models.declare import AttackersDoc, BlockersDoc
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
 
@@ -104,12 +104,12 @@ class _Node:
     def __init__(self, tag: str, attrib: dict[str, str]) -> None:
         self.tag = tag
         self.attrib = attrib
-        self.children: list[_Node | _Text] = []
+        self.children: list[_Node | _Text | _Leaf | _Written] = []
 
     def set(self, key: str, value: str) -> None:
         self.attrib[key] = value
 
-    def append(self, child: _Node | _Text) -> None:
+    def append(self, child: _Node | _Text | _Leaf | _Written) -> None:
         self.children.append(child)
 
     def element(self) -> ET.Element:
@@ -138,6 +138,27 @@ class _Text:
         el = ET.Element("text", attrib)
         el.text = _value(text) if type(text) is str else xml_text(text)
         return el
+
+
+class _Leaf:
+    """An element without children drawn many times a picture (a card's frame, an arrow, a bubble): its XML written
+    when it is drawn (its attribute values are numbers and the module's own colours: nothing to escape);
+    ``attrs`` keeps the keywords :func:`_el` would have been given, for :meth:`element`."""
+
+    __slots__ = ("xml", "tag", "attrs")
+
+    def __init__(self, xml: str, tag: str, attrs: dict) -> None:
+        self.xml = xml
+        self.tag = tag
+        self.attrs = attrs
+
+    def element(self) -> ET.Element:
+        return _el(None, self.tag, **self.attrs).element()
+
+
+def _n(v) -> str:
+    """A number as an attribute value (as :func:`_el` writes it: a float with one decimal, an int as it is)."""
+    return f"{v:.1f}" if type(v) is float else str(v)
 
 
 def _el(parent: _Node | None, tag: str, **attrs) -> _Node:
@@ -184,8 +205,11 @@ def _text_style(size, weight, anchor, fill, style) -> str:
 
 def _t(parent, x, y, text, size=12, weight="normal", anchor="start", fill="#222", style="normal") -> _Text:
     body = _value(text) if type(text) is str else xml_text(text)
-    head = f'<text x="{float(x):.1f}" y="{float(y):.1f}"' + _text_style(size, weight, anchor, fill, style)
-    xml = f"{head}>{_escaped(body, _TEXT_ESCAPES)}</text>" if body else head + " />"
+    head = _TEXT_STYLES.get((type(size), size, weight, anchor, fill, style)) or _text_style(
+        size, weight, anchor, fill, style
+    )
+    position = f'<text x="{float(x):.1f}" y="{float(y):.1f}"'
+    xml = f"{position}{head}>{_escaped(body, _TEXT_ESCAPES)}</text>" if body else f"{position}{head} />"
     el = _Text(xml, (x, y, text, size, weight, anchor, fill, style))
     parent.children.append(el)
     return el
@@ -205,9 +229,12 @@ def _wrap(text: str, width: float, size: float, most: int | None = None) -> list
     """Lines of at most ``width`` pixels (words longer than a line are split); at most ``most`` lines, the last
     one cut with "…" when more would be needed."""
     room = max(6, _room(width, size))
+    text = str(text)
+    if len(text) <= room and text and text[0] != " ":  # one line, as the loop below would find it
+        return [text]
     lines: list[str] = []
     cur = ""
-    for word in str(text).split(" "):
+    for word in text.split(" "):
         while len(word) > room:
             if cur:
                 lines.append(cur)
@@ -270,10 +297,10 @@ def _write(el: _Node, write) -> None:
     if el.children:
         write(">")
         for child in el.children:
-            if type(child) is _Text:
-                write(child.xml)
-            else:
-                _write(child, write)  # type: ignore[arg-type]
+            if type(child) is _Node:
+                _write(child, write)
+            else:  # a _Text, _Leaf or _Written: written when drawn
+                write(child.xml)  # type: ignore[union-attr]
         write(f"</{el.tag}>")
     else:
         write(" />")
@@ -299,8 +326,7 @@ class _Layout:
         self.top = [b.id for b in s.blockers] + [p.id for p in s.planeswalkers]
         self.top += [b.id for b in s.battles] + [p.id for p in s.players]
         self.bottom = [a.id for a in s.attackers]
-        n = max(len(self.top), len(self.bottom), 1)
-        self.width = max(MIN_WIDTH, 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X)
+        self.width = _Layout.width_of(s)
         self.head = head
         self.height = head + 2 * CARD_H + ROW_GAP + 2 * MARGIN + 10
         self.pos: dict[str, tuple[float, float]] = {}
@@ -310,6 +336,13 @@ class _Layout:
             y = head + MARGIN + row * (CARD_H + ROW_GAP)
             for k, oid in enumerate(ids):
                 self.pos.setdefault(oid, (x0 + k * (CARD_W + GAP_X), y))
+
+    @staticmethod
+    def width_of(s) -> int:
+        """The width of a step's picture: its longer row of cards."""
+        top = len(s.blockers) + len(s.planeswalkers) + len(s.battles) + len(s.players)
+        n = max(top, len(s.attackers), 1)
+        return max(MIN_WIDTH, 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X)
 
 
 class _What:
@@ -364,7 +397,7 @@ class _What:
 def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: str, notes: list[str]):
     """Draw one step into ``parent``; its width and height."""
     s = scenario
-    head_lines = _header_lines(title, notes, _Layout(s).width)
+    head_lines = _header_lines(title, notes, _Layout.width_of(s))
     lay = _Layout(s, _header_height(head_lines))
     what = _What(outcome if assignment is not None else None)
     _el(parent, "rect", x=0, y=0, width=lay.width, height=lay.height, fill="#fbfaf6")
@@ -376,17 +409,14 @@ def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: s
         for b in a.blocked_by:
             if b in lay.pos:
                 bx, by = lay.pos[b]
-                _el(
-                    parent,
-                    "line",
-                    x1=ax + CARD_W / 2,
-                    y1=float(ay),
-                    x2=bx + CARD_W / 2,
-                    y2=float(by + CARD_H),
-                    stroke="#999",
-                    stroke_width=2,
-                    stroke_dasharray="6 5",
+                x1, y1, x2, y2 = ax + CARD_W / 2, float(ay), bx + CARD_W / 2, float(by + CARD_H)
+                xml = (
+                    f'<line x1="{_n(x1)}" y1="{y1:.1f}" x2="{_n(x2)}" y2="{y2:.1f}" stroke="#999" stroke-width="2"'
+                    ' stroke-dasharray="6 5" />'
                 )
+                attrs = {"x1": x1, "y1": y1, "x2": x2, "y2": y2, "stroke": "#999", "stroke_width": 2}
+                attrs["stroke_dasharray"] = "6 5"
+                parent.children.append(_Leaf(xml, "line", attrs))
 
     deathtouched = set(outcome.deathtouched) if outcome is not None else set()
     for a in s.attackers:
@@ -424,19 +454,16 @@ def _header(parent, lines, x: float = MARGIN) -> None:
 
 
 def _card(parent, x, y, fill, stroke, faded=False) -> None:
-    _el(
-        parent,
-        "rect",
-        x=float(x),
-        y=float(y),
-        width=CARD_W,
-        height=CARD_H,
-        rx=9,
-        fill=fill,
-        stroke=stroke,
-        stroke_width=2,
-        opacity="0.45" if faded else None,
+    x, y = float(x), float(y)
+    opacity = "0.45" if faded else None
+    attrs = {"x": x, "y": y, "width": CARD_W, "height": CARD_H, "rx": 9, "fill": fill, "stroke": stroke}
+    attrs.update(stroke_width=2, opacity=opacity)
+    faint = ' opacity="0.45"' if faded else ""
+    xml = (
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{CARD_W}" height="{CARD_H}" rx="9" fill="{fill}" stroke="{stroke}"'
+        f' stroke-width="2"{faint} />'
     )
+    parent.children.append(_Leaf(xml, "rect", attrs))
 
 
 def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
@@ -643,20 +670,16 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
             sy += CARD_H
         else:
             ry += CARD_H
-        _el(
-            parent,
-            "line",
-            class_="assign",
-            x1=float(sx),
-            y1=float(sy),
-            x2=float(rx),
-            y2=float(ry),
-            stroke=colour,
-            stroke_width=4,
-            stroke_dasharray="3 6" if dealt == 0 else None,  # prevented: nothing dealt
-            marker_end=f"url(#{MARKER}{head})",
-            opacity="0.9" if dealt else "0.5",
+        sx, sy, rx, ry = float(sx), float(sy), float(rx), float(ry)
+        dashed = ' stroke-dasharray="3 6"' if dealt == 0 else ""  # prevented: nothing dealt
+        attrs = {"class_": "assign", "x1": sx, "y1": sy, "x2": rx, "y2": ry, "stroke": colour, "stroke_width": 4}
+        attrs.update(stroke_dasharray="3 6" if dealt == 0 else None, marker_end=f"url(#{MARKER}{head})")
+        attrs["opacity"] = "0.9" if dealt else "0.5"
+        xml = (
+            f'<line class="assign" x1="{sx:.1f}" y1="{sy:.1f}" x2="{rx:.1f}" y2="{ry:.1f}" stroke="{colour}"'
+            f' stroke-width="4"{dashed} marker-end="url(#{MARKER}{head})" opacity="{attrs["opacity"]}" />'
         )
+        parent.children.append(_Leaf(xml, "line", attrs))
         for t in (0.62, 0.45, 0.75, 0.35, 0.85, 0.25):  # a spot no other bubble covers
             lx, ly = sx + (rx - sx) * t, sy + (ry - sy) * t
             if all(abs(lx - ox) > 26 or abs(ly - oy) > 24 for ox, oy in taken):
@@ -671,11 +694,28 @@ def _arrow_heads(parent) -> None:
     every picture (built once; a node may sit in several trees, and nothing changes them)."""
     global _HEADS
     if _HEADS is None:
-        _HEADS = _heads()
-    parent.append(_HEADS)
+        heads = _heads()
+        out: list[str] = []
+        _write(heads, out.append)
+        _HEADS = _Written("".join(out), heads)
+    parent.children.append(_HEADS)
 
 
-_HEADS: _Node | None = None
+class _Written:
+    """A subtree that is the same in every picture (the arrow heads), written once: ``xml``, its text, and
+    ``node``, the subtree (for :meth:`element`)."""
+
+    __slots__ = ("xml", "node")
+
+    def __init__(self, xml: str, node: _Node) -> None:
+        self.xml = xml
+        self.node = node
+
+    def element(self) -> ET.Element:
+        return self.node.element()
+
+
+_HEADS: _Written | None = None
 
 
 def _heads() -> _Node:
@@ -701,9 +741,14 @@ def _bubbles(parent, labels: list[tuple[float, float, str, str]]) -> None:
     for lx, ly, label, colour in labels:
         w = 12 + 8 * len(label)
         g = _el(parent, "g", class_="amount")
-        _el(
-            g, "rect", x=lx - w / 2, y=ly - 11, width=w, height=22, rx=11, fill=colour, stroke="white", stroke_width=1.5
+        x, y = lx - w / 2, ly - 11
+        attrs = {"x": x, "y": y, "width": w, "height": 22, "rx": 11, "fill": colour, "stroke": "white"}
+        attrs["stroke_width"] = 1.5
+        xml = (
+            f'<rect x="{_n(x)}" y="{_n(y)}" width="{w}" height="22" rx="11" fill="{colour}" stroke="white"'
+            ' stroke-width="1.5" />'
         )
+        g.children.append(_Leaf(xml, "rect", attrs))
         _t(g, lx, ly + 5, label, 14, "bold", "middle", "white")
 
 
@@ -1012,21 +1057,25 @@ def render(combat, assignment=None, title: str | None = None) -> str:
     subtitle says whether it is legal and, if not, the first rule it breaks; each card shows what the damage does
     (``combat.outcome(assignment)`` for one step: the outcome the solver reads)."""
     verdict = None
+    whole = combat.scenario.step == Step.COMBAT  # a WholeCombat (a Combat is one damage step: never this one)
+    loaded = None
     if assignment is not None:
         if isinstance(assignment, Mapping) and hasattr(assignment, "to_json"):  # an Assignment or a CombatLine
             assignment = assignment.to_json()
-        result = combat.check(assignment)
+        if not whole:  # one step's assignment, read once for the check and the outcome
+            loaded = load_assignment(assignment, combat.scenario)
+        result = combat.check(assignment if whole else loaded)
         if result.legal:
             verdict = "legal ✓"
         else:
             v = result.violations[0]
             verdict = f"ILLEGAL: {v.rule}: {v.message}"
-    if combat.scenario.step == Step.COMBAT:  # a WholeCombat (a Combat is one damage step: never this one)
+    if whole:
         return combat_svg(combat, assignment, title, verdict)
     outcome = None
     if assignment is not None:
         if combat.side == Side.ATTACKING:
-            outcome = combat.outcome(assignment)  # with the defending player's reply the solver assumes
+            outcome = combat.outcome(loaded)  # with the defending player's reply the solver assumes
         else:
             outcome = resolve(combat.scenario, assignment)  # as given (the other side's damage is not drawn)
     return board_svg(combat.scenario, assignment, title, verdict, outcome)

@@ -430,6 +430,16 @@ def unique(col: Keys) -> tuple[Keys, Keys]:
     return np.flatnonzero(present) + lo, rank[col - lo]
 
 
+def distinct(values: Keys) -> Keys:
+    """``np.unique(values)`` (sorted, each once, the same dtype) without its test for masked arrays, whose first
+    call imports ``numpy.ma`` (some 10 ms, in the first count of a process that reaches here)."""
+    v: Keys = np.sort(values)
+    keep = np.ones(len(v), dtype=bool)
+    keep[1:] = v[1:] != v[:-1]
+    out: Keys = v[keep]
+    return out
+
+
 def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinKey:
     """The mixed-radix code of the pairs of A's and B's entries (see :class:`_JoinKey`): A's own resources, then
     B's, then the shared ones that stay, each over the states it can have there (so that the codes are dense);
@@ -446,7 +456,7 @@ def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinK
         ua, xa = unique(A.keys[:, A.scope.index(x)])
         ub, xb = unique(B.keys[:, b_at[x]])
         sums.append((x, sum_table(g, x, members, ua, ub), xa, xb))
-    kept = [(x, np.unique(t[t >= UNSAT])) for x, t, _, _ in sums if domain_size(g, x, members)]
+    kept = [(x, distinct(t[t >= UNSAT])) for x, t, _, _ in sums if domain_size(g, x, members)]
     scope = tuple([c[0] for c in cols_a] + [c[0] for c in cols_b] + [x for x, _ in kept])
     vals = [c[1] for c in cols_a] + [c[1] for c in cols_b] + [v for _, v in kept]
     radix = [max(1, len(v)) for v in vals]

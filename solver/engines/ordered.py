@@ -47,6 +47,7 @@ from .elimination import (
     Keys,
     Rows,
     Weights,
+    distinct,
     domain_size,
     gate_names,
     largest_weight,
@@ -139,7 +140,7 @@ class SourceProgramme:
         for _, code in self._pairs(j, 0, len(self.codes[j])):
             out.append(unique(code[code >= 0])[0])
         self._idx.append(None)
-        self.codes.append(np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64))
+        self.codes.append(distinct(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64))
 
     def _backward(self, j: int) -> None:
         """The completions of each reached state of the cut before source ``j``: the sum over source j's table of

@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..limits import LimitReached, deadline_of
-from ..models import Assignment, Keyword, ObjectiveKind, Side, load_assignment, value_of
+from ..models import Assignment, Creature, Keyword, ObjectiveKind, ObjectKind, Side, load_assignment, value_of
 from ..outcome import Outcome, changes_players, has_effects, overkill_threshold, plain_after, resolve, tally
 from ..outcome import exact as _exact
 from ..step import DamageStep
@@ -324,15 +324,33 @@ def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outc
     if given or step.side == Side.BOTH or not has_effects(step.scenario):
         return resolve(step.scenario, assignment)
     objs = parse_objectives(objectives, step.scenario)
+    lethal_only = all(o.kind == ObjectiveKind.LETHAL for o in objs)
+    if lethal_only and "_replies" not in step.__dict__ and not _reply_reaches_players(step):
+        # no reply can change a player (the test below, for every reply at once): the first reply listed, without
+        # listing the others
+        other = other_side_step(step)
+        first = None if other is None else next(iter(other.assignments(time_limit=deadline_of(time_limit))), None)
+        return resolve(sc, {**assignment.to_json(), **(first.to_json() if first is not None else {})})
     replies = _replies(step, deadline_of(time_limit))
-    if all(o.kind == ObjectiveKind.LETHAL for o in objs) and not any(
-        r is not None and changes_players(sc, r.to_json()) for r in replies
-    ):
+    if lethal_only and not any(r is not None and changes_players(sc, r.to_json()) for r in replies):
         # who loses does not depend on the reply (no reply's damage reaches a player or gains life): every reply
         # is worth the same, and evaluate returns the first listed (ties: the first reply, the first part)
         first = replies[0]
         return resolve(sc, {**assignment.to_json(), **(first.to_json() if first is not None else {})})
     return evaluate(step, assignment, objs, replies)[2]
+
+
+def _reply_reaches_players(step: DamageStep) -> bool:
+    """Could some reply (an assignment of the other side's step) :func:`~trample.outcome.changes_players`? Only if
+    one of its plan's columns goes to a player or one of its sources has lifelink (702.15b): when neither, no reply
+    does, whatever the effects on the board make of its damage."""
+    other = other_side_step(step)
+    if other is None:
+        return False
+    plan, sc = other.plan, step.scenario
+    if any(sc.kind(r) is ObjectKind.PLAYER for _, r in plan.columns):
+        return True
+    return any(isinstance(c := sc.get(s.source), Creature) and c.has(Keyword.LIFELINK) for s in plan.sources)
 
 
 def losers_of(combat, assignment, objectives="lethal", time_limit=None) -> frozenset[str]:
