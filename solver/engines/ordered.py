@@ -139,7 +139,7 @@ class SourceProgramme:
         for _, code in self._pairs(j, 0, len(self.codes[j])):
             out.append(unique(code[code >= 0])[0])
         self._idx.append(None)
-        self.codes.append(np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64))
+        self.codes.append(unique(np.concatenate(out))[0] if out else np.zeros(0, dtype=np.int64))
 
     def _backward(self, j: int) -> None:
         """The completions of each reached state of the cut before source ``j``: the sum over source j's table of
