@@ -727,7 +727,7 @@ def _pair_codes(key: _JoinKey, B: _Table, first: Keys, budget: Budget) -> tuple[
     budget.spend(len(first) * len(B))
     kc = np.broadcast_to(key.cb, (len(first), len(B))).copy()
     for t, xa, xb in key.combos:
-        kc += t[xa[first][:, None], xb[None, :]]
+        kc += t[xa[first]][:, xb]  # rows then columns: faster than one gather by two index arrays
         np.maximum(kc, DEAD_CODE, out=kc)
     r, b = np.nonzero(kc >= 0)
     return r, b, kc[r, b]
