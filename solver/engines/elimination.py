@@ -27,9 +27,10 @@ component are counted by inclusion-exclusion over each option source's ways (nor
 common part: :meth:`~trample.rules.DamagePlan.variants`). The count is linear in each source's table, so the
 source's table is the signed sum of its ways' tables: n such attackers cost n small sums, not 2^n programmes.
 
-Counts are exact: int64 while a bound on them fits, else residues modulo a few primes below 2^31 rebuilt by the
-Chinese remainder theorem (:class:`Ring`; a signed sum of tables cancels exactly either way). The deadline is read
-every few thousand operations.
+Counts are exact: int64 while a bound on them is below 2^53, else residues modulo a few primes below 2^22 rebuilt by
+the Chinese remainder theorem (:class:`Ring`; a signed sum of tables cancels exactly either way). A join is a float64
+matrix product where its matrices are small and full enough (:func:`_by_products`), else pair by pair. The deadline
+is read every few thousand operations.
 """
 
 from __future__ import annotations
@@ -226,7 +227,7 @@ DENSE = 1 << 22  # result codes x moduli up to which a join adds its counts into
 
 
 def _is_prime(n: int) -> bool:
-    """Miller-Rabin with the bases 2, 3, 5, 7: exact below 3 215 031 751 (the moduli are below 2^31)."""
+    """Miller-Rabin with the bases 2, 3, 5, 7: exact below 3 215 031 751 (the moduli are below 2^22)."""
     if n < 2 or n % 2 == 0:
         return n == 2
     d, s = n - 1, 0
@@ -520,7 +521,7 @@ def _merged(parts_c: list[Keys], parts_w: list[Weights], ring: Ring) -> tuple[Ke
 class _Sums:
     """The counts of a join's keys as pairs arrive: in one dense array when the key space is small (``size`` times
     the moduli at most DENSE), else as sorted parts merged as they grow (:func:`_merged`). Dense sums of residues
-    (each below 2^31) are reduced before they could pass 2^62."""
+    (each below 2^22) are reduced before they could pass 2^53."""
 
     def __init__(self, size: int, ring: Ring):
         self.ring = ring
