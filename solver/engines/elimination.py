@@ -629,8 +629,8 @@ def _by_products(
     k, S = ring.k, len(first)
     rows, ra = unique(key.ca // key.inner)
     R = len(rows)
-    if R * S * k > PRODUCT_CELLS or R * S > PRODUCT_WASTE * len(A) or S * len(B) > PRODUCT_CELLS:
-        return None
+    if R * S * k > PRODUCT_CELLS or R * S > PRODUCT_WASTE * len(A) or S * len(B) > PRODUCT_CELLS // 4:
+        return None  # (every signature's pairs with B are coded at once: at most 2^20 of them)
     r, b, kcode = _pair_codes(key, B, first, budget)  # every signature with every entry of B
     cols, ck = unique(kcode)
     C = len(cols)
