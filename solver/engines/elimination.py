@@ -27,15 +27,18 @@ component are counted by inclusion-exclusion over each option source's ways (nor
 common part: :meth:`~trample.rules.DamagePlan.variants`). The count is linear in each source's table, so the
 source's table is the signed sum of its ways' tables: n such attackers cost n small sums, not 2^n programmes.
 
-Counts are exact: int64 while a bound on them fits, else residues modulo a few primes below 2^31 rebuilt by the
-Chinese remainder theorem (:class:`Ring`; a signed sum of tables cancels exactly either way). The deadline is read
-every few thousand operations.
+Counts are exact: int64 while a bound on them is below 2^53, else residues modulo a few primes below 2^22 rebuilt by
+the Chinese remainder theorem (:class:`Ring`; a signed sum of tables cancels exactly either way). A join is a float64
+matrix product where its matrices are small and full enough (:func:`_by_products`), else pair by pair. The deadline
+is read every few thousand operations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from math import prod
 from typing import Any
 
@@ -213,11 +216,18 @@ DROP = -4  # the resource leaves the table (every contributor and asker is in it
 PAIRS = 1 << 18  # pairs of entries combined at once in a join (bounds its temporary memory and the time between
 # two looks at the clock)
 INT64_SAFE = 1 << 62
+#: counts are kept exact (one row, no modulus) while the bound is below this: every partial sum is then exact in
+#: float64 too, which the joins by matrix products (:func:`_by_products`) use
+EXACT_BOUND = 1 << 53
+#: the moduli are primes below 2^MODULUS_BITS: centred residues (|r| <= 2^21 + 4, Ring.fold) multiply below
+#: 2^42 (1 + 2^-18), so a float64 matrix product over at most INNER terms, plus a folded sum, stays below 2^53, exact
+MODULUS_BITS = 22
+INNER = (1 << 11) - 2
 DENSE = 1 << 22  # result codes x moduli up to which a join adds its counts into one dense array (32 MB of int64)
 
 
 def _is_prime(n: int) -> bool:
-    """Miller-Rabin with the bases 2, 3, 5, 7: exact below 3 215 031 751 (the moduli are below 2^31)."""
+    """Miller-Rabin with the bases 2, 3, 5, 7: exact below 3 215 031 751 (the moduli are below 2^22)."""
     if n < 2 or n % 2 == 0:
         return n == 2
     d, s = n - 1, 0
@@ -242,12 +252,12 @@ _PRIMES: list[int] = []
 
 
 def _moduli(bound: int) -> tuple[int, ...]:
-    """The largest primes below 2^31, as many as it takes for their product to exceed ``bound``."""
+    """The largest primes below 2^MODULUS_BITS, as many as it takes for their product to exceed ``bound``."""
     out: list[int] = []
     product = 1
     while product <= bound:
         if len(out) == len(_PRIMES):
-            n = (_PRIMES[-1] if _PRIMES else 1 << 31) - 1
+            n = (_PRIMES[-1] if _PRIMES else 1 << MODULUS_BITS) - 1
             while not _is_prime(n):
                 n -= 1
             _PRIMES.append(n)
@@ -257,17 +267,18 @@ def _moduli(bound: int) -> tuple[int, ...]:
 
 
 class Ring:
-    """Where the joins count: exact int64 when ``bound`` (at most the sum of |counts| of any table, and of any
-    product of two entries) is below 2^62, else modulo a few primes below 2^31 at once (the residues of a count as
-    rows of one int64 array: products below 2^62, sums reduced as they grow) and the count rebuilt by the Chinese
-    remainder theorem -- exact, since its absolute value is below half the product of the primes (a part's count,
-    trample.shard.count_split, may be negative on signed tables). Python integers in object arrays,
-    the alternative, are tens of times slower than int64 in numpy."""
+    """Where the joins count: exact when ``bound`` (at most the sum of |counts| of any table, and of any product of
+    two entries) is below 2^53 (int64, and exact in float64 too), else modulo a few primes below 2^22 at once (the
+    residues of a count as rows of one int64 array: products below 2^44, sums reduced as they grow; centred, they
+    multiply in float64 matrix products below 2^53) and the count rebuilt by the Chinese remainder theorem -- exact,
+    since its absolute value is below half the product of the primes (a part's count, trample.shard.count_split,
+    may be negative on signed tables). Python integers in object arrays, the alternative, are tens of times slower
+    than int64 in numpy."""
 
     __slots__ = ("moduli", "p")
 
     def __init__(self, bound: int):
-        self.moduli = () if bound < INT64_SAFE else _moduli(2 * bound)  # room for a sign (a part's count)
+        self.moduli = () if bound < EXACT_BOUND else _moduli(2 * bound)  # room for a sign (a part's count)
         self.p = np.array(self.moduli, dtype=np.int64)[:, None] if self.moduli else None
 
     @property
@@ -286,6 +297,23 @@ class Ring:
         for row, m in zip(w, self.moduli):
             np.remainder(row, m, out=row)
         return w
+
+    def centred(self, w: Weights) -> npt.NDArray[np.float64]:
+        """Counts as float64 for a matrix product: exact counts as they are, residues r in [0, p) as r or r - p,
+        whichever is smaller in absolute value (at most p / 2 < 2^21)."""
+        f = w.astype(np.float64)
+        if self.moduli:
+            for row, m in zip(f, self.moduli):
+                row -= m * (row > m // 2)
+        return f
+
+    def fold(self, acc: npt.NDArray[np.float64], first: int = 0) -> None:
+        """Float sums (exact integers below 2^53) of rows ``first``, ... brought back to at most p / 2 + 4 in absolute
+        value, in place: ``x - p * rint(x / p)``, exact (integers below 2^53); the quotient, computed with a
+        relative error below 2^-51 on |x / p| < 2^32, is within 2^-20 of the true one, so it rounds to a nearest
+        integer or misses the tie by at most 2^-20 (p * 2^-20 < 4)."""
+        for row, m in zip(acc, self.moduli[first:]):
+            row -= m * np.rint(row * (1.0 / m))
 
     def total(self, w: Weights) -> list[int]:
         """The sum of a table's counts, per modulus (Python integers)."""
@@ -410,6 +438,7 @@ class _JoinKey:
     ca: Keys
     cb: Keys
     combos: list[tuple[Keys, npt.NDArray[np.intp], npt.NDArray[np.intp]]]
+    inner: int  # the codes of the columns after A's own: B's own and the shared ones (``ca`` is a multiple of it)
 
 
 DEAD_CODE = -(1 << 61)  # the code of a pair whose sum breaks a gate: negative, and far from overflowing
@@ -421,9 +450,14 @@ def unique(col: Keys) -> tuple[Keys, Keys]:
     if not len(col):
         return col[:0], col[:0]
     lo, hi = int(col.min()), int(col.max())
-    if hi - lo > 4 * len(col) + 4096:
-        vals, inv = np.unique(col, return_inverse=True)
-        return vals, inv.reshape(-1)
+    if hi - lo > 4 * len(col) + 4096:  # by sorting (np.unique would import numpy.ma: 10-15 ms in a fresh process)
+        order = np.argsort(col, kind="stable")
+        ranked = col[order]
+        new = np.empty(len(col), dtype=bool)
+        new[0], new[1:] = True, ranked[1:] != ranked[:-1]
+        inv = np.empty(len(col), dtype=np.int64)
+        inv[order] = np.cumsum(new) - 1
+        return ranked[new], inv
     present = np.zeros(hi - lo + 1, dtype=bool)
     present[col - lo] = True
     rank = np.cumsum(present) - 1
@@ -482,7 +516,7 @@ def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinK
         else:
             code = np.zeros_like(t)
         combos.append((np.where(t == DEAD, DEAD_CODE, code), xa, xb))
-    return _JoinKey(scope, vals, radix, m, ca, cb, combos)
+    return _JoinKey(scope, vals, radix, m, ca, cb, combos, prod(radix[len(cols_a) :]))
 
 
 def _merged(parts_c: list[Keys], parts_w: list[Weights], ring: Ring) -> tuple[Keys, Weights]:
@@ -497,7 +531,7 @@ def _merged(parts_c: list[Keys], parts_w: list[Weights], ring: Ring) -> tuple[Ke
 class _Sums:
     """The counts of a join's keys as pairs arrive: in one dense array when the key space is small (``size`` times
     the moduli at most DENSE), else as sorted parts merged as they grow (:func:`_merged`). Dense sums of residues
-    (each below 2^31) are reduced before they could pass 2^62."""
+    (each below 2^22) are reduced before they could pass 2^53."""
 
     def __init__(self, size: int, ring: Ring):
         self.ring = ring
@@ -555,6 +589,20 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
     members = A.members | B.members
     key = _join_key(g, A, B, members)
     sa, first = _signatures(key, A)
+    done = _by_products(key, A, B, sa, first, ring, budget)
+    code, w = done if done is not None else _by_pairs(key, A, B, sa, first, ring, budget)
+    idx = _uncodes(code, key.radix)
+    keys = np.empty_like(idx)
+    for c, v in enumerate(key.vals):
+        keys[:, c] = v[idx[:, c]]
+    return _Table(members, key.scope, keys, w)
+
+
+def _by_pairs(
+    key: _JoinKey, A: _Table, B: _Table, sa: Keys, first: Keys, ring: Ring, budget: Budget
+) -> tuple[Keys, Weights]:
+    """The join's keys and counts, pair by pair: each chunk of A's signatures combined with B (:func:`_combined`),
+    then each of their entries paired with its signature's combined entries (:func:`_pair`)."""
     by_sig = np.argsort(sa, kind="stable")  # A's entries grouped by signature
     sig_start = np.searchsorted(sa[by_sig], np.arange(len(first) + 1))
     sums = _Sums(key.size, ring)
@@ -564,12 +612,96 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
         starts_of, kcode, kw = _combined(key, B, first[s0:s1], ring, budget)
         entries = by_sig[sig_start[s0] : sig_start[s1]]
         _pair(key, A, entries, sa[entries] - s0, (starts_of, kcode, kw), sums, budget)
-    code, w = sums.result()
-    idx = _uncodes(code, key.radix)
-    keys = np.empty_like(idx)
-    for c, v in enumerate(key.vals):
-        keys[:, c] = v[idx[:, c]]
-    return _Table(members, key.scope, keys, w)
+    return sums.result()
+
+
+#: a join is a matrix product (:func:`_by_products`) when its dense matrices hold at most this many cells (times
+#: the moduli) and it multiplies at most PRODUCT_WASTE times as many cells as the pairs of entries there are
+PRODUCT_CELLS = 1 << 22
+PRODUCT_WASTE = 64
+#: multiply-adds of a matrix product counted as one operation of the work bound (a pair of entries costs about as
+#: much as this many multiply-adds)
+PRODUCT_OP = 256
+
+
+def _by_products(
+    key: _JoinKey, A: _Table, B: _Table, sa: Keys, first: Keys, ring: Ring, budget: Budget
+) -> tuple[Keys, Weights] | None:
+    """The join as matrix products, or None when its matrices would be too large or too sparse.
+
+    A pair's key is A's own part (``ca``: its row) plus the part read from its signature and B's entry (its column,
+    below ``inner``), so the join's counts are ``P @ Q``: P holds A's counts by (own part, signature) -- one entry of
+    A each --, Q the counts of B's entries combined with each signature (summed by their part of the key). The
+    products run in float64 (BLAS, on this thread alone) on exact counts below 2^53 or centred residues (at most
+    2^21 + 4 in absolute value, :meth:`Ring.fold`; at most INNER signatures at once: every sum below 2^53, exact),
+    folded back after each chunk. Where the pairs are few against the matrices' cells (PRODUCT_WASTE), or the
+    matrices large (PRODUCT_CELLS), the join goes pair by pair (:func:`_by_pairs`)."""
+    k, S = ring.k, len(first)
+    rows, ra = unique(key.ca // key.inner)
+    R = len(rows)
+    if R * S * k > PRODUCT_CELLS or R * S > PRODUCT_WASTE * len(A) or S * len(B) > PRODUCT_CELLS // 4:
+        return None  # (every signature's pairs with B are coded at once: at most 2^20 of them)
+    r, b, kcode = _pair_codes(key, B, first, budget)  # every signature with every entry of B
+    cols, ck = unique(kcode)
+    C = len(cols)
+    if R * C * k > PRODUCT_CELLS or R * S * C > PRODUCT_WASTE * (len(A) * len(B)):
+        return None
+    step = max(1, min(INNER, S, PRODUCT_CELLS // max(1, C * k)))
+    P = np.zeros((k, R, S))
+    P[:, ra, sa] = ring.centred(A.w)
+    Bc = ring.centred(B.w)
+    acc = np.zeros((k, R, C))
+    cut = np.searchsorted(r, np.arange(0, S + step, step))  # the pairs of each chunk of signatures (r is sorted)
+    with _one_thread():
+        for c0, s0 in enumerate(range(0, S, step)):
+            s1 = min(S, s0 + step)
+            lo, hi = cut[c0], cut[c0 + 1]
+            budget.spend(R * (s1 - s0) * C * k // PRODUCT_OP)
+            flat = (r[lo:hi] - s0) * C + ck[lo:hi]
+            Bw = np.take(Bc, b[lo:hi], axis=1)
+            for j in range(k):
+                Q = np.asarray(np.bincount(flat, weights=Bw[j], minlength=(s1 - s0) * C), dtype=np.float64)
+                Q = Q.reshape(s1 - s0, C)
+                ring.fold(Q[None], j)
+                acc[j] += P[j][:, s0:s1] @ Q
+            ring.fold(acc)
+    w = acc.reshape(k, R * C).astype(np.int64)
+    if ring.p is not None:
+        w %= ring.p
+    live = np.flatnonzero(w.any(axis=0))
+    return rows[live // C] * key.inner + cols[live % C], w[:, live]
+
+
+@cache
+def _blas_threads() -> Callable[[int], int] | None:
+    """OpenBLAS's setter of the threads of the calling thread (numpy's bundled build), or None when not found.
+    Threads of BLAS on a shared machine spin while they wait: the products of a join take several times the CPU."""
+    import ctypes
+    from pathlib import Path
+
+    libs = Path(np.__file__).resolve().parent.parent / "numpy.libs"
+    for path in sorted(libs.glob("*openblas*")) if libs.is_dir() else []:
+        try:
+            fn = ctypes.CDLL(str(path)).openblas_set_num_threads_local
+        except (OSError, AttributeError):
+            continue
+        fn.argtypes, fn.restype = [ctypes.c_int], ctypes.c_int
+        return fn
+    return None
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    """Matrix products on this thread alone (where numpy's OpenBLAS says how), the previous setting restored."""
+    setter = _blas_threads()
+    if setter is None:
+        yield
+        return
+    before = setter(1)
+    try:
+        yield
+    finally:
+        setter(before)
 
 
 def _signatures(key: _JoinKey, A: _Table) -> tuple[Keys, Keys]:
@@ -588,21 +720,28 @@ def _combined(key: _JoinKey, B: _Table, first: Keys, ring: Ring, budget: Budget)
     signature (signature s's are ``starts_of[s]:starts_of[s + 1]``), with their part of the key (``kcode``: B's own
     resources and the shared ones' sums) and their counts (``kw``, the counts of B's entries with equal keys
     added)."""
-    budget.spend(len(first) * len(B))
-    kc = np.broadcast_to(key.cb, (len(first), len(B))).copy()
-    for t, xa, xb in key.combos:
-        kc += t[xa[first][:, None], xb[None, :]]
-        np.maximum(kc, DEAD_CODE, out=kc)
-    r, b = np.nonzero(kc >= 0)
+    r, b, kcode = _pair_codes(key, B, first, budget)
     if not len(r):  # every pair dead
         return np.zeros(len(first) + 1, dtype=np.int64), r, np.zeros((ring.k, 0), dtype=np.int64)
-    kcode = kc[r, b]
     order = np.lexsort((kcode, r))
     r, b, kcode = r[order], b[order], kcode[order]
     starts = np.flatnonzero(np.r_[True, (r[1:] != r[:-1]) | (kcode[1:] != kcode[:-1])])
     starts_of = np.searchsorted(r[starts], np.arange(len(first) + 1))
     kw = ring.reduce(np.add.reduceat(np.take(B.w, b, axis=1), starts, axis=1))
     return starts_of, kcode[starts], kw
+
+
+def _pair_codes(key: _JoinKey, B: _Table, first: Keys, budget: Budget) -> tuple[Keys, Keys, Keys]:
+    """The live pairs of some of A's signatures (``first``: an entry of A for each) with B's entries: the signature
+    (its position in ``first``), B's entry and their part of the key (B's own resources and the shared ones' sums),
+    signature by signature."""
+    budget.spend(len(first) * len(B))
+    kc = np.broadcast_to(key.cb, (len(first), len(B))).copy()
+    for t, xa, xb in key.combos:
+        kc += t[xa[first]][:, xb]  # rows then columns: faster than one gather by two index arrays
+        np.maximum(kc, DEAD_CODE, out=kc)
+    r, b = np.nonzero(kc >= 0)
+    return r, b, kc[r, b]
 
 
 def _pair(

@@ -147,10 +147,10 @@ def test_a_work_bound_gives_up_and_an_estimate_bound_too():
     ids=["planeswalker cycle", "random sharing", "as-though-unblocked chain"],
 )
 def test_counts_past_int64_are_rebuilt_from_their_residues(sc):  # 702.19b, 702.19c, 510.1c
-    # counts of 19-24 digits: the joins count modulo three primes below 2^31 (elimination.Ring)
+    # counts of 19-24 digits: the joins count modulo a few primes below 2^22 (elimination.Ring)
     plan = Combat(load_scenario(sc)).plan
     for comp in plan.components:
-        assert elimination.Ring(2**70).moduli  # the bound of these boards is past 2^62
+        assert elimination.Ring(2**70).moduli  # the bound of these boards is past 2^53
         assert count_by_factors(plan, comp) == _old(plan, comp)
 
 
@@ -172,7 +172,7 @@ def small_moduli(monkeypatch):
         assert product > bound
         return tuple(out)
 
-    monkeypatch.setattr(elimination, "INT64_SAFE", 0)
+    monkeypatch.setattr(elimination, "EXACT_BOUND", 0)
     monkeypatch.setattr(elimination, "_moduli", moduli)
 
 
@@ -189,8 +189,8 @@ def test_small_moduli_on_the_new_shapes(small_moduli, name, sc):  # 702.19b, 702
 def test_small_moduli_on_general_scenarios(sc, side):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
     # the fixture cannot wrap a hypothesis test (it would be shared across examples): patched here by hand
     # and a few pairs at a time (the signatures combined in several chunks, each entry's pairs in several slices)
-    saved = elimination.INT64_SAFE, elimination._moduli, elimination.PAIRS
-    elimination.INT64_SAFE, elimination.PAIRS = 0, 5
+    saved = elimination.EXACT_BOUND, elimination._moduli, elimination.PAIRS
+    elimination.EXACT_BOUND, elimination.PAIRS = 0, 5
     elimination._moduli = lambda bound: tuple(
         SMALL_PRIMES[: next(k for k in range(1, 40) if prod(SMALL_PRIMES[:k]) > bound)]
     )
@@ -199,7 +199,7 @@ def test_small_moduli_on_general_scenarios(sc, side):  # 510.1a-d, 702.19b-e, 70
         for comp in plan.components:
             assert count_by_factors(plan, comp) == _old(plan, comp)
     finally:
-        elimination.INT64_SAFE, elimination._moduli, elimination.PAIRS = saved
+        elimination.EXACT_BOUND, elimination._moduli, elimination.PAIRS = saved
 
 
 @settings(max_examples=200, deadline=None)
@@ -208,18 +208,18 @@ def test_the_product_of_residues_is_rebuilt_exactly(values):  # with its sign
     bound = prod(abs(v) for v in values) + 1
     ring = elimination.Ring(bound)
     assert prod(ring.moduli) > 2 * bound or not ring.moduli
-    assert all(elimination._is_prime(p) and p < 2**31 for p in ring.moduli)
+    assert all(elimination._is_prime(p) and p < 2**elimination.MODULUS_BITS for p in ring.moduli)
     totals = [[v % m for m in ring.moduli] if ring.moduli else [v] for v in values]
     assert ring.product(totals) == prod(values)
 
 
-def test_the_moduli_are_the_largest_primes_below_2_31():
+def test_the_moduli_are_the_largest_primes_below_2_22():
     primes = elimination._moduli(2**200)
     assert list(primes) == sorted(set(primes), reverse=True)
-    top = [n for n in range(2**31 - 1, primes[2] - 1, -1) if elimination._is_prime(n)]
+    top = [n for n in range(2**elimination.MODULUS_BITS - 1, primes[2] - 1, -1) if elimination._is_prime(n)]
     assert top[:3] == list(primes[:3])
     for p in primes[:3]:  # trial division, independent of Miller-Rabin
-        assert all(p % d for d in range(3, 46341, 2))
+        assert all(p % d for d in range(3, 2049, 2))
 
 
 @settings(max_examples=200, deadline=None)
@@ -267,3 +267,102 @@ def test_parts_of_a_count_past_int64_add_up_with_their_signs():  # 510.1c: signe
     assert split.ring.moduli
     parts = [elimination.count_part(split, k, k + 1) for k in range(split.entries)]
     assert split.settled * sum(parts) == count_by_factors(plan, comp)  # checked against the column programme above
+
+
+# -- joins as matrix products (elimination._by_products) against joins pair by pair -----------------------------
+
+
+@pytest.fixture(params=["products", "pairs"])
+def join_path(request, monkeypatch):
+    """Every join as a matrix product (however sparse or large, a few signatures at a time) or every join pair by
+    pair."""
+    if request.param == "products":
+        monkeypatch.setattr(elimination, "PRODUCT_CELLS", 1 << 40)
+        monkeypatch.setattr(elimination, "PRODUCT_WASTE", 1 << 40)
+        monkeypatch.setattr(elimination, "INNER", 3)
+    else:
+        monkeypatch.setattr(elimination, "PRODUCT_CELLS", 0)
+    return request.param
+
+
+@pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
+def test_each_join_path_on_the_new_shapes(join_path, name, sc):  # 702.19b, 702.19c, 702.2c, 510.1c
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        assert count_by_factors(plan, comp) == _old(plan, comp)
+
+
+@pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
+def test_each_join_path_with_small_moduli(join_path, small_moduli, name, sc):  # 702.19b, 702.19c, 702.2c, 510.1c
+    # residues of primes below 200 centred and folded (Ring.centred, Ring.fold) in every product
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        assert count_by_factors(plan, comp) == _old(plan, comp)
+
+
+@pytest.mark.parametrize(
+    "sc",
+    [pw_cycle(7, power=14), random_sharing(6, 8, per=3, seed=1, power=(20, 30)), unblocked_chain(5, power=40)],
+    ids=["planeswalker cycle", "random sharing", "as-though-unblocked chain"],
+)
+def test_each_join_path_past_int64(join_path, sc):  # 702.19b, 702.19c, 510.1c
+    # the largest primes below 2^22: centred residues near 2^21 multiplied over INNER signatures at once
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        assert count_by_factors(plan, comp) == _old(plan, comp)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    scenarios(max_attackers=3, max_blockers=3),
+    st.sampled_from(["attacking", "defending", "both"]),
+    st.sampled_from([0, 200]),
+)
+def test_products_on_general_scenarios(sc, side, small):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
+    # every join a matrix product, two signatures at a time, exact or modulo primes below 200
+    saved = elimination.EXACT_BOUND, elimination._moduli, elimination.PRODUCT_CELLS
+    saved2 = elimination.PRODUCT_WASTE, elimination.INNER
+    elimination.PRODUCT_CELLS = elimination.PRODUCT_WASTE = 1 << 40
+    elimination.INNER = 2
+    if small:
+        elimination.EXACT_BOUND = 0
+        elimination._moduli = lambda bound: tuple(
+            SMALL_PRIMES[: next(k for k in range(1, 40) if prod(SMALL_PRIMES[:k]) > bound)]
+        )
+    try:
+        plan = Combat(load_scenario(sc), side=side).plan
+        for comp in plan.components:
+            assert count_by_factors(plan, comp) == _old(plan, comp)
+    finally:
+        elimination.EXACT_BOUND, elimination._moduli, elimination.PRODUCT_CELLS = saved
+        elimination.PRODUCT_WASTE, elimination.INNER = saved2
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-(2**52), 2**52), min_size=1, max_size=40), st.sampled_from([0, 1, 2, 3]))
+def test_folding_keeps_a_residue_near_zero(values, j):
+    # Ring.fold: x - p * rint(x / p) is congruent to x and at most p / 2 + 4 in absolute value
+    ring = elimination.Ring(2**200)
+    acc = np.array([values] * (j + 1), dtype=np.float64)
+    ring.fold(acc[j:], j)
+    p = ring.moduli[j]
+    for x, y in zip(values, acc[j].tolist()):
+        assert y == int(y) and (x - int(y)) % p == 0 and abs(y) <= p / 2 + 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(-(2**40), 2**40), max_size=60),
+    st.sampled_from([np.int64, np.int32, np.int16]),
+)
+def test_distinct_is_numpys_unique(values, dtype):
+    """elimination.distinct (sorted, each value once) and elimination.unique (with the inverse) equal np.unique in
+    values, dtype and shape, the empty and one-element columns included."""
+    info = np.iinfo(dtype)
+    col = np.array([min(max(v, info.min), info.max) for v in values], dtype=dtype)
+    want, inverse = np.unique(col, return_inverse=True)
+    got = elimination.distinct(col)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.array_equal(got, want)
+    vals, inv = elimination.unique(col)
+    assert np.array_equal(vals, want) and np.array_equal(inv, inverse.ravel())
