@@ -140,7 +140,9 @@ def _early_limit(words: list[str]) -> None:
     has its limit, and its line, trample.limits.unwatched)."""
     if not words or words[0] == "serve" or "--" in words:
         return
-    if any(word.endswith(".jsonl") for word in words):
+    outputs = ("-o", "--output", "--out", "--report")
+    read = [w for i, w in enumerate(words) if not (i and words[i - 1] in outputs) and not w.startswith("--out")]
+    if any(word.endswith(".jsonl") for word in read):  # an input batch (an output named .jsonl is not one)
         unwatched()
         return
     for i, word in enumerate(words):
