@@ -8,7 +8,9 @@ the median wall time of the child (``time.perf_counter`` around it: what the lim
 (``ru_utime + ru_stime`` from ``os.wait4``), its exit code and the load average, beside the goal ``<= limit +
 0.1 s``. A child still running at 30 x the limit is killed and printed as ``> T``. Prints, never asserts.
 
-Run: ``python -m benchmarks limits`` (``LOAD=0``: a quiet machine; ``ONLY=solve,count``: some commands).
+Run: ``python -m benchmarks limits`` (``LOAD=0``: a quiet machine; ``ONLY=solve,count``: some commands;
+``BEFORE=/path/to/other/worktree``: the same commands with that worktree's ``.venv/bin/python``, interleaved, in
+the same run: the before/after of a change).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ LIMIT = float(os.environ.get("LIMIT", 1.0))
 SLACK = 0.1
 ONLY = [w for w in os.environ.get("ONLY", "").split(",") if w]
 PY = sys.executable
+BEFORE = os.environ.get("BEFORE")
 
 
 def _boards(tmp: Path) -> dict[str, str]:
@@ -74,10 +77,10 @@ def _commands(b: dict[str, str], out: Path) -> list[tuple[str, list[str]]]:
     ]
 
 
-def _run(argv: list[str], cap: float) -> tuple[float, float, int | None]:
+def _run(argv: list[str], cap: float, cwd: Path = ROOT) -> tuple[float, float, int | None]:
     """(wall, CPU, exit code; None when killed at ``cap`` s) of one child."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
     killed = False
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -90,6 +93,19 @@ def _run(argv: list[str], cap: float) -> tuple[float, float, int | None]:
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     return wall, usage.ru_utime + usage.ru_stime, None if killed else proc.returncode
+
+
+def _row(name: str, runs: list) -> None:
+    wall = statistics.median(r[0] for r in runs)
+    cpu = statistics.median(r[1] for r in runs)
+    codes = sorted({str(r[2]) if r[2] is not None else "killed" for r in runs})
+    worst = max(r[0] for r in runs)
+    met = worst <= LIMIT + SLACK
+    print(
+        f"| {name} | {wall:.2f} s (worst {worst:.2f}) | {cpu:.2f} s | {','.join(codes)} "
+        f"| {os.getloadavg()[0]:.1f} | <= {LIMIT + SLACK:.1f} s {'met' if met else 'MISSED'} |",
+        flush=True,
+    )
 
 
 def _load(n: int) -> list[subprocess.Popen]:
@@ -110,19 +126,16 @@ def main() -> None:
             for name, argv in _commands(boards, Path(tmp)):
                 if ONLY and not any(w in name for w in ONLY):
                     continue
-                runs = [
-                    _run([PY, "-m", "trample", *argv, "--time-limit", f"{LIMIT:g}"], 30 * LIMIT) for _ in range(REPS)
-                ]
-                wall = statistics.median(r[0] for r in runs)
-                cpu = statistics.median(r[1] for r in runs)
-                codes = sorted({str(r[2]) if r[2] is not None else "killed" for r in runs})
-                worst = max(r[0] for r in runs)
-                met = worst <= LIMIT + SLACK
-                print(
-                    f"| {name} | {wall:.2f} s (worst {worst:.2f}) | {cpu:.2f} s | {','.join(codes)} "
-                    f"| {os.getloadavg()[0]:.1f} | <= {LIMIT + SLACK:.1f} s {'met' if met else 'MISSED'} |",
-                    flush=True,
-                )
+                sides = {"": (PY, ROOT)}
+                if BEFORE:
+                    sides = {" (before)": (str(Path(BEFORE) / ".venv/bin/python"), Path(BEFORE)), **sides}
+                runs: dict[str, list] = {side: [] for side in sides}
+                for _ in range(REPS):  # interleaved: the load falls on both sides alike
+                    for side, (python, cwd) in sides.items():
+                        words = [python, "-m", "trample", *argv, "--time-limit", f"{LIMIT:g}"]
+                        runs[side].append(_run(words, 30 * LIMIT, cwd))
+                for side, rs in runs.items():
+                    _row(name + side, rs)
     finally:
         for p in busy:
             p.kill()

@@ -4,7 +4,7 @@ Bad input never shows a traceback: one line on standard error naming the place, 
 This module is the entry point (``main``, the console script ``trample`` and ``python -m trample``), the parser
 and the dispatch. Every command group lives in a module of :mod:`trample.cli.commands` (``step``: count,
 enumerate, check, sample, rank, unrank; ``solve``; ``declare``; ``library``; ``arena``: arena, score; ``schema``:
-schema, example; ``render``; ``serve``: serve, conformance) that registers its commands through
+schema, example; ``render``; ``serve``: serve, conformance; ``cluster``) that registers its commands through
 ``add_commands(subparsers)`` (none of them imports ortools at import time). What they share is beside them:
 ``options`` (one definition of every shared option and the argument types), ``batch`` (one document or a
 ``.jsonl`` batch, result lines), ``files`` (atomic outputs), ``progress`` (the progress bar); the documents they
@@ -28,6 +28,7 @@ from ..limits import (
     imports_running,
     interrupts,
     parse_seconds,
+    quick_exit,
     start_clock,
     unwatched,
     watchdog,
@@ -48,6 +49,7 @@ COMMANDS = (
     ("schema", "add_commands"),  # schema, example
     ("render", "add_commands"),
     ("serve", "add_commands"),  # serve, conformance
+    ("cluster", "add_commands"),
 )
 
 # The commands each registration adds (tests/cli/test_cli_startup.py keeps it equal to what they register): a command
@@ -63,6 +65,7 @@ REGISTERS = {
     ("schema", "add_commands"): ("schema", "example"),
     ("render", "add_commands"): ("render",),
     ("serve", "add_commands"): ("serve", "conformance"),
+    ("cluster", "add_commands"): ("cluster",),
 }
 
 
@@ -138,7 +141,7 @@ def _early_limit(words: list[str]) -> None:
     answer the command gives at its limit (:func:`_limit_answer`); the parser reads it again (and says what is
     wrong with a bad one). Not ``serve``'s (there it caps each request), nor a batch's (``.jsonl``: each document
     has its limit, and its line, trample.limits.unwatched)."""
-    if not words or words[0] == "serve" or "--" in words:
+    if not words or words[0] in ("serve", "cluster") or "--" in words:
         return
     outputs = ("-o", "--output", "--out", "--report")
     read = [w for i, w in enumerate(words) if not (i and words[i - 1] in outputs) and not w.startswith("--out")]
@@ -214,7 +217,7 @@ def _leave(code: int) -> None:
                 stream.flush()
         except (OSError, ValueError):
             code = code or EXIT_BAD if stream is sys.stdout else code
-    os._exit(code)
+    quick_exit(code)
 
 
 def _interrupted(state) -> int:
