@@ -32,7 +32,7 @@ def add_commands(subparsers) -> None:
         help=f"worker processes of one thread each (default: one per CPU; at most {MAX_WORKERS})",
     )
     p.add_argument(
-        "--port", type=bounded_int(0, 65535), default=0, metavar="N", help="the scheduler's port (default 0: a free one)"
+        "--port", type=bounded_int(0, 65535), default=0, metavar="N", help="the scheduler's port (default 0: any free)"
     )
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     add_time_limit(p, "close the cluster after this many seconds (exit 0); default: until Ctrl-C or SIGTERM")
