@@ -127,6 +127,23 @@ def _ignore_loop_exception(loop, context) -> None:
     pass
 
 
+def local_options(workers: int, port: int = 0, host: str = "127.0.0.1") -> dict:
+    """The options of a local cluster (``--backend dask`` without ``--scheduler``, and ``trample cluster``):
+    ``workers`` worker processes of one thread on ``host``, the scheduler on ``port`` (0: a free port), no
+    dashboard (its HTTP server on a free port, not 8787: a user's own dashboard). Worker processes, even for one:
+    a worker thread in the command's process started in 0.2 s instead of 3 s, but Ctrl-C then waited for its
+    running task (30 s measured, Dask's close timeout) -- a process is killed at once (docs/scale.md)."""
+    return {
+        "n_workers": workers,
+        "threads_per_worker": 1,
+        "processes": True,
+        "host": host,
+        "scheduler_port": port,
+        "dashboard_address": None,
+        "scheduler_kwargs": {"dashboard_address": f"{host}:0"},
+    }
+
+
 def start_local(LocalCluster, **options):
     """``LocalCluster(**options)``, with its workers' preload (:func:`dask_setup`), on an event loop whose workers
     are born deaf to Ctrl-C until they ignore it (:func:`_deaf_loop`). When the start is cut short (Ctrl-C, a

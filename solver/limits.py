@@ -33,6 +33,11 @@ __all__ = [
     "interrupt",
     "interrupted",
     "register_search",
+    "import_soon",
+    "import_within",
+    "watchdog",
+    "answer_at_limit",
+    "unwatched",
 ]
 
 
@@ -47,6 +52,7 @@ class LimitReached(Exception):
     def __init__(self, message: str = "stopped at the time limit", seconds: float | None = None):
         super().__init__(message)
         self.seconds = seconds
+        notice()  # the limit is seen: the command gives its answer (the watchdog leaves it alone)
 
 
 class Deadline:
@@ -86,9 +92,25 @@ MAX_SECONDS = 10**9  # --time-limit: at most 10^9 s (about 32 years); inf, nan a
 _STARTED: list[float | None] = [None]
 
 
-def start_clock() -> None:
-    """The command starts now (trample.cli.main's first instruction): --time-limit counts from here."""
-    _STARTED[0] = monotonic()
+def start_clock(process: bool = False) -> None:
+    """The command starts now (trample.cli.main's first instruction): --time-limit counts from here -- or, with
+    ``process`` (a real command line: this process is the command), from the start of the process where the
+    system says when that was (Linux: /proc/self/stat), so that Python's own start-up and ``import trample.cli``
+    count too (a loaded machine can spend a second of wall time there): the limit is then the wall time of the
+    command as its caller sees it."""
+    _STARTED[0] = monotonic() - (process_age() if process else 0.0)
+
+
+def process_age() -> float:
+    """Seconds since this process started (0.0 where that cannot be read; never negative nor absurd)."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start time, clock ticks after boot
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - started
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
+    return age if 0.0 < age < 60.0 else 0.0  # an exec'd long-lived process (or a bad reading): from here
 
 
 def parse_seconds(text: str) -> float:
@@ -125,10 +147,17 @@ class CommandLimit(float):
         self.deadline = Deadline(float(self))
 
     @classmethod
+    def any_expired(cls) -> bool:
+        """Has a command limit run out?"""
+        return any(limit.deadline.expired() for limit in list(cls._live))
+
+    @classmethod
     def restart_all(cls) -> None:
         """A new document of a batch: every command limit starts again."""
         for limit in cls._live:
             limit.restart()
+        _NOTICED.clear()
+        unwatched()  # a batch: each document its limit and its line (the watchdog would cut the later ones)
 
 
 def deadline_of(limit: object) -> Deadline:
@@ -370,6 +399,7 @@ def alarm(limit: object) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0.05)
         if STATE.critical or _not_here(frame):  # a result being written, an import, a finalizer: after it
             return
+        notice()
         raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
 
     old = signal.signal(signal.SIGALRM, fire)
@@ -403,6 +433,7 @@ def stop_like_interrupt(limit: object, state: dict[str, bool] | None = None) -> 
             signal.setitimer(signal.ITIMER_REAL, 0.01)
             return
         state["fired"] = True
+        notice()
         interrupt()
         raise KeyboardInterrupt
 
@@ -413,3 +444,194 @@ def stop_like_interrupt(limit: object, state: dict[str, bool] | None = None) -> 
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+# ---------------------------------------------------------------------------------------------
+# Imports that a time limit cannot cut short: made in a thread, waited for with the time that is left
+# ---------------------------------------------------------------------------------------------
+#
+# An import is never interrupted (:func:`importing`: a module cut short stays half made), and importing OR-Tools
+# takes 0.3 s of CPU, over a second of wall time on a loaded machine. A limited command therefore starts it early
+# in a thread (:func:`import_soon`, while it reads its input) and waits for it with what is left of its limit
+# (:func:`import_within`): when the limit runs out first the command answers as its limit says (``unknown``, no
+# count) and exits without waiting for the import (trample.cli: os._exit once its output is flushed).
+
+_IMPORTS: dict[str, threading.Thread] = {}
+_IMPORT_ERRORS: dict[str, BaseException] = {}
+_IMPORTS_LOCK = threading.Lock()
+
+
+def import_soon(name: str) -> None:
+    """Start importing module ``name`` in a daemon thread (once; nothing if it is imported already)."""
+    import sys
+
+    with _IMPORTS_LOCK:
+        if name in _IMPORTS or (name in sys.modules and not _initializing(sys.modules[name])):
+            return
+
+        def run() -> None:
+            import importlib
+
+            try:
+                importlib.import_module(name)
+            except BaseException as err:  # noqa: BLE001 - handed to the waiting thread (import_within)
+                _IMPORT_ERRORS[name] = err
+
+        thread = threading.Thread(target=run, name=f"trample-import-{name}", daemon=True)
+        _IMPORTS[name] = thread
+        thread.start()
+
+
+def _initializing(module: object) -> bool:
+    spec = getattr(module, "__spec__", None)
+    return bool(getattr(spec, "_initializing", False))
+
+
+def import_within(name: str, limit: object) -> bool:
+    """Whether module ``name`` is imported before ``limit`` (a Deadline, seconds, a CommandLimit or None: no
+    limit) runs out: the import runs in a thread (:func:`import_soon`) and this thread waits for it, so that the
+    limit is kept even while the import cannot be interrupted. False: the limit ran out first (the import goes on
+    in its thread). The import's own error is raised here."""
+    deadline = deadline_of(limit)
+    if not deadline:
+        import importlib
+
+        thread = _IMPORTS.get(name)
+        if thread is not None:
+            thread.join()
+        else:
+            importlib.import_module(name)
+    else:
+        import_soon(name)
+        thread = _IMPORTS.get(name)
+        while thread is not None and thread.is_alive():
+            left = deadline.remaining() or 0.0
+            if left <= 0:
+                notice()
+                return False
+            thread.join(min(left, 0.05))  # the clock read again: a test's fake clock moves without waiting
+    err = _IMPORT_ERRORS.get(name)
+    if err is not None:
+        raise err
+    return True
+
+
+def imports_running() -> bool:
+    """Is an import started by :func:`import_soon` still running (a process that exits now must not wait)?"""
+    return any(t.is_alive() for t in list(_IMPORTS.values()))
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line's watchdog: a limit that the main thread cannot see pass
+# ---------------------------------------------------------------------------------------------
+#
+# The main thread sees its limit pass at its clock checks and by the alarm (:func:`alarm`), except inside an
+# import (held on purpose: :func:`importing`) or a call into native code that holds the interpreter. There a
+# command overran its limit by the rest of that import or call: importing OR-Tools, numpy or distributed took
+# over a second of wall time on a loaded machine. The watchdog (a thread of the command-line process, never of a
+# process that embeds trample) looks at the clock every few milliseconds; when the limit passed GRACE seconds ago
+# and the main thread has not noticed it (no LimitReached raised, no alarm fired) and is not writing a result, the
+# command stops as a limit stops it when it has no partial answer: what it wrote stays, the temporary files of
+# its outputs go (:func:`on_abandon`), one line on standard error, exit 1 -- without waiting for the import.
+
+GRACE = 0.02  # seconds past the limit before the watchdog stops a command that has not noticed it
+_NOTICED = threading.Event()
+_ABANDON: list[Callable[[], None]] = []
+_ANSWER: list[Callable[[Deadline], int]] = []  # what the command answers at its limit (the last one registered)
+_WATCHED = [True]  # False: a batch (its limit is per document: the watchdog would cut the later documents' lines)
+
+
+def answer_at_limit(answer: Callable[[Deadline], int]) -> None:
+    """What the watchdog writes when it stops the command (``answer(deadline)`` writes the command's documented
+    answer at its limit and returns its exit code) instead of the one line of a command without a partial answer."""
+    _ANSWER.append(answer)
+
+
+def unwatched() -> None:
+    """The watchdog leaves this command alone (a batch: each document has its limit, and every document its line)."""
+    _WATCHED[0] = False
+
+
+def notice() -> None:
+    """The main thread has seen its limit pass: it gives its answer (the watchdog leaves it alone)."""
+    _NOTICED.set()
+
+
+def on_abandon(callback: Callable[[], None]) -> None:
+    """Call ``callback`` (remove temporary outputs) before the watchdog ends the process."""
+    _ABANDON.append(callback)
+
+
+def _expired_limit() -> Deadline | None:
+    """The earliest command limit that ran out more than GRACE seconds ago, if any."""
+    now = monotonic()
+    late = [lim.deadline for lim in list(CommandLimit._live) if lim.deadline.at is not None]
+    late = [d for d in late if now >= d.at + GRACE]  # type: ignore[operator]
+    return min(late, key=lambda d: d.at) if late else None  # type: ignore[arg-type, return-value]
+
+
+def _abandon(deadline: Deadline) -> None:
+    """End the process now: the command's answer at its limit (:func:`answer_at_limit`; else one line on standard
+    error and exit 1), its temporary outputs removed, its output flushed."""
+    import sys
+
+    code = 1
+    if _ANSWER:
+        with contextlib.suppress(Exception):
+            code = _ANSWER[-1](deadline)
+    else:
+        with contextlib.suppress(Exception):
+            what = f"stopped at the time limit of {deadline.seconds:g} s"
+            print(f"trample: {what}; the result is incomplete", file=sys.stderr)
+    for callback in list(_ABANDON):
+        with contextlib.suppress(Exception):
+            callback()
+    quick_exit(code)
+
+
+def quick_exit(code: int) -> None:
+    """End the process with ``code`` without the interpreter's clean-up (freeing every module: a fraction of a
+    second, more under load) nor waiting for threads (an import still running, :func:`import_soon`): standard
+    output and error flushed, and multiprocessing's own exit handler run (worker processes a pool or a local Dask
+    cluster started are ended, their semaphores freed: else its resource tracker warned of "leaked semaphore
+    objects" after the command's last line)."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    util = sys.modules.get("multiprocessing.util")
+    if util is not None:
+        with contextlib.suppress(Exception):
+            util._exit_function()
+    os._exit(code)
+
+
+@contextlib.contextmanager
+def watchdog(every: float = 0.01) -> Iterator[None]:
+    """Watch the command's limits while the block runs (the command-line process only: it may end the process)."""
+    import sys
+
+    done = threading.Event()
+    ending = threading.Lock()  # the command ends one way: the block is left, or the watchdog ends the process
+    main = threading.main_thread().ident
+
+    def watch() -> None:
+        while not done.wait(every):
+            deadline = _expired_limit()
+            if deadline is None or _NOTICED.is_set() or STATE.critical or STATE.signum is not None or not _WATCHED[0]:
+                continue
+            frame = sys._current_frames().get(main or 0)
+            if frame is not None and finalizing(frame):
+                continue
+            with ending:
+                if not done.is_set():
+                    _abandon(deadline)
+
+    thread = threading.Thread(target=watch, name="trample-watchdog", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        with ending:
+            done.set()

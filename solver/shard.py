@@ -138,13 +138,7 @@ def run_tasks(
                 return _gather(client, fn, tasks, cargo)
         try:
             local = cluster.start_local(  # its workers leave Ctrl-C to the command
-                LocalCluster,
-                n_workers=workers or min(len(tasks), os.cpu_count() or 1),
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=None,
-                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # no fixed port 8787 (a user's own dashboard)
+                LocalCluster, **cluster.local_options(workers or min(len(tasks), os.cpu_count() or 1))
             )
         except Exception as err:  # e.g. "Nanny failed to start." (a worker died while the cluster started)
             raise cluster.WorkersLost(f"--backend dask: the local cluster did not start: {_first_line(err)}") from None

@@ -546,14 +546,8 @@ def _run_dask_quietly(Client, LocalCluster, payloads, scheduler, workers, progre
     own_cluster = own_client = None
     if scheduler is None:
         own_cluster = cluster.start_local(  # its workers leave Ctrl-C to the command
-            LocalCluster,
-            n_workers=max(1, workers),
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        )  # no fixed port 8787
+            LocalCluster, **cluster.local_options(max(1, workers))
+        )
         client = own_client = Client(own_cluster)
     elif isinstance(scheduler, str):
         client = own_client = Client(scheduler, timeout="10s")

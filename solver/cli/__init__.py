@@ -4,7 +4,7 @@ Bad input never shows a traceback: one line on standard error naming the place, 
 This module is the entry point (``main``, the console script ``trample`` and ``python -m trample``), the parser
 and the dispatch. Every command group lives in a module of :mod:`trample.cli.commands` (``step``: count,
 enumerate, check, sample, rank, unrank; ``solve``; ``declare``; ``library``; ``arena``: arena, score; ``schema``:
-schema, example; ``render``; ``serve``: serve, conformance) that registers its commands through
+schema, example; ``render``; ``serve``: serve, conformance; ``cluster``) that registers its commands through
 ``add_commands(subparsers)`` (none of them imports ortools at import time). What they share is beside them:
 ``options`` (one definition of every shared option and the argument types), ``batch`` (one document or a
 ``.jsonl`` batch, result lines), ``files`` (atomic outputs), ``progress`` (the progress bar); the documents they
@@ -14,13 +14,25 @@ read are :mod:`trample.documents`'s, the signal handlers and time limits :mod:`t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 
 # Only the standard library and trample.limits (itself stdlib only) at import time: main() installs the signal
 # handlers and starts the --time-limit clock before the heavy imports (numpy, the engines: about 0.4 s, more on a
 # loaded machine), so that Ctrl-C or SIGTERM at any moment gives one line and exit 130 (issue 24).
-from ..limits import LimitReached, interrupts, start_clock
+from ..limits import (
+    CommandLimit,
+    LimitReached,
+    answer_at_limit,
+    imports_running,
+    interrupts,
+    parse_seconds,
+    quick_exit,
+    start_clock,
+    unwatched,
+    watchdog,
+)
 
 # The exit codes of every command (docs/format.md, "Exit codes"); 130: SIGINT or SIGTERM, the work done so far is
 # kept (docs/format.md, "Outputs").
@@ -37,6 +49,7 @@ COMMANDS = (
     ("schema", "add_commands"),  # schema, example
     ("render", "add_commands"),
     ("serve", "add_commands"),  # serve, conformance
+    ("cluster", "add_commands"),
 )
 
 # The commands each registration adds (tests/cli/test_cli_startup.py keeps it equal to what they register): a command
@@ -52,6 +65,7 @@ REGISTERS = {
     ("schema", "add_commands"): ("schema", "example"),
     ("render", "add_commands"): ("render",),
     ("serve", "add_commands"): ("serve", "conformance"),
+    ("cluster", "add_commands"): ("cluster",),
 }
 
 
@@ -106,7 +120,81 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    start_clock()  # --time-limit counts from here
+    """The command line (``argv``: its words; None: this process's own, ``sys.argv[1:]``). A process that is the
+    command (``argv`` None) counts ``--time-limit`` from its own start, is watched by trample.limits.watchdog (a
+    limit passed inside an import or native call: one line, exit 1, without waiting for it), and leaves at once
+    once its output is flushed when its limit has passed (the interpreter's clean-up is not the command's time)."""
+    command_line = argv is None
+    start_clock(command_line)  # --time-limit counts from here (the process's start for a real command line)
+    if command_line:
+        _early_limit(sys.argv[1:])
+    with watchdog() if command_line else contextlib.nullcontext():
+        code = _guarded(argv)
+    if command_line and (imports_running() or CommandLimit.any_expired()):
+        _leave(code)
+    return code
+
+
+def _early_limit(words: list[str]) -> None:
+    """The command's ``--time-limit``, read from its words before the heavy imports and the parser (a loaded
+    machine can spend the whole limit importing numpy), so that the watchdog keeps it from the start, with the
+    answer the command gives at its limit (:func:`_limit_answer`); the parser reads it again (and says what is
+    wrong with a bad one). Not ``serve``'s (there it caps each request), nor a batch's (``.jsonl``: each document
+    has its limit, and its line, trample.limits.unwatched)."""
+    if not words or words[0] in ("serve", "cluster") or "--" in words:
+        return
+    outputs = ("-o", "--output", "--out", "--report")
+    read = [w for i, w in enumerate(words) if not (i and words[i - 1] in outputs) and not w.startswith("--out")]
+    if any(word.endswith(".jsonl") for word in read):  # an input batch (an output named .jsonl is not one)
+        unwatched()
+        return
+    for i, word in enumerate(words):
+        text = words[i + 1] if word == "--time-limit" and i + 1 < len(words) else None
+        if word.startswith("--time-limit="):
+            text = word.split("=", 1)[1]
+        if text is not None:
+            try:
+                limit = CommandLimit(parse_seconds(text))
+            except ValueError:
+                return
+            answer_at_limit(_limit_answer(words, float(limit)))
+            return
+
+
+def _limit_answer(words: list[str], seconds: float):
+    """What a command whose limit passed in an import or a native call answers (trample.limits.watchdog): the
+    answer it documents at its limit, as it gives it when it sees the limit itself (docs/format.md)."""
+    import json
+
+    def line(obj) -> None:
+        sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
+
+    def stopped(deadline) -> int:
+        print(f"trample: stopped at the time limit of {seconds:g} s; the result is incomplete", file=sys.stderr)
+        return EXIT_NO
+
+    def count(deadline) -> int:  # step.py: no count, complete false
+        print(f"trample: count stopped at the time limit of {seconds:g} s; no count (complete: false)", file=sys.stderr)
+        line({"count": None, "complete": False, "time_limit": seconds})
+        return EXIT_NO
+
+    def solve(deadline) -> int:  # nothing found: status unknown, no assignment
+        if "--all-optimal" in words:
+            print("trample: no assignment found (unknown)", file=sys.stderr)
+            return EXIT_NO
+        line({"status": "unknown", "assignment": None, "objectives": {}, "time_ms": round(seconds * 1000, 3)})
+        return EXIT_NO
+
+    def enumerate_(deadline) -> int:  # what was written stays; exit 0
+        print(f"trample: enumerate stopped at --time-limit {seconds}s; the list is incomplete", file=sys.stderr)
+        return EXIT_OK
+
+    if words[0] == "enumerate" and "--shards" in words:  # no manifest: the result is incomplete
+        return stopped
+    return {"count": count, "solve": solve, "enumerate": enumerate_}.get(words[0], stopped)
+
+
+def _guarded(argv) -> int:
     with interrupts() as state:
         try:
             return _main(argv)
@@ -116,6 +204,20 @@ def main(argv=None) -> int:
             if state.signum is not None:  # an interrupt that surfaced as another error (ortools' import cut short)
                 return _interrupted(state)
             raise
+
+
+def _leave(code: int) -> None:
+    """End the process now with ``code``, its output flushed: past the time limit, the interpreter's clean-up
+    (freeing numpy's and OR-Tools' modules, a fraction of a second; more under load) and an import still running
+    in a thread (trample.limits.import_soon) are not waited for. Every output file is committed or removed by
+    now (trample.cli.files: the commands leave their ``with`` blocks before returning)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            code = code or EXIT_BAD if stream is sys.stdout else code
+    quick_exit(code)
 
 
 def _interrupted(state) -> int:

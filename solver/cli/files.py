@@ -8,6 +8,7 @@ import os
 import sys
 import tempfile
 
+from ..limits import on_abandon
 from ..models import FormatError
 
 
@@ -62,6 +63,7 @@ class AtomicFiles:
             pass
         fh = os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8")
         self._files.append({"fh": fh, "tmp": tmp, "path": path, "whole": whole_lines})
+        _LIVE.add(tmp)
         return fh
 
     def temp_name(self, path: str) -> str:
@@ -88,6 +90,7 @@ class AtomicFiles:
             with _folder_lock(os.path.dirname(os.path.abspath(pending[0]["path"]))):
                 for f in pending:
                     os.replace(f["tmp"], f["path"])
+                    _LIVE.discard(f["tmp"])
                     f["tmp"] = None
         self._files = []
 
@@ -129,8 +132,22 @@ def _discard(f: dict) -> None:
     with contextlib.suppress(OSError):
         f["fh"].close()
     if f["tmp"]:
+        _LIVE.discard(f["tmp"])
         with contextlib.suppress(OSError):
             os.unlink(f["tmp"])
+
+
+# The temporaries being written now: removed when the time limit's watchdog ends the process (trample.limits)
+_LIVE: set[str] = set()
+
+
+def _remove_live() -> None:
+    for tmp in list(_LIVE):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+on_abandon(_remove_live)
 
 
 def _nothing_written(fh) -> bool:

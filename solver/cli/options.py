@@ -89,12 +89,13 @@ def time_limit(text: str) -> float:
     return CommandLimit(seconds(text))
 
 
-def add_time_limit(p: argparse.ArgumentParser, help: str | None = None) -> None:
+def add_time_limit(p: argparse.ArgumentParser, help: str | None = None, per_command: bool = True) -> None:
     """``--time-limit SECONDS``: the one definition of it, shared by every command. One meaning everywhere (the
-    module's docstring): ``help`` says what the command gives when the limit is reached."""
+    module's docstring): ``help`` says what the command gives when the limit is reached. ``per_command=False``
+    (serve: a cap on each request): plain seconds, not a limit on the command (nor watched: trample.limits)."""
     p.add_argument(
         "--time-limit",
-        type=time_limit,
+        type=time_limit if per_command else seconds,
         default=None,
         metavar="SECONDS",
         help=help or "stop after this many seconds (past it: one line on standard error, exit 1)",

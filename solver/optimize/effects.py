@@ -50,7 +50,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import outcome as _outcome
-from ..limits import LimitReached, deadline_of
+from ..limits import LimitReached, deadline_of, import_within
 from ..models import (
     Attacker,
     Battle,
@@ -542,6 +542,8 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     def elapsed() -> float:
         return (time.perf_counter() - start) * 1000
 
+    if not import_within("trample.engines.cpsat", deadline or None):  # the limit ran out while OR-Tools was imported
+        return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
     em = _EffectsModel(step)
     interesting = set(em.killable) | set(em.walkers)
     try:

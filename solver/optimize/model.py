@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..limits import CommandLimit
+from ..limits import CommandLimit, Deadline
 from ..models import ObjectiveKind, ObjectKind
 from ..rules import DamagePlan
 from .objectives import Definitions, Objective
@@ -214,15 +214,18 @@ class ObjectiveModel:
 
 @dataclass
 class Budget:
-    time_limit: float | None
+    time_limit: float | Deadline | None
     deterministic_time: float | None
     start: float = field(default_factory=time.perf_counter)
     used_det: float = 0.0
 
     def remaining(self) -> tuple[float | None, float | None]:
-        wall = None if self.time_limit is None else self.time_limit - (time.perf_counter() - self.start)
         if isinstance(self.time_limit, CommandLimit):  # a command's --time-limit counts from its start
             wall = self.time_limit.deadline.remaining()
+        elif isinstance(self.time_limit, Deadline):  # a running deadline (solve's, from its call): shared
+            wall = self.time_limit.remaining()
+        else:
+            wall = None if self.time_limit is None else self.time_limit - (time.perf_counter() - self.start)
         det = None if self.deterministic_time is None else self.deterministic_time - self.used_det
         return wall, det
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
 
-from ..limits import LimitReached, deadline_of
+from ..limits import LimitReached, deadline_of, import_within
 from ..models import Assignment, ObjectiveKind
 from ..outcome import has_effects
 from ..rules import DamagePlan, division_moved
@@ -26,6 +26,10 @@ from .results import (
     assignment_of_vector,
     lethal_report_of_vector,
 )
+
+#: the module that imports OR-Tools (0.3 s of CPU; over a second of wall time on a loaded machine), imported within
+#: the time limit (trample.limits.import_within)
+CPSAT = "trample.engines.cpsat"
 
 
 def _forced(plan: DamagePlan) -> list[int] | None:
@@ -61,7 +65,7 @@ def solve(
     result, _ = _optimise(
         combat,
         objectives,
-        time_limit,
+        deadline_of(time_limit) or None,  # counted from this call: importing OR-Tools and building the model count
         deterministic_time,
         tie_break,
         dict(workers=workers, presolve=presolve, hints=hints, params=params),
@@ -89,9 +93,9 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
         small = _small_direct(combat, objs, time_limit)
         if small is not None:
             return small, None
-    if forced is None:
-        from ..engines import cpsat  # noqa: F401  (import ortools before the clock starts)
     budget = Budget(time_limit, deterministic_time)
+    if forced is None and not import_within(CPSAT, time_limit):  # the limit ran out while OR-Tools was imported
+        return SolveResult(STATUS_UNKNOWN, None, {}, None, (time.perf_counter() - budget.start) * 1000, 0), None
 
     def elapsed() -> float:
         return (time.perf_counter() - budget.start) * 1000
@@ -245,6 +249,7 @@ class AllOptimal(Iterator[Assignment]):
     ):
 
         self._deadline = deadline_of(time_limit)
+        time_limit = self._deadline or None  # counted from here: importing OR-Tools and the model count
         self.complete = True
         combat = damage_step_of(combat)
         self.plan = combat.plan

@@ -39,6 +39,7 @@ def add_commands(sub) -> None:
         p,
         "seconds at most per request, counted from the start of each request (not of the command: a server runs "
         "for as long as its caller likes); a request's own time_limit may only lower it",
+        per_command=False,
     )
     p.set_defaults(func=cmd_serve)
 

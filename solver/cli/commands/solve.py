@@ -12,9 +12,10 @@ import sys
 from ...cluster import BACKENDS
 from ...combat import Combat
 from ...documents import is_batch, iter_documents, prefixed, scenario_from
-from ...limits import STATE, LimitReached, work_done
+from ...limits import STATE, LimitReached, import_soon, work_done
 from ...models import FormatError, Side
 from ...optimize import all_optimal, parse_objectives
+from ...optimize.search import CPSAT
 from ...whole import open_combat
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK
 from ..batch import emit, jsonl_rows, run_batch, write_chunks
@@ -90,6 +91,8 @@ def _all_optimal_of(combat, args):
 
 def cmd_solve(args) -> int:
     parse_objectives(args.objective)  # a bad name is bad input before any scenario is read
+    if args.time_limit is not None and args.backend is None and args.scheduler is None:
+        import_soon(CPSAT)  # OR-Tools imported while the input is read: waited for within the limit (issue 21)
     if args.limit is not None and not args.all_optimal:
         raise FormatError("--limit", "only with --all-optimal")
 

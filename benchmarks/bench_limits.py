@@ -1,0 +1,147 @@
+"""Time limits under load (issue 21): every long command, given ``--time-limit`` on a board that takes much longer,
+must stop within the limit plus 0.1 s of wall time -- on a loaded machine too, where importing OR-Tools or numpy,
+building a counting programme or starting a worker pool takes several times longer than on a quiet one.
+
+Each command runs as a child (``python -m trample ...``), ``REPS`` times (default 3), while ``LOAD`` busy-loop
+processes (default 4; started here, killed at the end whatever happens) keep the cores busy. Printed per command:
+the median wall time of the child (``time.perf_counter`` around it: what the limit is about), its median CPU
+(``ru_utime + ru_stime`` from ``os.wait4``), its exit code and the load average, beside the goal ``<= limit +
+0.1 s``. A child still running at 30 x the limit is killed and printed as ``> T``. Prints, never asserts.
+
+Run: ``python -m benchmarks limits`` (``LOAD=0``: a quiet machine; ``ONLY=solve,count``: some commands;
+``BEFORE=/path/to/other/worktree``: the same commands with that worktree's ``.venv/bin/python``, interleaved, in
+the same run: the before/after of a change).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_declare import board as declare_board  # noqa: E402
+from benchmarks.boards import chained, random_sharing  # noqa: E402
+
+REPS = int(os.environ.get("REPS", 3))
+LOAD = int(os.environ.get("LOAD", 4))
+LIMIT = float(os.environ.get("LIMIT", 1.0))
+SLACK = 0.1
+ONLY = [w for w in os.environ.get("ONLY", "").split(",") if w]
+PY = sys.executable
+BEFORE = os.environ.get("BEFORE")
+
+
+def _boards(tmp: Path) -> dict[str, str]:
+    """The boards, written once: each takes much longer than LIMIT for the commands given it."""
+    docs = {
+        "rs14": random_sharing(14, 14, per=4, seed=0),  # CP-SAT solve, counting: seconds
+        "rs9": random_sharing(9, 11, seed=1),  # a 5.2e12 programme: 2.4-4.4 s of CPU to build
+        "chained": chained(8),  # a whole combat: first-strike lines searched
+        "declare": declare_board(8, 8, 30),  # 8 vs 8 blocks: seconds of declarations
+    }
+    paths = {}
+    for name, doc in docs.items():
+        path = tmp / f"{name}.json"
+        path.write_text(json.dumps(doc))
+        paths[name] = str(path)
+    batch = tmp / "batch.jsonl"  # a batch of one hard board for --backend (the limit is per document of a batch)
+    batch.write_text(json.dumps(random_sharing(14, 14, per=4, seed=0)) + "\n")
+    paths["batch"] = str(batch)
+    return paths
+
+
+def _commands(b: dict[str, str], out: Path) -> list[tuple[str, list[str]]]:
+    return [
+        ("solve", ["solve", b["rs14"], "--objective", "max-kills,max-value"]),
+        ("solve --all-optimal", ["solve", b["rs14"], "--objective", "max-damage", "--all-optimal"]),
+        ("solve (whole combat)", ["solve", b["chained"], "--objective", "max-damage"]),
+        ("count", ["count", b["rs14"]]),
+        ("count --engine cpsat", ["count", b["rs9"], "--engine", "cpsat"]),
+        ("enumerate -o", ["enumerate", b["rs9"], "-o", str(out / "rows.jsonl")]),
+        ("enumerate --shards (process)", ["enumerate", b["rs9"], "--shards", "4", "-o", str(out / "shards")]),
+        ("sample", ["sample", b["rs9"], "--n", "1000"]),
+        ("rank", ["rank", b["rs9"], json.dumps({"a0": {"b0": 1}})]),
+        ("count batch --backend process", ["count", b["batch"], "--backend", "process"]),
+        ("solve batch --backend process", ["solve", b["batch"], "--objective", "max-value", "--backend", "process"]),
+        ("declare solve", ["declare", "solve", b["declare"], "--objective", "max-damage,max-value"]),
+        ("declare count", ["declare", "count", b["declare"]]),
+        ("arena", ["arena", "--n", "400"]),
+    ]
+
+
+def _run(argv: list[str], cap: float, cwd: Path = ROOT) -> tuple[float, float, int | None]:
+    """(wall, CPU, exit code; None when killed at ``cap`` s) of one child."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
+    killed = False
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() - start > cap:
+            proc.kill()
+            killed = True
+        time.sleep(0.01)  # polling a child's end (measurement, not synchronisation of the work)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, None if killed else proc.returncode
+
+
+def _row(name: str, runs: list) -> None:
+    wall = statistics.median(r[0] for r in runs)
+    cpu = statistics.median(r[1] for r in runs)
+    codes = sorted({str(r[2]) if r[2] is not None else "killed" for r in runs})
+    worst = max(r[0] for r in runs)
+    met = worst <= LIMIT + SLACK
+    print(
+        f"| {name} | {wall:.2f} s (worst {worst:.2f}) | {cpu:.2f} s | {','.join(codes)} "
+        f"| {os.getloadavg()[0]:.1f} | <= {LIMIT + SLACK:.1f} s {'met' if met else 'MISSED'} |",
+        flush=True,
+    )
+
+
+def _load(n: int) -> list[subprocess.Popen]:
+    return [subprocess.Popen([PY, "-c", "while True: pass"]) for _ in range(n)]
+
+
+def main() -> None:
+    print(
+        f"--time-limit {LIMIT:g} under load: {LOAD} busy-loop processes on {os.cpu_count()} cores; wall and CPU of "
+        f"the child, median of {REPS}; goal: wall <= limit + {SLACK:g} s"
+    )
+    print("| command | wall | CPU | exit | load avg | goal |")
+    print("|---|---|---|---|---|---|")
+    busy = _load(LOAD)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            boards = _boards(Path(tmp))
+            for name, argv in _commands(boards, Path(tmp)):
+                if ONLY and not any(w in name for w in ONLY):
+                    continue
+                sides = {"": (PY, ROOT)}
+                if BEFORE:
+                    sides = {" (before)": (str(Path(BEFORE) / ".venv/bin/python"), Path(BEFORE)), **sides}
+                runs: dict[str, list] = {side: [] for side in sides}
+                for _ in range(REPS):  # interleaved: the load falls on both sides alike
+                    for side, (python, cwd) in sides.items():
+                        words = [python, "-m", "trample", *argv, "--time-limit", f"{LIMIT:g}"]
+                        runs[side].append(_run(words, 30 * LIMIT, cwd))
+                for side, rs in runs.items():
+                    _row(name + side, rs)
+    finally:
+        for p in busy:
+            p.kill()
+        for p in busy:
+            p.wait()
+
+
+if __name__ == "__main__":
+    main()

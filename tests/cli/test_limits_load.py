@@ -1,0 +1,173 @@
+"""Time limits where the main thread cannot look at the clock (issue 21): an import that a limit must not cut short
+(importing OR-Tools: over a second of wall time on a loaded machine), or a call into native code.
+
+- ``trample.limits.import_within``: the import runs in a thread and the caller waits for it with what is left of
+  its limit; ``solve(time_limit=...)`` answers ``unknown`` when the limit runs out first.
+- The command line's watchdog (``trample.limits.watchdog``): a command whose limit passed while its main thread is
+  stuck (here: an import that never ends) stops with the answer it documents at its limit and its exit code.
+
+No sleeps and no timing assertions: imports are held by events the test sets, clocks are fake
+(``trample.limits.monotonic``), and the real processes have generous timeouts that only guard against a hang.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from trample import Combat, limits
+from trample.limits import Deadline, import_within
+from trample.optimize import search
+
+ROOT = Path(__file__).resolve().parents[2]
+OPP = [{"id": "opp", "life": 20}]
+
+# 702.19b: three tramplers sharing three blockers -- more than SOLVE_DIRECT_ROWS legal assignments, so solve
+# needs CP-SAT (and so OR-Tools)
+SHARED = {
+    "players": OPP,
+    "attackers": [
+        {
+            "id": f"a{i}",
+            "power": 9,
+            "toughness": 5,
+            "keywords": ["trample"],
+            "attacking": "opp",
+            "blocked_by": ["b0", "b1", "b2"],
+        }
+        for i in range(3)
+    ],
+    "blockers": [{"id": f"b{j}", "power": 1, "toughness": 4} for j in range(3)],
+}
+
+
+@pytest.fixture
+def held_module(tmp_path, monkeypatch):
+    """A module whose import waits until the test lets it finish (``gate.set()``): (its name, the gate)."""
+    gate = threading.Event()
+    name = f"held_{abs(hash(str(tmp_path)))}"
+    (tmp_path / f"{name}.py").write_text("import builtins\nbuiltins.__dict__['_trample_gate'].wait(60)\nDONE = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import builtins
+
+    monkeypatch.setitem(builtins.__dict__, "_trample_gate", gate)
+    yield name, gate
+    gate.set()
+    thread = limits._IMPORTS.get(name)
+    if thread is not None:
+        thread.join(60)
+    limits._IMPORTS.pop(name, None)
+    sys.modules.pop(name, None)
+
+
+def _ticking(monkeypatch, step: float) -> list[float]:
+    clock = [0.0]
+
+    def tick() -> float:
+        clock[0] += step
+        return clock[0]
+
+    monkeypatch.setattr(limits, "monotonic", tick)
+    return clock
+
+
+def test_import_within_gives_up_at_the_limit_and_the_import_goes_on(held_module, monkeypatch):
+    name, gate = held_module
+    clock = _ticking(monkeypatch, 0.01)
+    assert import_within(name, Deadline(0.5)) is False  # the limit ran out while the import was held
+    assert clock[0] >= 0.5
+    assert limits.imports_running()
+    gate.set()  # the import finishes in its thread: waited for without a limit, it is there
+    assert import_within(name, None) is True
+    assert sys.modules[name].DONE is True
+    assert not limits.imports_running()
+
+
+def test_import_within_raises_the_import_error(tmp_path, monkeypatch):
+    (tmp_path / "broken_for_trample.py").write_text("raise ImportError('no such thing')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ImportError, match="no such thing"):
+        import_within("broken_for_trample", Deadline(60))
+    limits._IMPORTS.pop("broken_for_trample", None)
+    limits._IMPORT_ERRORS.pop("broken_for_trample", None)
+
+
+def test_solve_time_limit_counts_the_solver_import(held_module, monkeypatch):
+    """solve(time_limit=) on a board that needs CP-SAT, while OR-Tools' import is held: status unknown, no
+    assignment (what solve answers when its limit runs out before anything is found: docs/solve.md)."""
+    name, _gate = held_module
+    monkeypatch.setattr(search, "CPSAT", name)  # the held module stands for OR-Tools' import
+    _ticking(monkeypatch, 0.05)
+    result = search.solve(Combat(SHARED), "max-damage", time_limit=10)
+    assert result.status == "unknown" and result.assignment is None
+
+
+def _command_held_in_an_import(tmp_path: Path, *words: str) -> subprocess.CompletedProcess:
+    """``trample WORDS`` in a process whose import of trample.engines.direct (the counting engine) never ends."""
+    script = textwrap.dedent(
+        """
+        import sys, threading
+
+        class Held:  # the engines' import waits for ever: only the time limit's watchdog can end the command
+            def find_spec(self, name, path=None, target=None):
+                if name == "trample.engines.direct":
+                    threading.Event().wait()
+                return None
+
+        sys.meta_path.insert(0, Held())
+        from trample.cli import main
+        sys.argv = ["trample", *sys.argv[1:]]
+        sys.exit(main())
+        """
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script, *words],
+        capture_output=True,
+        text=True,
+        timeout=120,  # only a hang: the watchdog ends it at its limit
+        cwd=tmp_path,
+    )
+
+
+def test_watchdog_stops_count_held_in_an_import_with_its_answer(tmp_path):
+    board = tmp_path / "board.json"
+    board.write_text(json.dumps(SHARED))
+    proc = _command_held_in_an_import(tmp_path, "count", str(board), "--time-limit", "0.3")
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout) == {"count": None, "complete": False, "time_limit": 0.3}
+    assert proc.stderr.count("\n") == 1 and "time limit" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_watchdog_stops_solve_held_in_an_import_with_status_unknown(tmp_path):
+    board = tmp_path / "board.json"
+    board.write_text(json.dumps(SHARED))
+    proc = _command_held_in_an_import(tmp_path, "solve", str(board), "--objective", "max-damage", "--time-limit", "0.3")
+    assert proc.returncode == 1, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["status"] == "unknown" and out["assignment"] is None
+
+
+def test_watchdog_leaves_no_output_file_looking_complete(tmp_path):
+    board = tmp_path / "board.json"
+    board.write_text(json.dumps(SHARED))
+    out = tmp_path / "rows.jsonl"
+    proc = _command_held_in_an_import(tmp_path, "enumerate", str(board), "-o", str(out), "--time-limit", "0.3")
+    assert proc.returncode == 0 and "incomplete" in proc.stderr, proc.stderr  # enumerate's answer at its limit
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left behind
+
+
+def test_without_a_limit_nothing_is_watched(tmp_path):
+    """No --time-limit: the watchdog never ends a command (here one that finishes: the import is not held)."""
+    board = tmp_path / "board.json"
+    board.write_text(json.dumps(SHARED))
+    proc = subprocess.run(
+        [sys.executable, "-m", "trample", "count", str(board)], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert proc.returncode == 0 and json.loads(proc.stdout)["count"] > 0
