@@ -213,13 +213,23 @@ def _choices(groups: Sequence[tuple], monotone_deaths: bool) -> list[list[_Profi
 class _EffectsModel:
     """The solved side's assignment on the reference model, with what its damage does encoded (module text)."""
 
-    def __init__(self, step: DamageStep):
+    def __init__(
+        self,
+        step: DamageStep,
+        om: ObjectiveModel | None = None,
+        fixed: dict[int, int] | None = None,
+        only: set[str] | None = None,
+    ):
+        """``om``: the model to encode on (default: a new one); ``fixed``: columns read as these constants instead
+        of their variables; ``only``: the recipients whose damage is encoded (the others' columns deal nothing
+        here and must not be read: the interacting banding shape, :mod:`.bands`)."""
         s = step.scenario
         self.step = step
         self.s = s
         plan = step.plan
-        self.om = ObjectiveModel(plan, Definitions(plan))
+        self.om = ObjectiveModel(plan, Definitions(plan)) if om is None else om
         self.m = self.om.m
+        self.fixed = fixed or {}
         cols = plan.columns
         self.cols = cols
         self.src = [s.creature(plan.sources[i].source) for i, _ in cols]
@@ -231,6 +241,8 @@ class _EffectsModel:
             incoming.setdefault(r, []).append(k)
         self.incoming = incoming
         for r, ks in incoming.items():
+            if only is not None and r not in only:
+                continue
             rec = s.receiving(r)
             first = {c: n for n, c in enumerate(rec.shield_order)}
             ks = sorted(ks, key=lambda k: (first.get(self.src[k].id, len(first)), order.get(self.src[k].id, 0)))
@@ -241,7 +253,12 @@ class _EffectsModel:
 
     # -- stage 2: dealt ---------------------------------------------------------------------------------------
     def _x(self, k: int) -> Lin:
+        if k in self.fixed:
+            return Lin(self.fixed[k])
         return Lin.of(self.om.built.x[k], 0, self.om.hi[k])
+
+    def _hi(self, k: int) -> int:
+        return self.fixed.get(k, self.om.hi[k])
 
     def _var(self, lin: Lin, lo: int, hi: int, name: str) -> Lin:
         """An integer variable equal to ``lin`` (values in [lo, hi]), or ``lin`` itself when it is one variable."""
@@ -275,16 +292,19 @@ class _EffectsModel:
         for k in live:
             mods = (*self.src[k].deals, *rec.takes)
             name = f"{self.src[k].id},{r}"
-            x, hi = self._x(k), self.om.hi[k]
+            x, hi = self._x(k), self._hi(k)
             if rec.order == DamageOrder.MOST:
                 amount, hi = self._modify(x, hi, mods, "most", name)
             else:
                 amount = x
             if shield > 0:
                 running = Lin().add(running).add(amount)
-                upto = self.m.new_int_var(0, shield, f"shielded[{name}]")
-                self.m.add_min_equality(upto, [shield, running.expr()])
-                now = Lin.of(upto, 0, shield)
+                if running.terms:
+                    upto = self.m.new_int_var(0, shield, f"shielded[{name}]")
+                    self.m.add_min_equality(upto, [shield, running.expr()])
+                    now = Lin.of(upto, 0, shield)
+                else:  # constants (fixed columns): folded
+                    now = Lin(min(shield, running.const))
                 stop = Lin().add(now).add(before, -1)
                 before = now
                 amount = self._var(Lin().add(amount).add(stop, -1), 0, hi, f"through[{name}]")
@@ -465,40 +485,51 @@ def _value_scale(s, ids: Sequence[str]) -> int:
     return scale
 
 
-def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int) -> Lin:
-    """One objective's value (as the listing's step_values reads it) for the solved side's part and one reply."""
+def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int, keep=None) -> Lin:
+    """One objective's value (as the listing's step_values reads it) for the solved side's part and one reply.
+    ``keep(kind, id)``: only the terms of the units it keeps (a recipient's damage, kill or overkill: kind
+    ``"object"``; a player's loss: kind ``"player"``); the value is their sum."""
     s = em.s
     out = Lin()
+
+    def kept(kind: str, i: str) -> bool:
+        return keep is None or keep(kind, i)
+
     if obj.kind == ObjectiveKind.MAX_DAMAGE:
         for r in [obj.target] if obj.target else [p.id for p in s.players]:
-            out.add(em.dealt_to(r))
+            if kept("object", r):
+                out.add(em.dealt_to(r))
     elif obj.kind == ObjectiveKind.LETHAL:
         for p in s.players:
-            out.add(em.loses(p.id, prof))
+            if kept("player", p.id):
+                out.add(em.loses(p.id, prof))
     elif obj.kind == ObjectiveKind.MAX_KILLS:
         for c in em.killable:
-            out.add(em.killed(c, prof))
+            if kept("object", c):
+                out.add(em.killed(c, prof))
     elif obj.kind == ObjectiveKind.MAX_VALUE:
         for c in [*em.killable, *em.walkers]:
-            out.add(em.killed(c, prof), int(exact(value_of(s[c])) * scale))
+            if kept("object", c):
+                out.add(em.killed(c, prof), int(exact(value_of(s[c])) * scale))
     elif obj.kind == ObjectiveKind.MIN_OVERKILL:
         for r in em.incoming:
-            out.add(em.overkill(r))
+            if kept("object", r):
+                out.add(em.overkill(r))
     else:  # pragma: no cover - parse_objectives knows every kind
         raise ValueError(obj.kind)
     return out
 
 
-def _separable(step: DamageStep) -> tuple[DamageStep | None, bool, list[int]]:
+def _separable(step: DamageStep) -> tuple[DamageStep | None, bool, list[int], bool]:
     """(the other side's step, None for ``side="both"``; does the other player divide *all* of the solved side's
-    damage; the other side's columns whose damage the solved player divides) when the two parts separate; else
+    damage; the other side's columns whose damage the solved player divides; does the other player divide only
+    *part* of the solved side's damage, the interacting shape of :mod:`.bands`) when the model can answer; else
     NotSeparable."""
     if not _known_outcome():
         raise NotSeparable("an effect or a way to lose the model does not encode")
     plan = step.plan
     moved = [plan.sources[i].chooser != step.side for i, _ in plan.columns] if step.side != Side.BOTH else []
-    if any(moved) and not all(moved):
-        raise NotSeparable("the other player divides some of the solved side's damage (banding, 702.22j/k)")
+    partial = any(moved) and not all(moved)  # 702.22j/k: the other player divides some of the solved side's damage
     no_choice = bool(moved) and all(moved)
     other = other_side_step(step)
     theirs: list[int] = []
@@ -506,11 +537,11 @@ def _separable(step: DamageStep) -> tuple[DamageStep | None, bool, list[int]]:
         op = other.plan
         # 702.22j/k: the solved player divides these of the other side's sources: a choice made with their own
         theirs = [k for k, (i, _) in enumerate(op.columns) if op.sources[i].chooser == step.side]
-        if theirs and no_choice:
+        if theirs and (no_choice or partial):
             raise NotSeparable("each player divides some of the other side's damage (banding, 702.22j and k)")
         if {r for _, r in plan.columns} & {r for _, r in op.columns}:
             raise NotSeparable("both sides deal damage to one recipient")
-    return other, no_choice, theirs
+    return other, no_choice, theirs, partial
 
 
 def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=None, tie_break=True, settings=None):
@@ -532,9 +563,15 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     settings = settings or {}
     start = time.perf_counter()
     try:
-        other, no_choice, theirs = _separable(step)
+        other, no_choice, theirs, partial = _separable(step)
     except NotSeparable:
         return None
+    if partial:  # the other player divides part of the solved side's damage (702.22j/k): the parts interact
+        if USE_MODEL == "separable":  # benchmarks and tests: the interacting shape left to the listing
+            return None
+        from .bands import solve_interacting
+
+        return solve_interacting(step, objs, other, time_limit, deterministic_time, tie_break, settings)
     s = step.scenario
     deadline = deadline_of(time_limit)
     budget = Budget(time_limit, deterministic_time)
