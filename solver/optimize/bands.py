@@ -56,8 +56,13 @@ from .results import (
     assignment_of_vector,
 )
 
-#: the most keys times reply profiles encoded (more: the listing answers); see benchmarks/bench_effects.py
-MAX_GROUPS = 1024
+#: the most keys times reply profiles encoded (more: the listing answers). Measured (one core, four tramplers
+#: sharing blockers): 290 keys 0.15 s, 1126 keys 1.6 s, 1726 keys 2.9 s, where the listing of the 290-key board
+#: had not finished after 60 s
+MAX_GROUPS = 2048
+#: past this many keys times profiles CP-SAT's presolve is on (measured on four tramplers sharing blockers,
+#: benchmarks/bench_effects.py: 634 keys 3.5 s -> 0.44 s; at 24 to 290 keys the same within the noise)
+PRESOLVE_GROUPS = 256
 #: the most divisions of the other player's part listed (more: the listing answers)
 MAX_DIVISIONS = 1 << 16
 
@@ -81,22 +86,23 @@ class _Shape:
         self.z_only = z_recs - x_recs
         self.rec_kind = {r: SHARED if r in self.both else X if r in x_recs else Z for r in x_recs | z_recs}
         self.reads: dict[str, set[str]] = {}  # player -> the recipients whose columns their loss reads
-        for p in s.players:
+        for player in s.players:
             lifelink = {
                 cols[k][1]
                 for k, c in enumerate(em.src)
                 if c.has(Keyword.LIFELINK)
                 and s.kind(c.id) == ObjectKind.BLOCKER
-                and s.blocker_controller(c.id) == p.id  # 702.15b
+                and s.blocker_controller(c.id) == player.id  # 702.15b
             }
-            self.reads[p.id] = {p.id} | lifelink
-        self.player_kind = {p: self._kind(rs) for p, rs in self.reads.items()}
+            self.reads[player.id] = {player.id} | lifelink
+        self.player_kind = {pid: self._kind(rs) for pid, rs in self.reads.items()}
         key_recs = set(self.both)
-        for p, kind in self.player_kind.items():
+        for pid, kind in self.player_kind.items():
             if kind == SHARED:
-                key_recs |= self.reads[p]
+                key_recs |= self.reads[pid]
         self.key_recs = key_recs
-        self.gates = {k: plan.sources[i].route(r).gate for k, (i, r) in enumerate(cols)}
+        routes = [plan.sources[i].route(r) for i, r in cols]
+        self.gates = {k: None if route is None else route.gate for k, route in enumerate(routes)}
         self.key = [
             k
             for k in self.z
@@ -422,9 +428,8 @@ def solve_interacting(
 
 
 def _finish(step, objs, em, enc, illegal, terms, packing, scale, groups, budget, settings, elapsed) -> SolveResult:
-    runner = Runner(
-        em.om, budget, settings.get("workers", 1), settings.get("presolve", False), False, settings.get("params")
-    )
+    presolve = settings.get("presolve", False) or len(enc.keys) * len(enc.profiles) > PRESOLVE_GROUPS
+    runner = Runner(em.om, budget, settings.get("workers", 1), presolve, False, settings.get("params"))
     wants_lethal = any(o.kind == ObjectiveKind.LETHAL for o in objs)
     reachable = _reachable(enc, runner, illegal) if wants_lethal else {}
     status, proven = lex_optimise(runner, terms)

@@ -210,6 +210,33 @@ def _choices(groups: Sequence[tuple], monotone_deaths: bool) -> list[list[_Profi
     return [ps for k, ps in distinct.items() if not any(q < k for q in distinct)]
 
 
+def _layout(step: DamageStep) -> tuple:
+    """What every encoding of the step reads (kept on the step): each column's source, the columns into each
+    recipient, each recipient's hits in the outcome's order (615.7: ``shield_order`` first), the creatures the
+    solved side can kill and the planeswalkers in combat."""
+    held = step.__dict__.get("_effects_layout")
+    if held is not None:
+        return held
+    s = step.scenario
+    plan = step.plan
+    cols = plan.columns
+    src = [s.creature(plan.sources[i].source) for i, _ in cols]
+    order = {c.id: n for n, c in enumerate((*s.attackers, *s.blockers))}
+    incoming: dict[str, list[int]] = {}
+    for k, (_, r) in enumerate(cols):
+        incoming.setdefault(r, []).append(k)
+    hits = {}
+    for r, ks in incoming.items():
+        rec = s.receiving(r)
+        first = {c: n for n, c in enumerate(rec.shield_order)}
+        hits[r] = (rec, sorted(ks, key=lambda k: (first.get(src[k].id, len(first)), order.get(src[k].id, 0))))
+    other = {"attacking": s.blockers, "defending": s.attackers, "both": (*s.attackers, *s.blockers)}[step.side]
+    killable = [c.id for c in other if c.in_combat]
+    walkers = [p.id for p in s.planeswalkers if p.in_combat]
+    held = step.__dict__["_effects_layout"] = (src, incoming, hits, killable, walkers)
+    return held
+
+
 class _EffectsModel:
     """The solved side's assignment on the reference model, with what its damage does encoded (module text)."""
 
@@ -232,24 +259,14 @@ class _EffectsModel:
         self.fixed = fixed or {}
         cols = plan.columns
         self.cols = cols
-        self.src = [s.creature(plan.sources[i].source) for i, _ in cols]
-        order = {c.id: n for n, c in enumerate((*s.attackers, *s.blockers))}
+        self.src, incoming, hits, self.killable, self.walkers = _layout(step)
         self.dealt: list[Lin] = [Lin() for _ in cols]
         self.dealt_hi: list[int] = [0] * len(cols)
-        incoming: dict[str, list[int]] = {}
-        for k, (_, r) in enumerate(cols):
-            incoming.setdefault(r, []).append(k)
         self.incoming = incoming
-        for r, ks in incoming.items():
-            if only is not None and r not in only:
-                continue
-            rec = s.receiving(r)
-            first = {c: n for n, c in enumerate(rec.shield_order)}
-            ks = sorted(ks, key=lambda k: (first.get(self.src[k].id, len(first)), order.get(self.src[k].id, 0)))
-            self._deal(r, rec, ks)
+        for r, (rec, ks) in hits.items():
+            if only is None or r in only:
+                self._deal(r, rec, ks)
         self._cache: dict = {}
-        self.killable = self._killable()
-        self.walkers = [p.id for p in s.planeswalkers if p.in_combat]
 
     # -- stage 2: dealt ---------------------------------------------------------------------------------------
     def _x(self, k: int) -> Lin:
@@ -433,12 +450,6 @@ class _EffectsModel:
             have = player.commander_damage_from(c) + prof.commander.get((p, c), 0)
             parts.append(self._at_least(mine.get(c, Lin()), 21 - have, f"commander[{p},{c}]"))  # 704.6c
         return self._any(parts, f"loses[{p}]")
-
-    def _killable(self) -> list[str]:
-        s = self.s
-        side = self.step.side
-        other = {"attacking": s.blockers, "defending": s.attackers, "both": (*s.attackers, *s.blockers)}[side]
-        return [c.id for c in other if c.in_combat]
 
     def killed(self, c: str, prof: _Profile) -> Lin:
         """1 when ``c`` (a creature or planeswalker in combat) is put into the graveyard after both parts (704.5f-i):

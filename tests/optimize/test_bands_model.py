@@ -17,7 +17,6 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-import brute_combat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
