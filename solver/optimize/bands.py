@@ -37,12 +37,12 @@ from ..outcome import exact
 from ..step import DamageStep
 from .effects import (
     MAX_PROFILES,
+    EffectsModel,
     NotSeparable,
-    _choices,
-    _EffectsModel,
-    _objective,
-    _reply_groups,
-    _value_scale,
+    choices_of,
+    objective_of,
+    reply_groups,
+    value_scale_of,
 )
 from .listing import evaluate, lethal_report, vector_of
 from .model import PACK_LIMIT, Budget, Lin, Runner, Term, lex_optimise
@@ -72,7 +72,7 @@ X, Z, SHARED = "x", "z", "shared"
 class _Shape:
     """Who divides which column, and which units each part reaches."""
 
-    def __init__(self, step: DamageStep, em: _EffectsModel):
+    def __init__(self, step: DamageStep, em: EffectsModel):
         plan = step.plan
         s = step.scenario
         cols = plan.columns
@@ -115,8 +115,9 @@ class _Shape:
             return X
         return Z if kinds == {Z} else SHARED
 
-    def unit(self, kind: str, i: str) -> str:
-        if kind == "player":
+    def unit(self, player: bool, i: str) -> str:
+        """Which part a unit depends on: a player's loss (``player``), else a recipient's damage, kill, overkill."""
+        if player:
             return self.player_kind[i]
         return self.rec_kind.get(i, X)  # no column: a constant (the reply's), read with x's part
 
@@ -181,7 +182,7 @@ def _gates_hold(step: DamageStep, shape: _Shape, z: dict[int, int]) -> bool:
     return True
 
 
-def _literal(em: _EffectsModel, lin: Lin, name: str):
+def _literal(em: EffectsModel, lin: Lin, name: str):
     """A CP-SAT boolean equal to the 0/1 expression ``lin`` (not a constant)."""
     if len(lin.terms) == 1 and lin.const == 0:
         var, coeff, _, _ = next(iter(lin.terms.values()))
@@ -192,7 +193,7 @@ def _literal(em: _EffectsModel, lin: Lin, name: str):
     return b
 
 
-def _assigned_ok(em: _EffectsModel, shape: _Shape, key: dict[int, int], r: str, lethal: bool) -> Lin:
+def _assigned_ok(em: EffectsModel, shape: _Shape, key: dict[int, int], r: str, lethal: bool) -> Lin:
     """1 when shared recipient ``r`` has been assigned lethal damage (702.19b, 702.2c) or its loyalty (702.19c),
     counting ``x``'s amounts and the key's (510.1e)."""
     plan = em.step.plan
@@ -214,7 +215,7 @@ def _assigned_ok(em: _EffectsModel, shape: _Shape, key: dict[int, int], r: str, 
     return em._any(parts, f"gate[{r}]")
 
 
-def _legal(em: _EffectsModel, shape: _Shape, key: dict[int, int]) -> Lin:
+def _legal(em: EffectsModel, shape: _Shape, key: dict[int, int]) -> Lin:
     """1 when ``x`` and a division with this key are legal together: every gated route with a shared recipient in
     its gate (510.1e), ``x``'s when it assigns 1 or more, the division's when its amount does, has each of them
     assigned lethal damage or its loyalty (702.19b/c), counting both parts. The gates on the other recipients
@@ -236,30 +237,30 @@ class _Encoded:
     (``full[p]``), each key's shared units (``shared[K][p]``) and each division's own units (constants,
     ``own[z][p]``), each a list of one Lin per objective."""
 
-    def __init__(self, step: DamageStep, em: _EffectsModel, shape: _Shape, objs, profiles, keys, scale: int):
+    def __init__(self, step: DamageStep, em: EffectsModel, shape: _Shape, objs, profiles, keys, scale: int):
         self.em, self.shape, self.objs, self.profiles, self.keys = em, shape, objs, profiles, keys
         n = range(len(profiles))
-        self.xs = [[_objective(em, o, p, scale, lambda k, i: shape.unit(k, i) == X) for o in objs] for p in profiles]
-        self.full = [[_objective(em, o, p, scale) for o in objs] for p in profiles]
-        self.models: dict[tuple, _EffectsModel] = {}
+        self.xs = [[objective_of(em, o, p, scale, lambda k, i: shape.unit(k, i) == X) for o in objs] for p in profiles]
+        self.full = [[objective_of(em, o, p, scale) for o in objs] for p in profiles]
+        self.models: dict[tuple, EffectsModel] = {}
         self.shared: dict[tuple, list[list[Lin]]] = {}
         for key in keys:
-            kem = _EffectsModel(step, em.om, dict(zip(shape.key, key)), shape.key_recs)
+            kem = EffectsModel(step, em.om, dict(zip(shape.key, key)), shape.key_recs)
             self.models[key] = kem
             self.shared[key] = [
-                [_objective(kem, o, profiles[p], scale, lambda k, i: shape.unit(k, i) == SHARED) for o in objs]
+                [objective_of(kem, o, profiles[p], scale, lambda k, i: shape.unit(k, i) == SHARED) for o in objs]
                 for p in n
             ]
-        self.own_models: dict[tuple, _EffectsModel] = {}
+        self.own_models: dict[tuple, EffectsModel] = {}
         self.own: dict[tuple, list[list[int]]] = {}
         for zs in keys.values():
             for z in zs:
                 zk = self.own_key(z)
                 if zk in self.own:
                     continue
-                zem = self.own_models[zk] = _EffectsModel(step, em.om, z, shape.z_only)
+                zem = self.own_models[zk] = EffectsModel(step, em.om, z, shape.z_only)
                 lins = [
-                    [_objective(zem, o, p, scale, lambda k, i: shape.unit(k, i) == Z) for o in objs] for p in profiles
+                    [objective_of(zem, o, p, scale, lambda k, i: shape.unit(k, i) == Z) for o in objs] for p in profiles
                 ]
                 assert all(not lin.terms for ls in lins for lin in ls)  # the division's own units: constants
                 self.own[zk] = [[lin.const for lin in ls] for ls in lins]
@@ -394,18 +395,18 @@ def solve_interacting(
     def elapsed() -> float:
         return (time.perf_counter() - start) * 1000
 
-    em = _EffectsModel(step)
+    em = EffectsModel(step)
     shape = _Shape(step, em)
     interesting = set(em.killable) | set(em.walkers)
     try:
-        groups = _reply_groups(step, other, interesting, deadline)
+        groups = reply_groups(step, other, interesting, deadline)
         divisions = _divisions(step, shape, deadline)
     except LimitReached:
         return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
     monotone = all(exact(value_of(s[c])) >= 0 for c in interesting) or all(
         o.kind != ObjectiveKind.MAX_VALUE for o in objs
     )
-    (profiles,) = _choices(groups, monotone)  # nothing of the reply is the solved player's: one choice
+    (profiles,) = choices_of(groups, monotone)  # nothing of the reply is the solved player's: one choice
     keys: dict[tuple, list[dict[int, int]]] = {}
     for z in divisions or ():
         keys.setdefault(tuple(z[k] for k in shape.key), []).append(z)
@@ -413,7 +414,7 @@ def solve_interacting(
         return None
     try:
         wants_value = any(o.kind == ObjectiveKind.MAX_VALUE for o in objs)
-        scale = _value_scale(s, [*em.killable, *em.walkers]) if wants_value else 1
+        scale = value_scale_of(s, [*em.killable, *em.walkers]) if wants_value else 1
     except NotSeparable:
         return None
     enc = _Encoded(step, em, shape, objs, profiles, keys, scale)

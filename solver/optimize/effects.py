@@ -34,10 +34,12 @@ has no choice: the worst line is minimised on the same model. When the solved pl
 side's damage (a banding attacker, 702.22k: the blockers blocking it), that part of the reply is theirs to choose,
 like their own assignment: the replies are grouped by it, and the value is the best choice's minimum over the
 profiles of the replies left to the other player (``AddMaxEquality`` over one ``AddMinEquality`` per choice).
-Where the parts do not separate -- the other player divides only part of the solved side's damage, each player
-some of the other's, recipients shared by both sides, an effect or a way to lose this module does not know,
-weights beyond exact packing -- :func:`solve_by_model` returns None and the listing of :mod:`.listing` answers
-(it is also the reference the tests compare with: set :data:`USE_MODEL` to False).
+When the other player divides only *part* of the solved side's damage (702.22j/k), the parts interact (shared
+recipients, gates counting both, 510.1e): :mod:`.bands` solves it on the same encoding. Where the model cannot
+answer -- each player divides some of the other's damage, recipients shared by both sides, an effect or a way to
+lose this module does not know, weights beyond exact packing, more groups than the bounds -- :func:`solve_by_model`
+returns None and the listing of :mod:`.listing` answers (it is also the reference the tests compare with: set
+:data:`USE_MODEL` to False; ``"separable"`` leaves only the interacting shape to it).
 """
 
 from __future__ import annotations
@@ -141,7 +143,7 @@ def _profile(step: DamageStep, reply, interesting: set[str]) -> _Profile:
     return _Profile(life, poison, commander, frozenset(out.destroyed) & interesting)
 
 
-def _reply_groups(
+def reply_groups(
     step: DamageStep, other: DamageStep | None, interesting: set[str], deadline, theirs: Sequence[int] = ()
 ) -> list[tuple]:
     """The other side's replies grouped by what they can change for the solved side: ``(the first reply of the
@@ -196,7 +198,7 @@ def _pareto(profiles: Sequence[_Profile], monotone_deaths: bool) -> list[_Profil
     return [p for p in unique if not any(q is not p and q.dominates(p, monotone_deaths) for q in unique)]
 
 
-def _choices(groups: Sequence[tuple], monotone_deaths: bool) -> list[list[_Profile]]:
+def choices_of(groups: Sequence[tuple], monotone_deaths: bool) -> list[list[_Profile]]:
     """The replies' undominated profiles per choice of the solved player's part of the reply (the other side's
     damage they divide, 702.22j/k; one choice without banding), the choices with the same profiles once, and
     a choice whose profiles include another's dropped (the other player can hold it as low)."""
@@ -237,7 +239,7 @@ def _layout(step: DamageStep) -> tuple:
     return held
 
 
-class _EffectsModel:
+class EffectsModel:
     """The solved side's assignment on the reference model, with what its damage does encoded (module text)."""
 
     def __init__(
@@ -487,7 +489,7 @@ class _EffectsModel:
         return Lin.of(o, 0, max(0, ehi))
 
 
-def _value_scale(s, ids: Sequence[str]) -> int:
+def value_scale_of(s, ids: Sequence[str]) -> int:
     scale = 1
     for i in ids:
         scale = math.lcm(scale, exact(value_of(s[i])).denominator)
@@ -496,35 +498,35 @@ def _value_scale(s, ids: Sequence[str]) -> int:
     return scale
 
 
-def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int, keep=None) -> Lin:
+def objective_of(em: EffectsModel, obj, prof: _Profile, scale: int, keep=None) -> Lin:
     """One objective's value (as the listing's step_values reads it) for the solved side's part and one reply.
-    ``keep(kind, id)``: only the terms of the units it keeps (a recipient's damage, kill or overkill: kind
-    ``"object"``; a player's loss: kind ``"player"``); the value is their sum."""
+    ``keep(player, id)``: only the terms of the units it keeps (a recipient's damage, kill or overkill: ``player``
+    False; a player's loss: True); the value is their sum."""
     s = em.s
     out = Lin()
 
-    def kept(kind: str, i: str) -> bool:
-        return keep is None or keep(kind, i)
+    def kept(player: bool, i: str) -> bool:
+        return keep is None or keep(player, i)
 
     if obj.kind == ObjectiveKind.MAX_DAMAGE:
         for r in [obj.target] if obj.target else [p.id for p in s.players]:
-            if kept("object", r):
+            if kept(False, r):
                 out.add(em.dealt_to(r))
     elif obj.kind == ObjectiveKind.LETHAL:
         for p in s.players:
-            if kept("player", p.id):
+            if kept(True, p.id):
                 out.add(em.loses(p.id, prof))
     elif obj.kind == ObjectiveKind.MAX_KILLS:
         for c in em.killable:
-            if kept("object", c):
+            if kept(False, c):
                 out.add(em.killed(c, prof))
     elif obj.kind == ObjectiveKind.MAX_VALUE:
         for c in [*em.killable, *em.walkers]:
-            if kept("object", c):
+            if kept(False, c):
                 out.add(em.killed(c, prof), int(exact(value_of(s[c])) * scale))
     elif obj.kind == ObjectiveKind.MIN_OVERKILL:
         for r in em.incoming:
-            if kept("object", r):
+            if kept(False, r):
                 out.add(em.overkill(r))
     else:  # pragma: no cover - parse_objectives knows every kind
         raise ValueError(obj.kind)
@@ -590,27 +592,29 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     def elapsed() -> float:
         return (time.perf_counter() - start) * 1000
 
-    em = _EffectsModel(step)
+    em = EffectsModel(step)
     interesting = set(em.killable) | set(em.walkers)
     try:
-        groups = _reply_groups(step, other, interesting, deadline, theirs)
+        groups = reply_groups(step, other, interesting, deadline, theirs)
     except LimitReached:
         return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
     monotone = all(exact(value_of(s[c])) >= 0 for c in interesting) or all(
         o.kind != ObjectiveKind.MAX_VALUE for o in objs
     )
-    choices = _choices(groups, monotone)  # per choice of the solved player's part of the reply: its profiles
+    choices = choices_of(groups, monotone)  # per choice of the solved player's part of the reply: its profiles
     profiles = list({p.key: p for ps in choices for p in ps}.values())
     if len(profiles) > MAX_PROFILES or len(choices) > MAX_PROFILES:
         return None
     try:
         scale = (
-            _value_scale(s, [*em.killable, *em.walkers]) if any(o.kind == ObjectiveKind.MAX_VALUE for o in objs) else 1
+            value_scale_of(s, [*em.killable, *em.walkers])
+            if any(o.kind == ObjectiveKind.MAX_VALUE for o in objs)
+            else 1
         )
     except NotSeparable:
         return None
 
-    per = {p.key: [_objective(em, o, p, scale) for o in objs] for p in profiles}
+    per = {p.key: [objective_of(em, o, p, scale) for o in objs] for p in profiles}
     terms = _reply_terms(em, objs, per, choices, no_choice)
     if terms is None:
         return None
@@ -637,7 +641,7 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     return SolveResult(final, assignment, values, lethal, elapsed(), runner.solves, reply=reply)
 
 
-def _reply_terms(em: _EffectsModel, objs, per, choices, no_choice: bool) -> list[Term] | None:
+def _reply_terms(em: EffectsModel, objs, per, choices, no_choice: bool) -> list[Term] | None:
     """The objective terms over the replies: with one profile (no_choice: the other player divides it all,
     702.22j) the worst line, objective by objective; else the lexicographic minimum over the replies of the
     oriented values as one exactly weighted sum, and with a part of the reply divided by the solved player
@@ -676,7 +680,7 @@ def _reply_terms(em: _EffectsModel, objs, per, choices, no_choice: bool) -> list
     return [Term(Lin.of(v, 0, w - 1), not no_choice, True)]
 
 
-def _reachable(em: _EffectsModel, runner: Runner, choices, no_choice: bool) -> dict | None:
+def _reachable(em: EffectsModel, runner: Runner, choices, no_choice: bool) -> dict | None:
     """lethal_report's "reachable": for each listed player, can they be made to lose (704.5a/c, 704.6c) whatever
     the reply (or, with no choice, on every line)? None when a solve was not proven."""
     reachable: dict | None = {}
