@@ -237,7 +237,7 @@ class _Encoded:
     (``full[p]``), each key's shared units (``shared[K][p]``) and each division's own units (constants,
     ``own[z][p]``), each a list of one Lin per objective."""
 
-    def __init__(self, step: DamageStep, em: EffectsModel, shape: _Shape, objs, profiles, keys, scale: int):
+    def __init__(self, step: DamageStep, em: EffectsModel, shape: _Shape, objs, profiles, keys, scale: int, deadline):
         self.em, self.shape, self.objs, self.profiles, self.keys = em, shape, objs, profiles, keys
         n = range(len(profiles))
         self.xs = [[objective_of(em, o, p, scale, lambda k, i: shape.unit(k, i) == X) for o in objs] for p in profiles]
@@ -245,6 +245,7 @@ class _Encoded:
         self.models: dict[tuple, EffectsModel] = {}
         self.shared: dict[tuple, list[list[Lin]]] = {}
         for key in keys:
+            deadline.check()  # --time-limit, by the clock: a key's encoding costs about a millisecond
             kem = EffectsModel(step, em.om, dict(zip(shape.key, key)), shape.key_recs)
             self.models[key] = kem
             self.shared[key] = [
@@ -417,7 +418,10 @@ def solve_interacting(
         scale = value_scale_of(s, [*em.killable, *em.walkers]) if wants_value else 1
     except NotSeparable:
         return None
-    enc = _Encoded(step, em, shape, objs, profiles, keys, scale)
+    try:
+        enc = _Encoded(step, em, shape, objs, profiles, keys, scale, deadline)
+    except LimitReached:
+        return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
     packing = enc.weights()
     if packing is None:
         return None

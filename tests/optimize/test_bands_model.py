@@ -119,7 +119,7 @@ def _partial(doc: dict, side: str) -> bool:
     return any(moved) and not all(moved)
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.data())
 def test_attackers_partly_divided_by_the_defending_player(data):
     # 702.22j for some attackers only, 510.1e (gates counting both players' parts), 510.2 (the reply at once),
@@ -132,7 +132,7 @@ def test_attackers_partly_divided_by_the_defending_player(data):
     _check(doc, "attacking", names)
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_blockers_partly_divided_by_the_active_player(data):
     # 702.22k for some blockers only (side defending: the active player divides the blockers blocking the band)
@@ -146,8 +146,7 @@ def test_blockers_partly_divided_by_the_active_player(data):
 
 def test_the_issue_board():  # 702.22j, 702.19b/c, 510.1e: b2 is shared by a1 (divided by opp) and a2
     doc = json.loads((Path(__file__).parent.parent / "data" / "banding_shared.json").read_text())
-    for names in (["lethal", "max-kills", "min-overkill"], ["max-damage"], ["max-kills", "lethal"]):
-        _check(doc, "attacking", names)
+    _check(doc, "attacking", ["lethal", "max-kills", "min-overkill"])
     result = Combat(doc).solve("lethal,max-kills,min-overkill")
     assert result.solves > 0  # on the model, not listed
 
