@@ -94,6 +94,12 @@ def banded_boards(draw, side: str) -> dict:
             c["keywords"] = sorted(set(c.get("keywords", [])))
     if draw(st.booleans()):
         doc["players"][0]["poison"] = draw(st.sampled_from([6, 9]))
+    if draw(st.sampled_from([False, False, True])):  # 702.19c: a planeswalker's loyalty gates both parts
+        doc["planeswalkers"] = [{"id": "pw", "controller": "opp", "loyalty": draw(st.integers(1, 4))}]
+        for a in doc["attackers"]:
+            if draw(st.booleans()):
+                a["attacking"] = "pw"
+                a["keywords"] = sorted({*a["keywords"], "trample_over_planeswalkers"})
     return doc
 
 
