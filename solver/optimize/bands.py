@@ -35,6 +35,7 @@ from ..limits import LimitReached, deadline_of
 from ..models import Keyword, ObjectiveKind, ObjectKind, value_of
 from ..outcome import exact
 from ..step import DamageStep
+from . import effects
 from .effects import (
     MAX_PROFILES,
     EffectsModel,
@@ -377,6 +378,27 @@ def _decoded(objs, value: int, packing, scale: int) -> dict:
         v = oriented if o.maximize else -oriented
         out[o.name] = json_number(Fraction(v, scale if o.kind == ObjectiveKind.MAX_VALUE else 1))
     return out
+
+
+def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=None, tie_break=True, settings=None):
+    """:func:`.effects.solve_by_model`'s answer, and where the other player divides part of the solved side's
+    damage, :func:`solve_interacting`'s (None: the listing answers; ``USE_MODEL == "separable"`` leaves this
+    shape to it). 64-bit overflows send the board to the listing, as in :mod:`.effects`."""
+    found = effects.solve_by_model(step, objs, time_limit, deterministic_time, tie_break, settings)
+    if found is not None or effects.USE_MODEL == "separable":
+        return found
+    try:
+        other, _, _, partial = effects.separable(step)
+    except NotSeparable:
+        return None
+    if not partial:
+        return None
+    try:
+        return solve_interacting(step, objs, other, time_limit, deterministic_time, tie_break, settings)
+    except (TypeError, OverflowError):
+        if effects.USE_MODEL == "strict":  # tests: a TypeError of our own must not hide behind the listing
+            raise
+        return None
 
 
 def solve_interacting(

@@ -533,7 +533,7 @@ def objective_of(em: EffectsModel, obj, prof: _Profile, scale: int, keep=None) -
     return out
 
 
-def _separable(step: DamageStep) -> tuple[DamageStep | None, bool, list[int], bool]:
+def separable(step: DamageStep) -> tuple[DamageStep | None, bool, list[int], bool]:
     """(the other side's step, None for ``side="both"``; does the other player divide *all* of the solved side's
     damage; the other side's columns whose damage the solved player divides; does the other player divide only
     *part* of the solved side's damage, the interacting shape of :mod:`.bands`) when the model can answer; else
@@ -576,15 +576,11 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     settings = settings or {}
     start = time.perf_counter()
     try:
-        other, no_choice, theirs, partial = _separable(step)
+        other, no_choice, theirs, partial = separable(step)
     except NotSeparable:
         return None
-    if partial:  # the other player divides part of the solved side's damage (702.22j/k): the parts interact
-        if USE_MODEL == "separable":  # benchmarks and tests: the interacting shape left to the listing
-            return None
-        from .bands import solve_interacting
-
-        return solve_interacting(step, objs, other, time_limit, deterministic_time, tie_break, settings)
+    if partial:  # the other player divides part of the solved side's damage (702.22j/k): optimize.bands
+        return None
     s = step.scenario
     deadline = deadline_of(time_limit)
     budget = Budget(time_limit, deterministic_time)
