@@ -407,6 +407,8 @@ def solve_interacting(
     """:func:`.listing.solve_by_outcome`'s answer where the other player divides part of the solved side's damage
     (module text); None when the board needs the listing (a source that may assign as though it weren't blocked,
     too many keys or divisions, weights beyond exact packing)."""
+    from ..engines import cpsat  # noqa: F401  (import ortools before the clock starts, as the plain boards do)
+
     settings = settings or {}
     start = time.perf_counter()
     if any(src.unblocked is not None for src in step.plan.sources):
