@@ -34,10 +34,12 @@ has no choice: the worst line is minimised on the same model. When the solved pl
 side's damage (a banding attacker, 702.22k: the blockers blocking it), that part of the reply is theirs to choose,
 like their own assignment: the replies are grouped by it, and the value is the best choice's minimum over the
 profiles of the replies left to the other player (``AddMaxEquality`` over one ``AddMinEquality`` per choice).
-Where the parts do not separate -- the other player divides only part of the solved side's damage, each player
-some of the other's, recipients shared by both sides, an effect or a way to lose this module does not know,
-weights beyond exact packing -- :func:`solve_by_model` returns None and the listing of :mod:`.listing` answers
-(it is also the reference the tests compare with: set :data:`USE_MODEL` to False).
+When the other player divides only *part* of the solved side's damage (702.22j/k), the parts interact (shared
+recipients, gates counting both, 510.1e): :mod:`.bands` solves it on the same encoding. Where the model cannot
+answer -- each player divides some of the other's damage, recipients shared by both sides, an effect or a way to
+lose this module does not know, weights beyond exact packing, more groups than the bounds -- :func:`solve_by_model`
+returns None and the listing of :mod:`.listing` answers (it is also the reference the tests compare with: set
+:data:`USE_MODEL` to False; ``"separable"`` leaves only the interacting shape to it).
 """
 
 from __future__ import annotations
@@ -141,7 +143,7 @@ def _profile(step: DamageStep, reply, interesting: set[str]) -> _Profile:
     return _Profile(life, poison, commander, frozenset(out.destroyed) & interesting)
 
 
-def _reply_groups(
+def reply_groups(
     step: DamageStep, other: DamageStep | None, interesting: set[str], deadline, theirs: Sequence[int] = ()
 ) -> list[tuple]:
     """The other side's replies grouped by what they can change for the solved side: ``(the first reply of the
@@ -196,7 +198,7 @@ def _pareto(profiles: Sequence[_Profile], monotone_deaths: bool) -> list[_Profil
     return [p for p in unique if not any(q is not p and q.dominates(p, monotone_deaths) for q in unique)]
 
 
-def _choices(groups: Sequence[tuple], monotone_deaths: bool) -> list[list[_Profile]]:
+def choices_of(groups: Sequence[tuple], monotone_deaths: bool) -> list[list[_Profile]]:
     """The replies' undominated profiles per choice of the solved player's part of the reply (the other side's
     damage they divide, 702.22j/k; one choice without banding), the choices with the same profiles once, and
     a choice whose profiles include another's dropped (the other player can hold it as low)."""
@@ -210,38 +212,72 @@ def _choices(groups: Sequence[tuple], monotone_deaths: bool) -> list[list[_Profi
     return [ps for k, ps in distinct.items() if not any(q < k for q in distinct)]
 
 
-class _EffectsModel:
+def _layout(step: DamageStep) -> tuple:
+    """What every encoding of the step reads (kept on the step): each column's source, the columns into each
+    recipient, each recipient's hits in the outcome's order (615.7: ``shield_order`` first), the creatures the
+    solved side can kill and the planeswalkers in combat."""
+    held = step.__dict__.get("_effects_layout")
+    if held is not None:
+        return held
+    s = step.scenario
+    plan = step.plan
+    cols = plan.columns
+    src = [s.creature(plan.sources[i].source) for i, _ in cols]
+    order = {c.id: n for n, c in enumerate((*s.attackers, *s.blockers))}
+    incoming: dict[str, list[int]] = {}
+    for k, (_, r) in enumerate(cols):
+        incoming.setdefault(r, []).append(k)
+    hits = {}
+    for r, ks in incoming.items():
+        rec = s.receiving(r)
+        first = {c: n for n, c in enumerate(rec.shield_order)}
+        hits[r] = (rec, sorted(ks, key=lambda k: (first.get(src[k].id, len(first)), order.get(src[k].id, 0))))
+    other = {"attacking": s.blockers, "defending": s.attackers, "both": (*s.attackers, *s.blockers)}[step.side]
+    killable = [c.id for c in other if c.in_combat]
+    walkers = [p.id for p in s.planeswalkers if p.in_combat]
+    held = step.__dict__["_effects_layout"] = (src, incoming, hits, killable, walkers)
+    return held
+
+
+class EffectsModel:
     """The solved side's assignment on the reference model, with what its damage does encoded (module text)."""
 
-    def __init__(self, step: DamageStep):
+    def __init__(
+        self,
+        step: DamageStep,
+        om: ObjectiveModel | None = None,
+        fixed: dict[int, int] | None = None,
+        only: set[str] | None = None,
+    ):
+        """``om``: the model to encode on (default: a new one); ``fixed``: columns read as these constants instead
+        of their variables; ``only``: the recipients whose damage is encoded (the others' columns deal nothing
+        here and must not be read: the interacting banding shape, :mod:`.bands`)."""
         s = step.scenario
         self.step = step
         self.s = s
         plan = step.plan
-        self.om = ObjectiveModel(plan, Definitions(plan))
+        self.om = ObjectiveModel(plan, Definitions(plan)) if om is None else om
         self.m = self.om.m
+        self.fixed = fixed or {}
         cols = plan.columns
         self.cols = cols
-        self.src = [s.creature(plan.sources[i].source) for i, _ in cols]
-        order = {c.id: n for n, c in enumerate((*s.attackers, *s.blockers))}
+        self.src, incoming, hits, self.killable, self.walkers = _layout(step)
         self.dealt: list[Lin] = [Lin() for _ in cols]
         self.dealt_hi: list[int] = [0] * len(cols)
-        incoming: dict[str, list[int]] = {}
-        for k, (_, r) in enumerate(cols):
-            incoming.setdefault(r, []).append(k)
         self.incoming = incoming
-        for r, ks in incoming.items():
-            rec = s.receiving(r)
-            first = {c: n for n, c in enumerate(rec.shield_order)}
-            ks = sorted(ks, key=lambda k: (first.get(self.src[k].id, len(first)), order.get(self.src[k].id, 0)))
-            self._deal(r, rec, ks)
+        for r, (rec, ks) in hits.items():
+            if only is None or r in only:
+                self._deal(r, rec, ks)
         self._cache: dict = {}
-        self.killable = self._killable()
-        self.walkers = [p.id for p in s.planeswalkers if p.in_combat]
 
     # -- stage 2: dealt ---------------------------------------------------------------------------------------
     def _x(self, k: int) -> Lin:
+        if k in self.fixed:
+            return Lin(self.fixed[k])
         return Lin.of(self.om.built.x[k], 0, self.om.hi[k])
+
+    def _hi(self, k: int) -> int:
+        return self.fixed.get(k, self.om.hi[k])
 
     def _var(self, lin: Lin, lo: int, hi: int, name: str) -> Lin:
         """An integer variable equal to ``lin`` (values in [lo, hi]), or ``lin`` itself when it is one variable."""
@@ -275,16 +311,19 @@ class _EffectsModel:
         for k in live:
             mods = (*self.src[k].deals, *rec.takes)
             name = f"{self.src[k].id},{r}"
-            x, hi = self._x(k), self.om.hi[k]
+            x, hi = self._x(k), self._hi(k)
             if rec.order == DamageOrder.MOST:
                 amount, hi = self._modify(x, hi, mods, "most", name)
             else:
                 amount = x
             if shield > 0:
                 running = Lin().add(running).add(amount)
-                upto = self.m.new_int_var(0, shield, f"shielded[{name}]")
-                self.m.add_min_equality(upto, [shield, running.expr()])
-                now = Lin.of(upto, 0, shield)
+                if running.terms:
+                    upto = self.m.new_int_var(0, shield, f"shielded[{name}]")
+                    self.m.add_min_equality(upto, [shield, running.expr()])
+                    now = Lin.of(upto, 0, shield)
+                else:  # constants (fixed columns): folded
+                    now = Lin(min(shield, running.const))
                 stop = Lin().add(now).add(before, -1)
                 before = now
                 amount = self._var(Lin().add(amount).add(stop, -1), 0, hi, f"through[{name}]")
@@ -414,12 +453,6 @@ class _EffectsModel:
             parts.append(self._at_least(mine.get(c, Lin()), 21 - have, f"commander[{p},{c}]"))  # 704.6c
         return self._any(parts, f"loses[{p}]")
 
-    def _killable(self) -> list[str]:
-        s = self.s
-        side = self.step.side
-        other = {"attacking": s.blockers, "defending": s.attackers, "both": (*s.attackers, *s.blockers)}[side]
-        return [c.id for c in other if c.in_combat]
-
     def killed(self, c: str, prof: _Profile) -> Lin:
         """1 when ``c`` (a creature or planeswalker in combat) is put into the graveyard after both parts (704.5f-i):
         :attr:`trample.outcome.Outcome.destroyed`. Leaving the game with a player who lost (800.4a) is no kill."""
@@ -456,7 +489,7 @@ class _EffectsModel:
         return Lin.of(o, 0, max(0, ehi))
 
 
-def _value_scale(s, ids: Sequence[str]) -> int:
+def value_scale_of(s, ids: Sequence[str]) -> int:
     scale = 1
     for i in ids:
         scale = math.lcm(scale, exact(value_of(s[i])).denominator)
@@ -465,40 +498,51 @@ def _value_scale(s, ids: Sequence[str]) -> int:
     return scale
 
 
-def _objective(em: _EffectsModel, obj, prof: _Profile, scale: int) -> Lin:
-    """One objective's value (as the listing's step_values reads it) for the solved side's part and one reply."""
+def objective_of(em: EffectsModel, obj, prof: _Profile, scale: int, keep=None) -> Lin:
+    """One objective's value (as the listing's step_values reads it) for the solved side's part and one reply.
+    ``keep(player, id)``: only the terms of the units it keeps (a recipient's damage, kill or overkill: ``player``
+    False; a player's loss: True); the value is their sum."""
     s = em.s
     out = Lin()
+
+    def kept(player: bool, i: str) -> bool:
+        return keep is None or keep(player, i)
+
     if obj.kind == ObjectiveKind.MAX_DAMAGE:
         for r in [obj.target] if obj.target else [p.id for p in s.players]:
-            out.add(em.dealt_to(r))
+            if kept(False, r):
+                out.add(em.dealt_to(r))
     elif obj.kind == ObjectiveKind.LETHAL:
         for p in s.players:
-            out.add(em.loses(p.id, prof))
+            if kept(True, p.id):
+                out.add(em.loses(p.id, prof))
     elif obj.kind == ObjectiveKind.MAX_KILLS:
         for c in em.killable:
-            out.add(em.killed(c, prof))
+            if kept(False, c):
+                out.add(em.killed(c, prof))
     elif obj.kind == ObjectiveKind.MAX_VALUE:
         for c in [*em.killable, *em.walkers]:
-            out.add(em.killed(c, prof), int(exact(value_of(s[c])) * scale))
+            if kept(False, c):
+                out.add(em.killed(c, prof), int(exact(value_of(s[c])) * scale))
     elif obj.kind == ObjectiveKind.MIN_OVERKILL:
         for r in em.incoming:
-            out.add(em.overkill(r))
+            if kept(False, r):
+                out.add(em.overkill(r))
     else:  # pragma: no cover - parse_objectives knows every kind
         raise ValueError(obj.kind)
     return out
 
 
-def _separable(step: DamageStep) -> tuple[DamageStep | None, bool, list[int]]:
+def separable(step: DamageStep) -> tuple[DamageStep | None, bool, list[int], bool]:
     """(the other side's step, None for ``side="both"``; does the other player divide *all* of the solved side's
-    damage; the other side's columns whose damage the solved player divides) when the two parts separate; else
+    damage; the other side's columns whose damage the solved player divides; does the other player divide only
+    *part* of the solved side's damage, the interacting shape of :mod:`.bands`) when the model can answer; else
     NotSeparable."""
     if not _known_outcome():
         raise NotSeparable("an effect or a way to lose the model does not encode")
     plan = step.plan
     moved = [plan.sources[i].chooser != step.side for i, _ in plan.columns] if step.side != Side.BOTH else []
-    if any(moved) and not all(moved):
-        raise NotSeparable("the other player divides some of the solved side's damage (banding, 702.22j/k)")
+    partial = any(moved) and not all(moved)  # 702.22j/k: the other player divides some of the solved side's damage
     no_choice = bool(moved) and all(moved)
     other = other_side_step(step)
     theirs: list[int] = []
@@ -506,11 +550,11 @@ def _separable(step: DamageStep) -> tuple[DamageStep | None, bool, list[int]]:
         op = other.plan
         # 702.22j/k: the solved player divides these of the other side's sources: a choice made with their own
         theirs = [k for k, (i, _) in enumerate(op.columns) if op.sources[i].chooser == step.side]
-        if theirs and no_choice:
+        if theirs and (no_choice or partial):
             raise NotSeparable("each player divides some of the other side's damage (banding, 702.22j and k)")
         if {r for _, r in plan.columns} & {r for _, r in op.columns}:
             raise NotSeparable("both sides deal damage to one recipient")
-    return other, no_choice, theirs
+    return other, no_choice, theirs, partial
 
 
 def solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=None, tie_break=True, settings=None):
@@ -532,8 +576,10 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     settings = settings or {}
     start = time.perf_counter()
     try:
-        other, no_choice, theirs = _separable(step)
+        other, no_choice, theirs, partial = separable(step)
     except NotSeparable:
+        return None
+    if partial:  # the other player divides part of the solved side's damage (702.22j/k): optimize.bands
         return None
     s = step.scenario
     deadline = deadline_of(time_limit)
@@ -544,27 +590,29 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
 
     if not import_within("trample.engines.cpsat", deadline or None):  # the limit ran out while OR-Tools was imported
         return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
-    em = _EffectsModel(step)
+    em = EffectsModel(step)
     interesting = set(em.killable) | set(em.walkers)
     try:
-        groups = _reply_groups(step, other, interesting, deadline, theirs)
+        groups = reply_groups(step, other, interesting, deadline, theirs)
     except LimitReached:
         return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
     monotone = all(exact(value_of(s[c])) >= 0 for c in interesting) or all(
         o.kind != ObjectiveKind.MAX_VALUE for o in objs
     )
-    choices = _choices(groups, monotone)  # per choice of the solved player's part of the reply: its profiles
+    choices = choices_of(groups, monotone)  # per choice of the solved player's part of the reply: its profiles
     profiles = list({p.key: p for ps in choices for p in ps}.values())
     if len(profiles) > MAX_PROFILES or len(choices) > MAX_PROFILES:
         return None
     try:
         scale = (
-            _value_scale(s, [*em.killable, *em.walkers]) if any(o.kind == ObjectiveKind.MAX_VALUE for o in objs) else 1
+            value_scale_of(s, [*em.killable, *em.walkers])
+            if any(o.kind == ObjectiveKind.MAX_VALUE for o in objs)
+            else 1
         )
     except NotSeparable:
         return None
 
-    per = {p.key: [_objective(em, o, p, scale) for o in objs] for p in profiles}
+    per = {p.key: [objective_of(em, o, p, scale) for o in objs] for p in profiles}
     terms = _reply_terms(em, objs, per, choices, no_choice)
     if terms is None:
         return None
@@ -591,7 +639,7 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     return SolveResult(final, assignment, values, lethal, elapsed(), runner.solves, reply=reply)
 
 
-def _reply_terms(em: _EffectsModel, objs, per, choices, no_choice: bool) -> list[Term] | None:
+def _reply_terms(em: EffectsModel, objs, per, choices, no_choice: bool) -> list[Term] | None:
     """The objective terms over the replies: with one profile (no_choice: the other player divides it all,
     702.22j) the worst line, objective by objective; else the lexicographic minimum over the replies of the
     oriented values as one exactly weighted sum, and with a part of the reply divided by the solved player
@@ -630,7 +678,7 @@ def _reply_terms(em: _EffectsModel, objs, per, choices, no_choice: bool) -> list
     return [Term(Lin.of(v, 0, w - 1), not no_choice, True)]
 
 
-def _reachable(em: _EffectsModel, runner: Runner, choices, no_choice: bool) -> dict | None:
+def _reachable(em: EffectsModel, runner: Runner, choices, no_choice: bool) -> dict | None:
     """lethal_report's "reachable": for each listed player, can they be made to lose (704.5a/c, 704.6c) whatever
     the reply (or, with no choice, on every line)? None when a solve was not proven."""
     reachable: dict | None = {}

@@ -17,9 +17,10 @@ Both sides' creatures deal their damage at once (510.2): the other side's assign
 its player's best reply (the worst for the solved side, lexicographically), so that a lifelink blocker's life
 gain always counts. Here the legal assignments are listed and scored one by one (exact; the time limit is checked
 by the clock at every line), and the tie-break is the one of plain boards: the smallest vector of amounts over the
-plan's columns. :mod:`.effects` answers the same question on the CP-SAT model wherever the two players' parts
-separate; this listing answers where they interact (banding, 702.22k) and is the reference the tests compare the
-model with.
+plan's columns. :mod:`.effects` (and :mod:`.bands`, where the other player divides part of the solved side's
+damage) answers the same question on the CP-SAT model; this listing answers where each player divides some of the
+other's damage (banding, 702.22j and k at once) or the model's bounds are passed, and is the reference the tests
+compare the model with.
 """
 
 from __future__ import annotations

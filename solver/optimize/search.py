@@ -12,7 +12,7 @@ from ..limits import LimitReached, deadline_of, import_within
 from ..models import Assignment, ObjectiveKind
 from ..outcome import has_effects
 from ..rules import DamagePlan, division_moved
-from . import effects
+from . import bands, effects
 from .linear import DirectOptimum, direct_optimum
 from .listing import all_optimal_by_outcome, solve_by_outcome
 from .model import Budget, Lin, ObjectiveModel, Runner, Term, lex_optimise
@@ -80,7 +80,7 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
     objs = parse_objectives(objectives, combat.scenario)
     if has_effects(combat.scenario) or division_moved(combat.scenario):  # the outcome; banding: a game (702.22j/k)
         if effects.USE_MODEL:  # what the damage does, encoded (optimize.effects); None: the parts interact
-            found = effects.solve_by_model(combat, objs, time_limit, deterministic_time, tie_break, settings)
+            found = bands.solve_by_model(combat, objs, time_limit, deterministic_time, tie_break, settings)
             if found is not None:
                 return found, None
         return solve_by_outcome(combat, objs, time_limit, tie_break), None

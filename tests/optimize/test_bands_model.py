@@ -1,0 +1,167 @@
+"""The interacting banding shape on the CP-SAT model (trample.optimize.bands): the other player divides *part* of
+the solved side's damage (702.22j: attackers blocked by a creature with banding are divided by the defending
+player, the others by the active player; 702.22k: blockers blocking a creature with banding are divided by the
+active player, the others by the defending player), so the two players' parts of the line share recipients
+(marked damage, deaths, overkill, the player's life, poison and commander damage) and legality (510.1e).
+
+Checked on generated boards with banding on some blockers (or one attacker) and not others, both sides solved,
+every objective, other effects mixed in: against the listing (the reference path,
+:func:`trample.optimize.listing.solve_by_outcome`: same status, values, assignment with the tie-break, lethal
+report and reply) and, for the active player, against the brute force written from the rules
+(tests/oracles/brute.py, tests/oracles/brute_combat.py: the step played by both players)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import examples, outcome_effects
+from test_effects_model import OBJECTIVE_LISTS, _oriented, _same, oracle_line, oracle_optimum
+
+from trample import Combat
+from trample.optimize import bands, effects, parse_objectives
+from trample.optimize.listing import solve_by_outcome
+from trample.step import DamageStep
+
+
+@pytest.fixture(autouse=True)
+def _model_errors_are_not_hidden(monkeypatch):
+    monkeypatch.setattr(effects, "USE_MODEL", "strict")
+
+
+@st.composite
+def banded_boards(draw, side: str) -> dict:
+    """Two or three attackers, two to four blockers (some blocking two attackers: shared recipients). ``side``
+    "attacking": banding on a blocker of the first attacker, none on the last one's blockers (702.22j for some
+    attackers only); "defending": banding on the first attacker, and some blocker blocks only others (702.22k for
+    some blockers only)."""
+    n_att = draw(st.integers(2, 3))
+    n_blk = draw(st.integers(2, 4))
+    attack_kw = st.lists(st.sampled_from(["trample", "deathtouch", "lifelink", "infect", "wither"]), max_size=2)
+    block_kw = st.lists(st.sampled_from(["lifelink", "deathtouch", "indestructible", "banding"]), max_size=2)
+    blockers = [
+        {
+            "id": f"b{j}",
+            "power": draw(st.integers(0, 3)),
+            "toughness": draw(st.integers(1, 4)),
+            "keywords": sorted(set(draw(block_kw))),
+        }
+        for j in range(n_blk)
+    ]
+    attackers = []
+    for i in range(n_att):
+        blocked = draw(st.lists(st.sampled_from([b["id"] for b in blockers]), min_size=1, max_size=2, unique=True))
+        attackers.append(
+            {
+                "id": f"a{i}",
+                "power": draw(st.integers(1, 4)),
+                "toughness": draw(st.integers(1, 5)),
+                "keywords": sorted(set(draw(attack_kw)) | ({"trample"} if draw(st.booleans()) else set())),
+                "attacking": "opp",
+                "blocked_by": sorted(blocked),
+            }
+        )
+    doc = {"players": [{"id": "opp", "life": draw(st.sampled_from([2, 4, 6, 20]))}], "attackers": attackers}
+    doc["blockers"] = blockers
+    for c in attackers:
+        c["keywords"] = [k for k in c["keywords"] if k != "banding"]
+    if side == "attacking":
+        last = set(attackers[-1]["blocked_by"])
+        for b in blockers:
+            if b["id"] in last:
+                b["keywords"] = [k for k in b["keywords"] if k != "banding"]
+        first = [b for b in blockers if b["id"] in attackers[0]["blocked_by"] and b["id"] not in last]
+        if not first:  # give the first attacker a blocker of its own
+            first = [{"id": "band", "power": 1, "toughness": 2, "keywords": []}]
+            blockers.append(first[0])
+            attackers[0]["blocked_by"].append("band")
+        first[0]["keywords"] = sorted({*first[0]["keywords"], "banding"})
+    else:
+        for b in blockers:
+            b["keywords"] = [k for k in b["keywords"] if k != "banding"]
+        attackers[0]["keywords"] = [*attackers[0]["keywords"], "banding"]
+        own = {"id": "free", "power": 1, "toughness": 2, "keywords": []}
+        blockers.append(own)  # blocks another attacker only: the defending player divides it
+        attackers[-1]["blocked_by"].append("free")
+    if draw(st.booleans()):
+        doc = draw(outcome_effects(doc))
+        for c in doc["attackers"] + doc["blockers"]:  # outcome_effects never adds banding; keep the shape
+            c["keywords"] = sorted(set(c.get("keywords", [])))
+    if draw(st.booleans()):
+        doc["players"][0]["poison"] = draw(st.sampled_from([6, 9]))
+    if draw(st.sampled_from([False, False, True])):  # 702.19c: a planeswalker's loyalty gates both parts
+        doc["planeswalkers"] = [{"id": "pw", "controller": "opp", "loyalty": draw(st.integers(1, 4))}]
+        for a in doc["attackers"]:
+            if draw(st.booleans()):
+                a["attacking"] = "pw"
+                a["keywords"] = sorted({*a["keywords"], "trample_over_planeswalkers"})
+    return doc
+
+
+def _check(doc: dict, side: str, names) -> None:
+    step = DamageStep(doc, side=side)
+    objs = parse_objectives(names, step.scenario)
+    assert effects.solve_by_model(step, objs) is None  # the separable shapes' model leaves it to optimize.bands
+    got = bands.solve_by_model(step, objs)
+    assert got is not None  # the interacting shape is solved on the model (these boards are far below the bounds)
+    _same(got, solve_by_outcome(step, objs))
+    if side == "attacking":  # the active player's part against the brute force (the step as a game)
+        assert _oriented(got.objectives, names) == oracle_optimum(doc, names)
+        line = {**got.assignment.to_json(), **(got.reply.to_json() if got.reply is not None else {})}
+        assert {n: Fraction(v) for n, v in oracle_line(doc, line, names).items()} == {
+            n: Fraction(v) for n, v in got.objectives.items()
+        }
+
+
+def _partial(doc: dict, side: str) -> bool:
+    """Does the other player divide some, not all, of ``side``'s damage (read by the plan)?"""
+    step = DamageStep(doc, side=side)
+    plan = step.plan
+    moved = [plan.sources[i].chooser != side for i, _ in plan.columns]
+    return any(moved) and not all(moved)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.data())
+def test_attackers_partly_divided_by_the_defending_player(data):
+    # 702.22j for some attackers only, 510.1e (gates counting both players' parts), 510.2 (the reply at once),
+    # 615, 702.16e, 614.1a, 702.15b, 702.90, 702.80b, 702.164c, 704.5a/c/f/g/h, 704.6c mixed in
+    doc = data.draw(banded_boards("attacking"))
+    names = data.draw(st.sampled_from(OBJECTIVE_LISTS))
+    names = [n for n in names if n != "max-damage:p0"] or ["max-damage"]
+    if not _partial(doc, "attacking"):  # e.g. the banded attacker deals no damage: no column moved
+        return
+    _check(doc, "attacking", names)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.data())
+def test_blockers_partly_divided_by_the_active_player(data):
+    # 702.22k for some blockers only (side defending: the active player divides the blockers blocking the band)
+    doc = data.draw(banded_boards("defending"))
+    names = data.draw(st.sampled_from(OBJECTIVE_LISTS[:9]))
+    names = [n for n in names if n != "max-damage:p0"] or ["max-damage"]
+    if not _partial(doc, "defending"):
+        return
+    _check(doc, "defending", names)
+
+
+def test_the_issue_board():  # 702.22j, 702.19b/c, 510.1e: b2 is shared by a1 (divided by opp) and a2
+    doc = json.loads((Path(__file__).parent.parent / "data" / "banding_shared.json").read_text())
+    _check(doc, "attacking", ["lethal", "max-kills", "min-overkill"])
+    result = Combat(doc).solve("lethal,max-kills,min-overkill")
+    assert result.solves > 0  # on the model, not listed
+
+
+def test_the_listing_answers_past_the_bound(monkeypatch):
+    doc = json.loads((Path(__file__).parent.parent / "data" / "banding_shared.json").read_text())
+    monkeypatch.setattr(bands, "MAX_GROUPS", 1)
+    result = Combat(doc).solve("lethal,max-kills,min-overkill")
+    assert result.solves == 0  # the listing makes no CP-SAT solve
+    monkeypatch.setattr(bands, "MAX_GROUPS", 10**6)
+    assert Combat(copy.deepcopy(doc)).solve("lethal,max-kills,min-overkill").objectives == result.objectives
