@@ -42,6 +42,7 @@ from ..outcome import (
     has_effects,
     lethal_need,
     lethal_report,
+    overkill_threshold,
     reaches,
     resolve,
 )
@@ -524,7 +525,7 @@ class _Regular:
         grouped, killed = self.grouped, reply.outcome
         assert grouped is not None and candidate.capped is not None and isinstance(killed, frozenset)
         p = self.problem
-        if grouped.parts is None:
+        if grouped.parts is None and grouped.applies:
             grouped.prepare(p.scenario, _effect_layout(p.attacking_first, p.objs))
         return grouped.after(lambda: candidate.a1, candidate.capped, reply.d1, killed, p.deadline)
 
@@ -622,11 +623,10 @@ def _search(problem: _Problem) -> tuple[Line | None, bool]:
     except LimitReached:  # the defender's replies are not all known: no line can be judged
         return None, True
     capped = _effect_caps(problem)
-    candidates = _candidates(problem, capped, canonical)
     prefix = _monotone_prefix(problem, canonical)
     if prefix:
-        return _front_search(problem, regular, candidates, replies, prefix)
-    return _canonical_search(problem, regular, candidates, replies, canonical)
+        return _front_search(problem, regular, capped, replies, prefix)
+    return _canonical_search(problem, regular, _candidates(problem, capped, canonical), replies, canonical)
 
 
 def _canonical_search(problem: _Problem, regular: _Regular, candidates, replies, canonical: bool):
@@ -758,27 +758,139 @@ def _dominated(rows: np.ndarray, by: np.ndarray, deadline: Deadline = NEVER) -> 
     return out
 
 
+@dataclass(frozen=True)
+class _Table:
+    """The front search's candidates as arrays, one row each in the canonical order (smallest vector first): per
+    distinct state a first step leaves, the A1 that can win among those leaving it (:func:`_effect_table`).
+    ``vectors``: A1's amounts over ``plan.columns``; ``effects``: its effect rows (:func:`_effect_rows`);
+    ``capped``: the same with every creature's damage capped at lethal (the dominance order's key); ``first``: the
+    first step's values, oriented (``max-value`` scaled by ``scales``). A :class:`Candidate` is only built for the
+    rows searched (:meth:`candidate`)."""
+
+    vectors: np.ndarray
+    effects: np.ndarray
+    capped: np.ndarray
+    first: np.ndarray
+    scales: tuple
+    plan: Any
+
+    def __len__(self) -> int:
+        return len(self.vectors)
+
+    def candidate(self, i: int) -> Candidate:
+        return Candidate(
+            None,
+            tuple(self.vectors[i].tolist()),
+            tuple(self.effects[i].tolist()),
+            tuple(self.capped[i].tolist()),
+            tuple(self.first[i].tolist()),
+            self.scales,
+            self.plan,
+        )
+
+
+def _effect_table(
+    step: Combat, objs: tuple, capped: dict[str, int], lethal: dict[str, int], deadline, track
+) -> _Table:
+    """The candidates of :func:`_distinct_effects` as one :class:`_Table`, found block by block with numpy: the
+    first A1 of each effect (the smallest vector: ``step.canonical()`` must hold), then, when an objective reads the
+    excess (``capped`` finer than ``lethal``), among those leaving the same state (the same damage with a creature's
+    capped at lethal) the one with the best first step (ties: the smaller vector). On a board without effects the
+    regular step and the defender's replies are the same for the same state, and the first step's value does not
+    depend on the reply, so each is worth its first step's value plus one common amount: only that one can win."""
+    plan = step.plan
+    scorer = BlockScorer(step, objs)
+    caps = [capped.get(r) for r in scorer.recipients]
+    lethal_caps = [lethal.get(r) for r in scorer.recipients]
+    parts: list[tuple[np.ndarray, ...]] = []
+    for block in step.assignment_blocks(time_limit=deadline):
+        keys = _effect_rows(scorer, caps, block)
+        first = _first_rows(keys)
+        parts.append((block[first], keys[first]))
+        if track is not None:
+            track.step(len(block))
+    width = len(plan.columns)
+    if not parts:
+        empty = np.zeros((0, width), dtype=np.int64)
+        return _Table(empty, empty, empty, np.zeros((0, len(objs)), dtype=np.int64), tuple(scorer.scales), plan)
+    vectors = np.concatenate([v for v, _ in parts])
+    effects = np.concatenate([k for _, k in parts])
+    keep = _first_rows(effects)  # across blocks: still the first of each effect
+    vectors, effects = vectors[keep], effects[keep]
+    values = scorer.values(vectors)
+    if lethal_caps == caps:
+        table = _Table(vectors, effects, effects, values, tuple(scorer.scales), plan)
+    else:
+        states = _effect_rows(scorer, lethal_caps, vectors)
+        keep = _best_of_each(states, values)
+        table = _Table(vectors[keep], effects[keep], states[keep], values[keep], tuple(scorer.scales), plan)
+    deadline.check()
+    return table
+
+
+def _row_ids(keys: np.ndarray) -> np.ndarray:
+    """One int64 per row, the same for equal rows only: the row read as a number in mixed radix when its columns'
+    ranges fit in 62 bits, otherwise the row's rank among the distinct rows."""
+    if keys.shape[1] == 0 or len(keys) == 0:
+        return np.zeros(len(keys), dtype=np.int64)
+    low = keys.min(axis=0)
+    spans = (keys.max(axis=0) - low + 1).tolist()
+    total = 1
+    for span in spans:
+        total *= int(span)
+    if total >= 1 << 62:
+        _, inverse = np.unique(keys, axis=0, return_inverse=True)
+        return inverse.reshape(-1).astype(np.int64)
+    weights = np.ones(len(spans), dtype=np.int64)
+    for c in range(len(spans) - 2, -1, -1):
+        weights[c] = weights[c + 1] * spans[c + 1]
+    return (keys - low) @ weights
+
+
+def _first_rows(keys: np.ndarray) -> np.ndarray:
+    """The index of the first row of each distinct row of ``keys``, ascending."""
+    _, first = np.unique(_row_ids(keys), return_index=True)  # a stable sort: the first occurrence
+    return np.sort(first)
+
+
+def _best_of_each(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per distinct row of ``keys``, the index of the row whose ``values`` are lexicographically largest (ties: the
+    first), ascending."""
+    ids = _row_ids(keys)
+    order = np.lexsort((np.arange(len(ids)), *(-values[:, k] for k in reversed(range(values.shape[1]))), ids))
+    heads = np.ones(len(order), dtype=bool)
+    heads[1:] = ids[order][1:] != ids[order][:-1]
+    return np.sort(order[heads])
+
+
 class _FrontSearch:
     """The search of one group in the dominance order (:func:`_monotone_prefix`): the candidates that no other
     dominates (the front) first, which finds the best value whenever every objective is monotone; then the rest
     in the canonical order, skipping each one whose value is known not to beat the best. A dominated candidate's
     value is at most its dominator's on the monotone prefix, reply by reply, so it is at most the lowest value
     seen in the dominator's search there; the objectives after the prefix are bounded by what they can be at best
-    (``min-overkill``: 0). Below the best: skipped; equal to it: skipped when its vector is larger (later in the
-    canonical order), since ties go to the smaller vector."""
+    (``min-overkill``: the candidate's own first-step overkill, the regular step's being at least 0; the others
+    unbounded). Below the best: skipped; equal to it: skipped when its vector is larger (later in the canonical
+    order), since ties go to the smaller vector."""
 
-    def __init__(self, problem: _Problem, regular: _Regular, candidates: list[Candidate], replies, prefix: int):
-        self.problem, self.regular, self.candidates, self.replies = problem, regular, candidates, replies
+    def __init__(self, problem: _Problem, regular: _Regular, table: _Table, replies, prefix: int):
+        self.problem, self.regular, self.table, self.replies = problem, regular, table, replies
         self.prefix = prefix
-        #: per objective after the prefix, the most its oriented value can be (None: unbounded)
-        self.suffix = [Fraction(0) if o.kind == ObjectiveKind.MIN_OVERKILL else None for o in problem.objs[prefix:]]
-        self.keys = np.array([c.capped for c in candidates], dtype=np.int64)
+        #: per objective after the prefix, its bound per candidate, oriented (None: unbounded): ``min-overkill`` at
+        #: most the first step's, less the least overkill the regular step must add (:func:`_overkill_floor`)
+        floor = _overkill_floor(problem, table, replies)
+        self.suffix = [
+            table.first[:, k] - floor if o.kind == ObjectiveKind.MIN_OVERKILL else None
+            for k, o in enumerate(problem.objs)
+            if k >= prefix
+        ]
+        self.keys = table.capped
         self.order = list(range(len(replies)))
         self.best: Line | None = None
         self.best_index = -1
         self.bounds: list[tuple[int, tuple]] = []  # (candidate index, an upper bound of its value)
-        self.low = np.zeros(len(candidates), dtype=bool)  # searched; the bound's prefix below the best's
-        self.at_most = np.zeros(len(candidates), dtype=bool)  # searched; the bound's prefix at most the best's
+        self.low = np.zeros(len(table), dtype=bool)  # searched; the bound's prefix below the best's
+        self.at_most = np.zeros(len(table), dtype=bool)  # searched; the bound's prefix at most the best's
 
     def run(self) -> tuple[Line | None, bool]:
         try:
@@ -788,23 +900,17 @@ class _FrontSearch:
         for i in front.tolist():
             if self._visit(i):
                 return self.best, True
-        pending = np.setdiff1d(np.arange(len(self.candidates)), front)
+        pending = np.setdiff1d(np.arange(len(self.table)), front)
         pending = pending[~self._skipped(pending)]
         while len(pending):
             i, pending = int(pending[0]), pending[1:]
-            if self._first_step_bounded(i):
-                continue
             before = self.best
             if self._visit(i):
                 return self.best, True
             # a new best changes every bound's standing; otherwise only candidate i's bound is new
             if self.best is not before:
                 pending = pending[~self._skipped(pending)]
-            elif (
-                self.best is not None
-                and (self.low[i] or self.at_most[i])
-                and (self.low[i] or _compare(self.suffix, self.best.value[self.prefix :]) <= 0)
-            ):
+            elif self.best is not None and (self.low[i] or self.at_most[i]):
                 pending = pending[~self._skipped(pending, i)]
         return self.best, False
 
@@ -822,35 +928,36 @@ class _FrontSearch:
         if ceiling is not None and self.best.value >= ceiling:
             out |= later
         rows = self.keys[idx]
-        out |= _dominated(rows, self.keys[low])
-        rest = _compare(self.suffix, self.best.value[self.prefix :])
-        if rest <= 0:
-            tied = _dominated(rows, self.keys[at_most])
-            out |= tied if rest < 0 else tied & later
+        if low.any():
+            out |= _dominated(rows, self.keys[low])
+        rest = self._rest(idx)
+        tie = (rest < 0) | ((rest == 0) & later)  # the suffix's bound cannot beat the best's
+        if at_most.any() and tie.any():
+            out[tie] |= _dominated(rows[tie], self.keys[at_most])
         return out
 
-    def _first_step_bounded(self, i: int) -> bool:
-        """Known not to beat the best from its first step: its prefix at most the best's (a dominator's bound)
-        and its first-step overkill already more than the best's (the regular step's overkill is >= 0)."""
-        objs, first = self.problem.objs, self.candidates[i].first
-        if (
-            self.best is None
-            or first is None
-            or not any(o.kind == ObjectiveKind.MIN_OVERKILL for o in objs[self.prefix :])
-        ):
-            return False
-        bound = [
-            first[k] if o.kind == ObjectiveKind.MIN_OVERKILL else None for k, o in enumerate(objs) if k >= self.prefix
-        ]
-        rest = _compare(bound, self.best.value[self.prefix :])
-        if not (rest < 0 or (rest == 0 and i > self.best_index)):
-            return False
-        return bool(_dominated(self.keys[i : i + 1], self.keys[self.at_most])[0])
+    def _rest(self, idx: np.ndarray) -> np.ndarray:
+        """Per candidate index, -1, 0 or 1: its bound on the objectives after the prefix compared lexicographically
+        with the best's values there."""
+        assert self.best is not None
+        out = np.zeros(len(idx), dtype=np.int64)
+        open_ = np.ones(len(idx), dtype=bool)  # equal so far
+        for k, (column, v) in enumerate(zip(self.suffix, self.best.value[self.prefix :])):
+            if column is None:
+                out[open_] = 1
+                break
+            v = Fraction(v) * self.table.scales[self.prefix + k]
+            bound = column[idx] * v.denominator
+            out[open_ & (bound > v.numerator)] = 1
+            out[open_ & (bound < v.numerator)] = -1
+            open_ &= bound == v.numerator
+        return out
 
     def _visit(self, i: int) -> bool:
         """Search candidate ``i``; True when time ran out (a candidate cut short by it is not a result)."""
+        candidate = self.table.candidate(i)
         try:
-            got = _against(self.problem, self.regular, self.candidates[i], self.replies, self.order, self.best)
+            got = _against(self.problem, self.regular, candidate, self.replies, self.order, self.best)
         except LimitReached:  # e.g. inside a regular step's groups (_grouped_after): as _canonical_search does
             return True
         _reorder(self.order, got.rank)
@@ -867,43 +974,53 @@ class _FrontSearch:
         return got.stopped or self.problem.deadline.expired()
 
 
-def _compare(bound: list, value: tuple) -> int:
-    """-1, 0 or 1: the lexicographic comparison of an upper bound (None: unbounded) with a value."""
-    for b, v in zip(bound, value):
-        if b is None or b > v:
-            return 1
-        if b < v:
-            return -1
-    return 0
+def _overkill_floor(problem: _Problem, table: _Table, replies: list[Reply]) -> np.ndarray:
+    """Per candidate, the least overkill the regular step adds whatever the reply and the regular step's assignment
+    (boards the dominance order accepts: plain, the first step ending no one's game and taking nothing out of
+    combat). Every attacker assigns exactly its damage (510.1a) and overkill is what a recipient is assigned past
+    its threshold (trample.outcome.overkill_threshold), so the regular step's overkill is at least its damage
+    assigned less the thresholds of every recipient it can reach. The damage: the attackers the reply leaves alive
+    (the first step kills attackers by the blockers' damage alone) that will have a route (unblocked, or trample,
+    702.19e; a blocked attacker without trample whose blockers all died assigns none, 510.1c, so it is left out),
+    at the least over the replies. The thresholds, after the candidate: a player's life left, a planeswalker's
+    loyalty, a battle's defense, a blocker's lethal need left (702.19b; none when it died, deathtouch included)."""
+    s = problem.scenario
+    regular = Combat(s.with_step(Step.REGULAR), side=Side.ATTACKING, engine=problem.whole.engine).plan
+    damage: dict[str, int] = {}
+    for src in regular.sources:
+        a = s.creature(src.source)
+        if src.routes and (not a.blocked or a.has(Keyword.TRAMPLE)):
+            damage[a.id] = min(src.damage, src.unblocked.damage) if src.unblocked is not None else src.damage
+    if not replies:
+        return np.zeros(len(table), dtype=np.int64)
+    dealt = min(sum(n for a, n in damage.items() if a not in reply.outcome) for reply in replies)
+    at = _effect_layout(problem.attacking_first, problem.objs)
+    left = np.zeros(len(table), dtype=np.int64)
+
+    def taken(r: str) -> np.ndarray:
+        return table.capped[:, at[r][0]] if r in at else np.zeros(len(table), dtype=np.int64)
+
+    for r in _reach(s):
+        left += np.maximum(0, overkill_threshold(s, r) - taken(r))
+    for r in sorted({b for a in s.attackers for b in a.blocked_by}):
+        alive = np.maximum(0, lethal_need(s.creature(r)) - taken(r))
+        if r in at and len(at[r]) > 1 and not s.creature(r).has(Keyword.INDESTRUCTIBLE):
+            alive[table.capped[:, at[r][1]] > 0] = 0  # 702.2c: deathtouch destroyed it (702.12b: unless indestructible)
+        left += alive
+    return np.maximum(0, dealt - left)
 
 
-def _front_search(problem: _Problem, regular: _Regular, candidates, replies: list[Reply], prefix: int):
-    """:class:`_FrontSearch` over every candidate (listed first: the front needs them all)."""
+def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], replies: list[Reply], prefix: int):
+    """:class:`_FrontSearch` over every candidate (:func:`_effect_table`: the front needs them all)."""
     try:
-        listed = list(candidates)
+        table = _effect_table(
+            problem.attacking_first, problem.objs, capped, _lethal_caps(problem), problem.deadline, problem.track
+        )
     except LimitReached:
         return None, True
-    if not listed:
+    if not len(table):
         return None, False
-    return _FrontSearch(problem, regular, _best_of_each_state(listed), replies, prefix).run()
-
-
-def _best_of_each_state(candidates: list[Candidate]) -> list[Candidate]:
-    """The candidates that can win among those leaving the same state (the same damage with a creature's capped at
-    lethal, ``capped``): on a board without effects the regular step and the defender's replies are then the same,
-    and the first step's value does not depend on the reply, so each is worth its first step's value plus one
-    common amount; the best first step wins (ties: the smaller vector, earlier in the canonical order). In the
-    canonical order, as given. Only needed when an objective reads the excess (``effect`` finer than ``capped``)."""
-    if all(c.capped == c.effect for c in candidates) or any(c.first is None for c in candidates):
-        return candidates
-    best: dict[tuple, int] = {}
-    for i, c in enumerate(candidates):
-        key, first = c.capped, c.first
-        assert key is not None and first is not None
-        held = best.get(key)
-        if held is None or first > (candidates[held].first or ()):  # equal: the earlier (smaller vector) stays
-            best[key] = i
-    return [candidates[i] for i in sorted(best.values())]
+    return _FrontSearch(problem, regular, table, replies, prefix).run()
 
 
 # -- banding: the first step as a game ------------------------------------------------------------------------
@@ -984,8 +1101,7 @@ def _distinct_effects(
     seen: set[tuple] = set()
     for block in step.assignment_blocks(time_limit=deadline):
         keys = _effect_rows(scorer, caps, block)
-        _, first = np.unique(keys, axis=0, return_index=True)
-        first = np.sort(first)
+        first = _first_rows(keys)
         ordered = keys[first] if lethal_caps == caps else _effect_rows(scorer, lethal_caps, block[first])
         values = scorer.values(block[first])
         for k, i in enumerate(first.tolist()):
