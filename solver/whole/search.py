@@ -10,6 +10,7 @@ first step's outcome), one candidate against every reply (:func:`_against`), the
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -626,6 +627,12 @@ def _search(problem: _Problem) -> tuple[Line | None, bool]:
     prefix = _monotone_prefix(problem, canonical)
     if prefix:
         return _front_search(problem, regular, capped, replies, prefix)
+    if (
+        problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL
+        and _plain_first_step(problem, canonical)
+        and _first_step_keeps(problem)
+    ):  # no monotone prefix, but every candidate's overkill has a floor: skip those it holds to no better
+        return _front_search(problem, regular, capped, replies, 0)
     return _canonical_search(problem, regular, _candidates(problem, capped, canonical), replies, canonical)
 
 
@@ -682,11 +689,7 @@ def _monotone_prefix(problem: _Problem, canonical: bool) -> int:
     ``max-damage:ID`` solves of the first step), on plain boards (no effects, banding, legacy order, as though
     unblocked or trample over planeswalkers). ``min-overkill`` is not monotone: it ends the prefix."""
     s = problem.scenario
-    if not canonical or not problem.whole.has_first_strike_step or problem.effects:
-        return 0
-    if s.rules != RulesSet.CURRENT or division_moved(s):
-        return 0
-    if any(a.as_though_unblocked or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) for a in s.attackers):
+    if not _plain_first_step(problem, canonical):
         return 0
     n = 0
     for o in problem.objs:
@@ -701,6 +704,21 @@ def _monotone_prefix(problem: _Problem, canonical: bool) -> int:
     if n and not _first_step_keeps(problem):
         return 0
     return n
+
+
+def _plain_first_step(problem: _Problem, canonical: bool) -> bool:
+    """The boards the dominance order and the overkill floor (:func:`_overkill_floor`) read: a first-strike step
+    listed in the canonical order, no damage effects, the current rules, no division moved (banding), no attacker
+    that may assign as though unblocked or tramples over planeswalkers."""
+    s = problem.scenario
+    return (
+        canonical
+        and problem.whole.has_first_strike_step
+        and not problem.effects
+        and s.rules == RulesSet.CURRENT
+        and not division_moved(s)
+        and not any(a.as_though_unblocked or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) for a in s.attackers)
+    )
 
 
 def _first_step_keeps(problem: _Problem) -> bool:
@@ -876,14 +894,10 @@ class _FrontSearch:
     def __init__(self, problem: _Problem, regular: _Regular, table: _Table, replies, prefix: int):
         self.problem, self.regular, self.table, self.replies = problem, regular, table, replies
         self.prefix = prefix
-        #: per objective after the prefix, its bound per candidate, oriented (None: unbounded): ``min-overkill`` at
-        #: most the first step's, less the least overkill the regular step must add (:func:`_overkill_floor`)
-        floor = _overkill_floor(problem, table, replies)
-        self.suffix = [
-            table.first[:, k] - floor if o.kind == ObjectiveKind.MIN_OVERKILL else None
-            for k, o in enumerate(problem.objs)
-            if k >= prefix
-        ]
+        #: per objective, an upper bound of each candidate's value over the combat, oriented and scaled as
+        #: ``table.first`` (None: unbounded; :func:`_own_bounds`); the suffix: those after the prefix
+        self.own = _own_bounds(problem, table, replies)
+        self.suffix = self.own[prefix:]
         self.keys = table.capped
         self.order = list(range(len(replies)))
         self.best: Line | None = None
@@ -893,11 +907,13 @@ class _FrontSearch:
         self.at_most = np.zeros(len(table), dtype=bool)  # searched; the bound's prefix at most the best's
 
     def run(self) -> tuple[Line | None, bool]:
-        try:
-            front = _pareto_front(self.keys, self.problem.deadline)
+        try:  # nothing dominates on an empty prefix: then the canonical order, each candidate by its own bound
+            front = _pareto_front(self.keys, self.problem.deadline) if self.prefix else np.zeros(0, dtype=np.int64)
         except LimitReached:  # the front is not known: no candidate was searched, no line to give
             return None, True
         for i in front.tolist():
+            if self.best is not None and self._beyond(np.array([i]))[0]:
+                continue
             if self._visit(i):
                 return self.best, True
         pending = np.setdiff1d(np.arange(len(self.table)), front)
@@ -930,23 +946,29 @@ class _FrontSearch:
         rows = self.keys[idx]
         if low.any():
             out |= _dominated(rows, self.keys[low])
-        rest = self._rest(idx)
+        out |= self._beyond(idx)
+        rest = self._rest(idx, self.suffix, self.prefix)
         tie = (rest < 0) | ((rest == 0) & later)  # the suffix's bound cannot beat the best's
-        if at_most.any() and tie.any():
+        if self.prefix and at_most.any() and tie.any():
             out[tie] |= _dominated(rows[tie], self.keys[at_most])
         return out
 
-    def _rest(self, idx: np.ndarray) -> np.ndarray:
-        """Per candidate index, -1, 0 or 1: its bound on the objectives after the prefix compared lexicographically
-        with the best's values there."""
+    def _beyond(self, idx: np.ndarray) -> np.ndarray:
+        """Per candidate index: does its own bound (on every objective) keep it from beating the best?"""
+        own = self._rest(idx, self.own, 0)
+        return (own < 0) | ((own == 0) & (idx > self.best_index))
+
+    def _rest(self, idx: np.ndarray, columns: list, start: int) -> np.ndarray:
+        """Per candidate index, -1, 0 or 1: its bounds ``columns`` on the objectives from ``start`` on compared
+        lexicographically with the best's values there (an objective without a bound: 1 from it on)."""
         assert self.best is not None
         out = np.zeros(len(idx), dtype=np.int64)
         open_ = np.ones(len(idx), dtype=bool)  # equal so far
-        for k, (column, v) in enumerate(zip(self.suffix, self.best.value[self.prefix :])):
+        for k, (column, v) in enumerate(zip(columns, self.best.value[start:])):
             if column is None:
                 out[open_] = 1
                 break
-            v = Fraction(v) * self.table.scales[self.prefix + k]
+            v = Fraction(v) * self.table.scales[start + k]
             bound = column[idx] * v.denominator
             out[open_ & (bound > v.numerator)] = 1
             out[open_ & (bound < v.numerator)] = -1
@@ -972,6 +994,55 @@ class _FrontSearch:
                 self.low[j] = bound < head
                 self.at_most[j] = bound <= head
         return got.stopped or self.problem.deadline.expired()
+
+
+def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply]) -> list[np.ndarray | None]:
+    """Per objective, an upper bound of each candidate's value over the combat whatever the reply, oriented and
+    scaled as ``table.first`` (None: unbounded), read from the candidate's first step alone (the boards of
+    :func:`_plain_first_step` whose first step ends no one's game and takes nothing out of combat): the first
+    step's value plus the most the regular step can add. ``max-damage`` to players: the regular damage of every
+    attacker that can reach them; ``lethal``: the players whose life the first step's damage and that can reach;
+    ``max-kills`` and ``max-value``: the blockers still alive (not dealt lethal damage or deathtouch, 702.19b,
+    702.2c; not indestructible) and, for value, every planeswalker, each at a value of at least 0; ``min-overkill``:
+    the first step's overkill and :func:`_overkill_floor`."""
+    s, objs = problem.scenario, problem.objs
+    at = _effect_layout(problem.attacking_first, objs)
+    n = len(table)
+
+    def taken(r: str) -> np.ndarray:
+        return table.capped[:, at[r][0]] if r in at else np.zeros(n, dtype=np.int64)
+
+    plan = Combat(s.with_step(Step.REGULAR), side=Side.ATTACKING, engine=problem.whole.engine).plan
+    most = {src.source: src.max_damage for src in plan.sources}
+    reach = _reach(s)
+    to = {p.id: sum(most.get(s.attackers[i].id, 0) for i in set(reach.get(p.id, []))) for p in s.players}
+    alive = []  # per blocker that can still be killed: its mask over the candidates
+    for b in s.blockers:
+        if not b.in_combat or b.has(Keyword.INDESTRUCTIBLE):
+            continue
+        living = taken(b.id) < lethal_need(b)
+        if b.id in at and len(at[b.id]) > 1:
+            living &= table.capped[:, at[b.id][1]] == 0
+        alive.append((b, living))
+    out: list[np.ndarray | None] = []
+    for k, o in enumerate(objs):
+        first, scale = table.first[:, k], table.scales[k]
+        if o.kind == ObjectiveKind.MIN_OVERKILL:
+            out.append(first - _overkill_floor(problem, table, replies))
+        elif o.kind == ObjectiveKind.MAX_KILLS:
+            out.append(first + sum((m.astype(np.int64) for _, m in alive), np.zeros(n, dtype=np.int64)))
+        elif o.kind == ObjectiveKind.MAX_VALUE:
+            walkers = sum(max(Fraction(0), exact(w.value)) for w in s.planeswalkers if w.in_combat) * scale
+            extra = sum((m * math.ceil(max(Fraction(0), exact(b.value)) * scale) for b, m in alive), np.zeros(n, np.int64))
+            out.append(first + extra + math.ceil(walkers))
+        elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or o.target in to):
+            out.append(first + sum(v for p, v in to.items() if o.target in (None, p)))
+        elif o.kind == ObjectiveKind.LETHAL:
+            dead = [(taken(p.id) + to[p.id] >= p.life).astype(np.int64) for p in s.players]
+            out.append(sum(dead, np.zeros(n, dtype=np.int64)))
+        else:
+            out.append(None)
+    return out
 
 
 def _overkill_floor(problem: _Problem, table: _Table, replies: list[Reply]) -> np.ndarray:
