@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from benchmarks.boards import ladder
 from trample import Combat
+from trample.models import ObjectiveKind
 from trample.whole import WholeCombat
 from trample.whole import search as whole_search
 
@@ -148,15 +149,15 @@ def test_pareto_front_keeps_the_rows_nothing_dominates():
     assert whole_search._pareto_front(keys).tolist() == [0, 2, 3]
 
 
-def _floor_and_least_overkill(doc: dict, objectives: list[str]):
-    """Per first-step candidate of the dominance order's search (None when the board does not take it): the floor
-    the search bounds its regular step's overkill by, and the least overkill of every legal regular step after it,
-    each reply, read assignment by assignment."""
+def _searched_table(doc: dict, objectives: list[str]):
+    """The first-step candidates as the search reads them (its problem, replies and table), or None when the board
+    is not one whose first step the bounds read (trample.whole.search._plain_first_step, the first step ending no
+    one's game)."""
     whole = WholeCombat(doc)
     objs = whole_search.parse_objectives(objectives, whole.scenario)
     problem = whole_search._Problem(whole, objs, whole_search.deadline_of(None), {}, whole_search._Stats())
     canonical = problem.attacking_first.canonical()
-    if not whole_search._monotone_prefix(problem, canonical):
+    if not (whole_search._plain_first_step(problem, canonical) and whole_search._first_step_keeps(problem)):
         return None
     replies = whole_search._replies(problem)
     table = whole_search._effect_table(
@@ -167,18 +168,33 @@ def _floor_and_least_overkill(doc: dict, objectives: list[str]):
         problem.deadline,
         None,
     )
+    return whole, problem, replies, table
+
+
+def _regular_steps(whole, table, replies, i: int):
+    """Every regular step after candidate ``i`` of the table, each reply: (its combat, each legal assignment)."""
+    a1 = table.candidate(i).a1.to_json()
+    for reply in replies:
+        step = Combat(whole.state_after({**a1, **reply.d1.to_json()}), side="attacking")
+        for a2 in step.assignments():
+            yield step, a2
+
+
+def _floor_and_least_overkill(doc: dict, objectives: list[str]):
+    """Per first-step candidate (None when the board does not take the bounds): the floor the search bounds its
+    regular step's overkill by, and the least overkill of every legal regular step after it, each reply, read
+    assignment by assignment."""
+    got = _searched_table(doc, objectives)
+    if got is None:
+        return None
+    whole, problem, replies, table = got
     floor = whole_search._overkill_floor(problem, table, replies)
     overkill = whole_search.parse_objectives(["min-overkill"], whole.scenario)
     out = []
     for i in range(len(table)):
-        a1 = table.candidate(i).a1.to_json()
-        least = None
-        for reply in replies:
-            state = whole.state_after({**a1, **reply.d1.to_json()})
-            step = Combat(state, side="attacking")
-            for a2 in step.assignments():
-                got = whole_search.score(step, a2, overkill)["min-overkill"]
-                least = got if least is None else min(least, got)
+        least = min(
+            whole_search.score(step, a2, overkill)["min-overkill"] for step, a2 in _regular_steps(whole, table, replies, i)
+        )
         out.append((int(floor[i]), least))
     return out
 
@@ -221,6 +237,35 @@ def test_the_overkill_floor_is_tight_on_the_ladder():
     assert pairs is not None
     assert all(floor <= least for floor, least in pairs)
     assert any(floor > 0 and floor == least for floor, least in pairs)
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(
+    st.one_of(one_group(), striking(), overkilling()),
+    st.sampled_from(
+        [["lethal", "max-kills", "min-overkill"], ["max-damage", "max-value", "min-overkill"], ["max-damage:ID"]]
+    ),
+)
+def test_each_candidates_own_bounds_hold_after_every_reply_and_regular_step(doc, objectives):
+    # the search skips a first step whose own bound (first step plus the most the regular step can add) cannot beat
+    # the best: per objective, no reply and no regular step may take it past that bound (510.1a: the attackers'
+    # damage; 702.19b, 702.2c: the blockers still alive; 704.5a: lethal over both steps)
+    objectives = [o.replace("ID", doc["players"][-1]["id"]) for o in objectives]  # one player's damage
+    got = _searched_table(doc, objectives)
+    assume(got is not None)
+    whole, problem, replies, table = got
+    objs = problem.objs
+    bounds = whole_search._own_bounds(problem, table, replies)
+    for i in range(len(table)):
+        for step, a2 in _regular_steps(whole, table, replies, i):
+            values = whole_search.score(step, a2, objs)
+            regular = whole_search.oriented(objs, {name: whole_search.exact(v) for name, v in values.items()})
+            for k, o in enumerate(objs):
+                if bounds[k] is None:
+                    continue
+                total = regular[k] * table.scales[k] + (0 if o.kind == ObjectiveKind.LETHAL else int(table.first[i, k]))
+                assert total <= int(bounds[k][i]), (o.name, total, int(bounds[k][i]))
 
 
 @pytest.mark.slow
