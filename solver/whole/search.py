@@ -1012,10 +1012,7 @@ def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply]) -> list[
     def taken(r: str) -> np.ndarray:
         return table.capped[:, at[r][0]] if r in at else np.zeros(n, dtype=np.int64)
 
-    plan = Combat(s.with_step(Step.REGULAR), side=Side.ATTACKING, engine=problem.whole.engine).plan
-    most = {src.source: src.max_damage for src in plan.sources}
-    reach = _reach(s)
-    to = {p.id: sum(most.get(s.attackers[i].id, 0) for i in set(reach.get(p.id, []))) for p in s.players}
+    to = _regular_damage_bounds(problem, table, taken)
     alive = []  # per blocker that can still be killed: its mask over the candidates
     for b in s.blockers:
         if not b.in_combat or b.has(Keyword.INDESTRUCTIBLE):
@@ -1035,13 +1032,64 @@ def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply]) -> list[
             walkers = sum(max(Fraction(0), exact(w.value)) for w in s.planeswalkers if w.in_combat) * scale
             extra = sum((m * math.ceil(max(Fraction(0), exact(b.value)) * scale) for b, m in alive), np.zeros(n, np.int64))
             out.append(first + extra + math.ceil(walkers))
-        elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or o.target in to):
-            out.append(first + sum(v for p, v in to.items() if o.target in (None, p)))
+        elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
+            out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
-            dead = [(taken(p.id) + to[p.id] >= p.life).astype(np.int64) for p in s.players]
+            dead = [(taken(p.id) + to.get(p.id, 0) >= p.life).astype(np.int64) for p in s.players]
             out.append(sum(dead, np.zeros(n, dtype=np.int64)))
         else:
             out.append(None)
+    return out
+
+
+#: a group with more attackers that can reach a player than this is bounded by their damage alone (the subsets of
+#: those attackers are tried one by one)
+_SUBSETS = 8
+
+
+def _regular_damage_bounds(problem: _Problem, table: _Table, taken: Callable) -> dict[str | None, np.ndarray]:
+    """Per player (None: the players together), per candidate, the most damage the regular step can assign them
+    whatever the reply. Per group of attackers sharing blockers (510.1c), the attackers R that assign the player
+    anything are unblocked or trample (702.19b), so every blocker of R is assigned lethal damage -- its need left
+    after the candidate, 1 with a deathtouch attacker in the group (702.2c) -- out of the group's damage; the
+    player gets at most min(R's damage, the group's damage less those needs), at most over every R. Every attacker
+    is counted alive (the reply only takes damage away), each with its regular-step damage."""
+    s, n = problem.scenario, len(table)
+    plan = Combat(s.with_step(Step.REGULAR), side=Side.ATTACKING, engine=problem.whole.engine).plan
+    most = {src.source: src.max_damage for src in plan.sources}
+    zeros = np.zeros(n, dtype=np.int64)
+    left: dict[str, np.ndarray] = {}
+    at = _effect_layout(problem.attacking_first, problem.objs)
+    for b in s.blockers:
+        need = np.maximum(0, lethal_need(b) - taken(b.id)) if b.in_combat else zeros
+        if b.id in at and len(at[b.id]) > 1 and not b.has(Keyword.INDESTRUCTIBLE):
+            need = np.where(table.capped[:, at[b.id][1]] > 0, 0, need)  # 702.2c: destroyed in the first step
+        left[b.id] = need
+    out: dict[str | None, np.ndarray] = {None: zeros.copy()}
+    for members in linked_groups(range(len(s.attackers)), lambda i: s.attackers[i].blocked_by):
+        group = [s.attackers[i] for i in members]
+        damage = sum(most.get(a.id, 0) for a in group)
+        deathtouch = any(a.has(Keyword.DEATHTOUCH) for a in group)
+        reaching = [
+            a
+            for a in group
+            if most.get(a.id, 0) > 0
+            and a.attacking in s
+            and s.kind(a.attacking) == ObjectKind.PLAYER
+            and (not a.blocked or a.has(Keyword.TRAMPLE))
+        ]
+        for target in [None, *sorted({a.attacking for a in reaching})]:
+            mine = [a for a in reaching if target in (None, a.attacking)]
+            if len(mine) > _SUBSETS:
+                best = zeros + sum(most[a.id] for a in mine)
+            else:
+                best = zeros
+                for mask in range(1, 1 << len(mine)):
+                    chosen = [a for k, a in enumerate(mine) if mask >> k & 1]
+                    blockers = {b for a in chosen for b in a.blocked_by}
+                    need = sum((np.minimum(left[b], 1) if deathtouch else left[b] for b in blockers), zeros)
+                    best = np.maximum(best, np.minimum(sum(most[a.id] for a in chosen), damage - need))
+            out[target] = out.get(target, zeros) + best
     return out
 
 

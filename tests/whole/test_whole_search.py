@@ -244,7 +244,12 @@ def test_the_overkill_floor_is_tight_on_the_ladder():
 @given(
     st.one_of(one_group(), striking(), overkilling()),
     st.sampled_from(
-        [["lethal", "max-kills", "min-overkill"], ["max-damage", "max-value", "min-overkill"], ["max-damage:ID"]]
+        [
+            ["lethal", "max-kills", "min-overkill"],
+            ["max-damage", "max-value", "min-overkill"],
+            ["max-damage:ID"],
+            ["lethal", "max-damage"],
+        ]
     ),
 )
 def test_each_candidates_own_bounds_hold_after_every_reply_and_regular_step(doc, objectives):
