@@ -90,13 +90,13 @@ def main() -> None:
     missed = 0
     for name, make, objectives in CASES:
         for n in (5,) if QUICK else (5, 6):
-            t, result = cpu(lambda: WholeCombat(make(n)).solve(objectives))
+            t, result = cpu(lambda make=make, n=n, o=objectives: WholeCombat(make(n)).solve(o))
             mark = "met" if n < 6 or t <= 1 else "MISSED"
             missed += mark == "MISSED"
             value = ",".join(str(v) for v in result.objectives.values())
             print(f"{name:<38}{n:>3}  {objectives:<32}{value:<28}{result.solves:>7}{t:>8.2f}  <= 1 s ({mark})")
             if (name, objectives) in JOINT:
-                t_joint, joint = cpu(lambda: WholeCombat(make(n)).solve(objectives, split=False))
+                t_joint, joint = cpu(lambda make=make, n=n, o=objectives: WholeCombat(make(n)).solve(o, split=False))
                 same = "same values" if joint.objectives == result.objectives else "VALUES DIFFER"
                 print(
                     f"{'  every regular step by CP-SAT':<38}{n:>3}  {'(split=False)':<32}{same:<28}"

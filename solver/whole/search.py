@@ -807,9 +807,7 @@ class _Table:
         )
 
 
-def _effect_table(
-    step: Combat, objs: tuple, capped: dict[str, int], lethal: dict[str, int], deadline, track
-) -> _Table:
+def _effect_table(step: Combat, objs: tuple, capped: dict[str, int], lethal: dict[str, int], deadline, track) -> _Table:
     """The candidates of :func:`_distinct_effects` as one :class:`_Table`, found block by block with numpy: the
     first A1 of each effect (the smallest vector: ``step.canonical()`` must hold), then, when an objective reads the
     excess (``capped`` finer than ``lethal``), among those leaving the same state (the same damage with a creature's
@@ -1030,7 +1028,9 @@ def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply]) -> list[
             out.append(first + sum((m.astype(np.int64) for _, m in alive), np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.MAX_VALUE:
             walkers = sum(max(Fraction(0), exact(w.value)) for w in s.planeswalkers if w.in_combat) * scale
-            extra = sum((m * math.ceil(max(Fraction(0), exact(b.value)) * scale) for b, m in alive), np.zeros(n, np.int64))
+            extra = sum(
+                (m * math.ceil(max(Fraction(0), exact(b.value)) * scale) for b, m in alive), np.zeros(n, np.int64)
+            )
             out.append(first + extra + math.ceil(walkers))
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
@@ -1105,14 +1105,16 @@ def _overkill_floor(problem: _Problem, table: _Table, replies: list[Reply]) -> n
     loyalty, a battle's defense, a blocker's lethal need left (702.19b; none when it died, deathtouch included)."""
     s = problem.scenario
     regular = Combat(s.with_step(Step.REGULAR), side=Side.ATTACKING, engine=problem.whole.engine).plan
+    attackers = {a.id: a for a in s.attackers}
     damage: dict[str, int] = {}
     for src in regular.sources:
-        a = s.creature(src.source)
-        if src.routes and (not a.blocked or a.has(Keyword.TRAMPLE)):
+        a = attackers.get(src.source)
+        if a is not None and src.routes and (not a.blocked or a.has(Keyword.TRAMPLE)):
             damage[a.id] = min(src.damage, src.unblocked.damage) if src.unblocked is not None else src.damage
-    if not replies:
+    killed = [r.outcome for r in replies if isinstance(r.outcome, frozenset)]  # plain boards: the attackers it kills
+    if not killed or len(killed) != len(replies):
         return np.zeros(len(table), dtype=np.int64)
-    dealt = min(sum(n for a, n in damage.items() if a not in reply.outcome) for reply in replies)
+    dealt = min(sum(n for a, n in damage.items() if a not in dead) for dead in killed)
     at = _effect_layout(problem.attacking_first, problem.objs)
     left = np.zeros(len(table), dtype=np.int64)
 

@@ -193,7 +193,8 @@ def _floor_and_least_overkill(doc: dict, objectives: list[str]):
     out = []
     for i in range(len(table)):
         least = min(
-            whole_search.score(step, a2, overkill)["min-overkill"] for step, a2 in _regular_steps(whole, table, replies, i)
+            whole_search.score(step, a2, overkill)["min-overkill"]
+            for step, a2 in _regular_steps(whole, table, replies, i)
         )
         out.append((int(floor[i]), least))
     return out
@@ -205,8 +206,14 @@ def overkilling(draw) -> dict:
     is often above 0), the player out of the first step's reach or not."""
     power = [draw(st.integers(3, 7)) for _ in range(2)]
     blockers = [{"id": f"b{i}", "power": 1, "toughness": draw(st.integers(1, 3))} for i in range(2)]
-    blockers.append({"id": "f", "power": draw(st.integers(1, 4)), "toughness": draw(st.integers(1, 4)),
-                     "keywords": ["first_strike"]})
+    blockers.append(
+        {
+            "id": "f",
+            "power": draw(st.integers(1, 4)),
+            "toughness": draw(st.integers(1, 4)),
+            "keywords": ["first_strike"],
+        }
+    )
     doc = {"step": "combat", "players": [{"id": "opp", "life": draw(st.integers(4, 16))}], "blockers": blockers}
     doc["attackers"] = [_ds(i, power[i], "opp", [f"b{i}", "f"]) for i in range(2)]
     return doc
@@ -216,7 +223,9 @@ def overkilling(draw) -> dict:
 @settings(max_examples=strategies.examples(60), deadline=None)
 @given(
     st.one_of(one_group(), striking(), overkilling()),
-    st.sampled_from([["lethal", "max-kills", "min-overkill"], ["max-kills", "min-overkill"], ["max-damage", "min-overkill"]]),
+    st.sampled_from(
+        [["lethal", "max-kills", "min-overkill"], ["max-kills", "min-overkill"], ["max-damage", "min-overkill"]]
+    ),
 )
 def test_the_regular_steps_overkill_floor_is_never_above_its_least_overkill(doc, objectives):
     # 510.1a: every attacker assigns all its damage; what a recipient takes past its threshold is overkill
