@@ -10,6 +10,7 @@ first step's outcome), one candidate against every reply (:func:`_against`), the
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -42,6 +43,7 @@ from ..outcome import (
     has_effects,
     lethal_need,
     lethal_report,
+    overkill_threshold,
     reaches,
     resolve,
 )
@@ -524,7 +526,7 @@ class _Regular:
         grouped, killed = self.grouped, reply.outcome
         assert grouped is not None and candidate.capped is not None and isinstance(killed, frozenset)
         p = self.problem
-        if grouped.parts is None:
+        if grouped.parts is None and grouped.applies:
             grouped.prepare(p.scenario, _effect_layout(p.attacking_first, p.objs))
         return grouped.after(lambda: candidate.a1, candidate.capped, reply.d1, killed, p.deadline)
 
@@ -622,11 +624,16 @@ def _search(problem: _Problem) -> tuple[Line | None, bool]:
     except LimitReached:  # the defender's replies are not all known: no line can be judged
         return None, True
     capped = _effect_caps(problem)
-    candidates = _candidates(problem, capped, canonical)
     prefix = _monotone_prefix(problem, canonical)
     if prefix:
-        return _front_search(problem, regular, candidates, replies, prefix)
-    return _canonical_search(problem, regular, candidates, replies, canonical)
+        return _front_search(problem, regular, capped, replies, prefix)
+    if (
+        problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL
+        and _plain_first_step(problem, canonical)
+        and _first_step_keeps(problem)
+    ):  # no monotone prefix, but every candidate's overkill has a floor: skip those it holds to no better
+        return _front_search(problem, regular, capped, replies, 0)
+    return _canonical_search(problem, regular, _candidates(problem, capped, canonical), replies, canonical)
 
 
 def _canonical_search(problem: _Problem, regular: _Regular, candidates, replies, canonical: bool):
@@ -682,11 +689,7 @@ def _monotone_prefix(problem: _Problem, canonical: bool) -> int:
     ``max-damage:ID`` solves of the first step), on plain boards (no effects, banding, legacy order, as though
     unblocked or trample over planeswalkers). ``min-overkill`` is not monotone: it ends the prefix."""
     s = problem.scenario
-    if not canonical or not problem.whole.has_first_strike_step or problem.effects:
-        return 0
-    if s.rules != RulesSet.CURRENT or division_moved(s):
-        return 0
-    if any(a.as_though_unblocked or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) for a in s.attackers):
+    if not _plain_first_step(problem, canonical):
         return 0
     n = 0
     for o in problem.objs:
@@ -701,6 +704,21 @@ def _monotone_prefix(problem: _Problem, canonical: bool) -> int:
     if n and not _first_step_keeps(problem):
         return 0
     return n
+
+
+def _plain_first_step(problem: _Problem, canonical: bool) -> bool:
+    """The boards the dominance order and the overkill floor (:func:`_overkill_floor`) read: a first-strike step
+    listed in the canonical order, no damage effects, the current rules, no division moved (banding), no attacker
+    that may assign as though unblocked or tramples over planeswalkers."""
+    s = problem.scenario
+    return (
+        canonical
+        and problem.whole.has_first_strike_step
+        and not problem.effects
+        and s.rules == RulesSet.CURRENT
+        and not division_moved(s)
+        and not any(a.as_though_unblocked or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) for a in s.attackers)
+    )
 
 
 def _first_step_keeps(problem: _Problem) -> bool:
@@ -758,53 +776,155 @@ def _dominated(rows: np.ndarray, by: np.ndarray, deadline: Deadline = NEVER) -> 
     return out
 
 
+@dataclass(frozen=True)
+class _Table:
+    """The front search's candidates as arrays, one row each in the canonical order (smallest vector first): per
+    distinct state a first step leaves, the A1 that can win among those leaving it (:func:`_effect_table`).
+    ``vectors``: A1's amounts over ``plan.columns``; ``effects``: its effect rows (:func:`_effect_rows`);
+    ``capped``: the same with every creature's damage capped at lethal (the dominance order's key); ``first``: the
+    first step's values, oriented (``max-value`` scaled by ``scales``). A :class:`Candidate` is only built for the
+    rows searched (:meth:`candidate`)."""
+
+    vectors: np.ndarray
+    effects: np.ndarray
+    capped: np.ndarray
+    first: np.ndarray
+    scales: tuple
+    plan: Any
+
+    def __len__(self) -> int:
+        return len(self.vectors)
+
+    def candidate(self, i: int) -> Candidate:
+        return Candidate(
+            None,
+            tuple(self.vectors[i].tolist()),
+            tuple(self.effects[i].tolist()),
+            tuple(self.capped[i].tolist()),
+            tuple(self.first[i].tolist()),
+            self.scales,
+            self.plan,
+        )
+
+
+def _effect_table(step: Combat, objs: tuple, capped: dict[str, int], lethal: dict[str, int], deadline, track) -> _Table:
+    """The candidates of :func:`_distinct_effects` as one :class:`_Table`, found block by block with numpy: the
+    first A1 of each effect (the smallest vector: ``step.canonical()`` must hold), then, when an objective reads the
+    excess (``capped`` finer than ``lethal``), among those leaving the same state (the same damage with a creature's
+    capped at lethal) the one with the best first step (ties: the smaller vector). On a board without effects the
+    regular step and the defender's replies are the same for the same state, and the first step's value does not
+    depend on the reply, so each is worth its first step's value plus one common amount: only that one can win."""
+    plan = step.plan
+    scorer = BlockScorer(step, objs)
+    caps = [capped.get(r) for r in scorer.recipients]
+    lethal_caps = [lethal.get(r) for r in scorer.recipients]
+    parts: list[tuple[np.ndarray, ...]] = []
+    for block in step.assignment_blocks(time_limit=deadline):
+        keys = _effect_rows(scorer, caps, block)
+        first = _first_rows(keys)
+        parts.append((block[first], keys[first]))
+        if track is not None:
+            track.step(len(block))
+    width = len(plan.columns)
+    if not parts:
+        empty = np.zeros((0, width), dtype=np.int64)
+        return _Table(empty, empty, empty, np.zeros((0, len(objs)), dtype=np.int64), tuple(scorer.scales), plan)
+    vectors = np.concatenate([v for v, _ in parts])
+    effects = np.concatenate([k for _, k in parts])
+    keep = _first_rows(effects)  # across blocks: still the first of each effect
+    vectors, effects = vectors[keep], effects[keep]
+    values = scorer.values(vectors)
+    if lethal_caps == caps:
+        table = _Table(vectors, effects, effects, values, tuple(scorer.scales), plan)
+    else:
+        states = _effect_rows(scorer, lethal_caps, vectors)
+        keep = _best_of_each(states, values)
+        table = _Table(vectors[keep], effects[keep], states[keep], values[keep], tuple(scorer.scales), plan)
+    deadline.check()
+    return table
+
+
+def _row_ids(keys: np.ndarray) -> np.ndarray:
+    """One int64 per row, the same for equal rows only: the row read as a number in mixed radix when its columns'
+    ranges fit in 62 bits, otherwise the row's rank among the distinct rows."""
+    if keys.shape[1] == 0 or len(keys) == 0:
+        return np.zeros(len(keys), dtype=np.int64)
+    low = keys.min(axis=0)
+    spans = (keys.max(axis=0) - low + 1).tolist()
+    total = 1
+    for span in spans:
+        total *= int(span)
+    if total >= 1 << 62:
+        _, inverse = np.unique(keys, axis=0, return_inverse=True)
+        return inverse.reshape(-1).astype(np.int64)
+    weights = np.ones(len(spans), dtype=np.int64)
+    for c in range(len(spans) - 2, -1, -1):
+        weights[c] = weights[c + 1] * spans[c + 1]
+    return (keys - low) @ weights
+
+
+def _first_rows(keys: np.ndarray) -> np.ndarray:
+    """The index of the first row of each distinct row of ``keys``, ascending."""
+    _, first = np.unique(_row_ids(keys), return_index=True)  # a stable sort: the first occurrence
+    return np.sort(first)
+
+
+def _best_of_each(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per distinct row of ``keys``, the index of the row whose ``values`` are lexicographically largest (ties: the
+    first), ascending."""
+    ids = _row_ids(keys)
+    order = np.lexsort((np.arange(len(ids)), *(-values[:, k] for k in reversed(range(values.shape[1]))), ids))
+    heads = np.ones(len(order), dtype=bool)
+    heads[1:] = ids[order][1:] != ids[order][:-1]
+    return np.sort(order[heads])
+
+
 class _FrontSearch:
     """The search of one group in the dominance order (:func:`_monotone_prefix`): the candidates that no other
     dominates (the front) first, which finds the best value whenever every objective is monotone; then the rest
     in the canonical order, skipping each one whose value is known not to beat the best. A dominated candidate's
     value is at most its dominator's on the monotone prefix, reply by reply, so it is at most the lowest value
     seen in the dominator's search there; the objectives after the prefix are bounded by what they can be at best
-    (``min-overkill``: 0). Below the best: skipped; equal to it: skipped when its vector is larger (later in the
-    canonical order), since ties go to the smaller vector."""
+    (``min-overkill``: the candidate's own first-step overkill, the regular step's being at least 0; the others
+    unbounded). Below the best: skipped; equal to it: skipped when its vector is larger (later in the canonical
+    order), since ties go to the smaller vector."""
 
-    def __init__(self, problem: _Problem, regular: _Regular, candidates: list[Candidate], replies, prefix: int):
-        self.problem, self.regular, self.candidates, self.replies = problem, regular, candidates, replies
+    def __init__(self, problem: _Problem, regular: _Regular, table: _Table, replies, prefix: int):
+        self.problem, self.regular, self.table, self.replies = problem, regular, table, replies
         self.prefix = prefix
-        #: per objective after the prefix, the most its oriented value can be (None: unbounded)
-        self.suffix = [Fraction(0) if o.kind == ObjectiveKind.MIN_OVERKILL else None for o in problem.objs[prefix:]]
-        self.keys = np.array([c.capped for c in candidates], dtype=np.int64)
+        #: per objective, an upper bound of each candidate's value over the combat, oriented and scaled as
+        #: ``table.first`` (None: unbounded; :func:`_own_bounds`); the suffix: those after the prefix
+        self.own = _own_bounds(problem, table, replies)
+        self.suffix = self.own[prefix:]
+        self.keys = table.capped
         self.order = list(range(len(replies)))
         self.best: Line | None = None
         self.best_index = -1
         self.bounds: list[tuple[int, tuple]] = []  # (candidate index, an upper bound of its value)
-        self.low = np.zeros(len(candidates), dtype=bool)  # searched; the bound's prefix below the best's
-        self.at_most = np.zeros(len(candidates), dtype=bool)  # searched; the bound's prefix at most the best's
+        self.low = np.zeros(len(table), dtype=bool)  # searched; the bound's prefix below the best's
+        self.at_most = np.zeros(len(table), dtype=bool)  # searched; the bound's prefix at most the best's
 
     def run(self) -> tuple[Line | None, bool]:
-        try:
-            front = _pareto_front(self.keys, self.problem.deadline)
+        try:  # nothing dominates on an empty prefix: then the canonical order, each candidate by its own bound
+            front = _pareto_front(self.keys, self.problem.deadline) if self.prefix else np.zeros(0, dtype=np.int64)
         except LimitReached:  # the front is not known: no candidate was searched, no line to give
             return None, True
         for i in front.tolist():
+            if self.best is not None and self._beyond(np.array([i]))[0]:
+                continue
             if self._visit(i):
                 return self.best, True
-        pending = np.setdiff1d(np.arange(len(self.candidates)), front)
+        pending = np.setdiff1d(np.arange(len(self.table)), front)
         pending = pending[~self._skipped(pending)]
         while len(pending):
             i, pending = int(pending[0]), pending[1:]
-            if self._first_step_bounded(i):
-                continue
             before = self.best
             if self._visit(i):
                 return self.best, True
             # a new best changes every bound's standing; otherwise only candidate i's bound is new
             if self.best is not before:
                 pending = pending[~self._skipped(pending)]
-            elif (
-                self.best is not None
-                and (self.low[i] or self.at_most[i])
-                and (self.low[i] or _compare(self.suffix, self.best.value[self.prefix :]) <= 0)
-            ):
+            elif self.best is not None and (self.low[i] or self.at_most[i]):
                 pending = pending[~self._skipped(pending, i)]
         return self.best, False
 
@@ -822,35 +942,42 @@ class _FrontSearch:
         if ceiling is not None and self.best.value >= ceiling:
             out |= later
         rows = self.keys[idx]
-        out |= _dominated(rows, self.keys[low])
-        rest = _compare(self.suffix, self.best.value[self.prefix :])
-        if rest <= 0:
-            tied = _dominated(rows, self.keys[at_most])
-            out |= tied if rest < 0 else tied & later
+        if low.any():
+            out |= _dominated(rows, self.keys[low])
+        out |= self._beyond(idx)
+        rest = self._rest(idx, self.suffix, self.prefix)
+        tie = (rest < 0) | ((rest == 0) & later)  # the suffix's bound cannot beat the best's
+        if self.prefix and at_most.any() and tie.any():
+            out[tie] |= _dominated(rows[tie], self.keys[at_most])
         return out
 
-    def _first_step_bounded(self, i: int) -> bool:
-        """Known not to beat the best from its first step: its prefix at most the best's (a dominator's bound)
-        and its first-step overkill already more than the best's (the regular step's overkill is >= 0)."""
-        objs, first = self.problem.objs, self.candidates[i].first
-        if (
-            self.best is None
-            or first is None
-            or not any(o.kind == ObjectiveKind.MIN_OVERKILL for o in objs[self.prefix :])
-        ):
-            return False
-        bound = [
-            first[k] if o.kind == ObjectiveKind.MIN_OVERKILL else None for k, o in enumerate(objs) if k >= self.prefix
-        ]
-        rest = _compare(bound, self.best.value[self.prefix :])
-        if not (rest < 0 or (rest == 0 and i > self.best_index)):
-            return False
-        return bool(_dominated(self.keys[i : i + 1], self.keys[self.at_most])[0])
+    def _beyond(self, idx: np.ndarray) -> np.ndarray:
+        """Per candidate index: does its own bound (on every objective) keep it from beating the best?"""
+        own = self._rest(idx, self.own, 0)
+        return (own < 0) | ((own == 0) & (idx > self.best_index))
+
+    def _rest(self, idx: np.ndarray, columns: list, start: int) -> np.ndarray:
+        """Per candidate index, -1, 0 or 1: its bounds ``columns`` on the objectives from ``start`` on compared
+        lexicographically with the best's values there (an objective without a bound: 1 from it on)."""
+        assert self.best is not None
+        out = np.zeros(len(idx), dtype=np.int64)
+        open_ = np.ones(len(idx), dtype=bool)  # equal so far
+        for k, (column, v) in enumerate(zip(columns, self.best.value[start:])):
+            if column is None:
+                out[open_] = 1
+                break
+            v = Fraction(v) * self.table.scales[start + k]
+            bound = column[idx] * v.denominator
+            out[open_ & (bound > v.numerator)] = 1
+            out[open_ & (bound < v.numerator)] = -1
+            open_ &= bound == v.numerator
+        return out
 
     def _visit(self, i: int) -> bool:
         """Search candidate ``i``; True when time ran out (a candidate cut short by it is not a result)."""
+        candidate = self.table.candidate(i)
         try:
-            got = _against(self.problem, self.regular, self.candidates[i], self.replies, self.order, self.best)
+            got = _against(self.problem, self.regular, candidate, self.replies, self.order, self.best)
         except LimitReached:  # e.g. inside a regular step's groups (_grouped_after): as _canonical_search does
             return True
         _reorder(self.order, got.rank)
@@ -867,43 +994,154 @@ class _FrontSearch:
         return got.stopped or self.problem.deadline.expired()
 
 
-def _compare(bound: list, value: tuple) -> int:
-    """-1, 0 or 1: the lexicographic comparison of an upper bound (None: unbounded) with a value."""
-    for b, v in zip(bound, value):
-        if b is None or b > v:
-            return 1
-        if b < v:
-            return -1
-    return 0
+def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply]) -> list[np.ndarray | None]:
+    """Per objective, an upper bound of each candidate's value over the combat whatever the reply, oriented and
+    scaled as ``table.first`` (None: unbounded), read from the candidate's first step alone (the boards of
+    :func:`_plain_first_step` whose first step ends no one's game and takes nothing out of combat): the first
+    step's value plus the most the regular step can add. ``max-damage`` to players: the regular damage of every
+    attacker that can reach them; ``lethal``: the players whose life the first step's damage and that can reach;
+    ``max-kills`` and ``max-value``: the blockers still alive (not dealt lethal damage or deathtouch, 702.19b,
+    702.2c; not indestructible) and, for value, every planeswalker, each at a value of at least 0; ``min-overkill``:
+    the first step's overkill and :func:`_overkill_floor`."""
+    s, objs = problem.scenario, problem.objs
+    at = _effect_layout(problem.attacking_first, objs)
+    n = len(table)
+
+    def taken(r: str) -> np.ndarray:
+        return table.capped[:, at[r][0]] if r in at else np.zeros(n, dtype=np.int64)
+
+    to = _regular_damage_bounds(problem, table, taken)
+    alive = []  # per blocker that can still be killed: its mask over the candidates
+    for b in s.blockers:
+        if not b.in_combat or b.has(Keyword.INDESTRUCTIBLE):
+            continue
+        living = taken(b.id) < lethal_need(b)
+        if b.id in at and len(at[b.id]) > 1:
+            living &= table.capped[:, at[b.id][1]] == 0
+        alive.append((b, living))
+    out: list[np.ndarray | None] = []
+    for k, o in enumerate(objs):
+        first, scale = table.first[:, k], table.scales[k]
+        if o.kind == ObjectiveKind.MIN_OVERKILL:
+            out.append(first - _overkill_floor(problem, table, replies))
+        elif o.kind == ObjectiveKind.MAX_KILLS:
+            out.append(first + sum((m.astype(np.int64) for _, m in alive), np.zeros(n, dtype=np.int64)))
+        elif o.kind == ObjectiveKind.MAX_VALUE:
+            walkers = sum(max(Fraction(0), exact(w.value)) for w in s.planeswalkers if w.in_combat) * scale
+            extra = sum(
+                (m * math.ceil(max(Fraction(0), exact(b.value)) * scale) for b, m in alive), np.zeros(n, np.int64)
+            )
+            out.append(first + extra + math.ceil(walkers))
+        elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
+            out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
+        elif o.kind == ObjectiveKind.LETHAL:
+            dead = [(taken(p.id) + to.get(p.id, 0) >= p.life).astype(np.int64) for p in s.players]
+            out.append(sum(dead, np.zeros(n, dtype=np.int64)))
+        else:
+            out.append(None)
+    return out
 
 
-def _front_search(problem: _Problem, regular: _Regular, candidates, replies: list[Reply], prefix: int):
-    """:class:`_FrontSearch` over every candidate (listed first: the front needs them all)."""
+#: a group with more attackers that can reach a player than this is bounded by their damage alone (the subsets of
+#: those attackers are tried one by one)
+_SUBSETS = 8
+
+
+def _regular_damage_bounds(problem: _Problem, table: _Table, taken: Callable) -> dict[str | None, np.ndarray]:
+    """Per player (None: the players together), per candidate, the most damage the regular step can assign them
+    whatever the reply. Per group of attackers sharing blockers (510.1c), the attackers R that assign the player
+    anything are unblocked or trample (702.19b), so every blocker of R is assigned lethal damage -- its need left
+    after the candidate, 1 with a deathtouch attacker in the group (702.2c) -- out of the group's damage; the
+    player gets at most min(R's damage, the group's damage less those needs), at most over every R. Every attacker
+    is counted alive (the reply only takes damage away), each with its regular-step damage."""
+    s, n = problem.scenario, len(table)
+    plan = Combat(s.with_step(Step.REGULAR), side=Side.ATTACKING, engine=problem.whole.engine).plan
+    most = {src.source: src.max_damage for src in plan.sources}
+    zeros = np.zeros(n, dtype=np.int64)
+    left: dict[str, np.ndarray] = {}
+    at = _effect_layout(problem.attacking_first, problem.objs)
+    for b in s.blockers:
+        need = np.maximum(0, lethal_need(b) - taken(b.id)) if b.in_combat else zeros
+        if b.id in at and len(at[b.id]) > 1 and not b.has(Keyword.INDESTRUCTIBLE):
+            need = np.where(table.capped[:, at[b.id][1]] > 0, 0, need)  # 702.2c: destroyed in the first step
+        left[b.id] = need
+    out: dict[str | None, np.ndarray] = {None: zeros.copy()}
+    for members in linked_groups(range(len(s.attackers)), lambda i: s.attackers[i].blocked_by):
+        group = [s.attackers[i] for i in members]
+        damage = sum(most.get(a.id, 0) for a in group)
+        deathtouch = any(a.has(Keyword.DEATHTOUCH) for a in group)
+        reaching = [
+            a
+            for a in group
+            if most.get(a.id, 0) > 0
+            and a.attacking in s
+            and s.kind(a.attacking) == ObjectKind.PLAYER
+            and (not a.blocked or a.has(Keyword.TRAMPLE))
+        ]
+        for target in [None, *sorted({a.attacking for a in reaching})]:
+            mine = [a for a in reaching if target in (None, a.attacking)]
+            if len(mine) > _SUBSETS:
+                best = zeros + sum(most[a.id] for a in mine)
+            else:
+                best = zeros
+                for mask in range(1, 1 << len(mine)):
+                    chosen = [a for k, a in enumerate(mine) if mask >> k & 1]
+                    blockers = {b for a in chosen for b in a.blocked_by}
+                    need = sum((np.minimum(left[b], 1) if deathtouch else left[b] for b in blockers), zeros)
+                    best = np.maximum(best, np.minimum(sum(most[a.id] for a in chosen), damage - need))
+            out[target] = out.get(target, zeros) + best
+    return out
+
+
+def _overkill_floor(problem: _Problem, table: _Table, replies: list[Reply]) -> np.ndarray:
+    """Per candidate, the least overkill the regular step adds whatever the reply and the regular step's assignment
+    (boards the dominance order accepts: plain, the first step ending no one's game and taking nothing out of
+    combat). Every attacker assigns exactly its damage (510.1a) and overkill is what a recipient is assigned past
+    its threshold (trample.outcome.overkill_threshold), so the regular step's overkill is at least its damage
+    assigned less the thresholds of every recipient it can reach. The damage: the attackers the reply leaves alive
+    (the first step kills attackers by the blockers' damage alone) that will have a route (unblocked, or trample,
+    702.19e; a blocked attacker without trample whose blockers all died assigns none, 510.1c, so it is left out),
+    at the least over the replies. The thresholds, after the candidate: a player's life left, a planeswalker's
+    loyalty, a battle's defense, a blocker's lethal need left (702.19b; none when it died, deathtouch included)."""
+    s = problem.scenario
+    regular = Combat(s.with_step(Step.REGULAR), side=Side.ATTACKING, engine=problem.whole.engine).plan
+    attackers = {a.id: a for a in s.attackers}
+    damage: dict[str, int] = {}
+    for src in regular.sources:
+        a = attackers.get(src.source)
+        if a is not None and src.routes and (not a.blocked or a.has(Keyword.TRAMPLE)):
+            damage[a.id] = min(src.damage, src.unblocked.damage) if src.unblocked is not None else src.damage
+    killed = [r.outcome for r in replies if isinstance(r.outcome, frozenset)]  # plain boards: the attackers it kills
+    if not killed or len(killed) != len(replies):
+        return np.zeros(len(table), dtype=np.int64)
+    dealt = min(sum(n for a, n in damage.items() if a not in dead) for dead in killed)
+    at = _effect_layout(problem.attacking_first, problem.objs)
+    left = np.zeros(len(table), dtype=np.int64)
+
+    def taken(r: str) -> np.ndarray:
+        return table.capped[:, at[r][0]] if r in at else np.zeros(len(table), dtype=np.int64)
+
+    for r in _reach(s):
+        left += np.maximum(0, overkill_threshold(s, r) - taken(r))
+    for r in sorted({b for a in s.attackers for b in a.blocked_by}):
+        alive = np.maximum(0, lethal_need(s.creature(r)) - taken(r))
+        if r in at and len(at[r]) > 1 and not s.creature(r).has(Keyword.INDESTRUCTIBLE):
+            alive[table.capped[:, at[r][1]] > 0] = 0  # 702.2c: deathtouch destroyed it (702.12b: unless indestructible)
+        left += alive
+    return np.maximum(0, dealt - left)
+
+
+def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], replies: list[Reply], prefix: int):
+    """:class:`_FrontSearch` over every candidate (:func:`_effect_table`: the front needs them all)."""
     try:
-        listed = list(candidates)
+        table = _effect_table(
+            problem.attacking_first, problem.objs, capped, _lethal_caps(problem), problem.deadline, problem.track
+        )
     except LimitReached:
         return None, True
-    if not listed:
+    if not len(table):
         return None, False
-    return _FrontSearch(problem, regular, _best_of_each_state(listed), replies, prefix).run()
-
-
-def _best_of_each_state(candidates: list[Candidate]) -> list[Candidate]:
-    """The candidates that can win among those leaving the same state (the same damage with a creature's capped at
-    lethal, ``capped``): on a board without effects the regular step and the defender's replies are then the same,
-    and the first step's value does not depend on the reply, so each is worth its first step's value plus one
-    common amount; the best first step wins (ties: the smaller vector, earlier in the canonical order). In the
-    canonical order, as given. Only needed when an objective reads the excess (``effect`` finer than ``capped``)."""
-    if all(c.capped == c.effect for c in candidates) or any(c.first is None for c in candidates):
-        return candidates
-    best: dict[tuple, int] = {}
-    for i, c in enumerate(candidates):
-        key, first = c.capped, c.first
-        assert key is not None and first is not None
-        held = best.get(key)
-        if held is None or first > (candidates[held].first or ()):  # equal: the earlier (smaller vector) stays
-            best[key] = i
-    return [candidates[i] for i in sorted(best.values())]
+    return _FrontSearch(problem, regular, table, replies, prefix).run()
 
 
 # -- banding: the first step as a game ------------------------------------------------------------------------
@@ -984,8 +1222,7 @@ def _distinct_effects(
     seen: set[tuple] = set()
     for block in step.assignment_blocks(time_limit=deadline):
         keys = _effect_rows(scorer, caps, block)
-        _, first = np.unique(keys, axis=0, return_index=True)
-        first = np.sort(first)
+        first = _first_rows(keys)
         ordered = keys[first] if lethal_caps == caps else _effect_rows(scorer, lethal_caps, block[first])
         values = scorer.values(block[first])
         for k, i in enumerate(first.tolist()):

@@ -307,7 +307,9 @@ def _ladder(n: int) -> dict:
 @pytest.mark.parametrize(
     "board, objectives",
     [
-        ("ladder", "lethal,max-kills,min-overkill"),  # the A1s in the canonical order, one-step solves
+        # the A1s in the canonical order (a creature's damage: no monotone prefix), one-step solves; the ladder's
+        # lethal,max-kills,min-overkill is now done within 500 readings (the overkill floor, docs/combat.md)
+        ("ladder", "max-damage:b0"),
         ("endless", "max-damage"),  # the first step's effects listed, cut short
         ("endless at 1000 life", "max-damage"),  # the dominance order (the front needs every A1 listed)
         ("endless at 1000 life", "max-kills,min-overkill"),

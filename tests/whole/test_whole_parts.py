@@ -102,7 +102,8 @@ def test_lethal_out_of_reach_leaves_the_rest_to_decide_and_they_split():
     assert split.assignment.to_json() == joint.assignment.to_json()
     assert split.lethal == joint.lethal
     assert split.lethal["opp"]["max_damage"] == 18 and not split.lethal["opp"]["reachable"]
-    assert split.solves < joint.solves
+    # (one-step solves are no longer compared: each first step's own bounds leave the joint search few regular
+    # steps to solve, fewer than the split search's probes; docs/combat.md)
     # within reach (life 18): searched jointly, as before
     doc = ladder(4)
     doc["players"][0]["life"] = 18
@@ -160,8 +161,7 @@ def test_lethal_alone_stops_at_the_first_line_that_reaches_it(life):
     joint = whole.solve("lethal", split=False)
     assert fast.objectives == joint.objectives == {"lethal": int(life <= 18)}
     assert fast.assignment.to_json() == joint.assignment.to_json()
-    assert fast.lethal == joint.lethal
-    assert fast.solves < joint.solves
+    assert fast.lethal == joint.lethal  # (solves not compared: each first step's own bounds, docs/combat.md)
 
 
 def test_a_player_the_first_step_can_kill_keeps_the_groups_together(unpacked):

@@ -68,7 +68,8 @@ def test_the_groups_added_up_are_the_one_step_optimum(doc, objectives):
 @pytest.mark.parametrize("life", [5, 13, 20])
 def test_ladder_grouped_regular_steps_agree_with_cp_sat(n, life):
     # the whole search's regular steps by groups (split, the default) against CP-SAT's (split=False): same
-    # values and the same line (the chosen state is solved again with the tie-break); fewer one-step solves
+    # values and the same line (the chosen state is solved again with the tie-break). One-step solves are no
+    # longer compared: each first step's own bounds (docs/combat.md) leave either search few regular steps
     doc = ladder(n, life=life)
     objectives = ["lethal", "max-kills", "min-overkill"]
     whole = WholeCombat(doc)
@@ -78,8 +79,6 @@ def test_ladder_grouped_regular_steps_agree_with_cp_sat(n, life):
     assert grouped.objectives == joint.objectives
     assert grouped.assignment.to_json() == joint.assignment.to_json()
     assert grouped.lethal == joint.lethal
-    if n >= 3:  # (at 2 attackers the split search's probes make up for the few regular steps it saves)
-        assert grouped.solves < joint.solves
 
 
 @pytest.mark.slow

@@ -14,9 +14,12 @@ from fractions import Fraction
 import brute_combat
 import pytest
 import strategies
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.boards import ladder
+from trample import Combat
+from trample.models import ObjectiveKind
 from trample.whole import WholeCombat
 from trample.whole import search as whole_search
 
@@ -144,3 +147,144 @@ def test_pareto_front_keeps_the_rows_nothing_dominates():
 
     keys = np.array([[2, 0, 1], [1, 0, 1], [0, 3, 0], [2, 1, 0], [0, 2, 0]])
     assert whole_search._pareto_front(keys).tolist() == [0, 2, 3]
+
+
+def _searched_table(doc: dict, objectives: list[str]):
+    """The first-step candidates as the search reads them (its problem, replies and table), or None when the board
+    is not one whose first step the bounds read (trample.whole.search._plain_first_step, the first step ending no
+    one's game)."""
+    whole = WholeCombat(doc)
+    objs = whole_search.parse_objectives(objectives, whole.scenario)
+    problem = whole_search._Problem(whole, objs, whole_search.deadline_of(None), {}, whole_search._Stats())
+    canonical = problem.attacking_first.canonical()
+    if not (whole_search._plain_first_step(problem, canonical) and whole_search._first_step_keeps(problem)):
+        return None
+    replies = whole_search._replies(problem)
+    table = whole_search._effect_table(
+        problem.attacking_first,
+        objs,
+        whole_search._effect_caps(problem),
+        whole_search._lethal_caps(problem),
+        problem.deadline,
+        None,
+    )
+    return whole, problem, replies, table
+
+
+def _regular_steps(whole, table, replies, i: int):
+    """Every regular step after candidate ``i`` of the table, each reply: (its combat, each legal assignment)."""
+    a1 = table.candidate(i).a1.to_json()
+    for reply in replies:
+        step = Combat(whole.state_after({**a1, **reply.d1.to_json()}), side="attacking")
+        for a2 in step.assignments():
+            yield step, a2
+
+
+def _floor_and_least_overkill(doc: dict, objectives: list[str]):
+    """Per first-step candidate (None when the board does not take the bounds): the floor the search bounds its
+    regular step's overkill by, and the least overkill of every legal regular step after it, each reply, read
+    assignment by assignment."""
+    got = _searched_table(doc, objectives)
+    if got is None:
+        return None
+    whole, problem, replies, table = got
+    floor = whole_search._overkill_floor(problem, table, replies)
+    overkill = whole_search.parse_objectives(["min-overkill"], whole.scenario)
+    out = []
+    for i in range(len(table)):
+        least = min(
+            whole_search.score(step, a2, overkill)["min-overkill"]
+            for step, a2 in _regular_steps(whole, table, replies, i)
+        )
+        out.append((int(floor[i]), least))
+    return out
+
+
+@st.composite
+def overkilling(draw) -> dict:
+    """The ladder's pair with more power than its blockers and the player can take over the combat (so the floor
+    is often above 0), the player out of the first step's reach or not."""
+    power = [draw(st.integers(3, 7)) for _ in range(2)]
+    blockers = [{"id": f"b{i}", "power": 1, "toughness": draw(st.integers(1, 3))} for i in range(2)]
+    blockers.append(
+        {
+            "id": "f",
+            "power": draw(st.integers(1, 4)),
+            "toughness": draw(st.integers(1, 4)),
+            "keywords": ["first_strike"],
+        }
+    )
+    doc = {"step": "combat", "players": [{"id": "opp", "life": draw(st.integers(4, 16))}], "blockers": blockers}
+    doc["attackers"] = [_ds(i, power[i], "opp", [f"b{i}", "f"]) for i in range(2)]
+    return doc
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(
+    st.one_of(one_group(), striking(), overkilling()),
+    st.sampled_from(
+        [["lethal", "max-kills", "min-overkill"], ["max-kills", "min-overkill"], ["max-damage", "min-overkill"]]
+    ),
+)
+def test_the_regular_steps_overkill_floor_is_never_above_its_least_overkill(doc, objectives):
+    # 510.1a: every attacker assigns all its damage; what a recipient takes past its threshold is overkill
+    # (trample.outcome.overkill_threshold, 702.19b): the search skips first steps by this floor, so it must hold
+    # for every reply and every regular step after them
+    pairs = _floor_and_least_overkill(doc, objectives)
+    assume(pairs is not None)
+    for floor, least in pairs:
+        assert least is not None and floor <= least, (floor, least)
+
+
+def test_the_overkill_floor_is_tight_on_the_ladder():
+    # the ladder's pair with power 9: two double-strike tramplers deal 36 damage over the combat (510.1a: all of
+    # it assigned) against thresholds of 27 (20 life, 2 + 2 and 3 toughness), so at least 9 is overkill; the floor
+    # holds after every first step and meets the least overkill after some
+    doc = ladder(2, power=9)
+    pairs = _floor_and_least_overkill(doc, ["lethal", "max-kills", "min-overkill"])
+    assert pairs is not None
+    assert all(floor <= least for floor, least in pairs)
+    assert any(floor > 0 and floor == least for floor, least in pairs)
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(
+    st.one_of(one_group(), striking(), overkilling()),
+    st.sampled_from(
+        [
+            ["lethal", "max-kills", "min-overkill"],
+            ["max-damage", "max-value", "min-overkill"],
+            ["max-damage:ID"],
+            ["lethal", "max-damage"],
+        ]
+    ),
+)
+def test_each_candidates_own_bounds_hold_after_every_reply_and_regular_step(doc, objectives):
+    # the search skips a first step whose own bound (first step plus the most the regular step can add) cannot beat
+    # the best: per objective, no reply and no regular step may take it past that bound (510.1a: the attackers'
+    # damage; 702.19b, 702.2c: the blockers still alive; 704.5a: lethal over both steps)
+    objectives = [o.replace("ID", doc["players"][-1]["id"]) for o in objectives]  # one player's damage
+    got = _searched_table(doc, objectives)
+    assume(got is not None)
+    whole, problem, replies, table = got
+    objs = problem.objs
+    bounds = whole_search._own_bounds(problem, table, replies)
+    for i in range(len(table)):
+        for step, a2 in _regular_steps(whole, table, replies, i):
+            values = whole_search.score(step, a2, objs)
+            regular = whole_search.oriented(objs, {name: whole_search.exact(v) for name, v in values.items()})
+            for k, o in enumerate(objs):
+                if bounds[k] is None:
+                    continue
+                total = regular[k] * table.scales[k] + (0 if o.kind == ObjectiveKind.LETHAL else int(table.first[i, k]))
+                assert total <= int(bounds[k][i]), (o.name, total, int(bounds[k][i]))
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(20), deadline=None)
+@given(overkilling(), st.sampled_from([o for o in OBJECTIVES if "min-overkill" in o] + [["max-kills", "lethal"]]))
+def test_overkilling_pairs_match_the_brute_force_minimax(doc, objectives):
+    # where the overkill floor skips first steps (and where it does not, max-kills,lethal)
+    agrees_with_brute_force(doc, objectives)
