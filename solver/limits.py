@@ -536,6 +536,10 @@ def imports_running() -> bool:
 
 GRACE = 0.02  # seconds past the limit before the watchdog stops a command that has not noticed it
 _NOTICED = threading.Event()
+# The command ends one way: the main thread sees its limit (notice) and answers, or the watchdog answers for it and
+# ends the process. Both take this lock, so that the answer is given once (reentrant: an answer written by the
+# watchdog may raise LimitReached, which notices, in its own thread).
+_ENDING = threading.RLock()
 _ABANDON: list[Callable[[], None]] = []
 _ANSWER: list[Callable[[Deadline], int]] = []  # what the command answers at its limit (the last one registered)
 _WATCHED = [True]  # False: a batch (its limit is per document: the watchdog would cut the later documents' lines)
@@ -553,8 +557,10 @@ def unwatched() -> None:
 
 
 def notice() -> None:
-    """The main thread has seen its limit pass: it gives its answer (the watchdog leaves it alone)."""
-    _NOTICED.set()
+    """The main thread has seen its limit pass: it gives its answer (the watchdog leaves it alone). Waits while the
+    watchdog is ending the process (it answers then, and the process ends before this returns)."""
+    with _ENDING:
+        _NOTICED.set()
 
 
 def on_abandon(callback: Callable[[], None]) -> None:
@@ -613,7 +619,6 @@ def watchdog(every: float = 0.01) -> Iterator[None]:
     import sys
 
     done = threading.Event()
-    ending = threading.Lock()  # the command ends one way: the block is left, or the watchdog ends the process
     main = threading.main_thread().ident
 
     def watch() -> None:
@@ -624,8 +629,8 @@ def watchdog(every: float = 0.01) -> Iterator[None]:
             frame = sys._current_frames().get(main or 0)
             if frame is not None and finalizing(frame):
                 continue
-            with ending:
-                if not done.is_set():
+            with _ENDING:  # looked at again under the lock: the main thread may have noticed its limit meanwhile
+                if not done.is_set() and not _NOTICED.is_set():
                     _abandon(deadline)
 
     thread = threading.Thread(target=watch, name="trample-watchdog", daemon=True)
@@ -633,5 +638,5 @@ def watchdog(every: float = 0.01) -> Iterator[None]:
     try:
         yield
     finally:
-        with ending:
+        with _ENDING:
             done.set()

@@ -171,3 +171,52 @@ def test_without_a_limit_nothing_is_watched(tmp_path):
         [sys.executable, "-m", "trample", "count", str(board)], capture_output=True, text=True, timeout=120, cwd=ROOT
     )
     assert proc.returncode == 0 and json.loads(proc.stdout)["count"] > 0
+
+
+def test_watchdog_leaves_a_limit_the_main_thread_noticed_meanwhile(monkeypatch):
+    """The main thread may notice its limit (LimitReached) between the watchdog's first look and its lock: the
+    watchdog looks again under the lock and leaves the answer to the main thread (else both answered: the
+    command's line on standard error came twice)."""
+    looks = []
+    abandoned = []
+    seen = threading.Event()
+
+    class Noticed:  # unset at the watchdog's first look, set at its second (the main thread noticed in between)
+        def is_set(self) -> bool:
+            looks.append(1)
+            if len(looks) >= 2:
+                seen.set()
+            return len(looks) >= 2
+
+    monkeypatch.setattr(limits, "_NOTICED", Noticed())
+    monkeypatch.setattr(limits, "_expired_limit", lambda: Deadline(0.0))
+    monkeypatch.setattr(limits, "_abandon", abandoned.append)
+    monkeypatch.setattr(limits, "_WATCHED", [True])
+    with limits.watchdog(every=0.001):
+        assert seen.wait(60)  # the watchdog has looked twice
+    assert abandoned == []
+
+
+def test_notice_waits_while_the_watchdog_ends_the_command(monkeypatch):
+    """notice() takes the watchdog's lock: while the watchdog answers (it holds the lock until the process ends),
+    the main thread cannot go on to give its own answer."""
+    monkeypatch.setattr(limits, "_NOTICED", threading.Event())
+    released = threading.Event()
+    held = threading.Event()
+
+    def watchdog_answering() -> None:
+        with limits._ENDING:
+            held.set()
+            released.wait(60)
+
+    t = threading.Thread(target=watchdog_answering)
+    t.start()
+    assert held.wait(60)
+    noticing = threading.Thread(target=limits.notice)
+    noticing.start()
+    noticing.join(0.2)  # bounded look: it stays blocked for as long as the lock is held
+    assert noticing.is_alive() and not limits._NOTICED.is_set()
+    released.set()
+    noticing.join(60)
+    t.join(60)
+    assert limits._NOTICED.is_set()
