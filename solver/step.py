@@ -237,17 +237,17 @@ def free_rows(plan: DamagePlan) -> list[list[int]] | None:
         total *= comb(src.damage + len(src.routes) - 1, len(src.routes) - 1)
         if total > FREE_ROWS:
             return None
-        splits.append(list(_splits(src.damage, len(src.routes))))
+        splits.append(list(ordered_splits(src.damage, len(src.routes))))
     return [[n for part in row for n in part] for row in itertools.product(*splits)]
 
 
-def _splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+def ordered_splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
     """``total`` as an ordered sum of ``parts`` non-negative integers, in lexicographic order."""
     if parts == 1:
         yield (total,)
         return
     for first in range(total + 1):
-        for rest in _splits(total - first, parts - 1):
+        for rest in ordered_splits(total - first, parts - 1):
             yield (first, *rest)
 
 

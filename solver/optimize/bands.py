@@ -27,14 +27,14 @@ and the listing answers.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from itertools import product
 
 from ..limits import LimitReached, deadline_of, import_within
 from ..models import Keyword, ObjectiveKind, ObjectKind, value_of
 from ..outcome import exact
-from ..step import DamageStep
+from ..step import DamageStep, ordered_splits
 from . import effects
 from .effects import (
     MAX_PROFILES,
@@ -127,15 +127,6 @@ def _gated(gate) -> list[str]:
     return [*gate.lethal, *gate.loyalty]
 
 
-def _splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
-    if parts == 1:
-        yield (total,)
-        return
-    for first in range(total + 1):
-        for rest in _splits(total - first, parts - 1):
-            yield (first, *rest)
-
-
 def _divisions(step: DamageStep, shape: _Shape, deadline) -> list[dict[int, int]] | None:
     """Every division of the moved sources' damage (510.1a: each source's, exactly) whose gates on recipients only
     the moved sources reach hold (510.1e; those on shared recipients are read with ``x``, :func:`_legal`), in the
@@ -145,7 +136,8 @@ def _divisions(step: DamageStep, shape: _Shape, deadline) -> list[dict[int, int]
     for k in shape.z:
         per_source.setdefault(shape.cols[k][0], []).append(k)
     choices = [
-        [dict(zip(ks, amounts)) for amounts in _splits(plan.sources[i].damage, len(ks))] for i, ks in per_source.items()
+        [dict(zip(ks, amounts)) for amounts in ordered_splits(plan.sources[i].damage, len(ks))]
+        for i, ks in per_source.items()
     ]
     size = 1
     for c in choices:
