@@ -37,6 +37,13 @@ def require_extra(option: str, module: str, extra: str) -> None:
         raise FormatError(option, f"needs the optional package {module}: pip install 'trample[{extra}]'")
 
 
+def require_backend(args) -> None:
+    """``--backend dask`` (or ``--scheduler``) needs distributed: bad input, one line, before any work -- also where
+    the work would turn out small enough to run in this process."""
+    if getattr(args, "backend", None) == "dask" or getattr(args, "scheduler", None):
+        require_extra("--scheduler" if getattr(args, "scheduler", None) else "--backend dask", "distributed", "dask")
+
+
 def shown(text: str) -> str:
     """A command-line value quoted for a one-line error message, cut short when long."""
     return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."

@@ -57,6 +57,11 @@ COMMANDS = [
     (ARENA + ["--progress"], "progress"),
     (ARENA + ["--report", "REPORT.png"], "report"),
     (ARENA + ["--backend", "dask", "--workers", "1"], "dask"),
+    (["count", THRASTA, "--backend", "dask"], "dask"),  # one scenario: refused too, not counted in this process
+    (["count", "examples/boards.jsonl", "--backend", "dask"], "dask"),
+    (["solve", "examples/boards.jsonl", "--objective", "lethal", "--backend", "dask"], "dask"),
+    (["enumerate", "examples/p20k5.json", "--shards", "2", "-o", "SHARDS", "--backend", "dask"], "dask"),
+    (["cluster", "--workers", "1"], "dask"),
     (["score", "benchmarks/arena/decisions/example.jsonl"], None),
     (["score", "benchmarks/arena/decisions/example.jsonl", "--format", "table"], None),
 ]
@@ -103,7 +108,7 @@ def _check(proc, args, extra, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("args, extra", COMMANDS, ids=[" ".join(a[:1] + a[-2:]) for a, _ in COMMANDS])
 def test_command_without_extras(hidden_env, tmp_path, args, extra):
-    args = [str(tmp_path / a) if a == "REPORT.png" else a for a in args]
+    args = [str(tmp_path / a) if a in ("REPORT.png", "SHARDS") else a for a in args]
     proc = subprocess.run(
         [sys.executable, "-m", "trample", *args], cwd=ROOT, env=hidden_env, capture_output=True, text=True, timeout=300
     )

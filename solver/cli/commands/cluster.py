@@ -43,7 +43,7 @@ def cmd_cluster(args) -> int:
     from ... import cluster
 
     unwatched()  # its limit is when it closes: the watchdog must not end it (its workers would be left running)
-    require_extra("--backend dask", "distributed", "dask")
+    require_extra("cluster", "distributed", "dask")
     from distributed import LocalCluster
 
     workers = args.workers or os.cpu_count() or 1

@@ -19,7 +19,15 @@ from ...optimize.search import CPSAT
 from ...whole import open_combat
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK
 from ..batch import emit, jsonl_rows, run_batch, write_chunks
-from ..options import MAX_WORKERS, add_backend_options, add_step_options, add_time_limit, positive_int, seconds
+from ..options import (
+    MAX_WORKERS,
+    add_backend_options,
+    add_step_options,
+    add_time_limit,
+    positive_int,
+    require_backend,
+    seconds,
+)
 from ..progress import Progress, is_terminal
 
 SOLVED = ("optimal", "feasible")
@@ -192,6 +200,7 @@ def _solve_distributed(args) -> int:
         raise FormatError(
             "--backend", "only a .jsonl batch is solved on a backend (in chunks): solve one scenario without it"
         )
+    require_backend(args)
     options = {name: getattr(args, name, None) for name in SOLVE_OPTIONS}
     options["side"] = options["side"] or Side.ATTACKING.value
     options["engine"] = options["engine"] or "auto"

@@ -45,6 +45,7 @@ from ..options import (
     add_time_limit,
     bounded_int,
     positive_int,
+    require_backend,
     shown,
 )
 from ..progress import Progress, is_terminal, want_progress
@@ -142,6 +143,7 @@ def _count_distributed(args) -> int:
     step's count shared by the workers (:func:`trample.shard.count_split`)."""
     from ...shard import count_documents, count_split
 
+    require_backend(args)
     if not is_batch(args.file):
         ((_, doc),) = iter_documents(args.file)
         scenario = scenario_from(doc)
@@ -197,6 +199,7 @@ def _count_distributed(args) -> int:
 def _enumerate_shards(args) -> int:
     from ...shard import enumerate_shards
 
+    require_backend(args)
     if not args.output or args.output == "-":
         raise FormatError("--output", "--shards writes files: give --output DIRECTORY")
     for option, value in (("--time-limit", args.time_limit), ("--columns", getattr(args, "columns", None))):
