@@ -235,11 +235,8 @@ class Table:
 
     fields: tuple[Field, ...]
     by_name: Mapping[str, Field] = field(init=False, repr=False, compare=False)
-    # what a load asks of every object, computed once: the accepted names, (attribute, reader) of the generic fields
+    # what a load asks of every object, computed once: the accepted names
     _names: frozenset[str] = field(init=False, repr=False, compare=False)
-    _generic: tuple[tuple[str, Callable[[Mapping[str, Any], str], Any]], ...] = field(
-        init=False, repr=False, compare=False
-    )
     # (attribute, JSON name, reader, required, the value when absent) of the generic fields, for :meth:`read`
     _absent: tuple[tuple[str, str, Callable[[Mapping[str, Any], str], Any], bool, Any], ...] = field(
         init=False, repr=False, compare=False
@@ -248,7 +245,6 @@ class Table:
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", {f.name: f for f in self.fields})
         object.__setattr__(self, "_names", frozenset(self.by_name))
-        object.__setattr__(self, "_generic", tuple((f.attribute, f.read) for f in self.fields if f.generic))
         absent = tuple(
             (f.attribute, f.name, f.read, f.required, None if f.default is MISSING else f.default)
             for f in self.fields

@@ -399,7 +399,6 @@ def alarm(limit: object) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0.05)
         if STATE.critical or _not_here(frame):  # a result being written, an import, a finalizer: after it
             return
-        notice()
         raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
 
     old = signal.signal(signal.SIGALRM, fire)
