@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -795,6 +796,11 @@ class _Table:
     def __len__(self) -> int:
         return len(self.vectors)
 
+    def taken(self, at: dict, r: str) -> np.ndarray:
+        """Each row's first-step damage to ``r`` (capped at lethal) in the layout ``at``
+        (:func:`_effect_layout`); 0 where no column of the layout reaches ``r``."""
+        return self.capped[:, at[r][0]] if r in at else np.zeros(len(self), dtype=np.int64)
+
     def candidate(self, i: int) -> Candidate:
         return Candidate(
             None,
@@ -1006,9 +1012,7 @@ def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply]) -> list[
     s, objs = problem.scenario, problem.objs
     at = _effect_layout(problem.attacking_first, objs)
     n = len(table)
-
-    def taken(r: str) -> np.ndarray:
-        return table.capped[:, at[r][0]] if r in at else np.zeros(n, dtype=np.int64)
+    taken = partial(table.taken, at)
 
     to = _regular_damage_bounds(problem, table, taken)
     alive = []  # per blocker that can still be killed: its mask over the candidates
@@ -1117,9 +1121,7 @@ def _overkill_floor(problem: _Problem, table: _Table, replies: list[Reply]) -> n
     dealt = min(sum(n for a, n in damage.items() if a not in dead) for dead in killed)
     at = _effect_layout(problem.attacking_first, problem.objs)
     left = np.zeros(len(table), dtype=np.int64)
-
-    def taken(r: str) -> np.ndarray:
-        return table.capped[:, at[r][0]] if r in at else np.zeros(len(table), dtype=np.int64)
+    taken = partial(table.taken, at)
 
     for r in _reach(s):
         left += np.maximum(0, overkill_threshold(s, r) - taken(r))
