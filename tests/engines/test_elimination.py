@@ -6,6 +6,7 @@ pairs; and on the general generated scenarios (legacy order, banding, deathtouch
 
 from __future__ import annotations
 
+import contextlib
 from math import prod
 
 import numpy as np
@@ -157,23 +158,38 @@ def test_counts_past_int64_are_rebuilt_from_their_residues(sc):  # 702.19b, 702.
 SMALL_PRIMES = [p for p in range(200, 3, -1) if all(p % d for d in range(2, p))]
 
 
+def _small_moduli(bound):
+    """Primes below 200, largest first, as many as it takes for their product to pass ``bound``."""
+    out, product = [], 1
+    for p in SMALL_PRIMES:
+        if product > bound:
+            break
+        out.append(p)
+        product *= p
+    assert product > bound
+    return tuple(out)
+
+
+@contextlib.contextmanager
+def _patched(**values):
+    """trample.engines.elimination's module values set for the block, then put back (a hypothesis test cannot take
+    a function-scoped fixture: it would be shared across examples)."""
+    saved = {name: getattr(elimination, name) for name in values}
+    for name, value in values.items():
+        setattr(elimination, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(elimination, name, value)
+
+
 @pytest.fixture
 def small_moduli(monkeypatch):
     """Every join counted modulo primes below 200 (many of them, and counts that wrap all the time), however small
     the bound."""
-
-    def moduli(bound):
-        out, product = [], 1
-        for p in SMALL_PRIMES:
-            if product > bound:
-                break
-            out.append(p)
-            product *= p
-        assert product > bound
-        return tuple(out)
-
     monkeypatch.setattr(elimination, "EXACT_BOUND", 0)
-    monkeypatch.setattr(elimination, "_moduli", moduli)
+    monkeypatch.setattr(elimination, "_moduli", _small_moduli)
 
 
 @pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
@@ -187,19 +203,12 @@ def test_small_moduli_on_the_new_shapes(small_moduli, name, sc):  # 702.19b, 702
 @settings(max_examples=100, deadline=None)
 @given(scenarios(max_attackers=3, max_blockers=3), st.sampled_from(["attacking", "defending", "both"]))
 def test_small_moduli_on_general_scenarios(sc, side):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
-    # the fixture cannot wrap a hypothesis test (it would be shared across examples): patched here by hand
-    # and a few pairs at a time (the signatures combined in several chunks, each entry's pairs in several slices)
-    saved = elimination.EXACT_BOUND, elimination._moduli, elimination.PAIRS
-    elimination.EXACT_BOUND, elimination.PAIRS = 0, 5
-    elimination._moduli = lambda bound: tuple(
-        SMALL_PRIMES[: next(k for k in range(1, 40) if prod(SMALL_PRIMES[:k]) > bound)]
-    )
-    try:
+    # small moduli, and a few pairs at a time (the signatures combined in several chunks, each entry's pairs in
+    # several slices)
+    with _patched(EXACT_BOUND=0, _moduli=_small_moduli, PAIRS=5):
         plan = Combat(load_scenario(sc), side=side).plan
         for comp in plan.components:
             assert count_by_factors(plan, comp) == _old(plan, comp)
-    finally:
-        elimination.EXACT_BOUND, elimination._moduli, elimination.PAIRS = saved
 
 
 @settings(max_examples=200, deadline=None)
@@ -320,22 +329,11 @@ def test_each_join_path_past_int64(join_path, sc):  # 702.19b, 702.19c, 510.1c
 )
 def test_products_on_general_scenarios(sc, side, small):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
     # every join a matrix product, two signatures at a time, exact or modulo primes below 200
-    saved = elimination.EXACT_BOUND, elimination._moduli, elimination.PRODUCT_CELLS
-    saved2 = elimination.PRODUCT_WASTE, elimination.INNER
-    elimination.PRODUCT_CELLS = elimination.PRODUCT_WASTE = 1 << 40
-    elimination.INNER = 2
-    if small:
-        elimination.EXACT_BOUND = 0
-        elimination._moduli = lambda bound: tuple(
-            SMALL_PRIMES[: next(k for k in range(1, 40) if prod(SMALL_PRIMES[:k]) > bound)]
-        )
-    try:
+    moduli = {"EXACT_BOUND": 0, "_moduli": _small_moduli} if small else {}
+    with _patched(PRODUCT_CELLS=1 << 40, PRODUCT_WASTE=1 << 40, INNER=2, **moduli):
         plan = Combat(load_scenario(sc), side=side).plan
         for comp in plan.components:
             assert count_by_factors(plan, comp) == _old(plan, comp)
-    finally:
-        elimination.EXACT_BOUND, elimination._moduli, elimination.PRODUCT_CELLS = saved
-        elimination.PRODUCT_WASTE, elimination.INNER = saved2
 
 
 @settings(max_examples=200, deadline=None)
