@@ -18,7 +18,8 @@ given and the regular step on the state after the state-based actions, side by s
 game (104.3b), no regular step is drawn.
 
 Every text and attribute is escaped as :mod:`xml.etree.ElementTree` escapes it (the picture is a light tree of
-ElementTree's model, written as ``ET.tostring`` writes the same tree: a test holds the two equal), and characters
+ElementTree's model whose leaves -- texts, frames, arrows -- are their XML text, written when drawn; the whole is
+written as ``ET.tostring`` writes the same tree: a test holds the two equal), and characters
 that XML 1.0 cannot carry (most control characters, lone surrogates) are shown as visible escapes
 (:func:`xml_text`): a picture carries no element or attribute but the ones written here, whatever the board's ids.
 
@@ -97,63 +98,29 @@ def _attr_name(key: str) -> str:
 class _Node:
     """An element of a picture: ElementTree's model (a tag, attributes in order, children) without its C objects,
     written by :func:`_serialise` as ``ET.tostring`` writes the same tree (:meth:`element` builds that tree: a test
-    holds the two texts equal). Attribute values are already what XML can carry (:func:`_value`)."""
+    holds the two texts equal). Attribute values are already what XML can carry (:func:`_value`). A child is a
+    node or a leaf's XML text (a ``str``: most of a picture, written once, when drawn)."""
 
     __slots__ = ("tag", "attrib", "children")
 
     def __init__(self, tag: str, attrib: dict[str, str]) -> None:
         self.tag = tag
         self.attrib = attrib
-        self.children: list[_Node | _Text | _Leaf | _Written] = []
+        self.children: list[_Node | str] = []
 
     def set(self, key: str, value: str) -> None:
         self.attrib[key] = value
 
-    def append(self, child: _Node | _Text | _Leaf | _Written) -> None:
+    def append(self, child: _Node | str) -> None:
         self.children.append(child)
 
     def element(self) -> ET.Element:
         """The same element as an ElementTree element (for the test that compares the two writers)."""
         el = ET.Element(self.tag, self.attrib)
-        for child in self.children:
-            el.append(child.element())
+        for child in self.children:  # a leaf is its XML text, written when drawn: ElementTree reads it back (a
+            # carriage return in text is kept raw, as ElementTree writes it; read raw, XML would make it a newline)
+            el.append(ET.fromstring(child.replace("\r", "&#13;")) if type(child) is str else child.element())
         return el
-
-
-class _Text:
-    """A ``text`` element (the most drawn one: several thousand a picture), its XML written when it is drawn;
-    ``args`` keeps what :func:`_t` was given, for :meth:`element`."""
-
-    __slots__ = ("xml", "args")
-
-    def __init__(self, xml: str, args: tuple) -> None:
-        self.xml = xml
-        self.args = args
-
-    def element(self) -> ET.Element:
-        x, y, text, size, weight, anchor, fill, style = self.args
-        attrib = {"x": f"{float(x):.1f}", "y": f"{float(y):.1f}", "font-family": FONT, "font-size": _value(size)}
-        attrib.update({"font-weight": _value(weight), "font-style": _value(style), "text-anchor": _value(anchor)})
-        attrib["fill"] = _value(fill)
-        el = ET.Element("text", attrib)
-        el.text = _value(text) if type(text) is str else xml_text(text)
-        return el
-
-
-class _Leaf:
-    """An element without children drawn many times a picture (a card's frame, an arrow, a bubble): its XML written
-    when it is drawn (its attribute values are numbers and the module's own colours: nothing to escape);
-    ``attrs`` keeps the keywords :func:`_el` would have been given, for :meth:`element`."""
-
-    __slots__ = ("xml", "tag", "attrs")
-
-    def __init__(self, xml: str, tag: str, attrs: dict) -> None:
-        self.xml = xml
-        self.tag = tag
-        self.attrs = attrs
-
-    def element(self) -> ET.Element:
-        return _el(None, self.tag, **self.attrs).element()
 
 
 def _n(v) -> str:
@@ -203,16 +170,14 @@ def _text_style(size, weight, anchor, fill, style) -> str:
     return head
 
 
-def _t(parent, x, y, text, size=12, weight="normal", anchor="start", fill="#222", style="normal") -> _Text:
+def _t(parent, x, y, text, size=12, weight="normal", anchor="start", fill="#222", style="normal") -> None:
     body = _value(text) if type(text) is str else xml_text(text)
     head = _TEXT_STYLES.get((type(size), size, weight, anchor, fill, style)) or _text_style(
         size, weight, anchor, fill, style
     )
     position = f'<text x="{float(x):.1f}" y="{float(y):.1f}"'
     xml = f"{position}{head}>{_escaped(body, _TEXT_ESCAPES)}</text>" if body else f"{position}{head} />"
-    el = _Text(xml, (x, y, text, size, weight, anchor, fill, style))
-    parent.children.append(el)
-    return el
+    parent.children.append(xml)
 
 
 def _room(width: float, size: float) -> int:
@@ -297,10 +262,10 @@ def _write(el: _Node, write) -> None:
     if el.children:
         write(">")
         for child in el.children:
-            if type(child) is _Node:
+            if type(child) is str:  # a leaf, written when drawn
+                write(child)
+            else:
                 _write(child, write)
-            else:  # a _Text, _Leaf or _Written: written when drawn
-                write(child.xml)  # type: ignore[union-attr]
         write(f"</{el.tag}>")
     else:
         write(" />")
@@ -410,13 +375,10 @@ def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: s
             if b in lay.pos:
                 bx, by = lay.pos[b]
                 x1, y1, x2, y2 = ax + CARD_W / 2, float(ay), bx + CARD_W / 2, float(by + CARD_H)
-                xml = (
+                parent.children.append(
                     f'<line x1="{_n(x1)}" y1="{y1:.1f}" x2="{_n(x2)}" y2="{y2:.1f}" stroke="#999" stroke-width="2"'
                     ' stroke-dasharray="6 5" />'
                 )
-                attrs = {"x1": x1, "y1": y1, "x2": x2, "y2": y2, "stroke": "#999", "stroke_width": 2}
-                attrs["stroke_dasharray"] = "6 5"
-                parent.children.append(_Leaf(xml, "line", attrs))
 
     deathtouched = set(outcome.deathtouched) if outcome is not None else set()
     for a in s.attackers:
@@ -454,16 +416,11 @@ def _header(parent, lines, x: float = MARGIN) -> None:
 
 
 def _card(parent, x, y, fill, stroke, faded=False) -> None:
-    x, y = float(x), float(y)
-    opacity = "0.45" if faded else None
-    attrs = {"x": x, "y": y, "width": CARD_W, "height": CARD_H, "rx": 9, "fill": fill, "stroke": stroke}
-    attrs.update(stroke_width=2, opacity=opacity)
     faint = ' opacity="0.45"' if faded else ""
-    xml = (
-        f'<rect x="{x:.1f}" y="{y:.1f}" width="{CARD_W}" height="{CARD_H}" rx="9" fill="{fill}" stroke="{stroke}"'
-        f' stroke-width="2"{faint} />'
+    parent.children.append(
+        f'<rect x="{float(x):.1f}" y="{float(y):.1f}" width="{CARD_W}" height="{CARD_H}" rx="9" fill="{fill}"'
+        f' stroke="{stroke}" stroke-width="2"{faint} />'
     )
-    parent.children.append(_Leaf(xml, "rect", attrs))
 
 
 def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
@@ -672,14 +629,10 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
             ry += CARD_H
         sx, sy, rx, ry = float(sx), float(sy), float(rx), float(ry)
         dashed = ' stroke-dasharray="3 6"' if dealt == 0 else ""  # prevented: nothing dealt
-        attrs = {"class_": "assign", "x1": sx, "y1": sy, "x2": rx, "y2": ry, "stroke": colour, "stroke_width": 4}
-        attrs.update(stroke_dasharray="3 6" if dealt == 0 else None, marker_end=f"url(#{MARKER}{head})")
-        attrs["opacity"] = "0.9" if dealt else "0.5"
-        xml = (
+        parent.children.append(
             f'<line class="assign" x1="{sx:.1f}" y1="{sy:.1f}" x2="{rx:.1f}" y2="{ry:.1f}" stroke="{colour}"'
-            f' stroke-width="4"{dashed} marker-end="url(#{MARKER}{head})" opacity="{attrs["opacity"]}" />'
+            f' stroke-width="4"{dashed} marker-end="url(#{MARKER}{head})" opacity="{"0.9" if dealt else "0.5"}" />'
         )
-        parent.children.append(_Leaf(xml, "line", attrs))
         for t in (0.62, 0.45, 0.75, 0.35, 0.85, 0.25):  # a spot no other bubble covers
             lx, ly = sx + (rx - sx) * t, sy + (ry - sy) * t
             if all(abs(lx - ox) > 26 or abs(ly - oy) > 24 for ox, oy in taken):
@@ -691,31 +644,16 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
 
 def _arrow_heads(parent) -> None:
     """The arrow heads, one per attacker colour and one for the defending side's damage: the same elements in
-    every picture (built once; a node may sit in several trees, and nothing changes them)."""
+    every picture (written once: a leaf of every picture's tree)."""
     global _HEADS
     if _HEADS is None:
-        heads = _heads()
         out: list[str] = []
-        _write(heads, out.append)
-        _HEADS = _Written("".join(out), heads)
+        _write(_heads(), out.append)
+        _HEADS = "".join(out)
     parent.children.append(_HEADS)
 
 
-class _Written:
-    """A subtree that is the same in every picture (the arrow heads), written once: ``xml``, its text, and
-    ``node``, the subtree (for :meth:`element`)."""
-
-    __slots__ = ("xml", "node")
-
-    def __init__(self, xml: str, node: _Node) -> None:
-        self.xml = xml
-        self.node = node
-
-    def element(self) -> ET.Element:
-        return self.node.element()
-
-
-_HEADS: _Written | None = None
+_HEADS: str | None = None
 
 
 def _heads() -> _Node:
@@ -742,13 +680,10 @@ def _bubbles(parent, labels: list[tuple[float, float, str, str]]) -> None:
         w = 12 + 8 * len(label)
         g = _el(parent, "g", class_="amount")
         x, y = lx - w / 2, ly - 11
-        attrs = {"x": x, "y": y, "width": w, "height": 22, "rx": 11, "fill": colour, "stroke": "white"}
-        attrs["stroke_width"] = 1.5
-        xml = (
+        g.children.append(
             f'<rect x="{_n(x)}" y="{_n(y)}" width="{w}" height="22" rx="11" fill="{colour}" stroke="white"'
             ' stroke-width="1.5" />'
         )
-        g.children.append(_Leaf(xml, "rect", attrs))
         _t(g, lx, ly + 5, label, 14, "bold", "middle", "white")
 
 

@@ -158,17 +158,30 @@ def evaluate(step: DamageStep, assignment, objs, replies) -> Any:
     division = _division(step)
     vec = vector_of(step, assignment)
     parts: dict[tuple, tuple] = {}
+    floor = None if division.theirs else _floor(objs)
     for reply in replies:
         values, outcome = step_values(step, assignment, objs, reply)
         key = oriented(objs, values)
         g = division.mine(vec, reply)[1]
         if g not in parts or key < parts[g][0]:
             parts[g] = (key, values, outcome, reply)
+            if key == floor:  # one part (no banding choice of the solved player) and no reply can be worse
+                break
     best = None
     for cand in parts.values():
         if best is None or cand[0] > best[0]:
             best = cand
     return best
+
+
+#: the objectives whose values are counts of what happened (losers, damage, kills), never below zero
+_COUNTS = frozenset({ObjectiveKind.LETHAL, ObjectiveKind.MAX_DAMAGE, ObjectiveKind.MAX_KILLS})
+
+
+def _floor(objs) -> tuple | None:
+    """The lowest key :func:`oriented` can give ``objs`` when each of them counts something (all zero), else None:
+    a reply reaching it is a worst reply, and the later ones need not be read (ties go to the first)."""
+    return tuple(Fraction(0) for _ in objs) if all(o.kind in _COUNTS for o in objs) else None
 
 
 def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = True) -> SolveResult:

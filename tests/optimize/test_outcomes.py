@@ -450,3 +450,46 @@ def test_what_happens_with_lethal_alone_is_the_listed_reply(doc, side):
     for assignment in list(combat.assignments(limit=12)):
         listed = listing.evaluate(combat, assignment, objs, replies)[2]
         assert listing.outcome_of(combat, assignment).to_json() == listed.to_json()
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.data())
+def test_reading_replies_stops_at_a_worst_reply_without_changing_the_line(data):
+    # 510.2: the defending player's best reply to an assignment is its worst line for the attacker; listing stops at
+    # the first reply no other can be worse than (every objective a count at 0) -- the same line, values and reply as
+    # reading every reply (ties: the first reply listed)
+    from trample.optimize import listing
+
+    doc = data.draw(effect_boards())
+    names = data.draw(st.sampled_from([["lethal"], ["max-damage"], ["max-kills"], ["lethal", "max-kills"]]))
+    combat = Combat(doc)
+    step = listing.damage_step_of(combat)
+    objs = listing.parse_objectives(",".join(names), step.scenario)
+    replies = listing._replies(step, None)
+    floor = listing._floor
+    for assignment in step.assignments():
+        early = listing.evaluate(step, assignment, objs, replies)
+        listing._floor = lambda objs: None
+        try:
+            every = listing.evaluate(step, assignment, objs, replies)
+        finally:
+            listing._floor = floor
+        assert early[0] == every[0] and early[1] == every[1]
+        assert early[3] == every[3] and early[2].to_json() == every[2].to_json()
+
+
+def test_the_defenders_worst_reply_is_found_past_the_first():  # 510.2, 702.15b, 702.16e
+    # the first reply listed puts L's damage on z (protection: prevented, no life gained); the second gains 1 life
+    doc = {
+        "players": [{"id": "opp", "life": 2}],
+        "attackers": [
+            {"id": "x", "power": 2, "toughness": 2, "attacking": "opp"},
+            {"id": "y", "power": 0, "toughness": 2, "attacking": "opp", "blocked_by": ["L"]},
+            {"id": "z", "power": 0, "toughness": 2, "attacking": "opp", "blocked_by": ["L"], "protection": ["white"]},
+        ],
+        "blockers": [{"id": "L", "power": 1, "toughness": 2, "keywords": ["lifelink"], "tags": ["white"]}],
+    }
+    combat = Combat(doc)
+    outcome = combat.outcome({"x": {"opp": 2}})
+    assert outcome.losers == () and outcome.life("opp") == 1
+    assert combat.solve("lethal").objectives["lethal"] == 0
