@@ -86,7 +86,7 @@ class DamageStep:
             return
         layout = self._layout
         free = free_rows(self.plan) if (engine or self.engine) in ("auto", "direct") else None
-        if free is not None and self.canonical(engine, time_limit):  # the canonical order, as the blocks list it
+        if free is not None:  # the canonical order, as the blocks list it (the direct engine takes a free plan)
             yield from map(layout.assignment, free if limit is None else free[:limit])
             return
         n = 0
@@ -148,6 +148,8 @@ class DamageStep:
         name = engine or self.engine
         if plan.has_options:  # the canonical blocks do not cover the second way to assign: streamed then
             return False
+        if name == "auto" and _is_free(plan):  # at most FREE_ROWS rows: the direct engine takes it
+            return True
         direct = blocks_engine("direct")
         return name == "direct" or (
             name == "auto" and all(direct.supports(plan, c, deadline_of(deadline)) for c in plan.components)
@@ -226,19 +228,27 @@ def free_rows(plan: DamagePlan) -> list[list[int]] | None:
     when each active source divides exactly its damage (510.1a) among routes none of which is gated, at most
     :data:`FREE_ROWS` rows in all; else None. Each source's columns are contiguous in plan order, so the product
     of each source's splits, each listed in lexicographic order, is in lexicographic order."""
-    if plan.has_options:
+    if not _is_free(plan):
         return None
-    splits = []
+    splits = [list(ordered_splits(plan.sources[i].damage, len(plan.sources[i].routes))) for i in plan.active]
+    return [[n for part in row for n in part] for row in itertools.product(*splits)]
+
+
+def _is_free(plan: DamagePlan) -> bool:
+    """Does :func:`free_rows` list ``plan`` (no second way, no gated route, at most :data:`FREE_ROWS` rows)? A free
+    plan's frontier is at most its rows, far below the direct engine's ``STATE_LIMIT``: the direct engine takes
+    every component of it, so its rows are the canonical order of ``"auto"`` and ``"direct"`` alike."""
+    if plan.has_options:
+        return False
     total = 1
     for i in plan.active:
         src = plan.sources[i]
         if not src.routes or any(r.gate is not None for r in src.routes):
-            return None
+            return False
         total *= comb(src.damage + len(src.routes) - 1, len(src.routes) - 1)
         if total > FREE_ROWS:
-            return None
-        splits.append(list(ordered_splits(src.damage, len(src.routes))))
-    return [[n for part in row for n in part] for row in itertools.product(*splits)]
+            return False
+    return True
 
 
 def ordered_splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:

@@ -159,3 +159,9 @@ def test_free_plans_are_listed_in_python_as_the_direct_engine_lists_them(scenari
         assert [a.to_json() for a in listed] == [combat._layout.assignment(r).to_json() for r in blocks]
         assert all(combat.check(a).legal for a in listed)
         assert len(listed) == combat.count()
+        # the direct engine takes every component of a free plan, so "auto" lists it in the canonical order too
+        # without asking (DamageStep.canonical)
+        direct = trample.engines.blocks_engine("direct")
+        assert all(direct.supports(combat.plan, c) for c in combat.plan.components)
+        auto = Combat(scenario, side=side)
+        assert auto.canonical() and [a.to_json() for a in auto.assignments()] == [a.to_json() for a in listed]
