@@ -171,13 +171,27 @@ def _text_style(size, weight, anchor, fill, style) -> str:
 
 
 def _t(parent, x, y, text, size=12, weight="normal", anchor="start", fill="#222", style="normal") -> None:
-    body = _value(text) if type(text) is str else xml_text(text)
     head = _TEXT_STYLES.get((type(size), size, weight, anchor, fill, style)) or _text_style(
         size, weight, anchor, fill, style
     )
-    position = f'<text x="{float(x):.1f}" y="{float(y):.1f}"'
-    xml = f"{position}{head}>{_escaped(body, _TEXT_ESCAPES)}</text>" if body else f"{position}{head} />"
-    parent.children.append(xml)
+    _tx(parent.children, x, y, head, text)
+
+
+def _body(text) -> str:
+    """A text element's content: what XML can carry (:func:`xml_text`), with ``&``, ``<`` and ``>`` escaped."""
+    if type(text) is not str or not (text.isascii() and text.isprintable()):
+        text = xml_text(text)
+    return text.translate(_TEXT_ESCAPES) if "&" in text or "<" in text or ">" in text else text
+
+
+def _tx(out: list, x, y, head: str, text) -> None:
+    """A text element at (``x``, ``y``) with its attributes ``head`` (:func:`_text_style`), its XML appended to
+    ``out``: :func:`_t` with the style looked up once (the cards' fixed styles, below)."""
+    body = _body(text)
+    if body:
+        out.append(f'<text x="{float(x):.1f}" y="{float(y):.1f}"{head}>{body}</text>')
+    else:
+        out.append(f'<text x="{float(x):.1f}" y="{float(y):.1f}"{head} />')
 
 
 def _room(width: float, size: float) -> int:
@@ -269,6 +283,15 @@ def _write(el: _Node, write) -> None:
         write(f"</{el.tag}>")
     else:
         write(" />")
+
+
+#: the cards' fixed text styles (size, weight, anchor, fill, style), looked up once
+_NAME = _text_style(13, "bold", "start", "#222", "normal")
+_POWER = _text_style(15, "bold", "end", "#222", "normal")
+_KEYWORDS = _text_style(10.5, "normal", "start", "#444", "italic")
+_LINE = _text_style(10.5, "normal", "start", "#333", "normal")
+_MARKED = _text_style(10.5, "normal", "start", "#a05000", "normal")
+_REMOVED = _text_style(10.5, "bold", "middle", "#777", "normal")
 
 
 KEYWORD_NAMES = {
@@ -427,8 +450,12 @@ def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
     """Result lines (text, colour, weight) stacked upwards from the bottom of a card."""
     rows = [(part, colour, weight) for text, colour, weight in lines for part in _wrap(text, CARD_W - 12, 11, 2)]
     rows = rows[-7:]
+    out, n = g.children, len(rows)
     for k, (text, colour, weight) in enumerate(rows):  # in reading order
-        _t(g, x + CARD_W / 2, y + CARD_H - 10 - 14 * (len(rows) - 1 - k), text, 11, weight, "middle", colour)
+        head = _TEXT_STYLES.get((int, 11, weight, "middle", colour, "normal")) or _text_style(
+            11, weight, "middle", colour, "normal"
+        )
+        _tx(out, x + CARD_W / 2, y + CARD_H - 10 - 14 * (n - 1 - k), head, text)
 
 
 def _group(parent, role: str, oid: str) -> _Node:
@@ -441,8 +468,9 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     g = _group(parent, role, c.id)
     attacker = role == "attacker"
     _card(g, x, y, "#eef4fb" if attacker else "#fbeeee", "#4a6fa5" if attacker else "#a54a4a", faded)
-    _t(g, x + 8, y + 18, _fit(c.id, CARD_W - 56, 13), 13, "bold")
-    _t(g, x + CARD_W - 8, y + 19, f"{c.power}/{c.toughness}", 15, "bold", "end")
+    out = g.children
+    _tx(out, x + 8, y + 18, _NAME, _fit(c.id, CARD_W - 56, 13))
+    _tx(out, x + CARD_W - 8, y + 19, _POWER, f"{c.power}/{c.toughness}")
     kws = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != Keyword.HASTE]
     extras = [f"toxic {c.toxic}"] if c.toxic else []
     if isinstance(c, Attacker) and c.commander is not None:
@@ -455,14 +483,14 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     text = ", ".join(kws + extras)
     if text:
         for chunk in _wrap(text, CARD_W - 14, 10.5, 2):
-            _t(g, x + 8, line, chunk, 10.5, style="italic", fill="#444")
+            _tx(out, x + 8, line, _KEYWORDS, chunk)
             line += 13
     if c.damage_marked:
-        _t(g, x + 8, line, f"marked damage {c.damage_marked}", 10.5, fill="#a05000")
+        _tx(out, x + 8, line, _MARKED, f"marked damage {c.damage_marked}")
         line += 13
     _combat_lines(g, s, c, x, line, attacker, faded)
     if faded:
-        _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
+        _tx(out, x + CARD_W / 2, y + CARD_H - 10, _REMOVED, "removed from combat")
     elif what.shown and (what.touched(c.id) or c.id in what.gone):
         _creature_verdict(g, c, pos, what, deathtouched, attacker)
 
@@ -470,24 +498,25 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
 def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool) -> None:
     """A creature card's combat lines from ``line`` down: what an attacker attacks and who blocks it; a blocker's
     lethal damage (702.2c: 1 from a deathtouch source)."""
+    out = g.children
     if attacker:
         pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == ObjectKind.PLANESWALKER else ""
-        _t(g, x + 8, line, _fit(f"attacks {c.attacking}{pw}", CARD_W - 14, 10.5), 10.5, fill="#333")
+        _tx(out, x + 8, line, _LINE, _fit(f"attacks {c.attacking}{pw}", CARD_W - 14, 10.5))
         line += 13
         if c.blocked_by:
             for chunk in _wrap("blocked by " + ", ".join(c.blocked_by), CARD_W - 14, 10.5, 2):
-                _t(g, x + 8, line, chunk, 10.5, fill="#333")
+                _tx(out, x + 8, line, _LINE, chunk)
                 line += 13
         elif c.blocked:
-            _t(g, x + 8, line, "blocked (no blocker left)", 10.5, fill="#333")
+            _tx(out, x + 8, line, _LINE, "blocked (no blocker left)")
         else:
-            _t(g, x + 8, line, "unblocked", 10.5, fill="#333")
+            _tx(out, x + 8, line, _LINE, "unblocked")
     elif not faded:
         need = max(0, c.toughness - c.damage_marked)
         value = "  value " + _num(c.value) if c.value != 1 else ""
-        _t(g, x + 8, line, f"lethal: {need}{value}", 10.5, fill="#333")
+        _tx(out, x + 8, line, _LINE, f"lethal: {need}{value}")
         if any(a.has(Keyword.DEATHTOUCH) and a.power > 0 and c.id in a.blocked_by for a in s.attackers):  # 702.2c
-            _t(g, x + 8, line + 13, "(1 from a deathtouch source)", 10.5, fill="#333")
+            _tx(out, x + 8, line + 13, _LINE, "(1 from a deathtouch source)")
 
 
 def _creature_verdict(g, c, pos, what: _What, deathtouched: bool, attacker: bool) -> None:
@@ -552,14 +581,15 @@ def _player_card(parent, p, pos, what: _What) -> None:
     x, y = pos
     g = _group(parent, "player", p.id)
     _card(g, x, y, "#eef7ee", "#3a7a3a")
-    _t(g, x + 8, y + 18, _fit(p.id, CARD_W - 40, 13), 13, "bold")
+    out = g.children
+    _tx(out, x + 8, y + 18, _NAME, _fit(p.id, CARD_W - 40, 13))
     _t(g, x + CARD_W - 8, y + 19, f"♥{p.life}", 15, "bold", "end", "#2a6a2a")
-    _t(g, x + 8, y + 36, "player", 10.5, style="italic", fill="#444")
+    _tx(out, x + 8, y + 36, _KEYWORDS, "player")
     line = y + 50
-    _t(g, x + 8, line, f"life: {p.life}" + (f"  poison: {p.poison}" if p.poison else ""), 10.5, fill="#333")
+    _tx(out, x + 8, line, _LINE, f"life: {p.life}" + (f"  poison: {p.poison}" if p.poison else ""))
     for commander, n in p.commander_damage:
         line += 13
-        _t(g, x + 8, line, _fit(f"from {commander}: {n} (commander)", CARD_W - 14, 10.5), 10.5, fill="#333")
+        _tx(out, x + 8, line, _LINE, _fit(f"from {commander}: {n} (commander)", CARD_W - 14, 10.5))
     outcome = what.outcome
     if outcome is None:
         return
