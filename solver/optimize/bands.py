@@ -324,7 +324,7 @@ class _Encoded:
                 [_sum([self.xs[p][j], *(u[1][p][j] for u in units)]) for j in range(len(objs))]
                 for p in range(len(profiles))
             ]
-        self.own_values = [self._own(zk) for zk in self.owns]
+        self.own_values = [self._own(zk, deadline) for zk in self.owns]
         self.own = {key: list(dict.fromkeys(owns)) for key, owns in self.keys.items()}
 
     def _units(self, kind: str) -> list[tuple[bool, str]]:
@@ -410,8 +410,9 @@ class _Encoded:
             held = self.legal_of[state] = (lin, self._id(content(lin)))
         return held
 
-    def _own(self, zk: tuple) -> list[list[int]]:
+    def _own(self, zk: tuple, deadline) -> list[list[int]]:
         """The own units' values (per profile, per objective) of a division whose own part is ``zk``."""
+        deadline.check()  # --time-limit, by the clock
         out = [[0] * len(self.objs) for _ in self.profiles]
         for n, ns in enumerate(self.unit_cols[Z]):
             _, lins, _ = self._unit(Z, n, tuple(zk[c] for c in ns))
