@@ -25,6 +25,8 @@ listing (``USE_MODEL = False``, the path left where the players' parts interact;
 line), on the banding-attacker board: wall time of a 1 s limit, goal <= limit + 0.1 s.
 
 Run: ``python -m benchmarks effects`` (``QUICK=1``: 5 runs). About 3 minutes of CPU, most of it the listing.
+``ONLY=banding`` runs the rows whose board or effect names it (``ONLY="banding blocker on"``: the interacting
+shape, ``optimize.bands``), ``LIST_REPS=0`` leaves the listing out.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ QUICK = bool(os.environ.get("QUICK"))
 REPS = int(os.environ.get("REPS", 5 if QUICK else 15))
 LIST_REPS = int(os.environ.get("LIST_REPS", 1))
 LIST_LIMIT = float(os.environ.get("LIST_LIMIT", 60))  # seconds of wall time for one listing (then: "stopped")
+ONLY = os.environ.get("ONLY", "")  # the rows whose "board effect" contains it (default: every row)
 OBJECTIVES = "lethal,max-kills,min-overkill"
 
 
@@ -189,6 +192,8 @@ def main() -> None:
     print("| board | effect | plain | effects | ratio | goal | listing | listing / effects | same answer |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, make, effect, change in CASES:
+        if ONLY not in f"{name} {effect}":
+            continue
         plain_doc = make()
         doc = _with(plain_doc, change)
         _cpu(plain_doc)  # warm the imports and caches
@@ -202,15 +207,22 @@ def main() -> None:
         for _ in range(LIST_REPS):
             t, listed_values = _cpu(doc, use_model=False, time_limit=LIST_LIMIT)
             listing.append(t)
-        p, e, q = statistics.median(plain), statistics.median(eff), statistics.median(listing)
+        p, e = statistics.median(plain), statistics.median(eff)
         ratio = e / p
-        stopped = listed_values is not None and "stopped" in listed_values
-        listed = f"> {_ms(q)} (stopped at {LIST_LIMIT:g} s wall)" if stopped else _ms(q)
+        listed = against = same = "-"
+        if listing:
+            q = statistics.median(listing)
+            stopped = listed_values is not None and "stopped" in listed_values
+            listed = f"> {_ms(q)} (stopped at {LIST_LIMIT:g} s wall)" if stopped else _ms(q)
+            against = f"{'>' if stopped else ''}{q / e:.0f}x"
+            same = "-" if stopped else str(values == listed_values)
         print(
             f"| {name} | {effect} | {_ms(p)} | {_ms(e)} | {ratio:.1f}x | <= 3x {'met' if ratio <= 3 else 'MISSED'} "
-            f"| {listed} | {'>' if stopped else ''}{q / e:.0f}x | {'-' if stopped else values == listed_values} |",
+            f"| {listed} | {against} | {same} |",
             flush=True,
         )
+    if ONLY and ONLY not in "banding attacker time limit":
+        return
     banding = _with(trampler_five(), lambda d: _kw(d["attackers"][0], "banding"))  # 702.22k
     limit = 1.0
     effects.USE_MODEL = False  # the listing (what answers where the players' parts interact)

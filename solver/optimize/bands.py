@@ -22,31 +22,31 @@ keeps the whole line as variables (``x`` and a division ``z`` legal with it), an
 smallest vector over every column of the plan, the worst line's -- is the listing's. When the keys times the
 profiles pass :data:`MAX_GROUPS`, or the divisions :data:`MAX_DIVISIONS`, :func:`solve_interacting` returns None
 and the listing answers.
+
+The encoding is shared between the keys (docs/solve.md): the divisions are listed at once in numpy; each unit is
+encoded once per amounts into what it reads, columns that count alike by their total (:meth:`_Encoded._classes`);
+the helper variables are kept by the expression they equal (:meth:`.EffectsModel._memoised`); keys whose shared
+units and legality read the same expressions are one group (one constraint, the least of their constants); the
+legality is encoded once per gate state (:meth:`_Shape.gate_state`).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from fractions import Fraction
-from itertools import product
 
-from ..limits import LimitReached, deadline_of, import_within
-from ..models import Keyword, ObjectiveKind, ObjectKind, value_of
-from ..outcome import exact
+import numpy as np
+
+from ..limits import LimitReached
+from ..models import Attacker, Keyword, ObjectiveKind, ObjectKind
+from ..models.vocabulary import Modifier
 from ..step import DamageStep, ordered_splits
 from . import effects
-from .effects import (
-    MAX_PROFILES,
-    EffectsModel,
-    NotSeparable,
-    choices_of,
-    objective_of,
-    reply_groups,
-    value_scale_of,
-)
+from .effects import EffectsModel, NotSeparable, Prepared, content, objective_of, prepare
 from .listing import evaluate, lethal_report, vector_of
-from .model import PACK_LIMIT, Budget, Lin, Runner, Term, lex_optimise
+from .model import PACK_LIMIT, Lin, Runner, Term, lex_optimise
 from .objectives import json_number
 from .results import (
     STATUS_FEASIBLE,
@@ -58,11 +58,12 @@ from .results import (
 )
 
 #: the most keys times reply profiles encoded (more: the listing answers). Measured (one core, four tramplers
-#: sharing blockers): 290 keys 0.15 s, 1126 keys 1.6 s, 1726 keys 2.9 s, where the listing of the 290-key board
+#: sharing blockers): 290 keys 0.03 s, 1126 keys 0.09 s, 1790 keys 0.14 s, where the listing of the 290-key board
 #: had not finished after 60 s
 MAX_GROUPS = 2048
-#: past this many keys times profiles CP-SAT's presolve is on (measured on four tramplers sharing blockers,
-#: benchmarks/bench_effects.py: 634 keys 3.5 s -> 0.44 s; at 24 to 290 keys the same within the noise)
+#: past this many groups (keys reading the same expressions) times profiles CP-SAT's presolve is on (measured on
+#: four tramplers sharing blockers when each key was a group: 634 keys 3.5 s -> 0.44 s; at 88 groups, the
+#: 290-key board, 5.9 ms off against 6.6 ms on)
 PRESOLVE_GROUPS = 256
 #: the most divisions of the other player's part listed (more: the listing answers)
 MAX_DIVISIONS = 1 << 16
@@ -104,11 +105,31 @@ class _Shape:
         self.key_recs = key_recs
         routes = [plan.sources[i].route(r) for i, r in cols]
         self.gates = {k: None if route is None else route.gate for k, route in enumerate(routes)}
-        self.key = [
-            k
-            for k in self.z
-            if cols[k][1] in key_recs or (self.gates[k] is not None and set(_gated(self.gates[k])) & self.both)
-        ]
+        self.gated = [k for k, g in self.gates.items() if g is not None and set(_gated(g)) & self.both]
+        gated = set(self.gated)
+        self.key = [k for k in self.z if cols[k][1] in key_recs or k in gated]
+        self.own = [k for k in self.z if cols[k][1] in self.z_only]
+        gate_recs = sorted(
+            {(b, True) for k in self.gated for b in self.gates[k].lethal if b in self.both}  # type: ignore[union-attr]
+            | {(w, False) for k in self.gated for w in self.gates[k].loyalty if w in self.both}  # type: ignore[union-attr]
+        )
+        self._gated_at = [n for n, k in enumerate(self.key) if k in gated]
+        self._gate_into = []  # per shared gate recipient: its need, the key's positions into it, those deathtouch
+        for r, lethal in gate_recs:
+            into = [n for n, k in enumerate(self.key) if cols[k][1] == r]
+            touch = [n for n in into if lethal and plan.sources[cols[self.key[n]][0]].deathtouch]
+            self._gate_into.append((plan.lethal_need[r] if lethal else plan.loyalty_need[r], into, touch))
+
+    def gate_state(self, key: tuple) -> tuple:
+        """What :func:`_legal` reads of a key: which of its gated routes with a shared recipient in the gate it
+        assigns to, and per shared gate recipient its amount into it up to the need (the need when a deathtouch
+        source assigns it 1 or more, 702.2c). Every column into a shared recipient is the key's."""
+        active = tuple(key[n] > 0 for n in self._gated_at)
+        amounts = tuple(
+            need if any(key[n] for n in touch) else min(need, sum(key[n] for n in into))
+            for need, into, touch in self._gate_into
+        )
+        return active, amounts
 
     def _kind(self, recs: set[str]) -> str:
         kinds = {self.rec_kind[r] for r in recs if r in self.rec_kind}
@@ -127,52 +148,81 @@ def _gated(gate) -> list[str]:
     return [*gate.lethal, *gate.loyalty]
 
 
-def _divisions(step: DamageStep, shape: _Shape, deadline) -> list[dict[int, int]] | None:
+def _divisions(step: DamageStep, shape: _Shape, deadline) -> tuple[dict[tuple, list[int]], list[tuple]] | None:
     """Every division of the moved sources' damage (510.1a: each source's, exactly) whose gates on recipients only
     the moved sources reach hold (510.1e; those on shared recipients are read with ``x``, :func:`_legal`), in the
-    order of their vectors; None past :data:`MAX_DIVISIONS`."""
+    order of their vectors, as (each key -> the distinct own parts of its divisions, by index; the own parts:
+    their amounts on ``shape.own``); None past :data:`MAX_DIVISIONS`."""
     plan = step.plan
+    pos = {k: n for n, k in enumerate(shape.z)}
     per_source: dict[int, list[int]] = {}
     for k in shape.z:
         per_source.setdefault(shape.cols[k][0], []).append(k)
-    choices = [
-        [dict(zip(ks, amounts)) for amounts in ordered_splits(plan.sources[i].damage, len(ks))]
-        for i, ks in per_source.items()
-    ]
     size = 1
-    for c in choices:
-        size *= len(c)
+    for i, ks in per_source.items():
+        size *= math.comb(plan.sources[i].damage + len(ks) - 1, len(ks) - 1)
     if size > MAX_DIVISIONS:
         return None
-    out = []
-    for parts in product(*choices):
-        deadline.check()
-        z = {k: n for part in parts for k, n in part.items()}
-        if _gates_hold(step, shape, z):
-            out.append(z)
-    return out
+    deadline.check()
+    blocks = [
+        (ks, np.array(list(ordered_splits(plan.sources[i].damage, len(ks))), dtype=np.int64))
+        for i, ks in per_source.items()
+    ]
+    picks = np.indices([len(b) for _, b in blocks]).reshape(len(blocks), -1)  # the first source slowest
+    z = np.empty((size, len(shape.z)), dtype=np.int64)
+    for (ks, b), pick in zip(blocks, picks):
+        z[:, [pos[k] for k in ks]] = b[pick]
+    z = z[_gates_hold(step, shape, z, pos)]
+    deadline.check()
+    key_of, keys = _first_rows(z[:, [pos[k] for k in shape.key]])
+    own_of, owns = _first_rows(z[:, [pos[k] for k in shape.own]])
+    _, first = np.unique(key_of * max(1, len(owns)) + own_of, return_index=True)
+    out: dict[tuple, list[int]] = {}
+    for n in np.sort(first).tolist():
+        out.setdefault(keys[key_of[n]], []).append(int(own_of[n]))
+    return out, owns
 
 
-def _gates_hold(step: DamageStep, shape: _Shape, z: dict[int, int]) -> bool:
-    """Do the division's gated routes (702.19b/c) hold on the recipients only the moved sources reach?"""
+def _first_rows(a: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
+    """(each row's index among the distinct rows, the distinct rows in the order they first appear)."""
+    if not a.shape[1]:
+        return np.zeros(len(a), dtype=np.int64), [()]
+    rows, first, label = np.unique(a, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return rank[label.reshape(-1)], [tuple(r) for r in rows[order].tolist()]
+
+
+def _gates_hold(step: DamageStep, shape: _Shape, z: np.ndarray, pos: dict[int, int]) -> np.ndarray:
+    """Which divisions (rows of ``z``) have their gated routes (702.19b/c) hold on the recipients only the moved
+    sources reach."""
     plan = step.plan
-    for k, n in z.items():
+    ok = np.ones(len(z), dtype=bool)
+
+    def into(r: str, deathtouch: bool = False) -> list[int]:
+        return [
+            pos[j]
+            for j in shape.z
+            if shape.cols[j][1] == r and (not deathtouch or plan.sources[shape.cols[j][0]].deathtouch)
+        ]
+
+    for k in shape.z:
         gate = shape.gates[k]
-        if not n or gate is None:
+        if gate is None:
             continue
+        on = z[:, pos[k]] > 0
         for b in gate.lethal:
-            if b in shape.both:
-                continue
             need = plan.lethal_need[b]
-            into = [j for j in shape.z if shape.cols[j][1] == b]
-            total = sum(z[j] for j in into)
-            touched = any(z[j] and plan.sources[shape.cols[j][0]].deathtouch for j in into)  # 702.2c
-            if need > 0 and total < need and not touched:
-                return False
+            if b in shape.both or need <= 0:
+                continue
+            short = z[:, into(b)].sum(axis=1) < need
+            touched = (z[:, into(b, True)] > 0).any(axis=1)  # 702.2c
+            ok &= ~(on & short & ~touched)
         for w in gate.loyalty:
-            if w not in shape.both and sum(z[j] for j in shape.z if shape.cols[j][1] == w) < plan.loyalty_need[w]:
-                return False
-    return True
+            if w not in shape.both:
+                ok &= ~(on & (z[:, into(w)].sum(axis=1) < plan.loyalty_need[w]))
+    return ok
 
 
 def _literal(em: EffectsModel, lin: Lin, name: str):
@@ -226,41 +276,166 @@ def _legal(em: EffectsModel, shape: _Shape, key: dict[int, int]) -> Lin:
 
 
 class _Encoded:
-    """The value's pieces over the keys and profiles: ``x``'s units (``xs[p]``), the witness line's every unit
-    (``full[p]``), each key's shared units (``shared[K][p]``) and each division's own units (constants,
-    ``own[z][p]``), each a list of one Lin per objective."""
+    """The value's pieces over the groups and profiles: ``x``'s units (``xs[p]``), the witness line's every unit
+    (``full[p]``), each group's shared units with ``x``'s (``mine[G][p]``) and the distinct own parts of its divisions
+    (``own[G]``: indices into ``owns`` and ``own_values``, per own part a list per profile of the objectives'
+    values, constants), each a list of one Lin per objective. A group gathers the keys whose shared units and
+    legality with ``x`` read the same expressions (the same helper variables, :meth:`.EffectsModel._memoised`):
+    for ``x`` they differ only in the constants the other player minimises. Each unit is encoded once per
+    amounts into what it reads (columns that count alike by their total, :meth:`_classes`)."""
 
-    def __init__(self, step: DamageStep, em: EffectsModel, shape: _Shape, objs, profiles, keys, scale: int, deadline):
-        self.em, self.shape, self.objs, self.profiles, self.keys = em, shape, objs, profiles, keys
-        n = range(len(profiles))
+    def __init__(self, step: DamageStep, em: EffectsModel, shape: _Shape, objs, profiles, divisions, scale, deadline):
+        self.em, self.shape, self.objs, self.profiles = em, shape, objs, profiles
+        self.step, self.scale = step, scale
         self.xs = [[objective_of(em, o, p, scale, lambda k, i: shape.unit(k, i) == X) for o in objs] for p in profiles]
         self.full = [[objective_of(em, o, p, scale) for o in objs] for p in profiles]
-        self.models: dict[tuple, EffectsModel] = {}
-        self.shared: dict[tuple, list[list[Lin]]] = {}
-        for key in keys:
-            deadline.check()  # --time-limit, by the clock: a key's encoding costs about a millisecond
-            kem = EffectsModel(step, em.om, dict(zip(shape.key, key)), shape.key_recs)
-            self.models[key] = kem
-            self.shared[key] = [
-                [objective_of(kem, o, profiles[p], scale, lambda k, i: shape.unit(k, i) == SHARED) for o in objs]
-                for p in n
+        keys, self.owns = divisions
+        self.units = {SHARED: self._units(SHARED), Z: self._units(Z)}
+        self.unit_cols = {
+            SHARED: [self._cols(u, shape.key) for u in self.units[SHARED]],
+            Z: [self._cols(u, shape.own) for u in self.units[Z]],
+        }
+        self.classes = {kind: [self._classes(kind, n) for n in range(len(self.units[kind]))] for kind in (SHARED, Z)}
+        self.unit_models: dict[tuple, tuple[EffectsModel, list[list[Lin]], int]] = {}
+        self.seen: dict[tuple, tuple[EffectsModel, list[list[Lin]], int]] = {}  # by the amounts asked for
+        self.ids: dict[tuple, int] = {}
+        self.lost: dict[tuple, Lin] = {}
+        self.legal_of: dict[tuple, tuple[Lin, int]] = {}
+        self.keys: dict[tuple, list[int]] = {}  # a group's first key -> the own parts of its divisions
+        self.mine: dict[tuple, list[list[Lin]]] = {}  # x's units and the shared ones
+        self.illegal: dict[tuple, Lin] = {}
+        self.sub: dict[tuple, list[tuple]] = {}  # a group's first key -> its shared units' amounts
+        first: dict[tuple, tuple] = {}
+        for key, owns in keys.items():
+            deadline.check()  # --time-limit, by the clock
+            subs = [tuple(key[n] for n in ns) for ns in self.unit_cols[SHARED]]
+            units = [self._unit(SHARED, n, sub) for n, sub in enumerate(subs)]
+            illegal, legal_id = self._illegal(key)
+            sig = (legal_id, *(u[2] for u in units))
+            held = first.get(sig)
+            if held is not None:
+                self.keys[held].extend(owns)
+                continue
+            first[sig] = key
+            self.keys[key] = list(owns)
+            self.sub[key] = subs
+            self.illegal[key] = illegal
+            self.mine[key] = [
+                [_sum([self.xs[p][j], *(u[1][p][j] for u in units)]) for j in range(len(objs))]
+                for p in range(len(profiles))
             ]
-        self.own_models: dict[tuple, EffectsModel] = {}
-        self.own: dict[tuple, list[list[int]]] = {}
-        for zs in keys.values():
-            for z in zs:
-                zk = self.own_key(z)
-                if zk in self.own:
-                    continue
-                zem = self.own_models[zk] = EffectsModel(step, em.om, z, shape.z_only)
-                lins = [
-                    [objective_of(zem, o, p, scale, lambda k, i: shape.unit(k, i) == Z) for o in objs] for p in profiles
-                ]
-                assert all(not lin.terms for ls in lins for lin in ls)  # the division's own units: constants
-                self.own[zk] = [[lin.const for lin in ls] for ls in lins]
+        self.own_values = [self._own(zk, deadline) for zk in self.owns]
+        self.own = {key: list(dict.fromkeys(owns)) for key, owns in self.keys.items()}
 
-    def own_key(self, z: dict[int, int]) -> tuple:
-        return tuple(z[k] for k in self.shape.z if self.shape.cols[k][1] in self.shape.z_only)
+    def _units(self, kind: str) -> list[tuple[bool, str]]:
+        shape = self.shape
+        recs = shape.both if kind == SHARED else shape.z_only
+        return [(False, r) for r in sorted(recs)] + [(True, p) for p, k in shape.player_kind.items() if k == kind]
+
+    def _cols(self, unit: tuple[bool, str], cols: list[int]) -> list[int]:
+        """The positions in ``cols`` of the columns into what ``unit`` reads."""
+        player, i = unit
+        reads = self.shape.reads[i] if player else {i}
+        return [n for n, k in enumerate(cols) if self.shape.cols[k][1] in reads]
+
+    def _classes(self, kind: str, n: int) -> list[list[int]]:
+        """The positions in a ``sub`` of the ``n``-th unit of ``kind`` whose columns deal the same damage for the
+        same amounts and count alike (same recipient, no shield on it, 615.7, and no ``plus`` modifier, 614.1a, nor
+        toxic, 702.164c: what they deal is additive; the same source qualities otherwise), two or more each: the
+        unit reads only their total."""
+        s = self.step.scenario
+        cols = self.shape.key if kind == SHARED else self.shape.own
+        classes: dict[tuple, list[int]] = {}
+        for pos, c in enumerate(self.unit_cols[kind][n]):
+            k = cols[c]
+            r = self.shape.cols[k][1]
+            rec = s.receiving(r)
+            src = self.em.src[k]
+            if rec.prevent or src.toxic or any(m == Modifier.PLUS and v for m, v in (*src.deals, *rec.takes)):
+                continue
+            blocker = s.kind(src.id) == ObjectKind.BLOCKER
+            commander = isinstance(src, Attacker) and src.commander is not None
+            quality = (
+                r,
+                src.deals,
+                src.keywords,
+                src.id if commander else None,
+                s.blocker_controller(src.id) if blocker else None,
+                rec.prevent_combat or rec.protected_from(src),
+            )
+            classes.setdefault(quality, []).append(pos)
+        return [ps for ps in classes.values() if len(ps) > 1]
+
+    def _unit(self, kind: str, n: int, sub: tuple) -> tuple[EffectsModel, list[list[Lin]], int]:
+        """The ``n``-th unit of ``kind``: its model, objectives (per profile) and what they are (``content``) with
+        the amounts ``sub`` of the other player's division into what it reads."""
+        seen = self.seen.get((kind, n, sub))
+        if seen is not None:
+            return seen
+        raw, unit = sub, self.units[kind][n]
+        if self.classes[kind][n]:
+            amounts = list(sub)
+            for ps in self.classes[kind][n]:
+                amounts[ps[0]] = sum(amounts[p] for p in ps)
+                for p in ps[1:]:
+                    amounts[p] = 0
+            sub = tuple(amounts)
+        held = self.unit_models.get((unit, sub))
+        if held is None:
+            shape, (player, i) = self.shape, unit
+            cols = shape.key if kind == SHARED else shape.own
+            fixed = {cols[c]: a for c, a in zip(self.unit_cols[kind][n], sub)}
+            kem = EffectsModel(self.step, self.em.om, fixed, shape.reads[i] if player else {i})
+            lins = [
+                [objective_of(kem, o, p, self.scale, lambda k, j: (k, j) == unit) for o in self.objs]
+                for p in self.profiles
+            ]
+            sig = self._id(tuple(content(lin) for ls in lins for lin in ls))
+            held = self.unit_models[(unit, sub)] = (kem, lins, sig)
+        self.seen[(kind, n, raw)] = held
+        return held
+
+    def _id(self, what: tuple) -> int:
+        """A number for ``what`` (the same for equal ones): the groups' signatures are tuples of them."""
+        return self.ids.setdefault(what, len(self.ids))
+
+    def _illegal(self, key: tuple) -> tuple[Lin, int]:
+        """1 when a division with this key is illegal with ``x`` (:func:`_legal`), one encoding per gate state;
+        and what it is (``content``)."""
+        shape = self.shape
+        state = shape.gate_state(key)
+        held = self.legal_of.get(state)
+        if held is None:
+            lin = Lin(1).add(_legal(self.em, shape, dict(zip(shape.key, key))), -1)
+            held = self.legal_of[state] = (lin, self._id(content(lin)))
+        return held
+
+    def _own(self, zk: tuple, deadline) -> list[list[int]]:
+        """The own units' values (per profile, per objective) of a division whose own part is ``zk``."""
+        deadline.check()  # --time-limit, by the clock
+        out = [[0] * len(self.objs) for _ in self.profiles]
+        for n, ns in enumerate(self.unit_cols[Z]):
+            _, lins, _ = self._unit(Z, n, tuple(zk[c] for c in ns))
+            for p, ls in enumerate(lins):
+                for j, lin in enumerate(ls):
+                    assert not lin.terms  # the division's own units: constants
+                    out[p][j] += lin.const
+        return out
+
+    def loses(self, key: tuple, pid: str, prof) -> Lin:
+        """1 when shared player ``pid`` loses with the group's amounts into what their loss reads."""
+        n = self.units[SHARED].index((True, pid))
+        kem, _, _ = self._unit(SHARED, n, self.sub[key][n])
+        held = self.lost.get((id(kem), pid, prof.key))  # the unit's models live as long as this
+        if held is None:
+            held = self.lost[(id(kem), pid, prof.key)] = kem.loses(pid, prof)
+        return held
+
+    def own_loses(self, own: int, pid: str, prof) -> bool:
+        """Does player ``pid`` (whose loss only the other player's division reaches) lose with own part ``own``?"""
+        n = self.units[Z].index((True, pid))
+        kem, _, _ = self._unit(Z, n, tuple(self.owns[own][c] for c in self.unit_cols[Z][n]))
+        return bool(kem.loses(pid, prof).const)
 
     def weights(self) -> tuple[list[int], list[int], int] | None:
         """(lows, weights, range) of the packed sum (the oriented objectives, most significant first); None when
@@ -268,10 +443,10 @@ class _Encoded:
         lows, highs = [], []
         for j, o in enumerate(self.objs):
             bounds = [lins[j].bounds() for lins in self.full]
-            for key, zs in self.keys.items():
+            for key, owns in self.own.items():
                 for p in range(len(self.profiles)):
-                    lo, hi = Lin().add(self.xs[p][j]).add(self.shared[key][p][j]).bounds()
-                    consts = [self.own[self.own_key(z)][p][j] for z in zs]
+                    lo, hi = self.mine[key][p][j].bounds()
+                    consts = [self.own_values[i][p][j] for i in owns]
                     bounds.append((lo + min(consts), hi + max(consts)))
             lo, hi = min(b[0] for b in bounds), max(b[1] for b in bounds)
             lows.append(lo if o.maximize else -hi)
@@ -284,6 +459,13 @@ class _Encoded:
         return None if w > PACK_LIMIT else (lows, weights, w)
 
 
+def _sum(lins) -> Lin:
+    out = Lin()
+    for lin in lins:
+        out.add(lin)
+    return out
+
+
 def _packed(objs, lins: Sequence[Lin], consts: Sequence[int], lows, weights) -> Lin:
     out = Lin()
     for j, o in enumerate(objs):
@@ -293,22 +475,26 @@ def _packed(objs, lins: Sequence[Lin], consts: Sequence[int], lows, weights) -> 
     return out
 
 
-def _value_terms(enc: _Encoded, illegal: dict[tuple, Lin], packing) -> Lin:
+def _value_terms(enc: _Encoded, packing) -> Lin:
     """The maximised value ``v``: at most every legal key's worst (over the profiles, the divisions in it), and
     the witness line's division held to a worst one (its value at most ``v``)."""
     em, objs = enc.em, enc.objs
     lows, weights, w = packing
     m = em.m
     v = m.new_int_var(0, w - 1, "worst line")
-    for n, (key, zs) in enumerate(enc.keys.items()):
-        bad = illegal[key]
+    zero = [Lin()] * len(objs)
+    packed = [
+        [_packed(objs, zero, values[p], lows, weights).const for p in range(len(enc.profiles))]
+        for values in enc.own_values
+    ]
+    for n, (key, owns) in enumerate(enc.own.items()):
+        bad = enc.illegal[key]
         if not bad.terms and bad.const:
             continue  # never legal with x
         exprs = []
         for p in range(len(enc.profiles)):
-            lins = [Lin().add(a).add(b) for a, b in zip(enc.xs[p], enc.shared[key][p])]
-            own = min(_packed(objs, [Lin()] * len(objs), enc.own[enc.own_key(z)][p], lows, weights).const for z in zs)
-            lin = _packed(objs, lins, [0] * len(objs), lows, weights)
+            own = min(packed[i][p] for i in owns)
+            lin = _packed(objs, enc.mine[key][p], [0] * len(objs), lows, weights)
             lin.const += own + sum(weights[j] * lows[j] for j in range(len(objs)))  # counted once
             exprs.append(lin.expr())
         target = exprs[0]
@@ -328,7 +514,7 @@ def _value_terms(enc: _Encoded, illegal: dict[tuple, Lin], packing) -> Lin:
     return Lin.of(v, 0, w - 1)
 
 
-def _reachable(enc: _Encoded, runner: Runner, illegal: dict[tuple, Lin]) -> dict | None:
+def _reachable(enc: _Encoded, runner: Runner) -> dict | None:
     """lethal_report's "reachable": for each listed player, is there an ``x`` that makes them lose (704.5a/c,
     704.6c) whatever the division and the reply? None when a solve was not proven."""
     em, shape = enc.em, enc.shape
@@ -337,14 +523,14 @@ def _reachable(enc: _Encoded, runner: Runner, illegal: dict[tuple, Lin]) -> dict
         pid = player.id
         kind = shape.player_kind[pid]
         per_key = []
-        for n, (key, zs) in enumerate(enc.keys.items()):
+        for n, (key, owns) in enumerate(enc.keys.items()):
             if kind == Z:
-                models = [enc.own_models[enc.own_key(z)] for z in zs]
-                loses = Lin(int(all(zem.loses(pid, p).const for zem in models for p in enc.profiles)))
+                loses = Lin(int(all(enc.own_loses(i, pid, p) for i in owns for p in enc.profiles)))
+            elif kind == SHARED:
+                loses = em._all([enc.loses(key, pid, p) for p in enc.profiles], f"loses always[{pid},{n}]")
             else:
-                model = enc.models[key] if kind == SHARED else em
-                loses = em._all([model.loses(pid, p) for p in enc.profiles], f"loses always[{pid},{n}]")
-            per_key.append(em._any([illegal[key], loses], f"lost or illegal[{pid},{n}]"))
+                loses = em._all([em.loses(pid, p) for p in enc.profiles], f"loses always[{pid},{n}]")
+            per_key.append(em._any([enc.illegal[key], loses], f"lost or illegal[{pid},{n}]"))
         every = em._all(per_key, f"reachable[{pid}]")
         if not every.terms:
             if reachable is not None:
@@ -403,56 +589,33 @@ def solve_interacting(
     start = time.perf_counter()
     if any(src.unblocked is not None for src in step.plan.sources):
         return None
-    s = step.scenario
-    deadline = deadline_of(time_limit)
-    budget = Budget(time_limit, deterministic_time)
-
-    def elapsed() -> float:
-        return (time.perf_counter() - start) * 1000
-
-    if not import_within("trample.engines.cpsat", deadline or None):  # the limit ran out while OR-Tools was imported
-        return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
-    em = EffectsModel(step)
+    ready = prepare(step, objs, other, (), start, time_limit, deterministic_time)
+    if not isinstance(ready, Prepared):
+        return ready
+    em, groups, scale, deadline, elapsed = ready.em, ready.groups, ready.scale, ready.deadline, ready.elapsed
+    (profiles,) = ready.choices  # nothing of the reply is the solved player's: one choice
     shape = _Shape(step, em)
-    interesting = set(em.killable) | set(em.walkers)
     try:
-        groups = reply_groups(step, other, interesting, deadline)
         divisions = _divisions(step, shape, deadline)
-    except LimitReached:
-        return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
-    monotone = all(exact(value_of(s[c])) >= 0 for c in interesting) or all(
-        o.kind != ObjectiveKind.MAX_VALUE for o in objs
-    )
-    (profiles,) = choices_of(groups, monotone)  # nothing of the reply is the solved player's: one choice
-    keys: dict[tuple, list[dict[int, int]]] = {}
-    for z in divisions or ():
-        keys.setdefault(tuple(z[k] for k in shape.key), []).append(z)
-    if not keys or len(profiles) > MAX_PROFILES or len(keys) * len(profiles) > MAX_GROUPS:
-        return None
-    try:
-        wants_value = any(o.kind == ObjectiveKind.MAX_VALUE for o in objs)
-        scale = value_scale_of(s, [*em.killable, *em.walkers]) if wants_value else 1
-    except NotSeparable:
-        return None
-    try:
-        enc = _Encoded(step, em, shape, objs, profiles, keys, scale, deadline)
+        if divisions is None or not divisions[0] or len(divisions[0]) * len(profiles) > MAX_GROUPS:
+            return None
+        enc = _Encoded(step, em, shape, objs, profiles, divisions, scale, deadline)
     except LimitReached:
         return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
     packing = enc.weights()
     if packing is None:
         return None
-    illegal = {key: Lin(1).add(_legal(em, shape, dict(zip(shape.key, key))), -1) for key in keys}
-    terms = [Term(_value_terms(enc, illegal, packing), True, True)]
+    terms = [Term(_value_terms(enc, packing), True, True)]
     if tie_break:  # the smallest vector over the plan's columns (the listing's tie-break: the worst line's)
         terms += [Term(em._x(k), False, False) for k in range(len(em.cols))]
-    return _finish(step, objs, em, enc, illegal, terms, packing, scale, groups, budget, settings, elapsed)
+    return _finish(step, objs, em, enc, terms, packing, scale, groups, ready.budget, settings, elapsed)
 
 
-def _finish(step, objs, em, enc, illegal, terms, packing, scale, groups, budget, settings, elapsed) -> SolveResult:
+def _finish(step, objs, em, enc, terms, packing, scale, groups, budget, settings, elapsed) -> SolveResult:
     presolve = settings.get("presolve", False) or len(enc.keys) * len(enc.profiles) > PRESOLVE_GROUPS
     runner = Runner(em.om, budget, settings.get("workers", 1), presolve, False, settings.get("params"))
     wants_lethal = any(o.kind == ObjectiveKind.LETHAL for o in objs)
-    reachable = _reachable(enc, runner, illegal) if wants_lethal else {}
+    reachable = _reachable(enc, runner) if wants_lethal else {}
     status, proven = lex_optimise(runner, terms)
     if runner.vec is None:
         st = STATUS_INFEASIBLE if status == STATUS_INFEASIBLE else STATUS_UNKNOWN

@@ -46,13 +46,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from .. import outcome as _outcome
-from ..limits import LimitReached, deadline_of, import_within
+from ..limits import Deadline, LimitReached, deadline_of, import_within
 from ..models import (
     Attacker,
     Battle,
@@ -258,6 +259,7 @@ class EffectsModel:
         plan = step.plan
         self.om = ObjectiveModel(plan, Definitions(plan)) if om is None else om
         self.m = self.om.m
+        self._memo = self.om.memo  # helper variables by what they equal, shared by every encoding on ``om``
         self.fixed = fixed or {}
         cols = plan.columns
         self.cols = cols
@@ -269,6 +271,17 @@ class EffectsModel:
             if only is None or r in only:
                 self._deal(r, rec, ks)
         self._cache: dict = {}
+
+    def _memoised(self, key: tuple, make):
+        """The helper for ``key`` (what it equals), made once per model: the encodings of one model that read the
+        same expression (:mod:`.bands`: one per group of divisions) share its variable."""
+        held = self._memo.get(key)
+        if held is None:
+            held = self._memo[key] = make()
+        return held
+
+    def _iff_at_least(self, lin: Lin, need: int, name: str) -> Lin:
+        return self._memoised(("ge", content(lin), need), lambda: self.om._bool_iff_at_least(lin, need, name))
 
     # -- stage 2: dealt ---------------------------------------------------------------------------------------
     def _x(self, k: int) -> Lin:
@@ -283,9 +296,13 @@ class EffectsModel:
         """An integer variable equal to ``lin`` (values in [lo, hi]), or ``lin`` itself when it is one variable."""
         if not lin.terms or (len(lin.terms) == 1 and lin.const == 0 and next(iter(lin.terms.values()))[1] == 1):
             return lin
-        v = self.m.new_int_var(lo, hi, name)
-        self.m.add(v == lin.expr())
-        return Lin.of(v, lo, hi)
+
+        def make() -> Lin:
+            v = self.m.new_int_var(lo, hi, name)
+            self.m.add(v == lin.expr())
+            return Lin.of(v, lo, hi)
+
+        return self._memoised(("var", content(lin)), make)
 
     def _modify(self, m: Lin, hi: int, mods, order: str, name: str) -> tuple[Lin, int]:
         """614.1a on an amount ``m`` in [0, hi] (0 stays 0, 120.8): (the expression, its upper bound)."""
@@ -295,7 +312,7 @@ class EffectsModel:
             plus *= times
         out = Lin().add(m, times)
         if plus:
-            out.add(self.om._bool_iff_at_least(m, 1, f"some[{name}]"), plus)
+            out.add(self._iff_at_least(m, 1, f"some[{name}]"), plus)
         return out, hi * times + plus if hi > 0 else 0
 
     def _deal(self, r: str, rec, ks: list[int]) -> None:
@@ -319,9 +336,7 @@ class EffectsModel:
             if shield > 0:
                 running = Lin().add(running).add(amount)
                 if running.terms:
-                    upto = self.m.new_int_var(0, shield, f"shielded[{name}]")
-                    self.m.add_min_equality(upto, [shield, running.expr()])
-                    now = Lin.of(upto, 0, shield)
+                    now = self._memoised(("shield", shield, content(running)), self._shielded(running, shield, name))
                 else:  # constants (fixed columns): folded
                     now = Lin(min(shield, running.const))
                 stop = Lin().add(now).add(before, -1)
@@ -331,6 +346,14 @@ class EffectsModel:
                 amount, hi = self._modify(amount, hi, mods, "least", name)
             self.dealt[k] = self._var(amount, 0, hi, f"dealt[{name}]")
             self.dealt_hi[k] = hi
+
+    def _shielded(self, running: Lin, shield: int, name: str):
+        def make() -> Lin:
+            upto = self.m.new_int_var(0, shield, f"shielded[{name}]")
+            self.m.add_min_equality(upto, [shield, running.expr()])
+            return Lin.of(upto, 0, shield)
+
+        return make
 
     # -- stage 3: results ---------------------------------------------------------------------------------
     def _sum(self, ks, weight=lambda k: 1) -> Lin:
@@ -346,7 +369,7 @@ class EffectsModel:
         """1 when column ``k`` deals at least 1 (after the effects)."""
         key = ("some", k)
         if key not in self._cache:
-            self._cache[key] = self.om._bool_iff_at_least(self.dealt[k], 1, f"dealt1[{k}]")
+            self._cache[key] = self._iff_at_least(self.dealt[k], 1, f"dealt1[{k}]")
         return self._cache[key]
 
     def touched(self, r: str) -> Lin:
@@ -354,7 +377,7 @@ class EffectsModel:
         key = ("touched", r)
         if key not in self._cache:
             dt = self._sum(k for k in self.incoming.get(r, ()) if self.src[k].has(Keyword.DEATHTOUCH))
-            self._cache[key] = self.om._bool_iff_at_least(dt, 1, f"dt[{r}]")
+            self._cache[key] = self._iff_at_least(dt, 1, f"dt[{r}]")
         return self._cache[key]
 
     def life_loss(self, p: str) -> Lin:
@@ -397,9 +420,7 @@ class EffectsModel:
             return Lin(0)
         if len(parts) == 1:
             return parts[0]
-        b = self.m.new_bool_var(name)
-        self.m.add_max_equality(b, [p.expr() for p in parts])
-        return Lin.of(b, 0, 1)
+        return self._memoised(("any", *sorted(map(content, parts))), self._bool_of(parts, name, True))
 
     def _all(self, parts: Sequence[Lin], name: str) -> Lin:
         if any(not p.terms and not p.const for p in parts):
@@ -409,15 +430,19 @@ class EffectsModel:
             return Lin(1)
         if len(parts) == 1:
             return parts[0]
-        b = self.m.new_bool_var(name)
-        self.m.add_min_equality(b, [p.expr() for p in parts])
-        return Lin.of(b, 0, 1)
+        return self._memoised(("all", *sorted(map(content, parts))), self._bool_of(parts, name, False))
+
+    def _bool_of(self, parts: Sequence[Lin], name: str, any_of: bool):
+        def make() -> Lin:
+            b = self.m.new_bool_var(name)
+            exprs = [p.expr() for p in parts]
+            (self.m.add_max_equality if any_of else self.m.add_min_equality)(b, exprs)
+            return Lin.of(b, 0, 1)
+
+        return make
 
     def _at_least(self, lin: Lin, need: int, name: str) -> Lin:
-        key = ("ge", name, need)
-        if key not in self._cache:
-            self._cache[key] = self.om._bool_iff_at_least(lin, need, f"{name}>={need}")
-        return self._cache[key]
+        return self._iff_at_least(lin, need, f"{name}>={need}")
 
     def dies(self, c: str) -> Lin:
         """1 when the solved side's damage puts creature or planeswalker ``c`` out of combat (704.5f/g/h/i)."""
@@ -484,9 +509,18 @@ class EffectsModel:
             return Lin(0)
         if lo >= 0:
             return excess
-        o = self.m.new_int_var(0, max(0, ehi), f"overkill[{r}]")
-        self.m.add_max_equality(o, [0, excess.expr()])
-        return Lin.of(o, 0, max(0, ehi))
+
+        def make() -> Lin:
+            o = self.m.new_int_var(0, max(0, ehi), f"overkill[{r}]")
+            self.m.add_max_equality(o, [0, excess.expr()])
+            return Lin.of(o, 0, max(0, ehi))
+
+        return self._memoised(("overkill", content(excess)), make)
+
+
+def content(lin: Lin) -> tuple:
+    """What ``lin`` is, hashable: its constant and its (variable index, coefficient) pairs in order."""
+    return (lin.const, *sorted((i, t[1]) for i, t in lin.terms.items()))
 
 
 def value_scale_of(s, ids: Sequence[str]) -> int:
@@ -581,36 +615,18 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
         return None
     if partial:  # the other player divides part of the solved side's damage (702.22j/k): optimize.bands
         return None
-    s = step.scenario
-    deadline = deadline_of(time_limit)
-    budget = Budget(time_limit, deterministic_time)
-
-    def elapsed() -> float:
-        return (time.perf_counter() - start) * 1000
-
-    if not import_within("trample.engines.cpsat", deadline or None):  # the limit ran out while OR-Tools was imported
-        return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
-    em = EffectsModel(step)
-    interesting = set(em.killable) | set(em.walkers)
-    try:
-        groups = reply_groups(step, other, interesting, deadline, theirs)
-    except LimitReached:
-        return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
-    monotone = all(exact(value_of(s[c])) >= 0 for c in interesting) or all(
-        o.kind != ObjectiveKind.MAX_VALUE for o in objs
+    ready = prepare(step, objs, other, theirs, start, time_limit, deterministic_time)
+    if not isinstance(ready, Prepared):
+        return ready
+    em, groups, choices, scale, budget, elapsed = (
+        ready.em,
+        ready.groups,
+        ready.choices,
+        ready.scale,
+        ready.budget,
+        ready.elapsed,
     )
-    choices = choices_of(groups, monotone)  # per choice of the solved player's part of the reply: its profiles
     profiles = list({p.key: p for ps in choices for p in ps}.values())
-    if len(profiles) > MAX_PROFILES or len(choices) > MAX_PROFILES:
-        return None
-    try:
-        scale = (
-            value_scale_of(s, [*em.killable, *em.walkers])
-            if any(o.kind == ObjectiveKind.MAX_VALUE for o in objs)
-            else 1
-        )
-    except NotSeparable:
-        return None
 
     per = {p.key: [objective_of(em, o, p, scale) for o in objs] for p in profiles}
     terms = _reply_terms(em, objs, per, choices, no_choice)
@@ -637,6 +653,56 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     lethal = lethal_report(step, assignment, outcome, reachable if proven else None) if wants_lethal else None
     final = STATUS_OPTIMAL if proven and (reachable is not None or not wants_lethal) else STATUS_FEASIBLE
     return SolveResult(final, assignment, values, lethal, elapsed(), runner.solves, reply=reply)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What both models of a board with effects start from (:func:`prepare`)."""
+
+    em: EffectsModel
+    groups: list[tuple]  # reply_groups
+    choices: list[list[_Profile]]  # choices_of: the profiles per choice of the solved player's part of the reply
+    scale: int  # of the values (max-value), value_scale_of
+    deadline: Deadline | None
+    budget: Budget
+    elapsed: Callable[[], float]  # milliseconds since ``start``
+
+
+def prepare(
+    step: DamageStep, objs, other, theirs, start: float, time_limit=None, deterministic_time=None
+) -> Prepared | SolveResult | None:
+    """The start shared by :func:`_solve_by_model` and :func:`.bands.solve_interacting`: OR-Tools imported within
+    the limit, the solved side's encoding, the replies' groups and profiles, the values' scale. A SolveResult
+    (unknown) when the limit runs out; None when the board needs the listing (too many profiles or choices,
+    values too large to weigh exactly)."""
+    s = step.scenario
+    deadline = deadline_of(time_limit)
+    budget = Budget(time_limit, deterministic_time)
+
+    def elapsed() -> float:
+        return (time.perf_counter() - start) * 1000
+
+    if not import_within("trample.engines.cpsat", deadline or None):  # the limit ran out while OR-Tools was imported
+        return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
+    em = EffectsModel(step)
+    interesting = set(em.killable) | set(em.walkers)
+    try:
+        groups = reply_groups(step, other, interesting, deadline, theirs)
+    except LimitReached:
+        return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
+    monotone = all(exact(value_of(s[c])) >= 0 for c in interesting) or all(
+        o.kind != ObjectiveKind.MAX_VALUE for o in objs
+    )
+    choices = choices_of(groups, monotone)  # per choice of the solved player's part of the reply: its profiles
+    profiles = {p.key for ps in choices for p in ps}
+    if len(profiles) > MAX_PROFILES or len(choices) > MAX_PROFILES:
+        return None
+    try:
+        wants_value = any(o.kind == ObjectiveKind.MAX_VALUE for o in objs)
+        scale = value_scale_of(s, [*em.killable, *em.walkers]) if wants_value else 1
+    except NotSeparable:
+        return None
+    return Prepared(em, groups, choices, scale, deadline, budget, elapsed)
 
 
 def _reply_terms(em: EffectsModel, objs, per, choices, no_choice: bool) -> list[Term] | None:

@@ -87,6 +87,7 @@ class ObjectiveModel:
         assert tuple(self.built.columns) == tuple(self.cols)
         self.hi = [plan.sources[i].max_damage for i, _ in self.cols]
         self._cache: dict = {}
+        self.memo: dict = {}  # optimize.effects: its helper variables by what they equal
 
     # -- building blocks ------------------------------------------------------------------------
     def total(self, r: str) -> Lin:
