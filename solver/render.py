@@ -119,7 +119,7 @@ class _Node:
         el = ET.Element(self.tag, self.attrib)
         for child in self.children:  # a leaf is its XML text, written when drawn: ElementTree reads it back (a
             # carriage return in text is kept raw, as ElementTree writes it; read raw, XML would make it a newline)
-            el.append(ET.fromstring(child.replace("\r", "&#13;")) if type(child) is str else child.element())
+            el.append(ET.fromstring(child.replace("\r", "&#13;")) if isinstance(child, str) else child.element())
         return el
 
 
@@ -276,7 +276,7 @@ def _write(el: _Node, write) -> None:
     if el.children:
         write(">")
         for child in el.children:
-            if type(child) is str:  # a leaf, written when drawn
+            if isinstance(child, str):  # a leaf, written when drawn
                 write(child)
             else:
                 _write(child, write)
