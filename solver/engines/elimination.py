@@ -373,7 +373,7 @@ class Ring:
         """Counts as a (k, n) array of residues (one row of exact counts when no moduli; the float row last)."""
         if not self.moduli:
             return np.array([values], dtype=np.int64).reshape(1, len(values))
-        rows = [[v % m for v in values] for m in self.moduli]
+        rows: list[list[Any]] = [[v % m for v in values] for m in self.moduli]
         if self.approx:
             rows.append([float(v) for v in values])
         return np.array(rows, dtype=self.dtype).reshape(self.k, len(values))
@@ -669,7 +669,7 @@ class _Sums:
 
     def __init__(self, size: int, ring: Ring):
         self.ring = ring
-        self.acc = np.zeros((ring.k, size), dtype=ring.dtype) if size * ring.k <= DENSE else None
+        self.acc: Weights | None = np.zeros((ring.k, size), dtype=ring.dtype) if size * ring.k <= DENSE else None
         self.parts_c: list[Keys] = []
         self.parts_w: list[Weights] = []
         self.held = self.added = 0
@@ -813,7 +813,7 @@ def _by_products(
                 Q[at] = sums[j, lo:hi]
                 acc[j] += P[j][:, s0:s1] @ Q.reshape(s1 - s0, C)
             ring.fold(acc)
-    w = acc.reshape(k, R * C).astype(ring.dtype)
+    w: Weights = acc.reshape(k, R * C).astype(ring.dtype)
     ring.lift(w)
     live = np.flatnonzero(w.any(axis=0))
     depth = len(B) + S + len(cut)  # per count: B's entries added in Q, a product, S signatures, the chunks
@@ -1243,4 +1243,4 @@ def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None)
     tables[split.slot] = _Table(t.members, t.scope, t.keys[lo:hi], t.w[:, lo:hi])
     if not len(tables[split.slot]):
         return 0
-    return _contract(split.graph, tables, split.joins, split.ring, Budget(deadline or NEVER, None))
+    return int(_contract(split.graph, tables, split.joins, split.ring, Budget(deadline or NEVER, None)))
