@@ -884,12 +884,44 @@ def _pair_codes(key: _JoinKey, B: _Table, first: Keys, budget: Budget) -> tuple[
     (its position in ``first``), B's entry and their part of the key (B's own resources and the shared ones' sums),
     signature by signature."""
     budget.spend(len(first) * len(B))
-    kc = np.broadcast_to(key.cb, (len(first), len(B))).copy()
-    for t, xa, xb in key.combos:
-        kc += t[xa[first]][:, xb]  # rows then columns: faster than one gather by two index arrays
+    kc: Keys | None = None
+    for t, xa, xb in _paired(key.combos):
+        part = t[xa[first]][:, xb]  # rows then columns: faster than one gather by two index arrays
+        if kc is None:
+            kc = part + key.cb
+        else:
+            kc += part
         np.maximum(kc, DEAD_CODE, out=kc)
+    if kc is None:
+        kc = np.broadcast_to(key.cb, (len(first), len(B))).copy()
     r, b = np.nonzero(kc >= 0)
     return r, b, kc[r, b]
+
+
+#: two shared resources' tables of sums are read as one (:func:`_paired`) while it has at most this many cells
+PAIRED_CELLS = 1 << 16
+
+
+def _paired(
+    combos: list[tuple[Keys, npt.NDArray[np.intp], npt.NDArray[np.intp]]],
+) -> list[tuple[Keys, npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
+    """The shared resources' tables of sums (per resource: sums by (A's index, B's index), A's and B's indices per
+    entry) two by two as one table, where it stays small (PAIRED_CELLS): the sum of both parts of the code (a dead
+    one far below any live code), by combined indices. Half the passes over the pairs of a join."""
+    out = []
+    k = 0
+    while k < len(combos):
+        t1, xa1, xb1 = combos[k]
+        if k + 1 < len(combos) and t1.size * combos[k + 1][0].size <= PAIRED_CELLS:
+            t2, xa2, xb2 = combos[k + 1]
+            (na1, nb1), (na2, nb2) = t1.shape, t2.shape
+            t = np.maximum(t1[:, None, :, None] + t2[None, :, None, :], DEAD_CODE).reshape(na1 * na2, nb1 * nb2)
+            out.append((t, xa1 * na2 + xa2, xb1 * nb2 + xb2))
+            k += 2
+        else:
+            out.append((t1, xa1, xb1))
+            k += 1
+    return out
 
 
 def _pair(
