@@ -31,14 +31,15 @@ from .step import DamageStep as Combat  # anything with a plan: a Combat, or the
 __all__ = ["rank", "unrank", "sample", "samples", "count", "component_programmes"]
 
 
-def component_programmes(combat: Combat, time_limit: TimeLimit = None) -> list[Programme]:
-    """The programme of every component (``time_limit``: :class:`trample.limits.LimitReached` past it)."""
+def component_programmes(combat: Combat, time_limit: TimeLimit = None, uses: int = 1) -> list[Programme]:
+    """The programme of every component (``time_limit``: :class:`trample.limits.LimitReached` past it; ``uses``:
+    the ranks or unranks to be made with them, which may choose a programme slower to build)."""
     plan = combat.plan
     deadline = deadline_of(time_limit)
     engine = cast(
         ProgrammeEngine, get_engine("direct", needs=[PROGRAMME])
     )  # the engine whose programmes rank and unrank
-    return [engine.programme(plan, comp, deadline) for comp in plan.components]
+    return [engine.programme(plan, comp, deadline, uses) for comp in plan.components]
 
 
 def count(combat: Combat, time_limit: TimeLimit = None) -> int:
@@ -102,7 +103,7 @@ def samples(combat: Combat, n: int, seed: int | str | None, time_limit: TimeLimi
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise FormatError("n", f"expected a non-negative whole number, got {n!r}")
     deadline = deadline_of(time_limit)
-    dps = component_programmes(combat, deadline)
+    dps = component_programmes(combat, deadline, uses=n)
     total = 1
     for dp in dps:
         total *= dp.count()

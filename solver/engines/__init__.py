@@ -84,7 +84,9 @@ class Engine(Protocol):
 class ProgrammeEngine(Engine, Protocol):
     """An engine with the :data:`PROGRAMME` capability."""
 
-    def programme(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> Programme: ...
+    def programme(
+        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, uses: int = 1
+    ) -> Programme: ...
 
 
 class BlocksEngine(Engine, Protocol):

@@ -49,6 +49,7 @@ table. Memory stays flat whatever the count. :func:`plan_blocks` streams the pro
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -1023,14 +1024,19 @@ def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
     return dp
 
 
-COLUMN_TRIAL = 3.0  # seconds the column programme may take to build before ranking goes source by source (0: never)
+COLUMN_TRIAL = 0.05  # seconds the column programme may take to build before ranking goes source by source (0: never)
+#: the column programme's trial when many draws are asked at once (``sample --n``): its unranks take microseconds, the
+#: source programme's milliseconds, so for a thousand draws a longer build pays
+COLUMN_TRIAL_MANY = 3.0
+MANY = 64  # draws at or above which a sample builds for many (COLUMN_TRIAL_MANY)
 
 
 def index_programme(
-    plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
-) -> ComponentDP | SourceProgramme:
+    plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, uses: int = 1
+) -> ComponentDP | SourceProgramme | ShiftingProgramme:
     """The (cached) programme that ranks and unranks one component in the canonical order (see
-    :meth:`DirectEngine.programme`); a column programme already built is used as it is."""
+    :meth:`DirectEngine.programme`); a column programme already built is used as it is. ``uses``: how many ranks
+    or unranks the caller means to make (MANY or more: the column programme gets the longer trial first)."""
     refuse_options(plan, component)
     key = tuple(component)
     built = plan.cache.of("direct").get(key)
@@ -1038,22 +1044,81 @@ def index_programme(
         return built if built is not None else component_dp(plan, key, deadline)
     cache = plan.cache.of("direct-ordered")
     prog = cache.get(key)
-    if prog is None:
+    if prog is None or (uses >= MANY and isinstance(prog, ShiftingProgramme) and not prog.long_tried):
         # the column programme, where it builds within a short trial, unranks in microseconds (the source
         # programme in milliseconds: sampling on a star would be 60 times slower); both give the canonical order
+        first = COLUMN_TRIAL_MANY if uses >= MANY else COLUMN_TRIAL
         left = deadline.remaining() if deadline else None
-        trial = Deadline(COLUMN_TRIAL if left is None else min(COLUMN_TRIAL, left))
+        trial = Deadline(first if left is None else min(first, left))
         try:
             if COLUMN_TRIAL > 0:
                 return component_dp(plan, key, trial)
         except LimitReached:
             if deadline:
                 deadline.check()
+        if isinstance(prog, ShiftingProgramme):
+            prog.long_tried = True
+            return prog
         try:
-            prog = cache[key] = SourceProgramme(plan, key, deadline)
+            source = SourceProgramme(plan, key, deadline)
         except TooWide:  # pragma: no cover - a cut of more resources than an int64 codes
             return component_dp(plan, key, deadline)
+        prog = cache[key] = source if COLUMN_TRIAL <= 0 else ShiftingProgramme(plan, key, source, first)
+        if uses >= MANY and isinstance(prog, ShiftingProgramme):
+            prog.long_tried = True
+    if isinstance(prog, ShiftingProgramme):
+        prog.deadline = deadline
     return prog
+
+
+class ShiftingProgramme:
+    """The source programme (:class:`~trample.engines.ordered.SourceProgramme`: milliseconds an unrank), replaced by
+    the column programme (microseconds) once the ranks and unranks made with it have taken as long as a new trial
+    of the column programme would: each trial twice as long as the one before, and made only once the ranks and
+    unranks since the last one have taken that long. So the trials cost at most about as much as the ranks and
+    unranks themselves, and a caller that ranks or unranks for longer than the column programme takes to build ends
+    with it. The canonical order is the same: only the time changes."""
+
+    def __init__(self, plan: DamagePlan, key: tuple[int, ...], source: SourceProgramme, tried: float):
+        self.plan, self.key, self.source = plan, key, source
+        self.columns = source.columns
+        self.column: ComponentDP | None = None
+        self.trial = max(2 * tried, 1e-3)  # the next trial's length (seconds)
+        self.spent = 0.0  # seconds of ranks and unranks since the last trial
+        self.deadline: Deadline | None = None  # the latest caller's: a trial does not run past it
+        self.long_tried = False
+
+    def count(self) -> int:
+        return self.source.count()
+
+    def unrank(self, index: int) -> tuple[int, ...]:
+        if self.column is not None:
+            return self.column.unrank(index)
+        t = time.monotonic()
+        out = self.source.unrank(index)
+        self._spend(time.monotonic() - t)
+        return out
+
+    def rank(self, vector: Sequence[int]) -> int | None:
+        if self.column is not None:
+            return self.column.rank(vector)
+        t = time.monotonic()
+        out = self.source.rank(vector)
+        self._spend(time.monotonic() - t)
+        return out
+
+    def _spend(self, seconds: float) -> None:
+        self.spent += seconds
+        if self.spent < self.trial:
+            return
+        left = self.deadline.remaining() if self.deadline else None
+        if left is not None and left < self.trial:
+            return  # no trial past the caller's time limit
+        self.spent = 0.0
+        try:
+            self.column = component_dp(self.plan, self.key, Deadline(self.trial))
+        except LimitReached:
+            self.trial *= 2
 
 
 def refuse_options(plan: DamagePlan, component: Sequence[int]) -> None:
@@ -1195,12 +1260,14 @@ class DirectEngine:
 
     # -- PROGRAMME ---------------------------------------------------------------------------------
     def programme(
-        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
-    ) -> ComponentDP | SourceProgramme:
+        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, uses: int = 1
+    ) -> ComponentDP | SourceProgramme | ShiftingProgramme:
         """The (cached) counting programme of one component: count, rank, unrank (trample.indexing), in the
         canonical order: a lone source's column programme (a bit per gate; unrank in microseconds), else the
-        source-at-a-time programme on the elimination tables (:mod:`~trample.engines.ordered`)."""
-        return index_programme(plan, component, deadline)
+        column programme where it builds within a short trial, else the source-at-a-time programme on the
+        elimination tables (:mod:`~trample.engines.ordered`) until ranks and unranks have paid for the column
+        programme (:class:`ShiftingProgramme`). ``uses``: the ranks or unranks the caller means to make."""
+        return index_programme(plan, component, deadline, uses)
 
     # -- BLOCKS ------------------------------------------------------------------------------------
     def plan_blocks(

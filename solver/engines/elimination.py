@@ -248,7 +248,18 @@ def _is_prime(n: int) -> bool:
     return True
 
 
-_PRIMES: list[int] = []
+_PRIMES: dict[int, list[int]] = {}
+
+
+def _primes(bits: int, n: int) -> list[int]:
+    """The ``n`` largest primes below 2^bits, largest first (kept from one call to the next)."""
+    found = _PRIMES.setdefault(bits, [])
+    while len(found) < n:
+        m = (found[-1] if found else 1 << bits) - 1
+        while not _is_prime(m):
+            m -= 1
+        found.append(m)
+    return found[:n]
 
 
 def _moduli(bound: int) -> tuple[int, ...]:
@@ -256,14 +267,54 @@ def _moduli(bound: int) -> tuple[int, ...]:
     out: list[int] = []
     product = 1
     while product <= bound:
-        if len(out) == len(_PRIMES):
-            n = (_PRIMES[-1] if _PRIMES else 1 << MODULUS_BITS) - 1
-            while not _is_prime(n):
-                n -= 1
-            _PRIMES.append(n)
-        out.append(_PRIMES[len(out)])
+        out.append(_primes(MODULUS_BITS, len(out) + 1)[-1])
         product *= out[-1]
     return tuple(out)
+
+
+#: a count whose bound asks for at least APPROX_FROM primes below 2^22 is counted modulo APPROX_PRIMES primes below
+#: 2^APPROX_BITS, with a float64 row of approximate counts beside them (:class:`Ring`): fewer rows per join. Centred
+#: residues below 2^22 multiply below 2^44, so a matrix product sums at most INNER_APPROX of them below 2^53.
+APPROX = True
+APPROX_FROM = 4
+APPROX_PRIMES = 2
+APPROX_BITS = 23
+INNER_APPROX = (1 << 9) - 2
+#: the unit roundoff of float64 (round to nearest)
+UNIT = 2.0**-53
+
+
+def gamma(n: int) -> float:
+    """A bound on the relative error of a float64 value that went through ``n`` roundings (n u / (1 - n u)),
+    rounded up."""
+    nu = n * UNIT
+    return nu / (1 - nu) * (1 + 2.0**-40) if nu < 0.5 else float("inf")
+
+
+class Inexact(Exception):
+    """The float row's error bound is too wide for the primes counted: ``residues`` (per modulus of ``moduli``),
+    ``approx`` (the approximate count) and ``error`` (a bound on its absolute error) say what is known."""
+
+    def __init__(self, moduli: tuple[int, ...], residues: list[int], approx: float, error: float):
+        super().__init__()
+        self.moduli, self.residues, self.approx, self.error = moduli, residues, approx, error
+
+
+def rebuild(moduli: Sequence[int], residues: Sequence[int], approx: float, error: float) -> int | None:
+    """The integer within ``error`` of ``approx`` congruent to ``residues`` modulo ``moduli`` (Chinese remainder
+    theorem), or None when the product of the moduli is not more than twice the error (two could be)."""
+    M = prod(moduli)
+    if not error < (M - 2) / 2:
+        return None
+    x = 0
+    for r, m in zip(residues, moduli):
+        q = M // m
+        x += r * q * pow(q, -1, m)
+    x %= M
+    a = int(approx)  # a float is an exact integer past 2^53; below, within 1 of approx
+    err = int(error) + 2
+    n = x + M * ((a - x + M // 2) // M)  # the one congruent to x in [a - M/2, a + M/2)
+    return n if abs(n - a) <= err else None
 
 
 class Ring:
@@ -273,34 +324,77 @@ class Ring:
     multiply in float64 matrix products below 2^53) and the count rebuilt by the Chinese remainder theorem -- exact,
     since its absolute value is below half the product of the primes (a part's count, trample.shard.count_split,
     may be negative on signed tables). Python integers in object arrays, the alternative, are tens of times slower
-    than int64 in numpy."""
+    than int64 in numpy.
 
-    __slots__ = ("moduli", "p")
+    With ``approx`` (tables whose counts are all nonnegative, and a bound that asks for APPROX_FROM primes or
+    more), the counts are kept modulo APPROX_PRIMES primes below 2^APPROX_BITS, plus a last row of float64
+    approximate counts (the array is float64: residues are exact integers in it). Every sum and product of
+    nonnegative numbers has a relative error bounded by the roundings on its way (:func:`gamma`; each table carries
+    its bound), so the count is known within an error bound, and the residues modulo primes whose product is over
+    twice that error rebuild it exactly (:func:`rebuild`). ``moduli`` given: those primes (of ``bits`` bits), no
+    float row (the primes a short error bound still asks for)."""
 
-    def __init__(self, bound: int):
-        self.moduli = () if bound < EXACT_BOUND else _moduli(2 * bound)  # room for a sign (a part's count)
+    __slots__ = ("moduli", "p", "approx", "bits")
+
+    def __init__(self, bound: int, approx: bool = False, moduli: tuple[int, ...] | None = None, bits: int = 0):
+        self.approx = False
+        self.bits = bits or MODULUS_BITS
+        if moduli is not None:
+            self.moduli = moduli
+        elif bound < EXACT_BOUND:
+            self.moduli = ()
+        else:
+            self.moduli = _moduli(2 * bound)  # room for a sign (a part's count)
+            if approx and APPROX and len(self.moduli) >= APPROX_FROM and bound < 1 << 1000:
+                self.approx, self.bits = True, APPROX_BITS
+                self.moduli = tuple(_primes(APPROX_BITS, APPROX_PRIMES))
         self.p = np.array(self.moduli, dtype=np.int64)[:, None] if self.moduli else None
 
     @property
     def k(self) -> int:
-        return max(1, len(self.moduli))
+        """Rows of counts: one per modulus (and the float row), at least one."""
+        return max(1, len(self.moduli) + self.approx)
+
+    @property
+    def dtype(self) -> type:
+        return np.float64 if self.approx else np.int64
+
+    @property
+    def inner(self) -> int:
+        """Signatures multiplied at once in a matrix product (every sum of centred residues below 2^53)."""
+        return INNER_APPROX if self.bits > MODULUS_BITS else INNER
+
+    @property
+    def span(self) -> int:
+        """Residues (below 2^bits) that can be added before the sum could pass 2^53."""
+        return 1 << (53 - self.bits)
 
     def of(self, values: list[int]) -> Weights:
-        """Counts as a (k, n) array of residues (one row of exact counts when no moduli)."""
+        """Counts as a (k, n) array of residues (one row of exact counts when no moduli; the float row last)."""
         if not self.moduli:
             return np.array([values], dtype=np.int64).reshape(1, len(values))
-        return np.array([[v % m for v in values] for m in self.moduli], dtype=np.int64).reshape(self.k, len(values))
+        rows: list[list[Any]] = [[v % m for v in values] for m in self.moduli]
+        if self.approx:
+            rows.append([float(v) for v in values])
+        return np.array(rows, dtype=self.dtype).reshape(self.k, len(values))
 
     def reduce(self, w: Weights) -> Weights:
         """Counts (k rows of a fresh array) reduced modulo the primes, in place, row by row (faster than
-        broadcasting)."""
+        broadcasting); the float row as it is."""
         for row, m in zip(w, self.moduli):
             np.remainder(row, m, out=row)
         return w
 
+    def lift(self, w: Weights) -> Weights:
+        """Folded residues (at most p / 2 + 4 in absolute value, :meth:`fold`) brought into [0, p), in place (a cheap
+        pass where :meth:`reduce` divides)."""
+        for row, m in zip(w, self.moduli):
+            row += m * (row < 0)
+        return w
+
     def centred(self, w: Weights) -> npt.NDArray[np.float64]:
         """Counts as float64 for a matrix product: exact counts as they are, residues r in [0, p) as r or r - p,
-        whichever is smaller in absolute value (at most p / 2 < 2^21)."""
+        whichever is smaller in absolute value (at most p / 2 < 2^(bits - 1))."""
         f = w.astype(np.float64)
         if self.moduli:
             for row, m in zip(f, self.moduli):
@@ -311,20 +405,36 @@ class Ring:
         """Float sums (exact integers below 2^53) of rows ``first``, ... brought back to at most p / 2 + 4 in absolute
         value, in place: ``x - p * rint(x / p)``, exact (integers below 2^53); the quotient, computed with a
         relative error below 2^-51 on |x / p| < 2^32, is within 2^-20 of the true one, so it rounds to a nearest
-        integer or misses the tie by at most 2^-20 (p * 2^-20 < 4)."""
+        integer or misses the tie by at most 2^-20 (p * 2^-20 < 4 for p below 2^22; below 2^23, |x / p| < 2^31 and
+        the miss is at most 2^-21). The float row is left as it is."""
         for row, m in zip(acc, self.moduli[first:]):
             row -= m * np.rint(row * (1.0 / m))
 
-    def total(self, w: Weights) -> list[int]:
-        """The sum of a table's counts, per modulus (Python integers)."""
+    def total(self, w: Weights) -> list[Any]:
+        """The sum of a table's counts, per modulus (Python integers), and the float row's sum last."""
+        if self.approx:
+            sums: list[Any] = [int(x) % m for x, m in zip(w[:-1].sum(axis=1), self.moduli)]
+            return [*sums, float(w[-1].sum())]
         sums = [int(x) for x in w.sum(axis=1, dtype=np.int64)] if w.shape[1] else [0] * self.k
         return sums if not self.moduli else [s % m for s, m in zip(sums, self.moduli)]
 
-    def product(self, totals: list[list[int]]) -> int:
-        """The exact product of tables' totals given per modulus (Chinese remainder theorem)."""
+    def product(self, totals: list[list[Any]], err: float = 0.0) -> int:
+        """The exact product of tables' totals given per modulus (Chinese remainder theorem). With the float row:
+        ``err`` bounds the relative error of the product of the float totals; :class:`Inexact` when the primes'
+        product is not over twice the absolute error."""
         if not self.moduli:
             return prod(t[0] for t in totals)
         residues = [prod(t[j] for t in totals) % m for j, m in enumerate(self.moduli)]
+        if self.approx:
+            approx = 1.0
+            for t in totals:
+                approx *= t[-1]
+            err = (1 + err) * (1 + gamma(len(totals))) - 1
+            error = approx * err / (1 - err) * (1 + 2.0**-40) if err < 0.5 else float("inf")
+            n = rebuild(self.moduli, residues, approx, error)
+            if n is None:
+                raise Inexact(self.moduli, residues, approx, error)
+            return n
         M = prod(self.moduli)
         x = 0
         for r, m in zip(residues, self.moduli):
@@ -336,20 +446,44 @@ class Ring:
 
 class _Table:
     """Entries of a table: ``keys`` (one row of resource states per entry, over ``scope``) and their counts ``w``
-    (a (k, n) int64 array: exact counts, or their residues modulo the ring's primes)."""
+    (a (k, n) int64 array: exact counts, or their residues modulo the ring's primes; float64 with the ring's float
+    row last) and ``err``, a bound on the relative error of the float row's counts. A join's table holds its
+    states as ``index``: per column, sorted values and each entry's index into them (what :func:`_join_key` reads;
+    some values may be unused), and builds ``keys`` only when asked."""
 
-    __slots__ = ("members", "scope", "keys", "w")
+    __slots__ = ("members", "scope", "_keys", "index", "w", "err")
 
-    def __init__(self, members: frozenset[int], scope: tuple[str, ...], keys: Keys, w: Weights):
-        self.members, self.scope, self.keys, self.w = members, scope, keys, w
+    def __init__(
+        self,
+        members: frozenset[int],
+        scope: tuple[str, ...],
+        keys: Keys | None,
+        w: Weights,
+        err: float = 0.0,
+        index: list[tuple[Keys, Keys]] | None = None,
+    ):
+        self.members, self.scope, self._keys, self.w, self.err, self.index = members, scope, keys, w, err, index
 
     @classmethod
     def of(cls, members: frozenset[int], scope: tuple[str, ...], rows: Rows, ring: Ring) -> _Table:
         keys = np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope))
-        return cls(members, scope, keys, ring.of(list(rows.values())))
+        return cls(members, scope, keys, ring.of(list(rows.values())), UNIT if ring.approx else 0.0)
+
+    @property
+    def keys(self) -> Keys:
+        if self._keys is None:
+            assert self.index is not None
+            self._keys = np.empty((self.w.shape[1], len(self.scope)), dtype=np.int64)
+            for c, (v, at) in enumerate(self.index):
+                self._keys[:, c] = v[at]
+        return self._keys
+
+    def column(self, c: int) -> tuple[Keys, Keys]:
+        """Column ``c``'s values (sorted) and each entry's index into them."""
+        return self.index[c] if self.index is not None else unique(self.keys[:, c])
 
     def __len__(self) -> int:
-        return len(self.keys)
+        return int(self.w.shape[1])
 
 
 def weights_of(values: list[int]) -> Weights:
@@ -483,12 +617,12 @@ def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinK
     a_only = [k for k, x in enumerate(A.scope) if x not in b_at]
     b_only = [k for k, x in enumerate(B.scope) if x not in set(shared)]
     # per column of the result: its name, its possible states, and each entry's (or pair's) index into them
-    cols_a = [(A.scope[k], *unique(A.keys[:, k])) for k in a_only]
-    cols_b = [(B.scope[k], *unique(B.keys[:, k])) for k in b_only]
+    cols_a = [(A.scope[k], *A.column(k)) for k in a_only]
+    cols_b = [(B.scope[k], *B.column(k)) for k in b_only]
     sums = []
     for x in shared:
-        ua, xa = unique(A.keys[:, A.scope.index(x)])
-        ub, xb = unique(B.keys[:, b_at[x]])
+        ua, xa = A.column(A.scope.index(x))
+        ub, xb = B.column(b_at[x])
         sums.append((x, sum_table(g, x, members, ua, ub), xa, xb))
     kept = [(x, distinct(t[t >= UNSAT])) for x, t, _, _ in sums if domain_size(g, x, members)]
     scope = tuple([c[0] for c in cols_a] + [c[0] for c in cols_b] + [x for x, _ in kept])
@@ -535,7 +669,7 @@ class _Sums:
 
     def __init__(self, size: int, ring: Ring):
         self.ring = ring
-        self.acc = np.zeros((ring.k, size), dtype=np.int64) if size * ring.k <= DENSE else None
+        self.acc: Weights | None = np.zeros((ring.k, size), dtype=ring.dtype) if size * ring.k <= DENSE else None
         self.parts_c: list[Keys] = []
         self.parts_w: list[Weights] = []
         self.held = self.added = 0
@@ -543,8 +677,8 @@ class _Sums:
     def add(self, code: Keys, w: Weights) -> None:
         ring = self.ring
         if self.acc is not None:
-            if ring.p is not None and self.added + len(code) >= 1 << 31:
-                self.acc %= ring.p
+            if ring.p is not None and self.added + len(code) >= ring.span:
+                ring.reduce(self.acc)
                 self.added = 0
             self.added += len(code)
             for j in range(ring.k):
@@ -571,7 +705,7 @@ class _Sums:
             code, w = _merged(self.parts_c, self.parts_w, self.ring)
             live = w.any(axis=0)
             return code[live], w[:, live]
-        return np.zeros(0, dtype=np.int64), np.zeros((self.ring.k, 0), dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros((self.ring.k, 0), dtype=self.ring.dtype)
 
 
 def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
@@ -590,12 +724,16 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
     key = _join_key(g, A, B, members)
     sa, first = _signatures(key, A)
     done = _by_products(key, A, B, sa, first, ring, budget)
-    code, w = done if done is not None else _by_pairs(key, A, B, sa, first, ring, budget)
+    # roundings of a float row's count on its way (:func:`gamma`): the sums of B's entries that meet, the product,
+    # the sums over A's signatures (a matrix product) or its entries (pair by pair), and over the chunks
+    if done is not None:
+        code, w, depth = done
+    else:
+        code, w = _by_pairs(key, A, B, sa, first, ring, budget)
+        depth = len(A) + len(B) + 1
     idx = _uncodes(code, key.radix)
-    keys = np.empty_like(idx)
-    for c, v in enumerate(key.vals):
-        keys[:, c] = v[idx[:, c]]
-    return _Table(members, key.scope, keys, w)
+    err = (1 + A.err) * (1 + B.err) * (1 + gamma(depth)) - 1 if ring.approx else 0.0
+    return _Table(members, key.scope, None, w, err, list(zip(key.vals, idx)))
 
 
 def _by_pairs(
@@ -626,8 +764,9 @@ PRODUCT_OP = 256
 
 def _by_products(
     key: _JoinKey, A: _Table, B: _Table, sa: Keys, first: Keys, ring: Ring, budget: Budget
-) -> tuple[Keys, Weights] | None:
-    """The join as matrix products, or None when its matrices would be too large or too sparse.
+) -> tuple[Keys, Weights, int] | None:
+    """The join as matrix products (keys, counts, and the roundings a float row's count went through), or None
+    when its matrices would be too large or too sparse.
 
     A pair's key is A's own part (``ca``: its row) plus the part read from its signature and B's entry (its column,
     below ``inner``), so the join's counts are ``P @ Q``: P holds A's counts by (own part, signature) -- one entry of
@@ -646,30 +785,39 @@ def _by_products(
     C = len(cols)
     if R * C * k > PRODUCT_CELLS or R * S * C > PRODUCT_WASTE * (len(A) * len(B)):
         return None
-    step = max(1, min(INNER, S, PRODUCT_CELLS // max(1, C * k)))
+    step = max(1, min(ring.inner, S, PRODUCT_CELLS // max(1, C * k)))
     P = np.zeros((k, R, S))
     P[:, ra, sa] = ring.centred(A.w)
+    # Q's cells that some pair reaches (sorted: by signature, then column), by marking, and the counts of B's
+    # entries that meet in each, added and folded once (a cell of Q is then one centred residue, or an exact count)
+    cell = r * C + ck
+    present = np.zeros(S * C, dtype=bool)
+    present[cell] = True
+    cells = np.flatnonzero(present)
+    inv = (np.cumsum(present) - 1)[cell]
     Bc = ring.centred(B.w)
+    sums = np.empty((k, len(cells)))
+    for j in range(k):
+        sums[j] = np.bincount(inv, weights=Bc[j][b], minlength=len(cells))
+    ring.fold(sums)
     acc = np.zeros((k, R, C))
-    cut = np.searchsorted(r, np.arange(0, S + step, step))  # the pairs of each chunk of signatures (r is sorted)
+    cut = np.searchsorted(cells, np.arange(0, S + step, step) * C)  # the cells of each chunk of signatures
     with _one_thread():
         for c0, s0 in enumerate(range(0, S, step)):
             s1 = min(S, s0 + step)
             lo, hi = cut[c0], cut[c0 + 1]
             budget.spend(R * (s1 - s0) * C * k // PRODUCT_OP)
-            flat = (r[lo:hi] - s0) * C + ck[lo:hi]
-            Bw = np.take(Bc, b[lo:hi], axis=1)
+            at = cells[lo:hi] - s0 * C
             for j in range(k):
-                Q = np.asarray(np.bincount(flat, weights=Bw[j], minlength=(s1 - s0) * C), dtype=np.float64)
-                Q = Q.reshape(s1 - s0, C)
-                ring.fold(Q[None], j)
-                acc[j] += P[j][:, s0:s1] @ Q
+                Q = np.zeros((s1 - s0) * C)
+                Q[at] = sums[j, lo:hi]
+                acc[j] += P[j][:, s0:s1] @ Q.reshape(s1 - s0, C)
             ring.fold(acc)
-    w = acc.reshape(k, R * C).astype(np.int64)
-    if ring.p is not None:
-        w %= ring.p
+    w: Weights = acc.reshape(k, R * C).astype(ring.dtype)
+    ring.lift(w)
     live = np.flatnonzero(w.any(axis=0))
-    return rows[live // C] * key.inner + cols[live % C], w[:, live]
+    depth = len(B) + S + len(cut)  # per count: B's entries added in Q, a product, S signatures, the chunks
+    return rows[live // C] * key.inner + cols[live % C], w[:, live], depth
 
 
 @cache
@@ -722,7 +870,7 @@ def _combined(key: _JoinKey, B: _Table, first: Keys, ring: Ring, budget: Budget)
     added)."""
     r, b, kcode = _pair_codes(key, B, first, budget)
     if not len(r):  # every pair dead
-        return np.zeros(len(first) + 1, dtype=np.int64), r, np.zeros((ring.k, 0), dtype=np.int64)
+        return np.zeros(len(first) + 1, dtype=np.int64), r, np.zeros((ring.k, 0), dtype=ring.dtype)
     order = np.lexsort((kcode, r))
     r, b, kcode = r[order], b[order], kcode[order]
     starts = np.flatnonzero(np.r_[True, (r[1:] != r[:-1]) | (kcode[1:] != kcode[:-1])])
@@ -736,12 +884,44 @@ def _pair_codes(key: _JoinKey, B: _Table, first: Keys, budget: Budget) -> tuple[
     (its position in ``first``), B's entry and their part of the key (B's own resources and the shared ones' sums),
     signature by signature."""
     budget.spend(len(first) * len(B))
-    kc = np.broadcast_to(key.cb, (len(first), len(B))).copy()
-    for t, xa, xb in key.combos:
-        kc += t[xa[first]][:, xb]  # rows then columns: faster than one gather by two index arrays
+    kc: Keys | None = None
+    for t, xa, xb in _paired(key.combos):
+        part = t[xa[first]][:, xb]  # rows then columns: faster than one gather by two index arrays
+        if kc is None:
+            kc = part + key.cb
+        else:
+            kc += part
         np.maximum(kc, DEAD_CODE, out=kc)
+    if kc is None:
+        kc = np.broadcast_to(key.cb, (len(first), len(B))).copy()
     r, b = np.nonzero(kc >= 0)
     return r, b, kc[r, b]
+
+
+#: two shared resources' tables of sums are read as one (:func:`_paired`) while it has at most this many cells
+PAIRED_CELLS = 1 << 16
+
+
+def _paired(
+    combos: list[tuple[Keys, npt.NDArray[np.intp], npt.NDArray[np.intp]]],
+) -> list[tuple[Keys, npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
+    """The shared resources' tables of sums (per resource: sums by (A's index, B's index), A's and B's indices per
+    entry) two by two as one table, where it stays small (PAIRED_CELLS): the sum of both parts of the code (a dead
+    one far below any live code), by combined indices. Half the passes over the pairs of a join."""
+    out = []
+    k = 0
+    while k < len(combos):
+        t1, xa1, xb1 = combos[k]
+        if k + 1 < len(combos) and t1.size * combos[k + 1][0].size <= PAIRED_CELLS:
+            t2, xa2, xb2 = combos[k + 1]
+            (na1, nb1), (na2, nb2) = t1.shape, t2.shape
+            t = np.maximum(t1[:, None, :, None] + t2[None, :, None, :], DEAD_CODE).reshape(na1 * na2, nb1 * nb2)
+            out.append((t, xa1 * na2 + xa2, xb1 * nb2 + xb2))
+            k += 2
+        else:
+            out.append((t1, xa1, xb1))
+            k += 1
+    return out
 
 
 def _pair(
@@ -775,10 +955,11 @@ def _pair(
 
 
 def _uncodes(code: Keys, radix: list[int]) -> Keys:
-    keys = np.empty((len(code), len(radix)), dtype=np.int64)
+    """Mixed-radix codes as their digits, one row per digit."""
+    digits = np.empty((len(radix), len(code)), dtype=np.int64)
     for k in range(len(radix) - 1, -1, -1):
-        code, keys[:, k] = np.divmod(code, radix[k])
-    return keys
+        code, digits[k] = np.divmod(code, radix[k])
+    return digits
 
 
 def count_by_factors(
@@ -805,13 +986,45 @@ def _count(g: Graph, component: Sequence[int], budget: Budget, estimate_limit: i
         return 0
     if shared:
         # every entry of every table, and the count, is at most the product of the tables' sums of |counts|
-        ring = Ring(prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared))
+        bound = prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared)
+        nonnegative = all(w >= 0 for _, _, rows in shared for w in rows.values())
+        ring = Ring(bound, approx=nonnegative)
         tables = [_Table.of(members, scope, rows, ring) for members, scope, rows in shared]
         work, joins = _order(g, [(t.members, frozenset(t.scope), len(t)) for t in tables])
         if estimate_limit is not None and work > estimate_limit:
             raise _Over
-        total *= _contract(g, tables, joins, ring, budget)
+        try:
+            total *= _contract(g, tables, joins, ring, budget)
+        except Inexact as short:
+            total *= _more_primes(g, shared, joins, short, budget)
     return total
+
+
+def _more_primes(
+    g: Graph,
+    shared: list[tuple[frozenset[int], tuple[str, ...], Rows]],
+    joins: list[tuple[int, int]],
+    short: Inexact,
+    budget: Budget,
+) -> int:
+    """The count when the float row's error bound was too wide for the primes counted (:class:`Inexact`): the
+    contraction again modulo the next primes below 2^APPROX_BITS, as many as the error asks for, and the count
+    rebuilt from all the residues and the approximate count."""
+    have = len(short.moduli)
+    more = have + 1
+    while more <= 64 and prod(_primes(APPROX_BITS, more)) <= 2 * short.error + 2:
+        more += 1
+    if more > 64 or len(_primes(APPROX_BITS, more)) < more:  # an error bound past any use: the bound's primes
+        bound = prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared)
+        ring0 = Ring(bound)
+        return int(_contract(g, [_Table.of(m, s, r, ring0) for m, s, r in shared], joins, ring0, budget))
+    moduli = tuple(_primes(APPROX_BITS, more)[have:])
+    ring = Ring(0, moduli=moduli, bits=APPROX_BITS)
+    tables = [_Table.of(members, scope, rows, ring) for members, scope, rows in shared]
+    residues = _contract(g, tables, joins, ring, budget, residues=True)
+    n = rebuild(short.moduli + moduli, short.residues + residues, short.approx, short.error)
+    assert n is not None  # the product of the primes is over twice the error
+    return n
 
 
 def _source_rows(
@@ -902,22 +1115,30 @@ def _possible_work(plan: DamagePlan, component: Sequence[int]) -> int:
     return _order(g, [t for t in sims if t[1]])[0] if any(t[1] for t in sims) else 0
 
 
-def _contract(g: Graph, tables: list[_Table], joins: list[tuple[int, int]], ring: Ring, budget: Budget) -> int:
-    """Carry out the joins (pairs of slots: the second joins into the first) and multiply what is left."""
+def _contract(
+    g: Graph, tables: list[_Table], joins: list[tuple[int, int]], ring: Ring, budget: Budget, residues: bool = False
+) -> Any:
+    """Carry out the joins (pairs of slots: the second joins into the first) and multiply what is left (with
+    ``residues``: the product's residue per modulus of the ring, not rebuilt)."""
     slots: list[_Table | None] = list(tables)
     for a, b in joins:
         A, B = slots[a], slots[b]
         assert A is not None and B is not None
         t = _join(g, A, B, ring, budget)
         if not len(t):
-            return 0  # no entry left, or (modulo the primes) every count a multiple of their product: then 0 too
+            # no entry left, or (modulo the primes, no float row) every count a multiple of their product: then 0 too
+            return [0] * len(ring.moduli) if residues else 0
         slots[a], slots[b] = t, None
     totals = []
+    err = 1.0
     for left in slots:
         if left is not None:
             assert not left.scope  # every resource has met all its contributors and askers
             totals.append(ring.total(left.w))
-    return ring.product(totals)
+            err *= (1 + left.err) * (1 + gamma(len(left)))
+    if residues:
+        return [prod(t[j] for t in totals) % m for j, m in enumerate(ring.moduli)]
+    return ring.product(totals, err - 1)
 
 
 def _order(g: Graph, sims: list[Sim]) -> tuple[int, list[tuple[int, int]]]:
@@ -1054,4 +1275,4 @@ def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None)
     tables[split.slot] = _Table(t.members, t.scope, t.keys[lo:hi], t.w[:, lo:hi])
     if not len(tables[split.slot]):
         return 0
-    return _contract(split.graph, tables, split.joins, split.ring, Budget(deadline or NEVER, None))
+    return int(_contract(split.graph, tables, split.joins, split.ring, Budget(deadline or NEVER, None)))

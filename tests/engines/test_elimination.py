@@ -190,6 +190,7 @@ def small_moduli(monkeypatch):
     the bound."""
     monkeypatch.setattr(elimination, "EXACT_BOUND", 0)
     monkeypatch.setattr(elimination, "_moduli", _small_moduli)
+    monkeypatch.setattr(elimination, "APPROX", False)  # those primes, not two large ones and a float row
 
 
 @pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
@@ -205,7 +206,7 @@ def test_small_moduli_on_the_new_shapes(small_moduli, name, sc):  # 702.19b, 702
 def test_small_moduli_on_general_scenarios(sc, side):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
     # small moduli, and a few pairs at a time (the signatures combined in several chunks, each entry's pairs in
     # several slices)
-    with _patched(EXACT_BOUND=0, _moduli=_small_moduli, PAIRS=5):
+    with _patched(EXACT_BOUND=0, _moduli=_small_moduli, APPROX=False, PAIRS=5):
         plan = Combat(load_scenario(sc), side=side).plan
         for comp in plan.components:
             assert count_by_factors(plan, comp) == _old(plan, comp)
@@ -229,6 +230,94 @@ def test_the_moduli_are_the_largest_primes_below_2_22():
     assert top[:3] == list(primes[:3])
     for p in primes[:3]:  # trial division, independent of Miller-Rabin
         assert all(p % d for d in range(3, 2049, 2))
+
+
+# -- a float row of approximate counts beside fewer primes (elimination.Ring with approx) -------------------------
+
+
+def _small_primes(bits, n):
+    return SMALL_PRIMES[:n]
+
+
+APPROX_SHAPES = [
+    ("random sharing 12 on 14, 4 each", random_sharing(12, 14, per=4, seed=1)),
+    ("planeswalker cycle", pw_cycle(7, power=14)),
+    ("random sharing", random_sharing(6, 8, per=3, seed=1, power=(20, 30))),
+    ("dense pairs", dense_pairs(4)),
+]
+
+
+@pytest.mark.parametrize("name,sc", APPROX_SHAPES, ids=[n for n, _ in APPROX_SHAPES])
+def test_a_float_row_and_two_primes_rebuild_the_count(monkeypatch, name, sc):  # 702.19b, 702.19c, 510.1c
+    # every count past 2^53 kept as two residues and a float64 approximate count (no fallback asked for)
+    monkeypatch.setattr(elimination, "APPROX_FROM", 1)
+    fallbacks = []
+    more = elimination._more_primes
+    monkeypatch.setattr(elimination, "_more_primes", lambda *a: fallbacks.append(1) or more(*a))
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        assert elimination.Ring(2**70, approx=True).approx
+        got = count_by_factors(plan, comp)
+        if len(comp) == 12:  # too wide for the column programme: the primes alone (checked against it above)
+            with _patched(APPROX=False):
+                assert got == count_by_factors(plan, comp) == 3760943468834410661188554
+        else:
+            assert got == _old(plan, comp)
+    assert not fallbacks
+
+
+@pytest.mark.parametrize("name,sc", APPROX_SHAPES[1:3], ids=[n for n, _ in APPROX_SHAPES[1:3]])
+@pytest.mark.parametrize("unit", [2.0**-20, 2.0**-2])
+def test_a_float_row_too_rough_asks_for_more_primes(monkeypatch, name, sc, unit):  # 702.19b, 702.19c, 510.1c
+    # a pretended unit roundoff of 2^-20: the error bound is past the two primes' product, and the count is rebuilt
+    # with the next primes (elimination._more_primes); 2^-2: no bound at all, the count is made again as without
+    # the float row
+    monkeypatch.setattr(elimination, "APPROX_FROM", 1)
+    monkeypatch.setattr(elimination, "UNIT", unit)
+    fallbacks = []
+    more = elimination._more_primes
+    monkeypatch.setattr(elimination, "_more_primes", lambda *a: fallbacks.append(1) or more(*a))
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        assert count_by_factors(plan, comp) == _old(plan, comp)
+    assert fallbacks
+
+
+@pytest.mark.parametrize("name,sc", APPROX_SHAPES[1:], ids=[n for n, _ in APPROX_SHAPES[1:]])
+def test_a_float_row_with_small_primes(join_path, monkeypatch, name, sc):  # 702.19b, 702.19c, 702.2c, 510.1c
+    # residues of primes below 200 beside the float row (wrapping all the time; the error bound asks for several
+    # more of them), each join path alone
+    monkeypatch.setattr(elimination, "EXACT_BOUND", 0)
+    monkeypatch.setattr(elimination, "APPROX_FROM", 1)
+    monkeypatch.setattr(elimination, "_primes", _small_primes)
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        assert count_by_factors(plan, comp) == _old(plan, comp)
+
+
+@settings(max_examples=100, deadline=None)
+@given(scenarios(max_attackers=3, max_blockers=3), st.sampled_from(["attacking", "defending", "both"]))
+def test_a_float_row_on_general_scenarios(sc, side):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
+    # the float row and primes below 200 on every count (signed tables of as-though-unblocked sources keep the
+    # primes alone), every join a matrix product two signatures at a time or pair by pair in slices of 5
+    with _patched(EXACT_BOUND=0, APPROX_FROM=1, _primes=_small_primes, INNER_APPROX=2, PAIRS=5):
+        plan = Combat(load_scenario(sc), side=side).plan
+        for comp in plan.components:
+            assert count_by_factors(plan, comp) == _old(plan, comp)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**120), st.floats(0, 2.0**70), st.floats(-1, 1), st.integers(1, 6))
+def test_rebuild_from_residues_and_an_approximate_count(n, error, where, k):
+    # any approximation within the error bound, and primes whose product is over twice the bound: the count itself
+    moduli = elimination._primes(elimination.APPROX_BITS, k)
+    approx = float(n + int(error * where))
+    error = error + abs(approx - (n + int(error * where))) + 1  # the rounding to float, and int's truncation
+    got = elimination.rebuild(moduli, [n % m for m in moduli], approx, error)
+    if prod(moduli) > 2 * error + 2:
+        assert got == n
+    else:
+        assert got is None or got == n
 
 
 @settings(max_examples=200, deadline=None)
@@ -289,6 +378,7 @@ def join_path(request, monkeypatch):
         monkeypatch.setattr(elimination, "PRODUCT_CELLS", 1 << 40)
         monkeypatch.setattr(elimination, "PRODUCT_WASTE", 1 << 40)
         monkeypatch.setattr(elimination, "INNER", 3)
+        monkeypatch.setattr(elimination, "INNER_APPROX", 3)
     else:
         monkeypatch.setattr(elimination, "PRODUCT_CELLS", 0)
     return request.param
@@ -329,8 +419,8 @@ def test_each_join_path_past_int64(join_path, sc):  # 702.19b, 702.19c, 510.1c
 )
 def test_products_on_general_scenarios(sc, side, small):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
     # every join a matrix product, two signatures at a time, exact or modulo primes below 200
-    moduli = {"EXACT_BOUND": 0, "_moduli": _small_moduli} if small else {}
-    with _patched(PRODUCT_CELLS=1 << 40, PRODUCT_WASTE=1 << 40, INNER=2, **moduli):
+    moduli = {"EXACT_BOUND": 0, "_moduli": _small_moduli, "APPROX": False} if small else {}
+    with _patched(PRODUCT_CELLS=1 << 40, PRODUCT_WASTE=1 << 40, INNER=2, INNER_APPROX=2, **moduli):
         plan = Combat(load_scenario(sc), side=side).plan
         for comp in plan.components:
             assert count_by_factors(plan, comp) == _old(plan, comp)

@@ -142,6 +142,43 @@ def test_against_the_column_programme(name, sc):  # the same documented order, b
             assert new.rank(v) == i == old.rank(v)
 
 
+@pytest.mark.parametrize("name,sc", MEDIUM[:2], ids=[n for n, _ in MEDIUM[:2]])
+def test_a_shifting_programme_ranks_the_same_before_and_after_the_shift(monkeypatch, name, sc):
+    # the column programme's first trial too short to build: the source programme ranks and unranks, then, once the
+    # unranks have paid for a trial long enough, the column programme does; the same vectors in the same order
+    monkeypatch.setattr(direct, "COLUMN_TRIAL", 1e-9)
+    plan = Combat(load_scenario(sc)).plan
+    engine = get_engine("direct", needs=[PROGRAMME])
+    for comp in plan.components:
+        if len(comp) < 2:
+            continue
+        prog = engine.programme(plan, comp)  # type: ignore[attr-defined]
+        assert isinstance(prog, direct.ShiftingProgramme) and prog.column is None
+        old = ComponentDP(plan, comp)
+        rng = random.Random(3)
+        picks = [0, prog.count() - 1, *(rng.randrange(prog.count()) for _ in range(8))]
+        before = [prog.unrank(i) for i in picks]
+        prog.spent, prog.trial = 120.0, 120.0  # the unranks so far have paid for a trial of 120 s
+        prog.unrank(0)
+        assert prog.column is not None  # shifted: the column programme built within its trial
+        assert engine.programme(plan, comp) is prog.column  # cached for the next callers  # type: ignore[attr-defined]
+        after = [prog.unrank(i) for i in picks]
+        assert before == after == [old.unrank(i) for i in picks]
+        assert [prog.rank(v) for v in after] == picks
+
+
+def test_many_draws_give_the_column_programme_its_long_trial(monkeypatch):
+    # one unrank: a short trial, then the source programme; a sample of MANY draws: the long trial first
+    monkeypatch.setattr(direct, "COLUMN_TRIAL", 1e-9)
+    combat = Combat(load_scenario(pw_cycle(6)))
+    (comp,) = [c for c in combat.plan.components if len(c) > 1]
+    engine = get_engine("direct", needs=[PROGRAMME])
+    assert isinstance(engine.programme(combat.plan, comp), direct.ShiftingProgramme)  # type: ignore[attr-defined]
+    draws = indexing.sample(combat, direct.MANY, seed=5)
+    assert isinstance(engine.programme(combat.plan, comp), ComponentDP)  # type: ignore[attr-defined]
+    assert draws == indexing.sample(Combat(load_scenario(pw_cycle(6))), direct.MANY, seed=5)
+
+
 def test_sample_is_uniform():  # chi-square over every assignment of a shared board, fixed seed, loose bound
     sc = random_sharing(3, 4, per=2, seed=1, power=(2, 4))
     combat = Combat(load_scenario(sc))
