@@ -4,7 +4,7 @@ best first-strike reply.
 In named steps, bottom to top: the defender's replies (:func:`_replies`, one per distinct outcome), the attacker's
 candidates (:func:`_candidates`, one per distinct effect), the regular step (:class:`_Regular`, memoised by the
 first step's outcome), one candidate against every reply (:func:`_against`), the search of one group
-(:func:`_search`, in canonical order, or the dominance order's front first: :func:`_front_search`), and the whole
+(:func:`_search`, in canonical order, or best bound first: :func:`_front_search`), and the whole
 (:func:`solve_whole`: the lethal probes, the independent parts, the line returned). A searched line is a
 :class:`Line`."""
 
@@ -683,7 +683,7 @@ def _reorder(order: list[int], rank: int) -> None:
         order.insert(0, rank)
 
 
-# -- the dominance order: the front first -------------------------------------------------------------------
+# -- the dominance order and the bounds: best bound first ------------------------------------------------------
 
 #: Objectives that more first-strike damage (per recipient, a creature's capped at lethal) never lowers, whatever the
 #: defender replies, on the boards :func:`_monotone_prefix` accepts.
@@ -754,27 +754,6 @@ def _first_step_keeps(problem: _Problem) -> bool:
         if most.status != STATUS_OPTIMAL or most.objectives[f"max-damage:{r}"] >= threshold:
             return False
     return True
-
-
-def _pareto_front(keys: np.ndarray, deadline: Deadline = NEVER) -> np.ndarray:
-    """The rows (distinct effects) that no other row is at least on every column, as ascending indices.
-    ``deadline``: :class:`LimitReached` once it passes, read every chunk of comparisons (at most about 4 M cells:
-    a few milliseconds)."""
-    order = np.argsort(-keys.sum(axis=1), kind="stable")  # a row can only be dominated by one of larger sum
-    front = np.empty((0, keys.shape[1]), dtype=keys.dtype)
-    kept: list[np.ndarray] = []
-    for chunk in np.array_split(order, max(1, len(order) // 256)):
-        rows = keys[chunk]
-        deadline.check()
-        if len(front):
-            rows_ok = ~_dominated(rows, front, deadline)
-            chunk, rows = chunk[rows_ok], rows[rows_ok]
-        inner = np.asarray((rows[None, :, :] >= rows[:, None, :]).all(axis=2), dtype=bool)
-        np.fill_diagonal(inner, False)
-        alone = ~np.asarray(inner.any(axis=1), dtype=bool)
-        kept.append(chunk[alone])
-        front = np.concatenate([front, rows[alone]])
-    return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.int64)
 
 
 def _dominated(rows: np.ndarray, by: np.ndarray, deadline: Deadline = NEVER) -> np.ndarray:
@@ -898,7 +877,9 @@ def _state_table(step: Combat, scorer: BlockScorer, caps: list, lethal_caps: lis
     plan = step.plan
     if not parts:
         empty = np.zeros((0, len(plan.columns)), dtype=np.int64)
-        return _Table(empty, empty, empty, np.zeros((0, len(scorer.objectives)), dtype=np.int64), tuple(scorer.scales), plan)
+        return _Table(
+            empty, empty, empty, np.zeros((0, len(scorer.objectives)), dtype=np.int64), tuple(scorer.scales), plan
+        )
     vectors, ids, values = (np.concatenate([p[k] for p in parts]) for k in range(3))
     keep = _best_of_ids(ids, values)
     vectors, values = vectors[keep], values[keep]
@@ -982,7 +963,11 @@ def _best_of_each(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
 def _best_of_ids(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Per distinct number of ``ids``, the index of the row whose ``values`` are lexicographically largest (ties:
     the first), ascending."""
-    order = np.lexsort((np.arange(len(ids)), *(-values[:, k] for k in reversed(range(values.shape[1]))), ids))
+    key = _row_ids(values) if values.shape[1] else np.zeros(len(ids), dtype=np.int64)  # larger: better
+    if len(ids) and values.shape[1] and (int(ids.max()) + 1) * (int(key.max()) + 1) < 1 << 62:
+        order = np.argsort(ids * (int(key.max()) + 1) + (int(key.max()) - key), kind="stable")  # one sort
+    else:
+        order = np.lexsort((np.arange(len(ids)), -key, ids))
     heads = np.ones(len(order), dtype=bool)
     heads[1:] = ids[order][1:] != ids[order][:-1]
     return np.sort(order[heads])
@@ -1006,15 +991,15 @@ class _FrontSearch:
         #: ``table.first`` (None: unbounded; :func:`_own_bounds`); the suffix: those after the prefix
         needs = _blocker_needs(problem, table)
         outcomes = _outcomes(replies)
-        overkill = any(o.kind == ObjectiveKind.MIN_OVERKILL for o in problem.objs)  # not lower after more kills
-        widest = outcomes if overkill else _widest(outcomes)
-        per = [_reply_bounds(problem, table, dead, needs) for dead in widest]
-        #: the same as one vector (:func:`_lex_bounds`, after the replies that kill the most), at most the ceiling
+        # min-overkill first: its floor is highest after the replies that kill the fewest, so every outcome counts
+        read = outcomes if problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL else _widest(outcomes)
+        per = [_reply_bounds(problem, table, dead, needs) for dead in _timed(read, problem.deadline)]
+        #: the same as one vector (:func:`_lex_bounds`), at most the ceiling
         self.lex = self._clipped(_lex_bounds(problem, table, replies, per))
         self.suffix: list = []  # read only when a prefix is followed by more objectives
         if prefix and prefix < len(problem.objs):
-            per += [_reply_bounds(problem, table, dead, needs) for dead in outcomes if dead not in widest]
-            self.suffix = _own_bounds(problem, table, replies, per)[prefix:]
+            problem.deadline.check()
+            self.suffix = _own_bounds(problem, table, replies, needs)[prefix:]
         self.keys = table.capped
         self.order = list(range(len(replies)))
         self.best: Line | None = None
@@ -1105,24 +1090,34 @@ class _FrontSearch:
         return got.stopped or self.problem.deadline.expired()
 
 
-def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply], per: list | None = None) -> list[np.ndarray | None]:
+def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply], needs: tuple | None = None) -> list:
     """Per objective, an upper bound of each candidate's value over the combat whatever the reply, oriented and
     scaled as ``table.first`` (None: unbounded), read from the candidate's first step alone (the boards of
-    :func:`_plain_first_step` whose first step ends no one's game and takes nothing out of combat): per column, the
-    most of :func:`_reply_bounds` over the replies' outcomes (the candidate's value is its value after one of them,
-    its worst). ``per``: :func:`_reply_bounds` after each outcome, when already read."""
-    per = per if per is not None else _each_reply_bounds(problem, table, replies)
-    return [None if any(b[k] is None for b in per) else np.max([b[k] for b in per], axis=0) for k in range(len(per[0]))]
+    :func:`_plain_first_step` whose first step ends no one's game and takes nothing out of combat), each column
+    holding alone: :func:`_reply_bounds` after a reply that kills no one (every bound but ``min-overkill``'s is at
+    least the same after any reply: fewer attackers deal less and reach fewer blockers), ``min-overkill``: the first
+    step's overkill and :func:`_overkill_floor` (the least floor over the replies). ``needs``: as
+    :func:`_reply_bounds`."""
+    needs = needs if needs is not None else _blocker_needs(problem, table)
+    out = _reply_bounds(problem, table, frozenset(), needs)
+    for k, o in enumerate(problem.objs):
+        if o.kind == ObjectiveKind.MIN_OVERKILL:
+            floors = [_overkill_after(problem, table, dead, needs[3]) for dead in _outcomes(replies)]
+            out[k] = table.first[:, k] - np.min(floors, axis=0)
+    return out
 
 
-def _lex_bounds(problem: _Problem, table: _Table, replies: list[Reply], per: list | None = None) -> list[np.ndarray | None]:
+def _lex_bounds(problem: _Problem, table: _Table, replies: list[Reply], per: list | None = None) -> list:
     """Per candidate, an upper bound of its value over the combat as a vector (lexicographically; columns as
     :func:`_own_bounds`, None from the first unbounded objective on): the lexicographically least of
     :func:`_reply_bounds` over the replies' outcomes. The candidate's value is the least of its values after each
     reply (the defender picks), so at most its value after any one reply, which is at most that reply's bounds on
     every objective. Tighter than :func:`_own_bounds` (whose columns each hold alone) when the defender can always
-    kill attackers, but only as a whole vector. ``per`` as :func:`_own_bounds`."""
-    per = per if per is not None else _each_reply_bounds(problem, table, replies)
+    kill attackers, but only as a whole vector. ``per``: :func:`_reply_bounds` after some outcomes, when already
+    read (the bound holds over any of them)."""
+    if per is None:
+        needs = _blocker_needs(problem, table)
+        per = [_reply_bounds(problem, table, dead, needs) for dead in _outcomes(replies)]
     width = next((k for k, c in enumerate(per[0]) if c is None), len(per[0]))
     out: list[np.ndarray | None] = [c.copy() for c in per[0][:width]]
     for cols in per[1:]:
@@ -1134,12 +1129,6 @@ def _lex_bounds(problem: _Problem, table: _Table, replies: list[Reply], per: lis
         for k in range(width):
             out[k] = np.where(less, cols[k], out[k])
     return out + [None] * (len(per[0]) - width)
-
-
-def _each_reply_bounds(problem: _Problem, table: _Table, replies: list[Reply]) -> list[list[np.ndarray | None]]:
-    """:func:`_reply_bounds` after each of the replies' outcomes."""
-    needs = _blocker_needs(problem, table)
-    return [_reply_bounds(problem, table, dead, needs) for dead in _outcomes(replies)]
 
 
 def _widest(outcomes: list[frozenset]) -> list[frozenset]:
@@ -1175,21 +1164,25 @@ def _reply_bounds(
     n = len(table)
     taken = partial(table.taken, at)
 
-    to = _regular_damage_bounds(problem, table, dead, needs)
+    reads = any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs)
+    to = _regular_damage_bounds(problem, table, dead, needs) if reads else {}
     blocking = {b for a in s.attackers if a.id not in dead for b in a.blocked_by}
+    memo = needs[3] if needs is not None else {}
     alive = []  # per blocker that can still be killed: its mask over the candidates
     for b in s.blockers:
         if not b.in_combat or b.has(Keyword.INDESTRUCTIBLE) or b.id not in blocking:
             continue
-        living = taken(b.id) < lethal_need(b)
-        if b.id in at and len(at[b.id]) > 1:
-            living &= table.capped[:, at[b.id][1]] == 0
-        alive.append((b, living))
+        if ("alive", b.id) not in memo:
+            living = taken(b.id) < lethal_need(b)
+            if b.id in at and len(at[b.id]) > 1:
+                living &= table.capped[:, at[b.id][1]] == 0
+            memo["alive", b.id] = living
+        alive.append((b, memo["alive", b.id]))
     out: list[np.ndarray | None] = []
     for k, o in enumerate(objs):
         first, scale = table.first[:, k], table.scales[k]
         if o.kind == ObjectiveKind.MIN_OVERKILL:
-            out.append(first - _overkill_after(problem, table, dead))
+            out.append(first - _overkill_after(problem, table, dead, memo))
         elif o.kind == ObjectiveKind.MAX_KILLS:
             out.append(first + sum((m.astype(np.int64) for _, m in alive), np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.MAX_VALUE:
@@ -1298,7 +1291,9 @@ def _overkill_floor(problem: _Problem, table: _Table, replies: list[Reply]) -> n
     return np.min([_overkill_after(problem, table, dead) for dead in _outcomes(replies)], axis=0)
 
 
-def _overkill_after(problem: _Problem, table: _Table, dead: frozenset = frozenset()) -> np.ndarray:
+def _overkill_after(
+    problem: _Problem, table: _Table, dead: frozenset = frozenset(), memo: dict | None = None
+) -> np.ndarray:
     """Per candidate, the least overkill the regular step adds after a reply that kills the attackers ``dead``,
     whatever the regular step's assignment (boards the dominance order accepts: plain, the first step ending no
     one's game and taking nothing out of combat). Every attacker assigns exactly its damage (510.1a) and overkill
@@ -1308,8 +1303,9 @@ def _overkill_after(problem: _Problem, table: _Table, dead: frozenset = frozense
     trample whose blockers all died assigns none, 510.1c, so it is left out). The thresholds, after the candidate:
     a player's life left, a planeswalker's loyalty, a battle's defense (what those attackers attack, and their
     controllers, 702.19c/e), a blocker's lethal need left (the blockers blocking those attackers; 702.19b; none
-    when it died, deathtouch included)."""
+    when it died, deathtouch included). ``memo``: each recipient's threshold left, kept from one call to the next."""
     s = problem.scenario
+    memo = {} if memo is None else memo
     regular = problem.regular_plan()
     attackers = {a.id: a for a in s.attackers if a.id not in dead}
     damage: dict[str, int] = {}
@@ -1323,17 +1319,21 @@ def _overkill_after(problem: _Problem, table: _Table, dead: frozenset = frozense
 
     for r, who in _reach(s).items():
         if any(s.attackers[i].id in damage for i in who):
-            left += np.maximum(0, overkill_threshold(s, r) - taken(r))
+            if ("threshold", r) not in memo:
+                memo["threshold", r] = np.maximum(0, overkill_threshold(s, r) - taken(r))
+            left += memo["threshold", r]
     for r in sorted({b for a in s.attackers if a.id in damage for b in a.blocked_by}):
-        alive = np.maximum(0, lethal_need(s.creature(r)) - taken(r))
-        if r in at and len(at[r]) > 1 and not s.creature(r).has(Keyword.INDESTRUCTIBLE):
-            alive[table.capped[:, at[r][1]] > 0] = 0  # 702.2c: deathtouch destroyed it (702.12b: unless indestructible)
-        left += alive
+        if ("need", r) not in memo:
+            alive = np.maximum(0, lethal_need(s.creature(r)) - taken(r))
+            if r in at and len(at[r]) > 1 and not s.creature(r).has(Keyword.INDESTRUCTIBLE):
+                alive[table.capped[:, at[r][1]] > 0] = 0  # 702.2c: destroyed (702.12b: unless indestructible)
+            memo["need", r] = alive
+        left += memo["need", r]
     return np.maximum(0, sum(damage.values()) - left)
 
 
 def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], replies: list[Reply], prefix: int):
-    """:class:`_FrontSearch` over every candidate (:func:`_effect_table`: the front needs them all)."""
+    """:class:`_FrontSearch` over every candidate (:func:`_effect_table`: the order needs all their bounds)."""
     try:
         table = _effect_table(
             problem.attacking_first, problem.objs, capped, _lethal_caps(problem), problem.deadline, problem.track
@@ -1342,7 +1342,18 @@ def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], 
         return None, True
     if not len(table):
         return None, False
-    return _FrontSearch(problem, regular, table, replies, prefix).run()
+    try:
+        search = _FrontSearch(problem, regular, table, replies, prefix)
+    except LimitReached:  # the bounds are not all read: no candidate was searched
+        return None, True
+    return search.run()
+
+
+def _timed(items: list, deadline: Deadline) -> Iterator:
+    """The items, the clock read before each (:class:`LimitReached` once it is past)."""
+    for item in items:
+        deadline.check()
+        yield item
 
 
 # -- banding: the first step as a game ------------------------------------------------------------------------
