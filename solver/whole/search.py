@@ -820,9 +820,9 @@ def _effect_table(step: Combat, objs: tuple, capped: dict[str, int], lethal: dic
     caps = [capped.get(r) for r in scorer.recipients]
     lethal_caps = [lethal.get(r) for r in scorer.recipients]
     radix = _effect_radix(scorer, caps)
-    states = None if lethal_caps == caps else _effect_radix(scorer, lethal_caps)
-    if states is not None:
-        return _state_table(step, scorer, caps, lethal_caps, states[0], deadline, track)
+    state_radix = None if lethal_caps == caps else _effect_radix(scorer, lethal_caps)
+    if state_radix is not None:
+        return _state_table(step, scorer, caps, lethal_caps, state_radix[0], deadline, track)
     seen = None if radix is None or radix[1] > SEEN_CELLS else np.zeros(radix[1], dtype=bool)
     parts: list[np.ndarray] = []
     for block in step.assignment_blocks(time_limit=deadline):
@@ -1020,7 +1020,7 @@ class _FrontSearch:
             assert column is not None
             above &= ~(same & (column < c))
             same &= column == c
-        return [np.where(above, c, column) for column, c in zip(lex, top)]
+        return [np.asarray(np.where(above, c, column)) for column, c in zip(lex, top)]
 
     def run(self) -> tuple[Line | None, bool]:
         n = len(self.table)
@@ -1127,7 +1127,7 @@ def _lex_bounds(problem: _Problem, table: _Table, replies: list[Reply], per: lis
             less |= same & (cols[k] < out[k])
             same &= cols[k] == out[k]
         for k in range(width):
-            out[k] = np.where(less, cols[k], out[k])
+            out[k] = np.asarray(np.where(less, cols[k], out[k]))
     return out + [None] * (len(per[0]) - width)
 
 

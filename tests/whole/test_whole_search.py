@@ -343,3 +343,32 @@ def test_the_bounds_after_each_reply_hold_and_their_least_bounds_the_value(doc, 
             assert tuple(int(c[i]) for c in widest[:width]) == tuple(int(c[i]) for c in lex[:width])
         for k, c in enumerate(own):
             assert c is None or value[k] <= int(c[i])
+
+
+@st.composite
+def chained_small(draw) -> dict:
+    """benchmarks/boards.py's chained ladder drawn small: 3 double-strike tramplers, each blocked by its own blocker
+    and sharing a first striker with each neighbour (one group; 510.1d: each first striker divides its damage)."""
+    n = 3
+    blockers, attackers = [], []
+    for i in range(n):
+        blockers.append({"id": f"b{i}", "power": 1, "toughness": draw(st.integers(1, 2))})
+        if i < n - 1:
+            fs = {"id": f"f{i}", "power": draw(st.integers(1, 2)), "toughness": draw(st.integers(1, 2))}
+            blockers.append(dict(fs, keywords=["first_strike"]))
+        shared = ([f"f{i - 1}"] if i > 0 else []) + ([f"f{i}"] if i < n - 1 else [])
+        a = _ds(i, draw(st.integers(1, 3)), "opp", [f"b{i}", *shared])
+        attackers.append(dict(a, toughness=draw(st.integers(1, 3))))
+    players = [{"id": "opp", "life": draw(st.integers(2, 9))}]
+    return {"step": "combat", "players": players, "attackers": attackers, "blockers": blockers}
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(12), deadline=None)
+@given(
+    chained_small(),
+    st.sampled_from(OBJECTIVES + [["min-overkill"], ["min-overkill", "max-kills"], ["lethal", "max-damage"]]),
+)
+def test_chained_shapes_match_the_brute_force_minimax(doc, objectives):
+    # the one-group board the best-bound-first search was made for: every reply outcome's bounds order and stop it
+    agrees_with_brute_force(doc, objectives)
