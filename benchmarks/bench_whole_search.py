@@ -1,4 +1,5 @@
-"""Whole-combat search inside one group (issue 21): the one-group shapes at 5 and 6 attackers under many objective
+"""Whole-combat search inside one group (issue 21): the one-group shapes at 5 and 6 attackers (the ladder on one
+planeswalker, split between two players, and chained: neighbours sharing a first striker) under many objective
 lists, CPU time of this process (time.process_time), the median of 3 runs, printed beside the goal (whole-combat
 solve <= 1 s on one-group boards of 6 attackers, any objective list). The old search is not kept reachable: its
 figures are in docs/combat.md.
@@ -19,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.boards import ladder  # noqa: E402
+from benchmarks.boards import chained, ladder  # noqa: E402
 from trample.whole import WholeCombat  # noqa: E402
 
 QUICK = bool(os.environ.get("QUICK"))
@@ -65,6 +66,7 @@ BOARDS = [
     ("double strikers on one planeswalker", on_planeswalker),
     ("two defending players", two_players),
     ("ladder", ladder),
+    ("chained ladder (neighbours share)", chained),
 ]
 
 CASES = [(name, make, objectives) for name, make in BOARDS for objectives in LISTS]

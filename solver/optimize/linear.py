@@ -82,6 +82,8 @@ class BlockScorer:
                 else:
                     self._tables[c].append((j, None))
         self._width = [h + 1 for h in hi]
+        #: per recipient, the most damage every row can assign it (its sources' damage together)
+        self.most = hi
         self._seen: dict[tuple[int, int], dict[int, int]] = {}
 
     def _term(self, j: int, r: str, total: int, touched: bool) -> int:

@@ -4,7 +4,7 @@ best first-strike reply.
 In named steps, bottom to top: the defender's replies (:func:`_replies`, one per distinct outcome), the attacker's
 candidates (:func:`_candidates`, one per distinct effect), the regular step (:class:`_Regular`, memoised by the
 first step's outcome), one candidate against every reply (:func:`_against`), the search of one group
-(:func:`_search`, in canonical order, or the dominance order's front first: :func:`_front_search`), and the whole
+(:func:`_search`, in canonical order, or best bound first: :func:`_front_search`), and the whole
 (:func:`solve_whole`: the lethal probes, the independent parts, the line returned). A searched line is a
 :class:`Line`."""
 
@@ -146,6 +146,7 @@ class _Problem:
     attacking_first: Combat = field(init=False)
     defending_first: Combat = field(init=False)
     effects: bool = field(init=False)
+    _memo: dict = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.scenario = self.whole.scenario
@@ -156,6 +157,19 @@ class _Problem:
 
     def left(self) -> dict:
         return _left(self.deadline)
+
+    def layout(self) -> dict[str, tuple[int, ...]]:
+        """:func:`_effect_layout` of the first step (read once)."""
+        if "layout" not in self._memo:
+            self._memo["layout"] = _effect_layout(self.attacking_first, self.objs)
+        return self._memo["layout"]
+
+    def regular_plan(self) -> Any:
+        """The plan of the regular step on the board as given (read once)."""
+        if "regular" not in self._memo:
+            regular = self.scenario.with_step(Step.REGULAR)
+            self._memo["regular"] = Combat(regular, side=Side.ATTACKING, engine=self.whole.engine).plan
+        return self._memo["regular"]
 
 
 # -- the whole combat -----------------------------------------------------------------------------------------
@@ -528,7 +542,7 @@ class _Regular:
         assert grouped is not None and candidate.capped is not None and isinstance(killed, frozenset)
         p = self.problem
         if grouped.parts is None and grouped.applies:
-            grouped.prepare(p.scenario, _effect_layout(p.attacking_first, p.objs))
+            grouped.prepare(p.scenario, p.layout())
         return grouped.after(lambda: candidate.a1, candidate.capped, reply.d1, killed, p.deadline)
 
     def best(self, state: Scenario) -> SolveResult:
@@ -669,7 +683,7 @@ def _reorder(order: list[int], rank: int) -> None:
         order.insert(0, rank)
 
 
-# -- the dominance order: the front first -------------------------------------------------------------------
+# -- the dominance order and the bounds: best bound first ------------------------------------------------------
 
 #: Objectives that more first-strike damage (per recipient, a creature's capped at lethal) never lowers, whatever the
 #: defender replies, on the boards :func:`_monotone_prefix` accepts.
@@ -742,27 +756,6 @@ def _first_step_keeps(problem: _Problem) -> bool:
     return True
 
 
-def _pareto_front(keys: np.ndarray, deadline: Deadline = NEVER) -> np.ndarray:
-    """The rows (distinct effects) that no other row is at least on every column, as ascending indices.
-    ``deadline``: :class:`LimitReached` once it passes, read every chunk of comparisons (at most about 4 M cells:
-    a few milliseconds)."""
-    order = np.argsort(-keys.sum(axis=1), kind="stable")  # a row can only be dominated by one of larger sum
-    front = np.empty((0, keys.shape[1]), dtype=keys.dtype)
-    kept: list[np.ndarray] = []
-    for chunk in np.array_split(order, max(1, len(order) // 256)):
-        rows = keys[chunk]
-        deadline.check()
-        if len(front):
-            rows_ok = ~_dominated(rows, front, deadline)
-            chunk, rows = chunk[rows_ok], rows[rows_ok]
-        inner = np.asarray((rows[None, :, :] >= rows[:, None, :]).all(axis=2), dtype=bool)
-        np.fill_diagonal(inner, False)
-        alone = ~np.asarray(inner.any(axis=1), dtype=bool)
-        kept.append(chunk[alone])
-        front = np.concatenate([front, rows[alone]])
-    return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.int64)
-
-
 def _dominated(rows: np.ndarray, by: np.ndarray, deadline: Deadline = NEVER) -> np.ndarray:
     """Per row: is some row of ``by`` at least it on every column? (In chunks: bounded memory; ``deadline`` read
     before each.)"""
@@ -819,26 +812,43 @@ def _effect_table(step: Combat, objs: tuple, capped: dict[str, int], lethal: dic
     excess (``capped`` finer than ``lethal``), among those leaving the same state (the same damage with a creature's
     capped at lethal) the one with the best first step (ties: the smaller vector). On a board without effects the
     regular step and the defender's replies are the same for the same state, and the first step's value does not
-    depend on the reply, so each is worth its first step's value plus one common amount: only that one can win."""
+    depend on the reply, so each is worth its first step's value plus one common amount: only that one can win.
+    Each row's effect is read as one number (:func:`_effect_radix`) where its numbers' ranges allow, and the
+    effects already met are marked in a table of every number when it is small enough (:data:`SEEN_CELLS`)."""
     plan = step.plan
     scorer = BlockScorer(step, objs)
     caps = [capped.get(r) for r in scorer.recipients]
     lethal_caps = [lethal.get(r) for r in scorer.recipients]
-    parts: list[tuple[np.ndarray, ...]] = []
+    radix = _effect_radix(scorer, caps)
+    state_radix = None if lethal_caps == caps else _effect_radix(scorer, lethal_caps)
+    if state_radix is not None:
+        return _state_table(step, scorer, caps, lethal_caps, state_radix[0], deadline, track)
+    seen = None if radix is None or radix[1] > SEEN_CELLS else np.zeros(radix[1], dtype=bool)
+    parts: list[np.ndarray] = []
     for block in step.assignment_blocks(time_limit=deadline):
-        keys = _effect_rows(scorer, caps, block)
-        first = _first_rows(keys)
-        parts.append((block[first], keys[first]))
+        if radix is None:
+            keys = _effect_rows(scorer, caps, block)
+            parts.append(block[_first_rows(keys)])
+        else:
+            ids = _effect_ids(scorer, caps, radix[0], block)
+            fresh = np.arange(len(ids)) if seen is None else np.flatnonzero(~seen[ids])
+            if len(fresh):
+                met, at = np.unique(ids[fresh], return_index=True)  # a stable sort: the first of each
+                parts.append(block[fresh[np.sort(at)]])
+                if seen is not None:
+                    seen[met] = True
         if track is not None:
             track.step(len(block))
+        deadline.check()
     width = len(plan.columns)
     if not parts:
         empty = np.zeros((0, width), dtype=np.int64)
         return _Table(empty, empty, empty, np.zeros((0, len(objs)), dtype=np.int64), tuple(scorer.scales), plan)
-    vectors = np.concatenate([v for v, _ in parts])
-    effects = np.concatenate([k for _, k in parts])
-    keep = _first_rows(effects)  # across blocks: still the first of each effect
-    vectors, effects = vectors[keep], effects[keep]
+    vectors = np.concatenate(parts)
+    effects = _effect_rows(scorer, caps, vectors)
+    if seen is None:
+        keep = _first_rows(effects)  # across blocks: still the first of each effect
+        vectors, effects = vectors[keep], effects[keep]
     values = scorer.values(vectors)
     if lethal_caps == caps:
         table = _Table(vectors, effects, effects, values, tuple(scorer.scales), plan)
@@ -848,6 +858,75 @@ def _effect_table(step: Combat, objs: tuple, capped: dict[str, int], lethal: dic
         table = _Table(vectors[keep], effects[keep], states[keep], values[keep], tuple(scorer.scales), plan)
     deadline.check()
     return table
+
+
+def _state_table(step: Combat, scorer: BlockScorer, caps: list, lethal_caps: list, weights, deadline, track) -> _Table:
+    """:func:`_effect_table` when an objective reads the excess and the states' numbers fit (``weights``,
+    :func:`_effect_radix` of ``lethal_caps``): per state, the row whose first step is best (ties: the first in the
+    canonical order), found block by block and then across blocks -- the same row as taking the first of each
+    effect, then the best of each state (a row's first-step values depend on its effect alone)."""
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for block in step.assignment_blocks(time_limit=deadline):
+        ids = _effect_ids(scorer, lethal_caps, weights, block)
+        values = scorer.values(block)
+        keep = _best_of_ids(ids, values)
+        parts.append((block[keep], ids[keep], values[keep]))
+        if track is not None:
+            track.step(len(block))
+        deadline.check()
+    plan = step.plan
+    if not parts:
+        empty = np.zeros((0, len(plan.columns)), dtype=np.int64)
+        return _Table(
+            empty, empty, empty, np.zeros((0, len(scorer.objectives)), dtype=np.int64), tuple(scorer.scales), plan
+        )
+    vectors, ids, values = (np.concatenate([p[k] for p in parts]) for k in range(3))
+    keep = _best_of_ids(ids, values)
+    vectors, values = vectors[keep], values[keep]
+    effects = _effect_rows(scorer, caps, vectors)
+    deadline.check()
+    return _Table(vectors, effects, _effect_rows(scorer, lethal_caps, vectors), values, tuple(scorer.scales), plan)
+
+
+#: the most effects :func:`_effect_table` marks in a table of every effect's number (one byte each); past it, the
+#: first of each effect is found by sorting every block's
+SEEN_CELLS = 1 << 25
+
+
+def _effect_radix(scorer: BlockScorer, caps: list) -> tuple[np.ndarray, int] | None:
+    """The weights that read a row of :func:`_effect_rows` as one number in mixed radix (each number's range: 0 to
+    its cap, or to the most its recipient can be assigned; a deathtouch flag 0 or 1) and how many numbers there
+    are, or None when they do not fit in 62 bits (or a cap is negative)."""
+    if any(cap is not None and cap < 0 for cap in caps):
+        return None
+    empty = np.zeros((1, len(scorer.defs.plan.columns)), dtype=np.int64)
+    spans: list[int] = []
+    for c, cap in enumerate(caps):
+        spans.append((scorer.most[c] if cap is None else min(cap, scorer.most[c])) + 1)
+        if scorer.touched(empty, c) is not None:
+            spans.append(2)
+    total = math.prod(spans)
+    if total >= 1 << 62:
+        return None
+    weights = np.ones(len(spans), dtype=np.int64)
+    for k in range(len(spans) - 2, -1, -1):
+        weights[k] = weights[k + 1] * spans[k + 1]
+    return weights, total
+
+
+def _effect_ids(scorer: BlockScorer, caps: list, weights: np.ndarray, block: np.ndarray) -> np.ndarray:
+    """Per row of the block, its effect (:func:`_effect_rows`) read as one number with ``weights``."""
+    ids = np.zeros(len(block), dtype=np.int64)
+    k = 0
+    for c, cap in enumerate(caps):
+        x = scorer.total(block, c).astype(np.int64)
+        ids += (x if cap is None else np.minimum(x, cap)) * weights[k]
+        k += 1
+        t = scorer.touched(block, c)
+        if t is not None:
+            ids += t.astype(np.int64) * weights[k]
+            k += 1
+    return ids
 
 
 def _row_ids(keys: np.ndarray) -> np.ndarray:
@@ -878,89 +957,101 @@ def _first_rows(keys: np.ndarray) -> np.ndarray:
 def _best_of_each(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Per distinct row of ``keys``, the index of the row whose ``values`` are lexicographically largest (ties: the
     first), ascending."""
-    ids = _row_ids(keys)
-    order = np.lexsort((np.arange(len(ids)), *(-values[:, k] for k in reversed(range(values.shape[1]))), ids))
+    return _best_of_ids(_row_ids(keys), values)
+
+
+def _best_of_ids(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per distinct number of ``ids``, the index of the row whose ``values`` are lexicographically largest (ties:
+    the first), ascending."""
+    key = _row_ids(values) if values.shape[1] else np.zeros(len(ids), dtype=np.int64)  # larger: better
+    if len(ids) and values.shape[1] and (int(ids.max()) + 1) * (int(key.max()) + 1) < 1 << 62:
+        order = np.argsort(ids * (int(key.max()) + 1) + (int(key.max()) - key), kind="stable")  # one sort
+    else:
+        order = np.lexsort((np.arange(len(ids)), -key, ids))
     heads = np.ones(len(order), dtype=bool)
     heads[1:] = ids[order][1:] != ids[order][:-1]
     return np.sort(order[heads])
 
 
 class _FrontSearch:
-    """The search of one group in the dominance order (:func:`_monotone_prefix`): the candidates that no other
-    dominates (the front) first, which finds the best value whenever every objective is monotone; then the rest
-    in the canonical order, skipping each one whose value is known not to beat the best. A dominated candidate's
-    value is at most its dominator's on the monotone prefix, reply by reply, so it is at most the lowest value
-    seen in the dominator's search there; the objectives after the prefix are bounded by what they can be at best
-    (``min-overkill``: the candidate's own first-step overkill, the regular step's being at least 0; the others
-    unbounded). Below the best: skipped; equal to it: skipped when its vector is larger (later in the canonical
-    order), since ties go to the smaller vector."""
+    """The search of one group best bound first (on the boards :func:`_plain_first_step` accepts whose first step
+    ends no one's game): the candidates in the order of their bounds as vectors (:func:`_lex_bounds`, at most
+    the ceiling: largest first, then the canonical order), stopping at the first whose bound is below the best
+    value found (or equal to it, with a larger vector: ties go to the smaller vector), since every candidate after
+    it is bounded no higher. Before it is searched, a candidate is also skipped when a candidate it is dominated by
+    (:func:`_monotone_prefix`: the other deals at least as much to every recipient, a creature's capped at lethal)
+    was searched and held to below the best on the monotone prefix (the dominated one's value there is at most
+    its dominator's, reply by reply), or to at most the best there while the candidate's own bounds on the
+    objectives after the prefix (:func:`_own_bounds`: each column holds alone) do not beat the best's."""
 
     def __init__(self, problem: _Problem, regular: _Regular, table: _Table, replies, prefix: int):
         self.problem, self.regular, self.table, self.replies = problem, regular, table, replies
         self.prefix = prefix
         #: per objective, an upper bound of each candidate's value over the combat, oriented and scaled as
         #: ``table.first`` (None: unbounded; :func:`_own_bounds`); the suffix: those after the prefix
-        self.own = _own_bounds(problem, table, replies)
-        self.suffix = self.own[prefix:]
+        needs = _blocker_needs(problem, table)
+        outcomes = _outcomes(replies)
+        # min-overkill first: its floor is highest after the replies that kill the fewest, so every outcome counts
+        read = outcomes if problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL else _widest(outcomes)
+        per = [_reply_bounds(problem, table, dead, needs) for dead in _timed(read, problem.deadline)]
+        #: the same as one vector (:func:`_lex_bounds`), at most the ceiling
+        self.lex = self._clipped(_lex_bounds(problem, table, replies, per))
+        self.suffix: list = []  # read only when a prefix is followed by more objectives
+        if prefix and prefix < len(problem.objs):
+            problem.deadline.check()
+            self.suffix = _own_bounds(problem, table, replies, needs)[prefix:]
         self.keys = table.capped
         self.order = list(range(len(replies)))
         self.best: Line | None = None
         self.best_index = -1
         self.bounds: list[tuple[int, tuple]] = []  # (candidate index, an upper bound of its value)
-        self.low = np.zeros(len(table), dtype=bool)  # searched; the bound's prefix below the best's
-        self.at_most = np.zeros(len(table), dtype=bool)  # searched; the bound's prefix at most the best's
+        self.low: list[int] = []  # searched; the bound's prefix below the best's
+        self.at_most: list[int] = []  # searched; the bound's prefix at most the best's
+
+    def _clipped(self, lex: list[np.ndarray | None]) -> list[np.ndarray | None]:
+        """The bounds with every row at least the ceiling (lexicographically) lowered to it: no value is above it."""
+        ceiling = self.problem.ceiling
+        if ceiling is None or len(ceiling) != len(lex) or any(c is None for c in lex) or not len(self.table):
+            return lex
+        top = [math.floor(Fraction(v) * k) for v, k in zip(ceiling, self.table.scales)]
+        above = np.ones(len(self.table), dtype=bool)  # at least the ceiling so far
+        same = np.ones(len(self.table), dtype=bool)
+        for column, c in zip(lex, top):
+            assert column is not None
+            above &= ~(same & (column < c))
+            same &= column == c
+        return [np.asarray(np.where(above, c, column)) for column, c in zip(lex, top)]
 
     def run(self) -> tuple[Line | None, bool]:
-        try:  # nothing dominates on an empty prefix: then the canonical order, each candidate by its own bound
-            front = _pareto_front(self.keys, self.problem.deadline) if self.prefix else np.zeros(0, dtype=np.int64)
-        except LimitReached:  # the front is not known: no candidate was searched, no line to give
-            return None, True
-        for i in front.tolist():
-            if self.best is not None and self._beyond(np.array([i]))[0]:
-                continue
+        n = len(self.table)
+        width = next((k for k, c in enumerate(self.lex) if c is None), len(self.lex))
+        columns = [c for c in self.lex[:width] if c is not None]
+        order = np.lexsort((np.arange(n), *(-c for c in reversed(columns))))
+        for i in order.tolist():
+            if self.best is not None:
+                if self._beyond(i):
+                    break  # every candidate after it is bounded no higher, or as high with a larger vector
+                if self._dominated(i):
+                    continue
             if self._visit(i):
                 return self.best, True
-        pending = np.setdiff1d(np.arange(len(self.table)), front)
-        pending = pending[~self._skipped(pending)]
-        while len(pending):
-            i, pending = int(pending[0]), pending[1:]
-            before = self.best
-            if self._visit(i):
-                return self.best, True
-            # a new best changes every bound's standing; otherwise only candidate i's bound is new
-            if self.best is not before:
-                pending = pending[~self._skipped(pending)]
-            elif self.best is not None and (self.low[i] or self.at_most[i]):
-                pending = pending[~self._skipped(pending, i)]
         return self.best, False
 
-    def _skipped(self, idx: np.ndarray, only: int | None = None) -> np.ndarray:
-        """Per candidate index: known not to beat the best? (``only``: by candidate ``only``'s bound alone.)"""
-        out = np.zeros(len(idx), dtype=bool)
-        if self.best is None or len(idx) == 0:
-            return out
-        low, at_most = self.low, self.at_most
-        if only is not None:
-            low, at_most = np.zeros_like(low), np.zeros_like(at_most)
-            low[only], at_most[only] = self.low[only], self.at_most[only]
-        later = idx > self.best_index  # larger vectors: a tie does not beat the best
-        ceiling = self.problem.ceiling
-        if ceiling is not None and self.best.value >= ceiling:
-            out |= later
-        rows = self.keys[idx]
-        if low.any():
-            out |= _dominated(rows, self.keys[low])
-        out |= self._beyond(idx)
-        rest = self._rest(idx, self.suffix, self.prefix)
-        tie = (rest < 0) | ((rest == 0) & later)  # the suffix's bound cannot beat the best's
-        if self.prefix and at_most.any() and tie.any():
-            out[tie] |= _dominated(rows[tie], self.keys[at_most])
-        return out
+    def _beyond(self, i: int) -> bool:
+        """Does candidate ``i``'s vector bound keep it from beating the best?"""
+        own = self._rest(np.array([i]), self.lex, 0)[0]
+        return bool(own < 0 or (own == 0 and i > self.best_index))
 
-    def _beyond(self, idx: np.ndarray) -> np.ndarray:
-        """Per candidate index: does its own bound (on every objective) keep it from beating the best?"""
-        own = self._rest(idx, self.own, 0)
-        return (own < 0) | ((own == 0) & (idx > self.best_index))
+    def _dominated(self, i: int) -> bool:
+        """Is candidate ``i`` dominated by a searched candidate that keeps it from beating the best?"""
+        row = self.keys[i : i + 1]
+        if self.low and _dominated(row, self.keys[self.low])[0]:
+            return True
+        if not (self.prefix and self.at_most):
+            return False
+        rest = self._rest(np.array([i]), self.suffix, self.prefix)[0]
+        tie = rest < 0 or (rest == 0 and i > self.best_index)  # the suffix's bound cannot beat the best's
+        return bool(tie and _dominated(row, self.keys[self.at_most])[0])
 
     def _rest(self, idx: np.ndarray, columns: list, start: int) -> np.ndarray:
         """Per candidate index, -1, 0 or 1: its bounds ``columns`` on the objectives from ``start`` on compared
@@ -987,47 +1078,111 @@ class _FrontSearch:
         except LimitReached:  # e.g. inside a regular step's groups (_grouped_after): as _canonical_search does
             return True
         _reorder(self.order, got.rank)
-        if got.bound is not None:
+        if got.bound is not None and self.prefix:
             self.bounds.append((i, got.bound[: self.prefix]))
         new_best = got.worst is not None and got.worst.beats(self.best)
         if new_best:
             self.best, self.best_index = got.worst, i
-        if self.best is not None:
+        if self.best is not None and (new_best or self.bounds and self.bounds[-1][0] == i):
             head = self.best.value[: self.prefix]
-            for j, bound in self.bounds if new_best else self.bounds[-1:] if got.bound is not None else ():
-                self.low[j] = bound < head
-                self.at_most[j] = bound <= head
+            self.low = [j for j, bound in self.bounds if bound < head]
+            self.at_most = [j for j, bound in self.bounds if bound <= head]
         return got.stopped or self.problem.deadline.expired()
 
 
-def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply]) -> list[np.ndarray | None]:
+def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply], needs: tuple | None = None) -> list:
     """Per objective, an upper bound of each candidate's value over the combat whatever the reply, oriented and
     scaled as ``table.first`` (None: unbounded), read from the candidate's first step alone (the boards of
-    :func:`_plain_first_step` whose first step ends no one's game and takes nothing out of combat): the first
-    step's value plus the most the regular step can add. ``max-damage`` to players: the regular damage of every
-    attacker that can reach them; ``lethal``: the players whose life the first step's damage and that can reach;
-    ``max-kills`` and ``max-value``: the blockers still alive (not dealt lethal damage or deathtouch, 702.19b,
-    702.2c; not indestructible) and, for value, every planeswalker, each at a value of at least 0; ``min-overkill``:
-    the first step's overkill and :func:`_overkill_floor`."""
+    :func:`_plain_first_step` whose first step ends no one's game and takes nothing out of combat), each column
+    holding alone: :func:`_reply_bounds` after a reply that kills no one (every bound but ``min-overkill``'s is at
+    least the same after any reply: fewer attackers deal less and reach fewer blockers), ``min-overkill``: the first
+    step's overkill and :func:`_overkill_floor` (the least floor over the replies). ``needs``: as
+    :func:`_reply_bounds`."""
+    needs = needs if needs is not None else _blocker_needs(problem, table)
+    out = _reply_bounds(problem, table, frozenset(), needs)
+    for k, o in enumerate(problem.objs):
+        if o.kind == ObjectiveKind.MIN_OVERKILL:
+            floors = [_overkill_after(problem, table, dead, needs[3]) for dead in _outcomes(replies)]
+            out[k] = table.first[:, k] - np.min(floors, axis=0)
+    return out
+
+
+def _lex_bounds(problem: _Problem, table: _Table, replies: list[Reply], per: list | None = None) -> list:
+    """Per candidate, an upper bound of its value over the combat as a vector (lexicographically; columns as
+    :func:`_own_bounds`, None from the first unbounded objective on): the lexicographically least of
+    :func:`_reply_bounds` over the replies' outcomes. The candidate's value is the least of its values after each
+    reply (the defender picks), so at most its value after any one reply, which is at most that reply's bounds on
+    every objective. Tighter than :func:`_own_bounds` (whose columns each hold alone) when the defender can always
+    kill attackers, but only as a whole vector. ``per``: :func:`_reply_bounds` after some outcomes, when already
+    read (the bound holds over any of them)."""
+    if per is None:
+        needs = _blocker_needs(problem, table)
+        per = [_reply_bounds(problem, table, dead, needs) for dead in _outcomes(replies)]
+    width = next((k for k, c in enumerate(per[0]) if c is None), len(per[0]))
+    out: list[np.ndarray | None] = [c.copy() for c in per[0][:width]]
+    for cols in per[1:]:
+        less = np.zeros(len(table), dtype=bool)
+        same = np.ones(len(table), dtype=bool)
+        for k in range(width):
+            less |= same & (cols[k] < out[k])
+            same &= cols[k] == out[k]
+        for k in range(width):
+            out[k] = np.asarray(np.where(less, cols[k], out[k]))
+    return out + [None] * (len(per[0]) - width)
+
+
+def _widest(outcomes: list[frozenset]) -> list[frozenset]:
+    """The outcomes no other kills more than (a strict superset of its attackers): after a reply that kills more,
+    every bound of :func:`_reply_bounds` on ``max-damage``, ``lethal``, ``max-kills`` and ``max-value`` is at most
+    the same (fewer attackers deal less and reach fewer blockers), and any reply's bounds bound the value."""
+    return [d for d in outcomes if not any(d < other for other in outcomes)]
+
+
+def _outcomes(replies: list[Reply]) -> list[frozenset]:
+    """The replies' distinct outcomes as the attackers they kill (plain boards; the empty set when an outcome is
+    not one, which every bound holds for: a reply only takes attackers away)."""
+    got = {r.outcome for r in replies if isinstance(r.outcome, frozenset)}
+    if not got or len(got) != len({r.outcome for r in replies}):
+        return [frozenset()]
+    return sorted(got, key=sorted)
+
+
+def _reply_bounds(
+    problem: _Problem, table: _Table, dead: frozenset = frozenset(), needs: tuple | None = None
+) -> list[np.ndarray | None]:
+    """Per objective, an upper bound of each candidate's value over the combat after a reply that kills the
+    attackers ``dead`` (the first step's damage is dealt at once, 510.2: they dealt theirs), oriented and scaled as
+    ``table.first`` (None: unbounded): the first step's value plus the most the regular step can add with the
+    attackers left. ``max-damage`` to players: the regular damage of the attackers left that can reach them;
+    ``lethal``: the players whose life the first step's damage and that can reach; ``max-kills`` and
+    ``max-value``: the blockers still alive (not dealt lethal damage or deathtouch, 702.19b, 702.2c; not
+    indestructible) that block an attacker left (nothing else assigns them damage, 510.1c) and, for value, every
+    planeswalker, each at a value of at least 0; ``min-overkill``: the first step's overkill and
+    :func:`_overkill_after`."""
     s, objs = problem.scenario, problem.objs
-    at = _effect_layout(problem.attacking_first, objs)
+    at = problem.layout()
     n = len(table)
     taken = partial(table.taken, at)
 
-    to = _regular_damage_bounds(problem, table, taken)
+    reads = any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs)
+    to = _regular_damage_bounds(problem, table, dead, needs) if reads else {}
+    blocking = {b for a in s.attackers if a.id not in dead for b in a.blocked_by}
+    memo = needs[3] if needs is not None else {}
     alive = []  # per blocker that can still be killed: its mask over the candidates
     for b in s.blockers:
-        if not b.in_combat or b.has(Keyword.INDESTRUCTIBLE):
+        if not b.in_combat or b.has(Keyword.INDESTRUCTIBLE) or b.id not in blocking:
             continue
-        living = taken(b.id) < lethal_need(b)
-        if b.id in at and len(at[b.id]) > 1:
-            living &= table.capped[:, at[b.id][1]] == 0
-        alive.append((b, living))
+        if ("alive", b.id) not in memo:
+            living = taken(b.id) < lethal_need(b)
+            if b.id in at and len(at[b.id]) > 1:
+                living &= table.capped[:, at[b.id][1]] == 0
+            memo["alive", b.id] = living
+        alive.append((b, memo["alive", b.id]))
     out: list[np.ndarray | None] = []
     for k, o in enumerate(objs):
         first, scale = table.first[:, k], table.scales[k]
         if o.kind == ObjectiveKind.MIN_OVERKILL:
-            out.append(first - _overkill_floor(problem, table, replies))
+            out.append(first - _overkill_after(problem, table, dead, memo))
         elif o.kind == ObjectiveKind.MAX_KILLS:
             out.append(first + sum((m.astype(np.int64) for _, m in alive), np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.MAX_VALUE:
@@ -1039,8 +1194,8 @@ def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply]) -> list[
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
-            dead = [(taken(p.id) + to.get(p.id, 0) >= p.life).astype(np.int64) for p in s.players]
-            out.append(sum(dead, np.zeros(n, dtype=np.int64)))
+            lost = [(taken(p.id) + to.get(p.id, 0) >= p.life).astype(np.int64) for p in s.players]
+            out.append(sum(lost, np.zeros(n, dtype=np.int64)))
         else:
             out.append(None)
     return out
@@ -1051,26 +1206,42 @@ def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply]) -> list[
 _SUBSETS = 8
 
 
-def _regular_damage_bounds(problem: _Problem, table: _Table, taken: Callable) -> dict[str | None, np.ndarray]:
-    """Per player (None: the players together), per candidate, the most damage the regular step can assign them
-    whatever the reply. Per group of attackers sharing blockers (510.1c), the attackers R that assign the player
-    anything are unblocked or trample (702.19b), so every blocker of R is assigned lethal damage -- its need left
-    after the candidate, 1 with a deathtouch attacker in the group (702.2c) -- out of the group's damage; the
-    player gets at most min(R's damage, the group's damage less those needs), at most over every R. Every attacker
-    is counted alive (the reply only takes damage away), each with its regular-step damage."""
+def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[str, int], np.ndarray, np.ndarray, dict]:
+    """What each blocker still needs to be dealt lethal damage after each candidate (its lethal need less the
+    candidate's damage to it, 702.19b; 0 when it was destroyed, 702.2c, or is out of combat), over the distinct
+    rows of those numbers: (blocker -> its row, the needs (blockers x distinct rows), each candidate's distinct
+    row, and a memo of :func:`_most_through`'s answers by the attackers it was asked about)."""
     s, n = problem.scenario, len(table)
-    plan = Combat(s.with_step(Step.REGULAR), side=Side.ATTACKING, engine=problem.whole.engine).plan
-    most = {src.source: src.max_damage for src in plan.sources}
-    zeros = np.zeros(n, dtype=np.int64)
-    left: dict[str, np.ndarray] = {}
-    at = _effect_layout(problem.attacking_first, problem.objs)
+    at = problem.layout()
+    rows = []
     for b in s.blockers:
-        need = np.maximum(0, lethal_need(b) - taken(b.id)) if b.in_combat else zeros
+        need = np.maximum(0, lethal_need(b) - table.taken(at, b.id)) if b.in_combat else np.zeros(n, dtype=np.int64)
         if b.id in at and len(at[b.id]) > 1 and not b.has(Keyword.INDESTRUCTIBLE):
             need = np.where(table.capped[:, at[b.id][1]] > 0, 0, need)  # 702.2c: destroyed in the first step
-        left[b.id] = need
+        rows.append(need)
+    needs = np.stack(rows) if rows else np.zeros((0, n), dtype=np.int64)
+    _, first, inverse = np.unique(_row_ids(needs.T), return_index=True, return_inverse=True)
+    return {b.id: k for k, b in enumerate(s.blockers)}, needs[:, first], inverse.reshape(-1), {}
+
+
+def _regular_damage_bounds(
+    problem: _Problem, table: _Table, dead: frozenset = frozenset(), needs: tuple | None = None
+) -> dict[str | None, np.ndarray]:
+    """Per player (None: the players together), per candidate, the most damage the regular step can assign them
+    after a reply that kills the attackers ``dead``. Per group of the attackers left sharing blockers (510.1c), the
+    attackers R that assign the player anything are unblocked or trample (702.19b), so every blocker of R is
+    assigned lethal damage -- its need left after the candidate, 1 with a deathtouch attacker in the group (702.2c)
+    -- out of the group's damage; the player gets at most min(R's damage, the group's damage less those needs), at
+    most over every R. Every attacker left is counted with its regular-step damage. Computed once per distinct
+    row of the blockers' needs (``needs``: :func:`_blocker_needs`, when already read)."""
+    s = problem.scenario
+    plan = problem.regular_plan()
+    most = {src.source: src.max_damage for src in plan.sources}
+    row, left, inverse, memo = needs if needs is not None else _blocker_needs(problem, table)
+    zeros = np.zeros(left.shape[1], dtype=np.int64)
     out: dict[str | None, np.ndarray] = {None: zeros.copy()}
-    for members in linked_groups(range(len(s.attackers)), lambda i: s.attackers[i].blocked_by):
+    living = [i for i, a in enumerate(s.attackers) if a.id not in dead]
+    for members in linked_groups(living, lambda i: s.attackers[i].blocked_by):
         group = [s.attackers[i] for i in members]
         damage = sum(most.get(a.id, 0) for a in group)
         deathtouch = any(a.has(Keyword.DEATHTOUCH) for a in group)
@@ -1084,57 +1255,85 @@ def _regular_damage_bounds(problem: _Problem, table: _Table, taken: Callable) ->
         ]
         for target in [None, *sorted({a.attacking for a in reaching})]:
             mine = [a for a in reaching if target in (None, a.attacking)]
-            if len(mine) > _SUBSETS:
-                best = zeros + sum(most[a.id] for a in mine)
-            else:
+            if not mine:
                 best = zeros
-                for mask in range(1, 1 << len(mine)):
-                    chosen = [a for k, a in enumerate(mine) if mask >> k & 1]
-                    blockers = {b for a in chosen for b in a.blocked_by}
-                    need = sum((np.minimum(left[b], 1) if deathtouch else left[b] for b in blockers), zeros)
-                    best = np.maximum(best, np.minimum(sum(most[a.id] for a in chosen), damage - need))
+            elif len(mine) > _SUBSETS:
+                best = zeros + sum(most[a.id] for a in mine)
+            else:  # the same attackers are a group after many replies
+                key = (tuple(a.id for a in mine), damage, deathtouch)
+                if key not in memo:
+                    memo[key] = _most_through(mine, damage, deathtouch, most, row, left)
+                best = memo[key]
             out[target] = out.get(target, zeros) + best
-    return out
+    return {k: v[inverse] for k, v in out.items()}
+
+
+def _most_through(mine: list, damage: int, deathtouch: bool, most: dict, row: dict, left: np.ndarray) -> np.ndarray:
+    """Per column of ``left`` (the blockers' needs, one row per blocker: ``row``), the most of min(R's damage,
+    ``damage`` less what R's blockers need) over the nonempty subsets R of the attackers ``mine`` (at least 0):
+    every subset at once, its blockers' needs as one product (exact: small integers), once per distinct column of
+    the needs of ``mine``'s blockers."""
+    names = sorted({b for a in mine for b in a.blocked_by if b in row})
+    need_of = left[[row[b] for b in names]]
+    if deathtouch:
+        need_of = np.minimum(need_of, 1)
+    _, first, inverse = np.unique(_row_ids(need_of.T), return_index=True, return_inverse=True)
+    chosen = [[a for k, a in enumerate(mine) if mask >> k & 1] for mask in range(1, 1 << len(mine))]
+    blocks = np.array([[any(b in a.blocked_by for a in r) for b in names] for r in chosen], dtype=np.float64)
+    need = np.rint(blocks @ need_of[:, first].astype(np.float64)).astype(np.int64)
+    reach = np.array([sum(most[a.id] for a in r) for r in chosen], dtype=np.int64)
+    return np.maximum(0, np.minimum(reach[:, None], damage - need).max(axis=0))[inverse.reshape(-1)]
 
 
 def _overkill_floor(problem: _Problem, table: _Table, replies: list[Reply]) -> np.ndarray:
-    """Per candidate, the least overkill the regular step adds whatever the reply and the regular step's assignment
-    (boards the dominance order accepts: plain, the first step ending no one's game and taking nothing out of
-    combat). Every attacker assigns exactly its damage (510.1a) and overkill is what a recipient is assigned past
-    its threshold (trample.outcome.overkill_threshold), so the regular step's overkill is at least its damage
-    assigned less the thresholds of every recipient it can reach. The damage: the attackers the reply leaves alive
-    (the first step kills attackers by the blockers' damage alone) that will have a route (unblocked, or trample,
-    702.19e; a blocked attacker without trample whose blockers all died assigns none, 510.1c, so it is left out),
-    at the least over the replies. The thresholds, after the candidate: a player's life left, a planeswalker's
-    loyalty, a battle's defense, a blocker's lethal need left (702.19b; none when it died, deathtouch included)."""
+    """Per candidate, the least overkill the regular step adds whatever the reply and the regular step's assignment:
+    the least of :func:`_overkill_after` over the replies' outcomes."""
+    return np.min([_overkill_after(problem, table, dead) for dead in _outcomes(replies)], axis=0)
+
+
+def _overkill_after(
+    problem: _Problem, table: _Table, dead: frozenset = frozenset(), memo: dict | None = None
+) -> np.ndarray:
+    """Per candidate, the least overkill the regular step adds after a reply that kills the attackers ``dead``,
+    whatever the regular step's assignment (boards the dominance order accepts: plain, the first step ending no
+    one's game and taking nothing out of combat). Every attacker assigns exactly its damage (510.1a) and overkill
+    is what a recipient is assigned past its threshold (trample.outcome.overkill_threshold), so the regular step's
+    overkill is at least the damage of some attackers less the thresholds of every recipient they can reach. The
+    attackers: those left that will have a route (unblocked, or trample, 702.19e; a blocked attacker without
+    trample whose blockers all died assigns none, 510.1c, so it is left out). The thresholds, after the candidate:
+    a player's life left, a planeswalker's loyalty, a battle's defense (what those attackers attack, and their
+    controllers, 702.19c/e), a blocker's lethal need left (the blockers blocking those attackers; 702.19b; none
+    when it died, deathtouch included). ``memo``: each recipient's threshold left, kept from one call to the next."""
     s = problem.scenario
-    regular = Combat(s.with_step(Step.REGULAR), side=Side.ATTACKING, engine=problem.whole.engine).plan
-    attackers = {a.id: a for a in s.attackers}
+    memo = {} if memo is None else memo
+    regular = problem.regular_plan()
+    attackers = {a.id: a for a in s.attackers if a.id not in dead}
     damage: dict[str, int] = {}
     for src in regular.sources:
         a = attackers.get(src.source)
         if a is not None and src.routes and (not a.blocked or a.has(Keyword.TRAMPLE)):
             damage[a.id] = min(src.damage, src.unblocked.damage) if src.unblocked is not None else src.damage
-    killed = [r.outcome for r in replies if isinstance(r.outcome, frozenset)]  # plain boards: the attackers it kills
-    if not killed or len(killed) != len(replies):
-        return np.zeros(len(table), dtype=np.int64)
-    dealt = min(sum(n for a, n in damage.items() if a not in dead) for dead in killed)
-    at = _effect_layout(problem.attacking_first, problem.objs)
+    at = problem.layout()
     left = np.zeros(len(table), dtype=np.int64)
     taken = partial(table.taken, at)
 
-    for r in _reach(s):
-        left += np.maximum(0, overkill_threshold(s, r) - taken(r))
-    for r in sorted({b for a in s.attackers for b in a.blocked_by}):
-        alive = np.maximum(0, lethal_need(s.creature(r)) - taken(r))
-        if r in at and len(at[r]) > 1 and not s.creature(r).has(Keyword.INDESTRUCTIBLE):
-            alive[table.capped[:, at[r][1]] > 0] = 0  # 702.2c: deathtouch destroyed it (702.12b: unless indestructible)
-        left += alive
-    return np.maximum(0, dealt - left)
+    for r, who in _reach(s).items():
+        if any(s.attackers[i].id in damage for i in who):
+            if ("threshold", r) not in memo:
+                memo["threshold", r] = np.maximum(0, overkill_threshold(s, r) - taken(r))
+            left += memo["threshold", r]
+    for r in sorted({b for a in s.attackers if a.id in damage for b in a.blocked_by}):
+        if ("need", r) not in memo:
+            alive = np.maximum(0, lethal_need(s.creature(r)) - taken(r))
+            if r in at and len(at[r]) > 1 and not s.creature(r).has(Keyword.INDESTRUCTIBLE):
+                alive[table.capped[:, at[r][1]] > 0] = 0  # 702.2c: destroyed (702.12b: unless indestructible)
+            memo["need", r] = alive
+        left += memo["need", r]
+    return np.maximum(0, sum(damage.values()) - left)
 
 
 def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], replies: list[Reply], prefix: int):
-    """:class:`_FrontSearch` over every candidate (:func:`_effect_table`: the front needs them all)."""
+    """:class:`_FrontSearch` over every candidate (:func:`_effect_table`: the order needs all their bounds)."""
     try:
         table = _effect_table(
             problem.attacking_first, problem.objs, capped, _lethal_caps(problem), problem.deadline, problem.track
@@ -1143,7 +1342,18 @@ def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], 
         return None, True
     if not len(table):
         return None, False
-    return _FrontSearch(problem, regular, table, replies, prefix).run()
+    try:
+        search = _FrontSearch(problem, regular, table, replies, prefix)
+    except LimitReached:  # the bounds are not all read: no candidate was searched
+        return None, True
+    return search.run()
+
+
+def _timed(items: list, deadline: Deadline) -> Iterator:
+    """The items, the clock read before each (:class:`LimitReached` once it is past)."""
+    for item in items:
+        deadline.check()
+        yield item
 
 
 # -- banding: the first step as a game ------------------------------------------------------------------------

@@ -17,7 +17,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from boards import ENDLESS_COMBAT, THREE_GANGS
 from brute import is_legal
@@ -272,28 +271,31 @@ DIVIDED = {
 }
 
 
-def test_pareto_front_stops_on_the_clock(monkeypatch):
-    # the dominance order's front (whole-combat search) reads the clock between chunks of comparisons: an expired
-    # limit stops it before the work, a limit later stops it part way (LimitReached, not a late answer)
+def test_the_whole_searchs_bounds_stop_on_the_clock(monkeypatch):
+    # the best-bound-first search reads a bound per outcome of the defender's replies before any candidate: the
+    # clock is read before each, and a limit that passes among them stops the search with no line (not a late one)
+    import trample.whole.search as search
+    from benchmarks.boards import chained
     from trample import limits
-    from trample.whole.search import _pareto_front
 
-    keys = np.random.default_rng(0).integers(0, 50, size=(3000, 6))
-    with pytest.raises(LimitReached):
-        _pareto_front(keys, Deadline(0))
-    clock = [0.0]
+    whole = WholeCombat(chained(4))
+    objs = search.parse_objectives("max-damage", whole.scenario)
+    deadline = Deadline(60)
+    problem = search._Problem(whole, objs, deadline, {}, search._Stats())
+    replies = search._replies(problem)
+    assert len(search._outcomes(replies)) > 1
+    read = search._reply_bounds
+    calls = []
 
-    def tick() -> float:
-        clock[0] += 0.001
-        return clock[0]
+    def expiring(*args, **kwargs):  # the clock jumps past the limit while the first bound is read
+        calls.append(1)
+        monkeypatch.setattr(limits, "monotonic", lambda: 1e9)
+        return read(*args, **kwargs)
 
-    monkeypatch.setattr(limits, "monotonic", tick)
-    with pytest.raises(LimitReached):
-        _pareto_front(keys, Deadline(0.005))
-    assert clock[0] < 0.005 + 0.003  # stopped at the first reading past the limit
-    monkeypatch.undo()
-    full = _pareto_front(keys)
-    assert np.array_equal(full, _pareto_front(keys, Deadline(60)))
+    monkeypatch.setattr(search, "_reply_bounds", expiring)
+    regular = search._Regular(problem)
+    assert search._front_search(problem, regular, search._effect_caps(problem), replies, 1) == (None, True)
+    assert len(calls) == 1
 
 
 def _ladder(n: int) -> dict:
@@ -311,7 +313,7 @@ def _ladder(n: int) -> dict:
         # lethal,max-kills,min-overkill is now done within 500 readings (the overkill floor, docs/combat.md)
         ("ladder", "max-damage:b0"),
         ("endless", "max-damage"),  # the first step's effects listed, cut short
-        ("endless at 1000 life", "max-damage"),  # the dominance order (the front needs every A1 listed)
+        ("endless at 1000 life", "max-damage"),  # best bound first (the order needs every A1 listed)
         ("endless at 1000 life", "max-kills,min-overkill"),
         ("divided", "max-damage"),  # banding gives the first step's division away: _divided_search
     ],
