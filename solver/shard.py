@@ -21,7 +21,7 @@ import json
 import operator
 import os
 import pickle
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -468,7 +468,7 @@ def map_documents(
     workers: int | None = None,
     chunk: int = BATCH_CHUNK,
     time_limit: TimeLimit = None,
-) -> Iterator[tuple]:
+) -> Generator[tuple, None, None]:
     """``task(chunk_of_items, options)`` (a module-level function returning one tuple per ``(where, document)``)
     over the documents in chunks of ``chunk``, the answers in order: bad JSON lines answered here as ``("error",
     message)``; when the workers are lost, the chunks not finished as ``("limit", "WHERE: not WHAT: why")``.
@@ -574,7 +574,8 @@ def _finished(future: Any, slot: Deadline | None) -> bool:
 
 
 def _count_chunk(items: list, options: tuple, deadline: Deadline | None = None) -> list[tuple[str, object]]:
-    return count_chunk(items, *options, deadline=deadline)
+    side, engine, time_limit = options
+    return count_chunk(items, side, engine, time_limit, deadline)
 
 
 def count_documents(
@@ -586,7 +587,7 @@ def count_documents(
     scheduler: str | None = None,
     workers: int | None = None,
     chunk: int = BATCH_CHUNK,
-) -> Iterator[tuple[str, object]]:
+) -> Generator[tuple[str, object], None, None]:
     """The results of :func:`count_chunk` for every document, in order, counted in chunks of ``chunk`` (on the
     process backend with ``time_limit``: one document a task, :func:`map_documents`)."""
     return map_documents(

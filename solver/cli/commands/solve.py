@@ -62,7 +62,8 @@ def add_commands(subparsers) -> None:
         p,
         BACKENDS,
         backend_help="where a .jsonl batch is solved, in chunks of 50 scenarios: process (a local process pool), "
-        "dask (a LocalCluster on 127.0.0.1, or --scheduler), serial; the lines are those of the plain command",
+        "dask (a LocalCluster on 127.0.0.1, or --scheduler), serial; the lines are those of the plain command "
+        "(process with --time-limit: one task a scenario, each with its deadline, docs/scale.md)",
         scheduler_help="an existing Dask scheduler (tcp://host:8786)",
         workers_help=f"worker processes (local backends; at most {MAX_WORKERS})",
     )

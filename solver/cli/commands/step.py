@@ -110,7 +110,12 @@ def _distributed_options(p, shards: bool) -> None:
         BACKENDS,
         backend_help="where the work runs: process (a local process pool, default with --shards), dask (a "
         "LocalCluster on 127.0.0.1, or --scheduler), serial"
-        + ("" if shards else "; a .jsonl batch is counted in chunks of 50 scenarios"),
+        + (
+            ""
+            if shards
+            else "; a .jsonl batch is counted in chunks of 50 scenarios (process with --time-limit: one task a "
+            "scenario, each with its deadline, docs/scale.md)"
+        ),
         scheduler_help="an existing Dask scheduler (tcp://host:8786)",
         workers_help=f"worker processes (local backends; at most {MAX_WORKERS})",
     )
