@@ -21,6 +21,7 @@ import json
 import operator
 import os
 import pickle
+import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any, cast
 
@@ -100,16 +101,32 @@ def _deaf_worker() -> None:
             signal.signal(sig, how)
 
 
+_POOLS: weakref.WeakSet = weakref.WeakSet()  # the process pools open now (ended if the watchdog ends the command)
+
+
 def _process_pool(size: int, initargs: tuple = ()) -> Any:
-    """A stdlib process pool of ``size`` workers started by :func:`_worker_start`."""
+    """A stdlib process pool of ``size`` workers started by :func:`_worker_start`. Should the command line's
+    watchdog end the process while it is open (a limit passed while the main thread waited for it), its workers
+    are killed first (:func:`_end_pools`): the exit joined them, and they waited for tasks for ever."""
     from concurrent.futures import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(max_workers=size, initializer=_worker_start, initargs=initargs)
+    pool = ProcessPoolExecutor(max_workers=size, initializer=_worker_start, initargs=initargs)
+    if _end_pools not in limits._ABANDON:
+        limits.on_abandon(_end_pools)
+    _POOLS.add(pool)
+    return pool
+
+
+def _end_pools() -> None:
+    """End every process pool still open (:func:`_end_pool`)."""
+    for pool in list(_POOLS):
+        _end_pool(pool)
 
 
 def _end_pool(pool: Any) -> None:
     """Shut ``pool`` down without waiting for its running tasks: its queued tasks cancelled, its workers killed
     (a task past its limit, or cut short by Ctrl-C, would hold the command until it ends)."""
+    _POOLS.discard(pool)
     workers = list((getattr(pool, "_processes", None) or {}).values())  # the stdlib keeps them there (3.9-3.13)
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in workers:
@@ -160,6 +177,7 @@ def run_tasks(
             _end_pool(pool)
             raise
         pool.shutdown(wait=True)
+        _POOLS.discard(pool)
         return out
     try:
         from dask.distributed import Client, LocalCluster
@@ -555,6 +573,7 @@ def _pooled(task, good, options, what, workers, chunk, time_limit) -> Iterator[t
             _end_pool(pool)
         elif pool is not None:
             pool.shutdown(wait=True)
+            _POOLS.discard(pool)
 
 
 def _finished(future: Any, slot: Deadline | None) -> bool:

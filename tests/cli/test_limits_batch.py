@@ -218,3 +218,22 @@ def test_sigint_in_a_pool_batch_keeps_the_lines_written(tmp_path, command):
     )
     assert err.count("\n") == 1 and "interrupted" in err and "3 result lines written" in err, err
     assert workers and wait_until(lambda: not any(_alive(w) for w in workers))
+
+
+def test_one_count_shared_by_a_pool_ends_at_its_limit(tmp_path):
+    """`count FILE.json --backend process` (one damage step's count shared by the workers): when the limit passes
+    while the command waits for its pool, the watchdog answers and the workers are killed before the exit (the
+    exit joined them, and they waited for tasks for ever: the command never ended)."""
+    board = tmp_path / "hard.json"
+    board.write_text(json.dumps(_hard_board()))
+    proc = subprocess.run(
+        [sys.executable, "-m", "trample", "count", str(board), "--backend", "process", "--workers", "2"]
+        + ["--time-limit", "0.5"],
+        capture_output=True,
+        text=True,
+        timeout=120,  # only a hang
+        cwd=ROOT,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout) == {"count": None, "complete": False, "time_limit": 0.5}
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
