@@ -110,6 +110,11 @@ def _commands(b: dict[str, str], out: Path) -> list[tuple[str, list[str], int]]:
         ("enumerate -o", ["enumerate", b["rs9"], "-o", str(out / "rows.jsonl")], 1),
         ("sample", ["sample", b["rs9"], "--n", "1000"], 1),
         ("rank", ["rank", b["rs9"], json.dumps({"a0": {"b0": 1}})], 1),
+        (
+            "count --backend process (one count shared)",
+            ["count", b["rs14"], "--backend", "process", "--workers", "2"],
+            1,
+        ),
         ("count batch", ["count", b["batch"]], 1),
         ("solve batch", ["solve", b["batch"], "--objective", "max-value"], 1),
         ("count batch --backend process", ["count", b["batch"], "--backend", "process"], 1),
@@ -129,7 +134,10 @@ def _run(argv: list[str], cap: float, cwd: Path = ROOT) -> tuple[float, float, i
     """(wall, CPU, exit code; None when killed at ``cap`` s) of one child; an API child's wall is the one it
     printed (its call's)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
+    api = argv[1] == "-c"  # only an API child's output is read (a killed command's workers may hold a pipe open)
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE if api else subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd
+    )
     killed = False
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -140,9 +148,9 @@ def _run(argv: list[str], cap: float, cwd: Path = ROOT) -> tuple[float, float, i
             killed = True
         time.sleep(0.01)  # polling a child's end (measurement, not synchronisation of the work)
     wall = time.perf_counter() - start
-    out = proc.stdout.read() if proc.stdout else b""
+    out = proc.stdout.read() if proc.stdout and not killed else b""
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if argv[1] == "-c" and not killed:
+    if api and not killed:
         lines = out.decode().strip().splitlines()
         wall = json.loads(lines[-1])["call"] if lines else wall
     return wall, usage.ru_utime + usage.ru_stime, None if killed else proc.returncode
