@@ -26,6 +26,7 @@ __all__ = [
     "LimitReached",
     "TimeLimit",
     "deadline_of",
+    "per_document",
     "parse_seconds",
     "start_clock",
     "alarm",
@@ -171,6 +172,14 @@ def deadline_of(limit: object) -> Deadline:
     if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0:
         raise ValueError(f"time_limit: expected a positive number of seconds, got {limit!r}")
     return Deadline(float(limit))
+
+
+def per_document(limit: object) -> object:
+    """The limit of one document of a batch worked away from the command's loop (a worker process, a Dask
+    worker, the serial backend): a command's ``--time-limit`` (a :class:`CommandLimit`, whose deadline is this
+    process's, from the command's start) as its plain seconds, counted afresh where each document is worked; any
+    other limit as it is (a Deadline stays shared)."""
+    return float(limit) if isinstance(limit, CommandLimit) else limit
 
 
 # ---------------------------------------------------------------------------------------------

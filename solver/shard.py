@@ -15,22 +15,24 @@ can be shared (:func:`count_split`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import operator
 import os
 import pickle
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import weakref
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any, cast
 
 import numpy as np
 
-from . import cluster
+from . import cluster, limits
 from .combat import Combat
 from .documents import prefixed, scenario_from
 from .engines import blocks_engine, elimination
 from .engines.direct import closed_form_count, component_dp
-from .limits import Deadline, LimitReached, TimeLimit, deadline_of
+from .limits import Deadline, LimitReached, TimeLimit, deadline_of, per_document
 from .models import FormatError, Step
 from .rules import DamagePlan
 from .whole import open_combat
@@ -77,9 +79,62 @@ def received(digest: str, blob: bytes | None = None) -> object:
     return got
 
 
-def _preload(digest: str, blob: bytes) -> None:
-    """A process pool's initializer: the cargo unpickled once per worker process."""
-    received(digest, blob)
+def _worker_start(digest: str | None = None, blob: bytes | None = None) -> None:
+    """A process pool's initializer: the worker leaves signals to the command (:func:`_deaf_worker`), and the
+    cargo, if any, is unpickled once per worker process."""
+    _deaf_worker()
+    if digest is not None:
+        received(digest, blob)
+
+
+def _deaf_worker() -> None:
+    """A pool's worker process ignores Ctrl-C (a terminal sends it to the whole process group: the command
+    answers it and ends its workers), dies of SIGTERM, and no longer writes the signals it gets into the
+    command's signal pipe (a forked worker inherits the command's handlers and that pipe: its Ctrl-C read as the
+    command's own)."""
+    import signal
+
+    with contextlib.suppress(ValueError, OSError):
+        signal.set_wakeup_fd(-1)
+    for sig, how in ((signal.SIGINT, signal.SIG_IGN), (signal.SIGTERM, signal.SIG_DFL)):
+        with contextlib.suppress(ValueError, OSError):
+            signal.signal(sig, how)
+
+
+_POOLS: weakref.WeakSet = weakref.WeakSet()  # the process pools open now (ended if the watchdog ends the command)
+
+
+def _process_pool(size: int, initargs: tuple = ()) -> Any:
+    """A stdlib process pool of ``size`` workers started by :func:`_worker_start`. Should the command line's
+    watchdog end the process while it is open (a limit passed while the main thread waited for it), its workers
+    are killed first (:func:`_end_pools`): the exit joined them, and they waited for tasks for ever."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=size, initializer=_worker_start, initargs=initargs)
+    if _end_pools not in limits._ABANDON:
+        limits.on_abandon(_end_pools)
+    _POOLS.add(pool)
+    return pool
+
+
+def _end_pools() -> None:
+    """End every process pool still open (:func:`_end_pool`)."""
+    for pool in list(_POOLS):
+        _end_pool(pool)
+
+
+def _end_pool(pool: Any) -> None:
+    """Shut ``pool`` down without waiting for its running tasks: its queued tasks cancelled, its workers killed
+    (a task past its limit, or cut short by Ctrl-C, would hold the command until it ends)."""
+    _POOLS.discard(pool)
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # the stdlib keeps them there (3.9-3.13)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in workers:
+        with contextlib.suppress(Exception):
+            proc.kill()
+    for proc in workers:
+        with contextlib.suppress(Exception):
+            proc.join(5)
 
 
 def run_tasks(
@@ -114,15 +169,16 @@ def run_tasks(
         finally:
             _RECEIVED.pop(cargo.digest, None)
     if backend == "process":
-        from concurrent.futures import ProcessPoolExecutor
-
         size = workers or min(len(tasks), os.cpu_count() or 1)
-        if cargo is None:
-            pool = ProcessPoolExecutor(max_workers=size)
-        else:
-            pool = ProcessPoolExecutor(max_workers=size, initializer=_preload, initargs=(cargo.digest, cargo.blob))
-        with pool:
-            return list(pool.map(fn, *zip(*tasks)))
+        pool = _process_pool(size, () if cargo is None else (cargo.digest, cargo.blob))
+        try:
+            out = list(pool.map(fn, *zip(*tasks)))
+        except BaseException:  # Ctrl-C, a task's error: the running tasks are not waited for
+            _end_pool(pool)
+            raise
+        pool.shutdown(wait=True)
+        _POOLS.discard(pool)
+        return out
     try:
         from dask.distributed import Client, LocalCluster
     except ModuleNotFoundError:
@@ -397,22 +453,27 @@ def count_split(
 # -- counting a batch in chunks ------------------------------------------------------------------------------
 
 
-def count_chunk(items: list, side: str, engine: str, time_limit) -> list[tuple[str, object]]:
+def count_chunk(
+    items: list, side: str, engine: str, time_limit, deadline: Deadline | None = None
+) -> list[tuple[str, object]]:
     """Count each ``(where, document)`` of a chunk (a worker task): ``("count", n)``, ``("error", message)`` for
-    bad input, ``("limit", message)`` past ``time_limit``."""
+    bad input, ``("limit", message)`` past the limit: ``deadline`` when given (the process pool's, for one
+    document), else ``time_limit`` per document (:func:`trample.limits.per_document`)."""
     out: list[tuple[str, object]] = []
     for where, doc in items:
         try:
             if isinstance(doc, FormatError):
                 raise doc
-            out.append(
-                ("count", open_combat(scenario_from(doc), side=side, engine=engine).count(time_limit=time_limit))
-            )
+            limit = deadline if deadline is not None else per_document(time_limit)
+            out.append(("count", open_combat(scenario_from(doc), side=side, engine=engine).count(time_limit=limit)))
         except FormatError as err:
             out.append(("error", str(prefixed(where, err)) if where else str(err)))
         except LimitReached as err:
-            out.append(("limit", f"{where}: {err}"))
+            out.append(("limit", f"{where}: {err}" if where else str(err)))
     return out
+
+
+POOL_GRACE = 0.05  # seconds past a document's deadline that the command waits for its worker's answer
 
 
 def map_documents(
@@ -424,13 +485,42 @@ def map_documents(
     scheduler: str | None = None,
     workers: int | None = None,
     chunk: int = BATCH_CHUNK,
-) -> Iterator[tuple]:
+    time_limit: TimeLimit = None,
+) -> Generator[tuple, None, None]:
     """``task(chunk_of_items, options)`` (a module-level function returning one tuple per ``(where, document)``)
     over the documents in chunks of ``chunk``, the answers in order: bad JSON lines answered here as ``("error",
-    message)``; when the workers are lost, the chunks not finished as ``("limit", "WHERE: not WHAT: why")``."""
+    message)``; when the workers are lost, the chunks not finished as ``("limit", "WHERE: not WHAT: why")``.
+
+    On the ``process`` backend the answers come as their tasks finish, in order (an interrupted command keeps
+    the lines it wrote), and the workers are killed, not waited for, when the stream is closed early (close it:
+    ``contextlib.closing``). With ``time_limit`` there (seconds, or the command's limit) each document is one
+    task ``task([item], options, deadline)``: document ``i`` of the batch on ``W`` workers must finish by
+    ``start + (i // W + 1) * time_limit`` (``start``: the command's start for the command's limit, else now),
+    which leaves each at least ``time_limit`` from when its worker takes it (the workers take the documents in
+    order) and bounds the batch by ``ceil(n / W) * time_limit``; the command waits for a document until its
+    deadline (and :data:`POOL_GRACE`), then answers it ``("limit", "WHERE: stopped at the time limit of S s")``
+    and goes on."""
     items = list(items)
     chunk = max(1, chunk)
     good = [(where, doc) for where, doc in items if not isinstance(doc, FormatError)]
+    if backend == "process" and scheduler is None and good:
+        answers: Iterator[tuple] = _pooled(task, good, options, what, workers, chunk, time_limit)
+    else:
+        answers = iter(_gathered(task, good, options, what, backend, scheduler, workers, chunk))
+    try:
+        for where, doc in items:
+            if isinstance(doc, FormatError):
+                yield ("error", str(prefixed(where, doc)) if where else str(doc))
+            else:
+                yield next(answers)
+    finally:
+        close = getattr(answers, "close", None)
+        if close is not None:
+            close()  # the pool's workers ended now, not when the stream is collected
+
+
+def _gathered(task, good, options, what, backend, scheduler, workers, chunk) -> list[tuple]:
+    """:func:`map_documents`'s answers computed at once on ``backend`` (Dask, serial)."""
     tasks = [(good[a : a + chunk], options) for a in range(0, len(good), chunk)]
     try:
         parts = run_tasks(task, tasks, backend, scheduler, workers)
@@ -442,16 +532,69 @@ def map_documents(
             else [("limit", f"{where + ': ' if where else ''}not {what}: {err}") for where, _ in t[0]]
             for k, t in enumerate(tasks)
         ]
-    answers = iter([r for part in parts for r in part])
-    for where, doc in items:
-        if isinstance(doc, FormatError):
-            yield ("error", str(prefixed(where, doc)) if where else str(doc))
-        else:
-            yield next(answers)
+    return [r for part in parts for r in part]
 
 
-def _count_chunk(items: list, options: tuple) -> list[tuple[str, object]]:
-    return count_chunk(items, *options)
+def _pooled(task, good, options, what, workers, chunk, time_limit) -> Iterator[tuple]:
+    """:func:`map_documents`'s answers on a process pool, in order, as they finish (see there). A document whose
+    deadline has passed before it is handed out (the command's start-up took its limit) is answered at once,
+    and the pool is started only for a document that still has time."""
+    from concurrent.futures import CancelledError
+
+    size = max(1, min(len(good), workers or os.cpu_count() or 1))
+    first = deadline_of(time_limit)
+    seconds = float(first.seconds or 0.0)
+    base = (first.at or 0.0) - seconds  # the command's start for its own limit: the first wave counts from it
+    groups = [[item] for item in good] if first else [good[a : a + chunk] for a in range(0, len(good), chunk)]
+    pool = None
+    cut = True
+    try:
+        jobs: list[tuple[list, Deadline | None, Any]] = []
+        for k, group in enumerate(groups):
+            slot = Deadline(seconds, start=base + (k // size) * seconds) if first else None
+            if slot is not None and slot.remaining() <= -POOL_GRACE:  # type: ignore[operator]
+                jobs.append((group, slot, None))  # past its limit already: not handed out
+                continue
+            pool = pool or _process_pool(size)
+            jobs.append((group, slot, pool.submit(task, group, options, *([slot] if slot is not None else []))))
+        for group, slot, future in jobs:
+            if future is None or not _finished(future, slot):
+                why = f"stopped at the time limit of {seconds:g} s"
+                yield from [("limit", f"{where}: {why}" if where else why) for where, _ in group]
+                continue
+            try:
+                yield from future.result()
+            except (CancelledError, RuntimeError) as err:  # BrokenProcessPool: a worker died (killed, out of memory)
+                why = _first_line(err)
+                yield from [("limit", f"{where + ': ' if where else ''}not {what}: {why}") for where, _ in group]
+        cut = not all(future is None or future.done() for _, _, future in jobs)
+    finally:
+        if pool is not None and cut:  # a task still running (past its limit), or the stream closed (Ctrl-C)
+            _end_pool(pool)
+        elif pool is not None:
+            pool.shutdown(wait=True)
+            _POOLS.discard(pool)
+
+
+def _finished(future: Any, slot: Deadline | None) -> bool:
+    """Wait for ``future``: until it is done (True), or, with a ``slot``, until its deadline and
+    :data:`POOL_GRACE` have passed (False). The clock is read every 50 ms (trample.limits.monotonic)."""
+    from concurrent.futures import wait
+
+    while not future.done():
+        if slot is None:
+            wait([future], timeout=0.05)
+            continue
+        left = (slot.at or 0.0) + POOL_GRACE - limits.monotonic()
+        if left <= 0:
+            return future.done()
+        wait([future], timeout=min(left, 0.05))
+    return True
+
+
+def _count_chunk(items: list, options: tuple, deadline: Deadline | None = None) -> list[tuple[str, object]]:
+    side, engine, time_limit = options
+    return count_chunk(items, side, engine, time_limit, deadline)
 
 
 def count_documents(
@@ -463,6 +606,9 @@ def count_documents(
     scheduler: str | None = None,
     workers: int | None = None,
     chunk: int = BATCH_CHUNK,
-) -> Iterator[tuple[str, object]]:
-    """The results of :func:`count_chunk` for every document, in order, counted in chunks of ``chunk``."""
-    return map_documents(_count_chunk, items, (side, engine, time_limit), "counted", backend, scheduler, workers, chunk)
+) -> Generator[tuple[str, object], None, None]:
+    """The results of :func:`count_chunk` for every document, in order, counted in chunks of ``chunk`` (on the
+    process backend with ``time_limit``: one document a task, :func:`map_documents`)."""
+    return map_documents(
+        _count_chunk, items, (side, engine, time_limit), "counted", backend, scheduler, workers, chunk, time_limit
+    )

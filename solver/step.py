@@ -68,7 +68,7 @@ class DamageStep:
         deadline = deadline_of(time_limit)
         total = 1
         for comp in self.plan.components:
-            total *= self._engine_for(comp, engine).count(self.plan, comp, deadline)
+            total *= self._engine_for(comp, engine, deadline).count(self.plan, comp, deadline)
             if total == 0:
                 return 0
         return total
@@ -183,13 +183,14 @@ class DamageStep:
         return self.check(assignment).legal
 
     # -- plumbing --------------------------------------------------------------------------------
-    def _engine_for(self, comp: Sequence[int], engine: str | None) -> Engine:
-        return get_engine(engine or self.engine)
+    def _engine_for(self, comp: Sequence[int], engine: str | None, deadline: Deadline | None = None) -> Engine:
+        """The engine of ``comp``, its module imported within ``deadline`` (trample.engines.get_engine)."""
+        return get_engine(engine or self.engine, deadline=deadline)
 
     def _replayable(
         self, comp: Sequence[int], engine: str | None, deadline: Deadline
     ) -> Callable[[], Iterable[tuple[int, ...]]]:
-        eng = self._engine_for(comp, engine)
+        eng = self._engine_for(comp, engine, deadline)
         plan = self.plan
         cache: list[tuple[int, ...]] = []
         state = {"complete": False, "overflow": False}

@@ -43,6 +43,19 @@ def emit(obj) -> None:
     sys.stdout.write(dumps(obj) + "\n")
 
 
+def emit_whole(obj, written: list[int]) -> None:
+    """:func:`emit` a result line and count it (``written[0]``) as one step: an interrupt waits for both (the
+    interrupt line says how many lines the output holds), and the line is flushed, so that a command stopped
+    while it waits for the next result (a backend's batch) keeps every line it wrote."""
+    STATE.hold()
+    try:
+        emit(obj)
+        written[0] += 1
+    finally:
+        STATE.release()
+    sys.stdout.flush()
+
+
 def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
     """Run ``one(document) -> (result, exit code)`` per document; a bad line yields an error line."""
     worst = EXIT_OK

@@ -30,7 +30,7 @@ import importlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from ..limits import NEVER, Deadline
+from ..limits import NEVER, Deadline, LimitReached, import_within
 from ..rules import DamagePlan
 from .effects import Effects, effect_counts, listed_effects
 
@@ -123,9 +123,10 @@ def blocks_engine(name: str = "auto") -> BlocksEngine:
     return cast(BlocksEngine, get_engine(name, needs=(BLOCKS,)))
 
 
-def effects_engine(name: str = "auto") -> EffectsEngine:
-    """The engine ``name``, checked to declare :data:`EFFECTS` (ValueError otherwise)."""
-    return cast(EffectsEngine, get_engine(name, needs=(EFFECTS,)))
+def effects_engine(name: str = "auto", deadline: Deadline | None = None) -> EffectsEngine:
+    """The engine ``name``, checked to declare :data:`EFFECTS` (ValueError otherwise), imported within
+    ``deadline`` (:func:`get_engine`)."""
+    return cast(EffectsEngine, get_engine(name, needs=(EFFECTS,), deadline=deadline))
 
 
 _cache: dict[str, Engine] = {}
@@ -144,7 +145,7 @@ class AutoEngine:
 
     def _pick(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> Engine:
         direct = get_engine("direct")
-        return direct if direct.supports(plan, component, deadline) else get_engine("cpsat")
+        return direct if direct.supports(plan, component, deadline) else get_engine("cpsat", deadline=deadline)
 
     def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
         return True
@@ -187,8 +188,14 @@ class AutoEngine:
         return local if local is not None else listed_effects(plan, component, self, caps, deathtouch, deadline)
 
 
-def get_engine(name: str = "auto", needs: Iterable[str] = ()) -> Engine:
-    """The engine called ``name``; ``needs``: capabilities it must declare (ValueError when it does not)."""
+def get_engine(name: str = "auto", needs: Iterable[str] = (), deadline: Deadline | None = None) -> Engine:
+    """The engine called ``name``; ``needs``: capabilities it must declare (ValueError when it does not).
+    ``deadline``: an engine's module not imported yet (CP-SAT's: OR-Tools, over a second of wall time on a loaded
+    machine) is imported in a thread and waited for within it (:func:`trample.limits.import_within`; an import is
+    never cut short), :class:`trample.limits.LimitReached` when it runs out first."""
+    if deadline and name in ENGINES and name not in _cache and not import_within(ENGINES[name][0], deadline):
+        deadline.check()
+        raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
     engine = _engine(name)
     missing = set(needs) - engine.capabilities
     if missing:

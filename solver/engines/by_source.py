@@ -121,6 +121,9 @@ def count_by_source(
     return _by_source(_order(sources, need), need, deadline or NEVER, work_limit, entry_limit)
 
 
+CHECK_EVERY = 4096  # units of work (moves applied, entries worked out) between two looks at the clock
+
+
 def _by_source(
     sources: Sequence[Shaped], need: Mapping[str, int], deadline: Deadline, work_limit: int, entry_limit: int
 ) -> int | None:
@@ -150,9 +153,11 @@ def _by_source(
         memo: dict[tuple[int, ...], Moves] = {}
         new: dict[tuple[int, ...], int] = {}
         get = new.get
-        for n, (state, ways) in enumerate(states.items()):
-            if not n & 1023:
+        check_at = work
+        for state, ways in states.items():
+            if work >= check_at:  # by the work done, not the states: a state can have thousands of moves
                 deadline.check()
+                check_at = work + CHECK_EVERY
             entry = tuple([state[j] if j >= 0 else 0 for j in own_pos])
             moves = memo.get(entry)
             if moves is None:

@@ -123,7 +123,9 @@ def _slots(plan: DamagePlan, cols: Sequence[tuple[int, str]], caps: Mapping[str,
     return _Slots(names, col_slot, col_gate, top, closes, slots)
 
 
-def _route(sl: _Slots, p: int, cur: SourceStates, final: bool, dt_src: bool) -> SourceStates:
+def _route(
+    sl: _Slots, p: int, cur: SourceStates, final: bool, dt_src: bool, deadline: Deadline = NEVER
+) -> SourceStates:
     """The states after column ``p`` (one route of the current source; ``final``: its last, which takes what is
     left, 510.1a): each value adds to its recipient's capped total; damage on a gated route opens an obligation on
     every gated resource still short (702.19b, 702.2c, 702.19c), met once its total reaches the need; an obligation
@@ -132,7 +134,9 @@ def _route(sl: _Slots, p: int, cur: SourceStates, final: bool, dt_src: bool) -> 
     k, gmask, close = sl.col_slot[p], sl.col_gate[p], sl.closes[p]
     top = sl.top[k] if k >= 0 else 0
     nxt: SourceStates = {}
-    for (rem, tots, dt, open_), n in cur.items():
+    for m, ((rem, tots, dt, open_), n) in enumerate(cur.items()):
+        if deadline and not m & 255:  # a column over many states: the clock read within it too
+            deadline.check()
         for v in (rem,) if final else range(rem + 1):
             t2, dt2, o2 = tots, dt, open_
             if v:
@@ -180,7 +184,7 @@ def effect_counts(
         cur: SourceStates = {(src.damage, *key): n for key, n in states.items()}
         for route_no in range(len(src.routes)):
             deadline.check()
-            cur = _route(sl, p, cur, route_no == len(src.routes) - 1, deathtouch[i])
+            cur = _route(sl, p, cur, route_no == len(src.routes) - 1, deathtouch[i], deadline)
             p += 1
             if len(cur) > limit:
                 return None

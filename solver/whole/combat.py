@@ -143,7 +143,7 @@ class WholeCombat:
         Per component, by the engine's EFFECTS capability (:mod:`trample.engines.effects`): the direct engine
         counts without listing, CP-SAT (the reference) lists.
         """
-        eng = effects_engine(engine or self.engine)
+        eng = effects_engine(engine or self.engine, deadline)
         plan = self.first_step.plan
         caps = regular_step_caps(self.scenario)
         deathtouch = [self.scenario.creature(s.source).has(Keyword.DEATHTOUCH) for s in plan.sources]

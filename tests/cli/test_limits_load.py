@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from trample import Combat, limits
-from trample.limits import Deadline, import_within
+from trample.limits import Deadline, LimitReached, import_within
 from trample.optimize import search
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,6 +106,44 @@ def test_solve_time_limit_counts_the_solver_import(held_module, monkeypatch):
     _ticking(monkeypatch, 0.05)
     result = search.solve(Combat(SHARED), "max-damage", time_limit=10)
     assert result.status == "unknown" and result.assignment is None
+
+
+def test_engine_import_counts_in_the_limit(held_module, monkeypatch):
+    """An engine's module imported within a limit (trample.engines.get_engine(deadline=): CP-SAT counting and
+    listing through the Python API): LimitReached while the import is held, the import going on in its thread;
+    once it is there, the engine is the same object with or without a deadline."""
+    from trample import engines
+
+    name, gate = held_module
+    held = type("Held", (), {"name": "held", "capabilities": frozenset()})
+    monkeypatch.setitem(engines.ENGINES, "held", (name, "Held"))
+    monkeypatch.setattr(engines, "_cache", {})
+    clock = _ticking(monkeypatch, 0.01)
+    with pytest.raises(LimitReached, match="time limit of 0.5 s"):
+        engines.get_engine("held", deadline=Deadline(0.5))
+    assert clock[0] >= 0.5 and limits.imports_running()  # the import was not cut short
+    gate.set()
+    assert import_within(name, None)
+    sys.modules[name].Held = held
+    assert engines.get_engine("held", deadline=Deadline(0.5)) is engines.get_engine("held")
+
+
+def test_cpsat_count_and_listing_wait_for_the_solver_import(held_module, monkeypatch):
+    """Combat(..., engine="cpsat").count / assignments with time_limit while OR-Tools' import (the engine's module,
+    held) has not finished: LimitReached from the count, the stream ends with it, nothing listed."""
+    from trample import engines
+
+    name, _gate = held_module
+    monkeypatch.setitem(engines.ENGINES, "cpsat", (name, "CpSatEngine"))
+    monkeypatch.setattr(engines, "_cache", {})
+    _ticking(monkeypatch, 0.05)
+    with pytest.raises(LimitReached):
+        Combat(SHARED, engine="cpsat").count(time_limit=10)
+    listed = []
+    with pytest.raises(LimitReached):
+        for a in Combat(SHARED, engine="cpsat").assignments(time_limit=10):
+            listed.append(a)
+    assert listed == []
 
 
 def _command_held_in_an_import(tmp_path: Path, *words: str) -> subprocess.CompletedProcess:

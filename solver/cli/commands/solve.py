@@ -6,19 +6,20 @@ Registered by solver/cli.py through ``add_commands``; ortools is imported only w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
 from ...cluster import BACKENDS
 from ...combat import Combat
 from ...documents import is_batch, iter_documents, prefixed, scenario_from
-from ...limits import STATE, LimitReached, import_soon, work_done
+from ...limits import STATE, Deadline, LimitReached, import_soon, per_document, work_done
 from ...models import FormatError, Side
 from ...optimize import all_optimal, parse_objectives
 from ...optimize.search import CPSAT
 from ...whole import open_combat
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK
-from ..batch import emit, jsonl_rows, run_batch, write_chunks
+from ..batch import emit_whole, jsonl_rows, run_batch, write_chunks
 from ..options import (
     MAX_WORKERS,
     add_backend_options,
@@ -61,7 +62,8 @@ def add_commands(subparsers) -> None:
         p,
         BACKENDS,
         backend_help="where a .jsonl batch is solved, in chunks of 50 scenarios: process (a local process pool), "
-        "dask (a LocalCluster on 127.0.0.1, or --scheduler), serial; the lines are those of the plain command",
+        "dask (a LocalCluster on 127.0.0.1, or --scheduler), serial; the lines are those of the plain command "
+        "(process with --time-limit: one task a scenario, each with its deadline, docs/scale.md)",
         scheduler_help="an existing Dask scheduler (tcp://host:8786)",
         workers_help=f"worker processes (local backends; at most {MAX_WORKERS})",
     )
@@ -173,12 +175,15 @@ def cmd_solve(args) -> int:
 SOLVE_OPTIONS = ("objective", "time_limit", "deterministic_time", "side", "engine")
 
 
-def solve_chunk(items: list, options: dict) -> list[tuple]:
+def solve_chunk(items: list, options: dict, deadline: Deadline | None = None) -> list[tuple]:
     """Solve each ``(where, document)`` of a chunk as ``trample solve`` does (a worker task): ``("ok", result
-    line, exit code)``, ``("error", message)`` for bad input, ``("limit", message)`` past the time limit."""
+    line, exit code)``, ``("error", message)`` for bad input, ``("limit", message)`` past the time limit:
+    ``deadline`` when given (the process pool's, for one document), else the command's limit per document."""
     args = argparse.Namespace(**options)
+    limit = options.get("time_limit")
     out: list[tuple] = []
     for where, doc in items:
+        args.time_limit = deadline if deadline is not None else per_document(limit)
         try:
             result = _solve(doc, args)
             out.append(("ok", result.to_json(), EXIT_OK if result.status in SOLVED else EXIT_NO))
@@ -212,20 +217,22 @@ def _solve_distributed(args) -> int:
         backend=args.backend or "dask",
         scheduler=args.scheduler,
         workers=args.workers,
+        time_limit=args.time_limit,
     )
     worst = EXIT_OK
-    for kind, value, *code in results:
-        if kind == "ok":
-            emit(value)
-            worst = max(worst, code[0])
-        elif kind == "error":
-            print(f"trample: {value}", file=sys.stderr)
-            emit({"error": value})
-            worst = max(worst, EXIT_BAD)
-        else:
-            print(f"trample: {value}; the result is incomplete", file=sys.stderr)
-            emit({"error": value, "complete": False})
-            worst = max(worst, EXIT_NO)
+    written = [0]
+    work_done(lambda: f"{written[0]} result lines written")
+    with contextlib.closing(results):  # Ctrl-C: the pool's workers ended at once, the lines written kept
+        for kind, value, *code in results:
+            if kind == "ok":
+                line, worst = value, max(worst, code[0])
+            elif kind == "error":
+                print(f"trample: {value}", file=sys.stderr)
+                line, worst = {"error": value}, max(worst, EXIT_BAD)
+            else:
+                print(f"trample: {value}; the result is incomplete", file=sys.stderr)
+                line, worst = {"error": value, "complete": False}, max(worst, EXIT_NO)
+            emit_whole(line, written)
     return worst
 
 

@@ -34,7 +34,7 @@ from ...documents import dumps, is_batch, iter_documents, scenario_from
 from ...limits import STATE, LimitReached, deadline_of, work_done
 from ...models import FormatError, Side, Step, load_assignment
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK
-from ..batch import emit, jsonl_rows, limited, run_batch, run_paired, stream_batch, write_chunks
+from ..batch import emit, emit_whole, jsonl_rows, limited, run_batch, run_paired, stream_batch, write_chunks
 from ..files import AtomicFiles, distinct_files, is_regular_target, redirected_output
 from ..options import (
     MAX_SHARDS,
@@ -110,7 +110,12 @@ def _distributed_options(p, shards: bool) -> None:
         BACKENDS,
         backend_help="where the work runs: process (a local process pool, default with --shards), dask (a "
         "LocalCluster on 127.0.0.1, or --scheduler), serial"
-        + ("" if shards else "; a .jsonl batch is counted in chunks of 50 scenarios"),
+        + (
+            ""
+            if shards
+            else "; a .jsonl batch is counted in chunks of 50 scenarios (process with --time-limit: one task a "
+            "scenario, each with its deadline, docs/scale.md)"
+        ),
         scheduler_help="an existing Dask scheduler (tcp://host:8786)",
         workers_help=f"worker processes (local backends; at most {MAX_WORKERS})",
     )
@@ -176,23 +181,27 @@ def _count_distributed(args) -> int:
     )
     worst = EXIT_OK
     batch = is_batch(args.file)
-    for kind, value in results:
-        if kind == "count":
-            emit({"count": value})
-        elif not batch:
-            if kind == "error":
-                raise FormatError("", str(value))
-            print(f"trample: count {value}; no count (complete: false)", file=sys.stderr)
-            emit({"count": None, "complete": False, "time_limit": args.time_limit})
-            worst = max(worst, EXIT_NO)
-        elif kind == "error":
-            print(f"trample: {value}", file=sys.stderr)
-            emit({"error": value})
-            worst = EXIT_BAD
-        else:
-            print(f"trample: {value}; the result is incomplete", file=sys.stderr)
-            emit({"error": value, "complete": False})
-            worst = max(worst, EXIT_NO)
+    written = [0]
+    work_done(lambda: f"{written[0]} result lines written")
+    with contextlib.closing(results):  # Ctrl-C: the pool's workers ended at once, the lines written kept
+        for kind, value in results:
+            if kind == "count":
+                line: dict = {"count": value}
+            elif not batch:
+                if kind == "error":
+                    raise FormatError("", str(value))
+                print(f"trample: count {value}; no count (complete: false)", file=sys.stderr)
+                line = {"count": None, "complete": False, "time_limit": args.time_limit}
+                worst = max(worst, EXIT_NO)
+            elif kind == "error":
+                print(f"trample: {value}", file=sys.stderr)
+                line = {"error": value}
+                worst = EXIT_BAD
+            else:
+                print(f"trample: {value}; the result is incomplete", file=sys.stderr)
+                line = {"error": value, "complete": False}
+                worst = max(worst, EXIT_NO)
+            emit_whole(line, written)
     return worst
 
 
