@@ -45,6 +45,8 @@ built once, from the end, by ragged gathers. The prefixes (columns ``0..s-1``) a
 time in numpy -- for each row, every value whose completion count is positive, in increasing order, so
 lexicographic order is kept -- in chunks processed depth-first, and each prefix is glued to its slice of the
 table. Memory stays flat whatever the count. :func:`plan_blocks` streams the product across components.
+Past the limits of :meth:`DirectEngine.supports` (a wide frontier), a component of several sources is listed in the
+same order by the source programme instead (:func:`component_lister`, :class:`~trample.engines.ordered.Lister`).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ from ..rules import DamagePlan, Gate, Route, SourcePlan
 from . import BLOCKS, EFFECTS, PROGRAMME, Programme
 from .by_source import compositions
 from .effects import Effects, effect_counts, listed_effects
-from .elimination import count_component
+from .elimination import Graph, count_component
 from .ordered import SPLIT_LIMIT, SourceProgramme, TooWide
 
 FREE = -1
@@ -82,8 +84,10 @@ SUFFIX_CELLS = 1 << 22  # cells of the cached tables of completions of the last 
 STATE_LIMIT = 200_000  # frontier states (summed over columns) beyond which enumeration is left to CP-SAT
 WORK_LIMIT = 5 * STATE_LIMIT  # transitions examined (forward pass) beyond which enumeration is left to CP-SAT
 CELL_LIMIT = 1 << 23  # table cells (states x remainders) beyond which enumeration is left to CP-SAT
-LIST_WORK = 1 << 29  # past the limits above: work (pairs joined) of the source programme beyond which listing is
-# left to CP-SAT (the boards of docs/scale.md's table take up to 2.5e8)
+SUM_CELLS = 1 << 20  # cells of a resource's table of combined states (needs up to 510) beyond which likewise
+TABLE_STATES = 1 << 18  # possible states of a source's table (6x6 all shared: 99 225) beyond which likewise
+LIST_WORK = 1 << 28  # past the limits above: work (pairs joined) of the source programme beyond which listing is
+# left to CP-SAT (the boards of docs/scale.md's table take up to 2.5e8; a step that would pass it is not begun)
 
 #: A frontier: per resource ``c*2 + R``, ``FREE`` or ``UNSAT`` (see the module).
 Frontier = tuple[int, ...]
@@ -1063,7 +1067,8 @@ def source_lister(
     plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
 ) -> SourceProgramme | None:
     """The (cached) source programme of one component, when it lists: every source's splits within SPLIT_LIMIT, its
-    cuts coded in an int64 and built within LIST_WORK; None otherwise (the answer is cached too)."""
+    tables within SUM_CELLS and TABLE_STATES (:func:`_too_wide`), its cuts coded in an int64 and built within
+    LIST_WORK; None otherwise (the answer is cached too)."""
     key = tuple(component)
     cache = plan.cache.of("direct-ordered")
     prog = cache.get(key)
@@ -1075,7 +1080,7 @@ def source_lister(
     if any(
         s.routes and comb(s.damage + len(s.routes) - 1, len(s.routes) - 1) > SPLIT_LIMIT
         for s in (plan.sources[i] for i in key)
-    ):
+    ) or _too_wide(Graph(plan, key), key):
         verdicts[("lister", key)] = False
         return None
     try:
@@ -1084,6 +1089,21 @@ def source_lister(
         verdicts[("lister", key)] = False
         return None
     return prog
+
+
+def _too_wide(g: Graph, component: Sequence[int]) -> bool:
+    """Would a resource's table of combined states pass SUM_CELLS, or a source's table TABLE_STATES (the product of
+    its shared resources' possible states)?"""
+    if any((2 * n + 2) ** 2 > SUM_CELLS for n in g.need.values()):
+        return True
+    for i in component:
+        states = 1
+        for x, n in g.need.items():
+            if i in g.touchers[x] and len(g.touchers[x]) > 1:
+                states *= 2 * n + 1
+        if states > TABLE_STATES:
+            return True
+    return False
 
 
 COLUMN_TRIAL = 3.0  # seconds the column programme may take to build before ranking goes source by source (0: never)
@@ -1143,8 +1163,9 @@ class DirectEngine:
     capabilities: frozenset[str] = frozenset({PROGRAMME, BLOCKS, EFFECTS})
 
     def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
-        """Counting is always supported; this answers for enumeration: the programme is built (and kept) if it
-        stays within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells."""
+        """Counting is always supported; this answers for enumeration: the column programme is built (and kept) if
+        it stays within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells; past them, a
+        component of several sources is supported when its source programme lists (:func:`source_lister`)."""
         if plan.options_in(component):
             # enumerated mode by mode (_iterate_ways); an unblocked mode only drops a source's blocker routes, so
             # every mode's frontier is within the one where each source assigns as it is: that one is asked (not

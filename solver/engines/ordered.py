@@ -20,6 +20,11 @@ of splits with the routes so far fixed and the next route at least ``v`` (each s
 key leads to) is a sum over the resources' states of compositions with lower bounds, and the value of each route is
 found by bisection on ``v``. Nothing is listed.
 
+:class:`Lister` lists the rows in the canonical order with the same programme (``Lister.blocks``): depth first over
+the sources, each prefix's children being the current source's splits whose table entry leads to a cut state with
+completions, in numpy slices. It is how the direct engine lists a component past its column programme's limits
+(:func:`trample.engines.direct.component_lister`).
+
 This is the programme of :func:`trample.indexing.rank`, :func:`~trample.indexing.unrank` and
 :func:`~trample.indexing.sample` for components of several sources (:meth:`DirectEngine.programme`); a lone source
 keeps the column programme (its frontier is one bit per gate, and its unrank is a few microseconds).
@@ -28,7 +33,7 @@ keeps the column programme (its frontier is one bit per gate, and its unrank is 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
 from math import comb
 from typing import Any
@@ -62,7 +67,10 @@ from .elimination import (
     weights_of,
 )
 
-KEEP_PAIRS = 1 << 23  # pairs (cut states x table entries) of a step computed at once, their targets kept (int32)
+KEEP_PAIRS = 1 << 21  # pairs (cut states x table entries) of a step computed at once, their targets kept (int32;
+# more and the codes of a step, 8 bytes a pair and their temporaries, pass 200 MB on random_sharing(12, 14, 3))
+STATES_HELD = 1 << 21  # reached states of a cut beyond which a programme built under a work limit gives up
+STEP_PAIRS = 1 << 26  # pairs of one step beyond which likewise (random_sharing(12, 14, 3) seed 5: 5.6e7)
 
 #: :meth:`SourceProgramme._prepare`'s join of a cut with a source's table: per resource (its name, which sides
 #: hold it, its multiplier or table of sums), the cut's radices, and the code of a dead pair.
@@ -146,6 +154,9 @@ class SourceProgramme:
         if float(np.prod(np.array(radix, dtype=float))) >= 2.0**60:
             raise TooWide
         pairs = len(self.codes[j]) * len(self.tkeys[j])
+        limit = self._budget.limit
+        if limit is not None and (self._budget.ops + 2 * pairs > limit or pairs > STEP_PAIRS):
+            raise _Over  # forwards, and backwards again: over the limit (or one step of a wide cut: seconds)
         if pairs <= KEEP_PAIRS:  # at once, and the pairs' targets kept for the backward pass
             self._budget.spend(pairs)
             code = self._pair_codes(j, self._cut_states(j, 0, len(self.codes[j])))
@@ -156,9 +167,16 @@ class SourceProgramme:
             self._idx.append(idx)
             self.codes.append(uniq)
             return
-        out = []
+        out: list[Keys] = []
+        held = 0
         for _, code in self._pairs(j, 0, len(self.codes[j])):
             out.append(unique(code[code >= 0])[0])
+            held += len(out[-1])
+            if held > 2 * STATES_HELD:  # the states so far made distinct: memory stays bounded
+                out = [distinct(np.concatenate(out))]
+                held = len(out[0])
+                if limit is not None and held > STATES_HELD:  # too many states for a bounded programme
+                    raise _Over
         self._idx.append(None)
         self.codes.append(distinct(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64))
 
@@ -484,7 +502,7 @@ class _Walk:
 # -- listing: blocks of rows by a depth-first walk over the sources --------------------------------------------------
 
 SPLIT_LIMIT = 1 << 20  # splits of one source (compositions of its damage over its routes) listed at most
-CSR_CELLS = 1 << 23  # (reached states x splits), summed over the sources, up to which children are kept per state
+CSR_CELLS = 1 << 22  # (reached states x splits), summed over the sources, up to which children are kept per state
 SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
 PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
 
@@ -526,15 +544,18 @@ class Lister:
         self.dtype = dtype
         n = len(prog.component)
         self.splits: list[npt.NDArray[Any]] = []
-        self.entry: list[npt.NDArray[np.int64]] = []
+        self.entry: list[npt.NDArray[np.int64]] = []  # per split, its entry of the source's table
+        self.per_entry: list[npt.NDArray[np.int64]] = []  # per entry of the table, its number of splits
         for j in range(n):
             a, k = self._splits(j)
             self.splits.append(a.astype(dtype))
             self.entry.append(k)
+            self.per_entry.append(np.bincount(k, minlength=len(prog.tkeys[j])).astype(np.int64))
         self.alive = [np.asarray(prog.G[j] != 0, dtype=bool) for j in range(n + 1)]
         cells = sum(len(prog.codes[j]) * len(self.splits[j]) for j in range(n))
         self.keep = cells <= CSR_CELLS
         self._csr: dict[int, tuple[Keys, Keys, Keys]] = {}
+        self._known: dict[int, Keys] = {}  # per level, each reached state's number of children (-1: not yet known)
 
     def _splits(self, j: int) -> tuple[Keys, Keys]:
         """Source j's legal splits (local gates: its private resources) in lexicographic order, and each one's entry
@@ -588,52 +609,71 @@ class Lister:
             raise AssertionError("the listed splits do not add up to their source's table")
         return a, entry
 
-    def _children(self, j: int, states: Keys) -> tuple[Keys, Keys, Keys]:
-        """For reached states (indices into ``codes[j]``) of the cut before source j: CSR offsets (one more than the
-        states), the children (indices of source j's splits, in order) and the state each leads to."""
+    def _targets(self, j: int, states: Keys) -> Iterator[npt.NDArray[np.int64]]:
+        """For reached states (indices into ``codes[j]``) of the cut before source j, in slices of states: the state
+        each entry of source j's table leads to (a row per state; -1: dead, or no completion)."""
         prog = self.prog
         nxt = prog.codes[j + 1]
-        entry = self.entry[j]
-        width = max(1, len(entry), len(prog.tkeys[j]))
+        width = max(1, len(self.entry[j]), len(prog.tkeys[j]))
         step = max(1, SLICE_CELLS // width)
-        lens, kids, tos = [], [], []
         for lo in range(0, len(states), step):
             idx = states[lo : lo + step]
             prog._budget.spend(len(idx) * width)
+            if not len(nxt):
+                yield np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
+                continue
             code = prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy()))
-            if len(nxt):
-                at = np.minimum(np.searchsorted(nxt, np.where(code >= 0, code, 0)), len(nxt) - 1)
-                hit = (code >= 0) & (nxt[at] == code) & self.alive[j + 1][at]
-                to = np.where(hit, at, -1)[:, entry]
-            else:
-                to = np.full((len(idx), len(entry)), -1, dtype=np.int64)
+            at = np.minimum(np.searchsorted(nxt, np.where(code >= 0, code, 0)), len(nxt) - 1)
+            hit = (code >= 0) & (nxt[at] == code) & self.alive[j + 1][at]
+            yield np.where(hit, at, -1)
+
+    def _counts(self, j: int, states: Keys) -> Keys:
+        """How many children (splits of source j with completions) each of these reached states has: the number
+        of splits of each table entry that leads somewhere, summed."""
+        parts = [(to >= 0).astype(np.int64) @ self.per_entry[j] for to in self._targets(j, states)]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    def _children(self, j: int, states: Keys) -> tuple[Keys, Keys, Keys]:
+        """For reached states of the cut before source j: CSR offsets (one more than the states), the children
+        (indices of source j's splits, in order) and the state each leads to (int32)."""
+        lens, kids, tos = [], [], []
+        n = max(1, len(self.entry[j]))
+        for by_entry in self._targets(j, states):
+            to = by_entry[:, self.entry[j]]
             live = to >= 0
             lens.append(live.sum(axis=1))
             flat = np.flatnonzero(live)
-            kids.append(flat % max(1, len(entry)))
-            tos.append(to.reshape(-1)[flat])
+            kids.append((flat % n).astype(np.int32))
+            tos.append(to.reshape(-1)[flat].astype(np.int32))
         off = np.zeros(len(states) + 1, dtype=np.int64)
         if lens:
             np.cumsum(np.concatenate(lens), out=off[1:])
-        empty = np.zeros(0, dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int32)
         return off, np.concatenate(kids) if kids else empty, np.concatenate(tos) if tos else empty
 
-    def _level(self, j: int, states: Keys) -> tuple[Keys, Keys, Keys, Keys]:
-        """Per prefix (its state ``states``): where its children start in the returned children and targets, and
-        how many it has."""
+    def _frame(self, j: int, prefix: npt.NDArray[Any], states: Keys, pos: int = 0) -> _Frame:
+        """The frame of prefixes (ending in ``states``) whose children, source j's splits, are listed next. When
+        the children of every reached state fit in CSR_CELLS, they are worked out once per level and kept;
+        otherwise a frame counts its prefixes' children and works them out a slice at a time (memory bounded by
+        the slice, whatever the number of splits)."""
         if self.keep:
             if j not in self._csr:
                 self._csr[j] = self._children(j, np.arange(len(self.prog.codes[j]), dtype=np.int64))
             off, kids, tos = self._csr[j]
-            return off[states], off[states + 1] - off[states], kids, tos
+            return _Frame(j, prefix, off[states + 1] - off[states], pos, lambda p0, p1: (off[states[p0:p1]], kids, tos))
         u, inv = unique(states)
-        off, kids, tos = self._children(j, u)
-        return off[inv], off[inv + 1] - off[inv], kids, tos
+        known = self._known.setdefault(j, np.full(len(self.prog.codes[j]), -1, dtype=np.int64))
+        new = u[known[u] < 0]
+        if len(new):  # each state's number of children, worked out once
+            known[new] = self._counts(j, new)
+        counts = known[u]
 
-    def _frame(self, j: int, prefix: npt.NDArray[Any], states: Keys, pos: int = 0) -> _Frame:
-        """The frame of a slice of prefixes (ending in ``states``) whose children, source j's splits, are listed."""
-        base, lens, kids, tos = self._level(j, states)
-        return _Frame(j, prefix, lens, base, kids, tos, pos)
+        def resolve(p0: int, p1: int) -> tuple[Keys, Keys, Keys]:
+            v, back = unique(u[inv[p0:p1]])
+            off, kids, tos = self._children(j, v)
+            return off[back], kids, tos
+
+        return _Frame(j, prefix, counts[inv], pos, resolve)
 
     def _void(self, width: int) -> np.dtype[Any]:
         """One row of ``width`` amounts as a single opaque item: rows are repeated and gathered whole."""
@@ -649,14 +689,16 @@ class Lister:
         for j in range(n):
             prefix = np.ascontiguousarray(path).view(self._void(at[j])).reshape(-1) if j else np.zeros(1, np.int8)
             frame = self._frame(j, prefix, state)
-            b = int(frame.base[0])
-            cum = list(accumulate(prog.G[j + 1][frame.tos[b : b + int(frame.lens[0])]].tolist()))
+            base, kids, tos = frame.resolve(0, 1)
+            b = int(base[0])
+            took = tos[b : b + int(frame.lens[0])].astype(np.int64)
+            cum = list(accumulate(prog.G[j + 1][took].tolist()))
             c = bisect_right(cum, start)
             start -= cum[c - 1] if c else 0
             frame.pos = c + 1 if j < n - 1 else c
             stack.append(frame)
-            path = np.concatenate([path, self.splits[j][frame.kids[b + c]][None, :]], axis=1)
-            state = frame.tos[b + c : b + c + 1]
+            path = np.concatenate([path, self.splits[j][kids[b + c]][None, :]], axis=1)
+            state = took[c : c + 1]
         return stack
 
     def blocks(self, rows: int, deadline: Deadline, start: int = 0) -> Iterator[npt.NDArray[Any]]:
@@ -691,16 +733,16 @@ class Lister:
             if got is None:
                 stack.pop()
                 continue
-            prefix, e = got
-            k = len(e)
+            prefix, kids, tos = got
+            k = len(kids)
             if j == 0:  # no prefix
-                made = whole[0][frame.kids[e]]
+                made = whole[0][kids]
             else:
                 made = out[filled : filled + k] if last else np.empty(k, dtype=record[j])
                 made["p"] = prefix
-                made["s"] = np.take(whole[j], frame.kids[e])
+                made["s"] = np.take(whole[j], kids)
             if not last:
-                stack.append(self._frame(j + 1, made.view(self._void(at[j + 1])), frame.tos[e]))
+                stack.append(self._frame(j + 1, made.view(self._void(at[j + 1])), tos.astype(np.int64)))
                 continue
             if j == 0:
                 out[filled : filled + k] = made
@@ -714,21 +756,27 @@ class Lister:
 
 
 class _Frame:
-    """Prefixes at one level of :meth:`Lister.blocks` and how far their children (in order) have been taken."""
+    """Prefixes at one level of :meth:`Lister.blocks` and how far their children (in order) have been taken.
+    ``resolve(p0, p1)``: for prefixes p0..p1-1, where each one's children start in the children and targets
+    returned with them."""
 
-    __slots__ = ("j", "prefix", "lens", "base", "kids", "tos", "pos", "cum", "first", "shift")
+    __slots__ = ("j", "prefix", "lens", "pos", "cum", "first", "resolve")
 
     def __init__(
-        self, j: int, prefix: npt.NDArray[Any], lens: Keys, base: Keys, kids: Keys, tos: Keys, pos: int
+        self,
+        j: int,
+        prefix: npt.NDArray[Any],
+        lens: Keys,
+        pos: int,
+        resolve: Callable[[int, int], tuple[Keys, Keys, Keys]],
     ) -> None:
-        self.j, self.prefix, self.lens, self.base, self.kids, self.tos, self.pos = j, prefix, lens, base, kids, tos, pos
+        self.j, self.prefix, self.lens, self.pos, self.resolve = j, prefix, lens, pos, resolve
         self.cum = np.cumsum(lens)
         self.first = self.cum - lens
-        self.shift = base - self.first  # a child's place in kids / tos: its position among the frame's + shift
 
-    def take(self, step: int) -> tuple[npt.NDArray[Any], Keys] | None:
-        """The next ``step`` children at most: their prefixes (rows) and their places in kids / tos; None at the
-        end."""
+    def take(self, step: int) -> tuple[npt.NDArray[Any], Keys, Keys] | None:
+        """The next ``step`` children at most: their prefixes (repeated), split indices and target states; None at
+        the end."""
         end = int(self.cum[-1]) if len(self.cum) else 0
         lo = self.pos
         if lo >= end:
@@ -737,5 +785,7 @@ class _Frame:
         p0 = int(np.searchsorted(self.cum, lo, side="right"))
         p1 = int(np.searchsorted(self.cum, hi - 1, side="right")) + 1
         counts = np.minimum(self.cum[p0:p1], hi) - np.maximum(self.first[p0:p1], lo)
-        e = np.arange(lo, hi, dtype=np.int64) + np.repeat(self.shift[p0:p1], counts)
-        return (np.repeat(self.prefix[p0:p1], counts) if self.j else self.prefix), e
+        base, kids, tos = self.resolve(p0, p1)
+        e = np.arange(lo, hi, dtype=np.int64) + np.repeat(base - self.first[p0:p1], counts)
+        prefix = np.repeat(self.prefix[p0:p1], counts) if self.j else self.prefix
+        return prefix, kids[e], tos[e]
