@@ -1050,7 +1050,7 @@ def bounded_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline | 
     transitions and CELL_LIMIT table cells (or is built already), else None (the answer is cached too)."""
     cache = plan.cache.of("direct")
     key = tuple(component)
-    dp = cache.get(key)
+    dp: ComponentDP | None = cache.get(key)
     if dp is not None:
         return dp
     if cache.get(("too big", key)):
@@ -1071,7 +1071,7 @@ def source_lister(
     LIST_WORK; None otherwise (the answer is cached too)."""
     key = tuple(component)
     cache = plan.cache.of("direct-ordered")
-    prog = cache.get(key)
+    prog: SourceProgramme | None = cache.get(key)
     if prog is not None:
         return prog
     verdicts = plan.cache.of("direct")

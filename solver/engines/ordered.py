@@ -313,7 +313,7 @@ class SourceProgramme:
         return self._listers[dt.str]
 
     def blocks(
-        self, rows: int = 1 << 16, dtype: npt.DTypeLike = None, deadline: Deadline | None = None, start: int = 0
+        self, rows: int = 1 << 16, dtype: npt.DTypeLike | None = None, deadline: Deadline | None = None, start: int = 0
     ) -> Iterator[npt.NDArray[Any]]:
         """Every legal vector exactly once, in the canonical order, from index ``start``, as integer matrices of
         ``rows`` rows (the last one shorter); ``deadline``: checked at every step of the walk."""
@@ -507,6 +507,10 @@ SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
 PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
 
 
+#: Indices kept per child (int32: half the memory of int64).
+Ints = npt.NDArray[np.int32]
+
+
 class TooMany(Exception):
     """A source has more splits than :data:`SPLIT_LIMIT` (listing is left to another engine)."""
 
@@ -554,7 +558,7 @@ class Lister:
         self.alive = [np.asarray(prog.G[j] != 0, dtype=bool) for j in range(n + 1)]
         cells = sum(len(prog.codes[j]) * len(self.splits[j]) for j in range(n))
         self.keep = cells <= CSR_CELLS
-        self._csr: dict[int, tuple[Keys, Keys, Keys]] = {}
+        self._csr: dict[int, tuple[Keys, Ints, Ints]] = {}
         self._known: dict[int, Keys] = {}  # per level, each reached state's number of children (-1: not yet known)
 
     def _splits(self, j: int) -> tuple[Keys, Keys]:
@@ -587,14 +591,14 @@ class Lister:
         for x, must in asked.items():
             if x in scope:
                 continue
-            t = route_of.get(x)  # a private resource asked about must end lethal / loyal here (702.19b/c)
-            ok &= ~must if t is None else ~must | (a[:, t] >= low[t])
+            r = route_of.get(x)  # a private resource asked about must end lethal / loyal here (702.19b/c)
+            ok &= ~must if r is None else ~must | (a[:, r] >= low[r])
         a = a[ok]
         code = np.zeros(len(a), dtype=np.int64)
         for x in scope:
             flag = asked[x][ok].astype(np.int64) if x in asked else np.zeros(len(a), dtype=np.int64)
-            t = route_of.get(x)
-            col = flag if t is None else np.where(a[:, t] >= low[t], SAT, (a[:, t] << 1) | flag)
+            r = route_of.get(x)
+            col = flag if r is None else np.where(a[:, r] >= low[r], SAT, (a[:, r] << 1) | flag)
             code = code * (2 * g.need[x] + 2) + col + 2
         tcode = np.zeros(len(prog.tkeys[j]), dtype=np.int64)
         for k, x in enumerate(scope):
@@ -633,10 +637,12 @@ class Lister:
         parts = [(to >= 0).astype(np.int64) @ self.per_entry[j] for to in self._targets(j, states)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
-    def _children(self, j: int, states: Keys) -> tuple[Keys, Keys, Keys]:
+    def _children(self, j: int, states: Keys) -> tuple[Keys, Ints, Ints]:
         """For reached states of the cut before source j: CSR offsets (one more than the states), the children
         (indices of source j's splits, in order) and the state each leads to (int32)."""
-        lens, kids, tos = [], [], []
+        lens: list[Keys] = []
+        kids: list[Ints] = []
+        tos: list[Ints] = []
         n = max(1, len(self.entry[j]))
         for by_entry in self._targets(j, states):
             to = by_entry[:, self.entry[j]]
@@ -668,7 +674,7 @@ class Lister:
             known[new] = self._counts(j, new)
         counts = known[u]
 
-        def resolve(p0: int, p1: int) -> tuple[Keys, Keys, Keys]:
+        def resolve(p0: int, p1: int) -> tuple[Keys, Ints, Ints]:
             v, back = unique(u[inv[p0:p1]])
             off, kids, tos = self._children(j, v)
             return off[back], kids, tos
@@ -768,13 +774,13 @@ class _Frame:
         prefix: npt.NDArray[Any],
         lens: Keys,
         pos: int,
-        resolve: Callable[[int, int], tuple[Keys, Keys, Keys]],
+        resolve: Callable[[int, int], tuple[Keys, Ints, Ints]],
     ) -> None:
         self.j, self.prefix, self.lens, self.pos, self.resolve = j, prefix, lens, pos, resolve
         self.cum = np.cumsum(lens)
         self.first = self.cum - lens
 
-    def take(self, step: int) -> tuple[npt.NDArray[Any], Keys, Keys] | None:
+    def take(self, step: int) -> tuple[npt.NDArray[Any], Ints, Ints] | None:
         """The next ``step`` children at most: their prefixes (repeated), split indices and target states; None at
         the end."""
         end = int(self.cum[-1]) if len(self.cum) else 0
