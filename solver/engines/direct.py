@@ -45,6 +45,8 @@ built once, from the end, by ragged gathers. The prefixes (columns ``0..s-1``) a
 time in numpy -- for each row, every value whose completion count is positive, in increasing order, so
 lexicographic order is kept -- in chunks processed depth-first, and each prefix is glued to its slice of the
 table. Memory stays flat whatever the count. :func:`plan_blocks` streams the product across components.
+Past the limits of :meth:`DirectEngine.supports` (a wide frontier), a component of several sources is listed in the
+same order by the source programme instead (:func:`component_lister`, :class:`~trample.engines.ordered.Lister`).
 """
 
 from __future__ import annotations
@@ -67,8 +69,8 @@ from ..rules import DamagePlan, Gate, Route, SourcePlan
 from . import BLOCKS, EFFECTS, PROGRAMME, Programme
 from .by_source import compositions
 from .effects import Effects, effect_counts, listed_effects
-from .elimination import count_component
-from .ordered import SourceProgramme, TooWide
+from .elimination import Graph, count_component
+from .ordered import SPLIT_LIMIT, SourceProgramme, TooWide
 
 FREE = -1
 UNSAT = -2
@@ -83,6 +85,10 @@ SUFFIX_CELLS = 1 << 22  # cells of the cached tables of completions of the last 
 STATE_LIMIT = 200_000  # frontier states (summed over columns) beyond which enumeration is left to CP-SAT
 WORK_LIMIT = 5 * STATE_LIMIT  # transitions examined (forward pass) beyond which enumeration is left to CP-SAT
 CELL_LIMIT = 1 << 23  # table cells (states x remainders) beyond which enumeration is left to CP-SAT
+SUM_CELLS = 1 << 20  # cells of a resource's table of combined states (needs up to 510) beyond which likewise
+TABLE_STATES = 1 << 18  # possible states of a source's table (6x6 all shared: 99 225) beyond which likewise
+LIST_WORK = 1 << 28  # past the limits above: work (pairs joined) of the source programme beyond which listing is
+# left to CP-SAT (the boards of docs/scale.md's table take up to 2.5e8; a step that would pass it is not begun)
 
 #: A frontier: per resource ``c*2 + R``, ``FREE`` or ``UNSAT`` (see the module).
 Frontier = tuple[int, ...]
@@ -896,7 +902,7 @@ def plan_blocks(
     left = None if stop is None else max(0, stop - start)
     if left == 0:
         return
-    dps = [component_dp(plan, c, deadline) for c in plan.components]
+    dps = [component_lister(plan, c, deadline) for c in plan.components]
     dtype = np.dtype(dtype or dtype_for(max((s.damage for s in plan.sources), default=0)))
     cols = [c for dp in dps for c in dp.columns]
     where = {c: k for k, c in enumerate(cols)}
@@ -915,7 +921,7 @@ def plan_blocks(
 
 
 def _product(
-    dps: Sequence[ComponentDP], rows: int, dtype: np.dtype[Any], cache_rows: int, start: int = 0
+    dps: Sequence[ComponentDP | SourceProgramme], rows: int, dtype: np.dtype[Any], cache_rows: int, start: int = 0
 ) -> Iterator[IntMatrix]:
     """The product of the components' orders (first slowest), iteratively: no recursion, whatever the number of
     components (a thousand independent attackers).
@@ -987,13 +993,13 @@ def _product(
             return
 
 
-def _rows(dp: ComponentDP, rows: int, dtype: np.dtype[Any], start: int = 0) -> Iterator[IntMatrix]:
+def _rows(dp: ComponentDP | SourceProgramme, rows: int, dtype: np.dtype[Any], start: int = 0) -> Iterator[IntMatrix]:
     """The rows of one component's order, one at a time, from index ``start``."""
     for block in dp.blocks(rows, dtype, start=start):
         yield from block
 
 
-def _materialise(dps: Sequence[ComponentDP], size: int, dtype: np.dtype[Any]) -> IntMatrix:
+def _materialise(dps: Sequence[ComponentDP | SourceProgramme], size: int, dtype: np.dtype[Any]) -> IntMatrix:
     """Every row of the product of small components (``size`` rows in all), in order, as one matrix."""
     width = sum(dp.P for dp in dps)
     out = np.empty((size, width), dtype=dtype)
@@ -1022,6 +1028,83 @@ def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
     if dp is None:
         dp = cache[key] = ComponentDP(plan, key, deadline=deadline)
     return dp
+
+
+def component_lister(
+    plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
+) -> ComponentDP | SourceProgramme:
+    """The programme that lists one component in the canonical order: the column programme where it stays within
+    the limits of :meth:`DirectEngine.supports` (or is built already), else the source programme
+    (:class:`~trample.engines.ordered.Lister`: depth first over the sources), else the column programme whatever
+    its size."""
+    refuse_options(plan, component)
+    key = tuple(component)
+    if len(key) > 1 and bounded_dp(plan, key, deadline) is None:
+        prog = source_lister(plan, key, deadline)
+        if prog is not None:
+            return prog
+    return component_dp(plan, key, deadline)
+
+
+def bounded_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP | None:
+    """The (cached) column programme of one component if it stays within STATE_LIMIT frontier states, WORK_LIMIT
+    transitions and CELL_LIMIT table cells (or is built already), else None (the answer is cached too)."""
+    cache = plan.cache.of("direct")
+    key = tuple(component)
+    dp: ComponentDP | None = cache.get(key)
+    if dp is not None:
+        return dp
+    if cache.get(("too big", key)):
+        return None
+    try:
+        dp = cache[key] = ComponentDP(plan, key, state_limit=STATE_LIMIT, deadline=deadline)
+    except _TooBig:
+        cache[("too big", key)] = True
+        return None
+    return dp
+
+
+def source_lister(
+    plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
+) -> SourceProgramme | None:
+    """The (cached) source programme of one component, when it lists: every source's splits within SPLIT_LIMIT, its
+    tables within SUM_CELLS and TABLE_STATES (:func:`_too_wide`), its cuts coded in an int64 and built within
+    LIST_WORK; None otherwise (the answer is cached too)."""
+    key = tuple(component)
+    cache = plan.cache.of("direct-ordered")
+    prog: SourceProgramme | None = cache.get(key)
+    if prog is not None:
+        return prog
+    verdicts = plan.cache.of("direct")
+    if verdicts.get(("lister", key)) is False:
+        return None
+    if any(
+        s.routes and comb(s.damage + len(s.routes) - 1, len(s.routes) - 1) > SPLIT_LIMIT
+        for s in (plan.sources[i] for i in key)
+    ) or _too_wide(Graph(plan, key), key):
+        verdicts[("lister", key)] = False
+        return None
+    try:
+        prog = cache[key] = SourceProgramme(plan, key, deadline, work_limit=LIST_WORK)
+    except TooWide:
+        verdicts[("lister", key)] = False
+        return None
+    return prog
+
+
+def _too_wide(g: Graph, component: Sequence[int]) -> bool:
+    """Would a resource's table of combined states pass SUM_CELLS, or a source's table TABLE_STATES (the product of
+    its shared resources' possible states)?"""
+    if any((2 * n + 2) ** 2 > SUM_CELLS for n in g.need.values()):
+        return True
+    for i in component:
+        states = 1
+        for x, n in g.need.items():
+            if i in g.touchers[x] and len(g.touchers[x]) > 1:
+                states *= 2 * n + 1
+        if states > TABLE_STATES:
+            return True
+    return False
 
 
 COLUMN_TRIAL = 0.05  # seconds the column programme may take to build before ranking goes source by source (0: never)
@@ -1145,8 +1228,9 @@ class DirectEngine:
     capabilities: frozenset[str] = frozenset({PROGRAMME, BLOCKS, EFFECTS})
 
     def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
-        """Counting is always supported; this answers for enumeration: the programme is built (and kept) if it
-        stays within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells."""
+        """Counting is always supported; this answers for enumeration: the column programme is built (and kept) if
+        it stays within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells; past them, a
+        component of several sources is supported when its source programme lists (:func:`source_lister`)."""
         if plan.options_in(component):
             # enumerated mode by mode (_iterate_ways); an unblocked mode only drops a source's blocker routes, so
             # every mode's frontier is within the one where each source assigns as it is: that one is asked (not
@@ -1162,15 +1246,9 @@ class DirectEngine:
                 )
                 answer = cache[("supports", tuple(component))] = self.supports(normal, component, deadline)
             return answer
-        cache = plan.cache.of("direct")
-        key = tuple(component)
-        if key in cache:
+        if bounded_dp(plan, component, deadline) is not None:
             return True
-        try:
-            cache[key] = ComponentDP(plan, key, state_limit=STATE_LIMIT, deadline=deadline)
-        except _TooBig:
-            return False
-        return True
+        return len(component) > 1 and source_lister(plan, component, deadline) is not None
 
     def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
         """Closed forms for the usual one-attacker shapes; a programme already built (rank, unrank, enumeration
@@ -1193,7 +1271,7 @@ class DirectEngine:
         if plan.options_in(component):
             yield from self._iterate_ways(plan, component, deadline)
             return
-        for block in component_dp(plan, component, deadline).blocks(deadline=deadline):
+        for block in component_lister(plan, component, deadline).blocks(deadline=deadline):
             yield from map(tuple, block.tolist())
 
     def _iterate_ways(
@@ -1222,7 +1300,7 @@ class DirectEngine:
             variant = replace(plan, sources=tuple(sources))
             idx = np.array([where[c] for c in variant.component_columns(component)], dtype=np.int64)
             rows = 64  # small blocks first: the first line comes at once (then up to BLOCK_ROWS)
-            for block in component_dp(variant, component, deadline).blocks(BLOCK_ROWS, np.int64, deadline):
+            for block in component_lister(variant, component, deadline).blocks(BLOCK_ROWS, np.int64, deadline):
                 out = np.zeros((len(block), len(full)), dtype=np.int64)
                 out[:, idx] = block
                 keep = np.ones(len(block), dtype=bool)
@@ -1256,7 +1334,7 @@ class DirectEngine:
         deadline: Deadline | None = None,
     ) -> Iterator[IntMatrix]:
         """The component's legal vectors in lexicographic order, as numpy blocks."""
-        return component_dp(plan, component, deadline).blocks(rows, dtype, deadline)
+        return component_lister(plan, component, deadline).blocks(rows, dtype, deadline)
 
     # -- PROGRAMME ---------------------------------------------------------------------------------
     def programme(

@@ -20,6 +20,11 @@ of splits with the routes so far fixed and the next route at least ``v`` (each s
 key leads to) is a sum over the resources' states of compositions with lower bounds, and the value of each route is
 found by bisection on ``v``. Nothing is listed.
 
+:class:`Lister` lists the rows in the canonical order with the same programme (``Lister.blocks``): depth first over
+the sources, each prefix's children being the current source's splits whose table entry leads to a cut state with
+completions, in numpy slices. It is how the direct engine lists a component past its column programme's limits
+(:func:`trample.engines.direct.component_lister`).
+
 This is the programme of :func:`trample.indexing.rank`, :func:`~trample.indexing.unrank` and
 :func:`~trample.indexing.sample` for components of several sources (:meth:`DirectEngine.programme`); a lone source
 keeps the column programme (its frontier is one bit per gate, and its unrank is a few microseconds).
@@ -27,7 +32,10 @@ keeps the column programme (its frontier is one bit per gate, and its unrank is 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from itertools import accumulate
+from math import comb
 from typing import Any
 
 import numpy as np
@@ -47,6 +55,7 @@ from .elimination import (
     Keys,
     Rows,
     Weights,
+    _Over,
     distinct,
     domain_size,
     gate_names,
@@ -58,7 +67,10 @@ from .elimination import (
     weights_of,
 )
 
-KEEP_PAIRS = 1 << 23  # pairs (cut states x table entries) of a step computed at once, their targets kept (int32)
+KEEP_PAIRS = 1 << 21  # pairs (cut states x table entries) of a step computed at once, their targets kept (int32;
+# more and the codes of a step, 8 bytes a pair and their temporaries, pass 200 MB on random_sharing(12, 14, 3))
+STATES_HELD = 1 << 21  # reached states of a cut beyond which a programme built under a work limit gives up
+STEP_PAIRS = 1 << 26  # pairs of one step beyond which likewise (random_sharing(12, 14, 3) seed 5: 5.6e7)
 
 #: :meth:`SourceProgramme._prepare`'s join of a cut with a source's table: per resource (its name, which sides
 #: hold it, its multiplier or table of sums), the cut's radices, and the code of a dead pair.
@@ -66,27 +78,43 @@ Prepared = tuple[list[tuple[str, str, Any]], list[int], int]
 
 
 class TooWide(Exception):
-    """The cut of the plan order has too many resources to code its states in one int64 (the caller falls back)."""
+    """The cut of the plan order has too many resources to code its states in one int64, or the programme needs
+    more work than the caller allowed (the caller falls back)."""
 
 
 class SourceProgramme:
     """Count, rank and unrank of one component (no as-though-unblocked option), in the canonical order."""
 
-    def __init__(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None):
+    def __init__(
+        self,
+        plan: DamagePlan,
+        component: Sequence[int],
+        deadline: Deadline | None = None,
+        work_limit: int | None = None,
+    ):
         """The programme of ``component``, built in three steps: each source's table (:meth:`_source_tables`), the
-        cut states reached forwards (:meth:`_forward`), their completions backwards (:meth:`_backward`)."""
+        cut states reached forwards (:meth:`_forward`), their completions backwards (:meth:`_backward`).
+        ``work_limit``: :class:`TooWide` as well once building it has examined more pairs (and table steps)."""
         self.plan = plan
         self.component = tuple(component)
         self.columns = plan.component_columns(self.component)
         self.P = len(self.columns)
-        self._budget = Budget(deadline or NEVER, None)
+        self._budget = Budget(deadline or NEVER, work_limit)
         self._prep: dict[int, Prepared] = {}
         self._kidx: dict[int, dict[tuple[int, ...], int]] = {}
         self._idx: list[npt.NDArray[np.int32] | None] = []
+        self._listers: dict[str, Lister] = {}
         self.g = Graph(plan, self.component)
         self.scope: list[tuple[str, ...]] = []
         self.tkeys: list[Keys] = []
         self.tw: list[Weights] = []
+        try:
+            self._build()
+        except _Over:
+            raise TooWide from None
+        self._budget.limit = None  # listing and ranking later have no such bound (the deadline still holds)
+
+    def _build(self) -> None:
         self._source_tables()
         # the cut after sources 0..j-1: its resources, and the states reached (sorted codes)
         n = len(self.component)
@@ -126,6 +154,9 @@ class SourceProgramme:
         if float(np.prod(np.array(radix, dtype=float))) >= 2.0**60:
             raise TooWide
         pairs = len(self.codes[j]) * len(self.tkeys[j])
+        limit = self._budget.limit
+        if limit is not None and (self._budget.ops + 2 * pairs > limit or pairs > STEP_PAIRS):
+            raise _Over  # forwards, and backwards again: over the limit (or one step of a wide cut: seconds)
         if pairs <= KEEP_PAIRS:  # at once, and the pairs' targets kept for the backward pass
             self._budget.spend(pairs)
             code = self._pair_codes(j, self._cut_states(j, 0, len(self.codes[j])))
@@ -136,9 +167,16 @@ class SourceProgramme:
             self._idx.append(idx)
             self.codes.append(uniq)
             return
-        out = []
+        out: list[Keys] = []
+        held = 0
         for _, code in self._pairs(j, 0, len(self.codes[j])):
             out.append(unique(code[code >= 0])[0])
+            held += len(out[-1])
+            if held > 2 * STATES_HELD:  # the states so far made distinct: memory stays bounded
+                out = [distinct(np.concatenate(out))]
+                held = len(out[0])
+                if limit is not None and held > STATES_HELD:  # too many states for a bounded programme
+                    raise _Over
         self._idx.append(None)
         self.codes.append(distinct(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64))
 
@@ -193,8 +231,11 @@ class SourceProgramme:
 
     def _cut_states(self, j: int, lo: int, hi: int) -> Keys:
         """The states (rows over ``self.cut[j]``) of the reached cut states lo..hi-1."""
+        return self._decode(j, self.codes[j][lo:hi].copy())
+
+    def _decode(self, j: int, code: Keys) -> Keys:
+        """The states (rows over ``self.cut[j]``) of cut codes (a fresh array: it is overwritten)."""
         radix = [2 * self.g.need[x] + 2 for x in self.cut[j]]
-        code = self.codes[j][lo:hi].copy()
         keys = np.empty((len(code), len(radix)), dtype=np.int64)
         for k in range(len(radix) - 1, -1, -1):
             code, keys[:, k] = np.divmod(code, radix[k])
@@ -262,6 +303,23 @@ class SourceProgramme:
         if j not in index:
             index[j] = {tuple(r): k for k, r in enumerate(self.tkeys[j].tolist())}
         return index[j][key]
+
+    def lister(self, dtype: npt.DTypeLike = np.int64) -> Lister:
+        """The (cached) :class:`Lister` of this component's rows, of integer type ``dtype``; :class:`TooMany` when a
+        source has too many splits to list."""
+        dt = np.dtype(dtype)
+        if dt.str not in self._listers:
+            self._listers[dt.str] = Lister(self, dt)
+        return self._listers[dt.str]
+
+    def blocks(
+        self, rows: int = 1 << 16, dtype: npt.DTypeLike | None = None, deadline: Deadline | None = None, start: int = 0
+    ) -> Iterator[npt.NDArray[Any]]:
+        """Every legal vector exactly once, in the canonical order, from index ``start``, as integer matrices of
+        ``rows`` rows (the last one shorter); ``deadline``: checked at every step of the walk."""
+        if dtype is None:
+            dtype = np.min_scalar_type(-max([1, *(self.plan.sources[i].damage for i in self.component)]))
+        return self.lister(dtype).blocks(max(1, int(rows)), deadline or NEVER, start)
 
     def unrank(self, index: int) -> tuple[int, ...]:
         if not 0 <= index < self._total:
@@ -439,3 +497,301 @@ class _Walk:
             if amounts[c]:
                 below += self.weighted(amounts[:c], 0) - self.weighted(amounts[:c], amounts[c])
         return below
+
+
+# -- listing: blocks of rows by a depth-first walk over the sources --------------------------------------------------
+
+SPLIT_LIMIT = 1 << 20  # splits of one source (compositions of its damage over its routes) listed at most
+CSR_CELLS = 1 << 22  # (reached states x splits), summed over the sources, up to which children are kept per state
+SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
+PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
+
+
+#: Indices kept per child (int32: half the memory of int64).
+Ints = npt.NDArray[np.int32]
+
+
+class TooMany(Exception):
+    """A source has more splits than :data:`SPLIT_LIMIT` (listing is left to another engine)."""
+
+
+def lex_compositions(damage: int, parts: int) -> npt.NDArray[np.int64]:
+    """Every way to split ``damage`` into ``parts`` ordered amounts (510.1a: all of it), lexicographically, smallest
+    first, as rows."""
+    if parts == 0:
+        return np.zeros((1 if damage == 0 else 0, 0), dtype=np.int64)
+    rows = np.zeros((1, 0), dtype=np.int64)
+    rem = np.array([damage], dtype=np.int64)
+    for _ in range(parts - 1):
+        n = rem + 1
+        parent = np.repeat(np.arange(len(rem)), n)
+        first = np.cumsum(n) - n
+        value = np.arange(len(parent), dtype=np.int64) - first[parent]
+        rows = np.concatenate([rows[parent], value[:, None]], axis=1)
+        rem = rem[parent] - value
+    return np.concatenate([rows, rem[:, None]], axis=1)
+
+
+class Lister:
+    """The legal vectors of a :class:`SourceProgramme`'s component in the canonical order, as numpy blocks.
+
+    Depth first over the sources in plan order: a prefix (the splits of sources 0..j-1) ends in a reached cut state;
+    its children are source j's splits, in lexicographic order, whose table entry leads from that state to a state
+    with completions (:meth:`SourceProgramme._pair_codes`, ``G``). Each source's splits are listed once, with their
+    entry of its table (checked against the table's counts); per reached state, its children and the states they
+    lead to are worked out for many states at once in numpy, and kept when they are few. Every step of the walk
+    extends a slice of prefixes by a ragged gather, so Python's cost is per slice, not per row; every prefix has a
+    completion, so no work is wasted on dead branches."""
+
+    def __init__(self, prog: SourceProgramme, dtype: np.dtype[Any]):
+        self.prog = prog
+        self.dtype = dtype
+        n = len(prog.component)
+        self.splits: list[npt.NDArray[Any]] = []
+        self.entry: list[npt.NDArray[np.int64]] = []  # per split, its entry of the source's table
+        self.per_entry: list[npt.NDArray[np.int64]] = []  # per entry of the table, its number of splits
+        for j in range(n):
+            a, k = self._splits(j)
+            self.splits.append(a.astype(dtype))
+            self.entry.append(k)
+            self.per_entry.append(np.bincount(k, minlength=len(prog.tkeys[j])).astype(np.int64))
+        self.alive = [np.asarray(prog.G[j] != 0, dtype=bool) for j in range(n + 1)]
+        cells = sum(len(prog.codes[j]) * len(self.splits[j]) for j in range(n))
+        self.keep = cells <= CSR_CELLS
+        self._csr: dict[int, tuple[Keys, Ints, Ints]] = {}
+        self._known: dict[int, Keys] = {}  # per level, each reached state's number of children (-1: not yet known)
+
+    def _splits(self, j: int) -> tuple[Keys, Keys]:
+        """Source j's legal splits (local gates: its private resources) in lexicographic order, and each one's entry
+        of its table (the states of the shared resources it leads to: ``_Walk.key``, in numpy)."""
+        prog = self.prog
+        g, plan = prog.g, prog.plan
+        src = plan.sources[prog.component[j]]
+        routes, D = src.routes, src.damage
+        m = len(routes)
+        if comb(D + m - 1, m - 1) > SPLIT_LIMIT if m else False:
+            raise TooMany
+        a = lex_compositions(D, m)
+        prog._budget.spend(len(a) * max(1, m))
+        scope = prog.scope[j]
+        gates = [gate_names(r, g.need) for r in routes]
+        route_of = {r.recipient: t for t, r in enumerate(routes)}
+        low = [  # 702.2c: one point from a deathtouch source is lethal damage (not loyalty, 702.19c)
+            (1 if (src.deathtouch and r.recipient in plan.lethal_need) else g.need[r.recipient])
+            if r.recipient in g.need
+            else 0
+            for r in routes
+        ]
+        asked: dict[str, npt.NDArray[np.bool_]] = {}
+        for t, gt in enumerate(gates):
+            for x in gt:
+                hit = a[:, t] > 0
+                asked[x] = asked[x] | hit if x in asked else hit
+        ok = np.ones(len(a), dtype=bool)
+        for x, must in asked.items():
+            if x in scope:
+                continue
+            r = route_of.get(x)  # a private resource asked about must end lethal / loyal here (702.19b/c)
+            ok &= ~must if r is None else ~must | (a[:, r] >= low[r])
+        a = a[ok]
+        code = np.zeros(len(a), dtype=np.int64)
+        for x in scope:
+            flag = asked[x][ok].astype(np.int64) if x in asked else np.zeros(len(a), dtype=np.int64)
+            r = route_of.get(x)
+            col = flag if r is None else np.where(a[:, r] >= low[r], SAT, (a[:, r] << 1) | flag)
+            code = code * (2 * g.need[x] + 2) + col + 2
+        tcode = np.zeros(len(prog.tkeys[j]), dtype=np.int64)
+        for k, x in enumerate(scope):
+            tcode = tcode * (2 * g.need[x] + 2) + prog.tkeys[j][:, k] + 2
+        order = np.argsort(tcode, kind="stable")
+        at = np.minimum(np.searchsorted(tcode[order], code), max(0, len(tcode) - 1))
+        if len(a) and not (len(tcode) and np.array_equal(tcode[order][at], code)):
+            raise AssertionError("a legal split whose key is not in its source's table")
+        entry = order[at] if len(a) else np.zeros(0, dtype=np.int64)
+        counts = np.bincount(entry, minlength=len(tcode))
+        if prog.tw[j].dtype != object and not np.array_equal(counts, prog.tw[j]):
+            raise AssertionError("the listed splits do not add up to their source's table")
+        return a, entry
+
+    def _targets(self, j: int, states: Keys) -> Iterator[npt.NDArray[np.int64]]:
+        """For reached states (indices into ``codes[j]``) of the cut before source j, in slices of states: the state
+        each entry of source j's table leads to (a row per state; -1: dead, or no completion)."""
+        prog = self.prog
+        nxt = prog.codes[j + 1]
+        width = max(1, len(self.entry[j]), len(prog.tkeys[j]))
+        step = max(1, SLICE_CELLS // width)
+        for lo in range(0, len(states), step):
+            idx = states[lo : lo + step]
+            prog._budget.spend(len(idx) * width)
+            if not len(nxt):
+                yield np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
+                continue
+            code = prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy()))
+            at = np.minimum(np.searchsorted(nxt, np.where(code >= 0, code, 0)), len(nxt) - 1)
+            hit = (code >= 0) & (nxt[at] == code) & self.alive[j + 1][at]
+            yield np.where(hit, at, -1)
+
+    def _counts(self, j: int, states: Keys) -> Keys:
+        """How many children (splits of source j with completions) each of these reached states has: the number
+        of splits of each table entry that leads somewhere, summed."""
+        parts = [(to >= 0).astype(np.int64) @ self.per_entry[j] for to in self._targets(j, states)]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    def _children(self, j: int, states: Keys) -> tuple[Keys, Ints, Ints]:
+        """For reached states of the cut before source j: CSR offsets (one more than the states), the children
+        (indices of source j's splits, in order) and the state each leads to (int32)."""
+        lens: list[Keys] = []
+        kids: list[Ints] = []
+        tos: list[Ints] = []
+        n = max(1, len(self.entry[j]))
+        for by_entry in self._targets(j, states):
+            to = by_entry[:, self.entry[j]]
+            live = to >= 0
+            lens.append(live.sum(axis=1))
+            flat = np.flatnonzero(live)
+            kids.append((flat % n).astype(np.int32))
+            tos.append(to.reshape(-1)[flat].astype(np.int32))
+        off = np.zeros(len(states) + 1, dtype=np.int64)
+        if lens:
+            np.cumsum(np.concatenate(lens), out=off[1:])
+        empty = np.zeros(0, dtype=np.int32)
+        return off, np.concatenate(kids) if kids else empty, np.concatenate(tos) if tos else empty
+
+    def _frame(self, j: int, prefix: npt.NDArray[Any], states: Keys, pos: int = 0) -> _Frame:
+        """The frame of prefixes (ending in ``states``) whose children, source j's splits, are listed next. When
+        the children of every reached state fit in CSR_CELLS, they are worked out once per level and kept;
+        otherwise a frame counts its prefixes' children and works them out a slice at a time (memory bounded by
+        the slice, whatever the number of splits)."""
+        if self.keep:
+            if j not in self._csr:
+                self._csr[j] = self._children(j, np.arange(len(self.prog.codes[j]), dtype=np.int64))
+            off, kids, tos = self._csr[j]
+            return _Frame(j, prefix, off[states + 1] - off[states], pos, lambda p0, p1: (off[states[p0:p1]], kids, tos))
+        u, inv = unique(states)
+        known = self._known.setdefault(j, np.full(len(self.prog.codes[j]), -1, dtype=np.int64))
+        new = u[known[u] < 0]
+        if len(new):  # each state's number of children, worked out once
+            known[new] = self._counts(j, new)
+        counts = known[u]
+
+        def resolve(p0: int, p1: int) -> tuple[Keys, Ints, Ints]:
+            v, back = unique(u[inv[p0:p1]])
+            off, kids, tos = self._children(j, v)
+            return off[back], kids, tos
+
+        return _Frame(j, prefix, counts[inv], pos, resolve)
+
+    def _void(self, width: int) -> np.dtype[Any]:
+        """One row of ``width`` amounts as a single opaque item: rows are repeated and gathered whole."""
+        return np.dtype((np.void, max(1, width * self.dtype.itemsize)))
+
+    def _path(self, start: int, at: Sequence[int]) -> list[_Frame]:
+        """The frames on the path to row ``start``: each level's frame resumes after the child taken (the last
+        one at it)."""
+        prog, n = self.prog, len(self.prog.component)
+        stack: list[_Frame] = []
+        path = np.zeros((1, 0), dtype=self.dtype)
+        state = np.zeros(1, dtype=np.int64)
+        for j in range(n):
+            prefix = np.ascontiguousarray(path).view(self._void(at[j])).reshape(-1) if j else np.zeros(1, np.int8)
+            frame = self._frame(j, prefix, state)
+            base, kids, tos = frame.resolve(0, 1)
+            b = int(base[0])
+            took = tos[b : b + int(frame.lens[0])].astype(np.int64)
+            cum = list(accumulate(prog.G[j + 1][took].tolist()))
+            c = bisect_right(cum, start)
+            start -= cum[c - 1] if c else 0
+            frame.pos = c + 1 if j < n - 1 else c
+            stack.append(frame)
+            path = np.concatenate([path, self.splits[j][kids[b + c]][None, :]], axis=1)
+            state = took[c : c + 1]
+        return stack
+
+    def blocks(self, rows: int, deadline: Deadline, start: int = 0) -> Iterator[npt.NDArray[Any]]:
+        """Rows ``start``.. of the canonical order, in blocks of ``rows`` rows (the last one shorter).
+
+        A stack of frames, one per level below the deepest: each step takes the next slice of the top frame's
+        children (at most ``rows`` rows at the last level, written straight into the block; PREFIX_BYTES of rows
+        above it, pushed as the next level's frame): the prefixes repeated and the splits gathered, each row one
+        opaque item (a record of two: the prefix, the split), as numpy copies them fastest."""
+        prog, dt = self.prog, self.dtype
+        n = len(prog.component)
+        if not 0 <= start < prog.count():
+            return
+        at = list(accumulate((len(prog.plan.sources[i].routes) for i in prog.component), initial=0))
+        split = [self.splits[j].reshape(len(self.splits[j]), -1) for j in range(n)]
+        whole = [np.ascontiguousarray(a).view(self._void(a.shape[1])).reshape(-1) for a in split]
+        record = [np.dtype([("p", self._void(at[j])), ("s", self._void(at[j + 1] - at[j]))]) for j in range(n)]
+        stack = self._path(start, at)
+
+        def block() -> npt.NDArray[Any]:
+            return np.empty(rows, dtype=record[n - 1] if n > 1 else self._void(at[1]))
+
+        out = block()
+        filled = 0
+        while stack:
+            deadline.check()
+            frame = stack[-1]
+            j = frame.j
+            last = j == n - 1
+            step = rows - filled if last else max(1, PREFIX_BYTES // max(1, at[j + 1] * dt.itemsize + 16))
+            got = frame.take(step)
+            if got is None:
+                stack.pop()
+                continue
+            prefix, kids, tos = got
+            k = len(kids)
+            if j == 0:  # no prefix
+                made = whole[0][kids]
+            else:
+                made = out[filled : filled + k] if last else np.empty(k, dtype=record[j])
+                made["p"] = prefix
+                made["s"] = np.take(whole[j], kids)
+            if not last:
+                stack.append(self._frame(j + 1, made.view(self._void(at[j + 1])), tos.astype(np.int64)))
+                continue
+            if j == 0:
+                out[filled : filled + k] = made
+            filled += k
+            if filled == rows:
+                yield out.view(dt).reshape(rows, at[n])
+                out = block()
+                filled = 0
+        if filled:
+            yield out[:filled].view(dt).reshape(filled, at[n])
+
+
+class _Frame:
+    """Prefixes at one level of :meth:`Lister.blocks` and how far their children (in order) have been taken.
+    ``resolve(p0, p1)``: for prefixes p0..p1-1, where each one's children start in the children and targets
+    returned with them."""
+
+    __slots__ = ("j", "prefix", "lens", "pos", "cum", "first", "resolve")
+
+    def __init__(
+        self,
+        j: int,
+        prefix: npt.NDArray[Any],
+        lens: Keys,
+        pos: int,
+        resolve: Callable[[int, int], tuple[Keys, Ints, Ints]],
+    ) -> None:
+        self.j, self.prefix, self.lens, self.pos, self.resolve = j, prefix, lens, pos, resolve
+        self.cum = np.cumsum(lens)
+        self.first = self.cum - lens
+
+    def take(self, step: int) -> tuple[npt.NDArray[Any], Ints, Ints] | None:
+        """The next ``step`` children at most: their prefixes (repeated), split indices and target states; None at
+        the end."""
+        end = int(self.cum[-1]) if len(self.cum) else 0
+        lo = self.pos
+        if lo >= end:
+            return None
+        hi = self.pos = min(end, lo + step)
+        p0 = int(np.searchsorted(self.cum, lo, side="right"))
+        p1 = int(np.searchsorted(self.cum, hi - 1, side="right")) + 1
+        counts = np.minimum(self.cum[p0:p1], hi) - np.maximum(self.first[p0:p1], lo)
+        base, kids, tos = self.resolve(p0, p1)
+        e = np.arange(lo, hi, dtype=np.int64) + np.repeat(base - self.first[p0:p1], counts)
+        prefix = np.repeat(self.prefix[p0:p1], counts) if self.j else self.prefix
+        return prefix, kids[e], tos[e]

@@ -168,12 +168,12 @@ def applies(step: DamageStep, objectives: Sequence[Objective], deadline: Deadlin
     ):  # damage dealt differs from damage assigned, a second way to assign, or the other player divides (banding)
         return False
     direct = get_engine("direct")
-    if not all(direct.supports(plan, c, deadline) for c in plan.components):
-        return False
     total = 1
-    for c in plan.components:
+    for c in plan.components:  # counted first: cheap, and most wide boards stop here before any listing programme
         total *= direct.count(plan, c, deadline)
-    return 0 < total <= DIRECT_ROWS
+    if not 0 < total <= DIRECT_ROWS:
+        return False
+    return all(direct.supports(plan, c, deadline) for c in plan.components)
 
 
 class DirectOptimum:

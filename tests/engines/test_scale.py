@@ -407,9 +407,21 @@ def test_registry_and_auto():
     assert list(combat.assignments()) == list(Combat(trampler(5, (2,)), engine="direct").assignments())
 
 
-def test_auto_falls_back_to_cpsat_when_the_frontier_is_too_big(monkeypatch):
+def test_auto_lists_with_the_source_programme_past_the_frontier(monkeypatch):
     sc = chain_board(n_att=2, power=4, per=2)
     monkeypatch.setattr(direct, "STATE_LIMIT", 1)
+    combat = Combat(sc, engine="auto")
+    comp = combat.plan.components[0]
+    assert get_engine("direct").supports(combat.plan, comp) and combat.canonical()
+    listed = list(combat.assignments())  # listed by the source programme (engines.ordered.Lister)
+    assert listed == [combat.unrank(i) for i in range(combat.count())]
+    assert set(listed) == set(Combat(sc, engine="cpsat").assignments())
+
+
+def test_auto_falls_back_to_cpsat_when_neither_programme_lists(monkeypatch):
+    sc = chain_board(n_att=2, power=4, per=2)
+    monkeypatch.setattr(direct, "STATE_LIMIT", 1)
+    monkeypatch.setattr(direct, "SPLIT_LIMIT", 1)  # nor does the source programme list (too many splits)
     combat = Combat(sc, engine="auto")
     comp = combat.plan.components[0]
     assert not get_engine("direct").supports(combat.plan, comp)

@@ -1,0 +1,282 @@
+"""Listing past the column programme's frontier: blocks of rows from the source programme (trample.engines.ordered
+``Lister``), depth first over the sources (issue 21, "Streaming").
+
+The oracle is the brute force (tests/oracles/brute.py, written from the rules): its legal assignments, sorted by the
+canonical key of docs/scale.md, must be exactly the rows the lister yields, in that order, from any starting index;
+CP-SAT's listing must be the same set. The engine's choice ("auto" and "direct" list with the source programme past
+the column programme's limits) is forced on small boards by setting those limits to 0.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from brute import brute_force
+from hypothesis import assume, event, given, settings
+from hypothesis import strategies as st
+from strategies import scenarios
+from test_ordered import _canonical
+from test_perf_paths import overlapping_boards
+
+import trample.engines.direct as direct
+from benchmarks.boards import dense_pairs, pw_cycle, random_sharing, star, unblocked_chain
+from trample import Combat, step
+from trample.engines import get_engine
+from trample.engines.direct import ComponentDP, plan_blocks
+from trample.engines.ordered import SourceProgramme, lex_compositions
+from trample.limits import Deadline, LimitReached
+from trample.models import load_scenario
+
+OPP = [{"id": "opp", "life": 20}]
+
+
+def _rows(prog, rows: int, start: int = 0, limit: int | None = None) -> list[tuple[int, ...]]:
+    out: list[tuple[int, ...]] = []
+    for block in prog.blocks(rows, np.int64, start=start):
+        assert 0 < len(block) <= rows
+        out.extend(map(tuple, block.tolist()))
+        if limit is not None and len(out) >= limit:
+            return out[:limit]
+    return out
+
+
+def _expected_per_component(combat, legal: list[dict]) -> dict[tuple[int, ...], list[tuple[int, ...]]]:
+    """Each component's distinct vectors from the brute force, in lexicographic (canonical) order."""
+    plan = combat.plan
+    names = plan.source_names
+    out = {}
+    for comp in plan.components:
+        cols = plan.component_columns(comp)
+        out[tuple(comp)] = sorted({tuple(a.get(names[i], {}).get(r, 0) for i, r in cols) for a in legal})
+    return out
+
+
+def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0) -> int:
+    combat = Combat(load_scenario(sc), side=side)
+    plan = combat.plan
+    expected = _expected_per_component(combat, brute_force(sc, side))  # 702.19b/c, 702.2c, 510.1a
+    rng = random.Random(seed)
+    listed = 0
+    for comp in plan.components:
+        if len(comp) < 2:
+            continue
+        prog = SourceProgramme(plan, comp)
+        want = expected[tuple(comp)]
+        assert prog.count() == len(want)
+        got = _rows(prog, rng.choice([1, 3, 7, 64, 1 << 16]))
+        assert got == want  # the same rows, in the canonical order
+        for start in {0, 1, len(want) // 2, len(want) - 1, rng.randrange(max(1, len(want)))}:
+            if 0 <= start < len(want):
+                assert _rows(prog, rng.choice([1, 5, 1 << 16]), start=start) == want[start:]
+        listed += len(want)
+    return listed
+
+
+def test_lex_compositions():  # 510.1a: every way to assign all the damage, smallest first
+    a = lex_compositions(4, 3)
+    rows = [tuple(r) for r in a.tolist()]
+    assert rows == sorted(rows) and len(rows) == len(set(rows)) == 15
+    assert all(sum(r) == 4 for r in rows)
+    assert lex_compositions(3, 1).tolist() == [[3]]
+    assert lex_compositions(0, 0).shape == (1, 0) and lex_compositions(2, 0).shape == (0, 0)
+
+
+SHAPES = [
+    ("cycle through planeswalkers, 3", pw_cycle(3, power=3, loyalty=2)),
+    ("cycle through planeswalkers, 4", pw_cycle(4, power=3, loyalty=1)),
+    ("random sharing 3 on 4 (seed 1)", random_sharing(3, 4, per=2, seed=1, power=(2, 4))),
+    ("random sharing 4 on 5 (seed 3)", random_sharing(4, 5, per=2, seed=3, power=(1, 3))),
+    ("star, 3", star(3, power=3, toughness=3)),
+    ("dense pairs, 3", dense_pairs(3, power=3)),
+]
+
+
+@pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
+def test_lister_lists_the_brute_force_in_the_canonical_order(name, sc):  # 702.19b, 702.19c, 510.1a
+    assert _lister_against_the_oracle(sc) > 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    scenarios(max_attackers=3, max_blockers=3),
+    st.sampled_from(["attacking", "defending", "both"]),
+    st.integers(0, 1000),
+)
+def test_generated_scenarios_against_the_oracle(sc, side, seed):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k
+    combat = Combat(load_scenario(sc), side=side)
+    assume(not combat.plan.has_options)  # the canonical order does not cover as-though-unblocked (refused)
+    assume(combat.count() <= 3000)
+    event(f"rows listed by the lister: {'some' if _lister_against_the_oracle(sc, side, seed) else 'none'}")
+
+
+@settings(max_examples=80, deadline=None)
+@given(overlapping_boards(max_attackers=4, max_blockers=4, max_power=4), st.integers(0, 1000))
+def test_overlapping_boards_against_the_oracle(sc, seed):  # 702.19b, 702.19c, 702.2c
+    combat = Combat(load_scenario(sc))
+    assume(combat.count() <= 3000)
+    event(f"rows listed by the lister: {'some' if _lister_against_the_oracle(sc, seed=seed) else 'none'}")
+
+
+@st.composite
+def chained_boards(draw):
+    """2-4 attackers, each blocked by one of the previous attacker's blockers and maybe others (so gated blockers
+    are shared: one component of several sources, mostly); trample, deathtouch, trample over planeswalkers on one
+    planeswalker or two, plain attackers under legacy damage assignment order; marked damage."""
+    n_b = draw(st.integers(2, 5))
+    blockers = []
+    for i in range(n_b):
+        t = draw(st.integers(1, 3))
+        blockers.append(
+            {
+                "id": f"b{i}",
+                "power": draw(st.integers(0, 2)),
+                "toughness": t,
+                "damage_marked": draw(st.integers(0, t - 1)),
+            }
+        )
+    names = [b["id"] for b in blockers]
+    kws = [["trample"], ["trample"], ["trample", "deathtouch"], ["trample_over_planeswalkers"], [], ["deathtouch"]]
+    attackers, prev = [], None
+    for i in range(draw(st.integers(2, 4))):
+        blocked = draw(st.lists(st.sampled_from(names), unique=True, min_size=1, max_size=3))
+        if prev and not set(prev) & set(blocked):
+            blocked.append(draw(st.sampled_from(prev)))
+        prev = blocked
+        attackers.append(
+            {
+                "id": f"a{i}",
+                "power": draw(st.integers(1, 4)),
+                "toughness": 3,
+                "keywords": draw(st.sampled_from(kws)),
+                "attacking": draw(st.sampled_from(["opp", "w", "v"])),
+                "blocked_by": blocked,
+            }
+        )
+    walkers = [{"id": w, "controller": "opp", "loyalty": draw(st.integers(0, 3))} for w in ("w", "v")]
+    rules = draw(st.sampled_from(["current", "legacy"]))
+    return {"rules": rules, "players": OPP, "planeswalkers": walkers, "attackers": attackers, "blockers": blockers}
+
+
+@settings(max_examples=150, deadline=None)
+@given(chained_boards(), st.sampled_from(["attacking", "defending", "both"]), st.integers(0, 1000))
+def test_chained_boards_against_the_oracle(sc, side, seed):  # 702.19b, 702.19c, 702.2c, 510.1a-d
+    combat = Combat(load_scenario(sc), side=side)
+    assume(combat.count() <= 3000)
+    event(f"rows listed by the lister: {'some' if _lister_against_the_oracle(sc, side, seed) else 'none'}")
+
+
+# -- the engine's choice -------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def narrow(monkeypatch):
+    """The column programme's limits set to 0: every component of several sources is listed by the lister."""
+    monkeypatch.setattr(direct, "STATE_LIMIT", 0)
+    monkeypatch.setattr(direct, "WORK_LIMIT", 0)
+    monkeypatch.setattr(direct, "CELL_LIMIT", 0)
+
+
+def _uses_the_lister(combat) -> bool:
+    return any(
+        isinstance(direct.component_lister(combat.plan, c), SourceProgramme)
+        for c in combat.plan.components
+        if len(c) > 1
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(overlapping_boards(max_attackers=4, max_blockers=4, max_power=4), chained_boards()))
+def test_auto_lists_with_the_lister_past_the_frontier(sc):  # 702.19b, 702.19c, 702.2c
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(direct, "STATE_LIMIT", 0)
+        mp.setattr(direct, "WORK_LIMIT", 0)
+        mp.setattr(direct, "CELL_LIMIT", 0)
+        combat = Combat(load_scenario(sc))
+        assume(0 < combat.count() <= 1500)
+        comps = combat.plan.components
+        # the direct engine (its lister) takes every component of several sources; a lone source's column
+        # programme is held to the (zero) limits, unless the plan is free (step.free_rows: listed from its rows)
+        assert combat.canonical() == (all(len(c) > 1 for c in comps) or step._is_free(combat.plan))
+        rows = [tuple(r) for b in combat.assignment_blocks(rows=5) for r in b.tolist()]
+        cols = [c for comp in comps for c in combat.plan.component_columns(comp)]
+        where = {c: k for k, c in enumerate(combat.plan.columns)}
+        keys = [tuple(r[where[c]] for c in cols) for r in rows]  # canonical keys: components in plan order
+        want = _canonical(combat, brute_force(sc))
+        assert (keys if combat.canonical() else sorted(keys)) == want
+        reference = set(Combat(load_scenario(sc), engine="cpsat").assignments())
+        assert set(combat.assignments()) == reference and len(reference) == len(want)
+
+
+def test_wide_boards_are_listed_by_the_lister_in_the_column_programme_order():  # the same order, another method
+    for sc in (pw_cycle(6), random_sharing(6, 8, per=3, seed=1), dense_pairs(4)):
+        plan = Combat(load_scenario(sc)).plan
+        (comp,) = [c for c in plan.components if len(c) > 1]
+        new, old = SourceProgramme(plan, comp), ComponentDP(plan, comp)
+        assert new.count() == old.count()
+        n = 200_000
+        a = np.concatenate(list(_first(new.blocks(65536, np.int8), n)))[:n]
+        b = np.concatenate(list(_first(old.blocks(65536, np.int8), n)))[:n]
+        assert a.dtype == np.int8 and np.array_equal(a, b)
+        rng = random.Random(3)
+        for start in (rng.randrange(new.count()) for _ in range(5)):
+            got = next(new.blocks(100, np.int64, start=start))
+            assert [tuple(r) for r in got.tolist()[:3]] == [old.unrank(start + k) for k in range(3)]
+
+
+def _first(blocks, n):
+    k = 0
+    for b in blocks:
+        yield b
+        k += len(b)
+        if k >= n:
+            return
+
+
+def test_plan_blocks_shards_and_products_through_the_lister(narrow):  # a wide component beside a lone one
+    sc = random_sharing(3, 4, per=2, seed=1, power=(2, 4))
+    sc["attackers"].append(
+        {"id": "z", "power": 3, "toughness": 3, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["zb"]}
+    )
+    sc["blockers"].append({"id": "zb", "power": 1, "toughness": 2})
+    combat = Combat(load_scenario(sc))
+    plan = combat.plan
+    assert len(plan.components) == 2 and _uses_the_lister(combat)
+    whole = np.concatenate(list(plan_blocks(plan, rows=7)))
+    n = combat.count()
+    assert len(whole) == n
+    assert [combat.unrank(i) for i in range(n)] == list(combat.assignments())
+    for a, b in ((0, n), (5, 17), (n // 3, n)):
+        part = np.concatenate(list(plan_blocks(plan, rows=4, start=a, stop=b)))
+        assert np.array_equal(part, whole[a:b])
+
+
+@pytest.mark.parametrize("n,power", [(2, 3), (3, 3)])
+def test_unblocked_chains_through_the_lister(narrow, n, power):  # 510.1c: either way, each assignment once
+    sc = unblocked_chain(n, power=power)
+    combat = Combat(load_scenario(sc))
+    names = combat.plan.source_names
+    listed = [tuple(tuple(sorted(a[s].items())) for s in names) for a in combat.assignments()]
+    expected = [tuple(tuple(sorted((r, x) for r, x in b[s].items() if x)) for s in names) for b in brute_force(sc)]
+    assert len(listed) == len(set(listed)) == combat.count()
+    assert sorted(listed) == sorted(expected)
+
+
+def test_the_walk_reads_the_clock():  # a passed deadline stops the listing between two steps of the walk
+    plan = Combat(load_scenario(pw_cycle(6))).plan
+    (comp,) = plan.components
+    prog = SourceProgramme(plan, comp)
+    it = prog.blocks(1000, np.int8, deadline=Deadline(0.0))
+    with pytest.raises(LimitReached):
+        next(it)
+
+
+def test_too_many_splits_fall_back(monkeypatch):  # the lister refuses; listing stays exact (CP-SAT or columns)
+    monkeypatch.setattr(direct, "SPLIT_LIMIT", 2)
+    monkeypatch.setattr(direct, "STATE_LIMIT", 0)
+    combat = Combat(load_scenario(random_sharing(3, 4, per=2, seed=1, power=(2, 4))))
+    (comp,) = [c for c in combat.plan.components if len(c) > 1]
+    assert not get_engine("direct").supports(combat.plan, comp)
+    assert not combat.canonical()
+    assert len(set(combat.assignments())) == combat.count()
