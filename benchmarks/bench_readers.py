@@ -23,7 +23,15 @@ both versions' children run alternately on the same boards, CPU time of one run 
 +-10-25 % is noise): :data:`BASELINE` holds cb83492's figures, the table is in docs/scale.md ("The readers of the
 outcome").
 
-Run: ``python -m benchmarks readers`` (``REPS=1`` for one run). A child process runs one workload:
+Instructions (``BENCH_IR=1``, with valgrind installed): the rows near 1 move by +-10-25 % from one run to the next
+on a shared machine, more than the differences they are asked about. With ``BENCH_IR=1`` each row is also counted
+in instructions, which do not depend on the load: each version's child runs under ``valgrind --tool=callgrind``
+once with the measured workload and once with it run a second time (``--child-ir NAME DATA K``); the difference is
+the instructions of one warm run of the workload (the children's imports, set-up and warm-up cancel out). It is
+slow (about a minute a child) and printed beside the CPU figures as a second ratio.
+
+Run: ``python -m benchmarks readers`` (``REPS=1`` for one run; ``ROWS=count,render`` for the rows whose names
+contain one of those words). A child process runs one workload:
 ``python benchmarks/bench_readers.py --child NAME DATA.json`` prints its CPU seconds; with
 ``BASE_PYTHON=<cb83492 checkout>/.venv/bin/python`` the same children also run against that checkout's install,
 alternately with this one's, and its medians are printed instead of :data:`BASELINE` (only public APIs that cb83492
@@ -37,6 +45,8 @@ import io
 import json
 import os
 import random
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -253,6 +263,47 @@ def child(name: str, data_path: str) -> float:
     return time.process_time() - t0
 
 
+def child_ir(name: str, data_path: str, k: int) -> None:
+    """The workload ``name`` after its warm-up, then ``k`` more times (for :func:`instructions`)."""
+    with open(data_path) as f:
+        data = json.load(f)
+    workloads(data["warm"])[name]()()
+    run = workloads(data)[name]()
+    for _ in range(1 + k):
+        run()
+
+
+def instructions(python: str, script: str, name: str, data_path: str) -> int | None:
+    """Instructions of one run of workload ``name`` (its second run in a child, under callgrind: the child with the
+    extra run less the child without it); None when valgrind is not installed."""
+    if shutil.which("valgrind") is None:
+        return None
+    counts = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in (0, 1):
+            out = subprocess.run(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    f"--callgrind-out-file={tmp}/cg{k}",
+                    python,
+                    script,
+                    "--child-ir",
+                    name,
+                    data_path,
+                    str(k),
+                ],  # fmt: skip
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            found = re.search(r"Collected : (\d+)", out.stderr)
+            if found is None:
+                return None
+            counts.append(int(found.group(1)))
+    return counts[1] - counts[0]
+
+
 def run_child(python: str, script: str, name: str, data_path: str) -> float:
     """CPU seconds of one child's measured run (``python script --child name data_path``)."""
     out = subprocess.run(
@@ -269,7 +320,10 @@ def main() -> None:
     where = "measured now, alternately" if against else "measured on this machine (docstring)"
     print(f"CPU s of one run in a fresh child process, median of {REPS}; cb83492: {where}")
     print(f"{'path':<30}{'now':>9}{'cb83492':>9}{'ratio':>7}  goal")
+    only = [r.strip() for r in os.environ.get("ROWS", "").split(",") if r.strip()]
     for name in workloads({}):
+        if only and not any(r in name for r in only):
+            continue
         ours, theirs = [], []
         for _ in range(REPS):
             if against:
@@ -282,11 +336,19 @@ def main() -> None:
             continue
         ratio = t / base
         print(f"{name:<30}{t:9.3f}{base:9.3f}{ratio:7.2f}  <= 1.0 ({'met' if ratio <= 1.0 else 'NOT met'})", flush=True)
+        if against and os.environ.get("BENCH_IR") == "1":
+            mine, theirs_ir = (instructions(py, __file__, name, data_path) for py in (sys.executable, against))
+            if mine is not None and theirs_ir is not None:
+                r = mine / theirs_ir
+                label = "  instructions (10^6)"
+                print(f"{label:<30}{mine / 1e6:9.1f}{theirs_ir / 1e6:9.1f}{r:7.2f}  <= 1.0", flush=True)
 
 
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "--child":
         print(child(sys.argv[2], sys.argv[3]))
+    elif len(sys.argv) >= 2 and sys.argv[1] == "--child-ir":
+        child_ir(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif len(sys.argv) >= 2 and sys.argv[1] == "--data":
         with open(sys.argv[2], "w") as f:
             json.dump(make_data(), f)
