@@ -92,7 +92,7 @@ def route_states(
 
 
 class Budget:
-    """Operations done, the clock read every CHECK_EVERY of them, and an optional bound (then :class:`_Over`)."""
+    """Operations done, the clock read every CHECK_EVERY of them, and an optional bound (then :class:`OverBudget`)."""
 
     __slots__ = ("deadline", "limit", "ops", "next_check")
 
@@ -105,10 +105,10 @@ class Budget:
             self.next_check = self.ops + CHECK_EVERY
             self.deadline.check()
             if self.limit is not None and self.ops > self.limit:
-                raise _Over
+                raise OverBudget
 
 
-class _Over(Exception):
+class OverBudget(Exception):
     """The work bound was passed (count_by_factors then returns None)."""
 
 
@@ -611,7 +611,7 @@ def distinct(values: Keys) -> Keys:
 def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinKey:
     """The mixed-radix code of the pairs of A's and B's entries (see :class:`_JoinKey`): A's own resources, then
     B's, then the shared ones that stay, each over the states it can have there (so that the codes are dense);
-    :class:`_Over` when the code would not fit in an int64."""
+    :class:`OverBudget` when the code would not fit in an int64."""
     b_at = {x: k for k, x in enumerate(B.scope)}
     shared = [x for x in A.scope if x in b_at]
     a_only = [k for k, x in enumerate(A.scope) if x not in b_at]
@@ -629,7 +629,7 @@ def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinK
     vals = [c[1] for c in cols_a] + [c[1] for c in cols_b] + [v for _, v in kept]
     radix = [max(1, len(v)) for v in vals]
     if float(np.prod(np.array(radix, dtype=float))) >= 2.0**60:  # pragma: no cover - frontiers far past any bound
-        raise _Over
+        raise OverBudget
     mult: dict[str, int] = {}
     m = 1
     for x, r in zip(reversed(scope), reversed(radix)):
@@ -976,7 +976,7 @@ def count_by_factors(
     budget = Budget(deadline or NEVER, work_limit)
     try:
         return _count(Graph(plan, component), component, budget, estimate_limit)
-    except _Over:
+    except OverBudget:
         return None
 
 
@@ -992,7 +992,7 @@ def _count(g: Graph, component: Sequence[int], budget: Budget, estimate_limit: i
         tables = [_Table.of(members, scope, rows, ring) for members, scope, rows in shared]
         work, joins = _order(g, [(t.members, frozenset(t.scope), len(t)) for t in tables])
         if estimate_limit is not None and work > estimate_limit:
-            raise _Over
+            raise OverBudget
         try:
             total *= _contract(g, tables, joins, ring, budget)
         except Inexact as short:

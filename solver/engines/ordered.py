@@ -53,9 +53,9 @@ from .elimination import (
     Budget,
     Graph,
     Keys,
+    OverBudget,
     Rows,
     Weights,
-    _Over,
     distinct,
     domain_size,
     gate_names,
@@ -110,7 +110,7 @@ class SourceProgramme:
         self.tw: list[Weights] = []
         try:
             self._build()
-        except _Over:
+        except OverBudget:
             raise TooWide from None
         self._budget.limit = None  # listing and ranking later have no such bound (the deadline still holds)
 
@@ -156,7 +156,7 @@ class SourceProgramme:
         pairs = len(self.codes[j]) * len(self.tkeys[j])
         limit = self._budget.limit
         if limit is not None and (self._budget.ops + 2 * pairs > limit or pairs > STEP_PAIRS):
-            raise _Over  # forwards, and backwards again: over the limit (or one step of a wide cut: seconds)
+            raise OverBudget  # forwards, and backwards again: over the limit (or one step of a wide cut: seconds)
         if pairs <= KEEP_PAIRS:  # at once, and the pairs' targets kept for the backward pass
             self._budget.spend(pairs)
             code = self._pair_codes(j, self._cut_states(j, 0, len(self.codes[j])))
@@ -176,7 +176,7 @@ class SourceProgramme:
                 out = [distinct(np.concatenate(out))]
                 held = len(out[0])
                 if limit is not None and held > STATES_HELD:  # too many states for a bounded programme
-                    raise _Over
+                    raise OverBudget
         self._idx.append(None)
         self.codes.append(distinct(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64))
 
