@@ -452,9 +452,7 @@ def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
     rows = rows[-7:]
     out, n = g.children, len(rows)
     for k, (text, colour, weight) in enumerate(rows):  # in reading order
-        head = _TEXT_STYLES.get((int, 11, weight, "middle", colour, "normal")) or _text_style(
-            11, weight, "middle", colour, "normal"
-        )
+        head = _text_style(11, weight, "middle", colour, "normal")
         _tx(out, x + CARD_W / 2, y + CARD_H - 10 - 14 * (n - 1 - k), head, text)
 
 

@@ -58,7 +58,7 @@ from dataclasses import replace
 from itertools import accumulate, product
 from math import comb
 from operator import add
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -1154,6 +1154,9 @@ def index_programme(
     return prog
 
 
+_R = TypeVar("_R")
+
+
 class ShiftingProgramme:
     """The source programme (:class:`~trample.engines.ordered.SourceProgramme`: milliseconds an unrank), replaced by
     the column programme (microseconds) once the ranks and unranks made with it have taken as long as a new trial
@@ -1175,18 +1178,15 @@ class ShiftingProgramme:
         return self.source.count()
 
     def unrank(self, index: int) -> tuple[int, ...]:
-        if self.column is not None:
-            return self.column.unrank(index)
-        t = time.monotonic()
-        out = self.source.unrank(index)
-        self._spend(time.monotonic() - t)
-        return out
+        return self.column.unrank(index) if self.column is not None else self._timed(self.source.unrank, index)
 
     def rank(self, vector: Sequence[int]) -> int | None:
-        if self.column is not None:
-            return self.column.rank(vector)
+        return self.column.rank(vector) if self.column is not None else self._timed(self.source.rank, vector)
+
+    def _timed(self, call: Callable[[Any], _R], arg: Any) -> _R:
+        """``call(arg)`` on the source programme, its time counted towards the next trial (:meth:`_spend`)."""
         t = time.monotonic()
-        out = self.source.rank(vector)
+        out = call(arg)
         self._spend(time.monotonic() - t)
         return out
 
