@@ -17,11 +17,11 @@ from brute import brute_force
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 from strategies import scenarios
-from test_ordered import _canonical
+from test_ordered import SHAPES, _canonical
 from test_perf_paths import overlapping_boards
 
 import trample.engines.direct as direct
-from benchmarks.boards import dense_pairs, pw_cycle, random_sharing, star, unblocked_chain
+from benchmarks.boards import dense_pairs, pw_cycle, random_sharing, unblocked_chain
 from trample import Combat, step
 from trample.engines import get_engine
 from trample.engines.direct import ComponentDP, plan_blocks
@@ -83,14 +83,7 @@ def test_lex_compositions():  # 510.1a: every way to assign all the damage, smal
     assert lex_compositions(0, 0).shape == (1, 0) and lex_compositions(2, 0).shape == (0, 0)
 
 
-SHAPES = [
-    ("cycle through planeswalkers, 3", pw_cycle(3, power=3, loyalty=2)),
-    ("cycle through planeswalkers, 4", pw_cycle(4, power=3, loyalty=1)),
-    ("random sharing 3 on 4 (seed 1)", random_sharing(3, 4, per=2, seed=1, power=(2, 4))),
-    ("random sharing 4 on 5 (seed 3)", random_sharing(4, 5, per=2, seed=3, power=(1, 3))),
-    ("star, 3", star(3, power=3, toughness=3)),
-    ("dense pairs, 3", dense_pairs(3, power=3)),
-]
+# the boards of test_ordered's oracle test (the rank/unrank programme the lister walks)
 
 
 @pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
