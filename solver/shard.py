@@ -123,6 +123,17 @@ def _end_pools() -> None:
         _end_pool(pool)
 
 
+def _close_pool(pool: Any) -> None:
+    """Shut ``pool`` down once its tasks are done (the workers joined)."""
+    pool.shutdown(wait=True)
+    _POOLS.discard(pool)
+
+
+def _placed(where: str, message: str) -> str:
+    """A batch answer's message, after its place in the batch when it has one (``line 3: ...``)."""
+    return f"{where}: {message}" if where else message
+
+
 def _end_pool(pool: Any) -> None:
     """Shut ``pool`` down without waiting for its running tasks: its queued tasks cancelled, its workers killed
     (a task past its limit, or cut short by Ctrl-C, would hold the command until it ends)."""
@@ -176,8 +187,7 @@ def run_tasks(
         except BaseException:  # Ctrl-C, a task's error: the running tasks are not waited for
             _end_pool(pool)
             raise
-        pool.shutdown(wait=True)
-        _POOLS.discard(pool)
+        _close_pool(pool)
         return out
     try:
         from dask.distributed import Client, LocalCluster
@@ -469,7 +479,7 @@ def count_chunk(
         except FormatError as err:
             out.append(("error", str(prefixed(where, err)) if where else str(err)))
         except LimitReached as err:
-            out.append(("limit", f"{where}: {err}" if where else str(err)))
+            out.append(("limit", _placed(where, str(err))))
     return out
 
 
@@ -527,9 +537,7 @@ def _gathered(task, good, options, what, backend, scheduler, workers, chunk) -> 
     except cluster.WorkersLost as err:  # the chunks finished are answered; the others say why they are not
         finished = err.finished
         parts = [
-            finished[k]
-            if k in finished
-            else [("limit", f"{where + ': ' if where else ''}not {what}: {err}") for where, _ in t[0]]
+            finished[k] if k in finished else [("limit", _placed(where, f"not {what}: {err}")) for where, _ in t[0]]
             for k, t in enumerate(tasks)
         ]
     return [r for part in parts for r in part]
@@ -560,20 +568,19 @@ def _pooled(task, good, options, what, workers, chunk, time_limit) -> Iterator[t
         for group, slot, future in jobs:
             if future is None or not _finished(future, slot):
                 why = f"stopped at the time limit of {seconds:g} s"
-                yield from [("limit", f"{where}: {why}" if where else why) for where, _ in group]
+                yield from [("limit", _placed(where, why)) for where, _ in group]
                 continue
             try:
                 yield from future.result()
             except (CancelledError, RuntimeError) as err:  # BrokenProcessPool: a worker died (killed, out of memory)
                 why = _first_line(err)
-                yield from [("limit", f"{where + ': ' if where else ''}not {what}: {why}") for where, _ in group]
+                yield from [("limit", _placed(where, f"not {what}: {why}")) for where, _ in group]
         cut = not all(future is None or future.done() for _, _, future in jobs)
     finally:
         if pool is not None and cut:  # a task still running (past its limit), or the stream closed (Ctrl-C)
             _end_pool(pool)
         elif pool is not None:
-            pool.shutdown(wait=True)
-            _POOLS.discard(pool)
+            _close_pool(pool)
 
 
 def _finished(future: Any, slot: Deadline | None) -> bool:
