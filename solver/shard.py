@@ -139,6 +139,7 @@ def _end_pool(pool: Any) -> None:
     (a task past its limit, or cut short by Ctrl-C, would hold the command until it ends)."""
     _POOLS.discard(pool)
     workers = list((getattr(pool, "_processes", None) or {}).values())  # the stdlib keeps them there (3.9-3.13)
+    manager = getattr(pool, "_executor_manager_thread", None)  # (the shutdown forgets it) it closes the pool's
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in workers:
         with contextlib.suppress(Exception):
@@ -146,6 +147,9 @@ def _end_pool(pool: Any) -> None:
     for proc in workers:
         with contextlib.suppress(Exception):
             proc.join(5)
+    if manager is not None:  # wake-up pipe as it ends: joined here, so the exit does not write to it as it closes
+        with contextlib.suppress(Exception):
+            manager.join(5)
 
 
 def run_tasks(
@@ -555,9 +559,8 @@ def _pooled(task, good, options, what, workers, chunk, time_limit) -> Iterator[t
     base = (first.at or 0.0) - seconds  # the command's start for its own limit: the first wave counts from it
     groups = [[item] for item in good] if first else [good[a : a + chunk] for a in range(0, len(good), chunk)]
     pool = None
-    cut = True
+    jobs: list[tuple[list, Deadline | None, Any]] = []
     try:
-        jobs: list[tuple[list, Deadline | None, Any]] = []
         for k, group in enumerate(groups):
             slot = Deadline(seconds, start=base + (k // size) * seconds) if first else None
             if slot is not None and slot.remaining() <= -POOL_GRACE:  # type: ignore[operator]
@@ -575,8 +578,8 @@ def _pooled(task, good, options, what, workers, chunk, time_limit) -> Iterator[t
             except (CancelledError, RuntimeError) as err:  # BrokenProcessPool: a worker died (killed, out of memory)
                 why = _first_line(err)
                 yield from [("limit", _placed(where, f"not {what}: {why}")) for where, _ in group]
-        cut = not all(future is None or future.done() for _, _, future in jobs)
-    finally:
+    finally:  # also when the stream is closed at its last answer (map_documents reads no further)
+        cut = len(jobs) < len(groups) or not all(future is None or future.done() for _, _, future in jobs)
         if pool is not None and cut:  # a task still running (past its limit), or the stream closed (Ctrl-C)
             _end_pool(pool)
         elif pool is not None:

@@ -509,6 +509,7 @@ def _stop_pool(pool, wait: bool = False) -> None:
     if wait:
         pool.shutdown(wait=True)
         return
+    manager = getattr(pool, "_executor_manager_thread", None)  # the shutdown forgets it
     pool.shutdown(wait=False, cancel_futures=True)
     for p in procs:
         try:
@@ -521,6 +522,8 @@ def _stop_pool(pool, wait: bool = False) -> None:
         if p.is_alive():
             p.kill()
             p.join(1)
+    if manager is not None:  # it closes the pool's wake-up pipe as it ends: joined, the exit does not write to it
+        manager.join(max(1.0, end - time.monotonic()))
 
 
 def _scheduler_suspicious(dask_scheduler=None, keys=()):
