@@ -10,7 +10,7 @@ term is read from a table of the term over every total the recipient can be assi
 is negated, so that every objective is maximised.
 
 :class:`~trample.optimize.search.AllOptimal` (``trample solve --all-optimal``) takes this path when the board is
-small enough to read whole (:data:`DIRECT_ROWS` legal assignments at most, from ``count``, which is cheap): one
+small enough to read whole (:data:`DIRECT_ROWS` legal assignments at most, told by :func:`count_at_most`): one
 pass over the blocks (canonical order, docs/scale.md) finds the lexicographic optimum and keeps the rows at the best
 values seen so far while they are few; a second pass keeps the rows at the optimum when they were not. Larger
 boards go to CP-SAT, which proves the optimum without reading every assignment and lists the optimal ones.
@@ -28,7 +28,8 @@ from itertools import chain
 import numpy as np
 
 from ..engines import get_engine
-from ..engines.direct import BLOCK_ROWS
+from ..engines.direct import BLOCK_ROWS, closed_form_count
+from ..engines.elimination import count_by_factors
 from ..limits import Deadline
 from ..models import Assignment, ObjectiveKind
 from ..outcome import has_effects
@@ -167,13 +168,35 @@ def applies(step: DamageStep, objectives: Sequence[Objective], deadline: Deadlin
         has_effects(step.scenario) or plan.has_options or division_moved(step.scenario)
     ):  # damage dealt differs from damage assigned, a second way to assign, or the other player divides (banding)
         return False
-    direct = get_engine("direct")
-    total = 1
-    for c in plan.components:  # counted first: cheap, and most wide boards stop here before any listing programme
-        total *= direct.count(plan, c, deadline)
-    if not 0 < total <= DIRECT_ROWS:
+    total = count_at_most(plan, DIRECT_ROWS, deadline)  # most wide boards stop here before any listing programme
+    if not total:
         return False
+    direct = get_engine("direct")
     return all(direct.supports(plan, c, deadline) for c in plan.components)
+
+
+#: the work a size test spends on one component at most (operations of the tables' joins, and their estimate
+#: before any join): about 0.1 s. A board whose count would cost more is taken as large; the paths that read every
+#: assignment are then not taken, and CP-SAT gives the same answer.
+SIZE_TEST_WORK = 1 << 22
+
+
+def count_at_most(plan, cap: int, deadline: Deadline | None = None) -> int | None:
+    """The number of legal assignments of ``plan`` when it is at most ``cap`` and quickly known, else None. Closed
+    forms first, else the tables joined within :data:`SIZE_TEST_WORK` operations
+    (:func:`~trample.engines.elimination.count_by_factors`): where the exact count takes minutes (14 attackers
+    sharing 14 blockers four each), the answer "not small" takes milliseconds."""
+    total = 1
+    for c in plan.components:
+        n = None if plan.options_in(c) else closed_form_count(plan, c)
+        if n is None:
+            n = count_by_factors(plan, c, deadline, work_limit=SIZE_TEST_WORK, estimate_limit=SIZE_TEST_WORK)
+        if n is None:
+            return None
+        total *= n
+        if total > cap:
+            return None
+    return total if total <= cap else None
 
 
 class DirectOptimum:

@@ -48,3 +48,43 @@ def test_solving_a_small_board_does_not_import_ortools():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "False"
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios(), st.sampled_from([0, 1, 7, 1 << 12]))
+def test_the_size_test_is_the_count_or_says_large(sc, cap):  # 510.1a-d: the number of legal assignments
+    from trample.engines import get_engine
+    from trample.optimize.linear import count_at_most
+
+    plan = Combat(load_scenario(sc)).plan
+    exact = 1
+    for c in plan.components:
+        exact *= get_engine("direct").count(plan, c)
+    quick = count_at_most(plan, cap)
+    assert quick == (exact if exact <= cap else None)  # these boards are small: the bounded work always suffices
+
+
+def test_a_board_too_wide_to_count_is_solved_without_counting_it(monkeypatch):
+    """14 attackers sharing 14 blockers four each: its exact count takes minutes (and `solve` counted it to learn
+    whether the board was small); the size test gives up within its bounded work, and CP-SAT solves it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks.boards import random_sharing
+    from trample.engines import direct
+
+    def no_exact_count(*args, **kw):
+        raise AssertionError("the exact count of a wide board")
+
+    monkeypatch.setattr(direct, "count_component", no_exact_count)
+    result = Combat(load_scenario(random_sharing(14, 14, per=4, seed=0))).solve("lethal")
+    assert result.status == "optimal" and result.lethal["opp"]["reached"] in (True, False)
+
+
+def test_time_ms_counts_the_whole_call():
+    """A solve that ran out of time says so after at least its limit (the time spent before CP-SAT's budget
+    began counts too: it reported 0.1 ms after three seconds)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks.boards import random_sharing
+
+    combat = Combat(load_scenario(random_sharing(14, 14, per=4, seed=0)))
+    result = combat.solve("lethal,max-kills,min-overkill", time_limit=0.05)
+    assert result.status != "unknown" or result.time_ms >= 0.05 * 1000 * 0.99
