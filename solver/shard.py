@@ -503,7 +503,7 @@ def map_documents(
 ) -> Generator[tuple, None, None]:
     """``task(chunk_of_items, options)`` (a module-level function returning one tuple per ``(where, document)``)
     over the documents in chunks of ``chunk``, the answers in order: bad JSON lines answered here as ``("error",
-    message)``; when the workers are lost, the chunks not finished as ``("limit", "WHERE: not WHAT: why")``.
+    message)``; when the workers are lost, the chunks not finished as ``("lost", "WHERE: not WHAT: why")``.
 
     On the ``process`` backend the answers come as their tasks finish, in order (an interrupted command keeps
     the lines it wrote), and the workers are killed, not waited for, when the stream is closed early (close it:
@@ -512,8 +512,8 @@ def map_documents(
     ``start + (i // W + 1) * time_limit`` (``start``: the command's start for the command's limit, else now),
     which leaves each at least ``time_limit`` from when its worker takes it (the workers take the documents in
     order) and bounds the batch by ``ceil(n / W) * time_limit``; the command waits for a document until its
-    deadline (and :data:`POOL_GRACE`), then answers it ``("limit", "WHERE: stopped at the time limit of S s")``
-    and goes on."""
+    deadline (and :data:`POOL_GRACE`), then answers it ``("late", "WHERE: stopped at the time limit of S s")``
+    and goes on (``"limit"`` is the task's own answer: the document saw its limit)."""
     items = list(items)
     chunk = max(1, chunk)
     good = [(where, doc) for where, doc in items if not isinstance(doc, FormatError)]
@@ -541,7 +541,7 @@ def _gathered(task, good, options, what, backend, scheduler, workers, chunk) -> 
     except cluster.WorkersLost as err:  # the chunks finished are answered; the others say why they are not
         finished = err.finished
         parts = [
-            finished[k] if k in finished else [("limit", _placed(where, f"not {what}: {err}")) for where, _ in t[0]]
+            finished[k] if k in finished else [("lost", _placed(where, f"not {what}: {err}")) for where, _ in t[0]]
             for k, t in enumerate(tasks)
         ]
     return [r for part in parts for r in part]
@@ -571,13 +571,13 @@ def _pooled(task, good, options, what, workers, chunk, time_limit) -> Iterator[t
         for group, slot, future in jobs:
             if future is None or not _finished(future, slot):
                 why = f"stopped at the time limit of {seconds:g} s"
-                yield from [("limit", _placed(where, why)) for where, _ in group]
+                yield from [("late", _placed(where, why)) for where, _ in group]
                 continue
             try:
                 yield from future.result()
             except (CancelledError, RuntimeError) as err:  # BrokenProcessPool: a worker died (killed, out of memory)
                 why = _first_line(err)
-                yield from [("limit", _placed(where, f"not {what}: {why}")) for where, _ in group]
+                yield from [("lost", _placed(where, f"not {what}: {why}")) for where, _ in group]
     finally:  # also when the stream is closed at its last answer (map_documents reads no further)
         cut = len(jobs) < len(groups) or not all(future is None or future.done() for _, _, future in jobs)
         if pool is not None and cut:  # a task still running (past its limit), or the stream closed (Ctrl-C)

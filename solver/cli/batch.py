@@ -56,8 +56,10 @@ def emit_whole(obj, written: list[int]) -> None:
     sys.stdout.flush()
 
 
-def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
-    """Run ``one(document) -> (result, exit code)`` per document; a bad line yields an error line."""
+def run_batch(path: str, one: Callable[[object], tuple[dict, int]], stopped: tuple[dict, str] | None = None) -> int:
+    """Run ``one(document) -> (result, exit code)`` per document; a bad line yields an error line, a line past its
+    time limit the incomplete line (``stopped``: the command's own line at its limit, and what standard error adds
+    after the place and the limit: count's ``{"count": null, ...}`` and "no count (complete: false)")."""
     worst = EXIT_OK
     for where, doc in iter_documents(path):
         if where:
@@ -76,7 +78,7 @@ def run_batch(path: str, one: Callable[[object], tuple[dict, int]]) -> int:
         except LimitReached as err:
             if not where:
                 raise
-            _limit_line(where, err)
+            _limit_line(where, err, stopped)
             worst = max(worst, EXIT_NO)
             continue
         emit(result)
@@ -134,10 +136,11 @@ def _bad_line(where: str, err: FormatError) -> None:
     emit({"error": str(err)})
 
 
-def _limit_line(where: str, err: LimitReached) -> None:
+def _limit_line(where: str, err: LimitReached, stopped: tuple[dict, str] | None = None) -> None:
     """A batch line stopped by --time-limit: one line on standard error, an incomplete result line."""
-    print(f"trample: {where}: {err}; the result is incomplete", file=sys.stderr)
-    emit({"error": f"{where}: {err}", "complete": False})
+    line, said = stopped or ({"error": f"{where}: {err}", "complete": False}, "the result is incomplete")
+    print(f"trample: {where}: {err}; {said}", file=sys.stderr)
+    emit(line)
 
 
 def _assignment_docs(path: str):

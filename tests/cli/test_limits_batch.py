@@ -55,7 +55,7 @@ def test_a_document_past_its_deadline_is_answered_and_its_worker_killed(tmp_path
     got = list(map_documents(_task, docs, str(marker), "tested", workers=1, time_limit=5.0))
     assert got[0] == ("ok", "line 1", 5.0)  # one document a task, with its own deadline of the limit's seconds
     # line 2 never noticed its limit; line 3 waited behind it on the one worker: both past their deadlines
-    assert got[1:] == [("limit", f"line {n}: stopped at the time limit of 5 s") for n in (2, 3)]
+    assert got[1:] == [("late", f"line {n}: stopped at the time limit of 5 s") for n in (2, 3)]
     # the stuck worker was killed, not waited for: gone once the kill lands (a condition, not a sleep)
     assert wait_until(lambda: multiprocessing.active_children() == [])
 
@@ -155,12 +155,12 @@ def test_a_document_already_past_its_limit_starts_no_pool(monkeypatch):
     got = list(
         map_documents(_task, [("line 1", "fast"), ("line 2", "fast")], "", "tested", workers=2, time_limit=limit)
     )
-    assert got == [("limit", f"line {n}: stopped at the time limit of 2 s") for n in (1, 2)]
+    assert got == [("late", f"line {n}: stopped at the time limit of 2 s") for n in (1, 2)]
 
 
 def test_a_worker_that_dies_is_an_honest_line(tmp_path):
     got = list(map_documents(_task, [("line 1", "die")], str(tmp_path / "m"), "tested", workers=1, time_limit=600))
-    assert len(got) == 1 and got[0][0] == "limit" and got[0][1].startswith("line 1: not tested: ")
+    assert len(got) == 1 and got[0][0] == "lost" and got[0][1].startswith("line 1: not tested: ")
     assert wait_until(lambda: multiprocessing.active_children() == [])
 
 
@@ -205,12 +205,41 @@ def test_cli_pool_batch_answers_every_line_at_its_limit(tmp_path):
     assert proc.returncode == 1, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(lines) == 3
-    assert lines[1] == {"error": "line 2: stopped at the time limit of 0.2 s", "complete": False}
-    for n, line in ((1, lines[0]), (3, lines[2])):  # a small board: counted, or stopped as honestly (the
-        # command's start-up can take its 0.2 s on a loaded machine)
-        stopped = {"error": f"line {n}: stopped at the time limit of 0.2 s", "complete": False}
-        assert line in ({"count": Combat(small).count()}, stopped)
+    stopped = {"count": None, "complete": False, "time_limit": 0.2}  # count's own line at its limit
+    assert lines[1] == stopped
+    for line in (lines[0], lines[2]):  # a small board: counted, or stopped as honestly (the command's start-up can
+        assert line in ({"count": Combat(small).count()}, stopped)  # take its 0.2 s on a loaded machine)
+    assert "trample: line 2: stopped at the time limit of 0.2 s; no count (complete: false)\n" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["count", "solve"])
+def test_a_batch_line_at_its_limit_is_the_same_in_process_and_on_every_backend(tmp_path, command):
+    """The hard line of a batch, stopped at its limit: the same result line and the same standard-error line
+    (naming its place) whether the batch runs in this process, on the serial backend or on a process pool, and
+    the same exit code. count: ``{"count": null, "complete": false, "time_limit": S}``; solve: status unknown
+    (its time_ms aside)."""
+    from benchmarks.boards import chained
+
+    hard = _hard_board() if command == "count" else chained(10)  # a whole combat of ten chained tramplers: minutes
+    batch = tmp_path / "b.jsonl"
+    batch.write_text("\n".join(json.dumps(d) for d in (independent(2), hard)) + "\n")
+    words = [sys.executable, "-m", "trample", command, str(batch), "--time-limit", "1"]
+    if command == "solve":
+        words += ["--objective", "lethal,max-kills,min-overkill"]
+    seen = []
+    for backend in ([], ["--backend", "serial"], ["--backend", "process", "--workers", "2"]):
+        proc = subprocess.run(words + backend, capture_output=True, text=True, timeout=300, cwd=ROOT)
+        line = json.loads(proc.stdout.splitlines()[1])
+        line.pop("time_ms", None)
+        said = [x for x in proc.stderr.splitlines() if x.startswith("trample: line 2")]
+        seen.append((line, said, proc.returncode))
+    if command == "count":
+        want = {"count": None, "complete": False, "time_limit": 1.0}
+        said = ["trample: line 2: stopped at the time limit of 1 s; no count (complete: false)"]
+    else:
+        want, said = {"status": "unknown", "assignment": None, "objectives": {}}, []
+    assert seen == [(want, said, 1)] * 3
 
 
 def _children(pid: int) -> set[int]:

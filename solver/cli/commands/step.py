@@ -133,14 +133,27 @@ def cmd_count(args) -> int:
     if getattr(args, "backend", None) is not None or getattr(args, "scheduler", None) is not None:
         return _count_distributed(args)
 
+    batch = is_batch(args.file)
+
     def one(doc):
         try:
             return {"count": _combat(doc, args).count(time_limit=args.time_limit)}, EXIT_OK
         except LimitReached as err:  # no count: say so on stdout (complete: false) and on stderr, exit 1
+            if batch:
+                raise  # the batch's line names its place (the same line)
             print(f"trample: count {err}; no count (complete: false)", file=sys.stderr)
-            return {"count": None, "complete": False, "time_limit": args.time_limit}, EXIT_NO
+            return _no_count(args), EXIT_NO
 
-    return run_batch(args.file, one)
+    return run_batch(args.file, one, stopped=(_no_count(args), NO_COUNT))
+
+
+#: what standard error adds to count's line at its time limit
+NO_COUNT = "no count (complete: false)"
+
+
+def _no_count(args) -> dict:
+    """count's line at its time limit."""
+    return {"count": None, "complete": False, "time_limit": args.time_limit}
 
 
 def _count_distributed(args) -> int:
@@ -164,8 +177,8 @@ def _count_distributed(args) -> int:
                     time_limit=args.time_limit,
                 )
             except LimitReached as err:
-                print(f"trample: count {err}; no count (complete: false)", file=sys.stderr)
-                emit({"count": None, "complete": False, "time_limit": args.time_limit})
+                print(f"trample: count {err}; {NO_COUNT}", file=sys.stderr)
+                emit(_no_count(args))
                 return EXIT_NO
             emit({"count": n})
             return EXIT_OK
@@ -190,14 +203,18 @@ def _count_distributed(args) -> int:
             elif not batch:
                 if kind == "error":
                     raise FormatError("", str(value))
-                print(f"trample: count {value}; no count (complete: false)", file=sys.stderr)
-                line = {"count": None, "complete": False, "time_limit": args.time_limit}
+                print(f"trample: count {value}; {NO_COUNT}", file=sys.stderr)
+                line = _no_count(args)
                 worst = max(worst, EXIT_NO)
             elif kind == "error":
                 print(f"trample: {value}", file=sys.stderr)
                 line = {"error": value}
                 worst = EXIT_BAD
-            else:
+            elif kind in ("limit", "late"):  # the document's limit: the line the command writes in this process
+                print(f"trample: {value}; {NO_COUNT}", file=sys.stderr)
+                line = _no_count(args)
+                worst = max(worst, EXIT_NO)
+            else:  # lost: the workers
                 print(f"trample: {value}; the result is incomplete", file=sys.stderr)
                 line = {"error": value, "complete": False}
                 worst = max(worst, EXIT_NO)
