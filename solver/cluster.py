@@ -7,7 +7,8 @@
   seconds (every worker died: killed, out of memory, their machine gone; a local cluster's nannies restart a worker
   that dies, so this means they are gone too), or a task's worker died more times than Dask allows
   (``KilledWorker``), or the scheduler cannot be reached, it raises :class:`WorkersLost` -- a
-  :class:`trample.limits.LimitReached`, so a command stops with one line and exit 1 and keeps what was finished.
+  :class:`trample.limits.LimitReached`, so a command stops with one line and exit 1 and keeps what was finished;
+  given a time (``until``), it raises :class:`Overdue` once that has passed with tasks still running.
 
 distributed is imported only when these run (``pip install 'trample[dask]'``).
 """
@@ -173,9 +174,14 @@ def connected_workers(client) -> int:
     return int(client.scheduler_info(n_workers=0).get("n_workers", 0) or 0)
 
 
-def completed(client, futures: Sequence, lost_after: float = LOST_AFTER) -> Iterator:
+class Overdue(WorkersLost):
+    """The work's time is up (:func:`completed`'s ``until`` passed): the tasks not finished are not waited for."""
+
+
+def completed(client, futures: Sequence, lost_after: float = LOST_AFTER, until: float | None = None) -> Iterator:
     """Yield each of ``futures`` once it has finished (in the order they finish); its result is ready. Raises
-    :class:`WorkersLost` when the work cannot be finished (see the module), and a task's own exception as is."""
+    :class:`WorkersLost` when the work cannot be finished (see the module), :class:`Overdue` once ``until``
+    (trample.limits.monotonic's clock) has passed with tasks still running, and a task's own exception as is."""
     import asyncio  # here: distributed imports it anyway; the commands that run no cluster need not
 
     from distributed import wait
@@ -185,8 +191,9 @@ def completed(client, futures: Sequence, lost_after: float = LOST_AFTER) -> Iter
     total = len(pending)
     alone_since = None
     while pending:
+        look = LOOK_EVERY if until is None else max(0.01, min(LOOK_EVERY, until - monotonic()))
         try:
-            wait(pending, timeout=LOOK_EVERY, return_when="FIRST_COMPLETED")
+            wait(pending, timeout=look, return_when="FIRST_COMPLETED")
         except (TimeoutError, asyncio.TimeoutError):
             pass
         still = []
@@ -213,6 +220,8 @@ def completed(client, futures: Sequence, lost_after: float = LOST_AFTER) -> Iter
         pending = still
         if not pending:
             return
+        if until is not None and monotonic() >= until:
+            raise Overdue(f"--backend dask: {total - len(pending)} of {total} tasks finished by the time limit")
         try:
             workers = connected_workers(client)
         except Exception:  # noqa: BLE001 - the scheduler is gone or unreachable: the same outcome for the user
@@ -228,13 +237,13 @@ def completed(client, futures: Sequence, lost_after: float = LOST_AFTER) -> Iter
             )
 
 
-def gather(client, futures: Sequence, lost_after: float = LOST_AFTER) -> list:
-    """The results of ``futures``, in order, watched as :func:`completed` watches them (WorkersLost carries the
-    results finished so far: ``err.finished``, a dict from position to result)."""
+def gather(client, futures: Sequence, lost_after: float = LOST_AFTER, until: float | None = None) -> list:
+    """The results of ``futures``, in order, watched as :func:`completed` watches them (WorkersLost and Overdue
+    carry the results finished so far: ``err.finished``, a dict from position to result)."""
     where = {f.key: i for i, f in enumerate(futures)}
     finished: dict[int, object] = {}
     try:
-        for fut in completed(client, futures, lost_after):
+        for fut in completed(client, futures, lost_after, until):
             finished[where[fut.key]] = fut.result()
     except WorkersLost as err:
         err.finished = finished

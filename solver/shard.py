@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import operator
 import os
 import pickle
@@ -159,6 +160,7 @@ def run_tasks(
     scheduler: str | None = None,
     workers: int | None = None,
     cargo: Cargo | None = None,
+    task_seconds: float | None = None,
 ) -> list:
     """``[fn(*t) for t in tasks]``, in order, on the chosen backend: ``process`` (a stdlib process pool),
     ``dask`` (a LocalCluster on 127.0.0.1, or the scheduler at ``scheduler``, e.g. ``tcp://10.0.0.5:8786``),
@@ -168,7 +170,12 @@ def run_tasks(
 
     ``cargo``: shipped once to every worker (process pool: its initializer; Dask: ``client.scatter(...,
     broadcast=True)``; serial: the object itself, not pickled) and the tasks called as ``fn(digest, blob, *t)``
-    (``blob`` None where the worker already has it; :func:`received` gives the object either way)."""
+    (``blob`` None where the worker already has it; :func:`received` gives the object either way).
+
+    ``task_seconds`` (Dask): each task's time limit, counted on its worker. The client then waits for the tasks
+    at most ``ceil(tasks / worker threads) * task_seconds`` (and :data:`DASK_GRACE`) from when it hands them out,
+    and raises :class:`trample.cluster.Overdue` (with ``finished``) past it: a task that does not notice its
+    limit (a native call) holds the command no longer."""
     if backend not in BACKENDS:
         raise FormatError("--backend", f"expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if scheduler is not None and backend != "dask":
@@ -205,7 +212,7 @@ def run_tasks(
             except (OSError, TimeoutError) as err:
                 raise FormatError("--scheduler", f"cannot reach {scheduler}: {str(err).splitlines()[0]}") from None
             with client:
-                return _gather(client, fn, tasks, cargo)
+                return _gather(client, fn, tasks, cargo, task_seconds)
         try:
             local = cluster.start_local(  # its workers leave Ctrl-C to the command
                 LocalCluster, **cluster.local_options(workers or min(len(tasks), os.cpu_count() or 1))
@@ -213,20 +220,28 @@ def run_tasks(
         except Exception as err:  # e.g. "Nanny failed to start." (a worker died while the cluster started)
             raise cluster.WorkersLost(f"--backend dask: the local cluster did not start: {_first_line(err)}") from None
         with local, Client(local) as client:
-            return _gather(client, fn, tasks, cargo)
+            return _gather(client, fn, tasks, cargo, task_seconds)
 
 
 def _first_line(err: BaseException) -> str:
     return (str(err).splitlines() or [type(err).__name__])[0][:200]
 
 
-def _gather(client, fn: Callable, tasks: Sequence, cargo: Cargo | None = None) -> list:
+#: seconds past a Dask batch's bound that the client waits for its last answers (they cross the network)
+DASK_GRACE = 1.0
+
+
+def _gather(client, fn: Callable, tasks: Sequence, cargo: Cargo | None = None, task_seconds=None) -> list:
     if cargo is not None:  # the bytes once to every worker; each task names them (resolved on the worker)
         blob = client.scatter(cargo.blob, broadcast=True, hash=False)
         tasks = [(t[0], blob, *t[2:]) for t in tasks]
     futures = client.map(fn, *zip(*tasks), pure=False)
+    until = None
+    if task_seconds is not None:
+        slots = max(1, sum(client.nthreads().values()))
+        until = limits.monotonic() + math.ceil(len(tasks) / slots) * task_seconds + DASK_GRACE
     try:
-        return cluster.gather(client, futures)
+        return cluster.gather(client, futures, until=until)
     finally:
         client.cancel(futures)
 
@@ -520,7 +535,7 @@ def map_documents(
     if backend == "process" and scheduler is None and good:
         answers: Iterator[tuple] = _pooled(task, good, options, what, workers, chunk, time_limit)
     else:
-        answers = iter(_gathered(task, good, options, what, backend, scheduler, workers, chunk))
+        answers = iter(_gathered(task, good, options, what, backend, scheduler, workers, chunk, time_limit))
     try:
         for where, doc in items:
             if isinstance(doc, FormatError):
@@ -533,15 +548,22 @@ def map_documents(
             close()  # the pool's workers ended now, not when the stream is collected
 
 
-def _gathered(task, good, options, what, backend, scheduler, workers, chunk) -> list[tuple]:
-    """:func:`map_documents`'s answers computed at once on ``backend`` (Dask, serial)."""
+def _gathered(task, good, options, what, backend, scheduler, workers, chunk, time_limit=None) -> list[tuple]:
+    """:func:`map_documents`'s answers computed at once on ``backend`` (Dask, serial). On Dask with a time limit,
+    one document a task, and the documents not done within the batch's bound are answered as past their limit."""
+    first = deadline_of(time_limit) if backend == "dask" else None
+    seconds = float(first.seconds) if first and first.seconds else None
+    if seconds is not None:
+        chunk = 1
     tasks = [(good[a : a + chunk], options) for a in range(0, len(good), chunk)]
     try:
-        parts = run_tasks(task, tasks, backend, scheduler, workers)
+        parts = run_tasks(task, tasks, backend, scheduler, workers, task_seconds=seconds)
     except cluster.WorkersLost as err:  # the chunks finished are answered; the others say why they are not
         finished = err.finished
+        late = isinstance(err, cluster.Overdue)
+        why = f"stopped at the time limit of {seconds or 0:g} s" if late else f"not {what}: {err}"
         parts = [
-            finished[k] if k in finished else [("lost", _placed(where, f"not {what}: {err}")) for where, _ in t[0]]
+            finished[k] if k in finished else [("late" if late else "lost", _placed(where, why)) for where, _ in t[0]]
             for k, t in enumerate(tasks)
         ]
     return [r for part in parts for r in part]

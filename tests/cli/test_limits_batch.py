@@ -319,3 +319,36 @@ def test_one_count_shared_by_a_pool_ends_at_its_limit(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout) == {"count": None, "complete": False, "time_limit": 0.5}
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+RELEASE = threading.Event()  # lets the Dask test's stuck task end once the test has its answers
+
+
+def _dask_task(items, options):
+    """A Dask worker task (one document): ``"stuck"`` waits until the test releases it (a document that does
+    not see its limit); any other document is answered at once."""
+    if items[0][1] == "stuck":
+        RELEASE.wait(120)
+    return [("ok", items[0][0], None)]
+
+
+@pytest.mark.slow
+def test_a_dask_batch_does_not_wait_past_its_bound():
+    """On Dask with a time limit, one document a task; the client waits at most ceil(n / worker threads) x S (and
+    trample.shard.DASK_GRACE) from handing them out: the stuck document is answered as past its limit, the
+    others with their answers, in order."""
+    distributed = pytest.importorskip("distributed")
+    from clusters import local_cluster
+
+    docs = [("line 1", "fast"), ("line 2", "stuck"), ("line 3", "fast")]
+    RELEASE.clear()
+    with local_cluster(distributed) as cluster:
+        try:
+            got = list(
+                map_documents(
+                    _dask_task, docs, None, "tested", backend="dask", scheduler=cluster.scheduler_address, time_limit=3
+                )
+            )
+        finally:
+            RELEASE.set()
+    assert got == [("ok", "line 1", None), ("late", "line 2: stopped at the time limit of 3 s"), ("ok", "line 3", None)]
