@@ -287,7 +287,7 @@ class Runner:
             if again != cp.UNKNOWN or found is None:  # else: keep the first solve's solution
                 status, found = again, self._read(again)
         if status == cp.MODEL_INVALID:
-            raise RuntimeError(f"CP-SAT rejected the objective model: {self.solver.solution_info}")
+            raise RuntimeError(f"CP-SAT rejected the objective model: {self.solver.solution_info()}")
         if status == cp.INFEASIBLE:
             return STATUS_INFEASIBLE
         if found is None:
@@ -312,8 +312,8 @@ class Runner:
         """One CP-SAT solve within the budget (and within ``cap`` deterministic time units, if given)."""
         wall, det = self.budget.remaining()
         p = self.solver.parameters
-        if wall is not None:
-            p.max_time_in_seconds = wall
+        if wall is not None:  # the limit may have passed since run() looked: a negative time is an invalid model
+            p.max_time_in_seconds = max(wall, 1e-3)
         if cap is not None and (det is None or cap < det):
             det = cap
         p.max_deterministic_time = det if det is not None else float("inf")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from boards import DEATHTOUCH_TRAMPLER
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import scenarios
@@ -88,3 +89,25 @@ def test_time_ms_counts_the_whole_call():
     combat = Combat(load_scenario(random_sharing(14, 14, per=4, seed=0)))
     result = combat.solve("lethal,max-kills,min-overkill", time_limit=0.05)
     assert result.status != "unknown" or result.time_ms >= 0.05 * 1000 * 0.99
+
+
+def test_a_limit_passing_between_the_look_and_the_solve_is_unknown_not_an_invalid_model(monkeypatch):
+    """Runner.run looks at the budget, then the solve reads what is left: a limit that passes in between (a loaded
+    machine; here a clock that moves 0.6 s at each reading) gave CP-SAT a negative max_time_in_seconds, which it
+    rejects as an invalid model (a RuntimeError out of solve)."""
+    from trample.limits import Deadline
+    from trample.optimize.model import Budget, ObjectiveModel, Runner
+    from trample.optimize.objectives import Definitions, damage_step_of
+
+    plan = damage_step_of(Combat(load_scenario(DEATHTOUCH_TRAMPLER))).plan
+    clock = [0.0]
+
+    def tick() -> float:
+        clock[0] += 0.6
+        return clock[0]
+
+    monkeypatch.setattr("trample.limits.monotonic", tick)
+    om = ObjectiveModel(plan, Definitions(plan))
+    runner = Runner(om, Budget(Deadline(1.0), None), 1, False, False)
+    om.m.maximize(om.total("opp").expr())
+    assert runner.run() in ("unknown", "optimal", "feasible")  # 1.0 - 0.6 > 0 at the look, < 0 at the solve
