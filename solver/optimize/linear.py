@@ -181,16 +181,16 @@ def applies(step: DamageStep, objectives: Sequence[Objective], deadline: Deadlin
 SIZE_TEST_WORK = 1 << 22
 
 
-def count_at_most(plan, cap: int, deadline: Deadline | None = None) -> int | None:
+def count_at_most(plan, cap: int, deadline: Deadline | None = None, work: int = SIZE_TEST_WORK) -> int | None:
     """The number of legal assignments of ``plan`` when it is at most ``cap`` and quickly known, else None. Closed
-    forms first, else the tables joined within :data:`SIZE_TEST_WORK` operations
+    forms first, else the tables joined within ``work`` operations
     (:func:`~trample.engines.elimination.count_by_factors`): where the exact count takes minutes (14 attackers
     sharing 14 blockers four each), the answer "not small" takes milliseconds."""
     total = 1
     for c in plan.components:
         n = None if plan.options_in(c) else closed_form_count(plan, c)
         if n is None:
-            n = count_by_factors(plan, c, deadline, work_limit=SIZE_TEST_WORK, estimate_limit=SIZE_TEST_WORK)
+            n = count_by_factors(plan, c, deadline, work_limit=work, estimate_limit=work)
         if n is None:
             return None
         total *= n
