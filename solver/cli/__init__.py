@@ -37,6 +37,19 @@ from ..limits import (
 # The exit codes of every command (docs/format.md, "Exit codes"); 130: SIGINT or SIGTERM, the work done so far is
 # kept (docs/format.md, "Outputs").
 EXIT_OK, EXIT_NO, EXIT_BAD, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: what standard error adds to count's line at its time limit (:func:`no_count`)
+NO_COUNT = "no count (complete: false)"
+
+
+def no_count(seconds: float) -> dict:
+    """count's line at its time limit of ``seconds`` (a document's, a batch line's, or the watchdog's)."""
+    return {"count": None, "complete": False, "time_limit": seconds}
+
+
+def nothing_found(seconds: float) -> dict:
+    """solve's line when its time limit of ``seconds`` passed before any assignment was found."""
+    return {"status": "unknown", "assignment": None, "objectives": {}, "time_ms": round(seconds * 1000, 3)}
+
 
 # The registrations of the command modules (trample.cli.commands.NAME), in the order of `trample --help`.
 COMMANDS = (
@@ -174,15 +187,15 @@ def _limit_answer(words: list[str], seconds: float):
         return EXIT_NO
 
     def count(deadline) -> int:  # step.py: no count, complete false
-        print(f"trample: count stopped at the time limit of {seconds:g} s; no count (complete: false)", file=sys.stderr)
-        line({"count": None, "complete": False, "time_limit": seconds})
+        print(f"trample: count stopped at the time limit of {seconds:g} s; {NO_COUNT}", file=sys.stderr)
+        line(no_count(seconds))
         return EXIT_NO
 
     def solve(deadline) -> int:  # nothing found: status unknown, no assignment
         if "--all-optimal" in words:
             print("trample: no assignment found (unknown)", file=sys.stderr)
             return EXIT_NO
-        line({"status": "unknown", "assignment": None, "objectives": {}, "time_ms": round(seconds * 1000, 3)})
+        line(nothing_found(seconds))
         return EXIT_NO
 
     def enumerate_(deadline) -> int:  # what was written stays; exit 0

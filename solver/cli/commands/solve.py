@@ -15,10 +15,10 @@ from ...combat import Combat
 from ...documents import is_batch, iter_documents, prefixed, scenario_from
 from ...limits import STATE, Deadline, LimitReached, import_soon, per_document, work_done
 from ...models import FormatError, Side
-from ...optimize import STATUS_UNKNOWN, SolveResult, all_optimal, parse_objectives
+from ...optimize import all_optimal, parse_objectives
 from ...optimize.search import CPSAT
 from ...whole import open_combat
-from .. import EXIT_BAD, EXIT_NO, EXIT_OK
+from .. import EXIT_BAD, EXIT_NO, EXIT_OK, nothing_found
 from ..batch import emit_whole, jsonl_rows, run_batch, write_chunks
 from ..options import (
     MAX_WORKERS,
@@ -230,18 +230,12 @@ def _solve_distributed(args) -> int:
                 print(f"trample: {value}", file=sys.stderr)
                 line, worst = {"error": value}, max(worst, EXIT_BAD)
             elif kind == "late":  # no answer by the document's limit: what this process answers when it found none
-                line, worst = _nothing_found(args.time_limit), max(worst, EXIT_NO)
+                line, worst = nothing_found(float(args.time_limit or 0.0)), max(worst, EXIT_NO)
             else:  # the document's own limit (as in this process), or the workers lost
                 print(f"trample: {value}; the result is incomplete", file=sys.stderr)
                 line, worst = {"error": value, "complete": False}, max(worst, EXIT_NO)
             emit_whole(line, written)
     return worst
-
-
-def _nothing_found(time_limit) -> dict:
-    """solve's line when its time limit passed before any assignment was found (status unknown)."""
-    seconds = float(getattr(time_limit, "seconds", time_limit) or 0.0)
-    return SolveResult(STATUS_UNKNOWN, None, {}, None, seconds * 1000, 0).to_json()
 
 
 __all__ = ["add_commands", "cmd_solve", "EXIT_BAD"]

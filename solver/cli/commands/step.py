@@ -33,7 +33,7 @@ from ...cluster import BACKENDS
 from ...documents import dumps, is_batch, iter_documents, scenario_from
 from ...limits import STATE, LimitReached, deadline_of, work_done
 from ...models import FormatError, Side, Step, load_assignment
-from .. import EXIT_BAD, EXIT_NO, EXIT_OK
+from .. import EXIT_BAD, EXIT_NO, EXIT_OK, NO_COUNT, no_count
 from ..batch import emit, emit_whole, jsonl_rows, limited, run_batch, run_paired, stream_batch, write_chunks
 from ..files import AtomicFiles, distinct_files, is_regular_target, redirected_output
 from ..options import (
@@ -141,19 +141,10 @@ def cmd_count(args) -> int:
         except LimitReached as err:  # no count: say so on stdout (complete: false) and on stderr, exit 1
             if batch:
                 raise  # the batch's line names its place (the same line)
-            print(f"trample: count {err}; no count (complete: false)", file=sys.stderr)
-            return _no_count(args), EXIT_NO
+            print(f"trample: count {err}; {NO_COUNT}", file=sys.stderr)
+            return no_count(args.time_limit), EXIT_NO
 
-    return run_batch(args.file, one, stopped=(_no_count(args), NO_COUNT))
-
-
-#: what standard error adds to count's line at its time limit
-NO_COUNT = "no count (complete: false)"
-
-
-def _no_count(args) -> dict:
-    """count's line at its time limit."""
-    return {"count": None, "complete": False, "time_limit": args.time_limit}
+    return run_batch(args.file, one, stopped=(no_count(args.time_limit), NO_COUNT))
 
 
 def _count_distributed(args) -> int:
@@ -178,7 +169,7 @@ def _count_distributed(args) -> int:
                 )
             except LimitReached as err:
                 print(f"trample: count {err}; {NO_COUNT}", file=sys.stderr)
-                emit(_no_count(args))
+                emit(no_count(args.time_limit))
                 return EXIT_NO
             emit({"count": n})
             return EXIT_OK
@@ -204,7 +195,7 @@ def _count_distributed(args) -> int:
                 if kind == "error":
                     raise FormatError("", str(value))
                 print(f"trample: count {value}; {NO_COUNT}", file=sys.stderr)
-                line = _no_count(args)
+                line = no_count(args.time_limit)
                 worst = max(worst, EXIT_NO)
             elif kind == "error":
                 print(f"trample: {value}", file=sys.stderr)
@@ -212,7 +203,7 @@ def _count_distributed(args) -> int:
                 worst = EXIT_BAD
             elif kind in ("limit", "late"):  # the document's limit: the line the command writes in this process
                 print(f"trample: {value}; {NO_COUNT}", file=sys.stderr)
-                line = _no_count(args)
+                line = no_count(args.time_limit)
                 worst = max(worst, EXIT_NO)
             else:  # lost: the workers
                 print(f"trample: {value}; the result is incomplete", file=sys.stderr)
