@@ -263,22 +263,23 @@ def _evolve(obj: _T, **changes: Any) -> _T:
     without replace's walk over every field through ``__init__`` (that walk was most of a plain board's outcome).
     The scenario (whose ``__post_init__`` indexes its objects) is copied field by field and indexed again
     (:func:`_evolve_board`); any other class with a ``__post_init__`` or slots goes through ``replace``."""
-    cls = type(obj)
+    cls: Any = type(obj)  # (no typing.cast here: a call each, and this is called for every changed object)
     how = _EVOLVE.get(cls)
     if how is None:
         derived = hasattr(cls, "__post_init__") or hasattr(cls, "__slots__")
         how = _EVOLVE[cls] = "board" if cls is Scenario else "replace" if derived else ""
     if how:
         if how == "board":
-            return cast(_T, _evolve_board(cast(Scenario, obj), changes))
-        return cast(_T, replace(cast(Any, obj), **changes))
-    known = cast(Any, cls).__dataclass_fields__
+            return _evolve_board(obj, changes)  # type: ignore[arg-type,return-value]
+        return replace(obj, **changes)  # type: ignore[type-var]
+    known = cls.__dataclass_fields__
     for name in changes:
         if name not in known:
             raise TypeError(f"{cls.__name__} has no field {name!r}")
     new = object.__new__(cls)
-    new.__dict__.update(obj.__dict__)
-    new.__dict__.update(changes)
+    d = new.__dict__
+    d.update(obj.__dict__)  # type: ignore[attr-defined]
+    d.update(changes)
     return new
 
 
@@ -411,7 +412,7 @@ def _events(scenario: Scenario, assigned: tuple[Hit, ...], dealt: tuple[Hit, ...
             if amount > 0:
                 out.append(Event(source, recipient, amount, 0, "prevented", why, stop))
             continue
-        result, rule = _result_of(scenario, Hit(source, recipient, n))
+        result, rule = _result_of(scenario, _hit(source, recipient, n, False))
         out.append(Event(source, recipient, amount, n, result, rule, stop))
     return tuple(out)
 
@@ -518,18 +519,18 @@ def _damaged(s: Scenario, res: _Results) -> Scenario:
 
     def walker(p: Planeswalker) -> Planeswalker:
         n = dealt.get(p.id, 0)
-        p2 = shielded(p)
+        p2 = shielded(p) if shields else p
         return _evolve(p2, loyalty=max(0, p.loyalty - n)) if n else p2
 
     def battle(b: Battle) -> Battle:
         n = dealt.get(b.id, 0)
-        b2 = shielded(b)
+        b2 = shielded(b) if shields else b
         return _evolve(b2, defense=max(0, b.defense - n)) if n else b2
 
     def player(p: Player) -> Player:
         life = p.life - res.life_lost.get(p.id, 0) + res.gained.get(p.id, 0)  # 510.2: damage and lifelink at once
         pois = p.poison + res.poison.get(p.id, 0)
-        p2 = shielded(p)
+        p2 = shielded(p) if shields else p
         if (life, pois) == (p.life, p.poison) and not res.commander:
             return p2
         commander = dict(p.commander_damage)

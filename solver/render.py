@@ -790,9 +790,10 @@ def board_svg(
         title = f"{_step_name(scenario.step)} ({scenario.rules} rules)"
     if assignment is not None and outcome is None:
         outcome = resolve(scenario, assignment)
-    notes = [verdict or _legend(assignment, _replied(outcome, assignment)), *_ending(outcome)]
+    legend = _legend(assignment, _replied(outcome, assignment))
+    notes = [verdict or legend, *_ending(outcome)]
     if verdict and assignment is not None:
-        notes.insert(1, _legend(assignment, _replied(outcome, assignment)))
+        notes.insert(1, legend)
     root = _svg(0, 0)
     w, h = _step(root, scenario, assignment, outcome, title, notes)
     root.set("width", str(int(w)))
