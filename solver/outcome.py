@@ -276,9 +276,9 @@ def _evolve(obj: _T, **changes: Any) -> _T:
     for name in changes:
         if name not in known:
             raise TypeError(f"{cls.__name__} has no field {name!r}")
-    new = object.__new__(cls)
+    new: _T = object.__new__(cls)
     d = new.__dict__
-    d.update(obj.__dict__)  # type: ignore[attr-defined]
+    d.update(obj.__dict__)
     d.update(changes)
     return new
 

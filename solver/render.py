@@ -296,10 +296,9 @@ def _write(el: _Node, write) -> None:
     if el.children:
         write(">")
         for child in el.children:
-            t = type(child)
-            if t is str:  # a leaf, written when drawn
+            if isinstance(child, str):  # a leaf, written when drawn
                 write(child)
-            elif t is _Group:
+            elif isinstance(child, _Group):
                 write(child.text())
             else:
                 _write(child, write)
