@@ -41,7 +41,7 @@ on a plain board, then 4 and 5. :func:`has_effects` asks both lists whether the 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar, cast
 
@@ -178,20 +178,34 @@ class Hit:
 def assigned_hits(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> tuple[Hit, ...]:
     """The positive entries of an assignment (both sides' keys) to objects of the scenario, as hits, in the
     scenario's order of the sources (attackers, then blockers; 615.7's default order)."""
-    order = remembered(scenario, "source order", (), lambda: _source_order(scenario))
+    sources = remembered(scenario, "sources", (), lambda: _sources(scenario))
+    last = (len(sources), False)  # not a creature of the scenario: after them, no deathtouch
     out = []
-    for source, split in sorted(assignment.items(), key=lambda item: order.get(item[0], len(order))):
-        src = scenario.get(source)
-        dt = isinstance(src, Creature) and src.has(Keyword.DEATHTOUCH)
+    for source, split in sorted(assignment.items(), key=lambda item: sources.get(item[0], last)[0]):
+        dt = sources.get(source, last)[1]
         for recipient, amount in split.items():
             if amount > 0 and recipient in scenario:
-                out.append(Hit(source, recipient, amount, dt))
+                out.append(_hit(source, recipient, amount, dt))
     return tuple(out)
 
 
-def _source_order(scenario: Scenario) -> dict[str, int]:
-    """Each source's place in the scenario's order (attackers, then blockers)."""
-    return {c.id: k for k, c in enumerate((*scenario.attackers, *scenario.blockers))}
+def _sources(scenario: Scenario) -> dict[str, tuple[int, bool]]:
+    """Each creature's place in the scenario's order of the sources (attackers, then blockers) and whether it has
+    deathtouch (702.2c)."""
+    order = {c.id: k for k, c in enumerate((*scenario.attackers, *scenario.blockers))}
+    out = {}
+    for source, k in order.items():
+        src = scenario.get(source)
+        out[source] = (k, isinstance(src, Creature) and src.has(Keyword.DEATHTOUCH))
+    return out
+
+
+def _hit(source: str, recipient: str, amount: int, deathtouch: bool) -> Hit:
+    """``Hit(source, recipient, amount, deathtouch)`` without the frozen class's ``__init__`` (an attribute at a
+    time through ``object.__setattr__``): the same object, made once per hit of every outcome."""
+    new = object.__new__(Hit)
+    new.__dict__.update(source=source, recipient=recipient, amount=amount, deathtouch=deathtouch, rule="", shielded=0)
+    return new
 
 
 def tally(
@@ -247,17 +261,46 @@ def _evolve(obj: _T, **changes: Any) -> _T:
     """``dataclasses.replace`` for the parts of a board (hits, players, creatures, planeswalkers, battles, what a
     recipient receives: frozen dataclasses without ``__post_init__`` or derived fields): a copy with ``changes``,
     without replace's walk over every field through ``__init__`` (that walk was most of a plain board's outcome).
-    A class with a ``__post_init__`` (the scenario, which indexes its objects) goes through ``replace``."""
-    cls = type(obj)
-    if hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
-        return cast(_T, replace(cast(Any, obj), **changes))
-    fields = cast(Any, cls).__dataclass_fields__
+    The scenario (whose ``__post_init__`` indexes its objects) is copied field by field and indexed again
+    (:func:`_evolve_board`); any other class with a ``__post_init__`` or slots goes through ``replace``."""
+    cls: Any = type(obj)  # (no typing.cast here: a call each, and this is called for every changed object)
+    how = _EVOLVE.get(cls)
+    if how is None:
+        derived = hasattr(cls, "__post_init__") or hasattr(cls, "__slots__")
+        how = _EVOLVE[cls] = "board" if cls is Scenario else "replace" if derived else ""
+    if how:
+        if how == "board":
+            return _evolve_board(obj, changes)  # type: ignore[arg-type,return-value]
+        return replace(obj, **changes)  # type: ignore[type-var]
+    known = cls.__dataclass_fields__
     for name in changes:
-        if name not in fields:
+        if name not in known:
             raise TypeError(f"{cls.__name__} has no field {name!r}")
-    new = object.__new__(cls)
-    new.__dict__.update(obj.__dict__)
-    new.__dict__.update(changes)
+    new: _T = object.__new__(cls)
+    d = new.__dict__
+    d.update(obj.__dict__)
+    d.update(changes)
+    return new
+
+
+_EVOLVE: dict[type, str] = {}  # per class: "" (a copy of __dict__), "board" (a Scenario) or "replace"
+#: the scenario's fields given to ``__init__`` (``_index`` is derived by ``__post_init__``; facts the readers keep on
+#: a board, :func:`remembered`, are not fields and stay with the board they were read on)
+_BOARD_FIELDS = tuple(f.name for f in fields(Scenario) if f.init)
+
+
+def _evolve_board(board: Scenario, changes: Mapping[str, Any]) -> Scenario:
+    """``replace(board, **changes)`` for a :class:`Scenario`: its fields copied, ``changes`` set, and the objects
+    indexed by the same ``__post_init__`` (each state of a step's outcome is one or two of these)."""
+    for name in changes:
+        if name not in _BOARD_FIELDS:
+            raise TypeError(f"Scenario has no field {name!r}")
+    new = object.__new__(Scenario)
+    old, d = board.__dict__, new.__dict__
+    for name in _BOARD_FIELDS:
+        d[name] = old[name]
+    d.update(changes)
+    new.__post_init__()
     return new
 
 
@@ -369,7 +412,7 @@ def _events(scenario: Scenario, assigned: tuple[Hit, ...], dealt: tuple[Hit, ...
             if amount > 0:
                 out.append(Event(source, recipient, amount, 0, "prevented", why, stop))
             continue
-        result, rule = _result_of(scenario, Hit(source, recipient, n))
+        result, rule = _result_of(scenario, _hit(source, recipient, n, False))
         out.append(Event(source, recipient, amount, n, result, rule, stop))
     return tuple(out)
 
@@ -455,48 +498,55 @@ def _plain_results(scenario: Scenario, totals: Mapping[str, int]) -> _Results:
 def _damaged(s: Scenario, res: _Results) -> Scenario:
     """The board with the results applied (no state-based action yet); the step becomes the regular one."""
 
+    shields, counters, marked, dealt = res.shields, res.counters, res.marked, res.dealt
+
     def shielded(obj: _Shielded) -> _Shielded:
-        n = res.shields.get(obj.id)
+        n = shields.get(obj.id) if shields else None
         return _evolve(obj, receiving=_evolve(obj.receiving, prevent=obj.receiving.prevent - n)) if n else obj
 
-    def creature(c: _C) -> _C:
-        k = res.counters.get(c.id, 0)
-        m = res.marked.get(c.id, 0)
-        c2 = shielded(c)
-        if k or m:
-            c2 = _evolve(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
-        return c2
+    def creatures(group: tuple[_C, ...]) -> tuple[_C, ...]:
+        if not (shields or counters or marked):
+            return group
+        out = []
+        for c in group:
+            k = counters.get(c.id, 0)
+            m = marked.get(c.id, 0)
+            c2 = shielded(c)
+            if k or m:
+                c2 = _evolve(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
+            out.append(c2)
+        return tuple(out)
 
     def walker(p: Planeswalker) -> Planeswalker:
-        n = res.dealt.get(p.id, 0)
-        p2 = shielded(p)
+        n = dealt.get(p.id, 0)
+        p2 = shielded(p) if shields else p
         return _evolve(p2, loyalty=max(0, p.loyalty - n)) if n else p2
 
     def battle(b: Battle) -> Battle:
-        n = res.dealt.get(b.id, 0)
-        b2 = shielded(b)
+        n = dealt.get(b.id, 0)
+        b2 = shielded(b) if shields else b
         return _evolve(b2, defense=max(0, b.defense - n)) if n else b2
 
     def player(p: Player) -> Player:
         life = p.life - res.life_lost.get(p.id, 0) + res.gained.get(p.id, 0)  # 510.2: damage and lifelink at once
         pois = p.poison + res.poison.get(p.id, 0)
+        p2 = shielded(p) if shields else p
+        if (life, pois) == (p.life, p.poison) and not res.commander:
+            return p2
         commander = dict(p.commander_damage)
         for (pid, src), n in res.commander.items():
             if pid == p.id:
                 commander[src] = commander.get(src, 0) + n
-        p2 = shielded(p)
-        if (life, pois) == (p.life, p.poison) and not res.commander:
-            return p2
         return _evolve(p2, life=life, poison=pois, commander_damage=tuple(sorted(commander.items())))
 
-    return replace(
+    return _evolve(
         s,
         step=Step.REGULAR,
         players=tuple(player(p) for p in s.players),
-        attackers=tuple(creature(a) for a in s.attackers),
-        blockers=tuple(creature(b) for b in s.blockers),
-        planeswalkers=tuple(walker(p) for p in s.planeswalkers),
-        battles=tuple(battle(b) for b in s.battles),
+        attackers=creatures(s.attackers),
+        blockers=creatures(s.blockers),
+        planeswalkers=tuple(walker(p) for p in s.planeswalkers) if s.planeswalkers else (),
+        battles=tuple(battle(b) for b in s.battles) if s.battles else (),
     )
 
 
@@ -541,15 +591,15 @@ def state_based_actions(
     changes. Returns the state and the losers."""
     touched = deathtouched if isinstance(deathtouched, (set, frozenset)) else set(deathtouched)
 
-    def gone(c: Creature) -> bool:
-        return c.in_combat and _destroyed(c, c.damage_marked, c.id in touched)
-
     attackers, blockers = state.attackers, state.blockers
     walkers, battles = state.planeswalkers, state.battles
     changed = False
-    if any(gone(c) for c in (*attackers, *blockers)):
-        attackers = tuple(_evolve(c, in_combat=False) if gone(c) else c for c in attackers)
-        blockers = tuple(_evolve(c, in_combat=False) if gone(c) else c for c in blockers)
+    died = {  # by identity: each creature's own test, once
+        id(c) for c in (*attackers, *blockers) if c.in_combat and _destroyed(c, c.damage_marked, c.id in touched)
+    }
+    if died:
+        attackers = tuple(_evolve(c, in_combat=False) if id(c) in died else c for c in attackers)
+        blockers = tuple(_evolve(c, in_combat=False) if id(c) in died else c for c in blockers)
         changed = True
     if any(p.in_combat and p.loyalty <= 0 for p in walkers):  # 704.5i
         walkers = tuple(_evolve(p, in_combat=False) if p.in_combat and p.loyalty <= 0 else p for p in walkers)
@@ -558,7 +608,7 @@ def state_based_actions(
         battles = tuple(_evolve(b, in_combat=False) if b.in_combat and b.defense <= 0 else b for b in battles)
         changed = True
     if changed:
-        state = replace(state, attackers=attackers, blockers=blockers, planeswalkers=walkers, battles=battles)
+        state = _evolve(state, attackers=attackers, blockers=blockers, planeswalkers=walkers, battles=battles)
     lost = losers(state, conditions)
     if lost and state.game_players > 2:
         state = leave_game(state, [p for p, _ in lost])
@@ -672,7 +722,7 @@ def leave_game(state: Scenario, losers: Iterable[str]) -> Scenario:
     attackers = tuple(_evolve(a, in_combat=False) if a.attacking in theirs else a for a in state.attackers)
     if (walkers, blockers, attackers) == (state.planeswalkers, state.blockers, state.attackers):
         return state
-    return replace(state, planeswalkers=walkers, blockers=blockers, attackers=attackers)
+    return _evolve(state, planeswalkers=walkers, blockers=blockers, attackers=attackers)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -760,6 +810,8 @@ def resolve(
     """The outcome of one step: ``assignment`` holds both sides' keys (attackers' and blockers'). ``effects`` and
     ``loss_conditions``: :data:`DAMAGE_EFFECTS` and :data:`LOSS_CONDITIONS` when None (``effects=()``: damage
     dealt as assigned). The one pipeline: hits, effects, results, state-based actions, losers."""
+    if effects is None and loss_conditions is None and not has_effects(scenario):
+        return _plain_resolve(scenario, assignment)
     assigned = assigned_hits(scenario, assignment)  # 1
     through = deal(scenario, assigned, effects)  # 2: every damage effect, once
     events = _events(scenario, assigned, through)
@@ -769,6 +821,36 @@ def resolve(
     state, lost = state_based_actions(damaged, touched, loss_conditions)  # 4, 5
     players = tuple(_player_outcome(p, res, loss_conditions) for p in damaged.players)
     return Outcome(scenario, assigned, dealt, totals, touched, state, lost, events, players, res.gained)
+
+
+#: 120.3 on a plain board (:func:`has_effects` false): a hit's result and rule by its recipient's kind alone (no
+#: infect or wither source there), as :func:`_result_of` gives them
+_PLAIN_RESULT: dict[ObjectKind, tuple[str, str]] = {
+    ObjectKind.PLAYER: ("life", "120.3a"),
+    ObjectKind.PLANESWALKER: ("loyalty", "120.3c"),
+    ObjectKind.BATTLE: ("defense", "120.3h"),
+    ObjectKind.ATTACKER: ("marked", "120.3e"),
+    ObjectKind.BLOCKER: ("marked", "120.3e"),
+}
+
+
+def _plain_resolve(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> Outcome:
+    """:func:`resolve` on a plain board (:func:`has_effects` false, the default lists): the same stages and the same
+    outcome, each stage on what a plain board allows. No effect acts (stage 2 deals every hit as assigned: every
+    assigned hit is positive, so the hits dealt are the hits assigned), each hit's result is fixed by its recipient
+    (stage 3: :func:`_plain_results` from the totals, the events' results by :data:`_PLAIN_RESULT`), then the same
+    state-based actions and losers (stages 4 and 5). A test holds it equal to the general pipeline."""
+    assigned = assigned_hits(scenario, assignment)  # 1; 2: dealt as assigned
+    kind = scenario.kind
+    events = tuple(
+        Event(h.source, h.recipient, h.amount, h.amount, *_PLAIN_RESULT[kind(h.recipient)]) for h in assigned
+    )
+    totals, touched = tally_hits(assigned)
+    res = _plain_results(scenario, totals)  # 3
+    damaged = _damaged(scenario, res)
+    state, lost = state_based_actions(damaged, touched)  # 4, 5
+    players = tuple(_player_outcome(p, res, None) for p in damaged.players)
+    return Outcome(scenario, assigned, assigned, totals, touched, state, lost, events, players, res.gained)
 
 
 def _player_outcome(p: Player, res: _Results, conditions: Sequence[LossCondition] | None) -> PlayerOutcome:
@@ -936,7 +1018,7 @@ def canonical_state(state: Scenario) -> Scenario:
     creatures' marked damage beyond their toughness (attackers' marked damage is read by the legacy blocker's
     damage assignment order). Two states with equal canonical forms have exactly the same legal regular-step
     assignments."""
-    return replace(
+    return _evolve(
         state,
         players=tuple(_canonical_player(p) for p in state.players),
         attackers=tuple(_evolve(a, damage_marked=min(a.damage_marked, max(a.toughness, 0))) for a in state.attackers),
@@ -951,7 +1033,7 @@ def _canonical_player(p: Player) -> Player:
     most 21 from a commander) when those keep every way in which they have, or have not, lost
     (:data:`LOSS_CONDITIONS`: all the regular step reads of a player); the player as is when a way to lose reads
     more (a made-up "exactly 7 life", say)."""
-    fixed = replace(
+    fixed = _evolve(
         p,
         life=1 if p.life > 0 else 0,
         poison=min(p.poison, 10),

@@ -106,12 +106,12 @@ class _Node:
     def __init__(self, tag: str, attrib: dict[str, str]) -> None:
         self.tag = tag
         self.attrib = attrib
-        self.children: list[_Node | str] = []
+        self.children: list[_Node | _Group | str] = []
 
     def set(self, key: str, value: str) -> None:
         self.attrib[key] = value
 
-    def append(self, child: _Node | str) -> None:
+    def append(self, child: _Node | _Group | str) -> None:
         self.children.append(child)
 
     def element(self) -> ET.Element:
@@ -119,8 +119,28 @@ class _Node:
         el = ET.Element(self.tag, self.attrib)
         for child in self.children:  # a leaf is its XML text, written when drawn: ElementTree reads it back (a
             # carriage return in text is kept raw, as ElementTree writes it; read raw, XML would make it a newline)
-            el.append(ET.fromstring(child.replace("\r", "&#13;")) if isinstance(child, str) else child.element())
+            if isinstance(child, _Node):
+                el.append(child.element())
+            else:
+                text = child if isinstance(child, str) else child.text()
+                el.append(ET.fromstring(text.replace("\r", "&#13;")))
         return el
+
+
+class _Group:
+    """A ``g`` element whose children are all leaves (a card, an amount's bubble): its start tag written when it is
+    made, its children's XML text appended as they are drawn, the whole written as one leaf (:meth:`text`)."""
+
+    __slots__ = ("head", "children")
+
+    def __init__(self, head: str) -> None:
+        self.head = head  # "<g" and its attributes
+        self.children: list[str] = []
+
+    def text(self) -> str:
+        if self.children:
+            return self.head + ">" + "".join(self.children) + "</g>"
+        return self.head + " />"
 
 
 def _n(v) -> str:
@@ -278,6 +298,8 @@ def _write(el: _Node, write) -> None:
         for child in el.children:
             if isinstance(child, str):  # a leaf, written when drawn
                 write(child)
+            elif isinstance(child, _Group):
+                write(child.text())
             else:
                 _write(child, write)
         write(f"</{el.tag}>")
@@ -388,7 +410,7 @@ def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: s
     head_lines = _header_lines(title, notes, _Layout.width_of(s))
     lay = _Layout(s, _header_height(head_lines))
     what = _What(outcome if assignment is not None else None)
-    _el(parent, "rect", x=0, y=0, width=lay.width, height=lay.height, fill="#fbfaf6")
+    parent.children.append(f'<rect x="0" y="0" width="{_n(lay.width)}" height="{_n(lay.height)}" fill="#fbfaf6" />')
     _header(parent, head_lines)
 
     # who blocks whom: grey dashed lines under everything
@@ -456,8 +478,11 @@ def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
         _tx(out, x + CARD_W / 2, y + CARD_H - 10 - 14 * (n - 1 - k), head, text)
 
 
-def _group(parent, role: str, oid: str) -> _Node:
-    return _el(parent, "g", class_=role, id=oid)
+def _group(parent, role: str, oid: str) -> _Group:
+    """A card's group (``class`` its role, ``id`` the object's id, escaped as :func:`_write` escapes a value)."""
+    g = _Group(f'<g class="{role}" id="{_escaped(_value(oid), _ATTR_ESCAPES)}"')
+    parent.children.append(g)
+    return g
 
 
 def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool) -> None:
@@ -706,7 +731,8 @@ def _bubbles(parent, labels: list[tuple[float, float, str, str]]) -> None:
     """The amounts on the arrows: a rounded bubble of the arrow's colour at each label's spot."""
     for lx, ly, label, colour in labels:
         w = 12 + 8 * len(label)
-        g = _el(parent, "g", class_="amount")
+        g = _Group('<g class="amount"')
+        parent.children.append(g)
         x, y = lx - w / 2, ly - 11
         g.children.append(
             f'<rect x="{_n(x)}" y="{_n(y)}" width="{w}" height="22" rx="11" fill="{colour}" stroke="white"'
@@ -763,9 +789,10 @@ def board_svg(
         title = f"{_step_name(scenario.step)} ({scenario.rules} rules)"
     if assignment is not None and outcome is None:
         outcome = resolve(scenario, assignment)
-    notes = [verdict or _legend(assignment, _replied(outcome, assignment)), *_ending(outcome)]
+    legend = _legend(assignment, _replied(outcome, assignment))
+    notes = [verdict or legend, *_ending(outcome)]
     if verdict and assignment is not None:
-        notes.insert(1, _legend(assignment, _replied(outcome, assignment)))
+        notes.insert(1, legend)
     root = _svg(0, 0)
     w, h = _step(root, scenario, assignment, outcome, title, notes)
     root.set("width", str(int(w)))

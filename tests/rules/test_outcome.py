@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
-from strategies import examples, scenarios
+from hypothesis import strategies as st
+from strategies import examples, near_legal_assignments, scenarios
 
 from trample import Combat
 from trample.models import Keyword, load_scenario
@@ -175,6 +176,37 @@ def test_apply_damage_is_the_pipeline_on_plain_boards(doc):
         full = asg.to_json()
         totals, touched = tally(full, dts)
         assert apply_damage(s, totals, touched) == after_step(s, full)
+        # and the general pipeline's (the lists given: no plain fast path inside resolve either)
+        assert apply_damage(s, totals, touched) == resolve(s, full, DAMAGE_EFFECTS, LOSS_CONDITIONS).state
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_resolve_on_a_plain_board_is_the_general_pipeline(data):
+    # resolve's plain fast path (no effect acts, no lifelink/infect/wither/toxic/commander: every hit dealt as
+    # assigned, 120.3 results by the recipient alone) gives the whole outcome the general pipeline gives: hits,
+    # events, totals, deathtouch (702.2c), results, state-based actions (704.3: 704.5f/g/h, 704.5i, 704.5v),
+    # losers (704.5a; 704.5c for poison already on the board), a larger game's leavers (800.4a)
+    doc = data.draw(scenarios(max_players=3, max_work=400))
+    for p in doc["players"]:
+        if data.draw(st.integers(0, 5)) == 0:
+            p["poison"] = data.draw(st.integers(0, 10))
+    side = data.draw(st.sampled_from(["attacking", "defending"]))
+    s = Combat(doc, side="both").scenario
+    assert not has_effects(s)
+    listed = [a.to_json() for a in itertools.islice(Combat(doc, side="both").assignments(), 6)]
+    candidates = [*listed, data.draw(near_legal_assignments(doc, None, side))]
+    candidates.append({**candidates[-1], "nobody": {doc["players"][0]["id"]: 2}, "a0": {"nowhere": 3}})
+    for asg in candidates:
+        fast = resolve(s, asg)
+        general = resolve(s, asg, DAMAGE_EFFECTS, LOSS_CONDITIONS)
+        assert fast == general  # every field of the Outcome
+        assert (fast.game_over, fast.gone, fast.destroyed, fast.died) == (
+            general.game_over,
+            general.gone,
+            general.destroyed,
+            general.died,
+        )
 
 
 def test_settle_is_the_state_based_actions_with_nothing_dealt():
