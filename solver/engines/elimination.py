@@ -573,6 +573,8 @@ class _JoinKey:
     cb: Keys
     combos: list[tuple[Keys, npt.NDArray[np.intp], npt.NDArray[np.intp]]]
     inner: int  # the codes of the columns after A's own: B's own and the shared ones (``ca`` is a multiple of it)
+    digits: list[tuple[int, int]]  # per shared resource: its sum's multiplier in the code and its number of states
+    # (1, 1) for a resource that leaves the table
 
 
 DEAD_CODE = -(1 << 61)  # the code of a pair whose sum breaks a gate: negative, and far from overflowing
@@ -643,14 +645,16 @@ def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinK
     for x, _, inv in cols_b:
         cb += inv * mult[x]
     at_vals = dict(kept)
-    combos = []
+    combos, digits = [], []
     for x, t, xa, xb in sums:
         if x in at_vals:
             code = np.searchsorted(at_vals[x], t) * mult[x]
+            digits.append((mult[x], len(at_vals[x])))
         else:
             code = np.zeros_like(t)
+            digits.append((1, 1))
         combos.append((np.where(t == DEAD, DEAD_CODE, code), xa, xb))
-    return _JoinKey(scope, vals, radix, m, ca, cb, combos, prod(radix[len(cols_a) :]))
+    return _JoinKey(scope, vals, radix, m, ca, cb, combos, prod(radix[len(cols_a) :]), digits)
 
 
 def _merged(parts_c: list[Keys], parts_w: list[Weights], ring: Ring) -> tuple[Keys, Weights]:
@@ -778,46 +782,156 @@ def _by_products(
     k, S = ring.k, len(first)
     rows, ra = unique(key.ca // key.inner)
     R = len(rows)
-    if R * S * k > PRODUCT_CELLS or R * S > PRODUCT_WASTE * len(A) or S * len(B) > PRODUCT_CELLS // 4:
-        return None  # (every signature's pairs with B are coded at once: at most 2^20 of them)
-    r, b, kcode = _pair_codes(key, B, first, budget)  # every signature with every entry of B
-    cols, ck = unique(kcode)
+    if R * S * k > PRODUCT_CELLS or R * S > PRODUCT_WASTE * len(A):
+        return None
+    plan = _dense_plan(key, B, S, ring)
+    if plan is None:
+        if S * len(B) > PRODUCT_CELLS // 4:
+            return None  # (every signature's pairs with B are coded at once: at most 2^20 of them)
+        r, b, kcode = _pair_codes(key, B, first, budget)  # every signature with every entry of B
+        cols, ck = unique(kcode)
+    else:
+        cols = plan.cols
     C = len(cols)
     if R * C * k > PRODUCT_CELLS or R * S * C > PRODUCT_WASTE * (len(A) * len(B)):
         return None
     step = max(1, min(ring.inner, S, PRODUCT_CELLS // max(1, C * k)))
     P = np.zeros((k, R, S))
     P[:, ra, sa] = ring.centred(A.w)
-    # Q's cells that some pair reaches (sorted: by signature, then column), by marking, and the counts of B's
-    # entries that meet in each, added and folded once (a cell of Q is then one centred residue, or an exact count)
-    cell = r * C + ck
-    present = np.zeros(S * C, dtype=bool)
-    present[cell] = True
-    cells = np.flatnonzero(present)
-    inv = (np.cumsum(present) - 1)[cell]
-    Bc = ring.centred(B.w)
-    sums = np.empty((k, len(cells)))
-    for j in range(k):
-        sums[j] = np.bincount(inv, weights=Bc[j][b], minlength=len(cells))
-    ring.fold(sums)
+    cut = np.arange(0, S + step, step)  # the chunks of signatures
+    if plan is not None:
+        dense = _dense_q(key, B, first, plan, ring, budget)
+        depth = len(B) + plan.terms
+    else:
+        # Q's cells that some pair reaches (sorted: by signature, then column), by marking, and the counts of B's
+        # entries that meet in each, added and folded once (a cell of Q is then one centred residue, or an exact
+        # count)
+        cell = r * C + ck
+        present = np.zeros(S * C, dtype=bool)
+        present[cell] = True
+        cells = np.flatnonzero(present)
+        inv = (np.cumsum(present) - 1)[cell]
+        Bc = ring.centred(B.w)
+        sums = np.empty((k, len(cells)))
+        for j in range(k):
+            sums[j] = np.bincount(inv, weights=Bc[j][b], minlength=len(cells))
+        ring.fold(sums)
+        cut = np.searchsorted(cells, cut * C)  # the cells of each chunk of signatures
+        depth = len(B)
     acc = np.zeros((k, R, C))
-    cut = np.searchsorted(cells, np.arange(0, S + step, step) * C)  # the cells of each chunk of signatures
     with _one_thread():
         for c0, s0 in enumerate(range(0, S, step)):
             s1 = min(S, s0 + step)
-            lo, hi = cut[c0], cut[c0 + 1]
             budget.spend(R * (s1 - s0) * C * k // PRODUCT_OP)
-            at = cells[lo:hi] - s0 * C
-            for j in range(k):
-                Q = np.zeros((s1 - s0) * C)
-                Q[at] = sums[j, lo:hi]
-                acc[j] += P[j][:, s0:s1] @ Q.reshape(s1 - s0, C)
+            if plan is not None:
+                for j in range(k):
+                    acc[j] += P[j][:, s0:s1] @ dense[j, s0:s1]
+            else:
+                lo, hi = cut[c0], cut[c0 + 1]
+                at = cells[lo:hi] - s0 * C
+                for j in range(k):
+                    Q = np.zeros((s1 - s0) * C)
+                    Q[at] = sums[j, lo:hi]
+                    acc[j] += P[j][:, s0:s1] @ Q.reshape(s1 - s0, C)
             ring.fold(acc)
     w: Weights = acc.reshape(k, R * C).astype(ring.dtype)
     ring.lift(w)
     live = np.flatnonzero(w.any(axis=0))
-    depth = len(B) + S + len(cut)  # per count: B's entries added in Q, a product, S signatures, the chunks
+    depth += S + len(cut)  # per count: B's entries added in Q, a product, S signatures, the chunks
     return rows[live // C] * key.inner + cols[live % C], w[:, live], depth
+
+
+#: Q of a join's matrix product is built densely, one shared resource at a time (:func:`_dense_q`), when it holds at
+#: most DENSE_Q_CELLS cells (times the rows of counts) and its estimated work (cells written, multiply-adds) is at
+#: most DENSE_Q_RATIO times the pairs of signatures and B's entries that pairing would code
+DENSE_Q_CELLS = 1 << 22
+DENSE_Q_RATIO = 8
+
+
+@dataclass(frozen=True)
+class _DensePlan:
+    """How :func:`_dense_q` builds Q: B's distinct own parts of the key (``own``) and each entry's index into them
+    (``at``), the order of the shared resources, each column's code (``cols``: B's own part and the sums' parts,
+    sorted) and the terms a cell's sum goes through in the products (``terms``)."""
+
+    own: Keys
+    at: Keys
+    order: list[int]
+    cols: Keys
+    terms: int
+
+
+def _dense_plan(key: _JoinKey, B: _Table, S: int, ring: Ring) -> _DensePlan | None:
+    """How to build the join's Q densely (:func:`_dense_q`), or None when it would hold too many cells or cost more
+    than pairing ``S`` signatures with B's entries (DENSE_Q_CELLS, DENSE_Q_RATIO), or when a sum over B's entries
+    could pass 2^53 (not with fewer than 2^30 entries)."""
+    if ring.moduli and len(B) << ring.bits >= EXACT_BOUND:  # pragma: no cover - tables far past any bound
+        return None
+    na = [t.shape[0] for t, _, _ in key.combos]
+    nb = [t.shape[1] for t, _, _ in key.combos]
+    ny = [n for _, n in key.digits]
+    own, at = unique(key.cb)
+    size = len(own) * prod(nb)
+    if len(own) * prod(na) * prod(ny) * ring.k > DENSE_Q_CELLS or size * ring.k > DENSE_Q_CELLS:
+        return None
+    # the resources whose step grows the array least first
+    order = sorted(range(len(nb)), key=lambda i: (na[i] * ny[i] / nb[i], i))
+    work = size
+    for i in order:
+        size = size // nb[i] * na[i] * ny[i]
+        work += size * (nb[i] + 2)  # the product, and the cells written
+    if work > DENSE_Q_RATIO * S * len(B):
+        return None
+    ys = np.zeros(1, dtype=np.int64)
+    for (mult, n), _ in zip(key.digits, key.combos):
+        ys = (ys[:, None] + np.arange(n, dtype=np.int64)[None, :] * mult).reshape(-1)
+    cols = (own[:, None] + ys[None, :]).reshape(-1)
+    return _DensePlan(own, at, order, cols, sum(nb))
+
+
+def _dense_q(
+    key: _JoinKey, B: _Table, first: Keys, plan: _DensePlan, ring: Ring, budget: Budget
+) -> npt.NDArray[np.float64]:
+    """The Q of :func:`_by_products` -- per signature of A (``first``: an entry of A for each) and column
+    (``plan.cols``), the counts of B's entries whose pair with the signature is live and has that part of the key
+    -- without pairing them: B's counts as a dense array over (its own part, its state's index per shared resource),
+    then, one shared resource at a time, B's index replaced by (A's index, the sum's index) in a product with a 0/1
+    matrix (1 where the two states' sum is that one; a dead sum has none). The rows of the signatures present are
+    then taken, the counts folded (a (k, S, columns) float64 array). Each cell is a sum of some of B's centred
+    counts, each at most once: below 2^53 (:func:`_dense_plan`), exact."""
+    k = ring.k
+    na = [t.shape[0] for t, _, _ in key.combos]
+    nb = [t.shape[1] for t, _, _ in key.combos]
+    flat = plan.at.astype(np.int64)
+    for (_, _, xb), n in zip(key.combos, nb):
+        flat = flat * n + xb
+    size = len(plan.own) * prod(nb)
+    budget.spend(size)
+    Bc = ring.centred(B.w)
+    arr = np.empty((k, size))
+    for j in range(k):
+        arr[j] = np.bincount(flat, weights=Bc[j], minlength=size)
+    arr = arr.reshape(k, len(plan.own), *nb)
+    axes: list[Any] = ["k", "own", *(("b", i) for i in range(len(nb)))]
+    with _one_thread():
+        for i in plan.order:
+            t = key.combos[i][0]
+            mult, ny = key.digits[i]
+            M = np.zeros((nb[i], na[i], ny))
+            ia, ib = np.nonzero(t != DEAD_CODE)
+            M[ib, ia, t[ia, ib] // mult] = 1.0
+            budget.spend(arr.size * na[i] * ny // PRODUCT_OP)
+            arr = np.tensordot(arr, M, axes=([axes.index(("b", i))], [0]))
+            axes.remove(("b", i))
+            axes += [("a", i), ("y", i)]
+    perm = [axes.index("k"), *(axes.index(("a", i)) for i in range(len(na)))]
+    perm += [axes.index("own"), *(axes.index(("y", i)) for i in range(len(na)))]
+    sig = np.zeros(len(first), dtype=np.int64)
+    for (_, xa, _), n in zip(key.combos, na):
+        sig = sig * n + xa[first]
+    q = arr.transpose(perm).reshape(k, prod(na), len(plan.cols))[:, sig]
+    ring.fold(q)
+    return q
 
 
 @cache

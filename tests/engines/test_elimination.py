@@ -370,15 +370,19 @@ def test_parts_of_a_count_past_int64_add_up_with_their_signs():  # 510.1c: signe
 # -- joins as matrix products (elimination._by_products) against joins pair by pair -----------------------------
 
 
-@pytest.fixture(params=["products", "pairs"])
+@pytest.fixture(params=["products", "dense", "pairs"])
 def join_path(request, monkeypatch):
-    """Every join as a matrix product (however sparse or large, a few signatures at a time) or every join pair by
-    pair."""
-    if request.param == "products":
+    """Every join as a matrix product (however sparse or large, a few signatures at a time) whose Q is built from
+    the pairs of signatures and B's entries ("products") or densely, one shared resource at a time ("dense",
+    elimination._dense_q), or every join pair by pair."""
+    if request.param in ("products", "dense"):
         monkeypatch.setattr(elimination, "PRODUCT_CELLS", 1 << 40)
         monkeypatch.setattr(elimination, "PRODUCT_WASTE", 1 << 40)
         monkeypatch.setattr(elimination, "INNER", 3)
         monkeypatch.setattr(elimination, "INNER_APPROX", 3)
+        dense = request.param == "dense"
+        monkeypatch.setattr(elimination, "DENSE_Q_CELLS", 1 << 40 if dense else 0)
+        monkeypatch.setattr(elimination, "DENSE_Q_RATIO", 1 << 40 if dense else 0)
     else:
         monkeypatch.setattr(elimination, "PRODUCT_CELLS", 0)
     return request.param
@@ -416,11 +420,14 @@ def test_each_join_path_past_int64(join_path, sc):  # 702.19b, 702.19c, 510.1c
     scenarios(max_attackers=3, max_blockers=3),
     st.sampled_from(["attacking", "defending", "both"]),
     st.sampled_from([0, 200]),
+    st.booleans(),
 )
-def test_products_on_general_scenarios(sc, side, small):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
-    # every join a matrix product, two signatures at a time, exact or modulo primes below 200
+def test_products_on_general_scenarios(sc, side, small, dense):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
+    # every join a matrix product, two signatures at a time, exact or modulo primes below 200, its Q built from the
+    # pairs or densely (elimination._dense_q)
     moduli = {"EXACT_BOUND": 0, "_moduli": _small_moduli, "APPROX": False} if small else {}
-    with _patched(PRODUCT_CELLS=1 << 40, PRODUCT_WASTE=1 << 40, INNER=2, INNER_APPROX=2, **moduli):
+    q = {"DENSE_Q_CELLS": 1 << 40 if dense else 0, "DENSE_Q_RATIO": 1 << 40 if dense else 0}
+    with _patched(PRODUCT_CELLS=1 << 40, PRODUCT_WASTE=1 << 40, INNER=2, INNER_APPROX=2, **moduli, **q):
         plan = Combat(load_scenario(sc), side=side).plan
         for comp in plan.components:
             assert count_by_factors(plan, comp) == _old(plan, comp)
