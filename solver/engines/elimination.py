@@ -35,7 +35,7 @@ is read every few thousand operations.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -1226,7 +1226,7 @@ def _possible_work(plan: DamagePlan, component: Sequence[int]) -> int:
         members = frozenset([i])
         scope = frozenset(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1)
         sims.append((members, scope, prod(domain_size(g, x, members) for x in scope)))
-    return _order(g, [t for t in sims if t[1]])[0] if any(t[1] for t in sims) else 0
+    return _order(g, [t for t in sims if t[1]], ESTIMATE_STARTS)[0] if any(t[1] for t in sims) else 0
 
 
 def _contract(
@@ -1255,23 +1255,70 @@ def _contract(
     return ring.product(totals, err - 1)
 
 
-def _order(g: Graph, sims: list[Sim]) -> tuple[int, list[tuple[int, int]]]:
-    """The estimated work and the joins (pairs of slots) of whichever of two greedy plans has the smaller estimated
-    work (the sum, over the joins, of the product of the two tables' sizes; a table's size estimated as the product
-    of its resources' possible states, at most the product of the sizes it came from): bucket elimination (each
-    time, the resource whose tables joined have the fewest possible states: min-size) or one table at a time into a
-    growing one (each time, the table that leaves the fewest possible states: a path through the sharing graph, as
-    a cycle wants)."""
+#: the path plan of :func:`_order` is tried from this many starting tables (the smallest first): a count's from
+#: every table (the random 12-attacker boards: up to a third of the estimated work of the best of four, 5 ms of
+#: planning), the rough estimate that chooses a method before any table is built from four
+PATH_STARTS = 64
+ESTIMATE_STARTS = 4
 
-    def join(A: Sim, B: Sim) -> tuple[Sim, int]:
-        members = A[0] | B[0]
-        scope = frozenset(x for x in A[1] | B[1] if domain_size(g, x, members))
-        size = min(A[2] * B[2], prod(domain_size(g, x, members) for x in scope))
-        return (members, scope, size), A[2] * B[2]
 
-    plans = []
-    # bucket elimination
-    slots: list[Any] = list(sims)
+def _order(g: Graph, sims: list[Sim], starts: int = 0) -> tuple[int, list[tuple[int, int]]]:
+    """The estimated work and the joins (pairs of slots) of whichever of the greedy plans (:func:`_plans`) has the
+    smallest estimated work."""
+    return min(_plans(g, sims, starts), key=lambda p: p[0])
+
+
+#: a table as :func:`_plans` plans with it: (members as a bit mask, scope, estimated size)
+_Planned = tuple[int, frozenset[str], int]
+
+
+class _Planner:
+    """A resource's possible states (:func:`domain_size`) in a table of members given as a bit mask, and the
+    estimated table of a join with its work (:func:`_plans`)."""
+
+    def __init__(self, g: Graph):
+        self.need = g.need
+        self.bit = {i: 1 << n for n, i in enumerate(g.ways)}
+        self.contributors = {x: self.mask(g.contributors[x]) for x in g.need}
+        self.askers = {x: self.mask(g.askers[x]) for x in g.need}
+
+    def mask(self, members: Iterable[int]) -> int:
+        return sum(self.bit[i] for i in members)
+
+    def size_of(self, x: str, mask: int) -> int:
+        all_c, all_a = not self.contributors[x] & ~mask, not self.askers[x] & ~mask
+        if all_c:
+            return 0 if all_a else 2
+        return self.need[x] + 1 if all_a else 2 * self.need[x] + 1
+
+    def join(self, A: _Planned, B: _Planned) -> tuple[_Planned, int]:
+        mask = A[0] | B[0]
+        states = [(x, self.size_of(x, mask)) for x in A[1] | B[1]]
+        scope = frozenset(x for x, n in states if n)
+        size = min(A[2] * B[2], prod(n for _, n in states if n))
+        return (mask, scope, size), A[2] * B[2]
+
+
+def _plans(g: Graph, sims: list[Sim], starts: int = 0) -> list[tuple[int, list[tuple[int, int]]]]:
+    """Greedy plans of the joins, each with its estimated work (the sum, over the joins, of the product of the two
+    tables' sizes; a table's size estimated as the product of its resources' possible states, at most the product
+    of the sizes it came from): bucket elimination (:func:`_bucket_plan`), then one table at a time into a growing
+    one (:func:`_path_plan`) from each of the ``starts`` (else PATH_STARTS) smallest tables."""
+    planner = _Planner(g)
+    tables = [(planner.mask(members), scope, size) for members, scope, size in sims]
+    plans = [_bucket_plan(planner, tables)]
+    first_tables = sorted(range(len(sims)), key=lambda k: (len(sims[k][1]), sims[k][2]))[: starts or PATH_STARTS]
+    for start in first_tables:
+        path = _path_plan(planner, tables, start)
+        if path is not None:
+            plans.append(path)
+    return plans
+
+
+def _bucket_plan(planner: _Planner, tables: list[_Planned]) -> tuple[int, list[tuple[int, int]]]:
+    """Bucket elimination: each time, the tables holding the resource whose join has the fewest possible states
+    (min-size), joined smallest first."""
+    slots: list[Any] = list(tables)
     joins: list[tuple[int, int]] = []
     work = 0
     while True:
@@ -1281,9 +1328,11 @@ def _order(g: Graph, sims: list[Sim]) -> tuple[int, list[tuple[int, int]]]:
         best: Any = None
         for x in sorted({x for k in live for x in slots[k][1]}):
             bucket = [k for k in live if x in slots[k][1]]
-            members = frozenset().union(*(slots[k][0] for k in bucket))
+            mask = 0
+            for k in bucket:
+                mask |= slots[k][0]
             names = set().union(*(slots[k][1] for k in bucket))
-            size = prod(d for d in (domain_size(g, y, members) for y in names) if d)
+            size = prod(d for d in (planner.size_of(y, mask) for y in names) if d)
             est = (min(size, prod(slots[k][2] for k in bucket)), len(bucket))
             if best is None or est < best[0]:
                 best = (est, bucket)
@@ -1291,34 +1340,35 @@ def _order(g: Graph, sims: list[Sim]) -> tuple[int, list[tuple[int, int]]]:
         bucket = sorted(best[1], key=lambda k: slots[k][2])
         first = bucket[0]
         for k in bucket[1:]:
-            slots[first], cost = join(slots[first], slots[k])
+            slots[first], cost = planner.join(slots[first], slots[k])
             slots[k] = None
             joins.append((first, k))
             work += cost
-    plans.append((work, joins))
-    # one table at a time, from a few starting tables
-    starts = sorted(range(len(sims)), key=lambda k: (len(sims[k][1]), sims[k][2]))[:4]
-    for start in starts:
-        cur, left = sims[start], set(range(len(sims))) - {start}
-        joins, work = [], 0
-        while left:
-            best_next: Any = None
-            for k in sorted(left):
-                if not cur[1] & sims[k][1]:
-                    continue
-                nxt, cost = join(cur, sims[k])
-                rank = (nxt[2], cost, k)
-                if best_next is None or rank < best_next[0]:
-                    best_next = (rank, k, nxt, cost)
-            if best_next is None:  # pragma: no cover - the tables of a component are linked
-                break
-            _, k, cur, cost = best_next
-            left.discard(k)
-            joins.append((start, k))
-            work += cost
-        if not left:
-            plans.append((work, joins))
-    return min(plans, key=lambda p: p[0])
+    return work, joins
+
+
+def _path_plan(planner: _Planner, tables: list[_Planned], start: int) -> tuple[int, list[tuple[int, int]]] | None:
+    """One table at a time into a growing one from ``start``: each time, the table that leaves the fewest possible
+    states (a path through the sharing graph, as a cycle wants); None if some table is never reached."""
+    cur, left = tables[start], set(range(len(tables))) - {start}
+    joins: list[tuple[int, int]] = []
+    work = 0
+    while left:
+        best: Any = None
+        for k in sorted(left):
+            if not cur[1] & tables[k][1]:
+                continue
+            nxt, cost = planner.join(cur, tables[k])
+            rank = (nxt[2], cost, k)
+            if best is None or rank < best[0]:
+                best = (rank, k, nxt, cost)
+        if best is None:  # pragma: no cover - the tables of a component are linked
+            return None
+        _, k, cur, cost = best
+        left.discard(k)
+        joins.append((start, k))
+        work += cost
+    return work, joins
 
 
 def _normalise(g: Graph, members: frozenset[int], scope: tuple[str, ...], rows: Rows) -> Rows:

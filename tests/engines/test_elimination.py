@@ -461,3 +461,34 @@ def test_distinct_is_numpys_unique(values, dtype):
     assert np.array_equal(got, want)
     vals, inv = elimination.unique(col)
     assert np.array_equal(vals, want) and np.array_equal(inv, inverse.ravel())
+
+
+# -- the order of the joins (elimination._plans): every plan gives the same count -------------------------------
+
+
+ORDER_BOARDS = [
+    (f"random sharing {n} on {m}, {per} each (seed {seed})", random_sharing(n, m, per=per, seed=seed, power=(2, 4)))
+    for n, m, per, seed in [(4, 5, 2, 1), (5, 6, 2, 2), (5, 5, 3, 3), (6, 7, 2, 4), (6, 6, 3, 5)]
+] + [("cycle through planeswalkers, 4", pw_cycle(4, power=3, loyalty=1)), ("dense pairs, 4", dense_pairs(4, power=3))]
+
+
+@pytest.mark.parametrize("name,sc", ORDER_BOARDS, ids=[n for n, _ in ORDER_BOARDS])
+def test_every_plan_of_the_joins_gives_the_count(name, sc):  # 702.19b, 702.19c
+    # bucket elimination and the path from every starting table: the same count, that of the column programme
+    plan = Combat(load_scenario(sc)).plan
+    budget = elimination.Budget(elimination.NEVER, None)
+    for comp in plan.components:
+        g = elimination.Graph(plan, comp)
+        settled, shared = elimination._source_rows(g, comp, budget)
+        expected = _old(plan, comp)
+        if not shared:
+            assert settled == expected
+            continue
+        ring = elimination.Ring(prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared))
+        tables = [elimination._Table.of(m, s, r, ring) for m, s, r in shared]
+        sims = [(t.members, frozenset(t.scope), len(t)) for t in tables]
+        plans = elimination._plans(g, sims, starts=len(sims))
+        assert len(plans) == 1 + len(sims)  # every path reaches every table of a component
+        assert elimination._order(g, sims) in plans
+        for _, joins in plans:
+            assert settled * elimination._contract(g, tables, joins, ring, budget) == expected
