@@ -99,6 +99,10 @@ class Budget:
     def __init__(self, deadline: Deadline, limit: int | None):
         self.deadline, self.limit, self.ops, self.next_check = deadline, limit, 0, CHECK_EVERY
 
+    def check(self) -> None:
+        """Read the clock now (after a long step of numpy's, whatever the operations counted)."""
+        self.deadline.check()
+
     def spend(self, n: int) -> None:
         self.ops += n
         if self.ops >= self.next_check:
@@ -726,7 +730,9 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
         A, B = B, A  # B's entries are combined with each of A's signatures: the smaller side
     members = A.members | B.members
     key = _join_key(g, A, B, members)
+    budget.check()  # (each step below is a few passes of numpy's over the tables or their pairs: the clock between)
     sa, first = _signatures(key, A)
+    budget.check()
     done = _by_products(key, A, B, sa, first, ring, budget)
     # roundings of a float row's count on its way (:func:`gamma`): the sums of B's entries that meet, the product,
     # the sums over A's signatures (a matrix product) or its entries (pair by pair), and over the chunks
@@ -735,7 +741,8 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
     else:
         code, w = _by_pairs(key, A, B, sa, first, ring, budget)
         depth = len(A) + len(B) + 1
-    idx = _uncodes(code, key.radix)
+    budget.check()
+    idx = _uncodes(code, key.radix, budget)
     err = (1 + A.err) * (1 + B.err) * (1 + gamma(depth)) - 1 if ring.approx else 0.0
     return _Table(members, key.scope, None, w, err, list(zip(key.vals, idx)))
 
@@ -761,6 +768,8 @@ def _by_pairs(
 #: the moduli) and it multiplies at most PRODUCT_WASTE times as many cells as the pairs of entries there are
 PRODUCT_CELLS = 1 << 22
 PRODUCT_WASTE = 64
+#: multiply-adds of a join's matrix product between two looks at the clock (about 2-5 ms of CPU)
+PRODUCT_CHECK = 1 << 24
 #: multiply-adds of a matrix product counted as one operation of the work bound (a pair of entries costs about as
 #: much as this many multiply-adds)
 PRODUCT_OP = 256
@@ -789,6 +798,7 @@ def _by_products(
         if S * len(B) > PRODUCT_CELLS // 4:
             return None  # (every signature's pairs with B are coded at once: at most 2^20 of them)
         r, b, kcode = _pair_codes(key, B, first, budget)  # every signature with every entry of B
+        budget.check()
         cols, ck = unique(kcode)
     else:
         cols = plan.cols
@@ -798,47 +808,59 @@ def _by_products(
     step = max(1, min(ring.inner, S, PRODUCT_CELLS // max(1, C * k)))
     P = np.zeros((k, R, S))
     P[:, ra, sa] = ring.centred(A.w)
+    budget.check()
     cut = np.arange(0, S + step, step)  # the chunks of signatures
     if plan is not None:
         dense = _dense_q(key, B, first, plan, ring, budget)
         depth = len(B) + plan.terms
     else:
-        # Q's cells that some pair reaches (sorted: by signature, then column), by marking, and the counts of B's
-        # entries that meet in each, added and folded once (a cell of Q is then one centred residue, or an exact
-        # count)
-        cell = r * C + ck
-        present = np.zeros(S * C, dtype=bool)
-        present[cell] = True
-        cells = np.flatnonzero(present)
-        inv = (np.cumsum(present) - 1)[cell]
-        Bc = ring.centred(B.w)
-        sums = np.empty((k, len(cells)))
-        for j in range(k):
-            sums[j] = np.bincount(inv, weights=Bc[j][b], minlength=len(cells))
-        ring.fold(sums)
+        cells, sums = _q_cells(r * C + ck, b, S * C, B, ring)
         cut = np.searchsorted(cells, cut * C)  # the cells of each chunk of signatures
         depth = len(B)
+    budget.check()
     acc = np.zeros((k, R, C))
+    # each chunk's product in slices of at most PRODUCT_CHECK multiply-adds, the clock read after each
+    sub = max(1, PRODUCT_CHECK // max(1, R * C * k))
+    pieces = 0
     with _one_thread():
         for c0, s0 in enumerate(range(0, S, step)):
             s1 = min(S, s0 + step)
-            budget.spend(R * (s1 - s0) * C * k // PRODUCT_OP)
             if plan is not None:
-                for j in range(k):
-                    acc[j] += P[j][:, s0:s1] @ dense[j, s0:s1]
+                q = dense[:, s0:s1]
             else:
                 lo, hi = cut[c0], cut[c0 + 1]
-                at = cells[lo:hi] - s0 * C
+                q = np.zeros((k, (s1 - s0) * C))
+                q[:, cells[lo:hi] - s0 * C] = sums[:, lo:hi]
+                q = q.reshape(k, s1 - s0, C)
+            for u0 in range(s0, s1, sub):
+                u1 = min(s1, u0 + sub)
+                budget.spend(R * (u1 - u0) * C * k // PRODUCT_OP)
                 for j in range(k):
-                    Q = np.zeros((s1 - s0) * C)
-                    Q[at] = sums[j, lo:hi]
-                    acc[j] += P[j][:, s0:s1] @ Q.reshape(s1 - s0, C)
+                    acc[j] += P[j][:, u0:u1] @ q[j, u0 - s0 : u1 - s0]
+                pieces += 1
+                budget.check()
             ring.fold(acc)
     w: Weights = acc.reshape(k, R * C).astype(ring.dtype)
     ring.lift(w)
     live = np.flatnonzero(w.any(axis=0))
-    depth += S + len(cut)  # per count: B's entries added in Q, a product, S signatures, the chunks
+    depth += S + pieces  # per count: B's entries added in Q, a product, S signatures, the slices
     return rows[live // C] * key.inner + cols[live % C], w[:, live], depth
+
+
+def _q_cells(cell: Keys, b: Keys, size: int, B: _Table, ring: Ring) -> tuple[Keys, npt.NDArray[np.float64]]:
+    """Q's cells that some pair reaches (``cell``: per pair, its signature times the columns plus its column; ``b``:
+    its entry of B), sorted, found by marking, and the counts of B's entries that meet in each, added and folded
+    once (a cell of Q is then one centred residue, or an exact count)."""
+    present = np.zeros(size, dtype=bool)
+    present[cell] = True
+    cells = np.flatnonzero(present)
+    inv = (np.cumsum(present) - 1)[cell]
+    Bc = ring.centred(B.w)
+    sums = np.empty((ring.k, len(cells)))
+    for j in range(ring.k):
+        sums[j] = np.bincount(inv, weights=Bc[j][b], minlength=len(cells))
+    ring.fold(sums)
+    return cells, sums
 
 
 #: Q of a join's matrix product is built densely, one shared resource at a time (:func:`_dense_q`), when it holds at
@@ -922,6 +944,7 @@ def _dense_q(
             M[ib, ia, t[ia, ib] // mult] = 1.0
             budget.spend(arr.size * na[i] * ny // PRODUCT_OP)
             arr = np.tensordot(arr, M, axes=([axes.index(("b", i))], [0]))
+            budget.check()
             axes.remove(("b", i))
             axes += [("a", i), ("y", i)]
     perm = [axes.index("k"), *(axes.index(("a", i)) for i in range(len(na)))]
@@ -1068,11 +1091,13 @@ def _pair(
         lo = hi
 
 
-def _uncodes(code: Keys, radix: list[int]) -> Keys:
-    """Mixed-radix codes as their digits, one row per digit."""
+def _uncodes(code: Keys, radix: list[int], budget: Budget | None = None) -> Keys:
+    """Mixed-radix codes as their digits, one row per digit (the clock read after each)."""
     digits = np.empty((len(radix), len(code)), dtype=np.int64)
     for k in range(len(radix) - 1, -1, -1):
         code, digits[k] = np.divmod(code, radix[k])
+        if budget is not None:
+            budget.check()
     return digits
 
 

@@ -7,6 +7,7 @@ pairs; and on the general generated scenarios (legacy order, banding, deathtouch
 from __future__ import annotations
 
 import contextlib
+import sys
 from math import prod
 
 import numpy as np
@@ -492,3 +493,65 @@ def test_every_plan_of_the_joins_gives_the_count(name, sc):  # 702.19b, 702.19c
         assert elimination._order(g, sims) in plans
         for _, joins in plans:
             assert settled * elimination._contract(g, tables, joins, ring, budget) == expected
+
+
+# -- the clock inside a join --------------------------------------------------------------------------------------
+
+
+class _Clock(Deadline):
+    """A deadline an hour away that notes, at each reading, whether it was read from inside a join's matrix
+    products (elimination._by_products)."""
+
+    __slots__ = ("reads",)
+
+    def __init__(self):
+        super().__init__(3600.0)
+        self.reads: list[bool] = []
+
+    def check(self):
+        frame, inside = sys._getframe(1), False
+        while frame is not None and not inside:
+            inside, frame = frame.f_code.co_name == "_by_products", frame.f_back
+        self.reads.append(inside)
+        super().check()
+
+
+@pytest.mark.parametrize("dense", [False, True], ids=["pairs-built Q", "dense Q"])
+@pytest.mark.parametrize("name,sc", SHAPES + APPROX_SHAPES[1:], ids=[n for n, _ in SHAPES + APPROX_SHAPES[1:]])
+def test_the_clock_is_read_after_each_slice_of_a_product(monkeypatch, dense, name, sc):  # 702.19b, 702.19c, 510.1c
+    # a join's products in slices of one signature (PRODUCT_CHECK = 1): the deadline is read after each, and the
+    # count does not change
+    monkeypatch.setattr(elimination, "PRODUCT_CHECK", 1)
+    monkeypatch.setattr(elimination, "PRODUCT_CELLS", 1 << 40)
+    monkeypatch.setattr(elimination, "PRODUCT_WASTE", 1 << 40)
+    monkeypatch.setattr(elimination, "DENSE_Q_CELLS", 1 << 40 if dense else 0)
+    monkeypatch.setattr(elimination, "DENSE_Q_RATIO", 1 << 40 if dense else 0)
+    signatures = []
+    products = elimination._by_products
+    monkeypatch.setattr(
+        elimination,
+        "_by_products",
+        lambda key, A, B, sa, first, *a: signatures.append(len(first)) or products(key, A, B, sa, first, *a),
+    )
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        clock = _Clock()
+        signatures.clear()
+        assert count_by_factors(plan, comp, clock) == _old(plan, comp)
+        assert sum(clock.reads) >= sum(signatures)
+
+
+def test_a_deadline_passing_inside_a_join_stops_it():
+    # the random 12-attacker board: a deadline that passes at its 40th reading stops the count there
+    class Passing(_Clock):
+        def check(self):
+            if len(self.reads) >= 40:
+                self.at = 0.0
+            super().check()
+
+    plan = Combat(load_scenario(random_sharing(12, 14, per=4, seed=1))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    clock = Passing()
+    with pytest.raises(LimitReached):
+        count_by_factors(plan, comp, clock)
+    assert len(clock.reads) == 41
