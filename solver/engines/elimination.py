@@ -952,7 +952,7 @@ def _dense_q(
     sig = np.zeros(len(first), dtype=np.int64)
     for (_, xa, _), n in zip(key.combos, na):
         sig = sig * n + xa[first]
-    q = arr.transpose(perm).reshape(k, prod(na), len(plan.cols))[:, sig]
+    q: npt.NDArray[np.float64] = arr.transpose(perm).reshape(k, prod(na), len(plan.cols))[:, sig]
     ring.fold(q)
     return q
 
@@ -1281,10 +1281,12 @@ def _contract(
 
 
 #: the path plan of :func:`_order` is tried from this many starting tables (the smallest first): a count's from
-#: every table (the random 12-attacker boards: up to a third of the estimated work of the best of four, 5 ms of
-#: planning), the rough estimate that chooses a method before any table is built from four
+#: every table when the best of four is estimated past PATH_ALL_FROM (the random 12-attacker boards with 4 blockers
+#: each: up to a third of the estimated work of the best of four, 5 ms of planning), the rough estimate that chooses
+#: a method before any table is built from four
 PATH_STARTS = 64
 ESTIMATE_STARTS = 4
+PATH_ALL_FROM = 5 * 10**7  # estimated work of the best of the first four plans past which every start is tried
 
 
 def _order(g: Graph, sims: list[Sim], starts: int = 0) -> tuple[int, list[tuple[int, int]]]:
@@ -1332,8 +1334,10 @@ def _plans(g: Graph, sims: list[Sim], starts: int = 0) -> list[tuple[int, list[t
     planner = _Planner(g)
     tables = [(planner.mask(members), scope, size) for members, scope, size in sims]
     plans = [_bucket_plan(planner, tables)]
-    first_tables = sorted(range(len(sims)), key=lambda k: (len(sims[k][1]), sims[k][2]))[: starts or PATH_STARTS]
-    for start in first_tables:
+    first_tables = sorted(range(len(sims)), key=lambda k: (len(sims[k][1]), sims[k][2]))
+    for n, start in enumerate(first_tables[: starts or PATH_STARTS]):
+        if not starts and n == ESTIMATE_STARTS and min(w for w, _ in plans) <= PATH_ALL_FROM:
+            break  # a small board: the best of four is good enough, the other starts cost more than they save
         path = _path_plan(planner, tables, start)
         if path is not None:
             plans.append(path)
@@ -1397,12 +1401,18 @@ def _path_plan(planner: _Planner, tables: list[_Planned], start: int) -> tuple[i
 
 
 def _normalise(g: Graph, members: frozenset[int], scope: tuple[str, ...], rows: Rows) -> Rows:
-    """A source's rows settled for what it already covers (:func:`_settle`); resources that left are removed."""
+    """A source's rows settled for what it already covers (:func:`_settle`); resources that left are removed.
+    Each resource's states are settled once (a table per column); the rows are rebuilt only where some column's
+    state changes."""
+    settled = [{s: _settle(g, x, members, s) for s in {key[c] for key in rows}} for c, x in enumerate(scope)]
+    changing = [c for c, table in enumerate(settled) if any(s != t for s, t in table.items())]
+    if not changing:
+        return {k: w for k, w in rows.items() if w}
     out: Rows = {}
     for key, w in rows.items():
         kept = []
-        for x, s in zip(scope, key):
-            s = _settle(g, x, members, s)
+        for s, table in zip(key, settled):
+            s = table[s]
             if s == DEAD:
                 break
             if s != DROP:
