@@ -814,7 +814,7 @@ def _by_products(
         dense = _dense_q(key, B, first, plan, ring, budget)
         depth = len(B) + plan.terms
     else:
-        cells, sums = _q_cells(r * C + ck, b, S * C, B, ring)
+        cells, sums = _q_cells(r * C + ck, b, S * C, B, ring, budget)
         cut = np.searchsorted(cells, cut * C)  # the cells of each chunk of signatures
         depth = len(B)
     budget.check()
@@ -847,7 +847,9 @@ def _by_products(
     return rows[live // C] * key.inner + cols[live % C], w[:, live], depth
 
 
-def _q_cells(cell: Keys, b: Keys, size: int, B: _Table, ring: Ring) -> tuple[Keys, npt.NDArray[np.float64]]:
+def _q_cells(
+    cell: Keys, b: Keys, size: int, B: _Table, ring: Ring, budget: Budget
+) -> tuple[Keys, npt.NDArray[np.float64]]:
     """Q's cells that some pair reaches (``cell``: per pair, its signature times the columns plus its column; ``b``:
     its entry of B), sorted, found by marking, and the counts of B's entries that meet in each, added and folded
     once (a cell of Q is then one centred residue, or an exact count)."""
@@ -855,10 +857,12 @@ def _q_cells(cell: Keys, b: Keys, size: int, B: _Table, ring: Ring) -> tuple[Key
     present[cell] = True
     cells = np.flatnonzero(present)
     inv = (np.cumsum(present) - 1)[cell]
+    budget.check()
     Bc = ring.centred(B.w)
     sums = np.empty((ring.k, len(cells)))
     for j in range(ring.k):
         sums[j] = np.bincount(inv, weights=Bc[j][b], minlength=len(cells))
+        budget.check()
     ring.fold(sums)
     return cells, sums
 
@@ -1029,6 +1033,7 @@ def _pair_codes(key: _JoinKey, B: _Table, first: Keys, budget: Budget) -> tuple[
         else:
             kc += part
         np.maximum(kc, DEAD_CODE, out=kc)
+        budget.check()
     if kc is None:
         kc = np.broadcast_to(key.cb, (len(first), len(B))).copy()
     r, b = np.nonzero(kc >= 0)
