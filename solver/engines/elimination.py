@@ -35,7 +35,7 @@ is read every few thousand operations.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -98,6 +98,10 @@ class Budget:
 
     def __init__(self, deadline: Deadline, limit: int | None):
         self.deadline, self.limit, self.ops, self.next_check = deadline, limit, 0, CHECK_EVERY
+
+    def check(self) -> None:
+        """Read the clock now (after a long step of numpy's, whatever the operations counted)."""
+        self.deadline.check()
 
     def spend(self, n: int) -> None:
         self.ops += n
@@ -573,6 +577,8 @@ class _JoinKey:
     cb: Keys
     combos: list[tuple[Keys, npt.NDArray[np.intp], npt.NDArray[np.intp]]]
     inner: int  # the codes of the columns after A's own: B's own and the shared ones (``ca`` is a multiple of it)
+    digits: list[tuple[int, int]]  # per shared resource: its sum's multiplier in the code and its number of states
+    # (1, 1) for a resource that leaves the table
 
 
 DEAD_CODE = -(1 << 61)  # the code of a pair whose sum breaks a gate: negative, and far from overflowing
@@ -643,14 +649,16 @@ def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinK
     for x, _, inv in cols_b:
         cb += inv * mult[x]
     at_vals = dict(kept)
-    combos = []
+    combos, digits = [], []
     for x, t, xa, xb in sums:
         if x in at_vals:
             code = np.searchsorted(at_vals[x], t) * mult[x]
+            digits.append((mult[x], len(at_vals[x])))
         else:
             code = np.zeros_like(t)
+            digits.append((1, 1))
         combos.append((np.where(t == DEAD, DEAD_CODE, code), xa, xb))
-    return _JoinKey(scope, vals, radix, m, ca, cb, combos, prod(radix[len(cols_a) :]))
+    return _JoinKey(scope, vals, radix, m, ca, cb, combos, prod(radix[len(cols_a) :]), digits)
 
 
 def _merged(parts_c: list[Keys], parts_w: list[Weights], ring: Ring) -> tuple[Keys, Weights]:
@@ -722,7 +730,9 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
         A, B = B, A  # B's entries are combined with each of A's signatures: the smaller side
     members = A.members | B.members
     key = _join_key(g, A, B, members)
+    budget.check()  # (each step below is a few passes of numpy's over the tables or their pairs: the clock between)
     sa, first = _signatures(key, A)
+    budget.check()
     done = _by_products(key, A, B, sa, first, ring, budget)
     # roundings of a float row's count on its way (:func:`gamma`): the sums of B's entries that meet, the product,
     # the sums over A's signatures (a matrix product) or its entries (pair by pair), and over the chunks
@@ -731,7 +741,8 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
     else:
         code, w = _by_pairs(key, A, B, sa, first, ring, budget)
         depth = len(A) + len(B) + 1
-    idx = _uncodes(code, key.radix)
+    budget.check()
+    idx = _uncodes(code, key.radix, budget)
     err = (1 + A.err) * (1 + B.err) * (1 + gamma(depth)) - 1 if ring.approx else 0.0
     return _Table(members, key.scope, None, w, err, list(zip(key.vals, idx)))
 
@@ -757,6 +768,8 @@ def _by_pairs(
 #: the moduli) and it multiplies at most PRODUCT_WASTE times as many cells as the pairs of entries there are
 PRODUCT_CELLS = 1 << 22
 PRODUCT_WASTE = 64
+#: multiply-adds of a join's matrix product between two looks at the clock (about 2-5 ms of CPU)
+PRODUCT_CHECK = 1 << 24
 #: multiply-adds of a matrix product counted as one operation of the work bound (a pair of entries costs about as
 #: much as this many multiply-adds)
 PRODUCT_OP = 256
@@ -778,46 +791,174 @@ def _by_products(
     k, S = ring.k, len(first)
     rows, ra = unique(key.ca // key.inner)
     R = len(rows)
-    if R * S * k > PRODUCT_CELLS or R * S > PRODUCT_WASTE * len(A) or S * len(B) > PRODUCT_CELLS // 4:
-        return None  # (every signature's pairs with B are coded at once: at most 2^20 of them)
-    r, b, kcode = _pair_codes(key, B, first, budget)  # every signature with every entry of B
-    cols, ck = unique(kcode)
+    if R * S * k > PRODUCT_CELLS or R * S > PRODUCT_WASTE * len(A):
+        return None
+    plan = _dense_plan(key, B, S, ring)
+    if plan is None:
+        if S * len(B) > PRODUCT_CELLS // 4:
+            return None  # (every signature's pairs with B are coded at once: at most 2^20 of them)
+        r, b, kcode = _pair_codes(key, B, first, budget)  # every signature with every entry of B
+        budget.check()
+        cols, ck = unique(kcode)
+    else:
+        cols = plan.cols
     C = len(cols)
     if R * C * k > PRODUCT_CELLS or R * S * C > PRODUCT_WASTE * (len(A) * len(B)):
         return None
     step = max(1, min(ring.inner, S, PRODUCT_CELLS // max(1, C * k)))
     P = np.zeros((k, R, S))
     P[:, ra, sa] = ring.centred(A.w)
-    # Q's cells that some pair reaches (sorted: by signature, then column), by marking, and the counts of B's
-    # entries that meet in each, added and folded once (a cell of Q is then one centred residue, or an exact count)
-    cell = r * C + ck
-    present = np.zeros(S * C, dtype=bool)
-    present[cell] = True
-    cells = np.flatnonzero(present)
-    inv = (np.cumsum(present) - 1)[cell]
-    Bc = ring.centred(B.w)
-    sums = np.empty((k, len(cells)))
-    for j in range(k):
-        sums[j] = np.bincount(inv, weights=Bc[j][b], minlength=len(cells))
-    ring.fold(sums)
+    budget.check()
+    cut = np.arange(0, S + step, step)  # the chunks of signatures
+    if plan is not None:
+        dense = _dense_q(key, B, first, plan, ring, budget)
+        depth = len(B) + plan.terms
+    else:
+        cells, sums = _q_cells(r * C + ck, b, S * C, B, ring, budget)
+        cut = np.searchsorted(cells, cut * C)  # the cells of each chunk of signatures
+        depth = len(B)
+    budget.check()
     acc = np.zeros((k, R, C))
-    cut = np.searchsorted(cells, np.arange(0, S + step, step) * C)  # the cells of each chunk of signatures
+    # each chunk's product in slices of at most PRODUCT_CHECK multiply-adds, the clock read after each
+    sub = max(1, PRODUCT_CHECK // max(1, R * C * k))
+    pieces = 0
     with _one_thread():
         for c0, s0 in enumerate(range(0, S, step)):
             s1 = min(S, s0 + step)
-            lo, hi = cut[c0], cut[c0 + 1]
-            budget.spend(R * (s1 - s0) * C * k // PRODUCT_OP)
-            at = cells[lo:hi] - s0 * C
-            for j in range(k):
-                Q = np.zeros((s1 - s0) * C)
-                Q[at] = sums[j, lo:hi]
-                acc[j] += P[j][:, s0:s1] @ Q.reshape(s1 - s0, C)
+            if plan is not None:
+                q = dense[:, s0:s1]
+            else:
+                lo, hi = cut[c0], cut[c0 + 1]
+                q = np.zeros((k, (s1 - s0) * C))
+                q[:, cells[lo:hi] - s0 * C] = sums[:, lo:hi]
+                q = q.reshape(k, s1 - s0, C)
+            for u0 in range(s0, s1, sub):
+                u1 = min(s1, u0 + sub)
+                budget.spend(R * (u1 - u0) * C * k // PRODUCT_OP)
+                for j in range(k):
+                    acc[j] += P[j][:, u0:u1] @ q[j, u0 - s0 : u1 - s0]
+                pieces += 1
+                budget.check()
             ring.fold(acc)
     w: Weights = acc.reshape(k, R * C).astype(ring.dtype)
     ring.lift(w)
     live = np.flatnonzero(w.any(axis=0))
-    depth = len(B) + S + len(cut)  # per count: B's entries added in Q, a product, S signatures, the chunks
+    depth += S + pieces  # per count: B's entries added in Q, a product, S signatures, the slices
     return rows[live // C] * key.inner + cols[live % C], w[:, live], depth
+
+
+def _q_cells(
+    cell: Keys, b: Keys, size: int, B: _Table, ring: Ring, budget: Budget
+) -> tuple[Keys, npt.NDArray[np.float64]]:
+    """Q's cells that some pair reaches (``cell``: per pair, its signature times the columns plus its column; ``b``:
+    its entry of B), sorted, found by marking, and the counts of B's entries that meet in each, added and folded
+    once (a cell of Q is then one centred residue, or an exact count)."""
+    present = np.zeros(size, dtype=bool)
+    present[cell] = True
+    cells = np.flatnonzero(present)
+    inv = (np.cumsum(present) - 1)[cell]
+    budget.check()
+    Bc = ring.centred(B.w)
+    sums = np.empty((ring.k, len(cells)))
+    for j in range(ring.k):
+        sums[j] = np.bincount(inv, weights=Bc[j][b], minlength=len(cells))
+        budget.check()
+    ring.fold(sums)
+    return cells, sums
+
+
+#: Q of a join's matrix product is built densely, one shared resource at a time (:func:`_dense_q`), when it holds at
+#: most DENSE_Q_CELLS cells (times the rows of counts) and its estimated work (cells written, multiply-adds) is at
+#: most DENSE_Q_RATIO times the pairs of signatures and B's entries that pairing would code
+DENSE_Q_CELLS = 1 << 22
+DENSE_Q_RATIO = 8
+
+
+@dataclass(frozen=True)
+class _DensePlan:
+    """How :func:`_dense_q` builds Q: B's distinct own parts of the key (``own``) and each entry's index into them
+    (``at``), the order of the shared resources, each column's code (``cols``: B's own part and the sums' parts,
+    sorted) and the terms a cell's sum goes through in the products (``terms``)."""
+
+    own: Keys
+    at: Keys
+    order: list[int]
+    cols: Keys
+    terms: int
+
+
+def _dense_plan(key: _JoinKey, B: _Table, S: int, ring: Ring) -> _DensePlan | None:
+    """How to build the join's Q densely (:func:`_dense_q`), or None when it would hold too many cells or cost more
+    than pairing ``S`` signatures with B's entries (DENSE_Q_CELLS, DENSE_Q_RATIO), or when a sum over B's entries
+    could pass 2^53 (not with fewer than 2^30 entries)."""
+    if ring.moduli and len(B) << ring.bits >= EXACT_BOUND:  # pragma: no cover - tables far past any bound
+        return None
+    na = [t.shape[0] for t, _, _ in key.combos]
+    nb = [t.shape[1] for t, _, _ in key.combos]
+    ny = [n for _, n in key.digits]
+    own, at = unique(key.cb)
+    size = len(own) * prod(nb)
+    if len(own) * prod(na) * prod(ny) * ring.k > DENSE_Q_CELLS or size * ring.k > DENSE_Q_CELLS:
+        return None
+    # the resources whose step grows the array least first
+    order = sorted(range(len(nb)), key=lambda i: (na[i] * ny[i] / nb[i], i))
+    work = size
+    for i in order:
+        size = size // nb[i] * na[i] * ny[i]
+        work += size * (nb[i] + 2)  # the product, and the cells written
+    if work > DENSE_Q_RATIO * S * len(B):
+        return None
+    ys = np.zeros(1, dtype=np.int64)
+    for (mult, n), _ in zip(key.digits, key.combos):
+        ys = (ys[:, None] + np.arange(n, dtype=np.int64)[None, :] * mult).reshape(-1)
+    cols = (own[:, None] + ys[None, :]).reshape(-1)
+    return _DensePlan(own, at, order, cols, sum(nb))
+
+
+def _dense_q(
+    key: _JoinKey, B: _Table, first: Keys, plan: _DensePlan, ring: Ring, budget: Budget
+) -> npt.NDArray[np.float64]:
+    """The Q of :func:`_by_products` -- per signature of A (``first``: an entry of A for each) and column
+    (``plan.cols``), the counts of B's entries whose pair with the signature is live and has that part of the key
+    -- without pairing them: B's counts as a dense array over (its own part, its state's index per shared resource),
+    then, one shared resource at a time, B's index replaced by (A's index, the sum's index) in a product with a 0/1
+    matrix (1 where the two states' sum is that one; a dead sum has none). The rows of the signatures present are
+    then taken, the counts folded (a (k, S, columns) float64 array). Each cell is a sum of some of B's centred
+    counts, each at most once: below 2^53 (:func:`_dense_plan`), exact."""
+    k = ring.k
+    na = [t.shape[0] for t, _, _ in key.combos]
+    nb = [t.shape[1] for t, _, _ in key.combos]
+    flat = plan.at.astype(np.int64)
+    for (_, _, xb), n in zip(key.combos, nb):
+        flat = flat * n + xb
+    size = len(plan.own) * prod(nb)
+    budget.spend(size)
+    Bc = ring.centred(B.w)
+    arr = np.empty((k, size))
+    for j in range(k):
+        arr[j] = np.bincount(flat, weights=Bc[j], minlength=size)
+    arr = arr.reshape(k, len(plan.own), *nb)
+    axes: list[Any] = ["k", "own", *(("b", i) for i in range(len(nb)))]
+    with _one_thread():
+        for i in plan.order:
+            t = key.combos[i][0]
+            mult, ny = key.digits[i]
+            M = np.zeros((nb[i], na[i], ny))
+            ia, ib = np.nonzero(t != DEAD_CODE)
+            M[ib, ia, t[ia, ib] // mult] = 1.0
+            budget.spend(arr.size * na[i] * ny // PRODUCT_OP)
+            arr = np.tensordot(arr, M, axes=([axes.index(("b", i))], [0]))
+            budget.check()
+            axes.remove(("b", i))
+            axes += [("a", i), ("y", i)]
+    perm = [axes.index("k"), *(axes.index(("a", i)) for i in range(len(na)))]
+    perm += [axes.index("own"), *(axes.index(("y", i)) for i in range(len(na)))]
+    sig = np.zeros(len(first), dtype=np.int64)
+    for (_, xa, _), n in zip(key.combos, na):
+        sig = sig * n + xa[first]
+    q: npt.NDArray[np.float64] = arr.transpose(perm).reshape(k, prod(na), len(plan.cols))[:, sig]
+    ring.fold(q)
+    return q
 
 
 @cache
@@ -892,6 +1033,7 @@ def _pair_codes(key: _JoinKey, B: _Table, first: Keys, budget: Budget) -> tuple[
         else:
             kc += part
         np.maximum(kc, DEAD_CODE, out=kc)
+        budget.check()
     if kc is None:
         kc = np.broadcast_to(key.cb, (len(first), len(B))).copy()
     r, b = np.nonzero(kc >= 0)
@@ -954,11 +1096,13 @@ def _pair(
         lo = hi
 
 
-def _uncodes(code: Keys, radix: list[int]) -> Keys:
-    """Mixed-radix codes as their digits, one row per digit."""
+def _uncodes(code: Keys, radix: list[int], budget: Budget | None = None) -> Keys:
+    """Mixed-radix codes as their digits, one row per digit (the clock read after each)."""
     digits = np.empty((len(radix), len(code)), dtype=np.int64)
     for k in range(len(radix) - 1, -1, -1):
         code, digits[k] = np.divmod(code, radix[k])
+        if budget is not None:
+            budget.check()
     return digits
 
 
@@ -1112,7 +1256,7 @@ def _possible_work(plan: DamagePlan, component: Sequence[int]) -> int:
         members = frozenset([i])
         scope = frozenset(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1)
         sims.append((members, scope, prod(domain_size(g, x, members) for x in scope)))
-    return _order(g, [t for t in sims if t[1]])[0] if any(t[1] for t in sims) else 0
+    return _order(g, [t for t in sims if t[1]], ESTIMATE_STARTS)[0] if any(t[1] for t in sims) else 0
 
 
 def _contract(
@@ -1141,23 +1285,74 @@ def _contract(
     return ring.product(totals, err - 1)
 
 
-def _order(g: Graph, sims: list[Sim]) -> tuple[int, list[tuple[int, int]]]:
-    """The estimated work and the joins (pairs of slots) of whichever of two greedy plans has the smaller estimated
-    work (the sum, over the joins, of the product of the two tables' sizes; a table's size estimated as the product
-    of its resources' possible states, at most the product of the sizes it came from): bucket elimination (each
-    time, the resource whose tables joined have the fewest possible states: min-size) or one table at a time into a
-    growing one (each time, the table that leaves the fewest possible states: a path through the sharing graph, as
-    a cycle wants)."""
+#: the path plan of :func:`_order` is tried from this many starting tables (the smallest first): a count's from
+#: every table when the best of four is estimated past PATH_ALL_FROM (the random 12-attacker boards with 4 blockers
+#: each: up to a third of the estimated work of the best of four, 5 ms of planning), the rough estimate that chooses
+#: a method before any table is built from four
+PATH_STARTS = 64
+ESTIMATE_STARTS = 4
+PATH_ALL_FROM = 5 * 10**7  # estimated work of the best of the first four plans past which every start is tried
 
-    def join(A: Sim, B: Sim) -> tuple[Sim, int]:
-        members = A[0] | B[0]
-        scope = frozenset(x for x in A[1] | B[1] if domain_size(g, x, members))
-        size = min(A[2] * B[2], prod(domain_size(g, x, members) for x in scope))
-        return (members, scope, size), A[2] * B[2]
 
-    plans = []
-    # bucket elimination
-    slots: list[Any] = list(sims)
+def _order(g: Graph, sims: list[Sim], starts: int = 0) -> tuple[int, list[tuple[int, int]]]:
+    """The estimated work and the joins (pairs of slots) of whichever of the greedy plans (:func:`_plans`) has the
+    smallest estimated work."""
+    return min(_plans(g, sims, starts), key=lambda p: p[0])
+
+
+#: a table as :func:`_plans` plans with it: (members as a bit mask, scope, estimated size)
+_Planned = tuple[int, frozenset[str], int]
+
+
+class _Planner:
+    """A resource's possible states (:func:`domain_size`) in a table of members given as a bit mask, and the
+    estimated table of a join with its work (:func:`_plans`)."""
+
+    def __init__(self, g: Graph):
+        self.need = g.need
+        self.bit = {i: 1 << n for n, i in enumerate(g.ways)}
+        self.contributors = {x: self.mask(g.contributors[x]) for x in g.need}
+        self.askers = {x: self.mask(g.askers[x]) for x in g.need}
+
+    def mask(self, members: Iterable[int]) -> int:
+        return sum(self.bit[i] for i in members)
+
+    def size_of(self, x: str, mask: int) -> int:
+        all_c, all_a = not self.contributors[x] & ~mask, not self.askers[x] & ~mask
+        if all_c:
+            return 0 if all_a else 2
+        return self.need[x] + 1 if all_a else 2 * self.need[x] + 1
+
+    def join(self, A: _Planned, B: _Planned) -> tuple[_Planned, int]:
+        mask = A[0] | B[0]
+        states = [(x, self.size_of(x, mask)) for x in A[1] | B[1]]
+        scope = frozenset(x for x, n in states if n)
+        size = min(A[2] * B[2], prod(n for _, n in states if n))
+        return (mask, scope, size), A[2] * B[2]
+
+
+def _plans(g: Graph, sims: list[Sim], starts: int = 0) -> list[tuple[int, list[tuple[int, int]]]]:
+    """Greedy plans of the joins, each with its estimated work (the sum, over the joins, of the product of the two
+    tables' sizes; a table's size estimated as the product of its resources' possible states, at most the product
+    of the sizes it came from): bucket elimination (:func:`_bucket_plan`), then one table at a time into a growing
+    one (:func:`_path_plan`) from each of the ``starts`` (else PATH_STARTS) smallest tables."""
+    planner = _Planner(g)
+    tables = [(planner.mask(members), scope, size) for members, scope, size in sims]
+    plans = [_bucket_plan(planner, tables)]
+    first_tables = sorted(range(len(sims)), key=lambda k: (len(sims[k][1]), sims[k][2]))
+    for n, start in enumerate(first_tables[: starts or PATH_STARTS]):
+        if not starts and n == ESTIMATE_STARTS and min(w for w, _ in plans) <= PATH_ALL_FROM:
+            break  # a small board: the best of four is good enough, the other starts cost more than they save
+        path = _path_plan(planner, tables, start)
+        if path is not None:
+            plans.append(path)
+    return plans
+
+
+def _bucket_plan(planner: _Planner, tables: list[_Planned]) -> tuple[int, list[tuple[int, int]]]:
+    """Bucket elimination: each time, the tables holding the resource whose join has the fewest possible states
+    (min-size), joined smallest first."""
+    slots: list[Any] = list(tables)
     joins: list[tuple[int, int]] = []
     work = 0
     while True:
@@ -1167,9 +1362,11 @@ def _order(g: Graph, sims: list[Sim]) -> tuple[int, list[tuple[int, int]]]:
         best: Any = None
         for x in sorted({x for k in live for x in slots[k][1]}):
             bucket = [k for k in live if x in slots[k][1]]
-            members = frozenset().union(*(slots[k][0] for k in bucket))
+            mask = 0
+            for k in bucket:
+                mask |= slots[k][0]
             names = set().union(*(slots[k][1] for k in bucket))
-            size = prod(d for d in (domain_size(g, y, members) for y in names) if d)
+            size = prod(d for d in (planner.size_of(y, mask) for y in names) if d)
             est = (min(size, prod(slots[k][2] for k in bucket)), len(bucket))
             if best is None or est < best[0]:
                 best = (est, bucket)
@@ -1177,43 +1374,50 @@ def _order(g: Graph, sims: list[Sim]) -> tuple[int, list[tuple[int, int]]]:
         bucket = sorted(best[1], key=lambda k: slots[k][2])
         first = bucket[0]
         for k in bucket[1:]:
-            slots[first], cost = join(slots[first], slots[k])
+            slots[first], cost = planner.join(slots[first], slots[k])
             slots[k] = None
             joins.append((first, k))
             work += cost
-    plans.append((work, joins))
-    # one table at a time, from a few starting tables
-    starts = sorted(range(len(sims)), key=lambda k: (len(sims[k][1]), sims[k][2]))[:4]
-    for start in starts:
-        cur, left = sims[start], set(range(len(sims))) - {start}
-        joins, work = [], 0
-        while left:
-            best_next: Any = None
-            for k in sorted(left):
-                if not cur[1] & sims[k][1]:
-                    continue
-                nxt, cost = join(cur, sims[k])
-                rank = (nxt[2], cost, k)
-                if best_next is None or rank < best_next[0]:
-                    best_next = (rank, k, nxt, cost)
-            if best_next is None:  # pragma: no cover - the tables of a component are linked
-                break
-            _, k, cur, cost = best_next
-            left.discard(k)
-            joins.append((start, k))
-            work += cost
-        if not left:
-            plans.append((work, joins))
-    return min(plans, key=lambda p: p[0])
+    return work, joins
+
+
+def _path_plan(planner: _Planner, tables: list[_Planned], start: int) -> tuple[int, list[tuple[int, int]]] | None:
+    """One table at a time into a growing one from ``start``: each time, the table that leaves the fewest possible
+    states (a path through the sharing graph, as a cycle wants); None if some table is never reached."""
+    cur, left = tables[start], set(range(len(tables))) - {start}
+    joins: list[tuple[int, int]] = []
+    work = 0
+    while left:
+        best: Any = None
+        for k in sorted(left):
+            if not cur[1] & tables[k][1]:
+                continue
+            nxt, cost = planner.join(cur, tables[k])
+            rank = (nxt[2], cost, k)
+            if best is None or rank < best[0]:
+                best = (rank, k, nxt, cost)
+        if best is None:  # pragma: no cover - the tables of a component are linked
+            return None
+        _, k, cur, cost = best
+        left.discard(k)
+        joins.append((start, k))
+        work += cost
+    return work, joins
 
 
 def _normalise(g: Graph, members: frozenset[int], scope: tuple[str, ...], rows: Rows) -> Rows:
-    """A source's rows settled for what it already covers (:func:`_settle`); resources that left are removed."""
+    """A source's rows settled for what it already covers (:func:`_settle`); resources that left are removed.
+    Each resource's states are settled once (a table per column); the rows are rebuilt only where some column's
+    state changes."""
+    settled = [{s: _settle(g, x, members, s) for s in {key[c] for key in rows}} for c, x in enumerate(scope)]
+    changing = [c for c, table in enumerate(settled) if any(s != t for s, t in table.items())]
+    if not changing:
+        return {k: w for k, w in rows.items() if w}
     out: Rows = {}
     for key, w in rows.items():
         kept = []
-        for x, s in zip(scope, key):
-            s = _settle(g, x, members, s)
+        for s, table in zip(key, settled):
+            s = table[s]
             if s == DEAD:
                 break
             if s != DROP:

@@ -7,6 +7,7 @@ pairs; and on the general generated scenarios (legacy order, banding, deathtouch
 from __future__ import annotations
 
 import contextlib
+import sys
 from math import prod
 
 import numpy as np
@@ -370,15 +371,19 @@ def test_parts_of_a_count_past_int64_add_up_with_their_signs():  # 510.1c: signe
 # -- joins as matrix products (elimination._by_products) against joins pair by pair -----------------------------
 
 
-@pytest.fixture(params=["products", "pairs"])
+@pytest.fixture(params=["products", "dense", "pairs"])
 def join_path(request, monkeypatch):
-    """Every join as a matrix product (however sparse or large, a few signatures at a time) or every join pair by
-    pair."""
-    if request.param == "products":
+    """Every join as a matrix product (however sparse or large, a few signatures at a time) whose Q is built from
+    the pairs of signatures and B's entries ("products") or densely, one shared resource at a time ("dense",
+    elimination._dense_q), or every join pair by pair."""
+    if request.param in ("products", "dense"):
         monkeypatch.setattr(elimination, "PRODUCT_CELLS", 1 << 40)
         monkeypatch.setattr(elimination, "PRODUCT_WASTE", 1 << 40)
         monkeypatch.setattr(elimination, "INNER", 3)
         monkeypatch.setattr(elimination, "INNER_APPROX", 3)
+        dense = request.param == "dense"
+        monkeypatch.setattr(elimination, "DENSE_Q_CELLS", 1 << 40 if dense else 0)
+        monkeypatch.setattr(elimination, "DENSE_Q_RATIO", 1 << 40 if dense else 0)
     else:
         monkeypatch.setattr(elimination, "PRODUCT_CELLS", 0)
     return request.param
@@ -416,11 +421,14 @@ def test_each_join_path_past_int64(join_path, sc):  # 702.19b, 702.19c, 510.1c
     scenarios(max_attackers=3, max_blockers=3),
     st.sampled_from(["attacking", "defending", "both"]),
     st.sampled_from([0, 200]),
+    st.booleans(),
 )
-def test_products_on_general_scenarios(sc, side, small):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
-    # every join a matrix product, two signatures at a time, exact or modulo primes below 200
+def test_products_on_general_scenarios(sc, side, small, dense):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
+    # every join a matrix product, two signatures at a time, exact or modulo primes below 200, its Q built from the
+    # pairs or densely (elimination._dense_q)
     moduli = {"EXACT_BOUND": 0, "_moduli": _small_moduli, "APPROX": False} if small else {}
-    with _patched(PRODUCT_CELLS=1 << 40, PRODUCT_WASTE=1 << 40, INNER=2, INNER_APPROX=2, **moduli):
+    q = {"DENSE_Q_CELLS": 1 << 40 if dense else 0, "DENSE_Q_RATIO": 1 << 40 if dense else 0}
+    with _patched(PRODUCT_CELLS=1 << 40, PRODUCT_WASTE=1 << 40, INNER=2, INNER_APPROX=2, **moduli, **q):
         plan = Combat(load_scenario(sc), side=side).plan
         for comp in plan.components:
             assert count_by_factors(plan, comp) == _old(plan, comp)
@@ -454,3 +462,96 @@ def test_distinct_is_numpys_unique(values, dtype):
     assert np.array_equal(got, want)
     vals, inv = elimination.unique(col)
     assert np.array_equal(vals, want) and np.array_equal(inv, inverse.ravel())
+
+
+# -- the order of the joins (elimination._plans): every plan gives the same count -------------------------------
+
+
+ORDER_BOARDS = [
+    (f"random sharing {n} on {m}, {per} each (seed {seed})", random_sharing(n, m, per=per, seed=seed, power=(2, 4)))
+    for n, m, per, seed in [(4, 5, 2, 1), (5, 6, 2, 2), (5, 5, 3, 3), (6, 7, 2, 4), (6, 6, 3, 5)]
+] + [("cycle through planeswalkers, 4", pw_cycle(4, power=3, loyalty=1)), ("dense pairs, 4", dense_pairs(4, power=3))]
+
+
+@pytest.mark.parametrize("name,sc", ORDER_BOARDS, ids=[n for n, _ in ORDER_BOARDS])
+def test_every_plan_of_the_joins_gives_the_count(name, sc):  # 702.19b, 702.19c
+    # bucket elimination and the path from every starting table: the same count, that of the column programme
+    plan = Combat(load_scenario(sc)).plan
+    budget = elimination.Budget(elimination.NEVER, None)
+    for comp in plan.components:
+        g = elimination.Graph(plan, comp)
+        settled, shared = elimination._source_rows(g, comp, budget)
+        expected = _old(plan, comp)
+        if not shared:
+            assert settled == expected
+            continue
+        ring = elimination.Ring(prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared))
+        tables = [elimination._Table.of(m, s, r, ring) for m, s, r in shared]
+        sims = [(t.members, frozenset(t.scope), len(t)) for t in tables]
+        plans = elimination._plans(g, sims, starts=len(sims))
+        assert len(plans) == 1 + len(sims)  # every path reaches every table of a component
+        assert elimination._order(g, sims) in plans
+        for _, joins in plans:
+            assert settled * elimination._contract(g, tables, joins, ring, budget) == expected
+
+
+# -- the clock inside a join --------------------------------------------------------------------------------------
+
+
+class _Clock(Deadline):
+    """A deadline an hour away that notes, at each reading, whether it was read from inside a join's matrix
+    products (elimination._by_products)."""
+
+    __slots__ = ("reads",)
+
+    def __init__(self):
+        super().__init__(3600.0)
+        self.reads: list[bool] = []
+
+    def check(self):
+        frame, inside = sys._getframe(1), False
+        while frame is not None and not inside:
+            inside, frame = frame.f_code.co_name == "_by_products", frame.f_back
+        self.reads.append(inside)
+        super().check()
+
+
+@pytest.mark.parametrize("dense", [False, True], ids=["pairs-built Q", "dense Q"])
+@pytest.mark.parametrize("name,sc", SHAPES + APPROX_SHAPES[1:], ids=[n for n, _ in SHAPES + APPROX_SHAPES[1:]])
+def test_the_clock_is_read_after_each_slice_of_a_product(monkeypatch, dense, name, sc):  # 702.19b, 702.19c, 510.1c
+    # a join's products in slices of one signature (PRODUCT_CHECK = 1): the deadline is read after each, and the
+    # count does not change
+    monkeypatch.setattr(elimination, "PRODUCT_CHECK", 1)
+    monkeypatch.setattr(elimination, "PRODUCT_CELLS", 1 << 40)
+    monkeypatch.setattr(elimination, "PRODUCT_WASTE", 1 << 40)
+    monkeypatch.setattr(elimination, "DENSE_Q_CELLS", 1 << 40 if dense else 0)
+    monkeypatch.setattr(elimination, "DENSE_Q_RATIO", 1 << 40 if dense else 0)
+    signatures = []
+    products = elimination._by_products
+    monkeypatch.setattr(
+        elimination,
+        "_by_products",
+        lambda key, A, B, sa, first, *a: signatures.append(len(first)) or products(key, A, B, sa, first, *a),
+    )
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        clock = _Clock()
+        signatures.clear()
+        assert count_by_factors(plan, comp, clock) == _old(plan, comp)
+        assert sum(clock.reads) >= sum(signatures)
+
+
+def test_a_deadline_passing_inside_a_join_stops_it():
+    # the random 12-attacker board: a deadline that passes at its 40th reading stops the count there
+    class Passing(_Clock):
+        def check(self):
+            if len(self.reads) >= 40:
+                self.at = 0.0
+            super().check()
+
+    plan = Combat(load_scenario(random_sharing(12, 14, per=4, seed=1))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    clock = Passing()
+    with pytest.raises(LimitReached):
+        count_by_factors(plan, comp, clock)
+    assert len(clock.reads) == 41
