@@ -949,7 +949,8 @@ def _state_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline,
     same on every row of a state: the row taken is the one whose first step is best on the whole list (ties: the
     smallest vector). Each row's state and values are read together as one number (:class:`_Packing`): per
     recipient, one lookup of its total in a table; the best row of each state is then the least number of its
-    state (:func:`_least_of`), per block and across blocks."""
+    state (:func:`_least_of`), per block and across blocks (without objectives, the first row of each state whose
+    number is not yet marked in a table of every number, :data:`SEEN_CELLS`)."""
     base = BlockScorer(step, ())
     radix = _effect_radix(base, lethal_caps)
     if radix is None:
@@ -959,6 +960,10 @@ def _state_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline,
         return None
     parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in keys]
     keyed = next((pack for pack in packs if pack is not None and pack.span > 1), None)
+    # no objective (one request at most: the keys are distinct): the first row of each state without a sort, the
+    # states met marked in a table of every number when it is small enough
+    plain = next((pack for pack in packs if pack is not None and pack.span == 1), None)
+    seen = np.zeros(radix[1], dtype=bool) if radix[1] <= SEEN_CELLS else None
     for block in step.assignment_blocks(time_limit=deadline):
         index = [base.lookup(block, c, total).astype(np.intp) for c, total in enumerate(base.totals(block))]
         read = None if keyed is None else keyed.read(index, len(block))
@@ -970,7 +975,13 @@ def _state_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline,
                 number = read // keyed.span
             else:
                 number = pack.read(index, len(block))
-            keep = _least_of(number, pack.span)
+            if pack is plain and seen is not None:  # the states not met in an earlier block
+                unseen = np.flatnonzero(~seen[number])
+                met, at = np.unique(number[unseen], return_index=True)  # a stable sort: the first of each
+                keep = unseen[np.sort(at)]
+                seen[met] = True
+            else:
+                keep = _least_of(number, pack.span)
             got.append((block[keep], number[keep]))
         if track is not None:
             track.step(len(block))
