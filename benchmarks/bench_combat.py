@@ -100,7 +100,7 @@ def main() -> None:
     )
     sizes = (1, 2, 3) if QUICK else (1, 2, 3, 4, 5, 6)
     boards = [("rules 8", rules_board_8())] + [(f"ladder {n}", ladder(n)) for n in sizes]
-    boards += [(f"chained {n}", chained(n)) for n in ((2, 3) if QUICK else (2, 3, 4))]
+    boards += [(f"chained {n}", chained(n)) for n in ((2, 3) if QUICK else (2, 3, 4, 5))]
     for name, doc in boards:
         whole = WholeCombat(doc)
         result, ts = timed(whole.solve, "max-damage")

@@ -109,26 +109,57 @@ class BlockScorer:
             return np.greater(block[:, ks[0]], 0)  # amounts are >= 0
         return np.greater(block[:, ks], 0).any(axis=1)
 
-    def values(self, block: np.ndarray) -> np.ndarray:
-        """(rows x objectives) int64 values of the rows of ``block`` (larger is better)."""
-        out = np.empty((len(block), len(self.objectives)), dtype=np.int64)
-        out[:] = self.const
+    def term_table(self, c: int) -> np.ndarray | None:
+        """Per objective (one row each), recipient ``c``'s term at every (touched, total), at [touched * (most + 1)
+        + total] (:meth:`lookup`), linear terms included; None when some term is not tabulated."""
+        width = self._width[c]
+        flags = 2 if self._dt_cols[c] else 1
+        out = np.zeros((len(self.objectives), flags * width), dtype=np.int64)
+        totals = np.tile(np.arange(width, dtype=np.int64), flags)
+        for j, w in self._linear[c]:
+            out[j] += totals * w
+        for j, table in self._tables[c]:
+            if table is None:
+                return None
+            out[j] += table
+        return out
+
+    def lookup(self, block: np.ndarray, c: int, total: np.ndarray) -> np.ndarray:
+        """Each row's index into :meth:`term_table` of recipient ``c`` (``total``: its :meth:`total`)."""
+        f = self.touched(block, c)
+        return total if f is None else total + f * self._width[c]
+
+    def totals(self, block: np.ndarray) -> list[np.ndarray]:
+        """Every recipient's :meth:`total` on the rows of ``block`` (read once, to pass to :meth:`values`)."""
+        return [self.total(block, c) for c in range(len(self.recipients))]
+
+    def values(
+        self, block: np.ndarray, totals: Sequence[np.ndarray] | None = None, only: Sequence[int] | None = None
+    ) -> np.ndarray:
+        """(rows x objectives) int64 values of the rows of ``block`` (larger is better). ``totals``: the
+        recipients' totals when already read (:meth:`totals`); ``only``: the objectives' indexes to read (the
+        columns of the result, in that order; default every objective)."""
+        wanted = list(range(len(self.objectives))) if only is None else list(only)
+        position = {j: k for k, j in enumerate(wanted)}
+        out = np.empty((len(block), len(wanted)), dtype=np.int64)
+        out[:] = self.const[wanted]
         for c, r in enumerate(self.recipients):
-            linear, tables = self._linear[c], self._tables[c]
+            linear = [(position[j], w) for j, w in self._linear[c] if j in position]
+            tables = [(position[j], j, table) for j, table in self._tables[c] if j in position]
             if not linear and not tables:
                 continue
-            x = self.total(block, c)
-            for j, w in linear:
-                out[:, j] += x if w == 1 else x.astype(np.int64) * w
+            x = self.total(block, c) if totals is None else totals[c]
+            for k, w in linear:
+                out[:, k] += x if w == 1 else x.astype(np.int64) * w
             if not tables:
                 continue
             f = self.touched(block, c)
             at = x.astype(np.intp)
             if f is not None:
                 at = at + f * self._width[c]
-            for j, table in tables:
+            for k, j, table in tables:
                 if table is not None:
-                    out[:, j] += table[at]
+                    out[:, k] += table[at]
                     continue
                 u, inv = np.unique(x.astype(np.int64) * 2 + (0 if f is None else f), return_inverse=True)
                 seen = self._seen.setdefault((j, c), {})  # each distinct (total, touched) computed once
@@ -136,7 +167,7 @@ class BlockScorer:
                     seen[v] if v in seen else seen.setdefault(v, self._term(j, r, v >> 1, bool(v & 1)))
                     for v in u.tolist()
                 ]
-                out[:, j] += np.array(terms, dtype=np.int64)[inv.reshape(-1)]
+                out[:, k] += np.array(terms, dtype=np.int64)[inv.reshape(-1)]
         return out
 
     def reported(self, best: Sequence[int]) -> dict:

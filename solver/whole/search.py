@@ -130,6 +130,21 @@ class _Stats:
 
 
 @dataclass
+class _Shared:
+    """What the searches of one solve share when their first step is the same board (the lethal probes', then the
+    list's): per (board, objectives that read the excess) the first-step candidates' vectors, all found in the
+    first search's one pass over the first-strike assignments (:func:`_state_vectors`, asked for ``later``'s too);
+    per board, the defender's replies; and per distinct rows of the blockers' needs, the regular step's damage
+    bounds (:func:`_most_through`). Each is a function of the board (and those objectives) alone."""
+
+    #: the objectives searched after the probes (whose excess-reading ones the first pass also reads)
+    later: tuple
+    rows: dict = field(default_factory=dict)
+    replies: dict = field(default_factory=dict)
+    through: list = field(default_factory=list)
+
+
+@dataclass
 class _Problem:
     """The search's constant inputs (one group's board): the objectives, the deadline, the one-step options, the
     statistics and the progress."""
@@ -142,6 +157,7 @@ class _Problem:
     track: _Track | None = None
     split: bool = True
     ceiling: tuple | None = None
+    shared: _Shared | None = None
     scenario: Scenario = field(init=False)
     attacking_first: Combat = field(init=False)
     defending_first: Combat = field(init=False)
@@ -182,6 +198,7 @@ def solve_whole(
     time_limit: float | None = None,
     split: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    _shared: _Shared | None = None,
     **options,
 ):
     """The best whole-combat line for lexicographic ``objectives``, the defender's choices being adversarial.
@@ -223,22 +240,23 @@ def solve_whole(
     ``time_limit`` (wall-clock seconds, the whole search, checked all along: listing the defender's replies,
     each one-step solve gets the time left): when it runs out, the best line whose every defender reply was
     searched is returned with status ``feasible``; when no line was searched completely, status ``unknown`` and
-    no line. Other options go to each one-step solve.
+    no line. Other options go to each one-step solve. (``_shared``: internal, what the lethal probes share with
+    the search after them, :class:`_Shared`.)
     """
     start = time.perf_counter()
     deadline = deadline_of(time_limit)
     scenario = whole.scenario
     objs = parse_objectives(objectives, scenario)
     stats = _Stats()
-    best_to, probes_proven = _damage_probes(whole, objs, split, options, deadline, stats)
+    shared = _shared if _shared is not None else _Shared(objs)
+    best_to, probes_proven = _damage_probes(whole, objs, split, options, deadline, stats, shared)
     reach = _reach_of(scenario, best_to, probes_proven)
     searched = _searched(objs, reach, split, scenario)
     parts = independent_parts(whole, searched, deadline) if split else None
     track = _Track(progress, whole, parts)
     ceiling = _ceiling(whole, searched, reach, split, options, deadline, stats) if split else None
-    best, stopped, final = _search_parts(
-        whole, searched, parts, ceiling, _Problem(whole, searched, deadline, options, stats, track, split)
-    )
+    problem = _Problem(whole, searched, deadline, options, stats, track, split, shared=shared)
+    best, stopped, final = _search_parts(whole, searched, parts, ceiling, problem)
     if not stopped:
         track.finish()
     if best is None:
@@ -256,9 +274,12 @@ def solve_whole(
     return SolveResult(status, line, out_values, lethal, (time.perf_counter() - start) * 1000, stats.solves)
 
 
-def _damage_probes(whole, objs, split: bool, options: dict, deadline, stats: _Stats) -> tuple[dict | None, bool]:
+def _damage_probes(
+    whole, objs, split: bool, options: dict, deadline, stats: _Stats, shared: _Shared | None = None
+) -> tuple[dict | None, bool]:
     """With ``lethal`` on a board without effects: the most damage the whole combat can deal each player, the
-    defender replying (the lethal report's ``max_damage``), and whether every probe was proven."""
+    defender replying (the lethal report's ``max_damage``), and whether every probe was proven (``shared``: what
+    the probes' searches leave for the search of ``objs``)."""
     scenario = whole.scenario
     if not any(o.kind == ObjectiveKind.LETHAL for o in objs) or has_effects(scenario):
         return None, True
@@ -266,7 +287,12 @@ def _damage_probes(whole, objs, split: bool, options: dict, deadline, stats: _St
     proven = True
     for p in scenario.players:
         probe = solve_whole(
-            whole, [f"max-damage:{p.id}"], split=split, **dict(options, tie_break=False), **_left(deadline)
+            whole,
+            [f"max-damage:{p.id}"],
+            split=split,
+            _shared=shared,
+            **dict(options, tie_break=False),
+            **_left(deadline),
         )
         stats.solves += probe.solves
         if probe.assignment is not None:
@@ -339,6 +365,7 @@ def _search_parts(whole, searched: tuple, parts, ceiling, problem: _Problem) -> 
                 problem.options,
                 problem.stats,
                 problem.track,
+                shared=problem.shared,
             )
         )
         if got is None or stopped:
@@ -455,6 +482,16 @@ def _replies(problem: _Problem) -> list[Reply]:
         if held is None or vec < held.vector:
             by_outcome[outcome] = Reply(d, vec, outcome)
     return sorted(by_outcome.values(), key=lambda r: r.vector)
+
+
+def _shared_replies(problem: _Problem) -> list[Reply]:
+    """:func:`_replies`, listed once per board in one solve (:class:`_Shared`)."""
+    shared = problem.shared
+    if shared is None:
+        return _replies(problem)
+    if problem.scenario not in shared.replies:
+        shared.replies[problem.scenario] = _replies(problem)
+    return shared.replies[problem.scenario]
 
 
 def _lethal_caps(problem: _Problem) -> dict[str, int]:
@@ -634,7 +671,7 @@ def _search(problem: _Problem) -> tuple[Line | None, bool]:
     if divided:  # who divides some first-strike damage moved (trample.rules.divider; banding, 702.22j/k)
         return _divided_search(problem, regular)
     try:
-        replies = _replies(problem)
+        replies = _shared_replies(problem)
         canonical = problem.attacking_first.canonical(deadline=deadline)  # may build the direct engine's programme
     except LimitReached:  # the defender's replies are not all known: no line can be judged
         return None, True
@@ -806,49 +843,48 @@ class _Table:
         )
 
 
-def _effect_table(step: Combat, objs: tuple, capped: dict[str, int], lethal: dict[str, int], deadline, track) -> _Table:
+def _effect_table(
+    step: Combat,
+    objs: tuple,
+    capped: dict[str, int],
+    lethal: dict[str, int],
+    deadline,
+    track,
+    shared: _Shared | None = None,
+    board: Scenario | None = None,
+) -> _Table:
     """The candidates of :func:`_distinct_effects` as one :class:`_Table`, found block by block with numpy: the
     first A1 of each effect (the smallest vector: ``step.canonical()`` must hold), then, when an objective reads the
     excess (``capped`` finer than ``lethal``), among those leaving the same state (the same damage with a creature's
     capped at lethal) the one with the best first step (ties: the smaller vector). On a board without effects the
     regular step and the defender's replies are the same for the same state, and the first step's value does not
     depend on the reply, so each is worth its first step's value plus one common amount: only that one can win.
-    Each row's effect is read as one number (:func:`_effect_radix`) where its numbers' ranges allow, and the
-    effects already met are marked in a table of every number when it is small enough (:data:`SEEN_CELLS`)."""
+    Each row's effect is read as one number (:func:`_effect_radix`) where its numbers' ranges allow
+    (:func:`_state_vectors`, the rows shared through ``shared`` with the other searches of ``board``), otherwise
+    rows are compared whole."""
     plan = step.plan
     scorer = BlockScorer(step, objs)
     caps = [capped.get(r) for r in scorer.recipients]
     lethal_caps = [lethal.get(r) for r in scorer.recipients]
-    radix = _effect_radix(scorer, caps)
-    state_radix = None if lethal_caps == caps else _effect_radix(scorer, lethal_caps)
-    if state_radix is not None:
-        return _state_table(step, scorer, caps, lethal_caps, state_radix[0], deadline, track)
-    seen = None if radix is None or radix[1] > SEEN_CELLS else np.zeros(radix[1], dtype=bool)
-    parts: list[np.ndarray] = []
+    vectors = _shared_vectors(step, objs, lethal_caps, deadline, track, shared, board)
+    if vectors is not None:
+        effects = _effect_rows(scorer, caps, vectors)
+        states = effects if caps == lethal_caps else _effect_rows(scorer, lethal_caps, vectors)
+        deadline.check()
+        return _Table(vectors, effects, states, scorer.values(vectors), tuple(scorer.scales), plan)
+    parts: list[np.ndarray] = []  # the states' numbers do not fit: the first of each effect, rows compared whole
     for block in step.assignment_blocks(time_limit=deadline):
-        if radix is None:
-            keys = _effect_rows(scorer, caps, block)
-            parts.append(block[_first_rows(keys)])
-        else:
-            ids = _effect_ids(scorer, caps, radix[0], block)
-            fresh = np.arange(len(ids)) if seen is None else np.flatnonzero(~seen[ids])
-            if len(fresh):
-                met, at = np.unique(ids[fresh], return_index=True)  # a stable sort: the first of each
-                parts.append(block[fresh[np.sort(at)]])
-                if seen is not None:
-                    seen[met] = True
+        parts.append(block[_first_rows(_effect_rows(scorer, caps, block))])
         if track is not None:
             track.step(len(block))
         deadline.check()
-    width = len(plan.columns)
     if not parts:
-        empty = np.zeros((0, width), dtype=np.int64)
+        empty = np.zeros((0, len(plan.columns)), dtype=np.int64)
         return _Table(empty, empty, empty, np.zeros((0, len(objs)), dtype=np.int64), tuple(scorer.scales), plan)
     vectors = np.concatenate(parts)
     effects = _effect_rows(scorer, caps, vectors)
-    if seen is None:
-        keep = _first_rows(effects)  # across blocks: still the first of each effect
-        vectors, effects = vectors[keep], effects[keep]
+    keep = _first_rows(effects)  # across blocks: still the first of each effect
+    vectors, effects = vectors[keep], effects[keep]
     values = scorer.values(vectors)
     if lethal_caps == caps:
         table = _Table(vectors, effects, effects, values, tuple(scorer.scales), plan)
@@ -860,32 +896,190 @@ def _effect_table(step: Combat, objs: tuple, capped: dict[str, int], lethal: dic
     return table
 
 
-def _state_table(step: Combat, scorer: BlockScorer, caps: list, lethal_caps: list, weights, deadline, track) -> _Table:
-    """:func:`_effect_table` when an objective reads the excess and the states' numbers fit (``weights``,
-    :func:`_effect_radix` of ``lethal_caps``): per state, the row whose first step is best (ties: the first in the
-    canonical order), found block by block and then across blocks -- the same row as taking the first of each
-    effect, then the best of each state (a row's first-step values depend on its effect alone)."""
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+def _shared_vectors(
+    step: Combat, objs: tuple, lethal_caps: list, deadline, track, shared: _Shared | None, board: Scenario | None
+) -> np.ndarray | None:
+    """:func:`_state_vectors` for ``objs``: read from ``shared`` when an earlier search of ``board`` found them,
+    otherwise found in one pass with those of ``shared.later`` (kept there); None when the states' numbers do not
+    fit."""
+    recipients = BlockScorer(step, ()).recipients
+    key = _excess_of(objs, lethal_caps, recipients)
+    if shared is None or board is None:
+        got = _state_vectors(step, lethal_caps, [key], deadline, track)
+        return None if got is None else got[0]
+    if (board, key) in shared.rows:
+        vectors, rows = shared.rows[board, key]
+        if track is not None:
+            track.step(rows)  # the first-strike assignments that pass read
+        return vectors
+    keys = list(dict.fromkeys([key, _excess_of(shared.later, lethal_caps, recipients)]))
+    counted = _Counted(track)
+    got = _state_vectors(step, lethal_caps, keys, deadline, counted)
+    if got is None:
+        return None
+    for k, vectors in zip(keys, got):
+        shared.rows[board, k] = (vectors, counted.rows)
+    return got[0]
+
+
+class _Counted:
+    """A progress tracker that also counts the rows it is told of."""
+
+    def __init__(self, track):
+        self.track, self.rows = track, 0
+
+    def step(self, n: int = 1) -> None:
+        self.rows += n
+        if self.track is not None:
+            self.track.step(n)
+
+
+def _excess_of(objs: tuple, lethal_caps: list, recipients: list) -> tuple:
+    """The objectives of ``objs`` that read a creature's damage past lethal (:func:`_reads_excess`), in order."""
+    return tuple(o for o in objs if _reads_excess(o, lethal_caps, recipients))
+
+
+def _state_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline, track) -> list[np.ndarray] | None:
+    """One pass over the first step's assignments (the direct engine's blocks, in the canonical order): for each
+    entry of ``keys`` (objectives that read the excess, maybe none), per state a first step leaves (each row's
+    effect with every creature's damage capped at lethal, read as one number: :func:`_effect_radix`), the vector
+    of the row whose first-step values on those objectives are best (ties, and no objective: the first in the
+    canonical order), ascending in that order; None when the numbers do not fit in 62 bits or a term is not
+    tabulated. Every other objective reads a creature's damage up to lethal and the rest exactly, so it is the
+    same on every row of a state: the row taken is the one whose first step is best on the whole list (ties: the
+    smallest vector). Each row's state and values are read together as one number (:class:`_Packing`): per
+    recipient, one lookup of its total in a table; the best row of each state is then the least number of its
+    state (:func:`_least_of`), per block and across blocks (without objectives, the first row of each state whose
+    number is not yet marked in a table of every number, :data:`SEEN_CELLS`)."""
+    base = BlockScorer(step, ())
+    radix = _effect_radix(base, lethal_caps)
+    if radix is None:
+        return None
+    packs = [_packing(base, lethal_caps, radix, BlockScorer(step, key) if key else None) for key in keys]
+    if any(pack is None for pack in packs):
+        return None
+    parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in keys]
+    keyed = next((pack for pack in packs if pack is not None and pack.span > 1), None)
+    # no objective (one request at most: the keys are distinct): the first row of each state without a sort, the
+    # states met marked in a table of every number when it is small enough
+    plain = next((pack for pack in packs if pack is not None and pack.span == 1), None)
+    seen = np.zeros(radix[1], dtype=bool) if radix[1] <= SEEN_CELLS else None
     for block in step.assignment_blocks(time_limit=deadline):
-        ids = _effect_ids(scorer, lethal_caps, weights, block)
-        values = scorer.values(block)
-        keep = _best_of_ids(ids, values)
-        parts.append((block[keep], ids[keep], values[keep]))
+        index = [base.lookup(block, c, total).astype(np.intp) for c, total in enumerate(base.totals(block))]
+        read = None if keyed is None else keyed.read(index, len(block))
+        for pack, got in zip(packs, parts):
+            assert pack is not None
+            if read is not None and pack is keyed:
+                number = read
+            elif read is not None and keyed is not None and pack.span == 1:  # the state alone, read off the other
+                number = read // keyed.span
+            else:
+                number = pack.read(index, len(block))
+            if pack is plain and seen is not None:  # the states not met in an earlier block
+                unseen = np.flatnonzero(~seen[number])
+                met, at = np.unique(number[unseen], return_index=True)  # a stable sort: the first of each
+                keep = unseen[np.sort(at)]
+                seen[met] = True
+            else:
+                keep = _least_of(number, pack.span)
+            got.append((block[keep], number[keep]))
         if track is not None:
             track.step(len(block))
         deadline.check()
-    plan = step.plan
-    if not parts:
-        empty = np.zeros((0, len(plan.columns)), dtype=np.int64)
-        return _Table(
-            empty, empty, empty, np.zeros((0, len(scorer.objectives)), dtype=np.int64), tuple(scorer.scales), plan
-        )
-    vectors, ids, values = (np.concatenate([p[k] for p in parts]) for k in range(3))
-    keep = _best_of_ids(ids, values)
-    vectors, values = vectors[keep], values[keep]
-    effects = _effect_rows(scorer, caps, vectors)
-    deadline.check()
-    return _Table(vectors, effects, _effect_rows(scorer, lethal_caps, vectors), values, tuple(scorer.scales), plan)
+    width = len(step.plan.columns)
+    out = []
+    for pack, got in zip(packs, parts):
+        assert pack is not None
+        if not got:
+            out.append(np.zeros((0, width), dtype=np.int64))
+            continue
+        vectors, numbers = (np.concatenate([g[j] for g in got]) for j in range(2))
+        out.append(vectors[_least_of(numbers, pack.span)])  # across blocks: the least of each state
+    return out
+
+
+@dataclass(frozen=True)
+class _Packing:
+    """Each row's state number (:func:`_effect_ids`) and first-step values on some objectives as one int64: the
+    state times ``span``, plus ``span`` - 1 less the values read as one number in mixed radix (lexicographically,
+    each objective's range from its terms' least and most), so that among the rows of one state the least number
+    is the best row. It is ``offset`` plus, per recipient, ``tables[c]`` at the row's (touched, total)."""
+
+    tables: list
+    offset: int
+    span: int
+
+    def read(self, index: list, rows: int) -> np.ndarray:
+        """The numbers of ``rows`` rows (``index``: per recipient, each row's (touched, total) index)."""
+        out = np.full(rows, self.offset, dtype=np.int64)
+        for table, at in zip(self.tables, index):
+            out += table[at]
+        return out
+
+
+def _packing(base: BlockScorer, lethal_caps: list, radix: tuple, keyed: BlockScorer | None) -> _Packing | None:
+    """The :class:`_Packing` of the state numbers (``radix``: :func:`_effect_radix` of ``lethal_caps``) and
+    ``keyed``'s objectives (None: no objective), or None when a term is not tabulated or the numbers do not fit."""
+    weights, total = radix
+    n = len(base.recipients)
+    read = [] if keyed is None else [keyed.term_table(c) for c in range(n)]
+    terms = [t for t in read if t is not None]
+    span, offset, mixed = 1, 0, None
+    if keyed is not None and keyed.objectives:
+        if len(terms) != len(read):
+            return None
+        const = [int(v) for v in keyed.const]
+        lo = [c + sum(int(t[j].min()) for t in terms) for j, c in enumerate(const)]
+        hi = [c + sum(int(t[j].max()) for t in terms) for j, c in enumerate(const)]
+        spans = [h - low + 1 for h, low in zip(hi, lo)]
+        mix = [1] * len(spans)
+        for j in range(len(spans) - 2, -1, -1):
+            mix[j] = mix[j + 1] * spans[j + 1]
+        span = mix[0] * spans[0]
+        if total * span >= 1 << 62:
+            return None
+        offset = span - 1 - sum((c - low) * m for c, low, m in zip(const, lo, mix))
+        mixed = np.array(mix, dtype=np.int64)
+    tables, k = [], 0
+    empty = np.zeros((1, len(base.defs.plan.columns)), dtype=np.int64)
+    for c, cap in enumerate(lethal_caps):
+        width = base.most[c] + 1
+        flagged = base.touched(empty, c) is not None
+        at = np.tile(np.arange(width, dtype=np.int64), 2 if flagged else 1)
+        part = (at if cap is None else np.minimum(at, cap)) * int(weights[k])
+        k += 1
+        if flagged:
+            part = part + np.repeat(np.arange(2, dtype=np.int64), width) * int(weights[k])
+            k += 1
+        part = part * span
+        if mixed is not None:
+            part = part - mixed @ terms[c]
+        tables.append(part)
+    return _Packing(tables, offset, span)
+
+
+def _least_of(numbers: np.ndarray, span: int) -> np.ndarray:
+    """Per distinct ``numbers // span`` (a state), the index of the least number (ties: the first), ascending."""
+    n = len(numbers)
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    if (int(numbers.max()) + 1) * n < 1 << 62:  # (number, row) as one number: one plain sort
+        packed = numbers * n + np.arange(n, dtype=np.int64)
+        packed.sort()
+        at, state = packed % n, packed // n // span
+    else:
+        at = np.argsort(numbers, kind="stable")
+        state = numbers[at] // span
+    heads = np.ones(n, dtype=bool)
+    heads[1:] = state[1:] != state[:-1]
+    return np.sort(at[heads])
+
+
+def _reads_excess(o, lethal_caps: list, recipients: list) -> bool:
+    """Does objective ``o``'s first-step value read a creature's damage past what is lethal to it (``min-overkill``,
+    ``max-damage`` on a creature: :func:`_effect_caps`)? Every other objective is the same for the same state."""
+    creatures = {r for r, cap in zip(recipients, lethal_caps) if cap is not None}
+    return o.kind == ObjectiveKind.MIN_OVERKILL or (o.target is not None and o.target in creatures)
 
 
 #: the most effects :func:`_effect_table` marks in a table of every effect's number (one byte each); past it, the
@@ -914,12 +1108,15 @@ def _effect_radix(scorer: BlockScorer, caps: list) -> tuple[np.ndarray, int] | N
     return weights, total
 
 
-def _effect_ids(scorer: BlockScorer, caps: list, weights: np.ndarray, block: np.ndarray) -> np.ndarray:
-    """Per row of the block, its effect (:func:`_effect_rows`) read as one number with ``weights``."""
+def _effect_ids(
+    scorer: BlockScorer, caps: list, weights: np.ndarray, block: np.ndarray, totals: list | None = None
+) -> np.ndarray:
+    """Per row of the block, its effect (:func:`_effect_rows`) read as one number with ``weights`` (``totals``: the
+    recipients' totals, when already read)."""
     ids = np.zeros(len(block), dtype=np.int64)
     k = 0
     for c, cap in enumerate(caps):
-        x = scorer.total(block, c).astype(np.int64)
+        x = (scorer.total(block, c) if totals is None else totals[c]).astype(np.int64)
         ids += (x if cap is None else np.minimum(x, cap)) * weights[k]
         k += 1
         t = scorer.touched(block, c)
@@ -963,12 +1160,20 @@ def _best_of_each(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
 def _best_of_ids(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Per distinct number of ``ids``, the index of the row whose ``values`` are lexicographically largest (ties:
     the first), ascending."""
-    key = _row_ids(values) if values.shape[1] else np.zeros(len(ids), dtype=np.int64)  # larger: better
-    if len(ids) and values.shape[1] and (int(ids.max()) + 1) * (int(key.max()) + 1) < 1 << 62:
-        order = np.argsort(ids * (int(key.max()) + 1) + (int(key.max()) - key), kind="stable")  # one sort
-    else:
-        order = np.lexsort((np.arange(len(ids)), -key, ids))
-    heads = np.ones(len(order), dtype=bool)
+    n = len(ids)
+    key = _row_ids(values) if values.shape[1] else np.zeros(n, dtype=np.int64)  # larger: better
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    span = int(key.max()) + 1
+    if (int(ids.max()) + 1) * span * n < 1 << 62:  # (id, best first, row) as one number: one plain sort
+        packed = (ids * span + (span - 1 - key)) * n + np.arange(n, dtype=np.int64)
+        packed.sort()
+        group = packed // (span * n)
+        heads = np.ones(n, dtype=bool)
+        heads[1:] = group[1:] != group[:-1]
+        return np.sort(packed[heads] % n)
+    order = np.lexsort((np.arange(n), -key, ids))
+    heads = np.ones(n, dtype=bool)
     heads[1:] = ids[order][1:] != ids[order][:-1]
     return np.sort(order[heads])
 
@@ -999,7 +1204,7 @@ class _FrontSearch:
         self.suffix: list = []  # read only when a prefix is followed by more objectives
         if prefix and prefix < len(problem.objs):
             problem.deadline.check()
-            self.suffix = _own_bounds(problem, table, replies, needs)[prefix:]
+            self.suffix = _own_bounds(problem, table, replies, needs, prefix)
         self.keys = table.capped
         self.order = list(range(len(replies)))
         self.best: Line | None = None
@@ -1090,21 +1295,23 @@ class _FrontSearch:
         return got.stopped or self.problem.deadline.expired()
 
 
-def _own_bounds(problem: _Problem, table: _Table, replies: list[Reply], needs: tuple | None = None) -> list:
+def _own_bounds(
+    problem: _Problem, table: _Table, replies: list[Reply], needs: tuple | None = None, start: int = 0
+) -> list:
     """Per objective, an upper bound of each candidate's value over the combat whatever the reply, oriented and
     scaled as ``table.first`` (None: unbounded), read from the candidate's first step alone (the boards of
     :func:`_plain_first_step` whose first step ends no one's game and takes nothing out of combat), each column
     holding alone: :func:`_reply_bounds` after a reply that kills no one (every bound but ``min-overkill``'s is at
     least the same after any reply: fewer attackers deal less and reach fewer blockers), ``min-overkill``: the first
     step's overkill and :func:`_overkill_floor` (the least floor over the replies). ``needs``: as
-    :func:`_reply_bounds`."""
+    :func:`_reply_bounds`; ``start``: only the objectives from that one on (the list returned starts there)."""
     needs = needs if needs is not None else _blocker_needs(problem, table)
-    out = _reply_bounds(problem, table, frozenset(), needs)
+    out = _reply_bounds(problem, table, frozenset(), needs, start)
     for k, o in enumerate(problem.objs):
-        if o.kind == ObjectiveKind.MIN_OVERKILL:
+        if k >= start and o.kind == ObjectiveKind.MIN_OVERKILL:
             floors = [_overkill_after(problem, table, dead, needs[3]) for dead in _outcomes(replies)]
             out[k] = table.first[:, k] - np.min(floors, axis=0)
-    return out
+    return out[start:]
 
 
 def _lex_bounds(problem: _Problem, table: _Table, replies: list[Reply], per: list | None = None) -> list:
@@ -1148,7 +1355,7 @@ def _outcomes(replies: list[Reply]) -> list[frozenset]:
 
 
 def _reply_bounds(
-    problem: _Problem, table: _Table, dead: frozenset = frozenset(), needs: tuple | None = None
+    problem: _Problem, table: _Table, dead: frozenset = frozenset(), needs: tuple | None = None, start: int = 0
 ) -> list[np.ndarray | None]:
     """Per objective, an upper bound of each candidate's value over the combat after a reply that kills the
     attackers ``dead`` (the first step's damage is dealt at once, 510.2: they dealt theirs), oriented and scaled as
@@ -1158,13 +1365,13 @@ def _reply_bounds(
     ``max-value``: the blockers still alive (not dealt lethal damage or deathtouch, 702.19b, 702.2c; not
     indestructible) that block an attacker left (nothing else assigns them damage, 510.1c) and, for value, every
     planeswalker, each at a value of at least 0; ``min-overkill``: the first step's overkill and
-    :func:`_overkill_after`."""
+    :func:`_overkill_after`. ``start``: the objectives before it are not read (None)."""
     s, objs = problem.scenario, problem.objs
     at = problem.layout()
     n = len(table)
     taken = partial(table.taken, at)
 
-    reads = any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs)
+    reads = any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs[start:])
     to = _regular_damage_bounds(problem, table, dead, needs) if reads else {}
     blocking = {b for a in s.attackers if a.id not in dead for b in a.blocked_by}
     memo = needs[3] if needs is not None else {}
@@ -1181,7 +1388,9 @@ def _reply_bounds(
     out: list[np.ndarray | None] = []
     for k, o in enumerate(objs):
         first, scale = table.first[:, k], table.scales[k]
-        if o.kind == ObjectiveKind.MIN_OVERKILL:
+        if k < start:
+            out.append(None)
+        elif o.kind == ObjectiveKind.MIN_OVERKILL:
             out.append(first - _overkill_after(problem, table, dead, memo))
         elif o.kind == ObjectiveKind.MAX_KILLS:
             out.append(first + sum((m.astype(np.int64) for _, m in alive), np.zeros(n, dtype=np.int64)))
@@ -1206,11 +1415,13 @@ def _reply_bounds(
 _SUBSETS = 8
 
 
-def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[str, int], np.ndarray, np.ndarray, dict]:
+def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[str, int], np.ndarray, np.ndarray, dict, dict]:
     """What each blocker still needs to be dealt lethal damage after each candidate (its lethal need less the
     candidate's damage to it, 702.19b; 0 when it was destroyed, 702.2c, or is out of combat), over the distinct
     rows of those numbers: (blocker -> its row, the needs (blockers x distinct rows), each candidate's distinct
-    row, and a memo of :func:`_most_through`'s answers by the attackers it was asked about)."""
+    row, a memo of what is read per candidate, and a memo of :func:`_most_through`'s answers by the attackers it
+    was asked about, per distinct row: shared with the other searches of the board in one solve, when they met the
+    same distinct rows, :class:`_Shared`)."""
     s, n = problem.scenario, len(table)
     at = problem.layout()
     rows = []
@@ -1221,7 +1432,16 @@ def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[str, int], np
         rows.append(need)
     needs = np.stack(rows) if rows else np.zeros((0, n), dtype=np.int64)
     _, first, inverse = np.unique(_row_ids(needs.T), return_index=True, return_inverse=True)
-    return {b.id: k for k, b in enumerate(s.blockers)}, needs[:, first], inverse.reshape(-1), {}
+    left = needs[:, first]
+    through: dict = {}
+    if problem.shared is not None:
+        for board, seen, memo in problem.shared.through:
+            if board == s and seen.shape == left.shape and np.array_equal(seen, left):
+                through = memo
+                break
+        else:
+            problem.shared.through.append((s, left, through))
+    return {b.id: k for k, b in enumerate(s.blockers)}, left, inverse.reshape(-1), {}, through
 
 
 def _regular_damage_bounds(
@@ -1237,7 +1457,7 @@ def _regular_damage_bounds(
     s = problem.scenario
     plan = problem.regular_plan()
     most = {src.source: src.max_damage for src in plan.sources}
-    row, left, inverse, memo = needs if needs is not None else _blocker_needs(problem, table)
+    row, left, inverse, _, memo = needs if needs is not None else _blocker_needs(problem, table)
     zeros = np.zeros(left.shape[1], dtype=np.int64)
     out: dict[str | None, np.ndarray] = {None: zeros.copy()}
     living = [i for i, a in enumerate(s.attackers) if a.id not in dead]
@@ -1270,19 +1490,33 @@ def _regular_damage_bounds(
 
 def _most_through(mine: list, damage: int, deathtouch: bool, most: dict, row: dict, left: np.ndarray) -> np.ndarray:
     """Per column of ``left`` (the blockers' needs, one row per blocker: ``row``), the most of min(R's damage,
-    ``damage`` less what R's blockers need) over the nonempty subsets R of the attackers ``mine`` (at least 0):
-    every subset at once, its blockers' needs as one product (exact: small integers), once per distinct column of
-    the needs of ``mine``'s blockers."""
+    ``damage`` less what R's blockers need) over the nonempty subsets R of the attackers ``mine`` (at least 0),
+    once per distinct column of the needs of ``mine``'s blockers. The subsets with the same blockers need the
+    same, so only the one that deals the most counts (min is monotone in R's damage); each set of blockers' need
+    is its set less one blocker's need plus that blocker's (exact integers)."""
     names = sorted({b for a in mine for b in a.blocked_by if b in row})
     need_of = left[[row[b] for b in names]]
     if deathtouch:
         need_of = np.minimum(need_of, 1)
     _, first, inverse = np.unique(_row_ids(need_of.T), return_index=True, return_inverse=True)
-    chosen = [[a for k, a in enumerate(mine) if mask >> k & 1] for mask in range(1, 1 << len(mine))]
-    blocks = np.array([[any(b in a.blocked_by for a in r) for b in names] for r in chosen], dtype=np.float64)
-    need = np.rint(blocks @ need_of[:, first].astype(np.float64)).astype(np.int64)
-    reach = np.array([sum(most[a.id] for a in r) for r in chosen], dtype=np.int64)
-    return np.maximum(0, np.minimum(reach[:, None], damage - need).max(axis=0))[inverse.reshape(-1)]
+    need_of = need_of[:, first].astype(np.int64)
+    reach: dict[int, int] = {}  # blockers' mask -> the most the subsets with exactly those blockers deal
+    for mask in range(1, 1 << len(mine)):
+        chosen = [a for k, a in enumerate(mine) if mask >> k & 1]
+        blockers = sum(1 << k for k, b in enumerate(names) if any(b in a.blocked_by for a in chosen))
+        reach[blockers] = max(reach.get(blockers, 0), sum(most[a.id] for a in chosen))
+    need = {0: np.zeros(need_of.shape[1], dtype=np.int64)}
+
+    def need_for(blockers: int) -> np.ndarray:
+        if blockers not in need:
+            low = (blockers & -blockers).bit_length() - 1
+            need[blockers] = need_for(blockers & (blockers - 1)) + need_of[low]
+        return need[blockers]
+
+    best = np.zeros(need_of.shape[1], dtype=np.int64)
+    for blockers, dealt in reach.items():
+        np.maximum(best, np.minimum(dealt, damage - need_for(blockers)), out=best)
+    return best[inverse.reshape(-1)]
 
 
 def _overkill_floor(problem: _Problem, table: _Table, replies: list[Reply]) -> np.ndarray:
@@ -1336,7 +1570,14 @@ def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], 
     """:class:`_FrontSearch` over every candidate (:func:`_effect_table`: the order needs all their bounds)."""
     try:
         table = _effect_table(
-            problem.attacking_first, problem.objs, capped, _lethal_caps(problem), problem.deadline, problem.track
+            problem.attacking_first,
+            problem.objs,
+            capped,
+            _lethal_caps(problem),
+            problem.deadline,
+            problem.track,
+            problem.shared,
+            problem.scenario,
         )
     except LimitReached:
         return None, True

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from benchmarks.boards import ladder
 from trample import Combat
 from trample.models import ObjectiveKind
+from trample.outcome import damage_dealt, effect_key
 from trample.whole import WholeCombat
 from trample.whole import search as whole_search
 
@@ -372,3 +373,51 @@ def chained_small(draw) -> dict:
 def test_chained_shapes_match_the_brute_force_minimax(doc, objectives):
     # the one-group board the best-bound-first search was made for: every reply outcome's bounds order and stop it
     agrees_with_brute_force(doc, objectives)
+
+
+def _best_of_each_state(doc: dict, objectives: list[str]):
+    """The first-step candidates as the search reads them (trample.whole.search._effect_table's vectors), and the
+    same found assignment by assignment without the numpy pass: per state the first step leaves (each recipient's
+    damage, a creature's capped at lethal, and deathtouch: trample.outcome.effect_key), the assignment whose
+    first-step values (trample.optimize.score) are lexicographically best, ties to the first in the canonical
+    order; both in the canonical order. None when the board does not take the bounds."""
+    got = _searched_table(doc, objectives)
+    if got is None:
+        return None
+    whole, problem, _, table = got
+    step = problem.attacking_first
+    lethal = whole_search._lethal_caps(problem)
+    best: dict = {}
+    for index, a1 in enumerate(step.assignments()):
+        dealt, touched = damage_dealt(whole.scenario, a1)
+        state = effect_key(dealt, touched, {r: lethal.get(r, n) for r, n in dealt.items()})
+        value = whole_search.oriented(problem.objs, whole_search.score(step, a1, problem.objs))
+        if state not in best or value > best[state][0]:
+            best[state] = (value, index, step.plan.vector(a1))
+    expected = [vector for _, _, vector in sorted(best.values(), key=lambda b: b[1])]
+    return [tuple(int(x) for x in row) for row in table.vectors.tolist()], expected
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(
+    st.one_of(one_group(), striking(), overkilling(), chained_small()),
+    st.sampled_from(
+        [
+            ["min-overkill"],
+            ["lethal", "max-kills", "min-overkill"],
+            ["max-kills", "min-overkill"],
+            ["max-value", "min-overkill"],
+            ["min-overkill", "max-damage"],
+            ["max-damage"],
+            ["lethal", "max-kills"],
+        ]
+    ),
+)
+def test_each_state_keeps_its_best_first_step_as_read_one_by_one(doc, objectives):
+    # the one numpy pass over the first-strike assignments (each row's state and values read as one number,
+    # trample.whole.search._Packing) against reading them one at a time: the same candidates, in the same order
+    got = _best_of_each_state(doc, objectives)
+    assume(got is not None)
+    table, expected = got
+    assert table == expected
