@@ -131,6 +131,16 @@ class _Shape:
         )
         return active, amounts
 
+    def gate_states(self, keys: np.ndarray) -> np.ndarray:
+        """:meth:`gate_state` of every key (rows of ``keys``), one row each: the flags, then the amounts."""
+        cols = [(keys[:, self._gated_at] > 0).astype(np.int64)]
+        for need, into, touch in self._gate_into:
+            amount = np.minimum(keys[:, into].sum(axis=1), need)
+            if touch:
+                amount = np.where((keys[:, touch] > 0).any(axis=1), need, amount)
+            cols.append(amount.reshape(-1, 1))
+        return np.concatenate(cols, axis=1) if cols else np.zeros((len(keys), 0), dtype=np.int64)
+
     def _kind(self, recs: set[str]) -> str:
         kinds = {self.rec_kind[r] for r in recs if r in self.rec_kind}
         if not kinds or kinds == {X}:
@@ -187,11 +197,38 @@ def _first_rows(a: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
     """(each row's index among the distinct rows, the distinct rows in the order they first appear)."""
     if not a.shape[1]:
         return np.zeros(len(a), dtype=np.int64), [()]
-    rows, first, label = np.unique(a, axis=0, return_index=True, return_inverse=True)
+    label, first = _labels(a)
+    return label, [tuple(r) for r in a[first].tolist()]
+
+
+def _labels(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each row's index among the distinct rows of ``a`` in the order they first appear, each distinct row's
+    first index)."""
+    if not a.shape[1] and len(a):
+        return np.zeros(len(a), dtype=np.int64), np.zeros(1, dtype=np.int64)
+    code = _row_codes(a)
+    if code is None:
+        _, first, label = np.unique(a, axis=0, return_index=True, return_inverse=True)
+    else:
+        _, first, label = np.unique(code, return_index=True, return_inverse=True)
     order = np.argsort(first)
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return rank[label.reshape(-1)], [tuple(r) for r in rows[order].tolist()]
+    return rank[label.reshape(-1)], first[order]
+
+
+def _row_codes(a: np.ndarray) -> np.ndarray | None:
+    """One integer per row of ``a`` (non-negative integers), equal exactly for equal rows (mixed radix over the
+    columns' ranges); None when the radices' product would pass 2**62 (then rows are compared whole)."""
+    if not len(a):
+        return np.zeros(0, dtype=np.int64)
+    radices = a.max(axis=0).astype(object) + 1
+    if math.prod(radices.tolist()) >= 1 << 62:
+        return None
+    code = np.zeros(len(a), dtype=np.int64)
+    for c, r in enumerate(radices.tolist()):
+        code = code * r + a[:, c]
+    return code
 
 
 def _gates_hold(step: DamageStep, shape: _Shape, z: np.ndarray, pos: dict[int, int]) -> np.ndarray:
@@ -298,6 +335,7 @@ class _Encoded:
         self.classes = {kind: [self._classes(kind, n) for n in range(len(self.units[kind]))] for kind in (SHARED, Z)}
         self.unit_models: dict[tuple, tuple[EffectsModel, list[list[Lin]], int]] = {}
         self.seen: dict[tuple, tuple[EffectsModel, list[list[Lin]], int]] = {}  # by the amounts asked for
+        self.models: dict[tuple, EffectsModel] = {}  # by the recipients encoded and the amounts fixed
         self.ids: dict[tuple, int] = {}
         self.lost: dict[tuple, Lin] = {}
         self.legal_of: dict[tuple, tuple[Lin, int]] = {}
@@ -305,26 +343,43 @@ class _Encoded:
         self.mine: dict[tuple, list[list[Lin]]] = {}  # x's units and the shared ones
         self.illegal: dict[tuple, Lin] = {}
         self.sub: dict[tuple, list[tuple]] = {}  # a group's first key -> its shared units' amounts
-        first: dict[tuple, tuple] = {}
-        for key, owns in keys.items():
+        key_list = list(keys)
+        rows = np.array(key_list, dtype=np.int64).reshape(len(key_list), len(shape.key))
+        # each key's signature, column by column (numpy: one encoding per distinct state or amounts, not per key):
+        # its legality with x (one encoding per gate state), then each shared unit's expressions
+        state_of, state_first = _labels(shape.gate_states(rows))
+        illegal_of = []
+        for n in state_first.tolist():
             deadline.check()  # --time-limit, by the clock
-            subs = [tuple(key[n] for n in ns) for ns in self.unit_cols[SHARED]]
-            units = [self._unit(SHARED, n, sub) for n, sub in enumerate(subs)]
-            illegal, legal_id = self._illegal(key)
-            sig = (legal_id, *(u[2] for u in units))
-            held = first.get(sig)
-            if held is not None:
-                self.keys[held].extend(owns)
+            illegal_of.append(self._illegal(key_list[n]))
+        sigs = [np.array([legal_id for _, legal_id in illegal_of], dtype=np.int64)[state_of]]
+        unit_of = []  # per shared unit: (each key's index among its distinct amounts, the units for those)
+        for n, ns in enumerate(self.unit_cols[SHARED]):
+            sub_of, sub_first = _labels(self._reduced(SHARED, n, rows[:, ns]))
+            held = []
+            for f in sub_first.tolist():
+                deadline.check()
+                held.append(self._unit(SHARED, n, tuple(rows[f, ns].tolist())))
+            unit_of.append((sub_of, held))
+            sigs.append(np.array([u[2] for u in held], dtype=np.int64)[sub_of])
+        group_of, _ = _labels(np.stack(sigs, axis=1))
+        first: dict[int, tuple] = {}
+        for n, (key, owns) in enumerate(keys.items()):
+            g = int(group_of[n])
+            held_key = first.get(g)
+            if held_key is not None:
+                self.keys[held_key].extend(owns)
                 continue
-            first[sig] = key
+            first[g] = key
             self.keys[key] = list(owns)
-            self.sub[key] = subs
-            self.illegal[key] = illegal
+            units = [held[sub_of[n]] for sub_of, held in unit_of]
+            self.sub[key] = [tuple(key[c] for c in ns) for ns in self.unit_cols[SHARED]]
+            self.illegal[key] = illegal_of[state_of[n]][0]
             self.mine[key] = [
                 [_sum([self.xs[p][j], *(u[1][p][j] for u in units)]) for j in range(len(objs))]
                 for p in range(len(profiles))
             ]
-        self.own_values = [self._own(zk, deadline) for zk in self.owns]
+        self.own_values = self._own_values(deadline)
         self.own = {key: list(dict.fromkeys(owns)) for key, owns in self.keys.items()}
 
     def _units(self, kind: str) -> list[tuple[bool, str]]:
@@ -385,7 +440,11 @@ class _Encoded:
             shape, (player, i) = self.shape, unit
             cols = shape.key if kind == SHARED else shape.own
             fixed = {cols[c]: a for c, a in zip(self.unit_cols[kind][n], sub)}
-            kem = EffectsModel(self.step, self.em.om, fixed, shape.reads[i] if player else {i})
+            only = frozenset(shape.reads[i] if player else {i})
+            at = (only, tuple(sorted(fixed.items())))  # a player's loss and its damage read the same amounts
+            kem = self.models.get(at)
+            if kem is None:
+                kem = self.models[at] = EffectsModel(self.step, self.em.om, fixed, set(only))
             lins = [
                 [objective_of(kem, o, p, self.scale, lambda k, j: (k, j) == unit) for o in self.objs]
                 for p in self.profiles
@@ -410,17 +469,34 @@ class _Encoded:
             held = self.legal_of[state] = (lin, self._id(content(lin)))
         return held
 
-    def _own(self, zk: tuple, deadline) -> list[list[int]]:
-        """The own units' values (per profile, per objective) of a division whose own part is ``zk``."""
-        deadline.check()  # --time-limit, by the clock
-        out = [[0] * len(self.objs) for _ in self.profiles]
-        for n, ns in enumerate(self.unit_cols[Z]):
-            _, lins, _ = self._unit(Z, n, tuple(zk[c] for c in ns))
-            for p, ls in enumerate(lins):
-                for j, lin in enumerate(ls):
-                    assert not lin.terms  # the division's own units: constants
-                    out[p][j] += lin.const
+    def _reduced(self, kind: str, n: int, sub: np.ndarray) -> np.ndarray:
+        """The amounts ``sub`` (rows) into what the ``n``-th unit of ``kind`` reads as the unit reads them: each
+        class of columns that count alike (:meth:`_classes`) by its total, on its first column."""
+        classes = self.classes[kind][n]
+        if not classes:
+            return sub
+        out = sub.copy()
+        for ps in classes:
+            out[:, ps[0]] = sub[:, ps].sum(axis=1)
+            out[:, ps[1:]] = 0
         return out
+
+    def _own_values(self, deadline) -> list[list[list[int]]]:
+        """The own units' values (per own part, per profile, per objective: constants) of the divisions' own
+        parts, each unit read once per distinct amounts into it."""
+        rows = np.array(self.owns, dtype=np.int64).reshape(len(self.owns), len(self.shape.own))
+        out = np.zeros((len(self.owns), len(self.profiles), len(self.objs)), dtype=np.int64)
+        for n, ns in enumerate(self.unit_cols[Z]):
+            sub_of, sub_first = _labels(self._reduced(Z, n, rows[:, ns]))
+            values = []
+            for f in sub_first.tolist():
+                deadline.check()  # --time-limit, by the clock
+                _, lins, _ = self._unit(Z, n, tuple(rows[f, ns].tolist()))
+                assert all(not lin.terms for ls in lins for lin in ls)  # the division's own units: constants
+                values.append([[lin.const for lin in ls] for ls in lins])
+            if values:
+                out += np.array(values, dtype=np.int64)[sub_of]
+        return out.tolist()
 
     def loses(self, key: tuple, pid: str, prof) -> Lin:
         """1 when shared player ``pid`` loses with the group's amounts into what their loss reads."""
@@ -522,15 +598,19 @@ def _reachable(enc: _Encoded, runner: Runner) -> dict | None:
     for player in em.s.players:
         pid = player.id
         kind = shape.player_kind[pid]
-        per_key = []
-        for n, (key, owns) in enumerate(enc.keys.items()):
-            if kind == Z:
-                loses = Lin(int(all(enc.own_loses(i, pid, p) for i in owns for p in enc.profiles)))
-            elif kind == SHARED:
-                loses = em._all([enc.loses(key, pid, p) for p in enc.profiles], f"loses always[{pid},{n}]")
-            else:
-                loses = em._all([em.loses(pid, p) for p in enc.profiles], f"loses always[{pid},{n}]")
-            per_key.append(em._any([enc.illegal[key], loses], f"lost or illegal[{pid},{n}]"))
+        # a key legal with every x (illegal: the constant 0) whose loss is the constant 0 decides it: no x makes
+        # the player lose whatever the division (the AND below is 0); read those first, without encoding the rest
+        if any(
+            _is_zero(enc.illegal[key]) and _is_zero(_loses_always(enc, pid, kind, n, key, owns))
+            for n, (key, owns) in enumerate(enc.keys.items())
+        ):
+            if reachable is not None:
+                reachable[pid] = False
+            continue
+        per_key = [
+            em._any([enc.illegal[key], _loses_always(enc, pid, kind, n, key, owns)], f"lost or illegal[{pid},{n}]")
+            for n, (key, owns) in enumerate(enc.keys.items())
+        ]
         every = em._all(per_key, f"reachable[{pid}]")
         if not every.terms:
             if reachable is not None:
@@ -544,6 +624,20 @@ def _reachable(enc: _Encoded, runner: Runner) -> dict | None:
             reachable[pid] = runner.value(every) == 1
     em.m.clear_objective()
     return reachable
+
+
+def _loses_always(enc: _Encoded, pid: str, kind: str, n: int, key: tuple, owns: list[int]) -> Lin:
+    """1 when player ``pid`` loses whatever the reply, with a division of the ``n``-th group (``key``, ``owns``)."""
+    em = enc.em
+    if kind == Z:
+        return Lin(int(all(enc.own_loses(i, pid, p) for i in owns for p in enc.profiles)))
+    if kind == SHARED:
+        return em._all([enc.loses(key, pid, p) for p in enc.profiles], f"loses always[{pid},{n}]")
+    return em._all([em.loses(pid, p) for p in enc.profiles], f"loses always[{pid},{n}]")  # memoised: once
+
+
+def _is_zero(lin: Lin) -> bool:
+    return not lin.terms and not lin.const
 
 
 def _decoded(objs, value: int, packing, scale: int) -> dict:
