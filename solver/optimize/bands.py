@@ -20,8 +20,8 @@ one ``AddMinEquality`` per key, enforced when the key is legal with ``x``, under
 keeps the whole line as variables (``x`` and a division ``z`` legal with it), and ``z`` is held to a worst one
 (its own value, read on the plain :mod:`.effects` encoding, at most ``v``), so that the tie-break -- the
 smallest vector over every column of the plan, the worst line's -- is the listing's. When the keys times the
-profiles pass :data:`MAX_GROUPS`, or the divisions :data:`MAX_DIVISIONS`, :func:`solve_interacting` returns None
-and the listing answers.
+profiles pass :data:`MAX_KEYS`, the groups times the profiles :data:`MAX_GROUPS`, or the divisions
+:data:`MAX_DIVISIONS`, :func:`solve_interacting` returns None and the listing answers.
 
 The encoding is shared between the keys (docs/solve.md): the divisions are listed at once in numpy; each unit is
 encoded once per amounts into what it reads, columns that count alike by their total (:meth:`_Encoded._classes`);
@@ -57,10 +57,14 @@ from .results import (
     assignment_of_vector,
 )
 
-#: the most keys times reply profiles encoded (more: the listing answers). Measured (one core, four tramplers
-#: sharing blockers): 290 keys 0.03 s, 1126 keys 0.09 s, 1790 keys 0.14 s, where the listing of the 290-key board
-#: had not finished after 60 s
+#: the most groups (keys reading the same expressions) times reply profiles in the model (more: the listing
+#: answers)
 MAX_GROUPS = 2048
+#: the most keys times reply profiles encoded (more: the listing answers; the keys are labelled in numpy, each
+#: unit encoded once per distinct amounts). Measured (four tramplers sharing blockers, in process, a loaded
+#: 2-core machine): 290 keys (88 groups) 0.06 s, 1126 (242) 0.10 s, 3104 (502) 0.31 s, 5050 (700) 0.34 s, where
+#: the listing of the 290-key board had not finished after 60 s
+MAX_KEYS = 8192
 #: past this many groups (keys reading the same expressions) times profiles CP-SAT's presolve is on (measured on
 #: four tramplers sharing blockers when each key was a group: 634 keys 3.5 s -> 0.44 s; at 88 groups, the
 #: 290-key board, 5.9 ms off against 6.6 ms on)
@@ -314,9 +318,10 @@ def _legal(em: EffectsModel, shape: _Shape, key: dict[int, int]) -> Lin:
 
 class _Encoded:
     """The value's pieces over the groups and profiles: ``x``'s units (``xs[p]``), the witness line's every unit
-    (``full[p]``), each group's shared units with ``x``'s (``mine[G][p]``) and the distinct own parts of its divisions
-    (``own[G]``: indices into ``owns`` and ``own_values``, per own part a list per profile of the objectives'
-    values, constants), each a list of one Lin per objective. A group gathers the keys whose shared units and
+    (``full[p]``), each group's shared units (``parts[G]``: the units' ``(model, objectives per profile, what they
+    are)``, read beside ``x``'s) and the distinct own parts of its divisions (``own[G]``: indices into ``owns`` and
+    ``own_values``, per own part a list per profile of the objectives' values, constants), the objectives each a
+    list of one Lin per objective. A group gathers the keys whose shared units and
     legality with ``x`` read the same expressions (the same helper variables, :meth:`.EffectsModel._memoised`):
     for ``x`` they differ only in the constants the other player minimises. Each unit is encoded once per
     amounts into what it reads (columns that count alike by their total, :meth:`_classes`)."""
@@ -340,7 +345,7 @@ class _Encoded:
         self.lost: dict[tuple, Lin] = {}
         self.legal_of: dict[tuple, tuple[Lin, int]] = {}
         self.keys: dict[tuple, list[int]] = {}  # a group's first key -> the own parts of its divisions
-        self.mine: dict[tuple, list[list[Lin]]] = {}  # x's units and the shared ones
+        self.parts: dict[tuple, list[tuple]] = {}  # a group's first key -> its shared units (read beside x's)
         self.illegal: dict[tuple, Lin] = {}
         self.sub: dict[tuple, list[tuple]] = {}  # a group's first key -> its shared units' amounts
         key_list = list(keys)
@@ -375,10 +380,7 @@ class _Encoded:
             units = [held[sub_of[n]] for sub_of, held in unit_of]
             self.sub[key] = [tuple(key[c] for c in ns) for ns in self.unit_cols[SHARED]]
             self.illegal[key] = illegal_of[state_of[n]][0]
-            self.mine[key] = [
-                [_sum([self.xs[p][j], *(u[1][p][j] for u in units)]) for j in range(len(objs))]
-                for p in range(len(profiles))
-            ]
+            self.parts[key] = units
         self.own_values = self._own_values(deadline)
         self.own = {key: list(dict.fromkeys(owns)) for key, owns in self.keys.items()}
 
@@ -517,11 +519,16 @@ class _Encoded:
         """(lows, weights, range) of the packed sum (the oriented objectives, most significant first); None when
         it passes PACK_LIMIT."""
         lows, highs = [], []
+        ps = range(len(self.profiles))
+        xs = [[lin.bounds() for lin in ls] for ls in self.xs]
+        of_unit = {id(u): [[lin.bounds() for lin in ls] for ls in u[1]] for us in self.parts.values() for u in us}
         for j, o in enumerate(self.objs):
             bounds = [lins[j].bounds() for lins in self.full]
             for key, owns in self.own.items():
-                for p in range(len(self.profiles)):
-                    lo, hi = self.mine[key][p][j].bounds()
+                units = [of_unit[id(u)] for u in self.parts[key]]
+                for p in ps:  # x's units and the group's shared ones: the sum of their bounds
+                    lo = xs[p][j][0] + sum(u[p][j][0] for u in units)
+                    hi = xs[p][j][1] + sum(u[p][j][1] for u in units)
                     consts = [self.own_values[i][p][j] for i in owns]
                     bounds.append((lo + min(consts), hi + max(consts)))
             lo, hi = min(b[0] for b in bounds), max(b[1] for b in bounds)
@@ -533,13 +540,6 @@ class _Encoded:
             w *= highs[j] - lows[j] + 1
         weights.reverse()
         return None if w > PACK_LIMIT else (lows, weights, w)
-
-
-def _sum(lins) -> Lin:
-    out = Lin()
-    for lin in lins:
-        out.add(lin)
-    return out
 
 
 def _packed(objs, lins: Sequence[Lin], consts: Sequence[int], lows, weights) -> Lin:
@@ -559,19 +559,25 @@ def _value_terms(enc: _Encoded, packing) -> Lin:
     m = em.m
     v = m.new_int_var(0, w - 1, "worst line")
     zero = [Lin()] * len(objs)
-    packed = [
-        [_packed(objs, zero, values[p], lows, weights).const for p in range(len(enc.profiles))]
-        for values in enc.own_values
-    ]
+    ps = range(len(enc.profiles))
+    packed = [[_packed(objs, zero, values[p], lows, weights).const for p in ps] for values in enc.own_values]
+    # each piece packed once (x's units per profile, each shared unit per profile), a group's value their sum
+    unpacked = [0] * len(objs)
+    xs = [_packed(objs, enc.xs[p], unpacked, [0] * len(objs), weights) for p in ps]
+    of_unit: dict[int, list[Lin]] = {}
     for n, (key, owns) in enumerate(enc.own.items()):
         bad = enc.illegal[key]
         if not bad.terms and bad.const:
             continue  # never legal with x
         exprs = []
-        for p in range(len(enc.profiles)):
-            own = min(packed[i][p] for i in owns)
-            lin = _packed(objs, enc.mine[key][p], [0] * len(objs), lows, weights)
-            lin.const += own + sum(weights[j] * lows[j] for j in range(len(objs)))  # counted once
+        for u in enc.parts[key]:
+            if id(u) not in of_unit:
+                of_unit[id(u)] = [_packed(objs, u[1][p], unpacked, [0] * len(objs), weights) for p in ps]
+        for p in ps:
+            lin = Lin().add(xs[p])
+            for u in enc.parts[key]:
+                lin.add(of_unit[id(u)][p])
+            lin.const += min(packed[i][p] for i in owns)
             exprs.append(lin.expr())
         target = exprs[0]
         if len(exprs) > 1:
@@ -691,11 +697,13 @@ def solve_interacting(
     shape = _Shape(step, em)
     try:
         divisions = _divisions(step, shape, deadline)
-        if divisions is None or not divisions[0] or len(divisions[0]) * len(profiles) > MAX_GROUPS:
+        if divisions is None or not divisions[0] or len(divisions[0]) * len(profiles) > MAX_KEYS:
             return None
         enc = _Encoded(step, em, shape, objs, profiles, divisions, scale, deadline)
     except LimitReached:
         return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
+    if len(enc.keys) * len(profiles) > MAX_GROUPS:
+        return None
     packing = enc.weights()
     if packing is None:
         return None
