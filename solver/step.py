@@ -156,7 +156,7 @@ class DamageStep:
             return [at[c] for c in plan.columns]
         for block in self.assignment_blocks(time_limit=deadline):
             if len(block):
-                return block[0].tolist()
+                return [int(v) for v in block[0]]
         return None
 
     def canonical(self, engine: str | None = None, deadline: TimeLimit = None) -> bool:
