@@ -3,7 +3,8 @@ without the effect, and against the listing it replaced (issue 21). Prints, neve
 
 Each row: one board (a power-20 trampler blocked by five creatures; two power-6 tramplers sharing three
 blockers) with one effect added (a lifelink blocker, an infect attacker, a one-point prevention shield on the
-player, a banding blocker), solved for ``lethal,max-kills,min-overkill``:
+player, protection on a blocker, a doubling, toxic, wither or commander attacker, a banding blocker), solved
+for ``lethal,max-kills,min-overkill``:
 
 - ``plain``: the board without the effect (the plain boards' model);
 - ``effects``: the board with it (what ``trample solve`` does now: the model where the two players' parts
@@ -129,6 +130,26 @@ CASES = [
     ("power-20 trampler, 5 blockers", trampler_five, "lifelink blocker", lambda d: _kw(d["blockers"][0], "lifelink")),
     ("power-20 trampler, 5 blockers", trampler_five, "infect attacker", lambda d: _kw(d["attackers"][0], "infect")),
     ("power-20 trampler, 5 blockers", trampler_five, "1-point shield", lambda d: d["players"][0].update(prevent=1)),
+    (
+        "power-20 trampler, 5 blockers",
+        trampler_five,
+        "protection (b0 from a)",
+        lambda d: d["blockers"][0].update(protection=["a"]),
+    ),
+    (
+        "power-20 trampler, 5 blockers",
+        trampler_five,
+        "doubling attacker",
+        lambda d: d["attackers"][0].update(deals=[{"times": 2}]),
+    ),
+    ("power-20 trampler, 5 blockers", trampler_five, "toxic 2 attacker", lambda d: d["attackers"][0].update(toxic=2)),
+    ("power-20 trampler, 5 blockers", trampler_five, "wither attacker", lambda d: _kw(d["attackers"][0], "wither")),
+    (
+        "power-20 trampler, 5 blockers",
+        trampler_five,
+        "commander attacker",
+        lambda d: d["attackers"][0].update(commander="me"),
+    ),
     ("two power-6 tramplers, 3 shared", two_tramplers, "lifelink blocker", lambda d: _kw(d["blockers"][0], "lifelink")),
     ("two power-6 tramplers, 3 shared", two_tramplers, "infect attacker", lambda d: _kw(d["attackers"][0], "infect")),
     ("power-20 trampler, 5 blockers", trampler_five, "banding blocker", lambda d: _kw(d["blockers"][0], "banding")),

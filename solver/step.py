@@ -11,13 +11,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from itertools import chain
 from math import comb
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from .check import CheckResult, check
-from .engines import Engine, blocks_engine, engine_names, get_engine
+from .engines import PROGRAMME, Engine, ProgrammeEngine, blocks_engine, engine_names, get_engine
 from .limits import Deadline, TimeLimit, deadline_of
 from .models import Assignment, FormatError, Scenario, Step, load_assignment, load_scenario
 from .outcome import settle
@@ -138,6 +138,26 @@ class DamageStep:
                 target = min(rows, 2 * target)
         if buf:
             yield _matrix(buf, order, dtype)
+
+    def first_row(self, time_limit: TimeLimit = None) -> list[int] | None:
+        """The first row of :meth:`assignment_blocks` (None when there is no legal assignment) without listing the
+        others: in the canonical order, each component's first vector (its counting programme's ``unrank(0)``,
+        the first component slowest: every digit 0)."""
+        deadline = deadline_of(time_limit)
+        if self.canonical(None, deadline):
+            plan = self.plan
+            engine = cast(ProgrammeEngine, get_engine("direct", needs=[PROGRAMME]))
+            at: dict[tuple[int, str], int] = {}
+            for comp in plan.components:
+                dp = engine.programme(plan, comp, deadline)
+                if dp.count() == 0:
+                    return None
+                at.update(zip(dp.columns, dp.unrank(0)))
+            return [at[c] for c in plan.columns]
+        for block in self.assignment_blocks(time_limit=deadline):
+            if len(block):
+                return [int(v) for v in block[0]]
+        return None
 
     def canonical(self, engine: str | None = None, deadline: TimeLimit = None) -> bool:
         """Do :meth:`assignments` and :meth:`assignment_blocks` (under ``engine``, default the step's) list the

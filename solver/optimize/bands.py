@@ -20,8 +20,8 @@ one ``AddMinEquality`` per key, enforced when the key is legal with ``x``, under
 keeps the whole line as variables (``x`` and a division ``z`` legal with it), and ``z`` is held to a worst one
 (its own value, read on the plain :mod:`.effects` encoding, at most ``v``), so that the tie-break -- the
 smallest vector over every column of the plan, the worst line's -- is the listing's. When the keys times the
-profiles pass :data:`MAX_GROUPS`, or the divisions :data:`MAX_DIVISIONS`, :func:`solve_interacting` returns None
-and the listing answers.
+profiles pass :data:`MAX_KEYS`, the groups times the profiles :data:`MAX_GROUPS`, or the divisions
+:data:`MAX_DIVISIONS`, :func:`solve_interacting` returns None and the listing answers.
 
 The encoding is shared between the keys (docs/solve.md): the divisions are listed at once in numpy; each unit is
 encoded once per amounts into what it reads, columns that count alike by their total (:meth:`_Encoded._classes`);
@@ -57,10 +57,14 @@ from .results import (
     assignment_of_vector,
 )
 
-#: the most keys times reply profiles encoded (more: the listing answers). Measured (one core, four tramplers
-#: sharing blockers): 290 keys 0.03 s, 1126 keys 0.09 s, 1790 keys 0.14 s, where the listing of the 290-key board
-#: had not finished after 60 s
+#: the most groups (keys reading the same expressions) times reply profiles in the model (more: the listing
+#: answers)
 MAX_GROUPS = 2048
+#: the most keys times reply profiles encoded (more: the listing answers; the keys are labelled in numpy, each
+#: unit encoded once per distinct amounts). Measured (four tramplers sharing blockers, in process, a loaded
+#: 2-core machine): 290 keys (88 groups) 0.06 s, 1126 (242) 0.10 s, 3104 (502) 0.31 s, 5050 (700) 0.34 s, where
+#: the listing of the 290-key board had not finished after 60 s
+MAX_KEYS = 8192
 #: past this many groups (keys reading the same expressions) times profiles CP-SAT's presolve is on (measured on
 #: four tramplers sharing blockers when each key was a group: 634 keys 3.5 s -> 0.44 s; at 88 groups, the
 #: 290-key board, 5.9 ms off against 6.6 ms on)
@@ -131,6 +135,16 @@ class _Shape:
         )
         return active, amounts
 
+    def gate_states(self, keys: np.ndarray) -> np.ndarray:
+        """:meth:`gate_state` of every key (rows of ``keys``), one row each: the flags, then the amounts."""
+        cols = [(keys[:, self._gated_at] > 0).astype(np.int64)]
+        for need, into, touch in self._gate_into:
+            amount = np.minimum(keys[:, into].sum(axis=1), need)
+            if touch:
+                amount = np.where((keys[:, touch] > 0).any(axis=1), need, amount)
+            cols.append(amount.reshape(-1, 1))
+        return np.concatenate(cols, axis=1) if cols else np.zeros((len(keys), 0), dtype=np.int64)
+
     def _kind(self, recs: set[str]) -> str:
         kinds = {self.rec_kind[r] for r in recs if r in self.rec_kind}
         if not kinds or kinds == {X}:
@@ -187,11 +201,38 @@ def _first_rows(a: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
     """(each row's index among the distinct rows, the distinct rows in the order they first appear)."""
     if not a.shape[1]:
         return np.zeros(len(a), dtype=np.int64), [()]
-    rows, first, label = np.unique(a, axis=0, return_index=True, return_inverse=True)
+    label, first = _labels(a)
+    return label, [tuple(r) for r in a[first].tolist()]
+
+
+def _labels(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each row's index among the distinct rows of ``a`` in the order they first appear, each distinct row's
+    first index)."""
+    if not a.shape[1] and len(a):
+        return np.zeros(len(a), dtype=np.int64), np.zeros(1, dtype=np.int64)
+    code = _row_codes(a)
+    if code is None:
+        _, first, label = np.unique(a, axis=0, return_index=True, return_inverse=True)
+    else:
+        _, first, label = np.unique(code, return_index=True, return_inverse=True)
     order = np.argsort(first)
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return rank[label.reshape(-1)], [tuple(r) for r in rows[order].tolist()]
+    return rank[label.reshape(-1)], first[order]
+
+
+def _row_codes(a: np.ndarray) -> np.ndarray | None:
+    """One integer per row of ``a`` (non-negative integers), equal exactly for equal rows (mixed radix over the
+    columns' ranges); None when the radices' product would pass 2**62 (then rows are compared whole)."""
+    if not len(a):
+        return np.zeros(0, dtype=np.int64)
+    radices = a.max(axis=0).astype(object) + 1
+    if math.prod(radices.tolist()) >= 1 << 62:
+        return None
+    code = np.zeros(len(a), dtype=np.int64)
+    for c, r in enumerate(radices.tolist()):
+        code = code * r + a[:, c]
+    return code
 
 
 def _gates_hold(step: DamageStep, shape: _Shape, z: np.ndarray, pos: dict[int, int]) -> np.ndarray:
@@ -277,9 +318,10 @@ def _legal(em: EffectsModel, shape: _Shape, key: dict[int, int]) -> Lin:
 
 class _Encoded:
     """The value's pieces over the groups and profiles: ``x``'s units (``xs[p]``), the witness line's every unit
-    (``full[p]``), each group's shared units with ``x``'s (``mine[G][p]``) and the distinct own parts of its divisions
-    (``own[G]``: indices into ``owns`` and ``own_values``, per own part a list per profile of the objectives'
-    values, constants), each a list of one Lin per objective. A group gathers the keys whose shared units and
+    (``full[p]``), each group's shared units (``parts[G]``: the units' ``(model, objectives per profile, what they
+    are)``, read beside ``x``'s) and the distinct own parts of its divisions (``own[G]``: indices into ``owns`` and
+    ``own_values``, per own part a list per profile of the objectives' values, constants), the objectives each a
+    list of one Lin per objective. A group gathers the keys whose shared units and
     legality with ``x`` read the same expressions (the same helper variables, :meth:`.EffectsModel._memoised`):
     for ``x`` they differ only in the constants the other player minimises. Each unit is encoded once per
     amounts into what it reads (columns that count alike by their total, :meth:`_classes`)."""
@@ -298,33 +340,48 @@ class _Encoded:
         self.classes = {kind: [self._classes(kind, n) for n in range(len(self.units[kind]))] for kind in (SHARED, Z)}
         self.unit_models: dict[tuple, tuple[EffectsModel, list[list[Lin]], int]] = {}
         self.seen: dict[tuple, tuple[EffectsModel, list[list[Lin]], int]] = {}  # by the amounts asked for
+        self.models: dict[tuple, EffectsModel] = {}  # by the recipients encoded and the amounts fixed
         self.ids: dict[tuple, int] = {}
         self.lost: dict[tuple, Lin] = {}
         self.legal_of: dict[tuple, tuple[Lin, int]] = {}
         self.keys: dict[tuple, list[int]] = {}  # a group's first key -> the own parts of its divisions
-        self.mine: dict[tuple, list[list[Lin]]] = {}  # x's units and the shared ones
+        self.parts: dict[tuple, list[tuple]] = {}  # a group's first key -> its shared units (read beside x's)
         self.illegal: dict[tuple, Lin] = {}
         self.sub: dict[tuple, list[tuple]] = {}  # a group's first key -> its shared units' amounts
-        first: dict[tuple, tuple] = {}
-        for key, owns in keys.items():
+        key_list = list(keys)
+        rows = np.array(key_list, dtype=np.int64).reshape(len(key_list), len(shape.key))
+        # each key's signature, column by column (numpy: one encoding per distinct state or amounts, not per key):
+        # its legality with x (one encoding per gate state), then each shared unit's expressions
+        state_of, state_first = _labels(shape.gate_states(rows))
+        illegal_of = []
+        for n in state_first.tolist():
             deadline.check()  # --time-limit, by the clock
-            subs = [tuple(key[n] for n in ns) for ns in self.unit_cols[SHARED]]
-            units = [self._unit(SHARED, n, sub) for n, sub in enumerate(subs)]
-            illegal, legal_id = self._illegal(key)
-            sig = (legal_id, *(u[2] for u in units))
-            held = first.get(sig)
-            if held is not None:
-                self.keys[held].extend(owns)
+            illegal_of.append(self._illegal(key_list[n]))
+        sigs = [np.array([legal_id for _, legal_id in illegal_of], dtype=np.int64)[state_of]]
+        unit_of = []  # per shared unit: (each key's index among its distinct amounts, the units for those)
+        for n, ns in enumerate(self.unit_cols[SHARED]):
+            sub_of, sub_first = _labels(self._reduced(SHARED, n, rows[:, ns]))
+            held = []
+            for f in sub_first.tolist():
+                deadline.check()
+                held.append(self._unit(SHARED, n, tuple(rows[f, ns].tolist())))
+            unit_of.append((sub_of, held))
+            sigs.append(np.array([u[2] for u in held], dtype=np.int64)[sub_of])
+        group_of, _ = _labels(np.stack(sigs, axis=1))
+        first: dict[int, tuple] = {}
+        for n, (key, owns) in enumerate(keys.items()):
+            g = int(group_of[n])
+            held_key = first.get(g)
+            if held_key is not None:
+                self.keys[held_key].extend(owns)
                 continue
-            first[sig] = key
+            first[g] = key
             self.keys[key] = list(owns)
-            self.sub[key] = subs
-            self.illegal[key] = illegal
-            self.mine[key] = [
-                [_sum([self.xs[p][j], *(u[1][p][j] for u in units)]) for j in range(len(objs))]
-                for p in range(len(profiles))
-            ]
-        self.own_values = [self._own(zk, deadline) for zk in self.owns]
+            units = [held[sub_of[n]] for sub_of, held in unit_of]
+            self.sub[key] = [tuple(key[c] for c in ns) for ns in self.unit_cols[SHARED]]
+            self.illegal[key] = illegal_of[state_of[n]][0]
+            self.parts[key] = units
+        self.own_values = self._own_values(deadline)
         self.own = {key: list(dict.fromkeys(owns)) for key, owns in self.keys.items()}
 
     def _units(self, kind: str) -> list[tuple[bool, str]]:
@@ -385,7 +442,11 @@ class _Encoded:
             shape, (player, i) = self.shape, unit
             cols = shape.key if kind == SHARED else shape.own
             fixed = {cols[c]: a for c, a in zip(self.unit_cols[kind][n], sub)}
-            kem = EffectsModel(self.step, self.em.om, fixed, shape.reads[i] if player else {i})
+            only = frozenset(shape.reads[i] if player else {i})
+            at = (only, tuple(sorted(fixed.items())))  # a player's loss and its damage read the same amounts
+            kem = self.models.get(at)
+            if kem is None:
+                kem = self.models[at] = EffectsModel(self.step, self.em.om, fixed, set(only))
             lins = [
                 [objective_of(kem, o, p, self.scale, lambda k, j: (k, j) == unit) for o in self.objs]
                 for p in self.profiles
@@ -410,17 +471,34 @@ class _Encoded:
             held = self.legal_of[state] = (lin, self._id(content(lin)))
         return held
 
-    def _own(self, zk: tuple, deadline) -> list[list[int]]:
-        """The own units' values (per profile, per objective) of a division whose own part is ``zk``."""
-        deadline.check()  # --time-limit, by the clock
-        out = [[0] * len(self.objs) for _ in self.profiles]
-        for n, ns in enumerate(self.unit_cols[Z]):
-            _, lins, _ = self._unit(Z, n, tuple(zk[c] for c in ns))
-            for p, ls in enumerate(lins):
-                for j, lin in enumerate(ls):
-                    assert not lin.terms  # the division's own units: constants
-                    out[p][j] += lin.const
+    def _reduced(self, kind: str, n: int, sub: np.ndarray) -> np.ndarray:
+        """The amounts ``sub`` (rows) into what the ``n``-th unit of ``kind`` reads as the unit reads them: each
+        class of columns that count alike (:meth:`_classes`) by its total, on its first column."""
+        classes = self.classes[kind][n]
+        if not classes:
+            return sub
+        out = sub.copy()
+        for ps in classes:
+            out[:, ps[0]] = sub[:, ps].sum(axis=1)
+            out[:, ps[1:]] = 0
         return out
+
+    def _own_values(self, deadline) -> list[list[list[int]]]:
+        """The own units' values (per own part, per profile, per objective: constants) of the divisions' own
+        parts, each unit read once per distinct amounts into it."""
+        rows = np.array(self.owns, dtype=np.int64).reshape(len(self.owns), len(self.shape.own))
+        out = np.zeros((len(self.owns), len(self.profiles), len(self.objs)), dtype=np.int64)
+        for n, ns in enumerate(self.unit_cols[Z]):
+            sub_of, sub_first = _labels(self._reduced(Z, n, rows[:, ns]))
+            values = []
+            for f in sub_first.tolist():
+                deadline.check()  # --time-limit, by the clock
+                _, lins, _ = self._unit(Z, n, tuple(rows[f, ns].tolist()))
+                assert all(not lin.terms for ls in lins for lin in ls)  # the division's own units: constants
+                values.append([[lin.const for lin in ls] for ls in lins])
+            if values:
+                out += np.array(values, dtype=np.int64)[sub_of]
+        return out.tolist()
 
     def loses(self, key: tuple, pid: str, prof) -> Lin:
         """1 when shared player ``pid`` loses with the group's amounts into what their loss reads."""
@@ -441,11 +519,16 @@ class _Encoded:
         """(lows, weights, range) of the packed sum (the oriented objectives, most significant first); None when
         it passes PACK_LIMIT."""
         lows, highs = [], []
+        ps = range(len(self.profiles))
+        xs = [[lin.bounds() for lin in ls] for ls in self.xs]
+        of_unit = {id(u): [[lin.bounds() for lin in ls] for ls in u[1]] for us in self.parts.values() for u in us}
         for j, o in enumerate(self.objs):
             bounds = [lins[j].bounds() for lins in self.full]
             for key, owns in self.own.items():
-                for p in range(len(self.profiles)):
-                    lo, hi = self.mine[key][p][j].bounds()
+                units = [of_unit[id(u)] for u in self.parts[key]]
+                for p in ps:  # x's units and the group's shared ones: the sum of their bounds
+                    lo = xs[p][j][0] + sum(u[p][j][0] for u in units)
+                    hi = xs[p][j][1] + sum(u[p][j][1] for u in units)
                     consts = [self.own_values[i][p][j] for i in owns]
                     bounds.append((lo + min(consts), hi + max(consts)))
             lo, hi = min(b[0] for b in bounds), max(b[1] for b in bounds)
@@ -457,13 +540,6 @@ class _Encoded:
             w *= highs[j] - lows[j] + 1
         weights.reverse()
         return None if w > PACK_LIMIT else (lows, weights, w)
-
-
-def _sum(lins) -> Lin:
-    out = Lin()
-    for lin in lins:
-        out.add(lin)
-    return out
 
 
 def _packed(objs, lins: Sequence[Lin], consts: Sequence[int], lows, weights) -> Lin:
@@ -483,19 +559,25 @@ def _value_terms(enc: _Encoded, packing) -> Lin:
     m = em.m
     v = m.new_int_var(0, w - 1, "worst line")
     zero = [Lin()] * len(objs)
-    packed = [
-        [_packed(objs, zero, values[p], lows, weights).const for p in range(len(enc.profiles))]
-        for values in enc.own_values
-    ]
+    ps = range(len(enc.profiles))
+    packed = [[_packed(objs, zero, values[p], lows, weights).const for p in ps] for values in enc.own_values]
+    # each piece packed once (x's units per profile, each shared unit per profile), a group's value their sum
+    unpacked = [0] * len(objs)
+    xs = [_packed(objs, enc.xs[p], unpacked, [0] * len(objs), weights) for p in ps]
+    of_unit: dict[int, list[Lin]] = {}
     for n, (key, owns) in enumerate(enc.own.items()):
         bad = enc.illegal[key]
         if not bad.terms and bad.const:
             continue  # never legal with x
         exprs = []
-        for p in range(len(enc.profiles)):
-            own = min(packed[i][p] for i in owns)
-            lin = _packed(objs, enc.mine[key][p], [0] * len(objs), lows, weights)
-            lin.const += own + sum(weights[j] * lows[j] for j in range(len(objs)))  # counted once
+        for u in enc.parts[key]:
+            if id(u) not in of_unit:
+                of_unit[id(u)] = [_packed(objs, u[1][p], unpacked, [0] * len(objs), weights) for p in ps]
+        for p in ps:
+            lin = Lin().add(xs[p])
+            for u in enc.parts[key]:
+                lin.add(of_unit[id(u)][p])
+            lin.const += min(packed[i][p] for i in owns)
             exprs.append(lin.expr())
         target = exprs[0]
         if len(exprs) > 1:
@@ -522,15 +604,19 @@ def _reachable(enc: _Encoded, runner: Runner) -> dict | None:
     for player in em.s.players:
         pid = player.id
         kind = shape.player_kind[pid]
-        per_key = []
-        for n, (key, owns) in enumerate(enc.keys.items()):
-            if kind == Z:
-                loses = Lin(int(all(enc.own_loses(i, pid, p) for i in owns for p in enc.profiles)))
-            elif kind == SHARED:
-                loses = em._all([enc.loses(key, pid, p) for p in enc.profiles], f"loses always[{pid},{n}]")
-            else:
-                loses = em._all([em.loses(pid, p) for p in enc.profiles], f"loses always[{pid},{n}]")
-            per_key.append(em._any([enc.illegal[key], loses], f"lost or illegal[{pid},{n}]"))
+        # a key legal with every x (illegal: the constant 0) whose loss is the constant 0 decides it: no x makes
+        # the player lose whatever the division (the AND below is 0); read those first, without encoding the rest
+        if any(
+            _is_zero(enc.illegal[key]) and _is_zero(_loses_always(enc, pid, kind, n, key, owns))
+            for n, (key, owns) in enumerate(enc.keys.items())
+        ):
+            if reachable is not None:
+                reachable[pid] = False
+            continue
+        per_key = [
+            em._any([enc.illegal[key], _loses_always(enc, pid, kind, n, key, owns)], f"lost or illegal[{pid},{n}]")
+            for n, (key, owns) in enumerate(enc.keys.items())
+        ]
         every = em._all(per_key, f"reachable[{pid}]")
         if not every.terms:
             if reachable is not None:
@@ -544,6 +630,20 @@ def _reachable(enc: _Encoded, runner: Runner) -> dict | None:
             reachable[pid] = runner.value(every) == 1
     em.m.clear_objective()
     return reachable
+
+
+def _loses_always(enc: _Encoded, pid: str, kind: str, n: int, key: tuple, owns: list[int]) -> Lin:
+    """1 when player ``pid`` loses whatever the reply, with a division of the ``n``-th group (``key``, ``owns``)."""
+    em = enc.em
+    if kind == Z:
+        return Lin(int(all(enc.own_loses(i, pid, p) for i in owns for p in enc.profiles)))
+    if kind == SHARED:
+        return em._all([enc.loses(key, pid, p) for p in enc.profiles], f"loses always[{pid},{n}]")
+    return em._all([em.loses(pid, p) for p in enc.profiles], f"loses always[{pid},{n}]")  # memoised: once
+
+
+def _is_zero(lin: Lin) -> bool:
+    return not lin.terms and not lin.const
 
 
 def _decoded(objs, value: int, packing, scale: int) -> dict:
@@ -597,11 +697,13 @@ def solve_interacting(
     shape = _Shape(step, em)
     try:
         divisions = _divisions(step, shape, deadline)
-        if divisions is None or not divisions[0] or len(divisions[0]) * len(profiles) > MAX_GROUPS:
+        if divisions is None or not divisions[0] or len(divisions[0]) * len(profiles) > MAX_KEYS:
             return None
         enc = _Encoded(step, em, shape, objs, profiles, divisions, scale, deadline)
     except LimitReached:
         return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
+    if len(enc.keys) * len(profiles) > MAX_GROUPS:
+        return None
     packing = enc.weights()
     if packing is None:
         return None

@@ -174,12 +174,13 @@ def reply_groups(
     mine = [where[plan.sources[plan.columns[k][0]].source, plan.columns[k][1]] for k in theirs]
     idx = [*mine, *(c for c in idx if c not in mine)]  # the solved player's part first (the key's head)
     found: dict[tuple, list[int]] = {}  # the relevant amounts -> the first row of the listing that has them
-    for block in other.assignment_blocks(time_limit=deadline):
+    if not idx:  # one group: the listing's first reply (each component's first vector, nothing else listed)
+        row = other.first_row(time_limit=deadline)
+        if row is not None:
+            found[()] = row
+    for block in other.assignment_blocks(time_limit=deadline) if idx else ():
         if not len(block):
             continue
-        if not idx:
-            found[()] = block[0].tolist()
-            break
         keys, first = np.unique(block[:, idx], axis=0, return_index=True)
         for n in np.argsort(first, kind="stable"):
             key = tuple(keys[n].tolist())

@@ -158,13 +158,61 @@ def test_the_issue_board():  # 702.22j, 702.19b/c, 510.1e: b2 is shared by a1 (d
     assert result.solves > 0  # on the model, not listed
 
 
-def test_the_listing_answers_past_the_bound(monkeypatch):
+@pytest.mark.parametrize("bound", ["MAX_GROUPS", "MAX_KEYS"])
+def test_the_listing_answers_past_the_bound(monkeypatch, bound):
     doc = json.loads((Path(__file__).parent.parent / "data" / "banding_shared.json").read_text())
-    monkeypatch.setattr(bands, "MAX_GROUPS", 1)
+    monkeypatch.setattr(bands, bound, 1)
     result = Combat(doc).solve("lethal,max-kills,min-overkill")
     assert result.solves == 0  # the listing makes no CP-SAT solve
-    monkeypatch.setattr(bands, "MAX_GROUPS", 10**6)
+    monkeypatch.setattr(bands, bound, 10**6)
     assert Combat(copy.deepcopy(doc)).solve("lethal,max-kills,min-overkill").objectives == result.objectives
+
+
+def test_the_group_bound_counts_groups_not_keys(monkeypatch):
+    # the bench's four-trampler board (702.22j on a1 and a4): 290 keys read as 88 groups, so a bound between the
+    # two leaves it on the model
+    doc = {
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [
+            {
+                "id": f"a{i + 1}",
+                "power": p,
+                "toughness": p,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": b,
+            }
+            for i, (p, b) in enumerate(zip((12, 10, 8), [["b1", "b2"], ["b2", "b3"], ["b4"]]))
+        ]
+        + [
+            {
+                "id": "a4",
+                "power": 6,
+                "toughness": 5,
+                "keywords": ["trample"],
+                "attacking": "opp",
+                "blocked_by": ["b1", "b5"],
+            }
+        ],
+        "blockers": [
+            {"id": "b1", "power": 2, "toughness": 3, "keywords": ["banding"]},
+            {"id": "b2", "power": 2, "toughness": 3},
+            {"id": "b3", "power": 3, "toughness": 2},
+            {"id": "b4", "power": 1, "toughness": 4},
+            {"id": "b5", "power": 2, "toughness": 3},
+        ],
+    }
+    step = DamageStep(doc, side="attacking")
+    objs = parse_objectives(["lethal", "max-kills", "min-overkill"], step.scenario)
+    other = effects.separable(step)[0]
+    monkeypatch.setattr(bands, "MAX_KEYS", 290)
+    monkeypatch.setattr(bands, "MAX_GROUPS", 88)
+    assert bands.solve_interacting(step, objs, other) is not None  # on the model
+    monkeypatch.setattr(bands, "MAX_GROUPS", 87)
+    assert bands.solve_interacting(step, objs, other) is None  # the listing answers
+    monkeypatch.setattr(bands, "MAX_GROUPS", 88)
+    monkeypatch.setattr(bands, "MAX_KEYS", 289)
+    assert bands.solve_interacting(step, objs, other) is None
 
 
 @st.composite
