@@ -23,10 +23,10 @@ from test_perf_paths import overlapping_boards
 import trample.engines.direct as direct
 from benchmarks.boards import dense_pairs, pw_cycle, random_sharing, unblocked_chain
 from trample import Combat, step
-from trample.engines import get_engine
+from trample.engines import get_engine, ordered
 from trample.engines.direct import ComponentDP, plan_blocks
 from trample.engines.ordered import SourceProgramme, lex_compositions
-from trample.limits import Deadline, LimitReached
+from trample.limits import NEVER, Deadline, LimitReached
 from trample.models import load_scenario
 
 OPP = [{"id": "opp", "life": 20}]
@@ -53,6 +53,11 @@ def _expected_per_component(combat, legal: list[dict]) -> dict[tuple[int, ...], 
     return out
 
 
+#: budgets of the completion tables (Lister._suffixes): none (the walk writes every level), a few rows' (tables
+#: of the last sources only), the default (on these boards, mostly the whole component in one table)
+TABLES = [0, 400, 1500, 4096, ordered.SUFFIX_BYTES]
+
+
 def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0) -> int:
     combat = Combat(load_scenario(sc), side=side)
     plan = combat.plan
@@ -63,6 +68,9 @@ def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0)
         if len(comp) < 2:
             continue
         prog = SourceProgramme(plan, comp)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ordered, "SUFFIX_BYTES", rng.choice(TABLES))
+            prog.lister(np.int64)._suffixes(NEVER)  # built under this budget, then kept
         want = expected[tuple(comp)]
         assert prog.count() == len(want)
         got = _rows(prog, rng.choice([1, 3, 7, 64, 1 << 16]))
@@ -202,11 +210,16 @@ def test_auto_lists_with_the_lister_past_the_frontier(sc):  # 702.19b, 702.19c, 
         assert set(combat.assignments()) == reference and len(reference) == len(want)
 
 
-def test_wide_boards_are_listed_by_the_lister_in_the_column_programme_order():  # the same order, another method
+@pytest.mark.parametrize("tables", TABLES[:1] + [1 << 14, 1 << 16] + TABLES[-1:])
+def test_wide_boards_are_listed_by_the_lister_in_the_column_programme_order(monkeypatch, tables):
+    # the same order, another method; with completion tables of the last sources or without (the level they start)
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", tables)
+    levels = set()
     for sc in (pw_cycle(6), random_sharing(6, 8, per=3, seed=1), dense_pairs(4)):
         plan = Combat(load_scenario(sc)).plan
         (comp,) = [c for c in plan.components if len(c) > 1]
         new, old = SourceProgramme(plan, comp), ComponentDP(plan, comp)
+        levels.add(new.lister(np.int8)._suffixes(NEVER)[0] / len(comp))
         assert new.count() == old.count()
         n = 200_000
         a = np.concatenate(list(_first(new.blocks(65536, np.int8), n)))[:n]
@@ -216,6 +229,8 @@ def test_wide_boards_are_listed_by_the_lister_in_the_column_programme_order():  
         for start in (rng.randrange(new.count()) for _ in range(5)):
             got = next(new.blocks(100, np.int64, start=start))
             assert [tuple(r) for r in got.tolist()[:3]] == [old.unrank(start + k) for k in range(3)]
+    assert (levels == {1.0}) == (tables == 0)  # no table, or some (at 1 << 16, of the last sources only)
+    assert tables != 1 << 16 or all(0 < x < 1 for x in levels)
 
 
 def _first(blocks, n):
