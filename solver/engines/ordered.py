@@ -506,6 +506,7 @@ CSR_CELLS = 1 << 22  # (reached states x splits), summed over the sources, up to
 SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
 PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
 SUFFIX_BYTES = 1 << 23  # bytes of the last sources' completion rows (every reached state's, in order) kept at most
+LAST_BYTES = 1 << 26  # bytes of the last source's rows kept for the states met so far, when they do not all fit
 
 
 #: Indices kept per child (int32: half the memory of int64).
@@ -570,14 +571,18 @@ class Lister:
         self._csr: dict[int, tuple[Keys, Ints, Ints]] = {}
         self._known: dict[int, Keys] = {}  # per level, each reached state's number of children (-1: not yet known)
         self._tail: tuple[int, npt.NDArray[Any], Keys] | None = None  # see _suffixes
+        self._last: _LastLevel | None = None  # see _suffixes
 
     def _suffixes(self, deadline: Deadline) -> tuple[int, npt.NDArray[Any], Keys]:
         """The completions of the last sources written out once: ``(L, T, first)`` where, for each reached state
         ``s`` of the cut before source ``L`` that has completions, ``T[first[s] : first[s] + G[L][s]]`` are its
         completions (the splits of sources L.., one opaque item per row) in the canonical order. ``L`` is the
-        lowest level whose table fits in SUFFIX_BYTES (``L == n``: none, ``T`` empty). Built from the end: a
-        state's rows are, for each of its children in order, the child's split followed by the rows of the state
-        it leads to (a ragged gather), so the walk stops at level L and writes its rows in wide copies."""
+        lowest level whose table fits in SUFFIX_BYTES. Built from the end: a state's rows are, for each of its
+        children in order, the child's split followed by the rows of the state it leads to (a ragged gather), so
+        the walk stops at level L and writes its rows in wide copies. When not even the last source's fit, ``L ==
+        n - 1`` with ``T`` empty: the last source's rows are written out for the states met as the walk meets
+        them and kept while they fit in LAST_BYTES (:class:`_LastLevel`); ``L == n`` (no table: the walk writes
+        every level) only for one source or SUFFIX_BYTES 0."""
         if self._tail is not None:
             return self._tail
         prog, n, size = self.prog, len(self.prog.component), self.dtype.itemsize
@@ -603,8 +608,19 @@ class Lister:
             new[states] = np.cumsum(reps)[off[1:] - 1] if len(tos) else 0
             new[states] -= g[states]
             L, T, first = j, rows.view(self._void(at[n] - at[j])), new
+        if L == n and n > 1 and SUFFIX_BYTES > 0:
+            L = n - 1
+            whole = np.ascontiguousarray(self.splits[L]).view(self._void(at[n] - at[L])).reshape(-1)
+            self._last = _LastLevel(self, whole)
         self._tail = (L, T, first)
         return self._tail
+
+    def _table(self, states: Keys) -> tuple[Keys, npt.NDArray[Any]]:
+        """For reached states of the tables' level: where each one's rows start in the table returned."""
+        if self._last is not None:
+            return self._last.rows(states)
+        _, T, first = self._tail or self._suffixes(NEVER)
+        return first[states], T
 
     def _splits(self, j: int) -> tuple[Keys, Keys]:
         """Source j's legal splits (local gates: its private resources) in lexicographic order, and each one's entry
@@ -761,8 +777,9 @@ class Lister:
     def _tail_frame(self, prefix: npt.NDArray[Any], states: Keys) -> _Frame:
         """The frame of prefixes (whole rows, their completions not yet written) ending in ``states`` of the
         tables' level: each one's children are its state's rows of the tables."""
-        L, _, first = self._suffixes(NEVER)
-        return _Frame(L, prefix, self.prog.G[L][states], 0, lambda p0, p1: (first[states[p0:p1]], _NO, _NO))
+        L = self._suffixes(NEVER)[0]
+        lens = self.prog.G[L][states].astype(np.int64)
+        return _Frame(L, prefix, lens, 0, lambda p0, p1: (*self._table(states[p0:p1]), _NO))
 
     def blocks(self, rows: int, deadline: Deadline, start: int = 0) -> Iterator[npt.NDArray[Any]]:
         """Rows ``start``.. of the canonical order, in blocks of ``rows`` rows (the last one shorter).
@@ -801,9 +818,9 @@ class Lister:
                 if got_rows is None:
                     stack.pop()
                     continue
-                p0, p1, counts, e = got_rows
+                p0, p1, counts, e, table = got_rows
                 piece = np.repeat(frame.prefix[p0:p1], counts)
-                piece.view(final)["t"] = np.take(T, e)
+                piece.view(final)["t"] = np.take(table, e)
                 yield from out.put(piece)
                 continue
             step = out.room() if j == last else max(1, PREFIX_BYTES // (record[j].itemsize + 16))
@@ -851,6 +868,50 @@ def _extend(into: npt.NDArray[Any] | np.dtype[Any], prefix: npt.NDArray[Any] | N
             into["p"] = prefix
         into["s"] = split
     return into
+
+
+class _LastLevel:
+    """The last source's rows (its splits with completions) of the states of the cut before it met so far, in
+    one table, filled as the walk meets new states and emptied when it would pass LAST_BYTES: a state's children
+    are worked out once, not once per slice of the prefixes that reach it."""
+
+    __slots__ = ("lister", "whole", "first", "table", "used")
+
+    def __init__(self, lister: Lister, whole: npt.NDArray[Any]) -> None:
+        self.lister, self.whole = lister, whole
+        n = len(lister.prog.component)
+        self.first = np.full(len(lister.prog.codes[n - 1]), -1, dtype=np.int64)
+        self.table = np.empty(1024, dtype=whole.dtype)
+        self.used = 0
+
+    def rows(self, states: Keys) -> tuple[Keys, npt.NDArray[Any]]:
+        """Where the rows of each of ``states`` start in the table returned with them."""
+        new = self.first[states] < 0
+        if not new.any():
+            return self.first[states], self.table
+        lister, size = self.lister, self.whole.dtype.itemsize
+        n = len(lister.prog.component)
+        need = unique(states[new])[0]
+        off, kids, _ = lister._children(n - 1, need)
+        m = len(kids)
+        if (self.used + m) * size > LAST_BYTES:  # emptied: only these states' rows from now
+            self.first[:] = -1
+            self.used = 0
+            need = unique(states)[0]
+            off, kids, _ = lister._children(n - 1, need)
+            m = len(kids)
+            if m * size > LAST_BYTES:  # more than fit: these rows for this slice only
+                where = np.full(len(self.first), -1, dtype=np.int64)
+                where[need] = off[:-1]
+                return where[states], np.take(self.whole, kids)
+        if self.used + m > len(self.table):
+            grown = np.empty(max(self.used + m, min(2 * len(self.table), LAST_BYTES // size)), dtype=self.table.dtype)
+            grown[: self.used] = self.table[: self.used]
+            self.table = grown
+        self.table[self.used : self.used + m] = np.take(self.whole, kids)
+        self.first[need] = self.used + off[:-1]
+        self.used += m
+        return self.first[states], self.table
 
 
 class _Block:
@@ -910,9 +971,9 @@ class _Frame:
         self.cum = np.cumsum(lens)
         self.first = self.cum - lens
 
-    def rows(self, step: int) -> tuple[int, int, Keys, Keys] | None:
+    def rows(self, step: int) -> tuple[int, int, Keys, Keys, npt.NDArray[Any]] | None:
         """The next ``step`` children at most: the prefixes they extend (p0..p1-1), how many of each one's, and
-        where they are in the children (``resolve``'s base plus the child's place); None at the end."""
+        where they are in the table ``resolve`` returns (its base plus the child's place); None at the end."""
         end = int(self.cum[-1]) if len(self.cum) else 0
         lo = self.pos
         if lo >= end:
@@ -921,10 +982,10 @@ class _Frame:
         p0 = int(np.searchsorted(self.cum, lo, side="right"))
         p1 = int(np.searchsorted(self.cum, hi - 1, side="right")) + 1
         counts = np.minimum(self.cum[p0:p1], hi) - np.maximum(self.first[p0:p1], lo)
-        base = self.resolve(p0, p1)[0]
+        base, table, _ = self.resolve(p0, p1)
         e = np.repeat(base - self.first[p0:p1], counts)
         e += np.arange(lo, hi, dtype=np.int64)
-        return p0, p1, counts, e
+        return p0, p1, counts, e, table
 
     def take(self, step: int) -> tuple[npt.NDArray[Any], Ints, Ints] | None:
         """The next ``step`` children at most: their prefixes (repeated), split indices and target states; None at

@@ -54,8 +54,10 @@ def _expected_per_component(combat, legal: list[dict]) -> dict[tuple[int, ...], 
 
 
 #: budgets of the completion tables (Lister._suffixes): none (the walk writes every level), a few rows' (tables
-#: of the last sources only), the default (on these boards, mostly the whole component in one table)
-TABLES = [0, 400, 1500, 4096, ordered.SUFFIX_BYTES]
+#: of the last sources only), the default (on these boards, mostly the whole component in one table); 1: the last
+#: source's rows kept as they are met (Lister._last), in up to LAST_BYTES (a few bytes: emptied again and again)
+TABLES = [0, 1, 400, 1500, 4096, ordered.SUFFIX_BYTES]
+LAST = [8, 200, ordered.LAST_BYTES]
 
 
 def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0) -> int:
@@ -68,16 +70,16 @@ def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0)
         if len(comp) < 2:
             continue
         prog = SourceProgramme(plan, comp)
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(ordered, "SUFFIX_BYTES", rng.choice(TABLES))
-            prog.lister(np.int64)._suffixes(NEVER)  # built under this budget, then kept
         want = expected[tuple(comp)]
         assert prog.count() == len(want)
-        got = _rows(prog, rng.choice([1, 3, 7, 64, 1 << 16]))
-        assert got == want  # the same rows, in the canonical order
-        for start in {0, 1, len(want) // 2, len(want) - 1, rng.randrange(max(1, len(want)))}:
-            if 0 <= start < len(want):
-                assert _rows(prog, rng.choice([1, 5, 1 << 16]), start=start) == want[start:]
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ordered, "SUFFIX_BYTES", rng.choice(TABLES))
+            mp.setattr(ordered, "LAST_BYTES", rng.choice(LAST))
+            got = _rows(prog, rng.choice([1, 3, 7, 64, 1 << 16]))
+            assert got == want  # the same rows, in the canonical order
+            for start in {0, 1, len(want) // 2, len(want) - 1, rng.randrange(max(1, len(want)))}:
+                if 0 <= start < len(want):
+                    assert _rows(prog, rng.choice([1, 5, 1 << 16]), start=start) == want[start:]
         listed += len(want)
     return listed
 
@@ -210,10 +212,14 @@ def test_auto_lists_with_the_lister_past_the_frontier(sc):  # 702.19b, 702.19c, 
         assert set(combat.assignments()) == reference and len(reference) == len(want)
 
 
-@pytest.mark.parametrize("tables", TABLES[:1] + [1 << 14, 1 << 16] + TABLES[-1:])
-def test_wide_boards_are_listed_by_the_lister_in_the_column_programme_order(monkeypatch, tables):
-    # the same order, another method; with completion tables of the last sources or without (the level they start)
+@pytest.mark.parametrize(
+    "tables,last", [(0, 0), (1, 1 << 12), (1, ordered.LAST_BYTES), (1 << 14, 0), (1 << 16, 0), (TABLES[-1], 0)]
+)
+def test_wide_boards_are_listed_by_the_lister_in_the_column_programme_order(monkeypatch, tables, last):
+    # the same order, another method; with completion tables of the last sources or without (the level they
+    # start), or the last source's rows kept as they are met (emptied again and again in 4 kB)
     monkeypatch.setattr(ordered, "SUFFIX_BYTES", tables)
+    monkeypatch.setattr(ordered, "LAST_BYTES", last or ordered.LAST_BYTES)
     levels = set()
     for sc in (pw_cycle(6), random_sharing(6, 8, per=3, seed=1), dense_pairs(4)):
         plan = Combat(load_scenario(sc)).plan
@@ -231,6 +237,7 @@ def test_wide_boards_are_listed_by_the_lister_in_the_column_programme_order(monk
             assert [tuple(r) for r in got.tolist()[:3]] == [old.unrank(start + k) for k in range(3)]
     assert (levels == {1.0}) == (tables == 0)  # no table, or some (at 1 << 16, of the last sources only)
     assert tables != 1 << 16 or all(0 < x < 1 for x in levels)
+    assert tables != 1 or all(x == (n - 1) / n for x, n in zip(sorted(levels), (4, 6)))  # the last source's rows
 
 
 def _first(blocks, n):
