@@ -805,7 +805,7 @@ class Lister:
         split = [self.splits[j].reshape(len(self.splits[j]), -1) for j in range(n)]
         whole = [np.ascontiguousarray(a).view(self._void(a.shape[1])).reshape(-1) for a in split]
         record = self._records(at, L)
-        final = np.dtype([("p", self._void(at[L])), ("t", self._void(at[n] - at[L]))]) if L < n else None
+        final = np.dtype([("p", self._void(at[L])), ("t", self._void(at[n] - at[L]))])  # L < n: the tables' rows
         last = min(L, n - 1)  # the level that writes the block's rows
         out = _Block(rows, record[n - 1] if L == n else self._void(at[n]), self.dtype, at[n])
         stack = self._path(start, at, L)
