@@ -505,10 +505,13 @@ SPLIT_LIMIT = 1 << 20  # splits of one source (compositions of its damage over i
 CSR_CELLS = 1 << 22  # (reached states x splits), summed over the sources, up to which children are kept per state
 SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
 PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
+SUFFIX_BYTES = 1 << 23  # bytes of the last sources' completion rows (every reached state's, in order) kept at most
+LAST_BYTES = 1 << 26  # bytes of the last source's rows kept for the states met so far, when they do not all fit
 
 
 #: Indices kept per child (int32: half the memory of int64).
 Ints = npt.NDArray[np.int32]
+_NO: Ints = np.zeros(0, dtype=np.int32)
 
 
 class TooMany(Exception):
@@ -530,6 +533,13 @@ def lex_compositions(damage: int, parts: int) -> npt.NDArray[np.int64]:
         rows = np.concatenate([rows[parent], value[:, None]], axis=1)
         rem = rem[parent] - value
     return np.concatenate([rows, rem[:, None]], axis=1)
+
+
+def _ragged(starts: Keys, lens: Keys) -> Keys:
+    """The concatenation of ``arange(s, s + l)`` over ``starts`` and ``lens``."""
+    e = np.repeat(starts - (np.cumsum(lens) - lens), lens)
+    e += np.arange(len(e), dtype=np.int64)
+    return e
 
 
 class Lister:
@@ -560,6 +570,57 @@ class Lister:
         self.keep = cells <= CSR_CELLS
         self._csr: dict[int, tuple[Keys, Ints, Ints]] = {}
         self._known: dict[int, Keys] = {}  # per level, each reached state's number of children (-1: not yet known)
+        self._tail: tuple[int, npt.NDArray[Any], Keys] | None = None  # see _suffixes
+        self._last: _LastLevel | None = None  # see _suffixes
+
+    def _suffixes(self, deadline: Deadline) -> tuple[int, npt.NDArray[Any], Keys]:
+        """The completions of the last sources written out once: ``(L, T, first)`` where, for each reached state
+        ``s`` of the cut before source ``L`` that has completions, ``T[first[s] : first[s] + G[L][s]]`` are its
+        completions (the splits of sources L.., one opaque item per row) in the canonical order. ``L`` is the
+        lowest level whose table fits in SUFFIX_BYTES. Built from the end: a state's rows are, for each of its
+        children in order, the child's split followed by the rows of the state it leads to (a ragged gather), so
+        the walk stops at level L and writes its rows in wide copies. When not even the last source's fit, ``L ==
+        n - 1`` with ``T`` empty: the last source's rows are written out for the states met as the walk meets
+        them and kept while they fit in LAST_BYTES (:class:`_LastLevel`); ``L == n`` (no table: the walk writes
+        every level) only for one source or SUFFIX_BYTES 0."""
+        if self._tail is not None:
+            return self._tail
+        prog, n, size = self.prog, len(self.prog.component), self.dtype.itemsize
+        at = list(accumulate((len(prog.plan.sources[i].routes) for i in prog.component), initial=0))
+        L, T, first = n, np.zeros(1, dtype=self._void(0)), np.zeros(1, dtype=np.int64)
+        for j in range(n - 1, -1, -1):
+            deadline.check()
+            g = prog.G[j]
+            if g.dtype == object or int(g.sum()) * max(1, at[n] - at[j]) * size > SUFFIX_BYTES:
+                break
+            states = np.flatnonzero(self.alive[j])
+            off, kids, tos = self._children(j, states)
+            reps = prog.G[j + 1][tos] if j < n - 1 else np.ones(len(tos), dtype=np.int64)
+            rec = np.dtype([("s", self._void(at[j + 1] - at[j])), ("r", self._void(at[n] - at[j + 1]))])
+            rows = np.empty(int(reps.sum()), dtype=rec if j < n - 1 else self._void(at[n] - at[j]))
+            whole = np.ascontiguousarray(self.splits[j]).view(self._void(at[j + 1] - at[j])).reshape(-1)
+            if j < n - 1:
+                rows["s"] = np.repeat(np.take(whole, kids), reps)
+                rows["r"] = np.take(T, _ragged(first[tos], reps))
+            else:
+                rows[:] = np.take(whole, kids)
+            new = np.zeros(len(prog.codes[j]), dtype=np.int64)
+            new[states] = np.cumsum(reps)[off[1:] - 1] if len(tos) else 0
+            new[states] -= g[states]
+            L, T, first = j, rows.view(self._void(at[n] - at[j])), new
+        if L == n and n > 1 and SUFFIX_BYTES > 0:
+            L = n - 1
+            whole = np.ascontiguousarray(self.splits[L]).view(self._void(at[n] - at[L])).reshape(-1)
+            self._last = _LastLevel(self, whole)
+        self._tail = (L, T, first)
+        return self._tail
+
+    def _table(self, states: Keys) -> tuple[Keys, npt.NDArray[Any]]:
+        """For reached states of the tables' level: where each one's rows start in the table returned."""
+        if self._last is not None:
+            return self._last.rows(states)
+        _, T, first = self._tail or self._suffixes(NEVER)
+        return first[states], T
 
     def _splits(self, j: int) -> tuple[Keys, Keys]:
         """Source j's legal splits (local gates: its private resources) in lexicographic order, and each one's entry
@@ -685,14 +746,15 @@ class Lister:
         """One row of ``width`` amounts as a single opaque item: rows are repeated and gathered whole."""
         return np.dtype((np.void, max(1, width * self.dtype.itemsize)))
 
-    def _path(self, start: int, at: Sequence[int]) -> list[_Frame]:
+    def _path(self, start: int, at: Sequence[int], L: int) -> list[_Frame]:
         """The frames on the path to row ``start``: each level's frame resumes after the child taken (the last
-        one at it)."""
+        one at it); with completion tables at level ``L < n`` (:meth:`_suffixes`), levels 0..L-1 and then the
+        frame of the tables' rows, at the row itself."""
         prog, n = self.prog, len(self.prog.component)
         stack: list[_Frame] = []
         path = np.zeros((1, 0), dtype=self.dtype)
         state = np.zeros(1, dtype=np.int64)
-        for j in range(n):
+        for j in range(L):
             prefix = np.ascontiguousarray(path).view(self._void(at[j])).reshape(-1) if j else np.zeros(1, np.int8)
             frame = self._frame(j, prefix, state)
             base, kids, tos = frame.resolve(0, 1)
@@ -701,64 +763,193 @@ class Lister:
             cum = list(accumulate(prog.G[j + 1][took].tolist()))
             c = bisect_right(cum, start)
             start -= cum[c - 1] if c else 0
-            frame.pos = c + 1 if j < n - 1 else c
+            frame.pos = c + 1 if L < n or j < n - 1 else c
             stack.append(frame)
             path = np.concatenate([path, self.splits[j][kids[b + c]][None, :]], axis=1)
             state = took[c : c + 1]
+        if L < n:  # the tables' rows: the prefix padded to a whole row, repeated over its completions
+            row = np.zeros((1, at[n]), dtype=self.dtype)
+            row[:, : at[L]] = path
+            stack.append(self._tail_frame(row.view(self._void(at[n])).reshape(-1), state))
+            stack[-1].pos = start
         return stack
+
+    def _tail_frame(self, prefix: npt.NDArray[Any], states: Keys) -> _Frame:
+        """The frame of prefixes (whole rows, their completions not yet written) ending in ``states`` of the
+        tables' level: each one's children are its state's rows of the tables."""
+        L = self._suffixes(NEVER)[0]
+        lens = self.prog.G[L][states].astype(np.int64)
+        return _Frame(L, prefix, lens, 0, lambda p0, p1: (*self._table(states[p0:p1]), _NO))
 
     def blocks(self, rows: int, deadline: Deadline, start: int = 0) -> Iterator[npt.NDArray[Any]]:
         """Rows ``start``.. of the canonical order, in blocks of ``rows`` rows (the last one shorter).
 
         A stack of frames, one per level below the deepest: each step takes the next slice of the top frame's
-        children (at most ``rows`` rows at the last level, written straight into the block; PREFIX_BYTES of rows
-        above it, pushed as the next level's frame): the prefixes repeated and the splits gathered, each row one
-        opaque item (a record of two: the prefix, the split), as numpy copies them fastest."""
-        prog, dt = self.prog, self.dtype
+        children (PREFIX_BYTES of rows, pushed as the next level's frame; at the last level, at most ``rows`` rows
+        written straight into the block): the prefixes repeated and the splits gathered, each row one opaque item
+        (a record of two: the prefix, the split), as numpy copies them fastest. Where the last sources'
+        completions fit in tables (:meth:`_suffixes`, level L), the walk stops at L: the prefixes made at level
+        L-1 are whole rows (their completions left blank), and a block is those rows repeated, one per
+        completion, with the completions gathered from the tables into their last columns."""
+        prog = self.prog
         n = len(prog.component)
         if not 0 <= start < prog.count():
             return
+        L, T, _ = self._suffixes(deadline)
         at = list(accumulate((len(prog.plan.sources[i].routes) for i in prog.component), initial=0))
+        if L == 0:  # the whole component is one table
+            for lo in range(start, len(T), rows):
+                deadline.check()
+                yield T[lo : lo + rows].copy().view(self.dtype).reshape(-1, at[n])
+            return
         split = [self.splits[j].reshape(len(self.splits[j]), -1) for j in range(n)]
         whole = [np.ascontiguousarray(a).view(self._void(a.shape[1])).reshape(-1) for a in split]
-        record = [np.dtype([("p", self._void(at[j])), ("s", self._void(at[j + 1] - at[j]))]) for j in range(n)]
-        stack = self._path(start, at)
-
-        def block() -> npt.NDArray[Any]:
-            return np.empty(rows, dtype=record[n - 1] if n > 1 else self._void(at[1]))
-
-        out = block()
-        filled = 0
+        record = self._records(at, L)
+        final = np.dtype([("p", self._void(at[L])), ("t", self._void(at[n] - at[L]))])  # L < n: the tables' rows
+        last = min(L, n - 1)  # the level that writes the block's rows
+        out = _Block(rows, record[n - 1] if L == n else self._void(at[n]), self.dtype, at[n])
+        stack = self._path(start, at, L)
         while stack:
             deadline.check()
             frame = stack[-1]
             j = frame.j
-            last = j == n - 1
-            step = rows - filled if last else max(1, PREFIX_BYTES // max(1, at[j + 1] * dt.itemsize + 16))
+            if j == L:  # the tables' rows: whole prefixes repeated, the completions gathered into their place
+                got_rows = frame.rows(out.room())
+                if got_rows is None:
+                    stack.pop()
+                    continue
+                p0, p1, counts, e, table = got_rows
+                piece = np.repeat(frame.prefix[p0:p1], counts)
+                piece.view(final)["t"] = np.take(table, e)
+                yield from out.put(piece)
+                continue
+            step = out.room() if j == last else max(1, PREFIX_BYTES // (record[j].itemsize + 16))
             got = frame.take(step)
             if got is None:
                 stack.pop()
                 continue
             prefix, kids, tos = got
-            k = len(kids)
-            if j == 0:  # no prefix
-                made = whole[0][kids]
+            made = _extend(out.free(len(kids)) if j == last else record[j], prefix if j else None, whole[j].take(kids))
+            if j == last:
+                yield from out.put(None)
+            elif j == L - 1 and L < n:
+                stack.append(self._tail_frame(made.view(self._void(at[n])), tos.astype(np.int64)))
             else:
-                made = out[filled : filled + k] if last else np.empty(k, dtype=record[j])
-                made["p"] = prefix
-                made["s"] = np.take(whole[j], kids)
-            if not last:
                 stack.append(self._frame(j + 1, made.view(self._void(at[j + 1])), tos.astype(np.int64)))
-                continue
-            if j == 0:
-                out[filled : filled + k] = made
-            filled += k
-            if filled == rows:
-                yield out.view(dt).reshape(rows, at[n])
-                out = block()
-                filled = 0
-        if filled:
-            yield out[:filled].view(dt).reshape(filled, at[n])
+        yield from out.flush()
+
+    def _records(self, at: Sequence[int], L: int) -> list[np.dtype[Any]]:
+        """Per level, the rows it makes: a record of the prefix and the split (level 0: the split); at level L-1
+        when the tables start at L < n, the same fields in a whole row (``at[n]`` amounts, the rest left for the
+        tables)."""
+        n = len(at) - 1
+        record = [np.dtype([("p", self._void(at[j])), ("s", self._void(at[j + 1] - at[j]))]) for j in range(n)]
+        record[0] = self._void(at[1])  # no prefix
+        if 0 < L < n:
+            size = self.dtype.itemsize
+            names, formats, offsets = ["s"], [self._void(at[L] - at[L - 1])], [at[L - 1] * size]
+            if L > 1:
+                names, formats, offsets = ["p", "s"], [self._void(at[L - 1]), formats[0]], [0, offsets[0]]
+            record[L - 1] = np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": at[n] * size})
+        return record
+
+
+def _extend(into: npt.NDArray[Any] | np.dtype[Any], prefix: npt.NDArray[Any] | None, split: npt.NDArray[Any]) -> Any:
+    """Rows of ``prefix`` (repeated; None at level 0) followed by ``split`` (gathered), written into the rows
+    ``into`` or new rows of that record (level 0, unpadded: the splits themselves)."""
+    if isinstance(into, np.dtype):
+        if not into.names:
+            return split
+        into = np.empty(len(split), dtype=into)
+    if not into.dtype.names:
+        into[:] = split
+    else:
+        if prefix is not None:
+            into["p"] = prefix
+        into["s"] = split
+    return into
+
+
+class _LastLevel:
+    """The last source's rows (its splits with completions) of the states of the cut before it met so far, in
+    one table, filled as the walk meets new states and emptied when it would pass LAST_BYTES: a state's children
+    are worked out once, not once per slice of the prefixes that reach it."""
+
+    __slots__ = ("lister", "whole", "first", "table", "used")
+
+    def __init__(self, lister: Lister, whole: npt.NDArray[Any]) -> None:
+        self.lister, self.whole = lister, whole
+        n = len(lister.prog.component)
+        self.first = np.full(len(lister.prog.codes[n - 1]), -1, dtype=np.int64)
+        self.table = np.empty(1024, dtype=whole.dtype)
+        self.used = 0
+
+    def rows(self, states: Keys) -> tuple[Keys, npt.NDArray[Any]]:
+        """Where the rows of each of ``states`` start in the table returned with them."""
+        new = self.first[states] < 0
+        if not new.any():
+            return self.first[states], self.table
+        lister, size = self.lister, self.whole.dtype.itemsize
+        n = len(lister.prog.component)
+        need = unique(states[new])[0]
+        off, kids, _ = lister._children(n - 1, need)
+        m = len(kids)
+        if (self.used + m) * size > LAST_BYTES:  # emptied: only these states' rows from now
+            self.first[:] = -1
+            self.used = 0
+            need = unique(states)[0]
+            off, kids, _ = lister._children(n - 1, need)
+            m = len(kids)
+            if m * size > LAST_BYTES:  # more than fit: these rows for this slice only
+                where = np.full(len(self.first), -1, dtype=np.int64)
+                where[need] = off[:-1]
+                return where[states], np.take(self.whole, kids)
+        if self.used + m > len(self.table):
+            grown = np.empty(max(self.used + m, min(2 * len(self.table), LAST_BYTES // size)), dtype=self.table.dtype)
+            grown[: self.used] = self.table[: self.used]
+            self.table = grown
+        self.table[self.used : self.used + m] = np.take(self.whole, kids)
+        self.first[need] = self.used + off[:-1]
+        self.used += m
+        return self.first[states], self.table
+
+
+class _Block:
+    """The block being filled: rows written into it (``free``) or pieces copied in (``put``); full blocks out."""
+
+    __slots__ = ("rows", "item", "dtype", "width", "out", "filled")
+
+    def __init__(self, rows: int, item: np.dtype[Any], dtype: np.dtype[Any], width: int) -> None:
+        self.rows, self.item, self.dtype, self.width = rows, item, dtype, width
+        self.out = np.empty(rows, dtype=item)
+        self.filled = 0
+
+    def room(self) -> int:
+        return self.rows - self.filled
+
+    def free(self, k: int) -> npt.NDArray[Any]:
+        """The next ``k`` rows of the block, to be written (then ``put(None)``)."""
+        self.filled += k
+        return self.out[self.filled - k : self.filled]
+
+    def put(self, piece: npt.NDArray[Any] | None) -> Iterator[npt.NDArray[Any]]:
+        """``piece``'s rows after the others (None: they were written in place); the block, once full. A piece
+        that is a whole block is yielded as it is."""
+        if piece is not None:
+            k = len(piece)
+            if not self.filled and k == self.rows:
+                yield piece.view(self.dtype).reshape(k, self.width)
+                return
+            self.out[self.filled : self.filled + k] = piece
+            self.filled += k
+        if self.filled == self.rows:
+            yield self.out.view(self.dtype).reshape(self.rows, self.width)
+            self.out = np.empty(self.rows, dtype=self.item)
+            self.filled = 0
+
+    def flush(self) -> Iterator[npt.NDArray[Any]]:
+        if self.filled:
+            yield self.out[: self.filled].view(self.dtype).reshape(self.filled, self.width)
 
 
 class _Frame:
@@ -779,6 +970,22 @@ class _Frame:
         self.j, self.prefix, self.lens, self.pos, self.resolve = j, prefix, lens, pos, resolve
         self.cum = np.cumsum(lens)
         self.first = self.cum - lens
+
+    def rows(self, step: int) -> tuple[int, int, Keys, Keys, npt.NDArray[Any]] | None:
+        """The next ``step`` children at most: the prefixes they extend (p0..p1-1), how many of each one's, and
+        where they are in the table ``resolve`` returns (its base plus the child's place); None at the end."""
+        end = int(self.cum[-1]) if len(self.cum) else 0
+        lo = self.pos
+        if lo >= end:
+            return None
+        hi = self.pos = min(end, lo + step)
+        p0 = int(np.searchsorted(self.cum, lo, side="right"))
+        p1 = int(np.searchsorted(self.cum, hi - 1, side="right")) + 1
+        counts = np.minimum(self.cum[p0:p1], hi) - np.maximum(self.first[p0:p1], lo)
+        base, table, _ = self.resolve(p0, p1)
+        e = np.repeat(base - self.first[p0:p1], counts)
+        e += np.arange(lo, hi, dtype=np.int64)
+        return p0, p1, counts, e, table
 
     def take(self, step: int) -> tuple[npt.NDArray[Any], Ints, Ints] | None:
         """The next ``step`` children at most: their prefixes (repeated), split indices and target states; None at

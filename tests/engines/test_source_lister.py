@@ -23,10 +23,10 @@ from test_perf_paths import overlapping_boards
 import trample.engines.direct as direct
 from benchmarks.boards import dense_pairs, pw_cycle, random_sharing, unblocked_chain
 from trample import Combat, step
-from trample.engines import get_engine
+from trample.engines import get_engine, ordered
 from trample.engines.direct import ComponentDP, plan_blocks
 from trample.engines.ordered import SourceProgramme, lex_compositions
-from trample.limits import Deadline, LimitReached
+from trample.limits import NEVER, Deadline, LimitReached
 from trample.models import load_scenario
 
 OPP = [{"id": "opp", "life": 20}]
@@ -53,6 +53,13 @@ def _expected_per_component(combat, legal: list[dict]) -> dict[tuple[int, ...], 
     return out
 
 
+#: budgets of the completion tables (Lister._suffixes): none (the walk writes every level), a few rows' (tables
+#: of the last sources only), the default (on these boards, mostly the whole component in one table); 1: the last
+#: source's rows kept as they are met (Lister._last), in up to LAST_BYTES (a few bytes: emptied again and again)
+TABLES = [0, 1, 400, 1500, 4096, ordered.SUFFIX_BYTES]
+LAST = [8, 200, ordered.LAST_BYTES]
+
+
 def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0) -> int:
     combat = Combat(load_scenario(sc), side=side)
     plan = combat.plan
@@ -65,11 +72,14 @@ def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0)
         prog = SourceProgramme(plan, comp)
         want = expected[tuple(comp)]
         assert prog.count() == len(want)
-        got = _rows(prog, rng.choice([1, 3, 7, 64, 1 << 16]))
-        assert got == want  # the same rows, in the canonical order
-        for start in {0, 1, len(want) // 2, len(want) - 1, rng.randrange(max(1, len(want)))}:
-            if 0 <= start < len(want):
-                assert _rows(prog, rng.choice([1, 5, 1 << 16]), start=start) == want[start:]
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ordered, "SUFFIX_BYTES", rng.choice(TABLES))
+            mp.setattr(ordered, "LAST_BYTES", rng.choice(LAST))
+            got = _rows(prog, rng.choice([1, 3, 7, 64, 1 << 16]))
+            assert got == want  # the same rows, in the canonical order
+            for start in {0, 1, len(want) // 2, len(want) - 1, rng.randrange(max(1, len(want)))}:
+                if 0 <= start < len(want):
+                    assert _rows(prog, rng.choice([1, 5, 1 << 16]), start=start) == want[start:]
         listed += len(want)
     return listed
 
@@ -202,11 +212,20 @@ def test_auto_lists_with_the_lister_past_the_frontier(sc):  # 702.19b, 702.19c, 
         assert set(combat.assignments()) == reference and len(reference) == len(want)
 
 
-def test_wide_boards_are_listed_by_the_lister_in_the_column_programme_order():  # the same order, another method
+@pytest.mark.parametrize(
+    "tables,last", [(0, 0), (1, 1 << 12), (1, ordered.LAST_BYTES), (1 << 14, 0), (1 << 16, 0), (TABLES[-1], 0)]
+)
+def test_wide_boards_are_listed_by_the_lister_in_the_column_programme_order(monkeypatch, tables, last):
+    # the same order, another method; with completion tables of the last sources or without (the level they
+    # start), or the last source's rows kept as they are met (emptied again and again in 4 kB)
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", tables)
+    monkeypatch.setattr(ordered, "LAST_BYTES", last or ordered.LAST_BYTES)
+    levels = set()
     for sc in (pw_cycle(6), random_sharing(6, 8, per=3, seed=1), dense_pairs(4)):
         plan = Combat(load_scenario(sc)).plan
         (comp,) = [c for c in plan.components if len(c) > 1]
         new, old = SourceProgramme(plan, comp), ComponentDP(plan, comp)
+        levels.add(new.lister(np.int8)._suffixes(NEVER)[0] / len(comp))
         assert new.count() == old.count()
         n = 200_000
         a = np.concatenate(list(_first(new.blocks(65536, np.int8), n)))[:n]
@@ -216,6 +235,9 @@ def test_wide_boards_are_listed_by_the_lister_in_the_column_programme_order():  
         for start in (rng.randrange(new.count()) for _ in range(5)):
             got = next(new.blocks(100, np.int64, start=start))
             assert [tuple(r) for r in got.tolist()[:3]] == [old.unrank(start + k) for k in range(3)]
+    assert (levels == {1.0}) == (tables == 0)  # no table, or some (at 1 << 16, of the last sources only)
+    assert tables != 1 << 16 or all(0 < x < 1 for x in levels)
+    assert tables != 1 or all(x == (n - 1) / n for x, n in zip(sorted(levels), (4, 6)))  # the last source's rows
 
 
 def _first(blocks, n):
