@@ -65,7 +65,7 @@ class Lin:
         return lo, hi
 
     def expr(self):
-        from ortools.sat.python import cp_model
+        from ..engines.cpsat import cp_model
 
         items = [(v, c) for v, c, _, _ in self.terms.values() if c]
         if not items:
@@ -247,7 +247,7 @@ class Runner:
         hints: bool,
         params: Mapping | None = None,
     ):
-        from ortools.sat.python import cp_model
+        from ..engines.cpsat import cp_model
 
         self.cp = cp_model
         self.om = om
