@@ -145,7 +145,24 @@ class _Group:
 
 def _n(v) -> str:
     """A number as an attribute value (as :func:`_el` writes it: a float with one decimal, an int as it is)."""
-    return f"{v:.1f}" if type(v) is float else str(v)
+    return (_F1.get(v) or _f1(v)) if type(v) is float else str(v)
+
+
+#: a coordinate's text with one decimal (``f"{float(v):.1f}"``), kept per value: a picture writes a few hundred
+#: coordinates, most of them the same few card positions and offsets, and formatting a float is most of the cost
+#: of writing an element. Only what the formatting itself returns is kept (the text is a function of the value
+#: alone: nothing of one picture can show in another); 0 and -0.0 (equal keys, written differently) and a value
+#: past :data:`_F1_MOST` distinct ones are formatted each time.
+_F1: dict[float, str] = {}
+_F1_MOST = 8192
+
+
+def _f1(v) -> str:
+    """``f"{float(v):.1f}"``, kept in :data:`_F1` (the caller looks there first: ``_F1.get(v) or _f1(v)``)."""
+    s = f"{float(v):.1f}"
+    if v and len(_F1) < _F1_MOST:
+        _F1[v] = s
+    return s
 
 
 def _el(parent: _Node | None, tag: str, **attrs) -> _Node:
@@ -199,35 +216,56 @@ def _t(parent, x, y, text, size=12, weight="normal", anchor="start", fill="#222"
 
 def _body(text) -> str:
     """A text element's content: what XML can carry (:func:`xml_text`), with ``&``, ``<`` and ``>`` escaped."""
-    if type(text) is not str or not (text.isascii() and text.isprintable()):
+    key = text if type(text) is str else None
+    if key is None or not (text.isascii() and text.isprintable()):
         text = xml_text(text)
-    return text.translate(_TEXT_ESCAPES) if "&" in text or "<" in text or ">" in text else text
+    body = text.translate(_TEXT_ESCAPES) if "&" in text or "<" in text or ">" in text else text
+    if key is not None and len(_BODIES) < _BODIES_MOST:
+        _BODIES[key] = body
+    return body
+
+
+#: a text's content as :func:`_body` writes it, kept per text (a function of the text alone; the same lines --
+#: "unblocked", "player", "lethal: 2" -- are on most pictures), at most :data:`_BODIES_MOST` texts
+_BODIES: dict[str, str] = {}
+_BODIES_MOST = 8192
 
 
 def _tx(out: list, x, y, head: str, text) -> None:
     """A text element at (``x``, ``y``) with its attributes ``head`` (:func:`_text_style`), its XML appended to
     ``out``: :func:`_t` with the style looked up once (the cards' fixed styles, below)."""
-    body = _body(text)
+    body = _BODIES.get(text) if type(text) is str else None
+    if body is None:
+        body = _body(text)
     if body:
-        out.append(f'<text x="{float(x):.1f}" y="{float(y):.1f}"{head}>{body}</text>')
+        out.append(f'<text x="{_F1.get(x) or _f1(x)}" y="{_F1.get(y) or _f1(y)}"{head}>{body}</text>')
     else:
-        out.append(f'<text x="{float(x):.1f}" y="{float(y):.1f}"{head} />')
+        out.append(f'<text x="{_F1.get(x) or _f1(x)}" y="{_F1.get(y) or _f1(y)}"{head} />')
 
 
 def _room(width: float, size: float) -> int:
-    return max(3, int(width / (0.6 * size)))  # an estimate: 0.6 em per character
+    room = _ROOMS.get((width, size))
+    if room is None:
+        room = max(3, int(width / (0.6 * size)))  # an estimate: 0.6 em per character
+        if len(_ROOMS) < 1024:  # the pictures use a dozen (width, size) pairs; a program's own ones do not grow it
+            _ROOMS[(width, size)] = room
+    return room
+
+
+#: characters per line at (width, size), computed once per pair (a function of the pair alone)
+_ROOMS: dict[tuple[float, float], int] = {}
 
 
 def _fit(text: str, width: float, size: float) -> str:
     """Cut a line to what fits in ``width`` pixels."""
-    room = _room(width, size)
+    room = _ROOMS.get((width, size)) or _room(width, size)
     return text if len(text) <= room else text[: room - 1] + "…"
 
 
 def _wrap(text: str, width: float, size: float, most: int | None = None) -> list[str]:
     """Lines of at most ``width`` pixels (words longer than a line are split); at most ``most`` lines, the last
     one cut with "…" when more would be needed."""
-    room = max(6, _room(width, size))
+    room = max(6, _ROOMS.get((width, size)) or _room(width, size))
     text = str(text)
     if len(text) <= room and text and text[0] != " ":  # one line, as the loop below would find it
         return [text]
@@ -315,6 +353,8 @@ _LINE = _text_style(10.5, "normal", "start", "#333", "normal")
 _MARKED = _text_style(10.5, "normal", "start", "#a05000", "normal")
 _REMOVED = _text_style(10.5, "bold", "middle", "#777", "normal")
 
+
+_HASTE = Keyword.HASTE
 
 KEYWORD_NAMES = {
     "trample_over_planeswalkers": "trample over PWs",
@@ -421,15 +461,18 @@ def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: s
                 bx, by = lay.pos[b]
                 x1, y1, x2, y2 = ax + CARD_W / 2, float(ay), bx + CARD_W / 2, float(by + CARD_H)
                 parent.children.append(
-                    f'<line x1="{_n(x1)}" y1="{y1:.1f}" x2="{_n(x2)}" y2="{y2:.1f}" stroke="#999" stroke-width="2"'
+                    f'<line x1="{_n(x1)}" y1="{_F1.get(y1) or _f1(y1)}" x2="{_n(x2)}" y2="{_F1.get(y2) or _f1(y2)}"'
+                    ' stroke="#999" stroke-width="2"'
                     ' stroke-dasharray="6 5" />'
                 )
 
     deathtouched = set(outcome.deathtouched) if outcome is not None else set()
+    # 702.2c: the blockers a deathtouch attacker with power blocks (their card says 1 is lethal), found once
+    touchy = {b for a in s.attackers if a.power > 0 and a.has(Keyword.DEATHTOUCH) for b in a.blocked_by}
     for a in s.attackers:
-        _creature_card(parent, s, a, lay.pos[a.id], "attacker", what, a.id in deathtouched)
+        _creature_card(parent, s, a, lay.pos[a.id], "attacker", what, a.id in deathtouched, touchy)
     for b in s.blockers:
-        _creature_card(parent, s, b, lay.pos[b.id], "blocker", what, b.id in deathtouched)
+        _creature_card(parent, s, b, lay.pos[b.id], "blocker", what, b.id in deathtouched, touchy)
     for p in s.planeswalkers:
         _planeswalker_card(parent, p, lay.pos[p.id], what)
     for t in s.battles:
@@ -463,7 +506,8 @@ def _header(parent, lines, x: float = MARGIN) -> None:
 def _card(parent, x, y, fill, stroke, faded=False) -> None:
     faint = ' opacity="0.45"' if faded else ""
     parent.children.append(
-        f'<rect x="{float(x):.1f}" y="{float(y):.1f}" width="{CARD_W}" height="{CARD_H}" rx="9" fill="{fill}"'
+        f'<rect x="{_F1.get(x) or _f1(x)}" y="{_F1.get(y) or _f1(y)}" width="{CARD_W}" height="{CARD_H}" rx="9"'
+        f' fill="{fill}"'
         f' stroke="{stroke}" stroke-width="2"{faint} />'
     )
 
@@ -474,18 +518,30 @@ def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
     rows = rows[-7:]
     out, n = g.children, len(rows)
     for k, (text, colour, weight) in enumerate(rows):  # in reading order
-        head = _text_style(11, weight, "middle", colour, "normal")
+        head = _TEXT_STYLES.get((int, 11, weight, "middle", colour, "normal")) or _text_style(
+            11, weight, "middle", colour, "normal"
+        )
         _tx(out, x + CARD_W / 2, y + CARD_H - 10 - 14 * (n - 1 - k), head, text)
 
 
 def _group(parent, role: str, oid: str) -> _Group:
     """A card's group (``class`` its role, ``id`` the object's id, escaped as :func:`_write` escapes a value)."""
-    g = _Group(f'<g class="{role}" id="{_escaped(_value(oid), _ATTR_ESCAPES)}"')
+    head = _GROUP_HEADS.get((role, oid))
+    if head is None:
+        head = f'<g class="{role}" id="{_escaped(_value(oid), _ATTR_ESCAPES)}"'
+        if len(_GROUP_HEADS) < 4096:
+            _GROUP_HEADS[(role, oid)] = head
+    g = _Group(head)
     parent.children.append(g)
     return g
 
 
-def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool) -> None:
+#: a card group's start tag per (role, id): a function of the two alone (the same ids -- "opp", "a1" -- on many
+#: boards), at most 4096 of them
+_GROUP_HEADS: dict[tuple[str, str], str] = {}
+
+
+def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool, touchy: set[str]) -> None:
     x, y = pos
     faded = not c.in_combat
     g = _group(parent, role, c.id)
@@ -494,7 +550,7 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     out = g.children
     _tx(out, x + 8, y + 18, _NAME, _fit(c.id, CARD_W - 56, 13))
     _tx(out, x + CARD_W - 8, y + 19, _POWER, f"{c.power}/{c.toughness}")
-    kws = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != Keyword.HASTE]
+    kws = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != _HASTE]
     extras = [f"toxic {c.toxic}"] if c.toxic else []
     if isinstance(c, Attacker) and c.commander is not None:
         extras.append("commander")
@@ -511,16 +567,17 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     if c.damage_marked:
         _tx(out, x + 8, line, _MARKED, f"marked damage {c.damage_marked}")
         line += 13
-    _combat_lines(g, s, c, x, line, attacker, faded)
+    _combat_lines(g, s, c, x, line, attacker, faded, touchy)
     if faded:
         _tx(out, x + CARD_W / 2, y + CARD_H - 10, _REMOVED, "removed from combat")
     elif what.shown and (what.touched(c.id) or c.id in what.gone):
         _creature_verdict(g, c, pos, what, deathtouched, attacker)
 
 
-def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool) -> None:
+def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool, touchy: set[str]) -> None:
     """A creature card's combat lines from ``line`` down: what an attacker attacks and who blocks it; a blocker's
-    lethal damage (702.2c: 1 from a deathtouch source)."""
+    lethal damage (702.2c: 1 from a deathtouch source; ``touchy``: the blockers a deathtouch attacker with power
+    blocks)."""
     out = g.children
     if attacker:
         pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == ObjectKind.PLANESWALKER else ""
@@ -538,7 +595,7 @@ def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool) -
         need = max(0, c.toughness - c.damage_marked)
         value = "  value " + _num(c.value) if c.value != 1 else ""
         _tx(out, x + 8, line, _LINE, f"lethal: {need}{value}")
-        if any(a.has(Keyword.DEATHTOUCH) and a.power > 0 and c.id in a.blocked_by for a in s.attackers):  # 702.2c
+        if c.id in touchy:  # 702.2c
             _tx(out, x + 8, line + 13, _LINE, "(1 from a deathtouch source)")
 
 
@@ -683,7 +740,8 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
         sx, sy, rx, ry = float(sx), float(sy), float(rx), float(ry)
         dashed = ' stroke-dasharray="3 6"' if dealt == 0 else ""  # prevented: nothing dealt
         parent.children.append(
-            f'<line class="assign" x1="{sx:.1f}" y1="{sy:.1f}" x2="{rx:.1f}" y2="{ry:.1f}" stroke="{colour}"'
+            f'<line class="assign" x1="{_F1.get(sx) or _f1(sx)}" y1="{_F1.get(sy) or _f1(sy)}"'
+            f' x2="{_F1.get(rx) or _f1(rx)}" y2="{_F1.get(ry) or _f1(ry)}" stroke="{colour}"'
             f' stroke-width="4"{dashed} marker-end="url(#{MARKER}{head})" opacity="{"0.9" if dealt else "0.5"}" />'
         )
         for t in (0.62, 0.45, 0.75, 0.35, 0.85, 0.25):  # a spot no other bubble covers
