@@ -352,6 +352,9 @@ _KEYWORDS = _text_style(10.5, "normal", "start", "#444", "italic")
 _LINE = _text_style(10.5, "normal", "start", "#333", "normal")
 _MARKED = _text_style(10.5, "normal", "start", "#a05000", "normal")
 _REMOVED = _text_style(10.5, "bold", "middle", "#777", "normal")
+_LOYALTY = _text_style(15, "bold", "end", "#5a2a85", "normal")
+_DEFENSE = _text_style(15, "bold", "end", "#6a5a1a", "normal")
+_LIFE = _text_style(15, "bold", "end", "#2a6a2a", "normal")
 
 
 _HASTE = Keyword.HASTE
@@ -486,10 +489,27 @@ def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: s
 
 def _header_lines(title: str, notes: list[str], width: float) -> list[tuple[str, int, str, str]]:
     """(text, size, weight, fill) of each header line: the title wrapped, then each note wrapped."""
-    out = [(line, 17, "bold", "#222") for line in _wrap(title, width - 2 * MARGIN, 17, TITLE_LINES)] if title else []
+    out = [(line, 17, "bold", "#222") for line in _header_wrap(title, width, 17)] if title else []
     for note in notes:
-        out += [(line, 12, "normal", "#555") for line in _wrap(note, width - 2 * MARGIN, 12, TITLE_LINES)]
+        out += [(line, 12, "normal", "#555") for line in _header_wrap(note, width, 12)]
     return out
+
+
+def _header_wrap(text, width: float, size: int) -> tuple[str, ...]:
+    """``_wrap(text, width - 2 * MARGIN, size, TITLE_LINES)``, kept per (text, width, size): the legend and the
+    step's title are the same long lines on most pictures (a function of its arguments alone, at most
+    :data:`_HEADERS_MOST` of them)."""
+    key = (text, width, size) if type(text) is str else None
+    lines = _HEADERS.get(key) if key is not None else None
+    if lines is None:
+        lines = tuple(_wrap(text, width - 2 * MARGIN, size, TITLE_LINES))
+        if key is not None and len(_HEADERS) < _HEADERS_MOST:
+            _HEADERS[key] = lines
+    return lines
+
+
+_HEADERS: dict[tuple[str, float, int], tuple[str, ...]] = {}
+_HEADERS_MOST = 1024
 
 
 def _header_height(lines) -> int:
@@ -623,14 +643,15 @@ def _planeswalker_card(parent, p, pos, what: _What) -> None:
     x, y = pos
     g = _group(parent, "planeswalker", p.id)
     _card(g, x, y, "#f6f0fb", "#7a4aa5", not p.in_combat)
-    _t(g, x + 8, y + 18, _fit(p.id, CARD_W - 40, 13), 13, "bold")
-    _t(g, x + CARD_W - 8, y + 19, f"◆{p.loyalty}", 15, "bold", "end", "#5a2a85")
-    _t(g, x + 8, y + 36, "planeswalker", 10.5, style="italic", fill="#444")
-    _t(g, x + 8, y + 50, _fit(f"controller {p.controller}", CARD_W - 14, 10.5), 10.5, fill="#333")
+    out = g.children
+    _tx(out, x + 8, y + 18, _NAME, _fit(p.id, CARD_W - 40, 13))
+    _tx(out, x + CARD_W - 8, y + 19, _LOYALTY, f"◆{p.loyalty}")
+    _tx(out, x + 8, y + 36, _KEYWORDS, "planeswalker")
+    _tx(out, x + 8, y + 50, _LINE, _fit(f"controller {p.controller}", CARD_W - 14, 10.5))
     value = "  value " + _num(p.value) if p.value != 1 else ""
-    _t(g, x + 8, y + 64, f"loyalty: {p.loyalty}{value}", 10.5, fill="#333")
+    _tx(out, x + 8, y + 64, _LINE, f"loyalty: {p.loyalty}{value}")
     if not p.in_combat:
-        _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
+        _tx(out, x + CARD_W / 2, y + CARD_H - 10, _REMOVED, "removed from combat")
     elif what.shown and what.touched(p.id):
         left = p.loyalty - what.dealt.get(p.id, 0)
         gone = p.id in what.destroyed  # 704.5i
@@ -643,13 +664,14 @@ def _battle_card(parent, t, pos, what: _What) -> None:
     x, y = pos
     g = _group(parent, "battle", t.id)
     _card(g, x, y, "#f7f4ea", "#8a7a3a", not t.in_combat)
-    _t(g, x + 8, y + 18, _fit(t.id, CARD_W - 40, 13), 13, "bold")
-    _t(g, x + CARD_W - 8, y + 19, f"def {t.defense}", 15, "bold", "end", "#6a5a1a")
-    _t(g, x + 8, y + 36, "battle", 10.5, style="italic", fill="#444")
-    _t(g, x + 8, y + 50, _fit(f"protector {t.protector}", CARD_W - 14, 10.5), 10.5, fill="#333")
-    _t(g, x + 8, y + 64, f"defense: {t.defense}", 10.5, fill="#333")
+    out = g.children
+    _tx(out, x + 8, y + 18, _NAME, _fit(t.id, CARD_W - 40, 13))
+    _tx(out, x + CARD_W - 8, y + 19, _DEFENSE, f"def {t.defense}")
+    _tx(out, x + 8, y + 36, _KEYWORDS, "battle")
+    _tx(out, x + 8, y + 50, _LINE, _fit(f"protector {t.protector}", CARD_W - 14, 10.5))
+    _tx(out, x + 8, y + 64, _LINE, f"defense: {t.defense}")
     if not t.in_combat:
-        _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
+        _tx(out, x + CARD_W / 2, y + CARD_H - 10, _REMOVED, "removed from combat")
     elif what.shown and what.touched(t.id):
         left = t.defense - what.dealt.get(t.id, 0)
         gone = t.id in what.gone  # 704.5v
@@ -663,7 +685,7 @@ def _player_card(parent, p, pos, what: _What) -> None:
     _card(g, x, y, "#eef7ee", "#3a7a3a")
     out = g.children
     _tx(out, x + 8, y + 18, _NAME, _fit(p.id, CARD_W - 40, 13))
-    _t(g, x + CARD_W - 8, y + 19, f"♥{p.life}", 15, "bold", "end", "#2a6a2a")
+    _tx(out, x + CARD_W - 8, y + 19, _LIFE, f"♥{p.life}")
     _tx(out, x + 8, y + 36, _KEYWORDS, "player")
     line = y + 50
     _tx(out, x + 8, line, _LINE, f"life: {p.life}" + (f"  poison: {p.poison}" if p.poison else ""))
@@ -708,18 +730,16 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
     for e in edges:
         touching.setdefault(e[0], []).append(e)
         touching.setdefault(e[1], []).append(e)
-    for k in touching:  # spread along the card in the order of the other end's x, so arrows do not cross on it
-
-        def along(e: tuple, k: str = k) -> tuple:
-            return (lay.pos[e[1] if e[0] == k else e[0]][0], e[0] == k)
-
-        touching[k].sort(key=along)
-
-    def spot(obj, edge):
-        x, y = lay.pos[obj]
-        group = touching[obj]
-        i, n = group.index(edge), len(group)
-        return x + CARD_W * (i + 1) / (n + 1), y
+    pos = lay.pos
+    spots: dict[tuple[str, tuple], tuple[float, float]] = {}  # (card, edge) -> where the edge meets the card
+    for k, group in touching.items():  # spread along the card in the order of the other end's x, so arrows do
+        # not cross on it (equal edges: the first one's spot, as the list's index finds it)
+        if len(group) > 1:
+            group.sort(key=lambda e, k=k: (pos[e[1] if e[0] == k else e[0]][0], e[0] == k))
+        x, y = pos[k]
+        n = len(group)
+        for i, e in enumerate(group):
+            spots.setdefault((k, e), (x + CARD_W * (i + 1) / (n + 1), y))
 
     attackers = {a.id for a in s.attackers}
     colours = {a.id: PALETTE[k % len(PALETTE)] for k, a in enumerate(s.attackers)}
@@ -731,8 +751,8 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
         down = source not in attackers  # a blocker's damage to an attacker
         colour = DEFENDING_COLOUR if down else colours.get(source, PALETTE[0])
         head = len(PALETTE) if down else PALETTE.index(colour)
-        sx, sy = spot(source, e)
-        rx, ry = spot(recipient, e)
+        sx, sy = spots[(source, e)]
+        rx, ry = spots[(recipient, e)]
         if down:
             sy += CARD_H
         else:
