@@ -34,7 +34,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from .models import Attacker, Keyword, ObjectKind, Side, Step, load_assignment
+from .models import Keyword, ObjectKind, Side, Step, load_assignment
 from .models.declare import AttackersDoc, BlockersDoc
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
 
@@ -410,6 +410,7 @@ class _What:
         self.counters: dict[str, int] = {}
         self.gone: set[str] = set()  # out of combat after the step
         self.destroyed: set[str] = set()  # of those, put into the graveyard (704.5f-i, 704.5v); the rest left (800.4a)
+        self.after: dict[str, Any] = {}
         if outcome is None:
             return
         for e in outcome.events:
@@ -425,8 +426,13 @@ class _What:
                     rules.append(rule)
             if e.result == "counters":
                 self.counters[r] = self.counters.get(r, 0) + e.dealt
-        self.gone = set(outcome.gone)
-        self.destroyed = set(outcome.destroyed)
+        gone = outcome.gone
+        if gone:  # what went (outcome.destroyed reads gone again: only when some went)
+            self.gone = set(gone)
+            self.destroyed = set(outcome.destroyed)
+        after = self.after  # each player's PlayerOutcome (the first of an id, as a search would find it)
+        for o in outcome.players:
+            after.setdefault(o.id, o)
 
     @property
     def shown(self) -> bool:
@@ -570,16 +576,17 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     out = g.children
     _tx(out, x + 8, y + 18, _NAME, _fit(c.id, CARD_W - 56, 13))
     _tx(out, x + CARD_W - 8, y + 19, _POWER, f"{c.power}/{c.toughness}")
-    kws = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != _HASTE]
-    extras = [f"toxic {c.toxic}"] if c.toxic else []
-    if isinstance(c, Attacker) and c.commander is not None:
-        extras.append("commander")
+    words = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != _HASTE] if c.keywords else []
+    if c.toxic:
+        words.append(f"toxic {c.toxic}")
+    if attacker and c.commander is not None:
+        words.append("commander")
     if c.tags:
-        extras.append("(" + ", ".join(c.tags) + ")")
+        words.append("(" + ", ".join(c.tags) + ")")
     if c.receiving.protection:
-        extras.append("protection from " + ", ".join(c.receiving.protection))
+        words.append("protection from " + ", ".join(c.receiving.protection))
     line = y + 36
-    text = ", ".join(kws + extras)
+    text = ", ".join(words) if words else ""
     if text:
         for chunk in _wrap(text, CARD_W - 14, 10.5, 2):
             _tx(out, x + 8, line, _KEYWORDS, chunk)
@@ -695,7 +702,7 @@ def _player_card(parent, p, pos, what: _What) -> None:
     outcome = what.outcome
     if outcome is None:
         return
-    after = next((o for o in outcome.players if o.id == p.id), None)
+    after = what.after.get(p.id)
     if after is None:
         return
     lines: list[tuple[str, str, str]] = []
