@@ -355,6 +355,7 @@ _REMOVED = _text_style(10.5, "bold", "middle", "#777", "normal")
 _LOYALTY = _text_style(15, "bold", "end", "#5a2a85", "normal")
 _DEFENSE = _text_style(15, "bold", "end", "#6a5a1a", "normal")
 _LIFE = _text_style(15, "bold", "end", "#2a6a2a", "normal")
+_AMOUNT = _text_style(14, "bold", "middle", "white", "normal")
 
 
 _HASTE = Keyword.HASTE
@@ -814,16 +815,16 @@ def _heads() -> _Node:
 
 def _bubbles(parent, labels: list[tuple[float, float, str, str]]) -> None:
     """The amounts on the arrows: a rounded bubble of the arrow's colour at each label's spot."""
-    for lx, ly, label, colour in labels:
+    for lx, ly, label, colour in labels:  # each bubble one leaf: its group's XML text, written here
         w = 12 + 8 * len(label)
-        g = _Group('<g class="amount"')
-        parent.children.append(g)
         x, y = lx - w / 2, ly - 11
-        g.children.append(
-            f'<rect x="{_n(x)}" y="{_n(y)}" width="{w}" height="22" rx="11" fill="{colour}" stroke="white"'
-            ' stroke-width="1.5" />'
-        )
-        _t(g, lx, ly + 5, label, 14, "bold", "middle", "white")
+        out = [
+            f'<g class="amount"><rect x="{_n(x)}" y="{_n(y)}" width="{w}" height="22" rx="11" fill="{colour}"'
+            ' stroke="white" stroke-width="1.5" />'
+        ]
+        _tx(out, lx, ly + 5, _AMOUNT, label)
+        out.append("</g>")
+        parent.children.append("".join(out))
 
 
 def _step_name(step: str) -> str:
