@@ -258,15 +258,22 @@ _ROOMS: dict[tuple[float, float], int] = {}
 
 def _fit(text: str, width: float, size: float) -> str:
     """Cut a line to what fits in ``width`` pixels."""
-    room = _ROOMS.get((width, size)) or _room(width, size)
+    return _cut(text, _ROOMS.get((width, size)) or _room(width, size))
+
+
+def _cut(text: str, room: int) -> str:
+    """Cut a line to ``room`` characters (:func:`_fit` with the room known)."""
     return text if len(text) <= room else text[: room - 1] + "…"
 
 
 def _wrap(text: str, width: float, size: float, most: int | None = None) -> list[str]:
     """Lines of at most ``width`` pixels (words longer than a line are split); at most ``most`` lines, the last
     one cut with "…" when more would be needed."""
-    room = max(6, _ROOMS.get((width, size)) or _room(width, size))
-    text = str(text)
+    return _lines(str(text), max(6, _ROOMS.get((width, size)) or _room(width, size)), most)
+
+
+def _lines(text: str, room: int, most: int | None = None) -> list[str]:
+    """:func:`_wrap` with its room known (characters per line, at least 6)."""
     if len(text) <= room and text and text[0] != " ":  # one line, as the loop below would find it
         return [text]
     lines: list[str] = []
@@ -334,9 +341,9 @@ def _write(el: _Node, write) -> None:
     if el.children:
         write(">")
         for child in el.children:
-            if isinstance(child, str):  # a leaf, written when drawn
+            if type(child) is str:  # a leaf, written when drawn
                 write(child)
-            elif isinstance(child, _Group):
+            elif type(child) is _Group:
                 write(child.text())
             else:
                 _write(child, write)
@@ -356,6 +363,10 @@ _LOYALTY = _text_style(15, "bold", "end", "#5a2a85", "normal")
 _DEFENSE = _text_style(15, "bold", "end", "#6a5a1a", "normal")
 _LIFE = _text_style(15, "bold", "end", "#2a6a2a", "normal")
 _AMOUNT = _text_style(14, "bold", "middle", "white", "normal")
+#: the cards' characters per line: a name beside the power (or beside the loyalty, defense, life), a card's line,
+#: a wrapped line (keywords, blockers) and a result line (at least 6, as _wrap takes them)
+_ROOM_NAME, _ROOM_ID, _ROOM_LINE = _room(CARD_W - 56, 13), _room(CARD_W - 40, 13), _room(CARD_W - 14, 10.5)
+_WRAP_LINE, _WRAP_RESULT = max(6, _ROOM_LINE), max(6, _room(CARD_W - 12, 11))
 
 
 _HASTE = Keyword.HASTE
@@ -541,14 +552,23 @@ def _card(parent, x, y, fill, stroke, faded=False) -> None:
 
 def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
     """Result lines (text, colour, weight) stacked upwards from the bottom of a card."""
-    rows = [(part, colour, weight) for text, colour, weight in lines for part in _wrap(text, CARD_W - 12, 11, 2)]
+    rows = [(part, colour, weight) for text, colour, weight in lines for part in _lines(text, _WRAP_RESULT, 2)]
     rows = rows[-7:]
     out, n = g.children, len(rows)
     for k, (text, colour, weight) in enumerate(rows):  # in reading order
-        head = _TEXT_STYLES.get((int, 11, weight, "middle", colour, "normal")) or _text_style(
-            11, weight, "middle", colour, "normal"
-        )
+        head = _RESULT_STYLES.get((weight, colour)) or _result_style(weight, colour)
         _tx(out, x + CARD_W / 2, y + CARD_H - 10 - 14 * (n - 1 - k), head, text)
+
+
+def _result_style(weight: str, colour: str) -> str:
+    """A result line's text style (11, ``weight``, middle, ``colour``), kept per (weight, colour)."""
+    head = _text_style(11, weight, "middle", colour, "normal")
+    if len(_RESULT_STYLES) < 256:
+        _RESULT_STYLES[(weight, colour)] = head
+    return head
+
+
+_RESULT_STYLES: dict[tuple[str, str], str] = {}
 
 
 def _group(parent, role: str, oid: str) -> _Group:
@@ -575,7 +595,7 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     attacker = role == "attacker"
     _card(g, x, y, "#eef4fb" if attacker else "#fbeeee", "#4a6fa5" if attacker else "#a54a4a", faded)
     out = g.children
-    _tx(out, x + 8, y + 18, _NAME, _fit(c.id, CARD_W - 56, 13))
+    _tx(out, x + 8, y + 18, _NAME, _cut(c.id, _ROOM_NAME))
     _tx(out, x + CARD_W - 8, y + 19, _POWER, f"{c.power}/{c.toughness}")
     words = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != _HASTE] if c.keywords else []
     if c.toxic:
@@ -589,7 +609,7 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
     line = y + 36
     text = ", ".join(words) if words else ""
     if text:
-        for chunk in _wrap(text, CARD_W - 14, 10.5, 2):
+        for chunk in _lines(text, _WRAP_LINE, 2):
             _tx(out, x + 8, line, _KEYWORDS, chunk)
             line += 13
     if c.damage_marked:
@@ -609,10 +629,10 @@ def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool, t
     out = g.children
     if attacker:
         pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == ObjectKind.PLANESWALKER else ""
-        _tx(out, x + 8, line, _LINE, _fit(f"attacks {c.attacking}{pw}", CARD_W - 14, 10.5))
+        _tx(out, x + 8, line, _LINE, _cut(f"attacks {c.attacking}{pw}", _ROOM_LINE))
         line += 13
         if c.blocked_by:
-            for chunk in _wrap("blocked by " + ", ".join(c.blocked_by), CARD_W - 14, 10.5, 2):
+            for chunk in _lines("blocked by " + ", ".join(c.blocked_by), _WRAP_LINE, 2):
                 _tx(out, x + 8, line, _LINE, chunk)
                 line += 13
         elif c.blocked:
@@ -652,10 +672,10 @@ def _planeswalker_card(parent, p, pos, what: _What) -> None:
     g = _group(parent, "planeswalker", p.id)
     _card(g, x, y, "#f6f0fb", "#7a4aa5", not p.in_combat)
     out = g.children
-    _tx(out, x + 8, y + 18, _NAME, _fit(p.id, CARD_W - 40, 13))
+    _tx(out, x + 8, y + 18, _NAME, _cut(p.id, _ROOM_ID))
     _tx(out, x + CARD_W - 8, y + 19, _LOYALTY, f"◆{p.loyalty}")
     _tx(out, x + 8, y + 36, _KEYWORDS, "planeswalker")
-    _tx(out, x + 8, y + 50, _LINE, _fit(f"controller {p.controller}", CARD_W - 14, 10.5))
+    _tx(out, x + 8, y + 50, _LINE, _cut(f"controller {p.controller}", _ROOM_LINE))
     value = "  value " + _num(p.value) if p.value != 1 else ""
     _tx(out, x + 8, y + 64, _LINE, f"loyalty: {p.loyalty}{value}")
     if not p.in_combat:
@@ -673,10 +693,10 @@ def _battle_card(parent, t, pos, what: _What) -> None:
     g = _group(parent, "battle", t.id)
     _card(g, x, y, "#f7f4ea", "#8a7a3a", not t.in_combat)
     out = g.children
-    _tx(out, x + 8, y + 18, _NAME, _fit(t.id, CARD_W - 40, 13))
+    _tx(out, x + 8, y + 18, _NAME, _cut(t.id, _ROOM_ID))
     _tx(out, x + CARD_W - 8, y + 19, _DEFENSE, f"def {t.defense}")
     _tx(out, x + 8, y + 36, _KEYWORDS, "battle")
-    _tx(out, x + 8, y + 50, _LINE, _fit(f"protector {t.protector}", CARD_W - 14, 10.5))
+    _tx(out, x + 8, y + 50, _LINE, _cut(f"protector {t.protector}", _ROOM_LINE))
     _tx(out, x + 8, y + 64, _LINE, f"defense: {t.defense}")
     if not t.in_combat:
         _tx(out, x + CARD_W / 2, y + CARD_H - 10, _REMOVED, "removed from combat")
@@ -692,14 +712,14 @@ def _player_card(parent, p, pos, what: _What) -> None:
     g = _group(parent, "player", p.id)
     _card(g, x, y, "#eef7ee", "#3a7a3a")
     out = g.children
-    _tx(out, x + 8, y + 18, _NAME, _fit(p.id, CARD_W - 40, 13))
+    _tx(out, x + 8, y + 18, _NAME, _cut(p.id, _ROOM_ID))
     _tx(out, x + CARD_W - 8, y + 19, _LIFE, f"♥{p.life}")
     _tx(out, x + 8, y + 36, _KEYWORDS, "player")
     line = y + 50
     _tx(out, x + 8, line, _LINE, f"life: {p.life}" + (f"  poison: {p.poison}" if p.poison else ""))
     for commander, n in p.commander_damage:
         line += 13
-        _tx(out, x + 8, line, _LINE, _fit(f"from {commander}: {n} (commander)", CARD_W - 14, 10.5))
+        _tx(out, x + 8, line, _LINE, _cut(f"from {commander}: {n} (commander)", _ROOM_LINE))
     outcome = what.outcome
     if outcome is None:
         return
@@ -828,7 +848,10 @@ def _bubbles(parent, labels: list[tuple[float, float, str, str]]) -> None:
 
 
 def _step_name(step: str) -> str:
-    return {"first_strike": "first-strike damage step", "regular": "regular damage step"}.get(step, step)
+    return _STEP_NAMES.get(step, step)
+
+
+_STEP_NAMES = {"first_strike": "first-strike damage step", "regular": "regular damage step"}
 
 
 def _legend(assignment, replied: bool = False) -> str:
