@@ -17,7 +17,7 @@ from trample.models import FormatError
 from trample.render import board_svg, render
 
 #: every cache of trample.render that outlives one picture
-CACHES = ("_F1", "_BODIES", "_ROOMS", "_HEADERS", "_GROUP_HEADS", "_TEXT_STYLES")
+CACHES = ("_F1", "_BODIES", "_ROOMS", "_HEADERS", "_GROUP_HEADS", "_RESULT_STYLES", "_TEXT_STYLES")
 
 
 def clear_caches() -> None:
