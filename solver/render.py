@@ -345,8 +345,8 @@ def _write(el: _Node, write) -> None:
                 write(child)
             elif type(child) is _Group:
                 write(child.text())
-            else:
-                _write(child, write)
+            else:  # a node (the identity tests above leave mypy the subclasses of str and _Group)
+                _write(child, write)  # type: ignore[arg-type]
         write(f"</{el.tag}>")
     else:
         write(" />")
@@ -763,7 +763,11 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
     for k, group in touching.items():  # spread along the card in the order of the other end's x, so arrows do
         # not cross on it (equal edges: the first one's spot, as the list's index finds it)
         if len(group) > 1:
-            group.sort(key=lambda e, k=k: (pos[e[1] if e[0] == k else e[0]][0], e[0] == k))
+
+            def along(e: tuple, k: str = k) -> tuple:
+                return (pos[e[1] if e[0] == k else e[0]][0], e[0] == k)
+
+            group.sort(key=along)
         x, y = pos[k]
         n = len(group)
         for i, e in enumerate(group):
