@@ -34,7 +34,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from .models import Attacker, Keyword, ObjectKind, Side, Step, load_assignment
+from .models import Keyword, ObjectKind, Side, Step, load_assignment
 from .models.declare import AttackersDoc, BlockersDoc
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
 
@@ -145,7 +145,24 @@ class _Group:
 
 def _n(v) -> str:
     """A number as an attribute value (as :func:`_el` writes it: a float with one decimal, an int as it is)."""
-    return f"{v:.1f}" if type(v) is float else str(v)
+    return (_F1.get(v) or _f1(v)) if type(v) is float else str(v)
+
+
+#: a coordinate's text with one decimal (``f"{float(v):.1f}"``), kept per value: a picture writes a few hundred
+#: coordinates, most of them the same few card positions and offsets, and formatting a float is most of the cost
+#: of writing an element. Only what the formatting itself returns is kept (the text is a function of the value
+#: alone: nothing of one picture can show in another); 0 and -0.0 (equal keys, written differently) and a value
+#: past :data:`_F1_MOST` distinct ones are formatted each time.
+_F1: dict[float, str] = {}
+_F1_MOST = 8192
+
+
+def _f1(v) -> str:
+    """``f"{float(v):.1f}"``, kept in :data:`_F1` (the caller looks there first: ``_F1.get(v) or _f1(v)``)."""
+    s = f"{float(v):.1f}"
+    if v and len(_F1) < _F1_MOST:
+        _F1[v] = s
+    return s
 
 
 def _el(parent: _Node | None, tag: str, **attrs) -> _Node:
@@ -199,36 +216,64 @@ def _t(parent, x, y, text, size=12, weight="normal", anchor="start", fill="#222"
 
 def _body(text) -> str:
     """A text element's content: what XML can carry (:func:`xml_text`), with ``&``, ``<`` and ``>`` escaped."""
-    if type(text) is not str or not (text.isascii() and text.isprintable()):
+    key = text if type(text) is str else None
+    if key is None or not (text.isascii() and text.isprintable()):
         text = xml_text(text)
-    return text.translate(_TEXT_ESCAPES) if "&" in text or "<" in text or ">" in text else text
+    body = text.translate(_TEXT_ESCAPES) if "&" in text or "<" in text or ">" in text else text
+    if key is not None and len(_BODIES) < _BODIES_MOST:
+        _BODIES[key] = body
+    return body
+
+
+#: a text's content as :func:`_body` writes it, kept per text (a function of the text alone; the same lines --
+#: "unblocked", "player", "lethal: 2" -- are on most pictures), at most :data:`_BODIES_MOST` texts
+_BODIES: dict[str, str] = {}
+_BODIES_MOST = 8192
 
 
 def _tx(out: list, x, y, head: str, text) -> None:
     """A text element at (``x``, ``y``) with its attributes ``head`` (:func:`_text_style`), its XML appended to
     ``out``: :func:`_t` with the style looked up once (the cards' fixed styles, below)."""
-    body = _body(text)
+    body = _BODIES.get(text) if type(text) is str else None
+    if body is None:
+        body = _body(text)
     if body:
-        out.append(f'<text x="{float(x):.1f}" y="{float(y):.1f}"{head}>{body}</text>')
+        out.append(f'<text x="{_F1.get(x) or _f1(x)}" y="{_F1.get(y) or _f1(y)}"{head}>{body}</text>')
     else:
-        out.append(f'<text x="{float(x):.1f}" y="{float(y):.1f}"{head} />')
+        out.append(f'<text x="{_F1.get(x) or _f1(x)}" y="{_F1.get(y) or _f1(y)}"{head} />')
 
 
 def _room(width: float, size: float) -> int:
-    return max(3, int(width / (0.6 * size)))  # an estimate: 0.6 em per character
+    room = _ROOMS.get((width, size))
+    if room is None:
+        room = max(3, int(width / (0.6 * size)))  # an estimate: 0.6 em per character
+        if len(_ROOMS) < 1024:  # the pictures use a dozen (width, size) pairs; a program's own ones do not grow it
+            _ROOMS[(width, size)] = room
+    return room
+
+
+#: characters per line at (width, size), computed once per pair (a function of the pair alone)
+_ROOMS: dict[tuple[float, float], int] = {}
 
 
 def _fit(text: str, width: float, size: float) -> str:
     """Cut a line to what fits in ``width`` pixels."""
-    room = _room(width, size)
+    return _cut(text, _ROOMS.get((width, size)) or _room(width, size))
+
+
+def _cut(text: str, room: int) -> str:
+    """Cut a line to ``room`` characters (:func:`_fit` with the room known)."""
     return text if len(text) <= room else text[: room - 1] + "…"
 
 
 def _wrap(text: str, width: float, size: float, most: int | None = None) -> list[str]:
     """Lines of at most ``width`` pixels (words longer than a line are split); at most ``most`` lines, the last
     one cut with "…" when more would be needed."""
-    room = max(6, _room(width, size))
-    text = str(text)
+    return _lines(str(text), max(6, _ROOMS.get((width, size)) or _room(width, size)), most)
+
+
+def _lines(text: str, room: int, most: int | None = None) -> list[str]:
+    """:func:`_wrap` with its room known (characters per line, at least 6)."""
     if len(text) <= room and text and text[0] != " ":  # one line, as the loop below would find it
         return [text]
     lines: list[str] = []
@@ -296,12 +341,12 @@ def _write(el: _Node, write) -> None:
     if el.children:
         write(">")
         for child in el.children:
-            if isinstance(child, str):  # a leaf, written when drawn
+            if type(child) is str:  # a leaf, written when drawn
                 write(child)
-            elif isinstance(child, _Group):
+            elif type(child) is _Group:
                 write(child.text())
-            else:
-                _write(child, write)
+            else:  # a node (the identity tests above leave mypy the subclasses of str and _Group)
+                _write(child, write)  # type: ignore[arg-type]
         write(f"</{el.tag}>")
     else:
         write(" />")
@@ -314,7 +359,17 @@ _KEYWORDS = _text_style(10.5, "normal", "start", "#444", "italic")
 _LINE = _text_style(10.5, "normal", "start", "#333", "normal")
 _MARKED = _text_style(10.5, "normal", "start", "#a05000", "normal")
 _REMOVED = _text_style(10.5, "bold", "middle", "#777", "normal")
+_LOYALTY = _text_style(15, "bold", "end", "#5a2a85", "normal")
+_DEFENSE = _text_style(15, "bold", "end", "#6a5a1a", "normal")
+_LIFE = _text_style(15, "bold", "end", "#2a6a2a", "normal")
+_AMOUNT = _text_style(14, "bold", "middle", "white", "normal")
+#: the cards' characters per line: a name beside the power (or beside the loyalty, defense, life), a card's line,
+#: a wrapped line (keywords, blockers) and a result line (at least 6, as _wrap takes them)
+_ROOM_NAME, _ROOM_ID, _ROOM_LINE = _room(CARD_W - 56, 13), _room(CARD_W - 40, 13), _room(CARD_W - 14, 10.5)
+_WRAP_LINE, _WRAP_RESULT = max(6, _ROOM_LINE), max(6, _room(CARD_W - 12, 11))
 
+
+_HASTE = Keyword.HASTE
 
 KEYWORD_NAMES = {
     "trample_over_planeswalkers": "trample over PWs",
@@ -367,6 +422,7 @@ class _What:
         self.counters: dict[str, int] = {}
         self.gone: set[str] = set()  # out of combat after the step
         self.destroyed: set[str] = set()  # of those, put into the graveyard (704.5f-i, 704.5v); the rest left (800.4a)
+        self.after: dict[str, Any] = {}
         if outcome is None:
             return
         for e in outcome.events:
@@ -382,8 +438,13 @@ class _What:
                     rules.append(rule)
             if e.result == "counters":
                 self.counters[r] = self.counters.get(r, 0) + e.dealt
-        self.gone = set(outcome.gone)
-        self.destroyed = set(outcome.destroyed)
+        gone = outcome.gone
+        if gone:  # what went (outcome.destroyed reads gone again: only when some went)
+            self.gone = set(gone)
+            self.destroyed = set(outcome.destroyed)
+        after = self.after  # each player's PlayerOutcome (the first of an id, as a search would find it)
+        for o in outcome.players:
+            after.setdefault(o.id, o)
 
     @property
     def shown(self) -> bool:
@@ -421,15 +482,18 @@ def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: s
                 bx, by = lay.pos[b]
                 x1, y1, x2, y2 = ax + CARD_W / 2, float(ay), bx + CARD_W / 2, float(by + CARD_H)
                 parent.children.append(
-                    f'<line x1="{_n(x1)}" y1="{y1:.1f}" x2="{_n(x2)}" y2="{y2:.1f}" stroke="#999" stroke-width="2"'
+                    f'<line x1="{_n(x1)}" y1="{_F1.get(y1) or _f1(y1)}" x2="{_n(x2)}" y2="{_F1.get(y2) or _f1(y2)}"'
+                    ' stroke="#999" stroke-width="2"'
                     ' stroke-dasharray="6 5" />'
                 )
 
     deathtouched = set(outcome.deathtouched) if outcome is not None else set()
+    # 702.2c: the blockers a deathtouch attacker with power blocks (their card says 1 is lethal), found once
+    touchy = {b for a in s.attackers if a.power > 0 and a.has(Keyword.DEATHTOUCH) for b in a.blocked_by}
     for a in s.attackers:
-        _creature_card(parent, s, a, lay.pos[a.id], "attacker", what, a.id in deathtouched)
+        _creature_card(parent, s, a, lay.pos[a.id], "attacker", what, a.id in deathtouched, touchy)
     for b in s.blockers:
-        _creature_card(parent, s, b, lay.pos[b.id], "blocker", what, b.id in deathtouched)
+        _creature_card(parent, s, b, lay.pos[b.id], "blocker", what, b.id in deathtouched, touchy)
     for p in s.planeswalkers:
         _planeswalker_card(parent, p, lay.pos[p.id], what)
     for t in s.battles:
@@ -443,10 +507,27 @@ def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: s
 
 def _header_lines(title: str, notes: list[str], width: float) -> list[tuple[str, int, str, str]]:
     """(text, size, weight, fill) of each header line: the title wrapped, then each note wrapped."""
-    out = [(line, 17, "bold", "#222") for line in _wrap(title, width - 2 * MARGIN, 17, TITLE_LINES)] if title else []
+    out = [(line, 17, "bold", "#222") for line in _header_wrap(title, width, 17)] if title else []
     for note in notes:
-        out += [(line, 12, "normal", "#555") for line in _wrap(note, width - 2 * MARGIN, 12, TITLE_LINES)]
+        out += [(line, 12, "normal", "#555") for line in _header_wrap(note, width, 12)]
     return out
+
+
+def _header_wrap(text, width: float, size: int) -> tuple[str, ...]:
+    """``_wrap(text, width - 2 * MARGIN, size, TITLE_LINES)``, kept per (text, width, size): the legend and the
+    step's title are the same long lines on most pictures (a function of its arguments alone, at most
+    :data:`_HEADERS_MOST` of them)."""
+    key = (text, width, size) if type(text) is str else None
+    lines = _HEADERS.get(key) if key is not None else None
+    if lines is None:
+        lines = tuple(_wrap(text, width - 2 * MARGIN, size, TITLE_LINES))
+        if key is not None and len(_HEADERS) < _HEADERS_MOST:
+            _HEADERS[key] = lines
+    return lines
+
+
+_HEADERS: dict[tuple[str, float, int], tuple[str, ...]] = {}
+_HEADERS_MOST = 1024
 
 
 def _header_height(lines) -> int:
@@ -463,71 +544,95 @@ def _header(parent, lines, x: float = MARGIN) -> None:
 def _card(parent, x, y, fill, stroke, faded=False) -> None:
     faint = ' opacity="0.45"' if faded else ""
     parent.children.append(
-        f'<rect x="{float(x):.1f}" y="{float(y):.1f}" width="{CARD_W}" height="{CARD_H}" rx="9" fill="{fill}"'
+        f'<rect x="{_F1.get(x) or _f1(x)}" y="{_F1.get(y) or _f1(y)}" width="{CARD_W}" height="{CARD_H}" rx="9"'
+        f' fill="{fill}"'
         f' stroke="{stroke}" stroke-width="2"{faint} />'
     )
 
 
 def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
     """Result lines (text, colour, weight) stacked upwards from the bottom of a card."""
-    rows = [(part, colour, weight) for text, colour, weight in lines for part in _wrap(text, CARD_W - 12, 11, 2)]
+    rows = [(part, colour, weight) for text, colour, weight in lines for part in _lines(text, _WRAP_RESULT, 2)]
     rows = rows[-7:]
     out, n = g.children, len(rows)
     for k, (text, colour, weight) in enumerate(rows):  # in reading order
-        head = _text_style(11, weight, "middle", colour, "normal")
+        head = _RESULT_STYLES.get((weight, colour)) or _result_style(weight, colour)
         _tx(out, x + CARD_W / 2, y + CARD_H - 10 - 14 * (n - 1 - k), head, text)
+
+
+def _result_style(weight: str, colour: str) -> str:
+    """A result line's text style (11, ``weight``, middle, ``colour``), kept per (weight, colour)."""
+    head = _text_style(11, weight, "middle", colour, "normal")
+    if len(_RESULT_STYLES) < 256:
+        _RESULT_STYLES[(weight, colour)] = head
+    return head
+
+
+_RESULT_STYLES: dict[tuple[str, str], str] = {}
 
 
 def _group(parent, role: str, oid: str) -> _Group:
     """A card's group (``class`` its role, ``id`` the object's id, escaped as :func:`_write` escapes a value)."""
-    g = _Group(f'<g class="{role}" id="{_escaped(_value(oid), _ATTR_ESCAPES)}"')
+    head = _GROUP_HEADS.get((role, oid))
+    if head is None:
+        head = f'<g class="{role}" id="{_escaped(_value(oid), _ATTR_ESCAPES)}"'
+        if len(_GROUP_HEADS) < 4096:
+            _GROUP_HEADS[(role, oid)] = head
+    g = _Group(head)
     parent.children.append(g)
     return g
 
 
-def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool) -> None:
+#: a card group's start tag per (role, id): a function of the two alone (the same ids -- "opp", "a1" -- on many
+#: boards), at most 4096 of them
+_GROUP_HEADS: dict[tuple[str, str], str] = {}
+
+
+def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool, touchy: set[str]) -> None:
     x, y = pos
     faded = not c.in_combat
     g = _group(parent, role, c.id)
     attacker = role == "attacker"
     _card(g, x, y, "#eef4fb" if attacker else "#fbeeee", "#4a6fa5" if attacker else "#a54a4a", faded)
     out = g.children
-    _tx(out, x + 8, y + 18, _NAME, _fit(c.id, CARD_W - 56, 13))
+    _tx(out, x + 8, y + 18, _NAME, _cut(c.id, _ROOM_NAME))
     _tx(out, x + CARD_W - 8, y + 19, _POWER, f"{c.power}/{c.toughness}")
-    kws = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != Keyword.HASTE]
-    extras = [f"toxic {c.toxic}"] if c.toxic else []
-    if isinstance(c, Attacker) and c.commander is not None:
-        extras.append("commander")
+    words = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != _HASTE] if c.keywords else []
+    if c.toxic:
+        words.append(f"toxic {c.toxic}")
+    if attacker and c.commander is not None:
+        words.append("commander")
     if c.tags:
-        extras.append("(" + ", ".join(c.tags) + ")")
+        words.append("(" + ", ".join(c.tags) + ")")
     if c.receiving.protection:
-        extras.append("protection from " + ", ".join(c.receiving.protection))
+        words.append("protection from " + ", ".join(c.receiving.protection))
     line = y + 36
-    text = ", ".join(kws + extras)
+    text = ", ".join(words) if words else ""
     if text:
-        for chunk in _wrap(text, CARD_W - 14, 10.5, 2):
+        for chunk in _lines(text, _WRAP_LINE, 2):
             _tx(out, x + 8, line, _KEYWORDS, chunk)
             line += 13
     if c.damage_marked:
         _tx(out, x + 8, line, _MARKED, f"marked damage {c.damage_marked}")
         line += 13
-    _combat_lines(g, s, c, x, line, attacker, faded)
+    _combat_lines(g, s, c, x, line, attacker, faded, touchy)
     if faded:
         _tx(out, x + CARD_W / 2, y + CARD_H - 10, _REMOVED, "removed from combat")
     elif what.shown and (what.touched(c.id) or c.id in what.gone):
         _creature_verdict(g, c, pos, what, deathtouched, attacker)
 
 
-def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool) -> None:
+def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool, touchy: set[str]) -> None:
     """A creature card's combat lines from ``line`` down: what an attacker attacks and who blocks it; a blocker's
-    lethal damage (702.2c: 1 from a deathtouch source)."""
+    lethal damage (702.2c: 1 from a deathtouch source; ``touchy``: the blockers a deathtouch attacker with power
+    blocks)."""
     out = g.children
     if attacker:
         pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == ObjectKind.PLANESWALKER else ""
-        _tx(out, x + 8, line, _LINE, _fit(f"attacks {c.attacking}{pw}", CARD_W - 14, 10.5))
+        _tx(out, x + 8, line, _LINE, _cut(f"attacks {c.attacking}{pw}", _ROOM_LINE))
         line += 13
         if c.blocked_by:
-            for chunk in _wrap("blocked by " + ", ".join(c.blocked_by), CARD_W - 14, 10.5, 2):
+            for chunk in _lines("blocked by " + ", ".join(c.blocked_by), _WRAP_LINE, 2):
                 _tx(out, x + 8, line, _LINE, chunk)
                 line += 13
         elif c.blocked:
@@ -538,7 +643,7 @@ def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool) -
         need = max(0, c.toughness - c.damage_marked)
         value = "  value " + _num(c.value) if c.value != 1 else ""
         _tx(out, x + 8, line, _LINE, f"lethal: {need}{value}")
-        if any(a.has(Keyword.DEATHTOUCH) and a.power > 0 and c.id in a.blocked_by for a in s.attackers):  # 702.2c
+        if c.id in touchy:  # 702.2c
             _tx(out, x + 8, line + 13, _LINE, "(1 from a deathtouch source)")
 
 
@@ -566,14 +671,15 @@ def _planeswalker_card(parent, p, pos, what: _What) -> None:
     x, y = pos
     g = _group(parent, "planeswalker", p.id)
     _card(g, x, y, "#f6f0fb", "#7a4aa5", not p.in_combat)
-    _t(g, x + 8, y + 18, _fit(p.id, CARD_W - 40, 13), 13, "bold")
-    _t(g, x + CARD_W - 8, y + 19, f"◆{p.loyalty}", 15, "bold", "end", "#5a2a85")
-    _t(g, x + 8, y + 36, "planeswalker", 10.5, style="italic", fill="#444")
-    _t(g, x + 8, y + 50, _fit(f"controller {p.controller}", CARD_W - 14, 10.5), 10.5, fill="#333")
+    out = g.children
+    _tx(out, x + 8, y + 18, _NAME, _cut(p.id, _ROOM_ID))
+    _tx(out, x + CARD_W - 8, y + 19, _LOYALTY, f"◆{p.loyalty}")
+    _tx(out, x + 8, y + 36, _KEYWORDS, "planeswalker")
+    _tx(out, x + 8, y + 50, _LINE, _cut(f"controller {p.controller}", _ROOM_LINE))
     value = "  value " + _num(p.value) if p.value != 1 else ""
-    _t(g, x + 8, y + 64, f"loyalty: {p.loyalty}{value}", 10.5, fill="#333")
+    _tx(out, x + 8, y + 64, _LINE, f"loyalty: {p.loyalty}{value}")
     if not p.in_combat:
-        _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
+        _tx(out, x + CARD_W / 2, y + CARD_H - 10, _REMOVED, "removed from combat")
     elif what.shown and what.touched(p.id):
         left = p.loyalty - what.dealt.get(p.id, 0)
         gone = p.id in what.destroyed  # 704.5i
@@ -586,13 +692,14 @@ def _battle_card(parent, t, pos, what: _What) -> None:
     x, y = pos
     g = _group(parent, "battle", t.id)
     _card(g, x, y, "#f7f4ea", "#8a7a3a", not t.in_combat)
-    _t(g, x + 8, y + 18, _fit(t.id, CARD_W - 40, 13), 13, "bold")
-    _t(g, x + CARD_W - 8, y + 19, f"def {t.defense}", 15, "bold", "end", "#6a5a1a")
-    _t(g, x + 8, y + 36, "battle", 10.5, style="italic", fill="#444")
-    _t(g, x + 8, y + 50, _fit(f"protector {t.protector}", CARD_W - 14, 10.5), 10.5, fill="#333")
-    _t(g, x + 8, y + 64, f"defense: {t.defense}", 10.5, fill="#333")
+    out = g.children
+    _tx(out, x + 8, y + 18, _NAME, _cut(t.id, _ROOM_ID))
+    _tx(out, x + CARD_W - 8, y + 19, _DEFENSE, f"def {t.defense}")
+    _tx(out, x + 8, y + 36, _KEYWORDS, "battle")
+    _tx(out, x + 8, y + 50, _LINE, _cut(f"protector {t.protector}", _ROOM_LINE))
+    _tx(out, x + 8, y + 64, _LINE, f"defense: {t.defense}")
     if not t.in_combat:
-        _t(g, x + CARD_W / 2, y + CARD_H - 10, "removed from combat", 10.5, "bold", "middle", "#777")
+        _tx(out, x + CARD_W / 2, y + CARD_H - 10, _REMOVED, "removed from combat")
     elif what.shown and what.touched(t.id):
         left = t.defense - what.dealt.get(t.id, 0)
         gone = t.id in what.gone  # 704.5v
@@ -605,18 +712,18 @@ def _player_card(parent, p, pos, what: _What) -> None:
     g = _group(parent, "player", p.id)
     _card(g, x, y, "#eef7ee", "#3a7a3a")
     out = g.children
-    _tx(out, x + 8, y + 18, _NAME, _fit(p.id, CARD_W - 40, 13))
-    _t(g, x + CARD_W - 8, y + 19, f"♥{p.life}", 15, "bold", "end", "#2a6a2a")
+    _tx(out, x + 8, y + 18, _NAME, _cut(p.id, _ROOM_ID))
+    _tx(out, x + CARD_W - 8, y + 19, _LIFE, f"♥{p.life}")
     _tx(out, x + 8, y + 36, _KEYWORDS, "player")
     line = y + 50
     _tx(out, x + 8, line, _LINE, f"life: {p.life}" + (f"  poison: {p.poison}" if p.poison else ""))
     for commander, n in p.commander_damage:
         line += 13
-        _tx(out, x + 8, line, _LINE, _fit(f"from {commander}: {n} (commander)", CARD_W - 14, 10.5))
+        _tx(out, x + 8, line, _LINE, _cut(f"from {commander}: {n} (commander)", _ROOM_LINE))
     outcome = what.outcome
     if outcome is None:
         return
-    after = next((o for o in outcome.players if o.id == p.id), None)
+    after = what.after.get(p.id)
     if after is None:
         return
     lines: list[tuple[str, str, str]] = []
@@ -651,18 +758,20 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
     for e in edges:
         touching.setdefault(e[0], []).append(e)
         touching.setdefault(e[1], []).append(e)
-    for k in touching:  # spread along the card in the order of the other end's x, so arrows do not cross on it
+    pos = lay.pos
+    spots: dict[tuple[str, tuple], tuple[float, float]] = {}  # (card, edge) -> where the edge meets the card
+    for k, group in touching.items():  # spread along the card in the order of the other end's x, so arrows do
+        # not cross on it (equal edges: the first one's spot, as the list's index finds it)
+        if len(group) > 1:
 
-        def along(e: tuple, k: str = k) -> tuple:
-            return (lay.pos[e[1] if e[0] == k else e[0]][0], e[0] == k)
+            def along(e: tuple, k: str = k) -> tuple:
+                return (pos[e[1] if e[0] == k else e[0]][0], e[0] == k)
 
-        touching[k].sort(key=along)
-
-    def spot(obj, edge):
-        x, y = lay.pos[obj]
-        group = touching[obj]
-        i, n = group.index(edge), len(group)
-        return x + CARD_W * (i + 1) / (n + 1), y
+            group.sort(key=along)
+        x, y = pos[k]
+        n = len(group)
+        for i, e in enumerate(group):
+            spots.setdefault((k, e), (x + CARD_W * (i + 1) / (n + 1), y))
 
     attackers = {a.id for a in s.attackers}
     colours = {a.id: PALETTE[k % len(PALETTE)] for k, a in enumerate(s.attackers)}
@@ -674,8 +783,8 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
         down = source not in attackers  # a blocker's damage to an attacker
         colour = DEFENDING_COLOUR if down else colours.get(source, PALETTE[0])
         head = len(PALETTE) if down else PALETTE.index(colour)
-        sx, sy = spot(source, e)
-        rx, ry = spot(recipient, e)
+        sx, sy = spots[(source, e)]
+        rx, ry = spots[(recipient, e)]
         if down:
             sy += CARD_H
         else:
@@ -683,7 +792,8 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
         sx, sy, rx, ry = float(sx), float(sy), float(rx), float(ry)
         dashed = ' stroke-dasharray="3 6"' if dealt == 0 else ""  # prevented: nothing dealt
         parent.children.append(
-            f'<line class="assign" x1="{sx:.1f}" y1="{sy:.1f}" x2="{rx:.1f}" y2="{ry:.1f}" stroke="{colour}"'
+            f'<line class="assign" x1="{_F1.get(sx) or _f1(sx)}" y1="{_F1.get(sy) or _f1(sy)}"'
+            f' x2="{_F1.get(rx) or _f1(rx)}" y2="{_F1.get(ry) or _f1(ry)}" stroke="{colour}"'
             f' stroke-width="4"{dashed} marker-end="url(#{MARKER}{head})" opacity="{"0.9" if dealt else "0.5"}" />'
         )
         for t in (0.62, 0.45, 0.75, 0.35, 0.85, 0.25):  # a spot no other bubble covers
@@ -729,20 +839,23 @@ def _heads() -> _Node:
 
 def _bubbles(parent, labels: list[tuple[float, float, str, str]]) -> None:
     """The amounts on the arrows: a rounded bubble of the arrow's colour at each label's spot."""
-    for lx, ly, label, colour in labels:
+    for lx, ly, label, colour in labels:  # each bubble one leaf: its group's XML text, written here
         w = 12 + 8 * len(label)
-        g = _Group('<g class="amount"')
-        parent.children.append(g)
         x, y = lx - w / 2, ly - 11
-        g.children.append(
-            f'<rect x="{_n(x)}" y="{_n(y)}" width="{w}" height="22" rx="11" fill="{colour}" stroke="white"'
-            ' stroke-width="1.5" />'
-        )
-        _t(g, lx, ly + 5, label, 14, "bold", "middle", "white")
+        out = [
+            f'<g class="amount"><rect x="{_n(x)}" y="{_n(y)}" width="{w}" height="22" rx="11" fill="{colour}"'
+            ' stroke="white" stroke-width="1.5" />'
+        ]
+        _tx(out, lx, ly + 5, _AMOUNT, label)
+        out.append("</g>")
+        parent.children.append("".join(out))
 
 
 def _step_name(step: str) -> str:
-    return {"first_strike": "first-strike damage step", "regular": "regular damage step"}.get(step, step)
+    return _STEP_NAMES.get(step, step)
+
+
+_STEP_NAMES = {"first_strike": "first-strike damage step", "regular": "regular damage step"}
 
 
 def _legend(assignment, replied: bool = False) -> str:
