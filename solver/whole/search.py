@@ -1371,8 +1371,9 @@ def _reply_bounds(
     n = len(table)
     taken = partial(table.taken, at)
 
-    reads = any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs[start:])
-    to = _regular_damage_bounds(problem, table, dead, needs) if reads else {}
+    worth = _walker_values(s, objs[start:])
+    reads = bool(worth) or any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs[start:])
+    to = _regular_damage_bounds(problem, table, dead, needs, walkers=bool(worth)) if reads else {}
     blocking = {b for a in s.attackers if a.id not in dead for b in a.blocked_by}
     memo = needs[3] if needs is not None else {}
     alive = []  # per blocker that can still be killed: its mask over the candidates
@@ -1395,11 +1396,19 @@ def _reply_bounds(
         elif o.kind == ObjectiveKind.MAX_KILLS:
             out.append(first + sum((m.astype(np.int64) for _, m in alive), np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.MAX_VALUE:
-            walkers = sum(max(Fraction(0), exact(w.value)) for w in s.planeswalkers if w.in_combat) * scale
+            # a planeswalker is worth its value when assigned its loyalty (702.19c): the first step's damage to it
+            # (less than its loyalty: it stays in combat) and the most the regular step can assign it
+            walkers = sum(
+                (
+                    math.ceil(v * scale) * (taken(w.id) + to.get(w.id, 0) >= w.loyalty).astype(np.int64)
+                    for w, v in worth
+                ),
+                np.zeros(n, dtype=np.int64),
+            )
             extra = sum(
                 (m * math.ceil(max(Fraction(0), exact(b.value)) * scale) for b, m in alive), np.zeros(n, np.int64)
             )
-            out.append(first + extra + math.ceil(walkers))
+            out.append(first + extra + walkers)
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
@@ -1408,6 +1417,13 @@ def _reply_bounds(
         else:
             out.append(None)
     return out
+
+
+def _walker_values(s: Scenario, objs: tuple) -> list:
+    """The planeswalkers in combat with a value above 0, with it, when ``objs`` has ``max-value``."""
+    if not any(o.kind == ObjectiveKind.MAX_VALUE for o in objs):
+        return []
+    return [(w, exact(w.value)) for w in s.planeswalkers if w.in_combat and exact(w.value) > 0]
 
 
 #: a group with more attackers that can reach a player than this is bounded by their damage alone (the subsets of
@@ -1445,15 +1461,17 @@ def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[str, int], np
 
 
 def _regular_damage_bounds(
-    problem: _Problem, table: _Table, dead: frozenset = frozenset(), needs: tuple | None = None
+    problem: _Problem, table: _Table, dead: frozenset = frozenset(), needs: tuple | None = None, walkers: bool = False
 ) -> dict[str | None, np.ndarray]:
-    """Per player (None: the players together), per candidate, the most damage the regular step can assign them
-    after a reply that kills the attackers ``dead``. Per group of the attackers left sharing blockers (510.1c), the
-    attackers R that assign the player anything are unblocked or trample (702.19b), so every blocker of R is
-    assigned lethal damage -- its need left after the candidate, 1 with a deathtouch attacker in the group (702.2c)
-    -- out of the group's damage; the player gets at most min(R's damage, the group's damage less those needs), at
-    most over every R. Every attacker left is counted with its regular-step damage. Computed once per distinct
-    row of the blockers' needs (``needs``: :func:`_blocker_needs`, when already read)."""
+    """Per player (None: the players together; with ``walkers`` also per planeswalker, which on these boards only
+    the attackers attacking it can assign damage to: no trample over planeswalkers, 702.19c), per candidate, the
+    most damage the regular step can assign them after a reply that kills the attackers ``dead``. Per group of the
+    attackers left sharing blockers (510.1c), the attackers R that assign the player (or planeswalker) anything are
+    unblocked or trample (702.19b), so every blocker of R is assigned lethal damage -- its need left after the
+    candidate, 1 with a deathtouch attacker in the group (702.2c) -- out of the group's damage; the player gets at
+    most min(R's damage, the group's damage less those needs), at most over every R. Every attacker left is
+    counted with its regular-step damage. Computed once per distinct row of the blockers' needs (``needs``:
+    :func:`_blocker_needs`, when already read)."""
     s = problem.scenario
     plan = problem.regular_plan()
     most = {src.source: src.max_damage for src in plan.sources}
@@ -1461,6 +1479,8 @@ def _regular_damage_bounds(
     zeros = np.zeros(left.shape[1], dtype=np.int64)
     out: dict[str | None, np.ndarray] = {None: zeros.copy()}
     living = [i for i, a in enumerate(s.attackers) if a.id not in dead]
+    players = {p.id for p in s.players}
+    kinds = {ObjectKind.PLAYER, ObjectKind.PLANESWALKER} if walkers else {ObjectKind.PLAYER}
     for members in linked_groups(living, lambda i: s.attackers[i].blocked_by):
         group = [s.attackers[i] for i in members]
         damage = sum(most.get(a.id, 0) for a in group)
@@ -1470,11 +1490,11 @@ def _regular_damage_bounds(
             for a in group
             if most.get(a.id, 0) > 0
             and a.attacking in s
-            and s.kind(a.attacking) == ObjectKind.PLAYER
+            and s.kind(a.attacking) in kinds
             and (not a.blocked or a.has(Keyword.TRAMPLE))
         ]
         for target in [None, *sorted({a.attacking for a in reaching})]:
-            mine = [a for a in reaching if target in (None, a.attacking)]
+            mine = [a for a in reaching if a.attacking == target or (target is None and a.attacking in players)]
             if not mine:
                 best = zeros
             elif len(mine) > _SUBSETS:
