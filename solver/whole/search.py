@@ -981,28 +981,27 @@ def _state_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline,
     seen = np.zeros(radix[1], dtype=bool) if radix[1] <= SEEN_CELLS else None
     for block in step.assignment_blocks(time_limit=deadline):
         index = runs.index(block)
-        by_keyed = None  # the keyed entry's numbers and their sort
-        for k, (pack, tables, got) in enumerate(zip(packs, combined, parts)):
+        by_keyed = None  # the keyed entry's numbers and their sort (read first)
+        for k in sorted(range(len(packs)), key=lambda k: k != keyed):
+            pack, tables, got = packs[k], combined[k], parts[k]
             assert pack is not None
             if k == plain and by_keyed is not None:  # the state alone, read off the keyed entry's sort
-                read, at, starts, states = by_keyed
+                read, at, starts, states, divisor = by_keyed
                 firsts = np.minimum.reduceat(at, starts)  # per state, its first row
-                number = None
             else:
                 read = pack.read(tables, index, len(block))
                 at, starts, states = _sorted_states(read, pack.span)
                 firsts = at[starts]  # ties sorted by row: the least number's first row
-                number = read
+                divisor = 1
             if k == keyed:
-                by_keyed = (read, at, starts, states)
+                by_keyed = (read, at, starts, states, pack.span)
             if k == plain and seen is not None:  # the states not met in an earlier block
                 new = ~seen[states]
                 seen[states] = True
                 keep = np.sort(firsts[new])
             else:
                 keep = np.sort(firsts)
-            numbers = read[keep] if number is not None else read[keep] // packs[keyed].span  # type: ignore[index]
-            got.append((block[keep], numbers))
+            got.append((block[keep], read[keep] // divisor))
         if track is not None:
             track.step(len(block))
         deadline.check()
@@ -1144,6 +1143,9 @@ def _sorted_states(numbers: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarr
     """The rows sorted by (number, row), where each state's (``numbers // span``) run starts in that order, and the
     state of each run."""
     n = len(numbers)
+    if not n:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
     if (int(numbers.max()) + 1) * n < 1 << 62:  # (number, row) as one number: one plain sort
         packed = numbers * n + np.arange(n, dtype=np.int64)
         packed.sort()
