@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "tests" / "oracles"))
 
 import brute_combat  # noqa: E402
 
-from benchmarks.boards import OPP, chained, ladder  # noqa: E402
+from benchmarks.boards import OPP, chained, ladder, on_planeswalker, two_players  # noqa: E402
 from trample import Combat  # noqa: E402
 from trample.outcome import after_step  # noqa: E402
 from trample.whole import WholeCombat  # noqa: E402
@@ -100,7 +100,9 @@ def main() -> None:
     )
     sizes = (1, 2, 3) if QUICK else (1, 2, 3, 4, 5, 6)
     boards = [("rules 8", rules_board_8())] + [(f"ladder {n}", ladder(n)) for n in sizes]
-    boards += [(f"chained {n}", chained(n)) for n in ((2, 3) if QUICK else (2, 3, 4, 5))]
+    boards += [(f"chained {n}", chained(n)) for n in ((2, 3) if QUICK else (2, 3, 4, 5, 6))]
+    if not QUICK:  # the other one-group shapes of bench_whole_search at 6 attackers
+        boards += [("planeswalker 6", on_planeswalker(6)), ("two players 6", two_players(6))]
     for name, doc in boards:
         whole = WholeCombat(doc)
         result, ts = timed(whole.solve, "max-damage")

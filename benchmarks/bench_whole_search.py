@@ -20,28 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.boards import chained, ladder  # noqa: E402
+from benchmarks.boards import chained, ladder, on_planeswalker, two_players  # noqa: E402
 from trample.whole import WholeCombat  # noqa: E402
 
 QUICK = bool(os.environ.get("QUICK"))
-
-
-def on_planeswalker(n: int) -> dict:
-    """The ladder's double strikers all attacking one planeswalker (loyalty 30): one group (702.19c)."""
-    doc = ladder(n)
-    doc["planeswalkers"] = [{"id": "pw", "controller": "opp", "loyalty": 30}]
-    for a in doc["attackers"]:
-        a["attacking"] = "pw"
-    return doc
-
-
-def two_players(n: int) -> dict:
-    """The ladder's attackers split between two defending players (20 life each)."""
-    doc = ladder(n)
-    doc["players"] = [{"id": "opp", "life": 20}, {"id": "opp2", "life": 20}]
-    for i, a in enumerate(doc["attackers"]):
-        a["attacking"] = "opp" if i % 2 == 0 else "opp2"
-    return doc
 
 
 #: the objective lists measured on every board ("any objective list": each objective alone, the lexicographic

@@ -1,4 +1,5 @@
-"""Generated boards shared by the benchmarks and the tests: whole combats (ladder, chained), the sharing graphs of
+"""Generated boards shared by the benchmarks and the tests: whole combats (ladder, chained, the ladder on one
+planeswalker or split between two players), the sharing graphs of
 the counting cliffs (cycles through planeswalkers, random sharing, stars, dense pairs, as-though-unblocked chains)
 the chain of tramplers whose neighbours share a blocker (:func:`blocker_chain`) and one trampler against a row of
 blockers (:func:`trampler`)."""
@@ -64,6 +65,24 @@ def chained(n: int, power: int = 4) -> dict:
         shared = ([f"f{i - 1}"] if i > 0 else []) + ([f"f{i}"] if i < n - 1 else [])
         attackers.append(_double_strike_trampler(i, power, [f"b{i}", *shared]))
     return {"step": "combat", "players": OPP, "attackers": attackers, "blockers": blockers}
+
+
+def on_planeswalker(n: int) -> dict:
+    """The ladder's double strikers all attacking one planeswalker (loyalty 30): one group (702.19c)."""
+    doc = ladder(n)
+    doc["planeswalkers"] = [{"id": "pw", "controller": "opp", "loyalty": 30}]
+    for a in doc["attackers"]:
+        a["attacking"] = "pw"
+    return doc
+
+
+def two_players(n: int) -> dict:
+    """The ladder's attackers split between two defending players (20 life each)."""
+    doc = ladder(n)
+    doc["players"] = [{"id": "opp", "life": 20}, {"id": "opp2", "life": 20}]
+    for i, a in enumerate(doc["attackers"]):
+        a["attacking"] = "opp" if i % 2 == 0 else "opp2"
+    return doc
 
 
 # -- one-step boards off the usual shapes (issue 21: counting on any sharing graph) -------------------------------

@@ -816,11 +816,14 @@ class _Table:
     rows searched (:meth:`candidate`)."""
 
     vectors: np.ndarray
-    effects: np.ndarray
+    effects: np.ndarray | None
     capped: np.ndarray
     first: np.ndarray
     scales: tuple
     plan: Any
+    #: when ``effects`` is None, what reads a row's effect (only the rows searched are read): the scorer and the caps
+    #: of :func:`_effect_rows`
+    reader: tuple | None = None
 
     def __len__(self) -> int:
         return len(self.vectors)
@@ -830,11 +833,19 @@ class _Table:
         (:func:`_effect_layout`); 0 where no column of the layout reaches ``r``."""
         return self.capped[:, at[r][0]] if r in at else np.zeros(len(self), dtype=np.int64)
 
+    def effect(self, i: int) -> np.ndarray:
+        """Row ``i``'s effect (:func:`_effect_rows`)."""
+        if self.effects is not None:
+            return self.effects[i]
+        assert self.reader is not None
+        scorer, caps = self.reader
+        return _effect_rows(scorer, caps, self.vectors[i : i + 1])[0]
+
     def candidate(self, i: int) -> Candidate:
         return Candidate(
             None,
             tuple(self.vectors[i].tolist()),
-            tuple(self.effects[i].tolist()),
+            tuple(self.effect(i).tolist()),
             tuple(self.capped[i].tolist()),
             tuple(self.first[i].tolist()),
             self.scales,
@@ -866,11 +877,12 @@ def _effect_table(
     caps = [capped.get(r) for r in scorer.recipients]
     lethal_caps = [lethal.get(r) for r in scorer.recipients]
     vectors = _shared_vectors(step, objs, lethal_caps, deadline, track, shared, board)
-    if vectors is not None:
-        effects = _effect_rows(scorer, caps, vectors)
-        states = effects if caps == lethal_caps else _effect_rows(scorer, lethal_caps, vectors)
+    if vectors is not None:  # the effects (finer than the states when an objective reads the excess) read per row
+        states = _effect_rows(scorer, lethal_caps, vectors)
+        effects = states if caps == lethal_caps else None
         deadline.check()
-        return _Table(vectors, effects, states, scorer.values(vectors), tuple(scorer.scales), plan)
+        values = scorer.values(vectors)
+        return _Table(vectors, effects, states, values, tuple(scorer.scales), plan, (scorer, caps))
     parts: list[np.ndarray] = []  # the states' numbers do not fit: the first of each effect, rows compared whole
     for block in step.assignment_blocks(time_limit=deadline):
         parts.append(block[_first_rows(_effect_rows(scorer, caps, block))])
@@ -946,10 +958,11 @@ def _state_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline,
     canonical order), ascending in that order; None when the numbers do not fit in 62 bits or a term is not
     tabulated. Every other objective reads a creature's damage up to lethal and the rest exactly, so it is the
     same on every row of a state: the row taken is the one whose first step is best on the whole list (ties: the
-    smallest vector). Each row's state and values are read together as one number (:class:`_Packing`): per
-    recipient, one lookup of its total in a table; the best row of each state is then the least number of its
-    state (:func:`_least_of`), per block and across blocks (without objectives, the first row of each state whose
-    number is not yet marked in a table of every number, :data:`SEEN_CELLS`)."""
+    smallest vector). Each row's state and values are read together as one number (:class:`_Packing`): per run of
+    recipients (:class:`_Runs`), one lookup of their totals in a table; the best row of each state is then the
+    least number of its state (:func:`_sorted_states`: one sort per block), per block and across blocks (without
+    objectives, the first row of each state not yet marked in a table of every number, :data:`SEEN_CELLS`; read
+    off the same sort when another entry has objectives)."""
     base = BlockScorer(step, ())
     radix = _effect_radix(base, lethal_caps)
     if radix is None:
@@ -957,31 +970,37 @@ def _state_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline,
     packs = [_packing(base, lethal_caps, radix, BlockScorer(step, key) if key else None) for key in keys]
     if any(pack is None for pack in packs):
         return None
+    runs = _Runs(base)
+    combined = [runs.combine(pack.tables) for pack in packs if pack is not None]
     parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in keys]
-    keyed = next((pack for pack in packs if pack is not None and pack.span > 1), None)
-    # no objective (one request at most: the keys are distinct): the first row of each state without a sort, the
-    # states met marked in a table of every number when it is small enough
-    plain = next((pack for pack in packs if pack is not None and pack.span == 1), None)
+    keyed = next((k for k, pack in enumerate(packs) if pack is not None and pack.span > 1), None)
+    # no objective (one request at most: the keys are distinct): the first row of each state, the states met marked
+    # in a table of every number when it is small enough
+    plain = next((k for k, pack in enumerate(packs) if pack is not None and pack.span == 1), None)
     seen = np.zeros(radix[1], dtype=bool) if radix[1] <= SEEN_CELLS else None
     for block in step.assignment_blocks(time_limit=deadline):
-        index = [base.lookup(block, c, total).astype(np.intp) for c, total in enumerate(base.totals(block))]
-        read = None if keyed is None else keyed.read(index, len(block))
-        for pack, got in zip(packs, parts):
+        index = runs.index(block)
+        by_keyed = None  # the keyed entry's numbers and their sort (read first)
+        for k in sorted(range(len(packs)), key=lambda k: k != keyed):
+            pack, tables, got = packs[k], combined[k], parts[k]
             assert pack is not None
-            if read is not None and pack is keyed:
-                number = read
-            elif read is not None and keyed is not None and pack.span == 1:  # the state alone, read off the other
-                number = read // keyed.span
+            if k == plain and by_keyed is not None:  # the state alone, read off the keyed entry's sort
+                read, at, starts, states, divisor = by_keyed
+                firsts = np.minimum.reduceat(at, starts)  # per state, its first row
             else:
-                number = pack.read(index, len(block))
-            if pack is plain and seen is not None:  # the states not met in an earlier block
-                unseen = np.flatnonzero(~seen[number])
-                met, at = np.unique(number[unseen], return_index=True)  # a stable sort: the first of each
-                keep = unseen[np.sort(at)]
-                seen[met] = True
+                read = pack.read(tables, index, len(block))
+                at, starts, states = _sorted_states(read, pack.span)
+                firsts = at[starts]  # ties sorted by row: the least number's first row
+                divisor = 1
+            if k == keyed:
+                by_keyed = (read, at, starts, states, pack.span)
+            if k == plain and seen is not None:  # the states not met in an earlier block
+                new = ~seen[states]
+                seen[states] = True
+                keep = np.sort(firsts[new])
             else:
-                keep = _least_of(number, pack.span)
-            got.append((block[keep], number[keep]))
+                keep = np.sort(firsts)
+            got.append((block[keep], read[keep] // divisor))
         if track is not None:
             track.step(len(block))
         deadline.check()
@@ -997,6 +1016,67 @@ def _state_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline,
     return out
 
 
+#: the most entries of one run's table (:class:`_Runs`): the recipients whose tables' product is at most this are
+#: read with one lookup
+RUN_CELLS = 1 << 12
+
+
+class _Runs:
+    """The recipients of a :class:`BlockScorer` in runs (consecutive, the product of their (touched, total) ranges
+    at most :data:`RUN_CELLS`, or one recipient alone): each row's index into a run's table is the recipients'
+    indexes in mixed radix, and a run's table is the sum of its recipients' (:meth:`combine`), so that a row's
+    number is one lookup per run instead of one per recipient."""
+
+    def __init__(self, base: BlockScorer):
+        self.base = base
+        self.widths = [w * (2 if dt else 1) for w, dt in zip(base._width, base._dt_cols)]
+        self.runs: list[list[int]] = []
+        size = 0
+        for c, w in enumerate(self.widths):
+            if self.runs and size * w <= RUN_CELLS:
+                self.runs[-1].append(c)
+                size *= w
+            else:
+                self.runs.append([c])
+                size = w
+
+    def combine(self, tables: list[np.ndarray]) -> list[np.ndarray]:
+        """Per run, its table: the sum of its recipients' ``tables`` at each index."""
+        out = []
+        for run in self.runs:
+            table = np.zeros(1, dtype=np.int64)
+            for c in run:
+                table = (table[:, None] + tables[c][None, :]).reshape(-1)
+            out.append(table)
+        return out
+
+    def index(self, block: np.ndarray) -> list[np.ndarray]:
+        """Per run, each row's index into its table (the block's columns read one at a time)."""
+        base = self.base
+        columns = np.ascontiguousarray(block.T)
+        out = []
+        for run in self.runs:
+            at = None
+            for c in run:
+                ks, dt = base._cols[c], base._dt_cols[c]
+                x = columns[ks[0]].astype(np.int32)
+                for k in ks[1:]:
+                    x += columns[k]
+                if dt:  # (touched, total): a deathtouch source assigns it some
+                    touched = columns[dt[0]] > 0
+                    for k in dt[1:]:
+                        touched |= columns[k] > 0
+                    x += touched * np.int32(base._width[c])
+                if at is None:
+                    at = x
+                else:
+                    at *= np.int32(self.widths[c])
+                    at += x
+            assert at is not None
+            out.append(at)
+        return out
+
+
 @dataclass(frozen=True)
 class _Packing:
     """Each row's state number (:func:`_effect_ids`) and first-step values on some objectives as one int64: the
@@ -1008,11 +1088,12 @@ class _Packing:
     offset: int
     span: int
 
-    def read(self, index: list, rows: int) -> np.ndarray:
-        """The numbers of ``rows`` rows (``index``: per recipient, each row's (touched, total) index)."""
+    def read(self, tables: list, index: list, rows: int) -> np.ndarray:
+        """The numbers of ``rows`` rows (``tables``: :meth:`_Runs.combine` of ours; ``index``: per run, each row's
+        index, :meth:`_Runs.index`)."""
         out = np.full(rows, self.offset, dtype=np.int64)
-        for table, at in zip(self.tables, index):
-            out += table[at]
+        for table, at in zip(tables, index):
+            out += table.take(at)
         return out
 
 
@@ -1057,11 +1138,13 @@ def _packing(base: BlockScorer, lethal_caps: list, radix: tuple, keyed: BlockSco
     return _Packing(tables, offset, span)
 
 
-def _least_of(numbers: np.ndarray, span: int) -> np.ndarray:
-    """Per distinct ``numbers // span`` (a state), the index of the least number (ties: the first), ascending."""
+def _sorted_states(numbers: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows sorted by (number, row), where each state's (``numbers // span``) run starts in that order, and the
+    state of each run."""
     n = len(numbers)
     if not n:
-        return np.zeros(0, dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
     if (int(numbers.max()) + 1) * n < 1 << 62:  # (number, row) as one number: one plain sort
         packed = numbers * n + np.arange(n, dtype=np.int64)
         packed.sort()
@@ -1071,7 +1154,16 @@ def _least_of(numbers: np.ndarray, span: int) -> np.ndarray:
         state = numbers[at] // span
     heads = np.ones(n, dtype=bool)
     heads[1:] = state[1:] != state[:-1]
-    return np.sort(at[heads])
+    starts = np.flatnonzero(heads)
+    return at, starts, state[starts]
+
+
+def _least_of(numbers: np.ndarray, span: int) -> np.ndarray:
+    """Per distinct ``numbers // span`` (a state), the index of the least number (ties: the first), ascending."""
+    if not len(numbers):
+        return np.zeros(0, dtype=np.int64)
+    at, starts, _ = _sorted_states(numbers, span)
+    return np.sort(at[starts])
 
 
 def _reads_excess(o, lethal_caps: list, recipients: list) -> bool:
@@ -1370,8 +1462,9 @@ def _reply_bounds(
     n = len(table)
     taken = partial(table.taken, at)
 
-    reads = any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs[start:])
-    to = _regular_damage_bounds(problem, table, dead, needs) if reads else {}
+    worth = _walker_values(s, objs[start:])
+    reads = bool(worth) or any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs[start:])
+    to = _regular_damage_bounds(problem, table, dead, needs, walkers=bool(worth)) if reads else {}
     blocking = {b for a in s.attackers if a.id not in dead for b in a.blocked_by}
     memo = needs[3] if needs is not None else {}
     alive = []  # per blocker that can still be killed: its mask over the candidates
@@ -1394,11 +1487,19 @@ def _reply_bounds(
         elif o.kind == ObjectiveKind.MAX_KILLS:
             out.append(first + sum((m.astype(np.int64) for _, m in alive), np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.MAX_VALUE:
-            walkers = sum(max(Fraction(0), exact(w.value)) for w in s.planeswalkers if w.in_combat) * scale
+            # a planeswalker is worth its value when assigned its loyalty (702.19c): the first step's damage to it
+            # (less than its loyalty: it stays in combat) and the most the regular step can assign it
+            walkers = sum(
+                (
+                    math.ceil(v * scale) * (taken(w.id) + to.get(w.id, 0) >= w.loyalty).astype(np.int64)
+                    for w, v in worth
+                ),
+                np.zeros(n, dtype=np.int64),
+            )
             extra = sum(
                 (m * math.ceil(max(Fraction(0), exact(b.value)) * scale) for b, m in alive), np.zeros(n, np.int64)
             )
-            out.append(first + extra + math.ceil(walkers))
+            out.append(first + extra + walkers)
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
@@ -1407,6 +1508,13 @@ def _reply_bounds(
         else:
             out.append(None)
     return out
+
+
+def _walker_values(s: Scenario, objs: tuple) -> list:
+    """The planeswalkers in combat with a value above 0, with it, when ``objs`` has ``max-value``."""
+    if not any(o.kind == ObjectiveKind.MAX_VALUE for o in objs):
+        return []
+    return [(w, exact(w.value)) for w in s.planeswalkers if w.in_combat and exact(w.value) > 0]
 
 
 #: a group with more attackers that can reach a player than this is bounded by their damage alone (the subsets of
@@ -1444,15 +1552,17 @@ def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[str, int], np
 
 
 def _regular_damage_bounds(
-    problem: _Problem, table: _Table, dead: frozenset = frozenset(), needs: tuple | None = None
+    problem: _Problem, table: _Table, dead: frozenset = frozenset(), needs: tuple | None = None, walkers: bool = False
 ) -> dict[str | None, np.ndarray]:
-    """Per player (None: the players together), per candidate, the most damage the regular step can assign them
-    after a reply that kills the attackers ``dead``. Per group of the attackers left sharing blockers (510.1c), the
-    attackers R that assign the player anything are unblocked or trample (702.19b), so every blocker of R is
-    assigned lethal damage -- its need left after the candidate, 1 with a deathtouch attacker in the group (702.2c)
-    -- out of the group's damage; the player gets at most min(R's damage, the group's damage less those needs), at
-    most over every R. Every attacker left is counted with its regular-step damage. Computed once per distinct
-    row of the blockers' needs (``needs``: :func:`_blocker_needs`, when already read)."""
+    """Per player (None: the players together; with ``walkers`` also per planeswalker, which on these boards only
+    the attackers attacking it can assign damage to: no trample over planeswalkers, 702.19c), per candidate, the
+    most damage the regular step can assign them after a reply that kills the attackers ``dead``. Per group of the
+    attackers left sharing blockers (510.1c), the attackers R that assign the player (or planeswalker) anything are
+    unblocked or trample (702.19b), so every blocker of R is assigned lethal damage -- its need left after the
+    candidate, 1 with a deathtouch attacker in the group (702.2c) -- out of the group's damage; the player gets at
+    most min(R's damage, the group's damage less those needs), at most over every R. Every attacker left is
+    counted with its regular-step damage. Computed once per distinct row of the blockers' needs (``needs``:
+    :func:`_blocker_needs`, when already read)."""
     s = problem.scenario
     plan = problem.regular_plan()
     most = {src.source: src.max_damage for src in plan.sources}
@@ -1460,6 +1570,8 @@ def _regular_damage_bounds(
     zeros = np.zeros(left.shape[1], dtype=np.int64)
     out: dict[str | None, np.ndarray] = {None: zeros.copy()}
     living = [i for i, a in enumerate(s.attackers) if a.id not in dead]
+    players = {p.id for p in s.players}
+    kinds = {ObjectKind.PLAYER, ObjectKind.PLANESWALKER} if walkers else {ObjectKind.PLAYER}
     for members in linked_groups(living, lambda i: s.attackers[i].blocked_by):
         group = [s.attackers[i] for i in members]
         damage = sum(most.get(a.id, 0) for a in group)
@@ -1469,11 +1581,11 @@ def _regular_damage_bounds(
             for a in group
             if most.get(a.id, 0) > 0
             and a.attacking in s
-            and s.kind(a.attacking) == ObjectKind.PLAYER
+            and s.kind(a.attacking) in kinds
             and (not a.blocked or a.has(Keyword.TRAMPLE))
         ]
         for target in [None, *sorted({a.attacking for a in reaching})]:
-            mine = [a for a in reaching if target in (None, a.attacking)]
+            mine = [a for a in reaching if a.attacking == target or (target is None and a.attacking in players)]
             if not mine:
                 best = zeros
             elif len(mine) > _SUBSETS:

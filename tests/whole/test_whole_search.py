@@ -421,3 +421,83 @@ def test_each_state_keeps_its_best_first_step_as_read_one_by_one(doc, objectives
     assume(got is not None)
     table, expected = got
     assert table == expected
+
+
+@st.composite
+def valued_walkers(draw) -> dict:
+    """The planeswalker shape with values (docs/format.md: a planeswalker is worth its ``value`` to ``max-value``
+    when assigned its loyalty, 702.19c): 2 double-strike tramplers each blocked by its own blocker and a shared first
+    striker, one attacking planeswalker w, the other w, a second planeswalker v or the player; the loyalties drawn
+    around what the two steps can deal, so the regular step reaches them or not."""
+    power = [draw(st.integers(1, 4)) for _ in range(2)]
+    values = st.sampled_from([0, 1, 2, 3, 0.5])
+    blockers = [
+        {"id": f"b{i}", "power": 1, "toughness": draw(st.integers(1, 2)), "value": draw(values)} for i in range(2)
+    ]
+    fs = {"id": "f", "power": draw(st.integers(1, 3)), "toughness": 2, "keywords": ["first_strike"]}
+    blockers.append(dict(fs, value=draw(values)))
+    walkers = [{"id": "w", "controller": "opp", "loyalty": draw(st.integers(1, 12)), "value": draw(values)}]
+    second = draw(st.sampled_from(["w", "v", "opp"]))
+    if second == "v":
+        walkers.append({"id": "v", "controller": "opp", "loyalty": draw(st.integers(1, 8)), "value": draw(values)})
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": draw(st.integers(1, 12))}],
+        "planeswalkers": walkers,
+        "blockers": blockers,
+    }
+    doc["attackers"] = [_ds(i, power[i], ["w", second][i], [f"b{i}", "f"]) for i in range(2)]
+    return doc
+
+
+WALKER_LISTS = [["max-value"], ["max-value", "min-overkill"], ["max-kills", "max-value"], ["lethal", "max-value"]]
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(valued_walkers(), st.sampled_from(WALKER_LISTS))
+def test_a_planeswalkers_value_is_bounded_by_the_damage_that_can_reach_its_loyalty(doc, objectives):
+    # max-value counts a planeswalker only when assigned its loyalty (702.19c): its bound after each reply reads the
+    # first step's damage to it and the most the attackers left that attack it can put through their blockers
+    # (702.19b) in the regular step; every reply's bound must hold for every regular step, and their least bound
+    # the candidate's value
+    got = _searched_table(doc, objectives)
+    assume(got is not None)
+    whole, problem, replies, table = got
+    per = {dead: whole_search._reply_bounds(problem, table, dead) for dead in whole_search._outcomes(replies)}
+    lex = whole_search._lex_bounds(problem, table, replies, list(per.values()))
+    width = next((k for k, c in enumerate(lex) if c is None), len(lex))
+    for i in range(len(table)):
+        after, value = _candidate_values(whole, problem, table, replies, i)
+        for reply, total in zip(replies, after):
+            bound = per[reply.outcome if isinstance(reply.outcome, frozenset) else frozenset()]
+            for k, b in enumerate(bound):
+                assert b is None or total[k] <= int(b[i]), (objectives[k], total, reply.outcome)
+        assert value[:width] <= tuple(int(c[i]) for c in lex[:width])
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(40), deadline=None)
+@given(valued_walkers(), st.sampled_from(WALKER_LISTS))
+def test_valued_planeswalker_boards_match_the_brute_force_minimax(doc, objectives):
+    agrees_with_brute_force(doc, objectives)
+
+
+def test_the_planeswalker_out_of_reach_adds_nothing_to_the_value_bound():
+    # the ladder's pair on a planeswalker of loyalty 30: no first step and regular step together can assign it 30
+    # (702.19c), so every candidate's max-value bound is the blockers it can still kill, never the planeswalker's 1
+    doc = ladder(2)
+    doc["planeswalkers"] = [{"id": "w", "controller": "opp", "loyalty": 30}]
+    for a in doc["attackers"]:
+        a["attacking"] = "w"
+    got = _searched_table(doc, ["max-value"])
+    assert got is not None
+    _, problem, replies, table = got
+    (bound,) = whole_search._own_bounds(problem, table, replies)
+    assert int(bound.max()) == 3  # b0, b1 and f: the planeswalker never counts
+    doc["planeswalkers"][0]["loyalty"] = 9  # 4 + 4 over the combat through two 1/2s and a 2/3: some can reach 9
+    got = _searched_table(doc, ["max-value"])
+    assert got is not None
+    _, problem, replies, table = got
+    (bound,) = whole_search._own_bounds(problem, table, replies)
+    assert int(bound.max()) == 4
