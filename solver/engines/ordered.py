@@ -1109,40 +1109,36 @@ class _CodeSet:
 
 class _CodeIndex:
     """Where codes are in a sorted array of distinct codes (>= 0): a table over their range when it is narrow
-    (one gather), else an open-addressed hash table of at least twice as many slots (linear probing)."""
+    (one gather), else an open-addressed hash table of positions (4 bytes a slot, at least twice as many slots as
+    codes, linear probing; a slot's code is read from the array)."""
 
-    __slots__ = ("lo", "table", "keys", "at", "bits", "nbytes")
+    __slots__ = ("lo", "table", "codes", "at", "bits", "nbytes")
 
     def __init__(self, codes: Keys, check: Callable[[], None] = NEVER.check) -> None:
         """``check``: read the clock (between steps of building a hash table)."""
         n = len(codes)
         self.lo = int(codes[0]) - 1 if n else 0
         span = int(codes[-1]) - self.lo + 2 if n else 2
-        if span <= max(DENSE_INDEX, DENSE_FACTOR * n):  # position + 1 per code of the range, -1 at both ends
+        if not n or span <= max(DENSE_INDEX, DENSE_FACTOR * n):  # position + 1 per code of the range, -1 at both ends
             self.table: npt.NDArray[np.int32] | None = np.full(span, -1, dtype=np.int32)
             self.table[codes - self.lo] = np.arange(n, dtype=np.int32)
             self.nbytes = self.table.nbytes
             return
         self.table = None
+        self.codes = codes
         self.bits = max(4, (2 * n).bit_length())
-        self.keys = np.full(1 << self.bits, _EMPTY, dtype=np.int64)
         self.at = np.full(1 << self.bits, -1, dtype=np.int32)
-        for lo in range(0, n, INSERT_STEP):
-            part = codes[lo : lo + INSERT_STEP]
-            _insert(self.keys, part, self.bits)
-            self.at[self._home(part)] = np.arange(lo, lo + len(part), dtype=np.int32)
-            check()
-        self.nbytes = self.keys.nbytes + self.at.nbytes
-
-    def _home(self, code: Keys) -> Keys:
-        """The slots of codes that are in the table."""
-        h = _slots(code, self.bits)
         mask = (1 << self.bits) - 1
-        todo = np.flatnonzero(self.keys[h] != code)
-        while len(todo):
-            h[todo] = (h[todo] + 1) & mask
-            todo = todo[self.keys[h[todo]] != code[todo]]
-        return h
+        for lo in range(0, n, INSERT_STEP):
+            pos = np.arange(lo, min(n, lo + INSERT_STEP), dtype=np.int32)
+            h = _slots(codes[pos], self.bits)
+            while len(pos):
+                free = self.at[h] < 0
+                self.at[h[free]] = pos[free]  # of several codes sent to one free slot, one stays
+                on = self.at[h] != pos
+                pos, h = pos[on], (h[on] + 1) & mask
+            check()
+        self.nbytes = self.at.nbytes
 
     def find(self, code: Keys) -> Keys:
         """Each code's position (int64; -1: absent, or negative: a dead pair), in the shape of ``code``."""
@@ -1156,9 +1152,10 @@ class _CodeIndex:
         h = _slots(c, self.bits)
         mask = (1 << self.bits) - 1
         while len(idx):
-            k = self.keys[h]
-            hit = k == c
-            res[idx[hit]] = self.at[h[hit]]
-            on = ~hit & (k != _EMPTY)
+            at = self.at[h]
+            taken = at >= 0
+            hit = taken & (self.codes.take(at, mode="clip") == c)
+            res[idx[hit]] = at[hit]
+            on = taken & ~hit
             idx, c, h = idx[on], c[on], (h[on] + 1) & mask
         return res.reshape(code.shape)
