@@ -250,7 +250,7 @@ class SourceProgramme:
             mat = np.zeros((size, len(tk)), dtype=np.int64)
             index = np.arange(size, dtype=np.int64)
             stride = [int(np.prod(radix[q + 1 :], dtype=np.int64)) for q in range(len(group))]
-            xs = [(cut[c], index // s % r - 2) for c, s, r in zip(group, stride, radix)]
+            xs: list[tuple[str, Keys | None]] = [(cut[c], index // s % r - 2) for c, s, r in zip(group, stride, radix)]
             if k == 0:
                 xs += [(x, None) for x in scope if x not in cut]  # source j's alone: a row of its table's
             for x, ua in xs:
