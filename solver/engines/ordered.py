@@ -22,8 +22,8 @@ found by bisection on ``v``. Nothing is listed.
 
 :class:`Lister` lists the rows in the canonical order with the same programme (``Lister.blocks``): depth first over
 the sources, each prefix's children being the current source's splits whose table entry leads to a cut state with
-completions, in numpy slices. It is how the direct engine lists a component past its column programme's limits
-(:func:`trample.engines.direct.component_lister`).
+completions, in numpy slices. It is how the direct engine lists a component of several sources, wherever the
+programme is built within its limits (:func:`trample.engines.direct.component_lister`).
 
 This is the programme of :func:`trample.indexing.rank`, :func:`~trample.indexing.unrank` and
 :func:`~trample.indexing.sample` for components of several sources (:meth:`DirectEngine.programme`); a lone source
