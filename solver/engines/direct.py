@@ -45,8 +45,9 @@ built once, from the end, by ragged gathers. The prefixes (columns ``0..s-1``) a
 time in numpy -- for each row, every value whose completion count is positive, in increasing order, so
 lexicographic order is kept -- in chunks processed depth-first, and each prefix is glued to its slice of the
 table. Memory stays flat whatever the count. :func:`plan_blocks` streams the product across components.
-Past the limits of :meth:`DirectEngine.supports` (a wide frontier), a component of several sources is listed in the
-same order by the source programme instead (:func:`component_lister`, :class:`~trample.engines.ordered.Lister`).
+A component of several sources is listed in the same order by the source programme instead, where it lists
+(:func:`component_lister`, :class:`~trample.engines.ordered.Lister`: built and listing faster); the column
+programme lists lone sources and the components the source programme refuses.
 """
 
 from __future__ import annotations
@@ -1033,13 +1034,13 @@ def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
 def component_lister(
     plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
 ) -> ComponentDP | SourceProgramme:
-    """The programme that lists one component in the canonical order: the column programme where it stays within
-    the limits of :meth:`DirectEngine.supports` (or is built already), else the source programme
-    (:class:`~trample.engines.ordered.Lister`: depth first over the sources), else the column programme whatever
-    its size."""
+    """The programme that lists one component in the canonical order: for several sources, the source programme
+    where it lists (:func:`source_lister`; :class:`~trample.engines.ordered.Lister`: depth first over the sources,
+    built and listing faster than the column programme on every board of docs/scale.md section 4e), else the
+    column programme whatever its size."""
     refuse_options(plan, component)
     key = tuple(component)
-    if len(key) > 1 and bounded_dp(plan, key, deadline) is None:
+    if len(key) > 1:
         prog = source_lister(plan, key, deadline)
         if prog is not None:
             return prog
@@ -1228,9 +1229,9 @@ class DirectEngine:
     capabilities: frozenset[str] = frozenset({PROGRAMME, BLOCKS, EFFECTS})
 
     def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
-        """Counting is always supported; this answers for enumeration: the column programme is built (and kept) if
-        it stays within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells; past them, a
-        component of several sources is supported when its source programme lists (:func:`source_lister`)."""
+        """Counting is always supported; this answers for enumeration: a component of several sources is supported
+        when its source programme lists (:func:`source_lister`), and any component when the column programme is
+        built (and kept) within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells."""
         if plan.options_in(component):
             # enumerated mode by mode (_iterate_ways); an unblocked mode only drops a source's blocker routes, so
             # every mode's frontier is within the one where each source assigns as it is: that one is asked (not
@@ -1246,9 +1247,9 @@ class DirectEngine:
                 )
                 answer = cache[("supports", tuple(component))] = self.supports(normal, component, deadline)
             return answer
-        if bounded_dp(plan, component, deadline) is not None:
+        if len(component) > 1 and source_lister(plan, component, deadline) is not None:
             return True
-        return len(component) > 1 and source_lister(plan, component, deadline) is not None
+        return bounded_dp(plan, component, deadline) is not None
 
     def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
         """Closed forms for the usual one-attacker shapes; a programme already built (rank, unrank, enumeration

@@ -22,8 +22,8 @@ found by bisection on ``v``. Nothing is listed.
 
 :class:`Lister` lists the rows in the canonical order with the same programme (``Lister.blocks``): depth first over
 the sources, each prefix's children being the current source's splits whose table entry leads to a cut state with
-completions, in numpy slices. It is how the direct engine lists a component past its column programme's limits
-(:func:`trample.engines.direct.component_lister`).
+completions, in numpy slices. It is how the direct engine lists a component of several sources, wherever the
+programme is built within its limits (:func:`trample.engines.direct.component_lister`).
 
 This is the programme of :func:`trample.indexing.rank`, :func:`~trample.indexing.unrank` and
 :func:`~trample.indexing.sample` for components of several sources (:meth:`DirectEngine.programme`); a lone source
@@ -47,6 +47,7 @@ from .by_source import compositions
 from .elimination import (
     DEAD,
     DROP,
+    EXACT_BOUND,
     INT64_SAFE,
     PAIRS,
     SAT,
@@ -56,7 +57,6 @@ from .elimination import (
     OverBudget,
     Rows,
     Weights,
-    distinct,
     domain_size,
     gate_names,
     largest_weight,
@@ -67,14 +67,20 @@ from .elimination import (
     weights_of,
 )
 
-KEEP_PAIRS = 1 << 21  # pairs (cut states x table entries) of a step computed at once, their targets kept (int32;
-# more and the codes of a step, 8 bytes a pair and their temporaries, pass 200 MB on random_sharing(12, 14, 3))
+DENSE_SPAN = 1 << 24  # codes of a cut (the product of its radices) up to which its states are found by marking
+INDEX_BYTES = 1 << 26  # bytes of the cuts' indices of codes (SourceProgramme.find) kept at most
+DENSE_INDEX = 1 << 20  # a cut's codes are found by a table over their range up to this range (or 8 per code)
+DENSE_FACTOR = 8
+INSERT_STEP = 1 << 18  # codes put into a hash table between two looks at the clock
 STATES_HELD = 1 << 21  # reached states of a cut beyond which a programme built under a work limit gives up
 STEP_PAIRS = 1 << 26  # pairs of one step beyond which likewise (random_sharing(12, 14, 3) seed 5: 5.6e7)
 
-#: :meth:`SourceProgramme._prepare`'s join of a cut with a source's table: per resource (its name, which sides
-#: hold it, its multiplier or table of sums), the cut's radices, and the code of a dead pair.
-Prepared = tuple[list[tuple[str, str, Any]], list[int], int]
+GROUP_CELLS = 1 << 19  # cells (values of a group of the cut's resources x table entries) of one matrix of a join
+
+#: :meth:`SourceProgramme._prepare`'s join of a cut with a source's table: the passing resources (column of the
+#: cut, multiplier), the groups of the others (their columns, strides, matrix over (their values, table entry)),
+#: and the code of a dead pair.
+Prepared = tuple[list[tuple[int, int]], list[tuple[list[int], list[int], Any]], int]
 
 
 class TooWide(Exception):
@@ -102,7 +108,7 @@ class SourceProgramme:
         self._budget = Budget(deadline or NEVER, work_limit)
         self._prep: dict[int, Prepared] = {}
         self._kidx: dict[int, dict[tuple[int, ...], int]] = {}
-        self._idx: list[npt.NDArray[np.int32] | None] = []
+        self._index: dict[int, _CodeIndex] = {}  # per level, the index of its reached states' codes (see find)
         self._listers: dict[str, Lister] = {}
         self.g = Graph(plan, self.component)
         self.scope: list[tuple[str, ...]] = []
@@ -157,28 +163,20 @@ class SourceProgramme:
         limit = self._budget.limit
         if limit is not None and (self._budget.ops + 2 * pairs > limit or pairs > STEP_PAIRS):
             raise OverBudget  # forwards, and backwards again: over the limit (or one step of a wide cut: seconds)
-        if pairs <= KEEP_PAIRS:  # at once, and the pairs' targets kept for the backward pass
-            self._budget.spend(pairs)
-            code = self._pair_codes(j, self._cut_states(j, 0, len(self.codes[j])))
-            live = code >= 0
-            uniq, inv = unique(code[live])  # by marking where the codes' range is narrow: no sort of the pairs
-            idx = np.full(code.shape, -1, dtype=np.int32)
-            idx[live] = inv
-            self._idx.append(idx)
-            self.codes.append(uniq)
+        span = int(np.prod(radix, dtype=np.int64)) if radix else 1
+        if span <= DENSE_SPAN:  # the codes' range is narrow: marked, no sort
+            present = np.zeros(span, dtype=bool)
+            for _, code in self._pairs(j, 0, len(self.codes[j])):
+                present[code[code >= 0]] = True
+            self.codes.append(np.flatnonzero(present).astype(np.int64))
             return
-        out: list[Keys] = []
-        held = 0
+        seen = _CodeSet(self._budget.check)
         for _, code in self._pairs(j, 0, len(self.codes[j])):
-            out.append(unique(code[code >= 0])[0])
-            held += len(out[-1])
-            if held > 2 * STATES_HELD:  # the states so far made distinct: memory stays bounded
-                out = [distinct(np.concatenate(out))]
-                held = len(out[0])
-                if limit is not None and held > STATES_HELD:  # too many states for a bounded programme
-                    raise OverBudget
-        self._idx.append(None)
-        self.codes.append(distinct(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64))
+            seen.add(code[code >= 0])
+            if limit is not None and seen.count > STATES_HELD and seen.size() > STATES_HELD:
+                raise OverBudget  # too many states for a bounded programme
+        self._budget.check()
+        self.codes.append(seen.sorted())
 
     def _backward(self, j: int) -> None:
         """The completions of each reached state of the cut before source ``j``: the sum over source j's table of
@@ -188,45 +186,81 @@ class SourceProgramme:
         big = nxt.dtype == object or tw.dtype == object
         big = big or largest_weight(nxt) * max(1, _sum(tw)) >= INT64_SAFE
         out_g = np.zeros(len(self.codes[j]), dtype=object if big else np.int64)
-        w = tw.astype(object) if big else tw
-        gn = nxt.astype(object) if big else nxt
-        kept = self._idx[j]
-        if kept is not None:
-            self._budget.spend(kept.size)
-            out_g[:] = (np.where(kept >= 0, gn[kept], 0) * w[None, :]).sum(axis=1)
-        else:
-            for lo, code in self._pairs(j, 0, len(self.codes[j])):
-                out_g[lo : lo + len(code)] = self._weigh(j, code, gn, w)
-        self._idx[j] = None  # no longer needed
+        # exact in float64 (every partial sum an integer below 2^53): the weighted sums are one BLAS product
+        exact = not big and largest_weight(nxt) * max(1, _sum(tw)) < EXACT_BOUND
+        kind = object if big else np.float64 if exact else np.int64
+        w = tw.astype(kind)
+        index = self._index_of(j + 1)
+        lo_code = index.lo
+        if index.table is not None:  # the completions over the codes' range: one gather per pair
+            gtab = np.zeros(len(index.table), dtype=kind)
+            gtab[self.codes[j + 1] - lo_code] = nxt
+        else:  # by position, 0 in front for the codes not reached
+            gtab = np.concatenate([np.zeros(1, dtype=kind), nxt.astype(kind)])
+        for lo, code in self._pairs(j, 0, len(self.codes[j])):
+            if index.table is not None:
+                code -= lo_code
+                vals = gtab.take(code, mode="clip")
+            else:
+                at = index.find(code)
+                at += 1
+                vals = gtab.take(at)
+            part = (vals * w[None, :]).sum(axis=1) if big else vals @ w
+            out_g[lo : lo + len(code)] = np.rint(part) if exact else part
+            self._budget.check()
         self.G[j] = out_g
 
     # -- joins of cut states with a source's table ---------------------------------------------------------------
     def _prepare(self, j: int) -> Prepared:
-        """For the join of the cut after sources 0..j-1 with source j's table: per resource of the next cut (or
-        leaving), the matrix of combined and settled states over (cut values, table values), and the radices."""
+        """For the join of the cut after sources 0..j-1 with source j's table, the code of a pair split in parts
+        (:data:`Prepared`): the resources source j does not touch pass as they are (a multiplier per column of the
+        cut state); every other resource's state in the next cut, or dead, depends on both sides, and these are
+        grouped (in cut order, as many as keep a group's matrix within GROUP_CELLS) into matrices over (the
+        group's values in the cut state, table entry), each the sum of its resources' coded states (dead:
+        ``dead``), the resources only source j holds added into the first."""
         cache = self._prep
         if j in cache:
             return cache[j]
         g = self.g
         members = self.members[j + 1]
         cut, scope, nxt = self.cut[j], self.scope[j], self.cut[j + 1]
+        tk = self.tkeys[j]
         mult: dict[str, int] = {}
         m = 1
         for x in reversed(nxt):
             mult[x] = m
             m *= 2 * g.need[x] + 2
         dead = -(1 << 61)
-        parts: list[tuple[str, str, Any]] = []
-        for x in sorted(set(cut) | set(scope)):
-            if x in cut and x not in scope:  # untouched by source j: passes as it is
-                parts.append((x, "a", mult[x]))
-                continue
-            ua = np.arange(-2, 2 * g.need[x], dtype=np.int64) if x in cut else np.zeros(1, dtype=np.int64)
-            ub = np.arange(-2, 2 * g.need[x], dtype=np.int64)
-            t = sum_table(g, x, members, ua, ub)
-            t = np.where(t == DEAD, dead, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
-            parts.append((x, "ab" if x in cut else "b", t))
-        cache[j] = (parts, [2 * g.need[x] + 2 for x in cut], dead)
+        passing = [(c, mult[x]) for c, x in enumerate(cut) if x not in scope]  # untouched by source j
+        both = [c for c, x in enumerate(cut) if x in scope]
+        width = max(1, len(tk))
+        groups: list[list[int]] = [[]]
+        cells = width
+        for c in both:
+            r = 2 * g.need[cut[c]] + 2
+            if groups[-1] and cells * r > GROUP_CELLS:
+                groups.append([])
+                cells = width
+            groups[-1].append(c)
+            cells *= r
+        matrices: list[tuple[list[int], list[int], Keys]] = []
+        for k, group in enumerate(groups):
+            radix = [2 * g.need[cut[c]] + 2 for c in group]
+            size = int(np.prod(radix, dtype=np.int64)) if group else 1
+            mat = np.zeros((size, len(tk)), dtype=np.int64)
+            index = np.arange(size, dtype=np.int64)
+            stride = [int(np.prod(radix[q + 1 :], dtype=np.int64)) for q in range(len(group))]
+            xs: list[tuple[str, Keys | None]] = [(cut[c], index // s % r - 2) for c, s, r in zip(group, stride, radix)]
+            if k == 0:
+                xs += [(x, None) for x in scope if x not in cut]  # source j's alone: a row of its table's
+            for x, ua in xs:
+                ub = np.arange(-2, 2 * g.need[x], dtype=np.int64)
+                t = sum_table(g, x, members, ua if ua is not None else np.zeros(1, dtype=np.int64), ub)
+                t = np.where(t == DEAD, dead, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
+                mat += t[:, tk[:, scope.index(x)] + 2] if ua is not None else t[0][tk[:, scope.index(x)] + 2][None, :]
+                np.maximum(mat, dead, out=mat)
+            matrices.append((group, stride, mat))
+        cache[j] = (passing, matrices, dead)
         return cache[j]
 
     def _cut_states(self, j: int, lo: int, hi: int) -> Keys:
@@ -242,19 +276,25 @@ class SourceProgramme:
         return keys - 2
 
     def _pair_codes(self, j: int, a: Keys) -> Keys:
-        """Codes in the next cut of every (cut state row of ``a``, entry of source j's table); negative: dead."""
-        parts, _, dead = self._prepare(j)
-        cut, scope = self.cut[j], self.scope[j]
-        tk = self.tkeys[j]
-        code = np.zeros((len(a), len(tk)), dtype=np.int64)
-        for x, kind, t in parts:
-            if kind == "a":
-                code += (a[:, cut.index(x), None] + 2) * t
-            elif kind == "b":
-                code += t[0][tk[:, scope.index(x)] + 2][None, :]
+        """Codes in the next cut of every (cut state row of ``a``, entry of source j's table); negative: dead. The
+        rows of the groups' matrices (:meth:`_prepare`) gathered and summed, the passing resources' part added."""
+        passing, matrices, dead = self._prepare(j)
+        code: Keys | None = None
+        for group, stride, mat in matrices:
+            r = np.zeros(len(a), dtype=np.int64)
+            for c, s in zip(group, stride):
+                r += (a[:, c] + 2) * s
+            if code is None:
+                code = np.take(mat, r, axis=0)
             else:
-                code += t[a[:, cut.index(x)] + 2][:, tk[:, scope.index(x)] + 2]
-            np.maximum(code, dead, out=code)
+                code += np.take(mat, r, axis=0)
+                np.maximum(code, dead, out=code)
+        assert code is not None
+        if passing:
+            row = np.zeros(len(a), dtype=np.int64)
+            for c, m in passing:
+                row += (a[:, c] + 2) * m
+            code += row[:, None]  # dead stays negative: the live part of a code is below 2^60
         return code
 
     def _pairs(self, j: int, lo: int, hi: int) -> Iterator[tuple[int, Keys]]:
@@ -265,16 +305,21 @@ class SourceProgramme:
             self._budget.spend((b - a) * len(self.tkeys[j]))
             yield a, self._pair_codes(j, self._cut_states(j, a, b))
 
-    def _weigh(self, j: int, code: Keys, gn: Weights, w: Weights) -> Weights:
-        """Per row of pair codes: the sum over source j's table of its weight times the completions reached."""
-        nxt = self.codes[j + 1]
-        live = code >= 0
-        at = np.searchsorted(nxt, np.where(live, code, 0))
-        at = np.minimum(at, max(0, len(nxt) - 1))
-        hit = live & (nxt[at] == code) if len(nxt) else np.zeros_like(live)
-        vals = np.where(hit, gn[at] if len(nxt) else 0, 0) * w[None, :]
-        out: Weights = vals.sum(axis=1)
-        return out
+    def find(self, j: int, code: Keys) -> Keys:
+        """Where each code is among the reached states of the cut before source ``j`` (-1: not reached, or dead):
+        by a table over the codes' range where it is narrow, else by hashing (:class:`_CodeIndex`, cached in
+        INDEX_BYTES)."""
+        return self._index_of(j).find(code)
+
+    def _index_of(self, j: int) -> _CodeIndex:
+        cache = self._index
+        index = cache.pop(j, None)
+        if index is None:
+            index = _CodeIndex(self.codes[j], self._budget.check)
+            while cache and sum(x.nbytes for x in cache.values()) + index.nbytes > INDEX_BYTES:
+                del cache[next(iter(cache))]  # the least recently used
+        cache[j] = index
+        return index
 
     # -- the Programme interface ----------------------------------------------------------------------------------
     def count(self) -> int:
@@ -282,21 +327,17 @@ class SourceProgramme:
 
     def _weights_of(self, j: int, state: int) -> Rows:
         """Source j's table keys -> completions after it, from the cut state at index ``state``."""
-        code = self._pair_codes(j, self._cut_states(j, state, state + 1))[0]
-        nxt = self.codes[j + 1]
+        at = self.find(j + 1, self._pair_codes(j, self._cut_states(j, state, state + 1))[0])
         out: Rows = {}
-        for k, c in enumerate(code.tolist()):
-            if c < 0:
-                continue
-            at = int(np.searchsorted(nxt, c))
-            if at < len(nxt) and int(nxt[at]) == c:
-                out[tuple(self.tkeys[j][k].tolist())] = int(self.G[j + 1][at])
+        for k, a in enumerate(at.tolist()):
+            if a >= 0:
+                out[tuple(self.tkeys[j][k].tolist())] = int(self.G[j + 1][a])
         return out
 
     def _next_state(self, j: int, state: int, key: tuple[int, ...]) -> int:
         k = self._key_index(j, key)
-        c = int(self._pair_codes(j, self._cut_states(j, state, state + 1))[0, k])
-        return int(np.searchsorted(self.codes[j + 1], c))
+        code = self._pair_codes(j, self._cut_states(j, state, state + 1))[0, k : k + 1]
+        return int(self.find(j + 1, code)[0])
 
     def _key_index(self, j: int, key: tuple[int, ...]) -> int:
         index = self._kidx
@@ -687,10 +728,8 @@ class Lister:
             if not len(nxt):
                 yield np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
                 continue
-            code = prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy()))
-            at = np.minimum(np.searchsorted(nxt, np.where(code >= 0, code, 0)), len(nxt) - 1)
-            hit = (code >= 0) & (nxt[at] == code) & self.alive[j + 1][at]
-            yield np.where(hit, at, -1)
+            at = prog.find(j + 1, prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy())))
+            yield np.where(self.alive[j + 1].take(at, mode="clip") & (at >= 0), at, -1)
 
     def _counts(self, j: int, states: Keys) -> Keys:
         """How many children (splits of source j with completions) each of these reached states has: the number
@@ -1002,3 +1041,121 @@ class _Frame:
         e = np.arange(lo, hi, dtype=np.int64) + np.repeat(base - self.first[p0:p1], counts)
         prefix = np.repeat(self.prefix[p0:p1], counts) if self.j else self.prefix
         return prefix, kids[e], tos[e]
+
+
+# -- finding codes among a cut's reached states ------------------------------------------------------------------
+
+_EMPTY = -1  # a free slot of a hash table of codes (codes of live states are >= 0)
+_MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of code x this
+
+
+def _slots(code: Keys, bits: int) -> Keys:
+    """The home slot of each code (>= 0) in a table of 2^bits slots."""
+    h: Keys = ((code.view(np.uint64) * _MULT) >> np.uint64(64 - bits)).view(np.int64)
+    return h
+
+
+def _insert(keys: Keys, code: Keys, bits: int) -> int:
+    """Put the codes (>= 0, repeats allowed) into the open-addressed table ``keys`` (linear probing; it must keep
+    free slots); returns at least the number of slots newly filled (a code repeated in ``code`` may count more
+    than once)."""
+    mask = (1 << bits) - 1
+    h = _slots(code, bits)
+    filled = 0
+    while len(code):
+        free = keys[h] == _EMPTY
+        keys[h[free]] = code[free]  # of several codes sent to one free slot, one stays; the others probe on
+        k = keys[h]
+        filled += int(np.count_nonzero(free & (k == code)))
+        on = k != code
+        code, h = code[on], (h[on] + 1) & mask
+    return filled
+
+
+class _CodeSet:
+    """The distinct codes (>= 0) of a cut's states as they are found, in a hash table that doubles when half full:
+    no sort of the pairs' codes, one sort of the distinct ones at the end."""
+
+    def __init__(self, check: Callable[[], None] = NEVER.check) -> None:
+        self.check = check
+        self.bits = 16
+        self.keys = np.full(1 << self.bits, _EMPTY, dtype=np.int64)
+        self.count = 0  # at least the slots filled (see _insert): recounted before the table grows
+
+    def size(self) -> int:
+        self.count = int(np.count_nonzero(self.keys != _EMPTY))
+        return self.count
+
+    def add(self, code: Keys) -> None:
+        """Put the codes in (repeats allowed): first the table doubles until these could all be new and it
+        would still be at most half full."""
+        if not len(code):
+            return
+        if 2 * (self.count + len(code)) > len(self.keys) and 2 * (self.size() + len(code)) > len(self.keys):
+            old = self.keys[self.keys != _EMPTY]
+            while 2 * (len(old) + len(code)) > 1 << self.bits:
+                self.bits += 1
+            self.keys = np.full(1 << self.bits, _EMPTY, dtype=np.int64)
+            self.count = 0
+            for lo in range(0, len(old), INSERT_STEP):
+                self.count += _insert(self.keys, old[lo : lo + INSERT_STEP], self.bits)
+                self.check()
+        self.count += _insert(self.keys, code, self.bits)
+
+    def sorted(self) -> Keys:
+        out: Keys = np.sort(self.keys[self.keys != _EMPTY])
+        return out
+
+
+class _CodeIndex:
+    """Where codes are in a sorted array of distinct codes (>= 0): a table over their range when it is narrow
+    (one gather), else an open-addressed hash table of positions (4 bytes a slot, at least twice as many slots as
+    codes, linear probing; a slot's code is read from the array)."""
+
+    __slots__ = ("lo", "table", "codes", "at", "bits", "nbytes")
+
+    def __init__(self, codes: Keys, check: Callable[[], None] = NEVER.check) -> None:
+        """``check``: read the clock (between steps of building a hash table)."""
+        n = len(codes)
+        self.lo = int(codes[0]) - 1 if n else 0
+        span = int(codes[-1]) - self.lo + 2 if n else 2
+        if not n or span <= max(DENSE_INDEX, DENSE_FACTOR * n):  # position + 1 per code of the range, -1 at both ends
+            self.table: npt.NDArray[np.int32] | None = np.full(span, -1, dtype=np.int32)
+            self.table[codes - self.lo] = np.arange(n, dtype=np.int32)
+            self.nbytes = self.table.nbytes
+            return
+        self.table = None
+        self.codes = codes
+        self.bits = max(4, (2 * n).bit_length())
+        self.at = np.full(1 << self.bits, -1, dtype=np.int32)
+        mask = (1 << self.bits) - 1
+        for lo in range(0, n, INSERT_STEP):
+            pos = np.arange(lo, min(n, lo + INSERT_STEP), dtype=np.int32)
+            h = _slots(codes[pos], self.bits)
+            while len(pos):
+                free = self.at[h] < 0
+                self.at[h[free]] = pos[free]  # of several codes sent to one free slot, one stays
+                on = self.at[h] != pos
+                pos, h = pos[on], (h[on] + 1) & mask
+            check()
+        self.nbytes = self.at.nbytes
+
+    def find(self, code: Keys) -> Keys:
+        """Each code's position (int64; -1: absent, or negative: a dead pair), in the shape of ``code``."""
+        if self.table is not None:
+            out: Keys = self.table.take(code - self.lo, mode="clip").astype(np.int64)
+            return out
+        flat = code.reshape(-1)
+        res = np.full(len(flat), -1, dtype=np.int64)
+        idx = np.flatnonzero(flat >= 0)
+        c = flat[idx]
+        h = _slots(c, self.bits)
+        mask = (1 << self.bits) - 1
+        while len(idx):
+            at = self.at[h]
+            taken = at >= 0
+            hit = taken & (self.codes.take(at, mode="clip") == c)
+            res[idx[hit]] = at[hit]
+            on = taken & ~hit
+            idx, c, h = idx[on], c[on], (h[on] + 1) & mask
+        return res.reshape(code.shape)

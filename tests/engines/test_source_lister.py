@@ -295,3 +295,124 @@ def test_too_many_splits_fall_back(monkeypatch):  # the lister refuses; listing 
     assert not get_engine("direct").supports(combat.plan, comp)
     assert not combat.canonical()
     assert len(set(combat.assignments())) == combat.count()
+
+
+# -- finding codes among a cut's states: a table over their range, or hashing ---------------------------------------
+
+
+@pytest.mark.parametrize("dense", [True, False])
+@pytest.mark.parametrize("span", [1, 50, 1 << 12, 1 << 40])
+def test_code_index_finds_what_a_sorted_search_finds(monkeypatch, dense, span):
+    if not dense:
+        monkeypatch.setattr(ordered, "DENSE_INDEX", 0)
+        monkeypatch.setattr(ordered, "DENSE_FACTOR", 0)
+        monkeypatch.setattr(ordered, "INSERT_STEP", 5)  # built in steps, the clock read between them
+    rng = np.random.default_rng(span)
+    codes = np.unique(rng.integers(0, span, size=min(span, 300)))
+    reads = []
+    index = ordered._CodeIndex(codes, lambda: reads.append(1))
+    assert dense or index.table is None
+    asked = np.concatenate([codes, rng.integers(-5, span + 5, size=400), [-(1 << 61), codes[-1] + 1]])
+    asked = asked[: len(asked) // 2 * 2].reshape(2, -1)
+    at = np.searchsorted(codes, asked).clip(0, len(codes) - 1)
+    want = np.where((asked >= 0) & (codes[at] == asked), at, -1)
+    got = index.find(asked)
+    assert got.shape == asked.shape and np.array_equal(got, want)
+    assert dense or len(reads) >= len(codes) // 5
+    assert np.array_equal(ordered._CodeIndex(codes[:0]).find(asked), np.full(asked.shape, -1))
+
+
+def test_code_set_keeps_each_code_once_as_it_grows(monkeypatch):
+    monkeypatch.setattr(ordered, "INSERT_STEP", 64)
+    rng = np.random.default_rng(1)
+    seen = ordered._CodeSet()
+    added = []
+    for size in (10, 70_000, 3, 200_000, 0, 5000):  # slices larger than the table: it grows first
+        part = rng.integers(0, 1 << 45, size=size) % (1 << rng.integers(4, 45))
+        part = np.concatenate([part, part[: size // 3]])  # repeats, within a slice and across slices
+        seen.add(part)
+        added.append(part)
+        assert 2 * seen.size() <= len(seen.keys)
+    assert np.array_equal(seen.sorted(), np.unique(np.concatenate(added)))
+
+
+def _hashed(mp) -> None:
+    """Every cut's states found by hashing, its codes put into tables a few at a time, one resource per matrix of
+    a join (SourceProgramme._prepare)."""
+    mp.setattr(ordered, "DENSE_SPAN", 0)
+    mp.setattr(ordered, "DENSE_INDEX", 0)
+    mp.setattr(ordered, "DENSE_FACTOR", 0)
+    mp.setattr(ordered, "INSERT_STEP", 3)
+    mp.setattr(ordered, "GROUP_CELLS", 1)
+
+
+@pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
+def test_hashed_cuts_list_the_brute_force(name, sc):  # 702.19b, 702.19c, 510.1a
+    with pytest.MonkeyPatch.context() as mp:
+        _hashed(mp)
+        _lister_against_the_oracle(sc, seed=len(name))
+
+
+@settings(max_examples=40, deadline=None)
+@given(overlapping_boards(max_attackers=4, max_blockers=4, max_power=4), st.integers(0, 3))
+def test_hashed_cuts_against_the_oracle(sc, seed):  # 702.19b, 702.19c, 702.2c
+    with pytest.MonkeyPatch.context() as mp:
+        _hashed(mp)
+        event("listed" if _lister_against_the_oracle(sc, seed=seed) else "nothing of several sources")
+
+
+@pytest.mark.parametrize("hashed", [False, True])
+def test_hashed_and_dense_programmes_rank_alike(hashed):  # the same counts, ranks and unranks either way
+    plan = Combat(load_scenario(random_sharing(6, 8, per=3, seed=2))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    old = ComponentDP(plan, comp)
+    with pytest.MonkeyPatch.context() as mp:
+        if hashed:
+            _hashed(mp)
+        prog = SourceProgramme(plan, comp)
+        assert prog.count() == old.count()
+        for i in random.Random(5).sample(range(prog.count()), 20):
+            v = prog.unrank(i)
+            assert v == old.unrank(i) and prog.rank(v) == i
+
+
+# -- the clock during construction ---------------------------------------------------------------------------------
+
+
+def _fake_clock(monkeypatch, jump_at: int | None) -> list[int]:
+    """trample.limits.monotonic replaced: 0 for the first ``jump_at`` readings, then far past any limit; the
+    readings are counted."""
+    from trample import limits
+
+    reads: list[int] = []
+
+    def clock() -> float:
+        reads.append(1)
+        return 0.0 if jump_at is None or len(reads) <= jump_at else 1e9
+
+    monkeypatch.setattr(limits, "monotonic", clock)
+    return reads
+
+
+@pytest.mark.parametrize("hashed", [False, True])
+def test_construction_reads_the_clock_all_along(monkeypatch, hashed):
+    # the source programme (and the first block of its listing) of a board whose construction takes a while:
+    # the clock is read at least once per PAIRS pairs of cut states x table entries, and the first reading past
+    # the deadline stops the construction there (no further reading, LimitReached)
+    if hashed:
+        _hashed(monkeypatch)
+    plan = Combat(load_scenario(random_sharing(9, 11, 3, seed=1))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    reads = _fake_clock(monkeypatch, None)
+    deadline = Deadline(1.0, start=0.0)
+    prog = SourceProgramme(plan, comp, deadline)
+    next(prog.blocks(1 << 16, deadline=deadline))
+    total = len(reads)
+    pairs = sum(len(prog.codes[j]) * len(prog.tkeys[j]) for j in range(len(comp)))
+    assert total >= 2 * pairs // ordered.PAIRS  # forwards and backwards
+    for jump in sorted({1, 2, total // 3, total // 2, total - 1}):
+        reads = _fake_clock(monkeypatch, jump)
+        deadline = Deadline(1.0, start=0.0)
+        with pytest.raises(LimitReached):
+            next(SourceProgramme(plan, comp, deadline).blocks(1 << 16, deadline=deadline))
+        assert len(reads) == jump + 1  # stopped at the first reading past the limit
