@@ -73,6 +73,10 @@ PRESOLVE_GROUPS = 256
 #: the most divisions of the other player's part listed (more: the listing answers)
 MAX_DIVISIONS = 1 << 16
 
+#: :func:`_labels` reads arrays of up to this many rows with a dict (measured: 13 rows 11 us against numpy's 50 us;
+#: 155 rows 64 us against 53 us)
+SMALL_ROWS = 64
+
 X, Z, SHARED = "x", "z", "shared"
 
 
@@ -211,6 +215,16 @@ def _labels(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     first index)."""
     if not a.shape[1] and len(a):
         return np.zeros(len(a), dtype=np.int64), np.zeros(1, dtype=np.int64)
+    if len(a) <= SMALL_ROWS:  # a few rows: a dict of the rows is quicker than numpy's sorts
+        seen: dict[tuple, int] = {}
+        label, firsts = [], []
+        for n, row in enumerate(map(tuple, a.tolist())):
+            g = seen.get(row)
+            if g is None:
+                g = seen[row] = len(firsts)
+                firsts.append(n)
+            label.append(g)
+        return np.array(label, dtype=np.int64), np.array(firsts, dtype=np.int64)
     code = _row_codes(a)
     if code is None:
         _, first, label = np.unique(a, axis=0, return_index=True, return_inverse=True)

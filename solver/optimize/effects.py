@@ -241,6 +241,19 @@ def _layout(step: DamageStep) -> tuple:
     return held
 
 
+def _lifelinked(step: DamageStep) -> dict[str, list[int]]:
+    """Per player, the columns of their blockers with lifelink (702.15b), in column order (kept on the step)."""
+    held = step.__dict__.get("_effects_lifelinked")
+    if held is None:
+        s = step.scenario
+        held = {}
+        for k, c in enumerate(_layout(step)[0]):
+            if c.has(Keyword.LIFELINK) and s.kind(c.id) == ObjectKind.BLOCKER:
+                held.setdefault(s.blocker_controller(c.id), []).append(k)
+        step.__dict__["_effects_lifelinked"] = held
+    return held
+
+
 class EffectsModel:
     """The solved side's assignment on the reference model, with what its damage does encoded (module text)."""
 
@@ -386,13 +399,8 @@ class EffectsModel:
         key = ("loss", p)
         if key not in self._cache:
             out = self._sum(k for k in self.incoming.get(p, ()) if not self.src[k].has(Keyword.INFECT))
-            for k, c in enumerate(self.src):
-                if (
-                    c.has(Keyword.LIFELINK)
-                    and self.s.kind(c.id) == ObjectKind.BLOCKER
-                    and self.s.blocker_controller(c.id) == p
-                ):
-                    out.add(self.dealt[k], -1)  # 702.15b
+            for k in _lifelinked(self.step).get(p, ()):
+                out.add(self.dealt[k], -1)  # 702.15b
             self._cache[key] = out
         return self._cache[key]
 

@@ -72,6 +72,10 @@ class Lin:
         return lo, hi
 
     def expr(self):
+        if self.const == 0 and len(self.terms) == 1:  # one variable: itself (no sum built)
+            ((var, c, _, _),) = self.terms.values()
+            if c == 1:
+                return var
         from ortools.sat.python import cp_model
 
         items = [(v, c) for v, c, _, _ in self.terms.values() if c]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -175,3 +176,20 @@ def test_bands_weights_are_the_loops(data):
         mp.setattr(bands._Encoded, "weights", checked)
         assert bands.solve_by_model(step, objs) is not None
     assert seen  # the interacting shape was encoded
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 4), min_size=3, max_size=3), min_size=0, max_size=90),
+    st.integers(0, 3),
+)
+def test_labels_of_a_few_rows_are_numpys(rows, width):
+    # bands._labels: the dict path for a few rows gives numpy's labels (each row's index among the distinct rows
+    # in the order they first appear, each distinct row's first index)
+    a = np.array(rows, dtype=np.int64).reshape(len(rows), 3)[:, :width]
+    small = bands._labels(a)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bands, "SMALL_ROWS", -1)
+        ref = bands._labels(a)
+    assert small[0].tolist() == ref[0].tolist()
+    assert small[1].tolist() == ref[1].tolist()
