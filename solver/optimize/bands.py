@@ -217,14 +217,15 @@ def _labels(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(len(a), dtype=np.int64), np.zeros(1, dtype=np.int64)
     if len(a) <= SMALL_ROWS:  # a few rows: a dict of the rows is quicker than numpy's sorts
         seen: dict[tuple, int] = {}
-        label, firsts = [], []
+        labels: list[int] = []
+        firsts: list[int] = []
         for n, row in enumerate(map(tuple, a.tolist())):
             g = seen.get(row)
             if g is None:
                 g = seen[row] = len(firsts)
                 firsts.append(n)
-            label.append(g)
-        return np.array(label, dtype=np.int64), np.array(firsts, dtype=np.int64)
+            labels.append(g)
+        return np.array(labels, dtype=np.int64), np.array(firsts, dtype=np.int64)
     code = _row_codes(a)
     if code is None:
         _, first, label = np.unique(a, axis=0, return_index=True, return_inverse=True)
@@ -536,16 +537,16 @@ class _Encoded:
         xs = np.array([[lin.bounds() for lin in ls] for ls in self.xs], dtype=np.int64).reshape(n_p, n_j, 2)
         rows: dict[int, int] = {}
         unit_bounds: list[list[list[tuple[int, int]]]] = []
-        per_group = []
+        per_group: list[list[int]] = []
         for us in self.parts.values():
-            at = []
+            mine = []
             for u in us:
                 n = rows.get(id(u))
                 if n is None:
                     n = rows[id(u)] = len(unit_bounds)
                     unit_bounds.append([[lin.bounds() for lin in ls] for ls in u[1]])
-                at.append(n)
-            per_group.append(at)
+                mine.append(n)
+            per_group.append(mine)
         n_g = len(per_group)
         sums = np.zeros((n_g, n_p, n_j, 2), dtype=np.int64)
         if unit_bounds:
@@ -553,10 +554,10 @@ class _Encoded:
             sums += ub[np.array(per_group, dtype=np.int64).reshape(n_g, -1)].sum(axis=1)
         own = np.array(self.own_values, dtype=np.int64).reshape(len(self.own_values), n_p, n_j)
         lists = list(self.own.values())  # each group's own parts (one or more each): one segment per group
-        at = np.array([0, *itertools.accumulate(len(owns) for owns in lists[:-1])], dtype=np.int64)
+        starts = np.array([0, *itertools.accumulate(len(owns) for owns in lists[:-1])], dtype=np.int64)
         values = own[np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64)]
-        lo_own = np.minimum.reduceat(values, at, axis=0) if n_g else np.zeros((0, n_p, n_j), dtype=np.int64)
-        hi_own = np.maximum.reduceat(values, at, axis=0) if n_g else np.zeros((0, n_p, n_j), dtype=np.int64)
+        lo_own = np.minimum.reduceat(values, starts, axis=0) if n_g else np.zeros((0, n_p, n_j), dtype=np.int64)
+        hi_own = np.maximum.reduceat(values, starts, axis=0) if n_g else np.zeros((0, n_p, n_j), dtype=np.int64)
         group_lo = xs[None, :, :, 0] + sums[..., 0] + lo_own  # (group, profile, objective)
         group_hi = xs[None, :, :, 1] + sums[..., 1] + hi_own
         lows, highs = [], []
