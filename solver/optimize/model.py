@@ -23,7 +23,8 @@ LEAN_PARAMS = {"linearization_level": 0, "symmetry_level": 0, "cp_model_probing_
 # The models of boards with effects (optimize.effects, optimize.bands) on LEAN_PARAMS with core-based optimisation:
 # their packed objectives (a kill or overkill bound that propagation alone proves slowly: a doubling attacker's
 # overkill, 33 ms -> 8 ms; the interacting banding board, 7 -> 3 ms) are proven from below. Only with the tie-break
-# (any optimum is then the one smallest vector, so the answer cannot depend on the settings).
+# (any optimum is then the one smallest vector, so the answer cannot depend on the settings), and only where the
+# solved player maximises (where the other player divides all their damage the worst line is minimised: slower).
 CORE_PARAMS = {**LEAN_PARAMS, "optimize_with_core": True}
 
 
