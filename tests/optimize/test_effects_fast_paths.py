@@ -1,4 +1,4 @@
-"""The shortcuts of the effect boards' models (issue 21: effect boards within 3x of the same board without effects)
+"""The shortcuts of the effect boards' models (to solve effect boards within 3x of the same boards without effects)
 give the answers of the paths they replace, on generated boards:
 
 - CP-SAT's core-based optimisation (``model.CORE_PARAMS``, used by :mod:`trample.optimize.effects` and
