@@ -240,8 +240,7 @@ def solve_whole(
     ``time_limit`` (wall-clock seconds, the whole search, checked all along: listing the defender's replies,
     each one-step solve gets the time left): when it runs out, the best line whose every defender reply was
     searched is returned with status ``feasible``; when no line was searched completely, status ``unknown`` and
-    no line. Other options go to each one-step solve. (``_shared``: internal, what the lethal probes share with
-    the search after them, :class:`_Shared`.)
+    no line. Other options go to each one-step solve. ``_shared`` (internal): the probes' pass, :class:`_Shared`.
     """
     start = time.perf_counter()
     deadline = deadline_of(time_limit)

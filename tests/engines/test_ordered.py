@@ -170,6 +170,8 @@ def test_a_shifting_programme_ranks_the_same_before_and_after_the_shift(monkeypa
 def test_many_draws_give_the_column_programme_its_long_trial(monkeypatch):
     # one unrank: a short trial, then the source programme; a sample of MANY draws: the long trial first
     monkeypatch.setattr(direct, "COLUMN_TRIAL", 1e-9)
+    # the long trial's length is wall time: generous, so that a loaded machine still builds within it
+    monkeypatch.setattr(direct, "COLUMN_TRIAL_MANY", 600.0)
     combat = Combat(load_scenario(pw_cycle(6)))
     (comp,) = [c for c in combat.plan.components if len(c) > 1]
     engine = get_engine("direct", needs=[PROGRAMME])
