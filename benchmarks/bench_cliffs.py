@@ -791,6 +791,29 @@ def start_up(tmp: Path):
             t is not None and t <= 0.3,
             "median of 3 fresh processes, bytecode compiled as pip installs it",
         )
+    # an effect board needs the CP-SAT model (OR-Tools imported, without pandas: engines.cpsat.import_cp_model);
+    # beside the same board without its effect, which the direct engine answers (issue 21: effects within 3x)
+    doc = json.loads((ROOT / "examples" / "lifelink.json").read_text())
+    plain = json.loads(json.dumps(doc))
+    plain["blockers"][0]["keywords"] = []
+    times = {}
+    for name, board in (("lifelink.json", doc), ("the same without lifelink", plain)):
+        path = write(tmp / f"start-{len(times)}.json", board)
+        argv = ["solve", path, "--objective", "lethal"]
+        rss_of(argv, cap=CAP, env=env)
+        runs = [rss_of(argv, cap=CAP, env=env)[1] for _ in range(REPEAT)]
+        times[name] = None if any(r is None for r in runs) else statistics.median(runs)
+    ours, base = times["lifelink.json"], times["the same without lifelink"]
+    ratio = None if ours is None or not base else ours / base
+    show(
+        "start",
+        "trample solve lifelink.json --objective lethal (vs no lifelink)",
+        ratio,
+        "<= 3x",
+        "x",
+        ratio is not None and ratio <= 3,
+        f"{_fmt(ours, 's')} vs {_fmt(base, 's')}" if ours is not None and base is not None else "",
+    )
 
 
 def whole_combat():

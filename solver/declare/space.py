@@ -502,7 +502,7 @@ class DeclarationSpace:
         """One Boolean per chooser and option; ``free``: only the options that cost nothing (the 508.1d / 509.1c
         maximum: no player is required to pay a cost to obey a requirement), else the total cost each player
         pays at most their mana (508.1h-j, 509.1d-f)."""
-        from ortools.sat.python import cp_model
+        from ..engines.cpsat import cp_model
 
         model = cp_model.CpModel()
         x = {}  # (chooser, option) -> bool: exactly one option per chooser
@@ -537,9 +537,8 @@ class DeclarationSpace:
 
     def max_obeyed_cpsat(self) -> int:
         """The 509.1c / 508.1d maximum, by CP-SAT (the reference for :meth:`max_obeyed`)."""
-        from ortools.sat.python import cp_model
-
-        from ..engines.cpsat import new_solver  # the one place CP-SAT solvers are made (SIGINT left to Python)
+        # new_solver: the one place CP-SAT solvers are made (SIGINT left to Python)
+        from ..engines.cpsat import cp_model, new_solver
 
         model, _, total = self._model(free=True)
         model.maximize(total)
@@ -551,7 +550,7 @@ class DeclarationSpace:
     def choices_cpsat(self) -> list[tuple[int, ...]]:
         """Every legal declaration's option indices (without bands), listed by CP-SAT (sorted): the reference for
         counting."""
-        from ortools.sat.python import cp_model
+        from ..engines.cpsat import cp_model
 
         best = self.max_obeyed_cpsat()
         model, x, total = self._model()

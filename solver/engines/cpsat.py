@@ -17,18 +17,67 @@ Enumeration pins ``num_workers = 1`` (more workers silently lose solutions while
 from __future__ import annotations
 
 import atexit
+import importlib
 import queue
+import sys
 import threading
+import types
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING, Any
 
 from ..limits import NEVER, Deadline, LimitReached, check_interrupt, register_search
 from ..rules import DamagePlan, Gate, Route
 from . import EFFECTS
 from .effects import Effects, listed_effects
+
+
+class DeferredPandas(types.ModuleType):
+    """Stands for pandas while OR-Tools' ``cp_model`` is imported (:func:`import_cp_model`), then forwards to it.
+
+    ``cp_model`` imports pandas at its top only for its ``*_series`` helpers (``pd.Index`` and ``pd.Series`` in
+    annotations and in those helpers' ``isinstance`` tests); trample never calls them, and pandas costs 0.3-0.4 s
+    of CPU, about half of importing ``cp_model``. While ``cp_model`` is imported, those two names are
+    placeholders (its annotations keep them); afterwards every name is read from the real pandas, imported at the
+    first such reading, so a caller of the ``*_series`` helpers gets pandas' own classes."""
+
+    PLACEHOLDERS = ("Index", "Series")
+
+    def __init__(self) -> None:
+        super().__init__("pandas", "pandas, imported when first used (trample.engines.cpsat.import_cp_model)")
+        for name in self.PLACEHOLDERS:
+            setattr(self, name, type(name, (), {"__module__": "pandas (not imported)"}))
+
+    def forward(self) -> None:
+        """From now on, every name is pandas' own."""
+        for name in self.PLACEHOLDERS:
+            delattr(self, name)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or sys.modules.get("pandas") is self:
+            raise AttributeError(f"pandas.{name}: pandas is not imported while cp_model is")
+        return getattr(importlib.import_module("pandas"), name)
+
+
+def import_cp_model() -> types.ModuleType:
+    """OR-Tools' ``cp_model``, imported without importing pandas (:class:`DeferredPandas`) unless pandas is
+    already imported; every module of trample takes ``cp_model`` from here."""
+    if "pandas" in sys.modules or "ortools.sat.python.cp_model" in sys.modules:
+        return importlib.import_module("ortools.sat.python.cp_model")
+    stand_in = DeferredPandas()
+    sys.modules["pandas"] = stand_in
+    try:
+        return importlib.import_module("ortools.sat.python.cp_model")
+    finally:
+        if sys.modules.get("pandas") is stand_in:
+            del sys.modules["pandas"]
+        stand_in.forward()
+
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model as cp_model  # re-exported: every module takes it from here
+else:
+    cp_model = import_cp_model()
 
 
 @dataclass

@@ -77,7 +77,7 @@ class Lin:
             ((var, c, _, _),) = self.terms.values()
             if c == 1:
                 return var
-        from ortools.sat.python import cp_model
+        from ..engines.cpsat import cp_model
 
         items = [(v, c) for v, c, _, _ in self.terms.values() if c]
         if not items:
@@ -262,7 +262,7 @@ class Runner:
     ):
         """``params``: the CpSolver settings (None: ``lean`` on models of <= SMALL_COLUMNS columns, else CP-SAT's
         defaults, escalating to STRONG_PARAMS when a solve drags)."""
-        from ortools.sat.python import cp_model
+        from ..engines.cpsat import cp_model
 
         self.cp = cp_model
         self.om = om
