@@ -72,7 +72,7 @@ from ..models.vocabulary import Modifier
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
 from .listing import evaluate, lethal_report, other_side_step, vector_of
-from .model import PACK_LIMIT, Budget, Lin, ObjectiveModel, Runner, Term, lex_optimise
+from .model import CORE_PARAMS, LEAN_PARAMS, PACK_LIMIT, Budget, Lin, ObjectiveModel, Runner, Term, lex_optimise
 from .objectives import VALUE_LIMIT, Definitions, json_number
 from .results import (
     STATUS_FEASIBLE,
@@ -241,6 +241,19 @@ def _layout(step: DamageStep) -> tuple:
     return held
 
 
+def _lifelinked(step: DamageStep) -> dict[str, list[int]]:
+    """Per player, the columns of their blockers with lifelink (702.15b), in column order (kept on the step)."""
+    held = step.__dict__.get("_effects_lifelinked")
+    if held is None:
+        s = step.scenario
+        held = {}
+        for k, c in enumerate(_layout(step)[0]):
+            if c.has(Keyword.LIFELINK) and s.kind(c.id) == ObjectKind.BLOCKER:
+                held.setdefault(s.blocker_controller(c.id), []).append(k)
+        step.__dict__["_effects_lifelinked"] = held
+    return held
+
+
 class EffectsModel:
     """The solved side's assignment on the reference model, with what its damage does encoded (module text)."""
 
@@ -386,13 +399,8 @@ class EffectsModel:
         key = ("loss", p)
         if key not in self._cache:
             out = self._sum(k for k in self.incoming.get(p, ()) if not self.src[k].has(Keyword.INFECT))
-            for k, c in enumerate(self.src):
-                if (
-                    c.has(Keyword.LIFELINK)
-                    and self.s.kind(c.id) == ObjectKind.BLOCKER
-                    and self.s.blocker_controller(c.id) == p
-                ):
-                    out.add(self.dealt[k], -1)  # 702.15b
+            for k in _lifelinked(self.step).get(p, ()):
+                out.add(self.dealt[k], -1)  # 702.15b
             self._cache[key] = out
         return self._cache[key]
 
@@ -568,6 +576,38 @@ def objective_of(em: EffectsModel, obj, prof: _Profile, scale: int, keep=None) -
     return out
 
 
+def unit_objective(em: EffectsModel, obj, prof: _Profile, scale: int, unit: tuple[bool, str]) -> Lin:
+    """:func:`objective_of` with ``keep`` the one unit ``unit`` (``(True, player)``: their loss; ``(False, id)``: a
+    recipient's damage, kill or overkill), read directly instead of filtering every unit (:mod:`.bands` reads
+    each unit on its own model)."""
+    s = em.s
+    player, i = unit
+    out = Lin()
+    if player:  # a player's loss: only lethal reads it
+        if obj.kind == ObjectiveKind.LETHAL:
+            for _ in range(sum(p.id == i for p in s.players)):
+                out.add(em.loses(i, prof))
+        return out
+    # as often as objective_of's lists name it (once each)
+    if obj.kind == ObjectiveKind.MAX_DAMAGE:
+        for _ in range(([obj.target] if obj.target else [p.id for p in s.players]).count(i)):
+            out.add(em.dealt_to(i))
+    elif obj.kind == ObjectiveKind.LETHAL:
+        pass
+    elif obj.kind == ObjectiveKind.MAX_KILLS:
+        for _ in range(em.killable.count(i)):
+            out.add(em.killed(i, prof))
+    elif obj.kind == ObjectiveKind.MAX_VALUE:
+        for _ in range([*em.killable, *em.walkers].count(i)):
+            out.add(em.killed(i, prof), int(exact(value_of(s[i])) * scale))
+    elif obj.kind == ObjectiveKind.MIN_OVERKILL:
+        if i in em.incoming:
+            out.add(em.overkill(i))
+    else:  # pragma: no cover - parse_objectives knows every kind
+        raise ValueError(obj.kind)
+    return out
+
+
 def separable(step: DamageStep) -> tuple[DamageStep | None, bool, list[int], bool]:
     """(the other side's step, None for ``side="both"``; does the other player divide *all* of the solved side's
     damage; the other side's columns whose damage the solved player divides; does the other player divide only
@@ -637,7 +677,15 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
         terms += [Term(em._x(k), False, False) for k in range(len(em.cols))]
 
     runner = Runner(
-        em.om, budget, settings.get("workers", 1), settings.get("presolve", False), False, settings.get("params")
+        em.om,
+        budget,
+        settings.get("workers", 1),
+        settings.get("presolve", False),
+        False,
+        settings.get("params"),
+        # the cores prove a maximised packed value from below; where the other player divides it all (no_choice,
+        # the worst line minimised) they are slower (a banding blocker on the power-20 trampler: 2.1 -> 5.4 ms)
+        CORE_PARAMS if tie_break and not no_choice else LEAN_PARAMS,
     )
     wants_lethal = any(o.kind == ObjectiveKind.LETHAL for o in objs)
     reachable = _reachable(em, runner, choices, no_choice) if wants_lethal else {}
