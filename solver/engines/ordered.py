@@ -1002,3 +1002,7 @@ class _Frame:
         e = np.arange(lo, hi, dtype=np.int64) + np.repeat(base - self.first[p0:p1], counts)
         prefix = np.repeat(self.prefix[p0:p1], counts) if self.j else self.prefix
         return prefix, kids[e], tos[e]
+
+
+#: the walk within one source, weighted by its keys' completions: engines/conditioned.py walks with it too
+Walk = _Walk
