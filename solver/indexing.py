@@ -12,7 +12,8 @@ direct engine):
 
 ``rank`` and ``unrank`` run the direct engine's programme of each component (:meth:`DirectEngine.programme`: a lone
 source's column programme, or for several sources the elimination tables walked a source at a time,
-:mod:`trample.engines.ordered`; exact Python integers, whatever the size of the space) and never list assignments;
+:mod:`trample.engines.conditioned` for a few uses and :mod:`trample.engines.ordered`; exact Python integers,
+whatever the size of the space) and never list assignments;
 they do not depend on the engine a :class:`~trample.combat.Combat` was opened with. ``sample`` unranks uniform
 integers drawn by ``random.Random(seed).randrange(count)``, so it is exactly uniform and reproducible.
 """

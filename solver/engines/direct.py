@@ -69,8 +69,9 @@ from ..models import FormatError
 from ..rules import DamagePlan, Gate, Route, SourcePlan
 from . import BLOCKS, EFFECTS, PROGRAMME, Programme
 from .by_source import compositions
+from .conditioned import ConditionedProgramme
 from .effects import Effects, effect_counts, listed_effects
-from .elimination import Graph, count_component
+from .elimination import Graph, OverBudget, count_component
 from .ordered import SPLIT_LIMIT, SourceProgramme, TooWide
 
 FREE = -1
@@ -1113,11 +1114,14 @@ COLUMN_TRIAL = 0.05  # seconds the column programme may take to build before ran
 #: source programme's milliseconds, so for a thousand draws a longer build pays
 COLUMN_TRIAL_MANY = 3.0
 MANY = 64  # draws at or above which a sample builds for many (COLUMN_TRIAL_MANY)
+#: ranking past the column programme's trial starts with the count's joins, the prefix fixed (engines/conditioned.py),
+#: below MANY uses (False: the source programme at once, as before it)
+CONDITIONED = True
 
 
 def index_programme(
     plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, uses: int = 1
-) -> ComponentDP | SourceProgramme | ShiftingProgramme:
+) -> ComponentDP | ConditionedProgramme | SourceProgramme | ShiftingProgramme:
     """The (cached) programme that ranks and unranks one component in the canonical order (see
     :meth:`DirectEngine.programme`); a column programme already built is used as it is. ``uses``: how many ranks
     or unranks the caller means to make (MANY or more: the column programme gets the longer trial first)."""
@@ -1142,9 +1146,11 @@ def index_programme(
                 deadline.check()
         if isinstance(prog, ShiftingProgramme):
             prog.long_tried = True
+            if isinstance(prog.source, ConditionedProgramme):  # many uses: the source programme's milliseconds
+                prog.source = SourceProgramme(plan, key, deadline)
             return prog
         try:
-            source = SourceProgramme(plan, key, deadline)
+            source = _walked(plan, key, deadline, uses)
         except TooWide:  # pragma: no cover - a cut of more resources than an int64 codes
             return component_dp(plan, key, deadline)
         prog = cache[key] = source if COLUMN_TRIAL <= 0 else ShiftingProgramme(plan, key, source, first)
@@ -1152,21 +1158,41 @@ def index_programme(
             prog.long_tried = True
     if isinstance(prog, ShiftingProgramme):
         prog.deadline = deadline
+        if isinstance(prog.source, ConditionedProgramme):
+            prog.source.deadline = deadline
     return prog
+
+
+def _walked(
+    plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | None, uses: int
+) -> ConditionedProgramme | SourceProgramme:
+    """A programme that walks a source at a time: the count's joins with the prefix held fixed
+    (:class:`~trample.engines.conditioned.ConditionedProgramme`: no build beyond about a count, about a count per
+    rank or unrank) for a few uses; the source programme (its cuts' states all built: seconds on random graphs, then
+    milliseconds per use) for MANY or more, or when the former passes its work bound."""
+    if uses < MANY and CONDITIONED:
+        try:
+            return ConditionedProgramme(plan, key, deadline)
+        except OverBudget:
+            pass
+    return SourceProgramme(plan, key, deadline)
 
 
 _R = TypeVar("_R")
 
 
 class ShiftingProgramme:
-    """The source programme (:class:`~trample.engines.ordered.SourceProgramme`: milliseconds an unrank), replaced by
-    the column programme (microseconds) once the ranks and unranks made with it have taken as long as a new trial
-    of the column programme would: each trial twice as long as the one before, and made only once the ranks and
-    unranks since the last one have taken that long. So the trials cost at most about as much as the ranks and
-    unranks themselves, and a caller that ranks or unranks for longer than the column programme takes to build ends
-    with it. The canonical order is the same: only the time changes."""
+    """The count's joins with the prefix fixed (:class:`~trample.engines.conditioned.ConditionedProgramme`: about a
+    count an unrank) or the source programme (:class:`~trample.engines.ordered.SourceProgramme`: milliseconds an
+    unrank), replaced by the next one (the source programme, then the column programme: microseconds) once the
+    ranks and unranks made with it have taken as long as a new trial of the next would: each trial twice as long as
+    the one before, and made only once the ranks and unranks since the last one have taken that long. So the trials
+    cost at most about as much as the ranks and unranks themselves, and a caller that ranks or unranks for longer
+    than the next programme takes to build ends with it. The canonical order is the same: only the time changes."""
 
-    def __init__(self, plan: DamagePlan, key: tuple[int, ...], source: SourceProgramme, tried: float):
+    def __init__(
+        self, plan: DamagePlan, key: tuple[int, ...], source: ConditionedProgramme | SourceProgramme, tried: float
+    ):
         self.plan, self.key, self.source = plan, key, source
         self.columns = source.columns
         self.column: ComponentDP | None = None
@@ -1200,7 +1226,10 @@ class ShiftingProgramme:
             return  # no trial past the caller's time limit
         self.spent = 0.0
         try:
-            self.column = component_dp(self.plan, self.key, Deadline(self.trial))
+            if isinstance(self.source, ConditionedProgramme):
+                self.source = SourceProgramme(self.plan, self.key, Deadline(self.trial))
+            else:
+                self.column = component_dp(self.plan, self.key, Deadline(self.trial))
         except LimitReached:
             self.trial *= 2
 
@@ -1340,10 +1369,11 @@ class DirectEngine:
     # -- PROGRAMME ---------------------------------------------------------------------------------
     def programme(
         self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, uses: int = 1
-    ) -> ComponentDP | SourceProgramme | ShiftingProgramme:
+    ) -> ComponentDP | ConditionedProgramme | SourceProgramme | ShiftingProgramme:
         """The (cached) counting programme of one component: count, rank, unrank (trample.indexing), in the
         canonical order: a lone source's column programme (a bit per gate; unrank in microseconds), else the
-        column programme where it builds within a short trial, else the source-at-a-time programme on the
+        column programme where it builds within a short trial, else the count's joins with the prefix fixed
+        (:mod:`~trample.engines.conditioned`, below MANY uses) or the source-at-a-time programme on the
         elimination tables (:mod:`~trample.engines.ordered`) until ranks and unranks have paid for the column
         programme (:class:`ShiftingProgramme`). ``uses``: the ranks or unranks the caller means to make."""
         return index_programme(plan, component, deadline, uses)

@@ -1480,3 +1480,13 @@ def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None)
     if not len(tables[split.slot]):
         return 0
     return int(_contract(split.graph, tables, split.joins, split.ring, Budget(deadline or NEVER, None)))
+
+
+# -- the seams of engines/conditioned.py: rank and unrank with the count's own tables, joins and plans -------------
+
+Table = _Table
+Planned = _Planned
+Planner = _Planner
+join = _join
+normalise = _normalise
+path_plan = _path_plan

@@ -1159,3 +1159,7 @@ class _CodeIndex:
             on = taken & ~hit
             idx, c, h = idx[on], c[on], (h[on] + 1) & mask
         return res.reshape(code.shape)
+
+
+#: the walk within one source, weighted by its keys' completions: engines/conditioned.py walks with it too
+Walk = _Walk

@@ -1,0 +1,197 @@
+"""Rank and unrank with the count's joins, the prefix held fixed (engines/conditioned.py), against the oracles.
+
+The brute force (tests/oracles/brute.py, written from the rules) lists the legal assignments; sorted by the canonical
+key they must be ``unrank(0), unrank(1), ...`` and rank must give each its index back. On boards too large for it, the
+source programme's listing (``SourceProgramme.blocks``, another method: every reachable cut state) and the column
+programme give the order, and each of their rows must come back from ``rank`` and out of ``unrank``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from brute import brute_force
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from strategies import scenarios
+from test_ordered import SHAPES, _canonical, _key, _splits
+from test_perf_paths import overlapping_boards
+
+from benchmarks.boards import pw_cycle, random_sharing
+from trample import Combat, indexing
+from trample.engines import PROGRAMME, conditioned, direct, get_engine
+from trample.engines.conditioned import ConditionedProgramme
+from trample.engines.direct import ComponentDP
+from trample.engines.elimination import OverBudget, count_component
+from trample.engines.ordered import SourceProgramme
+from trample.limits import Deadline, LimitReached
+from trample.models import load_scenario
+
+
+@pytest.fixture(autouse=True)
+def _conditioned(monkeypatch):
+    # no column programme trial: the programme handed out is the one under test
+    monkeypatch.setattr(direct, "COLUMN_TRIAL", 0)
+    monkeypatch.setattr(direct, "CONDITIONED", True)
+
+
+def _against_the_oracle(sc: dict, side: str = "attacking") -> int:
+    combat = Combat(load_scenario(sc), side=side)
+    engine = get_engine("direct", needs=[PROGRAMME])
+    for comp in combat.plan.components:
+        if len(comp) > 1:
+            assert isinstance(engine.programme(combat.plan, comp), ConditionedProgramme)  # type: ignore[attr-defined]
+    expected = _canonical(combat, brute_force(sc, side))  # 702.19b/c, 702.2c, 510.1a: written from the rules
+    n = indexing.count(combat)
+    assert n == len(expected)
+    for i, key in enumerate(expected):
+        a = indexing.unrank(combat, i)
+        assert _key(combat, a) == key
+        assert indexing.rank(combat, a) == i
+    return n
+
+
+@pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
+def test_unrank_lists_the_brute_force_in_the_canonical_order(name, sc):  # 702.19b, 702.19c, 510.1a
+    assert _against_the_oracle(sc) > 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(scenarios(max_attackers=3, max_blockers=3), st.sampled_from(["attacking", "defending", "both"]))
+def test_generated_scenarios_against_the_oracle(sc, side):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k
+    combat = Combat(load_scenario(sc), side=side)
+    assume(not combat.plan.has_options)  # the canonical order does not cover as-though-unblocked (refused)
+    assume(combat.count() <= 3000)
+    _against_the_oracle(sc, side)
+
+
+@settings(max_examples=60, deadline=None)
+@given(overlapping_boards(max_attackers=4, max_blockers=4, max_power=4))
+def test_overlapping_boards_against_the_oracle(sc):  # 702.19b, 702.19c, 702.2c
+    combat = Combat(load_scenario(sc))
+    assume(combat.count() <= 3000)
+    _against_the_oracle(sc)
+
+
+@pytest.mark.parametrize("name,sc", SHAPES[:5], ids=[n for n, _ in SHAPES[:5]])
+def test_only_legal_vectors_have_a_rank(name, sc):  # 702.19b, 702.19c: an illegal split has no index
+    plan = Combat(load_scenario(sc)).plan
+    names = plan.source_names
+    brute = brute_force(sc)
+    for comp in plan.components:
+        if len(comp) < 2:
+            continue
+        cols = plan.component_columns(comp)
+        legal = {tuple(a.get(names[i], {}).get(r, 0) for i, r in cols) for a in brute}
+        prog = ConditionedProgramme(plan, comp)
+        per_source = [list(_splits(plan.sources[i].damage, len(plan.sources[i].routes))) for i in comp]
+        seen = 0
+        for combo in itertools.product(*per_source):
+            vec = tuple(v for split in combo for v in split)
+            r = prog.rank(vec)
+            assert (r is not None) == (vec in legal)
+            seen += r is not None
+        assert seen == len(legal)
+        assert prog.rank((0,) * (len(cols) - 1)) is None and prog.rank((-1,) * len(cols)) is None
+
+
+def _boards(seed: int, n: int, m: int, per: int) -> dict:
+    return random_sharing(n, m, per=per, seed=seed, power=(2, 6))
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10**6), st.integers(4, 8), st.integers(2, 3))
+def test_rank_and_unrank_follow_the_listing_order(seed, n, per):  # the source programme's listing, another method
+    sc = _boards(seed, n, n + 2, per)
+    plan = Combat(load_scenario(sc)).plan
+    rng = random.Random(seed)
+    for comp in plan.components:
+        if len(comp) < 2:
+            continue
+        prog, other = ConditionedProgramme(plan, comp), SourceProgramme(plan, comp)
+        assert prog.count() == other.count() == count_component(plan, comp)
+        for start in (0, rng.randrange(prog.count())):
+            block = next(other.blocks(rows=6, start=start))
+            for k, row in enumerate(block.tolist()):
+                assert prog.unrank(start + k) == tuple(row)
+                assert prog.rank(row) == start + k
+
+
+MEDIUM = [("cycle through planeswalkers, 6", pw_cycle(6))] + [
+    (f"random sharing 7 on 9 (seed {s})", random_sharing(7, 9, per=3, seed=s)) for s in range(3)
+]
+
+
+@pytest.mark.parametrize("name,sc", MEDIUM, ids=[n for n, _ in MEDIUM])
+def test_against_the_column_programme(name, sc):  # the same documented order, by another method
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        if len(comp) < 2:
+            continue
+        new, old = ConditionedProgramme(plan, comp), ComponentDP(plan, comp)
+        assert new.count() == old.count()
+        rng = random.Random(7)
+        for i in [0, 1, new.count() - 1, *(rng.randrange(new.count()) for _ in range(12))]:
+            v = new.unrank(i)
+            assert v == old.unrank(i)
+            assert new.rank(v) == i == old.rank(v)
+
+
+def test_counts_past_float64_are_exact():  # residues modulo primes, rebuilt by the Chinese remainder theorem
+    sc = random_sharing(9, 11, 3, seed=2)
+    plan = Combat(load_scenario(sc)).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    prog, other = ConditionedProgramme(plan, comp), SourceProgramme(plan, comp)
+    assert prog.ring.moduli and prog.count() == other.count() == count_component(plan, comp) > 2**50
+    for i in (0, prog.count() - 1, prog.count() // 3, 2**49 + 12345):
+        v = prog.unrank(i)
+        assert v == other.unrank(i) and prog.rank(v) == i
+
+
+def test_past_its_work_bound_the_source_programme_answers(monkeypatch):
+    sc = random_sharing(8, 10, per=3, seed=1)  # (the bound is read every CHECK_EVERY operations)
+    plan = Combat(load_scenario(sc)).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    picks = [0, 17, 4242]
+    expected = [SourceProgramme(plan, comp).unrank(i) for i in picks]
+    monkeypatch.setattr(conditioned, "STEP_WORK", 1)
+    with pytest.raises(OverBudget):  # the first source's completions: refused at once
+        ConditionedProgramme(plan, comp)
+    assert isinstance(direct._walked(plan, tuple(comp), None, 1), SourceProgramme)
+    monkeypatch.setattr(conditioned, "STEP_WORK", 2 * 10**7)
+    prog = ConditionedProgramme(plan, comp)
+    monkeypatch.setattr(conditioned, "STEP_WORK", 1)  # a later source's: the source programme from then on
+    assert [prog.unrank(i) for i in picks] == expected
+    assert prog.fallback is not None and [prog.rank(v) for v in expected] == picks
+
+
+def test_the_shift_goes_on_to_the_source_then_the_column_programme(monkeypatch):
+    monkeypatch.setattr(direct, "COLUMN_TRIAL", 1e-9)
+    plan = Combat(load_scenario(pw_cycle(6))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    engine = get_engine("direct", needs=[PROGRAMME])
+    prog = engine.programme(plan, comp)  # type: ignore[attr-defined]
+    assert isinstance(prog, direct.ShiftingProgramme) and isinstance(prog.source, ConditionedProgramme)
+    picks = [0, prog.count() - 1, 99991, 5 * 10**6]
+    before = [prog.unrank(i) for i in picks]
+    prog.spent, prog.trial = 120.0, 120.0
+    prog.unrank(0)
+    assert isinstance(prog.source, SourceProgramme) and prog.column is None
+    middle = [prog.unrank(i) for i in picks]
+    prog.spent, prog.trial = 120.0, 120.0
+    prog.unrank(0)
+    assert prog.column is not None
+    assert before == middle == [prog.unrank(i) for i in picks] == [ComponentDP(plan, comp).unrank(i) for i in picks]
+
+
+def test_a_passed_time_limit_stops_it():  # the clock is read within the joins
+    plan = Combat(load_scenario(random_sharing(9, 11, 3, seed=1))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    with pytest.raises(LimitReached):
+        ConditionedProgramme(plan, comp, Deadline(1e-9))
+    prog = ConditionedProgramme(plan, comp)
+    prog.deadline = Deadline(1e-9)
+    with pytest.raises(LimitReached):
+        prog.unrank(prog.count() // 2)
