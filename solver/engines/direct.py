@@ -1130,7 +1130,7 @@ def index_programme(
     built = plan.cache.of("direct").get(key)
     if built is not None or len(key) == 1:
         return built if built is not None else component_dp(plan, key, deadline)
-    cache = plan.cache.of("direct-ordered")
+    cache = plan.cache.of("direct-index")  # its own: the source lister's ("direct-ordered") lists with .blocks
     prog = cache.get(key)
     if prog is None or (uses >= MANY and isinstance(prog, ShiftingProgramme) and not prog.long_tried):
         # the column programme, where it builds within a short trial, unranks in microseconds (the source

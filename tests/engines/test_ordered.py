@@ -223,3 +223,18 @@ def test_unblocked_chain_supports_and_lists_without_the_signed_variants(monkeypa
     assert get_engine("direct").supports(combat.plan, combat.plan.components[0])
     first = next(iter(combat.assignments()))
     assert combat.is_legal(first)
+
+
+@pytest.mark.parametrize("first", ["rank", "list"])
+def test_ranking_and_listing_one_combat_in_either_order(monkeypatch, first):
+    # the ranking programme (a shifting wrapper) and the source lister are cached apart: a listing after an unrank
+    # once found the wrapper where it expected the lister's programme (AttributeError)
+    monkeypatch.setattr(direct, "COLUMN_TRIAL", 1e-9)
+    combat = Combat(load_scenario(pw_cycle(6)))
+    listed = list(itertools.islice(Combat(load_scenario(pw_cycle(6))).assignments(), 40))
+    if first == "rank":
+        assert indexing.unrank(combat, 5) == listed[5]
+    got = list(itertools.islice(combat.assignments(), 40))
+    assert got == listed
+    assert [indexing.unrank(combat, i) for i in (0, 5, 39)] == [listed[0], listed[5], listed[39]]
+    assert indexing.rank(combat, listed[7]) == 7
