@@ -46,6 +46,7 @@ from .elimination import (
     Ring,
     Rows,
     Table,
+    bucket_plan,
     domain_size,
     join,
     normalise,
@@ -202,7 +203,7 @@ class ConditionedProgramme:
             planned: list[Planned] = [
                 (planner.mask(tables[k].members), frozenset(tables[k].scope), len(tables[k])) for k in part
             ]
-            plans = [_bucket_plan(planner, planned, open_)]
+            plans = [bucket_plan(planner, planned, open_)]
             starts = sorted(range(len(part)), key=lambda k: (planned[k][2], len(planned[k][1])))
             for start in starts[:PATH_STARTS]:
                 path = path_plan(planner, planned, start)
@@ -276,38 +277,6 @@ class ConditionedProgramme:
         M = prod(moduli)
         coef = [(M // m) * pow(M // m, -1, m) for m in moduli]
         return [sum(int(r) * c for r, c in zip(col, coef)) % M for col in acc.T]
-
-
-def _bucket_plan(planner: Planner, tables: list[Planned], open_: frozenset[str]) -> tuple[int, list[tuple[int, int]]]:
-    """Bucket elimination of every resource but ``open_`` (source j's, which stay): each time, the tables holding
-    the resource whose join has the fewest possible states (min-size), joined smallest first. The tables left hold
-    only resources of ``open_``, each set apart (they are weighed one by one)."""
-    slots: list[Any] = list(tables)
-    joins: list[tuple[int, int]] = []
-    work = 0
-    while True:
-        live = [k for k, t in enumerate(slots) if t is not None]
-        names = sorted({x for k in live for x in slots[k][1]} - open_)
-        best: tuple[tuple[int, int], list[int]] | None = None
-        for x in names:
-            bucket = [k for k in live if x in slots[k][1]]
-            mask = 0
-            for k in bucket:
-                mask |= slots[k][0]
-            union = frozenset().union(*(slots[k][1] for k in bucket))
-            size = prod(d for d in (planner.size_of(y, mask) for y in union) if d)
-            est = (min(size, prod(slots[k][2] for k in bucket)), len(bucket))
-            if best is None or est < best[0]:
-                best = (est, bucket)
-        if best is None:
-            return work, joins
-        bucket = sorted(best[1], key=lambda k: slots[k][2])
-        first = bucket[0]
-        for k in bucket[1:]:
-            slots[first], cost = planner.join(slots[first], slots[k])
-            slots[k] = None
-            joins.append((first, k))
-            work += cost
 
 
 def _apart(left: list[Table], join: Callable[[Table, Table], Table]) -> list[Table]:

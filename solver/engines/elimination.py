@@ -1349,28 +1349,30 @@ def _plans(g: Graph, sims: list[Sim], starts: int = 0) -> list[tuple[int, list[t
     return plans
 
 
-def _bucket_plan(planner: _Planner, tables: list[_Planned]) -> tuple[int, list[tuple[int, int]]]:
-    """Bucket elimination: each time, the tables holding the resource whose join has the fewest possible states
-    (min-size), joined smallest first."""
+def _bucket_plan(
+    planner: _Planner, tables: list[_Planned], open_: frozenset[str] = frozenset()
+) -> tuple[int, list[tuple[int, int]]]:
+    """Bucket elimination of every resource but ``open_``: each time, the tables holding the resource whose join has
+    the fewest possible states (min-size), joined smallest first. (engines/conditioned.py keeps a source's
+    resources open: the tables left then hold only those.)"""
     slots: list[Any] = list(tables)
     joins: list[tuple[int, int]] = []
     work = 0
     while True:
-        live = [k for k, t in enumerate(slots) if t is not None and t[1]]
-        if not live:
-            break
-        best: Any = None
-        for x in sorted({x for k in live for x in slots[k][1]}):
+        live = [k for k, t in enumerate(slots) if t is not None]
+        best: tuple[tuple[int, int], list[int]] | None = None
+        for x in sorted({x for k in live for x in slots[k][1]} - open_):
             bucket = [k for k in live if x in slots[k][1]]
             mask = 0
             for k in bucket:
                 mask |= slots[k][0]
-            names = set().union(*(slots[k][1] for k in bucket))
+            names = frozenset().union(*(slots[k][1] for k in bucket))
             size = prod(d for d in (planner.size_of(y, mask) for y in names) if d)
             est = (min(size, prod(slots[k][2] for k in bucket)), len(bucket))
             if best is None or est < best[0]:
                 best = (est, bucket)
-        assert best is not None
+        if best is None:
+            return work, joins
         bucket = sorted(best[1], key=lambda k: slots[k][2])
         first = bucket[0]
         for k in bucket[1:]:
@@ -1378,7 +1380,6 @@ def _bucket_plan(planner: _Planner, tables: list[_Planned]) -> tuple[int, list[t
             slots[k] = None
             joins.append((first, k))
             work += cost
-    return work, joins
 
 
 def _path_plan(planner: _Planner, tables: list[_Planned], start: int) -> tuple[int, list[tuple[int, int]]] | None:
@@ -1490,3 +1491,4 @@ Planner = _Planner
 join = _join
 normalise = _normalise
 path_plan = _path_plan
+bucket_plan = _bucket_plan

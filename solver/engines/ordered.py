@@ -1010,9 +1010,9 @@ class _Frame:
         self.cum = np.cumsum(lens)
         self.first = self.cum - lens
 
-    def rows(self, step: int) -> tuple[int, int, Keys, Keys, npt.NDArray[Any]] | None:
-        """The next ``step`` children at most: the prefixes they extend (p0..p1-1), how many of each one's, and
-        where they are in the table ``resolve`` returns (its base plus the child's place); None at the end."""
+    def _span(self, step: int) -> tuple[int, int, int, int, Keys] | None:
+        """The next ``step`` children at most, taken: their places lo..hi-1, the prefixes they extend (p0..p1-1)
+        and how many of each one's; None at the end."""
         end = int(self.cum[-1]) if len(self.cum) else 0
         lo = self.pos
         if lo >= end:
@@ -1021,6 +1021,15 @@ class _Frame:
         p0 = int(np.searchsorted(self.cum, lo, side="right"))
         p1 = int(np.searchsorted(self.cum, hi - 1, side="right")) + 1
         counts = np.minimum(self.cum[p0:p1], hi) - np.maximum(self.first[p0:p1], lo)
+        return lo, hi, p0, p1, counts
+
+    def rows(self, step: int) -> tuple[int, int, Keys, Keys, npt.NDArray[Any]] | None:
+        """The next ``step`` children at most: the prefixes they extend (p0..p1-1), how many of each one's, and
+        where they are in the table ``resolve`` returns (its base plus the child's place); None at the end."""
+        span = self._span(step)
+        if span is None:
+            return None
+        lo, hi, p0, p1, counts = span
         base, table, _ = self.resolve(p0, p1)
         e = np.repeat(base - self.first[p0:p1], counts)
         e += np.arange(lo, hi, dtype=np.int64)
@@ -1029,14 +1038,10 @@ class _Frame:
     def take(self, step: int) -> tuple[npt.NDArray[Any], Ints, Ints] | None:
         """The next ``step`` children at most: their prefixes (repeated), split indices and target states; None at
         the end."""
-        end = int(self.cum[-1]) if len(self.cum) else 0
-        lo = self.pos
-        if lo >= end:
+        span = self._span(step)
+        if span is None:
             return None
-        hi = self.pos = min(end, lo + step)
-        p0 = int(np.searchsorted(self.cum, lo, side="right"))
-        p1 = int(np.searchsorted(self.cum, hi - 1, side="right")) + 1
-        counts = np.minimum(self.cum[p0:p1], hi) - np.maximum(self.first[p0:p1], lo)
+        lo, hi, p0, p1, counts = span
         base, kids, tos = self.resolve(p0, p1)
         e = np.arange(lo, hi, dtype=np.int64) + np.repeat(base - self.first[p0:p1], counts)
         prefix = np.repeat(self.prefix[p0:p1], counts) if self.j else self.prefix
