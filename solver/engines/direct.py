@@ -1080,6 +1080,11 @@ def source_lister(
     verdicts = plan.cache.of("direct")
     if verdicts.get(("lister", key)) is False:
         return None
+    if not any(set(g) == set(key) for g in plan.components):
+        # not one linked group of this plan (a way of an as-though-unblocked source drops its blocker routes, so
+        # a component of the plan with options can fall apart): the source programme lists linked groups only
+        verdicts[("lister", key)] = False
+        return None
     if any(
         s.routes and comb(s.damage + len(s.routes) - 1, len(s.routes) - 1) > SPLIT_LIMIT
         for s in (plan.sources[i] for i in key)
@@ -1337,8 +1342,10 @@ class DirectEngine:
                 for hit in must_hit:
                     keep &= (out[:, hit] > 0).any(axis=1)
                 out = out[keep]
-                for a in range(0, len(out), rows):
+                a = 0
+                while a < len(out):  # each row once, in slices that grow
                     yield from map(tuple, out[a : a + rows].tolist())
+                    a += rows
                     rows = min(BLOCK_ROWS, rows * 4)
 
     def effects(

@@ -52,6 +52,41 @@ def test_as_though_unblocked_over_planeswalkers_matches_brute_force(doc):  # 702
     assert_engines_match_brute(doc, "attacking")
 
 
+def _bear(i, power, attacking, blocked_by, **more):
+    return {"id": f"a{i}", "power": power, "toughness": 2, "attacking": attacking, "blocked_by": blocked_by, **more}
+
+
+# Found by the generated tests: the way-by-way listing sliced each way's rows with a growing step over a range of
+# the first step (rows listed two and three times), and a way whose option source leaves its blockers splits the
+# component in two, which the source programme does not list (it is listed by the column programme instead).
+OPTION_BOARDS = {
+    "shared blockers, the option on a trampler": {
+        "players": [{"id": "p0", "life": 1}],
+        "planeswalkers": [{"id": "w0", "controller": "p0", "loyalty": 0}],
+        "attackers": [
+            _bear(0, 2, "w0", ["b0", "b1", "b2"]),
+            _bear(1, 2, "w0", ["b0", "b1", "b2"], damage_marked=1),
+            _bear(2, 3, "p0", ["b0", "b1", "b2"], keywords=["trample"], damage_marked=1, as_though_unblocked=True),
+        ],
+        "blockers": [{"id": f"b{j}", "power": 1, "toughness": 2} for j in range(3)],
+    },
+    "the option's way parts the component": {
+        "players": [{"id": "p0", "life": 1}],
+        "planeswalkers": [{"id": "w0", "controller": "p0", "loyalty": 0}],
+        "attackers": [
+            _bear(0, 2, "w0", ["b0", "b1"], as_though_unblocked=True),
+            _bear(1, 3, "p0", ["b0"], keywords=["trample"], damage_marked=1),
+        ],
+        "blockers": [{"id": f"b{j}", "power": 1, "toughness": 2} for j in range(2)],
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(OPTION_BOARDS))
+def test_option_boards_list_each_assignment_once(name):  # 510.1c: either way, each assignment once
+    assert len(assert_engines_match_brute(OPTION_BOARDS[name], "attacking")) > 10
+
+
 @settings(max_examples=examples(200))
 @given(st.data())
 def test_check_agrees_with_brute_force_with_options(data):
