@@ -23,6 +23,7 @@ import os
 import select
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Mapping
 from typing import IO
@@ -92,21 +93,25 @@ class ExternalPlayer(Player):
     # -- the program's life -----------------------------------------------------------------------
     def _start(self) -> None:
         become_subreaper()
-        try:
-            self._proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=self.cwd,
-                env=self.env,
-                start_new_session=True,
-                bufsize=0,
-            )
-        except OSError as err:
-            self._proc = None
-            raise PlayerFailure("crash", f"cannot start {self.argv[0]!r}: {err.strerror or err}") from None
-        _LIVE_PLAYERS.add(self._proc.pid)  # not an orphan: another chunk's reaping (a threaded worker) spares it
+        # started and registered as one step: another chunk's reaping (a threaded worker) lists this process's
+        # children under the same lock, so it never takes a player started but not yet registered for an orphan
+        # (it killed it and collected its exit status: the player then seemed to have exited with code 0)
+        with _PLAYERS_LOCK:
+            try:
+                self._proc = subprocess.Popen(
+                    self.argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    cwd=self.cwd,
+                    env=self.env,
+                    start_new_session=True,
+                    bufsize=0,
+                )
+            except OSError as err:
+                self._proc = None
+                raise PlayerFailure("crash", f"cannot start {self.argv[0]!r}: {err.strerror or err}") from None
+            _LIVE_PLAYERS.add(self._proc.pid)  # not an orphan: another chunk's reaping spares it
         stdin, _, stderr = _pipes(self._proc)
         os.set_blocking(stdin.fileno(), False)
         os.set_blocking(stderr.fileno(), False)
@@ -345,6 +350,7 @@ class ExternalPlayer(Player):
 
 _SUBREAPER: list = []
 _LIVE_PLAYERS: set[int] = set()  # pids of the programs of players still running, in this process
+_PLAYERS_LOCK = threading.Lock()  # a player's start and registration, against another thread's reap_orphans
 
 
 def become_subreaper() -> None:
@@ -381,20 +387,21 @@ def reap_orphans(spare: frozenset = frozenset()) -> None:
     except OSError:
         return
     family: dict[int, int | None] = {}
-    for pid in _children(os.getpid()):
-        try:
-            if os.getsid(pid) != mine and pid not in _LIVE_PLAYERS:
-                started = _start_time(pid)
-                if (pid, started) not in spare:
-                    family[pid] = started
-        except OSError:
-            continue
-    for pid, started in family.items():
-        if _start_time(pid) == started:
+    with _PLAYERS_LOCK:  # no player starts between the listing and the kill (see ExternalPlayer._start)
+        for pid in _children(os.getpid()):
             try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+                if os.getsid(pid) != mine and pid not in _LIVE_PLAYERS:
+                    started = _start_time(pid)
+                    if (pid, started) not in spare:
+                        family[pid] = started
+            except OSError:
+                continue
+        for pid, started in family.items():
+            if _start_time(pid) == started:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
     _reap(family)
 
 

@@ -154,3 +154,38 @@ def test_specs():
     p = make_player("bot=cmd:python3 -c 'print(1)'", timeout=1.5)
     assert (p.name, p.argv, p.timeout) == ("bot", ["python3", "-c", "print(1)"], 1.5)
     assert make_player("cmd:./my_ai --fast").name == "cmd:./my_ai --fast"
+
+
+def test_another_threads_reaping_never_takes_a_player_being_started(script, monkeypatch):
+    # A Dask worker with threads runs several chunks in one process; one chunk's reap_orphans once listed a player
+    # that another chunk had started but not yet registered, killed it and collected its exit status, so that the
+    # player seemed to have exited with code 0 (a "crash" in an arena run on a LocalCluster). The reaping is made
+    # to run right after the process is started, before the player registers it: it must wait, and spare it.
+    import subprocess
+    import threading
+
+    from trample.arena import external
+
+    real_popen = subprocess.Popen
+    reapers: list[threading.Thread] = []
+
+    def popen(*args, **kwargs):
+        proc = real_popen(*args, **kwargs)
+        reaper = threading.Thread(target=external.reap_orphans)
+        reaper.start()
+        reaper.join(0.5)  # with the lock it waits for the registration; without it, it kills the new player
+        reapers.append(reaper)
+        return proc
+
+    monkeypatch.setattr(external.subprocess, "Popen", popen)
+    player = ExternalPlayer(shlex.split(script("ok")), name="r", timeout=30)
+    scenario = load_scenario(BOARDS[0]["scenario"])
+    try:
+        external.become_subreaper()
+        first = player.decide(scenario, "max-damage", 1)
+        for reaper in reapers:
+            reaper.join(30)
+        assert player.running and player.starts == 1  # not killed by the reaping
+        assert player.decide(scenario, "max-damage", 2) == first and player.starts == 1
+    finally:
+        player.close()
