@@ -5,12 +5,13 @@ interrupt leaves only whole lines (trample.limits holds the signal handlers and 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 
 from ..documents import dumps, is_batch, iter_documents, label, prefixed
-from ..limits import STATE, CommandLimit, LimitReached, alarm
+from ..limits import STATE, CommandLimit, LimitReached, alarm, work_done
 from ..models import FormatError, parse_json_text
 from ..models.errors import expect_object
 from . import EXIT_BAD, EXIT_NO, EXIT_OK
@@ -54,6 +55,21 @@ def emit_whole(obj, written: list[int]) -> None:
     finally:
         STATE.release()
     sys.stdout.flush()
+
+
+def emit_results(results: Iterator, line_of: Callable[[tuple], tuple[dict, int]]) -> int:
+    """Write a backend's results in order, one whole line each (:func:`emit_whole`): ``line_of(item) -> (line,
+    exit code)`` says what an item of ``results`` writes; the worst exit code is returned. Ctrl-C ends the pool's
+    workers at once (the generator is closed) and keeps the lines written."""
+    worst = EXIT_OK
+    written = [0]
+    work_done(lambda: f"{written[0]} result lines written")
+    with contextlib.closing(results):  # type: ignore[type-var]
+        for item in results:
+            line, code = line_of(item)
+            worst = max(worst, code)
+            emit_whole(line, written)
+    return worst
 
 
 def run_batch(path: str, one: Callable[[object], tuple[dict, int]], stopped: tuple[dict, str] | None = None) -> int:

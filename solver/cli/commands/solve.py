@@ -6,7 +6,6 @@ Registered by solver/cli.py through ``add_commands``; ortools is imported only w
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 
@@ -19,7 +18,7 @@ from ...optimize import all_optimal, parse_objectives
 from ...optimize.search import CPSAT
 from ...whole import open_combat
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK, nothing_found
-from ..batch import emit_whole, jsonl_rows, run_batch, write_chunks
+from ..batch import emit_results, jsonl_rows, run_batch, write_chunks
 from ..options import (
     MAX_WORKERS,
     add_backend_options,
@@ -219,23 +218,21 @@ def _solve_distributed(args) -> int:
         workers=args.workers,
         time_limit=args.time_limit,
     )
-    worst = EXIT_OK
-    written = [0]
-    work_done(lambda: f"{written[0]} result lines written")
-    with contextlib.closing(results):  # Ctrl-C: the pool's workers ended at once, the lines written kept
-        for kind, value, *code in results:
-            if kind == "ok":
-                line, worst = value, max(worst, code[0])
-            elif kind == "error":
-                print(f"trample: {value}", file=sys.stderr)
-                line, worst = {"error": value}, max(worst, EXIT_BAD)
-            elif kind == "late":  # no answer by the document's limit: what this process answers when it found none
-                line, worst = nothing_found(float(args.time_limit or 0.0)), max(worst, EXIT_NO)
-            else:  # the document's own limit (as in this process), or the workers lost
-                print(f"trample: {value}; the result is incomplete", file=sys.stderr)
-                line, worst = {"error": value, "complete": False}, max(worst, EXIT_NO)
-            emit_whole(line, written)
-    return worst
+
+    def line_of(item: tuple) -> tuple[dict, int]:
+        kind, value, *code = item
+        if kind == "ok":
+            return value, code[0]
+        if kind == "error":
+            print(f"trample: {value}", file=sys.stderr)
+            return {"error": value}, EXIT_BAD
+        if kind == "late":  # no answer by the document's limit: what this process answers when it found none
+            return nothing_found(float(args.time_limit or 0.0)), EXIT_NO
+        # the document's own limit (as in this process), or the workers lost
+        print(f"trample: {value}; the result is incomplete", file=sys.stderr)
+        return {"error": value, "complete": False}, EXIT_NO
+
+    return emit_results(results, line_of)
 
 
 __all__ = ["add_commands", "cmd_solve", "EXIT_BAD"]

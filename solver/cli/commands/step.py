@@ -34,7 +34,16 @@ from ...documents import dumps, is_batch, iter_documents, scenario_from
 from ...limits import STATE, LimitReached, deadline_of, work_done
 from ...models import FormatError, Side, Step, load_assignment
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK, NO_COUNT, no_count
-from ..batch import emit, emit_whole, jsonl_rows, limited, run_batch, run_paired, stream_batch, write_chunks
+from ..batch import (
+    emit,
+    emit_results,
+    jsonl_rows,
+    limited,
+    run_batch,
+    run_paired,
+    stream_batch,
+    write_chunks,
+)
 from ..files import AtomicFiles, distinct_files, is_regular_target, redirected_output
 from ..options import (
     MAX_SHARDS,
@@ -183,34 +192,27 @@ def _count_distributed(args) -> int:
         scheduler=args.scheduler,
         workers=args.workers,
     )
-    worst = EXIT_OK
     batch = is_batch(args.file)
-    written = [0]
-    work_done(lambda: f"{written[0]} result lines written")
-    with contextlib.closing(results):  # Ctrl-C: the pool's workers ended at once, the lines written kept
-        for kind, value in results:
-            if kind == "count":
-                line: dict = {"count": value}
-            elif not batch:
-                if kind == "error":
-                    raise FormatError("", str(value))
-                print(f"trample: count {value}; {NO_COUNT}", file=sys.stderr)
-                line = no_count(args.time_limit)
-                worst = max(worst, EXIT_NO)
-            elif kind == "error":
-                print(f"trample: {value}", file=sys.stderr)
-                line = {"error": value}
-                worst = EXIT_BAD
-            elif kind in ("limit", "late"):  # the document's limit: the line the command writes in this process
-                print(f"trample: {value}; {NO_COUNT}", file=sys.stderr)
-                line = no_count(args.time_limit)
-                worst = max(worst, EXIT_NO)
-            else:  # lost: the workers
-                print(f"trample: {value}; the result is incomplete", file=sys.stderr)
-                line = {"error": value, "complete": False}
-                worst = max(worst, EXIT_NO)
-            emit_whole(line, written)
-    return worst
+
+    def line_of(item: tuple) -> tuple[dict, int]:
+        kind, value = item
+        if kind == "count":
+            return {"count": value}, EXIT_OK
+        if not batch:
+            if kind == "error":
+                raise FormatError("", str(value))
+            print(f"trample: count {value}; {NO_COUNT}", file=sys.stderr)
+            return no_count(args.time_limit), EXIT_NO
+        if kind == "error":
+            print(f"trample: {value}", file=sys.stderr)
+            return {"error": value}, EXIT_BAD
+        if kind in ("limit", "late"):  # the document's limit: the line the command writes in this process
+            print(f"trample: {value}; {NO_COUNT}", file=sys.stderr)
+            return no_count(args.time_limit), EXIT_NO
+        print(f"trample: {value}; the result is incomplete", file=sys.stderr)  # lost: the workers
+        return {"error": value, "complete": False}, EXIT_NO
+
+    return emit_results(results, line_of)
 
 
 def _enumerate_shards(args) -> int:
