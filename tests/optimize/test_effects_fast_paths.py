@@ -184,12 +184,16 @@ def test_bands_weights_are_the_loops(data):
     st.integers(0, 3),
 )
 def test_labels_of_a_few_rows_are_numpys(rows, width):
-    # bands._labels: the dict path for a few rows gives numpy's labels (each row's index among the distinct rows
-    # in the order they first appear, each distinct row's first index)
+    # bands._labels: the dict path for a few rows, and the table of codes (the least index per code), give
+    # numpy's labels (each row's index among the distinct rows in the order they first appear, each distinct
+    # row's first index)
     a = np.array(rows, dtype=np.int64).reshape(len(rows), 3)[:, :width]
     small = bands._labels(a)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(bands, "SMALL_ROWS", -1)
+        dense = bands._labels(a)
+        mp.setattr(bands, "DENSE_CODES", -1)
         ref = bands._labels(a)
-    assert small[0].tolist() == ref[0].tolist()
-    assert small[1].tolist() == ref[1].tolist()
+    for got in (small, dense):
+        assert got[0].tolist() == ref[0].tolist()
+        assert got[1].tolist() == ref[1].tolist()
