@@ -44,7 +44,7 @@ from ..limits import LimitReached
 from ..models import Attacker, Battle, Creature, Keyword, ObjectiveKind, ObjectKind, Planeswalker, Player
 from ..models.vocabulary import Modifier
 from ..outcome import lethal_need
-from ..step import DamageStep, ordered_splits
+from ..step import DamageStep
 from . import effects
 from .effects import EffectsModel, NotSeparable, Prepared, content, objective_of, prepare, unit_objective
 from .listing import evaluate, lethal_report, vector_of
@@ -188,10 +188,7 @@ def _divisions(step: DamageStep, shape: _Shape, deadline) -> tuple[dict[tuple, l
     if size > MAX_DIVISIONS:
         return None
     deadline.check()
-    blocks = [
-        (ks, np.array(list(ordered_splits(plan.sources[i].damage, len(ks))), dtype=np.int64))
-        for i, ks in per_source.items()
-    ]
+    blocks = [(ks, _splits(plan.sources[i].damage, len(ks))) for i, ks in per_source.items()]
     picks = np.indices([len(b) for _, b in blocks]).reshape(len(blocks), -1)  # the first source slowest
     z = np.empty((size, len(shape.z)), dtype=np.int64)
     for (ks, b), pick in zip(blocks, picks):
@@ -206,10 +203,24 @@ def _divisions(step: DamageStep, shape: _Shape, deadline) -> tuple[dict[tuple, l
         first = _first_of_codes(pair, len(keys) * span)
     else:
         first = np.sort(np.unique(pair, return_index=True)[1])
-    out: dict[tuple, list[int]] = {}
-    for g, o in zip(key_of[first].tolist(), own_of[first].tolist()):
-        out.setdefault(keys[g], []).append(o)
-    return out, owns
+    # each key's own parts in the order of their first division: the keys are numbered in the order they first
+    # appear, so a stable sort by key keeps that order within each key, and the keys come in order
+    of_key = key_of[first]
+    order = np.argsort(of_key, kind="stable")
+    own_list = own_of[first][order].tolist()
+    ends = np.cumsum(np.bincount(of_key, minlength=len(keys))).tolist()
+    return {key: own_list[a:b] for key, a, b in zip(keys, [0, *ends[:-1]], ends)}, owns
+
+
+def _splits(total: int, parts: int) -> np.ndarray:
+    """:func:`trample.step.ordered_splits` as rows (lexicographic order): each choice of ``parts - 1`` bars among
+    ``total + parts - 1`` places, in itertools' (lexicographic) order, the parts the gaps between them."""
+    if parts == 1:
+        return np.array([[total]], dtype=np.int64)
+    places = total + parts - 1
+    bars = np.array(list(itertools.combinations(range(places), parts - 1)), dtype=np.int64).reshape(-1, parts - 1)
+    ends = np.full((len(bars), 1), -1, dtype=np.int64), bars, np.full((len(bars), 1), places, dtype=np.int64)
+    return np.diff(np.concatenate(ends, axis=1), axis=1) - 1
 
 
 def _first_of_codes(code: np.ndarray, span: int) -> np.ndarray:
@@ -409,20 +420,21 @@ class _Encoded:
                 held.append(self._unit(SHARED, n, tuple(rows[f, ns].tolist())))
             unit_of.append((sub_of, held))
             sigs.append(np.array([u[2] for u in held], dtype=np.int64)[sub_of])
-        group_of, _ = _labels(np.stack(sigs, axis=1))
+        group_of = _labels(np.stack(sigs, axis=1))[0].tolist()
+        states = state_of.tolist()
+        unit_lists = [(sub_of.tolist(), held) for sub_of, held in unit_of]
         first: dict[int, tuple] = {}
         for n, (key, owns) in enumerate(keys.items()):
-            g = int(group_of[n])
+            g = group_of[n]
             held_key = first.get(g)
             if held_key is not None:
                 self.keys[held_key].extend(owns)
                 continue
             first[g] = key
             self.keys[key] = list(owns)
-            units = [held[sub_of[n]] for sub_of, held in unit_of]
             self.sub[key] = [tuple(key[c] for c in ns) for ns in self.unit_cols[SHARED]]
-            self.illegal[key] = illegal_of[state_of[n]][0]
-            self.parts[key] = units
+            self.illegal[key] = illegal_of[states[n]][0]
+            self.parts[key] = [held[sub_of[n]] for sub_of, held in unit_lists]
         self.own_values = self._own_values(deadline)
         self.own = {key: list(dict.fromkeys(owns)) for key, owns in self.keys.items()}
 
@@ -492,8 +504,7 @@ class _Encoded:
             if kem is None:
                 kem = self.models[at] = EffectsModel(self.step, self.em.om, fixed, set(only))
             lins = [[unit_objective(kem, o, p, self.scale, unit) for o in self.objs] for p in self.profiles]
-            sig = self._id(tuple(content(lin) for ls in lins for lin in ls))
-            held = (kem, lins, sig)
+            held = (kem, lins, self._sig(kind, lins))
         self.seen[(kind, n, raw)] = self.unit_models[(unit, sub)] = held
         return held
 
@@ -518,7 +529,14 @@ class _Encoded:
             steps.append([b.const - a.const for a, b in zip(ls, ms)])
         extra = sub[pos] - t
         lins = [[_moved(lin, d * extra) for lin, d in zip(ls, ds)] for ls, ds in zip(base, steps)]
-        return kem, lins, self._id(tuple(content(lin) for ls in lins for lin in ls))
+        return kem, lins, self._sig(kind, lins)
+
+    def _sig(self, kind: str, lins: list[list[Lin]]) -> int:
+        """What a unit's objectives are (a number, the same for equal ones; the groups' signatures read the shared
+        units'); -1 for the other player's own units (constants summed per own part, never grouped)."""
+        if kind != SHARED:
+            return -1
+        return self._id(tuple(content(lin) for ls in lins for lin in ls))
 
     def _top(self, kind: str, n: int) -> tuple[int, int] | None:
         """(the position in a ``sub`` that carries the amount, the saturation) of the ``n``-th unit of ``kind``
@@ -706,20 +724,16 @@ def _value_terms(enc: _Encoded, packing) -> Lin:
     unpacked = [0] * len(objs)
     xs = [_packed(objs, enc.xs[p], unpacked, [0] * len(objs), weights) for p in ps]
     of_unit: dict[int, list[Lin]] = {}
-    for n, (key, owns) in enumerate(enc.own.items()):
-        bad = enc.illegal[key]
-        if not bad.terms and bad.const:
-            continue  # never legal with x
-        exprs = []
-        for u in enc.parts[key]:
+    for us in enc.parts.values():
+        for u in us:
             if id(u) not in of_unit:
                 of_unit[id(u)] = [_packed(objs, u[1][p], unpacked, [0] * len(objs), weights) for p in ps]
+    apart = _apart(enc, xs, of_unit)
+    for n, bad, units, consts in _alike_groups(enc, of_unit, packed):
+        exprs = []
         for p in ps:
-            lin = Lin().add(xs[p])
-            for u in enc.parts[key]:
-                lin.add(of_unit[id(u)][p])
-            lin.const += min(packed[i][p] for i in owns)
-            exprs.append(lin.expr())
+            pieces = [xs[p], *(of_unit[id(u)][p] for u in units)]
+            exprs.append(_sum_expr(pieces, consts[p]) if apart else _sum_lin(pieces, consts[p]).expr())
         target = exprs[0]
         if len(exprs) > 1:
             target = m.new_int_var(0, w - 1, f"worst[{n}]")
@@ -735,6 +749,90 @@ def _value_terms(enc: _Encoded, packing) -> Lin:
         m.add_min_equality(t, witness)
         m.add(t <= v)
     return Lin.of(v, 0, w - 1)
+
+
+def _alike_groups(enc: _Encoded, of_unit: dict[int, list[Lin]], packed: list[list[int]]) -> list[tuple]:
+    """The groups that may be legal with ``x``, those whose value differs only by a constant (the same legality,
+    each shared unit's packed pieces the same terms) as one: ``(the first one's position, its illegality, its
+    shared units, per profile the least of their constants beyond the pieces')``. For ``x`` the other player
+    picks the least: min(E + c1, E + c2) = E + min(c1, c2) (a unit past its saturation, :meth:`_Encoded._saturated`,
+    differs from the next amount's by a constant only)."""
+    ps = range(len(enc.profiles))
+    terms: dict[int, int] = {}  # a unit's pieces (by id) -> a number for their terms over the profiles
+    by_terms: dict[tuple, int] = {}
+    out: dict[object, tuple] = {}
+    for n, (key, owns) in enumerate(enc.own.items()):
+        bad = enc.illegal[key]
+        if not bad.terms and bad.const:
+            continue  # never legal with x
+        units = enc.parts[key]
+        for u in units:
+            if id(u) not in terms:
+                what = tuple(content(lin)[1:] for lin in of_unit[id(u)])
+                terms[id(u)] = by_terms.setdefault(what, len(by_terms))
+        consts = [sum(of_unit[id(u)][p].const for u in units) + min(packed[i][p] for i in owns) for p in ps]
+        alike = _alike(content(bad), tuple(terms[id(u)] for u in units))
+        held = out.get(alike)
+        if held is None:
+            out[alike] = (n, bad, units, consts)
+        else:
+            held[3][:] = [min(a, b) for a, b in zip(held[3], consts)]
+    # the constants beyond the pieces' own (each expression adds its pieces' constants again)
+    return [
+        (n, bad, units, [c - sum(of_unit[id(u)][p].const for u in units) for p, c in zip(ps, consts)])
+        for n, bad, units, consts in out.values()
+    ]
+
+
+def _alike(illegal: tuple, unit_terms: tuple) -> object:
+    """What makes two groups one constraint (:func:`_alike_groups`): their illegality and their units' terms."""
+    return illegal, unit_terms
+
+
+def _apart(enc: _Encoded, xs: list[Lin], of_unit: dict[int, list[Lin]]) -> bool:
+    """Do ``x``'s pieces and each shared unit's (over all its amounts) read variables no other of them reads? Then
+    a group's sum of pieces has no variable twice and is written as it stands (:func:`_sum_expr`)."""
+    seen: set[int] = set()
+    for lins in [xs, *([lin for u in held for lin in of_unit[id(u)]] for held in _by_unit(enc))]:
+        mine = {i for lin in lins for i in lin.terms}
+        if mine & seen:
+            return False
+        seen |= mine
+    return True
+
+
+def _by_unit(enc: _Encoded) -> list[list[tuple]]:
+    """Per shared unit (by position), its distinct encodings over the groups."""
+    out: list[dict[int, tuple]] = [{} for _ in enc.units[SHARED]]
+    for us in enc.parts.values():
+        for n, u in enumerate(us):
+            out[n][id(u)] = u
+    return [list(d.values()) for d in out]
+
+
+def _sum_lin(pieces: Sequence[Lin], const: int) -> Lin:
+    out = Lin(const)
+    for piece in pieces:
+        out.add(piece)
+    return out
+
+
+def _sum_expr(pieces: Sequence[Lin], const: int):
+    """``_sum_lin(pieces, const).expr()`` for pieces that share no variable: the same terms in the same order,
+    without merging them."""
+    variables, coeffs = [], []
+    for piece in pieces:
+        const += piece.const
+        for var, c, _, _ in piece.terms.values():
+            variables.append(var)
+            coeffs.append(c)
+    if const == 0 and len(variables) == 1 and coeffs[0] == 1:
+        return variables[0]
+    from ..engines.cpsat import cp_model
+
+    if not variables:
+        return cp_model.LinearExpr.constant(const)
+    return cp_model.LinearExpr.weighted_sum(variables, coeffs) + const
 
 
 def _reachable(enc: _Encoded, runner: Runner) -> dict | None:

@@ -29,7 +29,7 @@ from trample.optimize import bands, effects, parse_objectives
 from trample.optimize.effects import content, objective_of, prepare, separable, unit_objective
 from trample.optimize.listing import solve_by_outcome
 from trample.optimize.model import LEAN_PARAMS, PACK_LIMIT
-from trample.step import DamageStep
+from trample.step import DamageStep, ordered_splits
 
 
 @pytest.fixture(autouse=True)
@@ -197,3 +197,10 @@ def test_labels_of_a_few_rows_are_numpys(rows, width):
     for got in (small, dense):
         assert got[0].tolist() == ref[0].tolist()
         assert got[1].tolist() == ref[1].tolist()
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.integers(0, 12), st.integers(1, 4))
+def test_splits_as_rows_are_ordered_splits(total, parts):
+    # 510.1a: bands._splits lists a source's divisions over its routes as step.ordered_splits does, in its order
+    assert bands._splits(total, parts).tolist() == [list(t) for t in ordered_splits(total, parts)]
