@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import time
 from collections.abc import Sequence
 from fractions import Fraction
@@ -258,11 +259,11 @@ def _labels(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.array(labels, dtype=np.int64), np.array(firsts, dtype=np.int64)
     code = _row_codes(a)
     span = None if code is None or not len(code) else int(code.max()) + 1
-    if span is not None and span <= DENSE_CODES:  # a table per value: no sort
-        firsts = _first_of_codes(code, span)
+    if code is not None and span is not None and span <= DENSE_CODES:  # a table per value: no sort
+        seen_at = _first_of_codes(code, span)
         rank = np.empty(span, dtype=np.int64)
-        rank[code[firsts]] = np.arange(len(firsts), dtype=np.int64)
-        return rank[code], firsts
+        rank[code[seen_at]] = np.arange(len(seen_at), dtype=np.int64)
+        return rank[code], seen_at
     if code is None:
         _, first, label = np.unique(a, axis=0, return_index=True, return_inverse=True)
     else:
@@ -703,14 +704,6 @@ def _packed(objs, lins: Sequence[Lin], consts: Sequence[int], lows, weights) -> 
     return out
 
 
-def _packed_const(objs, consts: Sequence[int], lows, weights) -> int:
-    """:func:`_packed`'s constant for constant objectives ``consts`` (no expression built)."""
-    out = 0
-    for j, o in enumerate(objs):
-        out += (weights[j] if o.maximize else -weights[j]) * consts[j] - weights[j] * lows[j]
-    return out
-
-
 def _value_terms(enc: _Encoded, packing) -> Lin:
     """The maximised value ``v``: at most every legal key's worst (over the profiles, the divisions in it), and
     the witness line's division held to a worst one (its value at most ``v``)."""
@@ -719,7 +712,10 @@ def _value_terms(enc: _Encoded, packing) -> Lin:
     m = em.m
     v = m.new_int_var(0, w - 1, "worst line")
     ps = range(len(enc.profiles))
-    packed = [[_packed_const(objs, values[p], lows, weights) for p in ps] for values in enc.own_values]
+    signed = [w_j if o.maximize else -w_j for o, w_j in zip(objs, weights)]
+    base = -sum(w_j * lo for w_j, lo in zip(weights, lows))
+    # each own part's values packed as _packed packs constants, the signs and the lows' part read once
+    packed = [[base + sum(map(operator.mul, signed, values[p])) for p in ps] for values in enc.own_values]
     # each piece packed once (x's units per profile, each shared unit per profile), a group's value their sum
     unpacked = [0] * len(objs)
     xs = [_packed(objs, enc.xs[p], unpacked, [0] * len(objs), weights) for p in ps]
@@ -759,6 +755,7 @@ def _alike_groups(enc: _Encoded, of_unit: dict[int, list[Lin]], packed: list[lis
     differs from the next amount's by a constant only)."""
     ps = range(len(enc.profiles))
     terms: dict[int, int] = {}  # a unit's pieces (by id) -> a number for their terms over the profiles
+    illegal: dict[int, tuple] = {}  # an illegality (by id) -> what it is
     by_terms: dict[tuple, int] = {}
     out: dict[object, tuple] = {}
     for n, (key, owns) in enumerate(enc.own.items()):
@@ -768,10 +765,13 @@ def _alike_groups(enc: _Encoded, of_unit: dict[int, list[Lin]], packed: list[lis
         units = enc.parts[key]
         for u in units:
             if id(u) not in terms:
-                what = tuple(content(lin)[1:] for lin in of_unit[id(u)])
-                terms[id(u)] = by_terms.setdefault(what, len(by_terms))
+                pieces = tuple(content(lin)[1:] for lin in of_unit[id(u)])
+                terms[id(u)] = by_terms.setdefault(pieces, len(by_terms))
         consts = [sum(of_unit[id(u)][p].const for u in units) + min(packed[i][p] for i in owns) for p in ps]
-        alike = _alike(content(bad), tuple(terms[id(u)] for u in units))
+        what = illegal.get(id(bad))
+        if what is None:
+            what = illegal[id(bad)] = content(bad)
+        alike = _alike(what, tuple(terms[id(u)] for u in units))
         held = out.get(alike)
         if held is None:
             out[alike] = (n, bad, units, consts)
