@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import time
 from collections.abc import Sequence
 from fractions import Fraction
@@ -41,9 +42,10 @@ from fractions import Fraction
 import numpy as np
 
 from ..limits import LimitReached
-from ..models import Attacker, Keyword, ObjectiveKind, ObjectKind
+from ..models import Attacker, Battle, Creature, Keyword, ObjectiveKind, ObjectKind, Planeswalker, Player
 from ..models.vocabulary import Modifier
-from ..step import DamageStep, ordered_splits
+from ..outcome import lethal_need
+from ..step import DamageStep
 from . import effects
 from .effects import EffectsModel, NotSeparable, Prepared, content, objective_of, prepare, unit_objective
 from .listing import evaluate, lethal_report, vector_of
@@ -76,6 +78,10 @@ MAX_DIVISIONS = 1 << 16
 #: :func:`_labels` reads arrays of up to this many rows with a dict (measured: 13 rows 11 us against numpy's 50 us;
 #: 155 rows 64 us against 53 us)
 SMALL_ROWS = 64
+
+#: :func:`_labels` and :func:`_divisions` tell rows apart by a table of their codes (the least index per code) up to
+#: this many codes; numpy's sorts past it (measured: 2548 rows of 2197 codes 0.2 ms against 0.6 ms)
+DENSE_CODES = 1 << 18
 
 X, Z, SHARED = "x", "z", "shared"
 
@@ -183,10 +189,7 @@ def _divisions(step: DamageStep, shape: _Shape, deadline) -> tuple[dict[tuple, l
     if size > MAX_DIVISIONS:
         return None
     deadline.check()
-    blocks = [
-        (ks, np.array(list(ordered_splits(plan.sources[i].damage, len(ks))), dtype=np.int64))
-        for i, ks in per_source.items()
-    ]
+    blocks = [(ks, _splits(plan.sources[i].damage, len(ks))) for i, ks in per_source.items()]
     picks = np.indices([len(b) for _, b in blocks]).reshape(len(blocks), -1)  # the first source slowest
     z = np.empty((size, len(shape.z)), dtype=np.int64)
     for (ks, b), pick in zip(blocks, picks):
@@ -195,11 +198,39 @@ def _divisions(step: DamageStep, shape: _Shape, deadline) -> tuple[dict[tuple, l
     deadline.check()
     key_of, keys = _first_rows(z[:, [pos[k] for k in shape.key]])
     own_of, owns = _first_rows(z[:, [pos[k] for k in shape.own]])
-    _, first = np.unique(key_of * max(1, len(owns)) + own_of, return_index=True)
-    out: dict[tuple, list[int]] = {}
-    for n in np.sort(first).tolist():
-        out.setdefault(keys[key_of[n]], []).append(int(own_of[n]))
-    return out, owns
+    span = max(1, len(owns))
+    pair = key_of * span + own_of
+    if len(keys) * span <= DENSE_CODES:
+        first = _first_of_codes(pair, len(keys) * span)
+    else:
+        first = np.sort(np.unique(pair, return_index=True)[1])
+    # each key's own parts in the order of their first division: the keys are numbered in the order they first
+    # appear, so a stable sort by key keeps that order within each key, and the keys come in order
+    of_key = key_of[first]
+    order = np.argsort(of_key, kind="stable")
+    own_list = own_of[first][order].tolist()
+    ends = np.cumsum(np.bincount(of_key, minlength=len(keys))).tolist()
+    return {key: own_list[a:b] for key, a, b in zip(keys, [0, *ends[:-1]], ends)}, owns
+
+
+def _splits(total: int, parts: int) -> np.ndarray:
+    """:func:`trample.step.ordered_splits` as rows (lexicographic order): each choice of ``parts - 1`` bars among
+    ``total + parts - 1`` places, in itertools' (lexicographic) order, the parts the gaps between them."""
+    if parts == 1:
+        return np.array([[total]], dtype=np.int64)
+    places = total + parts - 1
+    bars = np.array(list(itertools.combinations(range(places), parts - 1)), dtype=np.int64).reshape(-1, parts - 1)
+    ends = np.full((len(bars), 1), -1, dtype=np.int64), bars, np.full((len(bars), 1), places, dtype=np.int64)
+    return np.diff(np.concatenate(ends, axis=1), axis=1) - 1
+
+
+def _first_of_codes(code: np.ndarray, span: int) -> np.ndarray:
+    """The index of each distinct value's first occurrence in ``code`` (values in [0, ``span``)), increasing: a
+    table of the least index per value (no sort of the rows)."""
+    n = len(code)
+    first = np.full(span, n, dtype=np.int64)
+    np.minimum.at(first, code, np.arange(n, dtype=np.int64))
+    return np.sort(first[first < n])
 
 
 def _first_rows(a: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
@@ -227,6 +258,12 @@ def _labels(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             labels.append(g)
         return np.array(labels, dtype=np.int64), np.array(firsts, dtype=np.int64)
     code = _row_codes(a)
+    span = None if code is None or not len(code) else int(code.max()) + 1
+    if code is not None and span is not None and span <= DENSE_CODES:  # a table per value: no sort
+        seen_at = _first_of_codes(code, span)
+        rank = np.empty(span, dtype=np.int64)
+        rank[code[seen_at]] = np.arange(len(seen_at), dtype=np.int64)
+        return rank[code], seen_at
     if code is None:
         _, first, label = np.unique(a, axis=0, return_index=True, return_inverse=True)
     else:
@@ -359,6 +396,7 @@ class _Encoded:
         self.models: dict[tuple, EffectsModel] = {}  # by the recipients encoded and the amounts fixed
         self.ids: dict[tuple, int] = {}
         self.lost: dict[tuple, Lin] = {}
+        self.tops: dict[tuple, tuple[int, int] | None] = {}  # per unit: where its amount saturates (_top)
         self.legal_of: dict[tuple, tuple[Lin, int]] = {}
         self.keys: dict[tuple, list[int]] = {}  # a group's first key -> the own parts of its divisions
         self.parts: dict[tuple, list[tuple]] = {}  # a group's first key -> its shared units (read beside x's)
@@ -383,20 +421,21 @@ class _Encoded:
                 held.append(self._unit(SHARED, n, tuple(rows[f, ns].tolist())))
             unit_of.append((sub_of, held))
             sigs.append(np.array([u[2] for u in held], dtype=np.int64)[sub_of])
-        group_of, _ = _labels(np.stack(sigs, axis=1))
+        group_of = _labels(np.stack(sigs, axis=1))[0].tolist()
+        states = state_of.tolist()
+        unit_lists = [(sub_of.tolist(), held) for sub_of, held in unit_of]
         first: dict[int, tuple] = {}
         for n, (key, owns) in enumerate(keys.items()):
-            g = int(group_of[n])
+            g = group_of[n]
             held_key = first.get(g)
             if held_key is not None:
                 self.keys[held_key].extend(owns)
                 continue
             first[g] = key
             self.keys[key] = list(owns)
-            units = [held[sub_of[n]] for sub_of, held in unit_of]
             self.sub[key] = [tuple(key[c] for c in ns) for ns in self.unit_cols[SHARED]]
-            self.illegal[key] = illegal_of[state_of[n]][0]
-            self.parts[key] = units
+            self.illegal[key] = illegal_of[states[n]][0]
+            self.parts[key] = [held[sub_of[n]] for sub_of, held in unit_lists]
         self.own_values = self._own_values(deadline)
         self.own = {key: list(dict.fromkeys(owns)) for key, owns in self.keys.items()}
 
@@ -455,6 +494,8 @@ class _Encoded:
             sub = tuple(amounts)
         held = self.unit_models.get((unit, sub))
         if held is None:
+            held = self._saturated(kind, n, sub)
+        if held is None:
             shape, (player, i) = self.shape, unit
             cols = shape.key if kind == SHARED else shape.own
             fixed = {cols[c]: a for c, a in zip(self.unit_cols[kind][n], sub)}
@@ -464,10 +505,80 @@ class _Encoded:
             if kem is None:
                 kem = self.models[at] = EffectsModel(self.step, self.em.om, fixed, set(only))
             lins = [[unit_objective(kem, o, p, self.scale, unit) for o in self.objs] for p in self.profiles]
-            sig = self._id(tuple(content(lin) for ls in lins for lin in ls))
-            held = self.unit_models[(unit, sub)] = (kem, lins, sig)
-        self.seen[(kind, n, raw)] = held
+            held = (kem, lins, self._sig(kind, lins))
+        self.seen[(kind, n, raw)] = self.unit_models[(unit, sub)] = held
         return held
+
+    def _saturated(self, kind: str, n: int, sub: tuple) -> tuple[EffectsModel, list[list[Lin]], int] | None:
+        """The ``n``-th unit of ``kind`` with amounts ``sub`` past its saturation (:meth:`_top`) read from its
+        encodings at the top and one past it: every objective there is affine in the amount (the same
+        expression, its constant moved by the same step each point), so it is the top's moved by the amount
+        beyond the top times that step, without a model. None: encode it (below the top, not a plain unit, or the
+        two encodings are not one step apart)."""
+        top = self._top(kind, n)
+        if top is None or sub[top[0]] <= top[1] + 1:
+            return None
+        pos, t = top
+        at, beyond = list(sub), list(sub)
+        at[pos], beyond[pos] = t, t + 1
+        kem, base, _ = self._unit(kind, n, tuple(at))
+        _, after, _ = self._unit(kind, n, tuple(beyond))
+        steps = []
+        for ls, ms in zip(base, after):
+            if any(content(a)[1:] != content(b)[1:] for a, b in zip(ls, ms)):
+                return None
+            steps.append([b.const - a.const for a, b in zip(ls, ms)])
+        extra = sub[pos] - t
+        lins = [[_moved(lin, d * extra) for lin, d in zip(ls, ds)] for ls, ds in zip(base, steps)]
+        return kem, lins, self._sig(kind, lins)
+
+    def _sig(self, kind: str, lins: list[list[Lin]]) -> int:
+        """What a unit's objectives are (a number, the same for equal ones; the groups' signatures read the shared
+        units'); -1 for the other player's own units (constants summed per own part, never grouped)."""
+        if kind != SHARED:
+            return -1
+        return self._id(tuple(content(lin) for ls in lins for lin in ls))
+
+    def _top(self, kind: str, n: int) -> tuple[int, int] | None:
+        """(the position in a ``sub`` that carries the amount, the saturation) of the ``n``-th unit of ``kind``
+        when it is plain: one recipient read (no lifelink, 702.15b), no effect on it (no shield, protection or
+        modifier: 615, 702.16e, 614.1a) nor on any source dealing it damage (no infect, wither, toxic, commander
+        or modifier: 702.90, 702.80, 702.164, 903.10a), and every column of the other player's into it one class
+        (:meth:`_classes`: their total is what counts). Its objectives read the total ``X + a`` of ``x``'s
+        columns (at least 0) and the amount ``a``: each threshold (lethal damage, loyalty, defense, life,
+        704.5a/g/i) is decided once ``a`` reaches it, and overkill and damage are then ``X + a`` less a constant.
+        The saturation is the greatest threshold (at least 1: a deathtouch source's 1, 702.2c). None otherwise."""
+        if (kind, n) in self.tops:
+            return self.tops[kind, n]
+        self.tops[kind, n] = top = self._plain_top(kind, n)
+        return top
+
+    def _plain_top(self, kind: str, n: int) -> tuple[int, int] | None:
+        player, r = self.units[kind][n]
+        s, em, shape = self.step.scenario, self.em, self.shape
+        positions = self.unit_cols[kind][n]
+        classes = self.classes[kind][n]
+        if not positions or (len(positions) > 1 and (len(classes) != 1 or len(classes[0]) != len(positions))):
+            return None
+        if (player and shape.reads[r] != {r}) or not s.receiving(r).is_plain:
+            return None
+        for k in em.incoming.get(r, ()):
+            src = em.src[k]
+            commander = isinstance(src, Attacker) and src.commander is not None
+            if src.deals or src.toxic or src.has(Keyword.INFECT) or src.has(Keyword.WITHER) or commander:
+                return None
+        obj = s[r]
+        if isinstance(obj, Player):
+            need = max([max(0, obj.life), *(obj.life + p.life[r] for p in self.profiles)])
+        elif isinstance(obj, Creature):
+            need = lethal_need(obj)
+        elif isinstance(obj, Planeswalker):
+            need = obj.loyalty
+        elif isinstance(obj, Battle):
+            need = obj.defense
+        else:
+            return None
+        return (classes[0][0] if classes else 0), max(1, need)
 
     def _id(self, what: tuple) -> int:
         """A number for ``what`` (the same for equal ones): the groups' signatures are tuples of them."""
@@ -577,20 +688,19 @@ class _Encoded:
         return None if w > PACK_LIMIT else (lows, weights, w)
 
 
+def _moved(lin: Lin, by: int) -> Lin:
+    """A copy of ``lin`` with its constant moved by ``by``."""
+    out = Lin().add(lin)
+    out.const += by
+    return out
+
+
 def _packed(objs, lins: Sequence[Lin], consts: Sequence[int], lows, weights) -> Lin:
     out = Lin()
     for j, o in enumerate(objs):
         sign = 1 if o.maximize else -1
         out.add(lins[j], sign * weights[j])
         out.const += sign * weights[j] * consts[j] - weights[j] * lows[j]
-    return out
-
-
-def _packed_const(objs, consts: Sequence[int], lows, weights) -> int:
-    """:func:`_packed`'s constant for constant objectives ``consts`` (no expression built)."""
-    out = 0
-    for j, o in enumerate(objs):
-        out += (weights[j] if o.maximize else -weights[j]) * consts[j] - weights[j] * lows[j]
     return out
 
 
@@ -602,25 +712,24 @@ def _value_terms(enc: _Encoded, packing) -> Lin:
     m = em.m
     v = m.new_int_var(0, w - 1, "worst line")
     ps = range(len(enc.profiles))
-    packed = [[_packed_const(objs, values[p], lows, weights) for p in ps] for values in enc.own_values]
+    signed = [w_j if o.maximize else -w_j for o, w_j in zip(objs, weights)]
+    base = -sum(w_j * lo for w_j, lo in zip(weights, lows))
+    # each own part's values packed as _packed packs constants, the signs and the lows' part read once
+    packed = [[base + sum(map(operator.mul, signed, values[p])) for p in ps] for values in enc.own_values]
     # each piece packed once (x's units per profile, each shared unit per profile), a group's value their sum
     unpacked = [0] * len(objs)
     xs = [_packed(objs, enc.xs[p], unpacked, [0] * len(objs), weights) for p in ps]
     of_unit: dict[int, list[Lin]] = {}
-    for n, (key, owns) in enumerate(enc.own.items()):
-        bad = enc.illegal[key]
-        if not bad.terms and bad.const:
-            continue  # never legal with x
-        exprs = []
-        for u in enc.parts[key]:
+    for us in enc.parts.values():
+        for u in us:
             if id(u) not in of_unit:
                 of_unit[id(u)] = [_packed(objs, u[1][p], unpacked, [0] * len(objs), weights) for p in ps]
+    apart = _apart(enc, xs, of_unit)
+    for n, bad, units, consts in _alike_groups(enc, of_unit, packed):
+        exprs = []
         for p in ps:
-            lin = Lin().add(xs[p])
-            for u in enc.parts[key]:
-                lin.add(of_unit[id(u)][p])
-            lin.const += min(packed[i][p] for i in owns)
-            exprs.append(lin.expr())
+            pieces = [xs[p], *(of_unit[id(u)][p] for u in units)]
+            exprs.append(_sum_expr(pieces, consts[p]) if apart else _sum_lin(pieces, consts[p]).expr())
         target = exprs[0]
         if len(exprs) > 1:
             target = m.new_int_var(0, w - 1, f"worst[{n}]")
@@ -636,6 +745,94 @@ def _value_terms(enc: _Encoded, packing) -> Lin:
         m.add_min_equality(t, witness)
         m.add(t <= v)
     return Lin.of(v, 0, w - 1)
+
+
+def _alike_groups(enc: _Encoded, of_unit: dict[int, list[Lin]], packed: list[list[int]]) -> list[tuple]:
+    """The groups that may be legal with ``x``, those whose value differs only by a constant (the same legality,
+    each shared unit's packed pieces the same terms) as one: ``(the first one's position, its illegality, its
+    shared units, per profile the least of their constants beyond the pieces')``. For ``x`` the other player
+    picks the least: min(E + c1, E + c2) = E + min(c1, c2) (a unit past its saturation, :meth:`_Encoded._saturated`,
+    differs from the next amount's by a constant only)."""
+    ps = range(len(enc.profiles))
+    terms: dict[int, int] = {}  # a unit's pieces (by id) -> a number for their terms over the profiles
+    illegal: dict[int, tuple] = {}  # an illegality (by id) -> what it is
+    by_terms: dict[tuple, int] = {}
+    out: dict[object, tuple] = {}
+    for n, (key, owns) in enumerate(enc.own.items()):
+        bad = enc.illegal[key]
+        if not bad.terms and bad.const:
+            continue  # never legal with x
+        units = enc.parts[key]
+        for u in units:
+            if id(u) not in terms:
+                pieces = tuple(content(lin)[1:] for lin in of_unit[id(u)])
+                terms[id(u)] = by_terms.setdefault(pieces, len(by_terms))
+        consts = [sum(of_unit[id(u)][p].const for u in units) + min(packed[i][p] for i in owns) for p in ps]
+        what = illegal.get(id(bad))
+        if what is None:
+            what = illegal[id(bad)] = content(bad)
+        alike = _alike(what, tuple(terms[id(u)] for u in units))
+        held = out.get(alike)
+        if held is None:
+            out[alike] = (n, bad, units, consts)
+        else:
+            held[3][:] = [min(a, b) for a, b in zip(held[3], consts)]
+    # the constants beyond the pieces' own (each expression adds its pieces' constants again)
+    return [
+        (n, bad, units, [c - sum(of_unit[id(u)][p].const for u in units) for p, c in zip(ps, consts)])
+        for n, bad, units, consts in out.values()
+    ]
+
+
+def _alike(illegal: tuple, unit_terms: tuple) -> object:
+    """What makes two groups one constraint (:func:`_alike_groups`): their illegality and their units' terms."""
+    return illegal, unit_terms
+
+
+def _apart(enc: _Encoded, xs: list[Lin], of_unit: dict[int, list[Lin]]) -> bool:
+    """Do ``x``'s pieces and each shared unit's (over all its amounts) read variables no other of them reads? Then
+    a group's sum of pieces has no variable twice and is written as it stands (:func:`_sum_expr`)."""
+    seen: set[int] = set()
+    for lins in [xs, *([lin for u in held for lin in of_unit[id(u)]] for held in _by_unit(enc))]:
+        mine = {i for lin in lins for i in lin.terms}
+        if mine & seen:
+            return False
+        seen |= mine
+    return True
+
+
+def _by_unit(enc: _Encoded) -> list[list[tuple]]:
+    """Per shared unit (by position), its distinct encodings over the groups."""
+    out: list[dict[int, tuple]] = [{} for _ in enc.units[SHARED]]
+    for us in enc.parts.values():
+        for n, u in enumerate(us):
+            out[n][id(u)] = u
+    return [list(d.values()) for d in out]
+
+
+def _sum_lin(pieces: Sequence[Lin], const: int) -> Lin:
+    out = Lin(const)
+    for piece in pieces:
+        out.add(piece)
+    return out
+
+
+def _sum_expr(pieces: Sequence[Lin], const: int):
+    """``_sum_lin(pieces, const).expr()`` for pieces that share no variable: the same terms in the same order,
+    without merging them."""
+    variables, coeffs = [], []
+    for piece in pieces:
+        const += piece.const
+        for var, c, _, _ in piece.terms.values():
+            variables.append(var)
+            coeffs.append(c)
+    if const == 0 and len(variables) == 1 and coeffs[0] == 1:
+        return variables[0]
+    from ..engines.cpsat import cp_model
+
+    if not variables:
+        return cp_model.LinearExpr.constant(const)
+    return cp_model.LinearExpr.weighted_sum(variables, coeffs) + const
 
 
 def _reachable(enc: _Encoded, runner: Runner) -> dict | None:

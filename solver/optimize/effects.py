@@ -341,6 +341,10 @@ class EffectsModel:
         running = Lin(0)
         for k in live:
             mods = (*self.src[k].deals, *rec.takes)
+            if not mods and shield <= 0:  # nothing changes the amount: it is dealt as assigned (no helper)
+                self.dealt[k] = self._x(k)
+                self.dealt_hi[k] = self._hi(k)
+                continue
             name = f"{self.src[k].id},{r}"
             x, hi = self._x(k), self._hi(k)
             if rec.order == DamageOrder.MOST:

@@ -331,3 +331,104 @@ def test_twins_under_a_plus_modifier_count_apart():
     }
     for names in (["lethal", "max-kills", "min-overkill"], ["min-overkill"], ["max-damage"]):
         _check(doc, "attacking", names)
+
+
+@st.composite
+def saturating_boards(draw) -> dict:
+    """:func:`banded_boards` (banding on a blocker of the first attacker, 702.22j) with more power than the
+    recipients need (toughness 1 to 2, life 1 to 3, power 3 to 7): the other player's amount into a shared or own
+    recipient passes its threshold (lethal damage, loyalty, life) by two or more, where bands._Encoded._saturated
+    reads the unit from its encodings at the threshold (sometimes with effects that keep it from doing so)."""
+    doc = draw(banded_boards("attacking"))
+    for a in doc["attackers"]:
+        a["power"] = draw(st.integers(3, 7))
+    for b in doc["blockers"]:
+        b["toughness"] = min(b.get("toughness", 1), draw(st.integers(1, 2)))
+    doc["players"][0]["life"] = draw(st.integers(1, 3))
+    return doc
+
+
+def _solve_twice(doc: dict, names) -> tuple:
+    """bands.solve_by_model with the saturated units read from their threshold's encodings, and encoded one by
+    one (the path before it)."""
+    step = DamageStep(doc, side="attacking")
+    objs = parse_objectives(names, step.scenario)
+    got = bands.solve_by_model(step, objs)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bands._Encoded, "_top", lambda self, kind, n: None)
+        ref = bands.solve_by_model(DamageStep(doc, side="attacking"), objs)
+    return step, objs, got, ref
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.data())
+def test_saturated_units_read_as_encoded(data):
+    # 702.22j, 704.5a/g/i, 702.2c: past its threshold a plain unit's objectives are affine in the amount; the
+    # model built from the threshold's encodings answers as the one encoding every amount (the same status,
+    # values, assignment, lethal report and reply), and as the listing (the active player's part against the
+    # brute force where the board is small)
+    doc = data.draw(saturating_boards())
+    names = data.draw(st.sampled_from(OBJECTIVE_LISTS))
+    names = [n for n in names if n != "max-damage:p0"] or ["max-damage"]
+    if not _partial(doc, "attacking"):
+        return
+    step, objs, got, ref = _solve_twice(doc, names)
+    assert (got is None) == (ref is None)
+    if got is None:
+        return
+    _same(got, ref)
+    if step.count() <= 400:
+        _same(got, solve_by_outcome(step, objs))
+    if step.count() <= 60:
+        assert _oriented(got.objectives, names) == oracle_optimum(doc, names)
+
+
+def test_saturated_units_on_the_bench_board():
+    # the bench's three tramplers 12/10/8 (702.22j on a1, b2 shared with a2): a1's amounts into b2 (need 3) and
+    # into the player pass their thresholds; the same answer as encoding every amount; at 6/5/4 as the listing
+    # and the brute force
+    doc = json.loads((Path(__file__).parent.parent / "data" / "banding_shared.json").read_text())
+    for a, p in zip(doc["attackers"], (12, 10, 8)):
+        a["power"] = p
+    doc["players"][0]["life"] = 6
+    for names in (["lethal", "max-kills", "min-overkill"], ["max-damage"], ["min-overkill"], ["max-value"]):
+        step, objs, got, ref = _solve_twice(doc, names)
+        assert got is not None
+        _same(got, ref)
+    for a, p in zip(doc["attackers"], (6, 5, 4)):  # small enough for the listing and the brute force
+        a["power"] = p
+    doc["players"][0]["life"] = 3
+    _check(doc, "attacking", ["lethal", "max-kills", "min-overkill"])
+
+
+def _model_built(doc: dict, names, apart: bool | None) -> str:
+    """The CP-SAT model bands.solve_interacting builds (before its solves), as text; ``apart`` False: each group's
+    sum of pieces merged as Lin (the path before bands._sum_expr)."""
+    built = []
+    finish = bands._finish
+
+    def keep(step, objs, em, *rest):
+        built.append(str(em.m.Proto()))
+        return finish(step, objs, em, *rest)
+
+    step = DamageStep(doc, side="attacking")
+    objs = parse_objectives(names, step.scenario)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bands, "_finish", keep)
+        if apart is False:
+            mp.setattr(bands, "_apart", lambda *args: False)
+        bands.solve_by_model(step, objs)
+    return built[0] if built else ""
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.data())
+def test_group_sums_written_as_they_stand_build_the_same_model(data):
+    # 702.22j: the groups' values written without merging their pieces (they share no variable) are the very
+    # model the merged sums built: the same variables, constraints and coefficients in the same order
+    doc = data.draw(st.one_of(banded_boards("attacking"), saturating_boards(), twin_bands()))
+    names = data.draw(st.sampled_from(OBJECTIVE_LISTS))
+    names = [n for n in names if n != "max-damage:p0"] or ["max-damage"]
+    if not _partial(doc, "attacking"):
+        return
+    assert _model_built(doc, names, None) == _model_built(doc, names, False)

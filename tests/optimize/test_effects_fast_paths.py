@@ -29,7 +29,7 @@ from trample.optimize import bands, effects, parse_objectives
 from trample.optimize.effects import content, objective_of, prepare, separable, unit_objective
 from trample.optimize.listing import solve_by_outcome
 from trample.optimize.model import LEAN_PARAMS, PACK_LIMIT
-from trample.step import DamageStep
+from trample.step import DamageStep, ordered_splits
 
 
 @pytest.fixture(autouse=True)
@@ -184,12 +184,23 @@ def test_bands_weights_are_the_loops(data):
     st.integers(0, 3),
 )
 def test_labels_of_a_few_rows_are_numpys(rows, width):
-    # bands._labels: the dict path for a few rows gives numpy's labels (each row's index among the distinct rows
-    # in the order they first appear, each distinct row's first index)
+    # bands._labels: the dict path for a few rows, and the table of codes (the least index per code), give
+    # numpy's labels (each row's index among the distinct rows in the order they first appear, each distinct
+    # row's first index)
     a = np.array(rows, dtype=np.int64).reshape(len(rows), 3)[:, :width]
     small = bands._labels(a)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(bands, "SMALL_ROWS", -1)
+        dense = bands._labels(a)
+        mp.setattr(bands, "DENSE_CODES", -1)
         ref = bands._labels(a)
-    assert small[0].tolist() == ref[0].tolist()
-    assert small[1].tolist() == ref[1].tolist()
+    for got in (small, dense):
+        assert got[0].tolist() == ref[0].tolist()
+        assert got[1].tolist() == ref[1].tolist()
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.integers(0, 12), st.integers(1, 4))
+def test_splits_as_rows_are_ordered_splits(total, parts):
+    # 510.1a: bands._splits lists a source's divisions over its routes as step.ordered_splits does, in its order
+    assert bands._splits(total, parts).tolist() == [list(t) for t in ordered_splits(total, parts)]
