@@ -790,8 +790,8 @@ def _first_step_reach(problem: _Problem) -> tuple[bool, frozenset[str]]:
     planeswalkers and battles one can take out of combat, 704.5i, 704.5v), each decided by a sum of the attackers'
     damage that can reach it first, then a one-step ``max-damage:ID`` solve (an unproven solve counts as reaching
     it); the planeswalkers and battles are only read when no player can lose. Read once per problem."""
-    if "reach" in problem._memo:
-        return problem._memo["reach"]
+    if "first-step reach" in problem._memo:
+        return problem._memo["first-step reach"]
     s, step = problem.scenario, problem.attacking_first
     bound: dict[str, int] = {}
     for source in step.plan.sources:
@@ -812,8 +812,8 @@ def _first_step_reach(problem: _Problem) -> tuple[bool, frozenset[str]]:
                 ends = True
                 break
             removed.add(r)
-    problem._memo["reach"] = (ends, frozenset(removed))
-    return problem._memo["reach"]
+    problem._memo["first-step reach"] = (ends, frozenset(removed))
+    return problem._memo["first-step reach"]
 
 
 def _removed_by(problem: _Problem, table: _Table, memo: dict | None = None) -> dict[str, np.ndarray]:
@@ -1428,7 +1428,7 @@ def _own_bounds(
 ) -> list:
     """Per objective, an upper bound of each candidate's value over the combat whatever the reply, oriented and
     scaled as ``table.first`` (None: unbounded), read from the candidate's first step alone (the boards of
-    :func:`_plain_first_step` whose first step ends no one's game and takes nothing out of combat), each column
+    :func:`_plain_first_step` whose first step ends no one's game), each column
     holding alone: :func:`_reply_bounds` after a reply that kills no one (every bound but ``min-overkill``'s is at
     least the same after any reply: fewer attackers deal less and reach fewer blockers), ``min-overkill``: the first
     step's overkill and :func:`_overkill_floor` (the least floor over the replies). ``needs``: as
@@ -1678,15 +1678,17 @@ def _overkill_after(
     problem: _Problem, table: _Table, dead: frozenset = frozenset(), memo: dict | None = None
 ) -> np.ndarray:
     """Per candidate, the least overkill the regular step adds after a reply that kills the attackers ``dead``,
-    whatever the regular step's assignment (boards the dominance order accepts: plain, the first step ending no
-    one's game and taking nothing out of combat). Every attacker assigns exactly its damage (510.1a) and overkill
-    is what a recipient is assigned past its threshold (trample.outcome.overkill_threshold), so the regular step's
-    overkill is at least the damage of some attackers less the thresholds of every recipient they can reach. The
-    attackers: those left that will have a route (unblocked, or trample, 702.19e; a blocked attacker without
-    trample whose blockers all died assigns none, 510.1c, so it is left out). The thresholds, after the candidate:
-    a player's life left, a planeswalker's loyalty, a battle's defense (what those attackers attack, and their
-    controllers, 702.19c/e), a blocker's lethal need left (the blockers blocking those attackers; 702.19b; none
-    when it died, deathtouch included). ``memo``: each recipient's threshold left, kept from one call to the next."""
+    whatever the regular step's assignment (the boards of :func:`_plain_first_step`, the first step ending no
+    one's game). Every attacker assigns exactly its damage (510.1a) and overkill is what a recipient is assigned
+    past its threshold (trample.outcome.overkill_threshold), so the regular step's overkill is at least the damage
+    of some attackers less the thresholds of every recipient they can reach. The attackers: those left that will
+    have a route (unblocked, or trample, 702.19e; a blocked attacker without trample whose blockers all died
+    assigns none, 510.1c, so it is left out), except, per candidate, those whose planeswalker or battle it takes
+    out of combat (:func:`_removed_by`; 506.4c: they assign to their blockers still alive or nothing). The
+    thresholds, after the candidate: a player's life left, a planeswalker's loyalty, a battle's defense (what
+    those attackers attack: no trample over planeswalkers, so never a controller), a blocker's lethal need left
+    (the blockers blocking those attackers; 702.19b; none when it died, deathtouch included). ``memo``: each
+    recipient's threshold left, kept from one call to the next."""
     s = problem.scenario
     memo = {} if memo is None else memo
     regular = problem.regular_plan()
