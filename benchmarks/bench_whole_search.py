@@ -1,5 +1,7 @@
 """Whole-combat search inside one group (issue 21): the one-group shapes at 5 and 6 attackers (the ladder on one
-planeswalker, split between two players, and chained: neighbours sharing a first striker) under many objective
+planeswalker, split between two players, and chained: neighbours sharing a first striker; the ladder on a
+planeswalker of loyalty 5, and with power 5 on a planeswalker or battle the first step can take out of combat,
+all or half of the attackers on it: the first step's double strikes also kill blockers) under many objective
 lists, CPU time of this process (time.process_time), the median of 3 runs, printed beside the goal (whole-combat
 solve <= 1 s on one-group boards of 6 attackers, any objective list). The old search is not kept reachable: its
 figures are in docs/combat.md.
@@ -20,7 +22,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.boards import chained, ladder, on_planeswalker, two_players  # noqa: E402
+from benchmarks.boards import (  # noqa: E402
+    chained,
+    defeatable_battle,
+    defeatable_planeswalker,
+    ladder,
+    low_planeswalker,
+    on_planeswalker,
+    split_planeswalker,
+    two_players,
+)
 from trample.whole import WholeCombat  # noqa: E402
 
 QUICK = bool(os.environ.get("QUICK"))
@@ -49,6 +60,11 @@ BOARDS = [
     ("two defending players", two_players),
     ("ladder", ladder),
     ("chained ladder (neighbours share)", chained),
+    # boards whose planeswalker or battle the combat can take out (704.5i, 704.5v, 506.4c)
+    ("ladder on a loyalty-5 planeswalker", low_planeswalker),
+    ("first step defeats the planeswalker", defeatable_planeswalker),
+    ("first step defeats the battle", defeatable_battle),
+    ("half on a defeatable planeswalker", split_planeswalker),
 ]
 
 CASES = [(name, make, objectives) for name, make in BOARDS for objectives in LISTS]

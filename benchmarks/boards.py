@@ -1,8 +1,8 @@
 """Generated boards shared by the benchmarks and the tests: whole combats (ladder, chained, the ladder on one
-planeswalker or split between two players), the sharing graphs of
-the counting cliffs (cycles through planeswalkers, random sharing, stars, dense pairs, as-though-unblocked chains)
-the chain of tramplers whose neighbours share a blocker (:func:`blocker_chain`) and one trampler against a row of
-blockers (:func:`trampler`)."""
+planeswalker, on one the first step can reach or defeat, on a battle, or split between two players), the sharing
+graphs of the counting cliffs (cycles through planeswalkers, random sharing, stars, dense pairs, as-though-unblocked
+chains) the chain of tramplers whose neighbours share a blocker (:func:`blocker_chain`) and one trampler against a
+row of blockers (:func:`trampler`)."""
 
 from __future__ import annotations
 
@@ -73,6 +73,44 @@ def on_planeswalker(n: int) -> dict:
     doc["planeswalkers"] = [{"id": "pw", "controller": "opp", "loyalty": 30}]
     for a in doc["attackers"]:
         a["attacking"] = "pw"
+    return doc
+
+
+def low_planeswalker(n: int, power: int = 4, loyalty: int = 5, value: float = 1) -> dict:
+    """The ladder's double strikers all attacking one planeswalker of low loyalty (``value`` to ``max-value``): with
+    power 4 the first step cannot put damage through its blockers to it but the regular step can (the issue's
+    loyalty-5 ladder); with power 5 each pair can trample 3 over in the first step, which takes the planeswalker
+    out of combat from 4 attackers on (704.5i, 506.4c: its attackers then assign only to their blockers)."""
+    doc = on_planeswalker(n)
+    doc["planeswalkers"] = [{"id": "pw", "controller": "opp", "loyalty": loyalty, "value": value}]
+    for a in doc["attackers"]:
+        a["power"] = power
+    return doc
+
+
+def defeatable_planeswalker(n: int) -> dict:
+    """:func:`low_planeswalker` with power 5 and value 2: the first step can take it out of combat (704.5i) and
+    kill every blocker it tramples over (the double strikers' first step kills blockers)."""
+    return low_planeswalker(n, power=5, value=2)
+
+
+def defeatable_battle(n: int, defense: int = 5) -> dict:
+    """The power-5 ladder attacking one battle of defense ``defense`` that opp protects: the first step can defeat
+    it (704.5v: it leaves combat, 506.4c)."""
+    doc = ladder(n, power=5)
+    doc["battles"] = [{"id": "bt", "protector": "opp", "defense": defense}]
+    for a in doc["attackers"]:
+        a["attacking"] = "bt"
+    return doc
+
+
+def split_planeswalker(n: int) -> dict:
+    """:func:`defeatable_planeswalker` with every other attacker on the player instead (one group through the
+    shared first strikers): the first step can take the planeswalker out of combat while the player stays."""
+    doc = defeatable_planeswalker(n)
+    for i, a in enumerate(doc["attackers"]):
+        if i % 2:
+            a["attacking"] = "opp"
     return doc
 
 

@@ -678,13 +678,19 @@ def _search(problem: _Problem) -> tuple[Line | None, bool]:
     prefix = _monotone_prefix(problem, canonical)
     if prefix:
         return _front_search(problem, regular, capped, replies, prefix)
-    if (
-        problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL
-        and _plain_first_step(problem, canonical)
-        and _first_step_keeps(problem)
-    ):  # no monotone prefix, but every candidate's overkill has a floor: skip those it holds to no better
+    if _plain_first_step(problem, canonical) and _bounded(problem):
+        # no monotone prefix, but every candidate has bounds: skip those they hold to no better
         return _front_search(problem, regular, capped, replies, 0)
     return _canonical_search(problem, regular, _candidates(problem, capped, canonical), replies, canonical)
+
+
+def _bounded(problem: _Problem) -> bool:
+    """Is a plain first step (:func:`_plain_first_step`) without a monotone prefix searched best bound first? When
+    it ends no one's game and ``min-overkill`` leads (its floor), or when it can take a planeswalker or battle out
+    of combat (the dominance order no longer holds, but each reply's bounds do: :func:`_reply_bounds` reads the
+    removed ones per candidate)."""
+    ends, removed = _first_step_reach(problem)
+    return not ends and (bool(removed) or problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL)
 
 
 def _canonical_search(problem: _Problem, regular: _Regular, candidates, replies, canonical: bool):
@@ -774,7 +780,18 @@ def _plain_first_step(problem: _Problem, canonical: bool) -> bool:
 
 def _first_step_keeps(problem: _Problem) -> bool:
     """Can no first-strike assignment make a player lose (704.5a) or take a planeswalker or battle out of combat
-    (704.5i, 704.5v)? A sum of the attackers' damage that can reach it first, then a one-step solve."""
+    (704.5i, 704.5v)? (:func:`_first_step_reach`.)"""
+    ends, removed = _first_step_reach(problem)
+    return not ends and not removed
+
+
+def _first_step_reach(problem: _Problem) -> tuple[bool, frozenset[str]]:
+    """(Can a first-strike assignment make a player lose (704.5a, 104.3b: no regular step follows), the
+    planeswalkers and battles one can take out of combat, 704.5i, 704.5v), each decided by a sum of the attackers'
+    damage that can reach it first, then a one-step ``max-damage:ID`` solve (an unproven solve counts as reaching
+    it); the planeswalkers and battles are only read when no player can lose. Read once per problem."""
+    if "first-step reach" in problem._memo:
+        return problem._memo["first-step reach"]
     s, step = problem.scenario, problem.attacking_first
     bound: dict[str, int] = {}
     for source in step.plan.sources:
@@ -782,14 +799,34 @@ def _first_step_keeps(problem: _Problem) -> bool:
             bound[r] = bound.get(r, 0) + max(0, source.damage)
     thresholds = [(p.id, p.life) for p in s.players] + [(w.id, w.loyalty) for w in s.planeswalkers]
     thresholds += [(b.id, b.defense) for b in s.battles]
+    players = {p.id for p in s.players}
+    removed: set[str] = set()
+    ends = False
     for r, threshold in thresholds:
         if bound.get(r, 0) < threshold:
             continue
         most = solve_step(step, [f"max-damage:{r}"], tie_break=False, **problem.left())
         problem.stats.solves += 1
         if most.status != STATUS_OPTIMAL or most.objectives[f"max-damage:{r}"] >= threshold:
-            return False
-    return True
+            if r in players:
+                ends = True
+                break
+            removed.add(r)
+    problem._memo["first-step reach"] = (ends, frozenset(removed))
+    return problem._memo["first-step reach"]
+
+
+def _removed_by(problem: _Problem, table: _Table, memo: dict | None = None) -> dict[str, np.ndarray]:
+    """Per planeswalker or battle the first step can take out of combat (:func:`_first_step_reach`), per
+    candidate: does its first-step damage reach the loyalty or defense (704.5i, 704.5v: it leaves combat, and the
+    attackers attacking it assign the regular step's damage only to their blockers still alive, none when
+    unblocked, 506.4c)? Empty on the boards whose first step takes nothing out. ``memo``: kept there."""
+    memo = {} if memo is None else memo
+    if "removed" not in memo:
+        s, at = problem.scenario, problem.layout()
+        gone = _first_step_reach(problem)[1]
+        memo["removed"] = {r: table.taken(at, r) >= overkill_threshold(s, r) for r in sorted(gone)}
+    return memo["removed"]
 
 
 def _dominated(rows: np.ndarray, by: np.ndarray, deadline: Deadline = NEVER) -> np.ndarray:
@@ -1391,7 +1428,7 @@ def _own_bounds(
 ) -> list:
     """Per objective, an upper bound of each candidate's value over the combat whatever the reply, oriented and
     scaled as ``table.first`` (None: unbounded), read from the candidate's first step alone (the boards of
-    :func:`_plain_first_step` whose first step ends no one's game and takes nothing out of combat), each column
+    :func:`_plain_first_step` whose first step ends no one's game), each column
     holding alone: :func:`_reply_bounds` after a reply that kills no one (every bound but ``min-overkill``'s is at
     least the same after any reply: fewer attackers deal less and reach fewer blockers), ``min-overkill``: the first
     step's overkill and :func:`_overkill_floor` (the least floor over the replies). ``needs``: as
@@ -1491,7 +1528,8 @@ def _reply_bounds(
             # (less than its loyalty: it stays in combat) and the most the regular step can assign it
             walkers = sum(
                 (
-                    math.ceil(v * scale) * (taken(w.id) + to.get(w.id, 0) >= w.loyalty).astype(np.int64)
+                    math.ceil(v * scale)
+                    * ((taken(w.id) < w.loyalty) & (taken(w.id) + to.get(w.id, 0) >= w.loyalty)).astype(np.int64)
                     for w, v in worth
                 ),
                 np.zeros(n, dtype=np.int64),
@@ -1640,15 +1678,17 @@ def _overkill_after(
     problem: _Problem, table: _Table, dead: frozenset = frozenset(), memo: dict | None = None
 ) -> np.ndarray:
     """Per candidate, the least overkill the regular step adds after a reply that kills the attackers ``dead``,
-    whatever the regular step's assignment (boards the dominance order accepts: plain, the first step ending no
-    one's game and taking nothing out of combat). Every attacker assigns exactly its damage (510.1a) and overkill
-    is what a recipient is assigned past its threshold (trample.outcome.overkill_threshold), so the regular step's
-    overkill is at least the damage of some attackers less the thresholds of every recipient they can reach. The
-    attackers: those left that will have a route (unblocked, or trample, 702.19e; a blocked attacker without
-    trample whose blockers all died assigns none, 510.1c, so it is left out). The thresholds, after the candidate:
-    a player's life left, a planeswalker's loyalty, a battle's defense (what those attackers attack, and their
-    controllers, 702.19c/e), a blocker's lethal need left (the blockers blocking those attackers; 702.19b; none
-    when it died, deathtouch included). ``memo``: each recipient's threshold left, kept from one call to the next."""
+    whatever the regular step's assignment (the boards of :func:`_plain_first_step`, the first step ending no
+    one's game). Every attacker assigns exactly its damage (510.1a) and overkill is what a recipient is assigned
+    past its threshold (trample.outcome.overkill_threshold), so the regular step's overkill is at least the damage
+    of some attackers less the thresholds of every recipient they can reach. The attackers: those left that will
+    have a route (unblocked, or trample, 702.19e; a blocked attacker without trample whose blockers all died
+    assigns none, 510.1c, so it is left out), except, per candidate, those whose planeswalker or battle it takes
+    out of combat (:func:`_removed_by`; 506.4c: they assign to their blockers still alive or nothing). The
+    thresholds, after the candidate: a player's life left, a planeswalker's loyalty, a battle's defense (what
+    those attackers attack: no trample over planeswalkers, so never a controller), a blocker's lethal need left
+    (the blockers blocking those attackers; 702.19b; none when it died, deathtouch included). ``memo``: each
+    recipient's threshold left, kept from one call to the next."""
     s = problem.scenario
     memo = {} if memo is None else memo
     regular = problem.regular_plan()
@@ -1661,20 +1701,34 @@ def _overkill_after(
     at = problem.layout()
     left = np.zeros(len(table), dtype=np.int64)
     taken = partial(table.taken, at)
+    # per candidate, the attackers whose planeswalker or battle it takes out of combat are left out (506.4c)
+    gone = _removed_by(problem, table, memo)
+    keep = {a.id: ~gone[a.attacking] for a in s.attackers if a.id in damage and a.attacking in gone}
 
-    for r, who in _reach(s).items():
-        if any(s.attackers[i].id in damage for i in who):
+    def counted(ids: list[str]) -> Any:
+        """Per candidate: does one of these attackers still assign its damage?"""
+        if any(i not in keep for i in ids):
+            return True
+        return np.logical_or.reduce([keep[i] for i in ids])
+
+    attacked: dict[str, list[str]] = {}  # no trample over planeswalkers: an attacker reaches only what it attacks
+    for a in s.attackers:
+        if a.id in damage and a.attacking in s:
+            attacked.setdefault(a.attacking, []).append(a.id)
+    for r, ids in attacked.items():
+        if ids:
             if ("threshold", r) not in memo:
                 memo["threshold", r] = np.maximum(0, overkill_threshold(s, r) - taken(r))
-            left += memo["threshold", r]
+            left += memo["threshold", r] * counted(ids)
     for r in sorted({b for a in s.attackers if a.id in damage for b in a.blocked_by}):
         if ("need", r) not in memo:
             alive = np.maximum(0, lethal_need(s.creature(r)) - taken(r))
             if r in at and len(at[r]) > 1 and not s.creature(r).has(Keyword.INDESTRUCTIBLE):
                 alive[table.capped[:, at[r][1]] > 0] = 0  # 702.2c: destroyed (702.12b: unless indestructible)
             memo["need", r] = alive
-        left += memo["need", r]
-    return np.maximum(0, sum(damage.values()) - left)
+        left += memo["need", r] * counted([a.id for a in s.attackers if a.id in damage and r in a.blocked_by])
+    dealt = sum((n * keep[a] if a in keep else n for a, n in damage.items()), np.zeros(len(table), dtype=np.int64))
+    return np.maximum(0, dealt - left)
 
 
 def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], replies: list[Reply], prefix: int):

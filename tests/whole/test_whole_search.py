@@ -146,12 +146,12 @@ def test_the_planeswalker_shape_is_searched_in_the_dominance_order():
 def _searched_table(doc: dict, objectives: list[str]):
     """The first-step candidates as the search reads them (its problem, replies and table), or None when the board
     is not one whose first step the bounds read (trample.whole.search._plain_first_step, the first step ending no
-    one's game)."""
+    one's game; it may take planeswalkers and battles out of combat)."""
     whole = WholeCombat(doc)
     objs = whole_search.parse_objectives(objectives, whole.scenario)
     problem = whole_search._Problem(whole, objs, whole_search.deadline_of(None), {}, whole_search._Stats())
     canonical = problem.attacking_first.canonical()
-    if not (whole_search._plain_first_step(problem, canonical) and whole_search._first_step_keeps(problem)):
+    if not whole_search._plain_first_step(problem, canonical) or whole_search._first_step_reach(problem)[0]:
         return None
     replies = whole_search._replies(problem)
     table = whole_search._effect_table(
@@ -501,3 +501,111 @@ def test_the_planeswalker_out_of_reach_adds_nothing_to_the_value_bound():
     _, problem, replies, table = got
     (bound,) = whole_search._own_bounds(problem, table, replies)
     assert int(bound.max()) == 4
+
+
+@st.composite
+def defeatable(draw) -> dict:
+    """Boards whose first step can take a planeswalker or battle out of combat (704.5i, 704.5v): 2 double-strike
+    tramplers (power 2-6) each blocked by its own blocker and a shared first striker (or unblocked), one attacking
+    planeswalker w (valued) or battle t of low loyalty or defense, the other the same, the player or a second
+    planeswalker v; the player's life high enough or not that the first step can end the game."""
+    power = [draw(st.integers(2, 6)) for _ in range(2)]
+    values = st.sampled_from([0, 1, 2, 0.5])
+    blockers = [
+        {"id": f"b{i}", "power": 1, "toughness": draw(st.integers(1, 2)), "value": draw(values)} for i in range(2)
+    ]
+    fs = {"id": "f", "power": draw(st.integers(1, 3)), "toughness": draw(st.integers(1, 3))}
+    blockers.append(dict(fs, keywords=["first_strike"], value=draw(values)))
+    doc: dict = {"step": "combat", "players": [{"id": "opp", "life": draw(st.integers(3, 20))}], "blockers": blockers}
+    first = draw(st.sampled_from(["w", "t"]))
+    if first == "w":
+        doc["planeswalkers"] = [
+            {"id": "w", "controller": "opp", "loyalty": draw(st.integers(1, 6)), "value": draw(values)}
+        ]
+    else:
+        doc["battles"] = [{"id": "t", "protector": "opp", "defense": draw(st.integers(1, 6))}]
+    second = draw(st.sampled_from([first, "opp", "v"]))
+    if second == "v":
+        walker = {"id": "v", "controller": "opp", "loyalty": draw(st.integers(1, 6)), "value": draw(values)}
+        doc.setdefault("planeswalkers", []).append(walker)
+    blocked = [draw(st.sampled_from([[f"b{i}", "f"], [f"b{i}", "f"], [f"b{i}"], []])) for i in range(2)]
+    if "f" not in blocked[0] + blocked[1]:
+        doc["blockers"] = blockers[:2]
+    doc["attackers"] = [_ds(i, power[i], [first, second][i], blocked[i]) for i in range(2)]
+    return doc
+
+
+DEFEATABLE_LISTS = [
+    ["max-damage"],
+    ["lethal"],
+    ["max-kills"],
+    ["max-value"],
+    ["min-overkill"],
+    ["lethal", "max-kills", "min-overkill"],
+    ["max-value", "min-overkill"],
+    ["lethal", "max-damage", "min-overkill"],
+    ["min-overkill", "max-kills"],
+]
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(defeatable(), st.sampled_from(DEFEATABLE_LISTS))
+def test_the_bounds_hold_when_the_first_step_takes_a_planeswalker_or_battle_out_of_combat(doc, objectives):
+    # 704.5i, 704.5v: a planeswalker or battle dealt its loyalty or defense in the first step leaves combat, and
+    # the attackers attacking it assign the regular step's damage only to their blockers still alive (none when
+    # unblocked, 506.4c): the search reads each reply's bounds and the overkill floor with it gone for the
+    # candidates that take it out; every reply's bounds must hold for every regular step, their least bound the
+    # candidate's value, and the floor stay at most the least overkill
+    got = _searched_table(doc, objectives)
+    assume(got is not None)
+    whole, problem, replies, table = got
+    per = {dead: whole_search._reply_bounds(problem, table, dead) for dead in whole_search._outcomes(replies)}
+    lex = whole_search._lex_bounds(problem, table, replies, list(per.values()))
+    width = next((k for k, c in enumerate(lex) if c is None), len(lex))
+    floor = whole_search._overkill_floor(problem, table, replies)
+    overkill = whole_search.parse_objectives(["min-overkill"], whole.scenario)
+    for i in range(len(table)):
+        after, value = _candidate_values(whole, problem, table, replies, i)
+        for reply, total in zip(replies, after):
+            bound = per[reply.outcome if isinstance(reply.outcome, frozenset) else frozenset()]
+            for k, b in enumerate(bound):
+                assert b is None or total[k] <= int(b[i]), (objectives[k], total, reply.outcome)
+        assert value[:width] <= tuple(int(c[i]) for c in lex[:width])
+        least = min(
+            whole_search.score(step, a2, overkill)["min-overkill"]
+            for step, a2 in _regular_steps(whole, table, replies, i)
+        )
+        assert int(floor[i]) <= least, (int(floor[i]), least)
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(defeatable(), st.sampled_from(DEFEATABLE_LISTS))
+def test_boards_whose_first_step_defeats_a_planeswalker_or_battle_match_the_brute_force_minimax(doc, objectives):
+    # the search orders these first steps by their bounds and stops below the best (no dominance order: 506.4c),
+    # so it must never cut the optimum
+    agrees_with_brute_force(doc, objectives)
+
+
+def test_a_planeswalker_the_first_step_defeats_is_searched_best_bound_first():
+    # the power-5 ladder on a loyalty-5 planeswalker: each pair tramples 3 over its blockers in the first step
+    # (702.19b, 510.1c-d), so 4 attackers can take it out of combat (704.5i); the search reads it as removable,
+    # with bounds, and the line found is worth the brute force's optimum on the small board
+    from benchmarks.boards import defeatable_planeswalker
+
+    whole = WholeCombat(defeatable_planeswalker(4))
+    problem = whole_search._Problem(
+        whole,
+        whole_search.parse_objectives(["min-overkill"]),
+        whole_search.deadline_of(None),
+        {},
+        whole_search._Stats(),
+    )
+    assert whole_search._first_step_reach(problem) == (False, frozenset({"pw"}))
+    assert whole_search._bounded(problem)
+    assert not whole_search._first_step_keeps(problem)
+    small = defeatable_planeswalker(2)
+    small["planeswalkers"][0]["loyalty"] = 3  # one pair tramples 3 over: it can leave combat
+    for objectives in (["min-overkill"], ["max-value"], ["lethal", "max-kills", "min-overkill"]):
+        agrees_with_brute_force(small, objectives)
