@@ -78,7 +78,7 @@ STEP_WORK = 5 * 10**8
 #: pairs on random_sharing(12, 14, 4)); past it, the join tree's outside table (0: the tree's at once)
 REJOIN_WORK = 3 * 10**6
 PATH_STARTS = 8  # the path plans tried beside the bucket plan, from the smallest tables (the prefix's first)
-MEMO_ENTRIES = 1 << 22  # table entries kept for fixed prefixes at most (then those memos are emptied)
+MEMO_ENTRIES = 1 << 20  # table entries kept for fixed prefixes at most (then those memos are emptied): ~100 MB
 #: the fixed keys of the prefix, by source position in plan order (0..j-1)
 Fixed = tuple[tuple[int, ...], ...]
 
