@@ -716,6 +716,48 @@ def ranking_graphs():
         show("rank", f"unrank cold: {name}", t, "<= 100 ms", "s", t is not None and t <= 0.1, note)
 
 
+RANK_MANY_CHILD = r"""
+import json, random, resource, statistics, sys, time
+sys.path.insert(0, {root!r})
+from trample import Combat
+c = Combat({sc!r})
+t = time.process_time()
+n = c.count()
+count = time.process_time() - t
+t = time.process_time()
+c.unrank(n // 3)
+first = time.process_time() - t
+rng, later = random.Random(5), []
+for _ in range(5):
+    i = rng.randrange(n)
+    t = time.process_time()
+    c.unrank(i)
+    later.append(time.process_time() - t)
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"count": count, "first": first, "later": statistics.median(later), "rss": rss}}))
+"""
+
+
+def ranking_wide():
+    """Issue 21: rank and unrank use the count's programme (engines/conditioned.py's join tree): the first unrank
+    within a few counts, every later one in milliseconds, under 200 MB."""
+    print("\n4c'. unrank on the widest random boards (CPU of a fresh process: count, first unrank, median of 5 later")
+    print("     unranks at random indices; first <= 3x count, later <= 10 ms, peak RSS < 200 MB)")
+    for name, sc in graph_shapes():
+        if "4 each" not in name and "seed 1" not in name:
+            continue
+        if "unblocked" in name:
+            continue
+        line = _child_line(RANK_MANY_CHILD.format(root=str(ROOT), sc=sc))
+        if line is None:
+            show("rank", f"unrank first: {name}", None, "<= 3x count", "s", False, "no answer within the cap")
+            continue
+        note = f"count {line['count'] * 1000:.0f} ms, peak RSS {line['rss']:.0f} MB"
+        ok = line["first"] <= 3 * line["count"] and line["rss"] < 200
+        show("rank", f"unrank first: {name}", line["first"], "<= 3x count", "s", ok, note)
+        show("rank", f"unrank later (median): {name}", line["later"], "<= 10 ms", "s", line["later"] <= 0.01)
+
+
 ENUM_CHILD = r"""
 import json, sys, time
 sys.path.insert(0, {root!r})
@@ -1069,6 +1111,7 @@ def main():
             ("count", counting),
             ("graph", counting_graphs),
             ("rank", ranking_graphs),
+            ("rank-wide", ranking_wide),
             ("list", enumeration_graphs),
             ("start", lambda: start_up(tmp)),
             ("whole", whole_combat),

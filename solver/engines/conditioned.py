@@ -1,28 +1,38 @@
-"""Rank and unrank in the canonical order with the count's own joins: the sources before the one walked held fixed.
+"""Rank and unrank in the canonical order with the count's own tables and join tree: inside and outside tables.
 
 :class:`~trample.engines.ordered.SourceProgramme` finds every state of the cut between the sources before ``j`` and
 those from ``j`` on (plan order) that some prefix reaches, with its completions: on a random sharing graph the plan
 order's cuts are wide and that is millions of states (seconds), where the count, free to choose its order, takes
 tens of milliseconds. An unrank or rank walks *one* prefix, though. For source ``j`` it needs, for each entry of
-source j's table (the states of the resources it shares), the completions once the sources before it are fixed:
+source j's table (the states of the resources it shares), the completions once the sources before it are fixed.
 
-- the sources before ``j`` are one table of one entry (their combined states, :func:`join` of their keys: what the
-  walk chose for each);
-- that table and the tables of the sources after ``j`` are joined as the count joins them (the same ``way_table``,
-  the same :func:`~trample.engines.elimination._join`, a greedy path plan over the sharing graph from the prefix's
-  table, each connected part on its own), source ``j`` left out: what is left is one table per part over the
-  resources source ``j`` shares (or a number, for a part that does not touch it);
-- each entry of source j's table is then weighed at once for all of them: per part, the table laid out densely over
-  its resources' states and each resource's "the sum settles without breaking a gate" matrix (the final
-  :func:`~trample.engines.elimination.sum_table`, every source in) applied along its axis; the entry's completions
-  are the product over the parts, read at its states.
+The count's joins (:func:`~trample.engines.elimination.order`, the same plan) form a binary *join tree*: its leaves
+are the sources' tables, each inner node the join of its two children, each root a part's count. Per node:
+
+- its *inside* table is the join of the tables of the sources under it (the count computes these), over the
+  resources it shares with the other sources;
+- its *outside* table is the join of every other source's table, over the same resources: a root's is the product
+  of the other roots' counts, a child's the join of its parent's outside with its sibling's inside (the classic
+  inside-outside, or upward-downward, passes over a join tree).
+
+A source's outside table, combined with each entry of its own table (each resource's "the sum settles without
+breaking a gate" matrix, the final :func:`~trample.engines.elimination.sum_table`, every source in), gives that
+entry's completions. Fixing the sources before ``j`` (the prefix) replaces their leaves by one entry (the key the
+walk chose): an inside changes only where a fixed leaf is under its node, an outside only where one is not. Both
+are memoised by the fixed keys they depend on (the leaves under the node, or not under it), and the tables with no
+fixed leaf are kept from the first call on. Where a source's sibling in the tree is a large subtree with no fixed
+source and its parent's sibling is one fixed source, the join of the two large tables is made once, without that
+source, and its one-entry table joined last (:meth:`ConditionedProgramme._skips`).
+
+For most sources of a walk, though, joining the tables after source ``j`` again with the prefix's (one entry: what
+the walk chose), source j's resources left open, is cheaper than the tree's path (the previous way of this module):
+it is tried first, within REJOIN_WORK pairs, then the tree's outside table.
 
 Within source ``j`` the walk is :class:`~trample.engines.ordered._Walk` (its routes in plan order, each by
 bisection), as in the source programme, so the order is the same. The counts are exact: int64 while the bound of the
 count (the product of the tables' sums) is below 2^53, else residues modulo primes below 2^22 rebuilt by the Chinese
-remainder theorem (the elimination's :class:`~trample.engines.elimination.Ring`, without its float row). The
-completions found for a prefix are kept (those of source 0, which has none, serve every call), so draws that share
-their first sources share that work. The clock is read within every join and between the steps.
+remainder theorem (the elimination's :class:`~trample.engines.elimination.Ring`, without its float row). The clock is
+read within every join (its :class:`~trample.engines.elimination.Budget`) and before each.
 """
 
 from __future__ import annotations
@@ -50,6 +60,7 @@ from .elimination import (
     domain_size,
     join,
     normalise,
+    order,
     path_plan,
     sum_table,
     unique,
@@ -57,21 +68,57 @@ from .elimination import (
 )
 from .ordered import SourceProgramme, Walk
 
-DENSE_CELLS = 1 << 22  # cells (states of a part's resources x residue rows) of the dense weighing at most
+DENSE_CELLS = 1 << 22  # cells (states of a source's resources x residue rows) of the dense weighing at most
+#: pairs of entries joined (the count's measure of work) for the tree's tables at the build, and for one source's
+#: completions, past which the programme gives way to the source programme (the count's first try has the same
+#: bound, FIRST_WORK)
+STEP_WORK = 5 * 10**8
+#: pairs of entries joined, for one source's completions, up to which the tables after it are joined again with the
+#: prefix's (the first way: a prefix's parts may hold source j's resources and a wide frontier at once, 10^7-10^8
+#: pairs on random_sharing(12, 14, 4)); past it, the join tree's outside table (0: the tree's at once)
+REJOIN_WORK = 3 * 10**6
 PATH_STARTS = 8  # the path plans tried beside the bucket plan, from the smallest tables (the prefix's first)
-#: pairs of entries joined (the count's measure of work) for one source's completions, past which the programme gives
-#: way to the source programme (the count's first try has the same bound, FIRST_WORK): a prefix's parts may hold
-#: source j's resources and a wide frontier at once (random_sharing(12, 14, 4): 10^7-10^8 pairs, seconds)
-STEP_WORK = 2 * 10**7
-MEMO_ENTRIES = 1 << 22  # table entries of the completions kept per prefix at most (then the memo is emptied)
+MEMO_ENTRIES = 1 << 20  # table entries kept for fixed prefixes at most (then those memos are emptied): ~100 MB
+#: the fixed keys of the prefix, by source position in plan order (0..j-1)
+Fixed = tuple[tuple[int, ...], ...]
+
+
+class _Tree:
+    """The count's join tree over a component's sources: node ``j < n`` is source j's leaf; an inner node joins
+    ``children[v]``; ``parent[v]`` is -1 at a root. ``under[v]`` lists the leaves under v, ``beside[v]`` the others
+    (both sorted: a prefix's fixed keys are read from them)."""
+
+    def __init__(self, n: int, joins: list[tuple[int, int]], slots: list[int]):
+        self.children: list[tuple[int, int] | None] = [None] * n
+        self.parent = [-1] * n
+        node = list(slots)  # the node each slot of the plan holds
+        for a, b in joins:
+            v = len(self.children)
+            self.children.append((node[a], node[b]))
+            self.parent.append(-1)
+            self.parent[node[a]] = self.parent[node[b]] = v
+            node[a] = v
+        self.roots = [v for v in range(len(self.parent)) if self.parent[v] < 0]
+        self.under: list[tuple[int, ...]] = [(v,) if v < n else () for v in range(len(self.parent))]
+        for v, ch in enumerate(self.children):
+            if ch is not None:
+                self.under[v] = tuple(sorted(self.under[ch[0]] + self.under[ch[1]]))
+        self.beside = [tuple(k for k in range(n) if k not in set(u)) for u in self.under]
+        self.first = [min(u) if u else n for u in self.under]  # the first source (plan order) under each node
+
+    def sibling(self, v: int) -> int:
+        ch = self.children[self.parent[v]]
+        assert ch is not None
+        return ch[1] if ch[0] == v else ch[0]
 
 
 class ConditionedProgramme:
-    """Count, rank and unrank of one component (no as-though-unblocked option), in the canonical order, by joins of
-    the elimination tables with the sources before the one walked fixed (see the module). ``deadline``: the current
-    caller's (:class:`trample.limits.LimitReached` past it); set again by whoever hands the programme out.
-    :class:`~trample.engines.elimination.OverBudget` when the first source's completions take more than STEP_WORK;
-    a later source's that do make the programme build the source programme and answer with it from then on."""
+    """Count, rank and unrank of one component (no as-though-unblocked option), in the canonical order, by the inside
+    and outside tables of the count's join tree with the sources before the one walked fixed (see the module).
+    ``deadline``: the current caller's (:class:`trample.limits.LimitReached` past it); set again by whoever hands the
+    programme out. :class:`~trample.engines.elimination.OverBudget` when the tree's tables or the first source's
+    completions take more than STEP_WORK; a later source's that do make the programme build the source programme and
+    answer with it from then on."""
 
     def __init__(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None):
         self.plan = plan
@@ -97,11 +144,20 @@ class ConditionedProgramme:
         # every entry of every join, every completion and the count are at most the product of the tables' sums
         self.ring = Ring(max(1, prod(sum(abs(w) for w in rows.values()) for _, _, rows in kept)))
         self.tables = [Table.of(m, s, r, self.ring) for m, s, r in kept]
-        self._one = Ring(1)  # the prefix's table: one entry of count 1
-        self._memo: dict[tuple[object, ...], Rows] = {}
+        shared = [j for j, t in enumerate(self.tables) if t.scope]
+        _, joins = order(
+            g, [(self.tables[j].members, frozenset(self.tables[j].scope), len(self.tables[j])) for j in shared]
+        )
+        self.tree = _Tree(len(self.tables), joins, shared)
+        self._inside_base: list[Table] = list(self.tables)  # no fixed leaf under the node
+        for a, b in (ch for ch in self.tree.children[len(self.tables) :] if ch is not None):
+            self._inside_base.append(self._join(self._inside_base[a], self._inside_base[b], budget))
+        self._outside_base: dict[int, Table] = {}  # no fixed leaf beside the node
+        self._memo: dict[tuple[Any, ...], Any] = {}  # tables and completions for fixed prefixes
         self._held = 0
+        self._one = Ring(1)  # the prefix's table: one entry of count 1
         self.fallback: SourceProgramme | None = None  # built when a source's completions pass STEP_WORK
-        first = self._completions(0, None)
+        first = self._completions(0, ())
         self._total = sum(w * first.get(k, 0) for k, w in self.raw[0].items())
 
     def _budget(self) -> Budget:
@@ -131,71 +187,135 @@ class ConditionedProgramme:
 
     def _unrank(self, index: int) -> tuple[int, ...]:
         out: list[int] = []
-        prefix: Table | None = None
+        fixed: Fixed = ()
         for j in range(len(self.component)):
-            walk = Walk(self, j, self._completions(j, prefix))  # type: ignore[arg-type]  # reads g, plan, component, scope
+            walk = Walk(self, j, self._completions(j, fixed))  # type: ignore[arg-type]  # reads g, plan, component, scope
             amounts, index = walk.unrank(index)
             out.extend(amounts)
-            prefix = self._extend(prefix, j, walk.key(amounts))
+            fixed += (walk.key(amounts),)
         return tuple(out)
 
     def _rank(self, vector: Sequence[int]) -> int | None:
         if len(vector) != self.P or any(v < 0 for v in vector):
             return None
         index, at = 0, 0
-        prefix: Table | None = None
+        fixed: Fixed = ()
         for j, i in enumerate(self.component):
             m = len(self.plan.sources[i].routes)
             amounts = list(vector[at : at + m])
             at += m
-            walk = Walk(self, j, self._completions(j, prefix))  # type: ignore[arg-type]
+            walk = Walk(self, j, self._completions(j, fixed))  # type: ignore[arg-type]
             below = walk.rank(amounts)
             if below is None:
                 return None
             index += below
-            prefix = self._extend(prefix, j, walk.key(amounts))
+            fixed += (walk.key(amounts),)
         return index
 
-    # -- the prefix --------------------------------------------------------------------------------------------------
-    def _extend(self, prefix: Table | None, j: int, key: tuple[int, ...]) -> Table:
-        """The prefix's table (one entry) with source j's key added (settled as the count settles it)."""
-        i = self.component[j]
-        members = frozenset([i])
-        rows = normalise(self.g, members, self.scope[j], {key: 1})
-        scope = tuple(x for x in self.scope[j] if domain_size(self.g, x, members))
-        assert rows  # the walk only chooses splits with completions
-        t = Table.of(members, scope, rows, self._one)
-        if prefix is None:
-            return t
-        out = join(self.g, prefix, t, self._one, self._budget())
-        assert len(out) == 1
+    # -- the completions of each entry of source j's table, the sources before it fixed ----------------------------
+    def _completions(self, j: int, fixed: Fixed) -> Rows:
+        """Source j's table keys (as way_table gives them) -> the legal completions of the sources after it, the
+        sources before it fixed to the keys ``fixed`` (memoised per prefix)."""
+        got = self._memo.get(("c", j, fixed))
+        if got is None:
+            got = self._keep(("c", j, fixed), self._weigh(j, self._either(j, fixed)))
+        out: Rows = got
         return out
 
-    # -- the completions of each entry of source j's table, the sources before it fixed ----------------------------
-    def _completions(self, j: int, prefix: Table | None) -> Rows:
-        """Source j's table keys (as way_table gives them) -> the legal completions of the sources after it, the
-        sources before it being ``prefix`` (memoised per prefix)."""
-        memo = None if prefix is None else (j, prefix.scope, tuple(prefix.keys[0].tolist()))
-        key = (j,) if memo is None else memo
-        got = self._memo.get(key)
-        if got is not None:
-            return got
-        out = self._weigh(j, self._parts(j, prefix))
-        if self._held + len(out) > MEMO_ENTRIES:
+    def _either(self, j: int, fixed: Fixed) -> list[Table]:
+        """The tables that weigh source j's keys: the tables after it joined with the prefix's (:meth:`_rejoined`)
+        while that takes at most REJOIN_WORK pairs, else source j's outside table in the join tree (the first
+        source's too: it is the count's own contraction, once; and where :meth:`_skips` keeps a join for it)."""
+        if REJOIN_WORK and j and not self._skips(j, j):
+            try:
+                budget = Budget(self.deadline or NEVER, REJOIN_WORK)
+                return self._rejoined(j, self._prefix(fixed, budget), budget)
+            except OverBudget:
+                pass
+        return [self._outside(j, fixed, self._budget())]
+
+    def _keep(self, key: tuple[Any, ...], value: Any) -> Any:
+        """``value`` memoised under ``key`` (the memo emptied first when it would hold more than MEMO_ENTRIES)."""
+        size = len(value)
+        if self._held + size > MEMO_ENTRIES:
             self._memo.clear()
             self._held = 0
-        self._memo[key] = out
-        self._held += len(out)
+        self._memo[key] = value
+        self._held += size
+        return value
+
+    def _inside(self, v: int, fixed: Fixed, budget: Budget) -> Table:
+        """Node v's inside table, its fixed leaves holding their keys."""
+        got = [fixed[k] for k in self.tree.under[v] if k < len(fixed)]
+        if not got:
+            return self._inside_base[v]
+        key = ("i", v, tuple(got))
+        t = self._memo.get(key)
+        if t is None:
+            ch = self.tree.children[v]
+            if ch is None:
+                t = self._leaf(v, fixed[v])
+            else:
+                t = self._join(self._inside(ch[0], fixed, budget), self._inside(ch[1], fixed, budget), budget)
+            self._keep(key, t)
+        out: Table = t
         return out
 
-    def _parts(self, j: int, prefix: Table | None) -> list[Table]:
-        """The prefix's table and the tables after source j, joined part by part (connected by shared resources):
-        one table per part, over resources that source j shares (empty scope: a part that does not touch it)."""
+    def _outside(self, v: int, fixed: Fixed, budget: Budget) -> Table:
+        """Node v's outside table (every other source joined, over v's resources), the fixed leaves holding their
+        keys: a root's, the other roots' counts; a child's, its parent's outside joined with its sibling's inside."""
+        tree = self.tree
+        got = tuple(fixed[k] for k in tree.beside[v] if k < len(fixed))
+        key = ("o", v, got)
+        t = self._outside_base.get(v) if not got else self._memo.get(key)
+        if t is not None:
+            return t
+        if tree.parent[v] < 0:  # a root: the other roots' counts
+            totals = [self.ring.total(self._inside(r, fixed, budget).w) for r in tree.roots if r != v]
+            t = self._scalar(frozenset(self.component[k] for k in tree.beside[v]), totals)
+        elif self._skips(v, len(fixed)):
+            p = tree.parent[v]
+            q = tree.sibling(p)
+            skipped = self._outside_base.get(-1 - v)
+            if skipped is None:  # (kept under -1 - v: the same for every key of source q)
+                t = self._outside(tree.parent[p], (), budget)
+                skipped = self._outside_base[-1 - v] = self._join(t, self._inside_base[tree.sibling(v)], budget)
+            t = self._join(skipped, self._leaf(q, fixed[q]), budget)
+        else:
+            s = tree.sibling(v)
+            t = self._join(self._outside(tree.parent[v], fixed, budget), self._inside(s, fixed, budget), budget)
+        if got:
+            self._keep(key, t)
+        else:
+            self._outside_base[v] = t
+        return t
+
+    # -- the tables after source j joined again with the prefix's (cheaper where the tree's are wide) ---------------
+    def _prefix(self, fixed: Fixed, budget: Budget) -> Table | None:
+        """The prefix's table: one entry, the fixed keys added source by source (settled as the count settles them)."""
+        if not fixed:
+            return None
+        key = ("p", fixed)
+        t = self._memo.get(key)
+        if t is None:
+            before = self._prefix(fixed[:-1], budget)
+            j = len(fixed) - 1
+            t = self._leaf(j, fixed[-1], self._one)
+            if before is not None:
+                t = join(self.g, before, t, self._one, budget)
+            assert len(t) == 1
+            self._keep(key, t)
+        out: Table = t
+        return out
+
+    def _rejoined(self, j: int, prefix: Table | None, budget: Budget) -> list[Table]:
+        """The prefix's table and the tables after source j, joined part by part (connected by shared resources) in
+        the cheaper of a bucket plan and path plans, source j's resources left open: one table per part, over
+        resources that source j shares (empty scope: a part that does not touch it)."""
         tables: list[Table] = []
         if prefix is not None and prefix.scope:
             tables.append(Table.of(prefix.members, prefix.scope, {tuple(prefix.keys[0].tolist()): 1}, self.ring))
         tables += self.tables[j + 1 :]
-        budget = self._budget()
         planner = Planner(self.g)
         out: list[Table] = []
         open_ = frozenset(self.scope[j])
@@ -221,9 +341,52 @@ class ConditionedProgramme:
             out += _apart([t for t in slots if t is not None], lambda A, B: join(self.g, A, B, self.ring, budget))
         return out
 
+    def _skips(self, v: int, level: int) -> bool:
+        """Is v's outside better joined with its parent's sibling last? When that sibling is one fixed source, v's
+        sibling holds no fixed source and nothing beside the grandparent is fixed, the join of the grandparent's
+        outside and v's sibling (two tables that may be large) is the same for every key of that source: it is
+        joined once and kept, where the parent's outside joined with the sibling's inside would be joined again
+        for every key."""
+        tree = self.tree
+        p = tree.parent[v]
+        if p < 0 or tree.parent[p] < 0 or tree.first[tree.sibling(v)] < level:
+            return False
+        q = tree.sibling(p)
+        return q < level and all(k >= level for k in tree.beside[tree.parent[p]])
+
+    # -- tables ----------------------------------------------------------------------------------------------------
+    def _leaf(self, j: int, key: tuple[int, ...], ring: Ring | None = None) -> Table:
+        """Source j's table with one entry: the key the walk chose (settled as the count settles it)."""
+        i = self.component[j]
+        members = frozenset([i])
+        rows = normalise(self.g, members, self.scope[j], {key: 1})
+        assert rows  # the walk only chooses splits with completions
+        return Table.of(members, self.tables[j].scope, rows, ring or self.ring)
+
+    def _scalar(self, members: frozenset[int], totals: list[list[Any]]) -> Table:
+        """A table of no resource and one entry: the product of ``totals`` (per residue row)."""
+        ring = self.ring
+        rows = [prod(t[r] for t in totals) % (ring.moduli[r] if ring.moduli else 1 << 62) for r in range(ring.k)]
+        return Table(members, (), np.zeros((1, 0), dtype=np.int64), np.array(rows, dtype=np.int64).reshape(ring.k, 1))
+
+    def _join(self, A: Table, B: Table, budget: Budget) -> Table:
+        """The join of two tables (the elimination's), or a product by a table of no resource (a part's count)."""
+        if self.deadline:
+            self.deadline.check()
+        if A.scope and B.scope:
+            return join(self.g, A, B, self.ring, budget)
+        if A.scope:
+            A, B = B, A  # A: the one of no resource
+        members = A.members | B.members
+        w = B.w * (A.w[:, :1] if len(A) else 0)
+        if self.ring.moduli:
+            self.ring.reduce(w)
+        return Table(members, B.scope, B.keys if B.index is None else None, w, 0.0, B.index)
+
     def _weigh(self, j: int, parts: list[Table]) -> Rows:
-        """Each key of source j's table -> the product over the parts of the weight of the part's entries whose
-        states, added to the key's, settle without breaking a gate (every source in)."""
+        """Each key of source j's table -> the product over the parts (tables over some of its resources, sharing
+        none) of the weight of the part's entries whose states, added to the key's, settle without breaking a gate
+        (every source in)."""
         keys = list(self.raw[j])
         if not keys:
             return {}
@@ -231,8 +394,7 @@ class ConditionedProgramme:
         K = np.array(keys, dtype=np.int64).reshape(len(keys), len(scope))
         ring = self.ring
         every = frozenset(self.component)
-        rows = max(1, len(ring.moduli))
-        acc = np.ones((rows, len(keys)), dtype=object)
+        acc = np.ones((ring.k, len(keys)), dtype=object)
         for part in parts:
             if self.deadline:
                 self.deadline.check()

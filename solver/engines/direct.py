@@ -1119,8 +1119,8 @@ COLUMN_TRIAL = 0.05  # seconds the column programme may take to build before ran
 #: source programme's milliseconds, so for a thousand draws a longer build pays
 COLUMN_TRIAL_MANY = 3.0
 MANY = 64  # draws at or above which a sample builds for many (COLUMN_TRIAL_MANY)
-#: ranking past the column programme's trial starts with the count's joins, the prefix fixed (engines/conditioned.py),
-#: below MANY uses (False: the source programme at once, as before it)
+#: ranking past the column programme's trial starts with the count's join tree, the prefix fixed
+#: (engines/conditioned.py), for any number of uses (False: the source programme at once, as before it)
 CONDITIONED = True
 
 
@@ -1151,8 +1151,6 @@ def index_programme(
                 deadline.check()
         if isinstance(prog, ShiftingProgramme):
             prog.long_tried = True
-            if isinstance(prog.source, ConditionedProgramme):  # many uses: the source programme's milliseconds
-                prog.source = SourceProgramme(plan, key, deadline)
             return prog
         try:
             source = _walked(plan, key, deadline, uses)
@@ -1171,11 +1169,13 @@ def index_programme(
 def _walked(
     plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | None, uses: int
 ) -> ConditionedProgramme | SourceProgramme:
-    """A programme that walks a source at a time: the count's joins with the prefix held fixed
-    (:class:`~trample.engines.conditioned.ConditionedProgramme`: no build beyond about a count, about a count per
-    rank or unrank) for a few uses; the source programme (its cuts' states all built: seconds on random graphs, then
-    milliseconds per use) for MANY or more, or when the former passes its work bound."""
-    if uses < MANY and CONDITIONED:
+    """A programme that walks a source at a time: the count's join tree with the prefix held fixed
+    (:class:`~trample.engines.conditioned.ConditionedProgramme`: a build of about a count, then inside and outside
+    tables per rank or unrank, kept for the prefixes they depend on), whatever the number of uses (a sample of many
+    draws too: :class:`ShiftingProgramme` moves on to the source programme once the draws have paid for its trial);
+    the source programme (its cuts' states all built: seconds and gigabytes on random graphs, then milliseconds per
+    use) when the former passes its work bound."""
+    if CONDITIONED:
         try:
             return ConditionedProgramme(plan, key, deadline)
         except OverBudget:
@@ -1379,10 +1379,10 @@ class DirectEngine:
     ) -> ComponentDP | ConditionedProgramme | SourceProgramme | ShiftingProgramme:
         """The (cached) counting programme of one component: count, rank, unrank (trample.indexing), in the
         canonical order: a lone source's column programme (a bit per gate; unrank in microseconds), else the
-        column programme where it builds within a short trial, else the count's joins with the prefix fixed
-        (:mod:`~trample.engines.conditioned`, below MANY uses) or the source-at-a-time programme on the
-        elimination tables (:mod:`~trample.engines.ordered`) until ranks and unranks have paid for the column
-        programme (:class:`ShiftingProgramme`). ``uses``: the ranks or unranks the caller means to make."""
+        column programme where it builds within a short trial, else the count's join tree with the prefix fixed
+        (:mod:`~trample.engines.conditioned`), then the source-at-a-time programme on the elimination tables
+        (:mod:`~trample.engines.ordered`) and the column programme once ranks and unranks have paid for their trials
+        (:class:`ShiftingProgramme`). ``uses``: the ranks or unranks the caller means to make."""
         return index_programme(plan, component, deadline, uses)
 
     # -- BLOCKS ------------------------------------------------------------------------------------

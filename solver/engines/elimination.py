@@ -1492,3 +1492,4 @@ join = _join
 normalise = _normalise
 path_plan = _path_plan
 bucket_plan = _bucket_plan
+order = _order

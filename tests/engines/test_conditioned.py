@@ -21,7 +21,7 @@ from test_perf_paths import overlapping_boards
 
 from benchmarks.boards import pw_cycle, random_sharing
 from trample import Combat, indexing
-from trample.engines import PROGRAMME, conditioned, direct, get_engine
+from trample.engines import PROGRAMME, conditioned, direct, elimination, get_engine
 from trample.engines.conditioned import ConditionedProgramme
 from trample.engines.direct import ComponentDP
 from trample.engines.elimination import OverBudget, count_component
@@ -163,6 +163,8 @@ def test_past_its_work_bound_the_source_programme_answers(monkeypatch):
     monkeypatch.setattr(conditioned, "STEP_WORK", 2 * 10**7)
     prog = ConditionedProgramme(plan, comp)
     monkeypatch.setattr(conditioned, "STEP_WORK", 1)  # a later source's: the source programme from then on
+    monkeypatch.setattr(elimination, "CHECK_EVERY", 1)  # (the joins of one prefix are small: read at every one)
+    monkeypatch.setattr(conditioned, "REJOIN_WORK", 0)  # the join tree's tables, under STEP_WORK
     assert [prog.unrank(i) for i in picks] == expected
     assert prog.fallback is not None and [prog.rank(v) for v in expected] == picks
 
@@ -195,3 +197,37 @@ def test_a_passed_time_limit_stops_it():  # the clock is read within the joins
     prog.deadline = Deadline(1e-9)
     with pytest.raises(LimitReached):
         prog.unrank(prog.count() // 2)
+
+
+@pytest.mark.slow
+def test_a_wide_random_board_is_ranked_without_the_source_programme():  # 702.19b: issue 21's board
+    # the source programme's cuts take over 25 s here; the join tree's tables a second or two per unrank
+    combat = Combat(load_scenario(random_sharing(12, 14, per=4, seed=2)))
+    plan = combat.plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    prog = ConditionedProgramme(plan, comp)
+    assert prog.count() == count_component(plan, comp)
+    rng = random.Random(3)
+    for i in [0, prog.count() - 2, rng.randrange(prog.count() - 1)]:
+        v, w = prog.unrank(i), prog.unrank(i + 1)
+        assert v < w  # the canonical (lexicographic) order
+        assert prog.rank(v) == i and prog.rank(w) == i + 1
+        a = plan.assignment([(prog.columns, v)])
+        assert not combat.check(a).violations
+    assert prog.fallback is None
+
+
+def test_a_sample_of_many_draws_uses_it_and_draws_as_the_column_programme(monkeypatch):
+    sc = random_sharing(7, 9, per=3, seed=1)
+    combat = Combat(load_scenario(sc))
+    draws = combat.sample(direct.MANY + 6, seed=4)  # COLUMN_TRIAL is 0 here: no column programme
+    kinds = {type(p).__name__ for p in combat.plan.cache.of("direct-index").values()}
+    assert kinds == {"ConditionedProgramme"}
+    plan = combat.plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    old = ComponentDP(plan, comp)
+    rng = random.Random(4)
+    total = indexing.count(combat)
+    for a in draws:  # the same uniform indices, unranked by the column programme
+        i = rng.randrange(total)
+        assert plan.assignment([(old.columns, old.unrank(i))]).to_json() == a.to_json()
