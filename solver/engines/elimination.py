@@ -1356,10 +1356,16 @@ def _possible_work(plan: DamagePlan, component: Sequence[int]) -> int:
 
 
 def _contract(
-    g: Graph, tables: list[_Table], joins: list[tuple[int, int]], ring: Ring, budget: Budget, residues: bool = False
+    g: Graph,
+    tables: Sequence[_Table | None],
+    joins: list[tuple[int, int]],
+    ring: Ring,
+    budget: Budget,
+    residues: bool = False,
 ) -> Any:
     """Carry out the joins (pairs of slots: the second joins into the first) and multiply what is left (with
-    ``residues``: the product's residue per modulus of the ring, not rebuilt)."""
+    ``residues``: the product's residue per modulus of the ring, not rebuilt; a slot None is a table already joined
+    into another)."""
     slots: list[_Table | None] = list(tables)
     for a, b in joins:
         A, B = slots[a], slots[b]
@@ -1536,7 +1542,7 @@ class Split:
     is within the ring's bound too, and rebuilt with its sign: :meth:`Ring.product`)."""
 
     graph: Graph
-    tables: list[_Table]
+    tables: list[_Table | None]
     joins: list[tuple[int, int]]
     slot: int
     settled: int
@@ -1545,13 +1551,15 @@ class Split:
     @property
     def entries(self) -> int:
         """How many entries the split table has (parts are ranges of them)."""
-        return len(self.tables[self.slot]) if self.tables else 0
+        return len(self.tables[self.slot] or ()) if self.tables else 0
 
 
 def split_count(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> Split:
     """The tables of a component and their join order (:func:`_order`), with the table to cut: the one with the
     most entries (of those tried on random sharing graphs, its parts' largest was the smallest: about half the
-    whole contraction at 8 parts, docs/scale.md). No table to join: ``settled`` is the count."""
+    whole contraction at 8 parts, docs/scale.md). The joins that do not read the cut table are made here, once (the
+    parts then hold their results, ``None`` where a table was joined into another, and the joins left). No table to
+    join: ``settled`` is the count."""
     budget = Budget(deadline or NEVER, None)
     g = Graph(plan, component)
     settled, shared = _source_rows(g, component, budget)
@@ -1560,10 +1568,23 @@ def split_count(plan: DamagePlan, component: Sequence[int], deadline: Deadline |
     if not shared:
         return Split(g, [], [], 0, settled, Ring(0))
     ring = Ring(prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared))
-    tables = [_Table.of(members, scope, rows, ring) for members, scope, rows in shared]
-    _, joins = _order(g, [(t.members, frozenset(t.scope), len(t)) for t in tables])
-    slot = max(range(len(tables)), key=lambda k: len(tables[k]))
-    return Split(g, tables, joins, slot, settled, ring)
+    tables: list[_Table | None] = [_Table.of(members, scope, rows, ring) for members, scope, rows in shared]
+    _, joins = _order(g, [(t.members, frozenset(t.scope), len(t)) for t in tables if t is not None])
+    slot = max(range(len(tables)), key=lambda k: len(tables[k] or ()))
+    # the joins that do not read the cut table (nor a table joined from it) are made here, once, not in every part
+    reads = {slot}
+    left: list[tuple[int, int]] = []
+    for a, b in joins:
+        if a in reads or b in reads:
+            reads.add(a)
+            left.append((a, b))
+            continue
+        A, B = tables[a], tables[b]
+        assert A is not None and B is not None
+        tables[a], tables[b] = _join(g, A, B, ring, budget), None
+        if not len(tables[a] or ()):
+            return Split(g, [], [], 0, 0, Ring(0))  # no entry left: the count is 0
+    return Split(g, tables, left, slot, settled, ring)
 
 
 def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None) -> int:
@@ -1573,8 +1594,9 @@ def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None)
         return 1
     tables = list(split.tables)
     t = tables[split.slot]
+    assert t is not None
     tables[split.slot] = _Table(t.members, t.scope, t.keys[lo:hi], t.w[:, lo:hi])
-    if not len(tables[split.slot]):
+    if not hi > lo:
         return 0
     return int(_contract(split.graph, tables, split.joins, split.ring, Budget(deadline or NEVER, None)))
 

@@ -368,6 +368,38 @@ def test_parts_of_a_count_past_int64_add_up_with_their_signs():  # 510.1c: signe
     assert split.settled * sum(parts) == count_by_factors(plan, comp)  # checked against the column programme above
 
 
+@settings(max_examples=60, deadline=None)
+@given(scenarios(max_attackers=4, max_blockers=4), st.sampled_from(["attacking", "both"]), st.integers(1, 9))
+def test_parts_add_up_to_the_count(sc, side, parts):  # 510.1a-d, 702.19b-e, 702.2c, 510.1c
+    # the joins that do not read the cut table made once in split_count, the others per part: the parts still add
+    # up to the count, and the joins left to a part all read the cut table
+    plan = Combat(load_scenario(sc), side=side).plan
+    for comp in plan.components:
+        split = elimination.split_count(plan, comp)
+        if not split.tables:
+            assert split.settled == count_by_factors(plan, comp)
+            continue
+        cuts = np.linspace(0, split.entries, parts + 1).astype(int)
+        total = sum(elimination.count_part(split, int(lo), int(hi)) for lo, hi in zip(cuts, cuts[1:]))
+        assert split.settled * total == count_by_factors(plan, comp)
+        reads = {split.slot}
+        for a, b in split.joins:
+            assert a in reads or b in reads
+            reads.add(a)
+
+
+@pytest.mark.parametrize(
+    "sc", [random_sharing(10, 10, per=4, seed=0), pw_cycle(9)], ids=["random sharing 10 on 10", "planeswalker cycle"]
+)
+def test_parts_of_the_benchmark_boards(sc):  # 702.19b, 702.19c
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        split = elimination.split_count(plan, comp)
+        cuts = np.linspace(0, split.entries, 9).astype(int)
+        total = sum(elimination.count_part(split, int(lo), int(hi)) for lo, hi in zip(cuts, cuts[1:]))
+        assert split.settled * total == count_by_factors(plan, comp)
+
+
 # -- joins as matrix products (elimination._by_products) against joins pair by pair -----------------------------
 
 
