@@ -878,7 +878,9 @@ def _by_products(
     rb = max(1, PRODUCT_BLOCK // (max(S, C) * k))  # rows of P in one block
     by_row = np.argsort(ra, kind="stable") if rb < R else np.arange(len(A))
     bounds = np.searchsorted(ra[by_row], np.arange(0, R + rb, rb)) if rb < R else [0, len(A)]
-    codes, ws, pieces = [np.zeros(0, dtype=np.int64)], [np.zeros((k, 0), dtype=ring.dtype)], 0
+    codes: list[Keys] = [np.zeros(0, dtype=np.int64)]
+    ws: list[Weights] = [np.zeros((k, 0), dtype=ring.dtype)]
+    pieces = 0
     for n, r0 in enumerate(range(0, R, rb)):
         P = np.zeros((k, min(R, r0 + rb) - r0, S))
         if rb < R:
