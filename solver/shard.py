@@ -32,7 +32,7 @@ from . import cluster, limits
 from .combat import Combat
 from .documents import prefixed, scenario_from
 from .engines import blocks_engine, elimination
-from .engines.direct import closed_form_count, component_dp
+from .engines.direct import ComponentDP, closed_form_count, component_lister
 from .limits import Deadline, LimitReached, TimeLimit, deadline_of, per_document
 from .models import FormatError, Step
 from .rules import DamagePlan
@@ -250,11 +250,15 @@ def _gather(client, fn: Callable, tasks: Sequence, cargo: Cargo | None = None, t
 
 
 def built_plan(combat: Combat) -> DamagePlan:
-    """``combat``'s plan with the programme of every component built (what unrank and the blocks read), ready to
-    ship: a worker given it only generates its index range."""
+    """``combat``'s plan with the programme that lists each component built (what the blocks read from their first
+    index: :func:`~trample.engines.direct.component_lister`, the source lister where it lists, else the column
+    programme), ready to ship: a worker given it only generates its index range. The column programme is not built
+    where the source lister lists (on random sharing graphs it took seconds that no shard read)."""
     plan = combat.plan
     for comp in plan.components:
-        component_dp(plan, comp).numpy_tables()  # the programme built and cached in the plan, its numpy tables too
+        prog = component_lister(plan, comp)  # built and cached in the plan
+        if isinstance(prog, ComponentDP):
+            prog.numpy_tables()  # its numpy tables too
     return plan
 
 

@@ -384,7 +384,11 @@ class Ring:
 
     def reduce(self, w: Weights) -> Weights:
         """Counts (k rows of a fresh array) reduced modulo the primes, in place, row by row (faster than
-        broadcasting); the float row as it is."""
+        broadcasting); the float row as it is. Float residues (integers below 2^53) by :meth:`fold` and :meth:`lift`,
+        exact and a few times faster than numpy's float remainder (primes over 2^21: :meth:`fold`'s bound)."""
+        if w.dtype == np.float64 and min(self.moduli, default=0) > 1 << 21:
+            self.fold(w)
+            return self.lift(w)
         for row, m in zip(w, self.moduli):
             np.remainder(row, m, out=row)
         return w
@@ -680,7 +684,7 @@ class _Sums:
         self.acc: Weights | None = np.zeros((ring.k, size), dtype=ring.dtype) if size * ring.k <= DENSE else None
         self.parts_c: list[Keys] = []
         self.parts_w: list[Weights] = []
-        self.held = self.added = 0
+        self.held = self.added = self.merged = 0
 
     def add(self, code: Keys, w: Weights) -> None:
         ring = self.ring
@@ -698,10 +702,12 @@ class _Sums:
         self.parts_c.append(code[starts])
         self.parts_w.append(ring.reduce(np.add.reduceat(w[:, order], starts, axis=1)) if len(starts) else w[:, :0])
         self.held += len(starts)
-        if self.held > PAIRS and len(self.parts_c) > 1:
+        # merged when the parts since the last merge outgrow it (and PAIRS): each entry is merged O(log) times, not
+        # once per slice of pairs (a join of 7 x 10^5 keys from 4 x 10^7 pairs: 0.3 s, not 6 s)
+        if self.held - self.merged > max(PAIRS, self.merged) and len(self.parts_c) > 1:
             c2, w2 = _merged(self.parts_c, self.parts_w, ring)
             self.parts_c, self.parts_w = [c2], [w2]
-            self.held = len(c2)
+            self.held = self.merged = len(c2)
 
     def result(self) -> tuple[Keys, Weights]:
         """The keys with a nonzero count (modulo the primes), sorted, and their counts."""
@@ -739,7 +745,8 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
     if done is not None:
         code, w, depth = done
     else:
-        code, w = _by_pairs(key, A, B, sa, first, ring, budget)
+        by_rows = _by_rows(key, A, B, sa, first, ring, budget)
+        code, w = by_rows if by_rows is not None else _by_pairs(key, A, B, sa, first, ring, budget)
         depth = len(A) + len(B) + 1
     budget.check()
     idx = _uncodes(code, key.radix, budget)
@@ -760,13 +767,65 @@ def _by_pairs(
         s1 = min(len(first), s0 + per_chunk)
         starts_of, kcode, kw = _combined(key, B, first[s0:s1], ring, budget)
         entries = by_sig[sig_start[s0] : sig_start[s1]]
-        _pair(key, A, entries, sa[entries] - s0, (starts_of, kcode, kw), sums, budget)
+        _pair(key.ca, A, entries, sa[entries] - s0, (starts_of, kcode, kw), sums, budget)
     return sums.result()
+
+
+#: a join goes row by row (:func:`_by_rows`) when every signature of A combined with every entry of B makes at most
+#: this many pairs (they are combined at once), and its rows' code space (rows x ``inner``) is at most ROWS_SPARSE
+#: times its pairs (plus DENSE): each row's window of codes is a dense array
+ROWS_PAIRS = 1 << 21
+ROWS_SPARSE = 8
+ROWS_WINDOW = DENSE  # cells (keys x rows of counts) of one window
+ROWS_FROM = 1 << 22  # pairs of entries (A's times B's) below which sorting them is cheaper (a part or two, no merge)
+
+
+def _by_rows(
+    key: _JoinKey, A: _Table, B: _Table, sa: Keys, first: Keys, ring: Ring, budget: Budget
+) -> tuple[Keys, Weights] | None:
+    """The join's keys and counts, pair by pair without sorting them: A's entries taken in the order of their own
+    part of the key (their *row*: the pairs of one row have keys in ``[row * inner, (row + 1) * inner)``), a few
+    rows at a time, their pairs' counts added into a dense window of those rows' keys (:class:`_Sums`), so the keys
+    come out sorted and no part is merged. None for a small join (ROWS_FROM), when the signatures do not combine
+    with B at once (ROWS_PAIRS), a row's window is past DENSE, or the rows' code space is sparse against the pairs
+    (ROWS_SPARSE)."""
+    inner = key.inner
+    if len(A) * len(B) < ROWS_FROM or len(first) * len(B) > ROWS_PAIRS or inner * ring.k > DENSE:
+        return None
+    starts_of, kcode, kw = _combined(key, B, first, ring, budget)
+    rows, ra = unique(key.ca // inner)
+    entries = np.argsort(ra, kind="stable")  # A's entries row by row
+    ranks = ra[entries]
+    ends = np.cumsum(np.diff(starts_of)[sa[entries]])  # the pairs up to each entry
+    if len(rows) * inner > ROWS_SPARSE * (int(ends[-1]) if len(ends) else 0) + DENSE:
+        return None
+    per = max(1, ROWS_WINDOW // (inner * ring.k))  # rows in one window
+    codes: list[Keys] = []
+    weights: list[Weights] = []
+    lo = 0
+    while lo < len(entries):
+        # a window: whole rows, up to ``per`` of them and about PAIRS pairs (at least one row)
+        hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + PAIRS, side="right")))
+        last = min(int(ranks[hi - 1]), int(ranks[lo]) + per - 1)
+        hi = int(np.searchsorted(ranks, last, side="right"))
+        first_row = int(ranks[lo])
+        sums = _Sums((last - first_row + 1) * inner, ring)
+        at = entries[lo:hi]
+        _pair((ranks[lo:hi] - first_row) * inner, A, at, sa[at], (starts_of, kcode, kw), sums, budget, local=True)
+        code, w = sums.result()
+        codes.append(rows[first_row + code // inner] * inner + code % inner)
+        weights.append(w)
+        lo = hi
+    if not codes:
+        return np.zeros(0, dtype=np.int64), np.zeros((ring.k, 0), dtype=ring.dtype)
+    return np.concatenate(codes), np.concatenate(weights, axis=1)
 
 
 #: a join is a matrix product (:func:`_by_products`) when its dense matrices hold at most this many cells (times
 #: the moduli) and it multiplies at most PRODUCT_WASTE times as many cells as the pairs of entries there are
 PRODUCT_CELLS = 1 << 22
+#: cells (times the moduli) of one block of P's rows, and of its result, in a join's matrix product (at least a row)
+PRODUCT_BLOCK = PRODUCT_CELLS
 PRODUCT_WASTE = 64
 #: multiply-adds of a join's matrix product between two looks at the clock (about 2-5 ms of CPU)
 PRODUCT_CHECK = 1 << 24
@@ -786,12 +845,13 @@ def _by_products(
     A each --, Q the counts of B's entries combined with each signature (summed by their part of the key). The
     products run in float64 (BLAS, on this thread alone) on exact counts below 2^53 or centred residues (at most
     2^21 + 4 in absolute value, :meth:`Ring.fold`; at most INNER signatures at once: every sum below 2^53, exact),
-    folded back after each chunk. Where the pairs are few against the matrices' cells (PRODUCT_WASTE), or the
-    matrices large (PRODUCT_CELLS), the join goes pair by pair (:func:`_by_pairs`)."""
+    folded back after each chunk, a block of P's rows at a time (about PRODUCT_BLOCK cells of P and of the result:
+    many rows cost time, not memory). Where the pairs are few against the matrices' cells (PRODUCT_WASTE), or a row
+    of the matrices is large (PRODUCT_CELLS), the join goes pair by pair (:func:`_by_rows`, :func:`_by_pairs`)."""
     k, S = ring.k, len(first)
     rows, ra = unique(key.ca // key.inner)
     R = len(rows)
-    if R * S * k > PRODUCT_CELLS or R * S > PRODUCT_WASTE * len(A):
+    if S * k > PRODUCT_CELLS or R * S > PRODUCT_WASTE * len(A):
         return None
     plan = _dense_plan(key, B, S, ring)
     if plan is None:
@@ -803,48 +863,84 @@ def _by_products(
     else:
         cols = plan.cols
     C = len(cols)
-    if R * C * k > PRODUCT_CELLS or R * S * C > PRODUCT_WASTE * (len(A) * len(B)):
+    if C * k > PRODUCT_CELLS or R * S * C > PRODUCT_WASTE * (len(A) * len(B)):
         return None
     step = max(1, min(ring.inner, S, PRODUCT_CELLS // max(1, C * k)))
-    P = np.zeros((k, R, S))
-    P[:, ra, sa] = ring.centred(A.w)
-    budget.check()
-    cut = np.arange(0, S + step, step)  # the chunks of signatures
     if plan is not None:
-        dense = _dense_q(key, B, first, plan, ring, budget)
+        q = _QChunks(_dense_q(key, B, first, plan, ring, budget), None, None, None, C)
         depth = len(B) + plan.terms
     else:
         cells, sums = _q_cells(r * C + ck, b, S * C, B, ring, budget)
-        cut = np.searchsorted(cells, cut * C)  # the cells of each chunk of signatures
+        q = _QChunks(None, cells, sums, np.searchsorted(cells, np.arange(0, S + step, step) * C), C)
         depth = len(B)
     budget.check()
-    acc = np.zeros((k, R, C))
-    # each chunk's product in slices of at most PRODUCT_CHECK multiply-adds, the clock read after each
-    sub = max(1, PRODUCT_CHECK // max(1, R * C * k))
+    Ac = ring.centred(A.w)
+    rb = max(1, PRODUCT_BLOCK // (max(S, C) * k))  # rows of P in one block
+    by_row = np.argsort(ra, kind="stable") if rb < R else np.arange(len(A))
+    bounds = np.searchsorted(ra[by_row], np.arange(0, R + rb, rb)) if rb < R else [0, len(A)]
+    codes: list[Keys] = [np.zeros(0, dtype=np.int64)]
+    ws: list[Weights] = [np.zeros((k, 0), dtype=ring.dtype)]
+    pieces = 0
+    for n, r0 in enumerate(range(0, R, rb)):
+        P = np.zeros((k, min(R, r0 + rb) - r0, S))
+        if rb < R:
+            at = by_row[bounds[n] : bounds[n + 1]]
+            P[:, ra[at] - r0, sa[at]] = Ac[:, at]
+        else:  # one block: every entry
+            P[:, ra, sa] = Ac
+        acc, pieces = _products(P, q, step, ring, budget)
+        w: Weights = acc.reshape(k, -1).astype(ring.dtype)
+        ring.lift(w)
+        live = np.flatnonzero(w.any(axis=0))
+        codes.append(rows[r0 + live // C] * key.inner + cols[live % C])
+        ws.append(w[:, live])
+    depth += S + pieces  # per count: B's entries added in Q, a product, S signatures, the slices
+    return np.concatenate(codes), np.concatenate(ws, axis=1), depth
+
+
+@dataclass(frozen=True)
+class _QChunks:
+    """Q of :func:`_by_products` by chunks of signatures: slices of the dense Q (``dense``), or built from its
+    cells (``cells``, their folded ``sums``, ``cut``: the cells of each chunk) as they are asked for."""
+
+    dense: npt.NDArray[np.float64] | None
+    cells: Keys | None
+    sums: npt.NDArray[np.float64] | None
+    cut: Keys | None
+    C: int
+
+    def chunk(self, c0: int, s0: int, s1: int) -> npt.NDArray[np.float64]:
+        if self.dense is not None:
+            return self.dense[:, s0:s1]
+        assert self.cells is not None and self.sums is not None and self.cut is not None
+        lo, hi = self.cut[c0], self.cut[c0 + 1]
+        q = np.zeros((self.sums.shape[0], (s1 - s0) * self.C))
+        q[:, self.cells[lo:hi] - s0 * self.C] = self.sums[:, lo:hi]
+        return q.reshape(-1, s1 - s0, self.C)
+
+
+def _products(
+    P: npt.NDArray[np.float64], q: _QChunks, step: int, ring: Ring, budget: Budget
+) -> tuple[npt.NDArray[np.float64], int]:
+    """``P @ Q`` (per row of counts) for a block of P's rows, ``step`` signatures at a time (folded after each),
+    each chunk in slices of at most PRODUCT_CHECK multiply-adds (the clock read after each); and the slices."""
+    k, R, S = P.shape
+    acc = np.zeros((k, R, q.C))
+    sub = max(1, PRODUCT_CHECK // max(1, R * q.C * k))
     pieces = 0
     with _one_thread():
         for c0, s0 in enumerate(range(0, S, step)):
             s1 = min(S, s0 + step)
-            if plan is not None:
-                q = dense[:, s0:s1]
-            else:
-                lo, hi = cut[c0], cut[c0 + 1]
-                q = np.zeros((k, (s1 - s0) * C))
-                q[:, cells[lo:hi] - s0 * C] = sums[:, lo:hi]
-                q = q.reshape(k, s1 - s0, C)
+            chunk = q.chunk(c0, s0, s1)
             for u0 in range(s0, s1, sub):
                 u1 = min(s1, u0 + sub)
-                budget.spend(R * (u1 - u0) * C * k // PRODUCT_OP)
+                budget.spend(R * (u1 - u0) * q.C * k // PRODUCT_OP)
                 for j in range(k):
-                    acc[j] += P[j][:, u0:u1] @ q[j, u0 - s0 : u1 - s0]
+                    acc[j] += P[j][:, u0:u1] @ chunk[j, u0 - s0 : u1 - s0]
                 pieces += 1
                 budget.check()
             ring.fold(acc)
-    w: Weights = acc.reshape(k, R * C).astype(ring.dtype)
-    ring.lift(w)
-    live = np.flatnonzero(w.any(axis=0))
-    depth += S + pieces  # per count: B's entries added in Q, a product, S signatures, the slices
-    return rows[live // C] * key.inner + cols[live % C], w[:, live], depth
+    return acc, pieces
 
 
 def _q_cells(
@@ -1067,17 +1163,19 @@ def _paired(
 
 
 def _pair(
-    key: _JoinKey,
+    ca: Keys,
     A: _Table,
     entries: Keys,
     sa: Keys,
     combined: tuple[Keys, Keys, Weights],
     sums: _Sums,
     budget: Budget,
+    local: bool = False,
 ) -> None:
     """Each of A's ``entries`` (of signatures ``sa`` among those ``combined``) paired with its signature's combined
-    entries, in slices of at most PAIRS pairs (fewer past four moduli): the keys added, the counts multiplied (and
-    reduced), into ``sums``."""
+    entries, in slices of at most PAIRS pairs (fewer past four moduli): the keys (A's part ``ca``, per entry of A or,
+    ``local``, per one of ``entries``, plus the combined part) added, the counts multiplied (and reduced), into
+    ``sums``."""
     starts_of, kcode, kw = combined
     ring = sums.ring
     per_a = np.diff(starts_of)[sa]  # the pairs of each entry
@@ -1091,7 +1189,7 @@ def _pair(
         budget.spend(total + hi - lo)
         pos = np.repeat(starts_of[sa[lo:hi]] - (np.cumsum(reps) - reps), reps) + np.arange(total)
         at = entries[lo:hi]
-        code = np.repeat(key.ca[at], reps) + kcode[pos]
+        code = np.repeat(ca[lo:hi] if local else ca[at], reps) + kcode[pos]
         sums.add(code, ring.reduce(np.repeat(np.take(A.w, at, axis=1), reps, axis=1) * np.take(kw, pos, axis=1)))
         lo = hi
 
@@ -1260,10 +1358,16 @@ def _possible_work(plan: DamagePlan, component: Sequence[int]) -> int:
 
 
 def _contract(
-    g: Graph, tables: list[_Table], joins: list[tuple[int, int]], ring: Ring, budget: Budget, residues: bool = False
+    g: Graph,
+    tables: Sequence[_Table | None],
+    joins: list[tuple[int, int]],
+    ring: Ring,
+    budget: Budget,
+    residues: bool = False,
 ) -> Any:
     """Carry out the joins (pairs of slots: the second joins into the first) and multiply what is left (with
-    ``residues``: the product's residue per modulus of the ring, not rebuilt)."""
+    ``residues``: the product's residue per modulus of the ring, not rebuilt; a slot None is a table already joined
+    into another)."""
     slots: list[_Table | None] = list(tables)
     for a, b in joins:
         A, B = slots[a], slots[b]
@@ -1440,7 +1544,7 @@ class Split:
     is within the ring's bound too, and rebuilt with its sign: :meth:`Ring.product`)."""
 
     graph: Graph
-    tables: list[_Table]
+    tables: list[_Table | None]
     joins: list[tuple[int, int]]
     slot: int
     settled: int
@@ -1449,13 +1553,15 @@ class Split:
     @property
     def entries(self) -> int:
         """How many entries the split table has (parts are ranges of them)."""
-        return len(self.tables[self.slot]) if self.tables else 0
+        return len(self.tables[self.slot] or ()) if self.tables else 0
 
 
 def split_count(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> Split:
     """The tables of a component and their join order (:func:`_order`), with the table to cut: the one with the
     most entries (of those tried on random sharing graphs, its parts' largest was the smallest: about half the
-    whole contraction at 8 parts, docs/scale.md). No table to join: ``settled`` is the count."""
+    whole contraction at 8 parts, docs/scale.md). The joins that do not read the cut table are made here, once (the
+    parts then hold their results, ``None`` where a table was joined into another, and the joins left). No table to
+    join: ``settled`` is the count."""
     budget = Budget(deadline or NEVER, None)
     g = Graph(plan, component)
     settled, shared = _source_rows(g, component, budget)
@@ -1464,10 +1570,23 @@ def split_count(plan: DamagePlan, component: Sequence[int], deadline: Deadline |
     if not shared:
         return Split(g, [], [], 0, settled, Ring(0))
     ring = Ring(prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared))
-    tables = [_Table.of(members, scope, rows, ring) for members, scope, rows in shared]
-    _, joins = _order(g, [(t.members, frozenset(t.scope), len(t)) for t in tables])
-    slot = max(range(len(tables)), key=lambda k: len(tables[k]))
-    return Split(g, tables, joins, slot, settled, ring)
+    tables: list[_Table | None] = [_Table.of(members, scope, rows, ring) for members, scope, rows in shared]
+    _, joins = _order(g, [(t.members, frozenset(t.scope), len(t)) for t in tables if t is not None])
+    slot = max(range(len(tables)), key=lambda k: len(tables[k] or ()))
+    # the joins that do not read the cut table (nor a table joined from it) are made here, once, not in every part
+    reads = {slot}
+    left: list[tuple[int, int]] = []
+    for a, b in joins:
+        if a in reads or b in reads:
+            reads.add(a)
+            left.append((a, b))
+            continue
+        A, B = tables[a], tables[b]
+        assert A is not None and B is not None
+        tables[a], tables[b] = _join(g, A, B, ring, budget), None
+        if not len(tables[a] or ()):
+            return Split(g, [], [], 0, 0, Ring(0))  # no entry left: the count is 0
+    return Split(g, tables, left, slot, settled, ring)
 
 
 def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None) -> int:
@@ -1477,8 +1596,9 @@ def count_part(split: Split, lo: int, hi: int, deadline: Deadline | None = None)
         return 1
     tables = list(split.tables)
     t = tables[split.slot]
+    assert t is not None
     tables[split.slot] = _Table(t.members, t.scope, t.keys[lo:hi], t.w[:, lo:hi])
-    if not len(tables[split.slot]):
+    if not hi > lo:
         return 0
     return int(_contract(split.graph, tables, split.joins, split.ring, Budget(deadline or NEVER, None)))
 

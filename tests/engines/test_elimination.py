@@ -368,14 +368,47 @@ def test_parts_of_a_count_past_int64_add_up_with_their_signs():  # 510.1c: signe
     assert split.settled * sum(parts) == count_by_factors(plan, comp)  # checked against the column programme above
 
 
+@settings(max_examples=60, deadline=None)
+@given(scenarios(max_attackers=4, max_blockers=4), st.sampled_from(["attacking", "both"]), st.integers(1, 9))
+def test_parts_add_up_to_the_count(sc, side, parts):  # 510.1a-d, 702.19b-e, 702.2c, 510.1c
+    # the joins that do not read the cut table made once in split_count, the others per part: the parts still add
+    # up to the count, and the joins left to a part all read the cut table
+    plan = Combat(load_scenario(sc), side=side).plan
+    for comp in plan.components:
+        split = elimination.split_count(plan, comp)
+        if not split.tables:
+            assert split.settled == count_by_factors(plan, comp)
+            continue
+        cuts = np.linspace(0, split.entries, parts + 1).astype(int)
+        total = sum(elimination.count_part(split, int(lo), int(hi)) for lo, hi in zip(cuts, cuts[1:]))
+        assert split.settled * total == count_by_factors(plan, comp)
+        reads = {split.slot}
+        for a, b in split.joins:
+            assert a in reads or b in reads
+            reads.add(a)
+
+
+@pytest.mark.parametrize(
+    "sc", [random_sharing(10, 10, per=4, seed=0), pw_cycle(9)], ids=["random sharing 10 on 10", "planeswalker cycle"]
+)
+def test_parts_of_the_benchmark_boards(sc):  # 702.19b, 702.19c
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        split = elimination.split_count(plan, comp)
+        cuts = np.linspace(0, split.entries, 9).astype(int)
+        total = sum(elimination.count_part(split, int(lo), int(hi)) for lo, hi in zip(cuts, cuts[1:]))
+        assert split.settled * total == count_by_factors(plan, comp)
+
+
 # -- joins as matrix products (elimination._by_products) against joins pair by pair -----------------------------
 
 
-@pytest.fixture(params=["products", "dense", "pairs"])
+@pytest.fixture(params=["products", "dense", "rows", "pairs"])
 def join_path(request, monkeypatch):
     """Every join as a matrix product (however sparse or large, a few signatures at a time) whose Q is built from
-    the pairs of signatures and B's entries ("products") or densely, one shared resource at a time ("dense",
-    elimination._dense_q), or every join pair by pair."""
+    the pairs of signatures and B's entries, one row of P at a time ("products"), or densely, one shared resource at
+    a time ("dense", elimination._dense_q); or every join pair by pair, one row's window of keys at a time ("rows",
+    elimination._by_rows) or sorted and merged ("pairs", elimination._by_pairs)."""
     if request.param in ("products", "dense"):
         monkeypatch.setattr(elimination, "PRODUCT_CELLS", 1 << 40)
         monkeypatch.setattr(elimination, "PRODUCT_WASTE", 1 << 40)
@@ -384,8 +417,15 @@ def join_path(request, monkeypatch):
         dense = request.param == "dense"
         monkeypatch.setattr(elimination, "DENSE_Q_CELLS", 1 << 40 if dense else 0)
         monkeypatch.setattr(elimination, "DENSE_Q_RATIO", 1 << 40 if dense else 0)
+        if not dense:
+            monkeypatch.setattr(elimination, "PRODUCT_BLOCK", 1)
     else:
         monkeypatch.setattr(elimination, "PRODUCT_CELLS", 0)
+        monkeypatch.setattr(elimination, "ROWS_WINDOW", 1)  # one row a window
+        monkeypatch.setattr(elimination, "ROWS_FROM", 0)
+        monkeypatch.setattr(elimination, "ROWS_SPARSE", 1 << 40)
+        if request.param == "pairs":
+            monkeypatch.setattr(elimination, "ROWS_PAIRS", -1)
     return request.param
 
 
@@ -432,6 +472,38 @@ def test_products_on_general_scenarios(sc, side, small, dense):  # 510.1a-d, 702
         plan = Combat(load_scenario(sc), side=side).plan
         for comp in plan.components:
             assert count_by_factors(plan, comp) == _old(plan, comp)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    scenarios(max_attackers=3, max_blockers=3),
+    st.sampled_from(["attacking", "defending", "both"]),
+    st.sampled_from(["exact", "small", "float"]),
+    st.sampled_from([1, 1 << 40]),
+)
+def test_rows_on_general_scenarios(sc, side, ring, window):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
+    # every join pair by pair, row by row (elimination._by_rows): one row a window or all of them, a few pairs at a
+    # time; exact, modulo primes below 200, or a float row with small primes
+    rings = {
+        "exact": {},
+        "small": {"EXACT_BOUND": 0, "_moduli": _small_moduli, "APPROX": False},
+        "float": {"EXACT_BOUND": 0, "APPROX_FROM": 1, "_primes": _small_primes},
+    }
+    with _patched(PRODUCT_CELLS=0, ROWS_WINDOW=window, ROWS_FROM=0, ROWS_SPARSE=1 << 40, PAIRS=5, **rings[ring]):
+        plan = Combat(load_scenario(sc), side=side).plan
+        for comp in plan.components:
+            assert count_by_factors(plan, comp) == _old(plan, comp)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_sharing_12_on_14_against_the_previous_joins(seed):  # 702.19b
+    # the boards of the count goal (issue 21): the joins of this version (products in blocks of rows, pairs row by
+    # row, float residues folded) against the previous version's (sorted pairs merged), same plan, same ring
+    plan = Combat(load_scenario(random_sharing(12, 14, per=4, seed=seed, power=(2, 4)))).plan
+    for comp in plan.components:
+        new = count_by_factors(plan, comp)
+        with _patched(PRODUCT_CELLS=0, ROWS_PAIRS=-1):
+            assert new == count_by_factors(plan, comp)
 
 
 @settings(max_examples=200, deadline=None)

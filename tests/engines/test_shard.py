@@ -182,24 +182,48 @@ def test_one_count_in_parts_equals_the_count(backend):
 def test_the_shipped_programme_is_built_once(monkeypatch, tmp_path):
     # serially, the tasks read the client's plan (no programme is built in a task); a process pool's workers
     # unpickle the cargo once each (its initializer), and the shards equal the serial ones
-    import trample.engines.direct as direct
-
     sc = shared_board()
-    built = []
-    real = direct.ComponentDP.__init__
-
-    def counting(self, *args, **kwargs):
-        built.append(1)
-        real(self, *args, **kwargs)
-
-    monkeypatch.setattr(direct.ComponentDP, "__init__", counting)
+    built = _built_programmes(monkeypatch)
     enumerate_shards(sc, str(tmp_path / "a"), shards=6, backend="serial")
-    assert len(built) == len(Combat(sc).plan.components)
+    # one lister a component: the source lister of the shared pair, the column programme of the lone attacker
+    assert sorted(built) == ["ComponentDP", "SourceProgramme"]
     monkeypatch.undo()
     enumerate_shards(sc, str(tmp_path / "b"), shards=6, backend="process", workers=2)
     for k in range(6):
         a, b = (np.load(tmp_path / d / f"shard-{k:05d}.npy") for d in "ab")
         assert np.array_equal(a, b)
+
+
+def _built_programmes(monkeypatch) -> list[str]:
+    """The names of the listing programmes built from now on (column programmes and source programmes)."""
+    import trample.engines.direct as direct
+    import trample.engines.ordered as ordered
+
+    built: list[str] = []
+    for cls in (direct.ComponentDP, ordered.SourceProgramme):
+
+        def counting(self, *args, _real=cls.__init__, _name=cls.__name__, **kwargs):
+            built.append(_name)
+            _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "__init__", counting)
+    return built
+
+
+def test_shards_on_a_random_sharing_graph_ship_the_lister_alone(monkeypatch, tmp_path):
+    # the programme shipped is the one the blocks read (the source lister where it lists): the column programme,
+    # which no shard reads there, is not built (it took seconds on random sharing graphs, issue 21)
+    from benchmarks.boards import random_sharing
+
+    sc = random_sharing(6, 8, per=3, seed=1)
+    built = _built_programmes(monkeypatch)
+    manifest = enumerate_shards(sc, str(tmp_path), shards=4, backend="serial", limit=3000)
+    assert built == ["SourceProgramme"]
+    monkeypatch.undo()
+    got = np.concatenate([np.load(tmp_path / s["file"]) for s in manifest["shards"]])
+    want = np.concatenate(list(plan_blocks(Combat(sc, engine="direct").plan, stop=3000)))
+    assert np.array_equal(got, want)
+    assert manifest["count"] == Combat(sc).count()
 
 
 def test_cli_solve_batch_on_a_backend_prints_the_plain_lines(tmp_path):
