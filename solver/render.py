@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 from .models import Keyword, ObjectKind, Side, Step, load_assignment
 from .models.declare import AttackersDoc, BlockersDoc
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
+from .rules import known_legal
 
 SVG_NS = "http://www.w3.org/2000/svg"
 CARD_W, CARD_H = 150, 150
@@ -1162,7 +1163,11 @@ def render(combat, assignment=None, title: str | None = None) -> str:
     verdict = None
     whole = combat.scenario.step == Step.COMBAT  # a WholeCombat (a Combat is one damage step: never this one)
     loaded = None
-    if assignment is not None:
+    if assignment is not None and not whole and known_legal(assignment, combat.scenario, combat.side):
+        loaded = assignment  # the solver's answer on this board and side (rules.mark_legal): legal, not checked again
+        assignment = assignment.to_json()
+        verdict = "legal ✓"
+    elif assignment is not None:
         if isinstance(assignment, Mapping) and hasattr(assignment, "to_json"):  # an Assignment or a CombatLine
             assignment = assignment.to_json()
         if not whole:  # one step's assignment, read once for the check and the outcome

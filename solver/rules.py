@@ -355,6 +355,28 @@ def derive(scenario: Scenario, side: str = Side.ATTACKING, step: str | None = No
     )
 
 
+def _legal_token(scenario: Scenario, side: str) -> tuple:
+    """What a plan of ``side`` on ``scenario`` reads besides the board: the lists of rules (a list replaced, as the
+    conformance tests do, makes another plan)."""
+    return (scenario, side, DIVISION_RULES, outcome.LOSS_CONDITIONS, outcome.DAMAGE_EFFECTS)
+
+
+def mark_legal(assignment: Assignment, scenario: Scenario, side: str) -> None:
+    """Record on ``assignment`` that it is legal for ``side`` on the (settled) ``scenario``: the solver's answer,
+    taken from the legal set of :func:`derive`'s plan. A reader that would check it again (the pictures) asks
+    :func:`known_legal` instead; an assignment read from input is never marked and is checked."""
+    object.__setattr__(assignment, "_legal_on", _legal_token(scenario, side))
+
+
+def known_legal(assignment: object, scenario: Scenario, side: str) -> bool:
+    """Was ``assignment`` marked legal (:func:`mark_legal`) for this very board object, side and lists of rules?"""
+    held = getattr(assignment, "_legal_on", None) if isinstance(assignment, Assignment) else None
+    if held is None:
+        return False
+    now = _legal_token(scenario, side)
+    return held[0] is scenario and held[1] == side and all(a is b for a, b in zip(held[2:], now[2:]))
+
+
 def _silent(source: str, side: str, rule: str, reason: str, deathtouch: bool = False) -> SourcePlan:
     return SourcePlan(source=source, side=side, damage=0, routes=(), deathtouch=deathtouch, rule=rule, reason=reason)
 
