@@ -410,10 +410,10 @@ def _events(scenario: Scenario, assigned: tuple[Hit, ...], dealt: tuple[Hit, ...
         n, why, stop = got.pop((source, recipient), (0, "", 0))
         if n <= 0:
             if amount > 0:
-                out.append(Event(source, recipient, amount, 0, "prevented", why, stop))
+                out.append(_event(source, recipient, amount, 0, "prevented", why, stop))
             continue
         result, rule = _result_of(scenario, _hit(source, recipient, n, False))
-        out.append(Event(source, recipient, amount, n, result, rule, stop))
+        out.append(_event(source, recipient, amount, n, result, rule, stop))
     return tuple(out)
 
 
@@ -511,7 +511,7 @@ def _damaged(s: Scenario, res: _Results) -> Scenario:
         for c in group:
             k = counters.get(c.id, 0)
             m = marked.get(c.id, 0)
-            c2 = shielded(c)
+            c2 = shielded(c) if shields else c
             if k or m:
                 c2 = _evolve(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
             out.append(c2)
@@ -569,9 +569,9 @@ def _destroyed(creature: Creature, damage_marked: int, deathtouched: bool) -> bo
     deathtouch source since the last check), 702.12b (indestructible is not destroyed)."""
     if creature.toughness <= 0:
         return True  # 704.5f: not "destroyed", so indestructible does not help
-    if creature.has(Keyword.INDESTRUCTIBLE):
-        return False
-    return damage_marked >= creature.toughness or deathtouched
+    if damage_marked >= creature.toughness or deathtouched:
+        return not creature.has(Keyword.INDESTRUCTIBLE)  # 702.12b
+    return False
 
 
 def creature_dies(creature: Creature, dealt: int, deathtouched: bool) -> bool:
@@ -679,7 +679,11 @@ LOSS_CONDITIONS: tuple[LossCondition, ...] = (LifeZero(), TenPoison(), Commander
 
 def losses(player: Player, conditions: Sequence[LossCondition] | None = None) -> tuple[LossCondition, ...]:
     """Every way (default :data:`LOSS_CONDITIONS`) in which this player has lost the game; empty if none."""
-    return tuple(c for c in (LOSS_CONDITIONS if conditions is None else conditions) if c.loses(player))
+    ways: tuple[LossCondition, ...] = ()
+    for c in LOSS_CONDITIONS if conditions is None else conditions:  # a loop: asked for every player of every outcome
+        if c.loses(player):
+            ways += (c,)
+    return ways
 
 
 def losers(state: Scenario, conditions: Sequence[LossCondition] | None = None) -> tuple[tuple[str, str], ...]:
@@ -843,7 +847,7 @@ def _plain_resolve(scenario: Scenario, assignment: Mapping[str, Mapping[str, int
     assigned = assigned_hits(scenario, assignment)  # 1; 2: dealt as assigned
     kind = scenario.kind
     events = tuple(
-        Event(h.source, h.recipient, h.amount, h.amount, *_PLAIN_RESULT[kind(h.recipient)]) for h in assigned
+        _event(h.source, h.recipient, h.amount, h.amount, *_PLAIN_RESULT[kind(h.recipient)]) for h in assigned
     )
     totals, touched = tally_hits(assigned)
     res = _plain_results(scenario, totals)  # 3
@@ -856,16 +860,18 @@ def _plain_resolve(scenario: Scenario, assignment: Mapping[str, Mapping[str, int
 def _player_outcome(p: Player, res: _Results, conditions: Sequence[LossCondition] | None) -> PlayerOutcome:
     """A listed player after stage 3: life, poison, commander damage, and every way they lost (stage 5)."""
     ways = losses(p, conditions)
-    return PlayerOutcome(
-        p.id,
-        p.life,
-        p.poison,
-        dict(p.commander_damage),
-        res.life_lost.get(p.id, 0),
-        res.gained.get(p.id, 0),
-        tuple(c.name for c in ways),
-        tuple(c.rule for c in ways),
+    new = _new(PlayerOutcome)  # PlayerOutcome(...) without the frozen class's __init__ (one per player per outcome)
+    new.__dict__.update(
+        id=p.id,
+        life=p.life,
+        poison=p.poison,
+        commander_damage=dict(p.commander_damage),
+        life_lost=res.life_lost.get(p.id, 0),
+        life_gained=res.gained.get(p.id, 0),
+        loses=tuple(c.name for c in ways) if ways else (),
+        rules=tuple(c.rule for c in ways) if ways else (),
     )
+    return new
 
 
 def after_step(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> Scenario:
@@ -1082,6 +1088,19 @@ class PlayerOutcome:
             "loses": bool(self.loses),
             "because": [f"{why} ({rule})" for why, rule in zip(self.loses, self.rules)],
         }
+
+
+_new = object.__new__
+
+
+def _event(source: str, recipient: str, assigned: int, dealt: int, result: str, rule: str, shielded: int = 0) -> Event:
+    """``Event(...)`` without the frozen class's ``__init__`` (an attribute at a time through
+    ``object.__setattr__``): the same object, made once per event of every outcome."""
+    new = _new(Event)
+    d = new.__dict__
+    d["source"], d["recipient"], d["assigned"], d["dealt"] = source, recipient, assigned, dealt
+    d["result"], d["rule"], d["shielded"] = result, rule, shielded
+    return new
 
 
 class _NoSource:
