@@ -273,9 +273,8 @@ def _evolve(obj: _T, **changes: Any) -> _T:
             return _evolve_board(obj, changes)  # type: ignore[arg-type,return-value]
         return replace(obj, **changes)  # type: ignore[type-var]
     known = cls.__dataclass_fields__
-    for name in changes:
-        if name not in known:
-            raise TypeError(f"{cls.__name__} has no field {name!r}")
+    if not known.keys() >= changes.keys():  # one test for every name (a loop was a tenth of a plain outcome)
+        raise TypeError(f"{cls.__name__} has no field {next(n for n in changes if n not in known)!r}")
     new: _T = object.__new__(cls)
     d = new.__dict__
     d.update(obj.__dict__)
@@ -287,18 +286,18 @@ _EVOLVE: dict[type, str] = {}  # per class: "" (a copy of __dict__), "board" (a 
 #: the scenario's fields given to ``__init__`` (``_index`` is derived by ``__post_init__``; facts the readers keep on
 #: a board, :func:`remembered`, are not fields and stay with the board they were read on)
 _BOARD_FIELDS = tuple(f.name for f in fields(Scenario) if f.init)
+_BOARD_FIELD_SET = frozenset(_BOARD_FIELDS)
 
 
 def _evolve_board(board: Scenario, changes: Mapping[str, Any]) -> Scenario:
     """``replace(board, **changes)`` for a :class:`Scenario`: its fields copied, ``changes`` set, and the objects
     indexed by the same ``__post_init__`` (each state of a step's outcome is one or two of these)."""
-    for name in changes:
-        if name not in _BOARD_FIELDS:
-            raise TypeError(f"Scenario has no field {name!r}")
+    if not _BOARD_FIELD_SET.issuperset(changes):
+        raise TypeError(f"Scenario has no field {next(n for n in changes if n not in _BOARD_FIELD_SET)!r}")
     new = object.__new__(Scenario)
-    old, d = board.__dict__, new.__dict__
-    for name in _BOARD_FIELDS:
-        d[name] = old[name]
+    d = new.__dict__
+    d.update(board.__dict__)  # its fields (in their order), its index (built again below) and its facts,
+    d.pop("_remembered", None)  # which stay with the board they were read on
     d.update(changes)
     new.__post_init__()
     return new
@@ -412,7 +411,7 @@ def _events(scenario: Scenario, assigned: tuple[Hit, ...], dealt: tuple[Hit, ...
             if amount > 0:
                 out.append(_event(source, recipient, amount, 0, "prevented", why, stop))
             continue
-        result, rule = _result_of(scenario, _hit(source, recipient, n, False))
+        result, rule = _result_of(scenario, source, recipient)
         out.append(_event(source, recipient, amount, n, result, rule, stop))
     return tuple(out)
 
@@ -922,19 +921,17 @@ def remembered(scenario: Scenario, name: str, lists: tuple[Any, ...], compute: C
     """``compute()``, a fact of this (frozen) scenario that the readers ask many times per decision (its settled
     board, whether it has effects, whether a division moved), kept on the scenario object with ``lists`` (the
     lists of rules the fact reads: :data:`LOSS_CONDITIONS`, :data:`DAMAGE_EFFECTS`, ``rules.DIVISION_RULES``)
-    and computed again when one of those lists is not the same object any more (a list replaced, as the
-    conformance tests do): still read from the lists, once per board rather than once per question."""
+    and computed again when one of those lists is not what it was (a list replaced by other rules, as the
+    conformance tests do; the same rule objects in the same order, compared by identity, are the same list): still
+    read from the lists, once per board rather than once per question."""
     memo = scenario.__dict__.get("_remembered")
     if memo is None:
         memo = {}
         object.__setattr__(scenario, "_remembered", memo)  # frozen: the fields never change, so neither does it
     held = memo.get(name)
-    if held is not None and len(held[0]) == len(lists):
-        for kept, now in zip(held[0], lists):
-            if kept is not now:
-                break
-        else:  # every list the same object (a loop: asked for every creature of every plan)
-            return cast(_T, held[1])
+    if held is not None and held[0] == lists:  # every list the same (one comparison: asked for every creature of
+        # every plan; equal tuples of the same rule objects, the objects compared by identity, read the same)
+        return cast(_T, held[1])
     value = compute()
     memo[name] = (lists, value)
     return value
@@ -1141,10 +1138,10 @@ def _modify(amount: int, mods: Iterable[tuple[str, int]], order: str) -> int:
     return amount + sum(plus)
 
 
-def _result_of(scenario: Scenario, hit: Hit) -> tuple[str, str]:
+def _result_of(scenario: Scenario, source_id: str, recipient: str) -> tuple[str, str]:
     """What a hit's damage is, by its source and recipient (120.3)."""
-    kind = scenario.kind(hit.recipient)
-    source = _source(scenario, hit.source)
+    kind = scenario.kind(recipient)
+    source = _source(scenario, source_id)
     infect = source.has(Keyword.INFECT)
     if kind is ObjectKind.PLAYER:
         return ("poison", "702.90b") if infect else ("life", "120.3a")

@@ -797,9 +797,13 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
             f' x2="{_F1.get(rx) or _f1(rx)}" y2="{_F1.get(ry) or _f1(ry)}" stroke="{colour}"'
             f' stroke-width="4"{dashed} marker-end="url(#{MARKER}{head})" opacity="{"0.9" if dealt else "0.5"}" />'
         )
+        dx, dy = rx - sx, ry - sy
         for t in (0.62, 0.45, 0.75, 0.35, 0.85, 0.25):  # a spot no other bubble covers
-            lx, ly = sx + (rx - sx) * t, sy + (ry - sy) * t
-            if all(abs(lx - ox) > 26 or abs(ly - oy) > 24 for ox, oy in taken):
+            lx, ly = sx + dx * t, sy + dy * t
+            for ox, oy in taken:
+                if abs(lx - ox) <= 26 and abs(ly - oy) <= 24:
+                    break  # this bubble covers the spot: the next spot
+            else:
                 break
         taken.append((lx, ly))
         labels.append((lx, ly, str(assigned) if dealt == assigned else f"{assigned}→{dealt}", colour))

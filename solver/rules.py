@@ -81,12 +81,17 @@ class Gate:
     rule: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Route:
     recipient: str
     kind: str  # "blocker", "player", "planeswalker", "battle" or "attacker"
     gate: Gate | None = None
     rule: str = ""  # the rule that lets the damage go here
+
+    def __init__(self, recipient: str, kind: str, gate: Gate | None = None, rule: str = "") -> None:
+        # the frozen class's __init__ sets one attribute at a time through object.__setattr__; every plan makes
+        # a route per column
+        self.__dict__.update(recipient=recipient, kind=kind, gate=gate, rule=rule)
 
 
 @dataclass(frozen=True)
@@ -106,7 +111,7 @@ class Unblocked:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class SourcePlan:
     source: str
     side: str  # "attacking" or "defending"
@@ -122,9 +127,33 @@ class SourcePlan:
     chooser: str = ""
     chooser_rule: str = ""  # the rule that moves the choice ("" = its controller's choice, 510.1c/d)
 
-    def __post_init__(self) -> None:
-        if not self.chooser:
-            object.__setattr__(self, "chooser", self.side)
+    def __init__(
+        self,
+        source: str,
+        side: str,
+        damage: int,
+        routes: tuple[Route, ...],
+        deathtouch: bool = False,
+        rule: str = "",
+        reason: str = "",
+        unblocked: Unblocked | None = None,
+        chooser: str = "",
+        chooser_rule: str = "",
+    ) -> None:
+        # the frozen class's __init__ sets one attribute at a time (every plan makes one per creature); the
+        # chooser is the side's player unless given
+        self.__dict__.update(
+            source=source,
+            side=side,
+            damage=damage,
+            routes=routes,
+            deathtouch=deathtouch,
+            rule=rule,
+            reason=reason,
+            unblocked=unblocked,
+            chooser=chooser or side,
+            chooser_rule=chooser_rule,
+        )
 
     @property
     def moved(self) -> bool:
