@@ -26,7 +26,7 @@ class Assignment(Mapping[str, Mapping[str, int]]):
     _key: frozenset[tuple[str, str | None, int]]
     #: set by ``trample.rules.mark_legal`` on a solver's answer: the board, side and rule lists it is legal on (not
     #: part of the value: equality, hashing and pickling ignore it)
-    _legal_on: tuple
+    _legal_on: tuple[object, ...]
 
     def __init__(self, data: Mapping[str, Mapping[str, int]] | tuple[()] = ()):
         clean: dict[str, dict[str, int]] = {}

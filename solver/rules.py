@@ -384,7 +384,7 @@ def derive(scenario: Scenario, side: str = Side.ATTACKING, step: str | None = No
     )
 
 
-def _legal_token(scenario: Scenario, side: str) -> tuple:
+def _legal_token(scenario: Scenario, side: str) -> tuple[object, ...]:
     """What a plan of ``side`` on ``scenario`` reads besides the board: the lists of rules (a list replaced, as the
     conformance tests do, makes another plan)."""
     return (scenario, side, DIVISION_RULES, outcome.LOSS_CONDITIONS, outcome.DAMAGE_EFFECTS)
