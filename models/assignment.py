@@ -21,9 +21,12 @@ class Assignment(Mapping[str, Mapping[str, int]]):
     cannot be set, so equality and the hash, computed once, stay those of the contents.
     """
 
-    __slots__ = ("_data", "_key")
+    __slots__ = ("_data", "_key", "_legal_on")
     _data: dict[str, dict[str, int]]
     _key: frozenset[tuple[str, str | None, int]]
+    #: set by ``trample.rules.mark_legal`` on a solver's answer: the board, side and rule lists it is legal on (not
+    #: part of the value: equality, hashing and pickling ignore it)
+    _legal_on: tuple[object, ...]
 
     def __init__(self, data: Mapping[str, Mapping[str, int]] | tuple[()] = ()):
         clean: dict[str, dict[str, int]] = {}

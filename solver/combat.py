@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .check import CheckResult
 from .limits import TimeLimit
 from .models import Assignment, FormatError
+from .rules import mark_legal
 from .step import DamageStep
 
 if TYPE_CHECKING:
@@ -43,7 +44,10 @@ class Combat(DamageStep):
         from . import optimize
         from .render import shown_result
 
-        return shown_result(optimize.solve(self, objectives, **options), self)
+        result = optimize.solve(self, objectives, **options)
+        if isinstance(result.assignment, Assignment):  # found in this step's legal set: a picture need not check it
+            mark_legal(result.assignment, self.scenario, self.side)
+        return shown_result(result, self)
 
     def rank(self, assignment: Assignment | Mapping[str, Any], time_limit: TimeLimit = None) -> int:
         """The index of a legal assignment in the canonical order; see :mod:`trample.indexing`."""

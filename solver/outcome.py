@@ -273,9 +273,8 @@ def _evolve(obj: _T, **changes: Any) -> _T:
             return _evolve_board(obj, changes)  # type: ignore[arg-type,return-value]
         return replace(obj, **changes)  # type: ignore[type-var]
     known = cls.__dataclass_fields__
-    for name in changes:
-        if name not in known:
-            raise TypeError(f"{cls.__name__} has no field {name!r}")
+    if not known.keys() >= changes.keys():  # one test for every name (a loop was a tenth of a plain outcome)
+        raise TypeError(f"{cls.__name__} has no field {next(n for n in changes if n not in known)!r}")
     new: _T = object.__new__(cls)
     d = new.__dict__
     d.update(obj.__dict__)
@@ -287,18 +286,18 @@ _EVOLVE: dict[type, str] = {}  # per class: "" (a copy of __dict__), "board" (a 
 #: the scenario's fields given to ``__init__`` (``_index`` is derived by ``__post_init__``; facts the readers keep on
 #: a board, :func:`remembered`, are not fields and stay with the board they were read on)
 _BOARD_FIELDS = tuple(f.name for f in fields(Scenario) if f.init)
+_BOARD_FIELD_SET = frozenset(_BOARD_FIELDS)
 
 
 def _evolve_board(board: Scenario, changes: Mapping[str, Any]) -> Scenario:
     """``replace(board, **changes)`` for a :class:`Scenario`: its fields copied, ``changes`` set, and the objects
     indexed by the same ``__post_init__`` (each state of a step's outcome is one or two of these)."""
-    for name in changes:
-        if name not in _BOARD_FIELDS:
-            raise TypeError(f"Scenario has no field {name!r}")
+    if not _BOARD_FIELD_SET.issuperset(changes):
+        raise TypeError(f"Scenario has no field {next(n for n in changes if n not in _BOARD_FIELD_SET)!r}")
     new = object.__new__(Scenario)
-    old, d = board.__dict__, new.__dict__
-    for name in _BOARD_FIELDS:
-        d[name] = old[name]
+    d = new.__dict__
+    d.update(board.__dict__)  # its fields (in their order), its index (built again below) and its facts,
+    d.pop("_remembered", None)  # which stay with the board they were read on
     d.update(changes)
     new.__post_init__()
     return new
@@ -410,10 +409,10 @@ def _events(scenario: Scenario, assigned: tuple[Hit, ...], dealt: tuple[Hit, ...
         n, why, stop = got.pop((source, recipient), (0, "", 0))
         if n <= 0:
             if amount > 0:
-                out.append(Event(source, recipient, amount, 0, "prevented", why, stop))
+                out.append(_event(source, recipient, amount, 0, "prevented", why, stop))
             continue
-        result, rule = _result_of(scenario, _hit(source, recipient, n, False))
-        out.append(Event(source, recipient, amount, n, result, rule, stop))
+        result, rule = _result_of(scenario, source, recipient)
+        out.append(_event(source, recipient, amount, n, result, rule, stop))
     return tuple(out)
 
 
@@ -511,7 +510,7 @@ def _damaged(s: Scenario, res: _Results) -> Scenario:
         for c in group:
             k = counters.get(c.id, 0)
             m = marked.get(c.id, 0)
-            c2 = shielded(c)
+            c2 = shielded(c) if shields else c
             if k or m:
                 c2 = _evolve(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
             out.append(c2)
@@ -569,9 +568,9 @@ def _destroyed(creature: Creature, damage_marked: int, deathtouched: bool) -> bo
     deathtouch source since the last check), 702.12b (indestructible is not destroyed)."""
     if creature.toughness <= 0:
         return True  # 704.5f: not "destroyed", so indestructible does not help
-    if creature.has(Keyword.INDESTRUCTIBLE):
-        return False
-    return damage_marked >= creature.toughness or deathtouched
+    if damage_marked >= creature.toughness or deathtouched:
+        return not creature.has(Keyword.INDESTRUCTIBLE)  # 702.12b
+    return False
 
 
 def creature_dies(creature: Creature, dealt: int, deathtouched: bool) -> bool:
@@ -679,7 +678,11 @@ LOSS_CONDITIONS: tuple[LossCondition, ...] = (LifeZero(), TenPoison(), Commander
 
 def losses(player: Player, conditions: Sequence[LossCondition] | None = None) -> tuple[LossCondition, ...]:
     """Every way (default :data:`LOSS_CONDITIONS`) in which this player has lost the game; empty if none."""
-    return tuple(c for c in (LOSS_CONDITIONS if conditions is None else conditions) if c.loses(player))
+    ways: tuple[LossCondition, ...] = ()
+    for c in LOSS_CONDITIONS if conditions is None else conditions:  # a loop: asked for every player of every outcome
+        if c.loses(player):
+            ways += (c,)
+    return ways
 
 
 def losers(state: Scenario, conditions: Sequence[LossCondition] | None = None) -> tuple[tuple[str, str], ...]:
@@ -843,7 +846,7 @@ def _plain_resolve(scenario: Scenario, assignment: Mapping[str, Mapping[str, int
     assigned = assigned_hits(scenario, assignment)  # 1; 2: dealt as assigned
     kind = scenario.kind
     events = tuple(
-        Event(h.source, h.recipient, h.amount, h.amount, *_PLAIN_RESULT[kind(h.recipient)]) for h in assigned
+        _event(h.source, h.recipient, h.amount, h.amount, *_PLAIN_RESULT[kind(h.recipient)]) for h in assigned
     )
     totals, touched = tally_hits(assigned)
     res = _plain_results(scenario, totals)  # 3
@@ -856,16 +859,18 @@ def _plain_resolve(scenario: Scenario, assignment: Mapping[str, Mapping[str, int
 def _player_outcome(p: Player, res: _Results, conditions: Sequence[LossCondition] | None) -> PlayerOutcome:
     """A listed player after stage 3: life, poison, commander damage, and every way they lost (stage 5)."""
     ways = losses(p, conditions)
-    return PlayerOutcome(
-        p.id,
-        p.life,
-        p.poison,
-        dict(p.commander_damage),
-        res.life_lost.get(p.id, 0),
-        res.gained.get(p.id, 0),
-        tuple(c.name for c in ways),
-        tuple(c.rule for c in ways),
+    new = _new(PlayerOutcome)  # PlayerOutcome(...) without the frozen class's __init__ (one per player per outcome)
+    new.__dict__.update(
+        id=p.id,
+        life=p.life,
+        poison=p.poison,
+        commander_damage=dict(p.commander_damage),
+        life_lost=res.life_lost.get(p.id, 0),
+        life_gained=res.gained.get(p.id, 0),
+        loses=tuple(c.name for c in ways) if ways else (),
+        rules=tuple(c.rule for c in ways) if ways else (),
     )
+    return new
 
 
 def after_step(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> Scenario:
@@ -916,19 +921,17 @@ def remembered(scenario: Scenario, name: str, lists: tuple[Any, ...], compute: C
     """``compute()``, a fact of this (frozen) scenario that the readers ask many times per decision (its settled
     board, whether it has effects, whether a division moved), kept on the scenario object with ``lists`` (the
     lists of rules the fact reads: :data:`LOSS_CONDITIONS`, :data:`DAMAGE_EFFECTS`, ``rules.DIVISION_RULES``)
-    and computed again when one of those lists is not the same object any more (a list replaced, as the
-    conformance tests do): still read from the lists, once per board rather than once per question."""
+    and computed again when one of those lists is not what it was (a list replaced by other rules, as the
+    conformance tests do; the same rule objects in the same order, compared by identity, are the same list): still
+    read from the lists, once per board rather than once per question."""
     memo = scenario.__dict__.get("_remembered")
     if memo is None:
         memo = {}
         object.__setattr__(scenario, "_remembered", memo)  # frozen: the fields never change, so neither does it
     held = memo.get(name)
-    if held is not None and len(held[0]) == len(lists):
-        for kept, now in zip(held[0], lists):
-            if kept is not now:
-                break
-        else:  # every list the same object (a loop: asked for every creature of every plan)
-            return cast(_T, held[1])
+    if held is not None and held[0] == lists:  # every list the same (one comparison: asked for every creature of
+        # every plan; equal tuples of the same rule objects, the objects compared by identity, read the same)
+        return cast(_T, held[1])
     value = compute()
     memo[name] = (lists, value)
     return value
@@ -1084,6 +1087,19 @@ class PlayerOutcome:
         }
 
 
+_new = object.__new__
+
+
+def _event(source: str, recipient: str, assigned: int, dealt: int, result: str, rule: str, shielded: int = 0) -> Event:
+    """``Event(...)`` without the frozen class's ``__init__`` (an attribute at a time through
+    ``object.__setattr__``): the same object, made once per event of every outcome."""
+    new = _new(Event)
+    d = new.__dict__
+    d["source"], d["recipient"], d["assigned"], d["dealt"] = source, recipient, assigned, dealt
+    d["result"], d["rule"], d["shielded"] = result, rule, shielded
+    return new
+
+
 class _NoSource:
     """A source that is not a creature of the scenario (tests and callers may deal such damage): no keywords,
     tags or modifiers."""
@@ -1122,10 +1138,10 @@ def _modify(amount: int, mods: Iterable[tuple[str, int]], order: str) -> int:
     return amount + sum(plus)
 
 
-def _result_of(scenario: Scenario, hit: Hit) -> tuple[str, str]:
+def _result_of(scenario: Scenario, source_id: str, recipient: str) -> tuple[str, str]:
     """What a hit's damage is, by its source and recipient (120.3)."""
-    kind = scenario.kind(hit.recipient)
-    source = _source(scenario, hit.source)
+    kind = scenario.kind(recipient)
+    source = _source(scenario, source_id)
     infect = source.has(Keyword.INFECT)
     if kind is ObjectKind.PLAYER:
         return ("poison", "702.90b") if infect else ("life", "120.3a")

@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 from .models import Keyword, ObjectKind, Side, Step, load_assignment
 from .models.declare import AttackersDoc, BlockersDoc
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
+from .rules import known_legal
 
 SVG_NS = "http://www.w3.org/2000/svg"
 CARD_W, CARD_H = 150, 150
@@ -796,9 +797,13 @@ def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
             f' x2="{_F1.get(rx) or _f1(rx)}" y2="{_F1.get(ry) or _f1(ry)}" stroke="{colour}"'
             f' stroke-width="4"{dashed} marker-end="url(#{MARKER}{head})" opacity="{"0.9" if dealt else "0.5"}" />'
         )
+        dx, dy = rx - sx, ry - sy
         for t in (0.62, 0.45, 0.75, 0.35, 0.85, 0.25):  # a spot no other bubble covers
-            lx, ly = sx + (rx - sx) * t, sy + (ry - sy) * t
-            if all(abs(lx - ox) > 26 or abs(ly - oy) > 24 for ox, oy in taken):
+            lx, ly = sx + dx * t, sy + dy * t
+            for ox, oy in taken:
+                if abs(lx - ox) <= 26 and abs(ly - oy) <= 24:
+                    break  # this bubble covers the spot: the next spot
+            else:
                 break
         taken.append((lx, ly))
         labels.append((lx, ly, str(assigned) if dealt == assigned else f"{assigned}→{dealt}", colour))
@@ -1162,7 +1167,11 @@ def render(combat, assignment=None, title: str | None = None) -> str:
     verdict = None
     whole = combat.scenario.step == Step.COMBAT  # a WholeCombat (a Combat is one damage step: never this one)
     loaded = None
-    if assignment is not None:
+    if assignment is not None and not whole and known_legal(assignment, combat.scenario, combat.side):
+        loaded = assignment  # the solver's answer on this board and side (rules.mark_legal): legal, not checked again
+        assignment = assignment.to_json()
+        verdict = "legal ✓"
+    elif assignment is not None:
         if isinstance(assignment, Mapping) and hasattr(assignment, "to_json"):  # an Assignment or a CombatLine
             assignment = assignment.to_json()
         if not whole:  # one step's assignment, read once for the check and the outcome

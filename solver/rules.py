@@ -81,12 +81,17 @@ class Gate:
     rule: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Route:
     recipient: str
     kind: str  # "blocker", "player", "planeswalker", "battle" or "attacker"
     gate: Gate | None = None
     rule: str = ""  # the rule that lets the damage go here
+
+    def __init__(self, recipient: str, kind: str, gate: Gate | None = None, rule: str = "") -> None:
+        # the frozen class's __init__ sets one attribute at a time through object.__setattr__; every plan makes
+        # a route per column
+        self.__dict__.update(recipient=recipient, kind=kind, gate=gate, rule=rule)
 
 
 @dataclass(frozen=True)
@@ -106,7 +111,7 @@ class Unblocked:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class SourcePlan:
     source: str
     side: str  # "attacking" or "defending"
@@ -122,9 +127,33 @@ class SourcePlan:
     chooser: str = ""
     chooser_rule: str = ""  # the rule that moves the choice ("" = its controller's choice, 510.1c/d)
 
-    def __post_init__(self) -> None:
-        if not self.chooser:
-            object.__setattr__(self, "chooser", self.side)
+    def __init__(
+        self,
+        source: str,
+        side: str,
+        damage: int,
+        routes: tuple[Route, ...],
+        deathtouch: bool = False,
+        rule: str = "",
+        reason: str = "",
+        unblocked: Unblocked | None = None,
+        chooser: str = "",
+        chooser_rule: str = "",
+    ) -> None:
+        # the frozen class's __init__ sets one attribute at a time (every plan makes one per creature); the
+        # chooser is the side's player unless given
+        self.__dict__.update(
+            source=source,
+            side=side,
+            damage=damage,
+            routes=routes,
+            deathtouch=deathtouch,
+            rule=rule,
+            reason=reason,
+            unblocked=unblocked,
+            chooser=chooser or side,
+            chooser_rule=chooser_rule,
+        )
 
     @property
     def moved(self) -> bool:
@@ -353,6 +382,28 @@ def derive(scenario: Scenario, side: str = Side.ATTACKING, step: str | None = No
     return DamagePlan(
         scenario=scenario, side=side, step=step, sources=tuple(sources), lethal_need=lethal, loyalty_need=loyalty
     )
+
+
+def _legal_token(scenario: Scenario, side: str) -> tuple[object, ...]:
+    """What a plan of ``side`` on ``scenario`` reads besides the board: the lists of rules (a list replaced, as the
+    conformance tests do, makes another plan)."""
+    return (scenario, side, DIVISION_RULES, outcome.LOSS_CONDITIONS, outcome.DAMAGE_EFFECTS)
+
+
+def mark_legal(assignment: Assignment, scenario: Scenario, side: str) -> None:
+    """Record on ``assignment`` that it is legal for ``side`` on the (settled) ``scenario``: the solver's answer,
+    taken from the legal set of :func:`derive`'s plan. A reader that would check it again (the pictures) asks
+    :func:`known_legal` instead; an assignment read from input is never marked and is checked."""
+    object.__setattr__(assignment, "_legal_on", _legal_token(scenario, side))
+
+
+def known_legal(assignment: object, scenario: Scenario, side: str) -> bool:
+    """Was ``assignment`` marked legal (:func:`mark_legal`) for this very board object, side and lists of rules?"""
+    held = getattr(assignment, "_legal_on", None) if isinstance(assignment, Assignment) else None
+    if held is None:
+        return False
+    now = _legal_token(scenario, side)
+    return held[0] is scenario and held[1] == side and all(a is b for a, b in zip(held[2:], now[2:]))
 
 
 def _silent(source: str, side: str, rule: str, reason: str, deathtouch: bool = False) -> SourcePlan:
