@@ -450,17 +450,9 @@ def valued_walkers(draw) -> dict:
     return doc
 
 
-WALKER_LISTS = [["max-value"], ["max-value", "min-overkill"], ["max-kills", "max-value"], ["lethal", "max-value"]]
-
-
-@pytest.mark.slow
-@settings(max_examples=strategies.examples(60), deadline=None)
-@given(valued_walkers(), st.sampled_from(WALKER_LISTS))
-def test_a_planeswalkers_value_is_bounded_by_the_damage_that_can_reach_its_loyalty(doc, objectives):
-    # max-value counts a planeswalker only when assigned its loyalty (702.19c): its bound after each reply reads the
-    # first step's damage to it and the most the attackers left that attack it can put through their blockers
-    # (702.19b) in the regular step; every reply's bound must hold for every regular step, and their least bound
-    # the candidate's value
+def _assert_reply_bounds(doc, objectives):
+    """Every reply's bounds hold for every regular step of every first-step candidate of ``doc``'s search, and
+    their least bound its value; returns the search's (whole, problem, replies, table)."""
     got = _searched_table(doc, objectives)
     assume(got is not None)
     whole, problem, replies, table = got
@@ -474,6 +466,21 @@ def test_a_planeswalkers_value_is_bounded_by_the_damage_that_can_reach_its_loyal
             for k, b in enumerate(bound):
                 assert b is None or total[k] <= int(b[i]), (objectives[k], total, reply.outcome)
         assert value[:width] <= tuple(int(c[i]) for c in lex[:width])
+    return whole, problem, replies, table
+
+
+WALKER_LISTS = [["max-value"], ["max-value", "min-overkill"], ["max-kills", "max-value"], ["lethal", "max-value"]]
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(valued_walkers(), st.sampled_from(WALKER_LISTS))
+def test_a_planeswalkers_value_is_bounded_by_the_damage_that_can_reach_its_loyalty(doc, objectives):
+    # max-value counts a planeswalker only when assigned its loyalty (702.19c): its bound after each reply reads the
+    # first step's damage to it and the most the attackers left that attack it can put through their blockers
+    # (702.19b) in the regular step; every reply's bound must hold for every regular step, and their least bound
+    # the candidate's value
+    _assert_reply_bounds(doc, objectives)
 
 
 @pytest.mark.slow
@@ -557,21 +564,10 @@ def test_the_bounds_hold_when_the_first_step_takes_a_planeswalker_or_battle_out_
     # unblocked, 506.4c): the search reads each reply's bounds and the overkill floor with it gone for the
     # candidates that take it out; every reply's bounds must hold for every regular step, their least bound the
     # candidate's value, and the floor stay at most the least overkill
-    got = _searched_table(doc, objectives)
-    assume(got is not None)
-    whole, problem, replies, table = got
-    per = {dead: whole_search._reply_bounds(problem, table, dead) for dead in whole_search._outcomes(replies)}
-    lex = whole_search._lex_bounds(problem, table, replies, list(per.values()))
-    width = next((k for k, c in enumerate(lex) if c is None), len(lex))
+    whole, problem, replies, table = _assert_reply_bounds(doc, objectives)
     floor = whole_search._overkill_floor(problem, table, replies)
     overkill = whole_search.parse_objectives(["min-overkill"], whole.scenario)
     for i in range(len(table)):
-        after, value = _candidate_values(whole, problem, table, replies, i)
-        for reply, total in zip(replies, after):
-            bound = per[reply.outcome if isinstance(reply.outcome, frozenset) else frozenset()]
-            for k, b in enumerate(bound):
-                assert b is None or total[k] <= int(b[i]), (objectives[k], total, reply.outcome)
-        assert value[:width] <= tuple(int(c[i]) for c in lex[:width])
         least = min(
             whole_search.score(step, a2, overkill)["min-overkill"]
             for step, a2 in _regular_steps(whole, table, replies, i)
