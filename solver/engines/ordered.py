@@ -858,9 +858,10 @@ class Lister:
                     stack.pop()
                     continue
                 p0, p1, counts, e, table = got_rows
-                piece = np.repeat(frame.prefix[p0:p1], counts)
-                piece.view(final)["t"] = np.take(table, e)
-                yield from out.put(piece)
+                dest = out.free(len(e))  # the prefixes taken straight into the block, the completions over them
+                np.take(frame.prefix, np.repeat(np.arange(p0, p1), counts), out=dest, mode="clip")
+                dest.view(final)["t"] = np.take(table, e)
+                yield from out.put(None)
                 continue
             step = out.room() if j == last else max(1, PREFIX_BYTES // (record[j].itemsize + 16))
             got = frame.take(step)
