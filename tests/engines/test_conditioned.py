@@ -16,7 +16,8 @@ from brute import brute_force
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from strategies import scenarios
-from test_ordered import SHAPES, _canonical, _key, _splits
+from test_ordered import SHAPES, _splits
+from test_ordered import _against_the_oracle as _source_oracle
 from test_perf_paths import overlapping_boards
 
 from benchmarks.boards import pw_cycle, random_sharing
@@ -38,19 +39,7 @@ def _conditioned(monkeypatch):
 
 
 def _against_the_oracle(sc: dict, side: str = "attacking") -> int:
-    combat = Combat(load_scenario(sc), side=side)
-    engine = get_engine("direct", needs=[PROGRAMME])
-    for comp in combat.plan.components:
-        if len(comp) > 1:
-            assert isinstance(engine.programme(combat.plan, comp), ConditionedProgramme)  # type: ignore[attr-defined]
-    expected = _canonical(combat, brute_force(sc, side))  # 702.19b/c, 702.2c, 510.1a: written from the rules
-    n = indexing.count(combat)
-    assert n == len(expected)
-    for i, key in enumerate(expected):
-        a = indexing.unrank(combat, i)
-        assert _key(combat, a) == key
-        assert indexing.rank(combat, a) == i
-    return n
+    return _source_oracle(sc, side, ConditionedProgramme)
 
 
 @pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])

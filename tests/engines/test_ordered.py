@@ -50,12 +50,14 @@ def _key(combat, assignment) -> tuple[int, ...]:
     return tuple(v for comp in plan.components for v in plan.vector(assignment, plan.component_columns(comp)))
 
 
-def _against_the_oracle(sc: dict, side: str = "attacking") -> int:
+def _against_the_oracle(sc: dict, side: str = "attacking", programme: type = SourceProgramme) -> int:
+    """Every index of the brute force's assignments, in the canonical order, unranked and ranked back, with each
+    component of several sources handed to ``programme`` (this module's: the source programme)."""
     combat = Combat(load_scenario(sc), side=side)
     engine = get_engine("direct", needs=[PROGRAMME])
     for comp in combat.plan.components:
-        if len(comp) > 1:  # several sources: the programme of this module
-            assert isinstance(engine.programme(combat.plan, comp), SourceProgramme)  # type: ignore[attr-defined]
+        if len(comp) > 1:  # several sources: the programme under test
+            assert isinstance(engine.programme(combat.plan, comp), programme)  # type: ignore[attr-defined]
     expected = _canonical(combat, brute_force(sc, side))  # 702.19b/c, 702.2c, 510.1a: written from the rules
     n = indexing.count(combat)
     assert n == len(expected)
