@@ -135,34 +135,53 @@ class _Division:
         plan = step.plan
         self.own = [k for k, (i, _) in enumerate(plan.columns) if player is None or plan.sources[i].chooser == player]
         self.simple = len(self.own) == len(plan.columns)  # the solved side's sources are all the solved player's
-        other = other_side_step(step)
-        self.other_plan = None if other is None else other.plan
-        self.theirs: list[int] = []  # the other side's columns the solved player divides
-        if self.other_plan is not None and player is not None:
-            op = self.other_plan
-            self.theirs = [k for k, (i, _) in enumerate(op.columns) if op.sources[i].chooser == player]
-        self.simple = self.simple and not self.theirs
+        self.theirs = _theirs(step)
+        self.simple = self.simple and not self.theirs.columns
 
     def mine(self, vec: tuple[int, ...], reply) -> tuple:
-        if not self.theirs or reply is None:
-            return tuple(vec[k] for k in self.own), ()
-        assert self.other_plan is not None
-        rvec = self.other_plan.vector(reply)
-        return tuple(vec[k] for k in self.own), tuple(rvec[k] for k in self.theirs)
+        return tuple(vec[k] for k in self.own), self.theirs.part(reply)
+
+
+class _Theirs:
+    """The other side's columns whose damage the solved player divides (banding, 702.22j/k; none without)."""
+
+    def __init__(self, step: DamageStep):
+        player = step.side if step.side != Side.BOTH else None
+        other = other_side_step(step)
+        self.plan = None if other is None else other.plan
+        self.columns: list[int] = []
+        if self.plan is not None and player is not None:
+            op = self.plan
+            self.columns = [k for k, (i, _) in enumerate(op.columns) if op.sources[i].chooser == player]
+
+    def part(self, reply) -> tuple:
+        """The solved player's part of ``reply`` (the other side's assignment): its amounts on :attr:`columns`."""
+        if not self.columns or reply is None:
+            return ()
+        assert self.plan is not None
+        rvec = self.plan.vector(reply)
+        return tuple(rvec[k] for k in self.columns)
+
+
+def _theirs(step: DamageStep) -> _Theirs:
+    """The step's :class:`_Theirs` (kept on the step; it reads the other side's plan, not the step's own)."""
+    held = step.__dict__.get("_theirs")
+    if held is None:
+        held = step.__dict__["_theirs"] = _Theirs(step)
+    return held
 
 
 def evaluate(step: DamageStep, assignment, objs, replies) -> Any:
     """(oriented key, values, outcome, reply) of one assignment of the step: the solved player divides their part
     of the other side's damage (banding, 702.22k/j) at best, the other player the rest at worst (ties: the first
     reply listed)."""
-    division = _division(step)
-    vec = vector_of(step, assignment)
+    theirs = _theirs(step)  # only the other side's part: the step's own plan is not read
     parts: dict[tuple, tuple] = {}
-    floor = None if division.theirs else _floor(objs)
+    floor = None if theirs.columns else _floor(objs)
     for reply in replies:
         values, outcome = step_values(step, assignment, objs, reply)
         key = oriented(objs, values)
-        g = division.mine(vec, reply)[1]
+        g = theirs.part(reply)
         if g not in parts or key < parts[g][0]:
             parts[g] = (key, values, outcome, reply)
             if key == floor:  # one part (no banding choice of the solved player) and no reply can be worse
@@ -329,14 +348,13 @@ def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outc
     if not isinstance(assignment, Assignment):
         assignment = load_assignment(assignment, step.scenario)
     sc = step.scenario
-    # the step's own sources (every attacker, blocker or both: derive lists each), read off the board rather than
-    # the plan, which this reader does not otherwise need (deriving it was most of a plain board's cost)
-    own = {c.id for c in (*sc.attackers, *sc.blockers)} if step.side == Side.BOTH else None
-    if own is None:
-        own = {c.id for c in (sc.attackers if step.side == Side.ATTACKING else sc.blockers)}
-    given = any(k not in own and sc.get(k) is not None for k in assignment)
-    if given or step.side == Side.BOTH or not has_effects(step.scenario):
-        return resolve(step.scenario, assignment)
+    if step.side == Side.BOTH or not has_effects(sc):
+        return resolve(sc, assignment)
+    # the step's own sources (every attacker or blocker: derive lists each), read off the board rather than the
+    # plan, which this reader does not otherwise need (deriving it was most of a plain board's cost)
+    own = {c.id for c in (sc.attackers if step.side == Side.ATTACKING else sc.blockers)}
+    if any(k not in own and sc.get(k) is not None for k in assignment):  # a reply given: resolved as given
+        return resolve(sc, assignment)
     objs = parse_objectives(objectives, step.scenario)
     lethal_only = all(o.kind == ObjectiveKind.LETHAL for o in objs)
     if lethal_only and "_replies" not in step.__dict__ and not _reply_reaches_players(step):
@@ -346,9 +364,12 @@ def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outc
         first = None if other is None else next(iter(other.assignments(time_limit=deadline_of(time_limit))), None)
         return resolve(sc, {**assignment.to_json(), **(first.to_json() if first is not None else {})})
     replies = _replies(step, deadline_of(time_limit))
-    if lethal_only and not any(r is not None and changes_players(sc, r.to_json()) for r in replies):
-        # who loses does not depend on the reply (no reply's damage reaches a player or gains life): every reply
-        # is worth the same, and evaluate returns the first listed (ties: the first reply, the first part)
+    if len(replies) == 1 or (
+        lethal_only and not any(r is not None and changes_players(sc, r.to_json()) for r in replies)
+    ):
+        # one reply (evaluate's one part is its line), or who loses does not depend on the reply (no reply's damage
+        # reaches a player or gains life): every reply is worth the same, and evaluate returns the first listed
+        # (ties: the first reply, the first part)
         first = replies[0]
         return resolve(sc, {**assignment.to_json(), **(first.to_json() if first is not None else {})})
     return evaluate(step, assignment, objs, replies)[2]

@@ -14,7 +14,7 @@ import brute
 import brute_combat
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import examples, outcome_effects, scenarios
+from strategies import examples, outcome_effects, scenarios, with_banding
 
 from trample import Combat
 from trample.whole import WholeCombat
@@ -450,6 +450,34 @@ def test_what_happens_with_lethal_alone_is_the_listed_reply(doc, side):
     for assignment in list(combat.assignments(limit=12)):
         listed = listing.evaluate(combat, assignment, objs, replies)[2]
         assert listing.outcome_of(combat, assignment).to_json() == listed.to_json()
+
+
+def _whole_outcome(o) -> tuple:
+    """Everything an outcome says (the pictures draw its events, players, losers, state and life gained)."""
+    return (o.to_json(), o.events, o.players, o.losers, o.state, dict(o.life_gained), o.game_over, o.destroyed)
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(st.data())
+def test_what_happens_is_the_listed_reply_for_any_objectives(data):
+    # 510.2: outcome_of's shortcuts (one reply: its line; lethal alone and no reply able to change a player: the
+    # first reply) give the outcome of listing every reply and keeping the worst (evaluate), for any objectives, on
+    # boards with effects and banding (702.22j/k: part of a reply divided by the solved player), on either side
+    from trample.optimize import listing
+    from trample.optimize.objectives import parse_objectives
+
+    doc = data.draw(effect_boards())
+    if data.draw(st.booleans()):
+        doc = data.draw(with_banding(doc))
+    side = data.draw(st.sampled_from(["attacking", "defending"]))
+    names = data.draw(st.sampled_from(["lethal", "max-damage", "max-kills,lethal", "lethal,max-value,min-overkill"]))
+    combat = Combat(doc, side=side)
+    objs = parse_objectives(names, combat.scenario)
+    replies = listing._replies(Combat(doc, side=side), None)
+    for assignment in list(combat.assignments(limit=12)):
+        listed = listing.evaluate(Combat(doc, side=side), assignment, objs, replies)[2]
+        fresh = Combat(combat.scenario, side=side)  # nothing kept from an earlier question
+        assert _whole_outcome(listing.outcome_of(fresh, assignment, names)) == _whole_outcome(listed)
 
 
 @settings(max_examples=examples(60), deadline=None)
