@@ -41,6 +41,9 @@ def parse_objectives(spec, scenario=None) -> tuple[Objective, ...]:
     if isinstance(spec, Objective):
         spec = [spec]
     if isinstance(spec, str):
+        held = _PARSED.get(spec)
+        if held is not None:  # a text without a target: its objectives do not depend on the board
+            return held
         items = [part.strip() for part in spec.split(",")]
         if spec.strip() == "":
             raise FormatError("objective", f"expected at least one of {_expected()}")
@@ -67,7 +70,16 @@ def parse_objectives(spec, scenario=None) -> tuple[Objective, ...]:
         if any(o.name == obj.name for o in out):
             raise FormatError("objective", f"{obj.name} is listed twice")
         out.append(obj)
-    return tuple(out)
+    parsed = tuple(out)
+    if isinstance(spec, str) and ":" not in spec and len(_PARSED) < _PARSED_MOST:
+        _PARSED[spec] = parsed
+    return parsed
+
+
+#: the objectives of a text without a ``:ID`` target, kept per text (a function of the text alone, the objectives
+#: frozen): every picture and arena decision parses the same few texts ("lethal", ...); at most _PARSED_MOST texts
+_PARSED: dict[str, tuple[Objective, ...]] = {}
+_PARSED_MOST = 256
 
 
 def _expected() -> str:
