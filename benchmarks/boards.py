@@ -114,6 +114,37 @@ def split_planeswalker(n: int) -> dict:
     return doc
 
 
+#: the board shapes of :func:`defeatable_with`: what each adds to :func:`defeatable_planeswalker`
+DEFEATABLE_KINDS = ("trample_over", "as_though_unblocked", "banding", "lifelink", "infect", "game_ending")
+
+
+def defeatable_with(n: int, kind: str) -> dict:
+    """:func:`defeatable_planeswalker` (the first step can take the planeswalker out of combat, 704.5i) with one
+    more thing the plain search does not read: every attacker tramples over planeswalkers (``trample_over``,
+    702.19c: the loyalty left goes to opp), may assign as though unblocked (``as_though_unblocked``), the first
+    attacker bands (``banding``, 702.22j: the attacking player divides the damage of the blockers blocking it), the
+    attackers have lifelink or the odd ones infect (damage effects), or the odd attackers attack opp of 8 life
+    (``game_ending``: three of six can deal 9 through their blockers in the first step, 704.5a, and the regular
+    step is not played)."""
+    if kind not in DEFEATABLE_KINDS:
+        raise ValueError(f"defeatable_with: unknown kind {kind!r}")
+    doc = split_planeswalker(n) if kind == "game_ending" else defeatable_planeswalker(n)
+    for i, a in enumerate(doc["attackers"]):
+        if kind == "trample_over":
+            a["keywords"] = [*a["keywords"], "trample_over_planeswalkers"]
+        elif kind == "as_though_unblocked":
+            a["as_though_unblocked"] = True
+        elif kind == "banding" and i == 0:
+            a["keywords"] = [*a["keywords"], "banding"]
+        elif kind == "lifelink":
+            a["keywords"] = [*a["keywords"], "lifelink"]
+        elif kind == "infect" and i % 2:
+            a["keywords"] = [*a["keywords"], "infect"]
+    if kind == "game_ending":
+        doc["players"] = [{"id": "opp", "life": 8}]
+    return doc
+
+
 def two_players(n: int) -> dict:
     """The ladder's attackers split between two defending players (20 life each)."""
     doc = ladder(n)

@@ -44,6 +44,7 @@ from ..outcome import (
     has_effects,
     lethal_need,
     lethal_report,
+    losers,
     overkill_threshold,
     reaches,
     resolve,
@@ -678,19 +679,45 @@ def _search(problem: _Problem) -> tuple[Line | None, bool]:
     prefix = _monotone_prefix(problem, canonical)
     if prefix:
         return _front_search(problem, regular, capped, replies, prefix)
-    if _plain_first_step(problem, canonical) and _bounded(problem):
+    if _plain_first_step(problem, canonical, over=True) and _bounded(problem):
         # no monotone prefix, but every candidate has bounds: skip those they hold to no better
         return _front_search(problem, regular, capped, replies, 0)
     return _canonical_search(problem, regular, _candidates(problem, capped, canonical), replies, canonical)
 
 
 def _bounded(problem: _Problem) -> bool:
-    """Is a plain first step (:func:`_plain_first_step`) without a monotone prefix searched best bound first? When
-    it ends no one's game and ``min-overkill`` leads (its floor), or when it can take a planeswalker or battle out
-    of combat (the dominance order no longer holds, but each reply's bounds do: :func:`_reply_bounds` reads the
-    removed ones per candidate)."""
+    """Is a plain first step (:func:`_plain_first_step`, trample over planeswalkers allowed) without a monotone
+    prefix searched best bound first? When ``min-overkill`` leads (its floor), when it can take a planeswalker or
+    battle out of combat (the dominance order no longer holds, but each reply's bounds do: :func:`_reply_bounds`
+    reads the removed ones per candidate), or when it can end the game (704.5a, 104.3b) where the bounds tell which
+    first steps do (:func:`_ends_readable`: those are worth their first step alone, :func:`_ended`)."""
     ends, removed = _first_step_reach(problem)
-    return not ends and (bool(removed) or problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL)
+    if ends and not _ends_readable(problem):
+        return False
+    return ends or bool(removed) or problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL
+
+
+def _ends_readable(problem: _Problem) -> bool:
+    """Can the bounds tell the first steps that end the game (:func:`_ended`)? With one defending player in a
+    two-player game (104.3b: it ends when they lose) who has not lost yet, on a plain board (no loss but 704.5a)."""
+    s = problem.scenario
+    return len(s.players) == 1 and s.game_players <= 2 and not losers(s)
+
+
+def _ended(problem: _Problem, table: _Table, memo: dict | None = None) -> np.ndarray | None:
+    """Per candidate, does its first-step damage to the one defending player reach their life (704.5a: they lose,
+    the game ends, 104.3b, and no regular step is dealt: the line is worth its first step alone, whatever the
+    reply)? None when no first step ends the game (:func:`_first_step_reach`) or the bounds cannot tell
+    (:func:`_ends_readable`: then the front search is not used). ``memo``: kept there."""
+    memo = {} if memo is None else memo
+    if "ended" not in memo:
+        s = problem.scenario
+        ended = None
+        if _first_step_reach(problem)[0] and _ends_readable(problem):
+            only = s.players[0]
+            ended = table.taken(problem.layout(), only.id) >= only.life
+        memo["ended"] = ended
+    return memo["ended"]
 
 
 def _canonical_search(problem: _Problem, regular: _Regular, candidates, replies, canonical: bool):
@@ -763,10 +790,11 @@ def _monotone_prefix(problem: _Problem, canonical: bool) -> int:
     return n
 
 
-def _plain_first_step(problem: _Problem, canonical: bool) -> bool:
+def _plain_first_step(problem: _Problem, canonical: bool, over: bool = False) -> bool:
     """The boards the dominance order and the overkill floor (:func:`_overkill_floor`) read: a first-strike step
     listed in the canonical order, no damage effects, the current rules, no division moved (banding), no attacker
-    that may assign as though unblocked or tramples over planeswalkers."""
+    that may assign as though unblocked or (unless ``over``: the boards searched best bound first, whose bounds
+    read it) tramples over planeswalkers (702.19c)."""
     s = problem.scenario
     return (
         canonical
@@ -774,7 +802,8 @@ def _plain_first_step(problem: _Problem, canonical: bool) -> bool:
         and not problem.effects
         and s.rules == RulesSet.CURRENT
         and not division_moved(s)
-        and not any(a.as_though_unblocked or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) for a in s.attackers)
+        and not any(a.as_though_unblocked for a in s.attackers)
+        and (over or not any(a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) for a in s.attackers))
     )
 
 
@@ -789,7 +818,8 @@ def _first_step_reach(problem: _Problem) -> tuple[bool, frozenset[str]]:
     """(Can a first-strike assignment make a player lose (704.5a, 104.3b: no regular step follows), the
     planeswalkers and battles one can take out of combat, 704.5i, 704.5v), each decided by a sum of the attackers'
     damage that can reach it first, then a one-step ``max-damage:ID`` solve (an unproven solve counts as reaching
-    it); the planeswalkers and battles are only read when no player can lose. Read once per problem."""
+    it); the planeswalkers and battles are not all read when a player can lose and the bounds cannot tell which
+    first steps end the game (:func:`_ends_readable`). Read once per problem."""
     if "first-step reach" in problem._memo:
         return problem._memo["first-step reach"]
     s, step = problem.scenario, problem.attacking_first
@@ -803,15 +833,17 @@ def _first_step_reach(problem: _Problem) -> tuple[bool, frozenset[str]]:
     removed: set[str] = set()
     ends = False
     for r, threshold in thresholds:
-        if bound.get(r, 0) < threshold:
+        if bound.get(r, 0) < threshold or (ends and r in players):
             continue
         most = solve_step(step, [f"max-damage:{r}"], tie_break=False, **problem.left())
         problem.stats.solves += 1
         if most.status != STATUS_OPTIMAL or most.objectives[f"max-damage:{r}"] >= threshold:
             if r in players:
                 ends = True
-                break
-            removed.add(r)
+                if not _ends_readable(problem):
+                    break  # nothing more is read (:func:`_bounded`)
+            else:
+                removed.add(r)
     problem._memo["first-step reach"] = (ends, frozenset(removed))
     return problem._memo["first-step reach"]
 
@@ -1307,10 +1339,11 @@ def _best_of_ids(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 class _FrontSearch:
-    """The search of one group best bound first (on the boards :func:`_plain_first_step` accepts whose first step
-    ends no one's game): the candidates in the order of their bounds as vectors (:func:`_lex_bounds`, at most
-    the ceiling: largest first, then the canonical order), stopping at the first whose bound is below the best
-    value found (or equal to it, with a larger vector: ties go to the smaller vector), since every candidate after
+    """The search of one group best bound first (on the boards :func:`_plain_first_step` accepts, trample over
+    planeswalkers allowed, whose first step ends no one's game or where :func:`_ended` tells which do): the
+    candidates in the order of their bounds as vectors (:func:`_lex_bounds`, at most the ceiling: largest first,
+    then their vectors' order, :func:`_vector_ranks`), stopping at the first whose bound is below the best value
+    found (or equal to it, with a larger vector: ties go to the smaller vector), since every candidate after
     it is bounded no higher. Before it is searched, a candidate is also skipped when a candidate it is dominated by
     (:func:`_monotone_prefix`: the other deals at least as much to every recipient, a creature's capped at lethal)
     was searched and held to below the best on the monotone prefix (the dominated one's value there is at most
@@ -1337,6 +1370,9 @@ class _FrontSearch:
         self.order = list(range(len(replies)))
         self.best: Line | None = None
         self.best_index = -1
+        #: each row's place in the order of the vectors (the tie-break): the table's own order unless the engine's
+        #: listing is not lexicographic over the plan's columns (components whose columns interleave)
+        self.rank = _vector_ranks(table.vectors)
         self.bounds: list[tuple[int, tuple]] = []  # (candidate index, an upper bound of its value)
         self.low: list[int] = []  # searched; the bound's prefix below the best's
         self.at_most: list[int] = []  # searched; the bound's prefix at most the best's
@@ -1356,10 +1392,9 @@ class _FrontSearch:
         return [np.asarray(np.where(above, c, column)) for column, c in zip(lex, top)]
 
     def run(self) -> tuple[Line | None, bool]:
-        n = len(self.table)
         width = next((k for k, c in enumerate(self.lex) if c is None), len(self.lex))
         columns = [c for c in self.lex[:width] if c is not None]
-        order = np.lexsort((np.arange(n), *(-c for c in reversed(columns))))
+        order = np.lexsort((self.rank, *(-c for c in reversed(columns))))
         for i in order.tolist():
             if self.best is not None:
                 if self._beyond(i):
@@ -1373,7 +1408,7 @@ class _FrontSearch:
     def _beyond(self, i: int) -> bool:
         """Does candidate ``i``'s vector bound keep it from beating the best?"""
         own = self._rest(np.array([i]), self.lex, 0)[0]
-        return bool(own < 0 or (own == 0 and i > self.best_index))
+        return bool(own < 0 or (own == 0 and self.rank[i] > self.rank[self.best_index]))
 
     def _dominated(self, i: int) -> bool:
         """Is candidate ``i`` dominated by a searched candidate that keeps it from beating the best?"""
@@ -1383,7 +1418,7 @@ class _FrontSearch:
         if not (self.prefix and self.at_most):
             return False
         rest = self._rest(np.array([i]), self.suffix, self.prefix)[0]
-        tie = rest < 0 or (rest == 0 and i > self.best_index)  # the suffix's bound cannot beat the best's
+        tie = rest < 0 or (rest == 0 and self.rank[i] > self.rank[self.best_index])  # cannot beat the best's
         return bool(tie and _dominated(row, self.keys[self.at_most])[0])
 
     def _rest(self, idx: np.ndarray, columns: list, start: int) -> np.ndarray:
@@ -1423,12 +1458,29 @@ class _FrontSearch:
         return got.stopped or self.problem.deadline.expired()
 
 
+def _vector_ranks(vectors: np.ndarray) -> np.ndarray:
+    """Each row's rank among ``vectors`` in lexicographic order (rows distinct: the table keeps one per state)."""
+    n = len(vectors)
+    ranks = np.arange(n, dtype=np.int64)
+    if n < 2 or not vectors.shape[1]:
+        return ranks
+    diff = vectors[1:] - vectors[:-1]
+    nonzero = diff != 0
+    first = np.argmax(nonzero, axis=1)
+    ascending = diff[np.arange(n - 1), first] > 0
+    if bool(ascending.all()):  # already in order (the canonical listing): no sort
+        return ranks
+    order = np.lexsort(tuple(vectors[:, k] for k in range(vectors.shape[1] - 1, -1, -1)))
+    ranks[order] = np.arange(n, dtype=np.int64)
+    return ranks
+
+
 def _own_bounds(
     problem: _Problem, table: _Table, replies: list[Reply], needs: tuple | None = None, start: int = 0
 ) -> list:
     """Per objective, an upper bound of each candidate's value over the combat whatever the reply, oriented and
     scaled as ``table.first`` (None: unbounded), read from the candidate's first step alone (the boards of
-    :func:`_plain_first_step` whose first step ends no one's game), each column
+    :func:`_plain_first_step`, those that end the game read by :func:`_ended`), each column
     holding alone: :func:`_reply_bounds` after a reply that kills no one (every bound but ``min-overkill``'s is at
     least the same after any reply: fewer attackers deal less and reach fewer blockers), ``min-overkill``: the first
     step's overkill and :func:`_overkill_floor` (the least floor over the replies). ``needs``: as
@@ -1515,6 +1567,10 @@ def _reply_bounds(
             memo["alive", b.id] = living
         alive.append((b, memo["alive", b.id]))
     out: list[np.ndarray | None] = []
+
+    def first_of(k: int) -> np.ndarray:
+        return table.first[:, k]
+
     for k, o in enumerate(objs):
         first, scale = table.first[:, k], table.scales[k]
         if k < start:
@@ -1545,6 +1601,12 @@ def _reply_bounds(
             out.append(sum(lost, np.zeros(n, dtype=np.int64)))
         else:
             out.append(None)
+    ended = _ended(problem, table, memo)
+    if ended is not None:  # 704.5a, 104.3b: no regular step after these: their first step's values (lethal: 1)
+        for k, o in enumerate(objs):
+            column = out[k]
+            if column is not None:
+                out[k] = np.where(ended, 1 if o.kind == ObjectiveKind.LETHAL else first_of(k), column)
     return out
 
 
@@ -1615,15 +1677,14 @@ def _regular_damage_bounds(
         damage = sum(most.get(a.id, 0) for a in group)
         deathtouch = any(a.has(Keyword.DEATHTOUCH) for a in group)
         reaching = [
-            a
+            (a, aims)
             for a in group
             if most.get(a.id, 0) > 0
-            and a.attacking in s
-            and s.kind(a.attacking) in kinds
-            and (not a.blocked or a.has(Keyword.TRAMPLE))
+            and (aims := _aims(s, a, kinds))
+            and (not a.blocked or a.has(Keyword.TRAMPLE) or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS))
         ]
-        for target in [None, *sorted({a.attacking for a in reaching})]:
-            mine = [a for a in reaching if a.attacking == target or (target is None and a.attacking in players)]
+        for target in [None, *sorted({t for _, aims in reaching for t in aims})]:
+            mine = [a for a, aims in reaching if target in aims or (target is None and aims & players)]
             if not mine:
                 best = zeros
             elif len(mine) > _SUBSETS:
@@ -1635,6 +1696,20 @@ def _regular_damage_bounds(
                 best = memo[key]
             out[target] = out.get(target, zeros) + best
     return {k: v[inverse] for k, v in out.items()}
+
+
+def _aims(s: Scenario, a, kinds: set) -> set[str]:
+    """What attacker ``a`` may assign damage to besides its blockers, of the ``kinds`` asked: what it attacks, and
+    the controller of the planeswalker it attacks when it tramples over planeswalkers (702.19c: after every blocker
+    is assigned lethal damage and the planeswalker its loyalty left, so the blockers' needs still come first)."""
+    if a.attacking not in s:
+        return set()
+    out = {a.attacking} if s.kind(a.attacking) in kinds else set()
+    if a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) and s.kind(a.attacking) == ObjectKind.PLANESWALKER:
+        owner = s.controller_of(a.attacking)
+        if owner is not None and owner in s and s.kind(owner) in kinds:
+            out.add(owner)
+    return out
 
 
 def _most_through(mine: list, damage: int, deathtouch: bool, most: dict, row: dict, left: np.ndarray) -> np.ndarray:
@@ -1686,7 +1761,8 @@ def _overkill_after(
     assigns none, 510.1c, so it is left out), except, per candidate, those whose planeswalker or battle it takes
     out of combat (:func:`_removed_by`; 506.4c: they assign to their blockers still alive or nothing). The
     thresholds, after the candidate: a player's life left, a planeswalker's loyalty, a battle's defense (what
-    those attackers attack: no trample over planeswalkers, so never a controller), a blocker's lethal need left
+    those attackers attack, and the planeswalker's controller for one that tramples over planeswalkers, 702.19c:
+    :func:`_aims`), a blocker's lethal need left
     (the blockers blocking those attackers; 702.19b; none when it died, deathtouch included). ``memo``: each
     recipient's threshold left, kept from one call to the next."""
     s = problem.scenario
@@ -1703,7 +1779,12 @@ def _overkill_after(
     taken = partial(table.taken, at)
     # per candidate, the attackers whose planeswalker or battle it takes out of combat are left out (506.4c)
     gone = _removed_by(problem, table, memo)
-    keep = {a.id: ~gone[a.attacking] for a in s.attackers if a.id in damage and a.attacking in gone}
+    # (one that tramples over planeswalkers assigns the rest to the planeswalker's controller instead, 702.19e: kept)
+    keep = {
+        a.id: ~gone[a.attacking]
+        for a in s.attackers
+        if a.id in damage and a.attacking in gone and not _aims(s, a, {ObjectKind.PLAYER})
+    }
 
     def counted(ids: list[str]) -> Any:
         """Per candidate: does one of these attackers still assign its damage?"""
@@ -1711,10 +1792,12 @@ def _overkill_after(
             return True
         return np.logical_or.reduce([keep[i] for i in ids])
 
-    attacked: dict[str, list[str]] = {}  # no trample over planeswalkers: an attacker reaches only what it attacks
+    attacked: dict[str, list[str]] = {}  # what it attacks, and its controller with trample over planeswalkers
+    kinds = {ObjectKind.PLAYER, ObjectKind.PLANESWALKER, ObjectKind.BATTLE}
     for a in s.attackers:
-        if a.id in damage and a.attacking in s:
-            attacked.setdefault(a.attacking, []).append(a.id)
+        if a.id in damage:
+            for r in sorted(_aims(s, a, kinds)):
+                attacked.setdefault(r, []).append(a.id)
     for r, ids in attacked.items():
         if ids:
             if ("threshold", r) not in memo:
@@ -1728,7 +1811,9 @@ def _overkill_after(
             memo["need", r] = alive
         left += memo["need", r] * counted([a.id for a in s.attackers if a.id in damage and r in a.blocked_by])
     dealt = sum((n * keep[a] if a in keep else n for a, n in damage.items()), np.zeros(len(table), dtype=np.int64))
-    return np.maximum(0, dealt - left)
+    floor = np.maximum(0, dealt - left)
+    ended = _ended(problem, table, memo)
+    return floor if ended is None else np.where(ended, 0, floor)  # 104.3b: no regular step, no overkill there
 
 
 def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], replies: list[Reply], prefix: int):

@@ -145,13 +145,16 @@ def test_the_planeswalker_shape_is_searched_in_the_dominance_order():
 
 def _searched_table(doc: dict, objectives: list[str]):
     """The first-step candidates as the search reads them (its problem, replies and table), or None when the board
-    is not one whose first step the bounds read (trample.whole.search._plain_first_step, the first step ending no
-    one's game; it may take planeswalkers and battles out of combat)."""
+    is not one whose first step the bounds read (trample.whole.search._plain_first_step, trample over planeswalkers
+    allowed; a first step that can end the game only where the bounds tell which do, _ends_readable; it may take
+    planeswalkers and battles out of combat)."""
     whole = WholeCombat(doc)
     objs = whole_search.parse_objectives(objectives, whole.scenario)
     problem = whole_search._Problem(whole, objs, whole_search.deadline_of(None), {}, whole_search._Stats())
     canonical = problem.attacking_first.canonical()
-    if not whole_search._plain_first_step(problem, canonical) or whole_search._first_step_reach(problem)[0]:
+    if not whole_search._plain_first_step(problem, canonical, over=True):
+        return None
+    if whole_search._first_step_reach(problem)[0] and not whole_search._ends_readable(problem):
         return None
     replies = whole_search._replies(problem)
     table = whole_search._effect_table(
@@ -605,3 +608,87 @@ def test_a_planeswalker_the_first_step_defeats_is_searched_best_bound_first():
     small["planeswalkers"][0]["loyalty"] = 3  # one pair tramples 3 over: it can leave combat
     for objectives in (["min-overkill"], ["max-value"], ["lethal", "max-kills", "min-overkill"]):
         agrees_with_brute_force(small, objectives)
+
+
+@st.composite
+def defeatable_more(draw) -> dict:
+    """:func:`defeatable` boards whose attackers on a planeswalker trample over planeswalkers (702.19c; 702.19e:
+    when it leaves combat, the rest goes to its controller), or whose player has so little life that the first
+    step can make them lose (704.5a, 104.3b: no regular step), or both."""
+    doc = draw(defeatable())
+    over = draw(st.booleans())
+    walkers = {w["id"] for w in doc.get("planeswalkers", [])}
+    if over:
+        for a in doc["attackers"]:
+            if a["attacking"] in walkers:
+                a["keywords"] = [*a["keywords"], "trample_over_planeswalkers"]
+    if not over or draw(st.booleans()):
+        doc["players"][0]["life"] = draw(st.integers(1, 6))
+    return doc
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(defeatable_more(), st.sampled_from(DEFEATABLE_LISTS))
+def test_the_bounds_hold_with_trample_over_planeswalkers_or_a_first_step_that_ends_the_game(doc, objectives):
+    # 702.19c/e: an attacker that tramples over planeswalkers reaches the controller too (its blockers and the
+    # planeswalker's loyalty left first), and keeps assigning when the planeswalker leaves combat; 704.5a, 104.3b: a
+    # first step that makes the player lose is worth its own values (no regular step, no regular overkill)
+    whole, problem, replies, table = _assert_reply_bounds(doc, objectives)
+    floor = whole_search._overkill_floor(problem, table, replies)
+    overkill = whole_search.parse_objectives(["min-overkill"], whole.scenario)
+    for i in range(len(table)):
+        least = min(
+            whole_search.score(step, a2, overkill)["min-overkill"]
+            for step, a2 in _regular_steps(whole, table, replies, i)
+        )
+        assert int(floor[i]) <= least, (int(floor[i]), least)
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(defeatable_more(), st.sampled_from(DEFEATABLE_LISTS))
+def test_trample_over_and_game_ending_first_steps_match_the_brute_force_minimax(doc, objectives):
+    # these boards are now searched best bound first (no longer candidate by candidate): the pruning must never cut
+    # the optimum
+    agrees_with_brute_force(doc, objectives)
+
+
+def test_trample_over_and_game_ending_boards_are_searched_best_bound_first():
+    # the benchmark's shapes: the planeswalker can leave combat in the first step (704.5i) and the attackers trample
+    # over it (702.19c), or the player of 8 life can lose in it (704.5a): both take the bounds
+    from benchmarks.boards import defeatable_with
+
+    for kind, n, ends in (("trample_over", 4, False), ("game_ending", 6, True)):  # 3 x 3 through to 8 life
+        whole = WholeCombat(defeatable_with(n, kind))
+        problem = whole_search._Problem(
+            whole,
+            whole_search.parse_objectives(["max-damage"]),
+            whole_search.deadline_of(None),
+            {},
+            whole_search._Stats(),
+        )
+        assert whole_search._plain_first_step(problem, True, over=True)
+        assert whole_search._first_step_reach(problem) == (ends, frozenset({"pw"}))
+        assert whole_search._bounded(problem)
+
+
+@pytest.mark.parametrize("power, loyalty, life", [(5, 2, 5), (6, 2, 5), (6, 4, 3), (6, 4, 5)])
+def test_the_overkill_floor_leaves_out_an_attacker_whose_planeswalker_left_when_the_player_can_also_lose(
+    power, loyalty, life
+):
+    # a0 kills its 1/1 blocker and takes w out of combat in the first step (704.5i), while a1 could make the player
+    # lose (704.5a): after the first steps that leave the game going, a0 has no blocker alive and nothing to attack
+    # (506.4c) and assigns nothing, so the floor must not count its damage; each first step's floor stays at most
+    # the least overkill of its regular steps
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": life}],
+        "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": loyalty}],
+        "blockers": [{"id": "b0", "power": 1, "toughness": 1}, {"id": "b1", "power": 1, "toughness": 1}],
+        "attackers": [_ds(0, power, "w", ["b0"]), _ds(1, 6, "opp", ["b1"])],
+    }
+    got = _floor_and_least_overkill(doc, ["min-overkill"])
+    assert got is not None  # searched best bound first: the bounds read which first steps end the game
+    assert all(floor <= least for floor, least in got), got
+    agrees_with_brute_force(doc, ["min-overkill"])
