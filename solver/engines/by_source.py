@@ -657,13 +657,18 @@ def blocker_cost(plan: DamagePlan, component: Sequence[int]) -> int | None:
 
 
 def count_shared(
-    plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, cost_limit: int | None = None
+    plan: DamagePlan,
+    component: Sequence[int],
+    deadline: Deadline | None = None,
+    cost_limit: int | None = None,
+    source_limit: int | None = None,
 ) -> int | None:
     """The count of a component of the shape above by whichever of :func:`count_by_source` and
     :func:`count_by_blocker` looks cheaper (rough costs, :func:`_source_cost` and :func:`_blocker_cost`), then the
     other if its cost is within ``SECOND_TRY`` times the first's, each within its work bound; None when the component
     is outside the shape or both give up (the column programme counts it), or when the cheaper-looking cost is over
-    ``cost_limit``."""
+    ``cost_limit``. ``source_limit``: one source at a time is not tried when its rough cost is over it (it would give
+    up; the caller has another way)."""
     deadline = deadline or NEVER
     shaped = _shape(plan, component)
     if shaped is None:
@@ -679,6 +684,8 @@ def count_shared(
     for k, (cost, method) in enumerate(ranked):
         if k and cost > SECOND_TRY * ranked[0][0]:
             break  # the cheaper-looking method gave up: the other, far dearer, would too (measured on random boards)
+        if method == 0 and source_limit is not None and cost > source_limit:
+            continue
         if method == 0:
             n = _by_source(order, need, deadline, WORK_LIMIT, ENTRY_LIMIT)
         else:
