@@ -34,7 +34,6 @@ bound.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from math import comb, factorial
 
 from ..limits import NEVER, Deadline
@@ -356,12 +355,14 @@ def _spreads(c: int, budget: int, cache: SpreadCache) -> tuple[tuple[tuple[int, 
     return out
 
 
-@dataclass(frozen=True)
+# _Sweep and _Runs are plain classes: a dataclass costs about a millisecond of import (a fresh process's count).
 class _Sweep:
     """What :func:`_by_blocker` fixes before its first blocker: the blockers in order (:func:`_blocker_order`),
     the classes' gated routes, each blocker's owners, each source's last blocker step and kind (sources equal in
     damage, deathtouch, blockers and routes share one), the sources with a shared blocker (``live``), and the
     product of the closed forms of the others (``total``)."""
+
+    __slots__ = ("order", "classes", "owners", "last", "kind", "live", "total")
 
     order: list[tuple[str, int, bool, bool]]
     classes: list[frozenset[tuple[int, int]]]
@@ -370,6 +371,24 @@ class _Sweep:
     kind: list[int]
     live: list[int]
     total: int
+
+    def __init__(
+        self,
+        order: list[tuple[str, int, bool, bool]],
+        classes: list[frozenset[tuple[int, int]]],
+        owners: dict[str, list[int]],
+        last: dict[int, int],
+        kind: list[int],
+        live: list[int],
+        total: int,
+    ):
+        self.order = order
+        self.classes = classes
+        self.owners = owners
+        self.last = last
+        self.kind = kind
+        self.live = live
+        self.total = total
 
 
 def _sweep(sources: Sequence[Shaped], need: Mapping[str, int]) -> _Sweep:
@@ -392,15 +411,21 @@ def _sweep(sources: Sequence[Shaped], need: Mapping[str, int]) -> _Sweep:
     return _Sweep(order, classes, owners, last, kind, live, total)
 
 
-@dataclass(frozen=True)
 class _Runs:
     """One blocker's owners among the live sources: ``all_pos``, the positions of all of them; ``runs``, per kind
     of owner that may give it damage while it stays short (702.2c: not deathtouch ones), their positions and their
     damage; ``sort_runs``, the runs of more than one (interchangeable: kept sorted)."""
 
+    __slots__ = ("all_pos", "runs", "sort_runs")
+
     all_pos: list[int]
     runs: list[tuple[list[int], int]]
     sort_runs: list[list[int]]
+
+    def __init__(self, all_pos: list[int], runs: list[tuple[list[int], int]], sort_runs: list[list[int]]):
+        self.all_pos = all_pos
+        self.runs = runs
+        self.sort_runs = sort_runs
 
 
 def _runs(

@@ -566,12 +566,15 @@ def sum_table(g: Graph, x: str, members: frozenset[int], ua: Keys, ub: Keys) -> 
     return t
 
 
-@dataclass(frozen=True)
+# The records of a join (_JoinKey, _QChunks, _DensePlan) are plain classes: a dataclass costs about a millisecond of
+# import, paid by a fresh process's first count.
 class _JoinKey:
     """How :func:`_join` codes a pair of entries: the result's ``scope``, each column's possible states ``vals``
     (sorted; the code holds an index into them) and ``radix`` (their numbers; ``size``: the product), each side's
     own part of the code per entry (``ca``, ``cb``), and per shared resource the table of sums indexed by each
     side's entries (``combos``: (sums, A's index, B's index); a dead sum is ``DEAD_CODE``)."""
+
+    __slots__ = ("scope", "vals", "radix", "size", "ca", "cb", "combos", "inner", "digits")
 
     scope: tuple[str, ...]
     vals: list[Keys]
@@ -583,6 +586,28 @@ class _JoinKey:
     inner: int  # the codes of the columns after A's own: B's own and the shared ones (``ca`` is a multiple of it)
     digits: list[tuple[int, int]]  # per shared resource: its sum's multiplier in the code and its number of states
     # (1, 1) for a resource that leaves the table
+
+    def __init__(
+        self,
+        scope: tuple[str, ...],
+        vals: list[Keys],
+        radix: list[int],
+        size: int,
+        ca: Keys,
+        cb: Keys,
+        combos: list[tuple[Keys, npt.NDArray[np.intp], npt.NDArray[np.intp]]],
+        inner: int,
+        digits: list[tuple[int, int]],
+    ):
+        self.scope = scope
+        self.vals = vals
+        self.radix = radix
+        self.size = size
+        self.ca = ca
+        self.cb = cb
+        self.combos = combos
+        self.inner = inner
+        self.digits = digits
 
 
 DEAD_CODE = -(1 << 61)  # the code of a pair whose sum breaks a gate: negative, and far from overflowing
@@ -902,16 +927,31 @@ def _by_products(
     return np.concatenate(codes), np.concatenate(ws, axis=1), depth
 
 
-@dataclass(frozen=True)
 class _QChunks:
     """Q of :func:`_by_products` by chunks of signatures: slices of the dense Q (``dense``), or built from its
     cells (``cells``, their folded ``sums``, ``cut``: the cells of each chunk) as they are asked for."""
+
+    __slots__ = ("dense", "cells", "sums", "cut", "C")
 
     dense: npt.NDArray[np.float64] | None
     cells: Keys | None
     sums: npt.NDArray[np.float64] | None
     cut: Keys | None
     C: int
+
+    def __init__(
+        self,
+        dense: npt.NDArray[np.float64] | None,
+        cells: Keys | None,
+        sums: npt.NDArray[np.float64] | None,
+        cut: Keys | None,
+        C: int,
+    ):
+        self.dense = dense
+        self.cells = cells
+        self.sums = sums
+        self.cut = cut
+        self.C = C
 
     def chunk(self, c0: int, s0: int, s1: int) -> npt.NDArray[np.float64]:
         if self.dense is not None:
@@ -976,17 +1016,25 @@ DENSE_Q_CELLS = 1 << 22
 DENSE_Q_RATIO = 8
 
 
-@dataclass(frozen=True)
 class _DensePlan:
     """How :func:`_dense_q` builds Q: B's distinct own parts of the key (``own``) and each entry's index into them
     (``at``), the order of the shared resources, each column's code (``cols``: B's own part and the sums' parts,
     sorted) and the terms a cell's sum goes through in the products (``terms``)."""
+
+    __slots__ = ("own", "at", "order", "cols", "terms")
 
     own: Keys
     at: Keys
     order: list[int]
     cols: Keys
     terms: int
+
+    def __init__(self, own: Keys, at: Keys, order: list[int], cols: Keys, terms: int):
+        self.own = own
+        self.at = at
+        self.order = order
+        self.cols = cols
+        self.terms = terms
 
 
 def _dense_plan(key: _JoinKey, B: _Table, S: int, ring: Ring) -> _DensePlan | None:
