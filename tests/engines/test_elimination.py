@@ -588,11 +588,18 @@ class _Clock(Deadline):
         super().check()
 
 
+def _slices(rows: int, signatures: int, step: int) -> int:
+    """The slices of one product of PRODUCT_CHECK = 1: per chunk of ``step`` signatures, one per row of P where the
+    chunk has fewer than twice as many signatures as P has rows, else one per signature."""
+    chunks = [min(step, signatures - s0) for s0 in range(0, signatures, step)]
+    return sum(rows if w < 2 * rows else w for w in chunks)
+
+
 @pytest.mark.parametrize("dense", [False, True], ids=["pairs-built Q", "dense Q"])
 @pytest.mark.parametrize("name,sc", SHAPES + APPROX_SHAPES[1:], ids=[n for n, _ in SHAPES + APPROX_SHAPES[1:]])
 def test_the_clock_is_read_after_each_slice_of_a_product(monkeypatch, dense, name, sc):  # 702.19b, 702.19c, 510.1c
-    # a join's products in slices of one row of P (PRODUCT_CHECK = 1), per chunk of signatures: the deadline is read
-    # after each, and the count does not change
+    # a join's products in slices of one row of P or one signature (PRODUCT_CHECK = 1), per chunk of signatures: the
+    # deadline is read after each, and the count does not change
     monkeypatch.setattr(elimination, "PRODUCT_CHECK", 1)
     monkeypatch.setattr(elimination, "PRODUCT_CELLS", 1 << 40)
     monkeypatch.setattr(elimination, "PRODUCT_WASTE", 1 << 40)
@@ -603,7 +610,7 @@ def test_the_clock_is_read_after_each_slice_of_a_product(monkeypatch, dense, nam
     monkeypatch.setattr(
         elimination,
         "_products",
-        lambda P, q, step, *a: slices.append(P.shape[1] * -(-P.shape[2] // step)) or products(P, q, step, *a),
+        lambda P, q, step, *a: slices.append(_slices(P.shape[1], P.shape[2], step)) or products(P, q, step, *a),
     )
     plan = Combat(load_scenario(sc)).plan
     for comp in plan.components:
