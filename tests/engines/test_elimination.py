@@ -140,6 +140,75 @@ def test_a_work_bound_gives_up_and_an_estimate_bound_too():
     assert count_by_factors(plan, plan.components[0]) == _old(plan, plan.components[0])
 
 
+RESUMED = SHAPES[:5] + [
+    ("cycle through planeswalkers, 9", pw_cycle(9)),
+    ("random sharing 8 on 10", random_sharing(8, 10, 3, 4)),
+]
+
+
+@pytest.mark.parametrize("name,sc", RESUMED, ids=[n for n, _ in RESUMED])
+def test_a_contraction_stopped_by_its_work_bound_goes_on_from_where_it_stopped(name, sc):  # 702.19b, 702.19c
+    # elimination._Factors: OverBudget inside the joins keeps the joins done; called again with a higher bound (or
+    # none), the count is the count, each join made once
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        budget = elimination.Budget(Deadline(3600.0), 0)
+        factors = elimination._Factors(elimination.Graph(plan, comp), comp, budget)
+        stops, done, more = 0, [], elimination.CHECK_EVERY
+        while True:
+            try:
+                n = factors.count()
+                break
+            except elimination.OverBudget:
+                stops += 1
+                done.append(factors.progress[0])
+                budget.limit, more = budget.ops + more, 2 * more  # a join in progress is made again: more each time
+        assert n == _old(plan, comp)
+        assert done == sorted(done)  # never back
+        assert stops == 0 or factors.joins
+
+
+def test_the_count_goes_on_after_its_first_try_past_the_work_bound(monkeypatch):  # 702.19b
+    # count_component: the first try of the tables stops past FIRST_WORK; one source at a time is then tried
+    # (its rough cost within SOURCE_PLAUSIBLE) and gives up, and the joins go on: each join completed once in all
+    done = []
+    join = elimination._join
+
+    def recorded(g, A, B, *a):
+        t = join(g, A, B, *a)
+        done.append(t.members)
+        return t
+
+    monkeypatch.setattr(elimination, "_join", recorded)
+    monkeypatch.setattr(elimination, "FIRST_WORK", 5 * elimination.CHECK_EVERY)
+    monkeypatch.setattr(elimination, "SOURCE_PLAUSIBLE", 10**12)
+    tried = []
+    shared = elimination.count_shared
+    monkeypatch.setattr(elimination, "count_shared", lambda *a, **k: tried.append(k) or shared(*a, **k))
+    plan = Combat(load_scenario(random_sharing(12, 14, per=4, seed=0))).plan
+    (comp,) = plan.components
+    n = count_component(plan, comp)
+    made = list(done)
+    assert n == count_by_factors(plan, comp)
+    assert any(k.get("source_limit") == 10**12 for k in tried)  # tried between the two halves of the joins
+    assert len(made) == len(set(made)) == len(comp) - 1
+
+
+def test_one_source_at_a_time_is_not_tried_past_its_plausible_cost(monkeypatch):  # 702.19b
+    # random_sharing(12, 14, 4) seed 3: one source at a time gives up (rough cost 4 x 10^10), so count_component
+    # does not try it: count_shared is asked with source_limit and returns at once
+    from trample.engines import by_source
+
+    calls = []
+    monkeypatch.setattr(by_source, "_by_source", lambda *a: calls.append(a) or None)
+    plan = Combat(load_scenario(random_sharing(12, 14, per=4, seed=3))).plan
+    (comp,) = plan.components
+    assert by_source.count_shared(plan, comp, source_limit=elimination.SOURCE_PLAUSIBLE) is None
+    assert not calls
+    assert by_source.count_shared(plan, comp) is None
+    assert len(calls) == 1  # without the limit it is tried (and, here, gives up)
+
+
 # -- counting modulo primes (the Chinese remainder theorem) and the choice of method ------------------------------
 
 
