@@ -1331,7 +1331,7 @@ class _Factors:
             return self.settled
         assert self.ring is not None
         try:
-            n = _contract(self.g, self.slots, self.joins, self.ring, self.budget, progress=self.progress)
+            n: int = _contract(self.g, self.slots, self.joins, self.ring, self.budget, progress=self.progress)
         except Inexact as short:
             n = _more_primes(self.g, self.shared, self.joins, short, self.budget)
         return self.settled * n
