@@ -34,7 +34,6 @@ bound.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from math import comb, factorial
 
 from ..limits import NEVER, Deadline
@@ -356,12 +355,14 @@ def _spreads(c: int, budget: int, cache: SpreadCache) -> tuple[tuple[tuple[int, 
     return out
 
 
-@dataclass(frozen=True)
+# _Sweep and _Runs are plain classes: a dataclass costs about a millisecond of import (a fresh process's count).
 class _Sweep:
     """What :func:`_by_blocker` fixes before its first blocker: the blockers in order (:func:`_blocker_order`),
     the classes' gated routes, each blocker's owners, each source's last blocker step and kind (sources equal in
     damage, deathtouch, blockers and routes share one), the sources with a shared blocker (``live``), and the
     product of the closed forms of the others (``total``)."""
+
+    __slots__ = ("order", "classes", "owners", "last", "kind", "live", "total")
 
     order: list[tuple[str, int, bool, bool]]
     classes: list[frozenset[tuple[int, int]]]
@@ -370,6 +371,24 @@ class _Sweep:
     kind: list[int]
     live: list[int]
     total: int
+
+    def __init__(
+        self,
+        order: list[tuple[str, int, bool, bool]],
+        classes: list[frozenset[tuple[int, int]]],
+        owners: dict[str, list[int]],
+        last: dict[int, int],
+        kind: list[int],
+        live: list[int],
+        total: int,
+    ):
+        self.order = order
+        self.classes = classes
+        self.owners = owners
+        self.last = last
+        self.kind = kind
+        self.live = live
+        self.total = total
 
 
 def _sweep(sources: Sequence[Shaped], need: Mapping[str, int]) -> _Sweep:
@@ -392,15 +411,21 @@ def _sweep(sources: Sequence[Shaped], need: Mapping[str, int]) -> _Sweep:
     return _Sweep(order, classes, owners, last, kind, live, total)
 
 
-@dataclass(frozen=True)
 class _Runs:
     """One blocker's owners among the live sources: ``all_pos``, the positions of all of them; ``runs``, per kind
     of owner that may give it damage while it stays short (702.2c: not deathtouch ones), their positions and their
     damage; ``sort_runs``, the runs of more than one (interchangeable: kept sorted)."""
 
+    __slots__ = ("all_pos", "runs", "sort_runs")
+
     all_pos: list[int]
     runs: list[tuple[list[int], int]]
     sort_runs: list[list[int]]
+
+    def __init__(self, all_pos: list[int], runs: list[tuple[list[int], int]], sort_runs: list[list[int]]):
+        self.all_pos = all_pos
+        self.runs = runs
+        self.sort_runs = sort_runs
 
 
 def _runs(
@@ -657,13 +682,18 @@ def blocker_cost(plan: DamagePlan, component: Sequence[int]) -> int | None:
 
 
 def count_shared(
-    plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, cost_limit: int | None = None
+    plan: DamagePlan,
+    component: Sequence[int],
+    deadline: Deadline | None = None,
+    cost_limit: int | None = None,
+    source_limit: int | None = None,
 ) -> int | None:
     """The count of a component of the shape above by whichever of :func:`count_by_source` and
     :func:`count_by_blocker` looks cheaper (rough costs, :func:`_source_cost` and :func:`_blocker_cost`), then the
     other if its cost is within ``SECOND_TRY`` times the first's, each within its work bound; None when the component
     is outside the shape or both give up (the column programme counts it), or when the cheaper-looking cost is over
-    ``cost_limit``."""
+    ``cost_limit``. ``source_limit``: one source at a time is not tried when its rough cost is over it (it would give
+    up; the caller has another way)."""
     deadline = deadline or NEVER
     shaped = _shape(plan, component)
     if shaped is None:
@@ -679,6 +709,8 @@ def count_shared(
     for k, (cost, method) in enumerate(ranked):
         if k and cost > SECOND_TRY * ranked[0][0]:
             break  # the cheaper-looking method gave up: the other, far dearer, would too (measured on random boards)
+        if method == 0 and source_limit is not None and cost > source_limit:
+            continue
         if method == 0:
             n = _by_source(order, need, deadline, WORK_LIMIT, ENTRY_LIMIT)
         else:

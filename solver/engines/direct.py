@@ -59,7 +59,7 @@ from dataclasses import replace
 from itertools import accumulate, product
 from math import comb
 from operator import add
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -69,10 +69,12 @@ from ..models import FormatError
 from ..rules import DamagePlan, Gate, Route, SourcePlan
 from . import BLOCKS, EFFECTS, PROGRAMME, Programme
 from .by_source import compositions
-from .conditioned import ConditionedProgramme
 from .effects import Effects, effect_counts, listed_effects
 from .elimination import Graph, OverBudget, count_component
-from .ordered import SPLIT_LIMIT, SourceProgramme, TooWide
+
+if TYPE_CHECKING:  # imported where used: a count (DirectEngine.count) needs neither ranking programme
+    from .conditioned import ConditionedProgramme
+    from .ordered import SourceProgramme
 
 FREE = -1
 UNSAT = -2
@@ -1072,6 +1074,8 @@ def source_lister(
     """The (cached) source programme of one component, when it lists: every source's splits within SPLIT_LIMIT, its
     tables within SUM_CELLS and TABLE_STATES (:func:`_too_wide`), its cuts coded in an int64 and built within
     LIST_WORK; None otherwise (the answer is cached too)."""
+    from .ordered import SPLIT_LIMIT, SourceProgramme, TooWide
+
     key = tuple(component)
     cache = plan.cache.of("direct-ordered")
     prog: SourceProgramme | None = cache.get(key)
@@ -1130,6 +1134,9 @@ def index_programme(
     """The (cached) programme that ranks and unranks one component in the canonical order (see
     :meth:`DirectEngine.programme`); a column programme already built is used as it is. ``uses``: how many ranks
     or unranks the caller means to make (MANY or more: the column programme gets the longer trial first)."""
+    from .conditioned import ConditionedProgramme
+    from .ordered import TooWide
+
     refuse_options(plan, component)
     key = tuple(component)
     built = plan.cache.of("direct").get(key)
@@ -1175,6 +1182,9 @@ def _walked(
     draws too: :class:`ShiftingProgramme` moves on to the source programme once the draws have paid for its trial);
     the source programme (its cuts' states all built: seconds and gigabytes on random graphs, then milliseconds per
     use) when the former passes its work bound."""
+    from .conditioned import ConditionedProgramme
+    from .ordered import SourceProgramme
+
     if CONDITIONED:
         try:
             return ConditionedProgramme(plan, key, deadline)
@@ -1230,6 +1240,9 @@ class ShiftingProgramme:
         if left is not None and left < self.trial:
             return  # no trial past the caller's time limit
         self.spent = 0.0
+        from .conditioned import ConditionedProgramme
+        from .ordered import SourceProgramme
+
         try:
             if isinstance(self.source, ConditionedProgramme):
                 self.source = SourceProgramme(self.plan, self.key, Deadline(self.trial))

@@ -397,7 +397,7 @@ class Ring:
         """Folded residues (at most p / 2 + 4 in absolute value, :meth:`fold`) brought into [0, p), in place (a cheap
         pass where :meth:`reduce` divides)."""
         for row, m in zip(w, self.moduli):
-            row += m * (row < 0)
+            np.add(row, m, out=row, where=row < 0)
         return w
 
     def centred(self, w: Weights) -> npt.NDArray[np.float64]:
@@ -406,7 +406,7 @@ class Ring:
         f = w.astype(np.float64)
         if self.moduli:
             for row, m in zip(f, self.moduli):
-                row -= m * (row > m // 2)
+                np.subtract(row, m, out=row, where=row > m // 2)
         return f
 
     def fold(self, acc: npt.NDArray[np.float64], first: int = 0) -> None:
@@ -566,12 +566,15 @@ def sum_table(g: Graph, x: str, members: frozenset[int], ua: Keys, ub: Keys) -> 
     return t
 
 
-@dataclass(frozen=True)
+# The records of a join (_JoinKey, _QChunks, _DensePlan) are plain classes: a dataclass costs about a millisecond of
+# import, paid by a fresh process's first count.
 class _JoinKey:
     """How :func:`_join` codes a pair of entries: the result's ``scope``, each column's possible states ``vals``
     (sorted; the code holds an index into them) and ``radix`` (their numbers; ``size``: the product), each side's
     own part of the code per entry (``ca``, ``cb``), and per shared resource the table of sums indexed by each
     side's entries (``combos``: (sums, A's index, B's index); a dead sum is ``DEAD_CODE``)."""
+
+    __slots__ = ("scope", "vals", "radix", "size", "ca", "cb", "combos", "inner", "digits")
 
     scope: tuple[str, ...]
     vals: list[Keys]
@@ -583,6 +586,28 @@ class _JoinKey:
     inner: int  # the codes of the columns after A's own: B's own and the shared ones (``ca`` is a multiple of it)
     digits: list[tuple[int, int]]  # per shared resource: its sum's multiplier in the code and its number of states
     # (1, 1) for a resource that leaves the table
+
+    def __init__(
+        self,
+        scope: tuple[str, ...],
+        vals: list[Keys],
+        radix: list[int],
+        size: int,
+        ca: Keys,
+        cb: Keys,
+        combos: list[tuple[Keys, npt.NDArray[np.intp], npt.NDArray[np.intp]]],
+        inner: int,
+        digits: list[tuple[int, int]],
+    ):
+        self.scope = scope
+        self.vals = vals
+        self.radix = radix
+        self.size = size
+        self.ca = ca
+        self.cb = cb
+        self.combos = combos
+        self.inner = inner
+        self.digits = digits
 
 
 DEAD_CODE = -(1 << 61)  # the code of a pair whose sum breaks a gate: negative, and far from overflowing
@@ -714,11 +739,11 @@ class _Sums:
         if self.acc is not None:
             acc = self.ring.reduce(self.acc)
             code = np.flatnonzero(acc.any(axis=0))
-            return code, acc[:, code]
+            return code, np.take(acc, code, axis=1)
         if self.parts_c:
             code, w = _merged(self.parts_c, self.parts_w, self.ring)
-            live = w.any(axis=0)
-            return code[live], w[:, live]
+            live = np.flatnonzero(w.any(axis=0))
+            return code[live], np.take(w, live, axis=1)
         return np.zeros(0, dtype=np.int64), np.zeros((self.ring.k, 0), dtype=self.ring.dtype)
 
 
@@ -883,62 +908,99 @@ def _by_products(
     pieces = 0
     for n, r0 in enumerate(range(0, R, rb)):
         P = np.zeros((k, min(R, r0 + rb) - r0, S))
+        flat = P.reshape(k, -1)  # (a view: one index per entry, not two)
         if rb < R:
             at = by_row[bounds[n] : bounds[n + 1]]
-            P[:, ra[at] - r0, sa[at]] = Ac[:, at]
+            cell, Aat = (ra[at] - r0) * S + sa[at], np.take(Ac, at, axis=1)
         else:  # one block: every entry
-            P[:, ra, sa] = Ac
+            cell, Aat = ra * S + sa, Ac
+        for j in range(k):  # row by row: a third of the time of one assignment by (rows, cells)
+            flat[j][cell] = Aat[j]
         acc, pieces = _products(P, q, step, ring, budget)
-        w: Weights = acc.reshape(k, -1).astype(ring.dtype)
+        w: Weights = acc.reshape(k, -1).astype(ring.dtype, copy=False)  # (acc is not read again)
         ring.lift(w)
         live = np.flatnonzero(w.any(axis=0))
-        codes.append(rows[r0 + live // C] * key.inner + cols[live % C])
-        ws.append(w[:, live])
+        row, col = np.divmod(live, C)
+        codes.append(rows[r0 + row] * key.inner + cols[col])
+        ws.append(np.take(w, live, axis=1))
     depth += S + pieces  # per count: B's entries added in Q, a product, S signatures, the slices
     return np.concatenate(codes), np.concatenate(ws, axis=1), depth
 
 
-@dataclass(frozen=True)
 class _QChunks:
     """Q of :func:`_by_products` by chunks of signatures: slices of the dense Q (``dense``), or built from its
     cells (``cells``, their folded ``sums``, ``cut``: the cells of each chunk) as they are asked for."""
+
+    __slots__ = ("dense", "cells", "sums", "cut", "width")
 
     dense: npt.NDArray[np.float64] | None
     cells: Keys | None
     sums: npt.NDArray[np.float64] | None
     cut: Keys | None
-    C: int
+    width: int  # columns (C)
+
+    def __init__(
+        self,
+        dense: npt.NDArray[np.float64] | None,
+        cells: Keys | None,
+        sums: npt.NDArray[np.float64] | None,
+        cut: Keys | None,
+        width: int,
+    ):
+        self.dense = dense
+        self.cells = cells
+        self.sums = sums
+        self.cut = cut
+        self.width = width
 
     def chunk(self, c0: int, s0: int, s1: int) -> npt.NDArray[np.float64]:
         if self.dense is not None:
             return self.dense[:, s0:s1]
         assert self.cells is not None and self.sums is not None and self.cut is not None
         lo, hi = self.cut[c0], self.cut[c0 + 1]
-        q = np.zeros((self.sums.shape[0], (s1 - s0) * self.C))
-        q[:, self.cells[lo:hi] - s0 * self.C] = self.sums[:, lo:hi]
-        return q.reshape(-1, s1 - s0, self.C)
+        q = np.zeros((self.sums.shape[0], (s1 - s0) * self.width))
+        cell = self.cells[lo:hi] - s0 * self.width
+        for j in range(len(q)):
+            q[j][cell] = self.sums[j, lo:hi]
+        return q.reshape(-1, s1 - s0, self.width)
 
 
 def _products(
     P: npt.NDArray[np.float64], q: _QChunks, step: int, ring: Ring, budget: Budget
 ) -> tuple[npt.NDArray[np.float64], int]:
     """``P @ Q`` (per row of counts) for a block of P's rows, ``step`` signatures at a time (folded after each),
-    each chunk in slices of at most PRODUCT_CHECK multiply-adds (the clock read after each); and the slices."""
+    each chunk's product in slices of at most PRODUCT_CHECK multiply-adds (the clock read after each); and the
+    additions into each cell of the result (one per slice of signatures). A slice is of P's rows, over the chunk's
+    whole inner dimension (it reads the chunk of Q), where the chunk has fewer than twice as many signatures as P
+    has rows; else of signatures, over all of P's rows (it reads and writes the whole result): whichever moves less
+    memory (slices of a few signatures over 6 000 rows: 0.6 of the 1.4 s of a count; slices of 4 rows against 510
+    signatures and 2 300 columns: twice the time of slices of signatures)."""
     k, R, S = P.shape
-    acc = np.zeros((k, R, q.C))
-    sub = max(1, PRODUCT_CHECK // max(1, R * q.C * k))
+    C = q.width
+    acc = np.zeros((k, R, C))
     pieces = 0
     with _one_thread():
         for c0, s0 in enumerate(range(0, S, step)):
             s1 = min(S, s0 + step)
             chunk = q.chunk(c0, s0, s1)
-            for u0 in range(s0, s1, sub):
-                u1 = min(s1, u0 + sub)
-                budget.spend(R * (u1 - u0) * q.C * k // PRODUCT_OP)
-                for j in range(k):
-                    acc[j] += P[j][:, u0:u1] @ chunk[j, u0 - s0 : u1 - s0]
+            if s1 - s0 < 2 * R:
+                rows = max(1, PRODUCT_CHECK // max(1, (s1 - s0) * C * k))  # rows of P between two looks at the clock
+                for r0 in range(0, R, rows):
+                    r1 = min(R, r0 + rows)
+                    budget.spend((r1 - r0) * (s1 - s0) * C * k // PRODUCT_OP)
+                    for j in range(k):
+                        acc[j, r0:r1] += P[j, r0:r1, s0:s1] @ chunk[j]
+                    budget.check()
                 pieces += 1
-                budget.check()
+            else:
+                sub = max(1, PRODUCT_CHECK // max(1, R * C * k))  # signatures between two looks at the clock
+                for u0 in range(s0, s1, sub):
+                    u1 = min(s1, u0 + sub)
+                    budget.spend(R * (u1 - u0) * C * k // PRODUCT_OP)
+                    for j in range(k):
+                        acc[j] += P[j][:, u0:u1] @ chunk[j, u0 - s0 : u1 - s0]
+                    pieces += 1
+                    budget.check()
             ring.fold(acc)
     return acc, pieces
 
@@ -970,17 +1032,25 @@ DENSE_Q_CELLS = 1 << 22
 DENSE_Q_RATIO = 8
 
 
-@dataclass(frozen=True)
 class _DensePlan:
     """How :func:`_dense_q` builds Q: B's distinct own parts of the key (``own``) and each entry's index into them
     (``at``), the order of the shared resources, each column's code (``cols``: B's own part and the sums' parts,
     sorted) and the terms a cell's sum goes through in the products (``terms``)."""
+
+    __slots__ = ("own", "at", "order", "cols", "terms")
 
     own: Keys
     at: Keys
     order: list[int]
     cols: Keys
     terms: int
+
+    def __init__(self, own: Keys, at: Keys, order: list[int], cols: Keys, terms: int):
+        self.own = own
+        self.at = at
+        self.order = order
+        self.cols = cols
+        self.terms = terms
 
 
 def _dense_plan(key: _JoinKey, B: _Table, S: int, ring: Ring) -> _DensePlan | None:
@@ -1223,23 +1293,48 @@ def count_by_factors(
 
 
 def _count(g: Graph, component: Sequence[int], budget: Budget, estimate_limit: int | None) -> int:
-    total, shared = _source_rows(g, component, budget)
-    if shared is None:
-        return 0
-    if shared:
-        # every entry of every table, and the count, is at most the product of the tables' sums of |counts|
-        bound = prod(sum(abs(w) for w in rows.values()) for _, _, rows in shared)
-        nonnegative = all(w >= 0 for _, _, rows in shared for w in rows.values())
-        ring = Ring(bound, approx=nonnegative)
-        tables = [_Table.of(members, scope, rows, ring) for members, scope, rows in shared]
-        work, joins = _order(g, [(t.members, frozenset(t.scope), len(t)) for t in tables])
-        if estimate_limit is not None and work > estimate_limit:
-            raise OverBudget
+    factors = _Factors(g, component, budget)
+    if estimate_limit is not None and factors.work > estimate_limit:
+        raise OverBudget
+    return factors.count()
+
+
+class _Factors:
+    """A component's tables and their join order (:func:`_order`), built once, and their contraction, which goes on
+    from the join it stopped in when :meth:`count` is called again after an :class:`OverBudget` (the budget's limit
+    raised or lifted): a first try within a work bound is not thrown away when the count then goes on."""
+
+    __slots__ = ("g", "budget", "settled", "shared", "ring", "slots", "joins", "work", "progress")
+
+    def __init__(self, g: Graph, component: Sequence[int], budget: Budget):
+        self.g, self.budget = g, budget
+        self.settled, self.shared = _source_rows(g, component, budget)
+        self.ring: Ring | None = None
+        self.slots: list[_Table | None] = []
+        self.joins: list[tuple[int, int]] = []
+        self.work = 0  # the order's estimated work (pairs of entries joined)
+        self.progress = [0]  # joins done
+        if self.shared:
+            # every entry of every table, and the count, is at most the product of the tables' sums of |counts|
+            bound = prod(sum(abs(w) for w in rows.values()) for _, _, rows in self.shared)
+            nonnegative = all(w >= 0 for _, _, rows in self.shared for w in rows.values())
+            self.ring = ring = Ring(bound, approx=nonnegative)
+            tables = [_Table.of(members, scope, rows, ring) for members, scope, rows in self.shared]
+            self.work, self.joins = _order(g, [(t.members, frozenset(t.scope), len(t)) for t in tables])
+            self.slots = list(tables)
+
+    def count(self) -> int:
+        """The count (:class:`OverBudget` past the budget's limit: then the joins done so far are kept)."""
+        if self.shared is None:
+            return 0
+        if not self.shared:
+            return self.settled
+        assert self.ring is not None
         try:
-            total *= _contract(g, tables, joins, ring, budget)
+            n: int = _contract(self.g, self.slots, self.joins, self.ring, self.budget, progress=self.progress)
         except Inexact as short:
-            total *= _more_primes(g, shared, joins, short, budget)
-    return total
+            n = _more_primes(self.g, self.shared, self.joins, short, self.budget)
+        return self.settled * n
 
 
 def _more_primes(
@@ -1308,23 +1403,30 @@ BLOCKER_FIRST = 3
 #: the tables' set-up (measured on bench_solve's boards: ~50-700 us against ~0.5-2 ms a component)
 SHARED_FIRST_COST = 1000
 
+#: one source at a time is not tried (small needs: the tables count instead) when its rough cost is over this: it
+#: gives up past its work bound, measured on random boards of 5-12 attackers (1.4 x 10^7 to 4 x 10^10: it gave up on
+#: all but three of 40 boards, which were within 5 x 10^7, after 0.3-0.4 s each)
+SOURCE_PLAUSIBLE = 10**8
+
 
 def count_component(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
     """The count of a component: one source or one blocker at a time first when that looks cheap
-    (``SHARED_FIRST_COST``), or when one blocker at a time looks far cheaper than the tables (``BLOCKER_FIRST``); the
-    tables joined in a graph-chosen order when their estimated work is small and needs are small; else one source or
-    one blocker at a time (:func:`~trample.engines.by_source.count_shared`, for the shapes where identical attackers
-    share many blockers or needs are in the thousands), within its work bounds; then the tables, without a bound (the
-    deadline still holds)."""
+    (``SHARED_FIRST_COST``), or when one blocker at a time looks far cheaper than the tables (``BLOCKER_FIRST``).
+    Where needs are small (``FIRST_NEED``), the tables are built and their order chosen once: joined within a work
+    bound (``FIRST_WORK``) when one source or one blocker at a time is still to try and the order's estimated work is
+    small (``FIRST_ESTIMATE``), then that (:func:`~trample.engines.by_source.count_shared`, only where its rough cost
+    is within ``SOURCE_PLAUSIBLE``: past it, it gives up), then the joins go on from where they stopped, without a
+    bound (the deadline still holds). Where needs are large, one source or one blocker at a time (for the shapes
+    where needs are in the thousands), then the tables."""
     deadline = deadline or NEVER
-    if not plan.options_in(component):
+    shared_left = not plan.options_in(component)  # one source or one blocker at a time still to try
+    if shared_left:
         n = count_shared(plan, component, deadline, cost_limit=SHARED_FIRST_COST)
         if n is not None:
             return n
     small_needs = all(
         plan.lethal_need.get(x, plan.loyalty_need.get(x, 0)) <= FIRST_NEED for i in component for x in plan.resources(i)
     )
-    shared_left = not plan.options_in(component)  # one source or one blocker at a time still to try
     if shared_left:
         cost = blocker_cost(plan, component)
         if cost is not None and cost * BLOCKER_FIRST < _possible_work(plan, component):
@@ -1332,17 +1434,28 @@ def count_component(plan: DamagePlan, component: Sequence[int], deadline: Deadli
             if n is not None:
                 return n
             shared_left = False
-    if small_needs:
-        n = count_by_factors(plan, component, deadline, work_limit=FIRST_WORK, estimate_limit=FIRST_ESTIMATE)
-        if n is not None:
-            return n
+    if not small_needs:
+        if shared_left:
+            n = count_shared(plan, component, deadline)
+            if n is not None:
+                return n
+        n = count_by_factors(plan, component, deadline)
+        assert n is not None  # no bound was given
+        return n
+    budget = Budget(deadline, None)
+    factors = _Factors(Graph(plan, component), component, budget)
+    if shared_left and factors.work <= FIRST_ESTIMATE:
+        budget.limit = FIRST_WORK
+        try:
+            return factors.count()
+        except OverBudget:
+            pass
+        budget.limit = None
     if shared_left:
-        n = count_shared(plan, component, deadline)
+        n = count_shared(plan, component, deadline, source_limit=SOURCE_PLAUSIBLE)
         if n is not None:
             return n
-    n = count_by_factors(plan, component, deadline)
-    assert n is not None  # no bound was given
-    return n
+    return factors.count()
 
 
 def _possible_work(plan: DamagePlan, component: Sequence[int]) -> int:
@@ -1364,12 +1477,15 @@ def _contract(
     ring: Ring,
     budget: Budget,
     residues: bool = False,
+    progress: list[int] | None = None,
 ) -> Any:
     """Carry out the joins (pairs of slots: the second joins into the first) and multiply what is left (with
     ``residues``: the product's residue per modulus of the ring, not rebuilt; a slot None is a table already joined
-    into another)."""
-    slots: list[_Table | None] = list(tables)
-    for a, b in joins:
+    into another). With ``progress`` (``[joins done]``), ``tables`` is the list of slots itself, updated as each
+    join is done, from the first join not done (:class:`_Factors`: a contraction that goes on after OverBudget)."""
+    slots: list[_Table | None] = list(tables) if progress is None else tables  # type: ignore[assignment]
+    for n in range(progress[0] if progress else 0, len(joins)):
+        a, b = joins[n]
         A, B = slots[a], slots[b]
         assert A is not None and B is not None
         t = _join(g, A, B, ring, budget)
@@ -1377,6 +1493,8 @@ def _contract(
             # no entry left, or (modulo the primes, no float row) every count a multiple of their product: then 0 too
             return [0] * len(ring.moduli) if residues else 0
         slots[a], slots[b] = t, None
+        if progress is not None:
+            progress[0] = n + 1
     totals = []
     err = 1.0
     for left in slots:

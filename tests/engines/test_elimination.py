@@ -140,6 +140,75 @@ def test_a_work_bound_gives_up_and_an_estimate_bound_too():
     assert count_by_factors(plan, plan.components[0]) == _old(plan, plan.components[0])
 
 
+RESUMED = SHAPES[:5] + [
+    ("cycle through planeswalkers, 9", pw_cycle(9)),
+    ("random sharing 8 on 10", random_sharing(8, 10, 3, 4)),
+]
+
+
+@pytest.mark.parametrize("name,sc", RESUMED, ids=[n for n, _ in RESUMED])
+def test_a_contraction_stopped_by_its_work_bound_goes_on_from_where_it_stopped(name, sc):  # 702.19b, 702.19c
+    # elimination._Factors: OverBudget inside the joins keeps the joins done; called again with a higher bound (or
+    # none), the count is the count, each join made once
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        budget = elimination.Budget(Deadline(3600.0), 0)
+        factors = elimination._Factors(elimination.Graph(plan, comp), comp, budget)
+        stops, done, more = 0, [], elimination.CHECK_EVERY
+        while True:
+            try:
+                n = factors.count()
+                break
+            except elimination.OverBudget:
+                stops += 1
+                done.append(factors.progress[0])
+                budget.limit, more = budget.ops + more, 2 * more  # a join in progress is made again: more each time
+        assert n == _old(plan, comp)
+        assert done == sorted(done)  # never back
+        assert stops == 0 or factors.joins
+
+
+def test_the_count_goes_on_after_its_first_try_past_the_work_bound(monkeypatch):  # 702.19b
+    # count_component: the first try of the tables stops past FIRST_WORK; one source at a time is then tried
+    # (its rough cost within SOURCE_PLAUSIBLE) and gives up, and the joins go on: each join completed once in all
+    done = []
+    join = elimination._join
+
+    def recorded(g, A, B, *a):
+        t = join(g, A, B, *a)
+        done.append(t.members)
+        return t
+
+    monkeypatch.setattr(elimination, "_join", recorded)
+    monkeypatch.setattr(elimination, "FIRST_WORK", 5 * elimination.CHECK_EVERY)
+    monkeypatch.setattr(elimination, "SOURCE_PLAUSIBLE", 10**12)
+    tried = []
+    shared = elimination.count_shared
+    monkeypatch.setattr(elimination, "count_shared", lambda *a, **k: tried.append(k) or shared(*a, **k))
+    plan = Combat(load_scenario(random_sharing(12, 14, per=4, seed=0))).plan
+    (comp,) = plan.components
+    n = count_component(plan, comp)
+    made = list(done)
+    assert n == count_by_factors(plan, comp)
+    assert any(k.get("source_limit") == 10**12 for k in tried)  # tried between the two halves of the joins
+    assert len(made) == len(set(made)) == len(comp) - 1
+
+
+def test_one_source_at_a_time_is_not_tried_past_its_plausible_cost(monkeypatch):  # 702.19b
+    # random_sharing(12, 14, 4) seed 3: one source at a time gives up (rough cost 4 x 10^10), so count_component
+    # does not try it: count_shared is asked with source_limit and returns at once
+    from trample.engines import by_source
+
+    calls = []
+    monkeypatch.setattr(by_source, "_by_source", lambda *a: calls.append(a) or None)
+    plan = Combat(load_scenario(random_sharing(12, 14, per=4, seed=3))).plan
+    (comp,) = plan.components
+    assert by_source.count_shared(plan, comp, source_limit=elimination.SOURCE_PLAUSIBLE) is None
+    assert not calls
+    assert by_source.count_shared(plan, comp) is None
+    assert len(calls) == 1  # without the limit it is tried (and, here, gives up)
+
+
 # -- counting modulo primes (the Chinese remainder theorem) and the choice of method ------------------------------
 
 
@@ -588,29 +657,36 @@ class _Clock(Deadline):
         super().check()
 
 
+def _slices(rows: int, signatures: int, step: int) -> int:
+    """The slices of one product of PRODUCT_CHECK = 1: per chunk of ``step`` signatures, one per row of P where the
+    chunk has fewer than twice as many signatures as P has rows, else one per signature."""
+    chunks = [min(step, signatures - s0) for s0 in range(0, signatures, step)]
+    return sum(rows if w < 2 * rows else w for w in chunks)
+
+
 @pytest.mark.parametrize("dense", [False, True], ids=["pairs-built Q", "dense Q"])
 @pytest.mark.parametrize("name,sc", SHAPES + APPROX_SHAPES[1:], ids=[n for n, _ in SHAPES + APPROX_SHAPES[1:]])
 def test_the_clock_is_read_after_each_slice_of_a_product(monkeypatch, dense, name, sc):  # 702.19b, 702.19c, 510.1c
-    # a join's products in slices of one signature (PRODUCT_CHECK = 1): the deadline is read after each, and the
-    # count does not change
+    # a join's products in slices of one row of P or one signature (PRODUCT_CHECK = 1), per chunk of signatures: the
+    # deadline is read after each, and the count does not change
     monkeypatch.setattr(elimination, "PRODUCT_CHECK", 1)
     monkeypatch.setattr(elimination, "PRODUCT_CELLS", 1 << 40)
     monkeypatch.setattr(elimination, "PRODUCT_WASTE", 1 << 40)
     monkeypatch.setattr(elimination, "DENSE_Q_CELLS", 1 << 40 if dense else 0)
     monkeypatch.setattr(elimination, "DENSE_Q_RATIO", 1 << 40 if dense else 0)
-    signatures = []
-    products = elimination._by_products
+    slices = []
+    products = elimination._products
     monkeypatch.setattr(
         elimination,
-        "_by_products",
-        lambda key, A, B, sa, first, *a: signatures.append(len(first)) or products(key, A, B, sa, first, *a),
+        "_products",
+        lambda P, q, step, *a: slices.append(_slices(P.shape[1], P.shape[2], step)) or products(P, q, step, *a),
     )
     plan = Combat(load_scenario(sc)).plan
     for comp in plan.components:
         clock = _Clock()
-        signatures.clear()
+        slices.clear()
         assert count_by_factors(plan, comp, clock) == _old(plan, comp)
-        assert sum(clock.reads) >= sum(signatures)
+        assert sum(clock.reads) >= sum(slices)
 
 
 def test_a_deadline_passing_inside_a_join_stops_it():

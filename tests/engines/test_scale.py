@@ -19,7 +19,7 @@ from strategies import examples, scenarios
 import trample.engines.direct as direct
 from benchmarks.boards import blocker_chain, trampler
 from trample import Combat
-from trample.engines import engine_names, get_engine
+from trample.engines import engine_names, get_engine, ordered
 from trample.engines.direct import ComponentDP, closed_form_count, component_dp, plan_blocks
 from trample.models import FormatError, load_scenario
 
@@ -421,7 +421,7 @@ def test_auto_lists_with_the_source_programme_past_the_frontier(monkeypatch):
 def test_auto_falls_back_to_cpsat_when_neither_programme_lists(monkeypatch):
     sc = chain_board(n_att=2, power=4, per=2)
     monkeypatch.setattr(direct, "STATE_LIMIT", 1)
-    monkeypatch.setattr(direct, "SPLIT_LIMIT", 1)  # nor does the source programme list (too many splits)
+    monkeypatch.setattr(ordered, "SPLIT_LIMIT", 1)  # nor does the source programme list (too many splits)
     combat = Combat(sc, engine="auto")
     comp = combat.plan.components[0]
     assert not get_engine("direct").supports(combat.plan, comp)

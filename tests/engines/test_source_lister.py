@@ -288,7 +288,7 @@ def test_the_walk_reads_the_clock():  # a passed deadline stops the listing betw
 
 
 def test_too_many_splits_fall_back(monkeypatch):  # the lister refuses; listing stays exact (CP-SAT or columns)
-    monkeypatch.setattr(direct, "SPLIT_LIMIT", 2)
+    monkeypatch.setattr(ordered, "SPLIT_LIMIT", 2)  # (read by direct.source_lister where it is defined)
     monkeypatch.setattr(direct, "STATE_LIMIT", 0)
     combat = Combat(load_scenario(random_sharing(3, 4, per=2, seed=1, power=(2, 4))))
     (comp,) = [c for c in combat.plan.components if len(c) > 1]
