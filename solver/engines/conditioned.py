@@ -213,7 +213,7 @@ class ConditionedProgramme:
         return index
 
     # -- the completions of each entry of source j's table, the sources before it fixed ----------------------------
-    def _completions(self, j: int, fixed: Fixed, rejoin: int = REJOIN_WORK) -> Rows:
+    def _completions(self, j: int, fixed: Fixed, rejoin: int | None = None) -> Rows:
         """Source j's table keys (as way_table gives them) -> the legal completions of the sources after it, the
         sources before it fixed to the keys ``fixed`` (memoised per prefix). ``rejoin``: the work bound of the
         rejoin, tried first (:meth:`_either`)."""
@@ -223,11 +223,13 @@ class ConditionedProgramme:
         out: Rows = got
         return out
 
-    def _either(self, j: int, fixed: Fixed, rejoin: int = REJOIN_WORK) -> list[Table]:
+    def _either(self, j: int, fixed: Fixed, rejoin: int | None = None) -> list[Table]:
         """The tables that weigh source j's keys: the tables after it joined with the prefix's (:meth:`_rejoined`)
         while that takes at most ``rejoin`` pairs (REJOIN_WORK), else source j's outside table in the join tree (the
         first source's too: it is the count's own contraction, once; and where :meth:`_skips` keeps a join for it,
         unless ``rejoin`` is past REJOIN_WORK)."""
+        if rejoin is None:
+            rejoin = REJOIN_WORK
         if rejoin and j and (rejoin > REJOIN_WORK or not self._skips(j, j)):
             try:
                 budget = Budget(self.deadline or NEVER, rejoin)
