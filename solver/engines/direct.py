@@ -1068,6 +1068,8 @@ def prefix_lister(plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | N
     cache = plan.cache.of("direct-ordered")
     lister: PrefixLister | None = cache.get(("prefix", key))
     if lister is not None or cache.get(("no prefix", key)):
+        if lister is not None:
+            lister.prog.deadline = deadline  # the current caller's (its blocks read it when given none)
         return lister
     if any(
         s.routes and comb(s.damage + len(s.routes) - 1, len(s.routes) - 1) > SPLIT_LIMIT
