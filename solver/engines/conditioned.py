@@ -37,7 +37,7 @@ read within every join (its :class:`~trample.engines.elimination.Budget`) and be
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from math import prod
 from typing import Any
 
@@ -66,7 +66,7 @@ from .elimination import (
     unique,
     way_table,
 )
-from .ordered import SourceProgramme, Walk
+from .ordered import SourceProgramme, TooWide, Walk, lex_compositions
 
 DENSE_CELLS = 1 << 22  # cells (states of a source's resources x residue rows) of the dense weighing at most
 #: pairs of entries joined (the count's measure of work) for the tree's tables at the build, and for one source's
@@ -213,22 +213,26 @@ class ConditionedProgramme:
         return index
 
     # -- the completions of each entry of source j's table, the sources before it fixed ----------------------------
-    def _completions(self, j: int, fixed: Fixed) -> Rows:
+    def _completions(self, j: int, fixed: Fixed, rejoin: int | None = None) -> Rows:
         """Source j's table keys (as way_table gives them) -> the legal completions of the sources after it, the
-        sources before it fixed to the keys ``fixed`` (memoised per prefix)."""
+        sources before it fixed to the keys ``fixed`` (memoised per prefix). ``rejoin``: the work bound of the
+        rejoin, tried first (:meth:`_either`)."""
         got = self._memo.get(("c", j, fixed))
         if got is None:
-            got = self._keep(("c", j, fixed), self._weigh(j, self._either(j, fixed)))
+            got = self._keep(("c", j, fixed), self._weigh(j, self._either(j, fixed, rejoin)))
         out: Rows = got
         return out
 
-    def _either(self, j: int, fixed: Fixed) -> list[Table]:
+    def _either(self, j: int, fixed: Fixed, rejoin: int | None = None) -> list[Table]:
         """The tables that weigh source j's keys: the tables after it joined with the prefix's (:meth:`_rejoined`)
-        while that takes at most REJOIN_WORK pairs, else source j's outside table in the join tree (the first
-        source's too: it is the count's own contraction, once; and where :meth:`_skips` keeps a join for it)."""
-        if REJOIN_WORK and j and not self._skips(j, j):
+        while that takes at most ``rejoin`` pairs (REJOIN_WORK), else source j's outside table in the join tree (the
+        first source's too: it is the count's own contraction, once; and where :meth:`_skips` keeps a join for it,
+        unless ``rejoin`` is past REJOIN_WORK)."""
+        if rejoin is None:
+            rejoin = REJOIN_WORK
+        if rejoin and j and (rejoin > REJOIN_WORK or not self._skips(j, j)):
             try:
-                budget = Budget(self.deadline or NEVER, REJOIN_WORK)
+                budget = Budget(self.deadline or NEVER, rejoin)
                 return self._rejoined(j, self._prefix(fixed, budget), budget)
             except OverBudget:
                 pass
@@ -441,6 +445,116 @@ class ConditionedProgramme:
         return [sum(int(r) * c for r, c in zip(col, coef)) % M for col in acc.T]
 
 
+#: pairs of entries joined (the source programme's measure) up to which a rooted source programme, the splits of the
+#: sources before it fixed, lists a prefix's rows (:class:`PrefixLister`); past it, one source more is fixed
+ROOT_WORK = 1 << 22
+#: the rejoin's bound for the lister's completions (a prefix's joins once, not per draw): about a count's work
+LIST_REJOIN = STEP_WORK
+
+
+class PrefixLister:
+    """The rows of a component in the canonical order, as numpy blocks, with the count's join tree: depth first over
+    the first sources, each source's splits in lexicographic order with their completions given the prefix
+    (:meth:`ConditionedProgramme._completions`), until the source programme *rooted* at the prefix (those splits
+    fixed, the cuts after them reached from their one state: :class:`~trample.engines.ordered.SourceProgramme`
+    with ``prefix``) builds within ROOT_WORK pairs; its :class:`~trample.engines.ordered.Lister` writes the
+    prefix's rows. A level where a rooted build went over is not tried again (the next prefixes are fixed one
+    source deeper at once). So the first row costs the completions along one path and one small rooted programme,
+    not every reached state of every plan-order cut; memory is that of one prefix's programme. The rows are the
+    source lister's, in the same order (the same lexicographic walk, the same listing below the prefix)."""
+
+    def __init__(self, prog: ConditionedProgramme):
+        self.prog = prog
+        self.plan, self.component = prog.plan, prog.component
+        self.columns, self.P = prog.columns, prog.P
+        self._over: set[int] = set()  # levels where a rooted programme went over ROOT_WORK
+        self._splits: dict[int, npt.NDArray[np.int64]] = {}
+
+    def count(self) -> int:
+        return self.prog.count()
+
+    def blocks(
+        self, rows: int = 1 << 16, dtype: npt.DTypeLike | None = None, deadline: Deadline | None = None, start: int = 0
+    ) -> Iterator[npt.NDArray[Any]]:
+        """Rows ``start``.. of the canonical order in blocks of ``rows`` rows (the last one shorter); ``deadline``
+        (else the programme's): checked at every step."""
+        if dtype is None:
+            dtype = np.min_scalar_type(-max([1, *(self.plan.sources[i].damage for i in self.component)]))
+        dt = np.dtype(dtype)
+        deadline = deadline or self.prog.deadline or NEVER
+        rows = max(1, int(rows))
+        if not 0 <= start < self.count():
+            return
+        held: list[npt.NDArray[Any]] = []
+        filled = 0
+        for piece in self._walk((), (), start, rows, dt, deadline):
+            while len(piece):
+                take = piece[: rows - filled]
+                piece = piece[len(take) :]
+                held.append(take)
+                filled += len(take)
+                if filled == rows:
+                    yield held[0] if len(held) == 1 else np.concatenate(held)
+                    held, filled = [], 0
+        if held:
+            yield held[0] if len(held) == 1 else np.concatenate(held)
+
+    def _walk(
+        self,
+        splits: tuple[tuple[int, ...], ...],
+        keys: Fixed,
+        start: int,
+        rows: int,
+        dtype: np.dtype[Any],
+        deadline: Deadline,
+    ) -> Iterator[npt.NDArray[Any]]:
+        """The rows that begin with ``splits`` (their keys ``keys``), from the ``start``-th of them."""
+        deadline.check()
+        j = len(splits)
+        rooted = self._rooted(splits, deadline)
+        if rooted is not None:
+            yield from rooted.blocks(rows, dtype, deadline, start)
+            return
+        prog = self.prog
+        saved, prog.deadline = prog.deadline, deadline
+        try:
+            W = prog._completions(j, keys, LIST_REJOIN)
+        except OverBudget:  # this prefix's completions pass STEP_WORK: its rooted programme, whatever its size
+            rooted = SourceProgramme(self.plan, self.component, deadline, None, splits, prog.raw)
+            yield from rooted.blocks(rows, dtype, deadline, start)
+            return
+        finally:
+            prog.deadline = saved
+        walk = Walk(prog, j, W)  # type: ignore[arg-type]  # reads g, plan, component, scope
+        for amounts in self._lex(j).tolist():
+            c = walk.weighted(amounts, None)  # its key's completions; 0: not legal (a private gate) or none
+            if not c:
+                continue
+            if start >= c:
+                start -= c
+                continue
+            yield from self._walk((*splits, tuple(amounts)), (*keys, walk.key(amounts)), start, rows, dtype, deadline)
+            start = 0
+
+    def _lex(self, j: int) -> npt.NDArray[np.int64]:
+        if j not in self._splits:
+            src = self.plan.sources[self.component[j]]
+            self._splits[j] = lex_compositions(src.damage, len(src.routes))
+        return self._splits[j]
+
+    def _rooted(self, splits: tuple[tuple[int, ...], ...], deadline: Deadline) -> SourceProgramme | None:
+        """The source programme rooted at ``splits`` where it builds within ROOT_WORK (and this level has not gone
+        over before; every source fixed: always), else None."""
+        j = len(splits)
+        if j < len(self.component) and j in self._over:
+            return None
+        try:
+            return SourceProgramme(self.plan, self.component, deadline, ROOT_WORK, splits, self.prog.raw)
+        except TooWide:
+            self._over.add(j)
+            return None
+
+
 def _apart(left: list[Table], join: Callable[[Table, Table], Table]) -> list[Table]:
     """The tables left by a plan, those that still share a resource (source j's) joined, smallest first: what is
     returned shares nothing, so each weighs a key on its own and the weights multiply."""
@@ -478,4 +592,4 @@ def _connected(tables: list[Table]) -> list[list[int]]:
     return list(groups.values())
 
 
-__all__ = ["ConditionedProgramme"]
+__all__ = ["ConditionedProgramme", "PrefixLister"]

@@ -73,7 +73,7 @@ from .effects import Effects, effect_counts, listed_effects
 from .elimination import Graph, OverBudget, count_component
 
 if TYPE_CHECKING:  # imported where used: a count (DirectEngine.count) needs neither ranking programme
-    from .conditioned import ConditionedProgramme
+    from .conditioned import ConditionedProgramme, PrefixLister
     from .ordered import SourceProgramme
 
 FREE = -1
@@ -925,7 +925,11 @@ def plan_blocks(
 
 
 def _product(
-    dps: Sequence[ComponentDP | SourceProgramme], rows: int, dtype: np.dtype[Any], cache_rows: int, start: int = 0
+    dps: Sequence[ComponentDP | SourceProgramme | PrefixLister],
+    rows: int,
+    dtype: np.dtype[Any],
+    cache_rows: int,
+    start: int = 0,
 ) -> Iterator[IntMatrix]:
     """The product of the components' orders (first slowest), iteratively: no recursion, whatever the number of
     components (a thousand independent attackers).
@@ -997,13 +1001,17 @@ def _product(
             return
 
 
-def _rows(dp: ComponentDP | SourceProgramme, rows: int, dtype: np.dtype[Any], start: int = 0) -> Iterator[IntMatrix]:
+def _rows(
+    dp: ComponentDP | SourceProgramme | PrefixLister, rows: int, dtype: np.dtype[Any], start: int = 0
+) -> Iterator[IntMatrix]:
     """The rows of one component's order, one at a time, from index ``start``."""
     for block in dp.blocks(rows, dtype, start=start):
         yield from block
 
 
-def _materialise(dps: Sequence[ComponentDP | SourceProgramme], size: int, dtype: np.dtype[Any]) -> IntMatrix:
+def _materialise(
+    dps: Sequence[ComponentDP | SourceProgramme | PrefixLister], size: int, dtype: np.dtype[Any]
+) -> IntMatrix:
     """Every row of the product of small components (``size`` rows in all), in order, as one matrix."""
     width = sum(dp.P for dp in dps)
     out = np.empty((size, width), dtype=dtype)
@@ -1036,18 +1044,57 @@ def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
 
 def component_lister(
     plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
-) -> ComponentDP | SourceProgramme:
+) -> ComponentDP | SourceProgramme | PrefixLister:
     """The programme that lists one component in the canonical order: for several sources, the source programme
     where it lists (:func:`source_lister`; :class:`~trample.engines.ordered.Lister`: depth first over the sources,
-    built and listing faster than the column programme on every board of docs/scale.md section 4e), else the
-    column programme whatever its size."""
+    built and listing faster than the column programme on every board of docs/scale.md section 4e); else the column
+    programme where it builds within COLUMN_TRIAL, else the count's join tree walked depth first down to prefixes
+    whose rooted source programme is small (:func:`prefix_lister`), else the column programme whatever its size."""
     refuse_options(plan, component)
     key = tuple(component)
     if len(key) > 1:
         prog = source_lister(plan, key, deadline)
         if prog is not None:
             return prog
+        if key not in plan.cache.of("direct"):
+            lister = prefix_lister(plan, key, deadline)
+            if lister is not None:
+                return lister
     return component_dp(plan, key, deadline)
+
+
+def prefix_lister(plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | None = None) -> PrefixLister | None:
+    """The (cached) lister on the count's join tree (:class:`~trample.engines.conditioned.PrefixLister`), after a
+    trial of the column programme (COLUMN_TRIAL: built within it, None: the caller takes it); None when the
+    tree's tables pass their work bound (the answer is cached too)."""
+    from .conditioned import ConditionedProgramme, PrefixLister
+    from .ordered import SPLIT_LIMIT
+
+    cache = plan.cache.of("direct-ordered")
+    lister: PrefixLister | None = cache.get(("prefix", key))
+    if lister is not None or cache.get(("no prefix", key)):
+        if lister is not None:
+            lister.prog.deadline = deadline  # the current caller's (its blocks read it when given none)
+        return lister
+    if any(
+        s.routes and comb(s.damage + len(s.routes) - 1, len(s.routes) - 1) > SPLIT_LIMIT
+        for s in (plan.sources[i] for i in key)
+    ):
+        return None
+    left = deadline.remaining() if deadline else None
+    try:
+        if COLUMN_TRIAL > 0:
+            component_dp(plan, key, Deadline(COLUMN_TRIAL if left is None else min(COLUMN_TRIAL, left)))
+            return None
+    except LimitReached:
+        if deadline:
+            deadline.check()
+    try:
+        lister = cache[("prefix", key)] = PrefixLister(ConditionedProgramme(plan, key, deadline))
+    except OverBudget:
+        cache[("no prefix", key)] = True
+        return None
+    return lister
 
 
 def bounded_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP | None:

@@ -97,12 +97,20 @@ class SourceProgramme:
         component: Sequence[int],
         deadline: Deadline | None = None,
         work_limit: int | None = None,
+        prefix: Sequence[Sequence[int]] = (),
+        tables: Sequence[Rows] | None = None,
     ):
         """The programme of ``component``, built in three steps: each source's table (:meth:`_source_tables`), the
         cut states reached forwards (:meth:`_forward`), their completions backwards (:meth:`_backward`).
-        ``work_limit``: :class:`TooWide` as well once building it has examined more pairs (and table steps)."""
+        ``work_limit``: :class:`TooWide` as well once building it has examined more pairs (and table steps).
+
+        ``prefix``: the splits of the first sources held fixed (a *rooted* programme, for listing only: its count
+        and its :class:`Lister`'s rows are those that begin with these splits; each fixed source's one state and
+        its completions, the cuts after it reached from that state alone). ``tables``: the sources' tables
+        (``way_table`` over each one's shared resources) when they are built already."""
         self.plan = plan
         self.component = tuple(component)
+        self.prefix = tuple(tuple(int(a) for a in split) for split in prefix)
         self.columns = plan.component_columns(self.component)
         self.P = len(self.columns)
         self._budget = Budget(deadline or NEVER, work_limit)
@@ -115,35 +123,46 @@ class SourceProgramme:
         self.tkeys: list[Keys] = []
         self.tw: list[Weights] = []
         try:
-            self._build()
+            self._build(tables)
         except OverBudget:
             raise TooWide from None
         self._budget.limit = None  # listing and ranking later have no such bound (the deadline still holds)
 
-    def _build(self) -> None:
-        self._source_tables()
+    def _build(self, tables: Sequence[Rows] | None = None) -> None:
+        self._source_tables(tables)
         # the cut after sources 0..j-1: its resources, and the states reached (sorted codes)
-        n = len(self.component)
+        n, L = len(self.component), len(self.prefix)
         self.members = [frozenset(self.component[:j]) for j in range(n + 1)]
         self.cut: list[tuple[str, ...]] = [()]
         self.codes: list[Keys] = [np.zeros(1, dtype=np.int64)]
-        for j in range(n):
+        for j in range(L):  # the fixed sources: the one state each split leads to
+            self._next_cut(j)
+            key = _Walk(self, j, {}).key(self.prefix[j])
+            k = self._key_index(j, key)
+            code = self._pair_codes(j, self._cut_states(j, 0, 1))[0, k : k + 1]
+            live = bool(code[0] >= 0)
+            self.codes.append(code if live else np.zeros(0, dtype=np.int64))
+            if not live:
+                break
+        for j in range(len(self.codes) - 1, n):
             self._forward(j)
         # completions of each reached cut state, backwards
         self.G: list[Weights] = [np.zeros(0, dtype=np.int64) for _ in range(n + 1)]
         self.G[n] = np.ones(len(self.codes[n]), dtype=np.int64)
-        for j in range(n - 1, -1, -1):
+        for j in range(n - 1, L - 1, -1):
             self._backward(j)
+        for j in range(L - 1, -1, -1):  # a fixed source's one state: its one split's completions
+            self.G[j] = self.G[j + 1][: len(self.codes[j])].copy()
         self._total = int(self.G[0][0]) if len(self.G[0]) else 0
 
-    def _source_tables(self) -> None:
+    def _source_tables(self, tables: Sequence[Rows] | None = None) -> None:
         """Each source's table (the elimination programme's ``way_table``) over its scope: the resources it shares
-        with another source of the component."""
+        with another source of the component (``tables``: those tables, built already)."""
         g, plan = self.g, self.plan
-        for i in self.component:
+        for k, i in enumerate(self.component):
             assert plan.sources[i].unblocked is None  # refused before (direct.refuse_options)
             scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
-            rows = way_table(g, plan.sources[i], scope, self._budget)
+            rows = way_table(g, plan.sources[i], scope, self._budget) if tables is None else tables[k]
             self.scope.append(scope)
             self.tkeys.append(np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)))
             self.tw.append(weights_of(list(rows.values())))
@@ -153,9 +172,7 @@ class SourceProgramme:
         each entry of source j's table; when the pairs are few, their targets are kept for :meth:`_backward`.
         :class:`TooWide` when the cut's states do not fit in an int64 code."""
         g = self.g
-        union = set(self.cut[j]) | set(self.scope[j])
-        members = self.members[j + 1]
-        self.cut.append(tuple(sorted(x for x in union if domain_size(g, x, members))))
+        self._next_cut(j)
         radix = [2 * g.need[x] + 2 for x in self.cut[j + 1]]
         if float(np.prod(np.array(radix, dtype=float))) >= 2.0**60:
             raise TooWide
@@ -177,6 +194,12 @@ class SourceProgramme:
                 raise OverBudget  # too many states for a bounded programme
         self._budget.check()
         self.codes.append(seen.sorted())
+
+    def _next_cut(self, j: int) -> None:
+        """The resources of the cut after source ``j``: those of the cut before it and of its table still open."""
+        union = set(self.cut[j]) | set(self.scope[j])
+        members = self.members[j + 1]
+        self.cut.append(tuple(sorted(x for x in union if domain_size(self.g, x, members))))
 
     def _backward(self, j: int) -> None:
         """The completions of each reached state of the cut before source ``j``: the sum over source j's table of
@@ -710,6 +733,9 @@ class Lister:
         if len(a) and not (len(tcode) and np.array_equal(tcode[order][at], code)):
             raise AssertionError("a legal split whose key is not in its source's table")
         entry = order[at] if len(a) else np.zeros(0, dtype=np.int64)
+        if j < len(prog.prefix):  # a fixed source of a rooted programme: its one split
+            one = np.all(a == np.array(prog.prefix[j], dtype=np.int64), axis=1)
+            return a[one], entry[one]
         counts = np.bincount(entry, minlength=len(tcode))
         if prog.tw[j].dtype != object and not np.array_equal(counts, prog.tw[j]):
             raise AssertionError("the listed splits do not add up to their source's table")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import numpy as np
 import pytest
 from brute import brute_force
 from hypothesis import assume, given, settings
@@ -220,3 +221,43 @@ def test_a_sample_of_many_draws_uses_it_and_draws_as_the_column_programme(monkey
     for a in draws:  # the same uniform indices, unranked by the column programme
         i = rng.randrange(total)
         assert plan.assignment([(old.columns, old.unrank(i))]).to_json() == a.to_json()
+
+
+LISTED = [
+    (f"random sharing {n} on {n + 2} (seed {s})", random_sharing(n, n + 2, per=3, seed=s, power=(2, 5)))
+    for n, s in ((5, 2), (6, 3), (7, 4))
+]
+
+
+@pytest.mark.parametrize("root_work", [1 << 12, 1 << 16])
+@pytest.mark.parametrize("name,sc", LISTED, ids=[n for n, _ in LISTED])
+def test_the_prefix_lister_lists_the_source_listers_rows(monkeypatch, name, sc, root_work):  # 702.19b, 510.1a
+    # the walk on the join tree fixes a few sources (a small ROOT_WORK: several levels), then lists with rooted
+    # source programmes: the same bytes in the same order as the source programme's listing, from any start
+    monkeypatch.setattr(conditioned, "ROOT_WORK", root_work)
+    plan = Combat(load_scenario(sc)).plan
+    rng = random.Random(11)
+    for comp in plan.components:
+        if len(comp) < 2:
+            continue
+        ref, lister = SourceProgramme(plan, comp), conditioned.PrefixLister(ConditionedProgramme(plan, comp))
+        n = ref.count()
+        assert lister.count() == n
+        for start in (0, rng.randrange(n), max(0, n - 40)):
+            want = list(itertools.islice(ref.blocks(rows=500, dtype=np.int8, start=start), 3))
+            got = list(itertools.islice(lister.blocks(rows=500, dtype=np.int8, start=start), 3))
+            assert [len(b) for b in got] == [len(b) for b in want]
+            assert b"".join(b.tobytes() for b in got) == b"".join(b.tobytes() for b in want)
+
+
+def test_the_wide_board_lists_its_first_rows_in_order_without_the_column_programme():  # 702.19b: issue 21's board
+    plan = Combat(load_scenario(random_sharing(12, 14, 4, seed=2))).plan
+    (comp,) = plan.components
+    lister = direct.component_lister(plan, comp, Deadline(120))
+    assert isinstance(lister, conditioned.PrefixLister)
+    prog = ConditionedProgramme(plan, comp)
+    block = next(lister.blocks(rows=64, dtype=np.int64))
+    rows = [tuple(r) for r in block.tolist()]
+    assert rows == sorted(rows) and len(set(rows)) == 64
+    for i in (0, 1, 63):
+        assert prog.unrank(i) == rows[i]
