@@ -77,7 +77,7 @@ def parse_objectives(spec, scenario=None) -> tuple[Objective, ...]:
 
 
 #: the objectives of a text without a ``:ID`` target, kept per text (a function of the text alone, the objectives
-#: frozen): every picture and arena decision parses the same few texts ("lethal", ...); at most _PARSED_MOST texts
+#: frozen): every picture and arena decision parses the same few texts (`lethal`, ...); at most _PARSED_MOST texts
 _PARSED: dict[str, tuple[Objective, ...]] = {}
 _PARSED_MOST = 256
 
