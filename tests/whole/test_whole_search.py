@@ -558,15 +558,9 @@ DEFEATABLE_LISTS = [
 ]
 
 
-@pytest.mark.slow
-@settings(max_examples=strategies.examples(60), deadline=None)
-@given(defeatable(), st.sampled_from(DEFEATABLE_LISTS))
-def test_the_bounds_hold_when_the_first_step_takes_a_planeswalker_or_battle_out_of_combat(doc, objectives):
-    # 704.5i, 704.5v: a planeswalker or battle dealt its loyalty or defense in the first step leaves combat, and
-    # the attackers attacking it assign the regular step's damage only to their blockers still alive (none when
-    # unblocked, 506.4c): the search reads each reply's bounds and the overkill floor with it gone for the
-    # candidates that take it out; every reply's bounds must hold for every regular step, their least bound the
-    # candidate's value, and the floor stay at most the least overkill
+def _assert_bounds_and_floor(doc, objectives) -> None:
+    """Every reply's bounds hold (:func:`_assert_reply_bounds`), and the overkill floor of each first-step candidate
+    stays at most the least overkill of its regular steps."""
     whole, problem, replies, table = _assert_reply_bounds(doc, objectives)
     floor = whole_search._overkill_floor(problem, table, replies)
     overkill = whole_search.parse_objectives(["min-overkill"], whole.scenario)
@@ -576,6 +570,18 @@ def test_the_bounds_hold_when_the_first_step_takes_a_planeswalker_or_battle_out_
             for step, a2 in _regular_steps(whole, table, replies, i)
         )
         assert int(floor[i]) <= least, (int(floor[i]), least)
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(defeatable(), st.sampled_from(DEFEATABLE_LISTS))
+def test_the_bounds_hold_when_the_first_step_takes_a_planeswalker_or_battle_out_of_combat(doc, objectives):
+    # 704.5i, 704.5v: a planeswalker or battle dealt its loyalty or defense in the first step leaves combat, and
+    # the attackers attacking it assign the regular step's damage only to their blockers still alive (none when
+    # unblocked, 506.4c): the search reads each reply's bounds and the overkill floor with it gone for the
+    # candidates that take it out; every reply's bounds must hold for every regular step, their least bound the
+    # candidate's value, and the floor stay at most the least overkill
+    _assert_bounds_and_floor(doc, objectives)
 
 
 @pytest.mark.slow
@@ -634,15 +640,7 @@ def test_the_bounds_hold_with_trample_over_planeswalkers_or_a_first_step_that_en
     # 702.19c/e: an attacker that tramples over planeswalkers reaches the controller too (its blockers and the
     # planeswalker's loyalty left first), and keeps assigning when the planeswalker leaves combat; 704.5a, 104.3b: a
     # first step that makes the player lose is worth its own values (no regular step, no regular overkill)
-    whole, problem, replies, table = _assert_reply_bounds(doc, objectives)
-    floor = whole_search._overkill_floor(problem, table, replies)
-    overkill = whole_search.parse_objectives(["min-overkill"], whole.scenario)
-    for i in range(len(table)):
-        least = min(
-            whole_search.score(step, a2, overkill)["min-overkill"]
-            for step, a2 in _regular_steps(whole, table, replies, i)
-        )
-        assert int(floor[i]) <= least, (int(floor[i]), least)
+    _assert_bounds_and_floor(doc, objectives)
 
 
 @pytest.mark.slow
