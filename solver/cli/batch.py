@@ -232,10 +232,11 @@ def jsonl_rows(columns: int) -> int:
     return max(256, min(1 << 16, (1 << 22) // (12 * max(1, columns))))
 
 
-def write_chunks(out, chunks: Iterable[tuple[str | bytes, int]], done: list[int], advance=None) -> None:
+def write_chunks(out, chunks: Iterable[tuple[str | bytes, int]], done: list[int], advance=None, wrote=None) -> None:
     """Write ``(text, lines)`` chunks, each written and counted (``done[0]``) together, so that the interrupt line
     says what the output holds; flushed after each, ``advance(lines)`` called after each when given. ASCII bytes
-    go straight to the binary stream under ``out`` when it has one (``out`` flushed first, so the order holds)."""
+    go straight to the binary stream under ``out`` when it has one (``out`` flushed first, so the order holds);
+    ``wrote(out, bytes)`` after each when given (:func:`trample.cli.files.written`: a file synced as it grows)."""
     raw = getattr(out, "buffer", None)
     if raw is not None:
         out.flush()
@@ -253,5 +254,7 @@ def write_chunks(out, chunks: Iterable[tuple[str | bytes, int]], done: list[int]
         finally:
             STATE.release()
         (raw if raw is not None and isinstance(text, bytes) else out).flush()
+        if wrote is not None:
+            wrote(out, len(text))  # files.written: an atomic output synced as it grows
         if advance is not None:
             advance(lines)

@@ -64,6 +64,7 @@ class AtomicFiles:
         fh = os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8")
         self._files.append({"fh": fh, "tmp": tmp, "path": path, "whole": whole_lines})
         _LIVE.add(tmp)
+        _UNSYNCED[fd] = 0
         return fh
 
     def temp_name(self, path: str) -> str:
@@ -84,6 +85,7 @@ class AtomicFiles:
                     os.fsync(fh.fileno())
                 except OSError:
                     pass
+                _UNSYNCED.pop(fh.fileno(), None)
                 fh.close()
         pending = [f for f in self._files if f["tmp"]]
         if pending:
@@ -129,6 +131,8 @@ class AtomicFiles:
 
 def _discard(f: dict) -> None:
     """Close one file and remove its temporary (its final name keeps what it held)."""
+    with contextlib.suppress(OSError, ValueError):
+        _UNSYNCED.pop(f["fh"].fileno(), None)
     with contextlib.suppress(OSError):
         f["fh"].close()
     if f["tmp"]:
@@ -139,6 +143,34 @@ def _discard(f: dict) -> None:
 
 # The temporaries being written now: removed when the time limit's watchdog ends the process (trample.limits)
 _LIVE: set[str] = set()
+
+#: bytes written to an atomic output's temporary between two syncs (:func:`written`). The commit syncs the file
+#: before renaming it (a crash never leaves a complete-looking name over data not on disk); synced as it grows, a
+#: large output has at most this much left for that last sync, so a run stopped by --time-limit still ends within
+#: the limit (700 MB of npy rows synced only at the end took 0.3-0.7 s past it)
+SYNC_EVERY = 32 << 20
+#: an atomic output's temporary (its file descriptor) -> bytes written to it since its last sync
+_UNSYNCED: dict[int, int] = {}
+
+
+def written(fh, nbytes: int) -> None:
+    """Note ``nbytes`` just written to ``fh``: an atomic output's temporary (:class:`AtomicFiles`) is flushed and
+    synced (``os.fdatasync``) each time SYNC_EVERY more bytes were written; any other stream (standard output, a
+    pipe, /dev/null) is left alone. Called by the writers of large outputs after each block."""
+    try:
+        fd = (getattr(fh, "buffer", None) or fh).fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    held = _UNSYNCED.get(fd)
+    if held is None:
+        return
+    held += nbytes
+    if held >= SYNC_EVERY:
+        fh.flush()
+        with contextlib.suppress(OSError):
+            os.fdatasync(fd)
+        held = 0
+    _UNSYNCED[fd] = held
 
 
 def _remove_live() -> None:

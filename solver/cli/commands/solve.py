@@ -19,6 +19,7 @@ from ...optimize.search import CPSAT
 from ...whole import open_combat
 from .. import EXIT_BAD, EXIT_NO, EXIT_OK, nothing_found
 from ..batch import emit_results, jsonl_rows, run_batch, write_chunks
+from ..files import written
 from ..options import (
     MAX_WORKERS,
     add_backend_options,
@@ -154,7 +155,7 @@ def cmd_solve(args) -> int:
         if blocks is not None:
             rows = jsonl_rows(len(combat.columns))
             chunks = (block[at : at + rows] for block in blocks for at in range(0, len(block), rows))
-            write_chunks(out, ((combat.jsonl_bytes(chunk), len(chunk)) for chunk in chunks), done)
+            write_chunks(out, ((combat.jsonl_bytes(chunk), len(chunk)) for chunk in chunks), done, wrote=written)
             return EXIT_OK
         for n, a in enumerate(stream, 1):
             STATE.hold()  # the line written and counted together: the interrupt line says what the output holds

@@ -44,7 +44,7 @@ from ..batch import (
     stream_batch,
     write_chunks,
 )
-from ..files import AtomicFiles, distinct_files, is_regular_target, redirected_output
+from ..files import AtomicFiles, distinct_files, is_regular_target, redirected_output, written
 from ..options import (
     MAX_SHARDS,
     MAX_WORKERS,
@@ -290,7 +290,7 @@ def _enumerate_jsonl(args) -> int:
         with _progress(args, doc) as bar:
             combat = _combat(doc, args)
             if isinstance(combat, DamageStep):  # one step: lines formatted in bulk from the numpy blocks
-                write_chunks(out, _bulk_lines(combat, args, stopped), done, bar.advance)
+                write_chunks(out, _bulk_lines(combat, args, stopped), done, bar.advance, written)
             else:
                 for n, a in enumerate(stream(doc), 1):
                     STATE.hold()  # the line written and counted together
@@ -525,6 +525,7 @@ def _write_blocks(fh, blocks: Iterator, state: dict, rows: int, dtype, deadline,
             state["written"] += len(block)
         finally:
             STATE.release()
+        written(fh, block.nbytes)  # synced as it grows: the commit's last sync stays short (files.SYNC_EVERY)
         bar.advance(len(block))
 
 
