@@ -62,7 +62,7 @@ class AtomicFiles:
         except OSError:
             pass
         fh = os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8")
-        self._files.append({"fh": fh, "tmp": tmp, "path": path, "whole": whole_lines})
+        self._files.append({"fh": fh, "tmp": tmp, "path": path, "whole": whole_lines, "fd": fd})
         _LIVE.add(tmp)
         _UNSYNCED[fd] = 0
         return fh
@@ -71,6 +71,7 @@ class AtomicFiles:
         """A temporary name for ``path`` (same folder and extension) that a writer fills itself (matplotlib):
         committed with the others."""
         fh = self.open(path, binary=True)
+        _UNSYNCED.pop(self._files[-1].get("fd", -1), None)  # written by the other writer, not through written()
         fh.close()
         return self._files[-1]["tmp"] or path
 
@@ -85,8 +86,8 @@ class AtomicFiles:
                     os.fsync(fh.fileno())
                 except OSError:
                     pass
-                _UNSYNCED.pop(fh.fileno(), None)
                 fh.close()
+            _UNSYNCED.pop(f.get("fd", -1), None)  # (closed already or now: its descriptor is free for another file)
         pending = [f for f in self._files if f["tmp"]]
         if pending:
             with _folder_lock(os.path.dirname(os.path.abspath(pending[0]["path"]))):
@@ -131,8 +132,7 @@ class AtomicFiles:
 
 def _discard(f: dict) -> None:
     """Close one file and remove its temporary (its final name keeps what it held)."""
-    with contextlib.suppress(OSError, ValueError):
-        _UNSYNCED.pop(f["fh"].fileno(), None)
+    _UNSYNCED.pop(f.get("fd", -1), None)
     with contextlib.suppress(OSError):
         f["fh"].close()
     if f["tmp"]:
