@@ -1063,12 +1063,22 @@ def component_lister(
     return component_dp(plan, key, deadline)
 
 
+def _splits_past_limit(plan: DamagePlan, key: tuple[int, ...]) -> bool:
+    """Has a source of the component more splits of its damage over its routes than the source programmes list
+    (``ordered.SPLIT_LIMIT``)?"""
+    from .ordered import SPLIT_LIMIT
+
+    return any(
+        s.routes and comb(s.damage + len(s.routes) - 1, len(s.routes) - 1) > SPLIT_LIMIT
+        for s in (plan.sources[i] for i in key)
+    )
+
+
 def prefix_lister(plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | None = None) -> PrefixLister | None:
     """The (cached) lister on the count's join tree (:class:`~trample.engines.conditioned.PrefixLister`), after a
     trial of the column programme (COLUMN_TRIAL: built within it, None: the caller takes it); None when the
     tree's tables pass their work bound (the answer is cached too)."""
     from .conditioned import ConditionedProgramme, PrefixLister
-    from .ordered import SPLIT_LIMIT
 
     cache = plan.cache.of("direct-ordered")
     lister: PrefixLister | None = cache.get(("prefix", key))
@@ -1076,10 +1086,7 @@ def prefix_lister(plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | N
         if lister is not None:
             lister.prog.deadline = deadline  # the current caller's (its blocks read it when given none)
         return lister
-    if any(
-        s.routes and comb(s.damage + len(s.routes) - 1, len(s.routes) - 1) > SPLIT_LIMIT
-        for s in (plan.sources[i] for i in key)
-    ):
+    if _splits_past_limit(plan, key):
         return None
     left = deadline.remaining() if deadline else None
     try:
@@ -1121,7 +1128,7 @@ def source_lister(
     """The (cached) source programme of one component, when it lists: every source's splits within SPLIT_LIMIT, its
     tables within SUM_CELLS and TABLE_STATES (:func:`_too_wide`), its cuts coded in an int64 and built within
     LIST_WORK; None otherwise (the answer is cached too)."""
-    from .ordered import SPLIT_LIMIT, SourceProgramme, TooWide
+    from .ordered import SourceProgramme, TooWide
 
     key = tuple(component)
     cache = plan.cache.of("direct-ordered")
@@ -1136,10 +1143,7 @@ def source_lister(
         # a component of the plan with options can fall apart): the source programme lists linked groups only
         verdicts[("lister", key)] = False
         return None
-    if any(
-        s.routes and comb(s.damage + len(s.routes) - 1, len(s.routes) - 1) > SPLIT_LIMIT
-        for s in (plan.sources[i] for i in key)
-    ) or _too_wide(Graph(plan, key), key):
+    if _splits_past_limit(plan, key) or _too_wide(Graph(plan, key), key):
         verdicts[("lister", key)] = False
         return None
     try:

@@ -1567,10 +1567,6 @@ def _reply_bounds(
             memo["alive", b.id] = living
         alive.append((b, memo["alive", b.id]))
     out: list[np.ndarray | None] = []
-
-    def first_of(k: int) -> np.ndarray:
-        return table.first[:, k]
-
     for k, o in enumerate(objs):
         first, scale = table.first[:, k], table.scales[k]
         if k < start:
@@ -1606,7 +1602,7 @@ def _reply_bounds(
         for k, o in enumerate(objs):
             column = out[k]
             if column is not None:
-                out[k] = np.where(ended, 1 if o.kind == ObjectiveKind.LETHAL else first_of(k), column)
+                out[k] = np.where(ended, 1 if o.kind == ObjectiveKind.LETHAL else table.first[:, k], column)
     return out
 
 
