@@ -127,6 +127,8 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 
     named = _command_named(argv) if argv is not None else None
     chosen = [reg for reg in COMMANDS if named in REGISTERS[reg]] or list(COMMANDS)
+    if argv is not None and list(argv)[:1] == ["--version"]:  # answered by the top parser: no command imported
+        chosen = []
     for name, register in chosen:
         getattr(importlib.import_module(f".commands.{name}", __package__), register)(sub)
     return parser

@@ -73,9 +73,19 @@ def test_a_named_command_builds_its_registration_alone():
     assert _choices(cli.build_parser(["count", "x.json"])) == ["count", "enumerate", "check"]
     assert _choices(cli.build_parser(["rank", "x.json", "{}"])) == ["sample", "rank", "unrank"]
     every = [c for reg in cli.COMMANDS for c in cli.REGISTERS[reg]]
-    for argv in ([], ["--help"], ["nonsense"], ["--version"]):  # no known command named: every command
+    for argv in ([], ["--help"], ["nonsense"]):  # no known command named: every command
         assert _choices(cli.build_parser(argv)) == every
     assert _choices(cli.build_parser()) == every
+    assert _choices(cli.build_parser(["--version"])) == []  # answered before any command is needed
+
+
+def test_version_imports_no_command():
+    out, modules = _modules_after(
+        "from trample.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass"
+    )
+    assert out.startswith("trample "), out
+    commands = {m for m in modules if m.startswith("trample.cli.commands")}
+    assert not commands and not _heavy(modules) and "numpy" not in modules, sorted(commands | _heavy(modules))
 
 
 def test_unknown_command_still_lists_every_command(capsys):
