@@ -578,7 +578,7 @@ def _result_classes(problem: _Problem) -> _Classes | None:
     for i, r in plan.columns:
         src = s.creature(plan.sources[i].source)
         kinds = tuple(src.has(k) for k in (Keyword.DEATHTOUCH, Keyword.LIFELINK, Keyword.INFECT, Keyword.WITHER))
-        key = (r, src.id if src.toxic or src.commander is not None else kinds)
+        key = (r, src.id if src.toxic or getattr(src, "commander", None) is not None else kinds)
         if key not in index:
             index[key] = len(index)
             recipients.append(r)
@@ -617,7 +617,7 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
             if creature.has(Keyword.INDESTRUCTIBLE):  # 702.12b; 704.5f still applies
                 dies = np.zeros(len(block), dtype=bool)
             dies = dies | (toughness <= 0)
-            keys[np.ix_(dies, cs)] = -1
+            keys[np.ix_(dies, np.array(cs))] = -1
         elif kind in (ObjectKind.PLANESWALKER, ObjectKind.BATTLE):
             cap = max(0, overkill_threshold(s, r))
             keys[:, cs] = 0
@@ -628,9 +628,10 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
             over = np.zeros(len(block), dtype=np.int64)
             for r, n in dealt.items():
                 low = overkill_threshold(s, r)
-                if r in touched and s.kind(r) in (ObjectKind.ATTACKER, ObjectKind.BLOCKER):
-                    low = np.where(touched[r] & (low > 0), 1, low)
-                over += np.maximum(0, n - low)
+                if r in touched and s.kind(r) in (ObjectKind.ATTACKER, ObjectKind.BLOCKER):  # 702.2c: 1 is lethal
+                    over += np.maximum(0, n - np.where(touched[r] & (low > 0), 1, low))
+                else:
+                    over += np.maximum(0, n - low)
             scores.append(-over)
         elif o.kind == ObjectiveKind.MAX_DAMAGE and o.target is not None and s.kind(o.target) != ObjectKind.PLAYER:
             scores.append(dealt.get(o.target, np.zeros(len(block), dtype=np.int64)))
