@@ -514,7 +514,8 @@ def _effect_caps(problem: _Problem) -> dict[str, int]:
 def _candidates(problem: _Problem, capped: dict[str, int], canonical: bool) -> Iterator[Candidate]:
     """The attacker's first-strike assignments worth searching, in the engines' order: on boards without effects
     the first of each effect (in the canonical order: the smallest vector; read in bulk from the direct engine's
-    blocks when it lists them), otherwise every one."""
+    blocks when it lists them); on boards whose effects change only what damage does, listed in the canonical
+    order, the best of each state it leaves (:func:`_distinct_results`); otherwise every one."""
     step, track = problem.attacking_first, problem.track
     grouped = problem.whole.has_first_strike_step and not problem.effects
     if grouped and canonical:
@@ -576,9 +577,9 @@ def _result_classes(problem: _Problem) -> _Classes | None:
     index: dict[tuple, int] = {}
     of, recipients, counters, deathtouch = [], [], [], []
     for i, r in plan.columns:
-        src = s.creature(plan.sources[i].source)
+        src = s.attacker(plan.sources[i].source)  # the first step's sources are the attackers (510.1a)
         kinds = tuple(src.has(k) for k in (Keyword.DEATHTOUCH, Keyword.LIFELINK, Keyword.INFECT, Keyword.WITHER))
-        key = (r, src.id if src.toxic or getattr(src, "commander", None) is not None else kinds)
+        key = (r, src.id if src.toxic or src.commander is not None else kinds)
         if key not in index:
             index[key] = len(index)
             recipients.append(r)
