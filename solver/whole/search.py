@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import outcome as _outcome
 from ..combat import Combat
 from ..limits import NEVER, Deadline, LimitReached, deadline_of
 from ..models import Assignment, Chooser, Keyword, ObjectiveKind, ObjectKind, RulesSet, Scenario, Side, Step
@@ -513,11 +514,16 @@ def _effect_caps(problem: _Problem) -> dict[str, int]:
 def _candidates(problem: _Problem, capped: dict[str, int], canonical: bool) -> Iterator[Candidate]:
     """The attacker's first-strike assignments worth searching, in the engines' order: on boards without effects
     the first of each effect (in the canonical order: the smallest vector; read in bulk from the direct engine's
-    blocks when it lists them), otherwise every one."""
+    blocks when it lists them); on boards whose effects change only what damage does, listed in the canonical
+    order, the best of each state it leaves (:func:`_distinct_results`); otherwise every one."""
     step, track = problem.attacking_first, problem.track
     grouped = problem.whole.has_first_strike_step and not problem.effects
     if grouped and canonical:
         yield from _distinct_effects(step, problem.objs, capped, _lethal_caps(problem), problem.deadline, track)
+        return
+    classes = _result_classes(problem) if canonical and not grouped else None
+    if classes is not None:  # effects that only change what the damage does: one A1 per state it leaves
+        yield from _distinct_results(problem, classes)
         return
     seen: dict[tuple, tuple] = {}
     for a1 in step.assignments(time_limit=problem.deadline):
@@ -534,6 +540,127 @@ def _candidates(problem: _Problem, capped: dict[str, int], canonical: bool) -> I
             continue  # an A1 with the same effect and a smaller vector was searched: this one cannot win
         seen[effect] = vec
         yield Candidate(a1, vec, effect)
+
+
+@dataclass(frozen=True)
+class _Classes:
+    """The first step's columns in classes whose damage does the same (:func:`_result_classes`): ``of[k]``, the
+    class of column ``k``; per class its recipient and what its sources' damage does (``counters``: infect or wither,
+    702.90c, 702.80b; ``deathtouch``, 702.2c)."""
+
+    of: np.ndarray
+    recipients: tuple
+    counters: tuple
+    deathtouch: tuple
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """Columns x classes, 1 where the column is of the class: a block times it is each row's total per class."""
+        out = np.zeros((len(self.of), len(self.recipients)), dtype=np.int64)
+        out[np.arange(len(self.of)), self.of] = 1
+        return out
+
+
+def _result_classes(problem: _Problem) -> _Classes | None:
+    """On a board with a first-strike step whose effects only change what damage does, not how much is dealt
+    (lifelink, infect, wither, toxic, commander damage: no prevention, protection or modifier acts, so damage dealt
+    is damage assigned): the A1's columns grouped by recipient and by what their source's damage does there
+    (deathtouch, lifelink, infect, wither; a toxic source or a commander in a class of its own, 702.164c and
+    903.10a read the source). Two A1s with the same total per class leave the same state with any reply (120.3,
+    the replies' damage reaching only attackers, 510.1c/d). None on other boards."""
+    s, step = problem.scenario, problem.attacking_first
+    if not problem.whole.has_first_strike_step or any(e.acts_on(s) for e in _outcome.DAMAGE_EFFECTS):
+        return None
+    if any(p.id == _outcome.ATTACKING_PLAYER for p in s.players):  # lifelink's gains are kept under that name
+        return None
+    plan = step.plan
+    index: dict[tuple, int] = {}
+    of, recipients, counters, deathtouch = [], [], [], []
+    for i, r in plan.columns:
+        src = s.attacker(plan.sources[i].source)  # the first step's sources are the attackers (510.1a)
+        kinds = tuple(src.has(k) for k in (Keyword.DEATHTOUCH, Keyword.LIFELINK, Keyword.INFECT, Keyword.WITHER))
+        key = (r, src.id if src.toxic or src.commander is not None else kinds)
+        if key not in index:
+            index[key] = len(index)
+            recipients.append(r)
+            counters.append(kinds[2] or kinds[3])
+            deathtouch.append(kinds[0])
+        of.append(index[key])
+    return _Classes(np.array(of, dtype=np.int64), tuple(recipients), tuple(counters), tuple(deathtouch))
+
+
+def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of the block: its state key (the total per class, every class of a creature it kills read as -1,
+    a planeswalker's or battle's damage capped at its loyalty or defense: past them the state is the same), and
+    its first-step values on the objectives that read what the key leaves out (``min-overkill``, negated;
+    ``max-damage`` on anything but a player), larger better."""
+    s = problem.scenario
+    totals = block.astype(np.int64) @ classes.matrix
+    keys = totals.copy()
+    dealt: dict[str, np.ndarray] = {}
+    touched: dict[str, np.ndarray] = {}
+    members: dict[str, list[int]] = {}
+    for c, r in enumerate(classes.recipients):
+        members.setdefault(r, []).append(c)
+        dealt[r] = dealt.get(r, 0) + totals[:, c]
+        if classes.deathtouch[c]:
+            touched[r] = touched.get(r, False) | (totals[:, c] > 0)
+    for r, cs in members.items():
+        kind = s.kind(r)
+        if kind in (ObjectKind.ATTACKER, ObjectKind.BLOCKER):
+            creature = s.creature(r)
+            if not creature.in_combat:
+                continue
+            k = sum((totals[:, c] for c in cs if classes.counters[c]), np.zeros(len(block), dtype=np.int64))
+            m = dealt[r] - k
+            toughness = creature.toughness - k  # 702.90c, 702.80b: -1/-1 counters
+            dies = (creature.damage_marked + m >= toughness) | touched.get(r, False) & (dealt[r] > 0)
+            if creature.has(Keyword.INDESTRUCTIBLE):  # 702.12b; 704.5f still applies
+                dies = np.zeros(len(block), dtype=bool)
+            dies = dies | (toughness <= 0)
+            keys[np.ix_(dies, np.array(cs))] = -1
+        elif kind in (ObjectKind.PLANESWALKER, ObjectKind.BATTLE):
+            cap = max(0, overkill_threshold(s, r))
+            keys[:, cs] = 0
+            keys[:, cs[0]] = np.minimum(dealt[r], cap)
+    scores = []
+    for o in problem.objs:
+        if o.kind == ObjectiveKind.MIN_OVERKILL:
+            over = np.zeros(len(block), dtype=np.int64)
+            for r, n in dealt.items():
+                low = overkill_threshold(s, r)
+                if r in touched and s.kind(r) in (ObjectKind.ATTACKER, ObjectKind.BLOCKER):  # 702.2c: 1 is lethal
+                    over += np.maximum(0, n - np.where(touched[r] & (low > 0), 1, low))
+                else:
+                    over += np.maximum(0, n - low)
+            scores.append(-over)
+        elif o.kind == ObjectiveKind.MAX_DAMAGE and o.target is not None and s.kind(o.target) != ObjectKind.PLAYER:
+            scores.append(dealt.get(o.target, np.zeros(len(block), dtype=np.int64)))
+    values = np.stack(scores, axis=1) if scores else np.zeros((len(block), 0), dtype=np.int64)
+    return keys, values
+
+
+def _distinct_results(problem: _Problem, classes: _Classes) -> Iterator[Candidate]:
+    """The A1s worth searching on the boards of :func:`_result_classes`, in the canonical order (the direct engine's
+    blocks: ``step.canonical()`` must hold): per state an A1 leaves (:func:`_class_states`), the one whose first
+    step is best on the objectives the state leaves out, ties to the smallest vector. Every other objective's first
+    step value, the replies and the regular step are the same for the same state and reply (what differs between
+    two A1s of one state is the same on every reply), so only that one can win."""
+    step, track = problem.attacking_first, problem.track
+    plan = step.plan
+    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for block in step.assignment_blocks(time_limit=problem.deadline):
+        keys, values = _class_states(problem, classes, block)
+        keep = _best_of_each(keys, values)
+        kept.append((block[keep], keys[keep], values[keep]))
+        if track is not None:
+            track.step(len(block))
+        problem.deadline.check()
+    if not kept:
+        return
+    vectors, keys, values = (np.concatenate([k[j] for k in kept]) for j in range(3))
+    for i in _best_of_each(keys, values).tolist():  # across blocks, still in the canonical order
+        yield Candidate(None, tuple(vectors[i].tolist()), tuple(keys[i].tolist()), plan=plan)
 
 
 class _Regular:
@@ -556,7 +683,7 @@ class _Regular:
             GroupedRegular(scenario, objs, problem.whole.engine) if problem.split and not self.split else None
         )
 
-    def after(self, candidate: Candidate, reply: Reply) -> SolveResult:
+    def after(self, candidate: Candidate, reply: Reply, state: Scenario | None = None) -> SolveResult:
         # the state is the same for the same damage with a creature's capped at lethal (past it, it dies either way)
         effect = candidate.effect if candidate.capped is None else candidate.capped
         key = None if effect is None else (effect, reply.outcome)
@@ -566,8 +693,9 @@ class _Regular:
             got = self._grouped_after(candidate, reply)
             if got is not None:
                 return got
-        first = Assignment({**candidate.a1.to_json(), **reply.d1.to_json()})
-        result = self.best(self.problem.whole.state_after(first))
+        if state is None:  # (``state``: the state A1 and the reply leave, when the caller has it)
+            state = self.problem.whole.state_after(Assignment({**candidate.a1.to_json(), **reply.d1.to_json()}))
+        result = self.best(state)
         if key is not None:
             self.by_key[key] = result
         return result
@@ -643,9 +771,11 @@ def _against(
         if problem.deadline.expired():  # this A1's replies were not all searched: it is not a result
             out.worst, out.stopped = None, True
             return out
+        state = None
         if problem.whole.has_first_strike_step and effects:  # the first step's values on its outcome, this reply too
-            first_values = step_values(step, candidate.a1, objs, reply.d1)[0]
-        result = regular.after(candidate, reply)
+            first_values, outcome = step_values(step, candidate.a1, objs, reply.d1)
+            state = outcome.state  # the state after the SBAs (whole.state_after's, read once)
+        result = regular.after(candidate, reply, state)
         if result.assignment is None:
             continue
         values = _total(objs, first_values, result)

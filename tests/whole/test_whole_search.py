@@ -690,3 +690,102 @@ def test_the_overkill_floor_leaves_out_an_attacker_whose_planeswalker_left_when_
     assert got is not None  # searched best bound first: the bounds read which first steps end the game
     assert all(floor <= least for floor, least in got), got
     agrees_with_brute_force(doc, ["min-overkill"])
+
+
+# -- boards whose effects change what damage does, not how much (lifelink, infect, wither, toxic, commander) --------
+
+RESULT_KEYWORDS = ["lifelink", "infect", "wither", "deathtouch", "indestructible"]
+
+
+@st.composite
+def result_effects(draw) -> dict:
+    """:func:`striking`'s boards (and the one-group shapes) with lifelink (702.15b), infect (702.90b/c), wither
+    (702.80b), deathtouch (702.2c), indestructible (702.12b), toxic (702.164c) and commander damage (903.10a) drawn
+    on the creatures, poison and low life on the players; no prevention, protection or doubling (the boards whose
+    first-step A1s are grouped by the state they leave: :func:`trample.whole.search._result_classes`)."""
+    doc = draw(st.one_of(striking(), one_group()))
+    for c in doc["attackers"] + doc.get("blockers", []):
+        extra = draw(st.lists(st.sampled_from(RESULT_KEYWORDS), max_size=2, unique=True))
+        c["keywords"] = [*c.get("keywords", []), *(k for k in extra if k not in c.get("keywords", []))]
+    for a in doc["attackers"]:
+        if draw(st.booleans()):
+            a["toxic"] = draw(st.integers(1, 2))
+        if draw(st.integers(0, 3)) == 0:
+            a["commander"] = "me"
+    for p in doc["players"]:
+        if draw(st.booleans()):
+            p["poison"] = draw(st.sampled_from([7, 9]))
+        if draw(st.booleans()):
+            p["life"] = draw(st.integers(1, 4))
+        commanders = [a["id"] for a in doc["attackers"] if "commander" in a]
+        if commanders and draw(st.booleans()):
+            p["commander_damage"] = {commanders[0]: 19}
+    return doc
+
+
+def _every_a1(monkeypatch) -> None:
+    """The search of every first-strike assignment, one candidate each (what the grouping replaced)."""
+    monkeypatch.setattr(whole_search, "_result_classes", lambda problem: None)
+
+
+ALL_LISTS = [*OBJECTIVES, ["min-overkill"], ["max-value", "min-overkill"], ["min-overkill", "max-kills"]]
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(80), deadline=None)
+@given(result_effects(), st.sampled_from(ALL_LISTS))
+def test_grouping_a1s_by_the_state_they_leave_keeps_every_value(doc, objectives):
+    # 120.3, 510.2: on these boards the line's values are the same with one A1 per state (the best first step of
+    # each) as with every A1 searched, on every objective list (min-overkill and max-value too, which the brute force
+    # below does not read on boards with effects), and the line returned is the same
+    assume(whole_search._result_classes(_problem(doc, objectives)) is not None)
+    grouped = WholeCombat(doc).solve(objectives)
+    with pytest.MonkeyPatch.context() as m:
+        _every_a1(m)
+        every = WholeCombat(doc).solve(objectives)
+    assert grouped.status == every.status == "optimal"
+    assert grouped.objectives == every.objectives
+    assert grouped.assignment == every.assignment
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(result_effects(), st.sampled_from([["lethal"], ["max-damage"], ["max-kills"], ["lethal", "max-kills"]]))
+def test_grouped_boards_with_effects_match_the_brute_force_minimax(doc, objectives):
+    # 702.15b, 702.90b/c, 702.80b, 702.164c, 903.10a, 704.5a/c/f-h, 104.3b: against the brute-force minimax over both
+    # players' choices in both steps, every value read on what the damage does (outcome_line_values; one player)
+    doc["players"] = doc["players"][:1]
+    for a in doc["attackers"]:
+        if a["attacking"] not in {w["id"] for w in (*doc.get("planeswalkers", []), *doc.get("battles", []))}:
+            a["attacking"] = doc["players"][0]["id"]
+    for w in doc.get("planeswalkers", []):
+        w["controller"] = doc["players"][0]["id"]
+    for b in doc.get("battles", []):
+        b["protector"] = doc["players"][0]["id"]
+    assume(whole_search._result_classes(_problem(doc, objectives)) is not None)
+    expected = brute_combat.outcome_adversarial_optimum(doc, objectives)
+    result = WholeCombat(doc).solve(objectives)
+    assert result.status == "optimal"
+    assert tuple(Fraction(str(result.objectives[o])) for o in objectives) == tuple(Fraction(v) for v in expected)
+
+
+def _problem(doc: dict, objectives: list[str]):
+    whole = WholeCombat(doc)
+    objs = whole_search.parse_objectives(objectives, whole.scenario)
+    return whole_search._Problem(whole, objs, whole_search.deadline_of(None), {}, whole_search._Stats())
+
+
+def test_lifelink_and_infect_boards_search_one_a1_per_state():
+    # the 4-attacker defeatable planeswalker with lifelink, or infect on the odd attackers: 7 225 A1s, far fewer
+    # states; the values are those of every A1 searched
+    from benchmarks.boards import defeatable_with
+
+    for kind in ("lifelink", "infect"):
+        doc = defeatable_with(2, kind=kind)
+        problem = _problem(doc, ["lethal", "max-kills", "min-overkill"])
+        classes = whole_search._result_classes(problem)
+        assert classes is not None
+        kept = list(whole_search._distinct_results(problem, classes))
+        total = problem.attacking_first.count()
+        assert 0 < len(kept) < total
+        assert len({c.effect for c in kept}) == len(kept)
