@@ -573,10 +573,14 @@ def _destroyed(creature: Creature, damage_marked: int, deathtouched: bool) -> bo
     return False
 
 
-def creature_dies(creature: Creature, dealt: int, deathtouched: bool) -> bool:
+def creature_dies(creature: Creature, dealt: int, deathtouched: bool, counters: int = 0) -> bool:
     """Would the state-based actions put this creature into the graveyard once it is dealt ``dealt`` more damage
-    (``deathtouched``: some of it from a deathtouch source)? The test :func:`state_based_actions` makes."""
-    return _destroyed(creature, creature.damage_marked + dealt, deathtouched and dealt > 0)
+    (``deathtouched``: some of it from a deathtouch source)? The test :func:`state_based_actions` makes.
+    ``counters``: how much of ``dealt`` came as -1/-1 counters (702.90c infect, 702.80b wither: they lower its
+    toughness, as :func:`_damaged` puts them, instead of being marked)."""
+    if counters:
+        creature = _evolve(creature, toughness=creature.toughness - counters)
+    return _destroyed(creature, creature.damage_marked + dealt - counters, deathtouched and dealt > 0)
 
 
 def state_based_actions(

@@ -612,12 +612,11 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
             if not creature.in_combat:
                 continue
             k = sum((totals[:, c] for c in cs if classes.counters[c]), np.zeros(len(block), dtype=np.int64))
-            m = dealt[r] - k
-            toughness = creature.toughness - k  # 702.90c, 702.80b: -1/-1 counters
-            dies = (creature.damage_marked + m >= toughness) | touched.get(r, False) & (dealt[r] > 0)
-            if creature.has(Keyword.INDESTRUCTIBLE):  # 702.12b; 704.5f still applies
-                dies = np.zeros(len(block), dtype=bool)
-            dies = dies | (toughness <= 0)
+            t = np.zeros(len(block), dtype=np.int64) | touched.get(r, False)
+            seen, back = np.unique(np.stack([dealt[r], k, t], axis=1), axis=0, return_inverse=True)
+            # the outcome's own test (704.5f-h, 702.12b, -1/-1 counters), once per distinct (dealt, counters, touched)
+            fate = np.array([creature_dies(creature, n, bool(d), c) for n, c, d in seen.tolist()], dtype=bool)
+            dies = fate[back.reshape(-1)]
             keys[np.ix_(dies, np.array(cs))] = -1
         elif kind in (ObjectKind.PLANESWALKER, ObjectKind.BATTLE):
             cap = max(0, overkill_threshold(s, r))
@@ -629,10 +628,9 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
             over = np.zeros(len(block), dtype=np.int64)
             for r, n in dealt.items():
                 low = overkill_threshold(s, r)
-                if r in touched and s.kind(r) in (ObjectKind.ATTACKER, ObjectKind.BLOCKER):  # 702.2c: 1 is lethal
-                    over += np.maximum(0, n - np.where(touched[r] & (low > 0), 1, low))
-                else:
-                    over += np.maximum(0, n - low)
+                if r in touched:  # 702.2c: 1 is lethal from a deathtouch source
+                    low = np.where(touched[r], overkill_threshold(s, r, True), low)
+                over += np.maximum(0, n - low)
             scores.append(-over)
         elif o.kind == ObjectiveKind.MAX_DAMAGE and o.target is not None and s.kind(o.target) != ObjectKind.PLAYER:
             scores.append(dealt.get(o.target, np.zeros(len(block), dtype=np.int64)))
