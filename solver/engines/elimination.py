@@ -400,10 +400,11 @@ class Ring:
             np.add(row, m, out=row, where=row < 0)
         return w
 
-    def centred(self, w: Weights) -> npt.NDArray[np.float64]:
+    def centred(self, w: Weights, copy: bool = True) -> npt.NDArray[np.float64]:
         """Counts as float64 for a matrix product: exact counts as they are, residues r in [0, p) as r or r - p,
-        whichever is smaller in absolute value (at most p / 2 < 2^(bits - 1))."""
-        f = w.astype(np.float64)
+        whichever is smaller in absolute value (at most p / 2 < 2^(bits - 1)). Not ``copy``: a float64 ``w`` is
+        centred in place (a copy taken for the purpose)."""
+        f = w.astype(np.float64, copy=copy)
         if self.moduli:
             for row, m in zip(f, self.moduli):
                 np.subtract(row, m, out=row, where=row > m // 2)
@@ -920,7 +921,7 @@ def _by_products(
         flat = P.reshape(k, -1)  # (a view: one index per entry, not two)
         if by_row is not None:
             at = by_row[bounds[n] : bounds[n + 1]]
-            cell, Aat = (ra[at] - r0) * S + sa[at], ring.centred(np.take(A.w, at, axis=1))
+            cell, Aat = (ra[at] - r0) * S + sa[at], ring.centred(np.take(A.w, at, axis=1), copy=False)
         else:  # one block: every entry
             cell, Aat = ra * S + sa, ring.centred(A.w)
         for j in range(k):  # row by row: a third of the time of one assignment by (rows, cells)
