@@ -939,7 +939,7 @@ def _by_products(
     depth += S + pieces  # per count: B's entries added in Q, a product, S signatures, the slices
     out = np.concatenate(ws, axis=1)
     del ws
-    ri, ci = np.concatenate(row_at), np.concatenate(col_at)
+    ri, ci = np.concatenate(row_at).astype(np.intp), np.concatenate(col_at).astype(np.intp)  # (take casts else)
     idx = np.empty((len(key.radix), len(ri)), dtype=dt)
     for d in range(n_own):
         np.take(row_digits[d], ri, out=idx[d])
