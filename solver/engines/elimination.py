@@ -57,6 +57,8 @@ CHECK_EVERY = 1 << 12  # operations between two looks at the clock
 Rows = dict[tuple[int, ...], int]
 #: Rows of resource states (or their mixed-radix codes), int64.
 Keys = npt.NDArray[np.int64]
+#: A table's index columns (each entry's index into a column's values): bytes where they fit (:func:`digit_type`).
+Digits = npt.NDArray[Any]
 #: Counts: int64 while they provably fit, Python integers (dtype object) past it.
 Weights = npt.NDArray[Any]
 #: A table as :func:`_order` plans with it: (members, scope, estimated size).
@@ -907,45 +909,56 @@ def _by_products(
     # A's entries by row (a radix sort on 16-bit rows: several times faster than on int64)
     by_row = np.argsort(ra.astype(digit_type([R])), kind="stable") if rb < R else None
     bounds = np.searchsorted(ra[by_row], np.arange(0, R + rb, rb)) if by_row is not None else [0, len(A)]
-    # the result's digits (its index columns) read from each entry's row (A's own part) and column (the rest)
-    n_own, dt = key.own, digit_type(key.radix)
-    row_digits = _uncodes(rows, key.radix[:n_own]).astype(dt, copy=False)
-    col_digits = _uncodes(cols, key.radix[n_own:]).astype(dt, copy=False)
     row_at: list[Keys] = [np.zeros(0, dtype=np.int64)]
     col_at: list[Keys] = [np.zeros(0, dtype=np.int64)]
     ws: list[Weights] = [np.zeros((k, 0), dtype=ring.dtype)]
     pieces = 0
     for n, r0 in enumerate(range(0, R, rb)):
         r1 = min(R, r0 + rb)
-        P = np.zeros((k, r1 - r0, S))
-        flat = P.reshape(k, -1)  # (a view: one index per entry, not two)
-        if by_row is not None:
-            at = by_row[bounds[n] : bounds[n + 1]]
-            cell, Aat = (ra[at] - r0) * S + sa[at], ring.centred(np.take(A.w, at, axis=1), copy=False)
-        else:  # one block: every entry
-            cell, Aat = ra * S + sa, ring.centred(A.w)
-        for j in range(k):  # row by row: a third of the time of one assignment by (rows, cells)
-            flat[j][cell] = Aat[j]
-        del cell, Aat
-        acc, pieces = _products(P, q, step, ring, budget)
-        del P, flat
+        at = by_row[bounds[n] : bounds[n + 1]] if by_row is not None else None
+        acc, pieces = _products(_p_block(A, ra, sa, S, r0, r1, at, ring), q, step, ring, budget)
         w: Weights = acc.reshape(k, -1).astype(ring.dtype, copy=False)  # (acc is not read again)
         ring.lift(w)
         row, col = np.nonzero(w.reshape(k, r1 - r0, C).any(axis=0))
         row_at.append((row + r0).astype(np.int32))  # (R and C are below 2^22: PRODUCT_CELLS)
         col_at.append(col.astype(np.int32))
         ws.append(np.take(w, row * C + col, axis=1))
-        del acc, w
+        del acc, w  # (before the next block's matrices)
     depth += S + pieces  # per count: B's entries added in Q, a product, S signatures, the slices
-    out = np.concatenate(ws, axis=1)
-    del ws
+    return _entry_digits(key, rows, cols, row_at, col_at), np.concatenate(ws, axis=1), depth
+
+
+def _p_block(
+    A: _Table, ra: Keys, sa: Keys, S: int, r0: int, r1: int, at: Keys | None, ring: Ring
+) -> npt.NDArray[np.float64]:
+    """Rows ``r0:r1`` of the P of :func:`_by_products`: A's centred counts by (row, signature); ``at``: A's entries
+    in those rows (None: every entry, one block)."""
+    k = ring.k
+    P = np.zeros((k, r1 - r0, S))
+    flat = P.reshape(k, -1)  # (a view: one index per entry, not two)
+    if at is not None:
+        cell, Aat = (ra[at] - r0) * S + sa[at], ring.centred(np.take(A.w, at, axis=1), copy=False)
+    else:
+        cell, Aat = ra * S + sa, ring.centred(A.w)
+    for j in range(k):  # row by row: a third of the time of one assignment by (rows, cells)
+        flat[j][cell] = Aat[j]
+    return P
+
+
+def _entry_digits(key: _JoinKey, rows: Keys, cols: Keys, row_at: list[Keys], col_at: list[Keys]) -> Digits:
+    """The index columns of a matrix product's entries (their rows and columns, by blocks): the digits of A's own
+    part read from each entry's row (``rows``: their codes), the others from its column (``cols``) -- a byte or two
+    taken per entry and column, where dividing the entries' codes took an int64 division per column."""
+    dt = digit_type(key.radix)
+    row_digits: Digits = _uncodes(rows, key.radix[: key.own]).astype(dt, copy=False)
+    col_digits: Digits = _uncodes(cols, key.radix[key.own :]).astype(dt, copy=False)
     ri, ci = np.concatenate(row_at).astype(np.intp), np.concatenate(col_at).astype(np.intp)  # (take casts else)
-    idx = np.empty((len(key.radix), len(ri)), dtype=dt)
-    for d in range(n_own):
+    idx: Digits = np.empty((len(key.radix), len(ri)), dtype=dt)
+    for d in range(key.own):
         np.take(row_digits[d], ri, out=idx[d])
-    for d in range(len(key.radix) - n_own):
-        np.take(col_digits[d], ci, out=idx[n_own + d])
-    return idx, out, depth
+    for d in range(len(key.radix) - key.own):
+        np.take(col_digits[d], ci, out=idx[key.own + d])
+    return idx
 
 
 class _QChunks:
@@ -1292,9 +1305,9 @@ def digit_type(radix: Sequence[int]) -> type:
     return np.uint8 if top <= 1 << 8 else np.uint16 if top <= 1 << 16 else np.int64
 
 
-def _uncodes(code: Keys, radix: list[int], budget: Budget | None = None) -> Keys:
+def _uncodes(code: Keys, radix: list[int], budget: Budget | None = None) -> Digits:
     """Mixed-radix codes as their digits, one row per digit (:func:`digit_type`; the clock read after each)."""
-    digits = np.empty((len(radix), len(code)), dtype=digit_type(radix))
+    digits: Digits = np.empty((len(radix), len(code)), dtype=digit_type(radix))
     for k in range(len(radix) - 1, -1, -1):
         code, digits[k] = np.divmod(code, radix[k])
         if budget is not None:
