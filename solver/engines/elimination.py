@@ -1048,7 +1048,8 @@ def _q_cells(
     present = np.zeros(size, dtype=bool)
     present[cell] = True
     cells = np.flatnonzero(present)
-    inv = (np.cumsum(present) - 1)[cell]
+    # (int32: the cells reached are at most the pairs, at most PRODUCT_CELLS / 4 of them: _by_products)
+    inv = np.cumsum(present, dtype=np.int32)[cell] - 1
     budget.check()
     Bc = ring.centred(B.w)
     sums = np.empty((ring.k, len(cells)))
