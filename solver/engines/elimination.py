@@ -57,6 +57,8 @@ CHECK_EVERY = 1 << 12  # operations between two looks at the clock
 Rows = dict[tuple[int, ...], int]
 #: Rows of resource states (or their mixed-radix codes), int64.
 Keys = npt.NDArray[np.int64]
+#: A table's index columns (each entry's index into a column's values): bytes where they fit (:func:`digit_type`).
+Digits = npt.NDArray[Any]
 #: Counts: int64 while they provably fit, Python integers (dtype object) past it.
 Weights = npt.NDArray[Any]
 #: A table as :func:`_order` plans with it: (members, scope, estimated size).
@@ -400,10 +402,11 @@ class Ring:
             np.add(row, m, out=row, where=row < 0)
         return w
 
-    def centred(self, w: Weights) -> npt.NDArray[np.float64]:
+    def centred(self, w: Weights, copy: bool = True) -> npt.NDArray[np.float64]:
         """Counts as float64 for a matrix product: exact counts as they are, residues r in [0, p) as r or r - p,
-        whichever is smaller in absolute value (at most p / 2 < 2^(bits - 1))."""
-        f = w.astype(np.float64)
+        whichever is smaller in absolute value (at most p / 2 < 2^(bits - 1)). Not ``copy``: a float64 ``w`` is
+        centred in place (a copy taken for the purpose)."""
+        f = w.astype(np.float64, copy=copy)
         if self.moduli:
             for row, m in zip(f, self.moduli):
                 np.subtract(row, m, out=row, where=row > m // 2)
@@ -574,7 +577,7 @@ class _JoinKey:
     own part of the code per entry (``ca``, ``cb``), and per shared resource the table of sums indexed by each
     side's entries (``combos``: (sums, A's index, B's index); a dead sum is ``DEAD_CODE``)."""
 
-    __slots__ = ("scope", "vals", "radix", "size", "ca", "cb", "combos", "inner", "digits")
+    __slots__ = ("scope", "vals", "radix", "size", "ca", "cb", "combos", "inner", "digits", "own")
 
     scope: tuple[str, ...]
     vals: list[Keys]
@@ -586,6 +589,7 @@ class _JoinKey:
     inner: int  # the codes of the columns after A's own: B's own and the shared ones (``ca`` is a multiple of it)
     digits: list[tuple[int, int]]  # per shared resource: its sum's multiplier in the code and its number of states
     # (1, 1) for a resource that leaves the table
+    own: int  # the columns of A's own resources (the first of ``scope``; ``ca // inner`` codes them)
 
     def __init__(
         self,
@@ -598,6 +602,7 @@ class _JoinKey:
         combos: list[tuple[Keys, npt.NDArray[np.intp], npt.NDArray[np.intp]]],
         inner: int,
         digits: list[tuple[int, int]],
+        own: int,
     ):
         self.scope = scope
         self.vals = vals
@@ -608,6 +613,7 @@ class _JoinKey:
         self.combos = combos
         self.inner = inner
         self.digits = digits
+        self.own = own
 
 
 DEAD_CODE = -(1 << 61)  # the code of a pair whose sum breaks a gate: negative, and far from overflowing
@@ -673,10 +679,10 @@ def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinK
     # the parts of the key that come from one side only
     ca = np.zeros(len(A), dtype=np.int64)
     for x, _, inv in cols_a:
-        ca += inv * mult[x]
+        ca += inv.astype(np.int64) * mult[x]  # (index columns may be of bytes: widened first)
     cb = np.zeros(len(B), dtype=np.int64)
     for x, _, inv in cols_b:
-        cb += inv * mult[x]
+        cb += inv.astype(np.int64) * mult[x]
     at_vals = dict(kept)
     combos, digits = [], []
     for x, t, xa, xb in sums:
@@ -687,7 +693,7 @@ def _join_key(g: Graph, A: _Table, B: _Table, members: frozenset[int]) -> _JoinK
             code = np.zeros_like(t)
             digits.append((1, 1))
         combos.append((np.where(t == DEAD, DEAD_CODE, code), xa, xb))
-    return _JoinKey(scope, vals, radix, m, ca, cb, combos, prod(radix[len(cols_a) :]), digits)
+    return _JoinKey(scope, vals, radix, m, ca, cb, combos, prod(radix[len(cols_a) :]), digits, len(cols_a))
 
 
 def _merged(parts_c: list[Keys], parts_w: list[Weights], ring: Ring) -> tuple[Keys, Weights]:
@@ -768,13 +774,13 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
     # roundings of a float row's count on its way (:func:`gamma`): the sums of B's entries that meet, the product,
     # the sums over A's signatures (a matrix product) or its entries (pair by pair), and over the chunks
     if done is not None:
-        code, w, depth = done
+        idx, w, depth = done
     else:
         by_rows = _by_rows(key, A, B, sa, first, ring, budget)
         code, w = by_rows if by_rows is not None else _by_pairs(key, A, B, sa, first, ring, budget)
         depth = len(A) + len(B) + 1
-    budget.check()
-    idx = _uncodes(code, key.radix, budget)
+        budget.check()
+        idx = _uncodes(code, key.radix, budget)
     err = (1 + A.err) * (1 + B.err) * (1 + gamma(depth)) - 1 if ring.approx else 0.0
     return _Table(members, key.scope, None, w, err, list(zip(key.vals, idx)))
 
@@ -899,32 +905,60 @@ def _by_products(
         q = _QChunks(None, cells, sums, np.searchsorted(cells, np.arange(0, S + step, step) * C), C)
         depth = len(B)
     budget.check()
-    Ac = ring.centred(A.w)
     rb = max(1, PRODUCT_BLOCK // (max(S, C) * k))  # rows of P in one block
-    by_row = np.argsort(ra, kind="stable") if rb < R else np.arange(len(A))
-    bounds = np.searchsorted(ra[by_row], np.arange(0, R + rb, rb)) if rb < R else [0, len(A)]
-    codes: list[Keys] = [np.zeros(0, dtype=np.int64)]
+    # A's entries by row (a radix sort on 16-bit rows: several times faster than on int64)
+    by_row = np.argsort(ra.astype(digit_type([R])), kind="stable") if rb < R else None
+    bounds = np.searchsorted(ra[by_row], np.arange(0, R + rb, rb)) if by_row is not None else [0, len(A)]
+    row_at: list[Keys] = [np.zeros(0, dtype=np.int64)]
+    col_at: list[Keys] = [np.zeros(0, dtype=np.int64)]
     ws: list[Weights] = [np.zeros((k, 0), dtype=ring.dtype)]
     pieces = 0
     for n, r0 in enumerate(range(0, R, rb)):
-        P = np.zeros((k, min(R, r0 + rb) - r0, S))
-        flat = P.reshape(k, -1)  # (a view: one index per entry, not two)
-        if rb < R:
-            at = by_row[bounds[n] : bounds[n + 1]]
-            cell, Aat = (ra[at] - r0) * S + sa[at], np.take(Ac, at, axis=1)
-        else:  # one block: every entry
-            cell, Aat = ra * S + sa, Ac
-        for j in range(k):  # row by row: a third of the time of one assignment by (rows, cells)
-            flat[j][cell] = Aat[j]
-        acc, pieces = _products(P, q, step, ring, budget)
+        r1 = min(R, r0 + rb)
+        at = by_row[bounds[n] : bounds[n + 1]] if by_row is not None else None
+        acc, pieces = _products(_p_block(A, ra, sa, S, r0, r1, at, ring), q, step, ring, budget)
         w: Weights = acc.reshape(k, -1).astype(ring.dtype, copy=False)  # (acc is not read again)
         ring.lift(w)
-        live = np.flatnonzero(w.any(axis=0))
-        row, col = np.divmod(live, C)
-        codes.append(rows[r0 + row] * key.inner + cols[col])
-        ws.append(np.take(w, live, axis=1))
+        row, col = np.nonzero(w.reshape(k, r1 - r0, C).any(axis=0))
+        row_at.append((row + r0).astype(np.int32))  # (R and C are below 2^22: PRODUCT_CELLS)
+        col_at.append(col.astype(np.int32))
+        ws.append(np.take(w, row * C + col, axis=1))
+        del acc, w  # (before the next block's matrices)
     depth += S + pieces  # per count: B's entries added in Q, a product, S signatures, the slices
-    return np.concatenate(codes), np.concatenate(ws, axis=1), depth
+    return _entry_digits(key, rows, cols, row_at, col_at), np.concatenate(ws, axis=1), depth
+
+
+def _p_block(
+    A: _Table, ra: Keys, sa: Keys, S: int, r0: int, r1: int, at: Keys | None, ring: Ring
+) -> npt.NDArray[np.float64]:
+    """Rows ``r0:r1`` of the P of :func:`_by_products`: A's centred counts by (row, signature); ``at``: A's entries
+    in those rows (None: every entry, one block)."""
+    k = ring.k
+    P = np.zeros((k, r1 - r0, S))
+    flat = P.reshape(k, -1)  # (a view: one index per entry, not two)
+    if at is not None:
+        cell, Aat = (ra[at] - r0) * S + sa[at], ring.centred(np.take(A.w, at, axis=1), copy=False)
+    else:
+        cell, Aat = ra * S + sa, ring.centred(A.w)
+    for j in range(k):  # row by row: a third of the time of one assignment by (rows, cells)
+        flat[j][cell] = Aat[j]
+    return P
+
+
+def _entry_digits(key: _JoinKey, rows: Keys, cols: Keys, row_at: list[Keys], col_at: list[Keys]) -> Digits:
+    """The index columns of a matrix product's entries (their rows and columns, by blocks): the digits of A's own
+    part read from each entry's row (``rows``: their codes), the others from its column (``cols``) -- a byte or two
+    taken per entry and column, where dividing the entries' codes took an int64 division per column."""
+    dt = digit_type(key.radix)
+    row_digits: Digits = _uncodes(rows, key.radix[: key.own]).astype(dt, copy=False)
+    col_digits: Digits = _uncodes(cols, key.radix[key.own :]).astype(dt, copy=False)
+    ri, ci = np.concatenate(row_at).astype(np.intp), np.concatenate(col_at).astype(np.intp)  # (take casts else)
+    idx: Digits = np.empty((len(key.radix), len(ri)), dtype=dt)
+    for d in range(key.own):
+        np.take(row_digits[d], ri, out=idx[d])
+    for d in range(len(key.radix) - key.own):
+        np.take(col_digits[d], ci, out=idx[key.own + d])
+    return idx
 
 
 class _QChunks:
@@ -1014,7 +1048,8 @@ def _q_cells(
     present = np.zeros(size, dtype=bool)
     present[cell] = True
     cells = np.flatnonzero(present)
-    inv = (np.cumsum(present) - 1)[cell]
+    # (int32: the cells reached are at most the pairs, at most PRODUCT_CELLS / 4 of them: _by_products)
+    inv = np.cumsum(present, dtype=np.int32)[cell] - 1
     budget.check()
     Bc = ring.centred(B.w)
     sums = np.empty((ring.k, len(cells)))
@@ -1224,7 +1259,7 @@ def _paired(
             t2, xa2, xb2 = combos[k + 1]
             (na1, nb1), (na2, nb2) = t1.shape, t2.shape
             t = np.maximum(t1[:, None, :, None] + t2[None, :, None, :], DEAD_CODE).reshape(na1 * na2, nb1 * nb2)
-            out.append((t, xa1 * na2 + xa2, xb1 * nb2 + xb2))
+            out.append((t, xa1.astype(np.intp) * na2 + xa2, xb1.astype(np.intp) * nb2 + xb2))
             k += 2
         else:
             out.append((t1, xa1, xb1))
@@ -1264,9 +1299,16 @@ def _pair(
         lo = hi
 
 
-def _uncodes(code: Keys, radix: list[int], budget: Budget | None = None) -> Keys:
-    """Mixed-radix codes as their digits, one row per digit (the clock read after each)."""
-    digits = np.empty((len(radix), len(code)), dtype=np.int64)
+def digit_type(radix: Sequence[int]) -> type:
+    """The smallest unsigned integer type that holds digits of these radices (a table's index columns: a byte per
+    entry and column where a resource has at most 256 states, not eight)."""
+    top = max(radix, default=1)
+    return np.uint8 if top <= 1 << 8 else np.uint16 if top <= 1 << 16 else np.int64
+
+
+def _uncodes(code: Keys, radix: list[int], budget: Budget | None = None) -> Digits:
+    """Mixed-radix codes as their digits, one row per digit (:func:`digit_type`; the clock read after each)."""
+    digits: Digits = np.empty((len(radix), len(code)), dtype=digit_type(radix))
     for k in range(len(radix) - 1, -1, -1):
         code, digits[k] = np.divmod(code, radix[k])
         if budget is not None:

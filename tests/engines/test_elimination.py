@@ -498,6 +498,52 @@ def join_path(request, monkeypatch):
     return request.param
 
 
+def _entries(t, ring) -> dict:
+    """A table's entries as {states: exact residues (and the float row rounded to 9 digits)}."""
+    rows = t.w.T.tolist()
+    if ring.approx:
+        rows = [(*r[:-1], float(f"{r[-1]:.9e}")) for r in rows]
+    return dict(zip(map(tuple, t.keys.tolist()), map(tuple, rows)))
+
+
+@pytest.mark.parametrize("sc", [random_sharing(8, 10, 3, seed=2), pw_cycle(9)], ids=["random sharing", "pw cycle"])
+def test_a_joins_table_by_products_is_the_one_made_pair_by_pair(monkeypatch, sc):  # 702.19b, 702.19c
+    # the index columns read from each entry's row and column (elimination._entry_digits), in bytes, give the
+    # same entries, states and counts as the codes of the same join made pair by pair (elimination._uncodes)
+    plan = Combat(load_scenario(sc)).plan
+    comp = max(plan.components, key=len)
+    budget = elimination.Budget(elimination.NEVER, None)
+    factors = elimination._Factors(elimination.Graph(plan, comp), comp, budget)
+    slots, ring, by_products = list(factors.slots), factors.ring, 0
+    for a, b in factors.joins:
+        t = elimination._join(factors.g, slots[a], slots[b], ring, budget)
+        with monkeypatch.context() as m:
+            m.setattr(elimination, "_by_products", lambda *args: None)
+            pairs = elimination._join(factors.g, slots[a], slots[b], ring, budget)
+        assert t.scope == pairs.scope and _entries(t, ring) == _entries(pairs, ring)
+        by_products += t.index[0][1].dtype == np.uint8 if t.scope else 0
+        slots[a], slots[b] = t, None
+    assert by_products > 0
+
+
+def test_digit_type():
+    assert elimination.digit_type([]) == np.uint8 and elimination.digit_type([3, 256]) == np.uint8
+    assert elimination.digit_type([257]) == np.uint16 and elimination.digit_type([1 << 16]) == np.uint16
+    assert elimination.digit_type([(1 << 16) + 1]) == np.int64
+
+
+def test_states_past_a_byte():  # 702.19b: needs of 150 and 200, 301 and 401 states (two bytes an index)
+    blockers = [{"id": "b0", "power": 1, "toughness": 150}, {"id": "b1", "power": 1, "toughness": 200}]
+    attackers = [
+        {"id": f"a{i}", "power": p, "toughness": 5, "keywords": ["trample"], "attacking": "opp", "blocked_by": bl}
+        for i, (p, bl) in enumerate([(160, ["b0"]), (170, ["b0", "b1"]), (90, ["b1"])])
+    ]
+    sc = {"step": "regular", "players": [{"id": "opp", "life": 20}], "attackers": attackers, "blockers": blockers}
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        assert count_by_factors(plan, comp) == _old(plan, comp)
+
+
 @pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
 def test_each_join_path_on_the_new_shapes(join_path, name, sc):  # 702.19b, 702.19c, 702.2c, 510.1c
     plan = Combat(load_scenario(sc)).plan
