@@ -74,9 +74,10 @@ DENSE_CELLS = 1 << 22  # cells (states of a source's resources x residue rows) o
 #: bound, FIRST_WORK)
 STEP_WORK = 5 * 10**8
 #: pairs of entries joined, for one source's completions, up to which the tables after it are joined again with the
-#: prefix's (the first way: a prefix's parts may hold source j's resources and a wide frontier at once, 10^7-10^8
-#: pairs on random_sharing(12, 14, 4)); past it, the join tree's outside table (0: the tree's at once)
-REJOIN_WORK = 3 * 10**6
+#: prefix's (the first way; the first source's: every other table, 4-5 x 10^6 pairs on random_sharing(12, 14, 4)
+#: seeds 2 and 5, 4.6 x 10^7 on seed 3, where the tree's inside and outside tables took seconds and gigabytes);
+#: past it, the join tree's outside table (0: the tree's at once)
+REJOIN_WORK = 10**8
 PATH_STARTS = 8  # the path plans tried beside the bucket plan, from the smallest tables (the prefix's first)
 MEMO_ENTRIES = 1 << 20  # table entries kept for fixed prefixes at most (then those memos are emptied): ~100 MB
 #: the fixed keys of the prefix, by source position in plan order (0..j-1)
@@ -144,21 +145,40 @@ class ConditionedProgramme:
         # every entry of every join, every completion and the count are at most the product of the tables' sums
         self.ring = Ring(max(1, prod(sum(abs(w) for w in rows.values()) for _, _, rows in kept)))
         self.tables = [Table.of(m, s, r, self.ring) for m, s, r in kept]
-        shared = [j for j, t in enumerate(self.tables) if t.scope]
-        _, joins = order(
-            g, [(self.tables[j].members, frozenset(self.tables[j].scope), len(self.tables[j])) for j in shared]
-        )
-        self.tree = _Tree(len(self.tables), joins, shared)
-        self._inside_base: list[Table] = list(self.tables)  # no fixed leaf under the node
-        for a, b in (ch for ch in self.tree.children[len(self.tables) :] if ch is not None):
-            self._inside_base.append(self._join(self._inside_base[a], self._inside_base[b], budget))
+        self._built: tuple[_Tree, list[Table]] | None = None  # the join tree and its inside tables, built when used
         self._outside_base: dict[int, Table] = {}  # no fixed leaf beside the node
         self._memo: dict[tuple[Any, ...], Any] = {}  # tables and completions for fixed prefixes
         self._held = 0
         self._one = Ring(1)  # the prefix's table: one entry of count 1
         self.fallback: SourceProgramme | None = None  # built when a source's completions pass STEP_WORK
-        first = self._completions(0, ())
-        self._total = sum(w * first.get(k, 0) for k, w in self.raw[0].items())
+        self._first: Rows | None = None
+        # the first source's completions: every other table joined, its resources left open (about a count's work),
+        # kept for good (every unrank and every listing starts with them)
+        self._first = self._weigh(0, self._either(0, ()))
+        self._total = sum(w * self._first.get(k, 0) for k, w in self.raw[0].items())
+
+    @property
+    def tree(self) -> _Tree:
+        return self._tree()[0]
+
+    @property
+    def _inside_base(self) -> list[Table]:  # no fixed leaf under the node
+        return self._tree()[1]
+
+    def _tree(self) -> tuple[_Tree, list[Table]]:
+        """The count's join tree over the tables and its inside tables, built the first time a rejoin passes its
+        bound (:meth:`_either`)."""
+        if self._built is None:
+            tables = self.tables
+            shared = [j for j, t in enumerate(tables) if t.scope]
+            _, joins = order(self.g, [(tables[j].members, frozenset(tables[j].scope), len(tables[j])) for j in shared])
+            tree = _Tree(len(tables), joins, shared)
+            inside: list[Table] = list(tables)
+            budget = self._budget()
+            for a, b in (ch for ch in tree.children[len(tables) :] if ch is not None):
+                inside.append(self._join(inside[a], inside[b], budget))
+            self._built = (tree, inside)
+        return self._built
 
     def _budget(self) -> Budget:
         return Budget(self.deadline or NEVER, STEP_WORK)
@@ -217,6 +237,8 @@ class ConditionedProgramme:
         """Source j's table keys (as way_table gives them) -> the legal completions of the sources after it, the
         sources before it fixed to the keys ``fixed`` (memoised per prefix). ``rejoin``: the work bound of the
         rejoin, tried first (:meth:`_either`)."""
+        if not fixed and self._first is not None:
+            return self._first
         got = self._memo.get(("c", j, fixed))
         if got is None:
             got = self._keep(("c", j, fixed), self._weigh(j, self._either(j, fixed, rejoin)))
@@ -224,15 +246,14 @@ class ConditionedProgramme:
         return out
 
     def _either(self, j: int, fixed: Fixed, rejoin: int | None = None) -> list[Table]:
-        """The tables that weigh source j's keys: the tables after it joined with the prefix's (:meth:`_rejoined`)
-        while that takes at most ``rejoin`` pairs (REJOIN_WORK), else source j's outside table in the join tree (the
-        first source's too: it is the count's own contraction, once; and where :meth:`_skips` keeps a join for it,
-        unless ``rejoin`` is past REJOIN_WORK)."""
+        """The tables that weigh source j's keys: the tables after it joined with the prefix's (:meth:`_rejoined`;
+        for the first source, every other table: the count's work with its resources left open) while that takes at
+        most ``rejoin`` pairs (REJOIN_WORK), else source j's outside table in the join tree (built then)."""
         if rejoin is None:
             rejoin = REJOIN_WORK
-        if rejoin and j and (rejoin > REJOIN_WORK or not self._skips(j, j)):
+        if rejoin:
             try:
-                budget = Budget(self.deadline or NEVER, rejoin)
+                budget = Budget(self.deadline or NEVER, min(rejoin, STEP_WORK))
                 return self._rejoined(j, self._prefix(fixed, budget), budget)
             except OverBudget:
                 pass
