@@ -47,6 +47,7 @@ import numpy.typing as npt
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
 from .elimination import (
+    COUNTS,
     DEAD,
     Budget,
     Graph,
@@ -121,7 +122,11 @@ class ConditionedProgramme:
     completions take more than STEP_WORK; a later source's that do make the programme build the source programme and
     answer with it from then on."""
 
-    def __init__(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None):
+    def __init__(
+        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, lazy: bool = False
+    ):
+        """``lazy``: the first source's completions made when first asked for (a listing from its first row needs
+        none; its count is the count's, ``known``)."""
         self.plan = plan
         self.component = tuple(component)
         self.columns = plan.component_columns(self.component)
@@ -151,11 +156,18 @@ class ConditionedProgramme:
         self._held = 0
         self._one = Ring(1)  # the prefix's table: one entry of count 1
         self.fallback: SourceProgramme | None = None  # built when a source's completions pass STEP_WORK
-        self._first: Rows | None = None
         # the first source's completions: every other table joined, its resources left open (about a count's work),
-        # kept for good (every unrank and every listing starts with them)
-        self._first = self._weigh(0, self._either(0, ()))
-        self._total = sum(w * self._first.get(k, 0) for k, w in self.raw[0].items())
+        # kept for good once made (every unrank starts with them; a listing from its first row may not need them)
+        self._first: Rows | None = None
+        self._total: int | None = None
+        if not lazy:
+            self._first_completions()
+
+    def _first_completions(self) -> Rows:
+        if self._first is None:
+            self._first = self._weigh(0, self._either(0, ()))
+            self._total = sum(w * self._first.get(k, 0) for k, w in self.raw[0].items())
+        return self._first
 
     @property
     def tree(self) -> _Tree:
@@ -185,10 +197,15 @@ class ConditionedProgramme:
 
     # -- the Programme interface ----------------------------------------------------------------------------------
     def count(self) -> int:
+        known = self.plan.cache.of(COUNTS).get(self.component)
+        if known is not None:
+            return int(known)
+        self._first_completions()
+        assert self._total is not None
         return self._total
 
     def unrank(self, index: int) -> tuple[int, ...]:
-        if not 0 <= index < self._total:
+        if not 0 <= index < self.count():
             raise IndexError(index)
         if self.fallback is None:
             try:
@@ -237,8 +254,8 @@ class ConditionedProgramme:
         """Source j's table keys (as way_table gives them) -> the legal completions of the sources after it, the
         sources before it fixed to the keys ``fixed`` (memoised per prefix). ``rejoin``: the work bound of the
         rejoin, tried first (:meth:`_either`)."""
-        if not fixed and self._first is not None:
-            return self._first
+        if not fixed:
+            return self._first_completions()
         got = self._memo.get(("c", j, fixed))
         if got is None:
             got = self._keep(("c", j, fixed), self._weigh(j, self._either(j, fixed, rejoin)))
@@ -471,6 +488,7 @@ class ConditionedProgramme:
 ROOT_WORK = 1 << 22
 #: the rejoin's bound for the lister's completions (a prefix's joins once, not per draw): about a count's work
 LIST_REJOIN = STEP_WORK
+FIRST_TRIES = 4  # the next splits of the last source fixed tried when the first prefix has no row
 
 
 class PrefixLister:
@@ -490,9 +508,14 @@ class PrefixLister:
         self.columns, self.P = prog.columns, prog.P
         self._over: set[int] = set()  # levels where a rooted programme went over ROOT_WORK
         self._splits: dict[int, npt.NDArray[np.int64]] = {}
+        self._kept: tuple[tuple[tuple[int, ...], ...], SourceProgramme] | None = None  # the last rooted programme
 
     def count(self) -> int:
         return self.prog.count()
+
+    def unrooted(self) -> None:
+        """No rooted programme with no split fixed is tried (the whole source programme did not build)."""
+        self._over.add(0)
 
     def blocks(
         self, rows: int = 1 << 16, dtype: npt.DTypeLike | None = None, deadline: Deadline | None = None, start: int = 0
@@ -508,7 +531,7 @@ class PrefixLister:
             return
         held: list[npt.NDArray[Any]] = []
         filled = 0
-        for piece in self._walk((), (), start, rows, dt, deadline):
+        for piece in self._pieces(start, rows, dt, deadline):
             while len(piece):
                 take = piece[: rows - filled]
                 piece = piece[len(take) :]
@@ -519,6 +542,45 @@ class PrefixLister:
                     held, filled = [], 0
         if held:
             yield held[0] if len(held) == 1 else np.concatenate(held)
+
+    def _pieces(self, start: int, rows: int, dtype: np.dtype[Any], deadline: Deadline) -> Iterator[npt.NDArray[Any]]:
+        """Rows ``start``.. in pieces: from the first row, those of the first prefix (:meth:`_first_prefix`) before
+        the walk, which then starts past them."""
+        if start == 0:
+            first = self._first_prefix(deadline)
+            if first is not None:
+                yield from first.blocks(rows, dtype, deadline)
+                start = first.count()
+                if start >= self.count():
+                    return
+        yield from self._walk((), (), start, rows, dtype, deadline)
+
+    def _first_prefix(self, deadline: Deadline) -> SourceProgramme | None:
+        """The programme rooted at the first prefix of the canonical order, found without any completions: each
+        source's first split in lexicographic order that its own routes allow (its key in the source's table, its
+        private gates met), one source more until the rooted programme builds (:meth:`_rooted`). Every split before
+        one of those has no completion at all, so when the rooted programme has a row, its rows are the first ones
+        of the component; None when it has none (the walk then weighs the splits, from the first row)."""
+        prog = self.prog
+        splits: list[tuple[int, ...]] = []
+        for j in range(len(self.component)):
+            deadline.check()
+            walk = Walk(prog, j, dict.fromkeys(prog.raw[j], 1))  # type: ignore[arg-type]
+            allowed = (tuple(a) for a in self._lex(j).tolist() if walk.weighted(a, None))
+            split = next(allowed, None)
+            if split is None:
+                return None
+            rooted = self._rooted((*splits, split), deadline)
+            tries = FIRST_TRIES
+            while rooted is not None and not rooted.count() and tries:  # its next splits, rooted at the same level
+                split, tries = next(allowed, None), tries - 1
+                if split is None:
+                    return None
+                rooted = self._rooted((*splits, split), deadline)
+            if rooted is not None:
+                return rooted if rooted.count() else None
+            splits.append(split)
+        return None  # pragma: no cover - every source fixed: the rooted programme always builds
 
     def _walk(
         self,
@@ -569,11 +631,15 @@ class PrefixLister:
         j = len(splits)
         if j < len(self.component) and j in self._over:
             return None
+        if self._kept is not None and self._kept[0] == splits:
+            return self._kept[1]
         try:
-            return SourceProgramme(self.plan, self.component, deadline, ROOT_WORK, splits, self.prog.raw)
+            rooted = SourceProgramme(self.plan, self.component, deadline, ROOT_WORK, splits, self.prog.raw)
         except TooWide:
             self._over.add(j)
             return None
+        self._kept = (splits, rooted)  # the first prefix's, met again when the walk starts past its rows
+        return rooted
 
 
 def _apart(left: list[Table], join: Callable[[Table, Table], Table]) -> list[Table]:
