@@ -26,7 +26,8 @@ source, and its one-entry table joined last (:meth:`ConditionedProgramme._skips`
 
 For most sources of a walk, though, joining the tables after source ``j`` again with the prefix's (one entry: what
 the walk chose), source j's resources left open, is cheaper than the tree's path (the previous way of this module):
-it is tried first, within REJOIN_WORK pairs, then the tree's outside table.
+it is tried first, within REJOIN_WORK pairs, for the first source too (every other table joined), then the tree's
+outside table; the tree and its inside tables are built the first time a rejoin passes that bound.
 
 Within source ``j`` the walk is :class:`~trample.engines.ordered._Walk` (its routes in plan order, each by
 bisection), as in the source programme, so the order is the same. The counts are exact: int64 while the bound of the
