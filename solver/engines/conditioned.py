@@ -26,7 +26,8 @@ source, and its one-entry table joined last (:meth:`ConditionedProgramme._skips`
 
 For most sources of a walk, though, joining the tables after source ``j`` again with the prefix's (one entry: what
 the walk chose), source j's resources left open, is cheaper than the tree's path (the previous way of this module):
-it is tried first, within REJOIN_WORK pairs, then the tree's outside table.
+it is tried first, within REJOIN_WORK pairs, for the first source too (every other table joined), then the tree's
+outside table; the tree and its inside tables are built the first time a rejoin passes that bound.
 
 Within source ``j`` the walk is :class:`~trample.engines.ordered._Walk` (its routes in plan order, each by
 bisection), as in the source programme, so the order is the same. The counts are exact: int64 while the bound of the
@@ -47,6 +48,7 @@ import numpy.typing as npt
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
 from .elimination import (
+    COUNTS,
     DEAD,
     Budget,
     Graph,
@@ -74,9 +76,10 @@ DENSE_CELLS = 1 << 22  # cells (states of a source's resources x residue rows) o
 #: bound, FIRST_WORK)
 STEP_WORK = 5 * 10**8
 #: pairs of entries joined, for one source's completions, up to which the tables after it are joined again with the
-#: prefix's (the first way: a prefix's parts may hold source j's resources and a wide frontier at once, 10^7-10^8
-#: pairs on random_sharing(12, 14, 4)); past it, the join tree's outside table (0: the tree's at once)
-REJOIN_WORK = 3 * 10**6
+#: prefix's (the first way; the first source's: every other table, 4-5 x 10^6 pairs on random_sharing(12, 14, 4)
+#: seeds 2 and 5, 4.6 x 10^7 on seed 3, where the tree's inside and outside tables took seconds and gigabytes);
+#: past it, the join tree's outside table (0: the tree's at once)
+REJOIN_WORK = 10**8
 PATH_STARTS = 8  # the path plans tried beside the bucket plan, from the smallest tables (the prefix's first)
 MEMO_ENTRIES = 1 << 20  # table entries kept for fixed prefixes at most (then those memos are emptied): ~100 MB
 #: the fixed keys of the prefix, by source position in plan order (0..j-1)
@@ -120,7 +123,11 @@ class ConditionedProgramme:
     completions take more than STEP_WORK; a later source's that do make the programme build the source programme and
     answer with it from then on."""
 
-    def __init__(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None):
+    def __init__(
+        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, lazy: bool = False
+    ):
+        """``lazy``: the first source's completions made when first asked for (a listing from its first row needs
+        none; its count is the count's, ``known``)."""
         self.plan = plan
         self.component = tuple(component)
         self.columns = plan.component_columns(self.component)
@@ -144,31 +151,62 @@ class ConditionedProgramme:
         # every entry of every join, every completion and the count are at most the product of the tables' sums
         self.ring = Ring(max(1, prod(sum(abs(w) for w in rows.values()) for _, _, rows in kept)))
         self.tables = [Table.of(m, s, r, self.ring) for m, s, r in kept]
-        shared = [j for j, t in enumerate(self.tables) if t.scope]
-        _, joins = order(
-            g, [(self.tables[j].members, frozenset(self.tables[j].scope), len(self.tables[j])) for j in shared]
-        )
-        self.tree = _Tree(len(self.tables), joins, shared)
-        self._inside_base: list[Table] = list(self.tables)  # no fixed leaf under the node
-        for a, b in (ch for ch in self.tree.children[len(self.tables) :] if ch is not None):
-            self._inside_base.append(self._join(self._inside_base[a], self._inside_base[b], budget))
+        self._built: tuple[_Tree, list[Table]] | None = None  # the join tree and its inside tables, built when used
         self._outside_base: dict[int, Table] = {}  # no fixed leaf beside the node
         self._memo: dict[tuple[Any, ...], Any] = {}  # tables and completions for fixed prefixes
         self._held = 0
         self._one = Ring(1)  # the prefix's table: one entry of count 1
         self.fallback: SourceProgramme | None = None  # built when a source's completions pass STEP_WORK
-        first = self._completions(0, ())
-        self._total = sum(w * first.get(k, 0) for k, w in self.raw[0].items())
+        # the first source's completions: every other table joined, its resources left open (about a count's work),
+        # kept for good once made (every unrank starts with them; a listing from its first row may not need them)
+        self._first: Rows | None = None
+        self._total: int | None = None
+        if not lazy:
+            self._first_completions()
+
+    def _first_completions(self) -> Rows:
+        if self._first is None:
+            self._first = self._weigh(0, self._either(0, ()))
+            self._total = sum(w * self._first.get(k, 0) for k, w in self.raw[0].items())
+        return self._first
+
+    @property
+    def tree(self) -> _Tree:
+        return self._tree()[0]
+
+    @property
+    def _inside_base(self) -> list[Table]:  # no fixed leaf under the node
+        return self._tree()[1]
+
+    def _tree(self) -> tuple[_Tree, list[Table]]:
+        """The count's join tree over the tables and its inside tables, built the first time a rejoin passes its
+        bound (:meth:`_either`)."""
+        if self._built is None:
+            tables = self.tables
+            shared = [j for j, t in enumerate(tables) if t.scope]
+            _, joins = order(self.g, [(tables[j].members, frozenset(tables[j].scope), len(tables[j])) for j in shared])
+            tree = _Tree(len(tables), joins, shared)
+            inside: list[Table] = list(tables)
+            budget = self._budget()
+            for a, b in (ch for ch in tree.children[len(tables) :] if ch is not None):
+                inside.append(self._join(inside[a], inside[b], budget))
+            self._built = (tree, inside)
+        return self._built
 
     def _budget(self) -> Budget:
         return Budget(self.deadline or NEVER, STEP_WORK)
 
     # -- the Programme interface ----------------------------------------------------------------------------------
     def count(self) -> int:
+        known = self.plan.cache.of(COUNTS).get(self.component)
+        if known is not None:
+            return int(known)
+        self._first_completions()
+        assert self._total is not None
         return self._total
 
     def unrank(self, index: int) -> tuple[int, ...]:
-        if not 0 <= index < self._total:
+        if not 0 <= index < self.count():
             raise IndexError(index)
         if self.fallback is None:
             try:
@@ -217,6 +255,8 @@ class ConditionedProgramme:
         """Source j's table keys (as way_table gives them) -> the legal completions of the sources after it, the
         sources before it fixed to the keys ``fixed`` (memoised per prefix). ``rejoin``: the work bound of the
         rejoin, tried first (:meth:`_either`)."""
+        if not fixed:
+            return self._first_completions()
         got = self._memo.get(("c", j, fixed))
         if got is None:
             got = self._keep(("c", j, fixed), self._weigh(j, self._either(j, fixed, rejoin)))
@@ -224,15 +264,14 @@ class ConditionedProgramme:
         return out
 
     def _either(self, j: int, fixed: Fixed, rejoin: int | None = None) -> list[Table]:
-        """The tables that weigh source j's keys: the tables after it joined with the prefix's (:meth:`_rejoined`)
-        while that takes at most ``rejoin`` pairs (REJOIN_WORK), else source j's outside table in the join tree (the
-        first source's too: it is the count's own contraction, once; and where :meth:`_skips` keeps a join for it,
-        unless ``rejoin`` is past REJOIN_WORK)."""
+        """The tables that weigh source j's keys: the tables after it joined with the prefix's (:meth:`_rejoined`;
+        for the first source, every other table: the count's work with its resources left open) while that takes at
+        most ``rejoin`` pairs (REJOIN_WORK), else source j's outside table in the join tree (built then)."""
         if rejoin is None:
             rejoin = REJOIN_WORK
-        if rejoin and j and (rejoin > REJOIN_WORK or not self._skips(j, j)):
+        if rejoin:
             try:
-                budget = Budget(self.deadline or NEVER, rejoin)
+                budget = Budget(self.deadline or NEVER, min(rejoin, STEP_WORK))
                 return self._rejoined(j, self._prefix(fixed, budget), budget)
             except OverBudget:
                 pass
@@ -450,6 +489,7 @@ class ConditionedProgramme:
 ROOT_WORK = 1 << 22
 #: the rejoin's bound for the lister's completions (a prefix's joins once, not per draw): about a count's work
 LIST_REJOIN = STEP_WORK
+FIRST_TRIES = 4  # the next splits of the last source fixed tried when the first prefix has no row
 
 
 class PrefixLister:
@@ -469,9 +509,14 @@ class PrefixLister:
         self.columns, self.P = prog.columns, prog.P
         self._over: set[int] = set()  # levels where a rooted programme went over ROOT_WORK
         self._splits: dict[int, npt.NDArray[np.int64]] = {}
+        self._kept: tuple[tuple[tuple[int, ...], ...], SourceProgramme] | None = None  # the last rooted programme
 
     def count(self) -> int:
         return self.prog.count()
+
+    def unrooted(self) -> None:
+        """No rooted programme with no split fixed is tried (the whole source programme did not build)."""
+        self._over.add(0)
 
     def blocks(
         self, rows: int = 1 << 16, dtype: npt.DTypeLike | None = None, deadline: Deadline | None = None, start: int = 0
@@ -487,7 +532,7 @@ class PrefixLister:
             return
         held: list[npt.NDArray[Any]] = []
         filled = 0
-        for piece in self._walk((), (), start, rows, dt, deadline):
+        for piece in self._pieces(start, rows, dt, deadline):
             while len(piece):
                 take = piece[: rows - filled]
                 piece = piece[len(take) :]
@@ -498,6 +543,45 @@ class PrefixLister:
                     held, filled = [], 0
         if held:
             yield held[0] if len(held) == 1 else np.concatenate(held)
+
+    def _pieces(self, start: int, rows: int, dtype: np.dtype[Any], deadline: Deadline) -> Iterator[npt.NDArray[Any]]:
+        """Rows ``start``.. in pieces: from the first row, those of the first prefix (:meth:`_first_prefix`) before
+        the walk, which then starts past them."""
+        if start == 0:
+            first = self._first_prefix(deadline)
+            if first is not None:
+                yield from first.blocks(rows, dtype, deadline)
+                start = first.count()
+                if start >= self.count():
+                    return
+        yield from self._walk((), (), start, rows, dtype, deadline)
+
+    def _first_prefix(self, deadline: Deadline) -> SourceProgramme | None:
+        """The programme rooted at the first prefix of the canonical order, found without any completions: each
+        source's first split in lexicographic order that its own routes allow (its key in the source's table, its
+        private gates met), one source more until the rooted programme builds (:meth:`_rooted`). Every split before
+        one of those has no completion at all, so when the rooted programme has a row, its rows are the first ones
+        of the component; None when it has none (the walk then weighs the splits, from the first row)."""
+        prog = self.prog
+        splits: list[tuple[int, ...]] = []
+        for j in range(len(self.component)):
+            deadline.check()
+            walk = Walk(prog, j, dict.fromkeys(prog.raw[j], 1))  # type: ignore[arg-type]
+            allowed = (tuple(a) for a in self._lex(j).tolist() if walk.weighted(a, None))
+            split = next(allowed, None)
+            if split is None:
+                return None
+            rooted = self._rooted((*splits, split), deadline)
+            tries = FIRST_TRIES
+            while rooted is not None and not rooted.count() and tries:  # its next splits, rooted at the same level
+                split, tries = next(allowed, None), tries - 1
+                if split is None:
+                    return None
+                rooted = self._rooted((*splits, split), deadline)
+            if rooted is not None:
+                return rooted if rooted.count() else None
+            splits.append(split)
+        return None  # pragma: no cover - every source fixed: the rooted programme always builds
 
     def _walk(
         self,
@@ -548,11 +632,15 @@ class PrefixLister:
         j = len(splits)
         if j < len(self.component) and j in self._over:
             return None
+        if self._kept is not None and self._kept[0] == splits:
+            return self._kept[1]
         try:
-            return SourceProgramme(self.plan, self.component, deadline, ROOT_WORK, splits, self.prog.raw)
+            rooted = SourceProgramme(self.plan, self.component, deadline, ROOT_WORK, splits, self.prog.raw)
         except TooWide:
             self._over.add(j)
             return None
+        self._kept = (splits, rooted)  # the first prefix's, met again when the walk starts past its rows
+        return rooted
 
 
 def _apart(left: list[Table], join: Callable[[Table, Table], Table]) -> list[Table]:

@@ -70,7 +70,7 @@ from ..rules import DamagePlan, Gate, Route, SourcePlan
 from . import BLOCKS, EFFECTS, PROGRAMME, Programme
 from .by_source import compositions
 from .effects import Effects, effect_counts, listed_effects
-from .elimination import Graph, OverBudget, count_component
+from .elimination import COUNTS, Graph, OverBudget, count_component
 
 if TYPE_CHECKING:  # imported where used: a count (DirectEngine.count) needs neither ranking programme
     from .conditioned import ConditionedProgramme, PrefixLister
@@ -1097,10 +1097,14 @@ def prefix_lister(plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | N
         if deadline:
             deadline.check()
     try:
-        lister = cache[("prefix", key)] = PrefixLister(ConditionedProgramme(plan, key, deadline))
+        # the count known: the first source's completions are made when the walk needs them (not for the first rows)
+        lazy = key in plan.cache.of(COUNTS)
+        lister = cache[("prefix", key)] = PrefixLister(ConditionedProgramme(plan, key, deadline, lazy))
     except OverBudget:
         cache[("no prefix", key)] = True
         return None
+    if plan.cache.of("direct").get(("lister", key)) is False:
+        lister.unrooted()  # the source programme did not build within LIST_WORK: within ROOT_WORK neither
     return lister
 
 
@@ -1362,7 +1366,11 @@ class DirectEngine:
             )
             if dp is not None:
                 return dp.count()
-        return count_component(plan, component, deadline)
+        counts = plan.cache.of(COUNTS)
+        n = counts.get(tuple(component))
+        if n is None:
+            n = counts[tuple(component)] = count_component(plan, component, deadline)
+        return int(n)
 
     def iterate(
         self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None

@@ -52,6 +52,9 @@ from .by_source import blocker_cost, compositions, count_shared
 SAT = -1  # no constraint left: the need is met, or nothing will ask about it any more
 UNSAT = -2  # its total is final and short: no gate naming it may be used
 CHECK_EVERY = 1 << 12  # operations between two looks at the clock
+#: the plan's cache (``plan.cache.of``) where the direct engine keeps each component's count (its key: the component
+#: as a tuple), read by the listers that would otherwise count again (engines/conditioned.py)
+COUNTS = "direct-count"
 
 #: A table as a dict: resource states over its scope -> count.
 Rows = dict[tuple[int, ...], int]

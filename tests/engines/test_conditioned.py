@@ -261,3 +261,48 @@ def test_the_wide_board_lists_its_first_rows_in_order_without_the_column_program
     assert rows == sorted(rows) and len(set(rows)) == 64
     for i in (0, 1, 63):
         assert prog.unrank(i) == rows[i]
+
+
+@pytest.mark.parametrize("tries", [0, 4])
+@pytest.mark.parametrize("name,sc", LISTED, ids=[n for n, _ in LISTED])
+def test_the_first_prefix_lists_the_source_listers_first_rows(monkeypatch, name, sc, tries):  # 702.19b, 510.1a
+    # from the first row, the lister starts at the first prefix found without completions (each source's first split
+    # its own routes allow; FIRST_TRIES next splits at the last level); the programme is lazy (the count is the
+    # count's, from the plan's cache): the same bytes as the source programme's listing, and the same unranks after
+    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 12)
+    monkeypatch.setattr(conditioned, "FIRST_TRIES", tries)
+    combat = Combat(load_scenario(sc))
+    plan = combat.plan
+    total = combat.count()
+    for comp in plan.components:
+        if len(comp) < 2:
+            continue
+        comp = tuple(comp)
+        assert comp in plan.cache.of(elimination.COUNTS)  # the direct engine's count, kept
+        ref = SourceProgramme(plan, comp)
+        prog = ConditionedProgramme(plan, comp, lazy=True)
+        lister = conditioned.PrefixLister(prog)
+        n = ref.count()
+        assert lister.count() == n and prog._first is None  # nothing weighed for the count
+        want = list(itertools.islice(ref.blocks(rows=300, dtype=np.int8), 4))
+        got = list(itertools.islice(lister.blocks(rows=300, dtype=np.int8), 4))
+        assert [len(b) for b in got] == [len(b) for b in want]
+        assert b"".join(b.tobytes() for b in got) == b"".join(b.tobytes() for b in want)
+        for i in (0, n // 3, n - 1):
+            assert prog.unrank(i) == ref.unrank(i) and prog.rank(ref.unrank(i)) == i
+    assert total > 1
+
+
+def test_a_first_prefix_with_no_row_leaves_the_walk_to_list(monkeypatch):  # 702.19b, 510.1a
+    # here the first splits each source's own routes allow have no legal completion (the rooted programme has no
+    # row): the walk weighs the splits from the first row, the same rows
+    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 12)
+    monkeypatch.setattr(conditioned, "FIRST_TRIES", 0)
+    plan = Combat(load_scenario(random_sharing(5, 7, per=3, seed=1, power=(2, 5)))).plan
+    (comp,) = [tuple(c) for c in plan.components if len(c) > 1]
+    ref = SourceProgramme(plan, comp)
+    lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp))
+    assert lister._first_prefix(Deadline(60)) is None
+    rows = np.concatenate(list(lister.blocks(rows=1 << 12, dtype=np.int8)))
+    assert len(rows) == ref.count() == 19668
+    assert rows.tobytes() == np.concatenate(list(ref.blocks(rows=1 << 12, dtype=np.int8))).tobytes()
