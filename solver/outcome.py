@@ -58,6 +58,7 @@ from .models import (
     Scenario,
     Step,
 )
+from .models.scenario import NO_EFFECTS
 from .models.vocabulary import Modifier
 
 _C = TypeVar("_C", bound=Creature)
@@ -346,6 +347,11 @@ class ReplacementsAndPrevention:
             by_recipient.setdefault(h.recipient, []).append(k)
         for rid, ks in by_recipient.items():
             rec = scenario.receiving(rid)
+            if rec is NO_EFFECTS:  # nothing happens to damage dealt to it: each hit as it is but the source's own
+                # modifiers (614.1a); a source without them deals its hit as assigned (0 shield, no modifier)
+                ks = [k for k in ks if hits[k].amount > 0 and _source(scenario, hits[k].source).deals]
+                if not ks:
+                    continue
             shield = rec.prevent
             first = {s: n for n, s in enumerate(rec.shield_order)}
             for k in sorted(ks, key=lambda k: first.get(hits[k].source, len(first))):
@@ -385,9 +391,10 @@ def changes_players(scenario: Scenario, assignment: Mapping[str, Mapping[str, in
     damage (stage 3, :func:`results`)? Only damage dealt to a player can, or damage dealt by a lifelink source
     (702.15b: its controller gains that much). When one side's damage cannot, who loses the step does not depend
     on how that side divides it (the two sides' damage reaches different recipients, 510.1c/d)."""
+    facts = _source_facts(scenario)
     for h in deal(scenario, assigned_hits(scenario, assignment)):
         if h.amount > 0 and (
-            scenario.kind(h.recipient) is ObjectKind.PLAYER or _source(scenario, h.source).has(Keyword.LIFELINK)
+            scenario.kind(h.recipient) is ObjectKind.PLAYER or facts.get(h.source, _NO_FACTS).gains is not None
         ):
             return True
     return False
@@ -405,13 +412,14 @@ def _events(scenario: Scenario, assigned: tuple[Hit, ...], dealt: tuple[Hit, ...
     keys = [(h.source, h.recipient, h.amount) for h in assigned]
     seen = {(s, r) for s, r, _ in keys}
     keys += [(h.source, h.recipient, 0) for h in dealt if (h.source, h.recipient) not in seen]
+    facts, kind = _source_facts(scenario), scenario.kind
     for source, recipient, amount in keys:
         n, why, stop = got.pop((source, recipient), (0, "", 0))
         if n <= 0:
             if amount > 0:
                 out.append(_event(source, recipient, amount, 0, "prevented", why, stop))
             continue
-        result, rule = _result_of(scenario, source, recipient)
+        result, rule = facts.get(source, _NO_FACTS).results[kind(recipient)]  # _result_of
         out.append(_event(source, recipient, amount, n, result, rule, stop))
     return tuple(out)
 
@@ -446,36 +454,43 @@ class _Results:
 
 def results(scenario: Scenario, events: Iterable[Event]) -> tuple[Scenario, _Results]:
     """Stage 3, each event's source read (120.3): the state after the damage, before any state-based action."""
-    s = scenario
+    res = _results(scenario, events)
+    return _damaged(scenario, res), res
+
+
+def _results(s: Scenario, events: Iterable[Event]) -> _Results:
+    """:func:`results`' tallies: what each event's damage does, by its result and its source's facts (toxic,
+    commander, lifelink: :func:`_source_facts`)."""
     out = _Results()
+    facts = _source_facts(s)
+    shields, dealt, life_lost, poison = out.shields, out.dealt, out.life_lost, out.poison
+    counters, marked, gained = out.counters, out.marked, out.gained
     for e in events:
         if e.shielded:
-            out.add(out.shields, e.recipient, e.shielded)
-        if e.dealt <= 0:
+            shields[e.recipient] = shields.get(e.recipient, 0) + e.shielded
+        n = e.dealt
+        if n <= 0:
             continue
-        source = _source(s, e.source)
-        out.add(out.dealt, e.recipient, e.dealt)
-        if e.result == "life":
-            out.add(out.life_lost, e.recipient, e.dealt)
-        elif e.result == "poison":
-            out.add(out.poison, e.recipient, e.dealt)
-        elif e.result == "counters":
-            out.add(out.counters, e.recipient, e.dealt)
-        elif e.result == "marked":
-            out.add(out.marked, e.recipient, e.dealt)
-        if s.kind(e.recipient) is ObjectKind.PLAYER:
-            if source.toxic:  # 702.164c
-                out.add(out.poison, e.recipient, source.toxic)
-            if isinstance(source, Attacker) and source.commander is not None:  # 903.10a
-                out.add(out.commander, (e.recipient, source.id), e.dealt)
-        if source.has(Keyword.LIFELINK):  # 702.15b
-            who = (
-                ATTACKING_PLAYER
-                if s.kind(source.id) is ObjectKind.ATTACKER
-                else (s.blocker_controller(source.id) or "")
-            )
-            out.add(out.gained, who, e.dealt)
-    return _damaged(s, out), out
+        r = e.recipient
+        dealt[r] = dealt.get(r, 0) + n
+        result = e.result
+        if result == "life":
+            life_lost[r] = life_lost.get(r, 0) + n
+        elif result == "poison":
+            poison[r] = poison.get(r, 0) + n
+        elif result == "counters":
+            counters[r] = counters.get(r, 0) + n
+        elif result == "marked":
+            marked[r] = marked.get(r, 0) + n
+        f = facts.get(e.source, _NO_FACTS)
+        if (f.toxic or f.commander) and s.kind(r) is ObjectKind.PLAYER:
+            if f.toxic:  # 702.164c
+                poison[r] = poison.get(r, 0) + f.toxic
+            if f.commander:  # 903.10a
+                out.add(out.commander, (r, e.source), n)
+        if f.gains is not None:  # 702.15b
+            gained[f.gains] = gained.get(f.gains, 0) + n
+    return out
 
 
 def _plain_results(scenario: Scenario, totals: Mapping[str, int]) -> _Results:
@@ -494,59 +509,79 @@ def _plain_results(scenario: Scenario, totals: Mapping[str, int]) -> _Results:
     return out
 
 
+#: What a step changes on a board before it is made once (:func:`_made`): object id -> {field: new value}
+_Changes = dict[str, dict[str, Any]]
+
+
 def _damaged(s: Scenario, res: _Results) -> Scenario:
     """The board with the results applied (no state-based action yet); the step becomes the regular one."""
+    return _made(s, _result_changes(s, res))
 
+
+def _result_changes(s: Scenario, res: _Results) -> _Changes:
+    """Stage 3 on the board's objects: the fields the results change, by object (:func:`_made` makes the board)."""
+    out: _Changes = {}
     shields, counters, marked, dealt = res.shields, res.counters, res.marked, res.dealt
-
-    def shielded(obj: _Shielded) -> _Shielded:
-        n = shields.get(obj.id) if shields else None
-        return _evolve(obj, receiving=_evolve(obj.receiving, prevent=obj.receiving.prevent - n)) if n else obj
-
-    def creatures(group: tuple[_C, ...]) -> tuple[_C, ...]:
-        if not (shields or counters or marked):
-            return group
-        out = []
-        for c in group:
+    for oid, n in shields.items():  # 615.7: the part of the shield used up
+        if n:
+            rec = s[oid].receiving
+            out[oid] = {"receiving": _evolve(rec, prevent=rec.prevent - n)}
+    if counters or marked:
+        for c in (*s.attackers, *s.blockers):
             k = counters.get(c.id, 0)
             m = marked.get(c.id, 0)
-            c2 = shielded(c) if shields else c
             if k or m:
-                c2 = _evolve(c2, power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m)
-            out.append(c2)
-        return tuple(out)
-
-    def walker(p: Planeswalker) -> Planeswalker:
+                out.setdefault(c.id, {}).update(
+                    power=c.power - k, toughness=c.toughness - k, damage_marked=c.damage_marked + m
+                )
+    for p in s.planeswalkers:
         n = dealt.get(p.id, 0)
-        p2 = shielded(p) if shields else p
-        return _evolve(p2, loyalty=max(0, p.loyalty - n)) if n else p2
-
-    def battle(b: Battle) -> Battle:
+        if n:
+            out.setdefault(p.id, {})["loyalty"] = max(0, p.loyalty - n)
+    for b in s.battles:
         n = dealt.get(b.id, 0)
-        b2 = shielded(b) if shields else b
-        return _evolve(b2, defense=max(0, b.defense - n)) if n else b2
-
-    def player(p: Player) -> Player:
-        life = p.life - res.life_lost.get(p.id, 0) + res.gained.get(p.id, 0)  # 510.2: damage and lifelink at once
-        pois = p.poison + res.poison.get(p.id, 0)
-        p2 = shielded(p) if shields else p
-        if (life, pois) == (p.life, p.poison) and not res.commander:
-            return p2
-        commander = dict(p.commander_damage)
+        if n:
+            out.setdefault(b.id, {})["defense"] = max(0, b.defense - n)
+    life_lost, gained, poison = res.life_lost, res.gained, res.poison
+    for pl in s.players:
+        life = pl.life - life_lost.get(pl.id, 0) + gained.get(pl.id, 0)  # 510.2: damage and lifelink at once
+        pois = pl.poison + poison.get(pl.id, 0)
+        if life == pl.life and pois == pl.poison and not res.commander:
+            continue
+        commander = dict(pl.commander_damage)
         for (pid, src), n in res.commander.items():
-            if pid == p.id:
+            if pid == pl.id:
                 commander[src] = commander.get(src, 0) + n
-        return _evolve(p2, life=life, poison=pois, commander_damage=tuple(sorted(commander.items())))
+        out.setdefault(pl.id, {}).update(life=life, poison=pois, commander_damage=tuple(sorted(commander.items())))
+    return out
 
+
+def _made(s: Scenario, changes: _Changes, step: str = Step.REGULAR) -> Scenario:
+    """The board ``s`` with ``changes`` made (each changed object copied once, the board once) in ``step``."""
+    if not changes:
+        return _evolve(s, step=step)
     return _evolve(
         s,
-        step=Step.REGULAR,
-        players=tuple(player(p) for p in s.players),
-        attackers=creatures(s.attackers),
-        blockers=creatures(s.blockers),
-        planeswalkers=tuple(walker(p) for p in s.planeswalkers) if s.planeswalkers else (),
-        battles=tuple(battle(b) for b in s.battles) if s.battles else (),
+        step=step,
+        players=_remade(s.players, changes),
+        planeswalkers=_remade(s.planeswalkers, changes),
+        battles=_remade(s.battles, changes),
+        attackers=_remade(s.attackers, changes),
+        blockers=_remade(s.blockers, changes),
     )
+
+
+def _remade(group: tuple[_T, ...], changes: _Changes) -> tuple[_T, ...]:
+    """A group of the board's objects with ``changes`` made (the same tuple when none of them changes)."""
+    if not any(o.id in changes for o in group):  # type: ignore[attr-defined]
+        return group
+    return tuple(_evolve(o, **changes[o.id]) if o.id in changes else o for o in group)  # type: ignore[attr-defined]
+
+
+def _now(obj: Any, changes: _Changes, name: str) -> Any:
+    """A field of ``obj`` with the changes not yet made (:func:`_made`)."""
+    change = changes.get(obj.id)
+    return getattr(obj, name) if change is None or name not in change else change[name]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -563,12 +598,15 @@ def first_strike_step_happens(scenario: Scenario) -> bool:
     )
 
 
-def _destroyed(creature: Creature, damage_marked: int, deathtouched: bool) -> bool:
+def _destroyed(creature: Creature, damage_marked: int, deathtouched: bool, toughness: int | None = None) -> bool:
     """704.5f (toughness 0 or less, even indestructible), 704.5g (lethal damage marked), 704.5h (dealt damage by a
-    deathtouch source since the last check), 702.12b (indestructible is not destroyed)."""
-    if creature.toughness <= 0:
+    deathtouch source since the last check), 702.12b (indestructible is not destroyed). ``toughness``: the
+    creature's after the step's -1/-1 counters (default its own)."""
+    if toughness is None:
+        toughness = creature.toughness
+    if toughness <= 0:
         return True  # 704.5f: not "destroyed", so indestructible does not help
-    if damage_marked >= creature.toughness or deathtouched:
+    if damage_marked >= toughness or deathtouched:
         return not creature.has(Keyword.INDESTRUCTIBLE)  # 702.12b
     return False
 
@@ -593,25 +631,47 @@ def state_based_actions(
     (:func:`leave_game`, 800.4a); with two the game is over (:func:`game_over`). The same board when nothing
     changes. Returns the state and the losers."""
     touched = deathtouched if isinstance(deathtouched, (set, frozenset)) else set(deathtouched)
+    changes: _Changes = {}
+    _leave_combat(state, changes, touched)
+    if changes:
+        state = _made(state, changes, state.step)
+    return _lost(state, conditions)
 
-    attackers, blockers = state.attackers, state.blockers
-    walkers, battles = state.planeswalkers, state.battles
-    changed = False
-    died = {  # by identity: each creature's own test, once
-        id(c) for c in (*attackers, *blockers) if c.in_combat and _destroyed(c, c.damage_marked, c.id in touched)
-    }
-    if died:
-        attackers = tuple(_evolve(c, in_combat=False) if id(c) in died else c for c in attackers)
-        blockers = tuple(_evolve(c, in_combat=False) if id(c) in died else c for c in blockers)
-        changed = True
-    if any(p.in_combat and p.loyalty <= 0 for p in walkers):  # 704.5i
-        walkers = tuple(_evolve(p, in_combat=False) if p.in_combat and p.loyalty <= 0 else p for p in walkers)
-        changed = True
-    if any(b.in_combat and b.defense <= 0 for b in battles):  # 704.5v
-        battles = tuple(_evolve(b, in_combat=False) if b.in_combat and b.defense <= 0 else b for b in battles)
-        changed = True
-    if changed:
-        state = _evolve(state, attackers=attackers, blockers=blockers, planeswalkers=walkers, battles=battles)
+
+def _leave_combat(state: Scenario, changes: _Changes, touched: Collection[str]) -> None:
+    """Stage 4 on ``state`` with ``changes`` (stage 3's, not yet made: :func:`_now`): what leaves combat, added to
+    ``changes`` (704.5f/g/h with 702.12b, 704.5i, 704.5v)."""
+    for c in (*state.attackers, *state.blockers):
+        change = changes.get(c.id)
+        if change is None:
+            if c.in_combat and _destroyed(c, c.damage_marked, c.id in touched):
+                changes[c.id] = {"in_combat": False}
+        elif c.in_combat and _destroyed(
+            c, change.get("damage_marked", c.damage_marked), c.id in touched, change.get("toughness", c.toughness)
+        ):
+            change["in_combat"] = False
+    for p in state.planeswalkers:  # 704.5i
+        if p.in_combat and _now(p, changes, "loyalty") <= 0:
+            changes.setdefault(p.id, {})["in_combat"] = False
+    for b in state.battles:  # 704.5v
+        if b.in_combat and _now(b, changes, "defense") <= 0:
+            changes.setdefault(b.id, {})["in_combat"] = False
+
+
+def _after(
+    scenario: Scenario, res: _Results, touched: Collection[str], conditions: Sequence[LossCondition] | None
+) -> tuple[Scenario, tuple[tuple[str, str], ...]]:
+    """Stages 3 to 5 on the board before the step: the results' changes (:func:`_result_changes`), what leaves
+    combat on the board they make (:func:`_leave_combat`), that board made once (the state :func:`_damaged` then
+    :func:`state_based_actions` give), then the losers (:func:`_lost`)."""
+    changes = _result_changes(scenario, res)  # 3
+    _leave_combat(scenario, changes, touched)  # 4
+    return _lost(_made(scenario, changes), conditions)  # 5
+
+
+def _lost(state: Scenario, conditions: Sequence[LossCondition] | None) -> tuple[Scenario, tuple[tuple[str, str], ...]]:
+    """Stage 5 on the state after stage 4: the losers (:func:`losers`); with more than two players in the game
+    they leave it (:func:`leave_game`, 800.4a)."""
     lost = losers(state, conditions)
     if lost and state.game_players > 2:
         state = leave_game(state, [p for p, _ in lost])
@@ -824,21 +884,10 @@ def resolve(
     events = _events(scenario, assigned, through)
     dealt = tuple(h for h in through if h.amount > 0)
     totals, touched = tally_hits(dealt)
-    damaged, res = results(scenario, events)  # 3
-    state, lost = state_based_actions(damaged, touched, loss_conditions)  # 4, 5
-    players = tuple(_player_outcome(p, res, loss_conditions) for p in damaged.players)
+    res = _results(scenario, events)  # 3
+    state, lost = _after(scenario, res, touched, loss_conditions)  # 3 (made), 4, 5
+    players = tuple(_player_outcome(p, res, loss_conditions) for p in state.players)  # leave_game keeps them
     return Outcome(scenario, assigned, dealt, totals, touched, state, lost, events, players, res.gained)
-
-
-#: 120.3 on a plain board (:func:`has_effects` false): a hit's result and rule by its recipient's kind alone (no
-#: infect or wither source there), as :func:`_result_of` gives them
-_PLAIN_RESULT: dict[ObjectKind, tuple[str, str]] = {
-    ObjectKind.PLAYER: ("life", "120.3a"),
-    ObjectKind.PLANESWALKER: ("loyalty", "120.3c"),
-    ObjectKind.BATTLE: ("defense", "120.3h"),
-    ObjectKind.ATTACKER: ("marked", "120.3e"),
-    ObjectKind.BLOCKER: ("marked", "120.3e"),
-}
 
 
 def _plain_resolve(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]]) -> Outcome:
@@ -854,9 +903,8 @@ def _plain_resolve(scenario: Scenario, assignment: Mapping[str, Mapping[str, int
     )
     totals, touched = tally_hits(assigned)
     res = _plain_results(scenario, totals)  # 3
-    damaged = _damaged(scenario, res)
-    state, lost = state_based_actions(damaged, touched)  # 4, 5
-    players = tuple(_player_outcome(p, res, None) for p in damaged.players)
+    state, lost = _after(scenario, res, touched, None)  # 3 (made), 4, 5
+    players = tuple(_player_outcome(p, res, None) for p in state.players)
     return Outcome(scenario, assigned, assigned, totals, touched, state, lost, events, players, res.gained)
 
 
@@ -897,7 +945,8 @@ def plain_after(
     (:func:`has_effects` false) the same as :func:`resolve`'s ``state`` and ``losers``, without the hits and events
     (the readers that ask only "who loses?" or "who dies?", once per decision: the arena's lethal verdict, the
     greedy players)."""
-    return state_based_actions(_damaged(scenario, _plain_results(scenario, totals)), touched)
+    dt = touched if isinstance(touched, Collection) else set(touched)
+    return _after(scenario, _plain_results(scenario, totals), dt, None)
 
 
 def settle(scenario: Scenario) -> Scenario:
@@ -1143,16 +1192,56 @@ def _modify(amount: int, mods: Iterable[tuple[str, int]], order: str) -> int:
 
 
 def _result_of(scenario: Scenario, source_id: str, recipient: str) -> tuple[str, str]:
-    """What a hit's damage is, by its source and recipient (120.3)."""
-    kind = scenario.kind(recipient)
-    source = _source(scenario, source_id)
-    infect = source.has(Keyword.INFECT)
+    """What a hit's damage is, by its source and recipient (120.3): :func:`_result` read off the source's facts."""
+    return _source_facts(scenario).get(source_id, _NO_FACTS).results[scenario.kind(recipient)]
+
+
+def _result(kind: ObjectKind, infect: bool, wither: bool) -> tuple[str, str]:
+    """120.3: the result and rule of damage to an object of ``kind`` from a source with (or without) infect or
+    wither."""
     if kind is ObjectKind.PLAYER:
         return ("poison", "702.90b") if infect else ("life", "120.3a")
     if kind is ObjectKind.PLANESWALKER:
         return "loyalty", "120.3c"
     if kind is ObjectKind.BATTLE:
         return "defense", "120.3h"
-    if infect or source.has(Keyword.WITHER):
+    if infect or wither:
         return "counters", "702.90c" if infect else "702.80b"
     return "marked", "120.3e"
+
+
+#: 120.3 on a plain board (:func:`has_effects` false): a hit's result and rule by its recipient's kind alone (no
+#: infect or wither source there)
+_PLAIN_RESULT: dict[ObjectKind, tuple[str, str]] = {k: _result(k, False, False) for k in ObjectKind}
+
+
+class _SourceFacts:
+    """What the outcome reads of one source of damage on a board (:func:`_source_facts`): the result of its damage
+    by the recipient's kind (:func:`_result`), its toxic (702.164c), whether it is a commander (903.10a), and who
+    gains life from its damage (702.15b lifelink: its controller; None without lifelink)."""
+
+    def __init__(self, results: Mapping[ObjectKind, tuple[str, str]], toxic: int, commander: bool, gains: str | None):
+        self.results, self.toxic, self.commander, self.gains = results, toxic, commander, gains
+
+
+#: a source that is not a creature of the scenario (:class:`_NoSource`): no keywords
+_NO_FACTS = _SourceFacts(_PLAIN_RESULT, 0, False, None)
+
+
+def _source_facts(scenario: Scenario) -> dict[str, _SourceFacts]:
+    """Each creature's :class:`_SourceFacts`, read once per board (kept on it: every outcome of the board reads
+    them, once per event)."""
+    return remembered(scenario, "source facts", (), lambda: _read_source_facts(scenario))
+
+
+def _read_source_facts(s: Scenario) -> dict[str, _SourceFacts]:
+    out = {}
+    for c in (*s.attackers, *s.blockers):
+        infect, wither = c.has(Keyword.INFECT), c.has(Keyword.WITHER)
+        results = _PLAIN_RESULT if not (infect or wither) else {k: _result(k, infect, wither) for k in ObjectKind}
+        gains = None
+        if c.has(Keyword.LIFELINK):
+            gains = ATTACKING_PLAYER if isinstance(c, Attacker) else (s.blocker_controller(c.id) or "")
+        commander = isinstance(c, Attacker) and c.commander is not None
+        out[c.id] = _SourceFacts(results, c.toxic, commander, gains)
+    return out

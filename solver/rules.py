@@ -345,12 +345,26 @@ class DamagePlan:
 
 
 def derive(scenario: Scenario, side: str = Side.ATTACKING, step: str | None = None) -> DamagePlan:
-    """The single place where the rules are turned into routes and gates."""
+    """The single place where the rules are turned into routes and gates. A plan is a fact of its (frozen) board,
+    side and step: kept on the board (:func:`~trample.outcome.remembered`, with the lists of rules it reads, so a
+    list replaced makes another plan), every combat object and reader of the same board object reads the one plan
+    (the solver's, the check's, the other side's replies in an outcome)."""
     if side not in SIDES:
         raise ValueError(f"side: expected one of {', '.join(SIDES)}, got {side!r}")
     step = step or scenario.step
     if step not in (Step.REGULAR, Step.FIRST_STRIKE):
         raise ValueError(f'a damage plan is for one step ("regular" or "first_strike"), not {step!r}')
+    return remembered(scenario, f"plan {side} {step}", plan_lists(), lambda: _derive(scenario, side, step))
+
+
+def plan_lists() -> tuple[object, ...]:
+    """The lists of rules a plan reads besides its board (read now: a list replaced, as the conformance tests do,
+    makes another plan): the division rules, the ways to lose, the damage effects."""
+    return (DIVISION_RULES, outcome.LOSS_CONDITIONS, outcome.DAMAGE_EFFECTS)
+
+
+def _derive(scenario: Scenario, side: str, step: str) -> DamagePlan:
+    """:func:`derive`'s plan, made (on the settled board)."""
     scenario = settle(scenario)  # the state-based actions pending on the board (docs/effects.md)
     sources: list[SourcePlan] = []
     moved = division_moved(scenario)
@@ -387,7 +401,7 @@ def derive(scenario: Scenario, side: str = Side.ATTACKING, step: str | None = No
 def _legal_token(scenario: Scenario, side: str) -> tuple[object, ...]:
     """What a plan of ``side`` on ``scenario`` reads besides the board: the lists of rules (a list replaced, as the
     conformance tests do, makes another plan)."""
-    return (scenario, side, DIVISION_RULES, outcome.LOSS_CONDITIONS, outcome.DAMAGE_EFFECTS)
+    return (scenario, side, *plan_lists())
 
 
 def mark_legal(assignment: Assignment, scenario: Scenario, side: str) -> None:

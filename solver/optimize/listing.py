@@ -31,8 +31,9 @@ from typing import Any
 
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment, Creature, Keyword, ObjectiveKind, ObjectKind, Side, load_assignment, value_of
-from ..outcome import Outcome, changes_players, has_effects, overkill_threshold, plain_after, resolve, tally
+from ..outcome import Outcome, changes_players, has_effects, overkill_threshold, plain_after, remembered, resolve, tally
 from ..outcome import exact as _exact
+from ..rules import plan_lists
 from ..step import DamageStep
 from .objectives import Objective, damage_step_of, json_number, oriented, parse_objectives
 from .results import (
@@ -87,14 +88,18 @@ def vector_of(step: DamageStep, assignment: Assignment) -> tuple[int, ...]:
 
 
 def other_side_step(step: DamageStep) -> DamageStep | None:
-    """The step of the other side's creatures (None when the solved side is ``both``): one per step (kept on it,
-    so its plan is derived once however many readers ask)."""
+    """The step of the other side's creatures (None when the solved side is ``both``): one per board, side and
+    engine (kept on the board with the lists of rules its plan reads, :func:`trample.rules.derive`), so that its
+    plan, its layout and its replies are made once however many readers -- and combat objects of the board -- ask."""
     held = step.__dict__.get("_other_side")
     if held is None:
         side = OTHER_SIDE[step.side]
-        held = step.__dict__["_other_side"] = (
-            None if side is None else DamageStep(step.scenario, side=side, engine=step.engine),
-        )
+        sc, engine = step.scenario, step.engine
+        other = None
+        if side is not None:
+            name = f"other side {side} {engine}"
+            other = remembered(sc, name, plan_lists(), lambda: DamageStep(sc, side=side, engine=engine))
+        held = step.__dict__["_other_side"] = (other,)
     return held[0]
 
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import examples, near_legal_assignments, scenarios
+from strategies import examples, near_legal_assignments, outcome_effects, scenarios
 
 from trample import Combat
 from trample.models import Keyword, load_scenario
@@ -26,6 +26,7 @@ from trample.outcome import (
     overkill_threshold,
     reaches,
     resolve,
+    results,
     settle,
     state_based_actions,
     tally,
@@ -207,6 +208,31 @@ def test_resolve_on_a_plain_board_is_the_general_pipeline(data):
             general.destroyed,
             general.died,
         )
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.data())
+def test_resolve_makes_the_state_the_stages_make_one_at_a_time(data):
+    # resolve makes its state once (stage 3's changes, then what leaves combat on them, then one board); the stages
+    # one at a time -- results (120.3: marked damage, -1/-1 counters, loyalty, defense, life, poison, commander
+    # damage, lifelink 702.15b, shields used 615.7) then state_based_actions (704.5f/g/h, 702.12b, 704.5i,
+    # 704.5v; 704.5a/c, 704.6c; 800.4a) -- make the same state and losers, on boards with every effect
+    doc = data.draw(outcome_effects(data.draw(scenarios(max_players=3, max_work=400))))
+    s = Combat(doc, side="both").scenario
+    listed = [a.to_json() for a in itertools.islice(Combat(doc, side="both").assignments(), 6)]
+    for asg in [*listed, data.draw(near_legal_assignments(doc, None, "attacking"))]:
+        out = resolve(s, asg)
+        damaged, res = results(s, out.events)
+        assert damaged.step == "regular"
+        state, lost = state_based_actions(damaged, out.deathtouched)
+        assert (out.state, out.losers) == (state, lost)
+        assert [p.id for p in out.players] == [p.id for p in damaged.players]
+        for p in damaged.players:  # 120.3a, 510.2: damage and lifelink at once
+            assert p.life == s.player(p.id).life - res.life_lost.get(p.id, 0) + res.gained.get(p.id, 0)
+        for c in (*damaged.attackers, *damaged.blockers):  # 120.3e, 702.90c / 702.80b
+            before = s.creature(c.id)
+            assert c.damage_marked == before.damage_marked + res.marked.get(c.id, 0)
+            assert c.toughness == before.toughness - res.counters.get(c.id, 0)
 
 
 def test_settle_is_the_state_based_actions_with_nothing_dealt():
