@@ -628,9 +628,9 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
             over = np.zeros(len(block), dtype=np.int64)
             for r, n in dealt.items():
                 low = overkill_threshold(s, r)
-                if r in touched:  # 702.2c: 1 is lethal from a deathtouch source
-                    low = np.where(touched[r], overkill_threshold(s, r, True), low)
-                over += np.maximum(0, n - low)
+                # 702.2c: 1 is lethal from a deathtouch source
+                lows = np.where(touched[r], overkill_threshold(s, r, True), low) if r in touched else low
+                over += np.maximum(0, n - lows)
             scores.append(-over)
         elif o.kind == ObjectiveKind.MAX_DAMAGE and o.target is not None and s.kind(o.target) != ObjectKind.PLAYER:
             scores.append(dealt.get(o.target, np.zeros(len(block), dtype=np.int64)))
