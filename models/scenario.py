@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, NoReturn, Protocol, TypeVar
 
 from . import fields as F
@@ -203,6 +203,12 @@ class Scenario:
                 index[obj.id] = obj
         object.__setattr__(self, "_index", index)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A board pickles and copies as its fields (and their index): what readers keep on the board object
+        (trample.outcome.remembered: its settled board, its plans and their engines' caches) stays with the object
+        it was read on, not shipped to a worker or carried into a copy."""
+        return {f.name: self.__dict__[f.name] for f in _SCENARIO_FIELDS}
+
     # -- lookups -------------------------------------------------------------------------------
     def __getitem__(self, object_id: str) -> GameObject:
         """The object an id names (:class:`KeyError` for an unknown id)."""
@@ -326,6 +332,8 @@ _KIND: dict[type, ObjectKind] = {
     Attacker: ObjectKind.ATTACKER,
     Blocker: ObjectKind.BLOCKER,
 }
+
+_SCENARIO_FIELDS = fields(Scenario)  # what a board pickles as (Scenario.__getstate__)
 
 
 # ---------------------------------------------------------------------------------------------

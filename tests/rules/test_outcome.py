@@ -297,3 +297,21 @@ def test_the_picture_says_the_wall_leaves_and_the_ogre_dies():  # 800.4a in rend
     assert verdicts.count("takes 0: removed") == 4  # x, y, w and z: what they attack left (506.4)
     assert "takes 2: dies" in verdicts  # the ogre
     assert verdicts.count("takes 1: leaves") == 2  # the wall, and the planeswalker: not "dies", not "destroyed"
+
+
+def test_what_readers_keep_on_a_board_is_not_pickled_or_copied():
+    """A plan (and its engines' caches) is kept on the board object it was derived from (rules.derive); a pickled
+    or copied board carries its fields only, so nothing read in one process is shipped to a worker."""
+    import copy
+    import pickle
+
+    sc = load_scenario(BOARD)
+    fresh = len(pickle.dumps(sc))
+    combat = Combat(sc)
+    n = combat.count()
+    combat.solve("lethal,max-kills")
+    assert derive(sc) is combat.plan  # one plan per board object
+    assert len(pickle.dumps(sc)) == fresh
+    for other in (pickle.loads(pickle.dumps(sc)), copy.copy(sc), copy.deepcopy(sc)):
+        assert other == sc and "_remembered" not in other.__dict__
+        assert derive(other) is not combat.plan and Combat(other).count() == n
