@@ -18,6 +18,7 @@ from trample.outcome import (
     Hit,
     after_step,
     apply_damage,
+    creature_dies,
     has_effects,
     has_lethal,
     kills,
@@ -315,3 +316,42 @@ def test_what_readers_keep_on_a_board_is_not_pickled_or_copied():
     for other in (pickle.loads(pickle.dumps(sc)), copy.copy(sc), copy.deepcopy(sc)):
         assert other == sc and "_remembered" not in other.__dict__
         assert derive(other) is not combat.plan and Combat(other).count() == n
+
+
+@pytest.mark.parametrize("keyword", [None, "infect", "wither"])
+def test_creature_dies_reads_counters_as_the_step_puts_them(keyword):
+    """702.90c (infect), 702.80b (wither): damage to a creature as -1/-1 counters lowers its toughness instead of
+    being marked (704.5f: toughness 0 or less, even indestructible; 704.5g; 704.5h with deathtouch, 702.2c).
+    ``creature_dies`` with ``counters`` (read by the whole combat's grouped first step) says what the step's own
+    state-based actions do, on every small case."""
+    for power, toughness, marked, deathtouch, indestructible in itertools.product(
+        range(1, 4), range(1, 4), range(3), (False, True), (False, True)
+    ):
+        keywords = [k for k in (keyword, "deathtouch" if deathtouch else None) if k]
+        board = load_scenario(
+            {
+                "players": [{"id": "opp", "life": 20}],
+                "attackers": [
+                    {
+                        "id": "a",
+                        "power": power,
+                        "toughness": 5,
+                        "keywords": keywords,
+                        "attacking": "opp",
+                        "blocked_by": ["b"],
+                    }
+                ],
+                "blockers": [
+                    {
+                        "id": "b",
+                        "power": 0,
+                        "toughness": toughness,
+                        "damage_marked": min(marked, toughness - 1),
+                        "keywords": ["indestructible"] if indestructible else [],
+                    }
+                ],
+            }
+        )
+        blocker = board.creature("b")
+        dies = creature_dies(blocker, power, deathtouch, power if keyword else 0)
+        assert dies == ("b" in resolve(board, {"a": {"b": power}}).destroyed), (keywords, toughness, marked)
