@@ -61,9 +61,7 @@ from .models import (
 from .models.scenario import NO_EFFECTS
 from .models.vocabulary import Modifier
 
-_C = TypeVar("_C", bound=Creature)
 _T = TypeVar("_T")
-_Shielded = TypeVar("_Shielded", bound=Player | Planeswalker | Battle | Creature)
 #: A first-step outcome's effect on the regular step: sorted (recipient, damage capped, deathtouch) triples.
 EffectKey = tuple[tuple[str, int, bool], ...]
 
@@ -419,7 +417,7 @@ def _events(scenario: Scenario, assigned: tuple[Hit, ...], dealt: tuple[Hit, ...
             if amount > 0:
                 out.append(_event(source, recipient, amount, 0, "prevented", why, stop))
             continue
-        result, rule = facts.get(source, _NO_FACTS).results[kind(recipient)]  # _result_of
+        result, rule = facts.get(source, _NO_FACTS).results[kind(recipient)]  # 120.3
         out.append(_event(source, recipient, amount, n, result, rule, stop))
     return tuple(out)
 
@@ -495,7 +493,7 @@ def _results(s: Scenario, events: Iterable[Event]) -> _Results:
 
 def _plain_results(scenario: Scenario, totals: Mapping[str, int]) -> _Results:
     """Stage 3 on a plain board (:func:`has_effects` false): every hit's result is fixed by its recipient (120.3a
-    life, 120.3c loyalty, 120.3e marked damage, 120.3h defense), as :func:`_result_of` gives without keywords."""
+    life, 120.3c loyalty, 120.3e marked damage, 120.3h defense), as :func:`_result` gives without infect or wither."""
     out = _Results()
     for r, n in totals.items():
         if n <= 0:
@@ -616,9 +614,8 @@ def creature_dies(creature: Creature, dealt: int, deathtouched: bool, counters: 
     (``deathtouched``: some of it from a deathtouch source)? The test :func:`state_based_actions` makes.
     ``counters``: how much of ``dealt`` came as -1/-1 counters (702.90c infect, 702.80b wither: they lower its
     toughness, as :func:`_damaged` puts them, instead of being marked)."""
-    if counters:
-        creature = _evolve(creature, toughness=creature.toughness - counters)
-    return _destroyed(creature, creature.damage_marked + dealt - counters, deathtouched and dealt > 0)
+    marked = creature.damage_marked + dealt - counters
+    return _destroyed(creature, marked, deathtouched and dealt > 0, creature.toughness - counters)
 
 
 def state_based_actions(
@@ -1189,11 +1186,6 @@ def _modify(amount: int, mods: Iterable[tuple[str, int]], order: str) -> int:
     for n in times:
         amount *= n
     return amount + sum(plus)
-
-
-def _result_of(scenario: Scenario, source_id: str, recipient: str) -> tuple[str, str]:
-    """What a hit's damage is, by its source and recipient (120.3): :func:`_result` read off the source's facts."""
-    return _source_facts(scenario).get(source_id, _NO_FACTS).results[scenario.kind(recipient)]
 
 
 def _result(kind: ObjectKind, infect: bool, wither: bool) -> tuple[str, str]:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
@@ -553,9 +553,10 @@ class _Classes:
     counters: tuple
     deathtouch: tuple
 
-    @property
+    @cached_property
     def matrix(self) -> np.ndarray:
-        """Columns x classes, 1 where the column is of the class: a block times it is each row's total per class."""
+        """Columns x classes, 1 where the column is of the class: a block times it is each row's total per class
+        (made once, read for every block)."""
         out = np.zeros((len(self.of), len(self.recipients)), dtype=np.int64)
         out[np.arange(len(self.of)), self.of] = 1
         return out
