@@ -154,11 +154,13 @@ def start_local(LocalCluster, **options):
 
     before = set(SpecCluster._instances)
     runner = _deaf_loop()
+    cut_short = False
     try:
         if runner is not None:
             options["loop"] = runner.loop
         return LocalCluster(preload=[PRELOAD], **options)
     except BaseException:
+        cut_short = True
         for half in set(SpecCluster._instances) - before:
             with contextlib.suppress(BaseException):
                 half.close(timeout=10)
@@ -167,6 +169,55 @@ def start_local(LocalCluster, **options):
     finally:
         if runner is not None:  # the cluster holds the loop now (its close stops it), or nothing does
             runner.stop()
+        if cut_short:
+            settle_spawns()
+
+
+SETTLE_WITHIN = 10.0  # seconds a cut-short start waits for the worker processes being spawned to get their data
+
+
+def half_spawned() -> set[int]:
+    """The worker processes this process has created whose start is not finished: a multiprocessing ``spawn``
+    child exists (``spawn_main`` in its command line) but its parent has not yet written it what to run (the
+    process is in ``multiprocessing.active_children()`` only after that). Empty where there is no ``/proc``."""
+    import multiprocessing
+
+    mine = os.getpid()
+    try:
+        pids = [int(pid) for pid in os.listdir("/proc") if pid.isdigit()]
+    except OSError:
+        return set()
+    spawned = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            if ppid != mine:
+                continue
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                if b"spawn_main" in fh.read():
+                    spawned.add(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+    if not spawned:
+        return spawned
+    return spawned - {child.pid for child in multiprocessing.active_children()}
+
+
+def settle_spawns(within: float = SETTLE_WITHIN) -> bool:
+    """Wait (at most ``within`` seconds) until no worker process is half spawned (:func:`half_spawned`); True when
+    none is. A local cluster's start cut short by Ctrl-C ends the command at once (``os._exit``), and a worker
+    process whose parent was still writing it its start-up data (distributed starts them from a daemon thread)
+    read an empty pipe and printed "EOFError: Ran out of input" with a traceback after the command's last line.
+    Once it has its data, a worker whose parent is gone exits quietly (distributed watches the parent's pipe)."""
+    import time
+
+    until = monotonic() + within
+    while half_spawned():
+        if monotonic() >= until:
+            return False
+        time.sleep(0.005)  # polling the processes' state, not a wait for time to pass
+    return True
 
 
 def connected_workers(client) -> int:

@@ -646,6 +646,35 @@ def test_17_ctrl_c_while_the_dask_workers_start_gives_one_line(tmp_path):
     assert err.decode().count("\n") == 1 and err.decode().startswith("trample: interrupted after "), err.decode()
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_a_cut_short_cluster_start_waits_for_the_workers_being_spawned():
+    """The rare end of test_17: Ctrl-C came while distributed's thread was spawning a worker, after the process
+    existed and before its start-up data was written to it; the command exited at once, and the worker printed
+    "EOFError: Ran out of input" with a traceback. A cut-short start now waits (bounded) until every spawn child
+    of ours is one multiprocessing has finished starting."""
+    import multiprocessing
+    import subprocess
+    import time
+
+    from trample import cluster
+
+    # a child that looks like a spawned worker still waiting for its data: not known to multiprocessing
+    waiting = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()  # spawn_main"], stdin=subprocess.PIPE
+    )
+    started = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(2,), daemon=True)
+    try:
+        assert wait_until(lambda: waiting.pid in cluster.half_spawned(), proc=waiting)
+        assert cluster.settle_spawns(within=0.2) is False  # bounded: it gives up, it does not hang
+        started.start()  # a worker whose start has finished is not waited for
+        assert started.pid not in cluster.half_spawned()
+    finally:
+        waiting.communicate(b"")
+        started.join(timeout=60)
+    assert waiting.pid not in cluster.half_spawned()
+    assert cluster.settle_spawns(within=60) is True
+
+
 @pytest.mark.parametrize("fmt", ["npy", "jsonl"])
 def test_a_large_output_is_synced_as_it_grows(tmp_path, capsys, monkeypatch, fmt):
     # the commit syncs an output before its rename: synced only there, 700 MB of npy rows took 0.3-0.7 s past
