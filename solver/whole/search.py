@@ -614,9 +614,14 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
                 continue
             k = sum((totals[:, c] for c in cs if classes.counters[c]), np.zeros(len(block), dtype=np.int64))
             t = np.zeros(len(block), dtype=np.int64) | touched.get(r, False)
-            seen, back = np.unique(np.stack([dealt[r], k, t], axis=1), axis=0, return_inverse=True)
+            # (dealt, counters, touched) as one number (counters <= dealt): a sort of integers, not of rows
+            span = int(dealt[r].max(initial=0)) + 1
+            seen, back = np.unique((dealt[r] * span + k) * 2 + t, return_inverse=True)
             # the outcome's own test (704.5f-h, 702.12b, -1/-1 counters), once per distinct (dealt, counters, touched)
-            fate = np.array([creature_dies(creature, n, bool(d), c) for n, c, d in seen.tolist()], dtype=bool)
+            fate = np.array(
+                [creature_dies(creature, v // 2 // span, bool(v % 2), v // 2 % span) for v in seen.tolist()],
+                dtype=bool,
+            )
             dies = fate[back.reshape(-1)]
             keys[np.ix_(dies, np.array(cs))] = -1
         elif kind in (ObjectKind.PLANESWALKER, ObjectKind.BATTLE):
