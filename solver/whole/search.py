@@ -2125,14 +2125,23 @@ def _divided_search(problem: _Problem, regular: _Regular) -> tuple[Line | None, 
         k for k, (i, _) in enumerate(d_step.plan.columns) if d_step.plan.sources[i].chooser == Chooser.ACTIVE_PLAYER
     ]
     parts: dict[tuple, Line] = {}
+    keyed = not problem.effects  # the regular step memoised by (A1's effect, the attackers the reply kills)
+    capped = _effect_caps(problem)
     try:
-        replies = [Reply(d, d_step.plan.vector(d), None) for d in d_step.assignments(time_limit=problem.deadline)]
+        replies = [
+            Reply(d, d_step.plan.vector(d), _killed(problem, d) if keyed else None)
+            for d in d_step.assignments(time_limit=problem.deadline)
+        ]
         for a1 in a_step.assignments(time_limit=problem.deadline):
             problem.deadline.check()  # each A1 costs a line per reply: the clock read before each
             if problem.track is not None:
                 problem.track.step()
             a1_vec = a_step.plan.vector(a1)
-            for line in _divided_lines(problem, regular, Candidate(a1, a1_vec), replies):
+            effect = None
+            if keyed:
+                dealt, touched = damage_dealt(problem.scenario, a1)
+                effect = effect_key(dealt, touched, {r: capped.get(r, n) for r, n in dealt.items()})
+            for line in _divided_lines(problem, regular, Candidate(a1, a1_vec, effect), replies):
                 d1_vec = line.vector[1]
                 g = (tuple(a1_vec[k] for k in a_mine), tuple(d1_vec[k] for k in d_mine))
                 held = parts.get(g)
@@ -2145,6 +2154,16 @@ def _divided_search(problem: _Problem, regular: _Regular) -> tuple[Line | None, 
         if line.beats(best):
             best = line
     return best, False
+
+
+def _killed(problem: _Problem, d1: Assignment) -> frozenset[str]:
+    """The attackers a first-strike reply kills (plain boards: what the regular step reads of it, as
+    :func:`_replies` groups them)."""
+    s = problem.scenario
+    totals, touched = damage_dealt(s, d1)
+    return frozenset(
+        a.id for a in s.attackers if a.in_combat and creature_dies(a, totals.get(a.id, 0), a.id in touched)
+    )
 
 
 def _divided_lines(problem: _Problem, regular: _Regular, candidate: Candidate, replies: list[Reply]) -> Iterator[Line]:

@@ -952,3 +952,54 @@ def test_lifelink_and_infect_boards_are_searched_best_bound_first():
             every = WholeCombat(doc).solve(["lethal", "max-kills", "min-overkill"])
         assert bounded.solves < 20 < every.solves
         assert (bounded.objectives, bounded.assignment) == (every.objectives, every.assignment)
+
+
+# -- banding: the first step as a game, the regular step memoised by (A1's effect, the attackers D1 kills) -----------
+
+
+@st.composite
+def banded(draw) -> dict:
+    """:func:`defeatable`'s and :func:`one_group`'s boards with banding on an attacker or the first striker (702.22j/k:
+    the other player divides the damage of the creatures blocking, or blocked by, the band), deathtouch now and then
+    on the first striker."""
+    doc = draw(st.one_of(defeatable(), one_group()))
+    creatures = [*doc["attackers"], *doc["blockers"]]
+    c = creatures[draw(st.integers(0, len(creatures) - 1))]
+    c["keywords"] = [*c.get("keywords", []), "banding"]
+    if draw(st.booleans()) and doc["blockers"][-1]["id"] == "f":
+        doc["blockers"][-1]["keywords"] = [*doc["blockers"][-1]["keywords"], "deathtouch"]
+    return doc
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(banded(), st.sampled_from([*DEFEATABLE_LISTS, ["max-kills", "lethal"]]))
+def test_banded_first_steps_keep_their_lines_with_the_regular_step_memoised_by_effect(doc, objectives):
+    # 702.22j/k: every (A1, D1) of a step whose division is moved is still a line of its own; the regular step after
+    # it is read from the A1's effect (a creature's damage capped at lethal) and the attackers D1 kills, which fix
+    # the state it leaves on a board without effects: the same line, values and status as building every state
+    problem = _problem(doc, objectives)
+    assume(
+        problem.whole.has_first_strike_step
+        and (problem.attacking_first.plan.moved or problem.defending_first.plan.moved)
+    )
+    memoised = WholeCombat(doc).solve(objectives)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "effect_key", lambda *args: None)  # no key: every state built and solved
+        every = WholeCombat(doc).solve(objectives)
+    assert memoised.status == every.status == "optimal"
+    assert memoised.objectives == every.objectives
+    assert memoised.assignment == every.assignment
+    assert memoised.lethal == every.lethal
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(30), deadline=None)
+@given(banded(), st.sampled_from(OBJECTIVES))
+def test_banded_boards_match_the_brute_force_minimax(doc, objectives):
+    problem = _problem(doc, objectives)
+    assume(
+        problem.whole.has_first_strike_step
+        and (problem.attacking_first.plan.moved or problem.defending_first.plan.moved)
+    )
+    agrees_with_brute_force(doc, objectives)
