@@ -614,9 +614,14 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
                 continue
             k = sum((totals[:, c] for c in cs if classes.counters[c]), np.zeros(len(block), dtype=np.int64))
             t = np.zeros(len(block), dtype=np.int64) | touched.get(r, False)
-            seen, back = np.unique(np.stack([dealt[r], k, t], axis=1), axis=0, return_inverse=True)
+            # (dealt, counters, touched) as one number (counters <= dealt): a sort of integers, not of rows
+            span = int(dealt[r].max(initial=0)) + 1
+            seen, back = np.unique((dealt[r] * span + k) * 2 + t, return_inverse=True)
             # the outcome's own test (704.5f-h, 702.12b, -1/-1 counters), once per distinct (dealt, counters, touched)
-            fate = np.array([creature_dies(creature, n, bool(d), c) for n, c, d in seen.tolist()], dtype=bool)
+            fate = np.array(
+                [creature_dies(creature, v // 2 // span, bool(v % 2), v // 2 % span) for v in seen.tolist()],
+                dtype=bool,
+            )
             dies = fate[back.reshape(-1)]
             keys[np.ix_(dies, np.array(cs))] = -1
         elif kind in (ObjectKind.PLANESWALKER, ObjectKind.BATTLE):
@@ -645,8 +650,16 @@ def _distinct_results(problem: _Problem, classes: _Classes) -> Iterator[Candidat
     step is best on the objectives the state leaves out, ties to the smallest vector. Every other objective's first
     step value, the replies and the regular step are the same for the same state and reply (what differs between
     two A1s of one state is the same on every reply), so only that one can win."""
+    plan = problem.attacking_first.plan
+    vectors, keys = _distinct_result_rows(problem, classes)
+    for i in range(len(vectors)):
+        yield Candidate(None, tuple(vectors[i].tolist()), tuple(keys[i].tolist()), plan=plan)
+
+
+def _distinct_result_rows(problem: _Problem, classes: _Classes) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of :func:`_distinct_results` as arrays, in the canonical order: (their vectors over the plan's
+    columns, their state keys)."""
     step, track = problem.attacking_first, problem.track
-    plan = step.plan
     kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for block in step.assignment_blocks(time_limit=problem.deadline):
         keys, values = _class_states(problem, classes, block)
@@ -656,10 +669,11 @@ def _distinct_results(problem: _Problem, classes: _Classes) -> Iterator[Candidat
             track.step(len(block))
         problem.deadline.check()
     if not kept:
-        return
+        width = len(step.plan.columns)
+        return np.zeros((0, width), dtype=np.int64), np.zeros((0, len(classes.recipients)), dtype=np.int64)
     vectors, keys, values = (np.concatenate([k[j] for k in kept]) for j in range(3))
-    for i in _best_of_each(keys, values).tolist():  # across blocks, still in the canonical order
-        yield Candidate(None, tuple(vectors[i].tolist()), tuple(keys[i].tolist()), plan=plan)
+    best = _best_of_each(keys, values)  # across blocks, still in the canonical order
+    return vectors[best], keys[best]
 
 
 class _Regular:
@@ -811,6 +825,8 @@ def _search(problem: _Problem) -> tuple[Line | None, bool]:
     if _plain_first_step(problem, canonical, over=True) and _bounded(problem):
         # no monotone prefix, but every candidate has bounds: skip those they hold to no better
         return _front_search(problem, regular, capped, replies, 0)
+    if _result_bounded(problem, canonical):  # effects that change only what damage does: the same bounds
+        return _results_front_search(problem, regular, replies)
     return _canonical_search(problem, regular, _candidates(problem, capped, canonical), replies, canonical)
 
 
@@ -1022,6 +1038,9 @@ class _Table:
     #: when ``effects`` is None, what reads a row's effect (only the rows searched are read): the scorer and the caps
     #: of :func:`_effect_rows`
     reader: tuple | None = None
+    #: on a board with effects (:func:`_effect_table_of_results`), each row's state key (:func:`_class_states`): the
+    #: candidate's effect, which the regular step is memoised by (``capped`` is then only read by the bounds)
+    states: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.vectors)
@@ -1040,6 +1059,8 @@ class _Table:
         return _effect_rows(scorer, caps, self.vectors[i : i + 1])[0]
 
     def candidate(self, i: int) -> Candidate:
+        if self.states is not None:
+            return Candidate(None, tuple(self.vectors[i].tolist()), tuple(self.states[i].tolist()), plan=self.plan)
         return Candidate(
             None,
             tuple(self.vectors[i].tolist()),
@@ -1657,10 +1678,20 @@ def _widest(outcomes: list[frozenset]) -> list[frozenset]:
 def _outcomes(replies: list[Reply]) -> list[frozenset]:
     """The replies' distinct outcomes as the attackers they kill (plain boards; the empty set when an outcome is
     not one, which every bound holds for: a reply only takes attackers away)."""
-    got = {r.outcome for r in replies if isinstance(r.outcome, frozenset)}
-    if not got or len(got) != len({r.outcome for r in replies}):
+    got = {_deaths(r.outcome) for r in replies}
+    if not got or None in got:
         return [frozenset()]
-    return sorted(got, key=sorted)
+    return sorted((d for d in got if d is not None), key=sorted)
+
+
+def _deaths(outcome: object) -> frozenset | None:
+    """The attackers a reply's outcome takes out of combat: the outcome itself on plain boards, read off the state
+    the reply alone leaves on boards with effects (:func:`_replies`); None for anything else."""
+    if isinstance(outcome, frozenset):
+        return outcome
+    if isinstance(outcome, Scenario):
+        return frozenset(a.id for a in outcome.attackers if not a.in_combat)
+    return None
 
 
 def _reply_bounds(
@@ -1722,7 +1753,9 @@ def _reply_bounds(
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
-            lost = [(taken(p.id) + to.get(p.id, 0) >= p.life).astype(np.int64) for p in s.players]
+            other = _other_losses(problem)  # poison or commander damage (704.5c, 704.6c): counted as possible
+            lost = [(taken(p.id) + to.get(p.id, 0) >= p.life) | (p.id in other) for p in s.players]
+            lost = [x.astype(np.int64) for x in lost]
             out.append(sum(lost, np.zeros(n, dtype=np.int64)))
         else:
             out.append(None)
@@ -1892,6 +1925,8 @@ def _overkill_after(
     recipient's threshold left, kept from one call to the next."""
     s = problem.scenario
     memo = {} if memo is None else memo
+    if problem.effects and not _floor_holds(problem):
+        return np.zeros(len(table), dtype=np.int64)  # the regular step's overkill is at least 0
     regular = problem.regular_plan()
     attackers = {a.id: a for a in s.attackers if a.id not in dead}
     damage: dict[str, int] = {}
@@ -1965,6 +2000,106 @@ def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], 
     return search.run()
 
 
+# -- the same bounds on boards whose effects change only what damage does ----------------------------------------
+
+#: what makes the damage of a source do more than marked damage and life loss (702.90b/c, 702.80b, 702.164c, 903.10a)
+_COUNTERS = (Keyword.INFECT, Keyword.WITHER)
+
+
+def _result_bounded(problem: _Problem, canonical: bool) -> bool:
+    """Are the A1s of a board with effects (:func:`_result_classes`: they change what damage does, not how much is
+    dealt) searched best bound first (:func:`_results_front_search`)? On the boards the plain bounds read but for
+    the effects (:func:`_plain_first_step` without trample over planeswalkers), where those bounds still hold:
+
+    - no first step can end the game: no first-strike source with infect, toxic or commander damage has a route to
+      a player (704.5c, 704.6c) and no first step deals a player their life (:func:`_first_step_reach`), no player
+      has lost already;
+    - the blockers are killed as on a plain board: no indestructible blocker blocks an attacker with infect or
+      wither (-1/-1 counters kill what damage cannot, 704.5f), so the first step's kills and values are the plain
+      ones (``BlockScorer``) and the blockers the regular step can still kill are the plain bounds';
+    - ``lethal``: a player an attacker with infect, toxic or commander damage may assign to is counted as possibly
+      lost (:func:`_other_losses`); ``min-overkill``: the floor only where it holds (:func:`_floor_holds`)."""
+    s = problem.scenario
+    if not (
+        canonical
+        and problem.effects
+        and problem.whole.has_first_strike_step
+        and s.rules == RulesSet.CURRENT
+        and not division_moved(s)
+        and not any(a.as_though_unblocked or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) for a in s.attackers)
+        and not losers(s)
+        and _result_classes(problem) is not None
+    ):
+        return False
+    countered = {b for a in s.attackers if any(a.has(k) for k in _COUNTERS) for b in a.blocked_by}
+    if any(b.has(Keyword.INDESTRUCTIBLE) and b.id in countered for b in s.blockers):
+        return False
+    players = {p.id for p in s.players}
+    for source in problem.attacking_first.plan.sources:
+        a = s.attacker(source.source)
+        if _loses_otherwise(a) and any(route.recipient in players for route in source.routes):
+            return False
+    return not _first_step_reach(problem)[0]
+
+
+def _loses_otherwise(a) -> bool:
+    """Can attacker ``a``'s damage make a player lose otherwise than by life (infect or toxic: poison, 704.5c; a
+    commander: 704.6c)?"""
+    return a.has(Keyword.INFECT) or bool(a.toxic) or a.commander is not None
+
+
+def _other_losses(problem: _Problem) -> frozenset[str]:
+    """The players some attacker whose damage can make them lose otherwise than by life may assign damage to
+    (:func:`_loses_otherwise`; what it attacks, or, trampling over planeswalkers, its controller): the bounds count
+    them as possibly lost. Empty on plain boards."""
+    if not problem.effects:
+        return frozenset()
+    s = problem.scenario
+    return frozenset(p for a in s.attackers if _loses_otherwise(a) for p in _aims(s, a, {ObjectKind.PLAYER}))
+
+
+def _floor_holds(problem: _Problem) -> bool:
+    """Does the overkill floor (:func:`_overkill_after`) hold on a board with effects? When every attacker left
+    keeps its damage and every threshold is the plain one: no blocker deals -1/-1 counters (infect, wither: an
+    attacker's power drops) or gains its player life (lifelink: the life to reach rises), and no first-strike
+    source with infect reaches a player (poison instead of the life the floor counts as lost)."""
+    s = problem.scenario
+    if any(b.has(k) for b in s.blockers for k in (*_COUNTERS, Keyword.LIFELINK)):
+        return False
+    players = {p.id for p in s.players}
+    for source in problem.attacking_first.plan.sources:
+        if s.attacker(source.source).has(Keyword.INFECT) and any(r.recipient in players for r in source.routes):
+            return False
+    return True
+
+
+def _results_front_search(problem: _Problem, regular: _Regular, replies: list[Reply]) -> tuple[Line | None, bool]:
+    """:class:`_FrontSearch` over the A1s of :func:`_distinct_results` (one per state it leaves): their rows read
+    with the plain layout for the bounds (damage per recipient capped at lethal, deathtouch; the first step's values,
+    which on these boards are the plain ones), each searched by its state key (:attr:`_Table.states`)."""
+    try:
+        table = _results_table(problem)
+        if not len(table):
+            return None, False
+        search = _FrontSearch(problem, regular, table, replies, 0)
+    except LimitReached:  # the candidates or their bounds are not all read: none was searched
+        return None, True
+    return search.run()
+
+
+def _results_table(problem: _Problem) -> _Table:
+    """The candidates of :func:`_results_front_search` as a :class:`_Table`."""
+    classes = _result_classes(problem)
+    assert classes is not None
+    step = problem.attacking_first
+    vectors, states = _distinct_result_rows(problem, classes)
+    scorer = BlockScorer(step, problem.objs)
+    lethal = _lethal_caps(problem)
+    capped = _effect_rows(scorer, [lethal.get(r) for r in scorer.recipients], vectors)
+    first = scorer.values(vectors)
+    return _Table(vectors, None, capped, first, tuple(scorer.scales), step.plan, states=states)
+
+
 def _timed(items: list, deadline: Deadline) -> Iterator:
     """The items, the clock read before each (:class:`LimitReached` once it is past)."""
     for item in items:
@@ -1990,14 +2125,23 @@ def _divided_search(problem: _Problem, regular: _Regular) -> tuple[Line | None, 
         k for k, (i, _) in enumerate(d_step.plan.columns) if d_step.plan.sources[i].chooser == Chooser.ACTIVE_PLAYER
     ]
     parts: dict[tuple, Line] = {}
+    keyed = not problem.effects  # the regular step memoised by (A1's effect, the attackers the reply kills)
+    capped = _effect_caps(problem)
     try:
-        replies = [Reply(d, d_step.plan.vector(d), None) for d in d_step.assignments(time_limit=problem.deadline)]
+        replies = [
+            Reply(d, d_step.plan.vector(d), _killed(problem, d) if keyed else None)
+            for d in d_step.assignments(time_limit=problem.deadline)
+        ]
         for a1 in a_step.assignments(time_limit=problem.deadline):
             problem.deadline.check()  # each A1 costs a line per reply: the clock read before each
             if problem.track is not None:
                 problem.track.step()
             a1_vec = a_step.plan.vector(a1)
-            for line in _divided_lines(problem, regular, Candidate(a1, a1_vec), replies):
+            effect = None
+            if keyed:
+                dealt, touched = damage_dealt(problem.scenario, a1)
+                effect = effect_key(dealt, touched, {r: capped.get(r, n) for r, n in dealt.items()})
+            for line in _divided_lines(problem, regular, Candidate(a1, a1_vec, effect), replies):
                 d1_vec = line.vector[1]
                 g = (tuple(a1_vec[k] for k in a_mine), tuple(d1_vec[k] for k in d_mine))
                 held = parts.get(g)
@@ -2010,6 +2154,16 @@ def _divided_search(problem: _Problem, regular: _Regular) -> tuple[Line | None, 
         if line.beats(best):
             best = line
     return best, False
+
+
+def _killed(problem: _Problem, d1: Assignment) -> frozenset[str]:
+    """The attackers a first-strike reply kills (plain boards: what the regular step reads of it, as
+    :func:`_replies` groups them)."""
+    s = problem.scenario
+    totals, touched = damage_dealt(s, d1)
+    return frozenset(
+        a.id for a in s.attackers if a.in_combat and creature_dies(a, totals.get(a.id, 0), a.id in touched)
+    )
 
 
 def _divided_lines(problem: _Problem, regular: _Regular, candidate: Candidate, replies: list[Reply]) -> Iterator[Line]:

@@ -789,3 +789,217 @@ def test_lifelink_and_infect_boards_search_one_a1_per_state():
         total = problem.attacking_first.count()
         assert 0 < len(kept) < total
         assert len({c.effect for c in kept}) == len(kept)
+
+
+# -- the bounds on boards with effects that change only what damage does (best bound first) -----------------------
+
+ATTACKER_EFFECTS = ["lifelink", "infect", "wither", "deathtouch"]
+BLOCKER_EFFECTS = ["lifelink", "infect", "wither", "deathtouch", "indestructible"]
+
+
+@st.composite
+def bounded_effects(draw) -> dict:
+    """:func:`defeatable`'s and :func:`one_group`'s boards (a first step that can take a planeswalker or battle out
+    of combat, kill blockers, reach a player) with lifelink, infect, wither and deathtouch drawn on the attackers,
+    those and indestructible on the blockers (the first striker's infect or wither shrinks the attackers, 702.90c,
+    702.80b; its lifelink raises the life to reach, 702.15b), toxic or commander damage now and then, poison on the
+    player, and now and then an attacker without double strike (its damage, poison included, comes in the regular
+    step alone): the boards :func:`trample.whole.search._result_bounded` searches best bound first, and boards just
+    outside them."""
+    doc = draw(st.one_of(defeatable(), one_group()))
+    for a in doc["attackers"]:
+        extra = draw(st.lists(st.sampled_from(ATTACKER_EFFECTS), max_size=2, unique=True))
+        if draw(st.integers(0, 3)) == 0:  # deals regular damage only: no first-step route to the player
+            a["keywords"] = [k for k in a["keywords"] if k != "double_strike"]
+        a["keywords"] = [*a["keywords"], *extra]
+        if draw(st.integers(0, 5)) == 0:
+            a["toxic"] = 1
+        if draw(st.integers(0, 5)) == 0:
+            a["commander"] = "me"
+    for b in doc["blockers"]:
+        extra = draw(st.lists(st.sampled_from(BLOCKER_EFFECTS), max_size=1))
+        b["keywords"] = [*b.get("keywords", []), *extra]
+    if draw(st.booleans()):
+        doc["players"][0]["poison"] = draw(st.sampled_from([7, 9]))
+    return doc
+
+
+def _results_problem(doc: dict, objectives: list[str]):
+    """The search's problem of ``doc`` when its first steps are searched best bound first on a board with effects
+    (``_result_bounded``), else None."""
+    problem = _problem(doc, objectives)
+    return problem if whole_search._result_bounded(problem, problem.attacking_first.canonical()) else None
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(80), deadline=None)
+@given(bounded_effects(), st.sampled_from([*DEFEATABLE_LISTS, ["max-kills", "lethal"], ["lethal", "max-value"]]))
+def test_the_bounds_on_boards_with_effects_keep_the_line_of_every_state_searched(doc, objectives):
+    # 702.15b, 702.90b/c, 702.80b, 702.2c, 702.12b, 704.5c: best bound first stops below the best value found; the
+    # line, values and status must be those of the search of every state a first step leaves, in the canonical
+    # order (what it replaced, itself checked against every A1 and the brute force above)
+    assume(_results_problem(doc, objectives) is not None)
+    bounded = WholeCombat(doc).solve(objectives)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
+        every = WholeCombat(doc).solve(objectives)
+    assert bounded.status == every.status == "optimal"
+    assert bounded.objectives == every.objectives
+    assert bounded.assignment == every.assignment
+    assert bounded.lethal == every.lethal
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(bounded_effects(), st.sampled_from([*DEFEATABLE_LISTS, ["max-kills", "lethal"], ["lethal", "max-value"]]))
+def test_each_replys_bounds_hold_on_boards_with_effects(doc, objectives):
+    # every candidate's value after every reply -- the first step read on its outcome with the reply, the regular
+    # step's best answer on the state they leave (the one-step solve of boards with effects, the defender's best
+    # reply read in it), as the search reads them -- is at most that reply's bounds (read with the attackers the
+    # reply takes out of combat) on every objective, and the candidate's value (the least, lexicographically) at
+    # most their least
+    problem = _results_problem(doc, objectives)
+    assume(problem is not None)
+    _assert_effect_bounds(problem, objectives)
+
+
+@pytest.mark.parametrize("extra", [{"keywords": ["infect"]}, {"toxic": 1}, {"commander": "me"}])
+def test_a_player_poison_or_commander_damage_can_kill_is_bounded_as_possibly_lost(extra):
+    # 704.5c, 704.6c: opp at 20 life, 9 poison and 19 damage from the commander a1 takes 2 in the regular step from an
+    # unblocked attacker (no first strike) with infect, toxic or as the commander: the bound on lethal must count
+    # them as possibly lost, though 2 is far from 20
+    doc = defeatable_with_player(extra)
+    problem = _results_problem(doc, ["lethal", "max-kills"])
+    assert problem is not None
+    _assert_effect_bounds(problem, ["lethal", "max-kills"])
+    assert WholeCombat(doc).solve(["lethal", "max-kills"]).objectives["lethal"] == 1
+
+
+def defeatable_with_player(extra: dict) -> dict:
+    """A double-strike trampler on a loyalty-3 planeswalker through its blocker and a first striker, and a 2/2
+    attacking opp (20 life, 9 poison; 19 from a1 when it is a commander) unblocked, with ``extra``."""
+    a0 = _ds(0, 4, "w", ["b0", "f"])
+    a1 = {"id": "a1", "power": 2, "toughness": 2, "keywords": [], "attacking": "opp", "blocked_by": [], **extra}
+    a1["keywords"] = list(extra.get("keywords", []))
+    opp = {"id": "opp", "life": 20, "poison": 9, **({"commander_damage": {"a1": 19}} if "commander" in extra else {})}
+    return {
+        "step": "combat",
+        "players": [opp],
+        "planeswalkers": [{"id": "w", "controller": "opp", "loyalty": 3}],
+        "attackers": [a0, a1],
+        "blockers": [
+            {"id": "b0", "power": 1, "toughness": 2},
+            {"id": "f", "power": 2, "toughness": 3, "keywords": ["first_strike"]},
+        ],
+    }
+
+
+def _assert_effect_bounds(problem, objectives: list[str]) -> None:
+    """Every reply's bounds hold on every candidate of ``problem`` (:func:`_results_table`), their least its value,
+    and the first step's values the bounds read are those read on its outcome."""
+    objs, step = problem.objs, problem.attacking_first
+    table = whole_search._results_table(problem)
+    replies = whole_search._replies(problem)
+    regular = whole_search._Regular(problem)
+    per = {d: whole_search._reply_bounds(problem, table, d) for d in whole_search._outcomes(replies)}
+    lex = whole_search._lex_bounds(problem, table, replies, list(per.values()))
+    width = next((k for k, c in enumerate(lex) if c is None), len(lex))
+    for i in range(len(table)):
+        candidate = table.candidate(i)
+        after = []
+        for reply in replies:
+            first, outcome = whole_search.step_values(step, candidate.a1, objs, reply.d1)
+            result = regular.after(candidate, reply, outcome.state)
+            assert result.assignment is not None
+            value = whole_search.oriented(objs, whole_search._total(objs, first, result))
+            total = tuple(v * k for v, k in zip(value, table.scales))
+            bound = per[whole_search._deaths(reply.outcome)]
+            for k, b in enumerate(bound):
+                assert b is None or total[k] <= int(b[i]), (objectives[k], total, i)
+            after.append(total)
+        assert min(after)[:width] <= tuple(int(c[i]) for c in lex[:width])
+        # the first step's values the bounds read (the plain ones) are those read on the outcome
+        first, _ = whole_search.step_values(step, candidate.a1, objs)
+        oriented = whole_search.oriented(objs, {o.name: whole_search.exact(first[o.name]) for o in objs})
+        for k, o in enumerate(objs):
+            if o.kind != ObjectiveKind.LETHAL:
+                assert oriented[k] * table.scales[k] == int(table.first[i, k]), (o.name, i)
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(40), deadline=None)
+@given(bounded_effects(), st.sampled_from([["lethal"], ["max-damage"], ["max-kills"], ["lethal", "max-kills"]]))
+def test_bounded_boards_with_effects_match_the_brute_force_minimax(doc, objectives):
+    # against the brute-force minimax over both players' choices in both steps, every value read on the outcome
+    assume(_results_problem(doc, objectives) is not None)
+    expected = brute_combat.outcome_adversarial_optimum(doc, objectives)
+    result = WholeCombat(doc).solve(objectives)
+    assert result.status == "optimal"
+    assert tuple(Fraction(str(result.objectives[o])) for o in objectives) == tuple(Fraction(v) for v in expected)
+
+
+def test_lifelink_and_infect_boards_are_searched_best_bound_first():
+    # the defeatable planeswalker at 4 attackers with lifelink, or infect on the odd attackers: their first steps
+    # are searched best bound first, a few regular steps instead of one per state (hundreds), the same line
+    from benchmarks.boards import defeatable_with
+
+    for kind in ("lifelink", "infect"):
+        doc = defeatable_with(4, kind=kind)
+        assert _results_problem(doc, ["lethal", "max-kills", "min-overkill"]) is not None
+        bounded = WholeCombat(doc).solve(["lethal", "max-kills", "min-overkill"])
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
+            every = WholeCombat(doc).solve(["lethal", "max-kills", "min-overkill"])
+        assert bounded.solves < 20 < every.solves
+        assert (bounded.objectives, bounded.assignment) == (every.objectives, every.assignment)
+
+
+# -- banding: the first step as a game, the regular step memoised by (A1's effect, the attackers D1 kills) -----------
+
+
+@st.composite
+def banded(draw) -> dict:
+    """:func:`defeatable`'s and :func:`one_group`'s boards with banding on an attacker or the first striker (702.22j/k:
+    the other player divides the damage of the creatures blocking, or blocked by, the band), deathtouch now and then
+    on the first striker."""
+    doc = draw(st.one_of(defeatable(), one_group()))
+    creatures = [*doc["attackers"], *doc["blockers"]]
+    c = creatures[draw(st.integers(0, len(creatures) - 1))]
+    c["keywords"] = [*c.get("keywords", []), "banding"]
+    if draw(st.booleans()) and doc["blockers"][-1]["id"] == "f":
+        doc["blockers"][-1]["keywords"] = [*doc["blockers"][-1]["keywords"], "deathtouch"]
+    return doc
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(banded(), st.sampled_from([*DEFEATABLE_LISTS, ["max-kills", "lethal"]]))
+def test_banded_first_steps_keep_their_lines_with_the_regular_step_memoised_by_effect(doc, objectives):
+    # 702.22j/k: every (A1, D1) of a step whose division is moved is still a line of its own; the regular step after
+    # it is read from the A1's effect (a creature's damage capped at lethal) and the attackers D1 kills, which fix
+    # the state it leaves on a board without effects: the same line, values and status as building every state
+    problem = _problem(doc, objectives)
+    assume(
+        problem.whole.has_first_strike_step
+        and (problem.attacking_first.plan.moved or problem.defending_first.plan.moved)
+    )
+    memoised = WholeCombat(doc).solve(objectives)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "effect_key", lambda *args: None)  # no key: every state built and solved
+        every = WholeCombat(doc).solve(objectives)
+    assert memoised.status == every.status == "optimal"
+    assert memoised.objectives == every.objectives
+    assert memoised.assignment == every.assignment
+    assert memoised.lethal == every.lethal
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(30), deadline=None)
+@given(banded(), st.sampled_from(OBJECTIVES))
+def test_banded_boards_match_the_brute_force_minimax(doc, objectives):
+    problem = _problem(doc, objectives)
+    assume(
+        problem.whole.has_first_strike_step
+        and (problem.attacking_first.plan.moved or problem.defending_first.plan.moved)
+    )
+    agrees_with_brute_force(doc, objectives)
