@@ -472,12 +472,7 @@ def _replies(problem: _Problem) -> list[Reply]:
         if has_fs and problem.effects:  # lifelink, wither, prevention...: what the reply alone leaves
             outcome = resolve(scenario, d.to_json()).state
         elif has_fs:
-            totals, touched = damage_dealt(scenario, d)
-            outcome = frozenset(
-                a.id
-                for a in scenario.attackers
-                if a.in_combat and creature_dies(a, totals.get(a.id, 0), a.id in touched)
-            )
+            outcome = _killed(problem, d)
         vec = step.plan.vector(d)
         held = by_outcome.get(outcome)
         if held is None or vec < held.vector:
@@ -2034,12 +2029,19 @@ def _result_bounded(problem: _Problem, canonical: bool) -> bool:
     countered = {b for a in s.attackers if any(a.has(k) for k in _COUNTERS) for b in a.blocked_by}
     if any(b.has(Keyword.INDESTRUCTIBLE) and b.id in countered for b in s.blockers):
         return False
-    players = {p.id for p in s.players}
-    for source in problem.attacking_first.plan.sources:
-        a = s.attacker(source.source)
-        if _loses_otherwise(a) and any(route.recipient in players for route in source.routes):
-            return False
+    if _first_strike_reaches_player(problem, _loses_otherwise):
+        return False
     return not _first_step_reach(problem)[0]
+
+
+def _first_strike_reaches_player(problem: _Problem, which: Callable[[Any], bool]) -> bool:
+    """Does a first-strike source whose attacker ``which`` picks have a route to a player?"""
+    s = problem.scenario
+    players = {p.id for p in s.players}
+    return any(
+        which(s.attacker(source.source)) and any(route.recipient in players for route in source.routes)
+        for source in problem.attacking_first.plan.sources
+    )
 
 
 def _loses_otherwise(a) -> bool:
@@ -2066,11 +2068,7 @@ def _floor_holds(problem: _Problem) -> bool:
     s = problem.scenario
     if any(b.has(k) for b in s.blockers for k in (*_COUNTERS, Keyword.LIFELINK)):
         return False
-    players = {p.id for p in s.players}
-    for source in problem.attacking_first.plan.sources:
-        if s.attacker(source.source).has(Keyword.INFECT) and any(r.recipient in players for r in source.routes):
-            return False
-    return True
+    return not _first_strike_reaches_player(problem, lambda a: a.has(Keyword.INFECT))
 
 
 def _results_front_search(problem: _Problem, regular: _Regular, replies: list[Reply]) -> tuple[Line | None, bool]:
