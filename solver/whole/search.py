@@ -807,7 +807,8 @@ def _search(problem: _Problem) -> tuple[Line | None, bool]:
     )
     regular = _Regular(problem)
     if divided:  # who divides some first-strike damage moved (trample.rules.divider; banding, 702.22j/k)
-        return _divided_search(problem, regular)
+        banded = _band_front_search(problem, regular)  # best bound first where the bounds read it
+        return banded if banded is not None else _divided_search(problem, regular)
     try:
         replies = _shared_replies(problem)
         canonical = problem.attacking_first.canonical(deadline=deadline)  # may build the direct engine's programme
@@ -2178,6 +2179,187 @@ def _divided_lines(problem: _Problem, regular: _Regular, candidate: Candidate, r
             continue
         values = _total(objs, first_values, result)
         yield Line(oriented(objs, values), (candidate.vector, reply.vector), values, candidate.a1, reply.d1, result)
+
+
+def _band_bounded(problem: _Problem, canonical: bool) -> bool:
+    """Is a first step whose division is moved searched best bound first (:func:`_band_front_search`)? When only
+    blockers' damage is moved to the active player (702.22k: the blockers blocking a band; no attacker's
+    first-strike damage is the defending player's, 702.22j), on the boards the plain bounds read but for that
+    (:func:`_plain_first_step` with trample over planeswalkers, no damage effects, the current rules), and where a
+    first step that ends the game can be told (:func:`_ends_readable`). The A1 alone then fixes the first step's
+    values (``score`` reads the attackers' damage only) and, with the attackers the whole D1 kills, the state the
+    regular step is solved on; the bounds of :func:`_reply_bounds` read the A1 and those attackers only."""
+    s, a_plan, d_plan = problem.scenario, problem.attacking_first.plan, problem.defending_first.plan
+    if not (
+        canonical
+        and problem.whole.has_first_strike_step
+        and not problem.effects
+        and s.rules == RulesSet.CURRENT
+        and not any(a.as_though_unblocked for a in s.attackers)
+        and not a_plan.moved
+        and d_plan.moved
+    ):
+        return False
+    ends = _first_step_reach(problem)[0]
+    return not ends or _ends_readable(problem)
+
+
+@dataclass(frozen=True)
+class _BandReplies:
+    """The defending first step split by who divides (:func:`_band_replies`): ``parts``, the active player's parts
+    (their amounts on the columns they divide, 702.22k), and per part its replies: the defending player's rests,
+    one per class of rests that kill the same attackers with every part (the smallest vector of each), in vector
+    order, each a :class:`Reply` of the whole D1 (its vector the whole D1's, its outcome the attackers it kills)."""
+
+    parts: list[tuple]
+    replies: list[list[Reply]]
+
+
+def _band_replies(problem: _Problem) -> _BandReplies | None:
+    """The defending first step as the active player's parts times the defending player's rests, or None when its
+    D1s are not that product (each source's division is its own: 510.1d, so they are; checked)."""
+    plan = problem.defending_first.plan
+    mine = [k for k, (i, _) in enumerate(plan.columns) if plan.sources[i].chooser == Chooser.ACTIVE_PLAYER]
+    rest = [k for k in range(len(plan.columns)) if k not in set(mine)]
+    lines: dict[tuple, tuple[Assignment, tuple]] = {}
+    for d in problem.defending_first.assignments(time_limit=problem.deadline):
+        vec = plan.vector(d)
+        lines[tuple(vec[k] for k in mine), tuple(vec[k] for k in rest)] = (d, vec)
+    parts = sorted({g for g, _ in lines})
+    rests = sorted({r for _, r in lines})
+    if len(lines) != len(parts) * len(rests):
+        return None
+    killed = {key: _killed(problem, d) for key, (d, _) in lines.items()}
+    kept: dict[tuple, tuple] = {}  # rests that kill the same with every part: the same value for every candidate
+    for r in rests:  # in vector order: the first of each class is its smallest
+        kept.setdefault(tuple(killed[g, r] for g in parts), r)
+    chosen = sorted(kept.values())  # with the part fixed, the whole D1's order is the rest's
+    replies = [[Reply(lines[g, r][0], lines[g, r][1], killed[g, r]) for r in chosen] for g in parts]
+    return _BandReplies(parts, replies)
+
+
+def _band_front_search(problem: _Problem, regular: _Regular) -> tuple[Line | None, bool] | None:
+    """The first step whose blockers' damage is partly the active player's to divide (702.22k), best bound first:
+    the active player's part of the step, the candidate, is an A1 (one per state, :func:`_effect_table`) with their
+    part of D1; the defending player's rest is the reply. The line's value is what :func:`_divided_search` reads:
+    a candidate is worth its worst line (ties: the smaller whole D1), the best candidate wins (ties: the smaller A1,
+    then D1). The bounds are :func:`_reply_bounds` on the A1 with the attackers each whole D1 kills. None when the
+    board is not one of :func:`_band_bounded`."""
+    try:
+        if not _band_bounded(problem, problem.attacking_first.canonical(deadline=problem.deadline)):
+            return None
+        split = _band_replies(problem)
+        if split is None:
+            return None
+        table = _effect_table(
+            problem.attacking_first,
+            problem.objs,
+            _effect_caps(problem),
+            _lethal_caps(problem),
+            problem.deadline,
+            problem.track,
+            problem.shared,
+            problem.scenario,
+        )
+        if not len(table):
+            return None, False
+        search = _BandSearch(problem, regular, table, split)
+    except LimitReached:
+        return None, True
+    return search.run()
+
+
+class _BandSearch(_FrontSearch):
+    """:class:`_FrontSearch` over (A1, the active player's part of D1): row ``g * n + i`` is A1 ``i`` of the table
+    (``n`` rows) with part ``g``. Its bound is the least of :func:`_reply_bounds` over the attackers the whole D1
+    kills with each rest (the replies that kill the most do, as in :class:`_FrontSearch`, unless ``min-overkill``
+    leads). Its rank is its A1's: two parts of one A1 tie on it, and their lines are told apart by the whole D1 of
+    their worst lines, so one is never cut for the other (:meth:`_beyond` cuts only a larger A1). No dominance
+    order (prefix 0)."""
+
+    def __init__(self, problem: _Problem, regular: _Regular, table: _Table, split: _BandReplies):
+        n, parts = len(table), len(split.parts)
+        self.problem, self.regular, self.base, self.split = problem, regular, table, split
+        self.table = _Table(
+            np.tile(table.vectors, (parts, 1)),
+            None if table.effects is None else np.tile(table.effects, (parts, 1)),
+            np.tile(table.capped, (parts, 1)),
+            np.tile(table.first, (parts, 1)),
+            table.scales,
+            table.plan,
+            table.reader,
+        )
+        self.replies = split.replies[0]
+        self.prefix = 0
+        needs = _blocker_needs(problem, table)
+        lead = problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL
+        per: dict[frozenset, list] = {}
+        blocks: list[list] = []
+        for replies in split.replies:
+            outcomes = _outcomes(replies)  # the attackers each whole D1 kills
+            read = outcomes if lead else _widest(outcomes)
+            for dead in _timed(read, problem.deadline):
+                if dead not in per:
+                    per[dead] = _reply_bounds(problem, table, dead, needs)
+            blocks.append(_lex_bounds(problem, table, [], [per[dead] for dead in read]))
+        lex = [
+            None if any(b[k] is None for b in blocks) else np.concatenate([b[k] for b in blocks])
+            for k in range(len(problem.objs))
+        ]
+        self.lex = self._clipped(lex)
+        self.suffix = []
+        self.keys = self.table.capped
+        self.order = list(range(len(self.replies)))
+        self.best = None
+        self.best_index = -1
+        self.rank = np.tile(_vector_ranks(table.vectors), parts)
+        self.bounds, self.low, self.at_most = [], [], []
+        self.n = n
+
+    def _visit(self, i: int) -> bool:
+        candidate = self.base.candidate(i % self.n)
+        try:
+            got = _band_against(
+                self.problem, self.regular, candidate, self.split.replies[i // self.n], self.order, self.best
+            )
+        except LimitReached:
+            return True
+        _reorder(self.order, got.rank)
+        if got.worst is not None and got.worst.beats(self.best):
+            self.best, self.best_index = got.worst, i
+        return got.stopped or self.problem.deadline.expired()
+
+
+def _band_against(
+    problem: _Problem, regular: _Regular, candidate: Candidate, replies: list[Reply], order: list[int], best
+) -> _Against:
+    """:func:`_against` for an (A1, part) candidate of :class:`_BandSearch`: each line's vector is the pair of A1's
+    and the whole D1's (:func:`_divided_search`'s), the worst line the least, ties to the smaller D1 (the lower rank:
+    the replies share the part). Stops when the worst so far is below ``best``, or equal with a larger A1 (an equal
+    A1 may still tie and win on D1)."""
+    objs = problem.objs
+    first_values = candidate.first_values(problem.attacking_first, objs)
+    out = _Against()
+    for rank in order:
+        reply = replies[rank]
+        if problem.deadline.expired():
+            out.worst, out.stopped = None, True
+            return out
+        result = regular.after(candidate, reply)
+        if result.assignment is None:
+            continue
+        values = _total(objs, first_values, result)
+        value = oriented(objs, values)
+        if out.worst is None or value < out.worst.value or (value == out.worst.value and rank < out.rank):
+            line = Line(value, (candidate.vector, reply.vector), values, candidate.a1, reply.d1, result)
+            out.worst, out.rank = line, rank
+        if out.bound is None or value < out.bound:
+            out.bound = value
+        if best is not None and (
+            out.worst.value < best.value or (out.worst.value == best.value and candidate.vector > best.vector[0])
+        ):
+            break
+    return out
 
 
 # -- helpers --------------------------------------------------------------------------------------------------

@@ -983,8 +983,9 @@ def test_banded_first_steps_keep_their_lines_with_the_regular_step_memoised_by_e
         problem.whole.has_first_strike_step
         and (problem.attacking_first.plan.moved or problem.defending_first.plan.moved)
     )
-    memoised = WholeCombat(doc).solve(objectives)
     with pytest.MonkeyPatch.context() as m:
+        _every_pair(m)  # the search of every pair (boards whose blockers' damage alone is moved take the bounds)
+        memoised = WholeCombat(doc).solve(objectives)
         m.setattr(whole_search, "effect_key", lambda *args: None)  # no key: every state built and solved
         every = WholeCombat(doc).solve(objectives)
     assert memoised.status == every.status == "optimal"
@@ -1003,3 +1004,178 @@ def test_banded_boards_match_the_brute_force_minimax(doc, objectives):
         and (problem.attacking_first.plan.moved or problem.defending_first.plan.moved)
     )
     agrees_with_brute_force(doc, objectives)
+
+
+# -- banding best bound first: the active player's part of the first step is the candidate, the rest the reply --------
+
+
+@st.composite
+def banded_group(draw) -> dict:
+    """One group of 2-4 double-strike tramplers (toughness 1-3: the first strikers can kill them) on the player or a
+    planeswalker, each blocked by its own blocker and by first strikers shared per pair or with each neighbour
+    (chained: an attacker blocked by two, one of them blocking the band), with banding on one or two creatures: an
+    attacker (702.22k: the active player divides the damage of the blockers blocking it, here the first striker's
+    in the first step) or a blocker (702.22j: the defending player divides the damage of the attackers it blocks);
+    deathtouch now and then on a first striker. Four attackers only now and then and with power 2 (the search of
+    every pair is the reference)."""
+    n = draw(st.sampled_from([2, 2, 3, 3, 4]))
+    top = 2 if n == 4 else 6
+    chained = draw(st.booleans())
+    doc: dict = {"step": "combat", "players": [{"id": "opp", "life": draw(st.integers(3, 20))}], "blockers": []}
+    targets = ["opp"]
+    if draw(st.booleans()):
+        values = st.sampled_from([0, 1, 2, 0.5])
+        doc["planeswalkers"] = [
+            {"id": "w", "controller": "opp", "loyalty": draw(st.integers(1, 8)), "value": draw(values)}
+        ]
+        targets = ["w", "w", "opp"]
+    for k in range(n - 1 if chained else (n + 1) // 2):
+        keywords = ["first_strike", *(["deathtouch"] if draw(st.integers(0, 4)) == 0 else [])]
+        f = {
+            "id": f"f{k}",
+            "power": draw(st.integers(1, 3)),
+            "toughness": draw(st.integers(1, 3)),
+            "keywords": keywords,
+        }
+        doc["blockers"].append(f)
+    doc["attackers"] = []
+    for i in range(n):
+        doc["blockers"].append({"id": f"b{i}", "power": 1, "toughness": draw(st.integers(1, 2))})
+        shared = [f"f{k}" for k in ((i - 1, i) if chained else (i // 2,)) if 0 <= k < len(doc["blockers"]) - i - 1]
+        a = _ds(i, draw(st.integers(2, top)), draw(st.sampled_from(targets)), [f"b{i}", *shared])
+        a["toughness"] = draw(st.integers(1, 3))
+        doc["attackers"].append(a)
+    names = [a["id"] for a in doc["attackers"]] + [b["id"] for b in doc["blockers"]]
+    first = draw(st.sampled_from(["a0", "a0", "a0", *names]))
+    chosen = {first} | ({draw(st.sampled_from(names))} if draw(st.booleans()) else set())
+    for c in doc["attackers"] + doc["blockers"]:
+        if c["id"] in chosen:
+            c["keywords"] = [*c.get("keywords", []), "banding"]
+    return doc
+
+
+BANDED_LISTS = [
+    ["max-damage"],
+    ["lethal"],
+    ["min-overkill"],
+    ["lethal", "max-kills", "min-overkill"],
+    ["max-value", "min-overkill"],
+    ["max-kills"],
+    ["max-value"],
+    ["max-kills", "lethal"],
+    ["lethal", "max-damage", "min-overkill"],
+    ["min-overkill", "max-kills"],
+]
+
+
+def _every_pair(m) -> None:
+    """The reference: every (A1, D1) pair of a moved first step searched in Python (_divided_search)."""
+    m.setattr(whole_search, "_band_front_search", lambda problem, regular: None)
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(30), deadline=None)
+@given(banded_group(), st.sampled_from(BANDED_LISTS))
+def test_banded_first_steps_searched_best_bound_first_keep_the_line_of_every_pair(doc, objectives):
+    # 702.22k: the active player's part of the first step (A1 and their division of the band's blockers' damage) is
+    # searched best bound first against the defending player's rest; the line, values, status and lethal report
+    # must be those of searching every (A1, D1) pair (ties: the smaller A1, then the whole D1 of the worst line)
+    problem = _problem(doc, objectives)
+    assume(
+        problem.whole.has_first_strike_step
+        and (problem.attacking_first.plan.moved or problem.defending_first.plan.moved)
+    )
+    bounded = WholeCombat(doc).solve(objectives)
+    with pytest.MonkeyPatch.context() as m:
+        _every_pair(m)
+        every = WholeCombat(doc).solve(objectives)
+    assert bounded.status == every.status == "optimal"
+    assert bounded.objectives == every.objectives
+    assert bounded.assignment == every.assignment
+    assert bounded.lethal == every.lethal
+
+
+def _band_table(doc: dict, objectives: list[str]):
+    """The banded search as it reads its candidates (problem, its split of the replies, the A1 table and the search),
+    or None when the board is not searched best bound first."""
+    problem = _problem(doc, objectives)
+    if not (problem.whole.has_first_strike_step and problem.defending_first.plan.moved):
+        return None
+    if not whole_search._band_bounded(problem, problem.attacking_first.canonical()):
+        return None
+    split = whole_search._band_replies(problem)
+    assert split is not None  # each source divides its own damage: the D1s are the parts times the rests
+    table = whole_search._effect_table(
+        problem.attacking_first,
+        problem.objs,
+        whole_search._effect_caps(problem),
+        whole_search._lethal_caps(problem),
+        problem.deadline,
+        None,
+    )
+    regular = whole_search._Regular(problem)
+    return problem, split, table, regular, whole_search._BandSearch(problem, regular, table, split)
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(30), deadline=None)
+@given(banded_group(), st.sampled_from(BANDED_LISTS))
+def test_the_banded_bounds_hold_after_every_reply_and_regular_step(doc, objectives):
+    # per (A1, part): after each rest, the regular step's best (every legal A2 scored: the band's blockers' damage,
+    # divided by the active player, reaches only attackers and is read by no objective here) is the one-step solve's
+    # and at most the bound read with the attackers the whole D1 kills; the candidate's value (the least over the
+    # rests) at most its vector bound
+    got = _band_table(doc, objectives)
+    assume(got is not None)
+    problem, split, table, regular, search = got
+    whole, objs, n = problem.whole, problem.objs, len(table)
+    needs = whole_search._blocker_needs(problem, table)
+    width = next((k for k, c in enumerate(search.lex) if c is None), len(search.lex))
+    for i in range(len(search.table)):
+        candidate = table.candidate(i % n)
+        a1 = candidate.a1.to_json()
+        values = []
+        for reply in split.replies[i // n]:
+            step = Combat(whole.state_after({**a1, **reply.d1.to_json()}), side="attacking")
+            best = None
+            for a2 in step.assignments():
+                scored = whole_search.score(step, a2, objs)
+                regular_value = whole_search.oriented(objs, {k: whole_search.exact(v) for k, v in scored.items()})
+                total = tuple(
+                    regular_value[k] * table.scales[k]
+                    + (0 if o.kind == ObjectiveKind.LETHAL else int(table.first[i % n, k]))
+                    for k, o in enumerate(objs)
+                )
+                best = total if best is None or total > best else best
+            solved = regular.after(candidate, reply)
+            reads = whole_search.oriented(objs, {k: whole_search.exact(v) for k, v in solved.objectives.items()})
+            assert tuple(r * k for r, k in zip(reads, table.scales)) == tuple(
+                b - (0 if o.kind == ObjectiveKind.LETHAL else int(table.first[i % n, k]))
+                for k, (b, o) in enumerate(zip(best, objs))
+            )
+            bound = whole_search._reply_bounds(problem, table, reply.outcome, needs)
+            for k, b in enumerate(bound):
+                assert b is None or best[k] <= int(b[i % n]), (objectives[k], best, reply.outcome)
+            values.append(best)
+        assert min(values)[:width] <= tuple(int(c[i]) for c in search.lex[:width])
+
+
+def test_the_benchmarks_banding_board_is_searched_best_bound_first():
+    # the benchmark's shape at 3 attackers (a0 bands: f0's first-strike damage is the active player's, 702.22k): its
+    # bounds apply, every line and value are those of every pair searched, with far fewer regular steps solved
+    from benchmarks.boards import defeatable_with
+
+    doc = defeatable_with(3, "banding")
+    assert _band_table(doc, ["max-damage"]) is not None
+    for objectives in (["max-damage"], ["lethal", "max-kills", "min-overkill"], ["max-value", "min-overkill"]):
+        bounded = WholeCombat(doc).solve(objectives)
+        with pytest.MonkeyPatch.context() as m:
+            _every_pair(m)
+            every = WholeCombat(doc).solve(objectives)
+        assert bounded.solves < 20 < every.solves
+        assert (bounded.status, bounded.objectives, bounded.assignment, bounded.lethal) == (
+            every.status,
+            every.objectives,
+            every.assignment,
+            every.lethal,
+        )
