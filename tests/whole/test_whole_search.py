@@ -1118,7 +1118,7 @@ def _band_table(doc: dict, objectives: list[str]):
 
 
 @pytest.mark.slow
-@settings(max_examples=strategies.examples(30), deadline=None)
+@settings(max_examples=strategies.examples(15), deadline=None)
 @given(banded_group(), st.sampled_from(BANDED_LISTS))
 def test_the_banded_bounds_hold_after_every_reply_and_regular_step(doc, objectives):
     # per (A1, part): after each rest, the regular step's best (every legal A2 scored: the band's blockers' damage,
