@@ -953,7 +953,8 @@ def _plain_first_step(problem: _Problem, canonical: bool, over: bool = False) ->
 def _ways_listed(problem: _Problem) -> bool:
     """Does :func:`_first_blocks` list the first step of a board whose attackers may assign as though unblocked
     in the canonical order? On plain first steps (a first-strike step, no damage effects, the current rules, no
-    division moved) whose components the direct engine lists (way by way, :meth:`DirectEngine.supports`)."""
+    division moved) whose components the direct engine lists (way by way, :meth:`DirectEngine.supports`), each of
+    at most :data:`WAYS_ROWS` vectors."""
     step, s = problem.attacking_first, problem.scenario
     plan = step.plan
     if not plan.has_options or step.engine not in ("direct", "auto"):
@@ -963,7 +964,15 @@ def _ways_listed(problem: _Problem) -> bool:
     if division_moved(s):
         return False
     direct = blocks_engine("direct")
-    return all(direct.supports(plan, c, problem.deadline) for c in plan.components)
+    return all(
+        direct.supports(plan, c, problem.deadline) and direct.count(plan, c, problem.deadline) <= WAYS_ROWS
+        for c in plan.components
+    )
+
+
+#: the most legal vectors of one component :func:`_component_rows` holds at once (sorted in memory): past it, the
+#: first step is streamed one assignment at a time
+WAYS_ROWS = 1 << 22
 
 
 def _first_blocks(step: Combat, deadline) -> Iterator[np.ndarray]:
