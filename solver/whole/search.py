@@ -987,21 +987,41 @@ def _first_blocks(step: Combat, deadline) -> Iterator[np.ndarray]:
         return
     plan = step.plan
     tables = [_component_rows(plan, c, deadline) for c in plan.components]
+    if any(len(t) == 0 for t in tables):
+        return
     cols = [c for comp in plan.components for c in plan.component_columns(comp)]
     where = {c: k for k, c in enumerate(cols)}
     order = np.array([where[c] for c in plan.columns], dtype=np.int64)
-    counts = [len(t) for t in tables]
-    total = math.prod(counts)
-    rows = 1 << 16
-    for start in range(0, total, rows):
-        index = np.arange(start, min(total, start + rows), dtype=np.int64)
-        parts = []
-        for table, count in zip(reversed(tables), reversed(counts)):
-            index, digit = np.divmod(index, count)
-            parts.append(table[digit])
-        block = np.concatenate(parts[::-1], axis=1) if parts else np.zeros((len(index), 0), dtype=np.int64)
-        yield block[:, order]
+    identity = bool(np.array_equal(order, np.arange(len(cols))))
+    rows = LIST_ROWS
+    k, size = len(tables), 1  # the last components, whose product (at most ``rows``) is built once: the tail
+    while k > 0 and size * len(tables[k - 1]) <= rows:
+        k -= 1
+        size *= len(tables[k])
+    tail = _product_rows(tables[k:])
+    heads = math.prod(len(t) for t in tables[:k])
+    step_heads = max(1, rows // max(1, len(tail)))
+    for start in range(0, heads, step_heads):
+        head = _product_rows(tables[:k], np.arange(start, min(heads, start + step_heads), dtype=np.int64))
+        block = np.concatenate([np.repeat(head, len(tail), axis=0), np.tile(tail, (len(head), 1))], axis=1)
+        yield block if identity else block[:, order]
         deadline.check()
+
+
+#: the rows of one block of :func:`_first_blocks` (at least; a tail of the components' product is never cut)
+LIST_ROWS = 1 << 16
+
+
+def _product_rows(tables: list[np.ndarray], index: np.ndarray | None = None) -> np.ndarray:
+    """The rows of the product of ``tables`` (the first slowest) at ``index`` (default: every one), side by
+    side."""
+    if index is None:
+        index = np.arange(math.prod(len(t) for t in tables), dtype=np.int64)
+    parts = []
+    for table in reversed(tables):
+        index, digit = np.divmod(index, len(table))
+        parts.append(table[digit])
+    return np.concatenate(parts[::-1], axis=1) if parts else np.zeros((len(index), 0), dtype=np.int64)
 
 
 def _component_rows(plan: Any, component: tuple, deadline) -> np.ndarray:
