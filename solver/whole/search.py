@@ -10,18 +10,21 @@ first step's outcome), one candidate against every reply (:func:`_against`), the
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property, partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from .. import outcome as _outcome
 from ..combat import Combat
+from ..engines import blocks_engine
+from ..engines.direct import DirectEngine
 from ..limits import NEVER, Deadline, LimitReached, deadline_of
 from ..models import Assignment, Chooser, Keyword, ObjectiveKind, ObjectKind, RulesSet, Scenario, Side, Step
 from ..optimize import (
@@ -811,7 +814,8 @@ def _search(problem: _Problem) -> tuple[Line | None, bool]:
         return banded if banded is not None else _divided_search(problem, regular)
     try:
         replies = _shared_replies(problem)
-        canonical = problem.attacking_first.canonical(deadline=deadline)  # may build the direct engine's programme
+        # may build the direct engine's programme; as though unblocked: listed way by way (_first_blocks)
+        canonical = problem.attacking_first.canonical(deadline=deadline) or _ways_listed(problem)
     except LimitReached:  # the defender's replies are not all known: no line can be judged
         return None, True
     capped = _effect_caps(problem)
@@ -933,9 +937,9 @@ def _monotone_prefix(problem: _Problem, canonical: bool) -> int:
 
 def _plain_first_step(problem: _Problem, canonical: bool, over: bool = False) -> bool:
     """The boards the dominance order and the overkill floor (:func:`_overkill_floor`) read: a first-strike step
-    listed in the canonical order, no damage effects, the current rules, no division moved (banding), no attacker
-    that may assign as though unblocked or (unless ``over``: the boards searched best bound first, whose bounds
-    read it) tramples over planeswalkers (702.19c)."""
+    listed in the canonical order (attackers that may assign as though unblocked included: :func:`_ways_listed`),
+    no damage effects, the current rules, no division moved (banding), no attacker that (unless ``over``: the
+    boards searched best bound first, whose bounds read it) tramples over planeswalkers (702.19c)."""
     s = problem.scenario
     return (
         canonical
@@ -943,9 +947,111 @@ def _plain_first_step(problem: _Problem, canonical: bool, over: bool = False) ->
         and not problem.effects
         and s.rules == RulesSet.CURRENT
         and not division_moved(s)
-        and not any(a.as_though_unblocked for a in s.attackers)
         and (over or not any(a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) for a in s.attackers))
     )
+
+
+def _ways_listed(problem: _Problem) -> bool:
+    """Does :func:`_first_blocks` list the first step of a board whose attackers may assign as though unblocked
+    in the canonical order? On plain first steps (a first-strike step, no damage effects, the current rules, no
+    division moved) whose components the direct engine lists (way by way, :meth:`DirectEngine.supports`), each of
+    at most :data:`WAYS_ROWS` vectors."""
+    step, s = problem.attacking_first, problem.scenario
+    plan = step.plan
+    if not plan.has_options or step.engine not in ("direct", "auto"):
+        return False
+    if not problem.whole.has_first_strike_step or problem.effects or s.rules != RulesSet.CURRENT:
+        return False
+    if division_moved(s):
+        return False
+    direct = blocks_engine("direct")
+    return all(
+        direct.supports(plan, c, problem.deadline) and direct.count(plan, c, problem.deadline) <= WAYS_ROWS
+        for c in plan.components
+    )
+
+
+#: the most legal vectors of one component :func:`_component_rows` holds at once (sorted in memory): past it, the
+#: first step is streamed one assignment at a time
+WAYS_ROWS = 1 << 22
+
+
+def _first_blocks(step: Combat, deadline) -> Iterator[np.ndarray]:
+    """The first step's assignments in blocks, in the canonical order (the product of the components'
+    lexicographic orders, first component slowest, read over the plan's columns: ``plan_blocks``' order). The
+    direct engine's blocks when it lists them (``step.canonical()``); with attackers that may assign as though
+    unblocked (510.1c), each component's vectors are those of its ways (each option source normal or unblocked:
+    option-free plans the direct engine lists), merged, without repeats and sorted (:func:`_component_rows`), and
+    their product is read in blocks of mixed-radix indices."""
+    if step.canonical(deadline=deadline):
+        yield from step.assignment_blocks(time_limit=deadline)
+        return
+    plan = step.plan
+    tables = [_component_rows(plan, c, deadline) for c in plan.components]
+    if any(len(t) == 0 for t in tables):
+        return
+    cols = [c for comp in plan.components for c in plan.component_columns(comp)]
+    where = {c: k for k, c in enumerate(cols)}
+    order = np.array([where[c] for c in plan.columns], dtype=np.int64)
+    identity = bool(np.array_equal(order, np.arange(len(cols))))
+    rows = LIST_ROWS
+    k, size = len(tables), 1  # the last components, whose product (at most ``rows``) is built once: the tail
+    while k > 0 and size * len(tables[k - 1]) <= rows:
+        k -= 1
+        size *= len(tables[k])
+    tail = _product_rows(tables[k:])
+    heads = math.prod(len(t) for t in tables[:k])
+    step_heads = max(1, rows // max(1, len(tail)))
+    for start in range(0, heads, step_heads):
+        head = _product_rows(tables[:k], np.arange(start, min(heads, start + step_heads), dtype=np.int64))
+        block = np.concatenate([np.repeat(head, len(tail), axis=0), np.tile(tail, (len(head), 1))], axis=1)
+        yield block if identity else block[:, order]
+        deadline.check()
+
+
+#: the rows of one block of :func:`_first_blocks` (at least; a tail of the components' product is never cut)
+LIST_ROWS = 1 << 16
+
+
+def _product_rows(tables: list[np.ndarray], index: np.ndarray | None = None) -> np.ndarray:
+    """The rows of the product of ``tables`` (the first slowest) at ``index`` (default: every one), side by
+    side."""
+    if index is None:
+        index = np.arange(math.prod(len(t) for t in tables), dtype=np.int64)
+    parts = []
+    for table in reversed(tables):
+        index, digit = np.divmod(index, len(table))
+        parts.append(table[digit])
+    return np.concatenate(parts[::-1], axis=1) if parts else np.zeros((len(index), 0), dtype=np.int64)
+
+
+def _component_rows(plan: Any, component: tuple, deadline) -> np.ndarray:
+    """A component's legal vectors (over ``plan.component_columns``) in lexicographic order: each way of its
+    sources that may assign as though unblocked (normal: without the option; unblocked: its damage over the
+    unblocked routes only, 510.1c) is an option-free plan the direct engine lists in that order; a vector legal in
+    several ways is kept once."""
+    direct = cast(DirectEngine, blocks_engine("direct"))
+    full = plan.component_columns(component)
+    where = {c: k for k, c in enumerate(full)}
+    opts = plan.options_in(component)
+    parts = []
+    for modes in itertools.product((False, True), repeat=len(opts)):
+        sources = list(plan.sources)
+        for i, unblocked in zip(opts, modes):
+            src = plan.sources[i]
+            alt = src.unblocked
+            assert alt is not None  # options_in lists the sources with the option
+            way = replace(src, damage=alt.damage, routes=alt.routes) if unblocked else src
+            sources[i] = replace(way, unblocked=None)
+        variant = replace(plan, sources=tuple(sources))
+        idx = np.array([where[c] for c in variant.component_columns(component)], dtype=np.int64)
+        for block in direct.blocks(variant, component, dtype=np.int64, deadline=deadline):
+            out = np.zeros((len(block), len(full)), dtype=np.int64)
+            out[:, idx] = block
+            parts.append(out)
+    if not parts:
+        return np.zeros((0, len(full)), dtype=np.int64)
+    return np.unique(np.concatenate(parts), axis=0)
 
 
 def _first_step_keeps(problem: _Problem) -> bool:
@@ -965,9 +1071,9 @@ def _first_step_reach(problem: _Problem) -> tuple[bool, frozenset[str]]:
         return problem._memo["first-step reach"]
     s, step = problem.scenario, problem.attacking_first
     bound: dict[str, int] = {}
-    for source in step.plan.sources:
-        for r in {route.recipient for route in source.routes}:
-            bound[r] = bound.get(r, 0) + max(0, source.damage)
+    for source in step.plan.sources:  # either way of one that may assign as though unblocked (510.1c)
+        for r in {route.recipient for route in source.all_routes}:
+            bound[r] = bound.get(r, 0) + max(0, source.max_damage)
     thresholds = [(p.id, p.life) for p in s.players] + [(w.id, w.loyalty) for w in s.planeswalkers]
     thresholds += [(b.id, b.defense) for b in s.battles]
     players = {p.id for p in s.players}
@@ -1099,7 +1205,7 @@ def _effect_table(
         values = scorer.values(vectors)
         return _Table(vectors, effects, states, values, tuple(scorer.scales), plan, (scorer, caps))
     parts: list[np.ndarray] = []  # the states' numbers do not fit: the first of each effect, rows compared whole
-    for block in step.assignment_blocks(time_limit=deadline):
+    for block in _first_blocks(step, deadline):
         parts.append(block[_first_rows(_effect_rows(scorer, caps, block))])
         if track is not None:
             track.step(len(block))
@@ -1193,7 +1299,7 @@ def _state_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline,
     # in a table of every number when it is small enough
     plain = next((k for k, pack in enumerate(packs) if pack is not None and pack.span == 1), None)
     seen = np.zeros(radix[1], dtype=bool) if radix[1] <= SEEN_CELLS else None
-    for block in step.assignment_blocks(time_limit=deadline):
+    for block in _first_blocks(step, deadline):
         index = runs.index(block)
         by_keyed = None  # the keyed entry's numbers and their sort (read first)
         for k in sorted(range(len(packs)), key=lambda k: k != keyed):
@@ -1820,6 +1926,9 @@ def _regular_damage_bounds(
     s = problem.scenario
     plan = problem.regular_plan()
     most = {src.source: src.max_damage for src in plan.sources}
+    # 510.1c: one that may assign as though unblocked reaches what it attacks whatever blocks it: counted as if
+    # unblocked (its blockers' needs left out of what it puts through; they stay in its group's damage)
+    free = {src.source for src in plan.sources if src.unblocked is not None and src.unblocked.damage > 0}
     row, left, inverse, _, memo = needs if needs is not None else _blocker_needs(problem, table)
     zeros = np.zeros(left.shape[1], dtype=np.int64)
     out: dict[str | None, np.ndarray] = {None: zeros.copy()}
@@ -1831,11 +1940,11 @@ def _regular_damage_bounds(
         damage = sum(most.get(a.id, 0) for a in group)
         deathtouch = any(a.has(Keyword.DEATHTOUCH) for a in group)
         reaching = [
-            (a, aims)
+            (replace(a, blocked_by=()) if a.id in free else a, aims)
             for a in group
             if most.get(a.id, 0) > 0
             and (aims := _aims(s, a, kinds))
-            and (not a.blocked or a.has(Keyword.TRAMPLE) or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS))
+            and (not a.blocked or a.id in free or a.has(Keyword.TRAMPLE) or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS))
         ]
         for target in [None, *sorted({t for _, aims in reaching for t in aims})]:
             mine = [a for a, aims in reaching if target in aims or (target is None and aims & players)]
@@ -2382,7 +2491,7 @@ def _distinct_effects(
     caps = [capped.get(r) for r in scorer.recipients]
     lethal_caps = [lethal.get(r) for r in scorer.recipients]
     seen: set[tuple] = set()
-    for block in step.assignment_blocks(time_limit=deadline):
+    for block in _first_blocks(step, deadline):
         keys = _effect_rows(scorer, caps, block)
         first = _first_rows(keys)
         ordered = keys[first] if lethal_caps == caps else _effect_rows(scorer, lethal_caps, block[first])

@@ -151,7 +151,7 @@ def _searched_table(doc: dict, objectives: list[str]):
     whole = WholeCombat(doc)
     objs = whole_search.parse_objectives(objectives, whole.scenario)
     problem = whole_search._Problem(whole, objs, whole_search.deadline_of(None), {}, whole_search._Stats())
-    canonical = problem.attacking_first.canonical()
+    canonical = problem.attacking_first.canonical() or whole_search._ways_listed(problem)
     if not whole_search._plain_first_step(problem, canonical, over=True):
         return None
     if whole_search._first_step_reach(problem)[0] and not whole_search._ends_readable(problem):
