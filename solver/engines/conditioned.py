@@ -464,6 +464,8 @@ class ConditionedProgramme:
         look = []
         for c, x in enumerate(part.scope):
             mine, idx = unique(K[:, scope.index(x)])
+            if len(mine) * len(cols[c][0]) > DENSE_CELLS:
+                raise OverBudget  # the states' sums as one matrix: a blocker that needs 50 000 on both sides, 18 GB
             ok = (sum_table(self.g, x, every, mine, cols[c][0]) != DEAD).astype(np.float64)
             dense = np.moveaxis(np.tensordot(dense, ok, axes=([c + 1], [1])), -1, c + 1)  # axis c: now source j's state
             if ring.moduli:

@@ -76,6 +76,7 @@ STATES_HELD = 1 << 21  # reached states of a cut beyond which a programme built 
 STEP_PAIRS = 1 << 26  # pairs of one step beyond which likewise (random_sharing(12, 14, 3) seed 5: 5.6e7)
 
 GROUP_CELLS = 1 << 19  # cells (values of a group of the cut's resources x table entries) of one matrix of a join
+PREPARE_CELLS = 1 << 23  # cells of one join matrix (or of its resources' sums) at most: past it, TooWide
 
 #: :meth:`SourceProgramme._prepare`'s join of a cut with a source's table: the passing resources (column of the
 #: cut, multiplier), the groups of the others (their columns, strides, matrix over (their values, table entry)),
@@ -270,6 +271,8 @@ class SourceProgramme:
         for k, group in enumerate(groups):
             radix = [2 * g.need[cut[c]] + 2 for c in group]
             size = int(np.prod(radix, dtype=np.int64)) if group else 1
+            if size * max([width, *(2 * g.need[x] + 2 for x in scope)]) > PREPARE_CELLS:
+                raise OverBudget  # one resource's states alone past it (a blocker that needs 50 000: 37 GB)
             mat = np.zeros((size, len(tk)), dtype=np.int64)
             index = np.arange(size, dtype=np.int64)
             stride = [int(np.prod(radix[q + 1 :], dtype=np.int64)) for q in range(len(group))]

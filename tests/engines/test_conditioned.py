@@ -14,7 +14,7 @@ import random
 
 import numpy as np
 import pytest
-from brute import brute_force
+from brute import brute_force, is_legal
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from strategies import scenarios
@@ -24,7 +24,7 @@ from test_perf_paths import overlapping_boards
 
 from benchmarks.boards import pw_cycle, random_sharing
 from trample import Combat, indexing
-from trample.engines import PROGRAMME, conditioned, direct, elimination, get_engine
+from trample.engines import PROGRAMME, conditioned, direct, elimination, get_engine, ordered
 from trample.engines.conditioned import ConditionedProgramme
 from trample.engines.direct import ComponentDP
 from trample.engines.elimination import OverBudget, count_component
@@ -311,3 +311,38 @@ def test_a_first_prefix_with_no_row_leaves_the_walk_to_list(monkeypatch):  # 702
     rows = np.concatenate(list(lister.blocks(rows=1 << 12, dtype=np.int8)))
     assert len(rows) == ref.count() == 19668
     assert rows.tobytes() == np.concatenate(list(ref.blocks(rows=1 << 12, dtype=np.int8))).tobytes()
+
+
+def _two_on_one(power: int, toughness: int) -> dict:
+    """702.19b: two tramplers of ``power`` blocked by one blocker of ``toughness`` (its states: 2 x toughness)."""
+    attackers = [
+        {"id": f"a{i}", "power": power, "toughness": 5, "keywords": ["trample"], "attacking": "opp"}
+        | {"blocked_by": ["b"]}
+        for i in range(2)
+    ]
+    return {
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": attackers,
+        "blockers": [{"id": "b", "power": 1, "toughness": toughness}],
+    }
+
+
+def test_a_blocker_of_thousands_of_states_is_refused_before_its_matrices_are_built():
+    # the sums of two sides' states of a blocker that needs 2 100 form a 2 101 x 2 101 matrix (at 50 000: 18.6 GB
+    # for the prefix held fixed, 37 GB for the source programme's join, allocated before any clock reading): both
+    # programmes refuse such a matrix up front (before: MemoryError, or the machine's memory), and ranking goes on
+    # with the column programme, in the canonical order
+    doc = _two_on_one(4200, 2100)
+    plan = Combat(load_scenario(doc)).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    with pytest.raises(OverBudget):
+        ConditionedProgramme(plan, comp)
+    with pytest.raises(ordered.TooWide):
+        SourceProgramme(plan, comp)
+    combat = Combat(load_scenario(doc))
+    n = combat.count()
+    picks = [0, 1, 4242, n // 2, n - 1]
+    got = [combat.unrank(i) for i in picks]
+    assert all(is_legal(doc, a.to_json()) for a in got)
+    assert [combat.rank(a) for a in got] == picks
+    assert got[0].to_json()["a0"] == {"opp": 4200} and got[-1].to_json()["a0"] == {"b": 4200}  # a1 kills b first

@@ -381,8 +381,11 @@ def test_a_float_row_on_general_scenarios(sc, side):  # 510.1a-d, 702.19b-e, 702
 def test_rebuild_from_residues_and_an_approximate_count(n, error, where, k):
     # any approximation within the error bound, and primes whose product is over twice the bound: the count itself
     moduli = elimination._primes(elimination.APPROX_BITS, k)
-    approx = float(n + int(error * where))
-    error = error + abs(approx - (n + int(error * where))) + 1  # the rounding to float, and int's truncation
+    exact = n + int(error * where)
+    approx = float(exact)
+    # the rounding to float, read in integers (approx - exact in floats would round it away past 2^53), and the
+    # float sum's own rounding
+    error = (error + abs(int(approx) - exact) + 1) * (1 + 2.0**-50) + 1
     got = elimination.rebuild(moduli, [n % m for m in moduli], approx, error)
     if prod(moduli) > 2 * error + 2:
         assert got == n
