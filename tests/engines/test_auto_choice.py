@@ -18,6 +18,7 @@ import trample.engines.direct as direct
 from benchmarks.boards import random_sharing
 from trample import Combat
 from trample.engines import get_engine
+from trample.limits import Deadline, LimitReached
 from trample.models import load_scenario
 
 
@@ -88,3 +89,29 @@ def test_when_the_prefix_lister_refuses_too_auto_falls_back_to_cpsat(monkeypatch
     (comp,) = combat.plan.components
     assert get_engine("auto").pick(combat.plan, comp).name == "cpsat" and not combat.canonical()
     assert len(set(combat.assignments())) == 1280
+
+
+def _expired() -> Deadline:
+    d = Deadline(1e-9)
+    while not d.expired():
+        pass
+    return d
+
+
+def test_a_time_limit_stops_auto_on_a_wide_board_with_the_direct_engines_rows(monkeypatch):  # 702.19b
+    # the choice itself reads the deadline (a passed one: LimitReached, not CP-SAT and not a hang); with a running
+    # one, the rows listed before it are the direct engine's first rows (the stream stops, honestly, at the limit)
+    _no_cpsat(monkeypatch)
+    sc = random_sharing(12, 14, 4, seed=1)
+    with pytest.raises(LimitReached):
+        next(Combat(load_scenario(sc)).assignment_blocks(time_limit=_expired()))
+    got, seen = [], 0
+    with pytest.raises(LimitReached):
+        for a in Combat(load_scenario(sc)).assignments(time_limit=1.0):
+            seen += 1
+            if seen > 5 * 10**7:  # a minute of rows or more: the limit was not read
+                pytest.fail("the time limit was not honoured")
+            if len(got) < 300:
+                got.append(a)
+    assert got == list(Combat(load_scenario(sc), engine="direct").assignments(limit=len(got)))
+    assert seen >= len(got)
