@@ -8,7 +8,7 @@ sources whose choices constrain each other):
   amounts over ``plan.component_columns(component)``.
 
 and ``supports(plan, component, deadline)``: whether it takes that component (the "auto" engine asks the direct
-engine, and falls back to CP-SAT).
+engine, and falls back to CP-SAT; :meth:`AutoEngine.pick` returns the engine it chose).
 
 Beyond these, an engine declares what else it offers in ``capabilities`` (flags, never ``hasattr``):
 
@@ -143,7 +143,10 @@ class AutoEngine:
     name = "auto"
     capabilities: frozenset[str] = frozenset({BLOCKS, EFFECTS})
 
-    def _pick(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> Engine:
+    def pick(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> Engine:
+        """The engine that lists ``component`` under "auto" (its ``name`` says which): the direct engine where its
+        ``supports`` says yes (the source programme, the prefix lister on the count's join tree, or a bounded
+        column programme: the canonical order, docs/scale.md), CP-SAT otherwise."""
         direct = get_engine("direct")
         return direct if direct.supports(plan, component, deadline) else get_engine("cpsat", deadline=deadline)
 
@@ -156,7 +159,7 @@ class AutoEngine:
     def iterate(
         self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
     ) -> Iterator[tuple[int, ...]]:
-        return self._pick(plan, component, deadline).iterate(plan, component, deadline)
+        return self.pick(plan, component, deadline).iterate(plan, component, deadline)
 
     def plan_blocks(
         self,

@@ -1063,6 +1063,33 @@ def component_lister(
     return component_dp(plan, key, deadline)
 
 
+def lists_within_bounds(plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | None = None) -> bool:
+    """Does :func:`component_lister` list this component (several sources, no option) with a programme built within
+    bounds, the same one it then lists with: the source programme (:func:`source_lister`), else the count's join
+    tree walked down to small rooted source programmes (:func:`prefix_lister`), or the column programme where its
+    trial built it? The prefix lister is asked only where the source programme passed its work bound alone (not its
+    shape's: :func:`_unlisted_shape`), since its rooted programmes are source programmes on the same tables (on two
+    power-10 000 tramplers sharing a 5 000-toughness blocker it is built in 0.7 s but lists no block in 300 s, where
+    CP-SAT lists at once). False when the listers refuse (the caller then asks :func:`bounded_dp`). On
+    random_sharing(12, 14, 4) boards the source programme passes LIST_WORK and the column programme STATE_LIMIT,
+    but the prefix lister builds in about 0.06 s: "auto" lists them with it, not with CP-SAT (docs/scale.md)."""
+    if source_lister(plan, key, deadline) is not None:
+        return True
+    if key in plan.cache.of("direct"):  # the column programme, built already: component_lister takes it
+        return True
+    if _unlisted_shape(plan, key):
+        return False
+    return prefix_lister(plan, key, deadline) is not None or key in plan.cache.of("direct")
+
+
+def _unlisted_shape(plan: DamagePlan, key: tuple[int, ...]) -> bool:
+    """Is the component outside what the source programmes list, by its shape alone: not one linked group of the
+    plan, a source's splits past SPLIT_LIMIT, or its tables past SUM_CELLS or TABLE_STATES (:func:`_too_wide`)?"""
+    if not any(set(g) == set(key) for g in plan.components):
+        return True
+    return _splits_past_limit(plan, key) or _too_wide(Graph(plan, key), key)
+
+
 def _splits_past_limit(plan: DamagePlan, key: tuple[int, ...]) -> bool:
     """Has a source of the component more splits of its damage over its routes than the source programmes list
     (``ordered.SPLIT_LIMIT``)?"""
@@ -1142,12 +1169,9 @@ def source_lister(
     verdicts = plan.cache.of("direct")
     if verdicts.get(("lister", key)) is False:
         return None
-    if not any(set(g) == set(key) for g in plan.components):
-        # not one linked group of this plan (a way of an as-though-unblocked source drops its blocker routes, so
-        # a component of the plan with options can fall apart): the source programme lists linked groups only
-        verdicts[("lister", key)] = False
-        return None
-    if _splits_past_limit(plan, key) or _too_wide(Graph(plan, key), key):
+    if _unlisted_shape(plan, key):
+        # e.g. not one linked group of this plan (a way of an as-though-unblocked source drops its blocker routes,
+        # so a component of the plan with options can fall apart): the source programme lists linked groups only
         verdicts[("lister", key)] = False
         return None
     try:
@@ -1332,7 +1356,8 @@ class DirectEngine:
 
     def supports(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> bool:
         """Counting is always supported; this answers for enumeration: a component of several sources is supported
-        when its source programme lists (:func:`source_lister`), and any component when the column programme is
+        when :func:`component_lister` lists it with a bounded programme (:func:`lists_within_bounds`: the source
+        programme, or the prefix lister on the count's join tree), and any component when the column programme is
         built (and kept) within STATE_LIMIT frontier states, WORK_LIMIT transitions and CELL_LIMIT table cells."""
         if plan.options_in(component):
             # enumerated mode by mode (_iterate_ways); an unblocked mode only drops a source's blocker routes, so
@@ -1349,7 +1374,7 @@ class DirectEngine:
                 )
                 answer = cache[("supports", tuple(component))] = self.supports(normal, component, deadline)
             return answer
-        if len(component) > 1 and source_lister(plan, component, deadline) is not None:
+        if len(component) > 1 and lists_within_bounds(plan, tuple(component), deadline):
             return True
         return bounded_dp(plan, component, deadline) is not None
 
