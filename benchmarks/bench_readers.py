@@ -26,9 +26,10 @@ outcome").
 Instructions (``BENCH_IR=1``, with valgrind installed): the rows near 1 move by +-10-25 % from one run to the next
 on a shared machine, more than the differences they are asked about. With ``BENCH_IR=1`` each row is also counted
 in instructions, which do not depend on the load: each version's child runs under ``valgrind --tool=callgrind``
-once with the measured workload and once with it run a second time (``--child-ir NAME DATA K``); the difference is
-the instructions of one warm run of the workload (the children's imports, set-up and warm-up cancel out). It is
-slow (about a minute a child) and printed beside the CPU figures as a second ratio.
+with the measured workload run 0, 1 and 2 times after its set-up (``--child-ir NAME DATA K``); the differences are
+the instructions of the first run (the one the CPU figure times: every cache kept on the boards cold) and of a
+second, warm run (the children's imports, set-up and warm-up cancel out). It is slow (about a minute a child) and
+printed under the CPU figures as two more ratios.
 
 Run: ``python -m benchmarks readers`` (``REPS=1`` for one run; ``ROWS=count,render`` for the rows whose names
 contain one of those words). A child process runs one workload:
@@ -264,23 +265,24 @@ def child(name: str, data_path: str) -> float:
 
 
 def child_ir(name: str, data_path: str, k: int) -> None:
-    """The workload ``name`` after its warm-up, then ``k`` more times (for :func:`instructions`)."""
+    """The workload ``name`` after its warm-up and set-up, then run ``k`` times (for :func:`instructions`)."""
     with open(data_path) as f:
         data = json.load(f)
     workloads(data["warm"])[name]()()
     run = workloads(data)[name]()
-    for _ in range(1 + k):
+    for _ in range(k):
         run()
 
 
-def instructions(python: str, script: str, name: str, data_path: str) -> int | None:
-    """Instructions of one run of workload ``name`` (its second run in a child, under callgrind: the child with the
-    extra run less the child without it); None when valgrind is not installed."""
+def instructions(python: str, script: str, name: str, data_path: str) -> tuple[int, int] | None:
+    """Instructions of the first and of the second run of workload ``name`` in a child, under callgrind: the child
+    with one run less the child with none (the run :func:`child` times: the boards' caches cold), and the child
+    with two runs less the child with one (a warm run); None when valgrind is not installed."""
     if shutil.which("valgrind") is None:
         return None
     counts = []
     with tempfile.TemporaryDirectory() as tmp:
-        for k in (0, 1):
+        for k in (0, 1, 2):
             out = subprocess.run(
                 [
                     "valgrind",
@@ -301,7 +303,7 @@ def instructions(python: str, script: str, name: str, data_path: str) -> int | N
             if found is None:
                 return None
             counts.append(int(found.group(1)))
-    return counts[1] - counts[0]
+    return counts[1] - counts[0], counts[2] - counts[1]
 
 
 def run_child(python: str, script: str, name: str, data_path: str) -> float:
@@ -339,9 +341,9 @@ def main() -> None:
         if against and os.environ.get("BENCH_IR") == "1":
             mine, theirs_ir = (instructions(py, __file__, name, data_path) for py in (sys.executable, against))
             if mine is not None and theirs_ir is not None:
-                r = mine / theirs_ir
-                label = "  instructions (10^6)"
-                print(f"{label:<30}{mine / 1e6:9.1f}{theirs_ir / 1e6:9.1f}{r:7.2f}  <= 1.0", flush=True)
+                for k, label in enumerate(("  instructions, 1st run", "  instructions, 2nd run")):
+                    r = mine[k] / theirs_ir[k]
+                    print(f"{label:<30}{mine[k] / 1e6:9.1f}{theirs_ir[k] / 1e6:9.1f}{r:7.2f}  (10^6)", flush=True)
 
 
 if __name__ == "__main__":

@@ -29,10 +29,19 @@ class Assignment(Mapping[str, Mapping[str, int]]):
     _legal_on: tuple[object, ...]
 
     def __init__(self, data: Mapping[str, Mapping[str, int]] | tuple[()] = ()):
+        self._set_data(data)
+        self._set_key()
+
+    def _set_data(self, data: Mapping[str, Mapping[str, int]] | tuple[()]) -> None:
+        """The mapping, cleaned: amounts as ints, no 0 entry."""
         clean: dict[str, dict[str, int]] = {}
         for source, split in dict(data).items():
             clean[source] = {r: int(n) for r, n in dict(split).items() if n}
         object.__setattr__(self, "_data", clean)
+
+    def _set_key(self) -> None:
+        """The value that equality and hashing read, from the mapping (:meth:`_set_data`)."""
+        clean = self._data
         object.__setattr__(
             self,
             "_key",

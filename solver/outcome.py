@@ -817,7 +817,15 @@ class Outcome:
 
     @property
     def gone(self) -> tuple[str, ...]:
-        """Creatures, planeswalkers and battles that were in combat and are not any more."""
+        """Creatures, planeswalkers and battles that were in combat and are not any more (read once per outcome:
+        :attr:`destroyed` and :attr:`died` read it again, and so do the pictures; kept beside the fields, never one
+        of them, so equality and the JSON are the fields')."""
+        held = self.__dict__.get("_gone")
+        if held is None or held[0] is not self.state or held[1] is not self.scenario:
+            held = self.__dict__["_gone"] = (self.state, self.scenario, self._read_gone())
+        return held[2]
+
+    def _read_gone(self) -> tuple[str, ...]:
         s, t = self.scenario, self.state
         was: tuple[Any, ...] = (*s.attackers, *s.blockers, *s.planeswalkers, *s.battles)
         now: tuple[Any, ...] = (*t.attackers, *t.blockers, *t.planeswalkers, *t.battles)

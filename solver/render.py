@@ -551,6 +551,67 @@ def _card(parent, x, y, fill, stroke, faded=False) -> None:
     )
 
 
+class _Spot:
+    """A card's place (``x``, ``y``: its top-left corner): the start tags of its fixed text elements (name, number,
+    the lines at 36, 50 and 64 px, the bottom line) and its frames (:func:`_card`), written once per place (a
+    function of the place alone: a picture's cards stand on a few places, the same on most pictures)."""
+
+    __slots__ = ("name", "number", "line36", "line50", "line64", "bottom", "frames", "x", "y")
+
+    def __init__(self, x, y) -> None:
+        self.x, self.y = x, y
+        x8 = _F1.get(x + 8) or _f1(x + 8)
+        self.name = f'<text x="{x8}" y="{_F1.get(y + 18) or _f1(y + 18)}"'
+        self.number = f'<text x="{_F1.get(x + CARD_W - 8) or _f1(x + CARD_W - 8)}" y="{_F1.get(y + 19) or _f1(y + 19)}"'
+        self.line36 = f'<text x="{x8}" y="{_F1.get(y + 36) or _f1(y + 36)}"'
+        self.line50 = f'<text x="{x8}" y="{_F1.get(y + 50) or _f1(y + 50)}"'
+        self.line64 = f'<text x="{x8}" y="{_F1.get(y + 64) or _f1(y + 64)}"'
+        xm, yb = x + CARD_W / 2, y + CARD_H - 10
+        self.bottom = f'<text x="{_F1.get(xm) or _f1(xm)}" y="{_F1.get(yb) or _f1(yb)}"'
+        self.frames: dict[tuple[str, str, bool], str] = {}
+
+    def frame(self, fill: str, stroke: str, faded: bool = False) -> str:
+        """:func:`_card`'s rectangle at this place."""
+        text = self.frames.get((fill, stroke, faded))
+        if text is None:
+            out: list[str] = []
+            _card(_Leaves(out), self.x, self.y, fill, stroke, faded)
+            text = self.frames[(fill, stroke, faded)] = out[0]
+        return text
+
+
+class _Leaves:
+    """A parent whose children are the list given (what :func:`_card` and :func:`_tx` append to)."""
+
+    __slots__ = ("children",)
+
+    def __init__(self, children: list) -> None:
+        self.children = children
+
+
+def _spot(pos: tuple[float, float]) -> _Spot:
+    """The :class:`_Spot` of a card at ``pos``, kept per place (at most :data:`_SPOTS_MOST`; a place at 0 or less,
+    where 0 and -0.0 are equal keys written differently, is made each time)."""
+    spot = _SPOTS.get(pos)
+    if spot is None:
+        spot = _Spot(*pos)
+        if pos[0] > 0 and pos[1] > 0 and len(_SPOTS) < _SPOTS_MOST:
+            _SPOTS[pos] = spot
+    return spot
+
+
+_SPOTS: dict[tuple[float, float], _Spot] = {}
+_SPOTS_MOST = 4096
+
+
+def _at(out: list, start: str, head: str, text) -> None:
+    """:func:`_tx` with the element's start (``<text x=.. y=..``) written already (:class:`_Spot`)."""
+    body = _BODIES.get(text) if type(text) is str else None
+    if body is None:
+        body = _body(text)
+    out.append(f"{start}{head}>{body}</text>" if body else f"{start}{head} />")
+
+
 def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
     """Result lines (text, colour, weight) stacked upwards from the bottom of a card."""
     rows = [(part, colour, weight) for text, colour, weight in lines for part in _lines(text, _WRAP_RESULT, 2)]
@@ -591,13 +652,17 @@ _GROUP_HEADS: dict[tuple[str, str], str] = {}
 
 def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool, touchy: set[str]) -> None:
     x, y = pos
+    spot = _SPOTS.get(pos) or _spot(pos)
     faded = not c.in_combat
     g = _group(parent, role, c.id)
     attacker = role == "attacker"
-    _card(g, x, y, "#eef4fb" if attacker else "#fbeeee", "#4a6fa5" if attacker else "#a54a4a", faded)
     out = g.children
-    _tx(out, x + 8, y + 18, _NAME, _cut(c.id, _ROOM_NAME))
-    _tx(out, x + CARD_W - 8, y + 19, _POWER, f"{c.power}/{c.toughness}")
+    if attacker:
+        out.append(spot.frames.get(("#eef4fb", "#4a6fa5", faded)) or spot.frame("#eef4fb", "#4a6fa5", faded))
+    else:
+        out.append(spot.frames.get(("#fbeeee", "#a54a4a", faded)) or spot.frame("#fbeeee", "#a54a4a", faded))
+    _at(out, spot.name, _NAME, _cut(c.id, _ROOM_NAME))
+    _at(out, spot.number, _POWER, f"{c.power}/{c.toughness}")
     words = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != _HASTE] if c.keywords else []
     if c.toxic:
         words.append(f"toxic {c.toxic}")
@@ -618,7 +683,7 @@ def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool
         line += 13
     _combat_lines(g, s, c, x, line, attacker, faded, touchy)
     if faded:
-        _tx(out, x + CARD_W / 2, y + CARD_H - 10, _REMOVED, "removed from combat")
+        _at(out, spot.bottom, _REMOVED, "removed from combat")
     elif what.shown and (what.touched(c.id) or c.id in what.gone):
         _creature_verdict(g, c, pos, what, deathtouched, attacker)
 
@@ -670,17 +735,18 @@ def _creature_verdict(g, c, pos, what: _What, deathtouched: bool, attacker: bool
 
 def _planeswalker_card(parent, p, pos, what: _What) -> None:
     x, y = pos
+    spot = _SPOTS.get(pos) or _spot(pos)
     g = _group(parent, "planeswalker", p.id)
-    _card(g, x, y, "#f6f0fb", "#7a4aa5", not p.in_combat)
     out = g.children
-    _tx(out, x + 8, y + 18, _NAME, _cut(p.id, _ROOM_ID))
-    _tx(out, x + CARD_W - 8, y + 19, _LOYALTY, f"◆{p.loyalty}")
-    _tx(out, x + 8, y + 36, _KEYWORDS, "planeswalker")
-    _tx(out, x + 8, y + 50, _LINE, _cut(f"controller {p.controller}", _ROOM_LINE))
+    out.append(spot.frame("#f6f0fb", "#7a4aa5", not p.in_combat))
+    _at(out, spot.name, _NAME, _cut(p.id, _ROOM_ID))
+    _at(out, spot.number, _LOYALTY, f"◆{p.loyalty}")
+    _at(out, spot.line36, _KEYWORDS, "planeswalker")
+    _at(out, spot.line50, _LINE, _cut(f"controller {p.controller}", _ROOM_LINE))
     value = "  value " + _num(p.value) if p.value != 1 else ""
-    _tx(out, x + 8, y + 64, _LINE, f"loyalty: {p.loyalty}{value}")
+    _at(out, spot.line64, _LINE, f"loyalty: {p.loyalty}{value}")
     if not p.in_combat:
-        _tx(out, x + CARD_W / 2, y + CARD_H - 10, _REMOVED, "removed from combat")
+        _at(out, spot.bottom, _REMOVED, "removed from combat")
     elif what.shown and what.touched(p.id):
         left = p.loyalty - what.dealt.get(p.id, 0)
         gone = p.id in what.destroyed  # 704.5i
@@ -691,16 +757,17 @@ def _planeswalker_card(parent, p, pos, what: _What) -> None:
 
 def _battle_card(parent, t, pos, what: _What) -> None:
     x, y = pos
+    spot = _SPOTS.get(pos) or _spot(pos)
     g = _group(parent, "battle", t.id)
-    _card(g, x, y, "#f7f4ea", "#8a7a3a", not t.in_combat)
     out = g.children
-    _tx(out, x + 8, y + 18, _NAME, _cut(t.id, _ROOM_ID))
-    _tx(out, x + CARD_W - 8, y + 19, _DEFENSE, f"def {t.defense}")
-    _tx(out, x + 8, y + 36, _KEYWORDS, "battle")
-    _tx(out, x + 8, y + 50, _LINE, _cut(f"protector {t.protector}", _ROOM_LINE))
-    _tx(out, x + 8, y + 64, _LINE, f"defense: {t.defense}")
+    out.append(spot.frame("#f7f4ea", "#8a7a3a", not t.in_combat))
+    _at(out, spot.name, _NAME, _cut(t.id, _ROOM_ID))
+    _at(out, spot.number, _DEFENSE, f"def {t.defense}")
+    _at(out, spot.line36, _KEYWORDS, "battle")
+    _at(out, spot.line50, _LINE, _cut(f"protector {t.protector}", _ROOM_LINE))
+    _at(out, spot.line64, _LINE, f"defense: {t.defense}")
     if not t.in_combat:
-        _tx(out, x + CARD_W / 2, y + CARD_H - 10, _REMOVED, "removed from combat")
+        _at(out, spot.bottom, _REMOVED, "removed from combat")
     elif what.shown and what.touched(t.id):
         left = t.defense - what.dealt.get(t.id, 0)
         gone = t.id in what.gone  # 704.5v
@@ -710,14 +777,15 @@ def _battle_card(parent, t, pos, what: _What) -> None:
 
 def _player_card(parent, p, pos, what: _What) -> None:
     x, y = pos
+    spot = _SPOTS.get(pos) or _spot(pos)
     g = _group(parent, "player", p.id)
-    _card(g, x, y, "#eef7ee", "#3a7a3a")
     out = g.children
-    _tx(out, x + 8, y + 18, _NAME, _cut(p.id, _ROOM_ID))
-    _tx(out, x + CARD_W - 8, y + 19, _LIFE, f"♥{p.life}")
-    _tx(out, x + 8, y + 36, _KEYWORDS, "player")
+    out.append(spot.frame("#eef7ee", "#3a7a3a"))
+    _at(out, spot.name, _NAME, _cut(p.id, _ROOM_ID))
+    _at(out, spot.number, _LIFE, f"♥{p.life}")
+    _at(out, spot.line36, _KEYWORDS, "player")
     line = y + 50
-    _tx(out, x + 8, line, _LINE, f"life: {p.life}" + (f"  poison: {p.poison}" if p.poison else ""))
+    _at(out, spot.line50, _LINE, f"life: {p.life}" + (f"  poison: {p.poison}" if p.poison else ""))
     for commander, n in p.commander_damage:
         line += 13
         _tx(out, x + 8, line, _LINE, _cut(f"from {commander}: {n} (commander)", _ROOM_LINE))

@@ -464,7 +464,10 @@ class _RowAssignment(Assignment):
         object.__setattr__(self, "_row", row)
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("_data", "_key"):
-            Assignment.__init__(self, self._lay.mapping(self._row))
+        if name == "_data":  # the mapping alone (to_json, the outcome, the pictures read no more)
+            self._set_data(self._lay.mapping(self._row))
+            return object.__getattribute__(self, name)
+        if name == "_key":  # equality and hashing: from the mapping (built first when not yet)
+            self._set_key()
             return object.__getattribute__(self, name)
         raise AttributeError(name)

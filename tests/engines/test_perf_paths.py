@@ -195,6 +195,21 @@ def test_lazy_assignments_are_assignments():
     assert Combat(independent(2, power=3)).is_legal(a)
 
 
+def test_a_lazy_assignment_read_first_as_a_mapping_hashes_and_compares_as_the_eager_one():
+    # a lazy assignment builds its mapping when read (to_json, the outcome, the pictures) and the value equality and
+    # hashing read only when asked: read in that order, it is still the same value
+    for k, (a, b) in enumerate(
+        zip(Combat(independent(2, power=3)).assignments(), Combat(independent(2, power=3)).assignments())
+    ):
+        eager = Assignment(a.to_json())
+        assert dict(a.items()) == dict(eager.items()) and len(a) == len(eager)
+        if k % 2:
+            assert hash(a) == hash(eager) and a == eager and eager == a
+        else:
+            assert a == eager and hash(a) == hash(eager) and a == b and hash(b) == hash(eager)
+        assert {a: 1}[eager] == 1 and pickle.loads(pickle.dumps(a)) == eager
+
+
 def test_jsonl_escapes_names_like_json_dumps():
     sc = {
         "players": [{"id": 'o"pp\\ é', "life": 20}],

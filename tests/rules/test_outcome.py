@@ -275,6 +275,18 @@ def test_what_leaves_with_a_loser_did_not_die():  # 800.4a, 506.4, 704.3, 704.5g
     assert out.to_json()["died"] == ["ogre"]
 
 
+def test_what_went_is_read_once_and_follows_the_state():
+    # gone is read once an outcome (destroyed, died and the pictures read it again), kept beside the fields: the
+    # outcome equals one whose gone was never read, and a state replaced is read again
+    out, fresh = resolve(load_scenario(LEAVERS), LEAVERS_LINE), resolve(load_scenario(LEAVERS), LEAVERS_LINE)
+    first = out.gone
+    assert out.gone is first and out.destroyed == ("ogre",) and out == fresh and out.to_json() == fresh.to_json()
+    out.state = out.scenario  # nothing went on the board before the step
+    assert out.gone == () and out.destroyed == () and out.died == ()
+    out.scenario = fresh.state
+    assert out.gone == ()
+
+
 @pytest.mark.parametrize("effect", [None, "lifelink"])  # a plain board, and the same board read on the effect model
 def test_max_kills_counts_deaths_not_departures(effect):  # 800.4a: the wall leaving with opp is no kill
     doc = {**LEAVERS, "attackers": [dict(a) for a in LEAVERS["attackers"]]}
