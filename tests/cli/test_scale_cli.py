@@ -199,3 +199,12 @@ def test_progress_bar_renders_with_rich():
         bar(0, 30)
         bar(30, 30)
     assert "30/30" in buf.getvalue()
+
+
+@pytest.mark.parametrize("option", [["--time-limit", "1"], ["--columns", "a"]])
+def test_shards_refuse_their_options_before_any_work(capsys, scen, tmp_path, monkeypatch, option):
+    # the refusal is checked before trample.shard (numpy, the pool) is imported: on a loaded machine that import
+    # took past a 1 s limit, and the command said "stopped at the time limit" instead of naming the option
+    monkeypatch.setitem(sys.modules, "trample.shard", None)  # importing it now fails
+    code, out, err = trample(capsys, "enumerate", scen, "--shards", 2, "--output", tmp_path / "d", *option)
+    assert code == 2 and out == "" and err.startswith(f"trample: {option[0]}: not with --shards")

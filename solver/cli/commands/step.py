@@ -216,8 +216,6 @@ def _count_distributed(args) -> int:
 
 
 def _enumerate_shards(args) -> int:
-    from ...shard import enumerate_shards
-
     require_backend(args)
     if not args.output or args.output == "-":
         raise FormatError("--output", "--shards writes files: give --output DIRECTORY")
@@ -234,6 +232,9 @@ def _enumerate_shards(args) -> int:
     scenario = scenario_from(doc)
     if scenario.step == Step.COMBAT:
         raise FormatError("step", '--shards enumerates one damage step ("combat" holds two)')
+    # numpy and the pool imported once the options are checked: a refusal comes first however loaded the machine
+    from ...shard import enumerate_shards
+
     manifest = enumerate_shards(
         scenario,
         args.output,
