@@ -971,6 +971,17 @@ def banded(draw) -> dict:
     return doc
 
 
+def _moved_first_step(doc, objectives):
+    """The search problem of a board with a first-strike step whose division banding moves (702.22j/k); else
+    the example is not one of these (hypothesis.assume)."""
+    problem = _problem(doc, objectives)
+    assume(
+        problem.whole.has_first_strike_step
+        and (problem.attacking_first.plan.moved or problem.defending_first.plan.moved)
+    )
+    return problem
+
+
 @pytest.mark.slow
 @settings(max_examples=strategies.examples(60), deadline=None)
 @given(banded(), st.sampled_from([*DEFEATABLE_LISTS, ["max-kills", "lethal"]]))
@@ -978,11 +989,7 @@ def test_banded_first_steps_keep_their_lines_with_the_regular_step_memoised_by_e
     # 702.22j/k: every (A1, D1) of a step whose division is moved is still a line of its own; the regular step after
     # it is read from the A1's effect (a creature's damage capped at lethal) and the attackers D1 kills, which fix
     # the state it leaves on a board without effects: the same line, values and status as building every state
-    problem = _problem(doc, objectives)
-    assume(
-        problem.whole.has_first_strike_step
-        and (problem.attacking_first.plan.moved or problem.defending_first.plan.moved)
-    )
+    _moved_first_step(doc, objectives)
     with pytest.MonkeyPatch.context() as m:
         _every_pair(m)  # the search of every pair (boards whose blockers' damage alone is moved take the bounds)
         memoised = WholeCombat(doc).solve(objectives)
@@ -998,11 +1005,7 @@ def test_banded_first_steps_keep_their_lines_with_the_regular_step_memoised_by_e
 @settings(max_examples=strategies.examples(30), deadline=None)
 @given(banded(), st.sampled_from(OBJECTIVES))
 def test_banded_boards_match_the_brute_force_minimax(doc, objectives):
-    problem = _problem(doc, objectives)
-    assume(
-        problem.whole.has_first_strike_step
-        and (problem.attacking_first.plan.moved or problem.defending_first.plan.moved)
-    )
+    _moved_first_step(doc, objectives)
     agrees_with_brute_force(doc, objectives)
 
 
@@ -1080,11 +1083,7 @@ def test_banded_first_steps_searched_best_bound_first_keep_the_line_of_every_pai
     # 702.22k: the active player's part of the first step (A1 and their division of the band's blockers' damage) is
     # searched best bound first against the defending player's rest; the line, values, status and lethal report
     # must be those of searching every (A1, D1) pair (ties: the smaller A1, then the whole D1 of the worst line)
-    problem = _problem(doc, objectives)
-    assume(
-        problem.whole.has_first_strike_step
-        and (problem.attacking_first.plan.moved or problem.defending_first.plan.moved)
-    )
+    _moved_first_step(doc, objectives)
     bounded = WholeCombat(doc).solve(objectives)
     with pytest.MonkeyPatch.context() as m:
         _every_pair(m)
