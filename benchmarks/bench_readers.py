@@ -28,7 +28,9 @@ on a shared machine, more than the differences they are asked about. With ``BENC
 in instructions, which do not depend on the load: each version's child runs under ``valgrind --tool=callgrind``
 with the measured workload run 0, 1 and 2 times after its set-up (``--child-ir NAME DATA K``); the differences are
 the instructions of the first run (the one the CPU figure times: every cache kept on the boards cold) and of a
-second, warm run (the children's imports, set-up and warm-up cancel out). It is slow (about a minute a child) and
+second, warm run (the children's imports, set-up and warm-up cancel out). Every such child runs with
+``PYTHONHASHSEED=0`` (string hashes, hence set orders and the work that follows them, the same from run to run:
+without it a count moved by a few per cent between runs). It is slow (about a minute a child) and
 printed under the CPU figures as two more ratios.
 
 Run: ``python -m benchmarks readers`` (``REPS=1`` for one run; ``ROWS=count,render`` for the rows whose names
@@ -298,6 +300,7 @@ def instructions(python: str, script: str, name: str, data_path: str) -> tuple[i
                 capture_output=True,
                 text=True,
                 check=True,
+                env={**os.environ, "PYTHONHASHSEED": "0"},  # the same set and dict orders in every child
             )
             found = re.search(r"Collected : (\d+)", out.stderr)
             if found is None:
