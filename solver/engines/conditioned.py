@@ -50,6 +50,8 @@ from ..rules import DamagePlan
 from .elimination import (
     COUNTS,
     DEAD,
+    SAT,
+    UNSAT,
     Budget,
     Graph,
     OverBudget,
@@ -458,22 +460,26 @@ class ConditionedProgramme:
         shape = [len(v) for v, _ in cols]
         if prod(shape) * w.shape[0] > DENSE_CELLS:
             raise OverBudget  # (not met on the boards measured: a part's resources are source j's, a few states each)
-        dense = np.zeros((w.shape[0], *shape), dtype=np.float64)
+        dense = np.zeros((w.shape[0], *shape), dtype=np.int64)
         where: tuple[Any, ...] = (slice(None), *[at for _, at in cols])
         dense[where] = w  # the entries' keys are distinct
         look = []
         for c, x in enumerate(part.scope):
             mine, idx = unique(K[:, scope.index(x)])
-            if len(mine) * len(cols[c][0]) > DENSE_CELLS:
-                raise OverBudget  # the states' sums as one matrix: a blocker that needs 50 000 on both sides, 18 GB
-            ok = (sum_table(self.g, x, every, mine, cols[c][0]) != DEAD).astype(np.float64)
-            dense = np.moveaxis(np.tensordot(dense, ok, axes=([c + 1], [1])), -1, c + 1)  # axis c: now source j's state
+            settled = self.g.contributors[x] <= every and self.g.askers[x] <= every
+            if settled and mine.min() >= UNSAT and cols[c][0].min() >= UNSAT:
+                dense = settled_sums(dense, c + 1, cols[c][0], mine, self.g.need[x])  # axis c: now source j's state
+            else:  # pragma: no cover - every resource of a component settles with every source in
+                if len(mine) * len(cols[c][0]) > DENSE_CELLS:
+                    raise OverBudget
+                ok = (sum_table(self.g, x, every, mine, cols[c][0]) != DEAD).astype(np.int64)
+                dense = np.moveaxis(np.tensordot(dense, ok, axes=([c + 1], [1])), -1, c + 1)
             if ring.moduli:
                 for r, m in enumerate(ring.moduli):
                     np.remainder(dense[r], m, out=dense[r])
             look.append(idx)
         where = (slice(None), *look)
-        out: npt.NDArray[np.int64] = dense[where].astype(np.int64)
+        out: npt.NDArray[np.int64] = dense[where]
         return out
 
     def _integers(self, acc: npt.NDArray[np.object_]) -> list[int]:
@@ -612,6 +618,9 @@ class PrefixLister:
         finally:
             prog.deadline = saved
         walk = Walk(prog, j, W)  # type: ignore[arg-type]  # reads g, plan, component, scope
+        if j + 1 == len(self.component):  # the last source: a split with its completion is one row
+            yield from self._last(splits, walk, start, rows, dtype, deadline)
+            return
         for amounts in self._lex(j).tolist():
             c = walk.weighted(amounts, None)  # its key's completions; 0: not legal (a private gate) or none
             if not c:
@@ -621,6 +630,34 @@ class PrefixLister:
                 continue
             yield from self._walk((*splits, tuple(amounts)), (*keys, walk.key(amounts)), start, rows, dtype, deadline)
             start = 0
+
+    def _last(
+        self,
+        splits: tuple[tuple[int, ...], ...],
+        walk: Walk,
+        start: int,
+        rows: int,
+        dtype: np.dtype[Any],
+        deadline: Deadline,
+    ) -> Iterator[npt.NDArray[Any]]:
+        """The rows that begin with ``splits``, every source but the last fixed, from the ``start``-th: the last
+        source's splits that have their completion (weight 1), in blocks of ``rows``. Without the rooted source
+        programme, which may refuse a wide table even then (a blocker that needs 50 000: PREPARE_CELLS)."""
+        head = [a for split in splits for a in split]
+        held: list[list[int]] = []
+        for amounts in self._lex(len(splits)).tolist():
+            if not walk.weighted(amounts, None):
+                continue
+            if start:
+                start -= 1
+                continue
+            held.append(head + amounts)
+            if len(held) == rows:
+                deadline.check()
+                yield np.array(held, dtype=dtype)
+                held = []
+        if held:
+            yield np.array(held, dtype=dtype)
 
     def _lex(self, j: int) -> npt.NDArray[np.int64]:
         if j not in self._splits:
@@ -683,3 +720,32 @@ def _connected(tables: list[Table]) -> list[list[int]]:
 
 
 __all__ = ["ConditionedProgramme", "PrefixLister"]
+
+
+def settled_sums(
+    dense: npt.NDArray[np.int64], axis: int, theirs: npt.NDArray[np.int64], mine: npt.NDArray[np.int64], need: int
+) -> npt.NDArray[np.int64]:
+    """``dense`` summed along ``axis`` (over a resource's states ``theirs``, sorted) into one entry per state of
+    ``mine``: the weight of the states that, added to it, settle without breaking a gate (every source in: the
+    final :func:`~trample.engines.elimination.sum_table`, not DEAD). That matrix is a threshold pattern: SAT meets
+    anything; two totals meet when they reach the need together (c + c' >= need) or neither is flagged; UNSAT (final,
+    short) meets SAT and the unflagged totals, never itself. So the sums are prefix sums over the totals, in
+    O(states) memory, where the matrix has len(mine) x len(theirs) cells (a blocker that needs 50 000 on both sides:
+    2.5 x 10^9)."""
+    X = np.moveaxis(dense, axis, -1)
+    num = theirs >= 0
+    c = theirs[num] >> 1  # sorted: the states are c * 2 + flag
+    vals = X[..., num]
+    zero = np.zeros((*X.shape[:-1], 1), dtype=np.int64)
+    every = np.concatenate([zero, np.cumsum(vals, axis=-1)], axis=-1)  # [..., k]: the first k totals
+    clean = np.concatenate([zero, np.cumsum(vals * ((theirs[num] & 1) == 0), axis=-1)], axis=-1)  # unflagged
+    sat = X[..., theirs == SAT].sum(axis=-1)
+    unsat = X[..., theirs == UNSAT].sum(axis=-1)
+    out = np.empty((*X.shape[:-1], len(mine)), dtype=np.int64)
+    ours = mine >= 0
+    k = np.searchsorted(c, need - (mine[ours] >> 1), side="left")  # the totals below what each still needs
+    free = ((mine[ours] & 1) == 0).astype(np.int64)
+    out[..., ours] = sat[..., None] + every[..., -1:] - every[..., k] + free * (unsat[..., None] + clean[..., k])
+    out[..., mine == SAT] = (sat + unsat + every[..., -1])[..., None]
+    out[..., mine == UNSAT] = (sat + clean[..., -1])[..., None]
+    return np.moveaxis(out, -1, axis)

@@ -430,6 +430,9 @@ class _Walk:
     def __init__(self, prog: SourceProgramme, j: int, W: Rows):
         g = prog.g
         self.g, self.W = g, W
+        # the caller's clock, where the programme holds one (the prefix-fixed programme's): a split's weights take
+        # tens of milliseconds on a blocker that needs 50 000 (its totals one by one)
+        self.deadline: Deadline | None = getattr(prog, "deadline", None)
         self.src = src = prog.plan.sources[prog.component[j]]
         self.scope = prog.scope[j]
         self.at = {x: k for k, x in enumerate(self.scope)}
@@ -461,6 +464,8 @@ class _Walk:
         given) is at least ``lower`` (the routes after: anything)."""
         routes, D = self.routes, self.D
         c = len(fixed)
+        if self.deadline:
+            self.deadline.check()
         if sum(fixed) > D:
             return 0
         # each gated route: positive (True), zero (False) or either (None: both are counted)

@@ -315,34 +315,100 @@ def test_a_first_prefix_with_no_row_leaves_the_walk_to_list(monkeypatch):  # 702
 
 def _two_on_one(power: int, toughness: int) -> dict:
     """702.19b: two tramplers of ``power`` blocked by one blocker of ``toughness`` (its states: 2 x toughness)."""
+    return _shared(2, 1, power, toughness)
+
+
+def _shared(n: int, m: int, power: int, toughness: int, keyword: str = "trample", loyalty: int = 0) -> dict:
+    """702.19b/c, 702.2c: ``n`` attackers of ``power`` with ``keyword`` (and deathtouch for "deathtouch"), each
+    blocked by the same ``m`` blockers of ``toughness``; with ``loyalty``, all attacking one planeswalker."""
+    words = ["trample", "deathtouch"] if keyword == "deathtouch" else [keyword]
+    target = "p" if loyalty else "opp"
     attackers = [
-        {"id": f"a{i}", "power": power, "toughness": 5, "keywords": ["trample"], "attacking": "opp"}
-        | {"blocked_by": ["b"]}
-        for i in range(2)
+        {"id": f"a{i}", "power": power, "toughness": 5, "keywords": words, "attacking": target}
+        | {"blocked_by": [f"b{j}" for j in range(m)]}
+        for i in range(n)
     ]
-    return {
+    doc = {
         "players": [{"id": "opp", "life": 20}],
         "attackers": attackers,
-        "blockers": [{"id": "b", "power": 1, "toughness": toughness}],
+        "blockers": [{"id": f"b{j}", "power": 1, "toughness": toughness} for j in range(m)],
     }
+    if loyalty:
+        doc["planeswalkers"] = [{"id": "p", "controller": "opp", "loyalty": loyalty, "in_combat": True}]
+    return doc
 
 
-def test_a_blocker_of_thousands_of_states_is_refused_before_its_matrices_are_built():
+SHARED = [
+    ("two on one", _shared(2, 1, 9, 4)),
+    ("two deathtouch on one", _shared(2, 1, 7, 4, "deathtouch")),
+    ("three on two", _shared(3, 2, 4, 2)),
+    ("three on two over a planeswalker", _shared(3, 2, 3, 2, "trample_over_planeswalkers", loyalty=2)),
+]
+
+
+@pytest.mark.parametrize("name,sc", SHARED, ids=[n for n, _ in SHARED])
+def test_shared_blockers_against_the_oracle(name, sc):  # 702.19b, 702.19c, 702.2c: the prefix sums' shapes
+    assert _against_the_oracle(sc) > 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_settled_sums_are_the_sum_tables_product(seed):  # the prefix sums against the matrix they replace
+    rng = random.Random(seed)
+    for _ in range(100):
+        need = rng.randint(1, 9)
+        every = [elimination.SAT, elimination.UNSAT, *range(2 * need)]
+        theirs, mine = (np.array(sorted(rng.sample(every, rng.randint(1, len(every)))), dtype=np.int64) for _ in "ab")
+        g = elimination.Graph.__new__(elimination.Graph)
+        g.need, g.contributors, g.askers = {"x": need}, {"x": {0}}, {"x": {0}}
+        ok = (elimination.sum_table(g, "x", frozenset({0}), mine, theirs) != elimination.DEAD).astype(np.int64)
+        dense = np.array([rng.randint(-9, 99) for _ in range(6 * len(theirs))], dtype=np.int64).reshape(3, -1, 2)
+        want = np.moveaxis(np.tensordot(dense, ok, axes=([1], [1])), -1, 1)
+        assert (conditioned.settled_sums(dense, 1, theirs, mine, need) == want).all()
+
+
+def test_a_blocker_of_thousands_of_states_is_ranked_by_prefix_sums():
     # the sums of two sides' states of a blocker that needs 2 100 form a 2 101 x 2 101 matrix (at 50 000: 18.6 GB
-    # for the prefix held fixed, 37 GB for the source programme's join, allocated before any clock reading): both
-    # programmes refuse such a matrix up front (before: MemoryError, or the machine's memory), and ranking goes on
-    # with the column programme, in the canonical order
+    # for the prefix held fixed, 37 GB for the source programme's join): the source programme refuses it, the
+    # prefix-fixed programme weighs by prefix sums over the totals, in the canonical order (the column programme's)
     doc = _two_on_one(4200, 2100)
     plan = Combat(load_scenario(doc)).plan
     (comp,) = [c for c in plan.components if len(c) > 1]
-    with pytest.raises(OverBudget):
-        ConditionedProgramme(plan, comp)
     with pytest.raises(ordered.TooWide):
         SourceProgramme(plan, comp)
+    prog = direct.index_programme(plan, comp)
+    assert isinstance(prog, ConditionedProgramme)  # COLUMN_TRIAL 0 here: before, the column programme (minutes)
     combat = Combat(load_scenario(doc))
     n = combat.count()
+    assert n == 4201 * 4201 - 2100 * 2101 // 2  # the pairs of amounts on b that add up to 2 100 or more
     picks = [0, 1, 4242, n // 2, n - 1]
     got = [combat.unrank(i) for i in picks]
     assert all(is_legal(doc, a.to_json()) for a in got)
     assert [combat.rank(a) for a in got] == picks
-    assert got[0].to_json()["a0"] == {"opp": 4200} and got[-1].to_json()["a0"] == {"b": 4200}  # a1 kills b first
+    assert got[0].to_json()["a0"] == {"opp": 4200} and got[-1].to_json()["a0"] == {"b0": 4200}  # a1 kills b first
+
+
+HUGE = [
+    ("two on one that needs 10 000", _two_on_one(20_000, 10_000), conditioned.PrefixLister),
+    ("three deathtouch on two", _shared(3, 2, 3000, 2000, "deathtouch"), ComponentDP),  # needs 1 (702.2c)
+]
+
+
+@pytest.mark.parametrize("name,sc,listed_by", HUGE, ids=[n for n, _, _ in HUGE])
+def test_huge_boards_rank_unrank_and_list_by_the_prefix_fixed_programme(
+    name, sc, listed_by
+):  # 702.19b, 702.2c: issue 21
+    plan = Combat(load_scenario(sc)).plan
+    (comp,) = plan.components
+    prog = direct.index_programme(plan, comp, Deadline(120))
+    assert isinstance(prog, ConditionedProgramme)  # not the column programme (minutes and gigabytes)
+    n = prog.count()
+    assert n == count_component(plan, comp)
+    rng = random.Random(5)
+    for i in [0, 1, n - 1, *(rng.randrange(n) for _ in range(4))]:
+        v = prog.unrank(i)
+        assert prog.rank(v) == i
+        assert is_legal(sc, plan.assignment([(prog.columns, v)]).to_json())
+    lister = direct.component_lister(plan, comp, Deadline(120))
+    assert isinstance(lister, listed_by)  # the wide blocker's: not the column programme
+    rows = [tuple(r) for r in next(lister.blocks(rows=5, dtype=np.int64)).tolist()]
+    assert rows == [prog.unrank(i) for i in range(5)]
