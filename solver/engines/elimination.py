@@ -68,6 +68,9 @@ Weights = npt.NDArray[Any]
 Sim = tuple[frozenset[int], frozenset[str], int]
 
 
+ROUTE_CHUNK = 1 << 14  # steps of route_states between two looks at the budget (and so at the clock)
+
+
 def route_states(
     start: Sequence[int],
     shift: int,
@@ -82,9 +85,12 @@ def route_states(
     partial: dict[tuple[tuple[int, ...], int, int], int] = {(tuple(start), shift, parts): 1}
     for pos, opts in options:
         nxt: dict[tuple[tuple[int, ...], int, int], int] = {}
-        if budget is not None:
-            budget.spend(len(partial) * len(opts))
-        for (state, sh, pa), w in partial.items():
+        # spent ROUTE_CHUNK entries at a time, not once per route: a route of thousands of values after thousands of
+        # states is millions of steps (three tramplers on two blockers of toughness 2 000: seconds past a limit)
+        chunk = max(1, ROUTE_CHUNK // max(1, len(opts)))
+        for k, ((state, sh, pa), w) in enumerate(partial.items()):
+            if budget is not None and k % chunk == 0:
+                budget.spend(min(chunk, len(partial) - k) * len(opts))
             for val, s2, p2 in opts:
                 t = sh + s2
                 if t > D:

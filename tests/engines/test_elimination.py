@@ -752,3 +752,30 @@ def test_a_deadline_passing_inside_a_join_stops_it():
     with pytest.raises(LimitReached):
         count_by_factors(plan, comp, clock)
     assert len(clock.reads) == 41
+
+
+class _CountedClock:
+    """A deadline that counts how often it is read and passes at its ``after``-th reading."""
+
+    def __init__(self, after: int):
+        self.after, self.reads = after, 0
+
+    def check(self) -> None:
+        self.reads += 1
+        if self.reads >= self.after:
+            raise LimitReached("stopped at the time limit")
+
+
+def test_one_long_route_reads_the_clock_as_it_goes():
+    # a route of 2 000 values after 2 000 states (three tramplers on two blockers of toughness 2 000) is 4 M steps
+    # of Python: the clock was read once before it (unrank --time-limit 3 stopped after 7.3 s); now every
+    # ROUTE_CHUNK steps, so a limit passed during the route stops it
+    opts = [((v << 1) | 1, v, 0) for v in range(2000)]
+    start, D = (0, 0), 4000
+    options = [(0, opts), (1, opts)]
+    clock = _CountedClock(after=10**9)
+    out = elimination.route_states(start, 0, 0, options, D, elimination.Budget(clock, None))  # type: ignore[arg-type]
+    assert len(out) == 2000 * 2000  # every pair of values below the needs: the second route took 4 M steps
+    assert clock.reads >= 2000 * len(opts) // elimination.ROUTE_CHUNK // 2
+    with pytest.raises(LimitReached):
+        elimination.route_states(start, 0, 0, options, D, elimination.Budget(_CountedClock(after=3), None))  # type: ignore[arg-type]
