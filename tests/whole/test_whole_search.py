@@ -85,6 +85,15 @@ def striking(draw) -> dict:
     return doc
 
 
+def assert_same_answer(got, reference, lethal: bool = True) -> None:
+    """Two searches of one board: both proven, the same values and line (and lethal report)."""
+    assert got.status == reference.status == "optimal"
+    assert got.objectives == reference.objectives
+    assert got.assignment == reference.assignment
+    if lethal:
+        assert got.lethal == reference.lethal
+
+
 def agrees_with_brute_force(doc: dict, objectives: list[str]) -> None:
     expected = brute_combat.adversarial_optimum(doc, objectives)
     result = WholeCombat(doc).solve(objectives)
@@ -743,9 +752,7 @@ def test_grouping_a1s_by_the_state_they_leave_keeps_every_value(doc, objectives)
     with pytest.MonkeyPatch.context() as m:
         _every_a1(m)
         every = WholeCombat(doc).solve(objectives)
-    assert grouped.status == every.status == "optimal"
-    assert grouped.objectives == every.objectives
-    assert grouped.assignment == every.assignment
+    assert_same_answer(grouped, every, lethal=False)
 
 
 @pytest.mark.slow
@@ -843,10 +850,7 @@ def test_the_bounds_on_boards_with_effects_keep_the_line_of_every_state_searched
     with pytest.MonkeyPatch.context() as m:
         m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
         every = WholeCombat(doc).solve(objectives)
-    assert bounded.status == every.status == "optimal"
-    assert bounded.objectives == every.objectives
-    assert bounded.assignment == every.assignment
-    assert bounded.lethal == every.lethal
+    assert_same_answer(bounded, every)
 
 
 @pytest.mark.slow
@@ -995,10 +999,7 @@ def test_banded_first_steps_keep_their_lines_with_the_regular_step_memoised_by_e
         memoised = WholeCombat(doc).solve(objectives)
         m.setattr(whole_search, "effect_key", lambda *args: None)  # no key: every state built and solved
         every = WholeCombat(doc).solve(objectives)
-    assert memoised.status == every.status == "optimal"
-    assert memoised.objectives == every.objectives
-    assert memoised.assignment == every.assignment
-    assert memoised.lethal == every.lethal
+    assert_same_answer(memoised, every)
 
 
 @pytest.mark.slow
@@ -1088,10 +1089,7 @@ def test_banded_first_steps_searched_best_bound_first_keep_the_line_of_every_pai
     with pytest.MonkeyPatch.context() as m:
         _every_pair(m)
         every = WholeCombat(doc).solve(objectives)
-    assert bounded.status == every.status == "optimal"
-    assert bounded.objectives == every.objectives
-    assert bounded.assignment == every.assignment
-    assert bounded.lethal == every.lethal
+    assert_same_answer(bounded, every)
 
 
 def _band_table(doc: dict, objectives: list[str]):
