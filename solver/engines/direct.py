@@ -1084,10 +1084,15 @@ def lists_within_bounds(plan: DamagePlan, key: tuple[int, ...], deadline: Deadli
 
 def _unlisted_shape(plan: DamagePlan, key: tuple[int, ...]) -> bool:
     """Is the component outside what the source programmes list, by its shape alone: not one linked group of the
-    plan, a source's splits past SPLIT_LIMIT, or its tables past SUM_CELLS or TABLE_STATES (:func:`_too_wide`)?"""
-    if not any(set(g) == set(key) for g in plan.components):
-        return True
-    return _splits_past_limit(plan, key) or _too_wide(Graph(plan, key), key)
+    plan, a source's splits past SPLIT_LIMIT, or its tables past SUM_CELLS or TABLE_STATES (:func:`_too_wide`)?
+    Kept per plan: :func:`source_lister` and :func:`lists_within_bounds` both ask."""
+    verdicts = plan.cache.of("direct")
+    answer = verdicts.get(("shape", key))
+    if answer is None:
+        answer = verdicts[("shape", key)] = not any(set(g) == set(key) for g in plan.components) or bool(
+            _splits_past_limit(plan, key) or _too_wide(Graph(plan, key), key)
+        )
+    return answer
 
 
 def _splits_past_limit(plan: DamagePlan, key: tuple[int, ...]) -> bool:
