@@ -2120,9 +2120,9 @@ def _result_bounded(problem: _Problem, canonical: bool) -> bool:
     dealt) searched best bound first (:func:`_results_front_search`)? On the boards the plain bounds read but for
     the effects (:func:`_plain_first_step` without trample over planeswalkers), where those bounds still hold:
 
-    - no first step can end the game: no first-strike source with infect, toxic or commander damage has a route to
-      a player (704.5c, 704.6c) and no first step deals a player their life (:func:`_first_step_reach`), no player
-      has lost already;
+    - no first step can end the game: no first-strike sources with infect, toxic or commander damage can give a
+      player enough poison or commander damage to lose (704.5c, 704.6c: :func:`_first_step_loses_otherwise`) and no
+      first step deals a player their life (:func:`_first_step_reach`), no player has lost already;
     - the blockers are killed as on a plain board: no indestructible blocker blocks an attacker with infect or
       wither (-1/-1 counters kill what damage cannot, 704.5f), so the first step's kills and values are the plain
       ones (``BlockScorer``) and the blockers the regular step can still kill are the plain bounds';
@@ -2135,7 +2135,7 @@ def _result_bounded(problem: _Problem, canonical: bool) -> bool:
         and problem.whole.has_first_strike_step
         and s.rules == RulesSet.CURRENT
         and not division_moved(s)
-        and not any(a.as_though_unblocked or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) for a in s.attackers)
+        and not any(a.as_though_unblocked for a in s.attackers)
         and not losers(s)
         and _result_classes(problem) is not None
     ):
@@ -2143,9 +2143,35 @@ def _result_bounded(problem: _Problem, canonical: bool) -> bool:
     countered = {b for a in s.attackers if any(a.has(k) for k in _COUNTERS) for b in a.blocked_by}
     if any(b.has(Keyword.INDESTRUCTIBLE) and b.id in countered for b in s.blockers):
         return False
-    if _first_strike_reaches_player(problem, _loses_otherwise):
+    if _first_step_loses_otherwise(problem):
         return False
     return not _first_step_reach(problem)[0]
+
+
+def _first_step_loses_otherwise(problem: _Problem) -> bool:
+    """Can the first step make a player lose otherwise than by life? Each listed player as the first step could
+    leave them at most: every first-strike source with infect (702.90b) or toxic (702.164c) that has a route to them
+    dealing them all its damage (poison: the damage, plus toxic's counters), every commander all of it (903.10a:
+    combat damage from that commander), read by every way to lose but life of :data:`LOSS_CONDITIONS` (704.5c,
+    704.6c; life is :func:`_first_step_reach`'s). Damage dealt is damage assigned on these boards
+    (:func:`_result_classes`: no damage effect acts), so a source deals a player at most its damage."""
+    s = problem.scenario
+    others = [c for c in _outcome.LOSS_CONDITIONS if c.name != _outcome.LossReason.LIFE]
+    for p in s.players:
+        poison, commander = p.poison, dict(p.commander_damage)
+        for source in problem.attacking_first.plan.sources:
+            if not any(route.recipient == p.id for route in source.routes):
+                continue
+            a = s.attacker(source.source)
+            if a.has(Keyword.INFECT):
+                poison += source.damage
+            poison += a.toxic or 0
+            if a.commander is not None:
+                commander[a.id] = commander.get(a.id, 0) + source.damage
+        worst = replace(p, poison=poison, commander_damage=tuple(sorted(commander.items())))
+        if _outcome.losses(worst, others):
+            return True
+    return False
 
 
 def _first_strike_reaches_player(problem: _Problem, which: Callable[[Any], bool]) -> bool:

@@ -810,9 +810,9 @@ def bounded_effects(draw) -> dict:
     of combat, kill blockers, reach a player) with lifelink, infect, wither and deathtouch drawn on the attackers,
     those and indestructible on the blockers (the first striker's infect or wither shrinks the attackers, 702.90c,
     702.80b; its lifelink raises the life to reach, 702.15b), toxic or commander damage now and then, poison on the
-    player, and now and then an attacker without double strike (its damage, poison included, comes in the regular
-    step alone): the boards :func:`trample.whole.search._result_bounded` searches best bound first, and boards just
-    outside them."""
+    player, now and then an attacker without double strike (its damage, poison included, comes in the regular
+    step alone) or one that tramples over planeswalkers (702.19c): the boards
+    :func:`trample.whole.search._result_bounded` searches best bound first, and boards just outside them."""
     doc = draw(st.one_of(defeatable(), one_group()))
     for a in doc["attackers"]:
         extra = draw(st.lists(st.sampled_from(ATTACKER_EFFECTS), max_size=2, unique=True))
@@ -823,6 +823,8 @@ def bounded_effects(draw) -> dict:
             a["toxic"] = 1
         if draw(st.integers(0, 5)) == 0:
             a["commander"] = "me"
+        if draw(st.integers(0, 3)) == 0:  # 702.19c: the rest over a planeswalker goes to its controller
+            a["keywords"] = [*a["keywords"], "trample_over_planeswalkers"]
     for b in doc["blockers"]:
         extra = draw(st.lists(st.sampled_from(BLOCKER_EFFECTS), max_size=1))
         b["keywords"] = [*b.get("keywords", []), *extra]
@@ -940,6 +942,47 @@ def test_bounded_boards_with_effects_match_the_brute_force_minimax(doc, objectiv
     result = WholeCombat(doc).solve(objectives)
     assert result.status == "optimal"
     assert tuple(Fraction(str(result.objectives[o])) for o in objectives) == tuple(Fraction(v) for v in expected)
+
+
+def _combined(n: int, *kinds: str) -> dict:
+    """The defeatable planeswalker at ``n`` attackers with the keywords (and options) of several of
+    :func:`benchmarks.boards.defeatable_with`'s kinds at once."""
+    from benchmarks.boards import defeatable_with
+
+    doc = defeatable_with(n, kinds[0])
+    for kind in kinds[1:]:
+        for a, b in zip(doc["attackers"], defeatable_with(n, kind)["attackers"]):
+            a["keywords"] = sorted({*a["keywords"], *b["keywords"]})
+            a.update({k: v for k, v in b.items() if k == "as_though_unblocked"})
+    return doc
+
+
+@pytest.mark.parametrize("kinds", [("trample_over", "lifelink"), ("trample_over", "infect")])
+def test_effect_boards_that_trample_over_planeswalkers_are_searched_best_bound_first(kinds):
+    # 702.19c with 702.15b / 702.90b: the rest over the planeswalker goes to opp; at 3 attackers the infect ones (one
+    # of power 5) cannot give opp ten poison in the first step (704.5c), so its bounds hold as without trample over
+    doc = _combined(3, *kinds)
+    objectives = ["lethal", "max-kills", "min-overkill"]
+    assert _results_problem(doc, objectives) is not None
+    bounded = WholeCombat(doc).solve(objectives)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
+        every = WholeCombat(doc).solve(objectives)
+    assert bounded.solves < every.solves
+    assert_same_answer(bounded, every)
+
+
+@pytest.mark.parametrize(("poison", "bounded"), [(0, True), (4, True), (5, False), (9, False)])
+def test_a_first_step_that_can_give_ten_poison_is_not_searched_by_the_bounds(poison, bounded):
+    # 704.5c: a1 (infect, double strike, power 5) unblocked on opp: its first-strike damage gives 5 poison, so opp
+    # can lose in the first step (no regular step) from 5 poison on, which the bounds do not read
+    doc = defeatable_with_player({"keywords": ["infect", "double_strike"]})
+    doc["attackers"][1]["power"] = 5
+    doc["players"][0]["poison"] = poison
+    assert (_results_problem(doc, ["lethal", "max-kills"]) is not None) is bounded
+    expected = brute_combat.outcome_adversarial_optimum(doc, ["lethal", "max-kills"])
+    result = WholeCombat(doc).solve(["lethal", "max-kills"])
+    assert (result.objectives["lethal"], result.objectives["max-kills"]) == tuple(int(v) for v in expected)
 
 
 def test_lifelink_and_infect_boards_are_searched_best_bound_first():
