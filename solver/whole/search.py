@@ -25,6 +25,7 @@ from .. import outcome as _outcome
 from ..combat import Combat
 from ..engines import blocks_engine
 from ..engines.direct import DirectEngine
+from ..engines.elimination import unique
 from ..limits import NEVER, Deadline, LimitReached, deadline_of
 from ..models import Assignment, Chooser, Keyword, ObjectiveKind, ObjectKind, RulesSet, Scenario, Side, Step
 from ..optimize import (
@@ -614,7 +615,7 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
             t = np.zeros(len(block), dtype=np.int64) | touched.get(r, False)
             # (dealt, counters, touched) as one number (counters <= dealt): a sort of integers, not of rows
             span = int(dealt[r].max(initial=0)) + 1
-            seen, back = np.unique((dealt[r] * span + k) * 2 + t, return_inverse=True)
+            seen, back = unique((dealt[r] * span + k) * 2 + t)  # small integers: by marking, not sorting
             # the outcome's own test (704.5f-h, 702.12b, -1/-1 counters), once per distinct (dealt, counters, touched)
             fate = np.array(
                 [creature_dies(creature, v // 2 // span, bool(v % 2), v // 2 % span) for v in seen.tolist()],
@@ -644,10 +645,11 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
 
 def _distinct_results(problem: _Problem, classes: _Classes) -> Iterator[Candidate]:
     """The A1s worth searching on the boards of :func:`_result_classes`, in the canonical order (the direct engine's
-    blocks: ``step.canonical()`` must hold): per state an A1 leaves (:func:`_class_states`), the one whose first
-    step is best on the objectives the state leaves out, ties to the smallest vector. Every other objective's first
-    step value, the replies and the regular step are the same for the same state and reply (what differs between
-    two A1s of one state is the same on every reply), so only that one can win."""
+    blocks, or the ways' product where attackers may assign as though unblocked: :func:`_first_blocks`): per state
+    an A1 leaves (:func:`_class_states`), the one whose first step is best on the objectives the state leaves out,
+    ties to the smallest vector. Every other objective's first step value, the replies and the regular step are the
+    same for the same state and reply (what differs between two A1s of one state is the same on every reply), so
+    only that one can win."""
     plan = problem.attacking_first.plan
     vectors, keys = _distinct_result_rows(problem, classes)
     for i in range(len(vectors)):
@@ -659,7 +661,7 @@ def _distinct_result_rows(problem: _Problem, classes: _Classes) -> tuple[np.ndar
     columns, their state keys)."""
     step, track = problem.attacking_first, problem.track
     kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for block in step.assignment_blocks(time_limit=problem.deadline):
+    for block in _first_blocks(step, problem.deadline):
         keys, values = _class_states(problem, classes, block)
         keep = _best_of_each(keys, values)
         kept.append((block[keep], keys[keep], values[keep]))
@@ -953,16 +955,17 @@ def _plain_first_step(problem: _Problem, canonical: bool, over: bool = False) ->
 
 def _ways_listed(problem: _Problem) -> bool:
     """Does :func:`_first_blocks` list the first step of a board whose attackers may assign as though unblocked
-    in the canonical order? On plain first steps (a first-strike step, no damage effects, the current rules, no
-    division moved) whose components the direct engine lists (way by way, :meth:`DirectEngine.supports`), each of
+    in the canonical order? On first steps of the current rules with no division moved, plain or with effects that
+    change only what damage does (:func:`_result_classes`: their A1s are read in blocks, :func:`_distinct_results`),
+    whose components the direct engine lists (way by way, :meth:`DirectEngine.supports`), each of
     at most :data:`WAYS_ROWS` vectors."""
     step, s = problem.attacking_first, problem.scenario
     plan = step.plan
     if not plan.has_options or step.engine not in ("direct", "auto"):
         return False
-    if not problem.whole.has_first_strike_step or problem.effects or s.rules != RulesSet.CURRENT:
+    if not problem.whole.has_first_strike_step or s.rules != RulesSet.CURRENT or division_moved(s):
         return False
-    if division_moved(s):
+    if problem.effects and _result_classes(problem) is None:  # the A1s are read one by one (_candidates), unsorted
         return False
     direct = blocks_engine("direct")
     return all(
@@ -2135,7 +2138,6 @@ def _result_bounded(problem: _Problem, canonical: bool) -> bool:
         and problem.whole.has_first_strike_step
         and s.rules == RulesSet.CURRENT
         and not division_moved(s)
-        and not any(a.as_though_unblocked for a in s.attackers)
         and not losers(s)
         and _result_classes(problem) is not None
     ):

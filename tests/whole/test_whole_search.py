@@ -811,7 +811,7 @@ def bounded_effects(draw) -> dict:
     those and indestructible on the blockers (the first striker's infect or wither shrinks the attackers, 702.90c,
     702.80b; its lifelink raises the life to reach, 702.15b), toxic or commander damage now and then, poison on the
     player, now and then an attacker without double strike (its damage, poison included, comes in the regular
-    step alone) or one that tramples over planeswalkers (702.19c): the boards
+    step alone), one that tramples over planeswalkers (702.19c) or may assign as though unblocked (510.1c): the boards
     :func:`trample.whole.search._result_bounded` searches best bound first, and boards just outside them."""
     doc = draw(st.one_of(defeatable(), one_group()))
     for a in doc["attackers"]:
@@ -825,6 +825,8 @@ def bounded_effects(draw) -> dict:
             a["commander"] = "me"
         if draw(st.integers(0, 3)) == 0:  # 702.19c: the rest over a planeswalker goes to its controller
             a["keywords"] = [*a["keywords"], "trample_over_planeswalkers"]
+        if draw(st.integers(0, 3)) == 0:  # 510.1c: it may assign all its damage to what it attacks
+            a["as_though_unblocked"] = True
     for b in doc["blockers"]:
         extra = draw(st.lists(st.sampled_from(BLOCKER_EFFECTS), max_size=1))
         b["keywords"] = [*b.get("keywords", []), *extra]
@@ -837,7 +839,8 @@ def _results_problem(doc: dict, objectives: list[str]):
     """The search's problem of ``doc`` when its first steps are searched best bound first on a board with effects
     (``_result_bounded``), else None."""
     problem = _problem(doc, objectives)
-    return problem if whole_search._result_bounded(problem, problem.attacking_first.canonical()) else None
+    canonical = problem.attacking_first.canonical() or whole_search._ways_listed(problem)
+    return problem if whole_search._result_bounded(problem, canonical) else None
 
 
 @pytest.mark.slow
@@ -957,10 +960,20 @@ def _combined(n: int, *kinds: str) -> dict:
     return doc
 
 
-@pytest.mark.parametrize("kinds", [("trample_over", "lifelink"), ("trample_over", "infect")])
-def test_effect_boards_that_trample_over_planeswalkers_are_searched_best_bound_first(kinds):
-    # 702.19c with 702.15b / 702.90b: the rest over the planeswalker goes to opp; at 3 attackers the infect ones (one
-    # of power 5) cannot give opp ten poison in the first step (704.5c), so its bounds hold as without trample over
+COMBINED = [
+    ("trample_over", "lifelink"),
+    ("trample_over", "infect"),
+    ("as_though_unblocked", "lifelink"),
+    ("as_though_unblocked", "infect"),
+    ("as_though_unblocked", "trample_over", "lifelink"),
+]
+
+
+@pytest.mark.parametrize("kinds", COMBINED)
+def test_effect_boards_with_trample_over_or_as_though_unblocked_are_searched_best_bound_first(kinds):
+    # 702.19c, 510.1c with 702.15b / 702.90b: the rest over the planeswalker goes to opp, or all of an attacker's
+    # damage to the planeswalker; at 3 attackers the infect ones (one of power 5) cannot give opp ten poison in the
+    # first step (704.5c), so the bounds hold as on the boards without those options
     doc = _combined(3, *kinds)
     objectives = ["lethal", "max-kills", "min-overkill"]
     assert _results_problem(doc, objectives) is not None
