@@ -953,17 +953,20 @@ def _plain_first_step(problem: _Problem, canonical: bool, over: bool = False) ->
     )
 
 
-def _ways_listed(problem: _Problem) -> bool:
+def _ways_listed(problem: _Problem, band: bool = False) -> bool:
     """Does :func:`_first_blocks` list the first step of a board whose attackers may assign as though unblocked
-    in the canonical order? On first steps of the current rules with no division moved, plain or with effects that
-    change only what damage does (:func:`_result_classes`: their A1s are read in blocks, :func:`_distinct_results`),
-    whose components the direct engine lists (way by way, :meth:`DirectEngine.supports`), each of
-    at most :data:`WAYS_ROWS` vectors."""
+    in the canonical order? On first steps of the current rules whose attackers' division is not moved (``band``:
+    the blockers' may be, 702.22k, as :func:`_band_front_search` reads them; otherwise no division is moved), plain
+    or with effects that change only what damage does (:func:`_result_classes`: their A1s are read in blocks,
+    :func:`_distinct_results`), whose components the direct engine lists (way by way,
+    :meth:`DirectEngine.supports`), each of at most :data:`WAYS_ROWS` vectors."""
     step, s = problem.attacking_first, problem.scenario
     plan = step.plan
     if not plan.has_options or step.engine not in ("direct", "auto"):
         return False
-    if not problem.whole.has_first_strike_step or s.rules != RulesSet.CURRENT or division_moved(s):
+    if not problem.whole.has_first_strike_step or s.rules != RulesSet.CURRENT or plan.moved:
+        return False
+    if division_moved(s) and not band:  # band: the first step of :func:`_band_front_search` (only D1 moved)
         return False
     if problem.effects and _result_classes(problem) is None:  # the A1s are read one by one (_candidates), unsorted
         return False
@@ -2336,7 +2339,6 @@ def _band_bounded(problem: _Problem, canonical: bool) -> bool:
         and problem.whole.has_first_strike_step
         and not problem.effects
         and s.rules == RulesSet.CURRENT
-        and not any(a.as_though_unblocked for a in s.attackers)
         and not a_plan.moved
         and d_plan.moved
     ):
@@ -2387,7 +2389,8 @@ def _band_front_search(problem: _Problem, regular: _Regular) -> tuple[Line | Non
     then D1). The bounds are :func:`_reply_bounds` on the A1 with the attackers each whole D1 kills. None when the
     board is not one of :func:`_band_bounded`."""
     try:
-        if not _band_bounded(problem, problem.attacking_first.canonical(deadline=problem.deadline)):
+        step = problem.attacking_first
+        if not _band_bounded(problem, step.canonical(deadline=problem.deadline) or _ways_listed(problem, band=True)):
             return None
         split = _band_replies(problem)
         if split is None:
