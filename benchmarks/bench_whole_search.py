@@ -11,8 +11,8 @@ their regular steps from the groups' fronts (trample.whole.regular); beside the 
 joint search that solves every regular step with CP-SAT (``split=False``, the reference the tests compare with).
 
 The defeatable planeswalker also with trample over planeswalkers (702.19c), a first step that can end the game
-(704.5a), attackers that may assign as though unblocked, banding (702.22j), lifelink or infect
-(:func:`benchmarks.boards.defeatable_with`): at 6 attackers, each row under a time limit (``LIMIT``, 10 wall
+(704.5a), attackers that may assign as though unblocked, banding (702.22j), lifelink or infect, and two of those
+at once (:func:`benchmarks.boards.defeatable_with`): at 6 attackers, each row under a time limit (``LIMIT``, 10 wall
 seconds; a stopped row misses the goal).
 
 Run: ``python -m benchmarks whole_search`` (``QUICK=1``: 5 attackers only).
@@ -84,6 +84,16 @@ WITH = [
     ("defeatable, the first attacker bands", "banding"),
     ("defeatable, lifelink", "lifelink"),
     ("defeatable, infect", "infect"),
+    # two at once (:func:`defeatable_with`'s "a+b")
+    ("defeatable, trample over + lifelink", "trample_over+lifelink"),
+    ("defeatable, trample over + infect", "trample_over+infect"),
+    ("defeatable, trample over + as though unbl.", "trample_over+as_though_unblocked"),
+    ("defeatable, as though unblocked + lifelink", "as_though_unblocked+lifelink"),
+    ("defeatable, as though unblocked + infect", "as_though_unblocked+infect"),
+    ("defeatable, bands + as though unblocked", "banding+as_though_unblocked"),
+    ("defeatable, bands + trample over", "banding+trample_over"),
+    ("defeatable, bands + lifelink", "banding+lifelink"),
+    ("defeatable, bands + infect", "banding+infect"),
 ]
 WITH_LISTS = ["max-damage", "lethal", "min-overkill", "lethal,max-kills,min-overkill", "max-value,min-overkill"]
 

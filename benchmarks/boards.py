@@ -125,7 +125,16 @@ def defeatable_with(n: int, kind: str) -> dict:
     attacker bands (``banding``, 702.22j: the attacking player divides the damage of the blockers blocking it), the
     attackers have lifelink or the odd ones infect (damage effects), or the odd attackers attack opp of 8 life
     (``game_ending``: three of six can deal 9 through their blockers in the first step, 704.5a, and the regular
-    step is not played)."""
+    step is not played). Kinds joined by ``+`` (``"trample_over+lifelink"``) are combined: every keyword and option
+    of each on the attackers (the board of the first; ``game_ending`` first or not at all)."""
+    kinds = kind.split("+")
+    if len(kinds) > 1:  # several at once: "trample_over+lifelink"
+        doc = defeatable_with(n, kinds[0])
+        for other in kinds[1:]:
+            for a, b in zip(doc["attackers"], defeatable_with(n, other)["attackers"]):
+                a["keywords"] = sorted({*a["keywords"], *b["keywords"]})
+                a.update({k: v for k, v in b.items() if k == "as_though_unblocked"})
+        return doc
     if kind not in DEFEATABLE_KINDS:
         raise ValueError(f"defeatable_with: unknown kind {kind!r}")
     doc = split_planeswalker(n) if kind == "game_ending" else defeatable_planeswalker(n)
