@@ -27,7 +27,7 @@ from ..engines import blocks_engine
 from ..engines.direct import DirectEngine
 from ..engines.elimination import unique
 from ..limits import NEVER, Deadline, LimitReached, deadline_of
-from ..models import Assignment, Chooser, Keyword, ObjectiveKind, ObjectKind, RulesSet, Scenario, Side, Step
+from ..models import Assignment, Chooser, Keyword, LossReason, ObjectiveKind, ObjectKind, RulesSet, Scenario, Side, Step
 from ..optimize import (
     STATUS_FEASIBLE,
     STATUS_INFEASIBLE,
@@ -2161,7 +2161,7 @@ def _first_step_loses_otherwise(problem: _Problem) -> bool:
     704.6c; life is :func:`_first_step_reach`'s). Damage dealt is damage assigned on these boards
     (:func:`_result_classes`: no damage effect acts), so a source deals a player at most its damage."""
     s = problem.scenario
-    others = [c for c in _outcome.LOSS_CONDITIONS if c.name != _outcome.LossReason.LIFE]
+    others = [c for c in _outcome.LOSS_CONDITIONS if c.name != LossReason.LIFE]
     for p in s.players:
         poison, commander = p.poison, dict(p.commander_damage)
         for source in problem.attacking_first.plan.sources:
