@@ -341,6 +341,12 @@ def _write(el: _Node, write) -> None:
         write("<" + el.tag + "".join([f' {k}="{v}"' for k, v in attrib.items()]))
     if el.children:
         write(">")
+        try:
+            write("".join(el.children))  # every child a leaf (a step's picture): written at once
+            write(f"</{el.tag}>")
+            return
+        except TypeError:  # a node or a group among them: each child in turn
+            pass
         for child in el.children:
             if type(child) is str:  # a leaf, written when drawn
                 write(child)
@@ -364,6 +370,14 @@ _LOYALTY = _text_style(15, "bold", "end", "#5a2a85", "normal")
 _DEFENSE = _text_style(15, "bold", "end", "#6a5a1a", "normal")
 _LIFE = _text_style(15, "bold", "end", "#2a6a2a", "normal")
 _AMOUNT = _text_style(14, "bold", "middle", "white", "normal")
+#: the cards' fixed texts after their start tag (:class:`_Spot`): style, content and end tag
+_UNBLOCKED = f"{_LINE}>unblocked</text>"
+_BLOCKED_BY_NONE = f"{_LINE}>blocked (no blocker left)</text>"
+_FROM_DEATHTOUCH = f"{_LINE}>(1 from a deathtouch source)</text>"
+_REMOVED_TEXT = f"{_REMOVED}>removed from combat</text>"
+_PLANESWALKER = f"{_KEYWORDS}>planeswalker</text>"
+_BATTLE = f"{_KEYWORDS}>battle</text>"
+_PLAYER = f"{_KEYWORDS}>player</text>"
 #: the cards' characters per line: a name beside the power (or beside the loyalty, defense, life), a card's line,
 #: a wrapped line (keywords, blockers) and a result line (at least 6, as _wrap takes them)
 _ROOM_NAME, _ROOM_ID, _ROOM_LINE = _room(CARD_W - 56, 13), _room(CARD_W - 40, 13), _room(CARD_W - 14, 10.5)
@@ -491,18 +505,19 @@ def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: s
     deathtouched = set(outcome.deathtouched) if outcome is not None else set()
     # 702.2c: the blockers a deathtouch attacker with power blocks (their card says 1 is lethal), found once
     touchy = {b for a in s.attackers if a.power > 0 and a.has(Keyword.DEATHTOUCH) for b in a.blocked_by}
+    out, pos = parent.children, lay.pos
     for a in s.attackers:
-        _creature_card(parent, s, a, lay.pos[a.id], "attacker", what, a.id in deathtouched, touchy)
+        _creature_card(out, s, a, pos[a.id], True, what, a.id in deathtouched, touchy)
     for b in s.blockers:
-        _creature_card(parent, s, b, lay.pos[b.id], "blocker", what, b.id in deathtouched, touchy)
+        _creature_card(out, s, b, pos[b.id], False, what, b.id in deathtouched, touchy)
     for p in s.planeswalkers:
-        _planeswalker_card(parent, p, lay.pos[p.id], what)
+        _planeswalker_card(out, p, pos[p.id], what)
     for t in s.battles:
-        _battle_card(parent, t, lay.pos[t.id], what)
+        _battle_card(out, t, pos[t.id], what)
     for p in s.players:
-        _player_card(parent, p, lay.pos[p.id], what)
+        _player_card(out, p, pos[p.id], what)
     if outcome is not None and assignment is not None:
-        _arrows(parent, s, outcome, lay)
+        _arrows(out, s, outcome, lay)
     return lay.width, lay.height
 
 
@@ -553,21 +568,30 @@ def _card(parent, x, y, fill, stroke, faded=False) -> None:
 
 class _Spot:
     """A card's place (``x``, ``y``: its top-left corner): the start tags of its fixed text elements (name, number,
-    the lines at 36, 50 and 64 px, the bottom line) and its frames (:func:`_card`), written once per place (a
-    function of the place alone: a picture's cards stand on a few places, the same on most pictures)."""
+    a creature's lines from 36 px down every 13 px, the lines at 50 and 64 px, the result lines from the bottom up
+    every 14 px) and its frames (:func:`_card`), written once per place (a function of the place alone: a picture's
+    cards stand on a few places, the same on most pictures)."""
 
-    __slots__ = ("name", "number", "line36", "line50", "line64", "bottom", "frames", "x", "y")
+    __slots__ = ("name", "number", "rows", "line50", "line64", "results", "frames", "x", "y")
 
     def __init__(self, x, y) -> None:
         self.x, self.y = x, y
         x8 = _F1.get(x + 8) or _f1(x + 8)
         self.name = f'<text x="{x8}" y="{_F1.get(y + 18) or _f1(y + 18)}"'
         self.number = f'<text x="{_F1.get(x + CARD_W - 8) or _f1(x + CARD_W - 8)}" y="{_F1.get(y + 19) or _f1(y + 19)}"'
-        self.line36 = f'<text x="{x8}" y="{_F1.get(y + 36) or _f1(y + 36)}"'
+        rows = []
+        line = y + 36
+        for _ in range(_ROWS):  # a creature's lines, as its card steps down them (13 px each)
+            rows.append(f'<text x="{x8}" y="{_F1.get(line) or _f1(line)}"')
+            line += 13
+        self.rows = tuple(rows)
         self.line50 = f'<text x="{x8}" y="{_F1.get(y + 50) or _f1(y + 50)}"'
         self.line64 = f'<text x="{x8}" y="{_F1.get(y + 64) or _f1(y + 64)}"'
-        xm, yb = x + CARD_W / 2, y + CARD_H - 10
-        self.bottom = f'<text x="{_F1.get(xm) or _f1(xm)}" y="{_F1.get(yb) or _f1(yb)}"'
+        xm = x + CARD_W / 2
+        xt = _F1.get(xm) or _f1(xm)
+        self.results = tuple(  # the k-th result line from the bottom (:func:`_results`); the bottom line is the first
+            f'<text x="{xt}" y="{_F1.get(yk) or _f1(yk)}"' for yk in (y + CARD_H - 10 - 14 * k for k in range(7))
+        )
         self.frames: dict[tuple[str, str, bool], str] = {}
 
     def frame(self, fill: str, stroke: str, faded: bool = False) -> str:
@@ -578,6 +602,10 @@ class _Spot:
             _card(_Leaves(out), self.x, self.y, fill, stroke, faded)
             text = self.frames[(fill, stroke, faded)] = out[0]
         return text
+
+
+#: a creature card's lines below its name (2 of keywords, marked damage, 3 of combat lines: at most 6)
+_ROWS = 6
 
 
 class _Leaves:
@@ -612,14 +640,26 @@ def _at(out: list, start: str, head: str, text) -> None:
     out.append(f"{start}{head}>{body}</text>" if body else f"{start}{head} />")
 
 
-def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
-    """Result lines (text, colour, weight) stacked upwards from the bottom of a card."""
-    rows = [(part, colour, weight) for text, colour, weight in lines for part in _lines(text, _WRAP_RESULT, 2)]
-    rows = rows[-7:]
-    out, n = g.children, len(rows)
-    for k, (text, colour, weight) in enumerate(rows):  # in reading order
+def _results(out: list, spot: _Spot, lines: list[tuple[str, str, str]]) -> None:
+    """Result lines (text, colour, weight) stacked upwards from the bottom of a card (each wrapped to at most two
+    lines, the last seven kept)."""
+    rows = []
+    for text, colour, weight in lines:
+        if len(text) <= _WRAP_RESULT and text and text[0] != " ":  # one line (as _lines finds it)
+            rows.append((text, colour, weight))
+        else:
+            rows += [(part, colour, weight) for part in _lines(text, _WRAP_RESULT, 2)]
+    if len(rows) > 7:
+        rows = rows[-7:]
+    starts = spot.results
+    k = len(rows)
+    for text, colour, weight in rows:  # in reading order
+        k -= 1
         head = _RESULT_STYLES.get((weight, colour)) or _result_style(weight, colour)
-        _tx(out, x + CARD_W / 2, y + CARD_H - 10 - 14 * (n - 1 - k), head, text)
+        body = _BODIES.get(text)
+        if body is None:
+            body = _body(text)
+        out.append(f"{starts[k]}{head}>{body}</text>" if body else f"{starts[k]}{head} />")
 
 
 def _result_style(weight: str, colour: str) -> str:
@@ -635,14 +675,17 @@ _RESULT_STYLES: dict[tuple[str, str], str] = {}
 
 def _group(parent, role: str, oid: str) -> _Group:
     """A card's group (``class`` its role, ``id`` the object's id, escaped as :func:`_write` escapes a value)."""
-    head = _GROUP_HEADS.get((role, oid))
-    if head is None:
-        head = f'<g class="{role}" id="{_escaped(_value(oid), _ATTR_ESCAPES)}"'
-        if len(_GROUP_HEADS) < 4096:
-            _GROUP_HEADS[(role, oid)] = head
-    g = _Group(head)
+    g = _Group(_GROUP_HEADS.get((role, oid)) or _group_head(role, oid))
     parent.children.append(g)
     return g
+
+
+def _group_head(role: str, oid: str) -> str:
+    """A card group's start tag (``<g`` and its attributes), kept in :data:`_GROUP_HEADS`."""
+    head = f'<g class="{role}" id="{_escaped(_value(oid), _ATTR_ESCAPES)}"'
+    if len(_GROUP_HEADS) < 4096:
+        _GROUP_HEADS[(role, oid)] = head
+    return head
 
 
 #: a card group's start tag per (role, id): a function of the two alone (the same ids -- "opp", "a1" -- on many
@@ -650,73 +693,73 @@ def _group(parent, role: str, oid: str) -> _Group:
 _GROUP_HEADS: dict[tuple[str, str], str] = {}
 
 
-def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool, touchy: set[str]) -> None:
-    x, y = pos
+def _card_start(role: str, oid: str, frame: str, spot: _Spot, name: str) -> str:
+    """A card's group start tag, its frame and its name (``name``: the id cut to fit), as one text."""
+    head = _GROUP_HEADS.get((role, oid)) or _group_head(role, oid)
+    body = _BODIES.get(name)
+    if body is None:
+        body = _body(name)
+    return f"{head}>{frame}{spot.name}{_NAME}>{body}</text>" if body else f"{head}>{frame}{spot.name}{_NAME} />"
+
+
+def _creature_card(out: list, s, c, pos, attacker: bool, what: _What, deathtouched: bool, touchy: set[str]) -> None:
+    """A creature's card (a group: one leaf of the picture, written here)."""
     spot = _SPOTS.get(pos) or _spot(pos)
     faded = not c.in_combat
-    g = _group(parent, role, c.id)
-    attacker = role == "attacker"
-    out = g.children
     if attacker:
-        out.append(spot.frames.get(("#eef4fb", "#4a6fa5", faded)) or spot.frame("#eef4fb", "#4a6fa5", faded))
+        frame = spot.frames.get(("#eef4fb", "#4a6fa5", faded)) or spot.frame("#eef4fb", "#4a6fa5", faded)
+        g = [_card_start("attacker", c.id, frame, spot, _cut(c.id, _ROOM_NAME))]
     else:
-        out.append(spot.frames.get(("#fbeeee", "#a54a4a", faded)) or spot.frame("#fbeeee", "#a54a4a", faded))
-    _at(out, spot.name, _NAME, _cut(c.id, _ROOM_NAME))
-    _at(out, spot.number, _POWER, f"{c.power}/{c.toughness}")
-    words = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != _HASTE] if c.keywords else []
-    if c.toxic:
-        words.append(f"toxic {c.toxic}")
-    if attacker and c.commander is not None:
-        words.append("commander")
-    if c.tags:
-        words.append("(" + ", ".join(c.tags) + ")")
-    if c.receiving.protection:
-        words.append("protection from " + ", ".join(c.receiving.protection))
-    line = y + 36
-    text = ", ".join(words) if words else ""
-    if text:
-        for chunk in _lines(text, _WRAP_LINE, 2):
-            _tx(out, x + 8, line, _KEYWORDS, chunk)
-            line += 13
+        frame = spot.frames.get(("#fbeeee", "#a54a4a", faded)) or spot.frame("#fbeeee", "#a54a4a", faded)
+        g = [_card_start("blocker", c.id, frame, spot, _cut(c.id, _ROOM_NAME))]
+    g.append(f"{spot.number}{_POWER}>{c.power}/{c.toughness}</text>")  # numbers: nothing to escape
+    rows = spot.rows
+    k = 0
+    if c.keywords or c.toxic or c.tags or c.receiving.protection or (attacker and c.commander is not None):
+        words = [KEYWORD_NAMES.get(w, w) for w in c.keywords if w != _HASTE] if c.keywords else []
+        if c.toxic:
+            words.append(f"toxic {c.toxic}")
+        if attacker and c.commander is not None:
+            words.append("commander")
+        if c.tags:
+            words.append("(" + ", ".join(c.tags) + ")")
+        if c.receiving.protection:
+            words.append("protection from " + ", ".join(c.receiving.protection))
+        if words:
+            for chunk in _lines(", ".join(words), _WRAP_LINE, 2):
+                _at(g, rows[k], _KEYWORDS, chunk)
+                k += 1
     if c.damage_marked:
-        _tx(out, x + 8, line, _MARKED, f"marked damage {c.damage_marked}")
-        line += 13
-    _combat_lines(g, s, c, x, line, attacker, faded, touchy)
-    if faded:
-        _at(out, spot.bottom, _REMOVED, "removed from combat")
-    elif what.shown and (what.touched(c.id) or c.id in what.gone):
-        _creature_verdict(g, c, pos, what, deathtouched, attacker)
-
-
-def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool, touchy: set[str]) -> None:
-    """A creature card's combat lines from ``line`` down: what an attacker attacks and who blocks it; a blocker's
-    lethal damage (702.2c: 1 from a deathtouch source; ``touchy``: the blockers a deathtouch attacker with power
-    blocks)."""
-    out = g.children
+        g.append(f"{rows[k]}{_MARKED}>marked damage {c.damage_marked}</text>")
+        k += 1
     if attacker:
         pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == ObjectKind.PLANESWALKER else ""
-        _tx(out, x + 8, line, _LINE, _cut(f"attacks {c.attacking}{pw}", _ROOM_LINE))
-        line += 13
+        _at(g, rows[k], _LINE, _cut(f"attacks {c.attacking}{pw}", _ROOM_LINE))
+        k += 1
         if c.blocked_by:
             for chunk in _lines("blocked by " + ", ".join(c.blocked_by), _WRAP_LINE, 2):
-                _tx(out, x + 8, line, _LINE, chunk)
-                line += 13
-        elif c.blocked:
-            _tx(out, x + 8, line, _LINE, "blocked (no blocker left)")
+                _at(g, rows[k], _LINE, chunk)
+                k += 1
         else:
-            _tx(out, x + 8, line, _LINE, "unblocked")
-    elif not faded:
-        need = max(0, c.toughness - c.damage_marked)
+            g.append(rows[k] + (_BLOCKED_BY_NONE if c.blocked else _UNBLOCKED))
+    elif not faded:  # a blocker's lethal damage (702.2c: 1 from a deathtouch source, ``touchy``)
         value = "  value " + _num(c.value) if c.value != 1 else ""
-        _tx(out, x + 8, line, _LINE, f"lethal: {need}{value}")
-        if c.id in touchy:  # 702.2c
-            _tx(out, x + 8, line + 13, _LINE, "(1 from a deathtouch source)")
+        g.append(f"{rows[k]}{_LINE}>lethal: {max(0, c.toughness - c.damage_marked)}{value}</text>")
+        if c.id in touchy:
+            g.append(rows[k + 1] + _FROM_DEATHTOUCH)
+    if faded:
+        g.append(spot.results[0] + _REMOVED_TEXT)
+    elif what.outcome is not None:
+        cid = c.id
+        if what.assigned.get(cid) or what.dealt.get(cid) or cid in what.gone:
+            _creature_verdict(g, spot, c, what, deathtouched, attacker)
+    g.append("</g>")
+    out.append("".join(g))
 
 
-def _creature_verdict(g, c, pos, what: _What, deathtouched: bool, attacker: bool) -> None:
+def _creature_verdict(g: list, spot: _Spot, c, what: _What, deathtouched: bool, attacker: bool) -> None:
     """What the damage did to a creature: -1/-1 counters, and whether it dies (704.5f/g/h, 702.12b: the outcome's
     state-based actions)."""
-    x, y = pos
     dies = c.id in what.destroyed
     # out of combat without dying: a blocker leaves the game with its controller (800.4a); an attacker is removed
     # from combat when what it attacks leaves (506.4)
@@ -730,71 +773,71 @@ def _creature_verdict(g, c, pos, what: _What, deathtouched: bool, attacker: bool
         lines.append((f"{counters} -1/-1 counters", "#a05000", "normal"))
     colour = LOSS_COLOUR if dies else (LEFT_COLOUR if c.id in what.gone else SAFE_COLOUR)
     lines.append((f"{what.takes(c.id)}: {verdict}", colour, "bold"))
-    _results(g, x, y, lines)
+    _results(g, spot, lines)
 
 
-def _planeswalker_card(parent, p, pos, what: _What) -> None:
-    x, y = pos
+def _planeswalker_card(out: list, p, pos, what: _What) -> None:
     spot = _SPOTS.get(pos) or _spot(pos)
-    g = _group(parent, "planeswalker", p.id)
-    out = g.children
-    out.append(spot.frame("#f6f0fb", "#7a4aa5", not p.in_combat))
-    _at(out, spot.name, _NAME, _cut(p.id, _ROOM_ID))
-    _at(out, spot.number, _LOYALTY, f"◆{p.loyalty}")
-    _at(out, spot.line36, _KEYWORDS, "planeswalker")
-    _at(out, spot.line50, _LINE, _cut(f"controller {p.controller}", _ROOM_LINE))
+    frame = spot.frame("#f6f0fb", "#7a4aa5", not p.in_combat)
+    g = [_card_start("planeswalker", p.id, frame, spot, _cut(p.id, _ROOM_ID))]
+    g.append(f"{spot.number}{_LOYALTY}>◆{p.loyalty}</text>{spot.rows[0]}{_PLANESWALKER}")
+    _at(g, spot.line50, _LINE, _cut(f"controller {p.controller}", _ROOM_LINE))
     value = "  value " + _num(p.value) if p.value != 1 else ""
-    _at(out, spot.line64, _LINE, f"loyalty: {p.loyalty}{value}")
+    g.append(f"{spot.line64}{_LINE}>loyalty: {p.loyalty}{value}</text>")
     if not p.in_combat:
-        _at(out, spot.bottom, _REMOVED, "removed from combat")
-    elif what.shown and what.touched(p.id):
+        g.append(spot.results[0] + _REMOVED_TEXT)
+    elif what.outcome is not None and what.touched(p.id):
         left = p.loyalty - what.dealt.get(p.id, 0)
         gone = p.id in what.destroyed  # 704.5i
         verdict = "destroyed" if gone else ("leaves" if p.id in what.gone else f"loyalty {left} left")  # 800.4a
         colour = LOSS_COLOUR if gone else (LEFT_COLOUR if p.id in what.gone else SAFE_COLOUR)
-        _results(g, x, y, [(f"{what.takes(p.id)}: {verdict}", colour, "bold")])
+        _results(g, spot, [(f"{what.takes(p.id)}: {verdict}", colour, "bold")])
+    g.append("</g>")
+    out.append("".join(g))
 
 
-def _battle_card(parent, t, pos, what: _What) -> None:
-    x, y = pos
+def _battle_card(out: list, t, pos, what: _What) -> None:
     spot = _SPOTS.get(pos) or _spot(pos)
-    g = _group(parent, "battle", t.id)
-    out = g.children
-    out.append(spot.frame("#f7f4ea", "#8a7a3a", not t.in_combat))
-    _at(out, spot.name, _NAME, _cut(t.id, _ROOM_ID))
-    _at(out, spot.number, _DEFENSE, f"def {t.defense}")
-    _at(out, spot.line36, _KEYWORDS, "battle")
-    _at(out, spot.line50, _LINE, _cut(f"protector {t.protector}", _ROOM_LINE))
-    _at(out, spot.line64, _LINE, f"defense: {t.defense}")
+    frame = spot.frame("#f7f4ea", "#8a7a3a", not t.in_combat)
+    g = [_card_start("battle", t.id, frame, spot, _cut(t.id, _ROOM_ID))]
+    g.append(f"{spot.number}{_DEFENSE}>def {t.defense}</text>{spot.rows[0]}{_BATTLE}")
+    _at(g, spot.line50, _LINE, _cut(f"protector {t.protector}", _ROOM_LINE))
+    g.append(f"{spot.line64}{_LINE}>defense: {t.defense}</text>")
     if not t.in_combat:
-        _at(out, spot.bottom, _REMOVED, "removed from combat")
-    elif what.shown and what.touched(t.id):
+        g.append(spot.results[0] + _REMOVED_TEXT)
+    elif what.outcome is not None and what.touched(t.id):
         left = t.defense - what.dealt.get(t.id, 0)
         gone = t.id in what.gone  # 704.5v
         verdict = "defeated" if gone else f"defense {left} left"
-        _results(g, x, y, [(f"{what.takes(t.id)}: {verdict}", LOSS_COLOUR if gone else SAFE_COLOUR, "bold")])
+        _results(g, spot, [(f"{what.takes(t.id)}: {verdict}", LOSS_COLOUR if gone else SAFE_COLOUR, "bold")])
+    g.append("</g>")
+    out.append("".join(g))
 
 
-def _player_card(parent, p, pos, what: _What) -> None:
+def _player_card(out: list, p, pos, what: _What) -> None:
     x, y = pos
     spot = _SPOTS.get(pos) or _spot(pos)
-    g = _group(parent, "player", p.id)
-    out = g.children
-    out.append(spot.frame("#eef7ee", "#3a7a3a"))
-    _at(out, spot.name, _NAME, _cut(p.id, _ROOM_ID))
-    _at(out, spot.number, _LIFE, f"♥{p.life}")
-    _at(out, spot.line36, _KEYWORDS, "player")
+    frame = spot.frames.get(_PLAYER_FRAME) or spot.frame(*_PLAYER_FRAME)
+    g = [_card_start("player", p.id, frame, spot, _cut(p.id, _ROOM_ID))]
+    poison = f"  poison: {p.poison}" if p.poison else ""
+    g.append(f"{spot.number}{_LIFE}>♥{p.life}</text>{spot.rows[0]}{_PLAYER}")
+    g.append(f"{spot.line50}{_LINE}>life: {p.life}{poison}</text>")
     line = y + 50
-    _at(out, spot.line50, _LINE, f"life: {p.life}" + (f"  poison: {p.poison}" if p.poison else ""))
     for commander, n in p.commander_damage:
         line += 13
-        _tx(out, x + 8, line, _LINE, _cut(f"from {commander}: {n} (commander)", _ROOM_LINE))
-    outcome = what.outcome
-    if outcome is None:
-        return
-    after = what.after.get(p.id)
-    if after is None:
-        return
+        _tx(g, x + 8, line, _LINE, _cut(f"from {commander}: {n} (commander)", _ROOM_LINE))
+    after = what.after.get(p.id) if what.outcome is not None else None
+    if after is not None:
+        _player_results(g, spot, p, after, what)
+    g.append("</g>")
+    out.append("".join(g))
+
+
+_PLAYER_FRAME = ("#eef7ee", "#3a7a3a", False)
+
+
+def _player_results(g: list, spot: _Spot, p, after, what: _What) -> None:
+    """What the damage did to a player (the outcome's :class:`~trample.outcome.PlayerOutcome`)."""
     lines: list[tuple[str, str, str]] = []
     colour = LOSS_COLOUR if after.loses else SAFE_COLOUR
     if what.touched(p.id):
@@ -805,80 +848,96 @@ def _player_card(parent, p, pos, what: _What) -> None:
         lines.append((f"lifelink +{after.life_gained}", SAFE_COLOUR, "normal"))  # 702.15b
     if after.poison != p.poison:
         lines.append((f"poison {p.poison} → {after.poison}", colour, "bold"))  # 702.90b, 702.164c
-    before = dict(p.commander_damage)
-    for commander, n in sorted(after.commander_damage.items()):
-        if n != before.get(commander, 0):
-            lines.append((f"{commander}: {before.get(commander, 0)} → {n}", colour, "bold"))  # 903.10a
+    if after.commander_damage or p.commander_damage:
+        before = dict(p.commander_damage)
+        for commander, n in sorted(after.commander_damage.items()):
+            if n != before.get(commander, 0):
+                lines.append((f"{commander}: {before.get(commander, 0)} → {n}", colour, "bold"))  # 903.10a
     if after.loses:
         lines.append(("LETHAL", LOSS_COLOUR, "bold"))
         lines += [(why, LOSS_COLOUR, "normal") for why in after.to_json()["because"]]  # "life (704.5a)", ...
-    _results(g, x, y, lines)
+    _results(g, spot, lines)
 
 
-def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
+def _arrows(out: list, s, outcome: Outcome, lay: _Layout) -> None:
     """Labelled arrows, source to recipient (the amount assigned, and what was dealt when it differs); several
     arrows leaving (or reaching) one card are spread along it."""
+    pos = lay.pos
     edges = [
         (e.source, e.recipient, e.assigned, e.dealt)
         for e in outcome.events
-        if e.assigned and e.source in lay.pos and e.recipient in lay.pos
+        if e.assigned and e.source in pos and e.recipient in pos
     ]
     touching: dict[str, list] = {}
     for e in edges:
         touching.setdefault(e[0], []).append(e)
         touching.setdefault(e[1], []).append(e)
-    pos = lay.pos
     spots: dict[tuple[str, tuple], tuple[float, float]] = {}  # (card, edge) -> where the edge meets the card
     for k, group in touching.items():  # spread along the card in the order of the other end's x, so arrows do
         # not cross on it (equal edges: the first one's spot, as the list's index finds it)
-        if len(group) > 1:
-
-            def along(e: tuple, k: str = k) -> tuple:
-                return (pos[e[1] if e[0] == k else e[0]][0], e[0] == k)
-
-            group.sort(key=along)
         x, y = pos[k]
-        n = len(group)
-        for i, e in enumerate(group):
-            spots.setdefault((k, e), (x + CARD_W * (i + 1) / (n + 1), y))
+        if len(group) == 1:
+            spots[(k, group[0])] = (x + CARD_W / 2, y)
+            continue
 
-    attackers = {a.id for a in s.attackers}
-    colours = {a.id: PALETTE[k % len(PALETTE)] for k, a in enumerate(s.attackers)}
-    _arrow_heads(parent)
-    labels = []
+        def along(e: tuple, k: str = k) -> tuple:
+            return (pos[e[1] if e[0] == k else e[0]][0], e[0] == k)
+
+        group.sort(key=along)
+        n = len(group) + 1
+        for i, e in enumerate(group, 1):
+            spots.setdefault((k, e), (x + CARD_W * i / n, y))
+
+    out.append(_HEADS or _arrow_heads())
+    bubbles = []
     taken: list[tuple[float, float]] = []
+    colours = {a.id: PALETTE[k % len(PALETTE)] for k, a in enumerate(s.attackers)}
     for e in edges:
         source, recipient, assigned, dealt = e
-        down = source not in attackers  # a blocker's damage to an attacker
-        colour = DEFENDING_COLOUR if down else colours.get(source, PALETTE[0])
-        head = len(PALETTE) if down else PALETTE.index(colour)
+        colour = colours.get(source)
         sx, sy = spots[(source, e)]
         rx, ry = spots[(recipient, e)]
-        if down:
+        if colour is None:  # a blocker's damage to an attacker: down, in red
+            colour, head = DEFENDING_COLOUR, len(PALETTE)
             sy += CARD_H
         else:
+            head = _PALETTE_INDEX[colour]
             ry += CARD_H
         sx, sy, rx, ry = float(sx), float(sy), float(rx), float(ry)
         dashed = ' stroke-dasharray="3 6"' if dealt == 0 else ""  # prevented: nothing dealt
-        parent.children.append(
+        out.append(
             f'<line class="assign" x1="{_F1.get(sx) or _f1(sx)}" y1="{_F1.get(sy) or _f1(sy)}"'
             f' x2="{_F1.get(rx) or _f1(rx)}" y2="{_F1.get(ry) or _f1(ry)}" stroke="{colour}"'
             f' stroke-width="4"{dashed} marker-end="url(#{MARKER}{head})" opacity="{"0.9" if dealt else "0.5"}" />'
         )
         dx, dy = rx - sx, ry - sy
-        for t in (0.62, 0.45, 0.75, 0.35, 0.85, 0.25):  # a spot no other bubble covers
-            lx, ly = sx + dx * t, sy + dy * t
-            for ox, oy in taken:
-                if abs(lx - ox) <= 26 and abs(ly - oy) <= 24:
-                    break  # this bubble covers the spot: the next spot
-            else:
-                break
+        lx, ly = sx + dx * 0.62, sy + dy * 0.62
+        if taken:
+            for t in _BUBBLE_SPOTS:  # a spot no other bubble covers
+                lx, ly = sx + dx * t, sy + dy * t
+                for ox, oy in taken:
+                    if abs(lx - ox) <= 26 and abs(ly - oy) <= 24:
+                        break  # this bubble covers the spot: the next spot
+                else:
+                    break
         taken.append((lx, ly))
-        labels.append((lx, ly, str(assigned) if dealt == assigned else f"{assigned}→{dealt}", colour))
-    _bubbles(parent, labels)
+        # the amount's bubble (its text: digits and an arrow, nothing to escape)
+        label = str(assigned) if dealt == assigned else f"{assigned}→{dealt}"
+        w = 12 + 8 * len(label)
+        bx, by, ty = lx - w / 2, ly - 11, ly + 5
+        bubbles.append(
+            f'<g class="amount"><rect x="{_F1.get(bx) or _f1(bx)}" y="{_F1.get(by) or _f1(by)}" width="{w}"'
+            f' height="22" rx="11" fill="{colour}" stroke="white" stroke-width="1.5" />'
+            f'<text x="{_F1.get(lx) or _f1(lx)}" y="{_F1.get(ty) or _f1(ty)}"{_AMOUNT}>{label}</text></g>'
+        )
+    out += bubbles
 
 
-def _arrow_heads(parent) -> None:
+_BUBBLE_SPOTS = (0.62, 0.45, 0.75, 0.35, 0.85, 0.25)  # where along its arrow an amount's bubble goes, in order
+_PALETTE_INDEX = {c: k for k, c in reversed(list(enumerate(PALETTE)))}  # PALETTE.index
+
+
+def _arrow_heads() -> str:
     """The arrow heads, one per attacker colour and one for the defending side's damage: the same elements in
     every picture (written once: a leaf of every picture's tree)."""
     global _HEADS
@@ -886,7 +945,7 @@ def _arrow_heads(parent) -> None:
         out: list[str] = []
         _write(_heads(), out.append)
         _HEADS = "".join(out)
-    parent.children.append(_HEADS)
+    return _HEADS
 
 
 _HEADS: str | None = None
@@ -908,20 +967,6 @@ def _heads() -> _Node:
         )
         _el(marker, "path", d="M0,0 L10,5 L0,10 z", fill=c)
     return defs
-
-
-def _bubbles(parent, labels: list[tuple[float, float, str, str]]) -> None:
-    """The amounts on the arrows: a rounded bubble of the arrow's colour at each label's spot."""
-    for lx, ly, label, colour in labels:  # each bubble one leaf: its group's XML text, written here
-        w = 12 + 8 * len(label)
-        x, y = lx - w / 2, ly - 11
-        out = [
-            f'<g class="amount"><rect x="{_n(x)}" y="{_n(y)}" width="{w}" height="22" rx="11" fill="{colour}"'
-            ' stroke="white" stroke-width="1.5" />'
-        ]
-        _tx(out, lx, ly + 5, _AMOUNT, label)
-        out.append("</g>")
-        parent.children.append("".join(out))
 
 
 def _step_name(step: str) -> str:
