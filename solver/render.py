@@ -401,21 +401,22 @@ KEYWORD_NAMES = {
 class _Layout:
     """Where each object's card is (x, y of its top-left corner) for one step, under a header of ``head`` px."""
 
+    __slots__ = ("width", "head", "height", "pos")
+
     def __init__(self, scenario, head: int = 0):
         s = scenario
-        self.top = [b.id for b in s.blockers] + [p.id for p in s.planeswalkers]
-        self.top += [b.id for b in s.battles] + [p.id for p in s.players]
-        self.bottom = [a.id for a in s.attackers]
-        self.width = _Layout.width_of(s)
+        top = (*s.blockers, *s.planeswalkers, *s.battles, *s.players)
+        key = (len(top), len(s.attackers), head)
+        rows = _ROWS_AT.get(key) or _rows_at(*key)
+        self.width, self.height, top_at, bottom_at = rows
         self.head = head
-        self.height = head + 2 * CARD_H + ROW_GAP + 2 * MARGIN + 10
-        self.pos: dict[str, tuple[float, float]] = {}
-        for row, ids in ((0, self.top), (1, self.bottom)):
-            span = len(ids) * CARD_W + max(0, len(ids) - 1) * GAP_X
-            x0 = (self.width - span) / 2
-            y = head + MARGIN + row * (CARD_H + ROW_GAP)
-            for k, oid in enumerate(ids):
-                self.pos.setdefault(oid, (x0 + k * (CARD_W + GAP_X), y))
+        pos = dict(zip([o.id for o in top], top_at))
+        pos.update(zip([a.id for a in s.attackers], bottom_at))
+        if len(pos) < len(top_at) + len(bottom_at):  # an id twice (a board made in code): its first place
+            pos = {}
+            for o, at in (*zip(top, top_at), *zip(s.attackers, bottom_at)):
+                pos.setdefault(o.id, at)
+        self.pos: dict[str, tuple[float, float]] = pos
 
     @staticmethod
     def width_of(s) -> int:
@@ -423,6 +424,28 @@ class _Layout:
         top = len(s.blockers) + len(s.planeswalkers) + len(s.battles) + len(s.players)
         n = max(top, len(s.attackers), 1)
         return max(MIN_WIDTH, 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X)
+
+
+def _rows_at(top: int, bottom: int, head: int) -> tuple[int, int, tuple, tuple]:
+    """A step's width and height and the places of its cards, ``top`` of them across the top and ``bottom`` across
+    the bottom under a header of ``head`` px (each row centred), kept per (top, bottom, head): a function of the
+    three alone, the same for most boards."""
+    n = max(top, bottom, 1)
+    width = max(MIN_WIDTH, 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X)  # as _Layout.width_of
+    rows = []
+    for row, count in ((0, top), (1, bottom)):
+        span = count * CARD_W + max(0, count - 1) * GAP_X
+        x0 = (width - span) / 2
+        y = head + MARGIN + row * (CARD_H + ROW_GAP)
+        rows.append(tuple((x0 + k * (CARD_W + GAP_X), y) for k in range(count)))
+    out = (width, head + 2 * CARD_H + ROW_GAP + 2 * MARGIN + 10, rows[0], rows[1])
+    if len(_ROWS_AT) < 1024:
+        _ROWS_AT[(top, bottom, head)] = out
+    return out
+
+
+#: :func:`_rows_at` per (top, bottom, head)
+_ROWS_AT: dict[tuple[int, int, int], tuple[int, int, tuple, tuple]] = {}
 
 
 class _What:
@@ -483,29 +506,25 @@ class _What:
 def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: str, notes: list[str]):
     """Draw one step into ``parent``; its width and height."""
     s = scenario
-    head_lines = _header_lines(title, notes, _Layout.width_of(s))
-    lay = _Layout(s, _header_height(head_lines))
+    head, texts = _header_block(title, notes, _Layout.width_of(s))
+    lay = _Layout(s, head)
     what = _What(outcome if assignment is not None else None)
-    parent.children.append(f'<rect x="0" y="0" width="{_n(lay.width)}" height="{_n(lay.height)}" fill="#fbfaf6" />')
-    _header(parent, head_lines)
+    out, pos = parent.children, lay.pos
+    out.append(f'<rect x="0" y="0" width="{lay.width}" height="{lay.height}" fill="#fbfaf6" />')
+    out += texts
 
     # who blocks whom: grey dashed lines under everything
     for a in s.attackers:
-        ax, ay = lay.pos[a.id]
-        for b in a.blocked_by:
-            if b in lay.pos:
-                bx, by = lay.pos[b]
-                x1, y1, x2, y2 = ax + CARD_W / 2, float(ay), bx + CARD_W / 2, float(by + CARD_H)
-                parent.children.append(
-                    f'<line x1="{_n(x1)}" y1="{_F1.get(y1) or _f1(y1)}" x2="{_n(x2)}" y2="{_F1.get(y2) or _f1(y2)}"'
-                    ' stroke="#999" stroke-width="2"'
-                    ' stroke-dasharray="6 5" />'
-                )
+        if a.blocked_by:
+            start = (_SPOTS.get(pos[a.id]) or _spot(pos[a.id])).block_start
+            for b in a.blocked_by:
+                at = pos.get(b)
+                if at is not None:
+                    out.append(start + (_SPOTS.get(at) or _spot(at)).block_end)
 
     deathtouched = set(outcome.deathtouched) if outcome is not None else set()
     # 702.2c: the blockers a deathtouch attacker with power blocks (their card says 1 is lethal), found once
     touchy = {b for a in s.attackers if a.power > 0 and a.has(Keyword.DEATHTOUCH) for b in a.blocked_by}
-    out, pos = parent.children, lay.pos
     for a in s.attackers:
         _creature_card(out, s, a, pos[a.id], True, what, a.id in deathtouched, touchy)
     for b in s.blockers:
@@ -519,6 +538,25 @@ def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: s
     if outcome is not None and assignment is not None:
         _arrows(out, s, outcome, lay)
     return lay.width, lay.height
+
+
+def _header_block(title: str, notes: list[str], width: float) -> tuple[int, tuple[str, ...]]:
+    """A step's header: its height and its text elements (:func:`_header_lines`, :func:`_header_height`,
+    :func:`_header`), kept per (title, notes, width): a function of the three alone (most pictures share their
+    title, verdict and legend), at most :data:`_HEADERS_MOST` of them."""
+    key = (title, tuple(notes), width) if type(title) is str and all(type(n) is str for n in notes) else None
+    block = _HEADER_BLOCKS.get(key) if key is not None else None
+    if block is None:
+        lines = _header_lines(title, notes, width)
+        texts = _Node("g", {})
+        _header(texts, lines)
+        block = (_header_height(lines), tuple(texts.children))
+        if key is not None and len(_HEADER_BLOCKS) < _HEADERS_MOST:
+            _HEADER_BLOCKS[key] = block
+    return block
+
+
+_HEADER_BLOCKS: dict[tuple, tuple[int, tuple[str, ...]]] = {}
 
 
 def _header_lines(title: str, notes: list[str], width: float) -> list[tuple[str, int, str, str]]:
@@ -572,7 +610,19 @@ class _Spot:
     every 14 px) and its frames (:func:`_card`), written once per place (a function of the place alone: a picture's
     cards stand on a few places, the same on most pictures)."""
 
-    __slots__ = ("name", "number", "rows", "line50", "line64", "results", "frames", "x", "y")
+    __slots__ = (
+        "name",
+        "number",
+        "rows",
+        "line50",
+        "line64",
+        "results",
+        "block_start",
+        "block_end",
+        "frames",
+        "x",
+        "y",
+    )
 
     def __init__(self, x, y) -> None:
         self.x, self.y = x, y
@@ -592,6 +642,10 @@ class _Spot:
         self.results = tuple(  # the k-th result line from the bottom (:func:`_results`); the bottom line is the first
             f'<text x="{xt}" y="{_F1.get(yk) or _f1(yk)}"' for yk in (y + CARD_H - 10 - 14 * k for k in range(7))
         )
+        # who blocks whom (:func:`_step`): a line from the middle of an attacker's top to a blocker's bottom
+        xm, yt, yb = xm, float(y), float(y + CARD_H)
+        self.block_start = f'<line x1="{_F1.get(xm) or _f1(xm)}" y1="{_F1.get(yt) or _f1(yt)}"'
+        self.block_end = f' x2="{_F1.get(xm) or _f1(xm)}" y2="{_F1.get(yb) or _f1(yb)}"{_BLOCK_LINE}'
         self.frames: dict[tuple[str, str, bool], str] = {}
 
     def frame(self, fill: str, stroke: str, faded: bool = False) -> str:
@@ -604,6 +658,7 @@ class _Spot:
         return text
 
 
+_BLOCK_LINE = ' stroke="#999" stroke-width="2" stroke-dasharray="6 5" />'
 #: a creature card's lines below its name (2 of keywords, marked damage, 3 of combat lines: at most 6)
 _ROWS = 6
 
@@ -1024,11 +1079,16 @@ def board_svg(
     notes = [verdict or legend, *_ending(outcome)]
     if verdict and assignment is not None:
         notes.insert(1, legend)
-    root = _svg(0, 0)
+    root = _Node("svg", {})
     w, h = _step(root, scenario, assignment, outcome, title, notes)
-    root.set("width", str(int(w)))
-    root.set("height", str(int(h)))
-    root.set("viewBox", f"0 0 {w} {h}")
+    # _svg(w, h)'s attributes
+    root.attrib = {
+        "xmlns": SVG_NS,
+        "version": "1.1",
+        "width": str(int(w)),
+        "height": str(int(h)),
+        "viewBox": f"0 0 {w} {h}",
+    }
     return _serialise(root)
 
 
