@@ -687,14 +687,6 @@ _SPOTS: dict[tuple[float, float], _Spot] = {}
 _SPOTS_MOST = 4096
 
 
-def _at(out: list, start: str, head: str, text) -> None:
-    """:func:`_tx` with the element's start (``<text x=.. y=..``) written already (:class:`_Spot`)."""
-    body = _BODIES.get(text) if type(text) is str else None
-    if body is None:
-        body = _body(text)
-    out.append(f"{start}{head}>{body}</text>" if body else f"{start}{head} />")
-
-
 def _results(out: list, spot: _Spot, lines: list[tuple[str, str, str]]) -> None:
     """Result lines (text, colour, weight) stacked upwards from the bottom of a card (each wrapped to at most two
     lines, the last seven kept)."""
@@ -748,30 +740,93 @@ def _group_head(role: str, oid: str) -> str:
 _GROUP_HEADS: dict[tuple[str, str], str] = {}
 
 
-def _card_start(role: str, oid: str, frame: str, spot: _Spot, name: str) -> str:
-    """A card's group start tag, its frame and its name (``name``: the id cut to fit), as one text."""
+def _card_start(role: str, oid: str, pos: tuple[float, float], faded: bool) -> str:
+    """A card's group start tag, its frame and its name (the id cut to fit), as one text, kept per (role, id, place,
+    faded) in :data:`_CARD_STARTS` (a function of the four alone: the same few ids stand on the same few places
+    on most boards)."""
+    spot = _SPOTS.get(pos) or _spot(pos)
+    fill, stroke, room = _CARD_LOOKS[role]
+    frame = spot.frames.get((fill, stroke, faded)) or spot.frame(fill, stroke, faded)
     head = _GROUP_HEADS.get((role, oid)) or _group_head(role, oid)
-    body = _BODIES.get(name)
+    start = f"{head}>{frame}{spot.name}{_tail(_NAME, _cut(oid, room))}"
+    if pos[0] > 0 and pos[1] > 0 and len(_CARD_STARTS) < _CARD_STARTS_MOST:  # (0 and -0.0: as _spot)
+        _CARD_STARTS[(role, oid, pos, faded)] = start
+    return start
+
+
+#: each role's frame (fill, stroke) and the characters its name may take beside the card's number
+_CARD_LOOKS = {
+    "attacker": ("#eef4fb", "#4a6fa5", _ROOM_NAME),
+    "blocker": ("#fbeeee", "#a54a4a", _ROOM_NAME),
+    "planeswalker": ("#f6f0fb", "#7a4aa5", _ROOM_ID),
+    "battle": ("#f7f4ea", "#8a7a3a", _ROOM_ID),
+    "player": ("#eef7ee", "#3a7a3a", _ROOM_ID),
+}
+_CARD_STARTS: dict[tuple[str, str, tuple[float, float], bool], str] = {}
+_CARD_STARTS_MOST = 4096
+
+
+def _tail(head: str, text) -> str:
+    """A text element after its position: ``head`` (its style), the content escaped and the end tag."""
+    body = _BODIES.get(text) if type(text) is str else None
     if body is None:
-        body = _body(name)
-    return f"{head}>{frame}{spot.name}{_NAME}>{body}</text>" if body else f"{head}>{frame}{spot.name}{_NAME} />"
+        body = _body(text)
+    return f"{head}>{body}</text>" if body else f"{head} />"
+
+
+def _wrapped(text: str, room: int, head: str) -> tuple[str, ...]:
+    """:func:`_tail` of each line of ``text`` wrapped to ``room`` characters (at most two lines), kept per (text,
+    room, head) in :data:`_WRAPPED` (the same keyword lists and blockers on many cards)."""
+    key = (text, room, head)
+    tails = _WRAPPED.get(key)
+    if tails is None:
+        tails = tuple(_tail(head, chunk) for chunk in _lines(text, room, 2))
+        if len(_WRAPPED) < _WRAPPED_MOST:
+            _WRAPPED[key] = tails
+    return tails
+
+
+def _cut_tail(text: str, room: int, head: str) -> str:
+    """:func:`_tail` of ``text`` cut to ``room`` characters, kept per (text, room, head) in :data:`_CUT_TAILS`."""
+    key = (text, room, head)
+    tail = _CUT_TAILS.get(key)
+    if tail is None:
+        tail = _tail(head, _cut(text, room))
+        if len(_CUT_TAILS) < _WRAPPED_MOST:
+            _CUT_TAILS[key] = tail
+    return tail
+
+
+_WRAPPED: dict[tuple[str, int, str], tuple[str, ...]] = {}
+_CUT_TAILS: dict[tuple[str, int, str], str] = {}
+_WRAPPED_MOST = 4096
+
+
+def _keyword_text(keywords: tuple[str, ...]) -> str:
+    """A card's keywords as its line says them (haste is not shown), kept per tuple in :data:`_KEYWORD_TEXTS`."""
+    text = ", ".join([KEYWORD_NAMES.get(w, w) for w in keywords if w != _HASTE])
+    if len(_KEYWORD_TEXTS) < 1024:
+        _KEYWORD_TEXTS[keywords] = text
+    return text
+
+
+_KEYWORD_TEXTS: dict[tuple[str, ...], str] = {}
 
 
 def _creature_card(out: list, s, c, pos, attacker: bool, what: _What, deathtouched: bool, touchy: set[str]) -> None:
     """A creature's card (a group: one leaf of the picture, written here)."""
     spot = _SPOTS.get(pos) or _spot(pos)
     faded = not c.in_combat
-    if attacker:
-        frame = spot.frames.get(("#eef4fb", "#4a6fa5", faded)) or spot.frame("#eef4fb", "#4a6fa5", faded)
-        g = [_card_start("attacker", c.id, frame, spot, _cut(c.id, _ROOM_NAME))]
-    else:
-        frame = spot.frames.get(("#fbeeee", "#a54a4a", faded)) or spot.frame("#fbeeee", "#a54a4a", faded)
-        g = [_card_start("blocker", c.id, frame, spot, _cut(c.id, _ROOM_NAME))]
-    g.append(f"{spot.number}{_POWER}>{c.power}/{c.toughness}</text>")  # numbers: nothing to escape
+    role = "attacker" if attacker else "blocker"
+    g = [
+        _CARD_STARTS.get((role, c.id, pos, faded)) or _card_start(role, c.id, pos, faded),
+        f"{spot.number}{_POWER}>{c.power}/{c.toughness}</text>",  # numbers: nothing to escape
+    ]
     rows = spot.rows
     k = 0
     if c.keywords or c.toxic or c.tags or c.receiving.protection or (attacker and c.commander is not None):
-        words = [KEYWORD_NAMES.get(w, w) for w in c.keywords if w != _HASTE] if c.keywords else []
+        kw = c.keywords
+        words = [(_KEYWORD_TEXTS.get(kw) if kw in _KEYWORD_TEXTS else _keyword_text(kw)) if kw else ""]
         if c.toxic:
             words.append(f"toxic {c.toxic}")
         if attacker and c.commander is not None:
@@ -780,20 +835,21 @@ def _creature_card(out: list, s, c, pos, attacker: bool, what: _What, deathtouch
             words.append("(" + ", ".join(c.tags) + ")")
         if c.receiving.protection:
             words.append("protection from " + ", ".join(c.receiving.protection))
-        if words:
-            for chunk in _lines(", ".join(words), _WRAP_LINE, 2):
-                _at(g, rows[k], _KEYWORDS, chunk)
+        text = ", ".join(words) if words[0] else ", ".join(words[1:])
+        if text:
+            for tail in _wrapped(text, _WRAP_LINE, _KEYWORDS):
+                g.append(rows[k] + tail)
                 k += 1
     if c.damage_marked:
         g.append(f"{rows[k]}{_MARKED}>marked damage {c.damage_marked}</text>")
         k += 1
     if attacker:
         pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == ObjectKind.PLANESWALKER else ""
-        _at(g, rows[k], _LINE, _cut(f"attacks {c.attacking}{pw}", _ROOM_LINE))
+        g.append(rows[k] + _cut_tail(f"attacks {c.attacking}{pw}", _ROOM_LINE, _LINE))
         k += 1
         if c.blocked_by:
-            for chunk in _lines("blocked by " + ", ".join(c.blocked_by), _WRAP_LINE, 2):
-                _at(g, rows[k], _LINE, chunk)
+            for tail in _wrapped("blocked by " + ", ".join(c.blocked_by), _WRAP_LINE, _LINE):
+                g.append(rows[k] + tail)
                 k += 1
         else:
             g.append(rows[k] + (_BLOCKED_BY_NONE if c.blocked else _UNBLOCKED))
@@ -833,10 +889,12 @@ def _creature_verdict(g: list, spot: _Spot, c, what: _What, deathtouched: bool, 
 
 def _planeswalker_card(out: list, p, pos, what: _What) -> None:
     spot = _SPOTS.get(pos) or _spot(pos)
-    frame = spot.frame("#f6f0fb", "#7a4aa5", not p.in_combat)
-    g = [_card_start("planeswalker", p.id, frame, spot, _cut(p.id, _ROOM_ID))]
-    g.append(f"{spot.number}{_LOYALTY}>◆{p.loyalty}</text>{spot.rows[0]}{_PLANESWALKER}")
-    _at(g, spot.line50, _LINE, _cut(f"controller {p.controller}", _ROOM_LINE))
+    faded = not p.in_combat
+    g = [
+        _CARD_STARTS.get(("planeswalker", p.id, pos, faded)) or _card_start("planeswalker", p.id, pos, faded),
+        f"{spot.number}{_LOYALTY}>◆{p.loyalty}</text>{spot.rows[0]}{_PLANESWALKER}",
+        spot.line50 + _cut_tail(f"controller {p.controller}", _ROOM_LINE, _LINE),
+    ]
     value = "  value " + _num(p.value) if p.value != 1 else ""
     g.append(f"{spot.line64}{_LINE}>loyalty: {p.loyalty}{value}</text>")
     if not p.in_combat:
@@ -853,10 +911,12 @@ def _planeswalker_card(out: list, p, pos, what: _What) -> None:
 
 def _battle_card(out: list, t, pos, what: _What) -> None:
     spot = _SPOTS.get(pos) or _spot(pos)
-    frame = spot.frame("#f7f4ea", "#8a7a3a", not t.in_combat)
-    g = [_card_start("battle", t.id, frame, spot, _cut(t.id, _ROOM_ID))]
-    g.append(f"{spot.number}{_DEFENSE}>def {t.defense}</text>{spot.rows[0]}{_BATTLE}")
-    _at(g, spot.line50, _LINE, _cut(f"protector {t.protector}", _ROOM_LINE))
+    faded = not t.in_combat
+    g = [
+        _CARD_STARTS.get(("battle", t.id, pos, faded)) or _card_start("battle", t.id, pos, faded),
+        f"{spot.number}{_DEFENSE}>def {t.defense}</text>{spot.rows[0]}{_BATTLE}",
+        spot.line50 + _cut_tail(f"protector {t.protector}", _ROOM_LINE, _LINE),
+    ]
     g.append(f"{spot.line64}{_LINE}>defense: {t.defense}</text>")
     if not t.in_combat:
         g.append(spot.results[0] + _REMOVED_TEXT)
@@ -872,8 +932,7 @@ def _battle_card(out: list, t, pos, what: _What) -> None:
 def _player_card(out: list, p, pos, what: _What) -> None:
     x, y = pos
     spot = _SPOTS.get(pos) or _spot(pos)
-    frame = spot.frames.get(_PLAYER_FRAME) or spot.frame(*_PLAYER_FRAME)
-    g = [_card_start("player", p.id, frame, spot, _cut(p.id, _ROOM_ID))]
+    g = [_CARD_STARTS.get(("player", p.id, pos, False)) or _card_start("player", p.id, pos, False)]
     poison = f"  poison: {p.poison}" if p.poison else ""
     g.append(f"{spot.number}{_LIFE}>♥{p.life}</text>{spot.rows[0]}{_PLAYER}")
     g.append(f"{spot.line50}{_LINE}>life: {p.life}{poison}</text>")
@@ -886,9 +945,6 @@ def _player_card(out: list, p, pos, what: _What) -> None:
         _player_results(g, spot, p, after, what)
     g.append("</g>")
     out.append("".join(g))
-
-
-_PLAYER_FRAME = ("#eef7ee", "#3a7a3a", False)
 
 
 def _player_results(g: list, spot: _Spot, p, after, what: _What) -> None:

@@ -27,6 +27,10 @@ CACHES = (
     "_ROWS_AT",
     "_SPOTS",
     "_GROUP_HEADS",
+    "_CARD_STARTS",
+    "_WRAPPED",
+    "_CUT_TAILS",
+    "_KEYWORD_TEXTS",
     "_RESULT_STYLES",
     "_TEXT_STYLES",
 )
