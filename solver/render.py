@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any, TypeVar
 
 from .models import Keyword, ObjectKind, Side, Step, load_assignment
@@ -410,8 +411,8 @@ class _Layout:
         rows = _ROWS_AT.get(key) or _rows_at(*key)
         self.width, self.height, top_at, bottom_at = rows
         self.head = head
-        pos = dict(zip([o.id for o in top], top_at))
-        pos.update(zip([a.id for a in s.attackers], bottom_at))
+        pos = dict(zip(map(_ID, top), top_at))
+        pos.update(zip(map(_ID, s.attackers), bottom_at))
         if len(pos) < len(top_at) + len(bottom_at):  # an id twice (a board made in code): its first place
             pos = {}
             for o, at in (*zip(top, top_at), *zip(s.attackers, bottom_at)):
@@ -444,6 +445,7 @@ def _rows_at(top: int, bottom: int, head: int) -> tuple[int, int, tuple, tuple]:
     return out
 
 
+_ID = attrgetter("id")
 #: :func:`_rows_at` per (top, bottom, head)
 _ROWS_AT: dict[tuple[int, int, int], tuple[int, int, tuple, tuple]] = {}
 
@@ -463,19 +465,29 @@ class _What:
         self.after: dict[str, Any] = {}
         if outcome is None:
             return
+        assigned, dealt, prevented, counters = self.assigned, self.dealt, self.prevented, self.counters
         for e in outcome.events:
             r = e.recipient
-            self.assigned[r] = self.assigned.get(r, 0) + e.assigned
-            self.dealt[r] = self.dealt.get(r, 0) + e.dealt
-            stopped = e.assigned if e.result == "prevented" else e.shielded
+            if r in dealt:
+                assigned[r] += e.assigned
+                dealt[r] += e.dealt
+            else:
+                assigned[r] = e.assigned
+                dealt[r] = e.dealt
+            result = e.result
+            if result == "prevented":
+                stopped, rule = e.assigned, e.rule
+            elif e.shielded:
+                stopped, rule = e.shielded, "615.7"
+            else:
+                stopped = 0
             if stopped:
-                self.prevented[r] = self.prevented.get(r, 0) + stopped
-                rule = e.rule if e.result == "prevented" else "615.7"
+                prevented[r] = prevented.get(r, 0) + stopped
                 rules = self.why_prevented.setdefault(r, [])
                 if rule and rule not in rules:
                     rules.append(rule)
-            if e.result == "counters":
-                self.counters[r] = self.counters.get(r, 0) + e.dealt
+            if result == "counters":
+                counters[r] = counters.get(r, 0) + e.dealt
         gone = outcome.gone
         if gone:  # what went (outcome.destroyed reads gone again: only when some went)
             self.gone = set(gone)
@@ -544,7 +556,7 @@ def _header_block(title: str, notes: list[str], width: float) -> tuple[int, tupl
     """A step's header: its height and its text elements (:func:`_header_lines`, :func:`_header_height`,
     :func:`_header`), kept per (title, notes, width): a function of the three alone (most pictures share their
     title, verdict and legend), at most :data:`_HEADERS_MOST` of them."""
-    key = (title, tuple(notes), width) if type(title) is str and all(type(n) is str for n in notes) else None
+    key = (title, tuple(notes), width) if type(title) is str and _STR.issuperset(map(type, notes)) else None
     block = _HEADER_BLOCKS.get(key) if key is not None else None
     if block is None:
         lines = _header_lines(title, notes, width)
@@ -557,6 +569,7 @@ def _header_block(title: str, notes: list[str], width: float) -> tuple[int, tupl
 
 
 _HEADER_BLOCKS: dict[tuple, tuple[int, tuple[str, ...]]] = {}
+_STR = frozenset({str})
 
 
 def _header_lines(title: str, notes: list[str], width: float) -> list[tuple[str, int, str, str]]:
@@ -690,23 +703,30 @@ _SPOTS_MOST = 4096
 def _results(out: list, spot: _Spot, lines: list[tuple[str, str, str]]) -> None:
     """Result lines (text, colour, weight) stacked upwards from the bottom of a card (each wrapped to at most two
     lines, the last seven kept)."""
-    rows = []
-    for text, colour, weight in lines:
-        if len(text) <= _WRAP_RESULT and text and text[0] != " ":  # one line (as _lines finds it)
-            rows.append((text, colour, weight))
-        else:
-            rows += [(part, colour, weight) for part in _lines(text, _WRAP_RESULT, 2)]
+    rows: list[str] = []
+    for line in lines:
+        rows += _RESULT_TAILS.get(line) or _result_tails(line)
     if len(rows) > 7:
         rows = rows[-7:]
     starts = spot.results
     k = len(rows)
-    for text, colour, weight in rows:  # in reading order
+    for tail in rows:  # in reading order
         k -= 1
-        head = _RESULT_STYLES.get((weight, colour)) or _result_style(weight, colour)
-        body = _BODIES.get(text)
-        if body is None:
-            body = _body(text)
-        out.append(f"{starts[k]}{head}>{body}</text>" if body else f"{starts[k]}{head} />")
+        out.append(starts[k] + tail)
+
+
+def _result_tails(line: tuple[str, str, str]) -> tuple[str, ...]:
+    """A result line (text, colour, weight) as its elements after their position (:func:`_tail`), wrapped to at
+    most two lines, kept per line in :data:`_RESULT_TAILS` (a function of the three alone)."""
+    text, colour, weight = line
+    head = _RESULT_STYLES.get((weight, colour)) or _result_style(weight, colour)
+    tails = tuple(_tail(head, part) for part in _lines(text, _WRAP_RESULT, 2))
+    if len(_RESULT_TAILS) < _WRAPPED_MOST:
+        _RESULT_TAILS[line] = tails
+    return tails
+
+
+_RESULT_TAILS: dict[tuple[str, str, str], tuple[str, ...]] = {}
 
 
 def _result_style(weight: str, colour: str) -> str:
@@ -1014,7 +1034,7 @@ def _arrows(out: list, s, outcome: Outcome, lay: _Layout) -> None:
         else:
             head = _PALETTE_INDEX[colour]
             ry += CARD_H
-        sx, sy, rx, ry = float(sx), float(sy), float(rx), float(ry)
+        # (an int place is written as its float: _f1 formats float(v), and _F1's int and float keys are equal)
         dashed = ' stroke-dasharray="3 6"' if dealt == 0 else ""  # prevented: nothing dealt
         out.append(
             f'<line class="assign" x1="{_F1.get(sx) or _f1(sx)}" y1="{_F1.get(sy) or _f1(sy)}"'
