@@ -1138,7 +1138,8 @@ def _replied(outcome: Outcome | None, assignment) -> bool:
     """Did the outcome deal damage from sources the drawn assignment does not name (the defender's reply)?"""
     if outcome is None or assignment is None:
         return False
-    return any(e.source not in assignment for e in outcome.events)
+    named = set(assignment)  # its sources (an Assignment's membership test goes through its read-only views)
+    return any(e.source not in named for e in outcome.events)
 
 
 def board_svg(
@@ -1418,8 +1419,7 @@ def render(combat, assignment=None, title: str | None = None) -> str:
     loaded = None
     if assignment is not None and not whole and known_legal(assignment, combat.scenario, combat.side):
         loaded = assignment  # the solver's answer on this board and side (rules.mark_legal): legal, not checked again
-        assignment = assignment.to_json()
-        verdict = "legal ✓"
+        verdict = "legal ✓"  # (drawn as it is: an Assignment is the mapping board_svg reads)
     elif assignment is not None:
         if isinstance(assignment, Mapping) and hasattr(assignment, "to_json"):  # an Assignment or a CombatLine
             assignment = assignment.to_json()
