@@ -33,7 +33,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from .models import Keyword, ObjectKind, Side, Step, load_assignment
 from .models.declare import AttackersDoc, BlockersDoc
@@ -343,7 +343,7 @@ def _write(el: _Node, write) -> None:
     if el.children:
         write(">")
         try:
-            write("".join(el.children))  # every child a leaf (a step's picture): written at once
+            write("".join(cast("list[str]", el.children)))  # every child a leaf (a step's picture): at once
             write(f"</{el.tag}>")
             return
         except TypeError:  # a node or a group among them: each child in turn
@@ -560,9 +560,9 @@ def _header_block(title: str, notes: list[str], width: float) -> tuple[int, tupl
     block = _HEADER_BLOCKS.get(key) if key is not None else None
     if block is None:
         lines = _header_lines(title, notes, width)
-        texts = _Node("g", {})
-        _header(texts, lines)
-        block = (_header_height(lines), tuple(texts.children))
+        texts: list[str] = []
+        _header(_Leaves(texts), lines)
+        block = (_header_height(lines), tuple(texts))
         if key is not None and len(_HEADER_BLOCKS) < _HEADERS_MOST:
             _HEADER_BLOCKS[key] = block
     return block
@@ -846,7 +846,8 @@ def _creature_card(out: list, s, c, pos, attacker: bool, what: _What, deathtouch
     k = 0
     if c.keywords or c.toxic or c.tags or c.receiving.protection or (attacker and c.commander is not None):
         kw = c.keywords
-        words = [(_KEYWORD_TEXTS.get(kw) if kw in _KEYWORD_TEXTS else _keyword_text(kw)) if kw else ""]
+        named = _KEYWORD_TEXTS.get(kw) if kw else ""
+        words = [_keyword_text(kw) if named is None else named]
         if c.toxic:
             words.append(f"toxic {c.toxic}")
         if attacker and c.commander is not None:
