@@ -46,8 +46,10 @@ from fractions import Fraction
 from typing import Any, Protocol, TypeVar, cast
 
 from .models import (
+    Assignment,
     Attacker,
     Battle,
+    Blocker,
     Creature,
     DamageOrder,
     Keyword,
@@ -180,7 +182,9 @@ def assigned_hits(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]
     sources = remembered(scenario, "sources", (), lambda: _sources(scenario))
     last = (len(sources), False)  # not a creature of the scenario: after them, no deathtouch
     out = []
-    for source, split in sorted(assignment.items(), key=lambda item: sources.get(item[0], last)[0]):
+    # an Assignment's own mapping, read (its items through the Mapping protocol are a generator's view per source)
+    items = assignment._data.items() if isinstance(assignment, Assignment) else assignment.items()
+    for source, split in sorted(items, key=lambda item: sources.get(item[0], last)[0]):
         dt = sources.get(source, last)[1]
         for recipient, amount in split.items():
             if amount > 0 and recipient in scenario:
@@ -191,11 +195,9 @@ def assigned_hits(scenario: Scenario, assignment: Mapping[str, Mapping[str, int]
 def _sources(scenario: Scenario) -> dict[str, tuple[int, bool]]:
     """Each creature's place in the scenario's order of the sources (attackers, then blockers) and whether it has
     deathtouch (702.2c)."""
-    order = {c.id: k for k, c in enumerate((*scenario.attackers, *scenario.blockers))}
     out = {}
-    for source, k in order.items():
-        src = scenario.get(source)
-        out[source] = (k, isinstance(src, Creature) and src.has(Keyword.DEATHTOUCH))
+    for k, c in enumerate((*scenario.attackers, *scenario.blockers)):  # (an id twice: its last place and its last
+        out[c.id] = (k, c.has(Keyword.DEATHTOUCH))  # creature, the one the board's index holds)
     return out
 
 
@@ -288,9 +290,10 @@ _BOARD_FIELDS = tuple(f.name for f in fields(Scenario) if f.init)
 _BOARD_FIELD_SET = frozenset(_BOARD_FIELDS)
 
 
-def _evolve_board(board: Scenario, changes: Mapping[str, Any]) -> Scenario:
+def _evolve_board(board: Scenario, changes: Mapping[str, Any], index: dict[str, Any] | None = None) -> Scenario:
     """``replace(board, **changes)`` for a :class:`Scenario`: its fields copied, ``changes`` set, and the objects
-    indexed by the same ``__post_init__`` (each state of a step's outcome is one or two of these)."""
+    indexed by the same ``__post_init__`` (each state of a step's outcome is one or two of these); ``index``: that
+    index already made (:func:`_made`: the board's, with the objects it changed)."""
     if not _BOARD_FIELD_SET.issuperset(changes):
         raise TypeError(f"Scenario has no field {next(n for n in changes if n not in _BOARD_FIELD_SET)!r}")
     new = object.__new__(Scenario)
@@ -298,7 +301,10 @@ def _evolve_board(board: Scenario, changes: Mapping[str, Any]) -> Scenario:
     d.update(board.__dict__)  # its fields (in their order), its index (built again below) and its facts,
     d.pop("_remembered", None)  # which stay with the board they were read on
     d.update(changes)
-    new.__post_init__()
+    if index is None:
+        new.__post_init__()
+    else:
+        d["_index"] = index
     return new
 
 
@@ -558,6 +564,18 @@ def _made(s: Scenario, changes: _Changes, step: str = Step.REGULAR) -> Scenario:
     """The board ``s`` with ``changes`` made (each changed object copied once, the board once) in ``step``."""
     if not changes:
         return _evolve(s, step=step)
+    index = s._index
+    groups = (s.players, s.planeswalkers, s.battles, s.attackers, s.blockers)
+    names = {_GROUP_OF.get(type(index[oid])) for oid in changes}
+    if None not in names and len(index) == sum(map(len, groups)):  # every id once (as a board holds them): the
+        # groups that change are those of the changed objects' classes, one lookup per change (not a scan of each)
+        now = {oid: _evolve(index[oid], **change) for oid, change in changes.items()}  # each changed object once
+        made: dict[str, Any] = {"step": step}
+        for name in cast("set[str]", names):
+            made[name] = tuple(now.get(o.id, o) for o in getattr(s, name))
+        new_index = dict(index)  # the board's index with the changed objects (the same ids in the same order)
+        new_index.update(now)
+        return _evolve_board(s, made, new_index)
     return _evolve(
         s,
         step=step,
@@ -567,6 +585,16 @@ def _made(s: Scenario, changes: _Changes, step: str = Step.REGULAR) -> Scenario:
         attackers=_remade(s.attackers, changes),
         blockers=_remade(s.blockers, changes),
     )
+
+
+#: the board's field that holds each class of object (:func:`_made`)
+_GROUP_OF: dict[type, str] = {
+    Player: "players",
+    Planeswalker: "planeswalkers",
+    Battle: "battles",
+    Attacker: "attackers",
+    Blocker: "blockers",
+}
 
 
 def _remade(group: tuple[_T, ...], changes: _Changes) -> tuple[_T, ...]:

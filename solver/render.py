@@ -32,7 +32,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from operator import attrgetter
+from typing import Any, TypeVar, cast
 
 from .models import Keyword, ObjectKind, Side, Step, load_assignment
 from .models.declare import AttackersDoc, BlockersDoc
@@ -341,6 +342,12 @@ def _write(el: _Node, write) -> None:
         write("<" + el.tag + "".join([f' {k}="{v}"' for k, v in attrib.items()]))
     if el.children:
         write(">")
+        try:
+            write("".join(cast("list[str]", el.children)))  # every child a leaf (a step's picture): at once
+            write(f"</{el.tag}>")
+            return
+        except TypeError:  # a node or a group among them: each child in turn
+            pass
         for child in el.children:
             if type(child) is str:  # a leaf, written when drawn
                 write(child)
@@ -364,6 +371,14 @@ _LOYALTY = _text_style(15, "bold", "end", "#5a2a85", "normal")
 _DEFENSE = _text_style(15, "bold", "end", "#6a5a1a", "normal")
 _LIFE = _text_style(15, "bold", "end", "#2a6a2a", "normal")
 _AMOUNT = _text_style(14, "bold", "middle", "white", "normal")
+#: the cards' fixed texts after their start tag (:class:`_Spot`): style, content and end tag
+_UNBLOCKED = f"{_LINE}>unblocked</text>"
+_BLOCKED_BY_NONE = f"{_LINE}>blocked (no blocker left)</text>"
+_FROM_DEATHTOUCH = f"{_LINE}>(1 from a deathtouch source)</text>"
+_REMOVED_TEXT = f"{_REMOVED}>removed from combat</text>"
+_PLANESWALKER = f"{_KEYWORDS}>planeswalker</text>"
+_BATTLE = f"{_KEYWORDS}>battle</text>"
+_PLAYER = f"{_KEYWORDS}>player</text>"
 #: the cards' characters per line: a name beside the power (or beside the loyalty, defense, life), a card's line,
 #: a wrapped line (keywords, blockers) and a result line (at least 6, as _wrap takes them)
 _ROOM_NAME, _ROOM_ID, _ROOM_LINE = _room(CARD_W - 56, 13), _room(CARD_W - 40, 13), _room(CARD_W - 14, 10.5)
@@ -387,21 +402,22 @@ KEYWORD_NAMES = {
 class _Layout:
     """Where each object's card is (x, y of its top-left corner) for one step, under a header of ``head`` px."""
 
+    __slots__ = ("width", "head", "height", "pos")
+
     def __init__(self, scenario, head: int = 0):
         s = scenario
-        self.top = [b.id for b in s.blockers] + [p.id for p in s.planeswalkers]
-        self.top += [b.id for b in s.battles] + [p.id for p in s.players]
-        self.bottom = [a.id for a in s.attackers]
-        self.width = _Layout.width_of(s)
+        top = (*s.blockers, *s.planeswalkers, *s.battles, *s.players)
+        key = (len(top), len(s.attackers), head)
+        rows = _ROWS_AT.get(key) or _rows_at(*key)
+        self.width, self.height, top_at, bottom_at = rows
         self.head = head
-        self.height = head + 2 * CARD_H + ROW_GAP + 2 * MARGIN + 10
-        self.pos: dict[str, tuple[float, float]] = {}
-        for row, ids in ((0, self.top), (1, self.bottom)):
-            span = len(ids) * CARD_W + max(0, len(ids) - 1) * GAP_X
-            x0 = (self.width - span) / 2
-            y = head + MARGIN + row * (CARD_H + ROW_GAP)
-            for k, oid in enumerate(ids):
-                self.pos.setdefault(oid, (x0 + k * (CARD_W + GAP_X), y))
+        pos = dict(zip(map(_ID, top), top_at))
+        pos.update(zip(map(_ID, s.attackers), bottom_at))
+        if len(pos) < len(top_at) + len(bottom_at):  # an id twice (a board made in code): its first place
+            pos = {}
+            for o, at in (*zip(top, top_at), *zip(s.attackers, bottom_at)):
+                pos.setdefault(o.id, at)
+        self.pos: dict[str, tuple[float, float]] = pos
 
     @staticmethod
     def width_of(s) -> int:
@@ -409,6 +425,29 @@ class _Layout:
         top = len(s.blockers) + len(s.planeswalkers) + len(s.battles) + len(s.players)
         n = max(top, len(s.attackers), 1)
         return max(MIN_WIDTH, 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X)
+
+
+def _rows_at(top: int, bottom: int, head: int) -> tuple[int, int, tuple, tuple]:
+    """A step's width and height and the places of its cards, ``top`` of them across the top and ``bottom`` across
+    the bottom under a header of ``head`` px (each row centred), kept per (top, bottom, head): a function of the
+    three alone, the same for most boards."""
+    n = max(top, bottom, 1)
+    width = max(MIN_WIDTH, 2 * MARGIN + n * CARD_W + (n - 1) * GAP_X)  # as _Layout.width_of
+    rows = []
+    for row, count in ((0, top), (1, bottom)):
+        span = count * CARD_W + max(0, count - 1) * GAP_X
+        x0 = (width - span) / 2
+        y = head + MARGIN + row * (CARD_H + ROW_GAP)
+        rows.append(tuple((x0 + k * (CARD_W + GAP_X), y) for k in range(count)))
+    out = (width, head + 2 * CARD_H + ROW_GAP + 2 * MARGIN + 10, rows[0], rows[1])
+    if len(_ROWS_AT) < 1024:
+        _ROWS_AT[(top, bottom, head)] = out
+    return out
+
+
+_ID = attrgetter("id")
+#: :func:`_rows_at` per (top, bottom, head)
+_ROWS_AT: dict[tuple[int, int, int], tuple[int, int, tuple, tuple]] = {}
 
 
 class _What:
@@ -426,19 +465,29 @@ class _What:
         self.after: dict[str, Any] = {}
         if outcome is None:
             return
+        assigned, dealt, prevented, counters = self.assigned, self.dealt, self.prevented, self.counters
         for e in outcome.events:
             r = e.recipient
-            self.assigned[r] = self.assigned.get(r, 0) + e.assigned
-            self.dealt[r] = self.dealt.get(r, 0) + e.dealt
-            stopped = e.assigned if e.result == "prevented" else e.shielded
+            if r in dealt:
+                assigned[r] += e.assigned
+                dealt[r] += e.dealt
+            else:
+                assigned[r] = e.assigned
+                dealt[r] = e.dealt
+            result = e.result
+            if result == "prevented":
+                stopped, rule = e.assigned, e.rule
+            elif e.shielded:
+                stopped, rule = e.shielded, "615.7"
+            else:
+                stopped = 0
             if stopped:
-                self.prevented[r] = self.prevented.get(r, 0) + stopped
-                rule = e.rule if e.result == "prevented" else "615.7"
+                prevented[r] = prevented.get(r, 0) + stopped
                 rules = self.why_prevented.setdefault(r, [])
                 if rule and rule not in rules:
                     rules.append(rule)
-            if e.result == "counters":
-                self.counters[r] = self.counters.get(r, 0) + e.dealt
+            if result == "counters":
+                counters[r] = counters.get(r, 0) + e.dealt
         gone = outcome.gone
         if gone:  # what went (outcome.destroyed reads gone again: only when some went)
             self.gone = set(gone)
@@ -469,41 +518,58 @@ class _What:
 def _step(parent: _Node, scenario, assignment, outcome: Outcome | None, title: str, notes: list[str]):
     """Draw one step into ``parent``; its width and height."""
     s = scenario
-    head_lines = _header_lines(title, notes, _Layout.width_of(s))
-    lay = _Layout(s, _header_height(head_lines))
+    head, texts = _header_block(title, notes, _Layout.width_of(s))
+    lay = _Layout(s, head)
     what = _What(outcome if assignment is not None else None)
-    parent.children.append(f'<rect x="0" y="0" width="{_n(lay.width)}" height="{_n(lay.height)}" fill="#fbfaf6" />')
-    _header(parent, head_lines)
+    out, pos = parent.children, lay.pos
+    out.append(f'<rect x="0" y="0" width="{lay.width}" height="{lay.height}" fill="#fbfaf6" />')
+    out += texts
 
     # who blocks whom: grey dashed lines under everything
     for a in s.attackers:
-        ax, ay = lay.pos[a.id]
-        for b in a.blocked_by:
-            if b in lay.pos:
-                bx, by = lay.pos[b]
-                x1, y1, x2, y2 = ax + CARD_W / 2, float(ay), bx + CARD_W / 2, float(by + CARD_H)
-                parent.children.append(
-                    f'<line x1="{_n(x1)}" y1="{_F1.get(y1) or _f1(y1)}" x2="{_n(x2)}" y2="{_F1.get(y2) or _f1(y2)}"'
-                    ' stroke="#999" stroke-width="2"'
-                    ' stroke-dasharray="6 5" />'
-                )
+        if a.blocked_by:
+            start = (_SPOTS.get(pos[a.id]) or _spot(pos[a.id])).block_start
+            for b in a.blocked_by:
+                at = pos.get(b)
+                if at is not None:
+                    out.append(start + (_SPOTS.get(at) or _spot(at)).block_end)
 
     deathtouched = set(outcome.deathtouched) if outcome is not None else set()
     # 702.2c: the blockers a deathtouch attacker with power blocks (their card says 1 is lethal), found once
     touchy = {b for a in s.attackers if a.power > 0 and a.has(Keyword.DEATHTOUCH) for b in a.blocked_by}
     for a in s.attackers:
-        _creature_card(parent, s, a, lay.pos[a.id], "attacker", what, a.id in deathtouched, touchy)
+        _creature_card(out, s, a, pos[a.id], True, what, a.id in deathtouched, touchy)
     for b in s.blockers:
-        _creature_card(parent, s, b, lay.pos[b.id], "blocker", what, b.id in deathtouched, touchy)
+        _creature_card(out, s, b, pos[b.id], False, what, b.id in deathtouched, touchy)
     for p in s.planeswalkers:
-        _planeswalker_card(parent, p, lay.pos[p.id], what)
+        _planeswalker_card(out, p, pos[p.id], what)
     for t in s.battles:
-        _battle_card(parent, t, lay.pos[t.id], what)
+        _battle_card(out, t, pos[t.id], what)
     for p in s.players:
-        _player_card(parent, p, lay.pos[p.id], what)
+        _player_card(out, p, pos[p.id], what)
     if outcome is not None and assignment is not None:
-        _arrows(parent, s, outcome, lay)
+        _arrows(out, s, outcome, lay)
     return lay.width, lay.height
+
+
+def _header_block(title: str, notes: list[str], width: float) -> tuple[int, tuple[str, ...]]:
+    """A step's header: its height and its text elements (:func:`_header_lines`, :func:`_header_height`,
+    :func:`_header`), kept per (title, notes, width): a function of the three alone (most pictures share their
+    title, verdict and legend), at most :data:`_HEADERS_MOST` of them."""
+    key = (title, tuple(notes), width) if type(title) is str and _STR.issuperset(map(type, notes)) else None
+    block = _HEADER_BLOCKS.get(key) if key is not None else None
+    if block is None:
+        lines = _header_lines(title, notes, width)
+        texts: list[str] = []
+        _header(_Leaves(texts), lines)
+        block = (_header_height(lines), tuple(texts))
+        if key is not None and len(_HEADER_BLOCKS) < _HEADERS_MOST:
+            _HEADER_BLOCKS[key] = block
+    return block
+
+
+_HEADER_BLOCKS: dict[tuple, tuple[int, tuple[str, ...]]] = {}
+_STR = frozenset({str})
 
 
 def _header_lines(title: str, notes: list[str], width: float) -> list[tuple[str, int, str, str]]:
@@ -553,21 +619,46 @@ def _card(parent, x, y, fill, stroke, faded=False) -> None:
 
 class _Spot:
     """A card's place (``x``, ``y``: its top-left corner): the start tags of its fixed text elements (name, number,
-    the lines at 36, 50 and 64 px, the bottom line) and its frames (:func:`_card`), written once per place (a
-    function of the place alone: a picture's cards stand on a few places, the same on most pictures)."""
+    a creature's lines from 36 px down every 13 px, the lines at 50 and 64 px, the result lines from the bottom up
+    every 14 px) and its frames (:func:`_card`), written once per place (a function of the place alone: a picture's
+    cards stand on a few places, the same on most pictures)."""
 
-    __slots__ = ("name", "number", "line36", "line50", "line64", "bottom", "frames", "x", "y")
+    __slots__ = (
+        "name",
+        "number",
+        "rows",
+        "line50",
+        "line64",
+        "results",
+        "block_start",
+        "block_end",
+        "frames",
+        "x",
+        "y",
+    )
 
     def __init__(self, x, y) -> None:
         self.x, self.y = x, y
         x8 = _F1.get(x + 8) or _f1(x + 8)
         self.name = f'<text x="{x8}" y="{_F1.get(y + 18) or _f1(y + 18)}"'
         self.number = f'<text x="{_F1.get(x + CARD_W - 8) or _f1(x + CARD_W - 8)}" y="{_F1.get(y + 19) or _f1(y + 19)}"'
-        self.line36 = f'<text x="{x8}" y="{_F1.get(y + 36) or _f1(y + 36)}"'
+        rows = []
+        line = y + 36
+        for _ in range(_ROWS):  # a creature's lines, as its card steps down them (13 px each)
+            rows.append(f'<text x="{x8}" y="{_F1.get(line) or _f1(line)}"')
+            line += 13
+        self.rows = tuple(rows)
         self.line50 = f'<text x="{x8}" y="{_F1.get(y + 50) or _f1(y + 50)}"'
         self.line64 = f'<text x="{x8}" y="{_F1.get(y + 64) or _f1(y + 64)}"'
-        xm, yb = x + CARD_W / 2, y + CARD_H - 10
-        self.bottom = f'<text x="{_F1.get(xm) or _f1(xm)}" y="{_F1.get(yb) or _f1(yb)}"'
+        xm = x + CARD_W / 2
+        xt = _F1.get(xm) or _f1(xm)
+        self.results = tuple(  # the k-th result line from the bottom (:func:`_results`); the bottom line is the first
+            f'<text x="{xt}" y="{_F1.get(yk) or _f1(yk)}"' for yk in (y + CARD_H - 10 - 14 * k for k in range(7))
+        )
+        # who blocks whom (:func:`_step`): a line from the middle of an attacker's top to a blocker's bottom
+        xm, yt, yb = xm, float(y), float(y + CARD_H)
+        self.block_start = f'<line x1="{_F1.get(xm) or _f1(xm)}" y1="{_F1.get(yt) or _f1(yt)}"'
+        self.block_end = f' x2="{_F1.get(xm) or _f1(xm)}" y2="{_F1.get(yb) or _f1(yb)}"{_BLOCK_LINE}'
         self.frames: dict[tuple[str, str, bool], str] = {}
 
     def frame(self, fill: str, stroke: str, faded: bool = False) -> str:
@@ -578,6 +669,11 @@ class _Spot:
             _card(_Leaves(out), self.x, self.y, fill, stroke, faded)
             text = self.frames[(fill, stroke, faded)] = out[0]
         return text
+
+
+_BLOCK_LINE = ' stroke="#999" stroke-width="2" stroke-dasharray="6 5" />'
+#: a creature card's lines below its name (2 of keywords, marked damage, 3 of combat lines: at most 6)
+_ROWS = 6
 
 
 class _Leaves:
@@ -604,22 +700,33 @@ _SPOTS: dict[tuple[float, float], _Spot] = {}
 _SPOTS_MOST = 4096
 
 
-def _at(out: list, start: str, head: str, text) -> None:
-    """:func:`_tx` with the element's start (``<text x=.. y=..``) written already (:class:`_Spot`)."""
-    body = _BODIES.get(text) if type(text) is str else None
-    if body is None:
-        body = _body(text)
-    out.append(f"{start}{head}>{body}</text>" if body else f"{start}{head} />")
+def _results(out: list, spot: _Spot, lines: list[tuple[str, str, str]]) -> None:
+    """Result lines (text, colour, weight) stacked upwards from the bottom of a card (each wrapped to at most two
+    lines, the last seven kept)."""
+    rows: list[str] = []
+    for line in lines:
+        rows += _RESULT_TAILS.get(line) or _result_tails(line)
+    if len(rows) > 7:
+        rows = rows[-7:]
+    starts = spot.results
+    k = len(rows)
+    for tail in rows:  # in reading order
+        k -= 1
+        out.append(starts[k] + tail)
 
 
-def _results(g, x, y, lines: list[tuple[str, str, str]]) -> None:
-    """Result lines (text, colour, weight) stacked upwards from the bottom of a card."""
-    rows = [(part, colour, weight) for text, colour, weight in lines for part in _lines(text, _WRAP_RESULT, 2)]
-    rows = rows[-7:]
-    out, n = g.children, len(rows)
-    for k, (text, colour, weight) in enumerate(rows):  # in reading order
-        head = _RESULT_STYLES.get((weight, colour)) or _result_style(weight, colour)
-        _tx(out, x + CARD_W / 2, y + CARD_H - 10 - 14 * (n - 1 - k), head, text)
+def _result_tails(line: tuple[str, str, str]) -> tuple[str, ...]:
+    """A result line (text, colour, weight) as its elements after their position (:func:`_tail`), wrapped to at
+    most two lines, kept per line in :data:`_RESULT_TAILS` (a function of the three alone)."""
+    text, colour, weight = line
+    head = _RESULT_STYLES.get((weight, colour)) or _result_style(weight, colour)
+    tails = tuple(_tail(head, part) for part in _lines(text, _WRAP_RESULT, 2))
+    if len(_RESULT_TAILS) < _WRAPPED_MOST:
+        _RESULT_TAILS[line] = tails
+    return tails
+
+
+_RESULT_TAILS: dict[tuple[str, str, str], tuple[str, ...]] = {}
 
 
 def _result_style(weight: str, colour: str) -> str:
@@ -635,14 +742,17 @@ _RESULT_STYLES: dict[tuple[str, str], str] = {}
 
 def _group(parent, role: str, oid: str) -> _Group:
     """A card's group (``class`` its role, ``id`` the object's id, escaped as :func:`_write` escapes a value)."""
-    head = _GROUP_HEADS.get((role, oid))
-    if head is None:
-        head = f'<g class="{role}" id="{_escaped(_value(oid), _ATTR_ESCAPES)}"'
-        if len(_GROUP_HEADS) < 4096:
-            _GROUP_HEADS[(role, oid)] = head
-    g = _Group(head)
+    g = _Group(_GROUP_HEADS.get((role, oid)) or _group_head(role, oid))
     parent.children.append(g)
     return g
+
+
+def _group_head(role: str, oid: str) -> str:
+    """A card group's start tag (``<g`` and its attributes), kept in :data:`_GROUP_HEADS`."""
+    head = f'<g class="{role}" id="{_escaped(_value(oid), _ATTR_ESCAPES)}"'
+    if len(_GROUP_HEADS) < 4096:
+        _GROUP_HEADS[(role, oid)] = head
+    return head
 
 
 #: a card group's start tag per (role, id): a function of the two alone (the same ids -- "opp", "a1" -- on many
@@ -650,73 +760,138 @@ def _group(parent, role: str, oid: str) -> _Group:
 _GROUP_HEADS: dict[tuple[str, str], str] = {}
 
 
-def _creature_card(parent, s, c, pos, role: str, what: _What, deathtouched: bool, touchy: set[str]) -> None:
-    x, y = pos
+def _card_start(role: str, oid: str, pos: tuple[float, float], faded: bool) -> str:
+    """A card's group start tag, its frame and its name (the id cut to fit), as one text, kept per (role, id, place,
+    faded) in :data:`_CARD_STARTS` (a function of the four alone: the same few ids stand on the same few places
+    on most boards)."""
+    spot = _SPOTS.get(pos) or _spot(pos)
+    fill, stroke, room = _CARD_LOOKS[role]
+    frame = spot.frames.get((fill, stroke, faded)) or spot.frame(fill, stroke, faded)
+    head = _GROUP_HEADS.get((role, oid)) or _group_head(role, oid)
+    start = f"{head}>{frame}{spot.name}{_tail(_NAME, _cut(oid, room))}"
+    if pos[0] > 0 and pos[1] > 0 and len(_CARD_STARTS) < _CARD_STARTS_MOST:  # (0 and -0.0: as _spot)
+        _CARD_STARTS[(role, oid, pos, faded)] = start
+    return start
+
+
+#: each role's frame (fill, stroke) and the characters its name may take beside the card's number
+_CARD_LOOKS = {
+    "attacker": ("#eef4fb", "#4a6fa5", _ROOM_NAME),
+    "blocker": ("#fbeeee", "#a54a4a", _ROOM_NAME),
+    "planeswalker": ("#f6f0fb", "#7a4aa5", _ROOM_ID),
+    "battle": ("#f7f4ea", "#8a7a3a", _ROOM_ID),
+    "player": ("#eef7ee", "#3a7a3a", _ROOM_ID),
+}
+_CARD_STARTS: dict[tuple[str, str, tuple[float, float], bool], str] = {}
+_CARD_STARTS_MOST = 4096
+
+
+def _tail(head: str, text) -> str:
+    """A text element after its position: ``head`` (its style), the content escaped and the end tag."""
+    body = _BODIES.get(text) if type(text) is str else None
+    if body is None:
+        body = _body(text)
+    return f"{head}>{body}</text>" if body else f"{head} />"
+
+
+def _wrapped(text: str, room: int, head: str) -> tuple[str, ...]:
+    """:func:`_tail` of each line of ``text`` wrapped to ``room`` characters (at most two lines), kept per (text,
+    room, head) in :data:`_WRAPPED` (the same keyword lists and blockers on many cards)."""
+    key = (text, room, head)
+    tails = _WRAPPED.get(key)
+    if tails is None:
+        tails = tuple(_tail(head, chunk) for chunk in _lines(text, room, 2))
+        if len(_WRAPPED) < _WRAPPED_MOST:
+            _WRAPPED[key] = tails
+    return tails
+
+
+def _cut_tail(text: str, room: int, head: str) -> str:
+    """:func:`_tail` of ``text`` cut to ``room`` characters, kept per (text, room, head) in :data:`_CUT_TAILS`."""
+    key = (text, room, head)
+    tail = _CUT_TAILS.get(key)
+    if tail is None:
+        tail = _tail(head, _cut(text, room))
+        if len(_CUT_TAILS) < _WRAPPED_MOST:
+            _CUT_TAILS[key] = tail
+    return tail
+
+
+_WRAPPED: dict[tuple[str, int, str], tuple[str, ...]] = {}
+_CUT_TAILS: dict[tuple[str, int, str], str] = {}
+_WRAPPED_MOST = 4096
+
+
+def _keyword_text(keywords: tuple[str, ...]) -> str:
+    """A card's keywords as its line says them (haste is not shown), kept per tuple in :data:`_KEYWORD_TEXTS`."""
+    text = ", ".join([KEYWORD_NAMES.get(w, w) for w in keywords if w != _HASTE])
+    if len(_KEYWORD_TEXTS) < 1024:
+        _KEYWORD_TEXTS[keywords] = text
+    return text
+
+
+_KEYWORD_TEXTS: dict[tuple[str, ...], str] = {}
+
+
+def _creature_card(out: list, s, c, pos, attacker: bool, what: _What, deathtouched: bool, touchy: set[str]) -> None:
+    """A creature's card (a group: one leaf of the picture, written here)."""
     spot = _SPOTS.get(pos) or _spot(pos)
     faded = not c.in_combat
-    g = _group(parent, role, c.id)
-    attacker = role == "attacker"
-    out = g.children
-    if attacker:
-        out.append(spot.frames.get(("#eef4fb", "#4a6fa5", faded)) or spot.frame("#eef4fb", "#4a6fa5", faded))
-    else:
-        out.append(spot.frames.get(("#fbeeee", "#a54a4a", faded)) or spot.frame("#fbeeee", "#a54a4a", faded))
-    _at(out, spot.name, _NAME, _cut(c.id, _ROOM_NAME))
-    _at(out, spot.number, _POWER, f"{c.power}/{c.toughness}")
-    words = [KEYWORD_NAMES.get(k, k) for k in c.keywords if k != _HASTE] if c.keywords else []
-    if c.toxic:
-        words.append(f"toxic {c.toxic}")
-    if attacker and c.commander is not None:
-        words.append("commander")
-    if c.tags:
-        words.append("(" + ", ".join(c.tags) + ")")
-    if c.receiving.protection:
-        words.append("protection from " + ", ".join(c.receiving.protection))
-    line = y + 36
-    text = ", ".join(words) if words else ""
-    if text:
-        for chunk in _lines(text, _WRAP_LINE, 2):
-            _tx(out, x + 8, line, _KEYWORDS, chunk)
-            line += 13
+    role = "attacker" if attacker else "blocker"
+    g = [
+        _CARD_STARTS.get((role, c.id, pos, faded)) or _card_start(role, c.id, pos, faded),
+        f"{spot.number}{_POWER}>{c.power}/{c.toughness}</text>",  # numbers: nothing to escape
+    ]
+    rows = spot.rows
+    k = 0
+    if c.keywords or c.toxic or c.tags or c.receiving.protection or (attacker and c.commander is not None):
+        kw = c.keywords
+        named = _KEYWORD_TEXTS.get(kw) if kw else ""
+        words = [_keyword_text(kw) if named is None else named]
+        if c.toxic:
+            words.append(f"toxic {c.toxic}")
+        if attacker and c.commander is not None:
+            words.append("commander")
+        if c.tags:
+            words.append("(" + ", ".join(c.tags) + ")")
+        if c.receiving.protection:
+            words.append("protection from " + ", ".join(c.receiving.protection))
+        text = ", ".join(words) if words[0] else ", ".join(words[1:])
+        if text:
+            for tail in _wrapped(text, _WRAP_LINE, _KEYWORDS):
+                g.append(rows[k] + tail)
+                k += 1
     if c.damage_marked:
-        _tx(out, x + 8, line, _MARKED, f"marked damage {c.damage_marked}")
-        line += 13
-    _combat_lines(g, s, c, x, line, attacker, faded, touchy)
-    if faded:
-        _at(out, spot.bottom, _REMOVED, "removed from combat")
-    elif what.shown and (what.touched(c.id) or c.id in what.gone):
-        _creature_verdict(g, c, pos, what, deathtouched, attacker)
-
-
-def _combat_lines(g, s, c, x: float, line: float, attacker: bool, faded: bool, touchy: set[str]) -> None:
-    """A creature card's combat lines from ``line`` down: what an attacker attacks and who blocks it; a blocker's
-    lethal damage (702.2c: 1 from a deathtouch source; ``touchy``: the blockers a deathtouch attacker with power
-    blocks)."""
-    out = g.children
+        g.append(f"{rows[k]}{_MARKED}>marked damage {c.damage_marked}</text>")
+        k += 1
     if attacker:
         pw = " (PW)" if c.attacking in s and s.kind(c.attacking) == ObjectKind.PLANESWALKER else ""
-        _tx(out, x + 8, line, _LINE, _cut(f"attacks {c.attacking}{pw}", _ROOM_LINE))
-        line += 13
+        g.append(rows[k] + _cut_tail(f"attacks {c.attacking}{pw}", _ROOM_LINE, _LINE))
+        k += 1
         if c.blocked_by:
-            for chunk in _lines("blocked by " + ", ".join(c.blocked_by), _WRAP_LINE, 2):
-                _tx(out, x + 8, line, _LINE, chunk)
-                line += 13
-        elif c.blocked:
-            _tx(out, x + 8, line, _LINE, "blocked (no blocker left)")
+            for tail in _wrapped("blocked by " + ", ".join(c.blocked_by), _WRAP_LINE, _LINE):
+                g.append(rows[k] + tail)
+                k += 1
         else:
-            _tx(out, x + 8, line, _LINE, "unblocked")
-    elif not faded:
-        need = max(0, c.toughness - c.damage_marked)
+            g.append(rows[k] + (_BLOCKED_BY_NONE if c.blocked else _UNBLOCKED))
+    elif not faded:  # a blocker's lethal damage (702.2c: 1 from a deathtouch source, ``touchy``)
         value = "  value " + _num(c.value) if c.value != 1 else ""
-        _tx(out, x + 8, line, _LINE, f"lethal: {need}{value}")
-        if c.id in touchy:  # 702.2c
-            _tx(out, x + 8, line + 13, _LINE, "(1 from a deathtouch source)")
+        g.append(f"{rows[k]}{_LINE}>lethal: {max(0, c.toughness - c.damage_marked)}{value}</text>")
+        if c.id in touchy:
+            g.append(rows[k + 1] + _FROM_DEATHTOUCH)
+    if faded:
+        g.append(spot.results[0] + _REMOVED_TEXT)
+    elif what.outcome is not None:
+        cid = c.id
+        if what.assigned.get(cid) or what.dealt.get(cid) or cid in what.gone:
+            _creature_verdict(g, spot, c, what, deathtouched, attacker)
+    g.append("</g>")
+    out.append("".join(g))
 
 
-def _creature_verdict(g, c, pos, what: _What, deathtouched: bool, attacker: bool) -> None:
+def _creature_verdict(g: list, spot: _Spot, c, what: _What, deathtouched: bool, attacker: bool) -> None:
     """What the damage did to a creature: -1/-1 counters, and whether it dies (704.5f/g/h, 702.12b: the outcome's
     state-based actions)."""
-    x, y = pos
     dies = c.id in what.destroyed
     # out of combat without dying: a blocker leaves the game with its controller (800.4a); an attacker is removed
     # from combat when what it attacks leaves (506.4)
@@ -730,71 +905,71 @@ def _creature_verdict(g, c, pos, what: _What, deathtouched: bool, attacker: bool
         lines.append((f"{counters} -1/-1 counters", "#a05000", "normal"))
     colour = LOSS_COLOUR if dies else (LEFT_COLOUR if c.id in what.gone else SAFE_COLOUR)
     lines.append((f"{what.takes(c.id)}: {verdict}", colour, "bold"))
-    _results(g, x, y, lines)
+    _results(g, spot, lines)
 
 
-def _planeswalker_card(parent, p, pos, what: _What) -> None:
-    x, y = pos
+def _planeswalker_card(out: list, p, pos, what: _What) -> None:
     spot = _SPOTS.get(pos) or _spot(pos)
-    g = _group(parent, "planeswalker", p.id)
-    out = g.children
-    out.append(spot.frame("#f6f0fb", "#7a4aa5", not p.in_combat))
-    _at(out, spot.name, _NAME, _cut(p.id, _ROOM_ID))
-    _at(out, spot.number, _LOYALTY, f"◆{p.loyalty}")
-    _at(out, spot.line36, _KEYWORDS, "planeswalker")
-    _at(out, spot.line50, _LINE, _cut(f"controller {p.controller}", _ROOM_LINE))
+    faded = not p.in_combat
+    g = [
+        _CARD_STARTS.get(("planeswalker", p.id, pos, faded)) or _card_start("planeswalker", p.id, pos, faded),
+        f"{spot.number}{_LOYALTY}>◆{p.loyalty}</text>{spot.rows[0]}{_PLANESWALKER}",
+        spot.line50 + _cut_tail(f"controller {p.controller}", _ROOM_LINE, _LINE),
+    ]
     value = "  value " + _num(p.value) if p.value != 1 else ""
-    _at(out, spot.line64, _LINE, f"loyalty: {p.loyalty}{value}")
+    g.append(f"{spot.line64}{_LINE}>loyalty: {p.loyalty}{value}</text>")
     if not p.in_combat:
-        _at(out, spot.bottom, _REMOVED, "removed from combat")
-    elif what.shown and what.touched(p.id):
+        g.append(spot.results[0] + _REMOVED_TEXT)
+    elif what.outcome is not None and what.touched(p.id):
         left = p.loyalty - what.dealt.get(p.id, 0)
         gone = p.id in what.destroyed  # 704.5i
         verdict = "destroyed" if gone else ("leaves" if p.id in what.gone else f"loyalty {left} left")  # 800.4a
         colour = LOSS_COLOUR if gone else (LEFT_COLOUR if p.id in what.gone else SAFE_COLOUR)
-        _results(g, x, y, [(f"{what.takes(p.id)}: {verdict}", colour, "bold")])
+        _results(g, spot, [(f"{what.takes(p.id)}: {verdict}", colour, "bold")])
+    g.append("</g>")
+    out.append("".join(g))
 
 
-def _battle_card(parent, t, pos, what: _What) -> None:
-    x, y = pos
+def _battle_card(out: list, t, pos, what: _What) -> None:
     spot = _SPOTS.get(pos) or _spot(pos)
-    g = _group(parent, "battle", t.id)
-    out = g.children
-    out.append(spot.frame("#f7f4ea", "#8a7a3a", not t.in_combat))
-    _at(out, spot.name, _NAME, _cut(t.id, _ROOM_ID))
-    _at(out, spot.number, _DEFENSE, f"def {t.defense}")
-    _at(out, spot.line36, _KEYWORDS, "battle")
-    _at(out, spot.line50, _LINE, _cut(f"protector {t.protector}", _ROOM_LINE))
-    _at(out, spot.line64, _LINE, f"defense: {t.defense}")
+    faded = not t.in_combat
+    g = [
+        _CARD_STARTS.get(("battle", t.id, pos, faded)) or _card_start("battle", t.id, pos, faded),
+        f"{spot.number}{_DEFENSE}>def {t.defense}</text>{spot.rows[0]}{_BATTLE}",
+        spot.line50 + _cut_tail(f"protector {t.protector}", _ROOM_LINE, _LINE),
+    ]
+    g.append(f"{spot.line64}{_LINE}>defense: {t.defense}</text>")
     if not t.in_combat:
-        _at(out, spot.bottom, _REMOVED, "removed from combat")
-    elif what.shown and what.touched(t.id):
+        g.append(spot.results[0] + _REMOVED_TEXT)
+    elif what.outcome is not None and what.touched(t.id):
         left = t.defense - what.dealt.get(t.id, 0)
         gone = t.id in what.gone  # 704.5v
         verdict = "defeated" if gone else f"defense {left} left"
-        _results(g, x, y, [(f"{what.takes(t.id)}: {verdict}", LOSS_COLOUR if gone else SAFE_COLOUR, "bold")])
+        _results(g, spot, [(f"{what.takes(t.id)}: {verdict}", LOSS_COLOUR if gone else SAFE_COLOUR, "bold")])
+    g.append("</g>")
+    out.append("".join(g))
 
 
-def _player_card(parent, p, pos, what: _What) -> None:
+def _player_card(out: list, p, pos, what: _What) -> None:
     x, y = pos
     spot = _SPOTS.get(pos) or _spot(pos)
-    g = _group(parent, "player", p.id)
-    out = g.children
-    out.append(spot.frame("#eef7ee", "#3a7a3a"))
-    _at(out, spot.name, _NAME, _cut(p.id, _ROOM_ID))
-    _at(out, spot.number, _LIFE, f"♥{p.life}")
-    _at(out, spot.line36, _KEYWORDS, "player")
+    g = [_CARD_STARTS.get(("player", p.id, pos, False)) or _card_start("player", p.id, pos, False)]
+    poison = f"  poison: {p.poison}" if p.poison else ""
+    g.append(f"{spot.number}{_LIFE}>♥{p.life}</text>{spot.rows[0]}{_PLAYER}")
+    g.append(f"{spot.line50}{_LINE}>life: {p.life}{poison}</text>")
     line = y + 50
-    _at(out, spot.line50, _LINE, f"life: {p.life}" + (f"  poison: {p.poison}" if p.poison else ""))
     for commander, n in p.commander_damage:
         line += 13
-        _tx(out, x + 8, line, _LINE, _cut(f"from {commander}: {n} (commander)", _ROOM_LINE))
-    outcome = what.outcome
-    if outcome is None:
-        return
-    after = what.after.get(p.id)
-    if after is None:
-        return
+        _tx(g, x + 8, line, _LINE, _cut(f"from {commander}: {n} (commander)", _ROOM_LINE))
+    after = what.after.get(p.id) if what.outcome is not None else None
+    if after is not None:
+        _player_results(g, spot, p, after, what)
+    g.append("</g>")
+    out.append("".join(g))
+
+
+def _player_results(g: list, spot: _Spot, p, after, what: _What) -> None:
+    """What the damage did to a player (the outcome's :class:`~trample.outcome.PlayerOutcome`)."""
     lines: list[tuple[str, str, str]] = []
     colour = LOSS_COLOUR if after.loses else SAFE_COLOUR
     if what.touched(p.id):
@@ -805,80 +980,96 @@ def _player_card(parent, p, pos, what: _What) -> None:
         lines.append((f"lifelink +{after.life_gained}", SAFE_COLOUR, "normal"))  # 702.15b
     if after.poison != p.poison:
         lines.append((f"poison {p.poison} → {after.poison}", colour, "bold"))  # 702.90b, 702.164c
-    before = dict(p.commander_damage)
-    for commander, n in sorted(after.commander_damage.items()):
-        if n != before.get(commander, 0):
-            lines.append((f"{commander}: {before.get(commander, 0)} → {n}", colour, "bold"))  # 903.10a
+    if after.commander_damage or p.commander_damage:
+        before = dict(p.commander_damage)
+        for commander, n in sorted(after.commander_damage.items()):
+            if n != before.get(commander, 0):
+                lines.append((f"{commander}: {before.get(commander, 0)} → {n}", colour, "bold"))  # 903.10a
     if after.loses:
         lines.append(("LETHAL", LOSS_COLOUR, "bold"))
         lines += [(why, LOSS_COLOUR, "normal") for why in after.to_json()["because"]]  # "life (704.5a)", ...
-    _results(g, x, y, lines)
+    _results(g, spot, lines)
 
 
-def _arrows(parent, s, outcome: Outcome, lay: _Layout) -> None:
+def _arrows(out: list, s, outcome: Outcome, lay: _Layout) -> None:
     """Labelled arrows, source to recipient (the amount assigned, and what was dealt when it differs); several
     arrows leaving (or reaching) one card are spread along it."""
+    pos = lay.pos
     edges = [
         (e.source, e.recipient, e.assigned, e.dealt)
         for e in outcome.events
-        if e.assigned and e.source in lay.pos and e.recipient in lay.pos
+        if e.assigned and e.source in pos and e.recipient in pos
     ]
     touching: dict[str, list] = {}
     for e in edges:
         touching.setdefault(e[0], []).append(e)
         touching.setdefault(e[1], []).append(e)
-    pos = lay.pos
     spots: dict[tuple[str, tuple], tuple[float, float]] = {}  # (card, edge) -> where the edge meets the card
     for k, group in touching.items():  # spread along the card in the order of the other end's x, so arrows do
         # not cross on it (equal edges: the first one's spot, as the list's index finds it)
-        if len(group) > 1:
-
-            def along(e: tuple, k: str = k) -> tuple:
-                return (pos[e[1] if e[0] == k else e[0]][0], e[0] == k)
-
-            group.sort(key=along)
         x, y = pos[k]
-        n = len(group)
-        for i, e in enumerate(group):
-            spots.setdefault((k, e), (x + CARD_W * (i + 1) / (n + 1), y))
+        if len(group) == 1:
+            spots[(k, group[0])] = (x + CARD_W / 2, y)
+            continue
 
-    attackers = {a.id for a in s.attackers}
-    colours = {a.id: PALETTE[k % len(PALETTE)] for k, a in enumerate(s.attackers)}
-    _arrow_heads(parent)
-    labels = []
+        def along(e: tuple, k: str = k) -> tuple:
+            return (pos[e[1] if e[0] == k else e[0]][0], e[0] == k)
+
+        group.sort(key=along)
+        n = len(group) + 1
+        for i, e in enumerate(group, 1):
+            spots.setdefault((k, e), (x + CARD_W * i / n, y))
+
+    out.append(_HEADS or _arrow_heads())
+    bubbles = []
     taken: list[tuple[float, float]] = []
+    colours = {a.id: PALETTE[k % len(PALETTE)] for k, a in enumerate(s.attackers)}
     for e in edges:
         source, recipient, assigned, dealt = e
-        down = source not in attackers  # a blocker's damage to an attacker
-        colour = DEFENDING_COLOUR if down else colours.get(source, PALETTE[0])
-        head = len(PALETTE) if down else PALETTE.index(colour)
+        colour = colours.get(source)
         sx, sy = spots[(source, e)]
         rx, ry = spots[(recipient, e)]
-        if down:
+        if colour is None:  # a blocker's damage to an attacker: down, in red
+            colour, head = DEFENDING_COLOUR, len(PALETTE)
             sy += CARD_H
         else:
+            head = _PALETTE_INDEX[colour]
             ry += CARD_H
-        sx, sy, rx, ry = float(sx), float(sy), float(rx), float(ry)
+        # (an int place is written as its float: _f1 formats float(v), and _F1's int and float keys are equal)
         dashed = ' stroke-dasharray="3 6"' if dealt == 0 else ""  # prevented: nothing dealt
-        parent.children.append(
+        out.append(
             f'<line class="assign" x1="{_F1.get(sx) or _f1(sx)}" y1="{_F1.get(sy) or _f1(sy)}"'
             f' x2="{_F1.get(rx) or _f1(rx)}" y2="{_F1.get(ry) or _f1(ry)}" stroke="{colour}"'
             f' stroke-width="4"{dashed} marker-end="url(#{MARKER}{head})" opacity="{"0.9" if dealt else "0.5"}" />'
         )
         dx, dy = rx - sx, ry - sy
-        for t in (0.62, 0.45, 0.75, 0.35, 0.85, 0.25):  # a spot no other bubble covers
-            lx, ly = sx + dx * t, sy + dy * t
-            for ox, oy in taken:
-                if abs(lx - ox) <= 26 and abs(ly - oy) <= 24:
-                    break  # this bubble covers the spot: the next spot
-            else:
-                break
+        lx, ly = sx + dx * 0.62, sy + dy * 0.62
+        if taken:
+            for t in _BUBBLE_SPOTS:  # a spot no other bubble covers
+                lx, ly = sx + dx * t, sy + dy * t
+                for ox, oy in taken:
+                    if abs(lx - ox) <= 26 and abs(ly - oy) <= 24:
+                        break  # this bubble covers the spot: the next spot
+                else:
+                    break
         taken.append((lx, ly))
-        labels.append((lx, ly, str(assigned) if dealt == assigned else f"{assigned}→{dealt}", colour))
-    _bubbles(parent, labels)
+        # the amount's bubble (its text: digits and an arrow, nothing to escape)
+        label = str(assigned) if dealt == assigned else f"{assigned}→{dealt}"
+        w = 12 + 8 * len(label)
+        bx, by, ty = lx - w / 2, ly - 11, ly + 5
+        bubbles.append(
+            f'<g class="amount"><rect x="{_F1.get(bx) or _f1(bx)}" y="{_F1.get(by) or _f1(by)}" width="{w}"'
+            f' height="22" rx="11" fill="{colour}" stroke="white" stroke-width="1.5" />'
+            f'<text x="{_F1.get(lx) or _f1(lx)}" y="{_F1.get(ty) or _f1(ty)}"{_AMOUNT}>{label}</text></g>'
+        )
+    out += bubbles
 
 
-def _arrow_heads(parent) -> None:
+_BUBBLE_SPOTS = (0.62, 0.45, 0.75, 0.35, 0.85, 0.25)  # where along its arrow an amount's bubble goes, in order
+_PALETTE_INDEX = {c: k for k, c in reversed(list(enumerate(PALETTE)))}  # PALETTE.index
+
+
+def _arrow_heads() -> str:
     """The arrow heads, one per attacker colour and one for the defending side's damage: the same elements in
     every picture (written once: a leaf of every picture's tree)."""
     global _HEADS
@@ -886,7 +1077,7 @@ def _arrow_heads(parent) -> None:
         out: list[str] = []
         _write(_heads(), out.append)
         _HEADS = "".join(out)
-    parent.children.append(_HEADS)
+    return _HEADS
 
 
 _HEADS: str | None = None
@@ -908,20 +1099,6 @@ def _heads() -> _Node:
         )
         _el(marker, "path", d="M0,0 L10,5 L0,10 z", fill=c)
     return defs
-
-
-def _bubbles(parent, labels: list[tuple[float, float, str, str]]) -> None:
-    """The amounts on the arrows: a rounded bubble of the arrow's colour at each label's spot."""
-    for lx, ly, label, colour in labels:  # each bubble one leaf: its group's XML text, written here
-        w = 12 + 8 * len(label)
-        x, y = lx - w / 2, ly - 11
-        out = [
-            f'<g class="amount"><rect x="{_n(x)}" y="{_n(y)}" width="{w}" height="22" rx="11" fill="{colour}"'
-            ' stroke="white" stroke-width="1.5" />'
-        ]
-        _tx(out, lx, ly + 5, _AMOUNT, label)
-        out.append("</g>")
-        parent.children.append("".join(out))
 
 
 def _step_name(step: str) -> str:
@@ -962,7 +1139,8 @@ def _replied(outcome: Outcome | None, assignment) -> bool:
     """Did the outcome deal damage from sources the drawn assignment does not name (the defender's reply)?"""
     if outcome is None or assignment is None:
         return False
-    return any(e.source not in assignment for e in outcome.events)
+    named = set(assignment)  # its sources (an Assignment's membership test goes through its read-only views)
+    return any(e.source not in named for e in outcome.events)
 
 
 def board_svg(
@@ -979,11 +1157,16 @@ def board_svg(
     notes = [verdict or legend, *_ending(outcome)]
     if verdict and assignment is not None:
         notes.insert(1, legend)
-    root = _svg(0, 0)
+    root = _Node("svg", {})
     w, h = _step(root, scenario, assignment, outcome, title, notes)
-    root.set("width", str(int(w)))
-    root.set("height", str(int(h)))
-    root.set("viewBox", f"0 0 {w} {h}")
+    # _svg(w, h)'s attributes
+    root.attrib = {
+        "xmlns": SVG_NS,
+        "version": "1.1",
+        "width": str(int(w)),
+        "height": str(int(h)),
+        "viewBox": f"0 0 {w} {h}",
+    }
     return _serialise(root)
 
 
@@ -1237,8 +1420,7 @@ def render(combat, assignment=None, title: str | None = None) -> str:
     loaded = None
     if assignment is not None and not whole and known_legal(assignment, combat.scenario, combat.side):
         loaded = assignment  # the solver's answer on this board and side (rules.mark_legal): legal, not checked again
-        assignment = assignment.to_json()
-        verdict = "legal ✓"
+        verdict = "legal ✓"  # (drawn as it is: an Assignment is the mapping board_svg reads)
     elif assignment is not None:
         if isinstance(assignment, Mapping) and hasattr(assignment, "to_json"):  # an Assignment or a CombatLine
             assignment = assignment.to_json()

@@ -1,5 +1,6 @@
 """What trample.render keeps between pictures: a coordinate's text, a text's content, characters per line, a
-header's wrapped lines, a card group's start tag. Each is a function of its key alone, so a picture is the same
+header's wrapped lines and its elements, the cards' places in a row and the start tags at each place, a card group's
+start tag. Each is a function of its key alone, so a picture is the same
 whether the caches are empty or hold what other boards (hostile ids included) left there, and each stays bounded."""
 
 from __future__ import annotations
@@ -17,7 +18,22 @@ from trample.models import FormatError
 from trample.render import board_svg, render
 
 #: every cache of trample.render that outlives one picture
-CACHES = ("_F1", "_BODIES", "_ROOMS", "_HEADERS", "_GROUP_HEADS", "_RESULT_STYLES", "_TEXT_STYLES")
+CACHES = (
+    "_F1",
+    "_BODIES",
+    "_ROOMS",
+    "_HEADERS",
+    "_HEADER_BLOCKS",
+    "_ROWS_AT",
+    "_SPOTS",
+    "_GROUP_HEADS",
+    "_CARD_STARTS",
+    "_WRAPPED",
+    "_CUT_TAILS",
+    "_KEYWORD_TEXTS",
+    "_RESULT_STYLES",
+    "_TEXT_STYLES",
+)
 
 
 def clear_caches() -> None:
@@ -107,7 +123,7 @@ def test_the_caches_stay_bounded(monkeypatch):
     monkeypatch.setattr(R, "_BODIES_MOST", 2)
     monkeypatch.setattr(R, "_HEADERS_MOST", 1)
     assert [pictures(b) for b in boards] == want
-    assert len(R._F1) <= 3 and len(R._BODIES) <= 2 and len(R._HEADERS) <= 1
+    assert len(R._F1) <= 3 and len(R._BODIES) <= 2 and len(R._HEADERS) <= 1 and len(R._HEADER_BLOCKS) <= 1
 
 
 @pytest.mark.parametrize("text", ["", "plain", "a & b", "<x>", "tab\there", "\x01", "\ud800", "caf\u00e9 \u2192"])
