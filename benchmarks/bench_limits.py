@@ -51,6 +51,7 @@ def _boards(tmp: Path) -> dict[str, str]:
         "rs9": random_sharing(9, 11, seed=1),  # a 5.2e12 programme: 2.4-4.4 s of CPU to build
         "chained": chained(8),  # a whole combat: first-strike lines searched
         "declare": declare_board(8, 8, 30),  # 8 vs 8 blocks: seconds of declarations
+        "three on two": _three_on_two(3000, 2000),  # rank, unrank, sample: the column programme (seconds, 0.8 GB)
     }
     paths = {}
     for name, doc in docs.items():
@@ -64,6 +65,20 @@ def _boards(tmp: Path) -> dict[str, str]:
     batch3.write_text((json.dumps(docs["rs14"]) + "\n") * 3)
     paths["batch3"] = str(batch3)
     return paths
+
+
+def _three_on_two(power: int, toughness: int) -> dict:
+    """702.19b: three tramplers of ``power`` each blocked by both of two blockers of ``toughness`` (docs/scale.md,
+    "A blocker that needs tens of thousands")."""
+    return {
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [
+            {"id": f"a{i}", "power": power, "toughness": 5, "keywords": ["trample"], "attacking": "opp"}
+            | {"blocked_by": ["b0", "b1"]}
+            for i in range(3)
+        ],
+        "blockers": [{"id": f"b{j}", "power": 1, "toughness": toughness} for j in range(2)],
+    }
 
 
 # The Python API (issue 21): the limit counts from the call, so the child times the call itself and prints it.
@@ -110,6 +125,8 @@ def _commands(b: dict[str, str], out: Path) -> list[tuple[str, list[str], int]]:
         ("enumerate -o", ["enumerate", b["rs9"], "-o", str(out / "rows.jsonl")], 1),
         ("sample", ["sample", b["rs9"], "--n", "1000"], 1),
         ("rank", ["rank", b["rs9"], json.dumps({"a0": {"b0": 1}})], 1),
+        ("unrank (three tramplers on two blockers of 2 000)", ["unrank", b["three on two"], "12345"], 1),
+        ("sample (three tramplers on two blockers of 2 000)", ["sample", b["three on two"]], 1),
         (
             "count --backend process (one count shared)",
             ["count", b["rs14"], "--backend", "process", "--workers", "2"],

@@ -35,7 +35,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
-from math import comb
+from math import comb, prod
 from typing import Any
 
 import numpy as np
@@ -419,6 +419,14 @@ class SourceProgramme:
         return index
 
 
+#: rows (a source's splits, by the states of their routes) weighed at once in numpy by the walk; past it, the routes'
+#: states in a dict (route_states)
+VECTOR_ROWS = 1 << 20
+#: rows from which they are weighed in numpy (fewer: in dicts, as numpy's overhead per call is larger), and the damage
+#: left from which a route's amounts are weighed in one pass (:meth:`_Walk.profile`) rather than by bisection
+VECTOR_FROM = 256
+
+
 def _sum(w: Weights) -> int:
     return int(sum(abs(v) for v in w.tolist())) if w.dtype == object else int(np.abs(w).sum())
 
@@ -447,6 +455,7 @@ class _Walk:
             else 0
             for r in self.routes
         ]
+        self._table: tuple[Keys, Weights, list[int]] | bool | None = None  # W coded (see _codes), made when used
 
     def key(self, amounts: Sequence[int]) -> tuple[int, ...]:
         """The key of one split (its states over the shared resources)."""
@@ -462,33 +471,43 @@ class _Walk:
     def weighted(self, fixed: Sequence[int], lower: int | None) -> int:
         """The weighted number of splits whose first routes are ``fixed`` and whose next route (when ``lower`` is
         given) is at least ``lower`` (the routes after: anything)."""
-        routes, D = self.routes, self.D
-        c = len(fixed)
         if self.deadline:
             self.deadline.check()
-        if sum(fixed) > D:
+        if sum(fixed) > self.D:
             return 0
-        # each gated route: positive (True), zero (False) or either (None: both are counted)
+        total = 0
+        for pos in self._masks(fixed, True if lower is not None and lower > 0 else None):
+            total += self._one(fixed, lower, pos)
+        return total
+
+    def _masks(self, fixed: Sequence[int], nxt: bool | None) -> Iterator[list[bool]]:
+        """Each gated route positive or zero: the first ones as ``fixed`` has them, the next one as ``nxt`` says
+        (None: either), the others both ways (every combination once)."""
+        c = len(fixed)
         known: list[bool | None] = []
         for t, gt in enumerate(self.gates):
             if not gt:
                 known.append(None)
             elif t < c:
                 known.append(fixed[t] > 0)
-            elif t == c and lower is not None and lower > 0:
-                known.append(True)
+            elif t == c:
+                known.append(nxt)
             else:
                 known.append(None)
         free_gated = [t for t, gt in enumerate(self.gates) if gt and known[t] is None]
-        total = 0
         for mask in range(1 << len(free_gated)):
-            pos = [bool(known[t]) if self.gates[t] else False for t in range(len(routes))]
+            pos = [bool(known[t]) if self.gates[t] else False for t in range(len(self.routes))]
             for b, t in enumerate(free_gated):
                 pos[t] = bool(mask >> b & 1)
-            total += self._one(fixed, lower, pos)
-        return total
+            yield pos
 
-    def _one(self, fixed: Sequence[int], lower: int | None, pos: list[bool]) -> int:
+    def _routes(
+        self, fixed: Sequence[int], lower: int | None, pos: list[bool], values: Keys | None = None
+    ) -> tuple[list[int], int, int, list[_Option], Keys | None] | None:
+        """The routes of the splits counted by :meth:`_one` (``pos``: which gated routes are positive): the states
+        the fixed routes lead to, the damage and free parts taken so far, and per route left to a shared resource its
+        options as arrays (scope position, states, damage, parts). ``values``: the next route's amounts, one count
+        each (:meth:`profile`; returned, those that may be taken). None: no split."""
         g, routes, D = self.g, self.routes, self.D
         c = len(fixed)
         asked: set[str] = set()
@@ -497,21 +516,33 @@ class _Walk:
                 asked.update(gt)
         recipients = {r.recipient for r in routes}
         if any(x not in self.at and x not in recipients for x in asked):
-            return 0  # a private resource must end lethal / loyal but this source cannot feed it
+            return None  # a private resource must end lethal / loyal but this source cannot feed it
         start = [1 if x in asked else 0 for x in self.scope]
         shift = parts = 0
-        options: list[tuple[int, list[tuple[int, int, int]]]] = []
+        options: list[_Option] = []
         for t, r in enumerate(routes):
             x = r.recipient
             gated = bool(self.gates[t])
             low = self.low[t]
             private_need = x in g.need and x not in self.at
+            if t == c and values is not None:  # the next route's amounts, one by one (their order kept)
+                if gated:
+                    values = values[(values > 0) == pos[t]]
+                if private_need and x in asked:
+                    values = values[values >= low]
+                if x in self.at:
+                    k = self.at[x]
+                    states = np.where(values >= low, SAT, (values << 1) | start[k])
+                    options.append(_Option(k, (states, values, np.zeros(len(values), dtype=np.int64))))
+                else:
+                    options.append(_Option(-1, (values, values, np.zeros(len(values), dtype=np.int64))))
+                continue
             if t < c or (gated and not pos[t] and (t > c or lower is None or lower == 0)):
                 a = fixed[t] if t < c else 0  # fixed, or a gated route held at 0
                 if gated and (a > 0) != pos[t]:
-                    return 0
+                    return None
                 if private_need and x in asked and a < low:
-                    return 0
+                    return None
                 shift += a
                 if x in self.at:
                     k = self.at[x]
@@ -526,25 +557,133 @@ class _Walk:
             if private_need:
                 shift, parts = shift + (max(low, lb) if x in asked else lb), parts + 1
                 continue
-            flag = 1 if x in asked else 0
-            opts = [((v << 1) | flag, v, 0) for v in range(lb, min(low, D + 1))]
-            opts.append((SAT, max(low, lb), 1))
-            options.append((self.at[x], opts))
+            options.append(_Option(self.at[x], None, (lb, min(low, D + 1), 1 if x in asked else 0, max(low, lb))))
         if shift > D:
+            return None
+        return start, shift, parts, options, values
+
+    def _one(self, fixed: Sequence[int], lower: int | None, pos: list[bool]) -> int:
+        routes = self._routes(fixed, lower, pos)
+        if routes is None:
             return 0
-        partial = route_states(start, shift, parts, options, D)
+        start, shift, parts, options, _ = routes
+        if not options:  # every route fixed: one state
+            return self.W.get(tuple(start), 0) * compositions(self.D - shift, parts)
+        if prod(o.size for o in options) >= VECTOR_FROM:
+            got = self._weigh(start, shift, parts, options)
+            if got is not None:
+                return int(got.sum())
+        # few rows (numpy's overhead), more than VECTOR_ROWS, or states past an int64 code: the states in a dict
+        opts = [(o.k, o.listed()) for o in options]
+        partial = route_states(start, shift, parts, opts, self.D)
         total = 0
         for (state, sh, pa), w in partial.items():
             weight = self.W.get(state, 0)
             if weight:
-                total += weight * w * compositions(D - sh, pa)
+                total += weight * w * compositions(self.D - sh, pa)
         return total
+
+    def _weigh(
+        self, start: list[int], shift: int, parts: int, options: list[_Option], tagged: int = 0
+    ) -> Weights | None:
+        """The weighted counts of the splits these routes make (every option of every route, in numpy): summed, or
+        per option of the first ``tagged`` route (its options in order, :meth:`profile`). None past VECTOR_ROWS
+        rows or where a state's code does not fit in an int64."""
+        table = self._codes()
+        n = 1
+        for o in options:
+            n *= o.size
+        if table is None or n > VECTOR_ROWS:
+            return None
+        codes, vals, mult = table
+        code = np.full(1, sum((s + 2) * m for s, m in zip(start, mult)), dtype=np.int64)
+        sh = np.full(1, shift, dtype=np.int64)
+        pa = np.full(1, parts, dtype=np.int64)
+        tag = np.zeros(1, dtype=np.int64)
+        for r, o in enumerate(options):
+            k, (states, d, p) = o.k, o.arrays()
+            m = len(states)
+            if r < tagged:
+                tag = np.arange(m, dtype=np.int64)
+            else:
+                tag = np.repeat(tag, m)
+            change = np.zeros(m, dtype=np.int64) if k < 0 else (states - start[k]) * mult[k]
+            code = (code[:, None] + change[None, :]).reshape(-1)
+            sh = (sh[:, None] + d[None, :]).reshape(-1)
+            pa = (pa[:, None] + p[None, :]).reshape(-1)
+            keep = sh <= self.D
+            code, sh, pa, tag = code[keep], sh[keep], pa[keep], tag[keep]
+        at = np.searchsorted(codes, code)
+        at[at == len(codes)] = 0
+        hit = codes[at] == code if len(codes) else np.zeros(len(code), dtype=bool)
+        w = np.where(hit, vals[at], 0) if len(codes) else np.zeros(len(code), dtype=np.int64)
+        ways = _compositions(self.D - sh, pa)
+        big = w.dtype == object or ways.dtype == object
+        if not big and largest_weight(w) * largest_weight(ways) * max(1, len(w)) >= INT64_SAFE:
+            big = True
+        each = w.astype(object) * ways.astype(object) if big else w * ways
+        if not tagged:
+            return np.array([each.sum()], dtype=object if big else np.int64)
+        out = np.zeros(options[0].size, dtype=object if big else np.int64)
+        if len(tag):
+            first = np.flatnonzero(np.r_[True, tag[1:] != tag[:-1]])
+            out[tag[first]] = np.add.reduceat(each, first)
+        return out
+
+    def _codes(self) -> tuple[Keys, Weights, list[int]] | None:
+        """``W`` as sorted codes of its keys (mixed radix over the scope, as the programmes code them), their
+        weights in that order and each resource's multiplier; None when a code would not fit in an int64."""
+        if self._table is None:
+            radix = [2 * self.g.need[x] + 2 for x in self.scope]
+            if float(np.prod(np.array(radix, dtype=float))) >= 2.0**62:
+                self._table = False
+                return None
+            mult = [int(np.prod(radix[k + 1 :], dtype=np.int64)) for k in range(len(radix))]
+            keys = np.array(list(self.W), dtype=np.int64).reshape(len(self.W), len(self.scope))
+            code = (keys + 2) @ np.array(mult, dtype=np.int64) if len(mult) else np.zeros(len(keys), dtype=np.int64)
+            order = np.argsort(code, kind="stable")
+            self._table = (code[order], weights_of(list(self.W.values()))[order], mult)
+        return self._table if isinstance(self._table, tuple) else None
+
+    def profile(self, fixed: Sequence[int]) -> Weights | None:
+        """``P[v]``: the weighted number of splits whose first routes are ``fixed`` and whose next route is ``v``,
+        for every ``v`` from 0 to the damage left (one numpy pass where the rows fit; None where they do not)."""
+        rem = self.D - sum(fixed)
+        c = len(fixed)
+        if rem < 0 or c >= len(self.routes):
+            return None
+        every = np.arange(rem + 1, dtype=np.int64)
+        out: Weights = np.zeros(rem + 1, dtype=np.int64)
+        sides = [(every[:1], False), (every[1:], True)] if self.gates[c] else [(every, None)]
+        for values, nxt in sides:
+            for pos in self._masks(fixed, nxt):
+                routes = self._routes(fixed, None, pos, values)
+                if routes is None:
+                    continue
+                start, shift, parts, options, taken = routes
+                assert taken is not None
+                got = self._weigh(start, shift, parts, options, tagged=1)
+                if got is None:
+                    return None
+                if got.dtype == object and out.dtype != object:
+                    out = out.astype(object)
+                out[taken] += got if out.dtype == object or got.dtype != object else got.astype(np.int64)
+        if self.deadline:
+            self.deadline.check()
+        return out
 
     def unrank(self, index: int) -> tuple[list[int], int]:
         """The split at ``index`` of the weighted order, and the index left for the sources after it."""
         amounts: list[int] = []
         m = len(self.routes)
         for _ in range(m - 1):
+            P = self.profile(amounts) if self.D - sum(amounts) >= VECTOR_FROM else None
+            if P is not None:  # the largest v with (splits with this route < v) <= index, from prefix sums
+                before = [0, *accumulate(P.tolist())][:-1]
+                v = bisect_right(before, index) - 1
+                index -= before[v]
+                amounts.append(v)
+                continue
             rem = self.D - sum(amounts)
             total = self.weighted(amounts, 0)
             lo, hi = 0, rem  # the largest v with (splits with this route < v) <= index
@@ -567,8 +706,61 @@ class _Walk:
         below = 0
         for c in range(len(amounts) - 1):
             if amounts[c]:
-                below += self.weighted(amounts[:c], 0) - self.weighted(amounts[:c], amounts[c])
+                P = self.profile(amounts[:c]) if self.D - sum(amounts[:c]) >= VECTOR_FROM else None
+                if P is not None:
+                    below += int(sum(P[: amounts[c]].tolist()))
+                else:
+                    below += self.weighted(amounts[:c], 0) - self.weighted(amounts[:c], amounts[c])
         return below
+
+
+class _Option:
+    """The amounts one route of a walk may take, for :meth:`_Walk._weigh` (arrays) or ``route_states`` (a list):
+    explicit arrays (states, damage, parts), or the amounts ``lb..top-1`` below the need of a shared resource (each
+    its own state, the resource's flag ``flag`` kept) and one more, its need met (``SAT``: damage ``sat``, one part
+    for the excess)."""
+
+    __slots__ = ("k", "given", "span", "size")
+
+    def __init__(self, k: int, given: tuple[Keys, Keys, Keys] | None, span: tuple[int, int, int, int] = (0, 0, 0, 0)):
+        self.k, self.given, self.span = k, given, span
+        self.size = len(given[0]) if given is not None else max(0, span[1] - span[0]) + 1
+
+    def arrays(self) -> tuple[Keys, Keys, Keys]:
+        if self.given is not None:
+            return self.given
+        lb, top, flag, sat = self.span
+        v = np.arange(lb, max(lb, top), dtype=np.int64)
+        return np.append((v << 1) | flag, SAT), np.append(v, sat), np.append(np.zeros(len(v), dtype=np.int64), 1)
+
+    def listed(self) -> list[tuple[int, int, int]]:
+        if self.given is not None:
+            return list(zip(*(a.tolist() for a in self.given)))
+        lb, top, flag, sat = self.span
+        return [*(((v << 1) | flag, v, 0) for v in range(lb, top)), (SAT, sat, 1)]
+
+
+def _compositions(total: Keys, parts: Keys) -> Weights:
+    """``compositions(total, parts)`` of each row (totals >= 0): int64 where the largest fits, else Python integers."""
+    out: Weights = np.zeros(len(total), dtype=np.int64)
+    if not len(total):
+        return out
+    top = int(total.max())
+    for p in np.unique(parts).tolist():
+        sel = parts == p
+        t = total[sel]
+        if p == 0:
+            out[sel] = t == 0
+            continue
+        big = comb(top + p - 1, p - 1) * (top + p) >= INT64_SAFE
+        if big and out.dtype != object:
+            out = out.astype(object)
+        ways: Weights = np.ones(len(t), dtype=object if big else np.int64)
+        tt = t.astype(object) if big else t
+        for k in range(1, p):  # C(t + k, k) from C(t + k - 1, k - 1): exact at every step
+            ways = ways * (tt + k) // k
+        out[sel] = ways
+    return out
 
 
 # -- listing: blocks of rows by a depth-first walk over the sources --------------------------------------------------

@@ -397,6 +397,18 @@ HUGE = [
 def test_huge_boards_rank_unrank_and_list_by_the_prefix_fixed_programme(
     name, sc, listed_by
 ):  # 702.19b, 702.2c: issue 21
+    _round_trips(sc, listed_by)
+
+
+@pytest.mark.slow
+def test_the_huge_board_ranks_unranks_and_lists():  # 702.19b: docs/scale.md's HUGE board (two 100 000 on 50 000)
+    # each route of a walk weighed in one numpy pass over the blocker's 50 001 totals (_Walk.profile)
+    _round_trips(_two_on_one(100_000, 50_000), conditioned.PrefixLister)
+
+
+def _round_trips(sc: dict, listed_by: type) -> None:
+    """The prefix-fixed programme is handed out, counts as the count does, unranks legal assignments that rank back
+    to their index, and its lister (``listed_by``) gives the first rows of the canonical order."""
     plan = Combat(load_scenario(sc)).plan
     (comp,) = plan.components
     prog = direct.index_programme(plan, comp, Deadline(120))

@@ -14,6 +14,7 @@ import itertools
 import math
 import random
 
+import numpy as np
 import pytest
 from brute import brute_force
 from hypothesis import assume, given, settings
@@ -23,7 +24,8 @@ from test_perf_paths import overlapping_boards
 
 from benchmarks.boards import dense_pairs, pw_cycle, random_sharing, star, unblocked_chain
 from trample import Combat, indexing
-from trample.engines import PROGRAMME, direct, get_engine
+from trample.engines import PROGRAMME, direct, get_engine, ordered
+from trample.engines.by_source import compositions
 from trample.engines.direct import ComponentDP
 from trample.engines.ordered import SourceProgramme
 from trample.models import load_scenario
@@ -243,3 +245,51 @@ def test_ranking_and_listing_one_combat_in_either_order(monkeypatch, first):
     assert got == listed
     assert [indexing.unrank(combat, i) for i in (0, 5, 39)] == [listed[0], listed[5], listed[39]]
     assert indexing.rank(combat, listed[7]) == 7
+
+
+@pytest.mark.parametrize("scale", [1, 10**30])
+@pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
+def test_the_walks_one_pass_per_route_is_its_weighted_counts(monkeypatch, name, sc, scale):  # 702.19b/c, 510.1a
+    # _Walk.profile weighs every amount of the next route in one numpy pass (a blocker that needs 50 000: one pass
+    # where the bisection walked its totals 34 times); against the walk's counts one amount at a time, in the
+    # routes' states as dicts (VECTOR_ROWS 0: route_states), on every prefix of every source's splits; ``scale``:
+    # completions past int64 (Python integers in the pass)
+    plan = Combat(load_scenario(sc)).plan
+    seen = 0
+    for comp in (c for c in plan.components if len(c) > 1):
+        prog = SourceProgramme(plan, comp)
+        for j, i in enumerate(comp):
+            src = plan.sources[i]
+            W = {k: w * scale for k, w in prog._weights_of(j, 0).items()}  # from the first state its cut reached
+            walk = ordered.Walk(prog, j, W)
+            for split in _splits(src.damage, len(src.routes)):
+                for c in range(len(split) - 1):
+                    got = walk.profile(split[:c])
+                    monkeypatch.setattr(ordered, "VECTOR_ROWS", 0)
+                    want = [walk.weighted([*split[:c], v], None) for v in range(len(got))]
+                    monkeypatch.setattr(ordered, "VECTOR_ROWS", 1 << 20)
+                    assert got.tolist() == want
+                    seen += sum(w > 0 for w in want)
+    assert seen
+
+
+@pytest.mark.parametrize("name,sc", SHAPES[:3], ids=[n for n, _ in SHAPES[:3]])
+def test_the_walk_ranks_alike_in_numpy_and_in_dicts(monkeypatch, name, sc):  # the same order by either path
+    monkeypatch.setattr(ordered, "VECTOR_FROM", 0)  # numpy on every route, however few its amounts
+    combat = Combat(load_scenario(sc))
+    n = combat.count()
+    want = [_key(combat, combat.unrank(i)) for i in range(n)]
+    monkeypatch.setattr(ordered, "VECTOR_ROWS", 0)  # every route's states in dicts, the bisection on each route
+    monkeypatch.setattr(ordered, "VECTOR_FROM", 1 << 30)
+    combat = Combat(load_scenario(sc))
+    assert [_key(combat, combat.unrank(i)) for i in range(n)] == want
+
+
+def test_the_walks_compositions_are_exact_past_int64():  # stars and bars in numpy, against the one copy
+    total = np.array([0, 1, 7, 10**3, 10**6, 10**6 - 1, 3], dtype=np.int64)
+    for parts in range(6):
+        got = ordered._compositions(total, np.full(len(total), parts, dtype=np.int64))
+        assert [int(v) for v in got] == [compositions(int(t), parts) for t in total]
+    mixed = ordered._compositions(total, np.array([0, 1, 2, 3, 4, 5, 0], dtype=np.int64))
+    assert [int(v) for v in mixed] == [compositions(int(t), p) for t, p in zip(total, [0, 1, 2, 3, 4, 5, 0])]
+    assert ordered._compositions(np.array([10**6]), np.array([5])).dtype == object  # 8.3 x 10^27
