@@ -613,6 +613,42 @@ def test_rows_on_general_scenarios(sc, side, ring, window):  # 510.1a-d, 702.19b
             assert count_by_factors(plan, comp) == _old(plan, comp)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    scenarios(),
+    st.sampled_from(["attacking", "defending"]),
+    st.sampled_from(["exact", "small", "float"]),
+    st.sampled_from([0, 1]),
+)
+def test_sums_that_go_dense_midway_on_general_scenarios(sc, side, ring, switch):  # 510.1a-d, 702.19b-e, 702.2c, 510.1c
+    # every join pair by pair, its sums sorted (a slice of pairs, or until the pairs outnumber the keys) then in a
+    # dense array (elimination._Sums._to_dense): the counts of sums sorted all the way, and of the column programme;
+    # exact, modulo primes below 200, or a float row with small primes
+    rings = {
+        "exact": {},
+        "small": {"EXACT_BOUND": 0, "_moduli": _small_moduli, "APPROX": False},
+        "float": {"EXACT_BOUND": 0, "APPROX_FROM": 1, "_primes": _small_primes},
+    }
+    switched = []
+    to_dense = elimination._Sums._to_dense
+
+    def recorded(self):
+        switched.append(len(self.parts_c))
+        to_dense(self)
+
+    paths = {"PRODUCT_CELLS": 0, "ROWS_PAIRS": -1, "PAIRS": 3, "DENSE": 0, **rings[ring]}
+    with _patched(DENSE_MANY=1 << 40, SUMS_SWITCH=switch, **paths), pytest.MonkeyPatch.context() as m:
+        m.setattr(elimination._Sums, "_to_dense", recorded)
+        plan = Combat(load_scenario(sc), side=side).plan
+        dense = [count_by_factors(plan, comp) for comp in plan.components]
+    with _patched(DENSE_MANY=0, **paths):
+        plan = Combat(load_scenario(sc), side=side).plan
+        assert dense == [count_by_factors(plan, comp) for comp in plan.components]
+        assert dense == [_old(plan, comp) for comp in plan.components]
+    if any(len(c) > 1 for c in plan.components):
+        assert switched and min(switched) > 0  # some join's sorted parts went into a dense array
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_random_sharing_12_on_14_against_the_previous_joins(seed):  # 702.19b
     # the boards of the count goal (issue 21): the joins of this version (products in blocks of rows, pairs row by
