@@ -126,10 +126,16 @@ class ConditionedProgramme:
     answer with it from then on."""
 
     def __init__(
-        self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, lazy: bool = False
+        self,
+        plan: DamagePlan,
+        component: Sequence[int],
+        deadline: Deadline | None = None,
+        lazy: bool = False,
+        first_work: int | None = None,
     ):
         """``lazy``: the first source's completions made when first asked for (a listing from its first row needs
-        none; its count is the count's, ``known``)."""
+        none; its count is the count's, ``known``). ``first_work``: they are made now, by the rejoin alone within
+        that many pairs (:class:`~trample.engines.elimination.OverBudget` past it, the tree not tried): a trial."""
         self.plan = plan
         self.component = tuple(component)
         self.columns = plan.component_columns(self.component)
@@ -163,12 +169,19 @@ class ConditionedProgramme:
         # kept for good once made (every unrank starts with them; a listing from its first row may not need them)
         self._first: Rows | None = None
         self._total: int | None = None
-        if not lazy:
+        if first_work is not None:
+            self._first_completions(first_work)
+        elif not lazy:
             self._first_completions()
 
-    def _first_completions(self) -> Rows:
+    def _first_completions(self, work: int | None = None) -> Rows:
+        """The first source's completions (kept); ``work``: by the rejoin within that many pairs only."""
         if self._first is None:
-            self._first = self._weigh(0, self._either(0, ()))
+            if work is None:
+                parts = self._either(0, ())
+            else:
+                parts = self._rejoined(0, None, Budget(self.deadline or NEVER, work))
+            self._first = self._weigh(0, parts)
             self._total = sum(w * self._first.get(k, 0) for k, w in self.raw[0].items())
         return self._first
 

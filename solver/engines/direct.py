@@ -1053,6 +1053,9 @@ def component_lister(
     refuse_options(plan, component)
     key = tuple(component)
     if len(key) > 1:
+        quick = quick_lister(plan, key, deadline)
+        if quick is not None:
+            return quick
         prog = source_lister(plan, key, deadline)
         if prog is not None:
             return prog
@@ -1072,7 +1075,10 @@ def lists_within_bounds(plan: DamagePlan, key: tuple[int, ...], deadline: Deadli
     power-10 000 tramplers sharing a 5 000-toughness blocker it is built in 0.7 s but lists no block in 300 s, where
     CP-SAT lists at once). False when the listers refuse (the caller then asks :func:`bounded_dp`). On
     random_sharing(12, 14, 4) boards the source programme passes LIST_WORK and the column programme STATE_LIMIT,
-    but the prefix lister builds in about 0.06 s: "auto" lists them with it, not with CP-SAT (docs/scale.md)."""
+    but the prefix lister builds in about 0.06 s: "auto" lists them with it, not with CP-SAT (docs/scale.md). The
+    cheap listers are tried first (:func:`quick_lister`): either builds only where the old order's answer is yes."""
+    if quick_lister(plan, key, deadline) is not None:
+        return True
     if source_lister(plan, key, deadline) is not None:
         return True
     if key in plan.cache.of("direct"):  # the column programme, built already: component_lister takes it
@@ -1080,6 +1086,57 @@ def lists_within_bounds(plan: DamagePlan, key: tuple[int, ...], deadline: Deadli
     if _unlisted_shape(plan, key):
         return False
     return prefix_lister(plan, key, deadline) is not None or key in plan.cache.of("direct")
+
+
+def quick_lister(
+    plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | None = None
+) -> SourceProgramme | PrefixLister | None:
+    """The listers that cost little, tried (once per plan) before :func:`source_lister`'s build within LIST_WORK,
+    which on random_sharing(12, 14, 4) refuses after 0.07-1.4 s of CPU: the source programme within the rooted
+    programmes' bound (``conditioned.ROOT_WORK``, or LIST_WORK if lower; cached as :func:`source_lister`'s), else
+    the prefix lister where it builds with its first source's completions made within PREFIX_TRIAL pairs (cached
+    as :func:`prefix_lister`'s). None when neither does (then the source programme within LIST_WORK, the column
+    trial and the prefix lister are asked as before). The rows do not depend on the lister (each lists the
+    canonical order), and the answer of :func:`lists_within_bounds` does not either: each of these builds only
+    where the source programme or the prefix lister would build in the old order."""
+    from .conditioned import PrefixLister
+
+    verdicts = plan.cache.of("direct")
+    got: SourceProgramme | PrefixLister | bool | None = verdicts.get(("quick", key))
+    if got is None:
+        got = verdicts[("quick", key)] = _quick_build(plan, key, deadline) or False
+    if isinstance(got, bool):
+        return None
+    if isinstance(got, PrefixLister):
+        got.prog.deadline = deadline  # the current caller's (its blocks read it when given none)
+    return got
+
+
+def _quick_build(
+    plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | None
+) -> SourceProgramme | PrefixLister | None:
+    """:func:`quick_lister`'s builds, each once (LimitReached when the caller's deadline passes)."""
+    from .conditioned import ROOT_WORK, ConditionedProgramme, PrefixLister
+    from .ordered import SourceProgramme, TooWide
+
+    verdicts, cache = plan.cache.of("direct"), plan.cache.of("direct-ordered")
+    if PREFIX_TRIAL <= 0 or key in verdicts or verdicts.get(("lister", key)) is False:
+        return None  # not tried, or the column programme or the refusal known already
+    if key in cache or ("prefix", key) in cache or _unlisted_shape(plan, key):
+        return None  # built already (component_lister finds it), or refused by its shape
+    try:
+        prog: SourceProgramme = SourceProgramme(plan, key, deadline, work_limit=min(ROOT_WORK, LIST_WORK))
+        cache[key] = prog
+        return prog
+    except TooWide:
+        pass
+    try:
+        lister = PrefixLister(ConditionedProgramme(plan, key, deadline, first_work=PREFIX_TRIAL))
+    except OverBudget:
+        return None
+    cache[("prefix", key)] = lister
+    lister.unrooted()  # its rooted programme with no split fixed: the source programme just refused
+    return lister
 
 
 def _unlisted_shape(plan: DamagePlan, key: tuple[int, ...]) -> bool:
@@ -1202,6 +1259,13 @@ def _too_wide(g: Graph, component: Sequence[int]) -> bool:
     return False
 
 
+#: pairs joined (about 30 ns each here) within which the prefix lister's first source's completions must be made,
+#: where the source programme refused within ROOT_WORK, for it to be tried before the source programme within
+#: LIST_WORK (:func:`quick_lister`; 0: never tried first). A bound of work, not of time, so that the choice does not
+#: depend on the machine's load. Those completions are what is slow where the prefix lister lists slowly
+#: (`6x6 all shared`: over 5 x 10^8 pairs and no block in 25 s, where the source programme lists after 2.5 s);
+#: random_sharing(12, 14, 4) seeds 0-9 take 3 x 10^5 - 5 x 10^6, except seed 3 (4.6 x 10^7)
+PREFIX_TRIAL = 10**7
 COLUMN_TRIAL = 0.05  # seconds the column programme may take to build before ranking goes source by source (0: never)
 #: the column programme's trial when many draws are asked at once (``sample --n``): its unranks take microseconds, the
 #: source programme's milliseconds, so for a thousand draws a longer build pays
