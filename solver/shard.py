@@ -119,9 +119,18 @@ def _process_pool(size: int, initargs: tuple = ()) -> Any:
 
 
 def _end_pools() -> None:
-    """End every process pool still open (:func:`_end_pool`)."""
+    """End every process pool still open (:func:`_end_pool`), then kill any worker process still alive: one the
+    main thread was starting (a pool starts its workers as tasks are handed out) when the watchdog took the pool's
+    list would otherwise wait for tasks for ever, and the exit (multiprocessing's handler joins its children) with
+    it. Only called as the command ends (:func:`trample.limits.on_abandon`)."""
+    import multiprocessing
+
     for pool in list(_POOLS):
         _end_pool(pool)
+    for proc in multiprocessing.active_children():
+        with contextlib.suppress(Exception):
+            proc.kill()
+            proc.join(5)
 
 
 def _close_pool(pool: Any) -> None:

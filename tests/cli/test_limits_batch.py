@@ -352,3 +352,29 @@ def test_a_dask_batch_does_not_wait_past_its_bound():
         finally:
             RELEASE.set()
     assert got == [("ok", "line 1", None), ("late", "line 2: stopped at the time limit of 3 s"), ("ok", "line 3", None)]
+
+
+def _wait_for_ever(event) -> None:
+    event.wait()
+
+
+def test_ending_the_pools_kills_a_worker_started_outside_their_lists():
+    # the watchdog's abandon (trample.shard._end_pools) once left a command hanging at its exit: a worker the main
+    # thread was still starting was not in the pool's list of processes, waited for tasks, and the exit joined it;
+    # every child process still alive is killed too (here one no pool knows of)
+    import multiprocessing
+
+    from trample import shard
+
+    ctx = multiprocessing.get_context("spawn")
+    never = ctx.Event()
+    proc = ctx.Process(target=_wait_for_ever, args=(never,))
+    proc.start()
+    try:
+        shard._end_pools()
+        proc.join(60)  # only a hang
+        assert not proc.is_alive()
+        assert proc.exitcode is not None and proc.exitcode < 0  # killed, not ended by itself
+    finally:
+        if proc.is_alive():
+            proc.kill()
