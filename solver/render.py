@@ -908,14 +908,22 @@ def _creature_verdict(g: list, spot: _Spot, c, what: _What, deathtouched: bool, 
     _results(g, spot, lines)
 
 
-def _planeswalker_card(out: list, p, pos, what: _What) -> None:
+def _target_top(role: str, t, pos, number: str, kind: str, owner: str) -> tuple[_Spot, list[str]]:
+    """A planeswalker's or battle's card as far as they are drawn alike: its start (faded out of combat), its
+    number (``number``: the number's class and text) and kind, and the line naming ``owner``."""
     spot = _SPOTS.get(pos) or _spot(pos)
-    faded = not p.in_combat
-    g = [
-        _CARD_STARTS.get(("planeswalker", p.id, pos, faded)) or _card_start("planeswalker", p.id, pos, faded),
-        f"{spot.number}{_LOYALTY}>◆{p.loyalty}</text>{spot.rows[0]}{_PLANESWALKER}",
-        spot.line50 + _cut_tail(f"controller {p.controller}", _ROOM_LINE, _LINE),
+    faded = not t.in_combat
+    return spot, [
+        _CARD_STARTS.get((role, t.id, pos, faded)) or _card_start(role, t.id, pos, faded),
+        f"{spot.number}{number}</text>{spot.rows[0]}{kind}",
+        spot.line50 + _cut_tail(owner, _ROOM_LINE, _LINE),
     ]
+
+
+def _planeswalker_card(out: list, p, pos, what: _What) -> None:
+    spot, g = _target_top(
+        "planeswalker", p, pos, f"{_LOYALTY}>◆{p.loyalty}", _PLANESWALKER, f"controller {p.controller}"
+    )
     value = "  value " + _num(p.value) if p.value != 1 else ""
     g.append(f"{spot.line64}{_LINE}>loyalty: {p.loyalty}{value}</text>")
     if not p.in_combat:
@@ -931,13 +939,7 @@ def _planeswalker_card(out: list, p, pos, what: _What) -> None:
 
 
 def _battle_card(out: list, t, pos, what: _What) -> None:
-    spot = _SPOTS.get(pos) or _spot(pos)
-    faded = not t.in_combat
-    g = [
-        _CARD_STARTS.get(("battle", t.id, pos, faded)) or _card_start("battle", t.id, pos, faded),
-        f"{spot.number}{_DEFENSE}>def {t.defense}</text>{spot.rows[0]}{_BATTLE}",
-        spot.line50 + _cut_tail(f"protector {t.protector}", _ROOM_LINE, _LINE),
-    ]
+    spot, g = _target_top("battle", t, pos, f"{_DEFENSE}>def {t.defense}", _BATTLE, f"protector {t.protector}")
     g.append(f"{spot.line64}{_LINE}>defense: {t.defense}</text>")
     if not t.in_combat:
         g.append(spot.results[0] + _REMOVED_TEXT)
