@@ -145,11 +145,6 @@ class _Group:
         return self.head + " />"
 
 
-def _n(v) -> str:
-    """A number as an attribute value (as :func:`_el` writes it: a float with one decimal, an int as it is)."""
-    return (_F1.get(v) or _f1(v)) if type(v) is float else str(v)
-
-
 #: a coordinate's text with one decimal (``f"{float(v):.1f}"``), kept per value: a picture writes a few hundred
 #: coordinates, most of them the same few card positions and offsets, and formatting a float is most of the cost
 #: of writing an element. Only what the formatting itself returns is kept (the text is a function of the value
