@@ -590,10 +590,7 @@ class _Walk:
         per option of the first ``tagged`` route (its options in order, :meth:`profile`). None past VECTOR_ROWS
         rows or where a state's code does not fit in an int64."""
         table = self._codes()
-        n = 1
-        for o in options:
-            n *= o.size
-        if table is None or n > VECTOR_ROWS:
+        if table is None or prod(o.size for o in options) > VECTOR_ROWS:
             return None
         codes, vals, mult = table
         code = np.full(1, sum((s + 2) * m for s, m in zip(start, mult)), dtype=np.int64)
