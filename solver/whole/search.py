@@ -2124,7 +2124,8 @@ _COUNTERS = (Keyword.INFECT, Keyword.WITHER)
 def _result_bounded(problem: _Problem, canonical: bool) -> bool:
     """Are the A1s of a board with effects (:func:`_result_classes`: they change what damage does, not how much is
     dealt) searched best bound first (:func:`_results_front_search`)? On the boards the plain bounds read but for
-    the effects (:func:`_plain_first_step` without trample over planeswalkers), where those bounds still hold:
+    the effects (:func:`_plain_first_step` with trample over planeswalkers; as-though-unblocked options listed in
+    order, :func:`_ways_listed`), where those bounds still hold:
 
     - no first step can end the game: no first-strike sources with infect, toxic or commander damage can give a
       player enough poison or commander damage to lose (704.5c, 704.6c: :func:`_first_step_loses_otherwise`) and no
