@@ -18,7 +18,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any, ClassVar
 
 __all__ = [
@@ -370,17 +370,31 @@ def finalizing(frame: FrameType | None) -> bool:
     """Whether ``frame`` is inside a finalizer (a ``__del__`` method, a ``weakref.finalize`` callback), which the
     garbage collector runs wherever it happens to run: an exception raised there is "ignored" -- printed on
     standard error with a traceback (make fuzz: "Exception ignored in: <function ZipFile.__del__ ...>" under
-    `score --time-limit 0.1`) and lost. A ``gc.callbacks`` function, which the collector calls, likewise. The time
-    limits' handlers and the Ctrl-C handler wait for it to return."""
+    `score --time-limit 0.1`) and lost; a WeakSet's own callback under load the same way (test_faults' library
+    commands at 0.5 s: "Exception ignored in: <function WeakSet.__init__.<locals>._remove ...>"). A
+    ``gc.callbacks`` function, which the collector calls, likewise. The time limits' handlers and the Ctrl-C
+    handler wait for it to return."""
     callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}  # run by the collector: the same "ignored"
     while frame is not None:
         code = frame.f_code
-        if code.co_name == "__del__" or (code.co_name == "__call__" and code.co_filename.endswith("weakref.py")):
+        if code.co_name == "__del__" or _weak_reference_callback(code):
             return True
         if code in callbacks:  # a gc.callbacks function (hypothesis installs one while tests run)
             return True
         frame = frame.f_back
     return False
+
+
+#: The standard library's weak-reference callbacks, which run when their referent dies -- wherever the collector or
+#: the last reference's removal happens to be: ``weakref.finalize.__call__``, the ``remove`` of WeakValueDictionary
+#: and WeakKeyDictionary (weakref.py), and the ``_remove`` of a WeakSet (_weakrefset.py). An exception raised in one
+#: is "ignored" as in a ``__del__``.
+_WEAK_CALLBACKS = {"weakref.py": {"__call__", "remove"}, "_weakrefset.py": {"_remove"}}
+
+
+def _weak_reference_callback(code: CodeType) -> bool:
+    names = _WEAK_CALLBACKS.get(os.path.basename(code.co_filename))
+    return names is not None and code.co_name in names
 
 
 def _not_here(frame: FrameType | None) -> bool:

@@ -172,6 +172,54 @@ def test_a_time_limit_inside_a_finalizer_waits_for_it(monkeypatch, limit, stops)
     assert unraisable == [], [u.exc_type for u in unraisable]
 
 
+def _callback_frames(kill) -> list:
+    """The frames of the weak-reference callbacks that run while ``kill()`` lets referents die (caught by a trace
+    function, which sees Python functions the interpreter calls from C)."""
+    seen: list = []
+
+    def trace(frame, event, arg):
+        if event == "call" and frame.f_code.co_name in ("_remove", "remove", "__call__"):
+            seen.append(frame)
+        return None
+
+    sys.settrace(trace)
+    try:
+        kill()
+    finally:
+        sys.settrace(None)
+    return seen
+
+
+class _Referent:
+    pass
+
+
+def test_weak_reference_callbacks_are_finalizers():
+    # seen under load (test_faults' library commands at --time-limit 0.5): the limit ran out inside a WeakSet's own
+    # callback during a collection; the LimitReached raised there was "ignored" -- "Exception ignored in: <function
+    # WeakSet.__init__.<locals>._remove ...>" on standard error -- and the command was stopped only by the next tick
+    import weakref
+
+    from trample.limits import finalizing
+
+    for make in (weakref.WeakSet, weakref.WeakValueDictionary, weakref.WeakKeyDictionary):
+        holder, item = make(), _Referent()
+        if isinstance(holder, weakref.WeakSet):
+            holder.add(item)
+        elif isinstance(holder, weakref.WeakValueDictionary):
+            holder[1] = item
+        else:
+            holder[item] = 1
+        box = [item]
+        del item
+        frames = _callback_frames(box.clear)  # the last reference goes: the container's callback runs
+        assert frames, make
+        assert all(finalizing(f) for f in frames), make
+        assert len(holder) == 0
+    # and an ordinary function named like them is not one
+    assert not finalizing(sys._getframe())
+
+
 class _InterruptInFinalizer:
     """An object whose finalizer is where Ctrl-C lands (it delivers SIGINT to the process)."""
 
