@@ -484,7 +484,10 @@ def outcome_line_values(scenario: dict, line: dict, objectives: list[str]) -> di
     else:
         dealt.append(damage_dealt(copy.deepcopy(_board(middle)), line["regular"]))
         end = state_after_first_strike(_board(middle), line["regular"])
-        dead |= destroyed_after(_board(middle), line["regular"])
+        # only what was still in combat when the step began: a loser's objects left with them (800.4a), not died
+        groups = ("attackers", "blockers", "planeswalkers", "battles")
+        present = {o["id"] for g in groups for o in middle.get(g, []) if o.get("in_combat", True)}
+        dead |= destroyed_after(_board(middle), line["regular"]) & present
     lost = set()
     for state in (middle, end):
         for p in state.get("players", []):
