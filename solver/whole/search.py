@@ -860,11 +860,50 @@ def _ended(problem: _Problem, table: _Table, memo: dict | None = None) -> np.nda
     if "ended" not in memo:
         s = problem.scenario
         ended = None
-        if _first_step_reach(problem)[0] and _ends_readable(problem):
+        if _ends_readable(problem):
             only = s.players[0]
-            ended = table.taken(problem.layout(), only.id) >= only.life
+            if _first_step_reach(problem)[0]:
+                ended = table.taken(problem.layout(), only.id) >= only.life
+            if _first_step_loses_otherwise(problem):  # poison or commander damage (704.5c, 704.6c)
+                other = _lost_otherwise(problem, table)
+                ended = other if ended is None else ended | other
         memo["ended"] = ended
     return memo["ended"]
+
+
+def _lost_otherwise(problem: _Problem, table: _Table) -> np.ndarray:
+    """Per candidate, does its first step make the one defending player lose otherwise than by life, whatever the
+    reply? The poison it gives them (702.90b: an infect source's damage; 702.164c: a toxic source's counters when
+    it deals them damage) and each commander's damage to them (903.10a), read by every way to lose but life of
+    :data:`LOSS_CONDITIONS` (704.5c, 704.6c) once per distinct result. On the boards of
+    :func:`_result_classes` damage dealt is damage assigned and the replies' damage reaches only attackers
+    (510.1c/d), so the candidate's vector alone decides it."""
+    s, plan = problem.scenario, table.plan
+    player = s.players[0]
+    poison = np.full(len(table), player.poison, dtype=np.int64)
+    commanders: dict[str, np.ndarray] = {}
+    for j, (i, r) in enumerate(plan.columns):
+        if r != player.id:
+            continue
+        a = s.attacker(plan.sources[i].source)
+        dealt = table.vectors[:, j].astype(np.int64)
+        if a.has(Keyword.INFECT):
+            poison += dealt
+        if a.toxic:
+            poison += np.where(dealt > 0, a.toxic, 0)
+        if a.commander is not None:
+            commanders[a.id] = commanders.get(a.id, np.zeros(len(table), dtype=np.int64)) + dealt
+    names = sorted(commanders)
+    had = dict(player.commander_damage)
+    columns = np.stack([poison, *(commanders[c] + had.get(c, 0) for c in names)], axis=1)
+    results, back = np.unique(columns, axis=0, return_inverse=True)
+    others = [c for c in _outcome.LOSS_CONDITIONS if c.name != LossReason.LIFE]
+    lost = np.zeros(len(results), dtype=bool)
+    for k, row in enumerate(results.tolist()):
+        given = {**had, **dict(zip(names, row[1:]))}
+        worst = replace(player, poison=row[0], commander_damage=tuple(sorted(given.items())))
+        lost[k] = bool(_outcome.losses(worst, others))
+    return lost[back.reshape(-1)]
 
 
 def _canonical_search(problem: _Problem, regular: _Regular, candidates, replies, canonical: bool):
@@ -2076,7 +2115,7 @@ def _overkill_after(
     for r, ids in attacked.items():
         if ids:
             if ("threshold", r) not in memo:
-                memo["threshold", r] = np.maximum(0, overkill_threshold(s, r) - taken(r))
+                memo["threshold", r] = np.maximum(0, overkill_threshold(s, r) - _life_taken(problem, table, r))
             left += memo["threshold", r] * counted(ids)
     for r in sorted({b for a in s.attackers if a.id in damage for b in a.blocked_by}):
         if ("need", r) not in memo:
@@ -2089,6 +2128,23 @@ def _overkill_after(
     floor = np.maximum(0, dealt - left)
     ended = _ended(problem, table, memo)
     return floor if ended is None else np.where(ended, 0, floor)  # 104.3b: no regular step, no overkill there
+
+
+def _life_taken(problem: _Problem, table: _Table, r: str) -> np.ndarray:
+    """Per candidate, what its first step takes from ``r``'s threshold of :func:`overkill_threshold`: its damage
+    to ``r`` (capped at lethal, :meth:`_Table.taken`), but for a player the damage of the sources without infect
+    alone (702.90b: an infect source's damage to a player gives poison counters and leaves their life as it was;
+    on the boards :func:`_floor_holds` reads, damage dealt is damage assigned)."""
+    s, plan = problem.scenario, table.plan
+    infect = {
+        j
+        for j, (i, to) in enumerate(plan.columns)
+        if to == r and s.attacker(plan.sources[i].source).has(Keyword.INFECT)
+    }
+    if not infect or s.kind(r) != ObjectKind.PLAYER:
+        return table.taken(problem.layout(), r)
+    lost = [j for j, (_, to) in enumerate(plan.columns) if to == r and j not in infect]
+    return table.vectors[:, lost].astype(np.int64).sum(axis=1) if lost else np.zeros(len(table), dtype=np.int64)
 
 
 def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], replies: list[Reply], prefix: int):
@@ -2149,8 +2205,8 @@ def _result_bounded(problem: _Problem, canonical: bool) -> bool:
     countered = {b for a in s.attackers if any(a.has(k) for k in _COUNTERS) for b in a.blocked_by}
     if any(b.has(Keyword.INDESTRUCTIBLE) and b.id in countered for b in s.blockers):
         return False
-    if _first_step_loses_otherwise(problem):
-        return False
+    if _first_step_loses_otherwise(problem) and not _ends_readable(problem):
+        return False  # several players (or a game of more): which first steps end it is not read
     return not _first_step_reach(problem)[0]
 
 
@@ -2180,16 +2236,6 @@ def _first_step_loses_otherwise(problem: _Problem) -> bool:
     return False
 
 
-def _first_strike_reaches_player(problem: _Problem, which: Callable[[Any], bool]) -> bool:
-    """Does a first-strike source whose attacker ``which`` picks have a route to a player?"""
-    s = problem.scenario
-    players = {p.id for p in s.players}
-    return any(
-        which(s.attacker(source.source)) and any(route.recipient in players for route in source.routes)
-        for source in problem.attacking_first.plan.sources
-    )
-
-
 def _loses_otherwise(a) -> bool:
     """Can attacker ``a``'s damage make a player lose otherwise than by life (infect or toxic: poison, 704.5c; a
     commander: 704.6c)?"""
@@ -2208,13 +2254,11 @@ def _other_losses(problem: _Problem) -> frozenset[str]:
 
 def _floor_holds(problem: _Problem) -> bool:
     """Does the overkill floor (:func:`_overkill_after`) hold on a board with effects? When every attacker left
-    keeps its damage and every threshold is the plain one: no blocker deals -1/-1 counters (infect, wither: an
-    attacker's power drops) or gains its player life (lifelink: the life to reach rises), and no first-strike
-    source with infect reaches a player (poison instead of the life the floor counts as lost)."""
+    keeps its damage and every threshold is the plain one or read as it is: no blocker deals -1/-1 counters (infect,
+    wither: an attacker's power drops) or gains its player life (lifelink: the life to reach rises); a first-strike
+    source with infect reaching a player leaves their life as it was (:func:`_life_taken` reads it so)."""
     s = problem.scenario
-    if any(b.has(k) for b in s.blockers for k in (*_COUNTERS, Keyword.LIFELINK)):
-        return False
-    return not _first_strike_reaches_player(problem, lambda a: a.has(Keyword.INFECT))
+    return not any(b.has(k) for b in s.blockers for k in (*_COUNTERS, Keyword.LIFELINK))
 
 
 def _results_front_search(problem: _Problem, regular: _Regular, replies: list[Reply]) -> tuple[Line | None, bool]:

@@ -823,6 +823,9 @@ def bounded_effects(draw) -> dict:
             a["toxic"] = 1
         if draw(st.integers(0, 5)) == 0:
             a["commander"] = "me"
+            if draw(st.booleans()):  # 704.6c: near 21 from it already
+                opp = doc["players"][0]
+                opp["commander_damage"] = {**opp.get("commander_damage", {}), a["id"]: draw(st.sampled_from([15, 19]))}
         if draw(st.integers(0, 3)) == 0:  # 702.19c: the rest over a planeswalker goes to its controller
             a["keywords"] = [*a["keywords"], "trample_over_planeswalkers"]
         if draw(st.integers(0, 3)) == 0:  # 510.1c: it may assign all its damage to what it attacks
@@ -980,17 +983,59 @@ def test_effect_boards_with_trample_over_or_as_though_unblocked_are_searched_bes
     assert_same_answer(bounded, every)
 
 
-@pytest.mark.parametrize(("poison", "bounded"), [(0, True), (4, True), (5, False), (9, False)])
-def test_a_first_step_that_can_give_ten_poison_is_not_searched_by_the_bounds(poison, bounded):
+@pytest.mark.parametrize("poison", [0, 4, 5, 9])
+@pytest.mark.parametrize("players", [1, 2])
+def test_a_first_step_that_can_give_ten_poison_is_bounded_where_its_end_is_read(poison, players):
     # 704.5c: a1 (infect, double strike, power 5) unblocked on opp: its first-strike damage gives 5 poison, so opp
-    # can lose in the first step (no regular step) from 5 poison on, which the bounds do not read
+    # can lose in the first step (no regular step, 104.3b) from 5 poison on. With one defending player the bounds
+    # read which first steps do (_lost_otherwise: those are worth their first step alone); with two they do not
     doc = defeatable_with_player({"keywords": ["infect", "double_strike"]})
     doc["attackers"][1]["power"] = 5
     doc["players"][0]["poison"] = poison
-    assert (_results_problem(doc, ["lethal", "max-kills"]) is not None) is bounded
+    if players == 2:
+        doc["players"].append({"id": "opp2", "life": 20})
+    assert (_results_problem(doc, ["lethal", "max-kills"]) is not None) is (players == 1 or poison < 5)
     expected = brute_combat.outcome_adversarial_optimum(doc, ["lethal", "max-kills"])
     result = WholeCombat(doc).solve(["lethal", "max-kills"])
     assert (result.objectives["lethal"], result.objectives["max-kills"]) == tuple(int(v) for v in expected)
+    problem = _results_problem(doc, ["lethal", "max-kills"])
+    if problem is not None:
+        _assert_effect_bounds(problem, ["lethal", "max-kills"])
+        table = whole_search._results_table(problem)
+        ended = whole_search._ended(problem, table)
+        # the rows whose first step gives opp ten: a1's first-strike damage to opp is its whole 5 (it is unblocked)
+        assert ended is None if poison < 5 else bool(ended.all())
+
+
+@pytest.mark.parametrize("already", [0, 15, 19])
+def test_a_first_step_that_can_deal_21_commander_damage_ends_the_game_only_where_it_does(already):
+    # 704.6c, 903.10a: a0 is the commander (double strike, power 10, trample) through its blockers (2 + 3) onto w
+    # (3), trampling over planeswalkers to opp (702.19c: up to 2); with 19 from it already, a first step that gives
+    # opp 2 ends the game there (104.3b): exactly those rows are read as ended, the others are not
+    doc = defeatable_with_player({})
+    doc["attackers"][0]["commander"] = "me"
+    doc["attackers"][0]["power"] = 10
+    doc["attackers"][0]["keywords"] = [*doc["attackers"][0]["keywords"], "trample_over_planeswalkers"]
+    doc["players"][0]["poison"] = 0
+    doc["players"][0]["commander_damage"] = {"a0": already} if already else {}
+    objectives = ["lethal", "max-kills", "min-overkill"]
+    problem = _results_problem(doc, objectives)
+    assert problem is not None
+    table = whole_search._results_table(problem)
+    ended = whole_search._ended(problem, table)
+    at = [j for j, (i, r) in enumerate(table.plan.columns) if r == "opp" and table.plan.sources[i].source == "a0"]
+    to_opp = table.vectors[:, at].sum(axis=1)
+    if already < 19:
+        assert ended is None or not ended.any()
+    else:
+        assert to_opp.max() >= 2 and ended is not None
+        assert (ended == (to_opp + already >= 21)).all()
+    _assert_effect_bounds(problem, objectives)
+    objectives = ["lethal", "max-kills", "max-damage"]  # what the brute force reads
+    assert _results_problem(doc, objectives) is not None
+    expected = brute_combat.outcome_adversarial_optimum(doc, objectives)
+    result = WholeCombat(doc).solve(objectives)
+    assert tuple(Fraction(str(result.objectives[o])) for o in objectives) == tuple(Fraction(v) for v in expected)
 
 
 def test_lifelink_and_infect_boards_are_searched_best_bound_first():
