@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import cached_property, partial
+from functools import partial
 from typing import Any, cast
 
 import numpy as np
@@ -552,13 +552,15 @@ class _Classes:
     counters: tuple
     deathtouch: tuple
 
-    @cached_property
-    def matrix(self) -> np.ndarray:
-        """Columns x classes, 1 where the column is of the class: a block times it is each row's total per class
-        (made once, read for every block)."""
-        out = np.zeros((len(self.of), len(self.recipients)), dtype=np.int64)
-        out[np.arange(len(self.of)), self.of] = 1
-        return out
+    def totals(self, block: np.ndarray) -> np.ndarray:
+        """Each row's total per class (rows x classes; each class's column contiguous in memory). Column by column
+        over the transposed block: numpy's integer matrix product with the 0/1 columns x classes matrix has no BLAS
+        and cost 20 times as much (38 ms against 1.9 ms a block of 65 536 rows of 24 columns)."""
+        columns = np.ascontiguousarray(block.T)
+        out = np.zeros((len(self.recipients), len(block)), dtype=np.int64)
+        for j, c in enumerate(self.of.tolist()):
+            out[c] += columns[j]
+        return out.T
 
 
 def _result_classes(problem: _Problem) -> _Classes | None:
@@ -595,8 +597,10 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
     its first-step values on the objectives that read what the key leaves out (``min-overkill``, negated;
     ``max-damage`` on anything but a player), larger better."""
     s = problem.scenario
-    totals = block.astype(np.int64) @ classes.matrix
-    keys = totals.copy()
+    totals = classes.totals(block)
+    # written in place, column-major as ``totals`` (each class's column read and written whole): ``totals`` is read
+    # below only through ``dealt`` and a creature's own classes, before they are written
+    keys = totals
     dealt: dict[str, np.ndarray] = {}
     touched: dict[str, np.ndarray] = {}
     members: dict[str, list[int]] = {}
@@ -622,7 +626,8 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
                 dtype=bool,
             )
             dies = fate[back.reshape(-1)]
-            keys[np.ix_(dies, np.array(cs))] = -1
+            for c in cs:
+                np.putmask(keys[:, c], dies, -1)
         elif kind in (ObjectKind.PLANESWALKER, ObjectKind.BATTLE):
             cap = max(0, overkill_threshold(s, r))
             keys[:, cs] = 0
@@ -1600,10 +1605,12 @@ def _row_ids(keys: np.ndarray) -> np.ndarray:
     if total >= 1 << 62:
         _, inverse = np.unique(keys, axis=0, return_inverse=True)
         return inverse.reshape(-1).astype(np.int64)
-    weights = np.ones(len(spans), dtype=np.int64)
-    for c in range(len(spans) - 2, -1, -1):
-        weights[c] = weights[c + 1] * spans[c + 1]
-    return (keys - low) @ weights
+    ids = np.zeros(len(keys), dtype=np.int64)
+    weight = 1
+    for c in range(len(spans) - 1, -1, -1):  # column by column (numpy's integer matrix product has no BLAS)
+        ids += (keys[:, c].astype(np.int64) - int(low[c])) * weight
+        weight *= int(spans[c])
+    return ids
 
 
 def _first_rows(keys: np.ndarray) -> np.ndarray:
