@@ -2198,13 +2198,18 @@ def _result_bounded(problem: _Problem, canonical: bool) -> bool:
       ones (``BlockScorer``) and the blockers the regular step can still kill are the plain bounds';
     - ``lethal``: a player an attacker with infect, toxic or commander damage may assign to is counted as possibly
       lost (:func:`_other_losses`); ``min-overkill``: the floor only where it holds (:func:`_floor_holds`)."""
+    return not division_moved(problem.scenario) and _results_readable(problem, canonical)
+
+
+def _results_readable(problem: _Problem, canonical: bool) -> bool:
+    """:func:`_result_bounded` but for who divides the damage: its A1s are read one per state with the bounds (also
+    by the banded search, :func:`_band_effects_read`)."""
     s = problem.scenario
     if not (
         canonical
         and problem.effects
         and problem.whole.has_first_strike_step
         and s.rules == RulesSet.CURRENT
-        and not division_moved(s)
         and not losers(s)
         and _result_classes(problem) is not None
     ):
@@ -2389,14 +2394,27 @@ def _band_bounded(problem: _Problem, canonical: bool) -> bool:
     if not (
         canonical
         and problem.whole.has_first_strike_step
-        and not problem.effects
         and s.rules == RulesSet.CURRENT
         and not a_plan.moved
         and d_plan.moved
     ):
         return False
+    if problem.effects:
+        return _band_effects_read(problem)
     ends = _first_step_reach(problem)[0]
     return not ends or _ends_readable(problem)
+
+
+def _band_effects_read(problem: _Problem) -> bool:
+    """Does the banded search read the effects of this board? Where the attackers' first-strike damage is read as
+    on :func:`_result_bounded`'s boards (its A1s one per state, :func:`_results_table`; those that end the game by
+    poison or commander damage told, :func:`_lost_otherwise`) and the blockers' damage is plain (no lifelink,
+    infect or wither on a blocker: a D1 then leaves no more than the attackers it kills, :func:`_killed`, which the
+    replies are grouped by)."""
+    s = problem.scenario
+    if any(b.has(k) for b in s.blockers for k in (*_COUNTERS, Keyword.LIFELINK)):
+        return False
+    return _results_readable(problem, True)
 
 
 @dataclass(frozen=True)
@@ -2447,22 +2465,30 @@ def _band_front_search(problem: _Problem, regular: _Regular) -> tuple[Line | Non
         split = _band_replies(problem)
         if split is None:
             return None
-        table = _effect_table(
-            problem.attacking_first,
-            problem.objs,
-            _effect_caps(problem),
-            _lethal_caps(problem),
-            problem.deadline,
-            problem.track,
-            problem.shared,
-            problem.scenario,
-        )
+        table = _band_table(problem)
         if not len(table):
             return None, False
         search = _BandSearch(problem, regular, table, split)
     except LimitReached:
         return None, True
     return search.run()
+
+
+def _band_table(problem: _Problem) -> _Table:
+    """The A1s of :func:`_band_front_search`, one per state: :func:`_effect_table`'s, or on a board with effects
+    :func:`_results_table`'s."""
+    if problem.effects:
+        return _results_table(problem)
+    return _effect_table(
+        problem.attacking_first,
+        problem.objs,
+        _effect_caps(problem),
+        _lethal_caps(problem),
+        problem.deadline,
+        problem.track,
+        problem.shared,
+        problem.scenario,
+    )
 
 
 class _BandSearch(_FrontSearch):
@@ -2484,6 +2510,7 @@ class _BandSearch(_FrontSearch):
             table.scales,
             table.plan,
             table.reader,
+            None if table.states is None else np.tile(table.states, (parts, 1)),
         )
         self.replies = split.replies[0]
         self.prefix = 0
@@ -2533,15 +2560,19 @@ def _band_against(
     and the whole D1's (:func:`_divided_search`'s), the worst line the least, ties to the smaller D1 (the lower rank:
     the replies share the part). Stops when the worst so far is below ``best``, or equal with a larger A1 (an equal
     A1 may still tie and win on D1)."""
-    objs = problem.objs
-    first_values = candidate.first_values(problem.attacking_first, objs)
+    objs, step = problem.objs, problem.attacking_first
+    first_values = {} if problem.effects else candidate.first_values(step, objs)
     out = _Against()
     for rank in order:
         reply = replies[rank]
         if problem.deadline.expired():
             out.worst, out.stopped = None, True
             return out
-        result = regular.after(candidate, reply)
+        state = None
+        if problem.effects:  # the first step's values on its outcome with this reply (as :func:`_against`)
+            first_values, outcome = step_values(step, candidate.a1, objs, reply.d1)
+            state = outcome.state
+        result = regular.after(candidate, reply, state)
         if result.assignment is None:
             continue
         values = _total(objs, first_values, result)

@@ -1110,18 +1110,20 @@ def test_banded_boards_match_the_brute_force_minimax(doc, objectives):
 
 
 @st.composite
-def banded_group(draw) -> dict:
+def banded_group(draw, effects: bool | None = None) -> dict:
     """One group of 2-4 double-strike tramplers (toughness 1-3: the first strikers can kill them) on the player or a
     planeswalker, each blocked by its own blocker and by first strikers shared per pair or with each neighbour
     (chained: an attacker blocked by two, one of them blocking the band), with banding on one or two creatures: an
     attacker (702.22k: the active player divides the damage of the blockers blocking it, here the first striker's
     in the first step) or a blocker (702.22j: the defending player divides the damage of the attackers it blocks);
-    deathtouch now and then on a first striker, an attacker that may assign as though unblocked now and then (510.1c).
-    Four attackers only now and then and with power 2 (the search of
-    every pair is the reference)."""
+    deathtouch now and then on a first striker, an attacker that may assign as though unblocked now and then (510.1c);
+    on a third of the boards lifelink, infect, wither or toxic on the attackers and poison on the player (and now and
+    then a blocker with one of those: outside what the banded search reads; ``effects``: always or never). Four
+    attackers only now and then and with power 2 (the search of every pair is the reference)."""
     n = draw(st.sampled_from([2, 2, 3, 3, 4]))
     top = 2 if n == 4 else 6
     chained = draw(st.booleans())
+    effects = draw(st.integers(0, 2)) == 0 if effects is None else effects
     doc: dict = {"step": "combat", "players": [{"id": "opp", "life": draw(st.integers(3, 20))}], "blockers": []}
     targets = ["opp"]
     if draw(st.booleans()):
@@ -1147,7 +1149,19 @@ def banded_group(draw) -> dict:
         a["toughness"] = draw(st.integers(1, 3))
         if draw(st.integers(0, 3)) == 0:  # 510.1c: it may assign all its damage to what it attacks
             a["as_though_unblocked"] = True
+        if effects:  # what its damage does (702.15b, 702.90b/c, 702.80b, 702.164c)
+            a["keywords"] = [
+                *a["keywords"],
+                *draw(st.lists(st.sampled_from(["lifelink", "infect", "wither"]), max_size=2, unique=True)),
+            ]
+            if draw(st.integers(0, 4)) == 0:
+                a["toxic"] = 1
         doc["attackers"].append(a)
+    if effects:
+        doc["players"][0]["poison"] = draw(st.sampled_from([0, 5, 8]))
+        if draw(st.integers(0, 3)) == 0:  # a blocker whose damage does more: outside the banded search's reading
+            b = doc["blockers"][draw(st.integers(0, len(doc["blockers"]) - 1))]
+            b["keywords"] = [*b.get("keywords", []), draw(st.sampled_from(["lifelink", "infect", "wither"]))]
     names = [a["id"] for a in doc["attackers"]] + [b["id"] for b in doc["blockers"]]
     first = draw(st.sampled_from(["a0", "a0", "a0", *names]))
     chosen = {first} | ({draw(st.sampled_from(names))} if draw(st.booleans()) else set())
@@ -1202,14 +1216,7 @@ def _band_table(doc: dict, objectives: list[str]):
         return None
     split = whole_search._band_replies(problem)
     assert split is not None  # each source divides its own damage: the D1s are the parts times the rests
-    table = whole_search._effect_table(
-        problem.attacking_first,
-        problem.objs,
-        whole_search._effect_caps(problem),
-        whole_search._lethal_caps(problem),
-        problem.deadline,
-        None,
-    )
+    table = whole_search._band_table(problem)
     regular = whole_search._Regular(problem)
     return problem, split, table, regular, whole_search._BandSearch(problem, regular, table, split)
 
@@ -1225,6 +1232,18 @@ def test_the_banded_bounds_hold_after_every_reply_and_regular_step(doc, objectiv
     got = _band_table(doc, objectives)
     assume(got is not None)
     problem, split, table, regular, search = got
+    if problem.effects:  # every reply's bounds on the A1s of one state each, read on the outcome
+        _assert_effect_bounds(problem, objectives)
+        width = next((k for k, c in enumerate(search.lex) if c is None), len(search.lex))
+        for i in range(len(search.table)):  # and per (A1, part) the least over its rests
+            candidate, values = table.candidate(i % len(table)), []
+            for reply in split.replies[i // len(table)]:
+                first, outcome = whole_search.step_values(problem.attacking_first, candidate.a1, problem.objs, reply.d1)
+                result = regular.after(candidate, reply, outcome.state)
+                value = whole_search.oriented(problem.objs, whole_search._total(problem.objs, first, result))
+                values.append(tuple(v * k for v, k in zip(value, table.scales)))
+            assert min(values)[:width] <= tuple(int(c[i]) for c in search.lex[:width])
+        return
     whole, objs, n = problem.whole, problem.objs, len(table)
     needs = whole_search._blocker_needs(problem, table)
     width = next((k for k, c in enumerate(search.lex) if c is None), len(search.lex))
@@ -1257,11 +1276,31 @@ def test_the_banded_bounds_hold_after_every_reply_and_regular_step(doc, objectiv
         assert min(values)[:width] <= tuple(int(c[i]) for c in search.lex[:width])
 
 
-@pytest.mark.parametrize("kinds", [("banding",), ("banding", "as_though_unblocked")])
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(20), deadline=None)
+@given(
+    banded_group(effects=True), st.sampled_from([["lethal"], ["max-damage"], ["max-kills"], ["lethal", "max-kills"]])
+)
+def test_banded_boards_with_effects_searched_best_bound_first_match_the_brute_force_minimax(doc, objectives):
+    # 702.22k with 702.15b, 702.90b/c, 702.80b, 702.164c, 704.5c: against the brute-force minimax over both players'
+    # choices in both steps (who divides each source's damage included), every value read on the outcome
+    problem = _problem(doc, objectives)
+    assume(problem.effects and len(doc["attackers"]) <= 3 and _band_table(doc, objectives) is not None)
+    expected = brute_combat.outcome_adversarial_optimum(doc, objectives)
+    result = WholeCombat(doc).solve(objectives)
+    assert result.status == "optimal"
+    assert tuple(Fraction(str(result.objectives[o])) for o in objectives) == tuple(Fraction(v) for v in expected)
+
+
+@pytest.mark.parametrize(
+    "kinds",
+    [("banding",), ("banding", "as_though_unblocked"), ("banding", "lifelink"), ("banding", "infect")],
+)
 def test_the_benchmarks_banding_board_is_searched_best_bound_first(kinds):
     # the benchmark's shape at 3 attackers (a0 bands: f0's first-strike damage is the active player's, 702.22k), and
-    # with attackers that may assign as though unblocked (510.1c: the first step listed way by way): its bounds
-    # apply, every line and value are those of every pair searched, with far fewer regular steps solved
+    # with attackers that may assign as though unblocked (510.1c: the first step listed way by way), or with lifelink
+    # or infect on them (702.15b, 702.90b/c: the A1s one per state, each reply's first step read on its outcome): its
+    # bounds apply, every line and value are those of every pair searched, with far fewer regular steps solved
     doc = _combined(3, *kinds)
     assert _band_table(doc, ["max-damage"]) is not None
     for objectives in (["max-damage"], ["lethal", "max-kills", "min-overkill"], ["max-value", "min-overkill"]):
