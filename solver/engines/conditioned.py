@@ -38,6 +38,7 @@ read within every join (its :class:`~trample.engines.elimination.Budget`) and be
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from math import prod
 from typing import Any
@@ -61,6 +62,7 @@ from .elimination import (
     Rows,
     Table,
     bucket_plan,
+    count_component,
     domain_size,
     join,
     normalise,
@@ -456,6 +458,8 @@ class ConditionedProgramme:
         for part in parts:
             if self.deadline:
                 self.deadline.check()
+            if not len(part):  # no completion at all (a prefix with no row: the lister goes back up through such)
+                return {}
             acc *= self._part_weights(part, K, scope, every).astype(object)
             if ring.moduli:
                 acc %= np.array(ring.moduli, dtype=object)[:, None]
@@ -510,7 +514,11 @@ class ConditionedProgramme:
 ROOT_WORK = 1 << 22
 #: the rejoin's bound for the lister's completions (a prefix's joins once, not per draw): about a count's work
 LIST_REJOIN = STEP_WORK
-FIRST_TRIES = 4  # the next splits of the last source fixed tried when the first prefix has no row
+#: the next splits of the last source fixed tried (a rooted programme each) when the first prefix has no row; 0: none,
+#: the lister goes back up the path at once (PrefixLister._after), where the deepest level's completions (about 0.01 s
+#: on random_sharing(12, 14, 4)) find the splits with rows without building a programme for each (4 before: seed 4's
+#: first rows 0.58 -> 0.38 s of CPU, the four tries there all without a row)
+FIRST_TRIES = 0
 
 
 class PrefixLister:
@@ -531,9 +539,50 @@ class PrefixLister:
         self._over: set[int] = set()  # levels where a rooted programme went over ROOT_WORK
         self._splits: dict[int, npt.NDArray[np.int64]] = {}
         self._kept: tuple[tuple[tuple[int, ...], ...], SourceProgramme] | None = None  # the last rooted programme
+        self._first: tuple[tuple[tuple[int, ...], ...], SourceProgramme | None] | None | bool = False  # not looked for
+        self._listed: int | None = None  # the count, where every row was listed by within()
+        #: rows listed by within() from the first, kept with the listing that goes on (and the deadline it reads)
+        self._head: tuple[list[npt.NDArray[Any]], Iterator[npt.NDArray[Any]], Deadline | None, int] | None = None
 
     def count(self) -> int:
+        """The count: the listed rows' where they were all listed (:meth:`within`), else the programme's where it
+        knows it (the plan's count, or its first source's completions), else the count's
+        (:func:`~trample.engines.elimination.count_component`, kept in the plan's cache as the engine keeps it)."""
+        if self._listed is not None:
+            return self._listed
+        counts = self.plan.cache.of(COUNTS)
+        if self.component not in counts and self.prog._first is None:
+            counts[self.component] = count_component(self.plan, self.component, self.prog.deadline)
         return self.prog.count()
+
+    def first(self, deadline: Deadline) -> tuple[tuple[tuple[int, ...], ...], SourceProgramme | None] | None:
+        """The first prefix and its rooted programme (:meth:`_first_prefix`), found once."""
+        if self._first is False:
+            self._first = self._first_prefix(deadline)
+        return None if isinstance(self._first, bool) else self._first
+
+    def within(self, limit: int) -> int | None:
+        """The count where it is at most ``limit``, else None, without counting where the count is not known: the
+        rows are listed from the first up to ``limit`` + 1 and kept (with the listing) for the next listing from the
+        first row, so the product of the components (``direct._product``) asks for no count it does not need."""
+        counts = self.plan.cache.of(COUNTS)
+        if self._listed is not None or self.component in counts or self.prog._first is not None:
+            n = self.count()
+            return n if n <= limit else None
+        if self._head is None or self._head[2] is not self.prog.deadline:
+            dt = _dtype(self.plan, self.component)
+            pieces = self._pieces(0, 1 << 16, dt, self.prog.deadline or NEVER)
+            self._head = ([], pieces, self.prog.deadline, 0)
+        held, pieces, deadline, got = self._head
+        while got <= limit:
+            piece = next(pieces, None)
+            if piece is None:
+                self._listed = got
+                return got
+            held.append(piece)
+            got += len(piece)
+        self._head = (held, pieces, deadline, got)
+        return None
 
     def unrooted(self) -> None:
         """No rooted programme with no split fixed is tried (the whole source programme did not build)."""
@@ -544,16 +593,20 @@ class PrefixLister:
     ) -> Iterator[npt.NDArray[Any]]:
         """Rows ``start``.. of the canonical order in blocks of ``rows`` rows (the last one shorter); ``deadline``
         (else the programme's): checked at every step."""
-        if dtype is None:
-            dtype = np.min_scalar_type(-max([1, *(self.plan.sources[i].damage for i in self.component)]))
-        dt = np.dtype(dtype)
+        dt = np.dtype(dtype) if dtype is not None else _dtype(self.plan, self.component)
+        head, self._head = self._head, None
+        kept = head is not None and start == 0 and (deadline or self.prog.deadline) is head[2]
         deadline = deadline or self.prog.deadline or NEVER
         rows = max(1, int(rows))
-        if not 0 <= start < self.count():
+        if start and not start < self.count():  # (from the first row: no count needed, an empty listing is empty)
             return
         held: list[npt.NDArray[Any]] = []
         filled = 0
-        for piece in self._pieces(start, rows, dt, deadline):
+        if kept and head is not None:  # the rows within() listed, then the rest of that listing
+            listing: Iterator[npt.NDArray[Any]] = (p.astype(dt, copy=False) for p in itertools.chain(*head[:2]))
+        else:
+            listing = self._pieces(start, rows, dt, deadline)
+        for piece in listing:
             while len(piece):
                 take = piece[: rows - filled]
                 piece = piece[len(take) :]
@@ -566,23 +619,90 @@ class PrefixLister:
             yield held[0] if len(held) == 1 else np.concatenate(held)
 
     def _pieces(self, start: int, rows: int, dtype: np.dtype[Any], deadline: Deadline) -> Iterator[npt.NDArray[Any]]:
-        """Rows ``start``.. in pieces: from the first row, those of the first prefix (:meth:`_first_prefix`) before
-        the walk, which then starts past them."""
+        """Rows ``start``.. in pieces: from the first row, those of the first prefix (:meth:`_first_prefix`; maybe
+        none), then the rows after it by going back up its path (:meth:`_after`), weighing only the levels it goes
+        back to; from any other row, the walk from the top, weighing each level on the way down."""
         if start == 0:
-            first = self._first_prefix(deadline)
+            first = self.first(deadline)
             if first is not None:
-                yield from first.blocks(rows, dtype, deadline)
-                start = first.count()
-                if start >= self.count():
+                splits, rooted = first
+                if rooted is None:  # its one row not known: the last source's splits from the first
+                    yield from self._after(splits, 0, rows, dtype, deadline, True)
                     return
+                yield from rooted.blocks(rows, dtype, deadline)
+                yield from self._after(splits, rooted.count(), rows, dtype, deadline)
+                return
         yield from self._walk((), (), start, rows, dtype, deadline)
 
-    def _first_prefix(self, deadline: Deadline) -> SourceProgramme | None:
-        """The programme rooted at the first prefix of the canonical order, found without any completions: each
+    def _after(
+        self,
+        splits: tuple[tuple[int, ...], ...],
+        done: int,
+        rows: int,
+        dtype: np.dtype[Any],
+        deadline: Deadline,
+        from_last: bool = False,
+    ) -> Iterator[npt.NDArray[Any]]:
+        """The rows after the first ``done`` ones, which are every row that begins with ``splits`` (the first
+        prefix's): for each level j from the deepest up, the rows that begin with ``splits[:j]`` and a split of
+        source j after ``splits[j]`` (lexicographically), walked as :meth:`_walk` walks them. Only the levels gone
+        back to are weighed, the deepest first (the cheapest: few sources left to join), so the first blocks need
+        neither the first source's completions nor those of the shallow levels. ``done`` stays the number of rows
+        listed, all of which begin with the prefix of the level at hand. ``from_last``: the deepest level's splits from
+        the first (its rows not listed before: every split before ``splits[-1]`` has none)."""
+        prog = self.prog
+        keys = tuple(self._key(j, split) for j, split in enumerate(splits))
+        for j in reversed(range(len(splits))):
+            deadline.check()
+            head, fixed = splits[:j], keys[:j]
+            W = self._completions(j, fixed, deadline)
+            if W is None:  # past STEP_WORK: the rooted programme at the level above lists the rest of its rows
+                rooted = SourceProgramme(self.plan, self.component, deadline, None, head, prog.raw)
+                yield from rooted.blocks(rows, dtype, deadline, done)
+                done = rooted.count()
+                continue
+            walk = Walk(prog, j, W)  # type: ignore[arg-type]  # reads g, plan, component, scope
+            after = None if from_last and j + 1 == len(splits) else splits[j]
+            if j + 1 == len(self.component):
+                for block in self._last(head, walk, 0, rows, dtype, deadline, after):
+                    done += len(block)
+                    yield block
+                continue
+            lex = self._lex(j)
+            for amounts in lex[0 if after is None else _lex_after(lex, after) :].tolist():
+                c = walk.weighted(amounts, None)
+                if c:
+                    yield from self._walk(
+                        (*head, tuple(amounts)), (*fixed, walk.key(amounts)), 0, rows, dtype, deadline
+                    )
+                    done += c
+
+    def _key(self, j: int, split: tuple[int, ...]) -> tuple[int, ...]:
+        """Source j's table key of one of its splits."""
+        return Walk(self.prog, j, {}).key(split)  # type: ignore[arg-type]
+
+    def _completions(self, j: int, fixed: Fixed, deadline: Deadline) -> Rows | None:
+        """Source j's completions, the sources before it fixed to ``fixed`` (the programme's, within LIST_REJOIN
+        for the rejoin; under ``deadline``); None where they pass STEP_WORK."""
+        prog = self.prog
+        saved, prog.deadline = prog.deadline, deadline
+        try:
+            return prog._completions(j, fixed, LIST_REJOIN)
+        except OverBudget:
+            return None
+        finally:
+            prog.deadline = saved
+
+    def _first_prefix(self, deadline: Deadline) -> tuple[tuple[tuple[int, ...], ...], SourceProgramme | None] | None:
+        """The first prefix of the canonical order and its rooted programme, found without any completions: each
         source's first split in lexicographic order that its own routes allow (its key in the source's table, its
-        private gates met), one source more until the rooted programme builds (:meth:`_rooted`). Every split before
-        one of those has no completion at all, so when the rooted programme has a row, its rows are the first ones
-        of the component; None when it has none (the walk then weighs the splits, from the first row)."""
+        private gates met), one source more until the rooted programme builds (:meth:`_rooted`); where it has no row,
+        up to FIRST_TRIES next splits of the last source fixed (the last one tried is returned, with or without a
+        row). Every split before one of those has no completion at all, so the rows that begin with the splits
+        returned are the first ones of the component, and the rest follow by going back up their path
+        (:meth:`_after`). The programme is None where every source is fixed and it still refused (a wide table: the
+        last source's splits are then weighed from the first). None where some source has no split its own routes
+        allow (no row at all)."""
         prog = self.prog
         splits: list[tuple[int, ...]] = []
         for j in range(len(self.component)):
@@ -595,14 +715,15 @@ class PrefixLister:
             rooted = self._rooted((*splits, split), deadline)
             tries = FIRST_TRIES
             while rooted is not None and not rooted.count() and tries:  # its next splits, rooted at the same level
-                split, tries = next(allowed, None), tries - 1
-                if split is None:
-                    return None
+                later = next(allowed, None)
+                if later is None:
+                    break
+                split, tries = later, tries - 1
                 rooted = self._rooted((*splits, split), deadline)
-            if rooted is not None:
-                return rooted if rooted.count() else None
             splits.append(split)
-        return None  # pragma: no cover - every source fixed: the rooted programme always builds
+            if rooted is not None or j + 1 == len(self.component):
+                return tuple(splits), rooted  # None: every source fixed, refused all the same (a wide table)
+        return None  # pragma: no cover - (the loop returns at the last source)
 
     def _walk(
         self,
@@ -621,15 +742,11 @@ class PrefixLister:
             yield from rooted.blocks(rows, dtype, deadline, start)
             return
         prog = self.prog
-        saved, prog.deadline = prog.deadline, deadline
-        try:
-            W = prog._completions(j, keys, LIST_REJOIN)
-        except OverBudget:  # this prefix's completions pass STEP_WORK: its rooted programme, whatever its size
+        W = self._completions(j, keys, deadline)
+        if W is None:  # this prefix's completions pass STEP_WORK: its rooted programme, whatever its size
             rooted = SourceProgramme(self.plan, self.component, deadline, None, splits, prog.raw)
             yield from rooted.blocks(rows, dtype, deadline, start)
             return
-        finally:
-            prog.deadline = saved
         walk = Walk(prog, j, W)  # type: ignore[arg-type]  # reads g, plan, component, scope
         if j + 1 == len(self.component):  # the last source: a split with its completion is one row
             yield from self._last(splits, walk, start, rows, dtype, deadline)
@@ -652,25 +769,86 @@ class PrefixLister:
         rows: int,
         dtype: np.dtype[Any],
         deadline: Deadline,
+        after: tuple[int, ...] | None = None,
     ) -> Iterator[npt.NDArray[Any]]:
         """The rows that begin with ``splits``, every source but the last fixed, from the ``start``-th: the last
-        source's splits that have their completion (weight 1), in blocks of ``rows``. Without the rooted source
-        programme, which may refuse a wide table even then (a blocker that needs 50 000: PREPARE_CELLS)."""
-        head = [a for split in splits for a in split]
-        held: list[list[int]] = []
-        for amounts in self._lex(len(splits)).tolist():
-            if not walk.weighted(amounts, None):
-                continue
+        source's splits (those after ``after`` in lexicographic order, where given) that have their completion
+        (weight 1), in blocks of ``rows`` (:meth:`_completed`). Without the rooted source programme, which may refuse
+        a wide table even then (a blocker that needs 50 000: PREPARE_CELLS)."""
+        head = np.array([a for split in splits for a in split], dtype=np.int64)
+        held: list[npt.NDArray[np.int64]] = []
+        filled = 0
+        for chunk in self._completed(len(splits), walk, after):
             if start:
-                start -= 1
-                continue
-            held.append(head + amounts)
-            if len(held) == rows:
-                deadline.check()
-                yield np.array(held, dtype=dtype)
-                held = []
+                skip = min(start, len(chunk))
+                chunk, start = chunk[skip:], start - skip
+            while len(chunk):
+                take, chunk = chunk[: rows - filled], chunk[rows - filled :]
+                held.append(take)
+                filled += len(take)
+                if filled == rows:
+                    deadline.check()
+                    yield self._glued(head, held, dtype)
+                    held, filled = [], 0
         if held:
-            yield np.array(held, dtype=dtype)
+            yield self._glued(head, held, dtype)
+
+    @staticmethod
+    def _glued(head: npt.NDArray[np.int64], held: list[npt.NDArray[np.int64]], dtype: np.dtype[Any]) -> Any:
+        """Rows of ``head`` followed by each of the last source's splits ``held``."""
+        last = np.concatenate(held) if len(held) > 1 else held[0]
+        out = np.empty((len(last), len(head) + last.shape[1]), dtype=dtype)
+        out[:, : len(head)] = head
+        out[:, len(head) :] = last
+        return out
+
+    def _completed(self, j: int, walk: Walk, after: tuple[int, ...] | None) -> Iterator[npt.NDArray[np.int64]]:
+        """Source j's splits (the last source's) with a positive weight, in lexicographic order (those after
+        ``after``, where given), in chunks: each route's next amounts weighed at once (``Walk.profile``, one numpy
+        pass) down to the last two routes, whose splits come out together; where the profile does not fit, split by
+        split. Where the weights were read one split at a time, a source of 100 000 over a blocker that needs
+        50 000 took seconds before its first rows."""
+        lex = self._lex(j)
+        m = lex.shape[1]
+        if m < 2:
+            yield from self._one_by_one(lex, walk, after)
+            return
+        D = int(lex[0].sum()) if len(lex) else 0
+
+        def down(fixed: list[int]) -> Iterator[npt.NDArray[np.int64]]:
+            c = len(fixed)
+            tight = after is not None and tuple(fixed) == after[:c]
+            P = walk.profile(fixed)
+            if P is None:
+                under = lex[(lex[:, :c] == np.array(fixed, dtype=np.int64)).all(axis=1)] if c else lex
+                yield from self._one_by_one(under, walk, after)
+                return
+            vs = np.flatnonzero(P).astype(np.int64)
+            if tight and after is not None:
+                vs = vs[vs > after[c]] if c == m - 2 else vs[vs >= after[c]]
+            if c == m - 2:
+                out = np.empty((len(vs), m), dtype=np.int64)
+                out[:, :c] = fixed
+                out[:, c] = vs
+                out[:, c + 1] = D - sum(fixed) - vs
+                if len(out):
+                    yield out
+                return
+            for v in vs.tolist():
+                yield from down([*fixed, v])
+
+        yield from down([])
+
+    @staticmethod
+    def _one_by_one(
+        lex: npt.NDArray[np.int64], walk: Walk, after: tuple[int, ...] | None
+    ) -> Iterator[npt.NDArray[np.int64]]:
+        """The splits of ``lex`` (after ``after``) with a positive weight, weighed one at a time."""
+        if after is not None:
+            lex = lex[_lex_after(lex, after) :]
+        kept = [a for a in lex.tolist() if walk.weighted(a, None)]
+        if kept:
+            yield np.array(kept, dtype=np.int64)
 
     def _lex(self, j: int) -> npt.NDArray[np.int64]:
         if j not in self._splits:
@@ -693,6 +871,23 @@ class PrefixLister:
             return None
         self._kept = (splits, rooted)  # the first prefix's, met again when the walk starts past its rows
         return rooted
+
+
+def _dtype(plan: DamagePlan, component: Sequence[int]) -> np.dtype[Any]:
+    """The smallest integer type that holds every amount of the component's sources."""
+    return np.dtype(np.min_scalar_type(-max([1, *(plan.sources[i].damage for i in component)])))
+
+
+def _lex_after(lex: npt.NDArray[np.int64], split: tuple[int, ...]) -> int:
+    """The position in ``lex`` (a source's splits in lexicographic order) of the first split after ``split``."""
+    lo, hi = 0, len(lex)
+    while lo < hi:  # bisection on the rows (tuples compare lexicographically)
+        mid = (lo + hi) // 2
+        if tuple(lex[mid].tolist()) <= split:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def _apart(left: list[Table], join: Callable[[Table, Table], Table]) -> list[Table]:

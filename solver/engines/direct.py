@@ -939,19 +939,10 @@ def _product(
     components before that are an odometer of single rows, each restarted from its first block when it wraps.
     ``start``: the index of the first row (each component starts at its digit of it, the first time round).
     """
-    if any(dp.count() == 0 for dp in dps):
+    cut = _cut(dps, cache_rows, start)
+    if cut is None:
         return
-    digits = []
-    for dp in reversed(dps):
-        start, d = divmod(start, dp.count())
-        digits.append(d)
-    digits.reverse()
-    if start:  # past the end
-        return
-    k, size = len(dps), 1
-    while k > 0 and size * dps[k - 1].count() <= cache_rows:
-        k -= 1
-        size *= dps[k].count()
+    digits, k, size = cut
     tail = _materialise(dps[k:], size, dtype)
     t = len(tail)
     toff = 0  # the first row of the tail, the first time round
@@ -999,6 +990,42 @@ def _product(
             i -= 1
         if i < 0:
             return
+
+
+def _cut(
+    dps: Sequence[ComponentDP | SourceProgramme | PrefixLister], cache_rows: int, start: int
+) -> tuple[list[int], int, int] | None:
+    """:func:`_product`'s digits of ``start`` (one per component), the first component of its materialised tail and
+    the tail's rows; None when there is no row (an empty component, or ``start`` past the end). From the first row
+    no count is asked for, only whether each component of the tail has at most so many rows (:func:`_within`)."""
+    if any(_within(dp, 0) == 0 for dp in dps):
+        return None
+    digits = [0] * len(dps)
+    if start:
+        for c in reversed(range(len(dps))):
+            start, digits[c] = divmod(start, dps[c].count())
+        if start:  # past the end
+            return None
+    k, size = len(dps), 1
+    while k > 0:
+        n = _within(dps[k - 1], cache_rows // size)
+        if n is None:
+            break
+        k -= 1
+        size *= n
+    return digits, k, size
+
+
+def _within(dp: ComponentDP | SourceProgramme | PrefixLister, limit: int) -> int | None:
+    """The component's count where it is at most ``limit``, else None: the prefix lister answers without its count
+    where that is not known (it lists up to ``limit`` + 1 rows and keeps them for its listing:
+    ``PrefixLister.within``)."""
+    from .conditioned import PrefixLister
+
+    if isinstance(dp, PrefixLister):
+        return dp.within(limit)
+    n = dp.count()
+    return n if n <= limit else None
 
 
 def _rows(
@@ -1094,11 +1121,11 @@ def quick_lister(
     """The listers that cost little, tried (once per plan) before :func:`source_lister`'s build within LIST_WORK,
     which on random_sharing(12, 14, 4) refuses after 0.07-1.4 s of CPU: the source programme within the rooted
     programmes' bound (``conditioned.ROOT_WORK``, or LIST_WORK if lower; cached as :func:`source_lister`'s), else
-    the prefix lister where it builds with its first source's completions made within PREFIX_TRIAL pairs (cached
-    as :func:`prefix_lister`'s). None when neither does (then the source programme within LIST_WORK, the column
-    trial and the prefix lister are asked as before). The rows do not depend on the lister (each lists the
-    canonical order), and the answer of :func:`lists_within_bounds` does not either: each of these builds only
-    where the source programme or the prefix lister would build in the old order."""
+    the prefix lister, lazy (no completion made, no count), where its first prefix leaves at least PREFIX_FREE
+    sources free (cached as :func:`prefix_lister`'s). None when neither does (then the source programme within
+    LIST_WORK, the column trial and the prefix lister are asked as before). The rows do not depend on the lister
+    (each lists the canonical order), and the answer of :func:`lists_within_bounds` does not either: each of these
+    builds only where the source programme or the prefix lister would build in the old order."""
     from .conditioned import PrefixLister
 
     verdicts = plan.cache.of("direct")
@@ -1120,7 +1147,7 @@ def _quick_build(
     from .ordered import SourceProgramme, TooWide
 
     verdicts, cache = plan.cache.of("direct"), plan.cache.of("direct-ordered")
-    if PREFIX_TRIAL <= 0 or key in verdicts or verdicts.get(("lister", key)) is False:
+    if PREFIX_FREE <= 0 or key in verdicts or verdicts.get(("lister", key)) is False:
         return None  # not tried, or the column programme or the refusal known already
     if key in cache or ("prefix", key) in cache or _unlisted_shape(plan, key):
         return None  # built already (component_lister finds it), or refused by its shape
@@ -1131,11 +1158,15 @@ def _quick_build(
     except TooWide:
         pass
     try:
-        lister = PrefixLister(ConditionedProgramme(plan, key, deadline, first_work=PREFIX_TRIAL))
+        # lazy: neither the first source's completions nor the count are needed for the rows from the first one
+        lister = PrefixLister(ConditionedProgramme(plan, key, deadline, lazy=True))
     except OverBudget:
         return None
-    cache[("prefix", key)] = lister
     lister.unrooted()  # its rooted programme with no split fixed: the source programme just refused
+    first = lister.first(deadline or NEVER)
+    if first is None or len(key) - len(first[0]) < PREFIX_FREE:
+        return None  # its rooted programmes would list a few rows each (6x6 all shared: the last source's splits)
+    cache[("prefix", key)] = lister
     return lister
 
 
@@ -1185,10 +1216,12 @@ def prefix_lister(plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | N
     except LimitReached:
         if deadline:
             deadline.check()
+    counts = plan.cache.of(COUNTS)
+    if key not in counts:  # the count's (the engine's count keeps it too), cheaper than the first completions
+        counts[key] = count_component(plan, key, deadline)
     try:
-        # the count known: the first source's completions are made when the walk needs them (not for the first rows)
-        lazy = key in plan.cache.of(COUNTS)
-        lister = cache[("prefix", key)] = PrefixLister(ConditionedProgramme(plan, key, deadline, lazy))
+        # the first source's completions are made when the walk needs them (not for the first rows: _after)
+        lister = cache[("prefix", key)] = PrefixLister(ConditionedProgramme(plan, key, deadline, lazy=True))
     except OverBudget:
         cache[("no prefix", key)] = True
         return None
@@ -1259,13 +1292,14 @@ def _too_wide(g: Graph, component: Sequence[int]) -> bool:
     return False
 
 
-#: pairs joined (about 30 ns each here) within which the prefix lister's first source's completions must be made,
-#: where the source programme refused within ROOT_WORK, for it to be tried before the source programme within
-#: LIST_WORK (:func:`quick_lister`; 0: never tried first). A bound of work, not of time, so that the choice does not
-#: depend on the machine's load. Those completions are what is slow where the prefix lister lists slowly
-#: (`6x6 all shared`: over 5 x 10^8 pairs and no block in 25 s, where the source programme lists after 2.5 s);
-#: random_sharing(12, 14, 4) seeds 0-9 take 3 x 10^5 - 5 x 10^6, except seed 3 (4.6 x 10^7)
-PREFIX_TRIAL = 10**7
+#: sources that the prefix lister's first prefix (the first rooted programme that builds, found without any completion:
+#: ``PrefixLister.first``) must leave free, at least, for it to be tried before the source programme within LIST_WORK,
+#: where the source programme refused within ROOT_WORK (:func:`quick_lister`; 0: never tried first). Where it leaves
+#: one source, the rooted programmes list that source's splits, a few rows per build (`6x6 all shared`: level 5 of 6,
+#: no block in 25 s, where the source programme lists after 2.5 s); random_sharing(12, 14, 4) seeds 0-9 leave 6-9,
+#: `5x5 all shared` 3. (Before: the first source's completions within PREFIX_TRIAL = 10^7 pairs, 0.04-0.4 s spent on
+#: a table the first rows do not need.)
+PREFIX_FREE = 2
 COLUMN_TRIAL = 0.05  # seconds the column programme may take to build before ranking goes source by source (0: never)
 #: the column programme's trial when many draws are asked at once (``sample --n``): its unranks take microseconds, the
 #: source programme's milliseconds, so for a thousand draws a longer build pays

@@ -922,8 +922,8 @@ def _by_products(
     else:
         cols = plan.cols
     C = len(cols)
-    if C * k > PRODUCT_CELLS or R * S * C > PRODUCT_WASTE * (len(A) * len(B)):
-        return None
+    if not C or C * k > PRODUCT_CELLS or R * S * C > PRODUCT_WASTE * (len(A) * len(B)):
+        return None  # (no column: no pair settles, the join is empty; the pair by pair join says so)
     step = max(1, min(ring.inner, S, PRODUCT_CELLS // max(1, C * k)))
     if plan is not None:
         q = _QChunks(_dense_q(key, B, first, plan, ring, budget), None, None, None, C)

@@ -85,7 +85,7 @@ def test_when_the_prefix_lister_refuses_too_auto_falls_back_to_cpsat(monkeypatch
         monkeypatch.setattr(direct, name, 0)
     monkeypatch.setattr(direct, "LIST_WORK", 1)
     monkeypatch.setattr(direct, "prefix_lister", lambda plan, key, deadline=None: None)
-    monkeypatch.setattr(direct, "PREFIX_TRIAL", 0)  # nor is it tried first (direct.quick_lister)
+    monkeypatch.setattr(direct, "PREFIX_FREE", 0)  # nor is it tried first (direct.quick_lister)
     combat = Combat(load_scenario(SMALL))
     (comp,) = combat.plan.components
     assert get_engine("auto").pick(combat.plan, comp).name == "cpsat" and not combat.canonical()

@@ -15,10 +15,10 @@ import random
 import numpy as np
 import pytest
 from brute import brute_force, is_legal
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import scenarios
-from test_ordered import SHAPES, _splits
+from test_ordered import SHAPES, _canonical, _splits
 from test_ordered import _against_the_oracle as _source_oracle
 from test_perf_paths import overlapping_boards
 
@@ -298,19 +298,26 @@ def test_the_first_prefix_lists_the_source_listers_first_rows(monkeypatch, name,
     assert total > 1
 
 
-def test_a_first_prefix_with_no_row_leaves_the_walk_to_list(monkeypatch):  # 702.19b, 510.1a
+def test_a_first_prefix_with_no_row_goes_back_up_its_path(monkeypatch):  # 702.19b, 510.1a
     # here the first splits each source's own routes allow have no legal completion (the rooted programme has no
-    # row): the walk weighs the splits from the first row, the same rows
+    # row): the lister goes back up that prefix's path (PrefixLister._after), weighing only the levels it goes back
+    # to, and lists the same rows as the source programme; the walk from the top is not taken
     monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 12)
     monkeypatch.setattr(conditioned, "FIRST_TRIES", 0)
     plan = Combat(load_scenario(random_sharing(5, 7, per=3, seed=1, power=(2, 5)))).plan
     (comp,) = [tuple(c) for c in plan.components if len(c) > 1]
     ref = SourceProgramme(plan, comp)
-    lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp))
-    assert lister._first_prefix(Deadline(60)) is None
+    lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp, lazy=True))
+    first = lister.first(Deadline(60))
+    assert first is not None and first[1].count() == 0
+    walked = []
+    monkeypatch.setattr(
+        lister, "_walk", lambda splits, *a: walked.append(splits) or conditioned.PrefixLister._walk(lister, splits, *a)
+    )
     rows = np.concatenate(list(lister.blocks(rows=1 << 12, dtype=np.int8)))
     assert len(rows) == ref.count() == 19668
     assert rows.tobytes() == np.concatenate(list(ref.blocks(rows=1 << 12, dtype=np.int8))).tobytes()
+    assert walked and () not in walked  # every walk starts below the top
 
 
 def _two_on_one(power: int, toughness: int) -> dict:
@@ -424,3 +431,42 @@ def _round_trips(sc: dict, listed_by: type) -> None:
     assert isinstance(lister, listed_by)  # the wide blocker's: not the column programme
     rows = [tuple(r) for r in next(lister.blocks(rows=5, dtype=np.int64)).tolist()]
     assert rows == [prog.unrank(i) for i in range(5)]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    overlapping_boards(max_attackers=4, max_blockers=4, max_power=4),
+    st.sampled_from([1 << 4, 1 << 8, 1 << 12]),
+    st.sampled_from([0, 4]),
+)
+def test_the_rows_after_the_first_prefix_are_the_brute_forces(sc, root_work, tries):  # 702.19b/c, 702.2c, 510.1a
+    # from the first row the prefix lister lists the first prefix's rows, then goes back up its path (_after), never
+    # walking from the top and asking no count (within: the rows listed are kept for the listing): the source
+    # programme's bytes, and on a board of one component every row of the brute force in the canonical order,
+    # whatever the rooted programmes' bound
+    combat = Combat(load_scenario(sc))
+    plan = combat.plan
+    comps = [tuple(c) for c in plan.components if len(c) > 1]
+    assume(not plan.has_options and comps)
+    for comp in comps:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(conditioned, "ROOT_WORK", root_work)
+            mp.setattr(conditioned, "FIRST_TRIES", tries)
+            lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp, lazy=True))
+            walked: list[tuple[tuple[int, ...], ...]] = []
+            after: list[int] = []
+            walk, back = lister._walk, lister._after
+            mp.setattr(lister, "_walk", lambda splits, *a, w=walk, k=walked: k.append(splits) or w(splits, *a))
+            mp.setattr(lister, "_after", lambda splits, *a, b=back, k=after: k.append(len(splits)) or b(splits, *a))
+            assert lister.within(0) in (0, None)
+            full = lister.within(1 << 20)
+            assert comp not in plan.cache.of(elimination.COUNTS)  # no count asked: every row listed once
+            rows = list(lister.blocks(rows=97, dtype=np.int64))
+        got = np.concatenate(rows) if rows else np.zeros((0, len(plan.component_columns(comp))), dtype=np.int64)
+        ref = SourceProgramme(plan, comp)
+        assert got.tobytes() == b"".join(b.tobytes() for b in ref.blocks(rows=97, dtype=np.int64))
+        assert full == len(got) == ref.count()
+        if len(got):
+            assert after and () not in walked  # the new path: back up the first prefix's path, not from the top
+        if len(plan.components) == 1:
+            assert [tuple(r) for r in got.tolist()] == _canonical(combat, brute_force(sc, "attacking"))
