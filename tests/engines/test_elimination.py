@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections import Counter
 from math import prod
 
 import numpy as np
@@ -815,3 +816,63 @@ def test_one_long_route_reads_the_clock_as_it_goes():
     assert clock.reads >= 2000 * len(opts) // elimination.ROUTE_CHUNK // 2
     with pytest.raises(LimitReached):
         elimination.route_states(start, 0, 0, options, D, elimination.Budget(_CountedClock(after=3), None))  # type: ignore[arg-type]
+
+
+def _terms_per_key(key, A, B) -> int:
+    """The most entries of A whose pairs with B's entries reach one key of their join, read pair by pair in Python
+    (each signature of A with each entry of B: its live part of the key; an entry of A reaches A's own part plus
+    each of its signature's parts)."""
+    sa, first = elimination._signatures(key, A)
+    r, _, kcode = elimination._pair_codes(key, B, first, elimination.Budget(elimination.NEVER, None))
+    reach: dict[int, set[int]] = {}
+    for s, c in zip(r.tolist(), kcode.tolist()):
+        reach.setdefault(s, set()).add(c)
+    per_key: Counter[int] = Counter()
+    for i, s in enumerate(sa.tolist()):
+        for c in reach.get(s, ()):
+            per_key[int(key.ca[i]) + c] += 1
+    return max(per_key.values(), default=0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    scenarios(max_attackers=3, max_blockers=3),
+    st.sampled_from(["attacking", "defending", "both"]),
+    st.sampled_from(["rows", "pairs", "products"]),
+)
+def test_a_float_rows_error_bound_counts_the_terms_of_one_key(sc, side, path):  # 510.1a-d, 702.19b-e, 702.2c
+    # the roundings of a join's float row are bounded by the most entries of A in one row of its key
+    # (elimination._row_most; a matrix product's rows are the same), not by all of A's entries: no key of any join
+    # is reached by more entries of A than that, and the count with the float row (primes below 200) is the column
+    # programme's, each join path alone
+    paths = {
+        "rows": {"PRODUCT_CELLS": 0, "ROWS_FROM": 0, "ROWS_SPARSE": 1 << 40, "PAIRS": 5},
+        "pairs": {"PRODUCT_CELLS": 0, "ROWS_PAIRS": -1, "PAIRS": 5},
+        "products": {"PRODUCT_CELLS": 1 << 40, "PRODUCT_WASTE": 1 << 40, "INNER_APPROX": 2},
+    }
+    joins, approx, bounds = [], [], []
+    join, row_most = elimination._join, elimination._row_most
+
+    def checked(g, A, B, ring, budget):
+        big, small = (B, A) if len(B) > len(A) else (A, B)  # as _join orders them
+        key = elimination._join_key(g, big, small, big.members | small.members)
+        joins.append(_terms_per_key(key, big, small) <= row_most(key, big) <= len(big))
+        approx.append(ring.approx)
+        return join(g, A, B, ring, budget)
+
+    def recorded(key, A):
+        bounds.append(row_most(key, A))
+        return bounds[-1]
+
+    with (
+        _patched(EXACT_BOUND=0, APPROX_FROM=1, _primes=_small_primes, **paths[path]),
+        pytest.MonkeyPatch.context() as m,
+    ):
+        m.setattr(elimination, "_join", checked)
+        m.setattr(elimination, "_row_most", recorded)
+        plan = Combat(load_scenario(sc), side=side).plan
+        for comp in plan.components:
+            assert count_by_factors(plan, comp) == _old(plan, comp)
+    assert all(joins)
+    if path != "products":  # every pair-by-pair join of a float row reads the bound (not the tables' sizes)
+        assert len(bounds) == sum(approx)
