@@ -317,6 +317,16 @@ def _serialise(root: _Node) -> str:
     """The tree as XML text, as ``ET.tostring(root.element(), encoding="unicode")`` writes it (a test holds the
     two equal), without its namespace pass over the tree: render's elements are plain SVG names, their text and
     attribute values already what XML can carry (:func:`xml_text`)."""
+    attrib, children = root.attrib, root.children
+    if children and not _ESCAPED.search("".join(attrib.values())):
+        try:  # every child a leaf (a step's picture): the whole text in one join, as _write writes it (the
+            # picture, most of it not ASCII, copied once rather than joined and then copied into the document)
+            leaves = cast("list[str]", children)
+            return "".join(
+                ["<", root.tag, *[f' {k}="{v}"' for k, v in attrib.items()], ">", *leaves, "</", root.tag, ">"]
+            )
+        except TypeError:  # a node or a group among them: _write takes each child in turn
+            pass
     out: list[str] = []
     _write(root, out.append)
     return "".join(out)
