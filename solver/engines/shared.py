@@ -15,8 +15,8 @@ damage. Counts are exact Python integers; the work is about ``need x 3^sources``
 ``2^sources`` for one, whatever the damage.
 
 :func:`shared_count` returns None outside the shape (deathtouch on a gated blocker, three or more gated blockers,
-more than ``MAX_SOURCES`` sources on them, or with two of them ``6^sources`` past ``WORK``, a gated route beside both blockers and another free route when both are
-short), and the other counting programmes count it.
+more than ``MAX_SOURCES`` sources on them, or with two of them ``6^sources`` past ``WORK``, a gated route beside
+both blockers and another free route when both are short), and the other counting programmes count it.
 """
 
 from __future__ import annotations
