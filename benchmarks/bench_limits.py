@@ -51,7 +51,7 @@ def _boards(tmp: Path) -> dict[str, str]:
         "rs9": random_sharing(9, 11, seed=1),  # a 5.2e12 programme: 2.4-4.4 s of CPU to build
         "chained": chained(8),  # a whole combat: first-strike lines searched
         "declare": declare_board(8, 8, 30),  # 8 vs 8 blocks: seconds of declarations
-        "three on two": _three_on_two(3000, 2000),  # rank, unrank, sample: the column programme (seconds, 0.8 GB)
+        "three on two": _three_on_two(3000, 2000),  # count, rank, unrank, sample: the closed form (engines/shared.py)
     }
     paths = {}
     for name, doc in docs.items():
@@ -125,6 +125,7 @@ def _commands(b: dict[str, str], out: Path) -> list[tuple[str, list[str], int]]:
         ("enumerate -o", ["enumerate", b["rs9"], "-o", str(out / "rows.jsonl")], 1),
         ("sample", ["sample", b["rs9"], "--n", "1000"], 1),
         ("rank", ["rank", b["rs9"], json.dumps({"a0": {"b0": 1}})], 1),
+        ("count (three tramplers on two blockers of 2 000)", ["count", b["three on two"]], 1),
         ("unrank (three tramplers on two blockers of 2 000)", ["unrank", b["three on two"], "12345"], 1),
         ("sample (three tramplers on two blockers of 2 000)", ["sample", b["three on two"]], 1),
         (

@@ -63,7 +63,7 @@ def compositions(total: int, parts: int) -> int:
     return comb(total + parts - 1, parts - 1) if total >= 0 else 0
 
 
-def _shape(plan: DamagePlan, component: Sequence[int]) -> tuple[list[Shaped], set[str]] | None:
+def shape_of(plan: DamagePlan, component: Sequence[int]) -> tuple[list[Shaped], set[str]] | None:
     """Per source: (damage, deathtouch, its gated blockers in route order, free routes, gates as tuples of blocker
     names), or None when the component is not of the shape this module counts."""
     gated_names: set[str] = set()
@@ -112,7 +112,7 @@ def count_by_source(
     is outside the shape (see the module) or the work (frontier entries x moves, and the moves' own enumeration)
     outgrows ``work_limit``, or the distinct per-source situations (memoised) outgrow ``entry_limit`` (the column
     programme is then cheaper on the measured shapes, see docs/scale.md)."""
-    shaped = _shape(plan, component)
+    shaped = shape_of(plan, component)
     if shaped is None:
         return None
     sources, resources = shaped
@@ -296,7 +296,7 @@ def count_by_blocker(
     """The number of legal assignments of a component of the same shape as :func:`count_by_source`'s, eliminating
     one *blocker* at a time over a signed expansion of the gates (docs/scale.md), with identical sources kept as a
     multiset; None outside the shape or past ``work_limit``."""
-    shaped = _shape(plan, component)
+    shaped = shape_of(plan, component)
     if shaped is None:
         return None
     sources, resources = shaped
@@ -674,7 +674,7 @@ def _blocker_cost(sources: Sequence[Shaped], need: Mapping[str, int]) -> int:
 def blocker_cost(plan: DamagePlan, component: Sequence[int]) -> int | None:
     """The rough cost of :func:`count_by_blocker` on a component (as :func:`count_shared` ranks it), or None when the
     component is outside its shape."""
-    shaped = _shape(plan, component)
+    shaped = shape_of(plan, component)
     if shaped is None:
         return None
     sources, resources = shaped
@@ -695,7 +695,7 @@ def count_shared(
     ``cost_limit``. ``source_limit``: one source at a time is not tried when its rough cost is over it (it would give
     up; the caller has another way)."""
     deadline = deadline or NEVER
-    shaped = _shape(plan, component)
+    shaped = shape_of(plan, component)
     if shaped is None:
         return None
     sources, resources = shaped

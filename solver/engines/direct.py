@@ -33,7 +33,9 @@ column that feeds no resource). Counts are exact Python integers.
 Counting alone does not need the canonical order: :func:`~trample.engines.elimination.count_component` joins one
 table per source in an order chosen from the sharing graph (any gates; as-though-unblocked ways summed per source),
 or eliminates one source or one blocker at a time (:func:`~trample.engines.by_source.count_shared`) where that is
-cheaper; :meth:`DirectEngine.count` uses it unless the programme is already built (docs/scale.md).
+cheaper; :meth:`DirectEngine.count` uses it unless the programme is already built (docs/scale.md). A few gated
+blockers shared by several tramplers, whatever the damage and the needs, are counted first in closed form
+(:mod:`~trample.engines.shared`), which also ranks and unranks them past the column programme's trial.
 
 One-attacker components of the usual shapes (no gates; current-rules trample; trample over planeswalkers) also
 have closed forms (stars and bars and hockey-stick sums), used by :meth:`DirectEngine.count`; the tests check
@@ -71,6 +73,7 @@ from . import BLOCKS, EFFECTS, PROGRAMME, Programme
 from .by_source import compositions
 from .effects import Effects, effect_counts, listed_effects
 from .elimination import COUNTS, Graph, OverBudget, count_component
+from .shared import SharedProgramme, shared_count, shared_programme
 
 if TYPE_CHECKING:  # imported where used: a count (DirectEngine.count) needs neither ranking programme
     from .conditioned import ConditionedProgramme, PrefixLister
@@ -1308,11 +1311,14 @@ MANY = 64  # draws at or above which a sample builds for many (COLUMN_TRIAL_MANY
 #: ranking past the column programme's trial starts with the count's join tree, the prefix fixed
 #: (engines/conditioned.py), for any number of uses (False: the source programme at once, as before it)
 CONDITIONED = True
+#: ranking past the column programme's trial answers with the closed form of a few shared gated blockers where the
+#: component has its shape (engines/shared.py; False: the prefix-fixed programme, as before it)
+SHARED = True
 
 
 def index_programme(
     plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, uses: int = 1
-) -> ComponentDP | ConditionedProgramme | SourceProgramme | ShiftingProgramme:
+) -> ComponentDP | ConditionedProgramme | SourceProgramme | ShiftingProgramme | SharedProgramme:
     """The (cached) programme that ranks and unranks one component in the canonical order (see
     :meth:`DirectEngine.programme`); a column programme already built is used as it is. ``uses``: how many ranks
     or unranks the caller means to make (MANY or more: the column programme gets the longer trial first)."""
@@ -1341,6 +1347,11 @@ def index_programme(
         if isinstance(prog, ShiftingProgramme):
             prog.long_tried = True
             return prog
+        shared = shared_programme(plan, key) if SHARED else None
+        if shared is not None:  # a few gated blockers shared, with needs past the column programme's trial
+            cache[key] = shared
+            shared.deadline = deadline
+            return shared
         try:
             source = _walked(plan, key, deadline, uses)
         except TooWide:  # pragma: no cover - a cut of more resources than an int64 codes
@@ -1348,6 +1359,8 @@ def index_programme(
         prog = cache[key] = source if COLUMN_TRIAL <= 0 else ShiftingProgramme(plan, key, source, first)
         if uses >= MANY and isinstance(prog, ShiftingProgramme):
             prog.long_tried = True
+    if isinstance(prog, SharedProgramme):
+        prog.deadline = deadline
     if isinstance(prog, ShiftingProgramme):
         prog.deadline = deadline
         if isinstance(prog.source, ConditionedProgramme):
@@ -1483,8 +1496,10 @@ class DirectEngine:
 
     def count(self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> int:
         """Closed forms for the usual one-attacker shapes; a programme already built (rank, unrank, enumeration
-        asked first) gives its count; else :func:`~trample.engines.elimination.count_component` (tables per source
-        joined in an order chosen from the sharing graph, as-though-unblocked ways summed per source)."""
+        asked first) gives its count; then the closed form of a few gated blockers shared by several sources
+        (:func:`~trample.engines.shared.shared_count`: any damage and needs); else
+        :func:`~trample.engines.elimination.count_component` (tables per source joined in an order chosen from the
+        sharing graph, as-though-unblocked ways summed per source)."""
         if not plan.options_in(component):
             n = closed_form_count(plan, component)
             if n is not None:
@@ -1496,8 +1511,11 @@ class DirectEngine:
                 return dp.count()
         counts = plan.cache.of(COUNTS)
         n = counts.get(tuple(component))
+        if n is None and not plan.options_in(component):
+            n = shared_count(plan, component, deadline)
         if n is None:
-            n = counts[tuple(component)] = count_component(plan, component, deadline)
+            n = count_component(plan, component, deadline)
+        counts[tuple(component)] = n
         return int(n)
 
     def iterate(
@@ -1576,7 +1594,7 @@ class DirectEngine:
     # -- PROGRAMME ---------------------------------------------------------------------------------
     def programme(
         self, plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None, uses: int = 1
-    ) -> ComponentDP | ConditionedProgramme | SourceProgramme | ShiftingProgramme:
+    ) -> ComponentDP | ConditionedProgramme | SourceProgramme | ShiftingProgramme | SharedProgramme:
         """The (cached) counting programme of one component: count, rank, unrank (trample.indexing), in the
         canonical order: a lone source's column programme (a bit per gate; unrank in microseconds), else the
         column programme where it builds within a short trial, else the count's join tree with the prefix fixed

@@ -38,6 +38,8 @@ def _conditioned(monkeypatch):
     # no column programme trial: the programme handed out is the one under test
     monkeypatch.setattr(direct, "COLUMN_TRIAL", 0)
     monkeypatch.setattr(direct, "CONDITIONED", True)
+    # nor the closed form of a few shared gated blockers (tests/engines/test_shared.py holds it to the oracle)
+    monkeypatch.setattr(direct, "SHARED", False)
 
 
 def _against_the_oracle(sc: dict, side: str = "attacking") -> int:

@@ -38,6 +38,8 @@ def _source_by_source(monkeypatch):
     monkeypatch.setattr(direct, "COLUMN_TRIAL", 0)
     # and the count's joins with the prefix fixed (tests/engines/test_conditioned.py holds those to the oracle)
     monkeypatch.setattr(direct, "CONDITIONED", False)
+    # nor the closed form of a few shared gated blockers (tests/engines/test_shared.py holds it to the oracle)
+    monkeypatch.setattr(direct, "SHARED", False)
 
 
 def _canonical(combat, legal: list[dict]) -> list[tuple[int, ...]]:
