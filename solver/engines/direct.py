@@ -928,7 +928,7 @@ def plan_blocks(
 
 
 def _product(
-    dps: Sequence[ComponentDP | SourceProgramme | PrefixLister],
+    dps: Sequence[ComponentDP | SourceProgramme | PrefixLister | SharedProgramme],
     rows: int,
     dtype: np.dtype[Any],
     cache_rows: int,
@@ -996,7 +996,7 @@ def _product(
 
 
 def _cut(
-    dps: Sequence[ComponentDP | SourceProgramme | PrefixLister], cache_rows: int, start: int
+    dps: Sequence[ComponentDP | SourceProgramme | PrefixLister | SharedProgramme], cache_rows: int, start: int
 ) -> tuple[list[int], int, int] | None:
     """:func:`_product`'s digits of ``start`` (one per component), the first component of its materialised tail and
     the tail's rows; None when there is no row (an empty component, or ``start`` past the end). From the first row
@@ -1019,7 +1019,7 @@ def _cut(
     return digits, k, size
 
 
-def _within(dp: ComponentDP | SourceProgramme | PrefixLister, limit: int) -> int | None:
+def _within(dp: ComponentDP | SourceProgramme | PrefixLister | SharedProgramme, limit: int) -> int | None:
     """The component's count where it is at most ``limit``, else None: the prefix lister answers without its count
     where that is not known (it lists up to ``limit`` + 1 rows and keeps them for its listing:
     ``PrefixLister.within``)."""
@@ -1032,7 +1032,7 @@ def _within(dp: ComponentDP | SourceProgramme | PrefixLister, limit: int) -> int
 
 
 def _rows(
-    dp: ComponentDP | SourceProgramme | PrefixLister, rows: int, dtype: np.dtype[Any], start: int = 0
+    dp: ComponentDP | SourceProgramme | PrefixLister | SharedProgramme, rows: int, dtype: np.dtype[Any], start: int = 0
 ) -> Iterator[IntMatrix]:
     """The rows of one component's order, one at a time, from index ``start``."""
     for block in dp.blocks(rows, dtype, start=start):
@@ -1040,7 +1040,7 @@ def _rows(
 
 
 def _materialise(
-    dps: Sequence[ComponentDP | SourceProgramme | PrefixLister], size: int, dtype: np.dtype[Any]
+    dps: Sequence[ComponentDP | SourceProgramme | PrefixLister | SharedProgramme], size: int, dtype: np.dtype[Any]
 ) -> IntMatrix:
     """Every row of the product of small components (``size`` rows in all), in order, as one matrix."""
     width = sum(dp.P for dp in dps)
@@ -1074,7 +1074,7 @@ def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
 
 def component_lister(
     plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None
-) -> ComponentDP | SourceProgramme | PrefixLister:
+) -> ComponentDP | SourceProgramme | PrefixLister | SharedProgramme:
     """The programme that lists one component in the canonical order: for several sources, the source programme
     where it lists (:func:`source_lister`; :class:`~trample.engines.ordered.Lister`: depth first over the sources,
     built and listing faster than the column programme on every board of docs/scale.md section 4e); else the column
@@ -1089,6 +1089,9 @@ def component_lister(
         prog = source_lister(plan, key, deadline)
         if prog is not None:
             return prog
+        shared = _shared_lister(plan, key)
+        if shared is not None:
+            return shared
         if key not in plan.cache.of("direct"):
             lister = prefix_lister(plan, key, deadline)
             if lister is not None:
@@ -1114,8 +1117,27 @@ def lists_within_bounds(plan: DamagePlan, key: tuple[int, ...], deadline: Deadli
     if key in plan.cache.of("direct"):  # the column programme, built already: component_lister takes it
         return True
     if _unlisted_shape(plan, key):
-        return False
+        return _shared_lister(plan, key) is not None
     return prefix_lister(plan, key, deadline) is not None or key in plan.cache.of("direct")
+
+
+def _shared_lister(plan: DamagePlan, key: tuple[int, ...]) -> SharedProgramme | None:
+    """The closed form of a few shared gated blockers (:mod:`~trample.engines.shared`) as the lister of a component
+    of its shape that the table-based listers refuse by their shape alone (:func:`_unlisted_shape`: a source's
+    splits past SPLIT_LIMIT, tables past their bounds; three tramplers of 3 000 on two blockers of 2 000, whose
+    column programme never builds): depth first, a few counts a row (cached as :func:`index_programme` caches it)."""
+    if not SHARED or not _unlisted_shape(plan, key):
+        return None
+    cache = plan.cache.of("direct")
+    got = cache.get(key)
+    if isinstance(got, SharedProgramme):
+        return got
+    if got is not None or plan.options_in(key):
+        return None
+    shared = shared_programme(plan, key)
+    if shared is not None:
+        cache[key] = shared
+    return shared
 
 
 def quick_lister(

@@ -21,10 +21,14 @@ both blockers and another free route when both are short), and the other countin
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from itertools import combinations
 from math import comb
+from typing import Any
+
+import numpy as np
 
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
@@ -198,6 +202,10 @@ def _two_short(both: list[Item], only0: list[Item], only1: list[Item], m0: int, 
 BLOCKER, GATED, FREE = 0, 1, 2
 
 
+#: the seconds after which :meth:`SharedProgramme.blocks` hands out the rows it has, full block or not
+FLUSH = 0.25
+
+
 class SharedProgramme:
     """Count, rank and unrank of a component of :func:`shared_count`'s shape, in the canonical (lexicographic)
     order, column by column: the completions of a prefix are the same closed form on what is left (each blocker's
@@ -320,6 +328,81 @@ class SharedProgramme:
                 r += self._left(state) - self._left(state, v)
             state = self._put(state, v)
         return r if self._left(state) == 1 else None
+
+    @property
+    def P(self) -> int:
+        """The component's columns (the listers' interface)."""
+        return len(self.columns)
+
+    def rows(self, deadline: Deadline | None = None, start: int = 0) -> Iterator[tuple[int, ...]]:
+        """Every legal vector in the canonical (lexicographic) order from index ``start``, depth first: at each
+        column the values whose completions are not none, smallest first (the completions with exactly ``v`` are
+        those with at least ``v`` less those with at least ``v + 1``; the last column of a source takes what is
+        left), the walk started on the path to ``unrank(start)``. A row costs a few counts of the closed form
+        (milliseconds): the lister of the boards no table-based lister takes (needs in the thousands), where the
+        first rows come at once instead of never."""
+        if deadline is not None:
+            self.deadline = deadline
+        if not 0 <= start < self.count():
+            return
+        last = [end for _, _, end in self._steps()]
+        floor = self.unrank(start) if start else (0,) * len(last)
+
+        def walk(state: _State, col: int, tight: bool) -> Iterator[tuple[int, ...]]:
+            if col == len(last):
+                yield ()
+                return
+            rem = state[2]
+            if last[col]:  # the source's last route: the rest of its damage
+                if self._left(state, rem) > 0:
+                    for tail in walk(self._put(state, rem), col + 1, tight):
+                        yield (rem, *tail)
+                return
+            v = floor[col] if tight else 0
+            at_least = self._left(state, v)
+            while v <= rem and at_least > 0:
+                above = self._left(state, v + 1) if v < rem else 0
+                if above == at_least:  # no completion with exactly v: past the run of such values at once
+                    v = self._run_end(state, v + 1, rem, at_least)
+                    above = self._left(state, v + 1) if v < rem else 0
+                for tail in walk(self._put(state, v), col + 1, tight and v == floor[col]):
+                    yield (v, *tail)
+                v, at_least = v + 1, above
+
+        yield from walk(self._start(), 0, True)
+
+    def _run_end(self, state: _State, v: int, rem: int, at_least: int) -> int:
+        """The largest value ``u`` in ``v..rem`` whose completions with at least ``u`` are still ``at_least``, given
+        that ``v``'s are (they do not grow with ``u``): steps doubling, then bisection, so a run of values without a
+        completion of their own costs a few counts, not one each (a blocker's need of 2 000 before a gated route)."""
+        step, lo = 1, v
+        while lo + step <= rem and self._left(state, lo + step) == at_least:
+            lo += step
+            step *= 2
+        hi = min(rem, lo + step - 1)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self._left(state, mid) == at_least:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def blocks(
+        self, rows: int = 1 << 16, dtype: Any = None, deadline: Deadline | None = None, start: int = 0
+    ) -> Iterator[np.ndarray]:
+        """:meth:`rows` in numpy blocks of up to ``rows`` rows (the listers' interface); a block is handed out as
+        soon as it is full or :data:`FLUSH` seconds have passed since the last one, so a slow walk still streams."""
+        out: list[tuple[int, ...]] = []
+        kind = np.int64 if dtype is None else dtype
+        began = time.monotonic()
+        for row in self.rows(deadline, start):
+            out.append(row)
+            if len(out) >= rows or time.monotonic() - began >= FLUSH:
+                yield np.array(out, dtype=kind).reshape(len(out), self.P)
+                out, began = [], time.monotonic()
+        if out:
+            yield np.array(out, dtype=kind).reshape(len(out), self.P)
 
 
 #: A walk's state: (source position, route position, damage left to the source, each blocker's total so far, the

@@ -220,3 +220,42 @@ def test_ranking_hands_out_the_programme_and_orders_as_the_oracle(sc):  # 702.19
         expected = _canonical(combat, brute_force(sc))
         assert [_key(combat, combat.unrank(i)) for i in range(len(expected))] == expected
         assert all(combat.rank(combat.unrank(i)) == i for i in range(len(expected)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(shared_boards(max_power=6, max_toughness=5), st.integers(0, 10**6))
+def test_rows_list_the_column_programmes_order_from_any_start(sc, seed):  # the canonical order (docs/scale.md)
+    # the closed form's depth-first lister (the boards no table-based lister takes): every row once, in the column
+    # programme's order, from the first or from any index (the path to unrank(start) followed)
+    plan = derive(load_scenario(sc))
+    for comp in plan.components:
+        prog = shared_programme(plan, comp)
+        if prog is None:
+            continue
+        dp = ComponentDP(plan, comp)
+        expected = [tuple(int(x) for x in row) for b in dp.blocks(1 << 12) for row in b]
+        assert [tuple(r) for r in prog.rows()] == expected
+        start = seed % len(expected)
+        got = np.concatenate(list(prog.blocks(7, np.int16, start=start)))
+        assert got.dtype == np.int16 and got.shape == (len(expected) - start, prog.P)
+        assert [tuple(int(x) for x in row) for row in got] == expected[start:]
+
+
+@pytest.mark.parametrize("only_b1, unblocked", [((), 0), ((2,), 1)])
+def test_three_on_two_of_2000_lists_with_the_closed_form(only_b1, unblocked):  # 702.19b
+    # the table-based listers refuse these boards by their shape (a source's splits past SPLIT_LIMIT) and the column
+    # programme never builds (no row in 20 s, 1.8 GB): the first rows now come from the closed form, each legal, in
+    # the order of unrank, and "auto" lists with it (not CP-SAT)
+    sc = _three_on_two(3000, 2000, only_b1, unblocked)
+    combat = Combat(load_scenario(sc), engine="direct")
+    (comp,) = [c for c in combat.plan.components if len(c) == 3]
+    assert isinstance(direct.component_lister(combat.plan, comp), SharedProgramme)
+    first = next(iter(combat.assignment_blocks(rows=50)))
+    assert 0 < len(first) <= 50
+    for i, row in enumerate(first[:20]):
+        a = combat.plan.assignment([(combat.plan.columns, [int(x) for x in row])])
+        assert combat.check(a).legal
+        assert combat.rank(a) == i
+    assert direct.lists_within_bounds(combat.plan, comp)
+    auto = Combat(load_scenario(sc))
+    assert np.array_equal(next(iter(auto.assignment_blocks(rows=50)))[:10], first[:10])
