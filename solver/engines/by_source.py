@@ -33,7 +33,7 @@ bound.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from math import comb, factorial
 
 from ..limits import NEVER, Deadline
@@ -728,3 +728,16 @@ def _sorted_runs(entries: tuple[int, ...], runs: Sequence[Sequence[int]]) -> tup
         for p, v in zip(positions, sorted([row[p] for p in positions])):
             row[p] = v
     return tuple(row)
+
+
+def last_at_least(lo: int, hi: int, f: Callable[[int], int], floor: int) -> int:
+    """The largest ``v`` in ``lo..hi`` with ``f(v) >= floor``, where ``f`` does not grow with ``v`` and
+    ``f(lo) >= floor`` (bisection: the unranks read a column's value this way from the completions with at least
+    ``v`` on it)."""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if f(mid) >= floor:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from itertools import accumulate
 from math import comb, prod
 from typing import Any
@@ -43,7 +44,7 @@ import numpy.typing as npt
 
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
-from .by_source import compositions
+from .by_source import compositions, last_at_least
 from .elimination import (
     DEAD,
     DROP,
@@ -683,13 +684,8 @@ class _Walk:
                 continue
             rem = self.D - sum(amounts)
             total = self.weighted(amounts, 0)
-            lo, hi = 0, rem  # the largest v with (splits with this route < v) <= index
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if total - self.weighted(amounts, mid) <= index:
-                    lo = mid
-                else:
-                    hi = mid - 1
+            # the largest v with (splits with this route < v) <= index
+            lo = last_at_least(0, rem, partial(self.weighted, amounts), total - index)
             index -= total - self.weighted(amounts, lo)
             amounts.append(lo)
         if m:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from functools import partial
 from itertools import combinations
 from math import comb
 from typing import Any
@@ -32,7 +33,7 @@ import numpy as np
 
 from ..limits import NEVER, Deadline
 from ..rules import DamagePlan
-from .by_source import compositions, shape_of
+from .by_source import compositions, last_at_least, shape_of
 
 MAX_RESOURCES = 2  # gated blockers with a need above 0 this module counts
 MAX_SOURCES = 10  # sources feeding them (the work grows as 3^sources)
@@ -303,14 +304,8 @@ class SharedProgramme:
                 v = rem
             else:
                 here = self._left(state)
-                lo, hi = 0, rem  # the largest v with fewer than index + 1 completions below it
-                while lo < hi:
-                    mid = (lo + hi + 1) // 2
-                    if here - self._left(state, mid) <= index:
-                        lo = mid
-                    else:
-                        hi = mid - 1
-                v = lo
+                # the largest v with fewer than index + 1 completions below it
+                v = last_at_least(0, rem, partial(self._left, state), here - index)
                 index -= here - self._left(state, v)
             out.append(v)
             state = self._put(state, v)
@@ -379,14 +374,7 @@ class SharedProgramme:
         while lo + step <= rem and self._left(state, lo + step) == at_least:
             lo += step
             step *= 2
-        hi = min(rem, lo + step - 1)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self._left(state, mid) == at_least:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        return last_at_least(lo, min(rem, lo + step - 1), partial(self._left, state), at_least)
 
     def blocks(
         self, rows: int = 1 << 16, dtype: Any = None, deadline: Deadline | None = None, start: int = 0
