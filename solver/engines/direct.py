@@ -1128,6 +1128,8 @@ def _shared_lister(plan: DamagePlan, key: tuple[int, ...]) -> SharedProgramme | 
     column programme never builds): depth first, a few counts a row (cached as :func:`index_programme` caches it)."""
     if not SHARED or not _unlisted_shape(plan, key):
         return None
+    if not any(set(g) == set(key) for g in plan.components) or any(not plan.sources[i].routes for i in key):
+        return None  # refused for its shape, not its size: part of a way's component (as-though-unblocked options)
     cache = plan.cache.of("direct")
     got = cache.get(key)
     if isinstance(got, SharedProgramme):
