@@ -18,6 +18,7 @@ with a 95% confidence interval (``row["ci"]``, :mod:`trample.arena.stats`), and 
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 import statistics
@@ -223,13 +224,19 @@ def summarize(boards: list[dict], players: list[str]) -> list[dict]:
     return rows
 
 
-def summarize_levels(boards: list[dict], players: list[str]) -> dict:
-    """The leaderboard of each level's boards (boards without a level are left out): {level: rows}."""
+def summarize_levels(boards: list[dict], players: list[str], every: list[dict] | None = None) -> dict:
+    """The leaderboard of each level's boards (boards without a level are left out): {level: rows}. ``every``:
+    :func:`summarize` of all ``boards`` when the caller has it; a level that holds every board (a generated
+    suite) gets a copy of it rather than the same intervals bootstrapped again (the partial results of a run
+    stopped at its time limit are written after the limit)."""
     levels: dict[str, list] = {}
     for b in boards:
         if b.get("level"):
             levels.setdefault(b["level"], []).append(b)
-    return {level: summarize(bs, players) for level, bs in levels.items()}
+    return {
+        level: copy.deepcopy(every) if every is not None and len(bs) == len(boards) else summarize(bs, players)
+        for level, bs in levels.items()
+    }
 
 
 def _ratio(a, b):

@@ -27,7 +27,7 @@ from .external import PlayerFailure, become_subreaper, children_now, reap_orphan
 from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize, summarize_levels
 from .objectives import DEFAULT_OBJECTIVE, objective_text
 from .players import DEFAULT_PLAYERS, Player, chunk_player, close_all, make_player
-from .stats import run_facts, suite_hash
+from .stats import run_facts, setup_facts, suite_hash
 from .suites import one_step
 
 DEFAULT_CHUNK = 50
@@ -144,11 +144,14 @@ def run_arena(
         for chunk in chunked(items, chunk_size)
     ]
     started = time.perf_counter()
+    setup_facts()  # read now: a run stopped at its time limit writes its results without reading them after it
     total = len(items)
     if progress:
         progress(0, total)
     run = _play(payloads, specs, backend, scheduler, workers, progress, total, keep_on_interrupt)
     boards = [b for i in sorted(run.parts) for b in run.parts[i]]
+    leaderboard = summarize(boards, names)
+    levels = summarize_levels(boards, names, leaderboard)  # before mark_benched adds to the rows
     results = {
         "arena": 1,
         "config": {
@@ -163,14 +166,13 @@ def run_arena(
             "suite": {**(suite or {}), "hash": suite_hash(items)},
         },
         "facts": run_facts(seed),
-        "leaderboard": mark_benched(summarize(boards, names), boards),
+        "leaderboard": mark_benched(leaderboard, boards),
         "boards": boards,
         "complete": len(boards) == total,
         "played": len(boards),
         "retried": run.tally["retried"],
         "elapsed_s": round(time.perf_counter() - started, 3),
     }
-    levels = summarize_levels(boards, names)
     if levels:
         results["by_level"] = levels
     if run.interrupted:

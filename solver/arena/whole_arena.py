@@ -302,10 +302,10 @@ def rescore(results: dict, path: str = "results") -> dict:
         "arena": 1,
         "config": {**results.get("config", {}), "recorded": True, "suite": {"files": [path]}},
         "facts": run_facts(),
-        "leaderboard": summarize(boards, names),
+        "leaderboard": (leaderboard := summarize(boards, names)),
         "boards": boards,
     }
-    levels = summarize_levels(boards, names)
+    levels = summarize_levels(boards, names, leaderboard)
     if levels:
         out["by_level"] = levels
     return out

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from trample.arena import FunctionPlayer, generate, run_arena
-from trample.arena.metrics import strip_timing
+from trample.arena.metrics import strip_timing, summarize, summarize_levels
 from trample.arena.report import leaderboard_text, print_leaderboard, run_title, write_png
 from trample.arena.stats import bootstrap, suite_hash, wilson
 from trample.cli import main
@@ -71,6 +71,23 @@ def test_per_level_breakdown(results):
     levels = results["by_level"]
     assert set(levels) == {"tiny", "shared"}
     assert all(row["decisions"] == 8 for rows in levels.values() for row in rows)
+    for level, rows in levels.items():  # each level's leaderboard is that level's boards summarized
+        assert rows == summarize([b for b in results["boards"] if b["level"] == level], [r["player"] for r in rows])
+
+
+def test_a_level_of_every_board_has_the_leaderboard_of_the_run():
+    # a generated suite is one level: its leaderboard is copied from the run's (not bootstrapped twice), and it
+    # is the level's boards summarized; the copy is its own (the run's rows get "benched", the level's do not)
+    results = run_arena(generate("tiny", 6, seed=4), players=["random", "greedy", "optimal"], seed=1)
+    (rows,) = results["by_level"].values()
+    boards = results["boards"]
+    assert (
+        rows
+        == summarize(boards, ["random", "greedy", "optimal"])
+        == summarize_levels(boards, ["random", "greedy", "optimal"])["tiny"]
+    )
+    assert rows is not results["leaderboard"] and all(a is not b for a, b in zip(rows, results["leaderboard"]))
+    assert [r["ci"] for r in rows] == [r["ci"] for r in sorted(results["leaderboard"], key=lambda r: r["rank"])]
 
 
 def test_the_results_carry_the_suite_and_the_facts(results):
@@ -145,3 +162,52 @@ def test_whole_combat_results_are_rescored_from_themselves(tmp_path, capsys):
     assert main(["score", str(out), "--format", "json"]) == 0
     scored = json.loads(capsys.readouterr().out)
     assert strip_timing(scored["leaderboard"]) == strip_timing(arena["leaderboard"])
+
+
+# A run stopped by its time limit (or an interrupt) wrote its partial results only after importing scipy.stats for
+# their intervals: 0.3 s of CPU, over a second of wall time on a loaded machine, and an import cannot be cut short
+# (`arena --n 400 --time-limit 1` answered at 2.0-2.5 s once boards had been played; benchmarks/bench_limits.py).
+# Stopped before scipy.stats was imported, it now takes the numpy bootstrap, and says so in facts.statistics.
+def test_a_stopped_run_does_not_import_scipy_stats_for_its_intervals():
+    code = (
+        "import sys\n"
+        "from trample.limits import interrupt\n"
+        "from trample.arena.stats import bootstrap, method\n"
+        "interrupt()\n"
+        "print(bootstrap([0, 1, 2, 3, 4, 5, 6, 7], 'median', seed=3), method(), 'scipy.stats' in sys.modules)"
+    )
+    stopped = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "numpy percentile bootstrap" in stopped and stopped.rstrip().endswith("False")
+    hidden = "import sys; sys.modules['scipy'] = None\n" + code  # the numpy bootstrap of a machine without scipy
+    without = subprocess.run([sys.executable, "-c", hidden], capture_output=True, text=True, check=True).stdout
+    assert stopped.split("]")[0] == without.split("]")[0]
+
+
+def test_a_stopped_run_keeps_scipy_stats_once_it_is_imported():
+    pytest.importorskip("scipy.stats")
+    code = (
+        "import scipy.stats\n"
+        "from trample.limits import interrupt\n"
+        "from trample.arena.stats import bootstrap, method\n"
+        "a = bootstrap([0, 1, 2, 3, 4, 5, 6, 7], 'median', seed=3)\n"
+        "interrupt()\n"
+        "print(a == bootstrap([0, 1, 2, 3, 4, 5, 6, 7], 'median', seed=3), method())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("True") and "scipy" in out and "numpy percentile" not in out
+
+
+def test_arena_stopped_at_its_time_limit_writes_its_results_without_scipy_stats(tmp_path):
+    out_file = tmp_path / "r.json"
+    code = (
+        "import sys\n"
+        "from trample.cli import main\n"
+        "code = main(['arena', '--n', '1000', '--players', 'greedy', '--time-limit', '0.5',"
+        f" '--out', {str(out_file)!r}])\n"
+        "print(code, 'scipy.stats' in sys.modules)"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.stdout.split()[-2:] == ["1", "False"], run.stderr
+    assert "stopped at the time limit of 0.5 s" in run.stderr
+    results = json.loads(out_file.read_text())
+    assert results["complete"] is False and "numpy percentile bootstrap" in results["facts"]["statistics"]

@@ -31,7 +31,7 @@ from ...arena.runner import (
     run_blocks_arena,
     run_whole_arena,
 )
-from ...arena.stats import run_facts
+from ...arena.stats import run_facts, setup_facts
 from ...arena.suites import one_step
 from ...arena.whole_arena import PLAYERS, player_names, rescore
 from ...documents import any_digits, iter_documents, prefixed, read_text
@@ -342,6 +342,7 @@ def cmd_score(args) -> int:
         return _output(rescore(docs[0][1], args.file), args, None if fmt == "lines" else fmt)
     docs = expand_results(docs)
     work_done(lambda: f"{len(boards)} decisions scored")
+    setup_facts()  # read before scoring: a run stopped at its time limit does not read them after it
     interrupted = False
     try:
         for where, doc in docs:
@@ -377,11 +378,11 @@ def cmd_score(args) -> int:
             "recorded": True,
         },
         "facts": run_facts(),
-        "leaderboard": summarize(boards, names),
+        "leaderboard": (leaderboard := summarize(boards, names)),
         "boards": boards,
         "complete": not interrupted,
     }
-    levels = summarize_levels(boards, names)
+    levels = summarize_levels(boards, names, leaderboard)
     if levels:
         results["by_level"] = levels
     if interrupted:
