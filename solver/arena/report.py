@@ -264,10 +264,9 @@ def write_png(results: dict, path: str) -> None:
     that coincide stay visible); the optimal share and the illegal rate by rule, with 95% intervals; the title names
     the suite, seed and objective."""
     import matplotlib
+    import matplotlib.pyplot as plt  # first: waits for an import of it still running in a thread (import_soon)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     data = figure_data(results)
     regrets = data["regrets"]
     n = max(1, len(regrets))
@@ -339,7 +338,8 @@ def _ecdfs(ax, regrets: dict, objective: str, colours) -> None:
     ax.set_xlabel(f"primary regret ({objective})")
     ax.set_ylabel("share of legal decisions with regret ≤ x")
     ax.set_title("regret ECDF (markers at each step)", fontsize=10, loc="left")
-    ax.legend(fontsize=8, loc="lower right")
+    if any(len(vs) for vs in regrets.values()):  # no legal decision, no line: no legend (matplotlib warned)
+        ax.legend(fontsize=8, loc="lower right")
 
 
 def _share_bars(ax, bars_data: list) -> None:

@@ -153,6 +153,35 @@ def test_png_report(results, tmp_path):
     )
 
 
+def test_report_of_no_board_draws_without_warnings(tmp_path):
+    # a run stopped before its first board still writes its --report; matplotlib warned "No artists with labels"
+    pytest.importorskip("matplotlib")
+    import warnings
+
+    results = run_arena([], players=["greedy", "optimal"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write_png(results, str(tmp_path / "none.png"))
+    assert (tmp_path / "none.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_drawn_while_matplotlib_is_still_imported_in_a_thread(tmp_path):
+    # arena --report imports matplotlib.pyplot in a thread while the boards are played (trample.limits.import_soon);
+    # a run stopped at once drew its report while that import was half done: "partially initialized module
+    # 'matplotlib.pyplot' has no attribute 'switch_backend'"
+    pytest.importorskip("matplotlib")
+    code = (
+        "from trample.limits import import_soon\n"
+        "from trample.arena import run_arena\n"
+        "from trample.arena.report import write_png\n"
+        "results = run_arena([], players=['greedy'])\n"
+        "import_soon('matplotlib.pyplot')\n"
+        f"write_png(results, {str(tmp_path / 'r.png')!r})\n"
+    )
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_whole_combat_results_are_rescored_from_themselves(tmp_path, capsys):
     pytest.importorskip("pyspiel")
     out = tmp_path / "c.json"
