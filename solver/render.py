@@ -64,8 +64,10 @@ MARKER = "trample-arrowhead-"  # arrowhead marker ids (a prefix no reader needs 
 
 #: a character XML 1.0 cannot carry (2.2 Char: everything but tab, newline, carriage return, U+0020-U+D7FF,
 #: U+E000-U+FFFD and U+10000-U+10FFFF): one regular expression, so that the usual text (all of it allowed) is
-#: checked in one pass rather than character by character
-_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: checked in one pass rather than character by character. Written as the characters it matches (the complement
+#: of those ranges, checked equal on every code point by tests/render): the negated class took about 4 ms of CPU to
+#: compile at import, the positive one 0.5 ms
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _escape(match: re.Match) -> str:
