@@ -144,7 +144,8 @@ def run_arena(
         for chunk in chunked(items, chunk_size)
     ]
     started = time.perf_counter()
-    setup_facts()  # read now: a run stopped at its time limit writes its results without reading them after it
+    setup_facts()  # read now, and the suite hashed now: a run stopped by Ctrl-C or its time limit writes its
+    hashed = suite_hash(items)  # results without that work after the stop
     total = len(items)
     if progress:
         progress(0, total)
@@ -163,7 +164,7 @@ def run_arena(
             "timeout": timeout,
             "startup_timeout": startup_timeout,
             "max_failures": max_failures,
-            "suite": {**(suite or {}), "hash": suite_hash(items)},
+            "suite": {**(suite or {}), "hash": hashed},
         },
         "facts": run_facts(seed),
         "leaderboard": mark_benched(leaderboard, boards),

@@ -595,6 +595,7 @@ def _arena_boards(args, combat: bool, described: dict, declarations: str | None 
     items: list[dict] = []
     work_done(lambda: "0 boards played (the suite was being read)")
     try:
+        setup_facts()  # read first: a run stopped by Ctrl-C or its time limit then writes its results at once
         for path in args.suite:
             if declarations:
                 items += declarations_suite(path, read_text(suites.suite_file(path)), declarations)
