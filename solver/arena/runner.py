@@ -153,19 +153,11 @@ def run_arena(
     boards = [b for i in sorted(run.parts) for b in run.parts[i]]
     leaderboard = summarize(boards, names)
     levels = summarize_levels(boards, names, leaderboard)  # before mark_benched adds to the rows
+    config = {"objective": objective, "seed": seed, "players": names, "boards": total, "chunk_size": chunk_size}
+    config.update(options, suite={**(suite or {}), "hash": hashed})  # timeout, startup_timeout, max_failures
     results = {
         "arena": 1,
-        "config": {
-            "objective": objective,
-            "seed": seed,
-            "players": names,
-            "boards": total,
-            "chunk_size": chunk_size,
-            "timeout": timeout,
-            "startup_timeout": startup_timeout,
-            "max_failures": max_failures,
-            "suite": {**(suite or {}), "hash": hashed},
-        },
+        "config": config,
         "facts": run_facts(seed),
         "leaderboard": mark_benched(leaderboard, boards),
         "boards": boards,
