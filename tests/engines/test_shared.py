@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from brute import brute_force
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_ordered import _canonical, _key
 
 from trample import Combat
 from trample.engines import direct
 from trample.engines.direct import ComponentDP, DirectEngine
-from trample.engines.shared import Line, SharedProgramme, shared_count, shared_programme
+from trample.engines.shared import Line, SharedProgramme, _pass, shared_count, shared_programme
 from trample.models import load_scenario
 from trample.rules import derive
 
@@ -88,6 +88,25 @@ def test_line_against_a_sum():
         line = Line(items, m)
         for K in range(-2, 30):
             assert line.at(K) == _line_sum(items, m, K)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3)), max_size=3),
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3)), max_size=3),
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3)), max_size=2),
+    st.integers(-1, 2),
+    st.integers(0, 120),
+    st.integers(-60, 60),
+)
+@example([], [(5, 1)], [], -1, 20, 0)  # cnt is one point (no box, no slack): a stretch of one value
+def test_a_pass_sums_as_one_product_a_value(inside, rest, only1, m, m0, base):
+    """_two_short's pass over the first total, summed stretch by stretch from a few values (forward differences),
+    against the products summed one value at a time (ranges of up to 120 values, lines of degree up to 9)."""
+    cnt, pref, phi = Line(inside, m), Line(rest, 0), Line(only1, m + 1)
+    lo = max(0, -base)
+    expected = sum(cnt.at(X) * pref.at(m0 - X) * phi.at(base + X) for X in range(lo, m0 + 1))
+    assert _pass(cnt, pref, phi, m0, base, lo, m0) == expected
 
 
 def _line_sum(items, m, K):
