@@ -130,6 +130,22 @@ def shared_count(plan: DamagePlan, component: Sequence[int], deadline: Deadline 
     return _count(srcs, need, set(), deadline or NEVER)
 
 
+def column_cells(plan: DamagePlan, component: Sequence[int]) -> int | None:
+    """A rough size of the column programme's tables on a component of :func:`shared_count`'s shape (None outside
+    it): the blockers' totals it tells apart (each need + 1, multiplied) times the damage left to a source (the
+    largest + 1). Measured (CPU to build): two tramplers on one blocker, 5 x 10^5 in 0.16 s, 4.5 x 10^6 in 1.6 s;
+    three on two blockers, 1.4 x 10^4 in 0.05 s, 3.8 x 10^5 in 2 s; the HUGE board 5 x 10^9, three of 3 000 on two
+    of 2 000 1.2 x 10^10 (neither builds)."""
+    shaped = _shaped(plan, component)
+    if shaped is None:
+        return None
+    srcs, need = shaped
+    cells = max((D for D, _, _, _ in srcs), default=0) + 1
+    for n in need.values():
+        cells *= n + 1
+    return cells
+
+
 def _shaped(plan: DamagePlan, component: Sequence[int]) -> tuple[list[Src], dict[str, int]] | None:
     shaped = shape_of(plan, component)
     if shaped is None:

@@ -278,3 +278,34 @@ def test_three_on_two_of_2000_lists_with_the_closed_form(only_b1, unblocked):  #
     assert direct.lists_within_bounds(combat.plan, comp)
     auto = Combat(load_scenario(sc))
     assert np.array_equal(next(iter(auto.assignment_blocks(rows=50)))[:10], first[:10])
+
+
+@pytest.mark.parametrize("only_b1, unblocked", [((), 0), ((2,), 1)])
+def test_many_draws_take_the_closed_form_at_once(monkeypatch, only_b1, unblocked):  # 702.19b
+    """Where the column programme would never build (three of 3 000 on two of 2 000), ranking for a sample of
+    1 000 takes the closed form without trying it (the trial was 3 s); the draws are the unranks of the seeded
+    random indices, each legal, and rank gives each back its index."""
+    import random
+
+    combat = Combat(load_scenario(_three_on_two(3000, 2000, only_b1, unblocked)), engine="direct")
+    (comp,) = [c for c in combat.plan.components if len(c) == 3]
+
+    built = direct.component_dp
+
+    def refused(plan, key, *a, **k):
+        assert tuple(key) != tuple(comp), "the column programme was tried"
+        return built(plan, key, *a, **k)  # the lone unblocked attacker's
+
+    with monkeypatch.context() as mp:
+        mp.setattr(direct, "component_dp", refused)
+        assert isinstance(direct.index_programme(combat.plan, comp, uses=1000), SharedProgramme)
+        draws = combat.sample(12, seed=5)
+    rng, n = random.Random(5), combat.count()
+    indices = [rng.randrange(n) for _ in range(12)]
+    assert draws == [combat.unrank(i) for i in indices]
+    assert [combat.rank(a) for a in draws] == indices
+    assert all(combat.check(a).legal for a in draws)
+    # where the column programme builds (12 on 8), a sample of many still tries it first (microseconds a draw)
+    small = Combat(load_scenario(_three_on_two(12, 8)), engine="direct")
+    (comp,) = small.plan.components
+    assert isinstance(direct.index_programme(small.plan, comp, uses=1000), ComponentDP)
