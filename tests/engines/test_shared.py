@@ -14,7 +14,7 @@ from test_ordered import _canonical, _key
 from trample import Combat
 from trample.engines import direct
 from trample.engines.direct import ComponentDP, DirectEngine
-from trample.engines.shared import Line, SharedProgramme, _pass, shared_count, shared_programme
+from trample.engines.shared import Line, SharedProgramme, _pass, _search, shared_count, shared_programme
 from trample.models import load_scenario
 from trample.rules import derive
 
@@ -107,6 +107,28 @@ def test_a_pass_sums_as_one_product_a_value(inside, rest, only1, m, m0, base):
     lo = max(0, -base)
     expected = sum(cnt.at(X) * pref.at(m0 - X) * phi.at(base + X) for X in range(lo, m0 + 1))
     assert _pass(cnt, pref, phi, m0, base, lo, m0) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 10**20), min_size=1, max_size=300), st.data())
+def test_the_search_finds_what_bisection_finds(steps, data):
+    """unrank's search (interpolation, halving after two steps on one side) on non-increasing functions with
+    plateaus and jumps: the largest v with f(v) >= floor, and f at v and v + 1."""
+    f = sorted(steps, reverse=True)  # f(0..rem); f(rem + 1) = 0
+    rem = len(f) - 1
+    floor = data.draw(st.integers(1, max(1, f[0])))
+    if f[0] < floor:
+        return
+    calls = []
+
+    def at(v):
+        calls.append(v)
+        return f[v]
+
+    v, fv, above = _search(rem, at, f[0], floor)
+    expected = max(u for u in range(rem + 1) if f[u] >= floor)
+    assert (v, fv, above) == (expected, f[expected], f[expected + 1] if expected < rem else 0)
+    assert all(0 < u <= rem for u in calls) and len(calls) <= 3 * rem.bit_length() + 3
 
 
 def _line_sum(items, m, K):
