@@ -298,8 +298,8 @@ class SharedProgramme:
     order, column by column: the completions of a prefix are the same closed form on what is left (each blocker's
     need less the prefix's damage on it, the blockers a used gated route named flagged, the current source's damage
     left over its routes from the current one). "The current column at least ``v``" is the same count again (``v``
-    put on the route, the route kept), so each column's value is found by bisection: about ``log2(damage)`` counts
-    a column."""
+    put on the route, the route kept), so each column's value is found by a search over ``v`` (:func:`_search`:
+    interpolation, a few counts a column), and the completions of the next state are read off its ends."""
 
     def __init__(self, plan: DamagePlan, component: Sequence[int], srcs: Sequence[Src], need: dict[str, int]):
         self.columns = plan.component_columns(component)
