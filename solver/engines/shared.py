@@ -61,12 +61,13 @@ def _basis(d: int, u: int, shifted: bool) -> list[int]:
     return [(-1) ** k * _gbinom(top, u - 1 - k) for k in range(u)]
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 10)
 def _expanded(boxes: tuple[Item, ...]) -> tuple[tuple[int, int, int], ...]:
     """The product over the boxes of ``sum_k c_k C(v + k, k)`` less the same shifted past the box's bound (offset
     ``d + 1``), expanded: ``(offset, sum of the k, coefficient)``, like terms merged. Built from the first box and
     the product of the others, kept: a bisection moves the first box (its source's damage left) and nothing else,
-    so each count adds one box to a product it has already."""
+    so each count adds one box to a product it has already. Few are kept (a search's hot ones): an expansion over
+    ten boxes of distinct damage has about 2^10 offsets times the degrees, a few hundred kilobytes."""
     if not boxes:
         return ((0, 0, 1),)
     d, u = boxes[0]
@@ -108,7 +109,7 @@ class Line:
         return total
 
 
-@lru_cache(maxsize=1 << 12)
+@lru_cache(maxsize=1 << 9)
 def _line(items: tuple[Item, ...], m: int) -> Line:
     """:class:`Line` of the items, kept: a bisection's counts rebuild the same lines over the sources it does not
     move (a column's counts differ only in its own source)."""
