@@ -331,3 +331,36 @@ def test_many_draws_take_the_closed_form_at_once(monkeypatch, only_b1, unblocked
     small = Combat(load_scenario(_three_on_two(12, 8)), engine="direct")
     (comp,) = small.plan.components
     assert isinstance(direct.index_programme(small.plan, comp, uses=1000), ComponentDP)
+
+
+def test_auto_lists_two_on_one_of_100_000_with_the_closed_form(monkeypatch):  # 702.19b
+    # tests/cli/test_limits.py's HUGE: "auto" decides at once that the direct engine lists it (the closed form's
+    # lister, lists_within_bounds) -- no column programme tried, no CP-SAT -- and its first rows are the canonical
+    # order's (CP-SAT's would not be)
+    sc = {
+        "players": OPP,
+        "attackers": [
+            {"id": f"a{i}", "power": 100_000, "toughness": 5, "keywords": ["trample"], "attacking": "opp"}
+            | {"blocked_by": ["b0"]}
+            for i in range(2)
+        ],
+        "blockers": [{"id": "b0", "power": 1, "toughness": 50_000}],
+    }
+
+    def refused(*_a, **_k):
+        raise AssertionError("the column programme was tried")
+
+    monkeypatch.setattr(ComponentDP, "__init__", refused)
+    combat = Combat(load_scenario(sc))
+    first = list(combat.assignments(limit=3))
+    (comp,) = combat.plan.components
+    assert isinstance(combat.plan.cache.of("direct")[tuple(comp)], SharedProgramme)
+    assert first == [combat.unrank(i) for i in range(3)]
+    assert [combat.rank(a) for a in combat.sample(5, seed=2)] == _indices(2, 5, combat.count())
+
+
+def _indices(seed, n, total):
+    import random
+
+    rng = random.Random(seed)
+    return [rng.randrange(total) for _ in range(n)]
