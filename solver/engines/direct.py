@@ -73,7 +73,7 @@ from . import BLOCKS, EFFECTS, PROGRAMME, Programme
 from .by_source import compositions
 from .effects import Effects, effect_counts, listed_effects
 from .elimination import COUNTS, Graph, OverBudget, count_component
-from .shared import SharedProgramme, shared_count, shared_programme
+from .shared import SharedProgramme, column_cells, shared_count, shared_programme
 
 if TYPE_CHECKING:  # imported where used: a count (DirectEngine.count) needs neither ranking programme
     from .conditioned import ConditionedProgramme, PrefixLister
@@ -1338,6 +1338,10 @@ CONDITIONED = True
 #: ranking past the column programme's trial answers with the closed form of a few shared gated blockers where the
 #: component has its shape (engines/shared.py; False: the prefix-fixed programme, as before it)
 SHARED = True
+#: the column programme's size (:func:`~trample.engines.shared.column_cells`) past which a component of the closed
+#: form's shape is ranked with it at once, the column programme not tried (a sample of 1 000 draws tried it for
+#: COLUMN_TRIAL_MANY, 3 s, on boards where it never builds); below it the trial comes first, as before
+SHARED_AT_ONCE = 1 << 20
 
 
 def index_programme(
@@ -1345,7 +1349,9 @@ def index_programme(
 ) -> ComponentDP | ConditionedProgramme | SourceProgramme | ShiftingProgramme | SharedProgramme:
     """The (cached) programme that ranks and unranks one component in the canonical order (see
     :meth:`DirectEngine.programme`); a column programme already built is used as it is. ``uses``: how many ranks
-    or unranks the caller means to make (MANY or more: the column programme gets the longer trial first)."""
+    or unranks the caller means to make (MANY or more: the column programme gets the longer trial first). A
+    component of the closed form's shape whose column programme would be large (``shared.column_cells`` past
+    SHARED_AT_ONCE) is ranked with the closed form at once, for any ``uses``."""
     from .conditioned import ConditionedProgramme
     from .ordered import TooWide
 
@@ -1356,6 +1362,10 @@ def index_programme(
         return built if built is not None else component_dp(plan, key, deadline)
     cache = plan.cache.of("direct-index")  # its own: the source lister's ("direct-ordered") lists with .blocks
     prog = cache.get(key)
+    if prog is None and SHARED and (column_cells(plan, key) or 0) > SHARED_AT_ONCE:
+        shared = shared_programme(plan, key)  # the column programme would not build: no trial of it
+        if shared is not None:
+            prog = cache[key] = shared
     if prog is None or (uses >= MANY and isinstance(prog, ShiftingProgramme) and not prog.long_tried):
         # the column programme, where it builds within a short trial, unranks in microseconds (the source
         # programme in milliseconds: sampling on a star would be 60 times slower); both give the canonical order

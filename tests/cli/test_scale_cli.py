@@ -182,6 +182,23 @@ def test_enumerate_jsonl_to_output_file(capsys, scen, tmp_path):
     assert [json.loads(x) for x in path.read_text().splitlines()] == ORDER  # direct engine: canonical order
 
 
+def test_enumerate_limit_asks_no_larger_block(capsys, scen, monkeypatch):
+    # --limit 3 on a board listed at milliseconds a row (the closed form's lister: HUGE) listed a whole block of
+    # rows, or 0.25 s of them, before writing three: the blocks asked for are now no larger than the limit
+    from trample.step import DamageStep
+
+    asked, blocks = [], DamageStep.assignment_blocks
+
+    def recorded(self, rows=1 << 16, **kwargs):
+        asked.append(rows)
+        return blocks(self, rows=rows, **kwargs)
+
+    monkeypatch.setattr(DamageStep, "assignment_blocks", recorded)
+    code, out, err = trample(capsys, "enumerate", scen, "--limit", 3)
+    assert (code, [json.loads(x) for x in out.splitlines()], err) == (0, ORDER[:3], "")
+    assert asked == [3]
+
+
 def test_progress_bar_renders_with_rich():
     rich_console = pytest.importorskip("rich.console")
     buf = io.StringIO()

@@ -53,8 +53,9 @@ def test_bulk_lines_are_json_dumps_of_each_row(layout, data, entries, dtype):
     rows = data.draw(
         st.lists(st.lists(st.integers(0, top), min_size=len(columns), max_size=len(columns)), min_size=n, max_size=n)
     )
-    saved = step._SEGMENT_ENTRIES
+    saved, paid = step._SEGMENT_ENTRIES, step._ENTRIES_PER_ROW
     step._SEGMENT_ENTRIES = entries  # one column a segment (tiny tables) up to several columns a segment
+    step._ENTRIES_PER_ROW = 1 << 40  # the tables built for any number of rows (the one-line path: below)
     try:
         layout_ = step._Layout(list(names), list(columns))
         block = np.array(rows, dtype=np.int16 if top > 127 else dtype).reshape(n, len(columns))
@@ -68,7 +69,21 @@ def test_bulk_lines_are_json_dumps_of_each_row(layout, data, entries, dtype):
                 names, columns, other
             )
     finally:
-        step._SEGMENT_ENTRIES = saved
+        step._SEGMENT_ENTRIES, step._ENTRIES_PER_ROW = saved, paid
+
+
+def test_tables_are_built_once_the_rows_pay_for_them():
+    # a few rows of large amounts are written one line at a time (HUGE's `enumerate --limit 3` built 600 000 table
+    # entries for three lines); once the rows so written reach the tables' entries over _ENTRIES_PER_ROW, the
+    # tables are built and serve the blocks after: the same text either way
+    columns = [("a", "b"), ("a", "opp"), ("c", "b")]
+    layout = step._Layout(["a", "c"], columns)
+    rng = np.random.default_rng(3)
+    for k in range(8):
+        rows = rng.integers(0, 400, size=(100, 3)) * (rng.random((100, 3)) < 0.8)
+        rows[0, 0] = 399  # amounts below 400: 1 200 entries, paid for after 400 rows
+        assert layout.jsonl_bytes(rows) == expected(["a", "c"], columns, rows.tolist())
+        assert bool(layout._segments) == (k >= 3)
 
 
 def test_wide_rows_of_about_200_bytes():

@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from brute import brute_force
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_ordered import _canonical, _key
 
 from trample import Combat
 from trample.engines import direct
 from trample.engines.direct import ComponentDP, DirectEngine
-from trample.engines.shared import Line, SharedProgramme, shared_count, shared_programme
+from trample.engines.shared import Line, SharedProgramme, _pass, _search, shared_count, shared_programme
 from trample.models import load_scenario
 from trample.rules import derive
 
@@ -88,6 +88,47 @@ def test_line_against_a_sum():
         line = Line(items, m)
         for K in range(-2, 30):
             assert line.at(K) == _line_sum(items, m, K)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3)), max_size=3),
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3)), max_size=3),
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3)), max_size=2),
+    st.integers(-1, 2),
+    st.integers(0, 120),
+    st.integers(-60, 60),
+)
+@example([], [(5, 1)], [], -1, 20, 0)  # cnt is one point (no box, no slack): a stretch of one value
+def test_a_pass_sums_as_one_product_a_value(inside, rest, only1, m, m0, base):
+    """_two_short's pass over the first total, summed stretch by stretch from a few values (forward differences),
+    against the products summed one value at a time (ranges of up to 120 values, lines of degree up to 9)."""
+    cnt, pref, phi = Line(inside, m), Line(rest, 0), Line(only1, m + 1)
+    lo = max(0, -base)
+    expected = sum(cnt.at(X) * pref.at(m0 - X) * phi.at(base + X) for X in range(lo, m0 + 1))
+    assert _pass(cnt, pref, phi, m0, base, lo, m0) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 10**20), min_size=1, max_size=300), st.data())
+def test_the_search_finds_what_bisection_finds(steps, data):
+    """unrank's search (interpolation, halving after two steps on one side) on non-increasing functions with
+    plateaus and jumps: the largest v with f(v) >= floor, and f at v and v + 1."""
+    f = sorted(steps, reverse=True)  # f(0..rem); f(rem + 1) = 0
+    rem = len(f) - 1
+    floor = data.draw(st.integers(1, max(1, f[0])))
+    if f[0] < floor:
+        return
+    calls = []
+
+    def at(v):
+        calls.append(v)
+        return f[v]
+
+    v, fv, above = _search(rem, at, f[0], floor)
+    expected = max(u for u in range(rem + 1) if f[u] >= floor)
+    assert (v, fv, above) == (expected, f[expected], f[expected + 1] if expected < rem else 0)
+    assert all(0 < u <= rem for u in calls) and len(calls) <= 3 * rem.bit_length() + 3
 
 
 def _line_sum(items, m, K):
@@ -259,3 +300,67 @@ def test_three_on_two_of_2000_lists_with_the_closed_form(only_b1, unblocked):  #
     assert direct.lists_within_bounds(combat.plan, comp)
     auto = Combat(load_scenario(sc))
     assert np.array_equal(next(iter(auto.assignment_blocks(rows=50)))[:10], first[:10])
+
+
+@pytest.mark.parametrize("only_b1, unblocked", [((), 0), ((2,), 1)])
+def test_many_draws_take_the_closed_form_at_once(monkeypatch, only_b1, unblocked):  # 702.19b
+    """Where the column programme would never build (three of 3 000 on two of 2 000), ranking for a sample of
+    1 000 takes the closed form without trying it (the trial was 3 s); the draws are the unranks of the seeded
+    random indices, each legal, and rank gives each back its index."""
+    import random
+
+    combat = Combat(load_scenario(_three_on_two(3000, 2000, only_b1, unblocked)), engine="direct")
+    (comp,) = [c for c in combat.plan.components if len(c) == 3]
+
+    built = direct.component_dp
+
+    def refused(plan, key, *a, **k):
+        assert tuple(key) != tuple(comp), "the column programme was tried"
+        return built(plan, key, *a, **k)  # the lone unblocked attacker's
+
+    with monkeypatch.context() as mp:
+        mp.setattr(direct, "component_dp", refused)
+        assert isinstance(direct.index_programme(combat.plan, comp, uses=1000), SharedProgramme)
+        draws = combat.sample(12, seed=5)
+    rng, n = random.Random(5), combat.count()
+    indices = [rng.randrange(n) for _ in range(12)]
+    assert draws == [combat.unrank(i) for i in indices]
+    assert [combat.rank(a) for a in draws] == indices
+    assert all(combat.check(a).legal for a in draws)
+    # where the column programme builds (12 on 8), a sample of many still tries it first (microseconds a draw)
+    small = Combat(load_scenario(_three_on_two(12, 8)), engine="direct")
+    (comp,) = small.plan.components
+    assert isinstance(direct.index_programme(small.plan, comp, uses=1000), ComponentDP)
+
+
+def test_auto_lists_two_on_one_of_100_000_with_the_closed_form(monkeypatch):  # 702.19b
+    # tests/cli/test_limits.py's HUGE: "auto" decides at once that the direct engine lists it (the closed form's
+    # lister, lists_within_bounds) -- no column programme tried, no CP-SAT -- and its first rows are the canonical
+    # order's (CP-SAT's would not be)
+    sc = {
+        "players": OPP,
+        "attackers": [
+            {"id": f"a{i}", "power": 100_000, "toughness": 5, "keywords": ["trample"], "attacking": "opp"}
+            | {"blocked_by": ["b0"]}
+            for i in range(2)
+        ],
+        "blockers": [{"id": "b0", "power": 1, "toughness": 50_000}],
+    }
+
+    def refused(*_a, **_k):
+        raise AssertionError("the column programme was tried")
+
+    monkeypatch.setattr(ComponentDP, "__init__", refused)
+    combat = Combat(load_scenario(sc))
+    first = list(combat.assignments(limit=3))
+    (comp,) = combat.plan.components
+    assert isinstance(combat.plan.cache.of("direct")[tuple(comp)], SharedProgramme)
+    assert first == [combat.unrank(i) for i in range(3)]
+    assert [combat.rank(a) for a in combat.sample(5, seed=2)] == _indices(2, 5, combat.count())
+
+
+def _indices(seed, n, total):
+    import random
+
+    rng = random.Random(seed)
+    return [rng.randrange(total) for _ in range(n)]

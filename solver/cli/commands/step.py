@@ -313,6 +313,8 @@ def _bulk_lines(combat: DamageStep, args, stopped) -> Iterator[tuple[bytes, int]
     """(text, lines) per block of the step's assignments, up to --limit; --time-limit sets stopped["time"]."""
     left = args.limit
     rows = jsonl_rows(len(combat.plan.columns))
+    if left is not None:
+        rows = max(1, min(rows, left))  # no block listed past --limit (a slow lister's rows cost milliseconds)
     try:
         for block in combat.assignment_blocks(rows=rows, time_limit=args.time_limit):
             if left is not None:
