@@ -307,6 +307,20 @@ def _space(scenario, side: str, limit: int | None) -> tuple[Combat, int, int]:
     return combat, total, total if limit is None else min(total, limit)
 
 
+def _writable(combat: Combat, most: int, shards: int) -> None:
+    """A shard of ``most`` rows can be a .npy file: numpy sizes an array in signed 64-bit bytes (a shard of a
+    count past 2^63 failed in the worker with OverflowError, a traceback). Bad input otherwise, before any file."""
+    plan = combat.plan
+    width = max(1, len(plan.columns)) * np.dtype(blocks_engine("direct").dtype_for(
+        max((s.damage for s in plan.sources), default=0))).itemsize  # fmt: skip
+    if most * width > np.iinfo(np.int64).max:
+        raise FormatError(
+            "--shards",
+            f"{shards} shards of up to {most:.3g} rows ({width} bytes each) are too large for .npy files: give "
+            "--limit (the first rows only) or more shards",
+        )
+
+
 def enumerate_shards(
     scenario,
     out_dir: str,
@@ -322,8 +336,10 @@ def enumerate_shards(
     count, each shard's file and range). Returns the manifest. The programme is built here and shipped to the
     workers once (:class:`Cargo`)."""
     combat, total, rows = _space(scenario, side, limit)
+    ranges = shard_ranges(rows, shards)
+    _writable(combat, max((b - a for a, b in ranges), default=0), shards)
     os.makedirs(out_dir, exist_ok=True)
-    tasks = [(a, b, os.path.join(out_dir, f"shard-{k:05d}.npy")) for k, (a, b) in enumerate(shard_ranges(rows, shards))]
+    tasks = [(a, b, os.path.join(out_dir, f"shard-{k:05d}.npy")) for k, (a, b) in enumerate(ranges)]
     done = run_tasks(write_shard, tasks, backend, scheduler, workers, cargo=Cargo(built_plan(combat)))
     plan = combat.plan
     names = [s.source for s in plan.sources]

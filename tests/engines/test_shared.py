@@ -4,6 +4,10 @@ the blockers' totals (702.19b: lethal damage counts every source's damage on the
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from brute import brute_force
@@ -364,3 +368,26 @@ def _indices(seed, n, total):
 
     rng = random.Random(seed)
     return [rng.randrange(total) for _ in range(n)]
+
+
+def test_shards_of_a_count_past_two_to_the_63_are_bad_input(tmp_path):
+    # three power-3 000 tramplers on two 2 000-toughness blockers: 5.2e19 assignments. `enumerate --shards 2` sized
+    # each shard's .npy file in signed 64-bit bytes in the worker and failed there (OverflowError, a traceback);
+    # now one line, exit 2, before any file -- and with --limit the shards are written
+    board = tmp_path / "three.json"
+    board.write_text(json.dumps(_three_on_two(3000, 2000)))
+    run = subprocess.run(
+        [sys.executable, "-m", "trample", "enumerate", str(board), "--shards", "2", "-o", str(tmp_path / "s")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "--shards" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and not (tmp_path / "s").exists()
+    out = tmp_path / "t"
+    argv = [sys.executable, "-m", "trample", "enumerate", str(board), "--shards", "2", "-o", str(out), "--limit", "7"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=True)
+    assert json.loads(done.stdout)["rows"] == 7
+    rows = np.concatenate([np.load(out / f"shard-0000{k}.npy") for k in range(2)])
+    combat = Combat(load_scenario(_three_on_two(3000, 2000)), engine="direct")
+    assert np.array_equal(rows, next(combat.assignment_blocks(rows=7)))  # the first 7 of the canonical order
