@@ -120,6 +120,7 @@ class SourceProgramme:
         self._kidx: dict[int, dict[tuple[int, ...], int]] = {}
         self._index: dict[int, _CodeIndex] = {}  # per level, the index of its reached states' codes (see find)
         self._listers: dict[str, Lister] = {}
+        self._redo = 0  # pairs of the forward steps made, done again backwards (a bounded build's work, ahead)
         self.g = Graph(plan, self.component)
         self.scope: list[tuple[str, ...]] = []
         self.tkeys: list[Keys] = []
@@ -180,13 +181,24 @@ class SourceProgramme:
             raise TooWide
         pairs = len(self.codes[j]) * len(self.tkeys[j])
         limit = self._budget.limit
-        if limit is not None and (self._budget.ops + 2 * pairs > limit or pairs > STEP_PAIRS):
+        # the work at the end of the build is at least what is spent, the forward steps so far done again backwards
+        # and this step's pairs both ways: past the limit, the build would fail later (after this step's seconds)
+        floor = self._budget.ops + self._redo + 2 * pairs
+        if limit is not None and (floor > limit or pairs > STEP_PAIRS):
             raise OverBudget  # forwards, and backwards again: over the limit (or one step of a wide cut: seconds)
+        self._redo += pairs
         span = int(np.prod(radix, dtype=np.int64)) if radix else 1
         if span <= DENSE_SPAN:  # the codes' range is narrow: marked, no sort
             present = np.zeros(span, dtype=bool)
+            marked = 0  # at least the states marked so far (a state new twice in one slice counts twice)
             for _, code in self._pairs(j, 0, len(self.codes[j])):
-                present[code[code >= 0]] = True
+                code = code[code >= 0]
+                marked += int(np.count_nonzero(~present[code]))
+                present[code] = True
+                if self._next_over(j, floor, marked):
+                    marked = int(np.count_nonzero(present))
+                    if self._next_over(j, floor, marked):
+                        raise OverBudget
             self.codes.append(np.flatnonzero(present).astype(np.int64))
             return
         seen = _CodeSet(self._budget.check)
@@ -194,8 +206,20 @@ class SourceProgramme:
             seen.add(code[code >= 0])
             if limit is not None and seen.count > STATES_HELD and seen.size() > STATES_HELD:
                 raise OverBudget  # too many states for a bounded programme
+            if self._next_over(j, floor, seen.count) and self._next_over(j, floor, seen.size()):
+                raise OverBudget
         self._budget.check()
         self.codes.append(seen.sorted())
+
+    def _next_over(self, j: int, floor: int, states: int) -> bool:
+        """Would the next step's check refuse (:meth:`_forward`) once the cut after source ``j`` has ``states``
+        states (those found so far: it will have at least as many), ``floor`` the build's work at least after this
+        step? Then the step is given up at once, the verdict the same (a bounded build only)."""
+        limit = self._budget.limit
+        if limit is None or j + 1 >= len(self.component):
+            return False
+        pairs = states * len(self.tkeys[j + 1])
+        return floor + 2 * pairs > limit or pairs > STEP_PAIRS
 
     def _next_cut(self, j: int) -> None:
         """The resources of the cut after source ``j``: those of the cut before it and of its table still open."""
