@@ -116,7 +116,9 @@ class SourceProgramme:
         self.columns = plan.component_columns(self.component)
         self.P = len(self.columns)
         self._budget = Budget(deadline or NEVER, work_limit)
-        self._prep: dict[int, Prepared] = {}
+        # the joins' matrices depend on the sources' tables and the cuts' resources, not on a prefix: every
+        # programme of the component shares them (the prefix lister builds several rooted ones, plus the refusals)
+        self._prep: dict[int, Prepared] = plan.cache.of("direct-prepared").setdefault(self.component, {})
         self._kidx: dict[int, dict[tuple[int, ...], int]] = {}
         self._index: dict[int, _CodeIndex] = {}  # per level, the index of its reached states' codes (see find)
         self._listers: dict[str, Lister] = {}
