@@ -70,9 +70,8 @@ from .elimination import (
     path_plan,
     sum_table,
     unique,
-    way_table,
 )
-from .ordered import SourceProgramme, TooWide, Walk, lex_compositions
+from .ordered import SourceProgramme, TooWide, Walk, lex_compositions, source_tables
 
 DENSE_CELLS = 1 << 22  # cells (states of a source's resources x residue rows) of the dense weighing at most
 #: pairs of entries joined (the count's measure of work) for the tree's tables at the build, and for one source's
@@ -148,10 +147,7 @@ class ConditionedProgramme:
         self.scope: list[tuple[str, ...]] = []  # each source's shared resources (its table's scope, as Walk reads)
         self.raw: list[Rows] = []  # each source's table, its states as way_table gives them
         kept: list[tuple[frozenset[int], tuple[str, ...], Rows]] = []
-        for i in self.component:
-            assert plan.sources[i].unblocked is None  # refused before (direct.refuse_options)
-            scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
-            rows = way_table(g, plan.sources[i], scope, budget)
+        for i, (scope, rows) in zip(self.component, source_tables(plan, self.component, g, budget)):
             self.scope.append(scope)
             self.raw.append(rows)
             members = frozenset([i])

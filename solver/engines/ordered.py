@@ -85,6 +85,32 @@ PREPARE_CELLS = 1 << 23  # cells of one join matrix (or of its resources' sums) 
 Prepared = tuple[list[tuple[int, int]], list[tuple[list[int], list[int], Any]], int]
 
 
+def _scope(g: Graph, i: int) -> tuple[str, ...]:
+    """The resources source ``i`` shares with another source of the component (its table's scope)."""
+    return tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
+
+
+def source_tables(
+    plan: DamagePlan, component: tuple[int, ...], g: Graph, budget: Budget
+) -> list[tuple[tuple[str, ...], Rows]]:
+    """Each source's scope and table (the elimination programme's ``way_table``), made once per plan and component
+    (the source programmes tried one after the other and the prefix lister's programme read the same), with the
+    work they took spent again on a budget that finds them made (a bounded build refuses where it did)."""
+    cache = plan.cache.of("direct-prepared")
+    got: tuple[list[tuple[tuple[str, ...], Rows]], int] | None = cache.get(("tables", component))
+    if got is not None:
+        budget.spend(got[1])
+        return got[0]
+    before = budget.ops
+    made = []
+    for i in component:
+        assert plan.sources[i].unblocked is None  # refused before (direct.refuse_options)
+        scope = _scope(g, i)
+        made.append((scope, way_table(g, plan.sources[i], scope, budget)))
+    cache[("tables", component)] = (made, budget.ops - before)
+    return made
+
+
 class TooWide(Exception):
     """The cut of the plan order has too many resources to code its states in one int64, or the programme needs
     more work than the caller allowed (the caller falls back)."""
@@ -163,11 +189,13 @@ class SourceProgramme:
     def _source_tables(self, tables: Sequence[Rows] | None = None) -> None:
         """Each source's table (the elimination programme's ``way_table``) over its scope: the resources it shares
         with another source of the component (``tables``: those tables, built already)."""
-        g, plan = self.g, self.plan
+        made = source_tables(self.plan, self.component, self.g, self._budget) if tables is None else None
         for k, i in enumerate(self.component):
-            assert plan.sources[i].unblocked is None  # refused before (direct.refuse_options)
-            scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
-            rows = way_table(g, plan.sources[i], scope, self._budget) if tables is None else tables[k]
+            if made is not None:
+                scope, rows = made[k]
+            else:
+                assert tables is not None
+                scope, rows = _scope(self.g, i), tables[k]
             self.scope.append(scope)
             self.tkeys.append(np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)))
             self.tw.append(weights_of(list(rows.values())))
