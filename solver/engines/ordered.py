@@ -190,15 +190,19 @@ class SourceProgramme:
         """Each source's table (the elimination programme's ``way_table``) over its scope: the resources it shares
         with another source of the component (``tables``: those tables, built already)."""
         made = source_tables(self.plan, self.component, self.g, self._budget) if tables is None else None
-        for k, i in enumerate(self.component):
-            if made is not None:
-                scope, rows = made[k]
-            else:
-                assert tables is not None
-                scope, rows = _scope(self.g, i), tables[k]
-            self.scope.append(scope)
-            self.tkeys.append(np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)))
-            self.tw.append(weights_of(list(rows.values())))
+        if made is None:
+            assert tables is not None
+            made = [(_scope(self.g, i), rows) for i, rows in zip(self.component, tables)]
+        # their keys and weights as arrays, made once for the same tables (every rooted programme reads them)
+        cache = self.plan.cache.of("direct-prepared")
+        ids = tuple(id(rows) for _, rows in made)
+        got = cache.get(("arrays", self.component))
+        if got is None or got[0] != ids:
+            keys = [np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)) for scope, rows in made]
+            got = cache[("arrays", self.component)] = (ids, made, keys, [weights_of(list(r.values())) for _, r in made])
+        self.scope += [scope for scope, _ in made]
+        self.tkeys += got[2]
+        self.tw += got[3]
 
     def _forward(self, j: int) -> None:
         """The cut after source ``j`` and the states it reaches: each reached state of the cut before it joined with
