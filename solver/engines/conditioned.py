@@ -70,9 +70,8 @@ from .elimination import (
     path_plan,
     sum_table,
     unique,
-    way_table,
 )
-from .ordered import SourceProgramme, TooWide, Walk, lex_compositions
+from .ordered import SourceProgramme, TooWide, Walk, lex_compositions, source_tables
 
 DENSE_CELLS = 1 << 22  # cells (states of a source's resources x residue rows) of the dense weighing at most
 #: pairs of entries joined (the count's measure of work) for the tree's tables at the build, and for one source's
@@ -148,10 +147,7 @@ class ConditionedProgramme:
         self.scope: list[tuple[str, ...]] = []  # each source's shared resources (its table's scope, as Walk reads)
         self.raw: list[Rows] = []  # each source's table, its states as way_table gives them
         kept: list[tuple[frozenset[int], tuple[str, ...], Rows]] = []
-        for i in self.component:
-            assert plan.sources[i].unblocked is None  # refused before (direct.refuse_options)
-            scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
-            rows = way_table(g, plan.sources[i], scope, budget)
+        for i, (scope, rows) in zip(self.component, source_tables(plan, self.component, g, budget)):
             self.scope.append(scope)
             self.raw.append(rows)
             members = frozenset([i])
@@ -161,6 +157,8 @@ class ConditionedProgramme:
         # every entry of every join, every completion and the count are at most the product of the tables' sums
         self.ring = Ring(max(1, prod(sum(abs(w) for w in rows.values()) for _, _, rows in kept)))
         self.tables = [Table.of(m, s, r, self.ring) for m, s, r in kept]
+        self._rows = kept
+        self._after_rings: dict[int, tuple[Ring, list[Table]]] = {}  # per source j: the rejoin's ring and tables
         self._built: tuple[_Tree, list[Table]] | None = None  # the join tree and its inside tables, built when used
         self._outside_base: dict[int, Table] = {}  # no fixed leaf beside the node
         self._memo: dict[tuple[Any, ...], Any] = {}  # tables and completions for fixed prefixes
@@ -180,10 +178,10 @@ class ConditionedProgramme:
         """The first source's completions (kept); ``work``: by the rejoin within that many pairs only."""
         if self._first is None:
             if work is None:
-                parts = self._either(0, ())
+                parts, ring = self._either(0, ())
             else:
-                parts = self._rejoined(0, None, Budget(self.deadline or NEVER, work))
-            self._first = self._weigh(0, parts)
+                parts, ring = self._rejoined(0, None, Budget(self.deadline or NEVER, work)), self._after(0)[0]
+            self._first = self._weigh(0, parts, ring)
             self._total = sum(w * self._first.get(k, 0) for k, w in self.raw[0].items())
         return self._first
 
@@ -276,23 +274,40 @@ class ConditionedProgramme:
             return self._first_completions()
         got = self._memo.get(("c", j, fixed))
         if got is None:
-            got = self._keep(("c", j, fixed), self._weigh(j, self._either(j, fixed, rejoin)))
+            got = self._keep(("c", j, fixed), self._weigh(j, *self._either(j, fixed, rejoin)))
         out: Rows = got
         return out
 
-    def _either(self, j: int, fixed: Fixed, rejoin: int | None = None) -> list[Table]:
-        """The tables that weigh source j's keys: the tables after it joined with the prefix's (:meth:`_rejoined`;
-        for the first source, every other table: the count's work with its resources left open) while that takes at
-        most ``rejoin`` pairs (REJOIN_WORK), else source j's outside table in the join tree (built then)."""
+    def _either(self, j: int, fixed: Fixed, rejoin: int | None = None) -> tuple[list[Table], Ring]:
+        """The tables that weigh source j's keys, and their ring: the tables after it joined with the prefix's
+        (:meth:`_rejoined`; for the first source, every other table: the count's work with its resources left open)
+        while that takes at most ``rejoin`` pairs (REJOIN_WORK), else source j's outside table in the join tree
+        (built then)."""
         if rejoin is None:
             rejoin = REJOIN_WORK
         if rejoin:
             try:
                 budget = Budget(self.deadline or NEVER, min(rejoin, STEP_WORK))
-                return self._rejoined(j, self._prefix(fixed, budget), budget)
+                return self._rejoined(j, self._prefix(fixed, budget), budget), self._after(j)[0]
             except OverBudget:
                 pass
-        return [self._outside(j, fixed, self._budget())]
+        return [self._outside(j, fixed, self._budget())], self.ring
+
+    def _after(self, j: int) -> tuple[Ring, list[Table]]:
+        """The ring of the rejoin for source j and the tables after it in that ring: the completions of a prefix
+        are at most the product of those tables' sums (the prefix's weighs 1), often far below the component's
+        bound, so fewer primes (or exact int64 from about the fifth source on random_sharing(12, 14, 4)): each
+        join works on fewer rows of residues. The component's ring and tables where it asks as many primes."""
+        got = self._after_rings.get(j)
+        if got is None:
+            kept = self._rows[j + 1 :]
+            ring = Ring(max(1, prod(sum(abs(w) for w in rows.values()) for _, _, rows in kept)))
+            if ring.moduli == self.ring.moduli:
+                got = (self.ring, self.tables[j + 1 :])
+            else:
+                got = (ring, [Table.of(m, s, r, ring) for m, s, r in kept])
+            self._after_rings[j] = got
+        return got
 
     def _keep(self, key: tuple[Any, ...], value: Any) -> Any:
         """``value`` memoised under ``key`` (the memo emptied first when it would hold more than MEMO_ENTRIES)."""
@@ -372,10 +387,11 @@ class ConditionedProgramme:
         """The prefix's table and the tables after source j, joined part by part (connected by shared resources) in
         the cheaper of a bucket plan and path plans, source j's resources left open: one table per part, over
         resources that source j shares (empty scope: a part that does not touch it)."""
+        ring, after = self._after(j)
         tables: list[Table] = []
         if prefix is not None and prefix.scope:
-            tables.append(Table.of(prefix.members, prefix.scope, {tuple(prefix.keys[0].tolist()): 1}, self.ring))
-        tables += self.tables[j + 1 :]
+            tables.append(Table.of(prefix.members, prefix.scope, {tuple(prefix.keys[0].tolist()): 1}, ring))
+        tables += after
         planner = Planner(self.g)
         out: list[Table] = []
         open_ = frozenset(self.scope[j])
@@ -394,11 +410,11 @@ class ConditionedProgramme:
             for a, b in joins:
                 A, B = slots[a], slots[b]
                 assert A is not None and B is not None
-                t = join(self.g, A, B, self.ring, budget)
+                t = join(self.g, A, B, ring, budget)
                 if not len(t):
                     return [t]  # no completion at all
                 slots[a], slots[b] = t, None
-            out += _apart([t for t in slots if t is not None], lambda A, B: join(self.g, A, B, self.ring, budget))
+            out += _apart([t for t in slots if t is not None], lambda A, B: join(self.g, A, B, ring, budget))
         return out
 
     def _skips(self, v: int, level: int) -> bool:
@@ -443,7 +459,7 @@ class ConditionedProgramme:
             self.ring.reduce(w)
         return Table(members, B.scope, B.keys if B.index is None else None, w, 0.0, B.index)
 
-    def _weigh(self, j: int, parts: list[Table]) -> Rows:
+    def _weigh(self, j: int, parts: list[Table], ring: Ring) -> Rows:
         """Each key of source j's table -> the product over the parts (tables over some of its resources, sharing
         none) of the weight of the part's entries whose states, added to the key's, settle without breaking a gate
         (every source in)."""
@@ -452,7 +468,6 @@ class ConditionedProgramme:
             return {}
         scope = self.scope[j]
         K = np.array(keys, dtype=np.int64).reshape(len(keys), len(scope))
-        ring = self.ring
         every = frozenset(self.component)
         acc = np.ones((ring.k, len(keys)), dtype=object)
         for part in parts:
@@ -460,16 +475,15 @@ class ConditionedProgramme:
                 self.deadline.check()
             if not len(part):  # no completion at all (a prefix with no row: the lister goes back up through such)
                 return {}
-            acc *= self._part_weights(part, K, scope, every).astype(object)
+            acc *= self._part_weights(part, K, scope, every, ring).astype(object)
             if ring.moduli:
                 acc %= np.array(ring.moduli, dtype=object)[:, None]
-        return {k: v for k, v in zip(keys, self._integers(acc)) if v}
+        return {k: v for k, v in zip(keys, self._integers(acc, ring)) if v}
 
     def _part_weights(
-        self, part: Table, K: npt.NDArray[np.int64], scope: tuple[str, ...], every: frozenset[int]
+        self, part: Table, K: npt.NDArray[np.int64], scope: tuple[str, ...], every: frozenset[int], ring: Ring
     ) -> npt.NDArray[np.int64]:
-        """Per residue row and key of source j: the weight of the part's entries that settle with it."""
-        ring = self.ring
+        """Per residue row and key of source j: the weight of the part's entries that settle with it (in ``ring``)."""
         w = part.w
         if not part.scope:  # a part that does not touch source j: its count, for every key
             return np.repeat(np.array(ring.total(w), dtype=np.int64)[:, None], len(K), axis=1)
@@ -499,9 +513,10 @@ class ConditionedProgramme:
         out: npt.NDArray[np.int64] = dense[where]
         return out
 
-    def _integers(self, acc: npt.NDArray[np.object_]) -> list[int]:
+    @staticmethod
+    def _integers(acc: npt.NDArray[np.object_], ring: Ring) -> list[int]:
         """Residue rows (or the one row of exact counts) as the counts, by the Chinese remainder theorem."""
-        moduli = self.ring.moduli
+        moduli = ring.moduli
         if not moduli:
             return [int(v) for v in acc[0]]
         M = prod(moduli)

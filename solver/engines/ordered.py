@@ -85,6 +85,32 @@ PREPARE_CELLS = 1 << 23  # cells of one join matrix (or of its resources' sums) 
 Prepared = tuple[list[tuple[int, int]], list[tuple[list[int], list[int], Any]], int]
 
 
+def _scope(g: Graph, i: int) -> tuple[str, ...]:
+    """The resources source ``i`` shares with another source of the component (its table's scope)."""
+    return tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
+
+
+def source_tables(
+    plan: DamagePlan, component: tuple[int, ...], g: Graph, budget: Budget
+) -> list[tuple[tuple[str, ...], Rows]]:
+    """Each source's scope and table (the elimination programme's ``way_table``), made once per plan and component
+    (the source programmes tried one after the other and the prefix lister's programme read the same), with the
+    work they took spent again on a budget that finds them made (a bounded build refuses where it did)."""
+    cache = plan.cache.of("direct-prepared")
+    got: tuple[list[tuple[tuple[str, ...], Rows]], int] | None = cache.get(("tables", component))
+    if got is not None:
+        budget.spend(got[1])
+        return got[0]
+    before = budget.ops
+    made = []
+    for i in component:
+        assert plan.sources[i].unblocked is None  # refused before (direct.refuse_options)
+        scope = _scope(g, i)
+        made.append((scope, way_table(g, plan.sources[i], scope, budget)))
+    cache[("tables", component)] = (made, budget.ops - before)
+    return made
+
+
 class TooWide(Exception):
     """The cut of the plan order has too many resources to code its states in one int64, or the programme needs
     more work than the caller allowed (the caller falls back)."""
@@ -116,10 +142,13 @@ class SourceProgramme:
         self.columns = plan.component_columns(self.component)
         self.P = len(self.columns)
         self._budget = Budget(deadline or NEVER, work_limit)
-        self._prep: dict[int, Prepared] = {}
+        # the joins' matrices depend on the sources' tables and the cuts' resources, not on a prefix: every
+        # programme of the component shares them (the prefix lister builds several rooted ones, plus the refusals)
+        self._prep: dict[int, Prepared] = plan.cache.of("direct-prepared").setdefault(self.component, {})
         self._kidx: dict[int, dict[tuple[int, ...], int]] = {}
         self._index: dict[int, _CodeIndex] = {}  # per level, the index of its reached states' codes (see find)
         self._listers: dict[str, Lister] = {}
+        self._redo = 0  # pairs of the forward steps made, done again backwards (a bounded build's work, ahead)
         self.g = Graph(plan, self.component)
         self.scope: list[tuple[str, ...]] = []
         self.tkeys: list[Keys] = []
@@ -160,14 +189,20 @@ class SourceProgramme:
     def _source_tables(self, tables: Sequence[Rows] | None = None) -> None:
         """Each source's table (the elimination programme's ``way_table``) over its scope: the resources it shares
         with another source of the component (``tables``: those tables, built already)."""
-        g, plan = self.g, self.plan
-        for k, i in enumerate(self.component):
-            assert plan.sources[i].unblocked is None  # refused before (direct.refuse_options)
-            scope = tuple(sorted(x for x in g.need if i in g.touchers[x] and len(g.touchers[x]) > 1))
-            rows = way_table(g, plan.sources[i], scope, self._budget) if tables is None else tables[k]
-            self.scope.append(scope)
-            self.tkeys.append(np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)))
-            self.tw.append(weights_of(list(rows.values())))
+        made = source_tables(self.plan, self.component, self.g, self._budget) if tables is None else None
+        if made is None:
+            assert tables is not None
+            made = [(_scope(self.g, i), rows) for i, rows in zip(self.component, tables)]
+        # their keys and weights as arrays, made once for the same tables (every rooted programme reads them)
+        cache = self.plan.cache.of("direct-prepared")
+        ids = tuple(id(rows) for _, rows in made)
+        got = cache.get(("arrays", self.component))
+        if got is None or got[0] != ids:
+            keys = [np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)) for scope, rows in made]
+            got = cache[("arrays", self.component)] = (ids, made, keys, [weights_of(list(r.values())) for _, r in made])
+        self.scope += [scope for scope, _ in made]
+        self.tkeys += got[2]
+        self.tw += got[3]
 
     def _forward(self, j: int) -> None:
         """The cut after source ``j`` and the states it reaches: each reached state of the cut before it joined with
@@ -180,13 +215,24 @@ class SourceProgramme:
             raise TooWide
         pairs = len(self.codes[j]) * len(self.tkeys[j])
         limit = self._budget.limit
-        if limit is not None and (self._budget.ops + 2 * pairs > limit or pairs > STEP_PAIRS):
+        # the work at the end of the build is at least what is spent, the forward steps so far done again backwards
+        # and this step's pairs both ways: past the limit, the build would fail later (after this step's seconds)
+        floor = self._budget.ops + self._redo + 2 * pairs
+        if limit is not None and (floor > limit or pairs > STEP_PAIRS):
             raise OverBudget  # forwards, and backwards again: over the limit (or one step of a wide cut: seconds)
+        self._redo += pairs
         span = int(np.prod(radix, dtype=np.int64)) if radix else 1
         if span <= DENSE_SPAN:  # the codes' range is narrow: marked, no sort
             present = np.zeros(span, dtype=bool)
+            marked = 0  # at least the states marked so far (a state new twice in one slice counts twice)
             for _, code in self._pairs(j, 0, len(self.codes[j])):
-                present[code[code >= 0]] = True
+                code = code[code >= 0]
+                marked += int(np.count_nonzero(~present[code]))
+                present[code] = True
+                if self._next_over(j, floor, marked):
+                    marked = int(np.count_nonzero(present))
+                    if self._next_over(j, floor, marked):
+                        raise OverBudget
             self.codes.append(np.flatnonzero(present).astype(np.int64))
             return
         seen = _CodeSet(self._budget.check)
@@ -194,8 +240,20 @@ class SourceProgramme:
             seen.add(code[code >= 0])
             if limit is not None and seen.count > STATES_HELD and seen.size() > STATES_HELD:
                 raise OverBudget  # too many states for a bounded programme
+            if self._next_over(j, floor, seen.count) and self._next_over(j, floor, seen.size()):
+                raise OverBudget
         self._budget.check()
         self.codes.append(seen.sorted())
+
+    def _next_over(self, j: int, floor: int, states: int) -> bool:
+        """Would the next step's check refuse (:meth:`_forward`) once the cut after source ``j`` has ``states``
+        states (those found so far: it will have at least as many), ``floor`` the build's work at least after this
+        step? Then the step is given up at once, the verdict the same (a bounded build only)."""
+        limit = self._budget.limit
+        if limit is None or j + 1 >= len(self.component):
+            return False
+        pairs = states * len(self.tkeys[j + 1])
+        return floor + 2 * pairs > limit or pairs > STEP_PAIRS
 
     def _next_cut(self, j: int) -> None:
         """The resources of the cut after source ``j``: those of the cut before it and of its table still open."""

@@ -472,3 +472,41 @@ def test_the_rows_after_the_first_prefix_are_the_brute_forces(sc, root_work, tri
             assert after and () not in walked  # the new path: back up the first prefix's path, not from the top
         if len(plan.components) == 1:
             assert [tuple(r) for r in got.tolist()] == _canonical(combat, brute_force(sc, "attacking"))
+
+
+@pytest.mark.parametrize("exact_bound", [0, 64])
+@pytest.mark.parametrize("name,sc", SHAPES, ids=[n for n, _ in SHAPES])
+def test_the_completions_of_a_later_source_count_in_its_own_ring(monkeypatch, name, sc, exact_bound):  # 702.19b/c
+    # the rejoin of the tables after source j counts in the ring of their own bound (fewer primes, or exact): with
+    # small primes (and exact counts below 64, or never), those rings differ from the component's, and every index
+    # of the brute force must still unrank to its assignment and rank back
+    from test_elimination import _small_moduli
+
+    monkeypatch.setattr(elimination, "EXACT_BOUND", exact_bound)
+    monkeypatch.setattr(elimination, "_moduli", _small_moduli)
+    assert _against_the_oracle(sc) > 1
+    combat = Combat(load_scenario(sc))
+    engine = get_engine("direct", needs=[PROGRAMME])
+    progs = [engine.programme(combat.plan, c) for c in combat.plan.components if len(c) > 1]  # type: ignore[attr-defined]
+    for prog in progs:
+        for i in range(prog.count()):
+            prog.unrank(i)
+    rings = [(prog.ring.moduli, ring.moduli) for prog in progs for ring, _ in prog._after_rings.values()]
+    assert rings and any(theirs != mine for mine, theirs in rings)
+
+
+@pytest.mark.parametrize("exact_bound", [0, 1 << 12])
+def test_the_later_sources_rings_hold_their_counts(monkeypatch, exact_bound):  # 702.19b: counts past the primes
+    # counts of thousands against primes below 200: a later source's ring with too few primes would wrap them
+    from test_elimination import _small_moduli
+
+    monkeypatch.setattr(elimination, "EXACT_BOUND", exact_bound)
+    monkeypatch.setattr(elimination, "_moduli", _small_moduli)
+    plan = Combat(load_scenario(random_sharing(6, 7, 3, seed=1, power=(3, 5)))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    prog, other = ConditionedProgramme(plan, comp), SourceProgramme(plan, comp)
+    assert prog.count() == other.count() > 10**5
+    for i in random.Random(7).sample(range(prog.count()), 40):
+        v = prog.unrank(i)
+        assert v == other.unrank(i) and prog.rank(v) == i
+    assert any(ring.moduli != prog.ring.moduli for ring, _ in prog._after_rings.values())
