@@ -403,3 +403,18 @@ def test_cli_imports_nothing_heavy_before_main():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip() == "[]", proc.stderr
+
+
+# arena --time-limit: play stops a little before the limit so that the command, writing the boards finished, ends
+# near it (benchmarks/bench_limits.py's arena row: 1.08-1.15 s against <= 1.1 s, the results written after it)
+def test_arena_play_stops_before_its_limit_to_write_its_results():
+    from trample.cli.commands.arena import WRITE_RESERVE, WRITE_SHARE, _played_until
+    from trample.limits import Deadline
+
+    for seconds in (0.2, 1.0, 30.0):
+        limit = Deadline(seconds)
+        played = _played_until(limit)
+        reserve = min(WRITE_RESERVE, WRITE_SHARE * seconds)
+        assert played.seconds == seconds  # "stopped at the time limit of N s": the user's limit
+        assert played.at == pytest.approx(limit.at - reserve)
+    assert _played_until(None) is None

@@ -35,7 +35,7 @@ from ...arena.stats import run_facts, setup_facts
 from ...arena.suites import one_step
 from ...arena.whole_arena import PLAYERS, player_names, rescore
 from ...documents import any_digits, iter_documents, prefixed, read_text
-from ...limits import STATE, import_soon, stop_like_interrupt, work_done
+from ...limits import STATE, Deadline, deadline_of, import_soon, stop_like_interrupt, work_done
 from ...models import FormatError, load_scenario
 from ...models.errors import brief, expect_object, expect_str
 from ...models.scenario import parse_json_text
@@ -188,6 +188,21 @@ def cmd_arena(args) -> int:
     return _output(results, args, fmt) or _report_failed_players(results)
 
 
+#: what a run stopped at its time limit keeps for writing its results (the boards played summarized with their
+#: intervals, the JSON and the table written: 50-100 ms for a few hundred boards), at most this share of the limit
+WRITE_RESERVE, WRITE_SHARE = 0.1, 0.1
+
+
+def _played_until(limit):
+    """When play stops under ``--time-limit``: the limit less what writing the boards finished takes
+    (:data:`WRITE_RESERVE`), so that the command ends near its limit rather than that much after it."""
+    deadline = deadline_of(limit)
+    if not deadline or deadline.at is None or deadline.seconds is None:
+        return limit
+    reserve = min(WRITE_RESERVE, WRITE_SHARE * deadline.seconds)
+    return Deadline(deadline.seconds, deadline.at - deadline.seconds - reserve)  # reads "the time limit of N s"
+
+
 def _stoppable(command):
     """arena and score under --time-limit: stopped as an interrupt stops them (the boards finished are written,
     "complete": false), then one line on standard error and exit 1 (docs/arena.md)."""
@@ -197,7 +212,7 @@ def _stoppable(command):
         stop: dict = {"fired": False}
         code = None
         try:  # around the whole block: the limit can run out as it is entered or left (a loaded machine)
-            with stop_like_interrupt(limit, stop):
+            with stop_like_interrupt(_played_until(limit), stop):
                 code = command(args)
             return code
         except KeyboardInterrupt:
@@ -569,9 +584,9 @@ def _recorded_failure(d: dict, at: str) -> list[str]:
 def _output_options(p) -> None:
     add_time_limit(
         p,
-        "seconds for the whole command; past it the boards finished so far are written (--out, --report, "
-        '"complete": false), one line on standard error, exit 1; a --report picture is drawn after it (about 0.5 s '
-        "of CPU)",
+        "seconds for the whole command: play stops up to 0.1 s before it and the boards finished are written "
+        '(--out, --report, "complete": false), one line on standard error, exit 1; a --report picture is drawn '
+        "after it (about 0.5 s of CPU)",
     )
     add_output(p, "write the full results (every decision) as JSON (--out: the older spelling)", "out", "FILE")
     p.add_argument(
