@@ -826,6 +826,10 @@ def _search(problem: _Problem) -> tuple[Line | None, bool]:
     except LimitReached:  # the defender's replies are not all known: no line can be judged
         return None, True
     capped = _effect_caps(problem)
+    if not canonical and _joinable(problem):  # too many first steps to list: only the searches of their states
+        prefix = _monotone_prefix(problem, True)
+        if prefix or (_plain_first_step(problem, True, over=True) and _bounded(problem)):
+            return _front_search(problem, regular, capped, replies, prefix)
     prefix = _monotone_prefix(problem, canonical)
     if prefix:
         return _front_search(problem, regular, capped, replies, prefix)
@@ -835,6 +839,21 @@ def _search(problem: _Problem) -> tuple[Line | None, bool]:
     if _result_bounded(problem, canonical):  # effects that change only what damage does: the same bounds
         return _results_front_search(problem, regular, replies)
     return _canonical_search(problem, regular, _candidates(problem, capped, canonical), replies, canonical)
+
+
+def _joinable(problem: _Problem) -> bool:
+    """Are the first step's candidates on a plain board (no effects) found without listing it
+    (:func:`_joined_step`, :func:`_joined_vectors`: the numbers of its states and values fit)?"""
+    step = problem.attacking_first
+    if problem.effects or not _joined_step(step, problem.deadline):
+        return False
+    base = BlockScorer(step, ())
+    lethal = _lethal_caps(problem)
+    caps = [lethal.get(r) for r in base.recipients]
+    radix = _effect_radix(base, caps)
+    key = _excess_of(problem.objs, caps, base.recipients)
+    keyed = BlockScorer(step, key) if key else None
+    return radix is not None and _join_of(step, base) is not None and _packing(base, caps, radix, keyed) is not None
 
 
 def _bounded(problem: _Problem) -> bool:
@@ -1338,6 +1357,11 @@ def _state_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline,
     least number of its state (:func:`_sorted_states`: one sort per block), per block and across blocks (without
     objectives, the first row of each state not yet marked in a table of every number, :data:`SEEN_CELLS`; read
     off the same sort when another entry has objectives)."""
+    if _joined_step(step, deadline):  # too many to list (as though unblocked): joined source by source
+        joined = _joined_vectors(step, lethal_caps, keys, deadline)
+        if joined is not None and track is not None:
+            track.step(step.count())
+        return joined
     base = BlockScorer(step, ())
     radix = _effect_radix(base, lethal_caps)
     if radix is None:
@@ -1389,6 +1413,320 @@ def _state_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline,
         vectors, numbers = (np.concatenate([g[j] for g in got]) for j in range(2))
         out.append(vectors[_least_of(numbers, pack.span)])  # across blocks: the least of each state
     return out
+
+
+# -- a first step too large to list: its states joined source by source ---------------------------------------
+
+
+def _joined_step(step: Combat, deadline) -> bool:
+    """Is the first step read by :func:`_joined_vectors`, not listed? When attackers may assign as though
+    unblocked (the direct engine's order does not cover the choice) and some component has more than
+    :data:`WAYS_ROWS` legal vectors (:func:`_component_rows` would hold them all), on the current rules with no
+    division moved, every active source assigning in each of its ways (its damage over some route)."""
+    plan = step.plan
+    if (
+        not plan.has_options
+        or plan.moved
+        or step.plan.scenario.rules != RulesSet.CURRENT
+        or step.canonical(deadline=deadline)
+    ):
+        return False
+    for i in plan.active:
+        src = plan.sources[i]
+        ways = [(src.damage, src.routes)] + ([(src.unblocked.damage, src.unblocked.routes)] if src.unblocked else [])
+        if any(damage < 0 or (damage > 0 and not routes) for damage, routes in ways):
+            return False
+    direct = blocks_engine("direct")
+    return any(direct.count(plan, c, deadline) > WAYS_ROWS for c in plan.components)
+
+
+@dataclass(frozen=True)
+class _Ways:
+    """One source's legal vectors (over its ``all_routes`` columns) as :func:`_joined_vectors` reads them, in
+    lexicographic order: ``rows``; per row the gated blockers and planeswalkers whose conditions it needs
+    (``needs``, one bit each: a positive amount on a gated route, 702.19b/c) and what it adds to each recipient of
+    the scorer (``adds``: damage; ``touches``: from a deathtouch source)."""
+
+    rows: np.ndarray
+    needs: np.ndarray
+    adds: np.ndarray
+    touches: np.ndarray
+
+
+def _way_rows(damage: int, routes: tuple, columns: list[str], bits: dict[str, int]) -> tuple[list, list]:
+    """Every division of ``damage`` over ``routes`` (placed on ``columns``) and, per division, the bits of the
+    gate conditions its positive amounts need."""
+    place = [columns.index(r.recipient) for r in routes]
+    gates = [
+        sum(1 << bits[g] for g in (*r.gate.lethal, *r.gate.loyalty) if g in bits) if r.gate is not None else 0
+        for r in routes
+    ]
+    rows, needs = [], []
+    for cuts in itertools.combinations(range(damage + len(routes) - 1), len(routes) - 1):
+        amounts = [b - a - 1 for a, b in zip((-1, *cuts), (*cuts, damage + len(routes) - 1))]
+        row = [0] * len(columns)
+        need = 0
+        for k, v in enumerate(amounts):
+            row[place[k]] = v
+            if v:
+                need |= gates[k]
+        rows.append(row)
+        needs.append(need)
+    return rows, needs
+
+
+def _source_ways(plan: Any, i: int, scorer: BlockScorer, bits: dict[str, int], never: int) -> _Ways:
+    """Source ``i``'s :class:`_Ways`: each of its ways (as it is, and as though unblocked, 510.1c) divides all its
+    damage over that way's routes (510.1a); a vector legal in both ways is kept with each way's needs. ``never``:
+    the bits of conditions that cannot hold (a row needing one is left out)."""
+    src = plan.sources[i]
+    columns = [r.recipient for r in src.all_routes]
+    ways = [(src.damage, src.routes)] + ([(src.unblocked.damage, src.unblocked.routes)] if src.unblocked else [])
+    rows: list = []
+    needs: list = []
+    for damage, routes in ways:
+        got = _way_rows(damage, routes, columns, bits) if damage > 0 else ([[0] * len(columns)], [0])
+        rows += got[0]
+        needs += got[1]
+    table = np.array(rows, dtype=np.int64).reshape(len(rows), len(columns))
+    need = np.array(needs, dtype=np.int64)
+    order = np.lexsort((need, *table.T[::-1]))
+    table, need = table[order], need[order]
+    keep = (need & never) == 0
+    if len(table) > 1:
+        repeat = np.zeros(len(table), dtype=bool)
+        repeat[1:] = (table[1:] == table[:-1]).all(axis=1) & (need[1:] == need[:-1])
+        keep &= ~repeat
+    table, need = table[keep], need[keep]
+    where = {r: c for c, r in enumerate(scorer.recipients)}
+    adds = np.zeros((len(table), len(scorer.recipients)), dtype=np.int64)
+    for k, r in enumerate(columns):
+        adds[:, where[r]] += table[:, k]
+    touches = (adds > 0) & bool(scorer.defs.deathtouch_of[i])
+    return _Ways(table, need, adds, touches)
+
+
+@dataclass(frozen=True)
+class _Join:
+    """What :func:`_joined_vectors` reads of the first step: the sources in the canonical order (``order``) and
+    their :class:`_Ways`; per recipient of the scorer its place in a row's open number (``weights``; its (touched,
+    total) index there below ``widths``), its deathtouch bit (``dt``, or -1), the position after which no source
+    adds to it or needs it (``closes``: its damage then is final), and when a gate names it, its bit and whether the
+    condition holds at each index (``gates``: 702.19b lethal damage, 702.2c deathtouch; 702.19c loyalty)."""
+
+    order: list
+    ways: list
+    weights: list
+    widths: list
+    dt: list
+    closes: list
+    gates: dict
+
+
+def _join_of(step: Combat, base: BlockScorer) -> _Join | None:
+    """The :class:`_Join` of the first step (None when a row's open numbers do not fit in 62 bits)."""
+    plan = step.plan
+    order = [i for comp in plan.components for i in comp]
+    n = len(base.recipients)
+    where = {r: c for c, r in enumerate(base.recipients)}
+    dt = [-1] * n
+    for c in range(n):
+        if base._dt_cols[c]:
+            dt[c] = sum(1 for d in dt if d >= 0)
+    widths = [base._width[c] * (2 if dt[c] >= 0 else 1) for c in range(n)]
+    if math.prod(widths) >= 1 << 62 or sum(1 for d in dt if d >= 0) > 62:
+        return None
+    weights = [math.prod(widths[c + 1 :]) for c in range(n)]
+    closes = [0] * n
+    named: dict[str, int] = {}  # gated blocker or planeswalker -> the last position naming it
+    for pos, i in enumerate(order):
+        src = plan.sources[i]
+        for r in (*src.routes, *(src.unblocked.routes if src.unblocked else ())):
+            closes[where[r.recipient]] = pos
+            for g in (*r.gate.lethal, *r.gate.loyalty) if r.gate is not None else ():
+                named[g] = pos
+    gates: dict[int, tuple[int, np.ndarray]] = {}
+    bits: dict[str, int] = {}
+    never = 0
+    for g, pos in named.items():
+        bits[g] = len(bits)
+        if g not in where:  # no column: nothing assigned to it
+            holds = plan.is_lethal(g, {}, ()) if g in plan.lethal_need else plan.loyalty_met(g, {})
+            never |= 0 if holds else 1 << bits[g]
+            continue
+        c = where[g]
+        closes[c] = max(closes[c], pos)
+        width = base._width[c]
+        ok = [
+            plan.is_lethal(g, {g: at % width}, (g,) if at >= width else ())
+            if g in plan.lethal_need
+            else plan.loyalty_met(g, {g: at % width})
+            for at in range(widths[c])
+        ]
+        gates[c] = (bits[g], np.array(ok, dtype=bool))
+    ways = [_source_ways(plan, i, base, bits, never) for i in order]
+    return _Join(order, ways, weights, widths, dt, closes, gates)
+
+
+def _joined_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline) -> list[np.ndarray] | None:
+    """:func:`_state_vectors` without listing the first step (:func:`_joined_step`): the same rows (per state, the
+    best row on each entry of ``keys``, ties the first in the canonical order, ascending), found source by source
+    in the canonical order. A partial row is a prefix of the sources' vectors with what decides its completions:
+    the damage of the recipients some later source may still add to or need (its open number and deathtouch bits),
+    the gate conditions its positive amounts need that are not yet decided, and the state and values of the
+    recipients already decided. Two prefixes alike in those have the same completions, leading to the same states
+    with the same values added, so of those only the best (ties: the first, the smaller vector) can give a state's
+    row; a recipient is decided once no later source adds to it or needs it (its gates read then). None when the
+    numbers do not fit."""
+    base = BlockScorer(step, ())
+    radix = _effect_radix(base, lethal_caps)
+    join = _join_of(step, base)
+    if radix is None or join is None:
+        return None
+    parts = [_packing_parts(base, lethal_caps, radix, BlockScorer(step, key) if key else None) for key in keys]
+    if any(p is None for p in parts):
+        return None
+    plan = step.plan
+    cols = [c for comp in plan.components for c in plan.component_columns(comp)]
+    at = {c: k for k, c in enumerate(cols)}
+    back = np.array([at[c] for c in plan.columns], dtype=np.int64)
+    return [rows[:, back] for rows in _joined_rows(join, [p for p in parts if p is not None], deadline)]
+
+
+@dataclass(frozen=True)
+class _Prefixes:
+    """The partial rows of :func:`_joined_rows` after some sources, in the canonical order: per prefix its open
+    number (the recipients not yet decided: their damage in mixed radix), deathtouch bits, the gate conditions it
+    needs that are not yet decided (bits), and the state and values (one column per packing, larger better) of
+    the recipients decided."""
+
+    numbers: np.ndarray
+    touched: np.ndarray
+    needs: np.ndarray
+    states: np.ndarray
+    values: np.ndarray
+
+
+def _joined_rows(join: _Join, parts: list[_Parts], deadline) -> list[np.ndarray]:
+    """The rows of :func:`_joined_vectors` for each packing of ``parts``, over the canonical order's columns, in one
+    pass: a prefix is kept when it is the best of its kind on some packing's values (the best row of a state on a
+    packing is then among those kept, and nothing kept before it in the canonical order is as good)."""
+    one = np.zeros(1, dtype=np.int64)
+    prefixes = _Prefixes(one, one, one, one, np.zeros((1, len(parts)), dtype=np.int64))
+    trail: list[tuple[np.ndarray, np.ndarray]] = []  # per source: each prefix's parent and way row
+    for pos, ways in enumerate(join.ways):
+        parent, row, prefixes = _extended(join, parts, prefixes, ways, pos)
+        ids = _column_ids([prefixes.states, prefixes.numbers, prefixes.touched, prefixes.needs])
+        chosen = np.zeros(len(ids), dtype=bool)
+        for k in range(len(parts)):
+            chosen[_best_of_ids(ids, prefixes.values[:, k : k + 1])] = True
+        best = np.flatnonzero(chosen)
+        prefixes = _Prefixes(*(a[best] for a in vars(prefixes).values()))
+        trail.append((parent[best], row[best]))
+        deadline.check()
+    out = []
+    for k in range(len(parts)):
+        at = _best_of_ids(prefixes.states, prefixes.values[:, k : k + 1])
+        pieces = []
+        for (parent, row), ways in zip(reversed(trail), reversed(join.ways)):
+            pieces.append(ways.rows[row[at]])
+            at = parent[at]
+        out.append(np.concatenate(pieces[::-1], axis=1) if pieces else np.zeros((len(at), 0), dtype=np.int64))
+    return out
+
+
+def _column_ids(columns: list[np.ndarray]) -> np.ndarray:
+    """:func:`_row_ids` of the rows made of ``columns``, read in mixed radix a column at a time: when the number
+    would pass 62 bits, the number so far is first replaced by its rank among the distinct ones (a sort of
+    integers, not of rows)."""
+    ids, span = np.zeros(len(columns[0]), dtype=np.int64), 1
+    for column in columns:
+        if not len(column):
+            return ids
+        low = int(column.min())
+        width = int(column.max()) - low + 1
+        if span * width >= 1 << 62:
+            _, ids = np.unique(ids, return_inverse=True)
+            ids = ids.reshape(-1).astype(np.int64)
+            span = int(ids.max()) + 1
+        if span * width >= 1 << 62:  # one column alone this wide: its ranks too
+            _, column = np.unique(column, return_inverse=True)
+            column, low = column.reshape(-1).astype(np.int64), 0
+            width = int(column.max()) + 1
+        ids = ids * width + (column - low)
+        span *= width
+    return ids
+
+
+def _extended(
+    join: _Join, parts: list[_Parts], prefixes: _Prefixes, ways: _Ways, pos: int
+) -> tuple[np.ndarray, np.ndarray, _Prefixes]:
+    """Every prefix extended by every row of the next source's ``ways`` (position ``pos``), the recipients no later
+    source adds to or needs decided: those extensions that meet the gate conditions they need of them
+    (:func:`_kept`; the rest computed only for those kept). Returns each kept extension's prefix and way row, and
+    the extensions, in the canonical order."""
+    closing = [c for c, last in enumerate(join.closes) if last == pos]
+    weights = np.array(join.weights, dtype=np.int64)
+    masks = [1 << d if d >= 0 else 0 for d in join.dt]
+    flags = ways.touches.astype(np.int64) @ np.array(masks, dtype=np.int64)
+    p, n = prefixes, len(ways.rows)
+    kept = np.flatnonzero(_kept(join, p, ways, flags, closing))
+    at, row = kept // n, kept % n
+    states, values = p.states[at], p.values[at]
+    for c in closing:
+        i = _closing_index(join, c, p, ways, flags, at, row)
+        states = states + parts[0].states[c][i]
+        values = values + np.stack([part.values[c][i] for part in parts], axis=1)
+    open_ = np.ones(len(join.weights), dtype=bool)
+    open_[closing] = False
+    mine = p.numbers - sum((p.numbers // join.weights[c] % _total_width(join, c)) * join.weights[c] for c in closing)
+    numbers = mine[at] + (ways.adds[:, open_] @ weights[open_])[row]
+    shut = sum(masks[c] for c in closing)
+    touched = (p.touched[at] | flags[row]) & ~shut
+    bits = sum(1 << join.gates[c][0] for c in closing if c in join.gates)
+    needs = (p.needs[at] | ways.needs[row]) & ~bits
+    return at, row, _Prefixes(numbers, touched, needs, states, values)
+
+
+def _total_width(join: _Join, c: int) -> int:
+    """How many totals recipient ``c`` can have (its index's range without the deathtouch flag)."""
+    return join.widths[c] // (2 if join.dt[c] >= 0 else 1)
+
+
+def _closing_index(
+    join: _Join, c: int, p: _Prefixes, ways: _Ways, flags: np.ndarray, at: np.ndarray, row: np.ndarray | None
+) -> np.ndarray:
+    """Recipient ``c``'s (touched, total) index at the extensions of prefixes ``at`` by way rows ``row``, or (``row``
+    None) on the grid of prefixes ``at`` x every way row."""
+    width = _total_width(join, c)
+    mine, theirs = (p.numbers[at] // join.weights[c]) % width, ways.adds[:, c]
+    got = mine[:, None] + theirs[None, :] if row is None else mine + theirs[row]
+    if join.dt[c] >= 0:
+        mine_t, theirs_t = p.touched[at] >> join.dt[c] & 1, flags >> join.dt[c] & 1
+        got = got + width * (mine_t[:, None] | theirs_t[None, :] if row is None else mine_t | theirs_t[row])
+    return got
+
+
+def _kept(join: _Join, p: _Prefixes, ways: _Ways, flags: np.ndarray, closing: list[int]) -> np.ndarray:
+    """Per prefix x way row, does the extension meet the conditions it needs of the gated recipients decided now
+    (702.19b/c)? Read once per distinct signature of the prefixes (what they hold of those recipients: total,
+    deathtouch, need) and spread."""
+    gated = [c for c in closing if c in join.gates]
+    m, n = len(p.numbers), len(ways.rows)
+    if not gated:
+        return np.ones((m, n), dtype=bool)
+    signature = []
+    for c in gated:
+        signature += [p.numbers // join.weights[c] % _total_width(join, c), p.needs >> join.gates[c][0] & 1]
+        if join.dt[c] >= 0:
+            signature.append(p.touched >> join.dt[c] & 1)
+    _, first, inverse = np.unique(_column_ids(signature), return_index=True, return_inverse=True)
+    allowed = np.ones((len(first), n), dtype=bool)
+    for c in gated:
+        bit, ok = join.gates[c]
+        needed = (p.needs[first] >> bit & 1)[:, None].astype(bool) | (ways.needs >> bit & 1)[None, :].astype(bool)
+        allowed &= ~needed | ok[_closing_index(join, c, p, ways, flags, first, None)]
+    return allowed[inverse.reshape(-1)]
 
 
 #: the most entries of one run's table (:class:`_Runs`): the recipients whose tables' product is at most this are
@@ -1475,6 +1813,26 @@ class _Packing:
 def _packing(base: BlockScorer, lethal_caps: list, radix: tuple, keyed: BlockScorer | None) -> _Packing | None:
     """The :class:`_Packing` of the state numbers (``radix``: :func:`_effect_radix` of ``lethal_caps``) and
     ``keyed``'s objectives (None: no objective), or None when a term is not tabulated or the numbers do not fit."""
+    parts = _packing_parts(base, lethal_caps, radix, keyed)
+    if parts is None:
+        return None
+    return _Packing([s * parts.span - v for s, v in zip(parts.states, parts.values)], parts.offset, parts.span)
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """A :class:`_Packing` in its two parts, per recipient at each (touched, total): ``states``, its share of the
+    state number; ``values``, its share of the objectives' values read as one number (larger better). A row's
+    number is ``offset`` + ``span`` x its states' sum - its values' sum."""
+
+    states: list
+    values: list
+    offset: int
+    span: int
+
+
+def _packing_parts(base: BlockScorer, lethal_caps: list, radix: tuple, keyed: BlockScorer | None) -> _Parts | None:
+    """The parts of :func:`_packing` (None when it is None)."""
     weights, total = radix
     n = len(base.recipients)
     read = [] if keyed is None else [keyed.term_table(c) for c in range(n)]
@@ -1495,7 +1853,7 @@ def _packing(base: BlockScorer, lethal_caps: list, radix: tuple, keyed: BlockSco
             return None
         offset = span - 1 - sum((c - low) * m for c, low, m in zip(const, lo, mix))
         mixed = np.array(mix, dtype=np.int64)
-    tables, k = [], 0
+    states, values, k = [], [], 0
     empty = np.zeros((1, len(base.defs.plan.columns)), dtype=np.int64)
     for c, cap in enumerate(lethal_caps):
         width = base.most[c] + 1
@@ -1506,11 +1864,9 @@ def _packing(base: BlockScorer, lethal_caps: list, radix: tuple, keyed: BlockSco
         if flagged:
             part = part + np.repeat(np.arange(2, dtype=np.int64), width) * int(weights[k])
             k += 1
-        part = part * span
-        if mixed is not None:
-            part = part - mixed @ terms[c]
-        tables.append(part)
-    return _Packing(tables, offset, span)
+        states.append(part)
+        values.append(np.zeros_like(part) if mixed is None else mixed @ terms[c])
+    return _Parts(states, values, offset, span)
 
 
 def _sorted_states(numbers: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

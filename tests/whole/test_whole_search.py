@@ -1315,3 +1315,82 @@ def test_the_benchmarks_banding_board_is_searched_best_bound_first(kinds):
             every.assignment,
             every.lethal,
         )
+
+
+# -- a first step too large to list: its states joined source by source ------------------------------------------
+
+
+def _vectors_listed_and_joined(doc: dict, objectives: list[str]):
+    """The first step's candidates of ``doc`` (per state, the best row on the objectives that read the excess and on
+    none, ties the first in the canonical order) read off the listing (:func:`_state_vectors`) and joined source by
+    source (:func:`_joined_vectors`), or None when the join does not take the board."""
+    problem = _problem(doc, objectives)
+    step = problem.attacking_first
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "WAYS_ROWS", 0)  # any component too large to list
+        if not whole_search._joined_step(step, problem.deadline):
+            return None
+    base = whole_search.BlockScorer(step, ())
+    lethal = whole_search._lethal_caps(problem)
+    caps = [lethal.get(r) for r in base.recipients]
+    keys = [whole_search._excess_of(problem.objs, caps, base.recipients), ()]
+    listed = whole_search._state_vectors(step, caps, keys, problem.deadline, None)
+    joined = whole_search._joined_vectors(step, caps, keys, problem.deadline)
+    return listed, joined
+
+
+def _assert_same_vectors(got) -> None:
+    listed, joined = got
+    assert listed is not None and joined is not None
+    for a, b in zip(listed, joined, strict=True):
+        assert a.shape == b.shape and (a == b).all()
+
+
+@settings(max_examples=strategies.examples(100), deadline=None)
+@given(bounded_effects(), st.sampled_from(DEFEATABLE_LISTS))
+def test_joining_the_first_step_source_by_source_finds_the_rows_the_listing_finds(doc, objectives):
+    # 702.19b/c (lethal damage to the blockers and the loyalty first, counting every attacker's assignment), 702.2c,
+    # 510.1c (each way of an attacker that may assign as though unblocked): the join reads the gate conditions on
+    # the totals once no later attacker adds to them; its rows must be the listing's, in the same order
+    assume(any(a.get("as_though_unblocked") for a in doc["attackers"]))
+    got = _vectors_listed_and_joined(doc, objectives)
+    assume(got is not None)
+    _assert_same_vectors(got)
+
+
+@pytest.mark.parametrize("n, deathtouch", [(3, False), (4, False), (3, True)])
+def test_the_benchmarks_trample_over_and_unblocked_first_step_joins_to_the_listings_rows(n, deathtouch):
+    # every attacker tramples over the planeswalker (702.19c) and may assign as though unblocked (510.1c); with
+    # deathtouch on every other one, 1 is lethal from it (702.2c) and its blockers' conditions read that
+    from benchmarks.boards import defeatable_with
+
+    doc = defeatable_with(n, "trample_over+as_though_unblocked")
+    for a in doc["attackers"][::2] if deathtouch else ():
+        a["keywords"] = [*a["keywords"], "deathtouch"]
+    for objectives in (["max-damage"], ["min-overkill"], ["lethal", "max-kills", "min-overkill"]):
+        got = _vectors_listed_and_joined(doc, objectives)
+        assert got is not None
+        _assert_same_vectors(got)
+
+
+@pytest.mark.parametrize(
+    "objectives", [o.split(",") for o in ["max-damage", "lethal", "lethal,max-kills,min-overkill"]]
+)
+def test_a_first_step_too_large_to_list_is_searched_best_bound_first(objectives):
+    # the 6-attacker benchmark's board drawn at 3 attackers with WAYS_ROWS below its first step's count: the join
+    # gives the search its candidates (the listing refused, and every state was searched one assignment at a time);
+    # the same status, values, line and lethal report as the listing, and the values of the search of every state
+    from benchmarks.boards import defeatable_with
+
+    doc = defeatable_with(3, "trample_over+as_though_unblocked")
+    listed = WholeCombat(doc).solve(objectives)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "WAYS_ROWS", 1 << 6)
+        assert not whole_search._ways_listed(_problem(doc, objectives))
+        assert whole_search._joinable(_problem(doc, objectives))
+        joined = WholeCombat(doc).solve(objectives)
+        m.setattr(whole_search, "_joinable", lambda problem: False)
+        every = WholeCombat(doc).solve(objectives)
+    assert_same_answer(joined, listed)
+    assert every.status == "optimal" and joined.objectives == every.objectives
+    assert joined.solves < every.solves
