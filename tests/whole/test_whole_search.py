@@ -1394,3 +1394,12 @@ def test_a_first_step_too_large_to_list_is_searched_best_bound_first(objectives)
     assert_same_answer(joined, listed)
     assert every.status == "optimal" and joined.objectives == every.objectives
     assert joined.solves < every.solves
+    with pytest.MonkeyPatch.context() as m:  # the join refused past JOIN_KEPT extensions: None, not a wrong row
+        m.setattr(whole_search, "WAYS_ROWS", 1 << 6)
+        m.setattr(whole_search, "JOIN_KEPT", 4)
+        problem = _problem(doc, objectives)
+        step = problem.attacking_first
+        caps = [None] * len(whole_search.BlockScorer(step, ()).recipients)
+        assert whole_search._joined_vectors(step, caps, [()], problem.deadline) is None
+        m.setattr(whole_search, "JOIN_KEPT", 1 << 20)
+        assert whole_search._joined_vectors(step, caps, [()], problem.deadline) is not None
