@@ -807,10 +807,30 @@ def _against(
     return out
 
 
+class _JoinRefused(Exception):
+    """:func:`_joined_rows` gave up (more than :data:`JOIN_KEPT` extensions of one source): :func:`_search` searches
+    the first step's assignments one by one instead, as it did before the join."""
+
+
 def _search(problem: _Problem) -> tuple[Line | None, bool]:
     """The joint search of one whole combat: (best line or None, stopped). ``problem.ceiling``: a value no line can
     beat; when the A1s come in the canonical order (smallest vector first), the first A1 that reaches it is the
-    answer."""
+    answer. Where the join of the first step's states gives up (:class:`_JoinRefused`), every A1 is searched."""
+    try:
+        return _dispatched(problem)
+    except _JoinRefused:
+        canonical = False  # the join is taken only where the first step is not listed in the canonical order
+        try:
+            replies = _shared_replies(problem)
+        except LimitReached:  # the defender's replies are not all known: no line can be judged
+            return None, True
+        regular = _Regular(problem)
+        return _canonical_search(problem, regular, _candidates(problem, _effect_caps(problem), canonical), replies,
+                                 canonical)  # fmt: skip
+
+
+def _dispatched(problem: _Problem) -> tuple[Line | None, bool]:
+    """:func:`_search` by the first search that applies to ``problem``."""
     deadline = problem.deadline
     divided = problem.whole.has_first_strike_step and (
         problem.attacking_first.plan.moved or problem.defending_first.plan.moved
@@ -1590,8 +1610,7 @@ def _joined_vectors(step: Combat, lethal_caps: list, keys: list[tuple], deadline
     cols = [c for comp in plan.components for c in plan.component_columns(comp)]
     at = {c: k for k, c in enumerate(cols)}
     back = np.array([at[c] for c in plan.columns], dtype=np.int64)
-    joined = _joined_rows(join, [p for p in parts if p is not None], deadline)
-    return None if joined is None else [rows[:, back] for rows in joined]
+    return [rows[:, back] for rows in _joined_rows(join, [p for p in parts if p is not None], deadline)]
 
 
 @dataclass(frozen=True)
@@ -1608,13 +1627,13 @@ class _Prefixes:
     values: np.ndarray
 
 
-#: extensions of one source kept by :func:`_joined_rows` past which it gives up (None): 709 536 at the sixth
-#: attacker of the benchmark's trample over + as though unblocked board (0.1 s), 2.3 M at the seventh (seconds,
-#: and nothing found by the limit where the searches it replaces answer `feasible`)
+#: extensions of one source kept by :func:`_joined_rows` past which it gives up (:class:`_JoinRefused`): 709 536
+#: at the sixth attacker of the benchmark's trample over + as though unblocked board (0.1 s), 2.3 M at the seventh
+#: (seconds, and 1 GB at eight: the limit overrun and nothing found, where every A1 searched answers `feasible`)
 JOIN_KEPT = 1 << 20
 
 
-def _joined_rows(join: _Join, parts: list[_Parts], deadline) -> list[np.ndarray] | None:
+def _joined_rows(join: _Join, parts: list[_Parts], deadline) -> list[np.ndarray]:
     """The rows of :func:`_joined_vectors` for each packing of ``parts``, over the canonical order's columns, in one
     pass: a prefix is kept when it is the best of its kind on some packing's values (the best row of a state on a
     packing is then among those kept, and nothing kept before it in the canonical order is as good)."""
@@ -1624,7 +1643,7 @@ def _joined_rows(join: _Join, parts: list[_Parts], deadline) -> list[np.ndarray]
     for pos, ways in enumerate(join.ways):
         parent, row, prefixes = _extended_within(join, parts, prefixes, ways, pos, deadline)
         if len(parent) > JOIN_KEPT:  # past what the pass does in a fraction of a second: the other searches
-            return None
+            raise _JoinRefused
         deadline.check()
         ids = _column_ids([prefixes.states, prefixes.numbers, prefixes.touched, prefixes.needs])
         deadline.check()

@@ -1394,12 +1394,13 @@ def test_a_first_step_too_large_to_list_is_searched_best_bound_first(objectives)
     assert_same_answer(joined, listed)
     assert every.status == "optimal" and joined.objectives == every.objectives
     assert joined.solves < every.solves
-    with pytest.MonkeyPatch.context() as m:  # the join refused past JOIN_KEPT extensions: None, not a wrong row
+    with pytest.MonkeyPatch.context() as m:  # the join refused past JOIN_KEPT extensions: every A1 searched
         m.setattr(whole_search, "WAYS_ROWS", 1 << 6)
         m.setattr(whole_search, "JOIN_KEPT", 4)
         problem = _problem(doc, objectives)
         step = problem.attacking_first
         caps = [None] * len(whole_search.BlockScorer(step, ()).recipients)
-        assert whole_search._joined_vectors(step, caps, [()], problem.deadline) is None
-        m.setattr(whole_search, "JOIN_KEPT", 1 << 20)
-        assert whole_search._joined_vectors(step, caps, [()], problem.deadline) is not None
+        with pytest.raises(whole_search._JoinRefused):
+            whole_search._joined_vectors(step, caps, [()], problem.deadline)
+        refused = WholeCombat(doc).solve(objectives)
+    assert refused.status == "optimal" and refused.objectives == every.objectives
