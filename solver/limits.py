@@ -35,6 +35,7 @@ __all__ = [
     "interrupted",
     "register_search",
     "import_soon",
+    "imported",
     "import_within",
     "watchdog",
     "answer_at_limit",
@@ -485,10 +486,8 @@ _IMPORTS_LOCK = threading.Lock()
 
 def import_soon(name: str) -> None:
     """Start importing module ``name`` in a daemon thread (once; nothing if it is imported already)."""
-    import sys
-
     with _IMPORTS_LOCK:
-        if name in _IMPORTS or (name in sys.modules and not _initializing(sys.modules[name])):
+        if name in _IMPORTS or imported(name):
             return
 
         def run() -> None:
@@ -502,6 +501,15 @@ def import_soon(name: str) -> None:
         thread = threading.Thread(target=run, name=f"trample-import-{name}", daemon=True)
         _IMPORTS[name] = thread
         thread.start()
+
+
+def imported(name: str) -> bool:
+    """Is module ``name`` wholly imported (in ``sys.modules`` and not still running its body, here or in a
+    thread: :func:`import_soon`)?"""
+    import sys
+
+    module = sys.modules.get(name)
+    return module is not None and not _initializing(module)
 
 
 def _initializing(module: object) -> bool:

@@ -284,8 +284,7 @@ def write_shard(digest: str, blob: bytes | None, start: int, stop: int, path: st
     """Write rows ``start <= i < stop`` of the canonical order as one .npy matrix (a worker task; the plan is the
     cargo :func:`built_plan` shipped)."""
     plan = cast(DamagePlan, received(digest, blob))
-    engine = blocks_engine("direct")
-    dtype = np.dtype(engine.dtype_for(max((s.damage for s in plan.sources), default=0)))
+    dtype = _row_dtype(plan)
     rows = stop - start
     out = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(rows, len(plan.columns)))
     at = 0
@@ -307,12 +306,16 @@ def _space(scenario, side: str, limit: int | None) -> tuple[Combat, int, int]:
     return combat, total, total if limit is None else min(total, limit)
 
 
-def _writable(combat: Combat, most: int, shards: int) -> None:
+def _row_dtype(plan: DamagePlan) -> np.dtype:
+    """The dtype of the plan's rows in a shard (the direct engine's: the smallest integer that holds a source's
+    damage)."""
+    return np.dtype(blocks_engine("direct").dtype_for(max((s.damage for s in plan.sources), default=0)))
+
+
+def _writable(plan: DamagePlan, dtype: np.dtype, most: int, shards: int) -> None:
     """A shard of ``most`` rows can be a .npy file: numpy sizes an array in signed 64-bit bytes (a shard of a
     count past 2^63 failed in the worker with OverflowError, a traceback). Bad input otherwise, before any file."""
-    plan = combat.plan
-    width = max(1, len(plan.columns)) * np.dtype(blocks_engine("direct").dtype_for(
-        max((s.damage for s in plan.sources), default=0))).itemsize  # fmt: skip
+    width = max(1, len(plan.columns)) * dtype.itemsize
     if most * width > np.iinfo(np.int64).max:
         raise FormatError(
             "--shards",
@@ -337,18 +340,18 @@ def enumerate_shards(
     workers once (:class:`Cargo`)."""
     combat, total, rows = _space(scenario, side, limit)
     ranges = shard_ranges(rows, shards)
-    _writable(combat, max((b - a for a, b in ranges), default=0), shards)
+    plan = combat.plan
+    dtype = _row_dtype(plan)
+    _writable(plan, dtype, max((b - a for a, b in ranges), default=0), shards)
     os.makedirs(out_dir, exist_ok=True)
     tasks = [(a, b, os.path.join(out_dir, f"shard-{k:05d}.npy")) for k, (a, b) in enumerate(ranges)]
     done = run_tasks(write_shard, tasks, backend, scheduler, workers, cargo=Cargo(built_plan(combat)))
-    plan = combat.plan
     names = [s.source for s in plan.sources]
-    dtype = blocks_engine("direct").dtype_for(max((s.damage for s in plan.sources), default=0))
     manifest = {
         "count": total,
         "rows": rows,
         "columns": [[names[i], r] for i, r in plan.columns],
-        "dtype": np.dtype(dtype).name,
+        "dtype": dtype.name,
         "order": "canonical (docs/scale.md): lexicographic per component, first component slowest",
         "shards": done,
     }

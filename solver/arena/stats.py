@@ -23,10 +23,9 @@ import functools
 import hashlib
 import json
 import math
-import sys
 from types import ModuleType
 
-from ..limits import interrupted
+from ..limits import imported, interrupted
 
 RESAMPLES = 2000
 CONFIDENCE = 0.95
@@ -128,9 +127,7 @@ def _scipy_stats() -> ModuleType | None:
 
 def _stopped_before_scipy() -> bool:
     """The run was stopped and scipy.stats is not (wholly) imported: the intervals are the numpy bootstrap's."""
-    mod = sys.modules.get("scipy.stats")
-    loaded = mod is not None and not getattr(getattr(mod, "__spec__", None), "_initializing", False)
-    return interrupted() and not loaded
+    return interrupted() and not imported("scipy.stats")
 
 
 def method() -> str:
