@@ -26,6 +26,7 @@ from ..combat import Combat
 from ..engines import blocks_engine
 from ..engines.direct import DirectEngine
 from ..engines.elimination import unique
+from ..engines.ordered import lex_compositions
 from ..limits import NEVER, Deadline, LimitReached, deadline_of
 from ..models import Assignment, Chooser, Keyword, LossReason, ObjectiveKind, ObjectKind, RulesSet, Scenario, Side, Step
 from ..optimize import (
@@ -1473,25 +1474,21 @@ class _Ways:
     touches: np.ndarray
 
 
-def _way_rows(damage: int, routes: tuple, columns: list[str], bits: dict[str, int]) -> tuple[list, list]:
-    """Every division of ``damage`` over ``routes`` (placed on ``columns``) and, per division, the bits of the
-    gate conditions its positive amounts need."""
+def _way_rows(damage: int, routes: tuple, columns: list[str], bits: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Every division of ``damage`` over ``routes`` (placed on ``columns``; the engines' :func:`lex_compositions`)
+    and, per division, the bits of the gate conditions its positive amounts need."""
     place = [columns.index(r.recipient) for r in routes]
-    gates = [
-        sum(1 << bits[g] for g in (*r.gate.lethal, *r.gate.loyalty) if g in bits) if r.gate is not None else 0
-        for r in routes
-    ]
-    rows, needs = [], []
-    for cuts in itertools.combinations(range(damage + len(routes) - 1), len(routes) - 1):
-        amounts = [b - a - 1 for a, b in zip((-1, *cuts), (*cuts, damage + len(routes) - 1))]
-        row = [0] * len(columns)
-        need = 0
-        for k, v in enumerate(amounts):
-            row[place[k]] = v
-            if v:
-                need |= gates[k]
-        rows.append(row)
-        needs.append(need)
+    gates = np.array(
+        [
+            sum(1 << bits[g] for g in (*r.gate.lethal, *r.gate.loyalty) if g in bits) if r.gate is not None else 0
+            for r in routes
+        ],
+        dtype=np.int64,
+    )
+    amounts = lex_compositions(damage, len(routes))
+    rows = np.zeros((len(amounts), len(columns)), dtype=np.int64)
+    rows[:, place] = amounts
+    needs = np.bitwise_or.reduce(np.where(amounts > 0, gates, 0), axis=1, initial=0)
     return rows, needs
 
 
@@ -1505,11 +1502,15 @@ def _source_ways(plan: Any, i: int, scorer: BlockScorer, bits: dict[str, int], n
     rows: list = []
     needs: list = []
     for damage, routes in ways:
-        got = _way_rows(damage, routes, columns, bits) if damage > 0 else ([[0] * len(columns)], [0])
-        rows += got[0]
-        needs += got[1]
-    table = np.array(rows, dtype=np.int64).reshape(len(rows), len(columns))
-    need = np.array(needs, dtype=np.int64)
+        got = (
+            _way_rows(damage, routes, columns, bits)
+            if damage > 0
+            else (np.zeros((1, len(columns)), dtype=np.int64), np.zeros(1, dtype=np.int64))
+        )
+        rows.append(got[0])
+        needs.append(got[1])
+    table = np.concatenate(rows).reshape(-1, len(columns))
+    need = np.concatenate(needs)
     order = np.lexsort((need, *table.T[::-1]))
     table, need = table[order], need[order]
     keep = (need & never) == 0
