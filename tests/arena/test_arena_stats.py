@@ -231,13 +231,13 @@ def test_arena_stopped_at_its_time_limit_writes_its_results_without_scipy_stats(
     code = (
         "import sys\n"
         "from trample.cli import main\n"
-        "code = main(['arena', '--n', '1000', '--players', 'greedy', '--time-limit', '2',"
+        "code = main(['arena', '--n', '3000', '--players', 'greedy', '--time-limit', '5',"
         f" '--out', {str(out_file)!r}])\n"
         "print(code, 'scipy.stats' in sys.modules)"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.stdout.split()[-2:] == ["1", "False"], run.stderr
-    assert "stopped at the time limit of 2 s" in run.stderr
+    assert "stopped at the time limit of 5 s" in run.stderr
     results = json.loads(out_file.read_text())
     assert results["complete"] is False and "numpy percentile bootstrap" in results["facts"]["statistics"]
 
