@@ -418,3 +418,37 @@ def test_arena_play_stops_before_its_limit_to_write_its_results():
         assert played.seconds == seconds  # "stopped at the time limit of N s": the user's limit
         assert played.at == pytest.approx(limit.at - reserve)
     assert _played_until(None) is None
+
+
+# A stop (Ctrl-C, or --time-limit, which stops arena and score the same way) that landed after the suite was read but
+# before play began (the backend and players set up), or while score still read its file, wrote no --out at all:
+# the handlers covered only the reading of the suite and the scoring loop.
+def test_arena_stopped_before_play_writes_the_results_of_no_board(tmp_path, capsys, monkeypatch):
+    from trample.cli.commands import arena as arena_cmd
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena_cmd, "_players", stopped)
+    out_file = tmp_path / "r.json"
+    code, out, err = run_main(capsys, monkeypatch, ["arena", "--n", "3", "--players", "greedy", "--out", out_file])
+    assert code == 130
+    results = json.loads(out_file.read_text())
+    assert results["complete"] is False and results["played"] == 0 and results["boards"] == []
+
+
+@pytest.mark.parametrize("where", ["decision_documents", "expand_results"])
+def test_score_stopped_while_reading_its_file_writes_the_results_of_no_decision(tmp_path, capsys, monkeypatch, where):
+    from trample.cli.commands import arena as arena_cmd
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    decisions = tmp_path / "d.jsonl"
+    decisions.write_text(json.dumps({"scenario": THRASTA, "assignment": {}}) + "\n")
+    monkeypatch.setattr(arena_cmd, where, stopped)
+    out_file = tmp_path / "r.json"
+    code, out, err = run_main(capsys, monkeypatch, ["score", decisions, "--out", out_file])
+    assert code == 130
+    results = json.loads(out_file.read_text())
+    assert results["complete"] is False and results["boards"] == []

@@ -136,11 +136,31 @@ def cmd_arena(args) -> int:
             "--level",
             f"the {declarations} arena has no levels (a suite of declare-{_KIND[declarations]} documents, or none)",
         )
+    fmt = _format(args)
+    played = {"done": 0, "total": 0}
+    try:  # a stop before play (the suite read, the players set up) still writes --out and --report: of no board
+        results = _play(args, combat, described, declarations, played)
+    except KeyboardInterrupt:
+        _output(_no_boards(args, described), args, None)
+        raise
+    if results.get("interrupted"):  # the boards finished are written ("complete": false), then exit 130
+        played["done"] = len(results["boards"])
+        _output(results, args, None)
+        raise KeyboardInterrupt
+    if results.get("workers_lost"):  # the boards finished are written ("complete": false), one line, exit 1
+        _output(results, args, fmt)
+        print(f"trample: {results['workers_lost']}; the results are incomplete", file=sys.stderr)
+        return EXIT_NO
+    return _output(results, args, fmt) or _report_failed_players(results)
+
+
+def _play(args, combat: bool, described: dict, declarations: str | None, played: dict) -> dict:
+    """The boards read or generated, then played, ``played`` kept current (a stop once play has begun returns the
+    boards finished, marked "interrupted")."""
     items = _arena_boards(args, combat, described, declarations)
     _arena_backend(args)
     specs = _players(args, combat, declarations)
-    fmt = _format(args)
-    played = {"done": 0, "total": len(items)}
+    played["total"] = len(items)
     work_done(lambda: f"{played['done']} of {played['total']} boards played")
     runs = {"blocks": run_blocks_arena, "attacks": run_attacks_arena, "combat": run_whole_arena}
     run = runs.get(args.game, run_arena)
@@ -177,15 +197,7 @@ def cmd_arena(args) -> int:
                     "--backend dask", str(err).splitlines()[0] if str(err) else type(err).__name__
                 ) from None
             raise
-    if results.get("interrupted"):  # the boards finished are written ("complete": false), then exit 130
-        played["done"] = len(results["boards"])
-        _output(results, args, None)
-        raise KeyboardInterrupt
-    if results.get("workers_lost"):  # the boards finished are written ("complete": false), one line, exit 1
-        _output(results, args, fmt)
-        print(f"trample: {results['workers_lost']}; the results are incomplete", file=sys.stderr)
-        return EXIT_NO
-    return _output(results, args, fmt) or _report_failed_players(results)
+    return results
 
 
 #: what a run stopped at its time limit keeps for writing its results (the boards played summarized with their
@@ -355,37 +367,19 @@ def cmd_score(args) -> int:
     boards: list[dict] = []
     names: list[str] = []
     worst = EXIT_OK
-    docs = list(decision_documents(args.file, iter_documents))
-    if len(docs) == 1 and isinstance(docs[0][1], dict) and _config(docs[0][1]).get("game") == "combat":
-        return _output(rescore(docs[0][1], args.file), args, None if fmt == "lines" else fmt)
-    docs = expand_results(docs)
     work_done(lambda: f"{len(boards)} decisions scored")
-    setup_facts()  # read before scoring: a run stopped at its time limit does not read them after it
-    interrupted = False
-    try:
-        for where, doc in docs:
-            try:
-                scenario, objectives, player, time_ms, failure, ref = _decision(doc, args.objective)
-            except FormatError as err:
-                if not where:
-                    raise
-                err = prefixed(where, err)
-                print(f"trample: {err}", file=sys.stderr)
-                if fmt == "lines":
-                    emit({"error": str(err)})
-                worst = EXIT_BAD
-                continue
-            if failure is not None:  # a recorded failure (timeout, crash, bad output) stays one
-                rec = judge(scenario, objectives, ref, player, failure=failure, time_ms=time_ms)
-            else:
-                rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
-            if player not in names:
-                names.append(player)
-            boards.append(_scored_board(len(boards), where, doc, scenario, objectives, ref, rec))
-            if fmt == "lines":
-                _emit_scored(rec, ref)
+    interrupted, rescored = False, None
+    try:  # a stop at any point, the file still being read included, writes the decisions scored so far
+        setup_facts()  # read before scoring: a run stopped at its time limit does not read them after it
+        docs = list(decision_documents(args.file, iter_documents))
+        if len(docs) == 1 and isinstance(docs[0][1], dict) and _config(docs[0][1]).get("game") == "combat":
+            rescored = rescore(docs[0][1], args.file)
+        else:
+            worst = _score_all(expand_results(docs), args, fmt, boards, names)
     except KeyboardInterrupt:  # the decisions scored so far are written ("complete": false), then exit 130
         interrupted = True
+    if not interrupted and rescored is not None:
+        return _output(rescored, args, None if fmt == "lines" else fmt)
     results = {
         "arena": 1,
         "config": {
@@ -407,6 +401,34 @@ def cmd_score(args) -> int:
         _output(results, args, None)
         raise KeyboardInterrupt
     _output(results, args, None if fmt == "lines" else fmt)
+    return worst
+
+
+def _score_all(docs, args, fmt: str, boards: list[dict], names: list[str]) -> int:
+    """Each decision judged (``boards`` and ``names`` grow as it goes: an interrupt keeps those scored); the worst
+    exit code (a bad decision inside a file is one line and exit 2, the others still scored)."""
+    worst = EXIT_OK
+    for where, doc in docs:
+        try:
+            scenario, objectives, player, time_ms, failure, ref = _decision(doc, args.objective)
+        except FormatError as err:
+            if not where:
+                raise
+            err = prefixed(where, err)
+            print(f"trample: {err}", file=sys.stderr)
+            if fmt == "lines":
+                emit({"error": str(err)})
+            worst = EXIT_BAD
+            continue
+        if failure is not None:  # a recorded failure (timeout, crash, bad output) stays one
+            rec = judge(scenario, objectives, ref, player, failure=failure, time_ms=time_ms)
+        else:
+            rec = judge(scenario, objectives, ref, player, output=doc["assignment"], time_ms=time_ms)
+        if player not in names:
+            names.append(player)
+        boards.append(_scored_board(len(boards), where, doc, scenario, objectives, ref, rec))
+        if fmt == "lines":
+            _emit_scored(rec, ref)
     return worst
 
 
@@ -609,24 +631,20 @@ def _arena_boards(args, combat: bool, described: dict, declarations: str | None 
     that game, or generated ones."""
     items: list[dict] = []
     work_done(lambda: "0 boards played (the suite was being read)")
-    try:
-        setup_facts()  # read first: a run stopped by Ctrl-C or its time limit then writes its results at once
-        for path in args.suite:
-            if declarations:
-                items += declarations_suite(path, read_text(suites.suite_file(path)), declarations)
-                continue
-            items += suites.load_suite(path)
-        if declarations and not args.suite:
-            items += generate_declarations(declarations, _wanted(args, 0), seed=args.seed)
-            described.update(generated=declarations, n=args.n, seed=args.seed)
-        elif not declarations and (args.level is not None or not args.suite):
-            level = args.level or ("first-strike" if combat else suites.DEFAULT_LEVEL)
-            suites.get_level(level)
-            items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
-            described.update(level=level, n=args.n, seed=args.seed)
-    except KeyboardInterrupt:  # before the first board: the --out and --report of no board are still written
-        _output(_no_boards(args, described), args, None)
-        raise
+    setup_facts()  # read first: a run stopped by Ctrl-C or its time limit then writes its results at once
+    for path in args.suite:
+        if declarations:
+            items += declarations_suite(path, read_text(suites.suite_file(path)), declarations)
+            continue
+        items += suites.load_suite(path)
+    if declarations and not args.suite:
+        items += generate_declarations(declarations, _wanted(args, 0), seed=args.seed)
+        described.update(generated=declarations, n=args.n, seed=args.seed)
+    elif not declarations and (args.level is not None or not args.suite):
+        level = args.level or ("first-strike" if combat else suites.DEFAULT_LEVEL)
+        suites.get_level(level)
+        items += suites.generate(level, _wanted(args, len(items)), seed=args.seed)
+        described.update(level=level, n=args.n, seed=args.seed)
     if args.limit is not None:
         items = items[: args.limit]
     if not items:
