@@ -42,7 +42,7 @@ class Combat(DamageStep):
     def solve(self, objectives: str | Sequence[str], **options: Any) -> SolveResult:
         """The best legal assignment for lexicographic objectives; see :func:`trample.optimize.solve`."""
         from . import optimize
-        from .render import shown_result
+        from .shown import shown_result
 
         result = optimize.solve(self, objectives, **options)
         if isinstance(result.assignment, Assignment):  # found in this step's legal set: a picture need not check it

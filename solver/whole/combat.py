@@ -240,7 +240,7 @@ class WholeCombat:
     def solve(self, objectives, **options):
         """The attacker's best line against the defender's best reply; see :func:`solve_whole`. A notebook shows
         the result as both steps' pictures (``_repr_svg_``)."""
-        from ..render import shown_result
+        from ..shown import shown_result
         from .search import solve_whole
 
         return shown_result(solve_whole(self, objectives, **options), self)

@@ -92,3 +92,18 @@ def test_unknown_command_still_lists_every_command(capsys):
     assert cli.main(["cont", "x.json"]) == cli.EXIT_BAD
     err = capsys.readouterr().err
     assert "invalid choice: 'cont'" in err and "'conformance'" in err and "'count'" in err
+
+
+@pytest.mark.parametrize("whole", [False, True])
+def test_a_solve_imports_the_renderer_only_when_its_picture_is_shown(whole):
+    # a solver result carries _repr_svg_ (trample.shown); trample.render (about 10 ms of imports) comes with the
+    # picture, not with the solve
+    make = (
+        f"from trample.whole import WholeCombat as C\nb = {{**{BOARD!r}, 'step': 'combat'}}"
+        if whole
+        else (f"from trample import Combat as C\nb = {BOARD!r}")
+    )
+    code = f"{make}\nr = C(b).solve('max-damage')\nprint('trample.render' in sys.modules)"
+    out, modules = _modules_after("import sys\n" + code + "\nsvg = r._repr_svg_()\nassert svg.startswith('<svg')")
+    assert out.strip() == "False"
+    assert "trample.render" in modules
