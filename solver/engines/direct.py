@@ -1061,6 +1061,22 @@ def _materialise(
 # ---------------------------------------------------------------------------------------------
 
 
+def known_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
+    """The count of a component where it costs nothing more: a closed form (no as-though-unblocked option), a
+    programme already built for it (enumeration, rank or a lister's test asked first), or a count kept in the plan's
+    cache (:data:`~trample.engines.elimination.COUNTS`); else None."""
+    key = tuple(component)
+    if not plan.options_in(component):
+        n = closed_form_count(plan, component)
+        if n is not None:
+            return n
+        dp: Programme | None = plan.cache.of("direct").get(key) or plan.cache.of("direct-ordered").get(key)
+        if dp is not None and not isinstance(dp, bool):
+            return dp.count()
+    known = plan.cache.of(COUNTS).get(key)
+    return None if known is None else int(known)
+
+
 def component_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP:
     """The (cached) programme of one component of a plan (``deadline``: LimitReached while building it)."""
     refuse_options(plan, component)
@@ -1534,18 +1550,11 @@ class DirectEngine:
         (:func:`~trample.engines.shared.shared_count`: any damage and needs); else
         :func:`~trample.engines.elimination.count_component` (tables per source joined in an order chosen from the
         sharing graph, as-though-unblocked ways summed per source)."""
-        if not plan.options_in(component):
-            n = closed_form_count(plan, component)
-            if n is not None:
-                return n
-            dp: Programme | None = plan.cache.of("direct").get(tuple(component)) or plan.cache.of("direct-ordered").get(
-                tuple(component)
-            )
-            if dp is not None:
-                return dp.count()
+        n = known_count(plan, component)
+        if n is not None:
+            return n
         counts = plan.cache.of(COUNTS)
-        n = counts.get(tuple(component))
-        if n is None and not plan.options_in(component):
+        if not plan.options_in(component):
             n = shared_count(plan, component, deadline)
         if n is None:
             n = count_component(plan, component, deadline)

@@ -21,6 +21,7 @@ Objectives are read from the amounts *assigned*: when damage effects change what
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from itertools import chain
@@ -28,8 +29,8 @@ from itertools import chain
 import numpy as np
 
 from ..engines import get_engine
-from ..engines.direct import BLOCK_ROWS, closed_form_count
-from ..engines.elimination import count_by_factors
+from ..engines.direct import BLOCK_ROWS, known_count
+from ..engines.elimination import COUNTS, count_by_factors
 from ..limits import Deadline
 from ..models import Assignment, ObjectiveKind
 from ..outcome import has_effects
@@ -199,11 +200,31 @@ def applies(step: DamageStep, objectives: Sequence[Objective], deadline: Deadlin
         has_effects(step.scenario) or plan.has_options or division_moved(step.scenario)
     ):  # damage dealt differs from damage assigned, a second way to assign, or the other player divides (banding)
         return False
+    direct = get_engine("direct")
+    if surely_at_most(plan, DIRECT_ROWS):  # the listers first: the count is then read from the programmes built
+        return all(direct.supports(plan, c, deadline) for c in plan.components) and bool(
+            count_at_most(plan, DIRECT_ROWS, deadline)
+        )
     total = count_at_most(plan, DIRECT_ROWS, deadline)  # most wide boards stop here before any listing programme
     if not total:
         return False
-    direct = get_engine("direct")
     return all(direct.supports(plan, c, deadline) for c in plan.components)
+
+
+def surely_at_most(plan, cap: int) -> bool:
+    """Are there surely at most ``cap`` legal assignments? Each source (one way: no as-though-unblocked option)
+    divides exactly its damage among its routes (510.1a), so its legal splits are at most the compositions of its
+    damage into that many parts, and the step's at most their product."""
+    if plan.has_options:
+        return False
+    bound = 1
+    for i in plan.active:
+        src = plan.sources[i]
+        if src.routes:
+            bound *= math.comb(src.damage + len(src.routes) - 1, len(src.routes) - 1)
+            if bound > cap:
+                return False
+    return True
 
 
 #: the work a size test spends on one component at most (operations of the tables' joins, and their estimate
@@ -213,17 +234,18 @@ SIZE_TEST_WORK = 1 << 22
 
 
 def count_at_most(plan, cap: int, deadline: Deadline | None = None, work: int = SIZE_TEST_WORK) -> int | None:
-    """The number of legal assignments of ``plan`` when it is at most ``cap`` and quickly known, else None. Closed
-    forms first, else the tables joined within ``work`` operations
+    """The number of legal assignments of ``plan`` when it is at most ``cap`` and quickly known, else None. Counts
+    known already first (:func:`~trample.engines.direct.known_count`), else the tables joined within ``work`` operations
     (:func:`~trample.engines.elimination.count_by_factors`): where the exact count takes minutes (14 attackers
     sharing 14 blockers four each), the answer "not small" takes milliseconds."""
     total = 1
     for c in plan.components:
-        n = None if plan.options_in(c) else closed_form_count(plan, c)
+        n = known_count(plan, c)  # a closed form, a programme built, or a count made before (kept below)
         if n is None:
             n = count_by_factors(plan, c, deadline, work_limit=work, estimate_limit=work)
-        if n is None:
-            return None
+            if n is None:
+                return None
+            plan.cache.of(COUNTS)[tuple(c)] = n  # (the size tests of a solve ask twice: search, then applies)
         total *= n
         if total > cap:
             return None

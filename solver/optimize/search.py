@@ -3,7 +3,6 @@ and :func:`all_optimal` (every optimal assignment, streamed)."""
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
@@ -13,7 +12,7 @@ from ..models import Assignment, ObjectiveKind
 from ..outcome import has_effects
 from ..rules import DamagePlan, division_moved
 from . import bands, effects
-from .linear import DirectOptimum, count_at_most, direct_optimum
+from .linear import DirectOptimum, count_at_most, direct_optimum, surely_at_most
 from .listing import all_optimal_by_outcome, solve_by_outcome
 from .model import Budget, Lin, ObjectiveModel, Runner, Term, lex_optimise
 from .objectives import Definitions, Objective, damage_step_of, json_number, parse_objectives
@@ -176,7 +175,10 @@ def _small_direct(combat, objs, time_limit) -> SolveResult | None:
     plan = combat.plan
     deadline = deadline_of(time_limit)
     try:
-        if not _surely_small(plan) and count_at_most(plan, SOLVE_DIRECT_ROWS, deadline, SOLVE_SIZE_WORK) is None:
+        if (
+            not surely_at_most(plan, SOLVE_DIRECT_ROWS)
+            and count_at_most(plan, SOLVE_DIRECT_ROWS, deadline, SOLVE_SIZE_WORK) is None
+        ):
             return None  # else a quick count decides (on a small board it costs about what the optimum does)
         found = direct_optimum(combat, objs, deadline)
         if found is None:
@@ -190,22 +192,6 @@ def _small_direct(combat, objs, time_limit) -> SolveResult | None:
         lethal = lethal_report_of_vector(found.scorer.defs, first, found.most_to)
     elapsed = (time.perf_counter() - t0) * 1000
     return SolveResult(STATUS_OPTIMAL, combat._layout.assignment(first), found.objectives, lethal, elapsed, 0)
-
-
-def _surely_small(plan: DamagePlan) -> bool:
-    """Are there surely at most :data:`SOLVE_DIRECT_ROWS` legal assignments? Each source (one way: no
-    as-though-unblocked option) divides exactly its damage among its routes (510.1a), so its legal splits are at
-    most the compositions of its damage into that many parts, and the step's at most their product."""
-    if plan.has_options:
-        return False
-    bound = 1
-    for i in plan.active:
-        src = plan.sources[i]
-        if src.routes:
-            bound *= math.comb(src.damage + len(src.routes) - 1, len(src.routes) - 1)
-            if bound > SOLVE_DIRECT_ROWS:
-                return False
-    return True
 
 
 def _tie_break_terms(om: ObjectiveModel) -> list[Term]:
