@@ -30,8 +30,13 @@ CORE_PARAMS = {**LEAN_PARAMS, "optimize_with_core": True}
 
 # A solve with the default settings that has not finished after ESCALATE_DET deterministic time units (typical
 # solves take under 0.001) is run again with STRONG_PARAMS: the full LP relaxation proves at once the bounds that
-# propagation alone cannot (eight tramplers on one wall: minutes with the defaults, milliseconds with them).
-ESCALATE_DET = 0.05
+# propagation alone cannot (eight tramplers on one wall: minutes with the defaults, milliseconds with them). At
+# 0.05 a dragging min-overkill regular step (six double-striking tramplers over planeswalkers, as though unblocked:
+# 18 columns) spent 0.2-0.25 s of CPU before escalating, then was proven in 0.01 s; at 0.01 it escalates after
+# 0.05 s. Of the 2 756 one-step solves of benchmarks/bench_whole_search.py's 6-attacker rows the same 4 escalate at
+# 0.01 as at 0.05 (at 0.003, 31: 24-column max-damage probes, 0.04 s -> 0.11 s), and none of 70 random boards of
+# 4-20 attackers (benchmarks/bench_solve.py's generator) escalates even at 0.003.
+ESCALATE_DET = 0.01
 
 
 STRONG_PARAMS = {"linearization_level": 2, "symmetry_level": 0, "cp_model_probing_level": 0}

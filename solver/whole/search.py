@@ -149,6 +149,8 @@ class _Shared:
     rows: dict = field(default_factory=dict)
     replies: dict = field(default_factory=dict)
     through: list = field(default_factory=list)
+    #: per (board, engine, band), :func:`_ways_listed`'s answer (the direct engine's count of every component)
+    ways: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -1048,6 +1050,17 @@ def _ways_listed(problem: _Problem, band: bool = False) -> bool:
     plan = step.plan
     if not plan.has_options or step.engine not in ("direct", "auto"):
         return False
+    memo = problem.shared.ways if problem.shared is not None else {}
+    key = (s, step.engine, band)
+    if key not in memo:  # (the probes' searches and the list's ask it of the same board)
+        memo[key] = _ways_counted(problem, band)
+    return memo[key]
+
+
+def _ways_counted(problem: _Problem, band: bool) -> bool:
+    """:func:`_ways_listed`, asked of the board's conditions and the direct engine."""
+    step, s = problem.attacking_first, problem.scenario
+    plan = step.plan
     if not problem.whole.has_first_strike_step or s.rules != RulesSet.CURRENT or plan.moved:
         return False
     if division_moved(s) and not band:  # band: the first step of :func:`_band_front_search` (only D1 moved)
@@ -1650,7 +1663,7 @@ def _joined_rows(join: _Join, parts: list[_Parts], deadline) -> list[np.ndarray]
         deadline.check()
         chosen = np.zeros(len(ids), dtype=bool)
         for k in range(len(parts)):
-            chosen[_best_of_ids(ids, prefixes.values[:, k : k + 1])] = True
+            chosen[_best_of_ids(ids, prefixes.values[:, k : k + 1], ascending=False)] = True
         best = np.flatnonzero(chosen)
         prefixes = _Prefixes(*(a[best] for a in vars(prefixes).values()))
         trail.append((parent[best], row[best]))
@@ -2038,9 +2051,10 @@ def _best_of_each(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
     return _best_of_ids(_row_ids(keys), values)
 
 
-def _best_of_ids(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+def _best_of_ids(ids: np.ndarray, values: np.ndarray, ascending: bool = True) -> np.ndarray:
     """Per distinct number of ``ids``, the index of the row whose ``values`` are lexicographically largest (ties:
-    the first), ascending."""
+    the first), ascending (``ascending=False``: in the order of their ids, for a caller that only marks them; that
+    sort was a fifth of this function's time in :func:`_joined_rows`)."""
     n = len(ids)
     key = _row_ids(values) if values.shape[1] else np.zeros(n, dtype=np.int64)  # larger: better
     if not n:
@@ -2052,11 +2066,13 @@ def _best_of_ids(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
         group = packed // (span * n)
         heads = np.ones(n, dtype=bool)
         heads[1:] = group[1:] != group[:-1]
-        return np.sort(packed[heads] % n)
-    order = np.lexsort((np.arange(n), -key, ids))
-    heads = np.ones(n, dtype=bool)
-    heads[1:] = ids[order][1:] != ids[order][:-1]
-    return np.sort(order[heads])
+        best = packed[heads] % n
+    else:
+        order = np.lexsort((np.arange(n), -key, ids))
+        heads = np.ones(n, dtype=bool)
+        heads[1:] = ids[order][1:] != ids[order][:-1]
+        best = order[heads]
+    return np.sort(best) if ascending else best
 
 
 class _FrontSearch:

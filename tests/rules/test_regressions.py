@@ -111,6 +111,48 @@ def test_hard_boards_are_proven_optimal_within_a_small_deterministic_budget(name
     assert is_legal(board, result.assignment.to_json()), name
 
 
+# The regular step the whole combat of benchmarks.boards.defeatable_with(6, "trample_over+as_though_unblocked")
+# solves (twice) for min-overkill: the first step took out the planeswalker (loyalty 0) and left the player at 1.
+# The default settings find the optimum at once but drag on its proof: at an escalation threshold of 0.05 units
+# they spent 0.2-0.25 s of CPU, and within 0.03 units the answer was only feasible; escalating after 0.01 units,
+# the LP proves it in about 0.001 more.
+_DRAGGING_KEYWORDS = ["double_strike", "trample", "trample_over_planeswalkers"]
+DRAGGING = {
+    "step": "regular",
+    "players": [{"id": "opp", "life": 1}],
+    "planeswalkers": [{"id": "pw", "controller": "opp", "loyalty": 0, "in_combat": False}],
+    "attackers": [
+        {
+            "id": f"a{i}",
+            "power": 5,
+            "toughness": 3,
+            "keywords": _DRAGGING_KEYWORDS,
+            "damage_marked": 2 * (i % 2),
+            "attacking": "pw",
+            "blocked_by": [f"b{i}", f"f{i // 2}"],
+            "as_though_unblocked": True,
+        }
+        for i in range(6)
+    ],
+    "blockers": [{"id": f"b{i}", "power": 1, "toughness": 2} for i in range(6)]
+    + [{"id": f"f{j}", "power": 2, "toughness": 3, "keywords": ["first_strike"]} for j in range(3)],
+}
+
+
+@pytest.mark.parametrize(
+    "objectives,best",
+    [
+        ("lethal,max-kills,min-overkill", {"lethal": 1, "max-kills": 9, "min-overkill": 8}),
+        ("min-overkill", {"min-overkill": 8}),
+    ],
+)
+def test_a_dragging_overkill_proof_escalates_within_a_small_deterministic_budget(objectives, best):
+    result = Combat(DRAGGING).solve(objectives, deterministic_time=0.03)
+    assert result.status == "optimal"
+    assert result.objectives == best
+    assert is_legal(DRAGGING, result.assignment.to_json())
+
+
 @pytest.mark.slow
 def test_reader_closing_an_all_optimal_stream_is_a_clean_exit(tmp_path):
     # found: `trample solve ... --all-optimal | head -1` aborted with exit 134 ("terminate called without an

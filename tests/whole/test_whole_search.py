@@ -1404,3 +1404,25 @@ def test_a_first_step_too_large_to_list_is_searched_best_bound_first(objectives)
             whole_search._joined_vectors(step, caps, [()], problem.deadline)
         refused = WholeCombat(doc).solve(objectives)
     assert refused.status == "optimal" and refused.objectives == every.objectives
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(-3, 3), st.integers(-2, 2)), max_size=40),
+    st.sampled_from([1, 1 << 55]),
+)
+def test_the_best_row_of_each_id_is_the_one_found_by_sorting_every_row(rows, scale):
+    # _best_of_ids per id: the row of the lexicographically largest values, ties the first; the joined pass asks it
+    # unsorted (it only marks them): the same indexes; ``scale`` takes it past one packed sort (lexsort)
+    import numpy as np
+
+    ids = np.array([r[0] for r in rows], dtype=np.int64) * scale
+    values = np.array([r[1:] for r in rows], dtype=np.int64).reshape(len(rows), 2)
+    expected = {}
+    for i, (k, *v) in enumerate(rows):
+        if k not in expected or v > list(rows[expected[k]][1:]):
+            expected[k] = i
+    got = whole_search._best_of_ids(ids, values)
+    assert got.tolist() == sorted(expected.values())
+    unsorted = whole_search._best_of_ids(ids, values, ascending=False)
+    assert sorted(unsorted.tolist()) == got.tolist()
