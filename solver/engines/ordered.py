@@ -1046,17 +1046,17 @@ class Lister:
         lens: list[Keys] = []
         kids: list[Ints] = []
         tos: list[Ints] = []
-        n = max(1, len(self.entry[j]))
+        entry = self.entry[j]
+        n = max(1, len(entry))
         for by_entry in self._targets(j, states):
-            # np.take, not by_entry[:, entry]: the fancy index on the second axis makes a column-major array, which
-            # the row sums, flatnonzero and reshape below then copy again (6x the time of the whole step on 4 153
-            # states of random_sharing(12, 14, 4) seed 8)
-            to = np.take(by_entry, self.entry[j], axis=1)
-            live = to >= 0
-            lens.append(live.sum(axis=1))
-            flat = np.flatnonzero(live)
-            kids.append((flat % n).astype(np.int32))
-            tos.append(to.reshape(-1)[flat].astype(np.int32))
+            # which splits lead somewhere, gathered as booleans (a byte a cell, not a target's eight; np.take, not
+            # [:, entry], whose column-major result the row counts and flatnonzero would copy again), then the
+            # targets of those alone
+            live = np.take(by_entry >= 0, entry, axis=1)
+            lens.append(np.count_nonzero(live, axis=1).astype(np.int64))
+            row, kid = np.divmod(np.flatnonzero(live), n)
+            kids.append(kid.astype(np.int32))
+            tos.append(by_entry[row, entry[kid]].astype(np.int32))
         off = np.zeros(len(states) + 1, dtype=np.int64)
         if lens:
             np.cumsum(np.concatenate(lens), out=off[1:])
