@@ -127,6 +127,7 @@ class SourceProgramme:
         work_limit: int | None = None,
         prefix: Sequence[Sequence[int]] = (),
         tables: Sequence[Rows] | None = None,
+        build: bool = True,
     ):
         """The programme of ``component``, built in three steps: each source's table (:meth:`_source_tables`), the
         cut states reached forwards (:meth:`_forward`), their completions backwards (:meth:`_backward`).
@@ -153,28 +154,36 @@ class SourceProgramme:
         self.scope: list[tuple[str, ...]] = []
         self.tkeys: list[Keys] = []
         self.tw: list[Weights] = []
+        if not build:  # (root_of: the fixed sources' state alone)
+            return
         try:
             self._build(tables)
         except OverBudget:
             raise TooWide from None
         self._budget.limit = None  # listing and ranking later have no such bound (the deadline still holds)
 
+    @classmethod
+    def root_of(
+        cls, plan: DamagePlan, component: Sequence[int], prefix: Sequence[Sequence[int]], tables: Sequence[Rows]
+    ) -> tuple[int, int, int]:
+        """The state the fixed splits ``prefix`` lead to, without building the rest: (the number of fixed sources,
+        the level reached, its one code; a dead prefix stops early with code -1). Everything a rooted programme
+        holds past its prefix (its states, completions, the rows of its lister after the prefix's columns, and
+        whether it builds within a work limit) depends on the prefix through this state alone. :class:`TooWide`
+        where the build would refuse before that state."""
+        prog = cls(plan, component, prefix=prefix, tables=tables, build=False)
+        prog._source_tables(tables)
+        try:
+            prog._root()
+        except OverBudget:
+            raise TooWide from None  # (a join's matrix past its bound: the build refuses as well)
+        last = prog.codes[-1]
+        return len(prog.prefix), len(prog.codes) - 1, int(last[0]) if len(last) else -1
+
     def _build(self, tables: Sequence[Rows] | None = None) -> None:
         self._source_tables(tables)
-        # the cut after sources 0..j-1: its resources, and the states reached (sorted codes)
+        self._root()
         n, L = len(self.component), len(self.prefix)
-        self.members = [frozenset(self.component[:j]) for j in range(n + 1)]
-        self.cut: list[tuple[str, ...]] = [()]
-        self.codes: list[Keys] = [np.zeros(1, dtype=np.int64)]
-        for j in range(L):  # the fixed sources: the one state each split leads to
-            self._next_cut(j)
-            key = _Walk(self, j, {}).key(self.prefix[j])
-            k = self._key_index(j, key)
-            code = self._pair_codes(j, self._cut_states(j, 0, 1))[0, k : k + 1]
-            live = bool(code[0] >= 0)
-            self.codes.append(code if live else np.zeros(0, dtype=np.int64))
-            if not live:
-                break
         for j in range(len(self.codes) - 1, n):
             self._forward(j)
         # completions of each reached cut state, backwards
@@ -185,6 +194,23 @@ class SourceProgramme:
         for j in range(L - 1, -1, -1):  # a fixed source's one state: its one split's completions
             self.G[j] = self.G[j + 1][: len(self.codes[j])].copy()
         self._total = int(self.G[0][0]) if len(self.G[0]) else 0
+
+    def _root(self) -> None:
+        """The cuts after the fixed sources and the one state each fixed split leads to (none past a dead one)."""
+        # the cut after sources 0..j-1: its resources, and the states reached (sorted codes)
+        n = len(self.component)
+        self.members = [frozenset(self.component[:j]) for j in range(n + 1)]
+        self.cut: list[tuple[str, ...]] = [()]
+        self.codes: list[Keys] = [np.zeros(1, dtype=np.int64)]
+        for j in range(len(self.prefix)):
+            self._next_cut(j)
+            key = _Walk(self, j, {}).key(self.prefix[j])
+            k = self._key_index(j, key)
+            code = self._pair_codes(j, self._cut_states(j, 0, 1))[0, k : k + 1]
+            live = bool(code[0] >= 0)
+            self.codes.append(code if live else np.zeros(0, dtype=np.int64))
+            if not live:
+                break
 
     def _source_tables(self, tables: Sequence[Rows] | None = None) -> None:
         """Each source's table (the elimination programme's ``way_table``) over its scope: the resources it shares
@@ -1020,14 +1046,17 @@ class Lister:
         lens: list[Keys] = []
         kids: list[Ints] = []
         tos: list[Ints] = []
-        n = max(1, len(self.entry[j]))
+        entry = self.entry[j]
+        n = max(1, len(entry))
         for by_entry in self._targets(j, states):
-            to = by_entry[:, self.entry[j]]
-            live = to >= 0
-            lens.append(live.sum(axis=1))
-            flat = np.flatnonzero(live)
-            kids.append((flat % n).astype(np.int32))
-            tos.append(to.reshape(-1)[flat].astype(np.int32))
+            # which splits lead somewhere, gathered as booleans (a byte a cell, not a target's eight; np.take, not
+            # [:, entry], whose column-major result the row counts and flatnonzero would copy again), then the
+            # targets of those alone
+            live = np.take(by_entry >= 0, entry, axis=1)
+            lens.append(np.count_nonzero(live, axis=1).astype(np.int64))
+            row, kid = np.divmod(np.flatnonzero(live), n)
+            kids.append(kid.astype(np.int32))
+            tos.append(by_entry[row, entry[kid]].astype(np.int32))
         off = np.zeros(len(states) + 1, dtype=np.int64)
         if lens:
             np.cumsum(np.concatenate(lens), out=off[1:])

@@ -257,6 +257,24 @@ def test_the_prefix_lister_lists_the_source_listers_rows(monkeypatch, name, sc, 
             assert b"".join(b.tobytes() for b in got) == b"".join(b.tobytes() for b in want)
 
 
+def test_prefixes_leading_to_one_state_share_its_rooted_programme(monkeypatch):  # 702.19b, 510.1a
+    # the next splits of the deepest source fixed often lead to the state the last one led to: its rooted programme's
+    # rows are listed again with the new splits in their columns (Reprefixed), not built again; every row of the
+    # component, the source programme's bytes in its order
+    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 12)
+    shared: list[int] = []
+    init = conditioned.Reprefixed.__init__
+    monkeypatch.setattr(conditioned.Reprefixed, "__init__", lambda self, *a: shared.append(1) or init(self, *a))
+    plan = Combat(load_scenario(LISTED[0][1])).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp))
+    got = b"".join(b.tobytes() for b in lister.blocks(rows=1 << 16, dtype=np.int8))
+    ref = SourceProgramme(plan, comp)
+    assert got == b"".join(b.tobytes() for b in ref.blocks(rows=1 << 16, dtype=np.int8))
+    assert len(got) == ref.count() * ref.P
+    assert len(shared) > 10  # (41 of its prefixes listed with another's programme)
+
+
 def test_the_wide_board_lists_its_first_rows_in_order_without_the_column_programme():  # 702.19b: issue 21's board
     plan = Combat(load_scenario(random_sharing(12, 14, 4, seed=2))).plan
     (comp,) = plan.components
