@@ -74,6 +74,7 @@ DENSE_INDEX = 1 << 20  # a cut's codes are found by a table over their range up 
 DENSE_FACTOR = 8
 INSERT_STEP = 1 << 18  # codes put into a hash table between two looks at the clock
 STATES_HELD = 1 << 21  # reached states of a cut beyond which a programme built under a work limit gives up
+FIRST_PAIRS = 1 << 14  # pairs of the first slice of a forward step under a work limit (PAIRS: the full slice)
 STEP_PAIRS = 1 << 26  # pairs of one step beyond which likewise (random_sharing(12, 14, 3) seed 5: 5.6e7)
 
 GROUP_CELLS = 1 << 19  # cells (values of a group of the cut's resources x table entries) of one matrix of a join
@@ -251,7 +252,7 @@ class SourceProgramme:
         if span <= DENSE_SPAN:  # the codes' range is narrow: marked, no sort
             present = np.zeros(span, dtype=bool)
             marked = 0  # at least the states marked so far (a state new twice in one slice counts twice)
-            for _, code in self._pairs(j, 0, len(self.codes[j])):
+            for _, code in self._pairs(j, 0, len(self.codes[j]), limit is not None):
                 code = code[code >= 0]
                 marked += int(np.count_nonzero(~present[code]))
                 present[code] = True
@@ -262,7 +263,7 @@ class SourceProgramme:
             self.codes.append(np.flatnonzero(present).astype(np.int64))
             return
         seen = _CodeSet(self._budget.check)
-        for _, code in self._pairs(j, 0, len(self.codes[j])):
+        for _, code in self._pairs(j, 0, len(self.codes[j]), limit is not None):
             seen.add(code[code >= 0])
             if limit is not None and seen.count > STATES_HELD and seen.size() > STATES_HELD:
                 raise OverBudget  # too many states for a bounded programme
@@ -408,13 +409,19 @@ class SourceProgramme:
             code += row[:, None]  # dead stays negative: the live part of a code is below 2^60
         return code
 
-    def _pairs(self, j: int, lo: int, hi: int) -> Iterator[tuple[int, Keys]]:
-        """The pair codes of cut states lo..hi-1 with source j's table, in slices of at most PAIRS pairs."""
-        step = max(1, PAIRS // max(1, len(self.tkeys[j])))
-        for a in range(lo, hi, step):
+    def _pairs(self, j: int, lo: int, hi: int, grow: bool = False) -> Iterator[tuple[int, Keys]]:
+        """The pair codes of cut states lo..hi-1 with source j's table, in slices of at most PAIRS pairs; ``grow``:
+        the first slices smaller (FIRST_PAIRS pairs, doubled each time), so a bounded build that refuses after the
+        states of the first pairs refuses before most of their work."""
+        width = max(1, len(self.tkeys[j]))
+        full = max(1, PAIRS // width)
+        step = max(1, min(full, FIRST_PAIRS // width)) if grow else full
+        a = lo
+        while a < hi:
             b = min(hi, a + step)
             self._budget.spend((b - a) * len(self.tkeys[j]))
             yield a, self._pair_codes(j, self._cut_states(j, a, b))
+            a, step = b, min(full, 2 * step)
 
     def find(self, j: int, code: Keys) -> Keys:
         """Where each code is among the reached states of the cut before source ``j`` (-1: not reached, or dead):

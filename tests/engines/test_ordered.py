@@ -295,3 +295,23 @@ def test_the_walks_compositions_are_exact_past_int64():  # stars and bars in num
     mixed = ordered._compositions(total, np.array([0, 1, 2, 3, 4, 5, 0], dtype=np.int64))
     assert [int(v) for v in mixed] == [compositions(int(t), p) for t, p in zip(total, [0, 1, 2, 3, 4, 5, 0])]
     assert ordered._compositions(np.array([10**6]), np.array([5])).dtype == object  # 8.3 x 10^27
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_bounded_build_refuses_alike_whatever_its_first_slices(monkeypatch, seed):
+    """A build under a work limit reads its forward steps' first pairs in small slices (FIRST_PAIRS, doubled) so it
+    can refuse early: it builds, or refuses, as with full slices from the first, with the same count."""
+    plan = Combat(load_scenario(random_sharing(7, 8, 3, seed=seed))).plan
+    verdicts = {}
+    for first in (ordered.PAIRS, 1, 1 << 6):
+        monkeypatch.setattr(ordered, "FIRST_PAIRS", first)
+        got = []
+        for comp in (c for c in plan.components if len(c) > 1):
+            for limit in (1 << 16, 1 << 18, 3 << 17, 1 << 19, 3 << 18, 1 << 20):  # (it builds from 2^19-2^20)
+                try:
+                    got.append(SourceProgramme(plan, comp, work_limit=limit).count())
+                except ordered.TooWide:
+                    got.append(None)
+        verdicts[first] = got
+    assert verdicts[1] == verdicts[ordered.PAIRS] == verdicts[1 << 6]
+    assert None in verdicts[1] and any(v for v in verdicts[1])  # some refuse, some build
