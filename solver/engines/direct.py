@@ -1098,7 +1098,7 @@ def component_lister(
     whose rooted source programme is small (:func:`prefix_lister`), else the column programme whatever its size."""
     refuse_options(plan, component)
     key = tuple(component)
-    if len(key) > 1:
+    if len(key) > 1 and not _few_listed(plan, key, deadline):
         quick = quick_lister(plan, key, deadline)
         if quick is not None:
             return quick
@@ -1271,6 +1271,33 @@ def prefix_lister(plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | N
     if plan.cache.of("direct").get(("lister", key)) is False:
         lister.unrooted()  # the source programme did not build within LIST_WORK: within ROOT_WORK neither
     return lister
+
+
+#: a component of several sources whose legal splits are surely at most this many (the product of each source's
+#: compositions of its damage over its routes, 510.1a) is listed by the column programme, which builds in a fraction
+#: of the source programme's time on such small boards (the source programme's tables, joins and suffixes cost
+#: 1-2 ms a component: a solve of 60 small generated boards spent a quarter of its time building them)
+FEW_SPLITS = 1 << 12
+
+
+def few_splits(plan: DamagePlan, component: Sequence[int]) -> bool:
+    """Are the component's legal splits surely at most :data:`FEW_SPLITS` (no as-though-unblocked option)?"""
+    if plan.options_in(component):
+        return False
+    bound = 1
+    for i in component:
+        src = plan.sources[i]
+        if src.routes:
+            bound *= comb(src.damage + len(src.routes) - 1, len(src.routes) - 1)
+            if bound > FEW_SPLITS:
+                return False
+    return True
+
+
+def _few_listed(plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | None) -> bool:
+    """Is this component of few splits (:func:`few_splits`) listed by its column programme, built within its bounds
+    (:func:`bounded_dp`, cached)? Else the source programme and the other listers are asked, as for any other."""
+    return few_splits(plan, key) and bounded_dp(plan, key, deadline) is not None
 
 
 def bounded_dp(plan: DamagePlan, component: Sequence[int], deadline: Deadline | None = None) -> ComponentDP | None:
@@ -1540,7 +1567,9 @@ class DirectEngine:
                 )
                 answer = cache[("supports", tuple(component))] = self.supports(normal, component, deadline)
             return answer
-        if len(component) > 1 and lists_within_bounds(plan, tuple(component), deadline):
+        if len(component) > 1 and (
+            _few_listed(plan, tuple(component), deadline) or lists_within_bounds(plan, tuple(component), deadline)
+        ):
             return True
         return bounded_dp(plan, component, deadline) is not None
 

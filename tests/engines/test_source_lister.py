@@ -416,3 +416,20 @@ def test_construction_reads_the_clock_all_along(monkeypatch, hashed):
         with pytest.raises(LimitReached):
             next(SourceProgramme(plan, comp, deadline).blocks(1 << 16, deadline=deadline))
         assert len(reads) == jump + 1  # stopped at the first reading past the limit
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenarios())
+def test_a_component_of_few_splits_is_listed_by_the_column_programme(sc):  # 510.1a, 702.19b/c: the same rows
+    """A shared component whose splits are surely few (direct.FEW_SPLITS) is listed by the column programme, which
+    builds in a fraction of the source programme's time there; both list the same rows in the same order."""
+    plan = Combat(load_scenario(sc)).plan
+    for comp in plan.components:
+        if len(comp) < 2 or plan.options_in(comp):
+            continue
+        if not direct.few_splits(plan, comp):
+            continue
+        event("a shared component of few splits")
+        lister = direct.component_lister(plan, comp)
+        assert isinstance(lister, ComponentDP)
+        assert _rows(lister, 64) == _rows(SourceProgramme(plan, comp), 64)
