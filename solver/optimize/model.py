@@ -278,6 +278,7 @@ class Runner:
         self.solver = new_solver(num_workers=workers, cp_model_presolve=presolve)
         p = self.solver.parameters
         self.escalate = params is None  # the default settings: escalate to STRONG_PARAMS when a solve drags
+        self.escalated = False  # whether a solve did
         if params is None:
             params = lean if len(om.cols) <= SMALL_COLUMNS else {}
         for k, v in params.items():
@@ -301,6 +302,7 @@ class Runner:
             and not self.budget.exhausted()
         ):
             self.escalate = False  # this model is hard: the strong settings from now on
+            self.escalated = True
             for k, v in STRONG_PARAMS.items():
                 setattr(self.solver.parameters, k, v)
             again = self._solve(None)

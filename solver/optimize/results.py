@@ -32,6 +32,9 @@ class SolveResult:
     #: the other side's assignment on the chosen line, when the solve read it (boards with effects or banding:
     #: the other player's worst reply, with the solved player's part of it, 702.22j/k); not in ``to_json``
     reply: Assignment | None = None
+    #: whether a solve on the default settings dragged and the strong ones took over (optimize.model.Runner); a
+    #: solve of the same model again may start on STRONG_PARAMS; not in ``to_json``
+    escalated: bool = False
 
     @property
     def optimal(self) -> bool:

@@ -123,7 +123,8 @@ def _optimise(combat, objectives, time_limit, deterministic_time, tie_break: boo
             om.m.add(lin.expr() == raw)
     final = STATUS_OPTIMAL if proven and probes_proven else STATUS_FEASIBLE
     lethal = lethal_report_of_vector(defs, runner.vec, best_to) if wants_lethal else None
-    return SolveResult(final, assignment_of_vector(plan, runner.vec), values, lethal, elapsed(), runner.solves), om
+    vec = assignment_of_vector(plan, runner.vec)
+    return SolveResult(final, vec, values, lethal, elapsed(), runner.solves, escalated=runner.escalated), om
 
 
 def _forced_result(plan, defs: Definitions, objs, forced, wants_lethal: bool, elapsed) -> SolveResult:

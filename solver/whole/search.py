@@ -34,6 +34,7 @@ from ..optimize import (
     STATUS_INFEASIBLE,
     STATUS_OPTIMAL,
     STATUS_UNKNOWN,
+    STRONG_PARAMS,
     SolveResult,
     oriented,
     parse_objectives,
@@ -392,8 +393,13 @@ def _line_of(whole, searched: tuple, best: Line, final: bool, options: dict, dea
     state = whole.state_after(first)
     result = best.result
     if final and not deadline.expired():
+        again_options = dict(options)
+        if again_options.get("params") is None and result.escalated:
+            # the search's solve of this state dragged: start on the settings it escalated to (from LEAN_PARAMS
+            # too: STRONG_PARAMS sets the same keys), not on the defaults that would drag again for ESCALATE_DET
+            again_options["params"] = STRONG_PARAMS
         again = solve_step(
-            Combat(state, side=Side.ATTACKING, engine=whole.engine), searched, **options, **_left(deadline)
+            Combat(state, side=Side.ATTACKING, engine=whole.engine), searched, **again_options, **_left(deadline)
         )
         stats.solves += 1
         if again.assignment is not None and _values_of(searched, again) == _values_of(searched, result):

@@ -7,6 +7,7 @@ from boards import THREE_GANGS
 from brute import brute_force, is_legal
 
 from trample import Combat
+from trample.optimize import STRONG_PARAMS
 
 OPP = [{"id": "opp", "life": 20}]
 
@@ -151,6 +152,21 @@ def test_a_dragging_overkill_proof_escalates_within_a_small_deterministic_budget
     assert result.status == "optimal"
     assert result.objectives == best
     assert is_legal(DRAGGING, result.assignment.to_json())
+
+
+def test_a_dragging_solve_says_it_escalated_and_starting_strong_finds_the_same_canonical_optimum():
+    # the whole search's regular step escalates (solved without the tie-break); the line's solve of the same state
+    # with the tie-break then starts on STRONG_PARAMS (trample.whole.search._line_of): the answer must not move
+    objectives = "lethal,max-kills,min-overkill"
+    searched = Combat(DRAGGING).solve(objectives, tie_break=False)
+    assert searched.escalated
+    default = Combat(DRAGGING).solve(objectives)
+    strong = Combat(DRAGGING).solve(objectives, params=STRONG_PARAMS)
+    assert default.escalated and not strong.escalated  # explicit settings never escalate
+    assert strong.status == default.status == "optimal"
+    assert strong.objectives == default.objectives
+    assert strong.assignment.to_json() == default.assignment.to_json()
+    assert not Combat(THREE_GANGS).solve("max-kills").escalated
 
 
 @pytest.mark.slow

@@ -24,6 +24,7 @@ from test_whole_search import (
 from benchmarks.bench_whole_search import WITH_LISTS
 from benchmarks.boards import defeatable_with
 from trample import Combat
+from trample.models import Side
 from trample.whole import WholeCombat
 from trample.whole import search as whole_search
 
@@ -137,3 +138,26 @@ def test_the_ways_are_listed_once_each_in_the_canonical_order(doc):
     position = {c: k for k, c in enumerate(plan.columns)}
     keys = [tuple(row[position[c]] for comp in plan.components for c in plan.component_columns(comp)) for row in got]
     assert keys == sorted(keys)
+
+
+def test_the_line_keeps_the_canonical_regular_step_when_the_search_escalated(monkeypatch):
+    # benchmarks' whole_search row: the search's solve of the chosen regular step drags and escalates to
+    # STRONG_PARAMS, so the line's solve of that state with the tie-break starts there (whole.search._line_of);
+    # its A2 must be the one-step solver's canonical optimum on the default settings
+    objectives = "lethal,max-kills,min-overkill"
+    seen = []
+    solve_step = whole_search.solve_step
+
+    def spied(*args, **options):
+        seen.append(options.get("params"))
+        return solve_step(*args, **options)
+
+    monkeypatch.setattr(whole_search, "solve_step", spied)
+    whole = WholeCombat(defeatable_with(6, "trample_over+as_though_unblocked"))
+    result = whole.solve(objectives)
+    assert result.status == "optimal"
+    assert seen[-1] == whole_search.STRONG_PARAMS  # the hint was taken
+    line = result.assignment
+    alone = Combat(whole.state_after(line.first_strike), side=Side.ATTACKING).solve(objectives)
+    regular = line.regular.to_json()
+    assert alone.assignment.to_json() == {a: regular[a] for a in alone.assignment.to_json()}
