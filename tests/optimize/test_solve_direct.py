@@ -80,6 +80,26 @@ def test_a_board_too_wide_to_count_is_solved_without_counting_it(monkeypatch):
     assert result.status == "optimal" and result.lethal["opp"]["reached"] in (True, False)
 
 
+def _tramplers_on_one(n: int, power: int, toughness: int) -> dict:
+    """n tramplers of ``power`` all blocked by one blocker of ``toughness``."""
+    attackers = [
+        {
+            "id": f"a{i}",
+            "power": power,
+            "toughness": 3,
+            "keywords": ["trample"],
+            "attacking": "opp",
+            "blocked_by": ["w"],
+        }
+        for i in range(n)
+    ]
+    return {
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": attackers,
+        "blockers": [{"id": "w", "power": 0, "toughness": toughness}],
+    }
+
+
 def test_a_small_board_is_counted_at_most_once_by_the_tables(monkeypatch):
     """The size tests of a solve (search's, then linear.applies') joined the tables of every shared component,
     twice on a board not surely small, and once more on a small one whose listers then counted it again: a solve
@@ -95,41 +115,13 @@ def test_a_small_board_is_counted_at_most_once_by_the_tables(monkeypatch):
         return real(*args, **kw)
 
     monkeypatch.setattr(linear, "count_by_factors", counted)
-    two_share = {
-        "players": [{"id": "opp", "life": 20}],
-        "attackers": [
-            {
-                "id": f"a{i}",
-                "power": 3,
-                "toughness": 3,
-                "keywords": ["trample"],
-                "attacking": "opp",
-                "blocked_by": ["w"],
-            }
-            for i in range(2)
-        ],
-        "blockers": [{"id": "w", "power": 0, "toughness": 4}],
-    }
-    small = Combat(load_scenario(two_share))
+    small = Combat(load_scenario(_tramplers_on_one(2, power=3, toughness=4)))
     assert linear.surely_at_most(small.plan, search.SOLVE_DIRECT_ROWS)
     assert small.solve("lethal").status == "optimal"
     assert calls == []
-    hub = {  # eight tramplers of power 8 on one blocker of toughness 100: 9^8 splits at most (past linear's
-        # bound too), one legal assignment
-        "players": [{"id": "opp", "life": 20}],
-        "attackers": [
-            {
-                "id": f"a{i}",
-                "power": 8,
-                "toughness": 3,
-                "keywords": ["trample"],
-                "attacking": "opp",
-                "blocked_by": ["h"],
-            }
-            for i in range(8)
-        ],
-        "blockers": [{"id": "h", "power": 0, "toughness": 100}],
-    }
+    # eight tramplers of power 8 on a blocker of toughness 100: 9^8 splits at most (past linear's bound too), one
+    # legal assignment
+    hub = _tramplers_on_one(8, power=8, toughness=100)
     board = Combat(load_scenario(hub))
     assert not linear.surely_at_most(board.plan, linear.DIRECT_ROWS) and board.count() == 1
     board = Combat(load_scenario(hub))
