@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from itertools import accumulate, product
 from math import comb
@@ -1071,7 +1071,7 @@ def known_count(plan: DamagePlan, component: Sequence[int]) -> int | None:
         if n is not None:
             return n
         dp: Programme | None = plan.cache.of("direct").get(key) or plan.cache.of("direct-ordered").get(key)
-        if dp is not None and not isinstance(dp, bool):
+        if dp is not None:
             return dp.count()
     known = plan.cache.of(COUNTS).get(key)
     return None if known is None else int(known)
@@ -1282,14 +1282,19 @@ FEW_SPLITS = 1 << 12
 
 def few_splits(plan: DamagePlan, component: Sequence[int]) -> bool:
     """Are the component's legal splits surely at most :data:`FEW_SPLITS` (no as-though-unblocked option)?"""
-    if plan.options_in(component):
-        return False
+    return not plan.options_in(component) and splits_at_most(plan, component, FEW_SPLITS)
+
+
+def splits_at_most(plan: DamagePlan, sources: Iterable[int], cap: int) -> bool:
+    """Are the legal splits of these sources together surely at most ``cap``, each assigning in one way? Each source
+    divides exactly its damage among its routes (510.1a), so its legal splits are at most the compositions of its
+    damage into that many parts, and theirs at most the product."""
     bound = 1
-    for i in component:
+    for i in sources:
         src = plan.sources[i]
         if src.routes:
             bound *= comb(src.damage + len(src.routes) - 1, len(src.routes) - 1)
-            if bound > FEW_SPLITS:
+            if bound > cap:
                 return False
     return True
 

@@ -21,7 +21,6 @@ Objectives are read from the amounts *assigned*: when damage effects change what
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from itertools import chain
@@ -29,7 +28,7 @@ from itertools import chain
 import numpy as np
 
 from ..engines import get_engine
-from ..engines.direct import BLOCK_ROWS, known_count
+from ..engines.direct import BLOCK_ROWS, known_count, splits_at_most
 from ..engines.elimination import COUNTS, count_by_factors
 from ..limits import Deadline
 from ..models import Assignment, ObjectiveKind
@@ -212,19 +211,9 @@ def applies(step: DamageStep, objectives: Sequence[Objective], deadline: Deadlin
 
 
 def surely_at_most(plan, cap: int) -> bool:
-    """Are there surely at most ``cap`` legal assignments? Each source (one way: no as-though-unblocked option)
-    divides exactly its damage among its routes (510.1a), so its legal splits are at most the compositions of its
-    damage into that many parts, and the step's at most their product."""
-    if plan.has_options:
-        return False
-    bound = 1
-    for i in plan.active:
-        src = plan.sources[i]
-        if src.routes:
-            bound *= math.comb(src.damage + len(src.routes) - 1, len(src.routes) - 1)
-            if bound > cap:
-                return False
-    return True
+    """Are there surely at most ``cap`` legal assignments (no as-though-unblocked option: each source assigns in one
+    way; :func:`~trample.engines.direct.splits_at_most`)?"""
+    return not plan.has_options and splits_at_most(plan, plan.active, cap)
 
 
 #: the work a size test spends on one component at most (operations of the tables' joins, and their estimate
