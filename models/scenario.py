@@ -26,6 +26,11 @@ from .fields import read_names
 from .keywords import ALL_KEYWORDS, NEEDS_FIELD, Keyword, suggestion
 from .vocabulary import DamageOrder, ObjectKind, RulesSet, Step, words
 
+# the keywords and the step read for every creature of every plan, looked up once (an enum member's attribute
+# lookup costs several times a global's)
+_TRAMPLE, _OVER_PLANESWALKERS = Keyword.TRAMPLE, Keyword.TRAMPLE_OVER_PLANESWALKERS
+_FIRST_STRIKE, _DOUBLE_STRIKE, _FIRST_STRIKE_STEP = Keyword.FIRST_STRIKE, Keyword.DOUBLE_STRIKE, Step.FIRST_STRIKE
+
 #: Every keyword ability of 702 is accepted (an engine's board dump loads as it is); only DAMAGE_KEYWORDS change
 #: the answers (models/keywords.py, docs/format.md "Keywords").
 KEYWORDS = tuple(ALL_KEYWORDS)
@@ -142,15 +147,15 @@ class Creature:
     def has(self, keyword: Keyword | str) -> bool:
         """Does it have this keyword? The one way to ask (``c.has(Keyword.DEATHTOUCH)``). 702.19c: trample over
         planeswalkers is a kind of trample, so a creature with it has trample too."""
-        if keyword == Keyword.TRAMPLE:
-            return Keyword.TRAMPLE in self.keywords or Keyword.TRAMPLE_OVER_PLANESWALKERS in self.keywords
+        if keyword == _TRAMPLE:
+            return _TRAMPLE in self.keywords or _OVER_PLANESWALKERS in self.keywords
         return keyword in self.keywords
 
     def deals_damage_in(self, step: str) -> bool:
         """510.4 / 702.7b / 702.4b: which creatures deal combat damage in a step."""
-        first = self.has(Keyword.FIRST_STRIKE)
-        double = self.has(Keyword.DOUBLE_STRIKE)
-        if step == Step.FIRST_STRIKE:
+        first = _FIRST_STRIKE in self.keywords
+        double = _DOUBLE_STRIKE in self.keywords
+        if step == _FIRST_STRIKE_STEP:
             return first or double
         return double or not first
 

@@ -463,7 +463,7 @@ def _blocking_banding(s: Scenario, c: Attacker | Blocker) -> str | None:
 
 
 def _has_banding(s: Scenario) -> bool:
-    return any(c.has(Keyword.BANDING) for c in (*s.attackers, *s.blockers))  # asked once a board (division_moved)
+    return bool(_banding(s))  # the creatures with banding, read once a board
 
 
 #: The rules that move the division of a source's combat damage away from its controller (510.1c/d), in order:

@@ -70,7 +70,7 @@ from ..limits import NEVER, Deadline, LimitReached
 from ..models import FormatError
 from ..rules import DamagePlan, Gate, Route, SourcePlan
 from . import BLOCKS, EFFECTS, PROGRAMME, Programme
-from .by_source import compositions
+from .by_source import compositions, count_shared
 from .effects import Effects, effect_counts, listed_effects
 from .elimination import COUNTS, Graph, OverBudget, count_component
 from .shared import SharedProgramme, column_cells, shared_count, shared_programme
@@ -129,13 +129,14 @@ class ComponentDP:
         ``deadline``: raise :class:`~trample.limits.LimitReached` when it passes (checked all along).
 
         In steps: the columns (:meth:`_read_columns`), what canonicalisation looks at (:meth:`_canon_tables`), the
-        states forwards (:meth:`_forward`) and the counts backwards (:meth:`_backward`)."""
-        self.plan = plan
+        states forwards (:meth:`_forward`) and the counts backwards (:meth:`_backward`). The plan is read here and
+        not kept: the programme is kept in the plan's cache, and a reference back would make a cycle that only the
+        cyclic garbage collector frees."""
         self.component = tuple(component)
         cols = plan.component_columns(self.component)
         self.columns = cols
         self.P = P = len(cols)
-        self._read_columns()
+        self._read_columns(plan)
         self._canon_tables()
         deadline = deadline or NEVER
         self._forward(state_limit, deadline)
@@ -156,11 +157,11 @@ class ComponentDP:
         state["states"] = [range(len(s)) for s in self.states]
         return state
 
-    def _read_columns(self) -> None:
+    def _read_columns(self, plan: DamagePlan) -> None:
         """Per column: its source's damage, whether it is the source's first or last, the resource it feeds (-1:
         none), whether a deathtouch point is lethal there, and the resources its gate names; the resources (gated
         blockers and planeswalkers with a positive need) and their needs."""
-        plan, cols, P = self.plan, self.columns, self.P
+        cols, P = self.columns, self.P
         srcs = plan.sources
         self.col_damage = [srcs[i].damage for i, _ in cols]
         self.col_last = [p == P - 1 or cols[p + 1][0] != cols[p][0] for p in range(P)]
@@ -1278,11 +1279,17 @@ def prefix_lister(plan: DamagePlan, key: tuple[int, ...], deadline: Deadline | N
 #: of the source programme's time on such small boards (the source programme's tables, joins and suffixes cost
 #: 1-2 ms a component: a solve of 60 small generated boards spent a quarter of its time building them)
 FEW_SPLITS = 1 << 12
+#: a count asked first (no programme built) of a component of several sources whose splits are surely at most this
+#: many is tried one source or one blocker at a time (``by_source.count_shared``, no cost bound), then by the column
+#: programme where it lists the component (:data:`FEW_SPLITS`), before the elimination tables: their numpy joins
+#: cost 1-4 ms a component on such small boards, where these take a fraction of that (the count of 300 small
+#: generated boards spent half its time in the tables' joins)
+FEW_COUNTED = 1 << 16
 
 
-def few_splits(plan: DamagePlan, component: Sequence[int]) -> bool:
-    """Are the component's legal splits surely at most :data:`FEW_SPLITS` (no as-though-unblocked option)?"""
-    return not plan.options_in(component) and splits_at_most(plan, component, FEW_SPLITS)
+def few_splits(plan: DamagePlan, component: Sequence[int], cap: int = FEW_SPLITS) -> bool:
+    """Are the component's legal splits surely at most ``cap`` (no as-though-unblocked option)?"""
+    return not plan.options_in(component) and splits_at_most(plan, component, cap)
 
 
 def splits_at_most(plan: DamagePlan, sources: Iterable[int], cap: int) -> bool:
@@ -1588,8 +1595,13 @@ class DirectEngine:
         if n is not None:
             return n
         counts = plan.cache.of(COUNTS)
+        key = tuple(component)
         if not plan.options_in(component):
             n = shared_count(plan, component, deadline)
+        if n is None and len(key) > 1 and few_splits(plan, key, FEW_COUNTED):
+            n = count_shared(plan, key, deadline)
+            if n is None and _few_listed(plan, key, deadline):
+                n = component_dp(plan, key, deadline).count()
         if n is None:
             n = count_component(plan, component, deadline)
         counts[tuple(component)] = n

@@ -85,6 +85,26 @@ def test_fast_paths_match_the_oracle_and_cpsat(sc, side):
     assert text == "".join(json.dumps(a.to_json(), separators=(",", ":")) + "\n" for a in listed)
 
 
+@settings(max_examples=150, deadline=None)
+@given(overlapping_boards(), st.sampled_from(["attacking", "both"]))
+def test_a_small_shared_component_is_counted_without_the_tables(sc, side):  # 510.1a-d, 702.19b-c
+    """A count asked first (no programme built yet) of a component of several sources with few splits
+    (``direct.FEW_COUNTED``) is one source or one blocker at a time, else the column programme: the elimination
+    tables' numpy joins cost more than either on such components (the count of 300 small boards spent half its time
+    in them). The count is the brute force's either way."""
+    from unittest import mock
+
+    if not small_enough(sc):
+        return
+    combat = Combat(load_scenario(sc), side=side, engine="direct")
+    plan = combat.plan
+    few = {tuple(c) for c in plan.components if len(c) > 1 and direct.few_splits(plan, c, direct.FEW_COUNTED)}
+    with mock.patch.object(direct, "count_component", wraps=direct.count_component) as tables:
+        n = combat.count()
+    assert n == len(brute_force(sc, side))
+    assert not few & {tuple(call.args[1]) for call in tables.call_args_list}
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     overlapping_boards(max_power=6),

@@ -367,3 +367,52 @@ def test_creature_dies_reads_counters_as_the_step_puts_them(keyword):
         blocker = board.creature("b")
         dies = creature_dies(blocker, power, deathtouch, power if keyword else 0)
         assert dies == ("b" in resolve(board, {"a": {"b": power}}).destroyed), (keywords, toughness, marked)
+
+
+SHARED = {  # two tramplers sharing a blocker (a component of several sources), a lone one, a planeswalker
+    "players": [{"id": "opp", "life": 20}],
+    "planeswalkers": [{"id": "pw", "controller": "opp", "loyalty": 3}],
+    "attackers": [
+        {"id": "a", "power": 4, "toughness": 4, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["x", "y"]},
+        {"id": "b", "power": 3, "toughness": 3, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["y"]},
+        {"id": "c", "power": 2, "toughness": 2, "keywords": ["trample"], "attacking": "pw", "blocked_by": ["z"]},
+    ],
+    "blockers": [
+        {"id": "x", "power": 2, "toughness": 3},
+        {"id": "y", "power": 1, "toughness": 2},
+        {"id": "z", "power": 1, "toughness": 1, "keywords": ["lifelink"]},
+    ],
+}
+
+
+@pytest.mark.parametrize("doc", [BOARD, SHARED, LEAVERS], ids=["board", "shared", "leavers"])
+def test_a_board_and_what_readers_keep_on_it_are_freed_without_the_cycle_collector(doc):
+    """What the readers keep on a board (its settled board, its plans, the other side's step: ``remembered``) and
+    what an engine keeps with a plan (its counting programme) refer back to the board: kept strongly both ways they
+    made reference cycles, which only the cyclic garbage collector frees (its passes were a quarter of the time of
+    counting small boards). The facts that hold the board are kept weakly (whoever reads them holds them: a combat
+    object its plan), the board itself by a marker, and the column programme does not keep its plan: with the
+    collector off, a board is freed as soon as its last reader lets go."""
+    import gc
+    import weakref
+
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        sc = load_scenario(doc)
+        board, combat = weakref.ref(sc), Combat(sc)
+        plan = weakref.ref(combat.plan)
+        n = combat.count()
+        line = combat.solve("max-damage").assignment
+        assert combat.check(line).legal and n >= 1
+        assert derive(sc) is combat.plan  # one plan per board while a reader holds it
+        del combat
+        assert plan() is None  # nobody holds the plan: freed at once, though the board is still here
+        again = Combat(sc).count()  # made again when asked (no reader's value kept in an assertion's temporaries)
+        assert again == n
+        del sc, line  # the line read from the solver's rows refers to its board
+        assert board() is None
+    finally:
+        if enabled:
+            gc.enable()
