@@ -160,7 +160,8 @@ def _early_limit(words: list[str]) -> None:
         return
     outputs = ("-o", "--output", "--out", "--report")
     read = [w for i, w in enumerate(words) if not (i and words[i - 1] in outputs) and not w.startswith("--out")]
-    if any(word.endswith(".jsonl") for word in read):  # an input batch (an output named .jsonl is not one)
+    whole = words[0] in ("arena", "score")  # their .jsonl inputs are a suite or decisions: the limit is the command's
+    if not whole and any(word.endswith(".jsonl") for word in read):  # an input batch (not an output named .jsonl)
         unwatched()
         return
     for i, word in enumerate(words):
@@ -204,9 +205,19 @@ def _limit_answer(words: list[str], seconds: float):
         print(f"trample: enumerate stopped at --time-limit {seconds}s; the list is incomplete", file=sys.stderr)
         return EXIT_OK
 
+    def starting(deadline) -> int:  # arena, score: their modules not loaded yet, so no board and no file
+        done = "boards played" if words[0] == "arena" else "decisions scored"
+        print(
+            f"trample: stopped at the time limit of {seconds:g} s while the command was starting: 0 {done}, "
+            "nothing written; the results are incomplete",
+            file=sys.stderr,
+        )
+        return EXIT_NO
+
     if words[0] == "enumerate" and "--shards" in words:  # no manifest: the result is incomplete
         return stopped
-    return {"count": count, "solve": solve, "enumerate": enumerate_}.get(words[0], stopped)
+    answers = {"count": count, "solve": solve, "enumerate": enumerate_, "arena": starting, "score": starting}
+    return answers.get(words[0], stopped)
 
 
 def _guarded(argv) -> int:

@@ -146,26 +146,28 @@ def test_cpsat_count_and_listing_wait_for_the_solver_import(held_module, monkeyp
     assert listed == []
 
 
-def _command_held_in_an_import(tmp_path: Path, *words: str) -> subprocess.CompletedProcess:
-    """``trample WORDS`` in a process whose import of trample.engines.direct (the counting engine) never ends."""
+def _command_held_in_an_import(
+    tmp_path: Path, *words: str, module: str = "trample.engines.direct"
+) -> subprocess.CompletedProcess:
+    """``trample WORDS`` in a process whose import of ``module`` (by default the counting engine) never ends."""
     script = textwrap.dedent(
         """
         import sys, threading
 
-        class Held:  # the engines' import waits for ever: only the time limit's watchdog can end the command
+        class Held:  # the module's import waits for ever: only the time limit's watchdog can end the command
             def find_spec(self, name, path=None, target=None):
-                if name == "trample.engines.direct":
+                if name == sys.argv[1]:
                     threading.Event().wait()
                 return None
 
         sys.meta_path.insert(0, Held())
         from trample.cli import main
-        sys.argv = ["trample", *sys.argv[1:]]
+        sys.argv = ["trample", *sys.argv[2:]]
         sys.exit(main())
         """
     )
     return subprocess.run(
-        [sys.executable, "-c", script, *words],
+        [sys.executable, "-c", script, module, *words],
         capture_output=True,
         text=True,
         timeout=120,  # only a hang: the watchdog ends it at its limit
@@ -199,6 +201,27 @@ def test_watchdog_leaves_no_output_file_looking_complete(tmp_path):
     assert proc.returncode == 0 and "incomplete" in proc.stderr, proc.stderr  # enumerate's answer at its limit
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left behind
+
+
+@pytest.mark.parametrize("command", ["arena", "score"])
+def test_watchdog_stops_arena_and_score_still_starting_with_one_line_and_no_file(tmp_path, command):
+    """arena and score write the boards finished at their limit (``--out``, ``--report``), even of no board when the
+    limit had run out before they began; but a limit that runs out while the command's own modules are still being
+    imported (a busy machine, a short limit) stops it before it can write anything: one line that says so (not the
+    generic one), exit 1, and no file that looks like a result. Their ``.jsonl`` inputs (a suite, decisions) are not
+    a batch of documents each with its own limit: the limit is the whole command's, watched from the start."""
+    out = tmp_path / "results.json"
+    words = ["arena", "--n", "5"] if command == "arena" else ["score", str(tmp_path / "decisions.jsonl")]
+    if command == "score":
+        (tmp_path / "decisions.jsonl").write_text("")
+    proc = _command_held_in_an_import(
+        tmp_path, *words, "--out", str(out), "--time-limit", "0.3", module="trample.cli.commands.arena"
+    )
+    assert proc.returncode == 1, proc.stderr
+    done = "0 boards played" if command == "arena" else "0 decisions scored"
+    assert proc.stderr.count("\n") == 1 and "while the command was starting" in proc.stderr, proc.stderr
+    assert done in proc.stderr and "nothing written" in proc.stderr and "Traceback" not in proc.stderr
+    assert list(tmp_path.iterdir()) == ([] if command == "arena" else [tmp_path / "decisions.jsonl"])
 
 
 def test_without_a_limit_nothing_is_watched(tmp_path):
