@@ -41,6 +41,7 @@ on a plain board, then 4 and 5. :func:`has_effects` asks both lists whether the 
 from __future__ import annotations
 
 import weakref
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
@@ -1032,16 +1033,23 @@ def remembered(scenario: Scenario, name: str, lists: tuple[Any, ...], compute: C
 # how a fact is kept on its board (:func:`_held`)
 _PLAIN, _SELF, _WEAK = "plain", "self", "weak"
 
+#: the facts held weakly that were made last, held strongly here too (a reader that asks for a board's plan once
+#: per decision without keeping it -- the arena's players and judge -- finds it made): freed, with their boards,
+#: once this many newer ones were made
+RECENT_FACTS = 8
+_recent: deque[Any] = deque(maxlen=RECENT_FACTS)
+
 
 def _held(scenario: Scenario, value: Any) -> tuple[Any, str]:
     """How a fact is kept on its scenario without a reference cycle: the scenario itself as a marker, an object that
     holds the scenario (a plan, a combat object) by a weak reference (whoever reads it keeps it: a combat object
     holds its plan, a step the other side's step), anything else as it is. A board and what was made of it are then
-    freed as soon as the last reader lets go, not left to the cyclic garbage collector (whose passes cost a
-    tenth of the time of counting small boards)."""
+    freed as soon as the last reader lets go (and :data:`RECENT_FACTS` newer facts were made), not left to the cyclic
+    garbage collector (whose passes cost a tenth of the time of counting small boards)."""
     if value is scenario:
         return None, _SELF
     if getattr(value, "scenario", None) is scenario:
+        _recent.append(value)
         return weakref.ref(value), _WEAK
     return value, _PLAIN
 
