@@ -1604,7 +1604,7 @@ class DirectEngine:
                 n = component_dp(plan, key, deadline).count()
         if n is None:
             n = count_component(plan, component, deadline)
-        counts[tuple(component)] = n
+        counts[key] = n
         return int(n)
 
     def iterate(
