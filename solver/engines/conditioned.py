@@ -714,9 +714,13 @@ class PrefixLister:
         j's completions (the rejoin of every table after it: 0.15-0.2 s at the third source of
         random_sharing(12, 14, 4) seeds 3 and 7): each next split its own routes allow is weighed one level deeper,
         by what :meth:`_walk` reads first there (the rooted programme of the prefix, else source j + 1's completions,
-        each kept for the walk that follows), its rows walked where it has some. Returns (the rows listed, the last
-        split probed), that split None where every split was probed; stops after PROBES splits without a row, or where
-        source j + 1's completions pass STEP_WORK (the caller weighs source j's splits after the last one probed)."""
+        each kept for the walk that follows), its rows walked where it has some; the splits that lead the prefix to a
+        dead state are skipped, all found by one row of pair codes (``SourceProgramme.alive_after``). Only where the
+        level below lists by completions (its rooted programmes went over ROOT_WORK, or the only one tried was a dead
+        prefix's): a rooted build per split would cost more than the level's completions. Returns (the rows listed,
+        the last split probed), that split None where every split was probed; stops after PROBES live splits without
+        a row, at a rooted programme without a row, or where source j + 1's completions pass STEP_WORK (the caller
+        weighs source j's splits after the last one probed)."""
         prog, j = self.prog, len(head)
         kept = self._kept
         if j + 1 not in self._over and not (kept is not None and len(kept[0]) == j + 1 and kept[2][2] < 0):
@@ -724,6 +728,10 @@ class PrefixLister:
         nxt = prog.raw[j + 1]
         walk = Walk(prog, j, dict.fromkeys(prog.raw[j], 1))  # type: ignore[arg-type]  # its own routes' splits
         lex = self._lex(j)
+        try:  # which splits lead the prefix to a live state (all of source j's at once: dead ones are skipped)
+            alive = SourceProgramme.alive_after(self.plan, self.component, head, prog.raw)
+        except TooWide:
+            return 0, after
         done, empty = 0, 0
         for amounts in lex[_lex_after(lex, after) :].tolist():
             if empty >= PROBES:
@@ -731,28 +739,24 @@ class PrefixLister:
             if not walk.weighted(amounts, None):
                 continue
             split, key = tuple(amounts), walk.key(amounts)
+            if not alive(split):
+                after = split
+                continue  # (no row: it stops before any cut is reached; not counted)
             rooted = self._rooted((*head, split), deadline)
             if rooted is not None:
                 c = rooted.count()
-                if not c and self._kept is not None and self._kept[2][2] >= 0:
-                    return done, split  # a rooted programme built (not a dead prefix's) and empty: weigh at once
+                if not c:
+                    return done, split  # a rooted programme built and empty: the level is weighed at once
             else:
-                try:
-                    dead = SourceProgramme.root_of(self.plan, self.component, (*head, split), prog.raw)[2] < 0
-                except TooWide:
-                    return done, after
-                W = {} if dead else self._completions(j + 1, (*fixed, key), deadline)
+                W = self._completions(j + 1, (*fixed, key), deadline)
                 if W is None:
                     return done, after
                 c = sum(nxt[k] * w for k, w in W.items())
-                if dead:
-                    after = split
-                    continue  # (stopped before any cut: not counted)
             if c:
                 yield from self._walk((*head, split), (*fixed, key), 0, rows, dtype, deadline)
                 done += c
-            elif rooted is None or self._kept is None or self._kept[2][2] >= 0:
-                empty += 1  # (a dead prefix's is not counted: it stops before any cut is reached)
+            else:
+                empty += 1
             after = split
         return done, None
 
