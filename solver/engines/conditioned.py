@@ -39,7 +39,7 @@ read within every join (its :class:`~trample.engines.elimination.Budget`) and be
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from math import prod
 from typing import Any
 
@@ -534,6 +534,8 @@ LIST_REJOIN = STEP_WORK
 #: on random_sharing(12, 14, 4)) find the splits with rows without building a programme for each (4 before: seed 4's
 #: first rows 0.58 -> 0.38 s of CPU, the four tries there all without a row)
 FIRST_TRIES = 0
+#: splits without a row probed one level deeper (PrefixLister._probed) before a level's splits are weighed at once
+PROBES = 8
 
 
 class PrefixLister:
@@ -671,6 +673,13 @@ class PrefixLister:
         for j in reversed(range(len(splits))):
             deadline.check()
             head, fixed = splits[:j], keys[:j]
+            after = None if from_last and j + 1 == len(splits) else splits[j]
+            if j + 1 < len(self.component) and after is not None:  # its next splits probed one level deeper first
+                probed = yield from self._probed(head, fixed, after, rows, dtype, deadline)
+                done += probed[0]
+                if probed[1] is None:
+                    continue  # every split after ``after`` listed
+                after = probed[1]
             W = self._completions(j, fixed, deadline)
             if W is None:  # past STEP_WORK: the rooted programme at the level above lists the rest of its rows
                 rooted = SourceProgramme(self.plan, self.component, deadline, None, head, prog.raw)
@@ -678,7 +687,6 @@ class PrefixLister:
                 done = rooted.count()
                 continue
             walk = Walk(prog, j, W)  # type: ignore[arg-type]  # reads g, plan, component, scope
-            after = None if from_last and j + 1 == len(splits) else splits[j]
             if j + 1 == len(self.component):
                 for block in self._last(head, walk, 0, rows, dtype, deadline, after):
                     done += len(block)
@@ -692,6 +700,65 @@ class PrefixLister:
                         (*head, tuple(amounts)), (*fixed, walk.key(amounts)), 0, rows, dtype, deadline
                     )
                     done += c
+
+    def _probed(
+        self,
+        head: tuple[tuple[int, ...], ...],
+        fixed: Fixed,
+        after: tuple[int, ...],
+        rows: int,
+        dtype: np.dtype[Any],
+        deadline: Deadline,
+    ) -> Generator[npt.NDArray[Any], None, tuple[int, tuple[int, ...] | None]]:
+        """The rows that begin with ``head`` and the splits of source j = len(head) after ``after``, without source
+        j's completions (the rejoin of every table after it: 0.15-0.2 s at the third source of
+        random_sharing(12, 14, 4) seeds 3 and 7): each next split its own routes allow is weighed one level deeper,
+        by what :meth:`_walk` reads first there (the rooted programme of the prefix, else source j + 1's completions,
+        each kept for the walk that follows), its rows walked where it has some; the splits that lead the prefix to a
+        dead state are skipped, all found by one row of pair codes (``SourceProgramme.alive_after``). Only where the
+        level below lists by completions (its rooted programmes went over ROOT_WORK, or the only one tried was a dead
+        prefix's): a rooted build per split would cost more than the level's completions. Returns (the rows listed,
+        the last split probed), that split None where every split was probed; stops after PROBES live splits without
+        a row, at a rooted programme without a row, or where source j + 1's completions pass STEP_WORK (the caller
+        weighs source j's splits after the last one probed)."""
+        prog, j = self.prog, len(head)
+        kept = self._kept
+        if j + 1 not in self._over and not (kept is not None and len(kept[0]) == j + 1 and kept[2][2] < 0):
+            return 0, after  # a level deeper lists by rooted programmes (a build each), not by completions
+        nxt = prog.raw[j + 1]
+        walk = Walk(prog, j, dict.fromkeys(prog.raw[j], 1))  # type: ignore[arg-type]  # its own routes' splits
+        lex = self._lex(j)
+        try:  # which splits lead the prefix to a live state (all of source j's at once: dead ones are skipped)
+            alive = SourceProgramme.alive_after(self.plan, self.component, head, prog.raw)
+        except TooWide:
+            return 0, after
+        done, empty = 0, 0
+        for amounts in lex[_lex_after(lex, after) :].tolist():
+            if empty >= PROBES:
+                return done, after
+            if not walk.weighted(amounts, None):
+                continue
+            split, key = tuple(amounts), walk.key(amounts)
+            if not alive(split):
+                after = split
+                continue  # (no row: it stops before any cut is reached; not counted)
+            rooted = self._rooted((*head, split), deadline)
+            if rooted is not None:
+                c = rooted.count()
+                if not c:
+                    return done, split  # a rooted programme built and empty: the level is weighed at once
+            else:
+                W = self._completions(j + 1, (*fixed, key), deadline)
+                if W is None:
+                    return done, after
+                c = sum(nxt[k] * w for k, w in W.items())
+            if c:
+                yield from self._walk((*head, split), (*fixed, key), 0, rows, dtype, deadline)
+                done += c
+            else:
+                empty += 1
+            after = split
+        return done, None
 
     def _key(self, j: int, split: tuple[int, ...]) -> tuple[int, ...]:
         """Source j's table key of one of its splits."""

@@ -181,6 +181,27 @@ class SourceProgramme:
         last = prog.codes[-1]
         return len(prog.prefix), len(prog.codes) - 1, int(last[0]) if len(last) else -1
 
+    @classmethod
+    def alive_after(
+        cls, plan: DamagePlan, component: Sequence[int], prefix: Sequence[Sequence[int]], tables: Sequence[Rows]
+    ) -> Callable[[Sequence[int]], bool]:
+        """Which splits of the next source (j = len(prefix)) lead the fixed splits ``prefix`` to a live state (the
+        code :meth:`root_of` would find for the prefix with that split: -1 where dead), for every entry of source j's
+        table at once: one row of pair codes, not a programme per split. :class:`TooWide` where the build would
+        refuse before that state."""
+        prog = cls(plan, component, prefix=prefix, tables=tables, build=False)
+        prog._source_tables(tables)
+        j = len(prog.prefix)
+        try:
+            prog._root()
+            if len(prog.codes) <= j or not len(prog.codes[j]):
+                return lambda split: False  # (the prefix itself is dead)
+            prog._next_cut(j)
+            live = prog._pair_codes(j, prog._cut_states(j, 0, 1))[0] >= 0
+        except OverBudget:
+            raise TooWide from None
+        return lambda split: bool(live[prog._key_index(j, _Walk(prog, j, {}).key(split))])
+
     def _build(self, tables: Sequence[Rows] | None = None) -> None:
         self._source_tables(tables)
         self._root()

@@ -318,12 +318,24 @@ def test_the_first_prefix_lists_the_source_listers_first_rows(monkeypatch, name,
     assert total > 1
 
 
-def test_a_first_prefix_with_no_row_goes_back_up_its_path(monkeypatch):  # 702.19b, 510.1a
+@pytest.mark.parametrize("probes,root_work", [(0, 1 << 12), (8, 1 << 10), (8, 1 << 8)])
+def test_a_first_prefix_with_no_row_goes_back_up_its_path(monkeypatch, probes, root_work):  # 702.19b, 510.1a
     # here the first splits each source's own routes allow have no legal completion (the rooted programme has no
     # row): the lister goes back up that prefix's path (PrefixLister._after), weighing only the levels it goes back
-    # to, and lists the same rows as the source programme; the walk from the top is not taken
-    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 12)
+    # to (with PROBES, a level's next splits weighed one level deeper first), and lists the same rows as the source
+    # programme; the walk from the top is not taken
+    monkeypatch.setattr(conditioned, "ROOT_WORK", root_work)
     monkeypatch.setattr(conditioned, "FIRST_TRIES", 0)
+    monkeypatch.setattr(conditioned, "PROBES", probes)
+    probed: list[int] = []
+    probe = conditioned.PrefixLister._probed
+
+    def counted(self, *a):
+        got = yield from probe(self, *a)
+        probed.append(got[0])
+        return got
+
+    monkeypatch.setattr(conditioned.PrefixLister, "_probed", counted)
     plan = Combat(load_scenario(random_sharing(5, 7, per=3, seed=1, power=(2, 5)))).plan
     (comp,) = [tuple(c) for c in plan.components if len(c) > 1]
     ref = SourceProgramme(plan, comp)
@@ -338,6 +350,7 @@ def test_a_first_prefix_with_no_row_goes_back_up_its_path(monkeypatch):  # 702.1
     assert len(rows) == ref.count() == 19668
     assert rows.tobytes() == np.concatenate(list(ref.blocks(rows=1 << 12, dtype=np.int8))).tobytes()
     assert walked and () not in walked  # every walk starts below the top
+    assert (sum(probed) > 0) == (probes > 0)  # rows listed from probed splits (none without probes)
 
 
 def _two_on_one(power: int, toughness: int) -> dict:
@@ -458,8 +471,9 @@ def _round_trips(sc: dict, listed_by: type) -> None:
     overlapping_boards(max_attackers=4, max_blockers=4, max_power=4),
     st.sampled_from([1 << 4, 1 << 8, 1 << 12]),
     st.sampled_from([0, 4]),
+    st.sampled_from([0, 1, 8]),
 )
-def test_the_rows_after_the_first_prefix_are_the_brute_forces(sc, root_work, tries):  # 702.19b/c, 702.2c, 510.1a
+def test_the_rows_after_the_first_prefix_are_the_brute_forces(sc, root_work, tries, probes):  # 702.19b/c, 510.1a
     # from the first row the prefix lister lists the first prefix's rows, then goes back up its path (_after), never
     # walking from the top and asking no count (within: the rows listed are kept for the listing): the source
     # programme's bytes, and on a board of one component every row of the brute force in the canonical order,
@@ -472,6 +486,7 @@ def test_the_rows_after_the_first_prefix_are_the_brute_forces(sc, root_work, tri
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(conditioned, "ROOT_WORK", root_work)
             mp.setattr(conditioned, "FIRST_TRIES", tries)
+            mp.setattr(conditioned, "PROBES", probes)
             lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp, lazy=True))
             walked: list[tuple[tuple[int, ...], ...]] = []
             after: list[int] = []
