@@ -476,13 +476,39 @@ def test_parts_of_the_benchmark_boards(sc):  # 702.19b, 702.19c
 # -- joins as matrix products (elimination._by_products) against joins pair by pair -----------------------------
 
 
-@pytest.fixture(params=["products", "dense", "rows", "pairs"])
+def _blocks(monkeypatch) -> list[int]:
+    """Every matrix product by blocks of two rows of P, each over only its signatures (elimination._block_products),
+    however little that saves: the number of blocks of each such product, noted."""
+    for name, value in {"BLOCK_ROWS": 2, "BLOCKS_FROM": 0, "BLOCKS_SAVE": 1 << 40, "BLOCKS_FILL": 1 << 40}.items():
+        monkeypatch.setattr(elimination, name, value)
+    monkeypatch.setattr(elimination, "BLOCKS_Q_CELLS", 1 << 40)
+    seen: list[int] = []
+    block_products = elimination._block_products
+    monkeypatch.setattr(
+        elimination,
+        "_block_products",
+        lambda A, ra, sa, S, C, q, blocks, *a: (
+            seen.append(len(blocks.present)) or block_products(A, ra, sa, S, C, q, blocks, *a)
+        ),
+    )
+    return seen
+
+
+@pytest.fixture(params=["products", "dense", "blocks", "rows", "pairs"])
 def join_path(request, monkeypatch):
     """Every join as a matrix product (however sparse or large, a few signatures at a time) whose Q is built from
     the pairs of signatures and B's entries, one row of P at a time ("products"), or densely, one shared resource at
-    a time ("dense", elimination._dense_q); or every join pair by pair, one row's window of keys at a time ("rows",
-    elimination._by_rows) or sorted and merged ("pairs", elimination._by_pairs)."""
-    if request.param in ("products", "dense"):
+    a time ("dense", elimination._dense_q), or by blocks of two rows of P, each over only the signatures its entries
+    have ("blocks", elimination._block_products); or every join pair by pair, one row's window of keys at a time
+    ("rows", elimination._by_rows) or sorted and merged ("pairs", elimination._by_pairs)."""
+    if request.param == "blocks":
+        monkeypatch.setattr(elimination, "PRODUCT_CELLS", 1 << 40)
+        monkeypatch.setattr(elimination, "PRODUCT_WASTE", 1 << 40)
+        monkeypatch.setattr(elimination, "INNER", 3)
+        monkeypatch.setattr(elimination, "INNER_APPROX", 3)
+        monkeypatch.setattr(elimination, "DENSE_Q_CELLS", 0)
+        _blocks(monkeypatch)
+    elif request.param in ("products", "dense"):
         monkeypatch.setattr(elimination, "PRODUCT_CELLS", 1 << 40)
         monkeypatch.setattr(elimination, "PRODUCT_WASTE", 1 << 40)
         monkeypatch.setattr(elimination, "INNER", 3)
@@ -510,10 +536,13 @@ def _entries(t, ring) -> dict:
     return dict(zip(map(tuple, t.keys.tolist()), map(tuple, rows)))
 
 
+@pytest.mark.parametrize("blocks", [False, True], ids=["whole products", "blocks of rows"])
 @pytest.mark.parametrize("sc", [random_sharing(8, 10, 3, seed=2), pw_cycle(9)], ids=["random sharing", "pw cycle"])
-def test_a_joins_table_by_products_is_the_one_made_pair_by_pair(monkeypatch, sc):  # 702.19b, 702.19c
+def test_a_joins_table_by_products_is_the_one_made_pair_by_pair(monkeypatch, sc, blocks):  # 702.19b, 702.19c
     # the index columns read from each entry's row and column (elimination._entry_digits), in bytes, give the
-    # same entries, states and counts as the codes of the same join made pair by pair (elimination._uncodes)
+    # same entries, states and counts as the codes of the same join made pair by pair (elimination._uncodes); so do
+    # a product's blocks of rows, each over only its signatures (elimination._block_products), rows reordered
+    seen = _blocks(monkeypatch) if blocks else []
     plan = Combat(load_scenario(sc)).plan
     comp = max(plan.components, key=len)
     budget = elimination.Budget(elimination.NEVER, None)
@@ -528,6 +557,7 @@ def test_a_joins_table_by_products_is_the_one_made_pair_by_pair(monkeypatch, sc)
         by_products += t.index[0][1].dtype == np.uint8 if t.scope else 0
         slots[a], slots[b] = t, None
     assert by_products > 0
+    assert not blocks or max(seen) > 1
 
 
 def test_digit_type():
@@ -581,12 +611,17 @@ def test_each_join_path_past_int64(join_path, sc):  # 702.19b, 702.19c, 510.1c
     st.sampled_from(["attacking", "defending", "both"]),
     st.sampled_from([0, 200]),
     st.booleans(),
+    st.booleans(),
 )
-def test_products_on_general_scenarios(sc, side, small, dense):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
+def test_products_on_general_scenarios(
+    sc, side, small, dense, blocks
+):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
     # every join a matrix product, two signatures at a time, exact or modulo primes below 200, its Q built from the
-    # pairs or densely (elimination._dense_q)
+    # pairs or densely (elimination._dense_q), whole or by blocks of one row of P (elimination._block_products)
     moduli = {"EXACT_BOUND": 0, "_moduli": _small_moduli, "APPROX": False} if small else {}
     q = {"DENSE_Q_CELLS": 1 << 40 if dense else 0, "DENSE_Q_RATIO": 1 << 40 if dense else 0}
+    if blocks:
+        q.update(BLOCK_ROWS=1, BLOCKS_FROM=0, BLOCKS_SAVE=1 << 40, BLOCKS_FILL=1 << 40, BLOCKS_Q_CELLS=1 << 40)
     with _patched(PRODUCT_CELLS=1 << 40, PRODUCT_WASTE=1 << 40, INNER=2, INNER_APPROX=2, **moduli, **q):
         plan = Combat(load_scenario(sc), side=side).plan
         for comp in plan.components:
