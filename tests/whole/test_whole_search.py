@@ -1412,8 +1412,9 @@ def test_a_first_step_too_large_to_list_is_searched_best_bound_first(objectives)
     st.sampled_from([1, 1 << 55]),
 )
 def test_the_best_row_of_each_id_is_the_one_found_by_sorting_every_row(rows, scale):
-    # _best_of_ids per id: the row of the lexicographically largest values, ties the first; the joined pass asks it
-    # unsorted (it only marks them): the same indexes; ``scale`` takes it past one packed sort (lexsort)
+    # _best_of_ids per id: the row of the lexicographically largest values, ties the first; the joined pass asks
+    # _bests_of_ids, each column alone from one sort, in the ids' order (it only marks them); ``scale`` takes both
+    # past one packed sort (lexsort, argsort)
     import numpy as np
 
     ids = np.array([r[0] for r in rows], dtype=np.int64) * scale
@@ -1424,5 +1425,9 @@ def test_the_best_row_of_each_id_is_the_one_found_by_sorting_every_row(rows, sca
             expected[k] = i
     got = whole_search._best_of_ids(ids, values)
     assert got.tolist() == sorted(expected.values())
-    unsorted = whole_search._best_of_ids(ids, values, ascending=False)
-    assert sorted(unsorted.tolist()) == got.tolist()
+    for k, each in enumerate(whole_search._bests_of_ids(ids, values)):
+        alone = {}
+        for i, (key, *v) in enumerate(rows):
+            if key not in alone or v[k] > rows[alone[key]][1 + k]:
+                alone[key] = i
+        assert each.tolist() == [alone[key] for key in sorted(alone)]
