@@ -543,3 +543,96 @@ def test_the_later_sources_rings_hold_their_counts(monkeypatch, exact_bound):  #
         v = prog.unrank(i)
         assert v == other.unrank(i) and prog.rank(v) == i
     assert any(ring.moduli != prog.ring.moduli for ring, _ in prog._after_rings.values())
+
+
+def _first_and_state(lister: conditioned.PrefixLister) -> tuple:
+    """The first prefix (its splits, its rooted programme's rows), the levels marked over, the last rooted prefix."""
+    first = lister.first(Deadline(60))
+    if first is None:
+        return None, set(lister._over), None
+    splits, rooted = first
+    rows = None if rooted is None else b"".join(b.tobytes() for b in rooted.blocks(rows=97, dtype=np.int64))
+    kept = None if lister._kept is None else lister._kept[0]
+    return (splits, rows), set(lister._over), kept
+
+
+def _same_first_prefix(plan, root_work: int) -> int:
+    """The first prefix found from its dead end against the tries from the top (see below); how many components
+    had a dead end at depth 3 or more whose prefix above it refused (where levels were marked without a try)."""
+    marked = 0
+    for comp in [tuple(c) for c in plan.components if len(c) > 1]:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(conditioned, "ROOT_WORK", root_work)
+            mp.setattr(conditioned, "FIRST_TRIES", 0)
+            lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp, lazy=True))
+            lister.unrooted()
+            new = _first_and_state(lister)
+            mp.setattr(conditioned.PrefixLister, "_deepest_first", lambda self, deadline: None)
+            old_lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp, lazy=True))
+            old_lister.unrooted()
+            assert _first_and_state(old_lister) == new
+        if new[0] is None:
+            continue
+        path = new[0][0]
+        built = []
+        for k in range(1, len(path) + 1):
+            try:
+                SourceProgramme(plan, comp, None, root_work, path[:k], lister.prog.raw)
+                built.append(True)
+            except ordered.TooWide:
+                built.append(False)
+        assert built == sorted(built)  # refused up to some depth, built from there on
+        marked += len(path) >= 3 and not built[-2] and new[0][1] == b""
+    return marked
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(overlapping_boards(max_attackers=4, max_blockers=4, max_power=4), st.sampled_from([1 << 4, 1 << 6, 1 << 8]))
+def test_the_first_prefix_found_from_its_dead_end_is_the_one_found_from_the_top(sc, root_work):  # 702.19b, 510.1a
+    # where the first splits lead to a dead state at depth D, the prefix of D - 1 splits is tried first: refused, every
+    # shorter prefix is marked refused without its try. The same first prefix, rows, refused levels and last rooted
+    # programme as the tries from the first source down; and the assumption behind it checked on the path itself:
+    # where a prefix's rooted programme refuses, so does every shorter prefix's
+    plan = Combat(load_scenario(sc)).plan
+    assume(not plan.has_options and any(len(c) > 1 for c in plan.components))
+    _same_first_prefix(plan, root_work)
+
+
+@pytest.mark.parametrize("n,m", [(5, 7), (6, 8)])
+def test_dead_ends_on_wider_boards_find_the_same_first_prefix(n, m):  # 702.19b, 510.1a
+    # the same on boards where the dead end is three or four sources deep and the prefix above it refuses
+    marked = 0
+    for seed in range(8):
+        plan = Combat(load_scenario(random_sharing(n, m, per=3, seed=seed, power=(2, 5)))).plan
+        for root_work in (1 << 8, 1 << 10):
+            marked += _same_first_prefix(plan, root_work)
+    assert marked >= 3
+
+
+def test_a_dead_first_path_tries_its_last_live_prefix_first(monkeypatch):  # 702.19b, 510.1a
+    # random_sharing(5, 7, 3, seed=6): the first splits lead to a dead state after four sources; with a small
+    # ROOT_WORK the prefix of three refuses, so the shorter ones are not built at all (one try, not one per level),
+    # and the rows are the source programme's
+    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 8)
+    monkeypatch.setattr(conditioned, "FIRST_TRIES", 0)
+    plan = Combat(load_scenario(random_sharing(5, 7, per=3, seed=6, power=(2, 5)))).plan
+    (comp,) = [tuple(c) for c in plan.components if len(c) > 1]
+    tried: list[int] = []
+    init = SourceProgramme.__init__
+
+    def counted(self, plan, component, deadline=None, work_limit=None, prefix=(), *a, **k):
+        if work_limit is not None and a and k.get("build", True):
+            tried.append(len(prefix))
+        init(self, plan, component, deadline, work_limit, prefix, *a, **k)
+
+    lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp, lazy=True))
+    lister.unrooted()
+    monkeypatch.setattr(SourceProgramme, "__init__", counted)
+    splits, rooted = lister.first(Deadline(60))
+    monkeypatch.setattr(SourceProgramme, "__init__", init)
+    assert rooted is not None and rooted.count() == 0 and len(splits) == 4
+    assert tried == [len(splits) - 1, len(splits)]  # the prefix above the dead end refused, then the dead end
+    assert lister._over >= set(range(len(splits)))
+    got = list(itertools.islice(lister.blocks(rows=1 << 10, dtype=np.int8), 4))
+    want = list(itertools.islice(SourceProgramme(plan, comp).blocks(rows=1 << 10, dtype=np.int8), 4))
+    assert len(got) == len(want) == 4 and b"".join(b.tobytes() for b in got) == b"".join(b.tobytes() for b in want)
