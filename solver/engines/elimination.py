@@ -411,9 +411,10 @@ class Ring:
 
     def lift(self, w: Weights) -> Weights:
         """Folded residues (at most p / 2 + 4 in absolute value, :meth:`fold`) brought into [0, p), in place (a cheap
-        pass where :meth:`reduce` divides)."""
+        pass where :meth:`reduce` divides). Adds ``p`` times the 0/1 mask: numpy's ``where=`` takes the masked
+        path, five to seven times slower."""
         for row, m in zip(w, self.moduli):
-            np.add(row, m, out=row, where=row < 0)
+            row += (row < 0) * row.dtype.type(m)
         return w
 
     def centred(self, w: Weights, copy: bool = True) -> npt.NDArray[np.float64]:
@@ -423,7 +424,7 @@ class Ring:
         f = w.astype(np.float64, copy=copy)
         if self.moduli:
             for row, m in zip(f, self.moduli):
-                np.subtract(row, m, out=row, where=row > m // 2)
+                row -= (row > m // 2) * float(m)  # (the mask times p: ``where=`` is several times slower)
         return f
 
     def fold(self, acc: npt.NDArray[np.float64], first: int = 0) -> None:
