@@ -964,10 +964,10 @@ def _by_products(
         at = by_row[bounds[n] : bounds[n + 1]] if by_row is not None else None
         acc = _products(_p_block(A, ra, sa, S, r0, r1, at, ring), q, step, ring, budget)
         # (a zero of the folded sums is a zero of the lifted counts: only the nonzero entries are taken and lifted)
-        row, col = np.nonzero(acc.any(axis=0))
+        cell, row, col = _nonzero(acc)
         row_at.append((row + r0).astype(np.int32))  # (R and C are below 2^22: PRODUCT_CELLS)
         col_at.append(col.astype(np.int32))
-        ws.append(ring.lift(np.take(acc.reshape(k, -1), row * C + col, axis=1).astype(ring.dtype, copy=False)))
+        ws.append(ring.lift(np.take(acc.reshape(k, -1), cell, axis=1).astype(ring.dtype, copy=False)))
         del acc  # (before the next block's matrices)
     # per count: B's entries added in Q, then the product's sum over the signatures and the slices: a sum of at most
     # one nonzero product per entry of A in its row (a zero term, or the sum of zero terms, is added exactly)
@@ -1086,12 +1086,24 @@ def _block_products(
             for j in range(k):
                 flat_p[j][cell] = 0.0
             # (a zero of the folded sums is a zero of the lifted counts: lifting adds p to negative ones only)
-            row, col = np.nonzero(acc.any(axis=0))
+            cell, row, col = _nonzero(acc)
             row_at.append(blocks.order[row + r0].astype(np.int32))
             col_at.append(col.astype(np.int32))
-            w: Weights = np.take(acc.reshape(k, -1), row * C + col, axis=1).astype(ring.dtype, copy=False)
+            w: Weights = np.take(acc.reshape(k, -1), cell, axis=1).astype(ring.dtype, copy=False)
             ws.append(ring.lift(w))
     return row_at, col_at, ws
+
+
+def _nonzero(acc: npt.NDArray[np.float64]) -> tuple[Keys, Keys, Keys]:
+    """The cells of a product's result (rows of counts by P's rows by columns) where some row of counts is nonzero,
+    flat, and their rows and columns (the rows of counts compared one at a time: ``any`` over them makes a mask of
+    all of them first, and ``nonzero`` in two dimensions is slower than flat)."""
+    live = acc[0] != 0
+    for j in range(1, len(acc)):
+        live |= acc[j] != 0
+    cell = np.flatnonzero(live)
+    row, col = np.divmod(cell, acc.shape[2])
+    return cell, row, col
 
 
 def _p_block(
