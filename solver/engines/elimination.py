@@ -411,9 +411,10 @@ class Ring:
 
     def lift(self, w: Weights) -> Weights:
         """Folded residues (at most p / 2 + 4 in absolute value, :meth:`fold`) brought into [0, p), in place (a cheap
-        pass where :meth:`reduce` divides)."""
+        pass where :meth:`reduce` divides). Adds ``p`` times the 0/1 mask: numpy's ``where=`` takes the masked
+        path, five to seven times slower."""
         for row, m in zip(w, self.moduli):
-            np.add(row, m, out=row, where=row < 0)
+            row += (row < 0) * row.dtype.type(m)
         return w
 
     def centred(self, w: Weights, copy: bool = True) -> npt.NDArray[np.float64]:
@@ -423,7 +424,7 @@ class Ring:
         f = w.astype(np.float64, copy=copy)
         if self.moduli:
             for row, m in zip(f, self.moduli):
-                np.subtract(row, m, out=row, where=row > m // 2)
+                row -= (row > m // 2) * float(m)  # (the mask times p: ``where=`` is several times slower)
         return f
 
     def fold(self, acc: npt.NDArray[np.float64], first: int = 0) -> None:
@@ -962,13 +963,12 @@ def _by_products(
         r1 = min(R, r0 + rb)
         at = by_row[bounds[n] : bounds[n + 1]] if by_row is not None else None
         acc = _products(_p_block(A, ra, sa, S, r0, r1, at, ring), q, step, ring, budget)
-        w: Weights = acc.reshape(k, -1).astype(ring.dtype, copy=False)  # (acc is not read again)
-        ring.lift(w)
-        row, col = np.nonzero(w.reshape(k, r1 - r0, C).any(axis=0))
+        # (a zero of the folded sums is a zero of the lifted counts: only the nonzero entries are taken and lifted)
+        cell, row, col = _nonzero(acc)
         row_at.append((row + r0).astype(np.int32))  # (R and C are below 2^22: PRODUCT_CELLS)
         col_at.append(col.astype(np.int32))
-        ws.append(np.take(w, row * C + col, axis=1))
-        del acc, w  # (before the next block's matrices)
+        ws.append(ring.lift(np.take(acc.reshape(k, -1), cell, axis=1).astype(ring.dtype, copy=False)))
+        del acc  # (before the next block's matrices)
     # per count: B's entries added in Q, then the product's sum over the signatures and the slices: a sum of at most
     # one nonzero product per entry of A in its row (a zero term, or the sum of zero terms, is added exactly)
     depth += int(np.bincount(ra).max()) + 1 if len(A) else 1
@@ -1030,7 +1030,10 @@ def _block_products(
 ) -> tuple[list[Keys], list[Keys], list[Weights]]:
     """The entries of ``P @ Q`` (per row of counts) block of rows by block (:func:`_sparse_blocks`): each block's P
     over only the signatures its entries have, times those rows of Q, ``step`` signatures at a time (folded after
-    each, as in :func:`_products`); its rows (A's own parts, ``row_at``), columns (``col_at``) and counts."""
+    each, as in :func:`_products`); its rows (A's own parts, ``row_at``), columns (``col_at``) and counts. A's
+    counts are taken and centred once, in the blocks' order; each block's P, rows of Q and result are written into
+    buffers made once (fresh arrays of this size are fresh pages each time: a page fault per 4 KB), P's cells
+    cleared after its product (not the whole buffer), and only the result's nonzero entries lifted."""
     k = ring.k
     if q.dense is not None:
         Q = q.dense
@@ -1040,40 +1043,67 @@ def _block_products(
         for j in range(k):
             flat[j][q.cells] = q.sums[j]
         Q = flat.reshape(k, S, C)
+    R = len(blocks.order)
+    ent = blocks.entries
+    # per entry in the blocks' order: its centred counts, its row's place in the order and its signature
+    Aall = ring.centred(np.take(A.w, ent, axis=1), copy=False)
+    row_of = blocks.at[ra[ent]]
+    sig_of = sa[ent]
+    most = int(blocks.present.sum(axis=1).max()) if len(blocks.present) else 0
+    p_buf = np.zeros(k * BLOCK_ROWS * most)
+    q_buf = np.empty(k * most * C)
+    acc_buf = np.empty(k * BLOCK_ROWS * C)
     local = np.empty(S, dtype=np.int64)
     row_at: list[Keys] = [np.zeros(0, dtype=np.int64)]
     col_at: list[Keys] = [np.zeros(0, dtype=np.int64)]
     ws: list[Weights] = [np.zeros((k, 0), dtype=ring.dtype)]
-    R = len(blocks.order)
     with _one_thread():
         for n in range(len(blocks.present)):
             r0, r1 = n * BLOCK_ROWS, min(R, (n + 1) * BLOCK_ROWS)
+            h = r1 - r0
             used = np.flatnonzero(blocks.present[n])
             U = len(used)
             local[used] = np.arange(U)
-            at = blocks.entries[blocks.bounds[n] : blocks.bounds[n + 1]]
-            P = np.zeros((k, r1 - r0, U))
+            b0, b1 = int(blocks.bounds[n]), int(blocks.bounds[n + 1])
+            P = p_buf[: k * h * U].reshape(k, h, U)  # (zero: cleared after each block)
             flat_p = P.reshape(k, -1)
-            cell = (blocks.at[ra[at]] - r0) * U + local[sa[at]]
-            Aat = ring.centred(np.take(A.w, at, axis=1), copy=False)
+            cell = (row_of[b0:b1] - r0) * U + local[sig_of[b0:b1]]
             for j in range(k):
-                flat_p[j][cell] = Aat[j]
-            Qb = Q[:, used]
-            acc = np.zeros((k, r1 - r0, C))
-            budget.spend((r1 - r0) * U * C * k // PRODUCT_OP)
+                flat_p[j][cell] = Aall[j, b0:b1]
+            Qb = q_buf[: k * U * C].reshape(k, U, C)
+            np.take(Q, used, axis=1, out=Qb, mode="clip")  # (mode "raise" with out: buffered, 5 times slower)
+            acc = acc_buf[: k * h * C].reshape(k, h, C)
+            budget.spend(h * U * C * k // PRODUCT_OP)
             for u0 in range(0, U, step):
                 u1 = min(U, u0 + step)
                 for j in range(k):
-                    acc[j] += P[j][:, u0:u1] @ Qb[j, u0:u1]
+                    if u0:
+                        acc[j] += P[j][:, u0:u1] @ Qb[j, u0:u1]
+                    else:
+                        np.matmul(P[j][:, u0:u1], Qb[j, u0:u1], out=acc[j])
                 ring.fold(acc)
                 budget.check()  # (at most 64 x 2^22 multiply-adds a chunk: BLOCKS_Q_CELLS bounds S x C x k)
-            w: Weights = acc.reshape(k, -1).astype(ring.dtype, copy=False)
-            ring.lift(w)
-            row, col = np.nonzero(w.reshape(k, r1 - r0, C).any(axis=0))
+            for j in range(k):
+                flat_p[j][cell] = 0.0
+            # (a zero of the folded sums is a zero of the lifted counts: lifting adds p to negative ones only)
+            cell, row, col = _nonzero(acc)
             row_at.append(blocks.order[row + r0].astype(np.int32))
             col_at.append(col.astype(np.int32))
-            ws.append(np.take(w, row * C + col, axis=1))
+            w: Weights = np.take(acc.reshape(k, -1), cell, axis=1).astype(ring.dtype, copy=False)
+            ws.append(ring.lift(w))
     return row_at, col_at, ws
+
+
+def _nonzero(acc: npt.NDArray[np.float64]) -> tuple[Keys, Keys, Keys]:
+    """The cells of a product's result (rows of counts by P's rows by columns) where some row of counts is nonzero,
+    flat, and their rows and columns (the rows of counts compared one at a time: ``any`` over them makes a mask of
+    all of them first, and ``nonzero`` in two dimensions is slower than flat)."""
+    live = acc[0] != 0
+    for j in range(1, len(acc)):
+        live |= acc[j] != 0
+    cell = np.flatnonzero(live)
+    row, col = np.divmod(cell, acc.shape[2])
+    return cell, row, col
 
 
 def _p_block(
@@ -1102,10 +1132,11 @@ def _entry_digits(key: _JoinKey, rows: Keys, cols: Keys, row_at: list[Keys], col
     col_digits: Digits = _uncodes(cols, key.radix[key.own :]).astype(dt, copy=False)
     ri, ci = np.concatenate(row_at).astype(np.intp), np.concatenate(col_at).astype(np.intp)  # (take casts else)
     idx: Digits = np.empty((len(key.radix), len(ri)), dtype=dt)
+    # (mode "clip": the indices are in range; "raise" with ``out`` takes into a buffer first, twice the time)
     for d in range(key.own):
-        np.take(row_digits[d], ri, out=idx[d])
+        np.take(row_digits[d], ri, out=idx[d], mode="clip")
     for d in range(len(key.radix) - key.own):
-        np.take(col_digits[d], ci, out=idx[key.own + d])
+        np.take(col_digits[d], ci, out=idx[key.own + d], mode="clip")
     return idx
 
 
