@@ -911,3 +911,26 @@ def test_a_float_rows_error_bound_counts_the_terms_of_one_key(sc, side, path):  
     assert all(joins)
     if path != "products":  # every pair-by-pair join of a float row reads the bound (not the tables' sizes)
         assert len(bounds) == sum(approx)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-(2**70), 2**70), min_size=1, max_size=40))
+def test_ring_lift_and_centred_keep_each_residue(values):
+    """``Ring.lift`` brings folded residues (|r| <= p / 2 + 4) into [0, p) and ``Ring.centred`` takes residues in
+    [0, p) to r or r - p, whichever is smaller in absolute value, both by a 0/1 mask times p: each keeps the
+    residue of every count modulo its prime, and lands in its range (a count's residues rebuilt by the Chinese
+    remainder theorem read these)."""
+    ring = elimination.Ring(2**80)
+    assert ring.moduli
+    values = values + [x for m in ring.moduli for x in (0, 1, m - 1, m // 2, m // 2 + 1, -1)]  # each edge
+    residues = np.array([[v % m for v in values] for m in ring.moduli], dtype=np.int64)
+    folded = np.array(
+        [[r - m if r > m // 2 else r for r in row] for row, m in zip(residues.tolist(), ring.moduli)], dtype=np.int64
+    )
+    lifted = ring.lift(folded.copy())
+    assert (lifted == residues).all()
+    centred = ring.centred(residues)
+    for row, m in zip(centred, ring.moduli):
+        assert (np.abs(row) <= m // 2).all()
+    assert all(int(c) % m == v % m for row, m in zip(centred, ring.moduli) for c, v in zip(row.tolist(), values))
+    assert (residues == np.array([[v % m for v in values] for m in ring.moduli])).all()  # copy=True: left as it was
