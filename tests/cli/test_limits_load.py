@@ -154,9 +154,11 @@ def _command_held_in_an_import(
         """
         import sys, threading
 
+        HELD = sys.argv[1]  # (read now: sys.argv becomes the command's below)
+
         class Held:  # the module's import waits for ever: only the time limit's watchdog can end the command
             def find_spec(self, name, path=None, target=None):
-                if name == sys.argv[1]:
+                if name == HELD:
                     threading.Event().wait()
                 return None
 
