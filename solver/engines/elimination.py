@@ -1035,14 +1035,7 @@ def _block_products(
     buffers made once (fresh arrays of this size are fresh pages each time: a page fault per 4 KB), P's cells
     cleared after its product (not the whole buffer), and only the result's nonzero entries lifted."""
     k = ring.k
-    if q.dense is not None:
-        Q = q.dense
-    else:
-        assert q.cells is not None and q.sums is not None
-        flat = np.zeros((k, S * C))
-        for j in range(k):
-            flat[j][q.cells] = q.sums[j]
-        Q = flat.reshape(k, S, C)
+    Q = q.whole(S)
     R = len(blocks.order)
     ent = blocks.entries
     # per entry in the blocks' order: its centred counts, its row's place in the order and its signature
@@ -1171,11 +1164,21 @@ class _QChunks:
             return self.dense[:, s0:s1]
         assert self.cells is not None and self.sums is not None and self.cut is not None
         lo, hi = self.cut[c0], self.cut[c0 + 1]
-        q = np.zeros((self.sums.shape[0], (s1 - s0) * self.width))
-        cell = self.cells[lo:hi] - s0 * self.width
+        return self.chunk_of(self.cells[lo:hi] - s0 * self.width, self.sums[:, lo:hi], s1 - s0)
+
+    def whole(self, S: int) -> npt.NDArray[np.float64]:
+        """All of Q (``S`` signatures): the dense Q, or built from every chunk's cells at once."""
+        if self.dense is not None:
+            return self.dense
+        assert self.cells is not None and self.sums is not None
+        return self.chunk_of(self.cells, self.sums, S)
+
+    def chunk_of(self, cells: Keys, sums: npt.NDArray[np.float64], S: int) -> npt.NDArray[np.float64]:
+        """Q's signatures from ``cells`` (relative to the first of ``S``) and their ``sums``, dense."""
+        q = np.zeros((sums.shape[0], S * self.width))
         for j in range(len(q)):
-            q[j][cell] = self.sums[j, lo:hi]
-        return q.reshape(-1, s1 - s0, self.width)
+            q[j][cells] = sums[j]
+        return q.reshape(-1, S, self.width)
 
 
 def _products(
