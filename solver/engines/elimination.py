@@ -1619,9 +1619,11 @@ FIRST_NEED = 64
 BLOCKER_FIRST = 3
 
 #: a component of count_shared's shape whose cheaper method's rough cost is at most this is counted by it before
-#: any table is built: on the small boards of a batch (a few sources, small needs) it is several times faster than
-#: the tables' set-up (measured on bench_solve's boards: ~50-700 us against ~0.5-2 ms a component)
-SHARED_FIRST_COST = 1000
+#: any table is built: on the small boards of a batch (a few sources, small needs) it is faster than the tables'
+#: set-up. Measured on 61 components of generated boards (2-6 tramplers, 2-8 blockers; medians, CPU): rough cost
+#: below 3 000, 0.6 ms against 2.7 ms for the tables; 3 000-30 000, 0.7-2 ms against 2.4-3.2 ms; past 30 000 the
+#: tables win more often than not (3.6 ms against 4.8 ms)
+SHARED_FIRST_COST = 20000
 
 #: one source at a time is not tried (small needs: the tables count instead) when its rough cost is over this: it
 #: gives up past its work bound, measured on random boards of 5-12 attackers (1.4 x 10^7 to 4 x 10^10: it gave up on

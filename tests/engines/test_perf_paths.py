@@ -105,6 +105,77 @@ def test_a_small_shared_component_is_counted_without_the_tables(sc, side):  # 51
     assert not few & {tuple(call.args[1]) for call in tables.call_args_list}
 
 
+#: three tramplers on six blockers, two shared (a board of bench_readers' count row): 95 256 splits, more than
+#: direct.FEW_COUNTED, so the count reaches elimination.count_component; one source at a time has a rough cost of
+#: 7 161 there (0.5 ms), where the tables took 1.5 ms
+THREE_ON_SIX = {
+    "players": [{"id": "opp", "life": 4}],
+    "attackers": [
+        {
+            "id": "a0",
+            "power": 7,
+            "toughness": 3,
+            "keywords": ["trample"],
+            "attacking": "opp",
+            "blocked_by": ["b0", "b5"],
+        },
+        {
+            "id": "a1",
+            "power": 5,
+            "toughness": 4,
+            "keywords": ["trample"],
+            "attacking": "opp",
+            "blocked_by": ["b1", "b2", "b4", "b5"],
+        },
+        {
+            "id": "a2",
+            "power": 5,
+            "toughness": 8,
+            "keywords": ["trample_over_planeswalkers"],
+            "attacking": "opp",
+            "blocked_by": ["b1", "b3"],
+        },
+    ],
+    "blockers": [
+        {"id": "b0", "power": 0, "toughness": 5},
+        {"id": "b1", "power": 4, "toughness": 6, "keywords": ["indestructible"]},
+        {"id": "b2", "power": 3, "toughness": 5},
+        {"id": "b3", "power": 3, "toughness": 1},
+        {"id": "b4", "power": 2, "toughness": 5, "keywords": ["indestructible"]},
+        {"id": "b5", "power": 1, "toughness": 3, "damage_marked": 1},
+    ],
+}
+
+
+def test_a_component_cheap_one_source_at_a_time_builds_no_tables():  # 510.1a, 702.19b
+    """``elimination.SHARED_FIRST_COST``: a component past ``direct.FEW_COUNTED`` whose rough cost one source or one
+    blocker at a time is within the bound is counted that way, before any table is built (the tables' set-up costs
+    more on such components); the count is the brute force's."""
+    from unittest import mock
+
+    import trample.engines.by_source as by_source
+    import trample.engines.elimination as elimination
+
+    combat = Combat(load_scenario(copy.deepcopy(THREE_ON_SIX)), engine="direct")
+    plan = combat.plan
+    (component,) = [c for c in plan.components if len(c) > 1]
+    assert not direct.few_splits(plan, component, direct.FEW_COUNTED)  # so it reaches count_component
+    sources, resources = by_source.shape_of(plan, component)
+    need = {name: plan.lethal_need[name] for name in resources}
+    rough = min(
+        by_source._source_cost(by_source._order(sources, need), need),
+        by_source._blocker_cost(sources, need) * len(sources),
+    )
+    assert 1000 < rough <= elimination.SHARED_FIRST_COST
+    with (
+        mock.patch.object(direct, "count_component", wraps=direct.count_component) as reached,
+        mock.patch.object(elimination, "_Factors", wraps=elimination._Factors) as tables,
+    ):
+        n = combat.count()
+    assert reached.called and not tables.called
+    assert n == len(brute_force(THREE_ON_SIX, "attacking"))
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     overlapping_boards(max_power=6),
