@@ -147,9 +147,8 @@ class Creature:
     def has(self, keyword: Keyword | str) -> bool:
         """Does it have this keyword? The one way to ask (``c.has(Keyword.DEATHTOUCH)``). 702.19c: trample over
         planeswalkers is a kind of trample, so a creature with it has trample too."""
-        if keyword == _TRAMPLE:
-            return _TRAMPLE in self.keywords or _OVER_PLANESWALKERS in self.keywords
-        return keyword in self.keywords
+        # (one expression: asked for every creature of every plan)
+        return keyword in self.keywords or (keyword == _TRAMPLE and _OVER_PLANESWALKERS in self.keywords)
 
     def deals_damage_in(self, step: str) -> bool:
         """510.4 / 702.7b / 702.4b: which creatures deal combat damage in a step."""

@@ -668,7 +668,12 @@ def state_based_actions(
 def _leave_combat(state: Scenario, changes: _Changes, touched: Collection[str]) -> None:
     """Stage 4 on ``state`` with ``changes`` (stage 3's, not yet made: :func:`_now`): what leaves combat, added to
     ``changes`` (704.5f/g/h with 702.12b, 704.5i, 704.5v)."""
-    for c in (*state.attackers, *state.blockers):
+    if not changes:  # the board as it is (settle: every board a plan reads): the conditions of _destroyed inline
+        for c in (*state.attackers, *state.blockers):
+            if c.in_combat and (c.toughness <= 0 or c.damage_marked >= c.toughness or c.id in touched):
+                if _destroyed(c, c.damage_marked, c.id in touched):
+                    changes[c.id] = {"in_combat": False}
+    for c in (*state.attackers, *state.blockers) if changes else ():
         change = changes.get(c.id)
         if change is None:
             if c.in_combat and _destroyed(c, c.damage_marked, c.id in touched):
@@ -1019,19 +1024,22 @@ def remembered(scenario: Scenario, name: str, lists: tuple[Any, ...], compute: C
     held = memo.get(name)
     if held is not None and held[0] == lists:  # every list the same (one comparison: asked for every creature of
         # every plan; equal tuples of the same rule objects, the objects compared by identity, read the same)
-        kept, how = held[1], held[2]
+        # (kept and value are Any: no typing.cast, a call each, on a path taken several times per board)
+        kept: Any = held[1]
+        how = held[2]
         if how is _PLAIN:
-            return cast(_T, kept)
-        value = scenario if how is _SELF else kept()
+            return kept  # type: ignore[no-any-return]
+        value: Any = scenario if how is _SELF else kept()
         if value is not None:  # else held weakly and nobody holds it any more: made again
-            return cast(_T, value)
-    value = compute()
-    memo[name] = (lists, *_held(scenario, value))
-    return value
+            return value  # type: ignore[no-any-return]
+    made = compute()
+    memo[name] = (lists, *_held(scenario, made))
+    return made
 
 
 # how a fact is kept on its board (:func:`_held`)
 _PLAIN, _SELF, _WEAK = "plain", "self", "weak"
+_FLAT = frozenset({bool, int, frozenset, tuple, str})  # facts that hold no board: kept as they are, no lookup
 
 #: the facts held weakly that were made last, held strongly here too (a reader that asks for a board's plan once
 #: per decision without keeping it -- the arena's players and judge -- finds it made): freed, with their boards,
@@ -1048,6 +1056,8 @@ def _held(scenario: Scenario, value: Any) -> tuple[Any, str]:
     garbage collector (whose passes cost a tenth of the time of counting small boards)."""
     if value is scenario:
         return None, _SELF
+    if value.__class__ in _FLAT:
+        return value, _PLAIN
     if getattr(value, "scenario", None) is scenario:
         _recent.append(value)
         return weakref.ref(value), _WEAK

@@ -42,6 +42,7 @@ SIDES = (Side.ATTACKING, Side.DEFENDING, Side.BOTH)
 PLAYERS = (Chooser.ACTIVE_PLAYER, Chooser.DEFENDING_PLAYER)
 
 LEGACY_ORDER_RULE = "510.1c (2024-09)"
+_BANDING = Keyword.BANDING
 LEGACY_BLOCKER_ORDER_RULE = "510.1d (2024-09)"
 
 
@@ -367,7 +368,7 @@ def _derive(scenario: Scenario, side: str, step: str) -> DamagePlan:
     """:func:`derive`'s plan, made (on the settled board)."""
     scenario = settle(scenario)  # the state-based actions pending on the board (docs/effects.md)
     sources: list[SourcePlan] = []
-    moved = division_moved(scenario)
+    moved = _division_moved_settled(scenario)
     if game_over(scenario):  # 104.3b: two players and one has lost (outcome.LOSS_CONDITIONS): no combat damage
         loser = losers(scenario)[0][0]
         rules = ", ".join(c.rule for c in losses(scenario.player(loser)))
@@ -437,7 +438,8 @@ def _no_damage_reason(c: Creature) -> str:
 def _banding(s: Scenario) -> frozenset[str]:
     """The creatures of the board with banding (kept on the board: asked for every creature of every plan)."""
     creatures = (*s.attackers, *s.blockers)
-    return remembered(s, "banding", (), lambda: frozenset(c.id for c in creatures if c.has(Keyword.BANDING)))
+    # (a creature with no keyword is not asked: most of them, on most boards)
+    return remembered(s, "banding", (), lambda: frozenset(c.id for c in creatures if c.keywords and c.has(_BANDING)))
 
 
 def _blocked_by_banding(s: Scenario, c: Attacker | Blocker) -> str | None:
@@ -507,14 +509,20 @@ def _divider(scenario: Scenario, creature: str) -> tuple[str, str]:
 def division_moved(scenario: Scenario) -> bool:
     """Does a rule give some creature's damage to the other player to divide (:func:`divider`; banding)? Then a
     step is a game in which each player divides what the rules give them, not one side's choice."""
+    return _division_moved_settled(settle(scenario))
+
+
+def _division_moved_settled(scenario: Scenario) -> bool:
+    """:func:`division_moved` of a settled board (kept on it: a board with nothing pending is its own settled
+    board, so the fact is on the board the readers hold)."""
     lists = (DIVISION_RULES, outcome.LOSS_CONDITIONS)  # read now: a list replaced is seen
-    return remembered(scenario, "division_moved", lists, lambda: _moved(settle(scenario)))
+    return remembered(scenario, "division_moved", lists, lambda: _moved(scenario))
 
 
 def _moved(scenario: Scenario) -> bool:
     """:func:`division_moved` on a settled board."""
-    if not any(acts_on(scenario) for _, acts_on, _ in DIVISION_RULES):
-        return False  # no rule can move a division here (the usual board): no creature to ask
+    if not any(acts_on(scenario) for acts_on in {acts_on: None for _, acts_on, _ in DIVISION_RULES}):
+        return False  # no rule can move a division here (the usual board): no creature to ask (each test once)
     return any(_divider(scenario, a.id)[0] != Chooser.ACTIVE_PLAYER for a in scenario.attackers) or any(
         _divider(scenario, b.id)[0] != Chooser.DEFENDING_PLAYER for b in scenario.blockers
     )
