@@ -30,7 +30,9 @@ with the measured workload run 0, 1 and 2 times after its set-up (``--child-ir N
 the instructions of the first run (the one the CPU figure times: every cache kept on the boards cold) and of a
 second, warm run (the children's imports, set-up and warm-up cancel out). Every such child runs with
 ``PYTHONHASHSEED=0`` (string hashes, hence set orders and the work that follows them, the same from run to run:
-without it a count moved by a few per cent between runs). It is slow (about a minute a child) and
+without it a count moved by a few per cent between runs) and ``OPENBLAS_NUM_THREADS=1`` (OpenBLAS's worker thread
+spins after numpy's import, and under valgrind its spin added a different number of instructions to each child:
+with it, the same child counts the same instructions to the last one). It is slow (about a minute a child) and
 printed under the CPU figures as two more ratios.
 
 Run: ``python -m benchmarks readers`` (``REPS=1`` for one run; ``ROWS=count,render`` for the rows whose names
@@ -317,7 +319,9 @@ def instructions(python: str, script: str, name: str, data_path: str) -> tuple[i
                 capture_output=True,
                 text=True,
                 check=True,
-                env={**os.environ, "PYTHONHASHSEED": "0"},  # the same set and dict orders in every child
+                # the same set and dict orders in every child; OpenBLAS without its worker thread, whose spin
+                # (valgrind runs the threads one at a time) added a different number of instructions to each child
+                env={**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"},
             )
             found = re.search(r"Collected : (\d+)", out.stderr)
             if found is None:
