@@ -37,8 +37,10 @@ import numpy as np  # noqa: E402
 from benchmarks.boards import (  # noqa: E402
     blocker_chain,
     chained,
+    defeatable_with,
     dense_pairs,
     ladder,
+    mixed_group,
     pw_cycle,
     random_sharing,
     star,
@@ -893,6 +895,23 @@ def start_up(tmp: Path):
     )
 
 
+#: one-group whole combats off the chained and ladder shapes, each with an objective list slow on it (of the 13 lists
+#: of benchmarks/bench_whole_search.py, one cold process each, docs/combat.md): the defeatable planeswalker trampled
+#: over by every attacker with infect on the odd ones (lethal by poison through the planeswalker, 702.19c, 702.90b),
+#: drawn boards of :func:`benchmarks.boards.mixed_group` without shields (searched best bound first), and one with a
+#: prevention shield (615.7: its first step is searched state by state)
+OFF_SHAPES = [
+    ("trample over + infect n=5", defeatable_with(5, "trample_over+infect"), "lethal"),
+    ("trample over + infect n=5", defeatable_with(5, "trample_over+infect"), "max-kills,lethal"),
+    ("trample over + infect n=6", defeatable_with(6, "trample_over+infect"), "max-kills,lethal"),
+    ("mixed_group(5, 12) no shields", mixed_group(5, 12, shields=False), "max-kills,lethal"),
+    ("mixed_group(6, 0) no shields", mixed_group(6, 0, shields=False), "max-kills,lethal"),
+    ("mixed_group(6, 4) no shields", mixed_group(6, 4, shields=False), "lethal,max-kills,min-overkill"),
+    ("mixed_group(6, 3) no shields", mixed_group(6, 3, shields=False), "min-overkill"),
+    ("mixed_group(5, 0), a prevention shield", mixed_group(5, 0), "lethal"),
+]
+
+
 def whole_combat():
     print("\n5. whole-combat solve (CPU of a fresh process; max-damage)")
     setup = "from trample.whole import WholeCombat\nsc = {sc!r}"
@@ -914,6 +933,10 @@ def whole_combat():
     for objectives in ("lethal", "lethal,max-kills,min-overkill", "min-overkill", "max-kills"):
         t, _, _ = child(setup.format(sc=chained(6)), f"WholeCombat(sc).solve({objectives!r}).status", repeat=1)
         show("whole", f"chained ladder n=6, {objectives}", t, "<= 1 s", "s", t is not None and t <= 1)
+    # off those shapes: one group with effects (benchmarks/boards.py), each the worst objective list found on it
+    for what, board, objectives in OFF_SHAPES:
+        t, _, _ = child(setup.format(sc=board), f"WholeCombat(sc).solve({objectives!r}).status")
+        show("whole", f"{what}, {objectives}", t, "<= 1 s", "s", t is not None and t <= 1)
     code = (
         "from trample.whole import WholeCombat\nimport time\nts = []\n"
         "for sc in {boards!r}:\n    t = time.process_time(); WholeCombat(sc).solve('max-damage'); "

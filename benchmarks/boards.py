@@ -266,3 +266,75 @@ def blocker_chain(
         )
     board = {"players": OPP, "attackers": attackers, "blockers": blockers}
     return board if rules is None else {"rules": rules, **board}
+
+
+# -- one-group whole combats off the usual shapes (mixed keywords, effects, two players, a planeswalker, a battle) --
+
+
+def mixed_group(n: int, seed: int = 0, shields: bool = True) -> dict:
+    """A whole combat (``"step": "combat"``) of ``n`` attackers in one group, drawn from ``seed``: attacker i is
+    blocked by its own blocker (now and then none) and shares a blocker with its neighbour (so every part of the
+    first step reaches the rest, as in :func:`chained`). Each attacker has double strike, first strike or neither
+    (double strike most often), trample (or trample over planeswalkers, 702.19c), now and then infect, lifelink,
+    deathtouch or wither, and attacks one of two defending players (opp, opp2; 8-20 life), opp's planeswalker
+    (loyalty 3-8) or a battle opp2 protects (defense 3-7). Blockers: 1-3 power, 1-4 toughness; the shared ones often
+    first strike; now and then lifelink, deathtouch, infect, indestructible or a prevention shield (``prevent``);
+    opp now and then has a shield too. Three players in the game (the attacker and the two defending), so a player
+    who loses leaves it without ending it (800.4a). ``shields=False``: the same board without its prevention shields
+    and indestructible blockers (615.7, 702.12b: the boards the bounded searches read, docs/combat.md)."""
+    import random
+
+    rng = random.Random(seed)
+    targets = ["opp", "opp2", "pw", "bt"]
+    attackers, blockers = [], []
+    for i in range(n):
+        own = [] if rng.random() < 0.15 else [f"b{i}"]
+        if own:
+            blockers.append(_mixed_blocker(rng, f"b{i}", first=rng.random() < 0.2))
+        if i < n - 1:
+            blockers.append(_mixed_blocker(rng, f"s{i}", first=rng.random() < 0.7))
+        shared = ([f"s{i - 1}"] if i > 0 else []) + ([f"s{i}"] if i < n - 1 else [])
+        strike = rng.choices(["double_strike", "first_strike", None], weights=[6, 2, 2])[0]
+        keywords = [k for k in (strike,) if k]
+        keywords.append("trample_over_planeswalkers" if rng.random() < 0.25 else "trample")
+        for k, p in (("infect", 0.2), ("lifelink", 0.15), ("deathtouch", 0.15), ("wither", 0.08)):
+            if rng.random() < p:
+                keywords.append(k)
+        attackers.append(
+            {
+                "id": f"a{i}",
+                "power": rng.randint(2, 6),
+                "toughness": rng.randint(2, 4),
+                "keywords": keywords,
+                "attacking": rng.choice(targets),
+                "blocked_by": [*own, *shared],
+            }
+        )
+    players = [{"id": "opp", "life": rng.randint(8, 20)}, {"id": "opp2", "life": rng.randint(8, 20)}]
+    if rng.random() < 0.2:
+        players[0]["prevent"] = rng.randint(1, 3)
+    if not shields:
+        for x in [*players, *blockers]:
+            x.pop("prevent", None)
+        for x in blockers:
+            x["keywords"] = [k for k in x["keywords"] if k != "indestructible"]
+    return {
+        "step": "combat",
+        "players": players,
+        "players_in_game": 3,
+        "planeswalkers": [{"id": "pw", "controller": "opp", "loyalty": rng.randint(3, 8)}],
+        "battles": [{"id": "bt", "protector": "opp2", "defense": rng.randint(3, 7)}],
+        "attackers": attackers,
+        "blockers": blockers,
+    }
+
+
+def _mixed_blocker(rng, name: str, first: bool) -> dict:
+    keywords = ["first_strike"] if first else []
+    for k, p in (("lifelink", 0.2), ("deathtouch", 0.12), ("infect", 0.06), ("indestructible", 0.05)):
+        if rng.random() < p:
+            keywords.append(k)
+    blocker = {"id": name, "power": rng.randint(1, 3), "toughness": rng.randint(1, 4), "keywords": keywords}
+    if rng.random() < 0.1:
+        blocker["prevent"] = rng.randint(1, 2)
+    return blocker

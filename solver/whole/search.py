@@ -2361,7 +2361,7 @@ def _reply_bounds(
         elif o.kind == ObjectiveKind.MIN_OVERKILL:
             out.append(first - _overkill_after(problem, table, dead, memo))
         elif o.kind == ObjectiveKind.MAX_KILLS:
-            out.append(first + sum((m.astype(np.int64) for _, m in alive), np.zeros(n, dtype=np.int64)))
+            out.append(first + _most_kills(problem, table, dead, needs))
         elif o.kind == ObjectiveKind.MAX_VALUE:
             # a planeswalker is worth its value when assigned its loyalty (702.19c): the first step's damage to it
             # (less than its loyalty: it stays in combat) and the most the regular step can assign it
@@ -2380,9 +2380,7 @@ def _reply_bounds(
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
-            other = _other_losses(problem)  # poison or commander damage (704.5c, 704.6c): counted as possible
-            lost = [(taken(p.id) + to.get(p.id, 0) >= p.life) | (p.id in other) for p in s.players]
-            lost = [x.astype(np.int64) for x in lost]
+            lost = [x.astype(np.int64) for x in _lethal_bounds(problem, table, dead, needs, to, memo)]
             out.append(sum(lost, np.zeros(n, dtype=np.int64)))
         else:
             out.append(None)
@@ -2393,6 +2391,159 @@ def _reply_bounds(
             if column is not None:
                 out[k] = np.where(ended, 1 if o.kind == ObjectiveKind.LETHAL else table.first[:, k], column)
     return out
+
+
+def _lethal_bounds(
+    problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, to: dict, memo: dict
+) -> list[np.ndarray]:
+    """Per player, per candidate: can the combat make them lose after a reply that kills the attackers ``dead``
+    (704.5a, 704.5c, 704.6c)? By life when the first step's damage to them and the most the regular step can assign
+    them (``to``: :func:`_regular_damage_bounds`, at most :func:`_through_walkers`) reach their life. Where some
+    attacker's damage can make a player lose otherwise (:func:`_other_losses`: infect, toxic, a commander), infect
+    damage is read apart (702.90b: to a player it gives poison counters and leaves their life as it was): the life
+    is reached by the first step's damage from the sources without infect (:func:`_life_taken`) and the most the
+    regular step's attackers without infect can assign, and the poison by :func:`_may_lose_otherwise` with the
+    infect attackers' most."""
+    s, n = problem.scenario, len(table)
+    other = _other_losses(problem)
+    zeros = np.zeros(n, dtype=np.int64)
+    bound = partial(_through_walkers, problem, table, dead, needs, memo)
+    out = []
+    for p in s.players:
+        if p.id not in other:
+            out.append(table.taken(problem.layout(), p.id) + bound(p.id, to.get(p.id, zeros), None) >= p.life)
+            continue
+        if any(a.has(Keyword.INFECT) for a in s.attackers):
+            life = bound(p.id, None, lambda a: not a.has(Keyword.INFECT))
+            infected = bound(p.id, None, lambda a: a.has(Keyword.INFECT))
+        else:
+            life = infected = bound(p.id, to.get(p.id, zeros), None)
+        by_life = _life_taken(problem, table, p.id) + life >= p.life
+        out.append(by_life | _may_lose_otherwise(problem, table, p, dead, to.get(p.id, zeros), infected, memo))
+    return out
+
+
+def _through_walkers(
+    problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, memo: dict, player: str, to, keep
+) -> np.ndarray:
+    """Per candidate, the most the regular step's attackers left (those ``keep`` keeps; ``to``: that most, when
+    read) can assign ``player``, the planeswalkers' loyalty read: an attacker trampling over a planeswalker
+    (702.19c) assigns its controller only what is past the loyalty left after every attacker's damage to it
+    (510.1e), and everything the attackers attacking it put past their blockers goes to it or to its controller
+    (:func:`_regular_damage_bounds` with the planeswalker as target: all of them, every group). So the player gets at
+    most what the kept attackers attacking them put through, plus per such planeswalker that less its loyalty
+    left after the first step (none when it left combat, 704.5i), and at most ``to``."""
+    s = problem.scenario
+    if to is None:
+        to = _regular_damage_bounds(problem, table, dead, needs, keep=keep).get(player, 0)
+    walkers = {
+        a.attacking
+        for a in s.attackers
+        if a.id not in dead and a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) and (keep is None or keep(a))
+        and s.kind(a.attacking) == ObjectKind.PLANESWALKER and s.controller_of(a.attacking) == player
+    }  # fmt: skip
+    if not walkers:
+        return to
+    if ("walkers", dead) not in memo:
+        memo["walkers", dead] = _regular_damage_bounds(problem, table, dead, needs, walkers=True)
+    through = memo["walkers", dead]
+
+    def direct(a) -> bool:
+        return a.attacking == player and (keep is None or keep(a))
+
+    most = _regular_damage_bounds(problem, table, dead, needs, keep=direct).get(player, 0)
+    at = problem.layout()
+    for w in s.planeswalkers:
+        if w.id in walkers:
+            left = np.maximum(0, w.loyalty - table.taken(at, w.id)) if w.in_combat else 0
+            most = most + np.maximum(0, through.get(w.id, 0) - left)
+    return np.minimum(to, most)
+
+
+def _may_lose_otherwise(
+    problem: _Problem, table: _Table, player, dead: frozenset, to_player: np.ndarray, infected: np.ndarray, memo: dict
+) -> np.ndarray:
+    """Per candidate, can the combat make ``player`` lose otherwise than by life (704.5c, 704.6c) after a reply that
+    kills the attackers ``dead``? At most: the poison and commander damage they have, the candidate's first step's
+    (:func:`_first_losses`: its vector, damage dealt being damage assigned on these boards), and the regular step's
+    most: infect damage (702.90b) at most what the regular step's infect attackers can assign them (``infected``,
+    :func:`_regular_damage_bounds`) and at most those attackers' damage, every toxic
+    attacker's counters (702.164c), each commander's damage at most its own and ``to_player`` (903.10a), read by
+    every way to lose but life of :data:`LOSS_CONDITIONS` once per distinct row of those numbers."""
+    s = problem.scenario
+    poison, commanders = _first_losses(problem, table, player, memo)
+    most = {src.source: src.max_damage for src in problem.regular_plan().sources}
+    infect, toxic, regular = 0, 0, dict(commanders)
+    for a in s.attackers:
+        if a.id in dead or most.get(a.id, 0) <= 0 or player.id not in _aims(s, a, {ObjectKind.PLAYER}):
+            continue
+        infect += most[a.id] if a.has(Keyword.INFECT) else 0
+        toxic += a.toxic or 0
+        if a.commander is not None:
+            regular[a.id] = regular.get(a.id, 0) + np.minimum(to_player, most[a.id])
+    poison = poison + toxic + np.minimum(infected, infect)
+    names = sorted(regular)
+    had = dict(player.commander_damage)
+    n = len(table)
+    columns = np.stack([poison, *(np.broadcast_to(regular[c] + had.get(c, 0), (n,)) for c in names)], axis=1)
+    results, back = np.unique(columns, axis=0, return_inverse=True)
+    others = [c for c in _outcome.LOSS_CONDITIONS if c.name != LossReason.LIFE]
+    lost = np.zeros(len(results), dtype=bool)
+    for k, row in enumerate(results.tolist()):
+        given = {**had, **dict(zip(names, row[1:]))}
+        worst = replace(player, poison=row[0], commander_damage=tuple(sorted(given.items())))
+        lost[k] = bool(_outcome.losses(worst, others))
+    return lost[back.reshape(-1)]
+
+
+def _first_losses(problem: _Problem, table: _Table, player, memo: dict) -> tuple[np.ndarray, dict]:
+    """Per candidate, the poison ``player`` has after its first step (702.90b, 702.164c) and each commander's first-step
+    damage to them (903.10a), read from its vector (kept in ``memo``)."""
+    key = ("first losses", player.id)
+    if key not in memo:
+        s, plan = problem.scenario, table.plan
+        poison = np.full(len(table), player.poison, dtype=np.int64)
+        commanders: dict[str, np.ndarray] = {}
+        for j, (i, r) in enumerate(plan.columns):
+            if r != player.id:
+                continue
+            a = s.attacker(plan.sources[i].source)
+            dealt = table.vectors[:, j].astype(np.int64)
+            if a.has(Keyword.INFECT):
+                poison += dealt
+            if a.toxic:
+                poison += np.where(dealt > 0, a.toxic, 0)
+            if a.commander is not None:
+                commanders[a.id] = commanders.get(a.id, np.zeros(len(table), dtype=np.int64)) + dealt
+        memo[key] = poison, commanders
+    return memo[key]
+
+
+def _most_kills(problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None) -> np.ndarray:
+    """Per candidate, the most blockers the regular step can destroy after a reply that kills the attackers
+    ``dead``: per group of the attackers left sharing blockers (510.1c: only the attackers a blocker blocks can
+    assign it damage), of its blockers still alive (not indestructible, 702.12b), as many as the group's damage pays
+    the needs of, smallest first (lethal damage left after the first step, 702.19b; 1 each with a deathtouch attacker
+    in the group, 702.2c; -1/-1 counters kill at the same amounts, 704.5f). Computed once per distinct row of the
+    blockers' needs (``needs``: :func:`_blocker_needs`, when already read)."""
+    s = problem.scenario
+    row, left, inverse, _, _ = needs if needs is not None else _blocker_needs(problem, table)
+    most = {src.source: src.max_damage for src in problem.regular_plan().sources}
+    living = [i for i, a in enumerate(s.attackers) if a.id not in dead]
+    killable = {b.id for b in s.blockers if b.in_combat and not b.has(Keyword.INDESTRUCTIBLE)}
+    total = np.zeros(left.shape[1], dtype=np.int64)
+    for members in linked_groups(living, lambda i: s.attackers[i].blocked_by):
+        group = [s.attackers[i] for i in members]
+        names = sorted({b for a in group for b in a.blocked_by if b in row and b in killable})
+        if not names:
+            continue
+        need = left[[row[b] for b in names]].astype(np.int64)
+        if any(a.has(Keyword.DEATHTOUCH) for a in group):
+            need = np.minimum(need, 1)
+        need = np.sort(np.where(need > 0, need, 1 << 40), axis=0)  # the dead ones are never paid for
+        damage = sum(most.get(a.id, 0) for a in group)
+        total += (np.cumsum(need, axis=0) <= damage).sum(axis=0)
+    return total[inverse]
 
 
 def _walker_values(s: Scenario, objs: tuple) -> list:
@@ -2437,7 +2588,12 @@ def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[str, int], np
 
 
 def _regular_damage_bounds(
-    problem: _Problem, table: _Table, dead: frozenset = frozenset(), needs: tuple | None = None, walkers: bool = False
+    problem: _Problem,
+    table: _Table,
+    dead: frozenset = frozenset(),
+    needs: tuple | None = None,
+    walkers: bool = False,
+    keep: Callable[[Any], bool] | None = None,
 ) -> dict[str | None, np.ndarray]:
     """Per player (None: the players together; with ``walkers`` also per planeswalker, which on these boards only
     the attackers attacking it can assign damage to: no trample over planeswalkers, 702.19c), per candidate, the
@@ -2447,7 +2603,8 @@ def _regular_damage_bounds(
     candidate, 1 with a deathtouch attacker in the group (702.2c) -- out of the group's damage; the player gets at
     most min(R's damage, the group's damage less those needs), at most over every R. Every attacker left is
     counted with its regular-step damage. Computed once per distinct row of the blockers' needs (``needs``:
-    :func:`_blocker_needs`, when already read)."""
+    :func:`_blocker_needs`, when already read). ``keep``: only what the attackers it keeps assign them (the others'
+    damage still pays the blockers' needs: it stays in the group's)."""
     s = problem.scenario
     plan = problem.regular_plan()
     most = {src.source: src.max_damage for src in plan.sources}
@@ -2468,9 +2625,13 @@ def _regular_damage_bounds(
             (replace(a, blocked_by=()) if a.id in free else a, aims)
             for a in group
             if most.get(a.id, 0) > 0
+            and (keep is None or keep(a))
             and (aims := _aims(s, a, kinds))
             and (not a.blocked or a.id in free or a.has(Keyword.TRAMPLE) or a.has(Keyword.TRAMPLE_OVER_PLANESWALKERS))
         ]
+        # a blocker that only one attacker of the group can assign damage to is paid by that attacker alone (510.1c)
+        payers = [b for a in group if most.get(a.id, 0) > 0 for b in a.blocked_by]
+        private = frozenset(b for b in payers if payers.count(b) == 1)
         for target in [None, *sorted({t for _, aims in reaching for t in aims})]:
             mine = [a for a, aims in reaching if target in aims or (target is None and aims & players)]
             if not mine:
@@ -2478,9 +2639,9 @@ def _regular_damage_bounds(
             elif len(mine) > _SUBSETS:
                 best = zeros + sum(most[a.id] for a in mine)
             else:  # the same attackers are a group after many replies
-                key = (tuple(a.id for a in mine), damage, deathtouch)
+                key = (tuple(a.id for a in mine), damage, deathtouch, private)
                 if key not in memo:
-                    memo[key] = _most_through(mine, damage, deathtouch, most, row, left)
+                    memo[key] = _most_through(mine, damage, deathtouch, most, row, left, private)
                 best = memo[key]
             out[target] = out.get(target, zeros) + best
     return {k: v[inverse] for k, v in out.items()}
@@ -2500,12 +2661,16 @@ def _aims(s: Scenario, a, kinds: set) -> set[str]:
     return out
 
 
-def _most_through(mine: list, damage: int, deathtouch: bool, most: dict, row: dict, left: np.ndarray) -> np.ndarray:
-    """Per column of ``left`` (the blockers' needs, one row per blocker: ``row``), the most of min(R's damage,
-    ``damage`` less what R's blockers need) over the nonempty subsets R of the attackers ``mine`` (at least 0),
-    once per distinct column of the needs of ``mine``'s blockers. The subsets with the same blockers need the
-    same, so only the one that deals the most counts (min is monotone in R's damage); each set of blockers' need
-    is its set less one blocker's need plus that blocker's (exact integers)."""
+def _most_through(
+    mine: list, damage: int, deathtouch: bool, most: dict, row: dict, left: np.ndarray, private: frozenset = frozenset()
+) -> np.ndarray:
+    """Per column of ``left`` (the blockers' needs, one row per blocker: ``row``), the most of min(R's damage less
+    what R's ``private`` blockers need, ``damage`` less what R's blockers need) over the nonempty subsets R of the
+    attackers ``mine`` (at least 0), once per distinct column of the needs of ``mine``'s blockers. A private blocker
+    is one only a single attacker of the group can assign damage to (510.1c), so that attacker pays its need out of
+    its own damage before it assigns anything past it (702.19b); such a blocker of R's blocks one of R. The subsets
+    with the same blockers need the same, so only the one that deals the most counts (min is monotone in R's
+    damage); each set of blockers' need is its set less one blocker's need plus that blocker's (exact integers)."""
     names = sorted({b for a in mine for b in a.blocked_by if b in row})
     need_of = left[[row[b] for b in names]]
     if deathtouch:
@@ -2525,9 +2690,10 @@ def _most_through(mine: list, damage: int, deathtouch: bool, most: dict, row: di
             need[blockers] = need_for(blockers & (blockers - 1)) + need_of[low]
         return need[blockers]
 
+    own = sum(1 << k for k, b in enumerate(names) if b in private)
     best = np.zeros(need_of.shape[1], dtype=np.int64)
     for blockers, dealt in reach.items():
-        np.maximum(best, np.minimum(dealt, damage - need_for(blockers)), out=best)
+        np.maximum(best, np.minimum(dealt - need_for(blockers & own), damage - need_for(blockers)), out=best)
     return best[inverse.reshape(-1)]
 
 

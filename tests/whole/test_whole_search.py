@@ -17,7 +17,7 @@ import strategies
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.boards import ladder
+from benchmarks.boards import ladder, mixed_group
 from trample import Combat
 from trample.models import ObjectiveKind
 from trample.outcome import damage_dealt, effect_key
@@ -980,6 +980,39 @@ def test_effect_boards_with_trample_over_or_as_though_unblocked_are_searched_bes
         m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
         every = WholeCombat(doc).solve(objectives)
     assert bounded.solves < every.solves
+    assert_same_answer(bounded, every)
+
+
+def test_lethal_by_poison_over_a_planeswalker_is_bounded_by_what_each_attacker_puts_past_its_own_blockers():
+    # 702.90b, 702.19c, 510.1c: the defeatable planeswalker at 4 attackers, all trampling over it, the odd ones with
+    # infect. lethal was bounded 1 for every first step (opp counted as possibly poisoned whatever the damage), so
+    # the 4 152 states were searched in the canonical order to the first that kills (80 regular steps). Now the
+    # poison is read from the infect attackers' damage alone, each attacker pays its own blocker (only it can
+    # assign it damage) before anything goes past, and the planeswalker's loyalty left before its controller: the
+    # first state searched kills
+    doc = _combined(4, "trample_over", "infect")
+    bounded = WholeCombat(doc).solve(["lethal"])
+    assert bounded.objectives == {"lethal": 1}
+    assert bounded.solves <= 20
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
+        every = WholeCombat(doc).solve(["lethal"])
+    assert_same_answer(bounded, every)
+
+
+def test_max_kills_is_bounded_by_the_blockers_each_group_can_pay_for():
+    # 702.19b, 510.1c: a drawn one-group board (benchmarks.boards.mixed_group, 4 attackers, two players, a
+    # planeswalker and a battle, infect, lifelink, deathtouch) whose blockers can all still die after every first
+    # step, but not all at once: each group of attackers left pays the smallest needs of its blockers first. With
+    # every live blocker counted the 233 states tied at the top and 227 regular steps were solved; now a few
+    doc = mixed_group(4, 12, shields=False)
+    objectives = ["max-kills", "lethal"]
+    assert _results_problem(doc, objectives) is not None
+    bounded = WholeCombat(doc).solve(objectives)
+    assert bounded.solves <= 30
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
+        every = WholeCombat(doc).solve(objectives)
     assert_same_answer(bounded, every)
 
 
