@@ -383,14 +383,18 @@ class SourceProgramme:
             mat = np.zeros((size, len(tk)), dtype=np.int64)
             index = np.arange(size, dtype=np.int64)
             stride = [int(np.prod(radix[q + 1 :], dtype=np.int64)) for q in range(len(group))]
-            xs: list[tuple[str, Keys | None]] = [(cut[c], index // s % r - 2) for c, s, r in zip(group, stride, radix)]
+            # per resource, each row's value of it (its digit); None: source j's alone (a row of its table's)
+            xs: list[tuple[str, Keys | None]] = [(cut[c], index // s % r) for c, s, r in zip(group, stride, radix)]
             if k == 0:
-                xs += [(x, None) for x in scope if x not in cut]  # source j's alone: a row of its table's
-            for x, ua in xs:
+                xs += [(x, None) for x in scope if x not in cut]
+            for x, digit in xs:
+                # the sums of the resource's own states alone (2 * need + 2 of them, a row each), gathered into the
+                # group's rows by its digit: not summed again for every combination of the group's other resources
                 ub = np.arange(-2, 2 * g.need[x], dtype=np.int64)
-                t = sum_table(g, x, members, ua if ua is not None else np.zeros(1, dtype=np.int64), ub)
+                t = sum_table(g, x, members, ub if digit is not None else np.zeros(1, dtype=np.int64), ub)
                 t = np.where(t == DEAD, dead, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
-                mat += t[:, tk[:, scope.index(x)] + 2] if ua is not None else t[0][tk[:, scope.index(x)] + 2][None, :]
+                t = np.take(t, tk[:, scope.index(x)] + 2, axis=1)
+                mat += np.take(t, digit, axis=0) if digit is not None else t
                 np.maximum(mat, dead, out=mat)
             matrices.append((group, stride, mat))
         cache[j] = (passing, matrices, dead)

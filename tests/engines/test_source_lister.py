@@ -9,6 +9,7 @@ the column programme's limits) is forced on small boards by setting those limits
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -433,3 +434,33 @@ def test_a_component_of_few_splits_is_listed_by_the_column_programme(sc):  # 510
         lister = direct.component_lister(plan, comp)
         assert isinstance(lister, ComponentDP)
         assert _rows(lister, 64) == _rows(SourceProgramme(plan, comp), 64)
+
+
+@pytest.mark.parametrize("group_cells", [1, 1 << 12, ordered.GROUP_CELLS])
+def test_a_joins_matrices_are_each_rows_sums(monkeypatch, group_cells):  # 702.19b, 702.19c: the settled sums
+    # SourceProgramme._prepare gathers each resource's sums (one row per state of it) into the rows of its group's
+    # matrix: each row's sums worked out on their own (sum_table of its states, the old way) give the same matrix
+    from trample.engines.elimination import DEAD, DROP, sum_table
+
+    monkeypatch.setattr(ordered, "GROUP_CELLS", group_cells)
+    plan = Combat(load_scenario(random_sharing(6, 8, per=3, seed=2))).plan
+    (comp,) = [c for c in plan.components if len(c) > 2]
+    prog = SourceProgramme(plan, comp)
+    g, dead = prog.g, -(1 << 61)
+    for j in range(len(comp)):
+        passing, matrices, got_dead = prog._prepare(j)
+        assert got_dead == dead and len(matrices) >= 1
+        cut, scope, nxt, tk = prog.cut[j], prog.scope[j], prog.cut[j + 1], prog.tkeys[j]
+        mult = {x: math.prod(2 * g.need[y] + 2 for y in nxt[k + 1 :]) for k, x in enumerate(nxt)}
+        for k, (group, stride, mat) in enumerate(matrices):
+            want = np.zeros_like(mat)
+            rows = np.arange(len(mat))
+            xs = [(cut[c], rows // s % (2 * g.need[cut[c]] + 2) - 2) for c, s in zip(group, stride)]
+            xs += [(x, None) for x in scope if x not in cut] if k == 0 else []
+            for x, ua in xs:
+                ub = np.arange(-2, 2 * g.need[x], dtype=np.int64)
+                t = sum_table(g, x, prog.members[j + 1], ua if ua is not None else np.zeros(1, dtype=np.int64), ub)
+                t = np.where(t == DEAD, dead, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
+                want += t[:, tk[:, scope.index(x)] + 2] if ua is not None else t[0][tk[:, scope.index(x)] + 2][None, :]
+                np.maximum(want, dead, out=want)
+            assert np.array_equal(mat, want)
