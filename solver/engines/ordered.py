@@ -247,10 +247,13 @@ class SourceProgramme:
         got = cache.get(("arrays", self.component))
         if got is None or got[0] != ids:
             keys = [np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)) for scope, rows in made]
-            got = cache[("arrays", self.component)] = (ids, made, keys, [weights_of(list(r.values())) for _, r in made])
+            weights = [weights_of(list(r.values())) for _, r in made]
+            got = cache[("arrays", self.component)] = (ids, made, keys, weights, {})
         self.scope += [scope for scope, _ in made]
         self.tkeys += got[2]
         self.tw += got[3]
+        # each table's key -> entry, made once as well: a rooted try (root_of, alive_after) reads a key per source
+        self._kidx = got[4]
 
     def _forward(self, j: int) -> None:
         """The cut after source ``j`` and the states it reaches: each reached state of the cut before it joined with
