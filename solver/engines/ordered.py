@@ -969,6 +969,8 @@ class Lister:
             g = prog.G[j]
             if g.dtype == object or int(g.sum()) * max(1, at[n] - at[j]) * size > SUFFIX_BYTES:
                 break
+            if j < len(prog.prefix) and L < n:
+                break  # a fixed source's level has one state and one child: the same rows again, one split wider
             states = np.flatnonzero(self.alive[j])
             off, kids, tos = self._children(j, states)
             reps = prog.G[j + 1][tos] if j < n - 1 else np.ones(len(tos), dtype=np.int64)

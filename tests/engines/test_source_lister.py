@@ -9,6 +9,7 @@ the column programme's limits) is forced on small boards by setting those limits
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -464,3 +465,37 @@ def test_a_joins_matrices_are_each_rows_sums(monkeypatch, group_cells):  # 702.1
                 want += t[:, tk[:, scope.index(x)] + 2] if ua is not None else t[0][tk[:, scope.index(x)] + 2][None, :]
                 np.maximum(want, dead, out=want)
             assert np.array_equal(mat, want)
+
+
+# -- a rooted programme's lister: its tables and its children --------------------------------------------------------
+
+
+def _first_rooted(seed: int, fixed: int) -> tuple[SourceProgramme, SourceProgramme, tuple[tuple[int, ...], ...]]:
+    """random_sharing(6, 8, 3)'s component: its source programme and the one rooted at the splits of its first row's
+    first ``fixed`` sources (their rows are the component's first ones)."""
+    plan = Combat(load_scenario(random_sharing(6, 8, per=3, seed=seed))).plan
+    (comp,) = [c for c in plan.components if len(c) > 2]
+    whole = SourceProgramme(plan, comp)
+    first = next(whole.blocks(rows=1, dtype=np.int64))[0].tolist()
+    at = [0]
+    for i in comp:
+        at.append(at[-1] + len(plan.sources[i].routes))
+    prefix = tuple(tuple(first[at[k] : at[k + 1]]) for k in range(fixed))
+    return whole, SourceProgramme(plan, comp, prefix=prefix), prefix
+
+
+@pytest.mark.parametrize("seed,fixed", [(3, 2), (1, 3), (4, 3)])
+def test_a_rooted_listers_tables_start_at_its_first_free_source(seed, fixed):  # 510.1a: the same rows
+    # a fixed source's level has one state and one child: a table there would be the rows below it again, one split
+    # wider (random_sharing(12, 14, 4) seed 0: 52 ms to its first block for six such copies); the rooted lister's
+    # rows are the component's first ones, from any start
+    whole, rooted, prefix = _first_rooted(seed, fixed)
+    lister = rooted.lister(np.int64)
+    assert lister._suffixes(NEVER)[0] == len(prefix)  # (the tables fit: they went down to level 0 before)
+    n = rooted.count()
+    want = np.concatenate(list(itertools.islice(whole.blocks(rows=1 << 16, dtype=np.int64), -(-n // (1 << 16)))))
+    assert np.array_equal(np.concatenate(list(rooted.blocks(rows=1000, dtype=np.int64))), want[:n])
+    for start in (1, n // 3, n - 1):
+        assert np.array_equal(
+            next(rooted.blocks(rows=50, dtype=np.int64, start=start)), want[start : min(n, start + 50)]
+        )
