@@ -499,3 +499,23 @@ def test_a_rooted_listers_tables_start_at_its_first_free_source(seed, fixed):  #
         assert np.array_equal(
             next(rooted.blocks(rows=50, dtype=np.int64, start=start)), want[start : min(n, start + 50)]
         )
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_the_kept_children_are_worked_out_as_the_walk_meets_their_states(monkeypatch, seed):  # 510.1a
+    # where every reached state's children fit (Lister.keep), they are worked out for the states the frames meet,
+    # once each: the first block needs a few states per level, not all; the rows are those of the walk that works
+    # them out a slice at a time (CSR_CELLS 0)
+    whole, rooted, _ = _first_rooted(seed, 1)
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", 0)  # every level walked
+    lister = rooted.lister(np.int8)
+    assert lister.keep
+    first = next(lister.blocks(64, NEVER))
+    met = {j: int(np.count_nonzero(kept.start >= 0)) for j, kept in lister._csr.items()}
+    reached = {j: len(rooted.codes[j]) for j in met}
+    assert sum(met.values()) < sum(reached.values()) // 4, (met, reached)
+    rows = np.concatenate([first, *itertools.islice(lister.blocks(5000, NEVER, 64), 20)])
+    monkeypatch.setattr(ordered, "CSR_CELLS", 0)
+    slices = SourceProgramme(rooted.plan, rooted.component, prefix=rooted.prefix).lister(np.int8)
+    assert not slices.keep
+    assert np.array_equal(rows, np.concatenate(list(itertools.islice(slices.blocks(5000, NEVER), 21)))[: len(rows)])
