@@ -500,13 +500,19 @@ class SourceProgramme:
         return self._listers[dt.str]
 
     def blocks(
-        self, rows: int = 1 << 16, dtype: npt.DTypeLike | None = None, deadline: Deadline | None = None, start: int = 0
+        self,
+        rows: int = 1 << 16,
+        dtype: npt.DTypeLike | None = None,
+        deadline: Deadline | None = None,
+        start: int = 0,
+        first: int | None = None,
     ) -> Iterator[npt.NDArray[Any]]:
         """Every legal vector exactly once, in the canonical order, from index ``start``, as integer matrices of
-        ``rows`` rows (the last one shorter); ``deadline``: checked at every step of the walk."""
+        ``rows`` rows (the last one shorter; the first one ``first`` rows where given); ``deadline``: checked at every
+        step of the walk."""
         if dtype is None:
             dtype = np.min_scalar_type(-max([1, *(self.plan.sources[i].damage for i in self.component)]))
-        return self.lister(dtype).blocks(max(1, int(rows)), deadline or NEVER, start)
+        return self.lister(dtype).blocks(max(1, int(rows)), deadline or NEVER, start, first)
 
     def unrank(self, index: int) -> tuple[int, ...]:
         if not 0 <= index < self._total:
@@ -1166,8 +1172,12 @@ class Lister:
         lens = self.prog.G[L][states].astype(np.int64)
         return _Frame(L, prefix, lens, 0, lambda p0, p1: (*self._table(states[p0:p1]), _NO))
 
-    def blocks(self, rows: int, deadline: Deadline, start: int = 0) -> Iterator[npt.NDArray[Any]]:
-        """Rows ``start``.. of the canonical order, in blocks of ``rows`` rows (the last one shorter).
+    def blocks(
+        self, rows: int, deadline: Deadline, start: int = 0, first: int | None = None
+    ) -> Iterator[npt.NDArray[Any]]:
+        """Rows ``start``.. of the canonical order, in blocks of ``rows`` rows (the last one shorter; the first one
+        ``first`` rows where given: a caller that gathers blocks of several listings fills its block with it, and
+        the blocks after it line up with its own).
 
         A stack of frames, one per level below the deepest: each step takes the next slice of the top frame's
         children (PREFIX_BYTES of rows, pushed as the next level's frame; at the last level, at most ``rows`` rows
@@ -1183,16 +1193,18 @@ class Lister:
         L, T, _ = self._suffixes(deadline)
         at = list(accumulate((len(prog.plan.sources[i].routes) for i in prog.component), initial=0))
         if L == 0:  # the whole component is one table
-            for lo in range(start, len(T), rows):
+            lo, size = start, first or rows
+            while lo < len(T):
                 deadline.check()
-                yield T[lo : lo + rows].copy().view(self.dtype).reshape(-1, at[n])
+                yield T[lo : lo + size].copy().view(self.dtype).reshape(-1, at[n])
+                lo, size = lo + size, rows
             return
         split = [self.splits[j].reshape(len(self.splits[j]), -1) for j in range(n)]
         whole = [np.ascontiguousarray(a).view(self._void(a.shape[1])).reshape(-1) for a in split]
         record = self._records(at, L)
         final = np.dtype([("p", self._void(at[L])), ("t", self._void(at[n] - at[L]))])  # L < n: the tables' rows
         last = min(L, n - 1)  # the level that writes the block's rows
-        out = _Block(rows, record[n - 1] if L == n else self._void(at[n]), self.dtype, at[n])
+        out = _Block(rows, record[n - 1] if L == n else self._void(at[n]), self.dtype, at[n], first)
         stack = self._path(start, at, L)
         while stack:
             deadline.check()
@@ -1338,11 +1350,13 @@ class _LastLevel:
 class _Block:
     """The block being filled: rows written into it (``free``) or pieces copied in (``put``); full blocks out."""
 
-    __slots__ = ("rows", "item", "dtype", "width", "out", "filled")
+    __slots__ = ("rows", "after", "item", "dtype", "width", "out", "filled")
 
-    def __init__(self, rows: int, item: np.dtype[Any], dtype: np.dtype[Any], width: int) -> None:
-        self.rows, self.item, self.dtype, self.width = rows, item, dtype, width
-        self.out = np.empty(rows, dtype=item)
+    def __init__(self, rows: int, item: np.dtype[Any], dtype: np.dtype[Any], width: int, first: int | None = None):
+        self.item, self.dtype, self.width = item, dtype, width
+        self.rows = first or rows  # the first block's, then ``rows``
+        self.after = rows
+        self.out = np.empty(self.rows, dtype=item)
         self.filled = 0
 
     def room(self) -> int:
@@ -1365,6 +1379,7 @@ class _Block:
             self.filled += k
         if self.filled == self.rows:
             yield self.out.view(self.dtype).reshape(self.rows, self.width)
+            self.rows = self.after
             self.out = np.empty(self.rows, dtype=self.item)
             self.filled = 0
 

@@ -275,6 +275,30 @@ def test_prefixes_leading_to_one_state_share_its_rooted_programme(monkeypatch): 
     assert len(shared) > 10  # (41 of its prefixes listed with another's programme)
 
 
+@pytest.mark.parametrize("rows", [64, 1000])
+def test_each_listing_starts_with_the_room_left_in_the_block(monkeypatch, rows):  # 702.19b, 510.1a
+    # the prefix lister's blocks gather the pieces of many listings (rooted programmes, the last source's splits):
+    # each one's first block is cut to the rows left in the block being filled, so its later blocks line up and
+    # pass through whole; only a block where one listing ends and the next begins is copied together. The rows are
+    # the source programme's, in its order
+    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 12)
+    plan = Combat(load_scenario(LISTED[1][1])).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp))
+    pieces = lister._pieces
+    seen: list[np.ndarray] = []
+    monkeypatch.setattr(lister, "_pieces", lambda *a: (seen.append(p) or p for p in pieces(*a)))
+    got = list(itertools.islice(lister.blocks(rows=rows, dtype=np.int8), 400))
+    spans = [(p.ctypes.data, p.ctypes.data + p.nbytes) for p in seen]  # a block passed through lies within its piece
+    copied = sum(not any(lo <= b.ctypes.data < hi for lo, hi in spans) for b in got)
+    short = sum(len(p) < rows for p in seen)
+    assert len(got) == 400 and all(len(b) == rows for b in got)
+    assert copied <= short < len(got) // 4, (copied, short)
+    ref = SourceProgramme(plan, comp)
+    want = b"".join(b.tobytes() for b in itertools.islice(ref.blocks(rows=rows, dtype=np.int8), 400))
+    assert b"".join(b.tobytes() for b in got) == want
+
+
 def test_the_wide_board_lists_its_first_rows_in_order_without_the_column_programme():  # 702.19b: issue 21's board
     plan = Combat(load_scenario(random_sharing(12, 14, 4, seed=2))).plan
     (comp,) = plan.components

@@ -437,36 +437,6 @@ def test_a_component_of_few_splits_is_listed_by_the_column_programme(sc):  # 510
         assert _rows(lister, 64) == _rows(SourceProgramme(plan, comp), 64)
 
 
-@pytest.mark.parametrize("group_cells", [1, 1 << 12, ordered.GROUP_CELLS])
-def test_a_joins_matrices_are_each_rows_sums(monkeypatch, group_cells):  # 702.19b, 702.19c: the settled sums
-    # SourceProgramme._prepare gathers each resource's sums (one row per state of it) into the rows of its group's
-    # matrix: each row's sums worked out on their own (sum_table of its states, the old way) give the same matrix
-    from trample.engines.elimination import DEAD, DROP, sum_table
-
-    monkeypatch.setattr(ordered, "GROUP_CELLS", group_cells)
-    plan = Combat(load_scenario(random_sharing(6, 8, per=3, seed=2))).plan
-    (comp,) = [c for c in plan.components if len(c) > 2]
-    prog = SourceProgramme(plan, comp)
-    g, dead = prog.g, -(1 << 61)
-    for j in range(len(comp)):
-        passing, matrices, got_dead = prog._prepare(j)
-        assert got_dead == dead and len(matrices) >= 1
-        cut, scope, nxt, tk = prog.cut[j], prog.scope[j], prog.cut[j + 1], prog.tkeys[j]
-        mult = {x: math.prod(2 * g.need[y] + 2 for y in nxt[k + 1 :]) for k, x in enumerate(nxt)}
-        for k, (group, stride, mat) in enumerate(matrices):
-            want = np.zeros_like(mat)
-            rows = np.arange(len(mat))
-            xs = [(cut[c], rows // s % (2 * g.need[cut[c]] + 2) - 2) for c, s in zip(group, stride)]
-            xs += [(x, None) for x in scope if x not in cut] if k == 0 else []
-            for x, ua in xs:
-                ub = np.arange(-2, 2 * g.need[x], dtype=np.int64)
-                t = sum_table(g, x, prog.members[j + 1], ua if ua is not None else np.zeros(1, dtype=np.int64), ub)
-                t = np.where(t == DEAD, dead, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
-                want += t[:, tk[:, scope.index(x)] + 2] if ua is not None else t[0][tk[:, scope.index(x)] + 2][None, :]
-                np.maximum(want, dead, out=want)
-            assert np.array_equal(mat, want)
-
-
 # -- a rooted programme's lister: its tables and its children --------------------------------------------------------
 
 
@@ -519,3 +489,49 @@ def test_the_kept_children_are_worked_out_as_the_walk_meets_their_states(monkeyp
     slices = SourceProgramme(rooted.plan, rooted.component, prefix=rooted.prefix).lister(np.int8)
     assert not slices.keep
     assert np.array_equal(rows, np.concatenate(list(itertools.islice(slices.blocks(5000, NEVER), 21)))[: len(rows)])
+
+
+@pytest.mark.parametrize("group_cells", [1, 1 << 12, ordered.GROUP_CELLS])
+def test_a_joins_matrices_are_each_rows_sums(monkeypatch, group_cells):  # 702.19b, 702.19c: the settled sums
+    # SourceProgramme._prepare gathers each resource's sums (one row per state of it) into the rows of its group's
+    # matrix: each row's sums worked out on their own (sum_table of its states, the old way) give the same matrix
+    from trample.engines.elimination import DEAD, DROP, sum_table
+
+    monkeypatch.setattr(ordered, "GROUP_CELLS", group_cells)
+    plan = Combat(load_scenario(random_sharing(6, 8, per=3, seed=2))).plan
+    (comp,) = [c for c in plan.components if len(c) > 2]
+    prog = SourceProgramme(plan, comp)
+    g, dead = prog.g, -(1 << 61)
+    for j in range(len(comp)):
+        passing, matrices, got_dead = prog._prepare(j)
+        assert got_dead == dead and len(matrices) >= 1
+        cut, scope, nxt, tk = prog.cut[j], prog.scope[j], prog.cut[j + 1], prog.tkeys[j]
+        mult = {x: math.prod(2 * g.need[y] + 2 for y in nxt[k + 1 :]) for k, x in enumerate(nxt)}
+        for k, (group, stride, mat) in enumerate(matrices):
+            want = np.zeros_like(mat)
+            rows = np.arange(len(mat))
+            xs = [(cut[c], rows // s % (2 * g.need[cut[c]] + 2) - 2) for c, s in zip(group, stride)]
+            xs += [(x, None) for x in scope if x not in cut] if k == 0 else []
+            for x, ua in xs:
+                ub = np.arange(-2, 2 * g.need[x], dtype=np.int64)
+                t = sum_table(g, x, prog.members[j + 1], ua if ua is not None else np.zeros(1, dtype=np.int64), ub)
+                t = np.where(t == DEAD, dead, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
+                want += t[:, tk[:, scope.index(x)] + 2] if ua is not None else t[0][tk[:, scope.index(x)] + 2][None, :]
+                np.maximum(want, dead, out=want)
+            assert np.array_equal(mat, want)
+
+
+@pytest.mark.parametrize("tables", TABLES)
+@pytest.mark.parametrize("first", [1, 7, 50, 64])
+def test_the_first_block_can_be_cut_short(monkeypatch, tables, first):  # 510.1a: the same rows, in the same order
+    # Lister.blocks' ``first``: its first block that many rows (the room left in a caller's block), then ``rows``
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", tables)
+    plan = Combat(load_scenario(random_sharing(5, 7, per=3, seed=1, power=(2, 4)))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    prog = SourceProgramme(plan, comp)
+    for start in (0, 5):
+        want = np.concatenate(list(prog.blocks(64, np.int8, start=start)))
+        got = list(prog.blocks(64, np.int8, start=start, first=first))
+        n = len(want)
+        sizes = [min(first, n)] + [min(64, n - first - k) for k in range(0, max(0, n - first), 64)]
+        assert [len(b) for b in got] == sizes and np.array_equal(np.concatenate(got), want)
