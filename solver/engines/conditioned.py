@@ -615,7 +615,9 @@ class PrefixLister:
         self, rows: int = 1 << 16, dtype: npt.DTypeLike | None = None, deadline: Deadline | None = None, start: int = 0
     ) -> Iterator[npt.NDArray[Any]]:
         """Rows ``start``.. of the canonical order in blocks of ``rows`` rows (the last one shorter); ``deadline``
-        (else the programme's): checked at every step."""
+        (else the programme's): checked at every step. The pieces of the listings it goes through line up with the
+        blocks (``_room``), so most blocks are a listing's own, passed through; only a block where one listing ends
+        and the next begins is copied together."""
         dt = np.dtype(dtype) if dtype is not None else _dtype(self.plan, self.component)
         head, self._head = self._head, None
         kept = head is not None and start == 0 and (deadline or self.prog.deadline) is head[2]

@@ -959,7 +959,9 @@ class Lister:
         """The completions of the last sources written out once: ``(L, T, first)`` where, for each reached state
         ``s`` of the cut before source ``L`` that has completions, ``T[first[s] : first[s] + G[L][s]]`` are its
         completions (the splits of sources L.., one opaque item per row) in the canonical order. ``L`` is the
-        lowest level whose table fits in SUFFIX_BYTES. Built from the end: a state's rows are, for each of its
+        lowest level whose table fits in SUFFIX_BYTES, in a rooted programme no lower than its first free source (a
+        fixed source's level has one state and one child: its table would be the rows below it again). Built from
+        the end: a state's rows are, for each of its
         children in order, the child's split followed by the rows of the state it leads to (a ragged gather), so
         the walk stops at level L and writes its rows in wide copies. When not even the last source's fit, ``L ==
         n - 1`` with ``T`` empty: the last source's rows are written out for the states met as the walk meets
