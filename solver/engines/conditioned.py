@@ -162,6 +162,10 @@ class ConditionedProgramme:
         self._built: tuple[_Tree, list[Table]] | None = None  # the join tree and its inside tables, built when used
         self._outside_base: dict[int, Table] = {}  # no fixed leaf beside the node
         self._memo: dict[tuple[Any, ...], Any] = {}  # tables and completions for fixed prefixes
+        #: the rejoin's plans by what they plan with (each table's members, scope and size; the resources left open):
+        #: the prefixes of one level plan alike (random_sharing(12, 14, 4) seed 3: 6 of its 8 rejoins before its
+        #: first block, at the fourth source, about 1.5 ms of planning each)
+        self._plans: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
         self._held = 0
         self._one = Ring(1)  # the prefix's table: one entry of count 1
         self.fallback: SourceProgramme | None = None  # built when a source's completions pass STEP_WORK
@@ -399,13 +403,10 @@ class ConditionedProgramme:
             planned: list[Planned] = [
                 (planner.mask(tables[k].members), frozenset(tables[k].scope), len(tables[k])) for k in part
             ]
-            plans = [bucket_plan(planner, planned, open_)]
-            starts = sorted(range(len(part)), key=lambda k: (planned[k][2], len(planned[k][1])))
-            for start in starts[:PATH_STARTS]:
-                path = path_plan(planner, planned, start)
-                if path is not None:
-                    plans.append(path)
-            _, joins = min(plans, key=lambda p: p[0])
+            key = (*planned, open_)
+            joins = self._plans.get(key)
+            if joins is None:
+                joins = self._plans[key] = self._plan(planner, planned, open_)
             slots: list[Table | None] = [tables[k] for k in part]
             for a, b in joins:
                 A, B = slots[a], slots[b]
@@ -416,6 +417,17 @@ class ConditionedProgramme:
                 slots[a], slots[b] = t, None
             out += _apart([t for t in slots if t is not None], lambda A, B: join(self.g, A, B, ring, budget))
         return out
+
+    @staticmethod
+    def _plan(planner: Planner, planned: list[Planned], open_: frozenset[str]) -> list[tuple[int, int]]:
+        """The joins of the cheaper of a bucket plan and path plans from the smallest tables (PATH_STARTS)."""
+        plans = [bucket_plan(planner, planned, open_)]
+        starts = sorted(range(len(planned)), key=lambda k: (planned[k][2], len(planned[k][1])))
+        for start in starts[:PATH_STARTS]:
+            path = path_plan(planner, planned, start)
+            if path is not None:
+                plans.append(path)
+        return min(plans, key=lambda p: p[0])[1]
 
     def _skips(self, v: int, level: int) -> bool:
         """Is v's outside better joined with its parent's sibling last? When that sibling is one fixed source, v's
@@ -561,6 +573,11 @@ class PrefixLister:
         self._listed: int | None = None  # the count, where every row was listed by within()
         #: rows listed by within() from the first, kept with the listing that goes on (and the deadline it reads)
         self._head: tuple[list[npt.NDArray[Any]], Iterator[npt.NDArray[Any]], Deadline | None, int] | None = None
+        #: the rows left in the block blocks() is filling: the first block of each listing it starts next (a rooted
+        #: programme's, the last source's) is cut to them, so the blocks after it line up with blocks()'s and pass
+        #: through whole, not copied again into blocks of their own (random_sharing(12, 14, 4) seed 0: a fifth of
+        #: the CPU after the first block went to that copy)
+        self._room: int | None = None
 
     def count(self) -> int:
         """The count: the listed rows' where they were all listed (:meth:`within`), else the programme's where it
@@ -610,7 +627,9 @@ class PrefixLister:
         self, rows: int = 1 << 16, dtype: npt.DTypeLike | None = None, deadline: Deadline | None = None, start: int = 0
     ) -> Iterator[npt.NDArray[Any]]:
         """Rows ``start``.. of the canonical order in blocks of ``rows`` rows (the last one shorter); ``deadline``
-        (else the programme's): checked at every step."""
+        (else the programme's): checked at every step. The pieces of the listings it goes through line up with the
+        blocks (``_room``), so most blocks are a listing's own, passed through; only a block where one listing ends
+        and the next begins is copied together."""
         dt = np.dtype(dtype) if dtype is not None else _dtype(self.plan, self.component)
         head, self._head = self._head, None
         kept = head is not None and start == 0 and (deadline or self.prog.deadline) is head[2]
@@ -624,6 +643,7 @@ class PrefixLister:
             listing: Iterator[npt.NDArray[Any]] = (p.astype(dt, copy=False) for p in itertools.chain(*head[:2]))
         else:
             listing = self._pieces(start, rows, dt, deadline)
+        self._room = rows
         for piece in listing:
             while len(piece):
                 take = piece[: rows - filled]
@@ -633,6 +653,7 @@ class PrefixLister:
                 if filled == rows:
                     yield held[0] if len(held) == 1 else np.concatenate(held)
                     held, filled = [], 0
+            self._room = rows - filled
         if held:
             yield held[0] if len(held) == 1 else np.concatenate(held)
 
@@ -647,7 +668,7 @@ class PrefixLister:
                 if rooted is None:  # its one row not known: the last source's splits from the first
                     yield from self._after(splits, 0, rows, dtype, deadline, True)
                     return
-                yield from rooted.blocks(rows, dtype, deadline)
+                yield from rooted.blocks(rows, dtype, deadline, 0, self._room)
                 yield from self._after(splits, rooted.count(), rows, dtype, deadline)
                 return
         yield from self._walk((), (), start, rows, dtype, deadline)
@@ -683,7 +704,7 @@ class PrefixLister:
             W = self._completions(j, fixed, deadline)
             if W is None:  # past STEP_WORK: the rooted programme at the level above lists the rest of its rows
                 rooted = SourceProgramme(self.plan, self.component, deadline, None, head, prog.raw)
-                yield from rooted.blocks(rows, dtype, deadline, done)
+                yield from rooted.blocks(rows, dtype, deadline, done, self._room)
                 done = rooted.count()
                 continue
             walk = Walk(prog, j, W)  # type: ignore[arg-type]  # reads g, plan, component, scope
@@ -870,13 +891,13 @@ class PrefixLister:
         j = len(splits)
         rooted = self._rooted(splits, deadline)
         if rooted is not None:
-            yield from rooted.blocks(rows, dtype, deadline, start)
+            yield from rooted.blocks(rows, dtype, deadline, start, self._room)
             return
         prog = self.prog
         W = self._completions(j, keys, deadline)
         if W is None:  # this prefix's completions pass STEP_WORK: its rooted programme, whatever its size
             rooted = SourceProgramme(self.plan, self.component, deadline, None, splits, prog.raw)
-            yield from rooted.blocks(rows, dtype, deadline, start)
+            yield from rooted.blocks(rows, dtype, deadline, start, self._room)
             return
         walk = Walk(prog, j, W)  # type: ignore[arg-type]  # reads g, plan, component, scope
         if j + 1 == len(self.component):  # the last source: a split with its completion is one row
@@ -908,19 +929,19 @@ class PrefixLister:
         a wide table even then (a blocker that needs 50 000: PREPARE_CELLS)."""
         head = np.array([a for split in splits for a in split], dtype=np.int64)
         held: list[npt.NDArray[np.int64]] = []
-        filled = 0
+        filled, size = 0, self._room or rows  # the first block cut to the room left in blocks()'s
         for chunk in self._completed(len(splits), walk, after):
             if start:
                 skip = min(start, len(chunk))
                 chunk, start = chunk[skip:], start - skip
             while len(chunk):
-                take, chunk = chunk[: rows - filled], chunk[rows - filled :]
+                take, chunk = chunk[: size - filled], chunk[size - filled :]
                 held.append(take)
                 filled += len(take)
-                if filled == rows:
+                if filled == size:
                     deadline.check()
                     yield self._glued(head, held, dtype)
-                    held, filled = [], 0
+                    held, filled, size = [], 0, rows
         if held:
             yield self._glued(head, held, dtype)
 
@@ -1023,12 +1044,25 @@ class Reprefixed:
         return self.rooted.count()
 
     def blocks(
-        self, rows: int = 1 << 16, dtype: npt.DTypeLike | None = None, deadline: Deadline | None = None, start: int = 0
+        self,
+        rows: int = 1 << 16,
+        dtype: npt.DTypeLike | None = None,
+        deadline: Deadline | None = None,
+        start: int = 0,
+        first: int | None = None,
     ) -> Iterator[npt.NDArray[Any]]:
         """The rooted programme's blocks (fresh arrays: its lister keeps none of them) with the splits written in."""
         k = len(self.head)
-        for block in self.rooted.blocks(rows, dtype, deadline, start):
-            block[:, :k] = self.head
+        head: npt.NDArray[Any] | None = None
+        for block in self.rooted.blocks(rows, dtype, deadline, start, first):
+            if head is None:
+                head = self.head.astype(block.dtype)
+            if k and block.flags.c_contiguous and len(block):  # one opaque item per row (2-3x the column-wise copy)
+                size, item = block.dtype.itemsize, np.dtype((np.void, k * block.dtype.itemsize))
+                lead = np.dtype({"names": ["h"], "formats": [item], "offsets": [0], "itemsize": block.shape[1] * size})
+                block.reshape(-1).view(lead)["h"] = head.view(item)[0]
+            else:
+                block[:, :k] = head
             yield block
 
 

@@ -275,6 +275,47 @@ def test_prefixes_leading_to_one_state_share_its_rooted_programme(monkeypatch): 
     assert len(shared) > 10  # (41 of its prefixes listed with another's programme)
 
 
+@pytest.mark.parametrize("rows", [64, 1000])
+def test_each_listing_starts_with_the_room_left_in_the_block(monkeypatch, rows):  # 702.19b, 510.1a
+    # the prefix lister's blocks gather the pieces of many listings (rooted programmes, the last source's splits):
+    # each one's first block is cut to the rows left in the block being filled, so its later blocks line up and
+    # pass through whole; only a block where one listing ends and the next begins is copied together. The rows are
+    # the source programme's, in its order
+    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 12)
+    plan = Combat(load_scenario(LISTED[1][1])).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp))
+    pieces = lister._pieces
+    seen: list[np.ndarray] = []
+    monkeypatch.setattr(lister, "_pieces", lambda *a: (seen.append(p) or p for p in pieces(*a)))
+    got = list(itertools.islice(lister.blocks(rows=rows, dtype=np.int8), 400))
+    spans = [(p.ctypes.data, p.ctypes.data + p.nbytes) for p in seen]  # a block passed through lies within its piece
+    copied = sum(not any(lo <= b.ctypes.data < hi for lo, hi in spans) for b in got)
+    short = sum(len(p) < rows for p in seen)
+    assert len(got) == 400 and all(len(b) == rows for b in got)
+    assert copied <= short < len(got) // 4, (copied, short)
+    ref = SourceProgramme(plan, comp)
+    want = b"".join(b.tobytes() for b in itertools.islice(ref.blocks(rows=rows, dtype=np.int8), 400))
+    assert b"".join(b.tobytes() for b in got) == want
+
+
+def test_the_prefixes_of_one_level_share_their_rejoins_plan(monkeypatch):  # 702.19b, 510.1a: the same rows
+    # a rejoin's plan depends on its tables' members, scopes and sizes alone: planned once for the prefixes of a
+    # level that plan alike; the rows are the source programme's
+    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 12)
+    plans, rejoins = [], []
+    bucket, rejoined = conditioned.bucket_plan, ConditionedProgramme._rejoined
+    monkeypatch.setattr(conditioned, "bucket_plan", lambda *a: plans.append(1) or bucket(*a))
+    monkeypatch.setattr(ConditionedProgramme, "_rejoined", lambda self, *a: rejoins.append(1) or rejoined(self, *a))
+    plan = Combat(load_scenario(LISTED[1][1])).plan  # (618 796 rows)
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp))
+    got = b"".join(b.tobytes() for b in lister.blocks(rows=1 << 16, dtype=np.int8))
+    ref = SourceProgramme(plan, comp)
+    assert got == b"".join(b.tobytes() for b in ref.blocks(rows=1 << 16, dtype=np.int8))
+    assert len(rejoins) > 2 * len(plans) > 0, (len(rejoins), len(plans))  # (7 rejoins, 2 plans)
+
+
 def test_the_wide_board_lists_its_first_rows_in_order_without_the_column_programme():  # 702.19b: issue 21's board
     plan = Combat(load_scenario(random_sharing(12, 14, 4, seed=2))).plan
     (comp,) = plan.components

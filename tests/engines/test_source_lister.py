@@ -9,6 +9,8 @@ the column programme's limits) is forced on small boards by setting those limits
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 
 import numpy as np
@@ -433,3 +435,103 @@ def test_a_component_of_few_splits_is_listed_by_the_column_programme(sc):  # 510
         lister = direct.component_lister(plan, comp)
         assert isinstance(lister, ComponentDP)
         assert _rows(lister, 64) == _rows(SourceProgramme(plan, comp), 64)
+
+
+# -- a rooted programme's lister: its tables and its children --------------------------------------------------------
+
+
+def _first_rooted(seed: int, fixed: int) -> tuple[SourceProgramme, SourceProgramme, tuple[tuple[int, ...], ...]]:
+    """random_sharing(6, 8, 3)'s component: its source programme and the one rooted at the splits of its first row's
+    first ``fixed`` sources (their rows are the component's first ones)."""
+    plan = Combat(load_scenario(random_sharing(6, 8, per=3, seed=seed))).plan
+    (comp,) = [c for c in plan.components if len(c) > 2]
+    whole = SourceProgramme(plan, comp)
+    first = next(whole.blocks(rows=1, dtype=np.int64))[0].tolist()
+    at = [0]
+    for i in comp:
+        at.append(at[-1] + len(plan.sources[i].routes))
+    prefix = tuple(tuple(first[at[k] : at[k + 1]]) for k in range(fixed))
+    return whole, SourceProgramme(plan, comp, prefix=prefix), prefix
+
+
+@pytest.mark.parametrize("seed,fixed", [(3, 2), (1, 3), (4, 3)])
+def test_a_rooted_listers_tables_start_at_its_first_free_source(seed, fixed):  # 510.1a: the same rows
+    # a fixed source's level has one state and one child: a table there would be the rows below it again, one split
+    # wider (random_sharing(12, 14, 4) seed 0: 52 ms to its first block for six such copies); the rooted lister's
+    # rows are the component's first ones, from any start
+    whole, rooted, prefix = _first_rooted(seed, fixed)
+    lister = rooted.lister(np.int64)
+    assert lister._suffixes(NEVER)[0] == len(prefix)  # (the tables fit: they went down to level 0 before)
+    n = rooted.count()
+    want = np.concatenate(list(itertools.islice(whole.blocks(rows=1 << 16, dtype=np.int64), -(-n // (1 << 16)))))
+    assert np.array_equal(np.concatenate(list(rooted.blocks(rows=1000, dtype=np.int64))), want[:n])
+    for start in (1, n // 3, n - 1):
+        assert np.array_equal(
+            next(rooted.blocks(rows=50, dtype=np.int64, start=start)), want[start : min(n, start + 50)]
+        )
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_the_kept_children_are_worked_out_as_the_walk_meets_their_states(monkeypatch, seed):  # 510.1a
+    # where every reached state's children fit (Lister.keep), they are worked out for the states the frames meet,
+    # once each: the first block needs a few states per level, not all; the rows are those of the walk that works
+    # them out a slice at a time (CSR_CELLS 0)
+    whole, rooted, _ = _first_rooted(seed, 1)
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", 0)  # every level walked
+    lister = rooted.lister(np.int8)
+    assert lister.keep
+    first = next(lister.blocks(64, NEVER))
+    met = {j: int(np.count_nonzero(kept.start >= 0)) for j, kept in lister._csr.items()}
+    reached = {j: len(rooted.codes[j]) for j in met}
+    assert sum(met.values()) < sum(reached.values()) // 4, (met, reached)
+    rows = np.concatenate([first, *itertools.islice(lister.blocks(5000, NEVER, 64), 20)])
+    monkeypatch.setattr(ordered, "CSR_CELLS", 0)
+    slices = SourceProgramme(rooted.plan, rooted.component, prefix=rooted.prefix).lister(np.int8)
+    assert not slices.keep
+    assert np.array_equal(rows, np.concatenate(list(itertools.islice(slices.blocks(5000, NEVER), 21)))[: len(rows)])
+
+
+@pytest.mark.parametrize("group_cells", [1, 1 << 12, ordered.GROUP_CELLS])
+def test_a_joins_matrices_are_each_rows_sums(monkeypatch, group_cells):  # 702.19b, 702.19c: the settled sums
+    # SourceProgramme._prepare gathers each resource's sums (one row per state of it) into the rows of its group's
+    # matrix: each row's sums worked out on their own (sum_table of its states, the old way) give the same matrix
+    from trample.engines.elimination import DEAD, DROP, sum_table
+
+    monkeypatch.setattr(ordered, "GROUP_CELLS", group_cells)
+    plan = Combat(load_scenario(random_sharing(6, 8, per=3, seed=2))).plan
+    (comp,) = [c for c in plan.components if len(c) > 2]
+    prog = SourceProgramme(plan, comp)
+    g, dead = prog.g, -(1 << 61)
+    for j in range(len(comp)):
+        passing, matrices, got_dead = prog._prepare(j)
+        assert got_dead == dead and len(matrices) >= 1
+        cut, scope, nxt, tk = prog.cut[j], prog.scope[j], prog.cut[j + 1], prog.tkeys[j]
+        mult = {x: math.prod(2 * g.need[y] + 2 for y in nxt[k + 1 :]) for k, x in enumerate(nxt)}
+        for k, (group, stride, mat) in enumerate(matrices):
+            want = np.zeros_like(mat)
+            rows = np.arange(len(mat))
+            xs = [(cut[c], rows // s % (2 * g.need[cut[c]] + 2) - 2) for c, s in zip(group, stride)]
+            xs += [(x, None) for x in scope if x not in cut] if k == 0 else []
+            for x, ua in xs:
+                ub = np.arange(-2, 2 * g.need[x], dtype=np.int64)
+                t = sum_table(g, x, prog.members[j + 1], ua if ua is not None else np.zeros(1, dtype=np.int64), ub)
+                t = np.where(t == DEAD, dead, np.where(t == DROP, 0, (t + 2) * mult.get(x, 0)))
+                want += t[:, tk[:, scope.index(x)] + 2] if ua is not None else t[0][tk[:, scope.index(x)] + 2][None, :]
+                np.maximum(want, dead, out=want)
+            assert np.array_equal(mat, want)
+
+
+@pytest.mark.parametrize("tables", TABLES)
+@pytest.mark.parametrize("first", [1, 7, 50, 64])
+def test_the_first_block_can_be_cut_short(monkeypatch, tables, first):  # 510.1a: the same rows, in the same order
+    # Lister.blocks' ``first``: its first block that many rows (the room left in a caller's block), then ``rows``
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", tables)
+    plan = Combat(load_scenario(random_sharing(5, 7, per=3, seed=1, power=(2, 4)))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    prog = SourceProgramme(plan, comp)
+    for start in (0, 5):
+        want = np.concatenate(list(prog.blocks(64, np.int8, start=start)))
+        got = list(prog.blocks(64, np.int8, start=start, first=first))
+        n = len(want)
+        sizes = [min(first, n)] + [min(64, n - first - k) for k in range(0, max(0, n - first), 64)]
+        assert [len(b) for b in got] == sizes and np.array_equal(np.concatenate(got), want)
