@@ -931,32 +931,9 @@ def _lost_otherwise(problem: _Problem, table: _Table) -> np.ndarray:
     :data:`LOSS_CONDITIONS` (704.5c, 704.6c) once per distinct result. On the boards of
     :func:`_result_classes` damage dealt is damage assigned and the replies' damage reaches only attackers
     (510.1c/d), so the candidate's vector alone decides it."""
-    s, plan = problem.scenario, table.plan
-    player = s.players[0]
-    poison = np.full(len(table), player.poison, dtype=np.int64)
-    commanders: dict[str, np.ndarray] = {}
-    for j, (i, r) in enumerate(plan.columns):
-        if r != player.id:
-            continue
-        a = s.attacker(plan.sources[i].source)
-        dealt = table.vectors[:, j].astype(np.int64)
-        if a.has(Keyword.INFECT):
-            poison += dealt
-        if a.toxic:
-            poison += np.where(dealt > 0, a.toxic, 0)
-        if a.commander is not None:
-            commanders[a.id] = commanders.get(a.id, np.zeros(len(table), dtype=np.int64)) + dealt
-    names = sorted(commanders)
-    had = dict(player.commander_damage)
-    columns = np.stack([poison, *(commanders[c] + had.get(c, 0) for c in names)], axis=1)
-    results, back = np.unique(columns, axis=0, return_inverse=True)
-    others = [c for c in _outcome.LOSS_CONDITIONS if c.name != LossReason.LIFE]
-    lost = np.zeros(len(results), dtype=bool)
-    for k, row in enumerate(results.tolist()):
-        given = {**had, **dict(zip(names, row[1:]))}
-        worst = replace(player, poison=row[0], commander_damage=tuple(sorted(given.items())))
-        lost[k] = bool(_outcome.losses(worst, others))
-    return lost[back.reshape(-1)]
+    player = problem.scenario.players[0]
+    poison, commanders = _first_losses(problem, table, player, {})
+    return _lost_by_counts(player, poison, commanders, len(table))
 
 
 def _canonical_search(problem: _Problem, regular: _Regular, candidates, replies, canonical: bool):
@@ -2481,11 +2458,16 @@ def _may_lose_otherwise(
         toxic += a.toxic or 0
         if a.commander is not None:
             regular[a.id] = regular.get(a.id, 0) + np.minimum(to_player, most[a.id])
-    poison = poison + toxic + np.minimum(infected, infect)
-    names = sorted(regular)
+    return _lost_by_counts(player, poison + toxic + np.minimum(infected, infect), regular, len(table))
+
+
+def _lost_by_counts(player, poison: np.ndarray, commanders: dict, n: int) -> np.ndarray:
+    """Per candidate (``n`` of them), does ``player`` lose otherwise than by life (704.5c, 704.6c) with ``poison``
+    counters and each commander's damage in ``commanders`` added to what they had (903.10a)? Read by every way to
+    lose but life of :data:`LOSS_CONDITIONS`, once per distinct row of those numbers."""
+    names = sorted(commanders)
     had = dict(player.commander_damage)
-    n = len(table)
-    columns = np.stack([poison, *(np.broadcast_to(regular[c] + had.get(c, 0), (n,)) for c in names)], axis=1)
+    columns = np.stack([poison, *(np.broadcast_to(commanders[c] + had.get(c, 0), (n,)) for c in names)], axis=1)
     results, back = np.unique(columns, axis=0, return_inverse=True)
     others = [c for c in _outcome.LOSS_CONDITIONS if c.name != LossReason.LIFE]
     lost = np.zeros(len(results), dtype=bool)
