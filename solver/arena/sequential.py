@@ -174,14 +174,7 @@ class StepDecoder:
             ok = False
         elif self.done(state):
             _, _, caps, dt, ways = state
-            ok = any(
-                all(
-                    caps[s] >= self.need[s] or (s in self.lethal_kind and dt >> s & 1)
-                    for s in range(len(self.need))
-                    if obl >> s & 1
-                )
-                for _, _, obl in ways
-            )
+            ok = any(self._met(caps, dt, obl) for _, _, obl in ways)
         else:
             ok = False
             apply, feasible = self.apply, self.feasible
@@ -191,6 +184,17 @@ class StepDecoder:
                     break
         self._memo[state] = ok
         return ok
+
+    def _met(self, caps: tuple, dt: int, obl: int) -> bool:
+        """Is every obligation of the mask ``obl`` met (702.19b: lethal damage, 702.2c with deathtouch; 702.19c:
+        the loyalty)? Only the mask's set bits are read."""
+        need, lethal_kind = self.need, self.lethal_kind
+        while obl:
+            s = (obl & -obl).bit_length() - 1
+            if caps[s] < need[s] and not (s in lethal_kind and dt >> s & 1):
+                return False
+            obl &= obl - 1
+        return True
 
     def advance(self, state: tuple) -> tuple:
         """Take every forced decision (a single allowed amount) from ``state`` on."""
