@@ -17,7 +17,9 @@ normal way, or as though unblocked: all to what it attacks, or nothing when that
 damage it has left and which gates its positive amounts have made obligatory. So every legal assignment is
 reached by exactly one sequence of decisions, and every sequence allowed by the masks ends in a legal assignment
 (tests/engines/test_sequential.py checks the reachable set equals the brute force's legal set on generated boards with
-every legality option: as though unblocked, banding, the legacy orders).
+every legality option: as though unblocked, banding, the legacy orders). A plan whose every source has one way
+(nearly every board) keeps a flat state with one obligations mask instead of the set of ways: the same decisions,
+cheaper to apply (the Gymnasium row of benchmarks/bench_readers.py walks tens of thousands of states).
 Decisions with a single allowed amount are taken automatically (:meth:`StepDecoder.advance`).
 """
 
@@ -51,6 +53,14 @@ class StepDecoder:
 
     ``order`` (source indices of ``plan.active``, default: plan order) is the order the sources are decided in:
     the games decide the sources one player divides before the other's (:func:`trample.rules.divider`)."""
+
+    def __new__(cls, plan: DamagePlan | None = None, order: Sequence[int] | None = None):
+        # a plan whose every source has one way (none may assign "as though it weren't blocked", 510.1c: nearly
+        # every board) is decoded with a flat state (:class:`_OneWayDecoder`): the same decisions and masks.
+        # (Unpickling calls this with no plan: the class is the one pickled.)
+        if cls is StepDecoder and plan is not None and all(plan.sources[i].unblocked is None for i in plan.active):
+            cls = _OneWayDecoder
+        return super().__new__(cls)
 
     def __init__(self, plan: DamagePlan, order: Sequence[int] | None = None):
         self.plan = plan
@@ -234,6 +244,59 @@ class StepDecoder:
         """(source id, recipient id) of the decision at ``state``."""
         col = self.columns[state[0]]
         return self.plan.sources[col.source].source, col.recipient
+
+
+class _OneWayDecoder(StepDecoder):
+    """A :class:`StepDecoder` for a plan whose every source assigns in its normal way only: the state is flat,
+    ``(column, damage the current source has left, capped totals, deathtouched mask, obligations mask)``, since
+    one way needs no set of consistent ways. Every decision and mask is the general decoder's (510.1a: a source's
+    last column takes what it has left; tests/engines/test_sequential.py holds both to the brute force)."""
+
+    def __init__(self, plan: DamagePlan, order: Sequence[int] | None = None):
+        super().__init__(plan, order)
+        n = len(self.columns)
+        self._n = n
+        #: per column (and one past the end): the damage of the source whose decisions start there (0 elsewhere)
+        self._first = tuple(
+            self.plan.sources[self.columns[k].source].damage if k in self._entry else 0 for k in range(n)
+        ) + (0,)
+        #: per column: (gate bits of its route, capped slot, deathtouch counts as lethal there, last column)
+        self._flat = tuple((bits[0], s, deadly, last) for bits, s, deadly, last in self._plain)
+
+    def start(self) -> tuple:
+        return (0, self._first[0], (0,) * len(self.need), 0, 0)
+
+    def apply(self, state: tuple, amount: int) -> tuple:
+        k, rem, caps, dt, obl = state
+        bits, s, deadly, last = self._flat[k]
+        if amount:
+            obl |= bits
+            if s is not None:
+                caps = caps[:s] + (min(self.need[s], caps[s] + amount),) + caps[s + 1 :]
+                if deadly:
+                    dt |= 1 << s
+        k += 1
+        return (k, self._first[k] if last else rem - amount, caps, dt, obl)
+
+    def choices(self, state: tuple) -> Sequence[int]:
+        k, rem = state[0], state[1]
+        return (rem,) if self._flat[k][3] else range(rem + 1)
+
+    def feasible(self, state: tuple) -> bool:
+        hit = self._memo.get(state)
+        if hit is not None:
+            return hit
+        if state[0] >= self._n:
+            ok = self._met(state[2], state[3], state[4])
+        else:
+            ok = False
+            apply, feasible = self.apply, self.feasible
+            for a in self.choices(state):
+                if feasible(apply(state, a)):
+                    ok = True
+                    break
+        self._memo[state] = ok
+        return ok
 
 
 class StepWalk:

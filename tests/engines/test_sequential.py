@@ -258,3 +258,49 @@ def test_every_legal_assignment_of_a_step_is_decodable(doc, side):
         walk = StepWalk(plan)
         walk.follow(a)
         assert walk.done and walk.assignment() == a
+
+
+def _general(plan, order=None) -> StepDecoder:
+    """The general decoder (a set of consistent ways in its state) even where every source has one way."""
+    dec = object.__new__(StepDecoder)
+    dec.__init__(plan, order)
+    return dec
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(scenarios(extras=True, max_total_power=6, max_work=600), st.sampled_from(["attacking", "defending", "both"]))
+def test_the_flat_one_way_decoder_makes_the_general_decoders_decisions(doc, side):
+    # 510.1a (a source's last column takes what it has left), 702.19b/c gates, 702.2c: a plan whose sources have
+    # one way each is decoded with a flat state; at every state it reaches, in plan order and in reverse (the
+    # games' order: one player's sources first), its masks are the general decoder's
+    if doc.get("step") == "combat":
+        doc = dict(doc, step="regular")
+    plan = Combat(doc, side=side).plan
+    one_way = all(plan.sources[i].unblocked is None for i in plan.active)
+    for order in (None, tuple(reversed(plan.active))):
+        fast, slow = StepDecoder(plan, order), _general(plan, order)
+        assert (type(fast) is not StepDecoder) == one_way
+        seen = 0
+
+        def go(fs, ss, fast=fast, slow=slow):
+            nonlocal seen
+            assert fast.done(fs) == slow.done(ss) and fs[:2] == ss[:2]
+            if fast.done(fs) or seen > 400:
+                return
+            seen += 1
+            allowed = fast.allowed(fs)
+            assert allowed == slow.allowed(ss) and list(fast.choices(fs)) == list(slow.choices(ss))
+            for a in allowed:
+                go(fast.apply(fs, a), slow.apply(ss, a))
+
+        go(fast.start(), slow.start())
+
+
+def test_a_pickled_one_way_decoder_keeps_its_class_and_masks():
+    import pickle
+
+    plan = Combat(load_scenario(generate("shared", 1, seed=3)[0]["scenario"])).plan
+    dec = StepDecoder(plan)
+    again = pickle.loads(pickle.dumps(dec))
+    assert type(again) is type(dec) is not StepDecoder
+    assert again.allowed(again.start()) == dec.allowed(dec.start())
