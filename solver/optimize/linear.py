@@ -44,6 +44,7 @@ from .objectives import Definitions, Objective, json_number
 DIRECT_ROWS = 1 << 24
 TABLE_TOTALS = 1 << 14  # a recipient that can be assigned more than this: terms computed per distinct total
 KEEP_CELLS = 1 << 22  # cells of rows at the best values kept during the first pass (else a second pass)
+KEEP_PLAN_CELLS = 1 << 16  # cells of a small board's every row kept with its plan for the next optimum asked
 
 
 class BlockScorer:
@@ -91,7 +92,9 @@ class BlockScorer:
         t = self.defs.term(self.objectives[j], r, total, touched)
         if type(t) is int:  # every objective but max-value: no fraction to build
             return self.signs[j] * t * self.scales[j]
-        q = Fraction(t) * self.scales[j]
+        if not t:
+            return 0
+        q = t * self.scales[j]
         assert q.denominator == 1  # value_scale is the common denominator of every value
         return self.signs[j] * int(q)
 
@@ -257,7 +260,7 @@ class DirectOptimum:
         reached = [scorer.recipients.index(p) for p in scorer.defs.players if p in scorer.defs.incoming]
         most = [0] * len(reached)  # the most any legal assignment assigns each player (the lethal report)
         wants_most = any(o.kind == ObjectiveKind.LETHAL for o in objectives)
-        for block in step.assignment_blocks(rows=BLOCK_ROWS, engine="direct"):
+        for block in _plan_rows(step):
             if deadline is not None:
                 deadline.check()
             values = scorer.values(block)
@@ -304,6 +307,30 @@ class DirectOptimum:
         layout = self.step._layout  # rows read as lazy assignments (as DamageStep.assignments does)
         # chained in C: no Python frame per assignment (the deadline is checked between blocks)
         return chain.from_iterable(map(layout.assignment, block.tolist()) for block in self.blocks())
+
+
+def _plan_rows(step: DamageStep) -> Iterator[np.ndarray]:
+    """The step's legal assignments as the direct engine's blocks; when they are few (:data:`KEEP_PLAN_CELLS`),
+    kept with the plan (read-only), so that another optimum asked of the same board reads them again without
+    listing them (the arena's reference asks the lethal line after the objectives' optimum)."""
+    cache = step.plan.cache.of("direct-optimum")
+    kept = cache.get("rows")
+    if kept is not None:
+        yield from kept
+        return
+    blocks: list[np.ndarray] | None = []
+    cells = 0
+    for block in step.assignment_blocks(rows=BLOCK_ROWS, engine="direct"):
+        if blocks is not None:
+            cells += block.size
+            if cells > KEEP_PLAN_CELLS:
+                blocks = None
+            else:
+                block.flags.writeable = False
+                blocks.append(block)
+        yield block
+    if blocks is not None:
+        cache["rows"] = blocks
 
 
 def direct_optimum(

@@ -90,6 +90,9 @@ def json_number(q: Fraction):
     return int(q) if q.denominator == 1 else float(q)
 
 
+_NONE = Fraction(0)  # max-value's term where nothing is killed (Fractions are immutable: one serves every term)
+
+
 class Definitions:
     """What every objective counts, read from the plan once (shared by the model and the direct evaluator)."""
 
@@ -119,6 +122,7 @@ class Definitions:
         for k, (_i, r) in enumerate(plan.columns):
             self.incoming.setdefault(r, []).append(k)
         self._value_scale: int | None = None
+        self._values: dict[str, Fraction] = {}  # value_of, read per total by the direct engine's term tables
 
     def need(self, creature_id: str) -> int:
         """702.19b: damage still needed for lethal (trample.outcome, for blockers and attackers alike)."""
@@ -137,7 +141,10 @@ class Definitions:
         return self.scenario.player(player).life
 
     def value_of(self, object_id: str) -> Fraction:
-        return exact(value_of(self.scenario[object_id]))
+        v = self._values.get(object_id)
+        if v is None:
+            v = self._values[object_id] = exact(value_of(self.scenario[object_id]))
+        return v
 
     @property
     def value_scale(self) -> int:
@@ -184,8 +191,8 @@ class Definitions:
             return int(kills(self.need(r), total, touched))
         if obj.kind == ObjectiveKind.MAX_VALUE:
             if self.scenario.kind(r) == ObjectKind.PLANESWALKER:
-                return self.value_of(r) if reaches(total, self.loyalty(r)) else Fraction(0)
-            return self.value_of(r) if kills(self.need(r), total, touched) else Fraction(0)
+                return self.value_of(r) if reaches(total, self.loyalty(r)) else _NONE
+            return self.value_of(r) if kills(self.need(r), total, touched) else _NONE
         if obj.kind == ObjectiveKind.MIN_OVERKILL:
             return max(0, total - overkill_threshold(self.scenario, r, touched))
         raise ValueError(obj.kind)

@@ -160,3 +160,32 @@ def test_a_limit_passing_between_the_look_and_the_solve_is_unknown_not_an_invali
     runner = Runner(om, Budget(Deadline(1.0), None), 1, False, False)
     om.m.maximize(om.total("opp").expr())
     assert runner.run() in ("unknown", "optimal", "feasible")  # 1.0 - 0.6 > 0 at the look, < 0 at the solve
+
+
+@settings(max_examples=40, deadline=None)
+@given(scenarios(max_attackers=3, max_blockers=3), st.sampled_from(OBJECTIVES), st.sampled_from(OBJECTIVES))
+def test_a_second_optimum_of_a_small_board_reads_the_rows_kept(sc, first, second):
+    """510.1a-d: the arena's reference asks a board's lethal line after the objectives' optimum; the second solve
+    reads the rows the first listed (kept with the plan, read-only) instead of listing them again, and finds what a
+    fresh board finds."""
+    from trample.step import DamageStep
+
+    listed: list = []
+    real = DamageStep.assignment_blocks
+
+    def blocks(self, *args, **kw):
+        listed.append(self)
+        return real(self, *args, **kw)
+
+    combat = Combat(load_scenario(sc))
+    DamageStep.assignment_blocks = blocks  # type: ignore[method-assign]
+    try:
+        combat.solve(first)
+        before = len(listed)
+        again = combat.solve(second)
+    finally:
+        DamageStep.assignment_blocks = real  # type: ignore[method-assign]
+    fresh = Combat(load_scenario(sc)).solve(second)
+    assert (again.assignment, again.objectives, again.lethal) == (fresh.assignment, fresh.objectives, fresh.lethal)
+    if before:  # the first solve read the direct engine's blocks: the second lists none
+        assert len(listed) == before
