@@ -898,8 +898,8 @@ def start_up(tmp: Path):
 #: one-group whole combats off the chained and ladder shapes, each with an objective list slow on it (of the 13 lists
 #: of benchmarks/bench_whole_search.py, one cold process each, docs/combat.md): the defeatable planeswalker trampled
 #: over by every attacker with infect on the odd ones (lethal by poison through the planeswalker, 702.19c, 702.90b),
-#: drawn boards of :func:`benchmarks.boards.mixed_group` without shields (searched best bound first), and one with a
-#: prevention shield (615.7: its first step is searched state by state)
+#: drawn boards of :func:`benchmarks.boards.mixed_group` without shields, and with them: prevention shields (615.7)
+#: and indestructible blockers an infect or wither attacker blocks (704.5f), all searched best bound first
 OFF_SHAPES = [
     ("trample over + infect n=5", defeatable_with(5, "trample_over+infect"), "lethal"),
     ("trample over + infect n=5", defeatable_with(5, "trample_over+infect"), "max-kills,lethal"),
@@ -909,6 +909,8 @@ OFF_SHAPES = [
     ("mixed_group(6, 4) no shields", mixed_group(6, 4, shields=False), "lethal,max-kills,min-overkill"),
     ("mixed_group(6, 3) no shields", mixed_group(6, 3, shields=False), "min-overkill"),
     ("mixed_group(5, 0), a prevention shield", mixed_group(5, 0), "lethal"),
+    ("mixed_group(6, 0), a prevention shield", mixed_group(6, 0), "max-kills,lethal"),
+    ("mixed_group(6, 1), indestructible, blocking infect", mixed_group(6, 1), "min-overkill"),
 ]
 
 

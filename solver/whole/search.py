@@ -554,12 +554,14 @@ def _candidates(problem: _Problem, capped: dict[str, int], canonical: bool) -> I
 class _Classes:
     """The first step's columns in classes whose damage does the same (:func:`_result_classes`): ``of[k]``, the
     class of column ``k``; per class its recipient and what its sources' damage does (``counters``: infect or wither,
-    702.90c, 702.80b; ``deathtouch``, 702.2c)."""
+    702.90c, 702.80b; ``deathtouch``, 702.2c). ``shields``: per recipient with a prevention shield (615.7) that
+    the first step's columns reach, (recipient, the shield, those columns in the order the shield takes them)."""
 
     of: np.ndarray
     recipients: tuple
     counters: tuple
     deathtouch: tuple
+    shields: tuple = ()
 
     def totals(self, block: np.ndarray) -> np.ndarray:
         """Each row's total per class (rows x classes; each class's column contiguous in memory). Column by column
@@ -571,16 +573,37 @@ class _Classes:
             out[c] += columns[j]
         return out.T
 
+    def dealt(self, block: np.ndarray) -> np.ndarray:
+        """The rows of ``block`` (amounts assigned over the plan's columns) as the amounts dealt: per shielded
+        recipient, its shield prevents the first damage in its order until it is used up (615.7, the outcome's
+        :class:`~trample.outcome.ReplacementsAndPrevention`: its ``shield_order`` sources first, then the
+        scenario's order). ``block`` itself when no shield is reached."""
+        if not self.shields:
+            return block
+        out = block.astype(np.int64, copy=True)
+        for _, shield, cols in self.shields:
+            part = out[:, list(cols)]
+            before = np.cumsum(part, axis=1) - part  # what the columns before it were assigned
+            out[:, list(cols)] = part - np.clip(shield - before, 0, part)
+        return out
+
+    def used(self, block: np.ndarray) -> list[np.ndarray]:
+        """Per shielded recipient (in ``shields``' order), each row's use of its shield: what it prevents of the
+        damage assigned to it (615.7), which the state after the step keeps off the shield."""
+        return [np.minimum(shield, block[:, list(cols)].sum(axis=1)) for _, shield, cols in self.shields]
+
 
 def _result_classes(problem: _Problem) -> _Classes | None:
-    """On a board with a first-strike step whose effects only change what damage does, not how much is dealt
-    (lifelink, infect, wither, toxic, commander damage: no prevention, protection or modifier acts, so damage dealt
-    is damage assigned): the A1's columns grouped by recipient and by what their source's damage does there
-    (deathtouch, lifelink, infect, wither; a toxic source or a commander in a class of its own, 702.164c and
-    903.10a read the source). Two A1s with the same total per class leave the same state with any reply (120.3,
-    the replies' damage reaching only attackers, 510.1c/d). None on other boards."""
+    """On a board with a first-strike step whose effects only change what damage does, or how much of it is dealt
+    by prevention shields alone (lifelink, infect, wither, toxic, commander damage; a ``prevent`` shield, 615.7: no
+    protection, prevention of all combat damage or damage modifier acts, so damage dealt is damage assigned less
+    what a shield stops, :meth:`_Classes.dealt`): the A1's columns grouped by recipient and by what their source's
+    damage does there (deathtouch, lifelink, infect, wither; a toxic source or a commander in a class of its own,
+    702.164c and 903.10a read the source). Two A1s with the same total dealt per class and the same use of each
+    shield leave the same state with any reply (120.3, the replies' damage reaching only attackers, 510.1c/d).
+    None on other boards."""
     s, step = problem.scenario, problem.attacking_first
-    if not problem.whole.has_first_strike_step or any(e.acts_on(s) for e in _outcome.DAMAGE_EFFECTS):
+    if not problem.whole.has_first_strike_step or not _shields_only(s):
         return None
     if any(p.id == _outcome.ATTACKING_PLAYER for p in s.players):  # lifelink's gains are kept under that name
         return None
@@ -597,22 +620,62 @@ def _result_classes(problem: _Problem) -> _Classes | None:
             counters.append(kinds[2] or kinds[3])
             deathtouch.append(kinds[0])
         of.append(index[key])
-    return _Classes(np.array(of, dtype=np.int64), tuple(recipients), tuple(counters), tuple(deathtouch))
+    return _Classes(
+        np.array(of, dtype=np.int64), tuple(recipients), tuple(counters), tuple(deathtouch), _shields(problem)
+    )
+
+
+def _shields_only(s: Scenario) -> bool:
+    """Does no damage effect act on the board (:data:`trample.outcome.DAMAGE_EFFECTS`) but prevention shields
+    (615.7: ``prevent``, in any ``shield_order``): no protection (702.16e), prevention of all combat damage
+    (615.1a) or damage modifier (614.1a)?"""
+    if not any(e.acts_on(s) for e in _outcome.DAMAGE_EFFECTS):
+        return True
+    if len(_outcome.DAMAGE_EFFECTS) != 1 or not isinstance(
+        _outcome.DAMAGE_EFFECTS[0], _outcome.ReplacementsAndPrevention
+    ):
+        return False
+    creatures: tuple[Any, ...] = (*s.attackers, *s.blockers)
+    if any(c.deals for c in creatures):
+        return False
+    others: tuple[Any, ...] = (*creatures, *s.players, *s.planeswalkers, *s.battles)
+    return all(replace(o.receiving, prevent=0, shield_order=()).is_plain for o in others)
+
+
+def _shields(problem: _Problem) -> tuple:
+    """:attr:`_Classes.shields` of the first step: per recipient with a shield that its columns reach, the shield
+    and those columns, its ``shield_order`` sources first, then the scenario's order of the sources (615.7)."""
+    s, plan = problem.scenario, problem.attacking_first.plan
+    place = {c.id: k for k, c in enumerate((*s.attackers, *s.blockers))}
+    out = []
+    for r in dict.fromkeys(r for _, r in plan.columns):
+        rec = s.receiving(r)
+        if rec.prevent <= 0:
+            continue
+        first = {src: n for n, src in enumerate(rec.shield_order)}
+        cols = [j for j, (_, to) in enumerate(plan.columns) if to == r]
+        source = [plan.sources[plan.columns[j][0]].source for j in cols]
+        order = sorted(range(len(cols)), key=lambda k: (first.get(source[k], len(first)), place[source[k]]))
+        out.append((r, rec.prevent, tuple(cols[k] for k in order)))
+    return tuple(out)
 
 
 def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row of the block: its state key (the total per class, every class of a creature it kills read as -1,
     a planeswalker's or battle's damage capped at its loyalty or defense: past them the state is the same), and
     its first-step values on the objectives that read what the key leaves out (``min-overkill``, negated;
-    ``max-damage`` on anything but a player), larger better."""
+    ``max-damage`` on anything but a player), larger better. Read on the damage dealt (:meth:`_Classes.dealt`);
+    per shielded recipient still there after the step, the key also holds what its shield prevented (615.7: the
+    rest of the shield is the state's)."""
     s = problem.scenario
-    totals = classes.totals(block)
+    totals = classes.totals(classes.dealt(block))
     # written in place, column-major as ``totals`` (each class's column read and written whole): ``totals`` is read
     # below only through ``dealt`` and a creature's own classes, before they are written
     keys = totals
     dealt: dict[str, np.ndarray] = {}
     touched: dict[str, np.ndarray] = {}
     members: dict[str, list[int]] = {}
+    gone: dict[str, np.ndarray] = {}  # the recipients the step takes away (their shield's rest is no one's)
     for c, r in enumerate(classes.recipients):
         members.setdefault(r, []).append(c)
         dealt[r] = dealt.get(r, 0) + totals[:, c]
@@ -634,13 +697,19 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
                 [creature_dies(creature, v // 2 // span, bool(v % 2), v // 2 % span) for v in seen.tolist()],
                 dtype=bool,
             )
-            dies = fate[back.reshape(-1)]
+            dies = gone[r] = fate[back.reshape(-1)]
             for c in cs:
                 np.putmask(keys[:, c], dies, -1)
         elif kind in (ObjectKind.PLANESWALKER, ObjectKind.BATTLE):
             cap = max(0, overkill_threshold(s, r))
+            gone[r] = dealt[r] >= cap
             keys[:, cs] = 0
             keys[:, cs[0]] = np.minimum(dealt[r], cap)
+    if classes.shields:
+        used = [
+            np.where(gone[r], 0, u) if r in gone else u for (r, _, _), u in zip(classes.shields, classes.used(block))
+        ]
+        keys = np.concatenate([keys, np.stack(used, axis=1)], axis=1)
     scores = []
     for o in problem.objs:
         if o.kind == ObjectiveKind.MIN_OVERKILL:
@@ -929,8 +998,9 @@ def _lost_otherwise(problem: _Problem, table: _Table) -> np.ndarray:
     reply? The poison it gives them (702.90b: an infect source's damage; 702.164c: a toxic source's counters when
     it deals them damage) and each commander's damage to them (903.10a), read by every way to lose but life of
     :data:`LOSS_CONDITIONS` (704.5c, 704.6c) once per distinct result. On the boards of
-    :func:`_result_classes` damage dealt is damage assigned and the replies' damage reaches only attackers
-    (510.1c/d), so the candidate's vector alone decides it."""
+    :func:`_result_classes` damage dealt is damage assigned less what a prevention shield stops (615.7: the
+    table's :meth:`_Table.received`) and the replies' damage reaches only attackers (510.1c/d), so the candidate's
+    vector alone decides it."""
     player = problem.scenario.players[0]
     poison, commanders = _first_losses(problem, table, player, {})
     return _lost_by_counts(player, poison, commanders, len(table))
@@ -1233,9 +1303,16 @@ class _Table:
     #: on a board with effects (:func:`_effect_table_of_results`), each row's state key (:func:`_class_states`): the
     #: candidate's effect, which the regular step is memoised by (``capped`` is then only read by the bounds)
     states: np.ndarray | None = None
+    #: on a board with prevention shields (615.7), each row's amounts dealt over ``plan.columns``
+    #: (:meth:`_Classes.dealt`), which ``capped`` and ``first`` are read from; None: ``vectors``
+    dealt: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.vectors)
+
+    def received(self) -> np.ndarray:
+        """Each row's amounts dealt over ``plan.columns``: ``dealt``, or ``vectors`` where no shield acts."""
+        return self.vectors if self.dealt is None else self.dealt
 
     def taken(self, at: dict, r: str) -> np.ndarray:
         """Each row's first-step damage to ``r`` (capped at lethal) in the layout ``at``
@@ -2320,6 +2397,7 @@ def _reply_bounds(
     to = _regular_damage_bounds(problem, table, dead, needs, walkers=bool(worth)) if reads else {}
     blocking = {b for a in s.attackers if a.id not in dead for b in a.blocked_by}
     memo = needs[3] if needs is not None else {}
+    max_value = any(o.kind == ObjectiveKind.MAX_VALUE for o in objs[start:])
     alive = []  # per blocker that can still be killed: its mask over the candidates
     for b in s.blockers:
         if not b.in_combat or b.has(Keyword.INDESTRUCTIBLE) or b.id not in blocking:
@@ -2330,6 +2408,12 @@ def _reply_bounds(
                 living &= table.capped[:, at[b.id][1]] == 0
             memo["alive", b.id] = living
         alive.append((b, memo["alive", b.id]))
+    # 704.5f: an indestructible blocker still dies of -1/-1 counters, from an infect or wither attacker left
+    countering = {b for a in s.attackers if a.id not in dead and any(a.has(k) for k in _COUNTERS) for b in a.blocked_by}
+    for b in _countered_indestructible(s) if max_value else ():
+        if b.id in countering:
+            row, left, inverse = needs[:3] if needs is not None else _blocker_needs(problem, table)[:3]
+            alive.append((b, left[row["kill", b.id]][inverse] > 0))
     out: list[np.ndarray | None] = []
     for k, o in enumerate(objs):
         first, scale = table.first[:, k], table.scales[k]
@@ -2442,7 +2526,7 @@ def _may_lose_otherwise(
 ) -> np.ndarray:
     """Per candidate, can the combat make ``player`` lose otherwise than by life (704.5c, 704.6c) after a reply that
     kills the attackers ``dead``? At most: the poison and commander damage they have, the candidate's first step's
-    (:func:`_first_losses`: its vector, damage dealt being damage assigned on these boards), and the regular step's
+    (:func:`_first_losses`: its damage dealt, :meth:`_Table.received`), and the regular step's
     most: infect damage (702.90b) at most what the regular step's infect attackers can assign them (``infected``,
     :func:`_regular_damage_bounds`) and at most those attackers' damage, every toxic
     attacker's counters (702.164c), each commander's damage at most its own and ``to_player`` (903.10a), read by
@@ -2490,7 +2574,7 @@ def _first_losses(problem: _Problem, table: _Table, player, memo: dict) -> tuple
             if r != player.id:
                 continue
             a = s.attacker(plan.sources[i].source)
-            dealt = table.vectors[:, j].astype(np.int64)
+            dealt = table.received()[:, j].astype(np.int64)  # (a shield's part prevented, 615.7)
             if a.has(Keyword.INFECT):
                 poison += dealt
             if a.toxic:
@@ -2506,8 +2590,12 @@ def _most_kills(problem: _Problem, table: _Table, dead: frozenset, needs: tuple 
     ``dead``: per group of the attackers left sharing blockers (510.1c: only the attackers a blocker blocks can
     assign it damage), of its blockers still alive (not indestructible, 702.12b), as many as the group's damage pays
     the needs of, smallest first (lethal damage left after the first step, 702.19b; 1 each with a deathtouch attacker
-    in the group, 702.2c; -1/-1 counters kill at the same amounts, 704.5f). Computed once per distinct row of the
-    blockers' needs (``needs``: :func:`_blocker_needs`, when already read)."""
+    in the group, 702.2c; -1/-1 counters kill at the same amounts, 704.5f). An indestructible blocker that an infect
+    or wither attacker of the group blocks is one of them, at the counters that bring its toughness to 0 (704.5f:
+    its ``("kill", id)`` row of :func:`_blocker_needs`; each counter is a point of that attacker's damage, 702.90c,
+    702.80b). Damage dealt is at most damage assigned (a prevention shield left only stops some, 615.7), so the
+    needs are at most what the kills cost. Computed once per distinct row of the blockers' needs (``needs``:
+    :func:`_blocker_needs`, when already read)."""
     s = problem.scenario
     row, left, inverse, _, _ = needs if needs is not None else _blocker_needs(problem, table)
     most = {src.source: src.max_damage for src in problem.regular_plan().sources}
@@ -2517,11 +2605,15 @@ def _most_kills(problem: _Problem, table: _Table, dead: frozenset, needs: tuple 
     for members in linked_groups(living, lambda i: s.attackers[i].blocked_by):
         group = [s.attackers[i] for i in members]
         names = sorted({b for a in group for b in a.blocked_by if b in row and b in killable})
-        if not names:
+        countered = sorted(
+            {b for a in group if any(a.has(k) for k in _COUNTERS) for b in a.blocked_by if ("kill", b) in row}
+        )
+        if not names and not countered:
             continue
         need = left[[row[b] for b in names]].astype(np.int64)
         if any(a.has(Keyword.DEATHTOUCH) for a in group):
             need = np.minimum(need, 1)
+        need = np.concatenate([need, left[[row["kill", b] for b in countered]].astype(np.int64)])
         need = np.sort(np.where(need > 0, need, 1 << 40), axis=0)  # the dead ones are never paid for
         damage = sum(most.get(a.id, 0) for a in group)
         total += (np.cumsum(need, axis=0) <= damage).sum(axis=0)
@@ -2540,13 +2632,15 @@ def _walker_values(s: Scenario, objs: tuple) -> list:
 _SUBSETS = 8
 
 
-def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[str, int], np.ndarray, np.ndarray, dict, dict]:
+def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[Any, int], np.ndarray, np.ndarray, dict, dict]:
     """What each blocker still needs to be dealt lethal damage after each candidate (its lethal need less the
     candidate's damage to it, 702.19b; 0 when it was destroyed, 702.2c, or is out of combat), over the distinct
     rows of those numbers: (blocker -> its row, the needs (blockers x distinct rows), each candidate's distinct
     row, a memo of what is read per candidate, and a memo of :func:`_most_through`'s answers by the attackers it
     was asked about, per distinct row: shared with the other searches of the board in one solve, when they met the
-    same distinct rows, :class:`_Shared`)."""
+    same distinct rows, :class:`_Shared`). An indestructible blocker that an infect or wither attacker blocks
+    (:func:`_countered_indestructible`) has a second row, under ``("kill", id)``: the -1/-1 counters that still
+    bring its toughness to 0 (704.5f; 702.12b: damage alone never kills it), 0 when the first step's did."""
     s, n = problem.scenario, len(table)
     at = problem.layout()
     rows = []
@@ -2555,6 +2649,13 @@ def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[str, int], np
         if b.id in at and len(at[b.id]) > 1 and not b.has(Keyword.INDESTRUCTIBLE):
             need = np.where(table.capped[:, at[b.id][1]] > 0, 0, need)  # 702.2c: destroyed in the first step
         rows.append(need)
+    index: dict[Any, int] = {b.id: k for k, b in enumerate(s.blockers)}
+    plan = table.plan
+    for b in _countered_indestructible(s):
+        cols = [j for j, (i, r) in enumerate(plan.columns) if r == b.id and _counters_of(s, plan, i)]
+        counters = table.received()[:, cols].astype(np.int64).sum(axis=1) if cols else np.zeros(n, dtype=np.int64)
+        index["kill", b.id] = len(rows)
+        rows.append(np.maximum(0, b.toughness - counters))
     needs = np.stack(rows) if rows else np.zeros((0, n), dtype=np.int64)
     _, first, inverse = np.unique(_row_ids(needs.T), return_index=True, return_inverse=True)
     left = needs[:, first]
@@ -2566,7 +2667,7 @@ def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[str, int], np
                 break
         else:
             problem.shared.through.append((s, left, through))
-    return {b.id: k for k, b in enumerate(s.blockers)}, left, inverse.reshape(-1), {}, through
+    return index, left, inverse.reshape(-1), {}, through
 
 
 def _regular_damage_bounds(
@@ -2749,16 +2850,24 @@ def _overkill_after(
             memo["need", r] = alive
         left += memo["need", r] * counted([a.id for a in s.attackers if a.id in damage and r in a.blocked_by])
     dealt = sum((n * keep[a] if a in keep else n for a, n in damage.items()), np.zeros(len(table), dtype=np.int64))
-    floor = np.maximum(0, dealt - left)
+    # 615.7: overkill is read on damage dealt, and a prevention shield left stops at most what is left of it: at
+    # most the shields of the board as given, all of them (none is restored in combat)
+    floor = np.maximum(0, dealt - left - _shields_left(s))
     ended = _ended(problem, table, memo)
     return floor if ended is None else np.where(ended, 0, floor)  # 104.3b: no regular step, no overkill there
+
+
+def _shields_left(s: Scenario) -> int:
+    """The most the prevention shields (615.7) of ``s`` can still prevent: every one's ``prevent`` together."""
+    others: tuple[Any, ...] = (*s.attackers, *s.blockers, *s.players, *s.planeswalkers, *s.battles)
+    return sum(o.receiving.prevent for o in others)
 
 
 def _life_taken(problem: _Problem, table: _Table, r: str) -> np.ndarray:
     """Per candidate, what its first step takes from ``r``'s threshold of :func:`overkill_threshold`: its damage
     to ``r`` (capped at lethal, :meth:`_Table.taken`), but for a player the damage of the sources without infect
     alone (702.90b: an infect source's damage to a player gives poison counters and leaves their life as it was;
-    on the boards :func:`_floor_holds` reads, damage dealt is damage assigned)."""
+    read on the damage dealt, :meth:`_Table.received`: a prevention shield stops some, 615.7)."""
     s, plan = problem.scenario, table.plan
     infect = {
         j
@@ -2768,7 +2877,8 @@ def _life_taken(problem: _Problem, table: _Table, r: str) -> np.ndarray:
     if not infect or s.kind(r) != ObjectKind.PLAYER:
         return table.taken(problem.layout(), r)
     lost = [j for j, (_, to) in enumerate(plan.columns) if to == r and j not in infect]
-    return table.vectors[:, lost].astype(np.int64).sum(axis=1) if lost else np.zeros(len(table), dtype=np.int64)
+    dealt = table.received()  # (a shield's part prevented, 615.7)
+    return dealt[:, lost].astype(np.int64).sum(axis=1) if lost else np.zeros(len(table), dtype=np.int64)
 
 
 def _front_search(problem: _Problem, regular: _Regular, capped: dict[str, int], replies: list[Reply], prefix: int):
@@ -2802,19 +2912,22 @@ _COUNTERS = (Keyword.INFECT, Keyword.WITHER)
 
 
 def _result_bounded(problem: _Problem, canonical: bool) -> bool:
-    """Are the A1s of a board with effects (:func:`_result_classes`: they change what damage does, not how much is
-    dealt) searched best bound first (:func:`_results_front_search`)? On the boards the plain bounds read but for
-    the effects (:func:`_plain_first_step` with trample over planeswalkers; as-though-unblocked options listed in
-    order, :func:`_ways_listed`), where those bounds still hold:
+    """Are the A1s of a board with effects (:func:`_result_classes`: they change what damage does, and how much is
+    dealt only by prevention shields) searched best bound first (:func:`_results_front_search`)? On the boards the
+    plain bounds read but for the effects (:func:`_plain_first_step` with trample over planeswalkers;
+    as-though-unblocked options listed in order, :func:`_ways_listed`), where those bounds still hold:
 
     - no first step can end the game: no first-strike sources with infect, toxic or commander damage can give a
       player enough poison or commander damage to lose (704.5c, 704.6c: :func:`_first_step_loses_otherwise`) and no
       first step deals a player their life (:func:`_first_step_reach`), no player has lost already;
-    - the blockers are killed as on a plain board: no indestructible blocker blocks an attacker with infect or
-      wither (-1/-1 counters kill what damage cannot, 704.5f), so the first step's kills and values are the plain
-      ones (``BlockScorer``) and the blockers the regular step can still kill are the plain bounds';
+    - the first step's kills and values are the plain ones (``BlockScorer``) of the damage dealt (a prevention
+      shield stops part of what is assigned, 615.7: :func:`_results_table`), with an indestructible blocker
+      brought to 0 toughness by -1/-1 counters added (704.5f, 702.12b: :func:`_countered_deaths`); the regular
+      step's bounds read what is assigned, which is at least what is dealt (a shield's rest only stops more), and
+      count such a blocker as killable by the counters left to give it (:func:`_blocker_needs`);
     - ``lethal``: a player an attacker with infect, toxic or commander damage may assign to is counted as possibly
-      lost (:func:`_other_losses`); ``min-overkill``: the floor only where it holds (:func:`_floor_holds`)."""
+      lost (:func:`_other_losses`); ``min-overkill``: the floor only where it holds (:func:`_floor_holds`), less
+      every shield of the board (:func:`_shields_left`: overkill is read on damage dealt)."""
     return not division_moved(problem.scenario) and _results_readable(problem, canonical)
 
 
@@ -2831,9 +2944,6 @@ def _results_readable(problem: _Problem, canonical: bool) -> bool:
         and _result_classes(problem) is not None
     ):
         return False
-    countered = {b for a in s.attackers if any(a.has(k) for k in _COUNTERS) for b in a.blocked_by}
-    if any(b.has(Keyword.INDESTRUCTIBLE) and b.id in countered for b in s.blockers):
-        return False
     if _first_step_loses_otherwise(problem) and not _ends_readable(problem):
         return False  # several players (or a game of more): which first steps end it is not read
     return not _first_step_reach(problem)[0]
@@ -2844,8 +2954,9 @@ def _first_step_loses_otherwise(problem: _Problem) -> bool:
     leave them at most: every first-strike source with infect (702.90b) or toxic (702.164c) that has a route to them
     dealing them all its damage (poison: the damage, plus toxic's counters), every commander all of it (903.10a:
     combat damage from that commander), read by every way to lose but life of :data:`LOSS_CONDITIONS` (704.5c,
-    704.6c; life is :func:`_first_step_reach`'s). Damage dealt is damage assigned on these boards
-    (:func:`_result_classes`: no damage effect acts), so a source deals a player at most its damage."""
+    704.6c; life is :func:`_first_step_reach`'s). Damage dealt is at most damage assigned on these boards
+    (:func:`_result_classes`: no damage effect acts but prevention shields, 615.7), so a source deals a player at
+    most its damage."""
     s = problem.scenario
     others = [c for c in _outcome.LOSS_CONDITIONS if c.name != LossReason.LIFE]
     for p in s.players:
@@ -2905,16 +3016,53 @@ def _results_front_search(problem: _Problem, regular: _Regular, replies: list[Re
 
 
 def _results_table(problem: _Problem) -> _Table:
-    """The candidates of :func:`_results_front_search` as a :class:`_Table`."""
+    """The candidates of :func:`_results_front_search` as a :class:`_Table`, read on the damage each deals
+    (:meth:`_Classes.dealt`: a prevention shield stops some, 615.7): its capped effect and its first step's values
+    are the plain ones of that damage (kills and value with an indestructible blocker's death by -1/-1 counters
+    added, :func:`_countered_deaths`)."""
     classes = _result_classes(problem)
     assert classes is not None
     step = problem.attacking_first
     vectors, states = _distinct_result_rows(problem, classes)
+    dealt = classes.dealt(vectors)
     scorer = BlockScorer(step, problem.objs)
     lethal = _lethal_caps(problem)
-    capped = _effect_rows(scorer, [lethal.get(r) for r in scorer.recipients], vectors)
-    first = scorer.values(vectors)
-    return _Table(vectors, None, capped, first, tuple(scorer.scales), step.plan, states=states)
+    capped = _effect_rows(scorer, [lethal.get(r) for r in scorer.recipients], dealt)
+    first = scorer.values(dealt) + _countered_deaths(problem, dealt, tuple(scorer.scales))
+    table = _Table(vectors, None, capped, first, tuple(scorer.scales), step.plan, states=states)
+    return table if dealt is vectors else replace(table, dealt=dealt)
+
+
+def _countered_deaths(problem: _Problem, dealt: np.ndarray, scales: tuple) -> np.ndarray:
+    """Per row of ``dealt`` (amounts dealt over the first step's columns), what the plain values (``BlockScorer``:
+    an indestructible creature never dies, 702.12b) leave out of ``max-kills`` and ``max-value``: the indestructible
+    blockers the -1/-1 counters of infect or wither sources (702.90c, 702.80b) bring to 0 toughness, which puts them
+    into the graveyard all the same (704.5f). Oriented and scaled as the table's values."""
+    s, plan = problem.scenario, problem.attacking_first.plan
+    out = np.zeros((len(dealt), len(problem.objs)), dtype=np.int64)
+    for b in _countered_indestructible(s):
+        cols = [j for j, (i, r) in enumerate(plan.columns) if r == b.id and _counters_of(s, plan, i)]
+        if not cols:
+            continue
+        died = dealt[:, cols].sum(axis=1) >= b.toughness
+        for k, o in enumerate(problem.objs):
+            if o.kind == ObjectiveKind.MAX_KILLS:
+                out[:, k] += died
+            elif o.kind == ObjectiveKind.MAX_VALUE:
+                out[:, k] += died * int(Fraction(exact(b.value)) * scales[k])  # (value_scale: an integer)
+    return out
+
+
+def _counters_of(s: Scenario, plan: Any, i: int) -> bool:
+    """Does source ``i`` of ``plan`` deal damage to creatures as -1/-1 counters (infect 702.90c, wither 702.80b)?"""
+    return any(s.creature(plan.sources[i].source).has(k) for k in _COUNTERS)
+
+
+def _countered_indestructible(s: Scenario) -> list:
+    """The indestructible blockers in combat that an attacker with infect or wither blocks (702.12b, 704.5f: -1/-1
+    counters can still bring their toughness to 0)."""
+    countered = {b for a in s.attackers if any(a.has(k) for k in _COUNTERS) for b in a.blocked_by}
+    return [b for b in s.blockers if b.in_combat and b.has(Keyword.INDESTRUCTIBLE) and b.id in countered]
 
 
 def _timed(items: list, deadline: Deadline) -> Iterator:
@@ -3031,6 +3179,8 @@ def _band_effects_read(problem: _Problem) -> bool:
     s = problem.scenario
     if any(b.has(k) for b in s.blockers for k in (*_COUNTERS, Keyword.LIFELINK)):
         return False
+    if _countered_indestructible(s) or any(e.acts_on(s) for e in _outcome.DAMAGE_EFFECTS):
+        return False  # (prevention shields, -1/-1 counters on an indestructible blocker: not read here)
     return _results_readable(problem, True)
 
 

@@ -811,8 +811,9 @@ def bounded_effects(draw) -> dict:
     those and indestructible on the blockers (the first striker's infect or wither shrinks the attackers, 702.90c,
     702.80b; its lifelink raises the life to reach, 702.15b), toxic or commander damage now and then, poison on the
     player, now and then an attacker without double strike (its damage, poison included, comes in the regular
-    step alone), one that tramples over planeswalkers (702.19c) or may assign as though unblocked (510.1c): the boards
-    :func:`trample.whole.search._result_bounded` searches best bound first, and boards just outside them."""
+    step alone), one that tramples over planeswalkers (702.19c) or may assign as though unblocked (510.1c), now and
+    then a prevention shield (615.7): the boards :func:`trample.whole.search._result_bounded` searches best bound
+    first, and boards just outside them."""
     doc = draw(st.one_of(defeatable(), one_group()))
     for a in doc["attackers"]:
         extra = draw(st.lists(st.sampled_from(ATTACKER_EFFECTS), max_size=2, unique=True))
@@ -833,6 +834,11 @@ def bounded_effects(draw) -> dict:
     for b in doc["blockers"]:
         extra = draw(st.lists(st.sampled_from(BLOCKER_EFFECTS), max_size=1))
         b["keywords"] = [*b.get("keywords", []), *extra]
+    # 615.7: now and then a prevention shield on a blocker, the player or a planeswalker (damage dealt is then less
+    # than damage assigned, and what is left of it carries into the regular step)
+    for x in [*doc["blockers"], doc["players"][0], *doc.get("planeswalkers", [])]:
+        if draw(st.integers(0, 5)) == 0:
+            x["prevent"] = draw(st.integers(1, 3))
     if draw(st.booleans()):
         doc["players"][0]["poison"] = draw(st.sampled_from([7, 9]))
     return doc
@@ -1013,6 +1019,26 @@ def test_max_kills_is_bounded_by_the_blockers_each_group_can_pay_for():
     with pytest.MonkeyPatch.context() as m:
         m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
         every = WholeCombat(doc).solve(objectives)
+    assert_same_answer(bounded, every)
+
+
+@pytest.mark.parametrize(
+    ("seed", "what"),
+    [(0, "a prevention shield on a blocker"), (23, "an indestructible blocker an infect or wither attacker blocks")],
+)
+def test_boards_with_prevention_shields_or_a_countered_indestructible_blocker_are_searched_best_bound_first(seed, what):
+    # 615.7: a shield prevents part of the first step's damage (the state is read on the damage dealt, and what is
+    # left of the shield); 702.12b, 704.5f: an indestructible blocker still dies when -1/-1 counters bring its
+    # toughness to 0. Drawn one-group boards at 4 attackers (benchmarks.boards.mixed_group) that were searched
+    # state by state, a regular step each (81 and 147 regular steps); now best bound first
+    doc = mixed_group(4, seed)
+    objectives = ["lethal"]
+    assert _results_problem(doc, objectives) is not None, what
+    bounded = WholeCombat(doc).solve(objectives)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
+        every = WholeCombat(doc).solve(objectives)
+    assert bounded.solves * 4 < every.solves
     assert_same_answer(bounded, every)
 
 
