@@ -899,6 +899,13 @@ PRODUCT_CELLS = 1 << 22
 #: cells (times the moduli) of one block of P's rows, and of its result, in a join's matrix product (at least a row)
 PRODUCT_BLOCK = PRODUCT_CELLS
 PRODUCT_WASTE = 64
+#: a product without blocks (:func:`_sparse_blocks`) of over PRODUCT_LARGE multiply-adds (times the rows of counts)
+#: goes pair by pair row by row (:func:`_by_rows`, where it can) past PRODUCT_LARGE_WASTE times as many cells as pairs:
+#: its Q is large (tens of MB) and each multiply-add dearer, and a pair costs about ten of them (per = 5 of
+#: ``random_sharing(12, 14, 5)``: products of 3.3-3.5 x 10^9 cells 14-30 times the pairs took 1.7-2.6 s, row by
+#: row 0.7-1.0 s; docs/scale.md)
+PRODUCT_LARGE = 1 << 32
+PRODUCT_LARGE_WASTE = 10
 #: multiply-adds of a join's matrix product between two looks at the clock (about 2-5 ms of CPU)
 PRODUCT_CHECK = 1 << 24
 #: multiply-adds of a matrix product counted as one operation of the work bound (a pair of entries costs about as
@@ -921,7 +928,8 @@ def _by_products(
     many rows cost time, not memory); where P is sparse and its zeros gather, by small blocks of rows, each over only
     the signatures it has (:func:`_sparse_blocks`, :func:`_block_products`). Where the pairs are few against the
     matrices' cells (PRODUCT_WASTE), or a row of the matrices is large (PRODUCT_CELLS), the join goes pair by pair
-    (:func:`_by_rows`, :func:`_by_pairs`)."""
+    (:func:`_by_rows`, :func:`_by_pairs`); so does a large product without blocks whose cells are many times its
+    pairs, row by row (:func:`_rows_rather`)."""
     k, S = ring.k, len(first)
     rows, ra = unique(key.ca // key.inner)
     R = len(rows)
@@ -939,6 +947,9 @@ def _by_products(
     C = len(cols)
     if not C or C * k > PRODUCT_CELLS or R * S * C > PRODUCT_WASTE * (len(A) * len(B)):
         return None  # (no column: no pair settles, the join is empty; the pair by pair join says so)
+    blocks = _sparse_blocks(ra, sa, R, S, C, k)
+    if blocks is None and _rows_rather(R * S * C, k, S, key, A, B):
+        return None
     step = max(1, min(ring.inner, S, PRODUCT_CELLS // max(1, C * k)))
     if plan is not None:
         q = _QChunks(_dense_q(key, B, first, plan, ring, budget), None, None, None, C)
@@ -948,7 +959,6 @@ def _by_products(
         q = _QChunks(None, cells, sums, np.searchsorted(cells, np.arange(0, S + step, step) * C), C)
         depth = len(B)
     budget.check()
-    blocks = _sparse_blocks(ra, sa, R, S, C, k)
     if blocks is not None:
         parts = _block_products(A, ra, sa, S, C, q, blocks, step, ring, budget)
         depth += int(np.bincount(ra).max()) + 1 if len(A) else 1
@@ -974,6 +984,14 @@ def _by_products(
     # one nonzero product per entry of A in its row (a zero term, or the sum of zero terms, is added exactly)
     depth += int(np.bincount(ra).max()) + 1 if len(A) else 1
     return _entry_digits(key, rows, cols, row_at, col_at), np.concatenate(ws, axis=1), depth
+
+
+def _rows_rather(cells: int, k: int, S: int, key: _JoinKey, A: _Table, B: _Table) -> bool:
+    """Whether a product of ``cells`` multiply-adds (``k`` rows of counts each, no blocks) should rather go row by
+    row (PRODUCT_LARGE, PRODUCT_LARGE_WASTE), and :func:`_by_rows` would take it (ROWS_PAIRS, DENSE)."""
+    if cells * k <= PRODUCT_LARGE or cells <= PRODUCT_LARGE_WASTE * len(A) * len(B):
+        return False
+    return S * len(B) <= ROWS_PAIRS and key.inner * k <= DENSE
 
 
 #: a join's matrix product goes by small blocks of P's rows, each over only the signatures its entries have

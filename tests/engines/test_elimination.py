@@ -696,6 +696,24 @@ def test_random_sharing_12_on_14_against_the_previous_joins(seed):  # 702.19b
             assert new == count_by_factors(plan, comp)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_large_wasteful_products_go_row_by_row(seed, monkeypatch):  # 702.19b
+    # a product without blocks of many multiply-adds against its pairs goes row by row (elimination._rows_rather):
+    # here every one (both bounds 0), with the same counts as when every such join is a matrix product
+    plan = Combat(load_scenario(random_sharing(9, 11, per=4, seed=seed, power=(2, 4)))).plan
+    rows: list[int] = []
+    by_rows = elimination._by_rows
+    monkeypatch.setattr(elimination, "_by_rows", lambda *a: rows.append(1) or by_rows(*a))
+    monkeypatch.setattr(elimination, "ROWS_FROM", 0)
+    monkeypatch.setattr(elimination, "PRODUCT_LARGE", 1 << 62)
+    products = [count_by_factors(plan, comp) for comp in plan.components]
+    made = len(rows)
+    monkeypatch.setattr(elimination, "PRODUCT_LARGE", 0)
+    monkeypatch.setattr(elimination, "PRODUCT_LARGE_WASTE", 0)
+    assert [count_by_factors(plan, comp) for comp in plan.components] == products
+    assert len(rows) > 2 * made  # joins that were matrix products went row by row
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(-(2**52), 2**52), min_size=1, max_size=40), st.sampled_from([0, 1, 2, 3]))
 def test_folding_keeps_a_residue_near_zero(values, j):
