@@ -71,7 +71,7 @@ from .elimination import (
     sum_table,
     unique,
 )
-from .ordered import SourceProgramme, TooWide, Walk, lex_compositions, source_tables
+from .ordered import Lister, SourceProgramme, TooWide, Walk, lex_compositions, source_tables
 
 DENSE_CELLS = 1 << 22  # cells (states of a source's resources x residue rows) of the dense weighing at most
 #: pairs of entries joined (the count's measure of work) for the tree's tables at the build, and for one source's
@@ -569,6 +569,10 @@ class PrefixLister:
         self._splits: dict[int, npt.NDArray[np.int64]] = {}
         #: the last rooted programme: its splits, itself and the state they lead to (SourceProgramme.root_of)
         self._kept: tuple[tuple[tuple[int, ...], ...], Rooted, tuple[int, int, int]] | None = None
+        #: the last prefix whose next splits' states were asked for, and their states (SourceProgramme.roots_after;
+        #: None: TooWide)
+        self._roots: tuple[tuple[tuple[int, ...], ...], Callable[[Sequence[int]], tuple[int, int, int]] | None] | None
+        self._roots = None
         self._first: tuple[tuple[tuple[int, ...], ...], Rooted | None] | None | bool = False  # not looked for
         self._listed: int | None = None  # the count, where every row was listed by within()
         #: rows listed by within() from the first, kept with the listing that goes on (and the deadline it reads)
@@ -736,7 +740,7 @@ class PrefixLister:
         random_sharing(12, 14, 4) seeds 3 and 7): each next split its own routes allow is weighed one level deeper,
         by what :meth:`_walk` reads first there (the rooted programme of the prefix, else source j + 1's completions,
         each kept for the walk that follows), its rows walked where it has some; the splits that lead the prefix to a
-        dead state are skipped, all found by one row of pair codes (``SourceProgramme.alive_after``). Only where the
+        dead state are skipped, all found by one row of pair codes (``SourceProgramme.roots_after``). Only where the
         level below lists by completions (its rooted programmes went over ROOT_WORK, or the only one tried was a dead
         prefix's): a rooted build per split would cost more than the level's completions. Returns (the rows listed,
         the last split probed), that split None where every split was probed; stops after PROBES live splits without
@@ -749,9 +753,8 @@ class PrefixLister:
         nxt = prog.raw[j + 1]
         walk = Walk(prog, j, dict.fromkeys(prog.raw[j], 1))  # type: ignore[arg-type]  # its own routes' splits
         lex = self._lex(j)
-        try:  # which splits lead the prefix to a live state (all of source j's at once: dead ones are skipped)
-            alive = SourceProgramme.alive_after(self.plan, self.component, head, prog.raw)
-        except TooWide:
+        roots = self._roots_after(head)  # which splits lead the prefix to a live state (source j's at once)
+        if roots is None:
             return 0, after
         done, empty = 0, 0
         for amounts in lex[_lex_after(lex, after) :].tolist():
@@ -760,7 +763,7 @@ class PrefixLister:
             if not walk.weighted(amounts, None):
                 continue
             split, key = tuple(amounts), walk.key(amounts)
-            if not alive(split):
+            if roots(split)[2] < 0:
                 after = split
                 continue  # (no row: it stops before any cut is reached; not counted)
             rooted = self._rooted((*head, split), deadline)
@@ -1020,7 +1023,7 @@ class PrefixLister:
         # source fixed often lead where the last one did: random_sharing(12, 14, 4) seed 3, 21 rooted programmes
         # in its first 10 M rows over 6 states), its rows then listed with these splits in their columns
         try:
-            root = SourceProgramme.root_of(self.plan, self.component, splits, self.prog.raw)
+            root = self._root_of(splits)
             if self._kept is not None and self._kept[2] == root:
                 rooted: Rooted = Reprefixed(self._kept[1], splits)
             else:
@@ -1031,14 +1034,39 @@ class PrefixLister:
         self._kept = (splits, rooted, root)  # the first prefix's, met again when the walk starts past its rows
         return rooted
 
+    def _root_of(self, splits: tuple[tuple[int, ...], ...]) -> tuple[int, int, int]:
+        """``SourceProgramme.root_of(splits)``, read off the states of the splits after ``splits[:-1]``
+        (:meth:`_roots_after`): the walk asks for the splits of one source after one prefix one after the other, and
+        each walked from the first source took 0.5-1 ms (random_sharing(12, 14, 4) seed 3: 7 in its first 2^20
+        rows, all after one prefix). :class:`~trample.engines.ordered.TooWide` as root_of."""
+        if not splits:
+            return SourceProgramme.root_of(self.plan, self.component, splits, self.prog.raw)
+        roots = self._roots_after(splits[:-1])
+        if roots is None:
+            raise TooWide
+        return roots(splits[-1])
+
+    def _roots_after(self, head: tuple[tuple[int, ...], ...]) -> Callable[[Sequence[int]], tuple[int, int, int]] | None:
+        """The states each split of the next source leads ``head`` to (``SourceProgramme.roots_after``; None where
+        it is TooWide), kept for the last head asked."""
+        if self._roots is None or self._roots[0] != head:
+            try:
+                roots = SourceProgramme.roots_after(self.plan, self.component, head, self.prog.raw)
+            except TooWide:
+                roots = None
+            self._roots = (head, roots)
+        return self._roots[1]
+
 
 class Reprefixed:
     """A rooted programme's rows for other fixed splits that lead to the same state (``SourceProgramme.root_of``):
-    the same rows, in the same order, with these splits in the fixed sources' columns."""
+    the same rows, in the same order, with these splits in the fixed sources' columns (its lister re-headed:
+    ``Lister.reheaded``, the tables and children shared)."""
 
     def __init__(self, rooted: Rooted, splits: tuple[tuple[int, ...], ...]) -> None:
         self.rooted: SourceProgramme = rooted.rooted if isinstance(rooted, Reprefixed) else rooted
-        self.head = np.array([a for split in splits for a in split], dtype=np.int64)
+        self.splits = splits
+        self._listers: dict[str, Lister] = {}
 
     def count(self) -> int:
         return self.rooted.count()
@@ -1051,19 +1079,18 @@ class Reprefixed:
         start: int = 0,
         first: int | None = None,
     ) -> Iterator[npt.NDArray[Any]]:
-        """The rooted programme's blocks (fresh arrays: its lister keeps none of them) with the splits written in."""
-        k = len(self.head)
-        head: npt.NDArray[Any] | None = None
-        for block in self.rooted.blocks(rows, dtype, deadline, start, first):
-            if head is None:
-                head = self.head.astype(block.dtype)
-            if k and block.flags.c_contiguous and len(block):  # one opaque item per row (2-3x the column-wise copy)
-                size, item = block.dtype.itemsize, np.dtype((np.void, k * block.dtype.itemsize))
-                lead = np.dtype({"names": ["h"], "formats": [item], "offsets": [0], "itemsize": block.shape[1] * size})
-                block.reshape(-1).view(lead)["h"] = head.view(item)[0]
-            else:
-                block[:, :k] = head
-            yield block
+        """The rooted programme's blocks with these splits in the fixed sources' columns, from row ``start`` (the first
+        block ``first`` rows where given, as ``SourceProgramme.blocks``)."""
+        prog, deadline = self.rooted, deadline or NEVER
+        dt = np.dtype(dtype) if dtype is not None else _dtype(prog.plan, prog.component)
+        if len(self.splits) == len(prog.component):  # every source fixed: its one row, where it has one
+            if start < prog.count():
+                yield np.array([a for split in self.splits for a in split], dtype=dt).reshape(1, -1)
+            return
+        lister = self._listers.get(dt.str)
+        if lister is None:
+            lister = self._listers[dt.str] = prog.lister(dt).reheaded(self.splits, deadline)
+        yield from lister.blocks(max(1, int(rows)), deadline, start, first)
 
 
 #: a prefix's rows: its own rooted programme, or another prefix's that leads to the same state

@@ -32,10 +32,11 @@ keeps the column programme (its frontier is one bit per gate, and its unrank is 
 
 from __future__ import annotations
 
+import copy
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from itertools import accumulate
+from itertools import accumulate, zip_longest
 from math import comb, prod
 from typing import Any
 
@@ -182,25 +183,31 @@ class SourceProgramme:
         return len(prog.prefix), len(prog.codes) - 1, int(last[0]) if len(last) else -1
 
     @classmethod
-    def alive_after(
+    def roots_after(
         cls, plan: DamagePlan, component: Sequence[int], prefix: Sequence[Sequence[int]], tables: Sequence[Rows]
-    ) -> Callable[[Sequence[int]], bool]:
-        """Which splits of the next source (j = len(prefix)) lead the fixed splits ``prefix`` to a live state (the
-        code :meth:`root_of` would find for the prefix with that split: -1 where dead), for every entry of source j's
-        table at once: one row of pair codes, not a programme per split. :class:`TooWide` where the build would
-        refuse before that state."""
+    ) -> Callable[[Sequence[int]], tuple[int, int, int]]:
+        """:meth:`root_of` of the fixed splits ``prefix`` followed by each split of the next source (j = len(prefix)),
+        for every entry of source j's table at once: one row of pair codes from the prefix's state, not a walk from
+        the first source per split (the prefix lister asks for the splits of one source after the same prefix one
+        after the other). :class:`TooWide` where the build would refuse before that state."""
         prog = cls(plan, component, prefix=prefix, tables=tables, build=False)
         prog._source_tables(tables)
         j = len(prog.prefix)
         try:
             prog._root()
-            if len(prog.codes) <= j or not len(prog.codes[j]):
-                return lambda split: False  # (the prefix itself is dead)
+            if len(prog.codes) <= j or not len(prog.codes[j]):  # the prefix itself is dead: so is every split after it
+                dead = (j + 1, len(prog.codes) - 1, -1)
+                return lambda split: dead
             prog._next_cut(j)
-            live = prog._pair_codes(j, prog._cut_states(j, 0, 1))[0] >= 0
+            row = prog._pair_codes(j, prog._cut_states(j, 0, 1))[0]
         except OverBudget:
             raise TooWide from None
-        return lambda split: bool(live[prog._key_index(j, _Walk(prog, j, {}).key(split))])
+
+        def root(split: Sequence[int]) -> tuple[int, int, int]:
+            code = int(row[prog._key_index(j, _Walk(prog, j, {}).key(split))])
+            return j + 1, j + 1, max(code, -1)  # (a dead split: its level reached, code -1)
+
+        return root
 
     def _build(self, tables: Sequence[Rows] | None = None) -> None:
         self._source_tables(tables)
@@ -252,7 +259,7 @@ class SourceProgramme:
         self.scope += [scope for scope, _ in made]
         self.tkeys += got[2]
         self.tw += got[3]
-        # each table's key -> entry, made once as well: a rooted try (root_of, alive_after) reads a key per source
+        # each table's key -> entry, made once as well: a rooted try (root_of, roots_after) reads a key per source
         self._kidx = got[4]
 
     def _forward(self, j: int) -> None:
@@ -954,6 +961,24 @@ class Lister:
         self._known: dict[int, Keys] = {}  # per level, each reached state's number of children (-1: not yet known)
         self._tail: tuple[int, npt.NDArray[Any], Keys] | None = None  # see _suffixes
         self._last: _LastLevel | None = None  # see _suffixes
+
+    def reheaded(self, prefix: Sequence[Sequence[int]], deadline: Deadline) -> Lister:
+        """This rooted programme's lister for other fixed splits ``prefix`` (as many, not every source) that lead to
+        the state its own lead to (:meth:`SourceProgramme.root_of`): its rows, in its order, with these splits in the
+        fixed sources' columns, written as the rows are made. It shares the completion tables (made first: they start
+        at the first free source, so hold no fixed split) and the children of the states met, since the walk below
+        the fixed sources depends on that state alone; only the fixed sources' splits are its own. Before, each
+        block was listed with the old splits and written over (random_sharing(12, 14, 4) seed 3: a pass over the
+        first half of every row of most of its blocks)."""
+        n = len(self.prog.component)
+        assert len(prefix) == len(self.prog.prefix) < n
+        self._suffixes(deadline)
+        other = copy.copy(self)
+        other.splits = [
+            np.array([split], dtype=self.dtype).reshape(1, -1) if j < len(prefix) else a
+            for j, (a, split) in enumerate(zip_longest(self.splits, prefix))
+        ]
+        return other
 
     def _suffixes(self, deadline: Deadline) -> tuple[int, npt.NDArray[Any], Keys]:
         """The completions of the last sources written out once: ``(L, T, first)`` where, for each reached state

@@ -275,6 +275,73 @@ def test_prefixes_leading_to_one_state_share_its_rooted_programme(monkeypatch): 
     assert len(shared) > 10  # (41 of its prefixes listed with another's programme)
 
 
+def test_a_reprefixed_programme_writes_its_splits_as_it_lists(monkeypatch):  # 702.19b, 510.1a
+    # prefixes that lead to one state share its rooted programme; its lister is re-headed (the fixed sources' splits
+    # its own, the tables and children shared), so each row is written once with the new splits, not listed with the
+    # old ones and written over: the rows are those of the programme rooted at the new splits, byte for byte
+    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 12)
+    plan = Combat(load_scenario(LISTED[0][1])).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp))
+    shared: list[conditioned.Reprefixed] = []
+    init = conditioned.Reprefixed.__init__
+    monkeypatch.setattr(conditioned.Reprefixed, "__init__", lambda self, *a: shared.append(self) or init(self, *a))
+    for _ in lister.blocks(rows=1 << 16, dtype=np.int8):
+        pass
+    assert len(shared) > 10
+    for rep in shared:
+        fresh = SourceProgramme(plan, comp, prefix=rep.splits, tables=lister.prog.raw)
+        assert rep.count() == fresh.count()
+        for start in (0, rep.count() // 2):
+            got = b"".join(b.tobytes() for b in itertools.islice(rep.blocks(500, np.int8, None, start, 3), 4))
+            want = b"".join(b.tobytes() for b in itertools.islice(fresh.blocks(500, np.int8, None, start, 3), 4))
+            assert got == want
+        if len(rep.splits) < len(comp):
+            mine, theirs = rep._listers[np.dtype(np.int8).str], rep.rooted.lister(np.int8)
+            assert mine._tail is theirs._tail and mine._csr is theirs._csr  # the tables and children shared
+            assert [bytes(a.tobytes()) for a in mine.splits[: len(rep.splits)]] == [
+                np.array(s, dtype=np.int8).tobytes() for s in rep.splits
+            ]
+
+
+def test_the_next_splits_states_are_read_from_one_row(monkeypatch):  # 702.19b, 510.1a
+    # the prefix lister asks for the state of each split of one source after the same prefix one after the other
+    # (its rooted tries, its probes): they are read off one row of pair codes from the prefix's state
+    # (SourceProgramme.roots_after), not walked from the first source each; the same states as root_of
+    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 12)
+    plan = Combat(load_scenario(LISTED[1][1])).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    lister = conditioned.PrefixLister(ConditionedProgramme(plan, comp))
+    asked: list[tuple[tuple[int, ...], ...]] = []
+    root_of = lister._root_of
+    monkeypatch.setattr(lister, "_root_of", lambda splits: asked.append(splits) or root_of(splits))
+    walks: list[int] = []
+    init = SourceProgramme.__init__
+
+    def counted(self, *a, **k):
+        if k.get("build") is False:
+            walks.append(1)
+        init(self, *a, **k)
+
+    monkeypatch.setattr(SourceProgramme, "__init__", counted)
+    got = b"".join(b.tobytes() for b in lister.blocks(rows=1 << 16, dtype=np.int8))
+    monkeypatch.setattr(SourceProgramme, "__init__", init)
+    ref = SourceProgramme(plan, comp)
+    assert got == b"".join(b.tobytes() for b in ref.blocks(rows=1 << 16, dtype=np.int8))
+    runs = sum(a[:-1] != b[:-1] for a, b in zip(asked, asked[1:])) + 1  # the prefixes asked after, in turn
+    # one walk per prefix asked after (and the first path's, and the root with no split fixed), not one per split:
+    # 10 walks for 69 states on this board
+    assert len(walks) <= runs + 2 and 4 * runs < len(asked)
+    for splits in asked:
+        try:
+            want = SourceProgramme.root_of(plan, comp, splits, lister.prog.raw)
+        except ordered.TooWide:
+            with pytest.raises(ordered.TooWide):
+                root_of(splits)
+            continue
+        assert root_of(splits) == want
+
+
 @pytest.mark.parametrize("rows", [64, 1000])
 def test_each_listing_starts_with_the_room_left_in_the_block(monkeypatch, rows):  # 702.19b, 510.1a
     # the prefix lister's blocks gather the pieces of many listings (rooted programmes, the last source's splits):
