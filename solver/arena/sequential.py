@@ -180,12 +180,8 @@ class StepDecoder:
         hit = self._memo.get(state)
         if hit is not None:
             return hit
-        if not state[4]:  # no way of the source is consistent with the amounts
-            ok = False
-        elif self.done(state):
-            _, _, caps, dt, ways = state
-            ok = any(self._met(caps, dt, obl) for _, _, obl in ways)
-        else:
+        ok = self._settled(state)
+        if ok is None:
             ok = False
             apply, feasible = self.apply, self.feasible
             for a in self.choices(state):
@@ -194,6 +190,16 @@ class StepDecoder:
                     break
         self._memo[state] = ok
         return ok
+
+    def _settled(self, state: tuple) -> bool | None:
+        """Whether a legal completion exists when that is known without deciding further (no way of the source is
+        consistent with the amounts; the step is decided), else None."""
+        if not state[4]:  # no way of the source is consistent with the amounts
+            return False
+        if self.done(state):
+            _, _, caps, dt, ways = state
+            return any(self._met(caps, dt, obl) for _, _, obl in ways)
+        return None
 
     def _met(self, caps: tuple, dt: int, obl: int) -> bool:
         """Is every obligation of the mask ``obl`` met (702.19b: lethal damage, 702.2c with deathtouch; 702.19c:
@@ -282,21 +288,8 @@ class _OneWayDecoder(StepDecoder):
         k, rem = state[0], state[1]
         return (rem,) if self._flat[k][3] else range(rem + 1)
 
-    def feasible(self, state: tuple) -> bool:
-        hit = self._memo.get(state)
-        if hit is not None:
-            return hit
-        if state[0] >= self._n:
-            ok = self._met(state[2], state[3], state[4])
-        else:
-            ok = False
-            apply, feasible = self.apply, self.feasible
-            for a in self.choices(state):
-                if feasible(apply(state, a)):
-                    ok = True
-                    break
-        self._memo[state] = ok
-        return ok
+    def _settled(self, state: tuple) -> bool | None:
+        return self._met(state[2], state[3], state[4]) if state[0] >= self._n else None
 
 
 class StepWalk:
