@@ -668,17 +668,18 @@ def state_based_actions(
 def _leave_combat(state: Scenario, changes: _Changes, touched: Collection[str]) -> None:
     """Stage 4 on ``state`` with ``changes`` (stage 3's, not yet made: :func:`_now`): what leaves combat, added to
     ``changes`` (704.5f/g/h with 702.12b, 704.5i, 704.5v)."""
-    if not changes:  # the board as it is (settle: every board a plan reads): the conditions of _destroyed inline
-        for c in (*state.attackers, *state.blockers):
-            if c.in_combat and (c.toughness <= 0 or c.damage_marked >= c.toughness or c.id in touched):
-                if _destroyed(c, c.damage_marked, c.id in touched):
-                    changes[c.id] = {"in_combat": False}
-    for c in (*state.attackers, *state.blockers) if changes else ():
+    for c in (*state.attackers, *state.blockers):
+        if not c.in_combat:
+            continue
         change = changes.get(c.id)
         if change is None:
-            if c.in_combat and _destroyed(c, c.damage_marked, c.id in touched):
+            # _destroyed's conditions read inline first: most creatures of most boards (every board a plan reads is
+            # settled) meet none of them
+            if (c.toughness <= 0 or c.damage_marked >= c.toughness or c.id in touched) and _destroyed(
+                c, c.damage_marked, c.id in touched
+            ):
                 changes[c.id] = {"in_combat": False}
-        elif c.in_combat and _destroyed(
+        elif _destroyed(
             c, change.get("damage_marked", c.damage_marked), c.id in touched, change.get("toughness", c.toughness)
         ):
             change["in_combat"] = False
