@@ -606,29 +606,32 @@ def _load_player(data: object, path: str) -> Player:
     for key, amount in cd.items():
         expect_str(key, join(join(path, "commander_damage"), key))
         commander_damage.append((key, _int(amount, join(join(path, "commander_damage"), key))))
-    return Player(
-        **_PLAYER_OWN.read(obj, path),
-        commander_damage=tuple(sorted(commander_damage)),
-        receiving=_receiving(obj, path),
-    )
+    values = _PLAYER_OWN.read(obj, path)
+    values["commander_damage"] = tuple(sorted(commander_damage))
+    values["receiving"] = _receiving(obj, path)
+    return _built(Player, values)
 
 
 def _receiving(obj: Mapping[str, Any], path: str) -> Receiving:
     if F.RECEIVING.names.isdisjoint(obj):
         return NO_EFFECTS
-    return Receiving(**F.RECEIVING.read(obj, path))
+    return _built(Receiving, F.RECEIVING.read(obj, path))
 
 
 def _load_planeswalker(data: object, path: str) -> Planeswalker:
     obj = expect_object(data, path)
     reject_unknown(obj, F.PLANESWALKER.names, path)
-    return Planeswalker(**_PLANESWALKER_OWN.read(obj, path), receiving=_receiving(obj, path))
+    values = _PLANESWALKER_OWN.read(obj, path)
+    values["receiving"] = _receiving(obj, path)
+    return _built(Planeswalker, values)
 
 
 def _load_battle(data: object, path: str) -> Battle:
     obj = expect_object(data, path)
     reject_unknown(obj, F.BATTLE.names, path)
-    return Battle(**_BATTLE_OWN.read(obj, path), receiving=_receiving(obj, path))
+    values = _BATTLE_OWN.read(obj, path)
+    values["receiving"] = _receiving(obj, path)
+    return _built(Battle, values)
 
 
 def _keywords(obj: Mapping[str, Any], path: str) -> tuple[Keyword, ...]:
@@ -689,7 +692,9 @@ def _load_attacker(data: object, path: str) -> Attacker:
         own["blocked"] = len(ids) > 0
     elif not own["blocked"] and ids:
         raise FormatError(join(path, "blocked"), "false, but blocked_by names blockers")
-    return Attacker(**fields, **own, blocked_by=tuple(ids))
+    fields.update(own)
+    fields["blocked_by"] = tuple(ids)
+    return _built(Attacker, fields)
 
 
 def _load_blocker(data: object, path: str) -> Blocker:
@@ -698,7 +703,31 @@ def _load_blocker(data: object, path: str) -> Blocker:
     order = read_names(obj, "damage_order", path, "attacker id")
     if len(order) != len(expect_list(obj.get("damage_order", []), join(path, "damage_order"))):
         raise FormatError(join(path, "damage_order"), "names an attacker twice")
-    return Blocker(**_creature_fields(obj, path), **_BLOCKER_OWN.read(obj, path), damage_order=order)
+    fields = _creature_fields(obj, path)
+    fields.update(_BLOCKER_OWN.read(obj, path))
+    fields["damage_order"] = order
+    return _built(Blocker, fields)
+
+
+_D = TypeVar("_D")
+
+
+def _built(cls: type[_D], values: dict[str, Any]) -> _D:
+    """``cls(**values)`` for one of the loader's frozen dataclasses (none has a ``__post_init__``) when ``values``
+    names each of its fields: the object's dictionary filled at once. A frozen dataclass's ``__init__`` sets each
+    field through ``object.__setattr__`` (2.3 µs for an attacker, against 0.25 µs: a tenth of checking a small
+    board); the object is the same (equal, hashing alike, its fields the values). Anything else: ``cls(**values)``."""
+    if values.keys() != _FIELD_NAMES[cls]:
+        return cls(**values)
+    made = object.__new__(cls)
+    made.__dict__.update(values)
+    return made
+
+
+#: the fields of the classes :func:`_built` makes
+_FIELD_NAMES: dict[type, frozenset[str]] = {
+    cls: frozenset(f.name for f in fields(cls)) for cls in (Attacker, Blocker, Player, Planeswalker, Battle, Receiving)
+}
 
 
 def _int(value: object, path: str) -> int:

@@ -1,8 +1,11 @@
 """models/: loading validates everything docs/format.md lists, names the place, and dumps back (round trip)."""
 
+import dataclasses
 import json
 
 import pytest
+from hypothesis import given, settings
+from strategies import outcome_effects, scenarios
 
 from trample.models import Assignment, FormatError, Keyword, load_assignment, load_scenario
 
@@ -176,3 +179,28 @@ def test_assignment_loader():
         load_assignment({"thrasta": {"wall": -1}}, s)
     with pytest.raises(FormatError, match=r"^assignment.thrasta.wall: expected an integer"):
         load_assignment({"thrasta": {"wall": 1.5}}, s)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenarios(extras=True).flatmap(outcome_effects))
+def test_loaded_objects_are_what_their_constructors_make(doc):
+    """The loader fills each object's fields at once (models.scenario._built) rather than through the frozen
+    dataclass's ``__init__``: every object it makes holds exactly the class's fields and is equal, and hashes
+    alike, to the one the constructor makes from the same values."""
+    s = load_scenario(doc)
+    for obj in (*s.players, *s.planeswalkers, *s.battles, *s.attackers, *s.blockers):
+        values = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+        assert set(obj.__dict__) == set(values), type(obj).__name__
+        made = type(obj)(**values)
+        assert made == obj and hash(made) == hash(obj)
+        assert made.receiving == obj.receiving and hash(made.receiving) == hash(obj.receiving)
+
+
+def test_an_object_missing_a_field_is_made_by_its_constructor():
+    """``_built`` with values that do not name every field is the constructor (its defaults, or its error)."""
+    from trample.models.scenario import Attacker, _built
+
+    made = _built(Attacker, {"id": "a", "power": 2, "toughness": 2, "attacking": "p"})
+    assert made == Attacker(id="a", power=2, toughness=2, attacking="p") and made.blocked_by == ()
+    with pytest.raises(TypeError):
+        _built(Attacker, {"id": "a", "power": 2, "toughness": 2, "nonsense": 1})
