@@ -111,6 +111,15 @@ BAD = [
     (lambda d: d["blockers"][1].__setitem__("value", "high"), "blockers[1].value: expected a number"),
     (lambda d: d["players"][0].__setitem__("life", None), "players[0].life: expected an integer"),
     (lambda d: d["blockers"][0].__setitem__("in_combat", "no"), "blockers[0].in_combat: expected true or false"),
+    # the values the loader takes without a field's own reader (models.fields.Table.read), just past their bounds
+    (lambda d: d["blockers"][0].__setitem__("in_combat", 1), "blockers[0].in_combat: expected true or false"),
+    (lambda d: d["attackers"][0].__setitem__("power", 10**15 + 1), "attackers[0].power: must be at most"),
+    (lambda d: d["blockers"][0].__setitem__("id", ""), "blockers[0].id: expected a non-empty string"),
+    # the lists and objects whose paths the loader builds only when they are present
+    (lambda d: d["attackers"][0].__setitem__("blocked_by", None), "attackers[0].blocked_by: expected a list"),
+    (lambda d: d["attackers"][0].__setitem__("blocked_by", "wall"), "attackers[0].blocked_by: expected a list"),
+    (lambda d: d["players"][0].__setitem__("commander_damage", None), "players[0].commander_damage: expected an"),
+    (lambda d: d["blockers"][0].__setitem__("damage_order", None), "blockers[0].damage_order: expected a list"),
 ]
 
 
