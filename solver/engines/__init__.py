@@ -196,6 +196,9 @@ def get_engine(name: str = "auto", needs: Iterable[str] = (), deadline: Deadline
     ``deadline``: an engine's module not imported yet (CP-SAT's: OR-Tools, over a second of wall time on a loaded
     machine) is imported in a thread and waited for within it (:func:`trample.limits.import_within`; an import is
     never cut short), :class:`trample.limits.LimitReached` when it runs out first."""
+    made = _cache.get(name)
+    if made is not None and not needs:  # the usual call (per component of every count): made, nothing asked of it
+        return made
     if deadline and name in ENGINES and name not in _cache and not import_within(ENGINES[name][0], deadline):
         deadline.check()
         raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
