@@ -149,6 +149,8 @@ class SourceProgramme:
         # programme of the component shares them (the prefix lister builds several rooted ones, plus the refusals)
         self._prep: dict[int, Prepared] = plan.cache.of("direct-prepared").setdefault(self.component, {})
         self._kidx: dict[int, dict[tuple[int, ...], int]] = {}
+        #: per source, its legal splits and their table entries (Lister._splits), made once for the same tables
+        self._split_of: dict[int, tuple[Keys, Keys]] = {}
         self._index: dict[int, _CodeIndex] = {}  # per level, the index of its reached states' codes (see find)
         self._listers: dict[str, Lister] = {}
         self._redo = 0  # pairs of the forward steps made, done again backwards (a bounded build's work, ahead)
@@ -255,12 +257,15 @@ class SourceProgramme:
         if got is None or got[0] != ids:
             keys = [np.array(list(rows), dtype=np.int64).reshape(len(rows), len(scope)) for scope, rows in made]
             weights = [weights_of(list(r.values())) for _, r in made]
-            got = cache[("arrays", self.component)] = (ids, made, keys, weights, {})
+            got = cache[("arrays", self.component)] = (ids, made, keys, weights, {}, {})
         self.scope += [scope for scope, _ in made]
         self.tkeys += got[2]
         self.tw += got[3]
         # each table's key -> entry, made once as well: a rooted try (root_of, roots_after) reads a key per source
         self._kidx = got[4]
+        # and each source's splits: every rooted programme's lister lists them (1.5-3 ms a lister on
+        # random_sharing(12, 14, 4), most of its set-up)
+        self._split_of = got[5]
 
     def _forward(self, j: int) -> None:
         """The cut after source ``j`` and the states it reaches: each reached state of the cut before it joined with
@@ -513,13 +518,14 @@ class SourceProgramme:
         deadline: Deadline | None = None,
         start: int = 0,
         first: int | None = None,
+        into: npt.NDArray[Any] | None = None,
     ) -> Iterator[npt.NDArray[Any]]:
         """Every legal vector exactly once, in the canonical order, from index ``start``, as integer matrices of
-        ``rows`` rows (the last one shorter; the first one ``first`` rows where given); ``deadline``: checked at every
-        step of the walk."""
+        ``rows`` rows (the last one shorter; the first one ``first`` rows where given, written in ``into`` where
+        given: :meth:`Lister.blocks`); ``deadline``: checked at every step of the walk."""
         if dtype is None:
             dtype = np.min_scalar_type(-max([1, *(self.plan.sources[i].damage for i in self.component)]))
-        return self.lister(dtype).blocks(max(1, int(rows)), deadline or NEVER, start, first)
+        return self.lister(dtype).blocks(max(1, int(rows)), deadline or NEVER, start, first, into)
 
     def unrank(self, index: int) -> tuple[int, ...]:
         if not 0 <= index < self._total:
@@ -895,6 +901,11 @@ CSR_CELLS = 1 << 22  # (reached states x splits), summed over the sources, up to
 SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
 PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
 SUFFIX_BYTES = 1 << 23  # bytes of the last sources' completion rows (every reached state's, in order) kept at most
+#: a level's completion table is not made where its children have this many completion rows each on average: the
+#: table below already gives the block its rows in runs that long (Lister._suffixes)
+SUFFIX_RUN = 256
+#: completion rows per prefix, on average, from which a block's rows are written run by run (_fill)
+FILL_RUN = 512
 LAST_BYTES = 1 << 26  # bytes of the last source's rows kept for the states met so far, when they do not all fit
 
 
@@ -985,7 +996,11 @@ class Lister:
         ``s`` of the cut before source ``L`` that has completions, ``T[first[s] : first[s] + G[L][s]]`` are its
         completions (the splits of sources L.., one opaque item per row) in the canonical order. ``L`` is the
         lowest level whose table fits in SUFFIX_BYTES, in a rooted programme no lower than its first free source (a
-        fixed source's level has one state and one child: its table would be the rows below it again). Built from
+        fixed source's level has one state and one child: its table would be the rows below it again), and no lower
+        than a level whose children have SUFFIX_RUN completion rows each on average: its table would copy the rows
+        below once more, where the blocks read them from the table below in runs that long already
+        (random_sharing(12, 14, 4) seed 0: tables of 124 000-201 000 rows, 4-5 ms each and their pages, for rooted
+        programmes listed once; now 7 000-37 000 rows). Built from
         the end: a state's rows are, for each of its
         children in order, the child's split followed by the rows of the state it leads to (a ragged gather), so
         the walk stops at level L and writes its rows in wide copies. When not even the last source's fit, ``L ==
@@ -1007,6 +1022,8 @@ class Lister:
             states = np.flatnonzero(self.alive[j])
             off, kids, tos = self._children(j, states)
             reps = prog.G[j + 1][tos] if j < n - 1 else np.ones(len(tos), dtype=np.int64)
+            if L < n and int(reps.sum()) >= SUFFIX_RUN * max(1, len(reps)):
+                break  # its rows would be the table below again, in runs as long as the blocks read it already
             rec = np.dtype([("s", self._void(at[j + 1] - at[j])), ("r", self._void(at[n] - at[j + 1]))])
             rows = np.empty(int(reps.sum()), dtype=rec if j < n - 1 else self._void(at[n] - at[j]))
             whole = np.ascontiguousarray(self.splits[j]).view(self._void(at[j + 1] - at[j])).reshape(-1)
@@ -1035,7 +1052,21 @@ class Lister:
 
     def _splits(self, j: int) -> tuple[Keys, Keys]:
         """Source j's legal splits (local gates: its private resources) in lexicographic order, and each one's entry
-        of its table (the states of the shared resources it leads to: ``_Walk.key``, in numpy)."""
+        of its table (the states of the shared resources it leads to: ``_Walk.key``, in numpy); a fixed source of a
+        rooted programme: its one split. Worked out once per component and tables (:meth:`_legal`), whatever the
+        prefix: the prefix lister lists many rooted programmes of one component."""
+        prog = self.prog
+        got = prog._split_of.get(j)
+        if got is None:
+            got = prog._split_of[j] = self._legal(j)
+        a, entry = got
+        if j < len(prog.prefix):  # a fixed source of a rooted programme: its one split
+            one = np.all(a == np.array(prog.prefix[j], dtype=np.int64), axis=1)
+            return a[one], entry[one]
+        return a, entry
+
+    def _legal(self, j: int) -> tuple[Keys, Keys]:
+        """Every legal split of source j and its table entry, checked against the table's counts."""
         prog = self.prog
         g, plan = prog.g, prog.plan
         src = plan.sources[prog.component[j]]
@@ -1080,9 +1111,6 @@ class Lister:
         if len(a) and not (len(tcode) and np.array_equal(tcode[order][at], code)):
             raise AssertionError("a legal split whose key is not in its source's table")
         entry = order[at] if len(a) else np.zeros(0, dtype=np.int64)
-        if j < len(prog.prefix):  # a fixed source of a rooted programme: its one split
-            one = np.all(a == np.array(prog.prefix[j], dtype=np.int64), axis=1)
-            return a[one], entry[one]
         counts = np.bincount(entry, minlength=len(tcode))
         if prog.tw[j].dtype != object and not np.array_equal(counts, prog.tw[j]):
             raise AssertionError("the listed splits do not add up to their source's table")
@@ -1100,6 +1128,11 @@ class Lister:
             prog._budget.spend(len(idx) * width)
             if not len(nxt):
                 yield np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
+                continue
+            if j < len(prog.prefix):  # a fixed source: its one state goes by its one split's entry to the next one
+                to = np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
+                to[:, self.entry[j]] = 0 if self.alive[j + 1][0] else -1
+                yield to
                 continue
             at = prog.find(j + 1, prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy())))
             yield np.where(self.alive[j + 1].take(at, mode="clip") & (at >= 0), at, -1)
@@ -1200,11 +1233,17 @@ class Lister:
         return _Frame(L, prefix, lens, 0, lambda p0, p1: (*self._table(states[p0:p1]), _NO))
 
     def blocks(
-        self, rows: int, deadline: Deadline, start: int = 0, first: int | None = None
+        self,
+        rows: int,
+        deadline: Deadline,
+        start: int = 0,
+        first: int | None = None,
+        into: npt.NDArray[Any] | None = None,
     ) -> Iterator[npt.NDArray[Any]]:
         """Rows ``start``.. of the canonical order, in blocks of ``rows`` rows (the last one shorter; the first one
         ``first`` rows where given: a caller that gathers blocks of several listings fills its block with it, and
-        the blocks after it line up with its own).
+        the blocks after it line up with its own; ``into``: that block's room itself, ``first`` rows of this
+        lister's width and type, where the first block is written and yielded, not made and copied there).
 
         A stack of frames, one per level below the deepest: each step takes the next slice of the top frame's
         children (PREFIX_BYTES of rows, pushed as the next level's frame; at the last level, at most ``rows`` rows
@@ -1231,7 +1270,11 @@ class Lister:
         record = self._records(at, L)
         final = np.dtype([("p", self._void(at[L])), ("t", self._void(at[n] - at[L]))])  # L < n: the tables' rows
         last = min(L, n - 1)  # the level that writes the block's rows
-        out = _Block(rows, record[n - 1] if L == n else self._void(at[n]), self.dtype, at[n], first)
+        if into is not None and not (
+            into.dtype == self.dtype and into.shape == (first, at[n]) and into.flags.c_contiguous
+        ):
+            into = None
+        out = _Block(rows, record[n - 1] if L == n else self._void(at[n]), self.dtype, at[n], first, into)
         stack = self._path(start, at, L)
         while stack:
             deadline.check()
@@ -1242,10 +1285,8 @@ class Lister:
                 if got_rows is None:
                     stack.pop()
                     continue
-                p0, p1, counts, e, table = got_rows
-                dest = out.free(len(e))  # the prefixes taken straight into the block, the completions over them
-                np.take(frame.prefix, np.repeat(np.arange(p0, p1), counts), out=dest, mode="clip")
-                dest.view(final)["t"] = np.take(table, e)
+                p0, p1, counts, starts, table = got_rows
+                _fill(out.free(int(counts.sum())).view(final), frame.prefix[p0:p1], counts, starts, table)
                 yield from out.put(None)
                 continue
             step = out.room() if j == last else max(1, PREFIX_BYTES // (record[j].itemsize + 16))
@@ -1277,6 +1318,28 @@ class Lister:
                 names, formats, offsets = ["p", "s"], [self._void(at[L - 1]), formats[0]], [0, offsets[0]]
             record[L - 1] = np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": at[n] * size})
         return record
+
+
+def _fill(
+    into: npt.NDArray[Any], prefix: npt.NDArray[Any], counts: Keys, starts: Keys, table: npt.NDArray[Any]
+) -> None:
+    """Rows of a block (a record of the prefix's columns ``p`` and the tables' ``t``): each prefix (a whole row,
+    its ``t`` blank) repeated ``counts`` times, over table rows ``starts`` onwards. Where the runs are long (FILL_RUN
+    on average), each one is two slice copies, the prefix's columns and the table's run, with nothing made in
+    between; otherwise the prefixes are gathered whole by a repeated index and the table's rows by a ragged one
+    (a repeat, a ragged index and a gather per row, and the gathered completions copied again into their place)."""
+    k = len(counts)
+    if k and int(counts.sum()) >= FILL_RUN * k:
+        heads, tails = into["p"], into["t"]
+        head = prefix.view(into.dtype)["p"]
+        a = 0
+        for i, (c, s) in enumerate(zip(counts.tolist(), starts.tolist())):
+            heads[a : a + c] = head[i]
+            tails[a : a + c] = table[s : s + c]
+            a += c
+        return
+    np.take(prefix, np.repeat(np.arange(k), counts), out=into.view(prefix.dtype), mode="clip")
+    into["t"] = np.take(table, _ragged(starts, counts))
 
 
 def _extend(into: npt.NDArray[Any] | np.dtype[Any], prefix: npt.NDArray[Any] | None, split: npt.NDArray[Any]) -> Any:
@@ -1379,11 +1442,20 @@ class _Block:
 
     __slots__ = ("rows", "after", "item", "dtype", "width", "out", "filled")
 
-    def __init__(self, rows: int, item: np.dtype[Any], dtype: np.dtype[Any], width: int, first: int | None = None):
+    def __init__(
+        self,
+        rows: int,
+        item: np.dtype[Any],
+        dtype: np.dtype[Any],
+        width: int,
+        first: int | None = None,
+        into: npt.NDArray[Any] | None = None,
+    ):
         self.item, self.dtype, self.width = item, dtype, width
         self.rows = first or rows  # the first block's, then ``rows``
         self.after = rows
-        self.out = np.empty(self.rows, dtype=item)
+        # the first block: the caller's room where given (its rows, of this width and type), else a new one
+        self.out = np.empty(self.rows, dtype=item) if into is None else into.view(item).reshape(-1)
         self.filled = 0
 
     def room(self) -> int:
@@ -1449,15 +1521,14 @@ class _Frame:
 
     def rows(self, step: int) -> tuple[int, int, Keys, Keys, npt.NDArray[Any]] | None:
         """The next ``step`` children at most: the prefixes they extend (p0..p1-1), how many of each one's, and
-        where they are in the table ``resolve`` returns (its base plus the child's place); None at the end."""
+        where each one's first is in the table ``resolve`` returns (they follow it there); None at the end."""
         span = self._span(step)
         if span is None:
             return None
         lo, hi, p0, p1, counts = span
         base, table, _ = self.resolve(p0, p1)
-        e = np.repeat(base - self.first[p0:p1], counts)
-        e += np.arange(lo, hi, dtype=np.int64)
-        return p0, p1, counts, e, table
+        first = self.first[p0:p1]
+        return p0, p1, counts, base + np.maximum(first, lo) - first, table
 
     def take(self, step: int) -> tuple[npt.NDArray[Any], Ints, Ints] | None:
         """The next ``step`` children at most: their prefixes (repeated), split indices and target states; None at

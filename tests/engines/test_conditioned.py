@@ -361,9 +361,46 @@ def test_each_listing_starts_with_the_room_left_in_the_block(monkeypatch, rows):
     short = sum(len(p) < rows for p in seen)
     assert len(got) == 400 and all(len(b) == rows for b in got)
     assert copied <= short < len(got) // 4, (copied, short)
+    # and where a listing starts in the middle of a block, its first rows are written in the room left in it, not
+    # made apart and copied there: its first piece lies inside a block yielded
+    inside = sum(any(b.ctypes.data < p.ctypes.data < b.ctypes.data + b.nbytes for b in got) for p in seen)
+    assert 0 < inside and short <= 2 * inside + 1, (inside, short)
     ref = SourceProgramme(plan, comp)
     want = b"".join(b.tobytes() for b in itertools.islice(ref.blocks(rows=rows, dtype=np.int8), 400))
     assert b"".join(b.tobytes() for b in got) == want
+
+
+@pytest.mark.parametrize("seed", [0, 3, 8])
+def test_the_widest_boards_rows_after_the_first_block_keep_their_bytes(monkeypatch, seed):  # 702.19b, 510.1a
+    # random_sharing(12, 14, 4)'s seeds whose rows after the first block come from many rooted programmes, one
+    # after the other: their tables stop where the runs are long (SUFFIX_RUN), their blocks are written run by run
+    # (FILL_RUN), each listing's first rows in the room left in the block (PrefixLister._into). The user's blocks
+    # are the bytes of the old choices (every table that fits, the ragged gather) listed in blocks of another size
+    # (each listing's end copied), and the rows the join tree unranks
+    sc = random_sharing(12, 14, 4, seed=seed)
+    n = 3 << 18
+    new = np.concatenate(list(_first_rows(Combat(load_scenario(sc)).assignment_blocks(), n)))
+    monkeypatch.setattr(ordered, "SUFFIX_RUN", 1 << 62)
+    monkeypatch.setattr(ordered, "FILL_RUN", 1 << 62)
+    plan = Combat(load_scenario(sc)).plan
+    (comp,) = plan.components
+    lister = direct.component_lister(plan, comp)
+    assert isinstance(lister, conditioned.PrefixLister)
+    old = np.concatenate(list(_first_rows(lister.blocks(rows=1000, dtype=new.dtype), n)))
+    assert len(new) == len(old) == n and new.tobytes() == old.tobytes()
+    rng = random.Random(seed)
+    for i in (0, 1 << 16, n - 1, *rng.sample(range(n), 3)):
+        assert lister.prog.unrank(i) == tuple(new[i].tolist())
+
+
+def _first_rows(blocks, n: int):
+    """The blocks of the first ``n`` rows (the last one cut)."""
+    got = 0
+    for b in blocks:
+        yield b[: n - got]
+        got += len(b)
+        if got >= n:
+            return
 
 
 def test_the_prefixes_of_one_level_share_their_rejoins_plan(monkeypatch):  # 702.19b, 510.1a: the same rows

@@ -60,6 +60,11 @@ def _expected_per_component(combat, legal: list[dict]) -> dict[tuple[int, ...], 
 #: source's rows kept as they are met (Lister._last), in up to LAST_BYTES (a few bytes: emptied again and again)
 TABLES = [0, 1, 400, 1500, 4096, ordered.SUFFIX_BYTES]
 LAST = [8, 200, ordered.LAST_BYTES]
+#: the mean run below which a level's table is made (1: only the last source's; past any board's rows: every level
+#: that fits, the old choice) and the mean run from which a block is written run by run (1: always; past any board's
+#: rows: never, the ragged gather)
+RUNS = [1, 3, ordered.SUFFIX_RUN, 1 << 62]
+FILLS = [1, 4, ordered.FILL_RUN, 1 << 62]
 
 
 def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0) -> int:
@@ -77,6 +82,8 @@ def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0)
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(ordered, "SUFFIX_BYTES", rng.choice(TABLES))
             mp.setattr(ordered, "LAST_BYTES", rng.choice(LAST))
+            mp.setattr(ordered, "SUFFIX_RUN", rng.choice(RUNS))
+            mp.setattr(ordered, "FILL_RUN", rng.choice(FILLS))
             got = _rows(prog, rng.choice([1, 3, 7, 64, 1 << 16]))
             assert got == want  # the same rows, in the canonical order
             for start in {0, 1, len(want) // 2, len(want) - 1, rng.randrange(max(1, len(want)))}:
@@ -455,11 +462,12 @@ def _first_rooted(seed: int, fixed: int) -> tuple[SourceProgramme, SourceProgram
 
 
 @pytest.mark.parametrize("seed,fixed", [(3, 2), (1, 3), (4, 3)])
-def test_a_rooted_listers_tables_start_at_its_first_free_source(seed, fixed):  # 510.1a: the same rows
+def test_a_rooted_listers_tables_start_at_its_first_free_source(monkeypatch, seed, fixed):  # 510.1a: the same rows
     # a fixed source's level has one state and one child: a table there would be the rows below it again, one split
     # wider (random_sharing(12, 14, 4) seed 0: 52 ms to its first block for six such copies); the rooted lister's
     # rows are the component's first ones, from any start
     whole, rooted, prefix = _first_rooted(seed, fixed)
+    monkeypatch.setattr(ordered, "SUFFIX_RUN", 1 << 62)  # (a level of long runs gets no table: see below)
     lister = rooted.lister(np.int64)
     assert lister._suffixes(NEVER)[0] == len(prefix)  # (the tables fit: they went down to level 0 before)
     n = rooted.count()
@@ -535,3 +543,75 @@ def test_the_first_block_can_be_cut_short(monkeypatch, tables, first):  # 510.1a
         n = len(want)
         sizes = [min(first, n)] + [min(64, n - first - k) for k in range(0, max(0, n - first), 64)]
         assert [len(b) for b in got] == sizes and np.array_equal(np.concatenate(got), want)
+
+
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("fill", FILLS)
+def test_the_tables_level_and_the_block_writes_keep_the_rows(monkeypatch, run, fill):  # 510.1a: the same bytes
+    # a level's table is not made where its children's runs of rows are long (SUFFIX_RUN): the blocks copy the
+    # level below's in runs that long; a block is written run by run (two slice copies a prefix) where the runs are
+    # long (FILL_RUN), else by a ragged gather. Every choice lists the column programme's bytes, from any start,
+    # rooted or not
+    monkeypatch.setattr(ordered, "SUFFIX_RUN", run)
+    monkeypatch.setattr(ordered, "FILL_RUN", fill)
+    levels = set()
+    for sc in (pw_cycle(6), random_sharing(6, 8, per=3, seed=1), dense_pairs(4)):
+        plan = Combat(load_scenario(sc)).plan
+        (comp,) = [c for c in plan.components if len(c) > 1]
+        new, old = SourceProgramme(plan, comp), ComponentDP(plan, comp)
+        levels.add(new.lister(np.int8)._suffixes(NEVER)[0] - len(comp))
+        n = min(new.count(), 150_000)
+        want = np.concatenate(list(_first(old.blocks(65536, np.int8), n)))[:n]
+        for rows in (1000, 65536):
+            got = np.concatenate(list(_first(new.blocks(rows, np.int8), n)))[:n]
+            assert np.array_equal(got, want)
+        for start in (1, n // 3, n - 7):
+            part = want[start : start + 5000]
+            assert np.array_equal(next(new.blocks(5000, np.int8, start=start))[: len(part)], part)
+    for seed, fixed in ((3, 2), (1, 3)):
+        whole, rooted, _ = _first_rooted(seed, fixed)
+        n = rooted.count()
+        want = np.concatenate(list(_first(whole.blocks(4096, np.int8), n)))[:n]
+        assert np.array_equal(np.concatenate(list(rooted.blocks(777, np.int8))), want)
+    assert (run == 1) <= (levels == {-1})  # (the last source's table alone)
+
+
+def test_a_level_whose_children_have_long_runs_gets_no_table(monkeypatch):  # 510.1a: the same rows
+    # random_sharing(6, 8, 3) seed 1's rooted programme at its first two splits: its first free level's children
+    # have long runs of rows each, so its table (every row of the programme again, 299 616) and the next one's are
+    # not made: the tables start two levels lower (31 033 rows), and the rows are the same
+    whole, rooted, prefix = _first_rooted(1, 2)
+    monkeypatch.setattr(ordered, "SUFFIX_RUN", 1 << 62)  # (the old choice: every level that fits)
+    every = rooted.lister(np.int8)._suffixes(NEVER)
+    monkeypatch.setattr(ordered, "SUFFIX_RUN", 256)
+    again = SourceProgramme(rooted.plan, rooted.component, prefix=prefix)
+    fewer = again.lister(np.int8)._suffixes(NEVER)
+    assert every[0] == len(prefix) == 2 and fewer[0] == 4 and 8 * len(fewer[1]) < len(every[1])
+    assert again.count() == rooted.count() == len(every[1])
+    for rows in (1000, 1 << 16):
+        assert np.array_equal(
+            np.concatenate(list(again.blocks(rows, np.int8))), np.concatenate(list(rooted.blocks(rows, np.int8)))
+        )
+
+
+def test_the_splits_are_listed_once_per_component(monkeypatch):  # 510.1a: the same rows
+    # every rooted programme of a component lists the same splits of its free sources (the prefix lister builds
+    # many): worked out once (SourceProgramme._split_of, with the tables), each rooted lister taking its fixed
+    # sources' one split from them
+    _, _, prefix = _first_rooted(4, 3)
+    plan = Combat(load_scenario(random_sharing(6, 8, per=3, seed=4))).plan  # (its own cache: nothing listed yet)
+    (comp,) = [c for c in plan.components if len(c) > 2]
+    made: list[int] = []
+    legal = ordered.Lister._legal
+    monkeypatch.setattr(ordered.Lister, "_legal", lambda self, j: made.append(j) or legal(self, j))
+    a, b = SourceProgramme(plan, comp, prefix=prefix), SourceProgramme(plan, comp, prefix=prefix[:1])
+    la, lb = a.lister(np.int8), b.lister(np.int8)
+    assert sorted(made) == list(range(len(comp)))  # once each, for both
+    assert [len(x) for x in la.splits[: len(prefix)]] == [1] * len(prefix)
+    assert [x.tolist() for x in la.splits[: len(prefix)]] == [[list(s)] for s in prefix]
+    assert [x.tolist() for x in la.splits[len(prefix) :]] == [x.tolist() for x in lb.splits[len(prefix) :]]
+    n = 50_000  # (the component's first rows: those of both rooted programmes' first)
+    want = np.concatenate(list(_first(SourceProgramme(plan, comp).blocks(4096, np.int8), n)))[:n]
+    assert sorted(made) == list(range(len(comp)))  # (the whole programme's lister too)
+    assert np.array_equal(np.concatenate(list(a.blocks(500, np.int8))), want[: a.count()])
+    assert np.array_equal(np.concatenate(list(_first(b.blocks(500, np.int8), n)))[:n], want)
