@@ -1042,6 +1042,47 @@ def test_boards_with_prevention_shields_or_a_countered_indestructible_blocker_ar
     assert_same_answer(bounded, every)
 
 
+def test_the_overkill_floor_reads_the_first_strike_blockers_lifelink_and_counters():
+    # 702.15b, 702.90c, 702.80b, 702.2c: a drawn one-group board (benchmarks.boards.mixed_group, 4 attackers) whose
+    # blockers have lifelink and infect. The floor was 0 on such boards (the life to reach may rise, an attacker's
+    # power may drop), so min-overkill bounded nothing and 411 regular steps were solved; now it reads the most the
+    # first step's blockers gain or take off (each reply's own), every set of attackers (not only all of them) and
+    # deathtouch's threshold of 1: a few dozen, the same line as the search of every state
+    doc = mixed_group(4, 3)
+    objectives = ["min-overkill"]
+    assert _results_problem(doc, objectives) is not None
+    bounded = WholeCombat(doc).solve(objectives)
+    assert bounded.solves <= 80
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
+        every = WholeCombat(doc).solve(objectives)
+    assert_same_answer(bounded, every)
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(bounded_effects())
+def test_the_overkill_floor_holds_after_each_reply_on_boards_with_effects(doc):
+    # 510.1a, 702.15b, 702.90c, 702.80b, 702.2c, 615.7: after every reply, the floor the search bounds the regular
+    # step's overkill by -- read with each reply's own lifelink gains and -1/-1 counters (the search's) and with the
+    # most any reply's blockers can do (the fallback) -- is at most the least overkill of the regular step after it
+    problem = _results_problem(doc, ["min-overkill"])
+    assume(problem is not None)
+    table = whole_search._results_table(problem)
+    replies = whole_search._replies(problem)
+    regular = whole_search._Regular(problem)
+    losses = whole_search._reply_losses(problem, replies)
+    for reply in replies:
+        dead = whole_search._deaths(reply.outcome)
+        assert dead is not None
+        floors = [whole_search._overkill_after(problem, table, dead, memo) for memo in ({"reply losses": losses}, {})]
+        for i in range(len(table)):
+            candidate = table.candidate(i)
+            _, outcome = whole_search.step_values(problem.attacking_first, candidate.a1, problem.objs, reply.d1)
+            least = regular.after(candidate, reply, outcome.state).objectives["min-overkill"]
+            assert all(int(floor[i]) <= least for floor in floors), ([int(f[i]) for f in floors], least)
+
+
 @pytest.mark.parametrize("poison", [0, 4, 5, 9])
 @pytest.mark.parametrize("players", [1, 2])
 def test_a_first_step_that_can_give_ten_poison_is_bounded_where_its_end_is_read(poison, players):
