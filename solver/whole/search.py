@@ -2186,7 +2186,7 @@ class _FrontSearch:
         self.prefix = prefix
         #: per objective, an upper bound of each candidate's value over the combat, oriented and scaled as
         #: ``table.first`` (None: unbounded; :func:`_own_bounds`); the suffix: those after the prefix
-        needs = _blocker_needs(problem, table)
+        needs = _with_losses(problem, _blocker_needs(problem, table), replies)
         outcomes = _outcomes(replies)
         # min-overkill first: its floor is highest after the replies that kill the fewest, so every outcome counts
         read = outcomes if problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL else _widest(outcomes)
@@ -2316,7 +2316,7 @@ def _own_bounds(
     least the same after any reply: fewer attackers deal less and reach fewer blockers), ``min-overkill``: the first
     step's overkill and :func:`_overkill_floor` (the least floor over the replies). ``needs``: as
     :func:`_reply_bounds`; ``start``: only the objectives from that one on (the list returned starts there)."""
-    needs = needs if needs is not None else _blocker_needs(problem, table)
+    needs = _with_losses(problem, needs if needs is not None else _blocker_needs(problem, table), replies)
     out = _reply_bounds(problem, table, frozenset(), needs, start)
     for k, o in enumerate(problem.objs):
         if k >= start and o.kind == ObjectiveKind.MIN_OVERKILL:
@@ -2334,7 +2334,7 @@ def _lex_bounds(problem: _Problem, table: _Table, replies: list[Reply], per: lis
     kill attackers, but only as a whole vector. ``per``: :func:`_reply_bounds` after some outcomes, when already
     read (the bound holds over any of them)."""
     if per is None:
-        needs = _blocker_needs(problem, table)
+        needs = _with_losses(problem, _blocker_needs(problem, table), replies)
         per = [_reply_bounds(problem, table, dead, needs) for dead in _outcomes(replies)]
     width = next((k for k, c in enumerate(per[0]) if c is None), len(per[0]))
     out: list[np.ndarray | None] = [c.copy() for c in per[0][:width]]
@@ -2420,7 +2420,7 @@ def _reply_bounds(
         if k < start:
             out.append(None)
         elif o.kind == ObjectiveKind.MIN_OVERKILL:
-            out.append(first - _overkill_after(problem, table, dead, memo))
+            out.append(first - _overkill_after(problem, table, dead, memo, highest=True))
         elif o.kind == ObjectiveKind.MAX_KILLS:
             out.append(first + _most_kills(problem, table, dead, needs))
         elif o.kind == ObjectiveKind.MAX_VALUE:
@@ -2783,11 +2783,12 @@ def _most_through(
 def _overkill_floor(problem: _Problem, table: _Table, replies: list[Reply]) -> np.ndarray:
     """Per candidate, the least overkill the regular step adds whatever the reply and the regular step's assignment:
     the least of :func:`_overkill_after` over the replies' outcomes."""
-    return np.min([_overkill_after(problem, table, dead) for dead in _outcomes(replies)], axis=0)
+    memo = {"reply losses": _reply_losses(problem, replies)}
+    return np.min([_overkill_after(problem, table, dead, memo) for dead in _outcomes(replies)], axis=0)
 
 
 def _overkill_after(
-    problem: _Problem, table: _Table, dead: frozenset = frozenset(), memo: dict | None = None
+    problem: _Problem, table: _Table, dead: frozenset = frozenset(), memo: dict | None = None, highest: bool = False
 ) -> np.ndarray:
     """Per candidate, the least overkill the regular step adds after a reply that kills the attackers ``dead``,
     whatever the regular step's assignment (the boards of :func:`_plain_first_step`, the first step ending no
@@ -2800,21 +2801,16 @@ def _overkill_after(
     thresholds, after the candidate: a player's life left, a planeswalker's loyalty, a battle's defense (what
     those attackers attack, and the planeswalker's controller for one that tramples over planeswalkers, 702.19c:
     :func:`_aims`), a blocker's lethal need left
-    (the blockers blocking those attackers; 702.19b; none when it died, deathtouch included). ``memo``: each
-    recipient's threshold left, kept from one call to the next."""
+    (the blockers blocking those attackers; 702.19b; none when it died, deathtouch included). The most over the
+    sets of those attackers, less their recipients' prevention shields and what the first step's blockers do
+    (lifelink, -1/-1 counters): :func:`_least_excess`. ``memo``: each recipient's threshold left, kept from one
+    call to the next, and under ``"reply losses"`` :func:`_reply_losses` (else the most any reply can do): the
+    floor after every reply of the outcome, the least of theirs; ``highest``: after the one whose floor is highest
+    (a bound of the candidate's value all the same, the defender picking the worst reply for it)."""
     s = problem.scenario
     memo = {} if memo is None else memo
-    if problem.effects and not _floor_holds(problem):
-        return np.zeros(len(table), dtype=np.int64)  # the regular step's overkill is at least 0
-    regular = problem.regular_plan()
-    attackers = {a.id: a for a in s.attackers if a.id not in dead}
-    damage: dict[str, int] = {}
-    for src in regular.sources:
-        a = attackers.get(src.source)
-        if a is not None and src.routes and (not a.blocked or a.has(Keyword.TRAMPLE)):
-            damage[a.id] = min(src.damage, src.unblocked.damage) if src.unblocked is not None else src.damage
+    damage = _regular_damage(problem, dead)
     at = problem.layout()
-    left = np.zeros(len(table), dtype=np.int64)
     taken = partial(table.taken, at)
     # per candidate, the attackers whose planeswalker or battle it takes out of combat are left out (506.4c)
     gone = _removed_by(problem, table, memo)
@@ -2824,13 +2820,7 @@ def _overkill_after(
         for a in s.attackers
         if a.id in damage and a.attacking in gone and not _aims(s, a, {ObjectKind.PLAYER})
     }
-
-    def counted(ids: list[str]) -> Any:
-        """Per candidate: does one of these attackers still assign its damage?"""
-        if any(i not in keep for i in ids):
-            return True
-        return np.logical_or.reduce([keep[i] for i in ids])
-
+    reached: list[tuple[str, np.ndarray, tuple[str, ...]]] = []  # per recipient (:func:`_least_excess`)
     attacked: dict[str, list[str]] = {}  # what it attacks, and its controller with trample over planeswalkers
     kinds = {ObjectKind.PLAYER, ObjectKind.PLANESWALKER, ObjectKind.BATTLE}
     for a in s.attackers:
@@ -2838,29 +2828,176 @@ def _overkill_after(
             for r in sorted(_aims(s, a, kinds)):
                 attacked.setdefault(r, []).append(a.id)
     for r, ids in attacked.items():
-        if ids:
-            if ("threshold", r) not in memo:
-                memo["threshold", r] = np.maximum(0, overkill_threshold(s, r) - _life_taken(problem, table, r))
-            left += memo["threshold", r] * counted(ids)
+        if ("threshold", r) not in memo:
+            memo["threshold", r] = np.maximum(0, overkill_threshold(s, r) - _life_taken(problem, table, r))
+        reached.append((r, memo["threshold", r], tuple(ids)))
     for r in sorted({b for a in s.attackers if a.id in damage for b in a.blocked_by}):
         if ("need", r) not in memo:
             alive = np.maximum(0, lethal_need(s.creature(r)) - taken(r))
             if r in at and len(at[r]) > 1 and not s.creature(r).has(Keyword.INDESTRUCTIBLE):
                 alive[table.capped[:, at[r][1]] > 0] = 0  # 702.2c: destroyed (702.12b: unless indestructible)
             memo["need", r] = alive
-        left += memo["need", r] * counted([a.id for a in s.attackers if a.id in damage and r in a.blocked_by])
-    dealt = sum((n * keep[a] if a in keep else n for a, n in damage.items()), np.zeros(len(table), dtype=np.int64))
-    # 615.7: overkill is read on damage dealt, and a prevention shield left stops at most what is left of it: at
-    # most the shields of the board as given, all of them (none is restored in combat)
-    floor = np.maximum(0, dealt - left - _shields_left(s))
+        reached.append((r, memo["need", r], tuple(a.id for a in s.attackers if a.id in damage and r in a.blocked_by)))
+    lost = _first_strike_losses(problem, damage, memo.get("reply losses", {}).get(dead), highest)
+    # every set S only on boards with effects, where it pays: on the plain shapes (chained(6)) the floor of S = all
+    # already bounds as much, and the sets doubled the bounds' time (0.3 -> 0.6 s)
+    floor = _least_excess(s, damage, keep, reached, lost, len(table), every=problem.effects)
     ended = _ended(problem, table, memo)
     return floor if ended is None else np.where(ended, 0, floor)  # 104.3b: no regular step, no overkill there
 
 
-def _shields_left(s: Scenario) -> int:
-    """The most the prevention shields (615.7) of ``s`` can still prevent: every one's ``prevent`` together."""
-    others: tuple[Any, ...] = (*s.attackers, *s.blockers, *s.players, *s.planeswalkers, *s.battles)
-    return sum(o.receiving.prevent for o in others)
+def _regular_damage(problem: _Problem, dead: frozenset) -> dict[str, int]:
+    """The regular step's damage of each attacker left that will have a route (:func:`_overkill_after`)."""
+    attackers = {a.id: a for a in problem.scenario.attackers if a.id not in dead}
+    damage: dict[str, int] = {}
+    for src in problem.regular_plan().sources:
+        a = attackers.get(src.source)
+        if a is not None and src.routes and (not a.blocked or a.has(Keyword.TRAMPLE)):
+            damage[a.id] = min(src.damage, src.unblocked.damage) if src.unblocked is not None else src.damage
+    return damage
+
+
+#: :func:`_least_excess` reads every set of attackers up to this many attackers (2^n - 1 sets), else all of them
+#: together only
+_SUBSET_ATTACKERS = 8
+
+
+def _least_excess(
+    s: Scenario,
+    damage: dict[str, int],
+    keep: dict[str, np.ndarray],
+    reached: list[tuple[str, np.ndarray, tuple[str, ...]]],
+    lost: Callable[[frozenset[str], frozenset[str]], int],
+    n: int,
+    every: bool = True,
+) -> np.ndarray:
+    """Per candidate, the least overkill the attackers of ``damage`` (each assigning all of it, 510.1a, where
+    ``keep`` keeps it) leave in the regular step whatever their assignment: for any set S of them, the damage of S
+    less the thresholds of the recipients S reaches (``reached``: per recipient, its threshold per candidate and
+    the attackers that can assign to it) and their prevention shields (615.7: overkill is read on damage dealt,
+    and a shield stops at most its ``prevent``), less what ``lost`` reads (the first step's blockers: power S's
+    attackers lose, life the players S reaches gain). A creature that only attackers of S with deathtouch reach
+    takes at most 1 before overkill when they assign it any (702.2c, trample.outcome.overkill_threshold). The
+    most over every S (and 0): by max-flow min-cut it is the least overkill when each attacker may put its damage
+    anywhere it reaches (trample's order, 702.19b, only adds to it). Every S while there are at most
+    :data:`_SUBSET_ATTACKERS` attackers (and ``every``), else S the set of them all. Read once per distinct row of
+    the thresholds and ``keep``."""
+    columns = [t for _, t, _ in reached] + [k.astype(np.int64) for k in keep.values()]
+    if every and columns and n and len(damage) <= _SUBSET_ATTACKERS:
+        _, first, inverse = np.unique(_row_ids(np.stack(columns, axis=1)), return_index=True, return_inverse=True)
+        if len(first) < n:
+            rows = [(r, t[first], ids) for r, t, ids in reached]
+            kept = {a: k[first] for a, k in keep.items()}
+            return _least_excess(s, damage, kept, rows, lost, len(first), every)[inverse.reshape(-1)]
+    order = list(damage)
+    bit = {a: 1 << j for j, a in enumerate(order)}
+    dealt = [damage[a] * keep[a] if a in keep else np.full(n, damage[a], dtype=np.int64) for a in order]
+    masks = range(1, 1 << len(order)) if every and len(order) <= _SUBSET_ATTACKERS else [(1 << len(order)) - 1]
+    creature = {ObjectKind.ATTACKER, ObjectKind.BLOCKER}
+    reaching = [
+        (r, threshold, np.minimum(threshold, 1) if s.kind(r) in creature else threshold, ids, s.receiving(r).prevent)
+        for r, threshold, ids in reached
+    ]
+    masks_of = [sum(bit[a] for a in ids) for _, _, ids in reached]
+    touching = sum(bit[a] for a in order if s.attacker(a).has(Keyword.DEATHTOUCH))
+    best = np.zeros(n, dtype=np.int64)
+    for chosen in masks:
+        excess = sum((dealt[j] for j in range(len(order)) if chosen >> j & 1), np.zeros(n, dtype=np.int64))
+        within: set[str] = set()
+        for (r, threshold, touched, ids, shield), mask in zip(reaching, masks_of):
+            if not mask & chosen:
+                continue
+            within.add(r)
+            if not mask & chosen & ~touching:  # only deathtouch sources of S reach it: 1 is lethal (702.2c)
+                threshold = touched
+            inside = [a for a in ids if bit[a] & chosen]
+            # a recipient only attackers taken out of combat reach counts only where one of them is kept
+            held = 1 if any(a not in keep for a in inside) else np.logical_or.reduce([keep[a] for a in inside])
+            excess = excess - (threshold + shield) * held
+        members = frozenset(a for a in order if bit[a] & chosen)
+        np.maximum(best, excess - lost(members, frozenset(within)), out=best)
+    return best
+
+
+def _first_strike_losses(
+    problem: _Problem, damage: dict[str, int], losses: list[tuple[dict, dict]] | None, highest: bool = False
+) -> Callable[[frozenset[str], frozenset[str]], int]:
+    """For :func:`_least_excess`: given a set S of attackers and the recipients they reach, the most the first
+    step's blockers can take off what S puts past their thresholds. Each -1/-1 counter an infect or wither blocker
+    deals (702.90c, 702.80b) lowers one attacker's power, so its regular damage, by at most 1; each life a lifelink
+    blocker gains its controller (702.15b) raises the life past which that player's overkill is read. The
+    blockers' regular-step damage is dealt at once with the attackers' (510.2): it changes neither.
+    ``losses``: per reply with the outcome read (:func:`_reply_losses`), the power each attacker lost and the life
+    each player gained: the most over them (a floor after each of those replies), or with ``highest`` the least
+    (the most over S of what S puts past less the least loss is the highest of the replies' floors: a floor after
+    one of them); None: whatever the reply, each blocker dealing first-strike damage
+    its combat damage (infect or wither: to the attackers of S it blocks, 510.1d; lifelink: to its controller,
+    every player reached when that is not known)."""
+    if losses is not None:
+        pick = min if highest else max
+
+        def read(members: frozenset[str], within: frozenset[str]) -> int:
+            return pick(
+                (
+                    sum(min(d, damage[a]) for a, d in drops.items() if a in members)
+                    + sum(g for p, g in gains.items() if p in within)
+                    for drops, gains in losses
+                ),
+                default=0,
+            )
+
+        return read
+    s = problem.scenario
+    counters: list[tuple[int, frozenset[str]]] = []
+    gains: list[tuple[int, str | None]] = []
+    if problem.effects and problem.whole.has_first_strike_step:
+        for b in s.blockers:
+            if not b.in_combat or not b.deals_damage_in(Step.FIRST_STRIKE) or b.combat_damage <= 0:
+                continue
+            if b.has(Keyword.LIFELINK):
+                gains.append((b.combat_damage, s.blocker_controller(b.id)))
+            if any(b.has(k) for k in _COUNTERS):
+                counters.append((b.combat_damage, frozenset(a.id for a in s.attackers if b.id in a.blocked_by)))
+    players = {p.id for p in s.players}
+
+    def most(members: frozenset[str], within: frozenset[str]) -> int:
+        shrunk = sum(min(n, sum(damage[a] for a in blocked & members)) for n, blocked in counters)
+        return shrunk + sum(n for n, p in gains if p in within or (p is None and players & within))
+
+    return most
+
+
+def _reply_losses(problem: _Problem, replies: list[Reply]) -> dict[frozenset, list[tuple[dict, dict]]]:
+    """Per outcome of the replies (the attackers it kills, :func:`_deaths`), what each of its replies alone does
+    that :func:`_first_strike_losses` reads: the power each attacker lost (-1/-1 counters, 702.90c, 702.80b: its
+    combat damage on the state the reply leaves) and the life each player gained (702.15b), distinct ones once.
+    Empty on boards whose replies' outcomes are not states (plain boards: nothing of it happens)."""
+    s = problem.scenario
+    out: dict[frozenset, list[tuple[dict, dict]]] = {}
+    for reply in replies:
+        state = reply.outcome
+        if not isinstance(state, Scenario):
+            return {}
+        after = {a.id: a.combat_damage for a in state.attackers}
+        drops = {
+            a.id: a.combat_damage - after[a.id]
+            for a in s.attackers
+            if after.get(a.id, a.combat_damage) < a.combat_damage
+        }
+        life = {p.id: p.life for p in state.players}
+        gains = {p.id: life[p.id] - p.life for p in s.players if life.get(p.id, p.life) > p.life}
+        held = out.setdefault(_deaths(state) or frozenset(), [])
+        if (drops, gains) not in held:
+            held.append((drops, gains))
+    return out
+
+
+def _with_losses(problem: _Problem, needs: tuple, replies: list[Reply]) -> tuple:
+    """``needs`` (:func:`_blocker_needs`) with :func:`_reply_losses` of ``replies`` in its memo, where
+    :func:`_overkill_after` reads them (the first time only: they are the board's)."""
+    if "reply losses" not in needs[3]:
+        needs[3]["reply losses"] = _reply_losses(problem, replies)
+    return needs
 
 
 def _life_taken(problem: _Problem, table: _Table, r: str) -> np.ndarray:
@@ -2926,8 +3063,9 @@ def _result_bounded(problem: _Problem, canonical: bool) -> bool:
       step's bounds read what is assigned, which is at least what is dealt (a shield's rest only stops more), and
       count such a blocker as killable by the counters left to give it (:func:`_blocker_needs`);
     - ``lethal``: a player an attacker with infect, toxic or commander damage may assign to is counted as possibly
-      lost (:func:`_other_losses`); ``min-overkill``: the floor only where it holds (:func:`_floor_holds`), less
-      every shield of the board (:func:`_shields_left`: overkill is read on damage dealt)."""
+      lost (:func:`_other_losses`); ``min-overkill``: the floor less the shields of the recipients it reads
+      (overkill is read on damage dealt) and what the first step's lifelink and infect or wither blockers can do
+      (:func:`_least_excess`, :func:`_first_strike_losses`)."""
     return not division_moved(problem.scenario) and _results_readable(problem, canonical)
 
 
@@ -2990,15 +3128,6 @@ def _other_losses(problem: _Problem) -> frozenset[str]:
         return frozenset()
     s = problem.scenario
     return frozenset(p for a in s.attackers if _loses_otherwise(a) for p in _aims(s, a, {ObjectKind.PLAYER}))
-
-
-def _floor_holds(problem: _Problem) -> bool:
-    """Does the overkill floor (:func:`_overkill_after`) hold on a board with effects? When every attacker left
-    keeps its damage and every threshold is the plain one or read as it is: no blocker deals -1/-1 counters (infect,
-    wither: an attacker's power drops) or gains its player life (lifelink: the life to reach rises); a first-strike
-    source with infect reaching a player leaves their life as it was (:func:`_life_taken` reads it so)."""
-    s = problem.scenario
-    return not any(b.has(k) for b in s.blockers for k in (*_COUNTERS, Keyword.LIFELINK))
 
 
 def _results_front_search(problem: _Problem, regular: _Regular, replies: list[Reply]) -> tuple[Line | None, bool]:

@@ -1042,6 +1042,82 @@ def test_boards_with_prevention_shields_or_a_countered_indestructible_blocker_ar
     assert_same_answer(bounded, every)
 
 
+def test_the_overkill_floor_reads_the_first_strike_blockers_lifelink_and_counters():
+    # 702.15b, 702.90c, 702.80b, 702.2c: a drawn one-group board (benchmarks.boards.mixed_group, 4 attackers) whose
+    # blockers have lifelink and infect. The floor was 0 on such boards (the life to reach may rise, an attacker's
+    # power may drop), so min-overkill bounded nothing and 411 regular steps were solved; now it reads the most the
+    # first step's blockers gain or take off (each reply's own), every set of attackers (not only all of them) and
+    # deathtouch's threshold of 1: a few dozen, the same line as the search of every state
+    doc = mixed_group(4, 3)
+    objectives = ["min-overkill"]
+    assert _results_problem(doc, objectives) is not None
+    bounded = WholeCombat(doc).solve(objectives)
+    assert bounded.solves <= 80
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
+        every = WholeCombat(doc).solve(objectives)
+    assert_same_answer(bounded, every)
+
+
+@pytest.mark.slow
+@settings(max_examples=strategies.examples(60), deadline=None)
+@given(bounded_effects())
+def test_the_overkill_floor_holds_after_each_reply_on_boards_with_effects(doc):
+    # 510.1a, 702.15b, 702.90c, 702.80b, 702.2c, 615.7: the floor the search bounds the regular step's overkill by
+    problem = _results_problem(doc, ["min-overkill"])
+    assume(problem is not None)
+    _assert_overkill_floors(problem)
+
+
+@pytest.mark.parametrize("keyword", ["lifelink", "infect", "wither"])
+def test_the_overkill_floor_reads_what_a_first_strike_blocker_does(keyword):
+    # a0 (6/10, double strike, trample) through f (3/1, first strike) at opp (10 life): its first step puts 1 on f
+    # and 5 on opp. With lifelink f gains opp 3 (702.15b: 8 left, so a0's regular 6 is no overkill); with infect
+    # or wither it puts three -1/-1 counters on a0 (702.90c, 702.80b: a0 deals 3 of opp's 5 left). Read without
+    # them the floor would be 1 and 1 (6 past 5)
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 10}],
+        "attackers": [_ds(0, 6, "opp", ["f"])],
+        "blockers": [{"id": "f", "power": 3, "toughness": 1, "keywords": ["first_strike", keyword]}],
+    }
+    doc["attackers"][0]["toughness"] = 10
+    problem = _results_problem(doc, ["min-overkill"])
+    assert problem is not None
+    _assert_overkill_floors(problem)
+    bounded = WholeCombat(doc).solve(["min-overkill"])
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
+        every = WholeCombat(doc).solve(["min-overkill"])
+    assert_same_answer(bounded, every)
+
+
+def _assert_overkill_floors(problem) -> None:
+    """Per outcome (the attackers a reply kills), the overkill floor read with each reply's own lifelink gains and
+    -1/-1 counters, and the fallback (the most any reply's blockers can do), are at most the least overkill of the
+    regular step after every reply of the outcome; the highest of the replies' floors (what the vector bounds
+    read) at most the least overkill after one of them."""
+    table = whole_search._results_table(problem)
+    replies = whole_search._replies(problem)
+    regular = whole_search._Regular(problem)
+    memo = {"reply losses": whole_search._reply_losses(problem, replies)}
+    least: dict = {}  # per outcome, per candidate: the least overkill after each of its replies
+    for reply in replies:
+        dead = whole_search._deaths(reply.outcome)
+        assert dead is not None
+        for i in range(len(table)):
+            candidate = table.candidate(i)
+            _, outcome = whole_search.step_values(problem.attacking_first, candidate.a1, problem.objs, reply.d1)
+            value = regular.after(candidate, reply, outcome.state).objectives["min-overkill"]
+            least.setdefault(dead, {}).setdefault(i, []).append(value)
+    for dead, per in least.items():
+        every = [whole_search._overkill_after(problem, table, dead, m) for m in (dict(memo), {})]
+        highest = whole_search._overkill_after(problem, table, dead, dict(memo), highest=True)
+        for i, values in per.items():
+            assert all(int(floor[i]) <= min(values) for floor in every), ([int(f[i]) for f in every], values)
+            assert int(highest[i]) <= max(values), (int(highest[i]), values)
+
+
 @pytest.mark.parametrize("poison", [0, 4, 5, 9])
 @pytest.mark.parametrize("players", [1, 2])
 def test_a_first_step_that_can_give_ten_poison_is_bounded_where_its_end_is_read(poison, players):
