@@ -207,7 +207,10 @@ def test_loaded_objects_are_what_their_constructors_make(doc):
 
 def test_an_object_missing_a_field_is_made_by_its_constructor():
     """``_built`` with values that do not name every field is the constructor (its defaults, or its error)."""
-    from trample.models.scenario import Attacker, _built
+    from trample.models.scenario import _FIELD_NAMES, Attacker, _built
+
+    # _built fills an object's fields without calling its __init__: a class it makes must derive nothing there
+    assert not any(hasattr(cls, "__post_init__") for cls in _FIELD_NAMES)
 
     made = _built(Attacker, {"id": "a", "power": 2, "toughness": 2, "attacking": "p"})
     assert made == Attacker(id="a", power=2, toughness=2, attacking="p") and made.blocked_by == ()
