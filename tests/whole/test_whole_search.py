@@ -852,6 +852,16 @@ def _results_problem(doc: dict, objectives: list[str]):
     return problem if whole_search._result_bounded(problem, canonical) else None
 
 
+def _bounded_and_every(doc: dict, objectives: list[str]):
+    """``doc``'s whole combat solved best bound first, and again with every state its first steps leave searched
+    (``_result_bounded`` off): the answer the bounds must keep, and the work they save."""
+    bounded = WholeCombat(doc).solve(objectives)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
+        every = WholeCombat(doc).solve(objectives)
+    return bounded, every
+
+
 @pytest.mark.slow
 @settings(max_examples=strategies.examples(80), deadline=None)
 @given(bounded_effects(), st.sampled_from([*DEFEATABLE_LISTS, ["max-kills", "lethal"], ["lethal", "max-value"]]))
@@ -860,10 +870,7 @@ def test_the_bounds_on_boards_with_effects_keep_the_line_of_every_state_searched
     # line, values and status must be those of the search of every state a first step leaves, in the canonical
     # order (what it replaced, itself checked against every A1 and the brute force above)
     assume(_results_problem(doc, objectives) is not None)
-    bounded = WholeCombat(doc).solve(objectives)
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
-        every = WholeCombat(doc).solve(objectives)
+    bounded, every = _bounded_and_every(doc, objectives)
     assert_same_answer(bounded, every)
 
 
@@ -981,10 +988,7 @@ def test_effect_boards_with_trample_over_or_as_though_unblocked_are_searched_bes
     doc = _combined(3, *kinds)
     objectives = ["lethal", "max-kills", "min-overkill"]
     assert _results_problem(doc, objectives) is not None
-    bounded = WholeCombat(doc).solve(objectives)
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
-        every = WholeCombat(doc).solve(objectives)
+    bounded, every = _bounded_and_every(doc, objectives)
     assert bounded.solves < every.solves
     assert_same_answer(bounded, every)
 
@@ -997,12 +1001,9 @@ def test_lethal_by_poison_over_a_planeswalker_is_bounded_by_what_each_attacker_p
     # assign it damage) before anything goes past, and the planeswalker's loyalty left before its controller: the
     # first state searched kills
     doc = _combined(4, "trample_over", "infect")
-    bounded = WholeCombat(doc).solve(["lethal"])
+    bounded, every = _bounded_and_every(doc, ["lethal"])
     assert bounded.objectives == {"lethal": 1}
     assert bounded.solves <= 20
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
-        every = WholeCombat(doc).solve(["lethal"])
     assert_same_answer(bounded, every)
 
 
@@ -1014,11 +1015,8 @@ def test_max_kills_is_bounded_by_the_blockers_each_group_can_pay_for():
     doc = mixed_group(4, 12, shields=False)
     objectives = ["max-kills", "lethal"]
     assert _results_problem(doc, objectives) is not None
-    bounded = WholeCombat(doc).solve(objectives)
+    bounded, every = _bounded_and_every(doc, objectives)
     assert bounded.solves <= 30
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
-        every = WholeCombat(doc).solve(objectives)
     assert_same_answer(bounded, every)
 
 
@@ -1034,10 +1032,7 @@ def test_boards_with_prevention_shields_or_a_countered_indestructible_blocker_ar
     doc = mixed_group(4, seed)
     objectives = ["lethal"]
     assert _results_problem(doc, objectives) is not None, what
-    bounded = WholeCombat(doc).solve(objectives)
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
-        every = WholeCombat(doc).solve(objectives)
+    bounded, every = _bounded_and_every(doc, objectives)
     assert bounded.solves * 4 < every.solves
     assert_same_answer(bounded, every)
 
@@ -1051,11 +1046,8 @@ def test_the_overkill_floor_reads_the_first_strike_blockers_lifelink_and_counter
     doc = mixed_group(4, 3)
     objectives = ["min-overkill"]
     assert _results_problem(doc, objectives) is not None
-    bounded = WholeCombat(doc).solve(objectives)
+    bounded, every = _bounded_and_every(doc, objectives)
     assert bounded.solves <= 80
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
-        every = WholeCombat(doc).solve(objectives)
     assert_same_answer(bounded, every)
 
 
@@ -1085,10 +1077,7 @@ def test_the_overkill_floor_reads_what_a_first_strike_blocker_does(keyword):
     problem = _results_problem(doc, ["min-overkill"])
     assert problem is not None
     _assert_overkill_floors(problem)
-    bounded = WholeCombat(doc).solve(["min-overkill"])
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
-        every = WholeCombat(doc).solve(["min-overkill"])
+    bounded, every = _bounded_and_every(doc, ["min-overkill"])
     assert_same_answer(bounded, every)
 
 
@@ -1181,10 +1170,7 @@ def test_lifelink_and_infect_boards_are_searched_best_bound_first():
     for kind in ("lifelink", "infect"):
         doc = defeatable_with(4, kind=kind)
         assert _results_problem(doc, ["lethal", "max-kills", "min-overkill"]) is not None
-        bounded = WholeCombat(doc).solve(["lethal", "max-kills", "min-overkill"])
-        with pytest.MonkeyPatch.context() as m:
-            m.setattr(whole_search, "_result_bounded", lambda problem, canonical: False)
-            every = WholeCombat(doc).solve(["lethal", "max-kills", "min-overkill"])
+        bounded, every = _bounded_and_every(doc, ["lethal", "max-kills", "min-overkill"])
         assert bounded.solves < 20 < every.solves
         assert (bounded.objectives, bounded.assignment) == (every.objectives, every.assignment)
 
