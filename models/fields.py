@@ -145,25 +145,37 @@ class Field:
                 raise FormatError(join(path, name), "required field is missing")
             return None if self.default is MISSING else self.default  # every default is a value read would return
         value = obj[name]
-        kind = self.kind
-        if kind is FieldKind.SIGNED or kind is FieldKind.AMOUNT:
-            if type(value) is int and (-MAX_NUMBER if kind is FieldKind.SIGNED else self.low) <= value <= MAX_NUMBER:
+        test, low = self.usual  # (Table.read makes the same tests on the same description, without this call)
+        if test is int:
+            if type(value) is int and low <= value <= MAX_NUMBER:
                 return value
-        elif kind is FieldKind.ID:
+        elif test is str:
             if type(value) is str and value and value.isascii():  # else expect_str checks the text
                 return value
-        elif kind is FieldKind.BOOLEAN or kind is FieldKind.IN_COMBAT:
-            if value is True or value is False:
-                return value
-        elif kind is FieldKind.VALUE:
-            if type(value) is int and -MAX_NUMBER <= value <= MAX_NUMBER:
-                return value
+        elif test is bool and (value is True or value is False):
+            return value
         return self._checked(obj, path)
 
     @cached_property
     def low(self) -> int:
         """The least value of an AMOUNT field."""
         return 0 if self.minimum is None else self.minimum
+
+    @cached_property
+    def usual(self) -> tuple[Any, int]:
+        """The values :meth:`read` (and :meth:`Table.read`) take as they are, without their checks that name the
+        place: ``(int, least)`` an integer from ``least`` to MAX_NUMBER, ``(str, 0)`` a non-empty ASCII id,
+        ``(bool, 0)`` true or false; ``(None, 0)``: none (every value checked)."""
+        kind = self.kind
+        if kind is FieldKind.SIGNED or kind is FieldKind.VALUE:
+            return (int, -MAX_NUMBER)
+        if kind is FieldKind.AMOUNT:
+            return (int, self.low)
+        if kind is FieldKind.ID:
+            return (str, 0)
+        if kind is FieldKind.BOOLEAN or kind is FieldKind.IN_COMBAT:
+            return (bool, 0)
+        return (None, 0)
 
     def _checked(self, obj: Mapping[str, Any], path: str) -> Any:
         """The present field's value, each check naming the field's path on failure."""
@@ -195,22 +207,6 @@ class Field:
     def generic(self) -> bool:
         """Read by :meth:`read` (the others, SPECIAL and KEYWORDS, by their loader's own code)."""
         return self.kind not in (FieldKind.SPECIAL, FieldKind.KEYWORDS)
-
-
-def _usual(f: Field) -> tuple[Any, ...]:
-    """What :meth:`Table.read` takes without :meth:`Field.read`'s call, as that method's own first test does:
-    ``(int, least)`` an integer from ``least`` to MAX_NUMBER, ``(str,)`` a non-empty ASCII id, ``(bool,)`` true or
-    false; ``(None,)`` nothing (every value read by :meth:`Field.read`)."""
-    kind = f.kind
-    if kind is FieldKind.SIGNED or kind is FieldKind.VALUE:
-        return (int, -MAX_NUMBER)
-    if kind is FieldKind.AMOUNT:
-        return (int, f.low)
-    if kind is FieldKind.ID:
-        return (str,)
-    if kind is FieldKind.BOOLEAN or kind is FieldKind.IN_COMBAT:
-        return (bool,)
-    return (None,)
 
 
 def read_names(obj: Mapping[str, Any], key: str, path: str, item: str = "string") -> tuple[str, ...]:
@@ -257,7 +253,7 @@ class Table:
     _names: frozenset[str] = field(init=False, repr=False, compare=False)
     # (attribute, JSON name, reader, required, the value when absent, the usual values' test) of the generic
     # fields, for :meth:`read`
-    _absent: tuple[tuple[str, str, Callable[[Mapping[str, Any], str], Any], bool, Any, tuple[Any, ...]], ...] = field(
+    _absent: tuple[tuple[str, str, Callable[[Mapping[str, Any], str], Any], bool, Any, tuple[Any, int]], ...] = field(
         init=False, repr=False, compare=False
     )
 
@@ -265,7 +261,7 @@ class Table:
         object.__setattr__(self, "by_name", {f.name: f for f in self.fields})
         object.__setattr__(self, "_names", frozenset(self.by_name))
         absent = tuple(
-            (f.attribute, f.name, f.read, f.required, None if f.default is MISSING else f.default, _usual(f))
+            (f.attribute, f.name, f.read, f.required, None if f.default is MISSING else f.default, f.usual)
             for f in self.fields
             if f.generic
         )
@@ -302,12 +298,12 @@ class Table:
         out: dict[str, Any] = {}
         for attribute, name, read, required, default, usual in self._absent:
             if name in obj:
-                # the usual values (an in-range integer, a plain id, a boolean: :func:`_usual`) taken here, without
-                # :meth:`Field.read`'s call (a board's objects read about 27 present fields); the rest read by it
+                # the usual values (:attr:`Field.usual`: an in-range integer, a plain id, a boolean) taken here,
+                # without Field.read's call (a board's objects read about 27 present fields); the rest read by it
                 value = obj[name]
-                test = usual[0]
+                test, low = usual
                 if test is int:
-                    if type(value) is int and usual[1] <= value <= MAX_NUMBER:
+                    if type(value) is int and low <= value <= MAX_NUMBER:
                         out[attribute] = value
                         continue
                 elif test is str:
