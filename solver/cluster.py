@@ -229,10 +229,14 @@ class Overdue(WorkersLost):
     """The work's time is up (:func:`completed`'s ``until`` passed): the tasks not finished are not waited for."""
 
 
-def completed(client, futures: Sequence, lost_after: float = LOST_AFTER, until: float | None = None) -> Iterator:
+def completed(
+    client, futures: Sequence, lost_after: float = LOST_AFTER, until: float | None = None, more=None
+) -> Iterator:
     """Yield each of ``futures`` once it has finished (in the order they finish); its result is ready. Raises
     :class:`WorkersLost` when the work cannot be finished (see the module), :class:`Overdue` once ``until``
-    (trample.limits.monotonic's clock) has passed with tasks still running, and a task's own exception as is."""
+    (trample.limits.monotonic's clock) has passed with tasks still running, and a task's own exception as is.
+    ``more``: called after the finished futures of each look are yielded, it returns futures submitted since,
+    watched from then on (work fed as it finishes, a few tasks ahead of the workers)."""
     import asyncio  # here: distributed imports it anyway; the commands that run no cluster need not
 
     from distributed import wait
@@ -268,6 +272,10 @@ def completed(client, futures: Sequence, lost_after: float = LOST_AFTER, until: 
                     raise
             else:
                 still.append(fut)
+        if more is not None:
+            fresh = list(more())
+            still += fresh
+            total += len(fresh)
         pending = still
         if not pending:
             return

@@ -250,6 +250,7 @@ class InterruptState:
         self.critical = 0  # inside hold() ... release(): the interrupt waits (a line written and counted)
         self.pending = False
         self.raised = False
+        self.stop_sooner: Callable[[], object] | None = None  # set while stop_like_interrupt's limit is armed
 
     def hold(self) -> None:
         """Hold an interrupt back until :meth:`release` (writing a line and counting it is one step)."""
@@ -463,10 +464,22 @@ def stop_like_interrupt(limit: object, state: dict[str, bool] | None = None) -> 
     old = signal.signal(signal.SIGALRM, fire)
     try:
         signal.setitimer(signal.ITIMER_REAL, max(1e-3, deadline.remaining() or 0.0))
+        STATE.stop_sooner = lambda: signal.setitimer(signal.ITIMER_REAL, 1e-3)
         yield state
     finally:
+        STATE.stop_sooner = None
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+def stop_sooner() -> bool:
+    """Bring the limit of the enclosing :func:`stop_like_interrupt` forward to now (its stop comes a moment
+    later, as the limit's own would: a command that knows writing its results will take longer than the time
+    left). False, doing nothing, outside such a block."""
+    if STATE.stop_sooner is None or threading.current_thread() is not threading.main_thread():
+        return False
+    STATE.stop_sooner()
+    return True
 
 
 # ---------------------------------------------------------------------------------------------

@@ -201,8 +201,23 @@ def leaderboard_text(results: dict, width: int = 120) -> str:
 
 def write_json(results: dict, path: str) -> None:
     with open(path, "w", encoding="utf-8") as fh:
-        json.dump(results, fh, indent=1)
+        fh.write(json_text(results))
         fh.write("\n")
+
+
+def json_text(value, depth: int = 0, open_levels: int = 2) -> str:
+    """``value`` as JSON laid out like ``json.dumps(value, indent=1)`` for its first ``open_levels`` levels (the
+    results' sections, then one board, one leaderboard row a line), each deeper value on one line. An indent
+    makes ``json`` encode in pure Python, 0.25 s for the 540 boards of ``arena --time-limit 3``: a run stopped
+    at its limit spent that writing them after the limit; one line a board takes the C encoder."""
+    if depth >= open_levels or not isinstance(value, (dict, list)) or not value:
+        return json.dumps(value)
+    pad = "\n" + " " * (depth + 1)
+    if isinstance(value, dict):
+        parts = [f"{json.dumps(str(k))}: {json_text(v, depth + 1, open_levels)}" for k, v in value.items()]
+        return "{" + pad + ("," + pad).join(parts) + "\n" + " " * depth + "}"
+    parts = [json_text(v, depth + 1, open_levels) for v in value]
+    return "[" + pad + ("," + pad).join(parts) + "\n" + " " * depth + "]"
 
 
 def _visible(text) -> str:

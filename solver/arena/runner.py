@@ -16,7 +16,7 @@ import shlex
 import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
@@ -27,8 +27,8 @@ from .external import PlayerFailure, become_subreaper, children_now, reap_orphan
 from .metrics import board_size, decision_seed, judge, objectives_of, reference, summarize, summarize_levels
 from .objectives import DEFAULT_OBJECTIVE, objective_text
 from .players import DEFAULT_PLAYERS, Player, chunk_player, close_all, make_player
-from .stats import run_facts, setup_facts, suite_hash
-from .suites import one_step
+from .stats import SuiteHash, run_facts, setup_facts
+from .suites import GeneratedSuite, one_step
 
 DEFAULT_CHUNK = 50
 BACKENDS = ("local", "dask")
@@ -100,6 +100,36 @@ def chunked(items: Sequence[dict], size: int) -> list[list[tuple[int, dict]]]:
     return [indexed[i : i + size] for i in range(0, len(indexed), size)]
 
 
+class Chunks:
+    """A run's payloads, chunk ``k`` holding boards ``k * size ..`` (:func:`chunked`'s) with ``common``'s fields,
+    each made when first read, in order. A :class:`~trample.arena.suites.GeneratedSuite` draws its boards then,
+    so play starts at once and a stop leaves no drawing behind it; ``hashed`` takes the boards as they are
+    reached (:func:`~trample.arena.stats.suite_hash` of every board once the last chunk is made)."""
+
+    def __init__(self, items: Sequence[dict], size: int, common: dict):
+        self.items, self.size, self.common = items, max(1, int(size)), common
+        self.hashed = SuiteHash()
+        self._made: list[dict] = []
+
+    def __len__(self) -> int:
+        return -(-len(self.items) // self.size)
+
+    def boards(self, k: int) -> int:
+        """How many boards chunk ``k`` holds (without making it)."""
+        return min(self.size, len(self.items) - k * self.size)
+
+    def __getitem__(self, k: int) -> dict:
+        if not 0 <= k < len(self):
+            raise IndexError(f"chunk {k} of {len(self)}")
+        while len(self._made) <= k:
+            start = len(self._made) * self.size
+            chunk = list(enumerate(self.items[start : start + self.size], start))
+            for _, item in chunk:
+                self.hashed.add(item)
+            self._made.append({"items": chunk, **self.common})
+        return self._made[k]
+
+
 def run_arena(
     items: Sequence[dict],
     players: Iterable = DEFAULT_PLAYERS,
@@ -135,17 +165,14 @@ def run_arena(
     ``keep_on_interrupt``: on KeyboardInterrupt (SIGINT, SIGTERM) return the boards finished so far, with
     ``"complete": false`` and ``"interrupted": true``, instead of raising.
     """
-    items = suite_items(items)
+    items = items if isinstance(items, GeneratedSuite) else suite_items(items)
     specs = _specs(players, backend, game)
     names = _names_of(specs, game, timeout)
     options = {"timeout": timeout, "startup_timeout": startup_timeout, "max_failures": max_failures}
-    payloads = [
-        {"items": chunk, "players": specs, "objective": objective, "seed": seed, "game": game, **options}
-        for chunk in chunked(items, chunk_size)
-    ]
+    common = {"players": specs, "objective": objective, "seed": seed, "game": game, **options}
+    payloads = Chunks(items, chunk_size, common)
     started = time.perf_counter()
-    setup_facts()  # read now, and the suite hashed now: a run stopped by Ctrl-C or its time limit writes its
-    hashed = suite_hash(items)  # results without that work after the stop
+    setup_facts()  # read now: a run stopped by Ctrl-C or its time limit writes its results without that work
     total = len(items)
     if progress:
         progress(0, total)
@@ -154,7 +181,11 @@ def run_arena(
     leaderboard = summarize(boards, names)
     levels = summarize_levels(boards, names, leaderboard)  # before mark_benched adds to the rows
     config = {"objective": objective, "seed": seed, "players": names, "boards": total, "chunk_size": chunk_size}
-    config.update(options, suite={**(suite or {}), "hash": hashed})  # timeout, startup_timeout, max_failures
+    hashed = payloads.hashed  # the boards reached: every board unless the run stopped first
+    described = {**(suite or {}), "hash": hashed.value()}
+    if hashed.boards < total:  # the hash is of the boards drawn before the stop: the suite of --n hashed.boards
+        described["hashed"] = hashed.boards
+    config.update(options, suite=described)  # timeout, startup_timeout, max_failures
     results = {
         "arena": 1,
         "config": config,
@@ -411,7 +442,7 @@ def _player_names(specs, timeout) -> list[str]:
 
 def _run_inline(payloads, progress, total, parts):
     """In this process: the players are built once for the whole run (an external program keeps running)."""
-    if not payloads:
+    if not len(payloads):
         return
     first = payloads[0]
     spare = children_now()
@@ -434,7 +465,8 @@ def _run_inline(payloads, progress, total, parts):
         players = [chunk_player(p, first) for p in first["players"]]
     done = 0
     try:
-        for i, payload in enumerate(payloads):
+        for i in range(len(payloads)):  # each chunk made as play reaches it
+            payload = payloads[i]
             part = parts.setdefault(i, [])
             for index, item in payload["items"]:
                 if was_interrupted():  # an interrupt a player swallowed (or turned into another error)
@@ -469,33 +501,49 @@ def _run_pool(payloads, workers, progress, total, parts, tally, attempts: int = 
     are kept."""
     ctx = multiprocessing.get_context("spawn")  # no fork of a process that may hold solver threads
     todo = list(range(len(payloads)))
-    done = 0
+    done = [0]
     for attempt in range(attempts):
         if not todo:
             return
         if attempt:
-            tally["retried"] += sum(len(payloads[i]["items"]) for i in todo)
+            tally["retried"] += sum(payloads.boards(i) for i in todo)
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
         try:
-            futures = {pool.submit(evaluate_chunk, payloads[i]): i for i in todo}
-            try:
-                for fut in as_completed(futures):
-                    i = futures[fut]
-                    try:
-                        parts[i] = fut.result()
-                    except BrokenProcessPool:
-                        break
-                    done += len(payloads[i]["items"])
-                    if progress:
-                        progress(done, total)
-            except BrokenProcessPool:
-                pass
+            _pool_pass(
+                pool, payloads, todo, 2 * workers, parts, lambda i: _tick(done, payloads.boards(i), progress, total)
+            )
             todo = [i for i in todo if i not in parts]
         except BaseException:
             _stop_pool(pool)
             raise
         else:
             _stop_pool(pool, wait=not todo)
+
+
+def _tick(done: list, boards: int, progress, total) -> None:
+    done[0] += boards
+    if progress:
+        progress(done[0], total)
+
+
+def _pool_pass(pool, payloads, todo, window: int, parts, finished) -> None:
+    """Play the chunks ``todo`` on ``pool``, at most ``window`` submitted at a time (a chunk is made when it is
+    submitted: the workers are never waiting on boards drawn for chunks far ahead); stop at a broken pool."""
+    queue = iter(todo)
+    running: dict = {}
+    try:
+        while True:
+            while len(running) < window and (i := next(queue, None)) is not None:
+                running[pool.submit(evaluate_chunk, payloads[i])] = i
+            if not running:
+                return
+            ready, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in ready:
+                i = running.pop(fut)
+                parts[i] = fut.result()
+                finished(i)
+    except BrokenProcessPool:
+        return
 
 
 def _stop_pool(pool, wait: bool = False) -> None:
@@ -551,25 +599,34 @@ def _run_dask_quietly(Client, LocalCluster, payloads, scheduler, workers, progre
         client = own_client = Client(scheduler, timeout="10s")
     else:
         client = scheduler
-    futures = []
+    futures: list = []
     try:
         # A worker that dies mid-chunk: the scheduler runs the chunk again elsewhere (up to its allowed-failures);
-        # an exception in a chunk is retried `retries` times.
-        futures = client.map(evaluate_chunk, payloads, pure=False, retries=retries)
-        where = {f.key: i for i, f in enumerate(futures)}
-        done = 0
+        # an exception in a chunk is retried `retries` times. The chunks are made and submitted a few ahead of
+        # the workers (twice their threads), each as one finishes.
+        where: dict = {}
+        window = 2 * max(1, sum(client.nthreads().values()))
+        queue = iter(range(len(payloads)))
+
+        def more() -> list:
+            fresh = []
+            while len(where) - len(parts) < window and (i := next(queue, None)) is not None:
+                fresh.append(client.submit(evaluate_chunk, payloads[i], pure=False, retries=retries))
+                where[fresh[-1].key] = i
+            futures.extend(fresh)
+            return fresh
+
+        done = [0]
         # every worker gone: trample.cluster.WorkersLost (the chunks finished are kept), never a hang
-        for fut in cluster.completed(client, futures):
+        for fut in cluster.completed(client, more(), more=more):
             i = where[fut.key]
             parts[i] = fut.result()
-            done += len(payloads[i]["items"])
-            if progress:
-                progress(done, total)
+            _tick(done, payloads.boards(i), progress, total)
         try:
             suspicious = client.run_on_scheduler(_scheduler_suspicious, keys=list(where))
         except Exception:  # an older scheduler without the count: say nothing was retried rather than fail
             suspicious = {}
-        tally["retried"] += sum(len(payloads[where[k]]["items"]) for k, n in suspicious.items() if n)
+        tally["retried"] += sum(payloads.boards(where[k]) for k, n in suspicious.items() if n)
     finally:
         for f in futures:
             try:

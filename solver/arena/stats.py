@@ -150,11 +150,26 @@ def method() -> str:
 
 def suite_hash(items) -> str:
     """sha256 of the suite's boards (canonical JSON, in order): two runs on the same boards have the same hash."""
-    h = hashlib.sha256()
+    h = SuiteHash()
     for item in items:
-        h.update(json.dumps(item, sort_keys=True, separators=(",", ":")).encode())
-        h.update(b"\n")
-    return "sha256:" + h.hexdigest()
+        h.add(item)
+    return h.value()
+
+
+class SuiteHash:
+    """:func:`suite_hash` taken a board at a time, as a run reaches its boards; ``boards``: how many it covers."""
+
+    def __init__(self) -> None:
+        self._h = hashlib.sha256()
+        self.boards = 0
+
+    def add(self, item: dict) -> None:
+        self._h.update(json.dumps(item, sort_keys=True, separators=(",", ":")).encode())
+        self._h.update(b"\n")
+        self.boards += 1
+
+    def value(self) -> str:
+        return "sha256:" + self._h.hexdigest()
 
 
 def run_facts(seed=None, argv=None) -> dict:

@@ -340,6 +340,12 @@ DEFS.update(
                         "n": {"type": "integer", "minimum": 0},
                         "seed": {"type": ["integer", "null"]},
                         "hash": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+                        "hashed": {
+                            "type": "integer",
+                            "minimum": 0,
+                            "description": "Present when a run stopped before drawing every generated board: the "
+                            "hash is of the first `hashed` boards (the suite of --n hashed).",
+                        },
                     },
                 },
                 "game": {"enum": ["step", "combat"]},

@@ -6,6 +6,7 @@ random choice is seeded from (seed, board, player).
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
@@ -114,3 +115,78 @@ def test_one_chunks_reaping_spares_another_chunks_running_player(tmp_path):
         if running.poll() is None:
             running.kill()
             running.wait()
+
+
+def test_a_generated_suite_is_generate_drawn_when_read():
+    from trample.arena.suites import GeneratedSuite
+
+    suite = GeneratedSuite("mixed", 7, seed=3)
+    assert len(suite) == 7 and list(suite) == generate("mixed", 7, seed=3)
+    assert suite[-1] == suite[6] and suite[2:5] == generate("mixed", 3, seed=3, start=2)
+    with pytest.raises(IndexError):
+        suite[7]
+
+
+def test_chunks_draw_their_boards_when_read_and_hash_them_in_order(monkeypatch):
+    from trample.arena import suites
+    from trample.arena.runner import Chunks
+    from trample.arena.stats import suite_hash
+
+    boards = generate("mixed", 12, seed=4)
+    drawn: list = []
+    real = suites.generate_board
+    monkeypatch.setattr(suites, "generate_board", lambda lv, seed, i: drawn.append(i) or real(lv, seed, i))
+    chunks = Chunks(suites.GeneratedSuite("mixed", 12, seed=4), 5, {"seed": 1})
+    assert len(chunks) == 3 and [chunks.boards(k) for k in range(3)] == [5, 5, 2] and drawn == []
+    assert chunks[0] == {"items": chunked(boards, 5)[0], "seed": 1}
+    assert drawn == [0, 1, 2, 3, 4] and chunks.hashed.boards == 5  # that chunk's boards, no others
+    assert chunks[2]["items"] == chunked(boards, 5)[2]  # the chunks before it made first, each board once
+    assert drawn == list(range(12)) and chunks[1]["items"] == chunked(boards, 5)[1] and drawn == list(range(12))
+    assert chunks.hashed.boards == 12 and chunks.hashed.value() == suite_hash(boards)
+    with pytest.raises(IndexError):
+        chunks[3]
+
+
+def test_run_arena_on_a_generated_suite_is_run_arena_on_its_boards():
+    from trample.arena.suites import GeneratedSuite
+
+    players = ["greedy", "random"]
+    lazy = run_arena(GeneratedSuite("mixed", 12, seed=2), players=players, seed=1, chunk_size=5)
+    listed = run_arena(generate("mixed", 12, seed=2), players=players, seed=1, chunk_size=5)
+    assert strip_timing(lazy) == strip_timing(listed)
+    assert "hashed" not in lazy["config"]["suite"]  # complete: the hash is the whole suite's
+
+
+@pytest.mark.slow
+def test_process_pool_and_dask_feed_a_generated_suite_chunk_by_chunk():
+    # more chunks than the pool's (twice its workers) and Dask's (twice its threads) window: the chunks are made
+    # and submitted as others finish, and the results are the same as in process
+    distributed = pytest.importorskip("distributed")
+    from trample.arena.suites import GeneratedSuite
+
+    suite = GeneratedSuite("mixed", 14, seed=6)
+    inline = strip_timing(run_arena(suite, players=["greedy"], seed=2, chunk_size=1))
+    assert strip_timing(run_arena(suite, players=["greedy"], seed=2, chunk_size=1, workers=2)) == inline
+    with local_cluster(distributed) as cluster:
+        remote = run_arena(
+            suite, players=["greedy"], seed=2, chunk_size=1, backend="dask", scheduler=cluster.scheduler_address
+        )
+    assert strip_timing(remote) == inline
+
+
+def test_the_results_json_is_the_results_a_board_a_line(setup):
+    # written with json.dump(indent=1), the pure-Python encoder: 0.25 s for 540 boards, after the time limit
+    from trample.arena.report import json_text
+
+    _, _, inline = setup
+    text = json_text(inline)
+    assert json.loads(text) == inline
+    lines = text.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}" and lines[1] == ' "arena": 1,'
+    boards = [line for line in lines if line.startswith('  {"index": ')]
+    assert [json.loads(line.rstrip(","))["index"] for line in boards] == list(range(len(inline["boards"])))
+    assert (
+        json_text([]) == "[]"
+        and json_text({}) == "{}"
+        and json_text({"a": [1, {"b": 2}]}) == '{\n "a": [\n  1,\n  {"b": 2}\n ]\n}'
+    )

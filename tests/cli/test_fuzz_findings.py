@@ -302,3 +302,20 @@ def test_a_time_limit_inside_a_gc_callback_waits_for_it(monkeypatch, limit, stop
         gc.callbacks.remove(callback)
         reset_interrupt()
     assert unraisable == [], [u.exc_type for u in unraisable]
+
+
+def test_stop_sooner_brings_the_armed_limit_forward():
+    # arena: play stops when the time left would not write the results of the boards played (its limit brought
+    # forward, so that the stop is the limit's own: "fired", the interrupt line, exit 1)
+    from trample.limits import stop_sooner
+
+    assert stop_sooner() is False  # no limit armed: nothing to bring forward
+    try:
+        with stop_like_interrupt(3600) as stop:
+            assert not stop["fired"]
+            assert stop_sooner() is True
+            _until_stopped(KeyboardInterrupt)
+        assert stop["fired"]
+    finally:
+        reset_interrupt()
+    assert stop_sooner() is False  # the block left: disarmed

@@ -185,16 +185,16 @@ def test_arena_limit_generates_only_the_boards_it_plays(capsys, monkeypatch):
     from trample.arena import suites
 
     asked = []
-    real = suites.generate
+    real = suites.generate_board
 
-    def generate(level, n, seed=0, start=0):
-        asked.append(n)
-        return real(level, n, seed=seed, start=start)
+    def generate_board(level, seed, i):
+        asked.append(i)
+        return real(level, seed, i)
 
-    monkeypatch.setattr(suites, "generate", generate)
+    monkeypatch.setattr(suites, "generate_board", generate_board)
     code, out, err = run_main(capsys, monkeypatch, ["arena", "--n", "1000000", "--limit", "2", "--players", "greedy"])
     assert code == 0, err
-    assert asked == [2]
+    assert asked == [0, 1]
     assert json.loads(out)["leaderboard"][0]["decisions"] == 2
 
 
@@ -208,6 +208,44 @@ def test_arena_time_limit_writes_partial_out_and_exits_1(tmp_path, capsys, monke
     assert "stopped at the time limit of 0.2 s" in one_line(err)
     results = json.loads(out_file.read_text())
     assert results["complete"] is False and results["played"] < 1000
+
+
+# arena --n 1000000 --time-limit 2 drew its whole suite before its first board (0.35 ms a board): the limit ran out
+# with none played. The boards are drawn as play reaches them; the suite's hash is of the boards drawn (the suite
+# of --n hashed: the first boards of any larger one).
+def test_arena_time_limit_plays_a_suite_too_large_to_draw_first(tmp_path, capsys, monkeypatch):
+    from trample.arena import generate
+    from trample.arena.stats import suite_hash
+
+    out_file = tmp_path / "r.json"
+    code, out, err = run_main(
+        capsys,
+        monkeypatch,
+        ["arena", "--n", "1000000", "--time-limit", "2", "--players", "greedy", "--chunk", "5", "--out", out_file],
+    )
+    assert code == 1 and "stopped at the time limit of 2 s" in one_line(err)
+    results = json.loads(out_file.read_text())
+    assert results["complete"] is False and 0 < results["played"] < 1_000_000
+    suite = results["config"]["suite"]
+    assert results["played"] <= suite["hashed"] < 1_000_000 and suite["n"] == 1_000_000
+    assert suite["hash"] == suite_hash(generate("mixed", suite["hashed"], seed=0))
+    assert [b["id"] for b in results["boards"]] == [f"mixed/0/{i}" for i in range(results["played"])]
+
+
+# arena --time-limit kept 0.1 s for writing its results whatever it had played; their intervals and JSON took
+# 0.25-0.3 s for 484 boards, written after the limit. Play now stops when the time left would not write them.
+def test_arena_play_stops_when_the_time_left_would_not_write_its_results(monkeypatch):
+    from trample.cli.commands import arena as arena_cmd
+    from trample.limits import Deadline
+
+    calls: list = []
+    monkeypatch.setattr(arena_cmd, "stop_sooner", lambda: calls.append(1))
+    arena_cmd._time_to_write(None, 10**6)  # no limit: play goes on
+    arena_cmd._time_to_write(Deadline(3600), 1000)  # an hour left: enough for 1 000 boards
+    assert calls == []
+    many = int(3600 / arena_cmd.WRITE_PER_BOARD) + 1  # more boards than an hour writes
+    arena_cmd._time_to_write(Deadline(3600), many)
+    assert calls == [1]
 
 
 # 4. Schema and loader disagreed: a suite line's `objective: []` and a recorded decision's `""` were taken for the
