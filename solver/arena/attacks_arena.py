@@ -21,8 +21,9 @@ Players built in (each a function of the document, its space, the objective and 
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..declare import DeclarationSpace
 from ..declare.legality import block_refusals, can_ever_attack, can_ever_block
@@ -78,14 +79,17 @@ DEFENDER_KEYWORDS = ("reach", "flying", "first_strike", "deathtouch")
 def generate(n: int, seed: int = 0) -> list[dict]:
     """``n`` declare-attackers boards (2-3 creatures of the active player, 1-3 potential blockers, mixed keywords,
     one in four with a planeswalker to attack too), reproducible."""
+    return list(itertools.islice(boards(seed), n))
+
+
+def boards(seed: int = 0) -> Iterator[dict]:
+    """The boards of :func:`generate`, one after another, without end."""
     rng = random.Random(seed)
-    out = []
-    for k in range(n):
+    for k in itertools.count():
         attackers = random_creatures(rng, rng.randint(2, 3), "a", (1, 5), ATTACKER_KEYWORDS, 2)
         blockers = random_creatures(rng, rng.randint(1, 3), "b", (0, 4), DEFENDER_KEYWORDS, 1)
         doc: dict = {"declare": "attackers", "active": "me", "players": [{"id": "opp", "life": rng.randint(3, 10)}],
                      "attackers": attackers, "blockers": blockers}  # fmt: skip
         if rng.random() < 0.25:
             doc["planeswalkers"] = [{"id": "pw", "controller": "opp", "loyalty": rng.randint(1, 4)}]
-        out.append({"id": f"attacks:{k}", "scenario": doc})
-    return out
+        yield {"id": f"attacks:{k}", "scenario": doc}

@@ -21,8 +21,9 @@ players are played by the driver:
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ..declare import DeclarationSpace
 from ..declare.legality import block_refusals, can_ever_block
@@ -104,12 +105,15 @@ def random_creatures(
 
 def generate(n: int, seed: int = 0) -> list[dict]:
     """``n`` declare-blockers boards (2-3 attackers, 2-3 potential blockers, mixed keywords), reproducible."""
+    return list(itertools.islice(boards(seed), n))
+
+
+def boards(seed: int = 0) -> Iterator[dict]:
+    """The boards of :func:`generate`, one after another, without end."""
     rng = random.Random(seed)
-    out = []
-    for k in range(n):
+    for k in itertools.count():
         attackers = random_creatures(rng, rng.randint(2, 3), "a", (1, 5), KEYWORDS, 2, attacking="opp")
         blockers = random_creatures(rng, rng.randint(2, 3), "b", (0, 4), BLOCKER_KEYWORDS, 1)
         doc = {"declare": "blockers", "players": [{"id": "opp", "life": rng.randint(4, 12)}],
                "attackers": attackers, "blockers": blockers}  # fmt: skip
-        out.append({"id": f"blocks:{k}", "scenario": doc})
-    return out
+        yield {"id": f"blocks:{k}", "scenario": doc}

@@ -44,6 +44,7 @@ from .metrics import decision_seed
 from .objectives import parse_objectives as parse_item_objectives
 from .player import Player
 from .players import chunk_player, close_all, make_player
+from .suites import DrawnSuite
 
 GAMES = ("blocks", "attacks")
 _KIND = {"blocks": "blockers", "attacks": "attackers"}
@@ -316,3 +317,10 @@ def generate(game: str, n: int, seed: int = 0) -> list[dict]:
     """``n`` generated boards of the game (:func:`trample.arena.blocks_arena.generate` or
     :func:`trample.arena.attacks_arena.generate`)."""
     return blocks_arena.generate(n, seed) if game == "blocks" else attacks_arena.generate(n, seed)
+
+
+def drawn(game: str, n: int, seed: int = 0) -> DrawnSuite:
+    """:func:`generate`'s boards, each drawn when the arena reaches it (about 43 µs a board: ``--n 100000`` drew
+    for 4.3 s before its first board)."""
+    stream = blocks_arena.boards if game == "blocks" else attacks_arena.boards
+    return DrawnSuite(lambda: stream(seed), n)

@@ -28,7 +28,7 @@ from .metrics import board_size, decision_seed, judge, objectives_of, reference,
 from .objectives import DEFAULT_OBJECTIVE, objective_text
 from .players import DEFAULT_PLAYERS, Player, chunk_player, close_all, make_player
 from .stats import SuiteHash, run_facts, setup_facts
-from .suites import GeneratedSuite, one_step
+from .suites import LazySuite, one_step
 
 DEFAULT_CHUNK = 50
 BACKENDS = ("local", "dask")
@@ -102,7 +102,7 @@ def chunked(items: Sequence[dict], size: int) -> list[list[tuple[int, dict]]]:
 
 class Chunks:
     """A run's payloads, chunk ``k`` holding boards ``k * size ..`` (:func:`chunked`'s) with ``common``'s fields,
-    each made when first read, in order. A :class:`~trample.arena.suites.GeneratedSuite` draws its boards then,
+    each made when first read, in order. A :class:`~trample.arena.suites.LazySuite` draws its boards then,
     so play starts at once and a stop leaves no drawing behind it; ``hashed`` takes the boards as they are
     reached (:func:`~trample.arena.stats.suite_hash` of every board once the last chunk is made)."""
 
@@ -165,7 +165,7 @@ def run_arena(
     ``keep_on_interrupt``: on KeyboardInterrupt (SIGINT, SIGTERM) return the boards finished so far, with
     ``"complete": false`` and ``"interrupted": true``, instead of raising.
     """
-    items = items if isinstance(items, GeneratedSuite) else suite_items(items)
+    items = items if isinstance(items, LazySuite) else suite_items(items)
     specs = _specs(players, backend, game)
     names = _names_of(specs, game, timeout)
     options = {"timeout": timeout, "startup_timeout": startup_timeout, "max_failures": max_failures}

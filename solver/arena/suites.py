@@ -12,9 +12,10 @@ A suite is a list of items ``{"id": str, "scenario": {...docs/format.md...}, "ob
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import overload
@@ -305,7 +306,52 @@ def _drawn(lv: Level, seed: int, i: int) -> dict:
     return {"id": f"{lv.name}/{seed}/{i}", "scenario": generate_board(lv, seed, i), "level": lv.name}
 
 
-class GeneratedSuite(Sequence):
+class LazySuite(Sequence):
+    """A suite whose boards are made when they are read (:class:`GeneratedSuite`, :class:`DrawnSuite`): the arena
+    takes it as it is, a chunk at a time, rather than as a list."""
+
+
+class DrawnSuite(LazySuite):
+    """``n`` boards drawn in order from one seeded stream (``boards()``: a fresh iterator of the suite's items,
+    the declaration arenas' generators), each when first read. Reading on from where the last read ended
+    continues the stream; reading back starts it again (the arena reads its chunks in order)."""
+
+    def __init__(self, boards: Callable[[], Iterator[dict]], n: int):
+        self._boards, self.n = boards, max(0, int(n))
+        self._stream: Iterator[dict] | None = None
+        self._at = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    @overload
+    def __getitem__(self, i: int) -> dict: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict]: ...
+
+    def __getitem__(self, i: int | slice) -> dict | list[dict]:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self.n)
+            return (
+                self._take(start, max(start, stop))[::step] if step > 0 else [self[k] for k in range(start, stop, step)]
+            )
+        k = i + self.n if i < 0 else i
+        if not 0 <= k < self.n:
+            raise IndexError(f"board {i} of a suite of {self.n}")
+        return self._take(k, k + 1)[0]
+
+    def _take(self, start: int, stop: int) -> list[dict]:
+        if self._stream is None or start < self._at:
+            self._stream, self._at = self._boards(), 0
+        for _ in range(start - self._at):
+            next(self._stream)
+        out = list(itertools.islice(self._stream, stop - start))
+        self._at = start + len(out)
+        return out
+
+
+class GeneratedSuite(LazySuite):
     """The suite :func:`generate` makes, each board made when it is read: ``arena --n 1000000`` starts playing at
     once and holds only the boards it has reached, and a run stopped by its time limit has played boards rather
     than spent the limit drawing the rest (a board costs about 0.35 ms to draw and count). Indexing and slicing

@@ -190,3 +190,19 @@ def test_the_results_json_is_the_results_a_board_a_line(setup):
         and json_text({}) == "{}"
         and json_text({"a": [1, {"b": 2}]}) == '{\n "a": [\n  1,\n  {"b": 2}\n ]\n}'
     )
+
+
+@pytest.mark.parametrize("game", ["blocks", "attacks"])
+def test_a_drawn_declaration_suite_is_generate_drawn_in_order(game):
+    # the declaration arenas draw their boards from one seeded stream: read on, it continues; read back, it
+    # starts again
+    from trample.arena.declare_arena import drawn
+    from trample.arena.declare_arena import generate as generate_declarations
+
+    boards = generate_declarations(game, 25, seed=3)
+    suite = drawn(game, 25, seed=3)
+    assert len(suite) == 25 and suite[0:10] == boards[:10] and suite[10:25] == boards[10:]
+    assert suite[3] == boards[3] and suite[-1] == boards[24] and suite[20:] == boards[20:]
+    assert suite[::-5] == boards[::-5] and suite[30:] == []
+    with pytest.raises(IndexError):
+        suite[25]

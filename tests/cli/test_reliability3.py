@@ -232,6 +232,23 @@ def test_arena_time_limit_plays_a_suite_too_large_to_draw_first(tmp_path, capsys
     assert [b["id"] for b in results["boards"]] == [f"mixed/0/{i}" for i in range(results["played"])]
 
 
+# The declaration arenas drew their suites first too (about 43 µs a board): --game blocks --n 100000 --time-limit 3
+# stopped while drawing, with nothing written.
+@pytest.mark.parametrize("game", ["blocks", "attacks"])
+def test_declaration_arena_time_limit_plays_a_suite_too_large_to_draw_first(tmp_path, capsys, monkeypatch, game):
+    from trample.arena.declare_arena import generate as generate_declarations
+    from trample.arena.stats import suite_hash
+
+    out_file = tmp_path / "r.json"
+    argv = ["arena", "--game", game, "--n", "1000000", "--time-limit", "4", "--chunk", "1", "--out", out_file]
+    code, out, err = run_main(capsys, monkeypatch, argv)
+    assert code == 1 and "stopped at the time limit of 4 s" in one_line(err)
+    results = json.loads(out_file.read_text())
+    suite = results["config"]["suite"]
+    assert results["complete"] is False and 0 < results["played"] <= suite["hashed"] < 1_000_000
+    assert suite["hash"] == suite_hash(generate_declarations(game, suite["hashed"], seed=0))
+
+
 # arena --time-limit kept 0.1 s for writing its results whatever it had played; their intervals and JSON took
 # 0.25-0.3 s for 484 boards, written after the limit. Play now stops when the time left would not write them.
 def test_arena_play_stops_when_the_time_left_would_not_write_its_results(monkeypatch):

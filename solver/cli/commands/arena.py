@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 from ...arena import report, suites
 from ...arena.declare_arena import default_players as declaration_players
-from ...arena.declare_arena import generate as generate_declarations
+from ...arena.declare_arena import drawn as drawn_declarations
 from ...arena.declare_arena import load_suite as declarations_suite
 from ...arena.declare_arena import player_names as declaration_player_names
 from ...arena.metrics import board_size, judge, objectives_of, reference, summarize, summarize_levels
@@ -649,8 +649,8 @@ def _arena_boards(args, combat: bool, described: dict, declarations: str | None 
             continue
         items += suites.load_suite(path)
     if declarations and not args.suite:
-        items += generate_declarations(declarations, _wanted(args, 0), seed=args.seed)
         described.update(generated=declarations, n=args.n, seed=args.seed)
+        return drawn_declarations(declarations, _wanted(args, 0), seed=args.seed)  # drawn as play reaches them
     elif not declarations and (args.level is not None or not args.suite):
         level = args.level or ("first-strike" if combat else suites.DEFAULT_LEVEL)
         drawn = suites.GeneratedSuite(level, _wanted(args, len(items)), seed=args.seed)  # drawn as play reaches them
