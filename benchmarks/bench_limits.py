@@ -145,6 +145,8 @@ def _commands(b: dict[str, str], out: Path) -> list[tuple[str, list[str], int]]:
         ("declare solve", ["declare", "solve", b["declare"], "--objective", "max-damage,max-value"], 1),
         ("declare count", ["declare", "count", b["declare"]], 1),
         ("arena", ["arena", "--n", "400"], 1),
+        ("arena --n 100000 (boards drawn as played)", ["arena", "--n", "100000"], 1),
+        ("arena --game blocks --n 100000", ["arena", "--game", "blocks", "--n", "100000"], 1),
     ]
 
 
