@@ -2894,26 +2894,28 @@ def _least_excess(
     dealt = [damage[a] * keep[a] if a in keep else np.full(n, damage[a], dtype=np.int64) for a in order]
     masks = range(1, 1 << len(order)) if every and len(order) <= _SUBSET_ATTACKERS else [(1 << len(order)) - 1]
     creature = {ObjectKind.ATTACKER, ObjectKind.BLOCKER}
-    reaching = [
-        (r, threshold, np.minimum(threshold, 1) if s.kind(r) in creature else threshold, ids, s.receiving(r).prevent)
-        for r, threshold, ids in reached
-    ]
+    reaching = [(r, threshold, s.kind(r) in creature, ids, s.receiving(r).prevent) for r, threshold, ids in reached]
     masks_of = [sum(bit[a] for a in ids) for _, _, ids in reached]
     touching = sum(bit[a] for a in order if s.attacker(a).has(Keyword.DEATHTOUCH))
     best = np.zeros(n, dtype=np.int64)
     for chosen in masks:
         excess = sum((dealt[j] for j in range(len(order)) if chosen >> j & 1), np.zeros(n, dtype=np.int64))
         within: set[str] = set()
-        for (r, threshold, touched, ids, shield), mask in zip(reaching, masks_of):
+        for (r, threshold, creature_, ids, shield), mask in zip(reaching, masks_of):
             if not mask & chosen:
                 continue
             within.add(r)
-            if not mask & chosen & ~touching:  # only deathtouch sources of S reach it: 1 is lethal (702.2c)
-                threshold = touched
+            if creature_ and not mask & chosen & ~touching:  # only deathtouch sources of S reach it (702.2c)
+                threshold = np.minimum(threshold, 1)  # 1 is lethal
             inside = [a for a in ids if bit[a] & chosen]
-            # a recipient only attackers taken out of combat reach counts only where one of them is kept
-            held = 1 if any(a not in keep for a in inside) else np.logical_or.reduce([keep[a] for a in inside])
-            excess = excess - (threshold + shield) * held
+            # a recipient only attackers taken out of combat reach counts only where one of them is kept (the
+            # arrays are subtracted in place: this runs per candidate, per recipient and per set)
+            if any(a not in keep for a in inside):
+                excess -= threshold
+                if shield:
+                    excess -= shield
+            else:
+                excess -= (threshold + shield) * np.logical_or.reduce([keep[a] for a in inside])
         members = frozenset(a for a in order if bit[a] & chosen)
         np.maximum(best, excess - lost(members, frozenset(within)), out=best)
     return best
