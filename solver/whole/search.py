@@ -2383,10 +2383,11 @@ def _reply_bounds(
     ``table.first`` (None: unbounded): the first step's value plus the most the regular step can add with the
     attackers left. ``max-damage`` to players: the regular damage of the attackers left that can reach them;
     ``lethal``: the players whose life the first step's damage and that can reach; ``max-kills`` and
-    ``max-value``: the blockers still alive (not dealt lethal damage or deathtouch, 702.19b, 702.2c; not
-    indestructible) that block an attacker left (nothing else assigns them damage, 510.1c) and, for value, every
-    planeswalker, each at a value of at least 0; ``min-overkill``: the first step's overkill and
-    :func:`_overkill_after`. ``start``: the objectives before it are not read (None)."""
+    ``max-value``: of the blockers still alive (not dealt lethal damage or deathtouch, 702.19b, 702.2c; not
+    indestructible) that block an attacker left (nothing else assigns them damage, 510.1c), as many as the
+    attackers' regular damage can pay for (:func:`_most_kills`, :func:`_most_value`: each at a value of at least 0)
+    and, for value, every planeswalker the regular step can assign its loyalty left; ``min-overkill``: the first
+    step's overkill and :func:`_overkill_after`. ``start``: the objectives before it are not read (None)."""
     s, objs = problem.scenario, problem.objs
     at = problem.layout()
     n = len(table)
@@ -2395,25 +2396,7 @@ def _reply_bounds(
     worth = _walker_values(s, objs[start:])
     reads = bool(worth) or any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs[start:])
     to = _regular_damage_bounds(problem, table, dead, needs, walkers=bool(worth)) if reads else {}
-    blocking = {b for a in s.attackers if a.id not in dead for b in a.blocked_by}
     memo = needs[3] if needs is not None else {}
-    max_value = any(o.kind == ObjectiveKind.MAX_VALUE for o in objs[start:])
-    alive = []  # per blocker that can still be killed: its mask over the candidates
-    for b in s.blockers:
-        if not b.in_combat or b.has(Keyword.INDESTRUCTIBLE) or b.id not in blocking:
-            continue
-        if ("alive", b.id) not in memo:
-            living = taken(b.id) < lethal_need(b)
-            if b.id in at and len(at[b.id]) > 1:
-                living &= table.capped[:, at[b.id][1]] == 0
-            memo["alive", b.id] = living
-        alive.append((b, memo["alive", b.id]))
-    # 704.5f: an indestructible blocker still dies of -1/-1 counters, from an infect or wither attacker left
-    countering = {b for a in s.attackers if a.id not in dead and any(a.has(k) for k in _COUNTERS) for b in a.blocked_by}
-    for b in _countered_indestructible(s) if max_value else ():
-        if b.id in countering:
-            row, left, inverse = needs[:3] if needs is not None else _blocker_needs(problem, table)[:3]
-            alive.append((b, left[row["kill", b.id]][inverse] > 0))
     out: list[np.ndarray | None] = []
     for k, o in enumerate(objs):
         first, scale = table.first[:, k], table.scales[k]
@@ -2434,10 +2417,7 @@ def _reply_bounds(
                 ),
                 np.zeros(n, dtype=np.int64),
             )
-            extra = sum(
-                (m * math.ceil(max(Fraction(0), exact(b.value)) * scale) for b, m in alive), np.zeros(n, np.int64)
-            )
-            out.append(first + extra + walkers)
+            out.append(first + _most_value(problem, table, dead, needs, scale) + walkers)
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
@@ -2587,21 +2567,60 @@ def _first_losses(problem: _Problem, table: _Table, player, memo: dict) -> tuple
 
 def _most_kills(problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None) -> np.ndarray:
     """Per candidate, the most blockers the regular step can destroy after a reply that kills the attackers
-    ``dead``: per group of the attackers left sharing blockers (510.1c: only the attackers a blocker blocks can
-    assign it damage), of its blockers still alive (not indestructible, 702.12b), as many as the group's damage pays
-    the needs of, smallest first (lethal damage left after the first step, 702.19b; 1 each with a deathtouch attacker
-    in the group, 702.2c; -1/-1 counters kill at the same amounts, 704.5f). An indestructible blocker that an infect
-    or wither attacker of the group blocks is one of them, at the counters that bring its toughness to 0 (704.5f:
-    its ``("kill", id)`` row of :func:`_blocker_needs`; each counter is a point of that attacker's damage, 702.90c,
-    702.80b). Damage dealt is at most damage assigned (a prevention shield left only stops some, 615.7), so the
-    needs are at most what the kills cost. Computed once per distinct row of the blockers' needs (``needs``:
-    :func:`_blocker_needs`, when already read)."""
-    s = problem.scenario
+    ``dead``: per group of the attackers left sharing blockers (:func:`_group_needs`), :func:`_group_most`. Damage
+    dealt is at most damage assigned (a prevention shield left only stops some, 615.7), so the needs are at most
+    what the kills cost. Computed once per distinct row of the blockers' needs (``needs``: :func:`_blocker_needs`,
+    when already read)."""
     row, left, inverse, _, _ = needs if needs is not None else _blocker_needs(problem, table)
+    total = np.zeros(left.shape[1], dtype=np.int64)
+    for group in _group_needs(problem, dead, row, left):
+        total += _group_most(group)
+    return total[inverse]
+
+
+def _most_value(problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, scale: int) -> np.ndarray:
+    """Per candidate, the most value (scaled by ``scale``, each at least 0) of the blockers the regular step can
+    destroy after a reply that kills the attackers ``dead``: per group (:func:`_group_needs`), :func:`_group_most`
+    with the blockers' values. Computed once per distinct row of the blockers' needs."""
+    row, left, inverse, _, _ = needs if needs is not None else _blocker_needs(problem, table)
+    blockers = {b.id: b for b in problem.scenario.blockers}
+    total = np.zeros(left.shape[1], dtype=np.int64)
+    for group in _group_needs(problem, dead, row, left):
+        worth = [math.ceil(max(Fraction(0), exact(blockers[b].value)) * scale) for b in group.ids]
+        total += _group_most(group, np.array(worth, dtype=np.int64))
+    return total[inverse]
+
+
+#: :func:`_group_needs`' need of a blocker already dead: more than any group's damage, so never paid for
+_PAID = 1 << 40
+
+
+@dataclass
+class _GroupNeeds:
+    """One group's blockers the regular step could destroy (:func:`_group_needs`)."""
+
+    ids: list
+    #: per blocker (row) and distinct row of the needs (column), its need left (:data:`_PAID`: already dead)
+    need: np.ndarray
+    #: per blocker, the bits of the group's attackers that can pay its need (510.1c: those it blocks)
+    payers: list[int]
+    #: per attacker of the group (its bit), its regular damage
+    damage: list[int]
+
+
+def _group_needs(problem: _Problem, dead: frozenset, row: dict, left: np.ndarray) -> Iterator[_GroupNeeds]:
+    """Per group of the attackers left after a reply that kills the attackers ``dead``, sharing blockers (510.1c:
+    only the attackers a blocker blocks can assign it damage): its blockers the regular step could destroy (not
+    indestructible, 702.12b), the need of each left after the first step per distinct row of ``left``
+    (:func:`_blocker_needs`; lethal damage left, 702.19b; 1 with a deathtouch attacker blocked by it that deals
+    damage, 702.2c; -1/-1 counters kill at the same amounts, 704.5f), who can pay it and the attackers' regular
+    damage. An indestructible blocker that an infect or wither attacker of the group blocks is one of them, at the
+    counters that bring its toughness to 0 (704.5f: its ``("kill", id)`` row; each counter is a point of such an
+    attacker's damage, 702.90c, 702.80b: only they pay it). Groups without such blockers are left out."""
+    s = problem.scenario
     most = {src.source: src.max_damage for src in problem.regular_plan().sources}
     living = [i for i, a in enumerate(s.attackers) if a.id not in dead]
     killable = {b.id for b in s.blockers if b.in_combat and not b.has(Keyword.INDESTRUCTIBLE)}
-    total = np.zeros(left.shape[1], dtype=np.int64)
     for members in linked_groups(living, lambda i: s.attackers[i].blocked_by):
         group = [s.attackers[i] for i in members]
         names = sorted({b for a in group for b in a.blocked_by if b in row and b in killable})
@@ -2610,14 +2629,66 @@ def _most_kills(problem: _Problem, table: _Table, dead: frozenset, needs: tuple 
         )
         if not names and not countered:
             continue
+        damage = [most.get(a.id, 0) for a in group]
+        bits = [1 << k if damage[k] else 0 for k in range(len(group))]  # only attackers dealing damage pay
+        counting = [bits[k] if any(a.has(c) for c in _COUNTERS) else 0 for k, a in enumerate(group)]
+        payers = [sum(bits[k] for k, a in enumerate(group) if b in a.blocked_by) for b in names]
+        payers += [sum(counting[k] for k, a in enumerate(group) if b in a.blocked_by) for b in countered]
+        touch = sum(1 << k for k, a in enumerate(group) if a.has(Keyword.DEATHTOUCH))
         need = left[[row[b] for b in names]].astype(np.int64)
-        if any(a.has(Keyword.DEATHTOUCH) for a in group):
-            need = np.minimum(need, 1)
+        for j, (b, mask) in enumerate(zip(names, payers)):
+            if mask & touch:
+                need[j] = np.minimum(need[j], 1)
+            if ("shield", b) in row:  # 615.7: its regular damage dealt is what is assigned past the shield left
+                need[j] = np.where(need[j] > 0, need[j] + left[row["shield", b]], 0)
         need = np.concatenate([need, left[[row["kill", b] for b in countered]].astype(np.int64)])
-        need = np.sort(np.where(need > 0, need, 1 << 40), axis=0)  # the dead ones are never paid for
-        damage = sum(most.get(a.id, 0) for a in group)
-        total += (np.cumsum(need, axis=0) <= damage).sum(axis=0)
-    return total[inverse]
+        yield _GroupNeeds([*names, *countered], np.where(need > 0, need, _PAID), payers, damage)
+
+
+def _group_most(group: _GroupNeeds, worth: np.ndarray | None = None) -> np.ndarray:
+    """Per column, at most how many of ``group``'s blockers the regular step can destroy (``worth``: at most the
+    value of those it destroys, per blocker). Any set it destroys is paid out of the group's damage, so it has at
+    most k of the blockers, k as many as that damage pays the needs of, smallest first; and for every set T of the
+    attackers, the blockers only T can pay (B: 510.1c) are paid out of T's damage alone, so at most as many of B
+    as T's damage pays, plus at most as many of the rest as the group's damage pays. Worth: the k most valuable of
+    the blockers alive (at least 0 each), in B and in the rest."""
+    need = group.need
+    everyone = list(range(len(group.payers)))
+    total = sum(group.damage)
+    living = None if worth is None else np.where(need < _PAID, worth[:, None], 0)  # the dead: worth nothing
+    best = _most_of(need, living, everyone, total)
+    seen: set[int] = set()
+    for t in range(1, (1 << len(group.damage)) - 1):
+        inside = [j for j in everyone if not group.payers[j] & ~t]
+        paying = 0
+        for j in inside:
+            paying |= group.payers[j]
+        if not inside or paying in seen:
+            continue
+        seen.add(paying)  # the least T with those blockers: its damage is the least
+        outside = [j for j in everyone if group.payers[j] & ~paying]
+        dealt = sum(d for k, d in enumerate(group.damage) if paying >> k & 1)
+        np.minimum(best, _most_of(need, living, inside, dealt) + _most_of(need, living, outside, total), out=best)
+    return best
+
+
+def _most_of(need: np.ndarray, living: np.ndarray | None, rows: list[int], damage: int) -> np.ndarray:
+    """Per column, how many of the blockers ``rows`` of ``need`` ``damage`` pays, smallest first (``living``: the
+    most value of as many of them, each row's value per column)."""
+    if not rows:
+        return np.zeros(need.shape[1], dtype=np.int64)
+    paid = _paid(need[rows], damage)
+    if living is None:
+        return paid
+    most = np.cumsum(-np.sort(-living[rows], axis=0), axis=0)  # the j + 1 most valuable, per column
+    return np.where(paid > 0, most[np.maximum(paid - 1, 0), np.arange(need.shape[1])], 0)
+
+
+def _paid(need: np.ndarray, damage: int) -> np.ndarray:
+    """Per column of ``need`` (one row per blocker), how many of the blockers ``damage`` pays, smallest first."""
+    if not len(need):
+        return np.zeros(need.shape[1], dtype=np.int64)
+    return (np.cumsum(np.sort(need, axis=0), axis=0) <= damage).sum(axis=0)
 
 
 def _walker_values(s: Scenario, objs: tuple) -> list:
@@ -2656,6 +2727,12 @@ def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[Any, int], np
         counters = table.received()[:, cols].astype(np.int64).sum(axis=1) if cols else np.zeros(n, dtype=np.int64)
         index["kill", b.id] = len(rows)
         rows.append(np.maximum(0, b.toughness - counters))
+    for b in s.blockers:  # 615.7: what is left of a blocker's prevention shield after the first step
+        cols = [j for j, (_, r) in enumerate(plan.columns) if r == b.id]
+        if b.in_combat and s.receiving(b.id).prevent > 0 and (table.dealt is not None or not cols):
+            prevented = (table.vectors[:, cols].astype(np.int64) - table.received()[:, cols]).sum(axis=1)
+            index["shield", b.id] = len(rows)
+            rows.append(np.maximum(0, s.receiving(b.id).prevent - prevented))
     needs = np.stack(rows) if rows else np.zeros((0, n), dtype=np.int64)
     _, first, inverse = np.unique(_row_ids(needs.T), return_index=True, return_inverse=True)
     left = needs[:, first]

@@ -9,9 +9,11 @@ force's, the line legal and worth what is reported.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import brute_combat
+import numpy as np
 import pytest
 import strategies
 from hypothesis import assume, given, settings
@@ -502,6 +504,88 @@ def test_valued_planeswalker_boards_match_the_brute_force_minimax(doc, objective
     agrees_with_brute_force(doc, objectives)
 
 
+@st.composite
+def group_needs(draw):
+    """One group's blockers as the kills and value bounds read them (trample.whole.search._GroupNeeds): 1-4
+    attackers of regular damage 0-5, 1-5 blockers each paid by some of them, per column (3 of them) a need of 1-6
+    or dead (_PAID), and a value of 0-3 per blocker."""
+    attackers = draw(st.integers(1, 4))
+    damage = [draw(st.integers(0, 5)) for _ in range(attackers)]
+    bits = [1 << k if damage[k] else 0 for k in range(attackers)]
+    blockers = draw(st.integers(1, 5))
+    payers = [sum(bits[k] for k in draw(st.sets(st.integers(0, attackers - 1), min_size=1))) for _ in range(blockers)]
+    cell = st.one_of(st.integers(1, 6), st.just(whole_search._PAID))
+    need = np.array([[draw(cell) for _ in range(3)] for _ in range(blockers)], dtype=np.int64)
+    worth = np.array([draw(st.integers(0, 3)) for _ in range(blockers)], dtype=np.int64)
+    return whole_search._GroupNeeds([f"b{j}" for j in range(blockers)], need, payers, damage), worth
+
+
+def _destroyable(group, column: int) -> list[frozenset[int]]:
+    """Every set of ``group``'s blockers some division of the attackers' damage destroys in ``column``: each
+    attacker divides its damage among the blockers it pays (510.1c), which is possible for a set exactly when every
+    part of it needs at most its payers' damage (the supply-demand theorem of transportation: Gale 1957)."""
+    need = [int(n) for n in group.need[:, column]]
+    alive = [j for j, n in enumerate(need) if n < whole_search._PAID]
+
+    def payable(part) -> bool:
+        payers = 0
+        for j in part:
+            payers |= group.payers[j]
+        return sum(need[j] for j in part) <= sum(d for k, d in enumerate(group.damage) if payers >> k & 1)
+
+    out = []
+    for size in range(len(alive) + 1):
+        for chosen in itertools.combinations(alive, size):
+            parts = (p for r in range(1, size + 1) for p in itertools.combinations(chosen, r))
+            if all(payable(p) for p in parts):
+                out.append(frozenset(chosen))
+    return out
+
+
+@settings(max_examples=strategies.examples(200), deadline=None)
+@given(group_needs())
+def test_the_kills_and_value_bounds_of_a_group_hold_for_every_set_its_damage_can_destroy(drawn):
+    # 510.1c: each attacker assigns its regular damage only among the blockers blocking it, so the blockers only
+    # some attackers pay are paid out of their damage alone: the bound on kills (and on their value) reads every
+    # such set T of attackers, and must be at least what every division of the damage destroys
+    group, worth = drawn
+    kills, value = whole_search._group_most(group), whole_search._group_most(group, worth)
+    for column in range(group.need.shape[1]):
+        sets = _destroyable(group, column)
+        assert max(len(k) for k in sets) <= int(kills[column])
+        assert max(sum(int(worth[j]) for j in k) for k in sets) <= int(value[column])
+
+
+def test_a_blocker_only_an_attacker_without_regular_damage_blocks_is_not_counted_killable():
+    # a1 strikes first only (no regular damage, 510.1a), so b1 dies in the first step or not at all; the kills and
+    # value bounds pooled the group's damage and counted b1 as killable by a0's. Read per set of attackers, every
+    # candidate's bound is its value, and every reply's bounds hold
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [
+            _ds(0, 3, "opp", ["b0", "f"]),
+            {**_ds(1, 2, "opp", ["b1", "f"]), "keywords": ["first_strike", "trample"]},
+        ],
+        "blockers": [
+            {"id": "b0", "power": 1, "toughness": 2, "value": 1},
+            {"id": "b1", "power": 1, "toughness": 1, "value": 3},
+            {"id": "f", "power": 1, "toughness": 3, "keywords": ["first_strike"], "value": 2},
+        ],
+    }
+    for objectives in (["max-kills"], ["max-value"]):
+        got = _searched_table(doc, objectives)
+        assert got is not None
+        whole, problem, replies, table = got
+        per = {dead: whole_search._reply_bounds(problem, table, dead) for dead in whole_search._outcomes(replies)}
+        (bound,) = whole_search._own_bounds(problem, table, replies)
+        for i in range(len(table)):
+            after, value = _candidate_values(whole, problem, table, replies, i)
+            for reply, total in zip(replies, after):
+                assert total[0] <= int(per[reply.outcome][0][i]), (objectives, i, reply.outcome)
+            assert int(bound[i]) == value[0], (objectives, i)
+
+
 def test_the_planeswalker_out_of_reach_adds_nothing_to_the_value_bound():
     # the ladder's pair on a planeswalker of loyalty 30: no first step and regular step together can assign it 30
     # (702.19c), so every candidate's max-value bound is the blockers it can still kill, never the planeswalker's 1
@@ -961,6 +1045,37 @@ def test_bounded_boards_with_effects_match_the_brute_force_minimax(doc, objectiv
     result = WholeCombat(doc).solve(objectives)
     assert result.status == "optimal"
     assert tuple(Fraction(str(result.objectives[o])) for o in objectives) == tuple(Fraction(v) for v in expected)
+
+
+def test_a_blockers_prevention_shield_left_after_the_first_step_raises_what_killing_it_costs():
+    # 615.7: b0's shield of 2 prevents the next 2 damage, so the regular step destroys it only by assigning its
+    # lethal need plus what is left of the shield (the first step's damage to it used some). The kills and value
+    # bounds read it: every candidate's bound is its value (with the shield left out, a0's 3 counted b0 killable
+    # after the first steps that left its shield whole), and every reply's bounds hold
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [_ds(0, 3, "opp", ["b0", "f"]), _ds(1, 2, "opp", ["b1", "f"])],
+        "blockers": [
+            {"id": "b0", "power": 1, "toughness": 2, "prevent": 2},
+            {"id": "b1", "power": 1, "toughness": 2},
+            {"id": "f", "power": 1, "toughness": 3, "keywords": ["first_strike"]},
+        ],
+    }
+    for objectives in (["max-kills"], ["max-value"]):
+        problem = _results_problem(doc, objectives)
+        assert problem is not None
+        _assert_effect_bounds(problem, objectives)
+        table, replies = whole_search._results_table(problem), whole_search._replies(problem)
+        regular = whole_search._Regular(problem)
+        (bound,) = whole_search._own_bounds(problem, table, replies)
+        for i in range(len(table)):
+            candidate, values = table.candidate(i), []
+            for reply in replies:
+                first, outcome = whole_search.step_values(problem.attacking_first, candidate.a1, problem.objs, reply.d1)
+                result = regular.after(candidate, reply, outcome.state)
+                values.append(whole_search.oriented(problem.objs, whole_search._total(problem.objs, first, result)))
+            assert int(bound[i]) == min(values)[0] * table.scales[0], (objectives, i)
 
 
 def _combined(n: int, *kinds: str) -> dict:
