@@ -2317,7 +2317,7 @@ def _own_bounds(
     step's overkill and :func:`_overkill_floor` (the least floor over the replies). ``needs``: as
     :func:`_reply_bounds`; ``start``: only the objectives from that one on (the list returned starts there)."""
     needs = _with_losses(problem, needs if needs is not None else _blocker_needs(problem, table), replies)
-    out = _reply_bounds(problem, table, frozenset(), needs, start)
+    out = _reply_bounds(problem, table, frozenset(), needs, start, every=True)
     for k, o in enumerate(problem.objs):
         if k >= start and o.kind == ObjectiveKind.MIN_OVERKILL:
             floors = [_overkill_after(problem, table, dead, needs[3]) for dead in _outcomes(replies)]
@@ -2376,7 +2376,12 @@ def _deaths(outcome: object) -> frozenset | None:
 
 
 def _reply_bounds(
-    problem: _Problem, table: _Table, dead: frozenset = frozenset(), needs: tuple | None = None, start: int = 0
+    problem: _Problem,
+    table: _Table,
+    dead: frozenset = frozenset(),
+    needs: tuple | None = None,
+    start: int = 0,
+    every: bool = False,
 ) -> list[np.ndarray | None]:
     """Per objective, an upper bound of each candidate's value over the combat after a reply that kills the
     attackers ``dead`` (the first step's damage is dealt at once, 510.2: they dealt theirs), oriented and scaled as
@@ -2387,7 +2392,9 @@ def _reply_bounds(
     indestructible) that block an attacker left (nothing else assigns them damage, 510.1c), as many as the
     attackers' regular damage can pay for (:func:`_most_kills`, :func:`_most_value`: each at a value of at least 0)
     and, for value, every planeswalker the regular step can assign its loyalty left; ``min-overkill``: the first
-    step's overkill and :func:`_overkill_after`. ``start``: the objectives before it are not read (None)."""
+    step's overkill and :func:`_overkill_after`. ``start``: the objectives before it are not read (None);
+    ``every``: the bounds after any reply (``dead``: the attackers every reply kills; lethal then reads the life
+    every reply's lifelink gains, :func:`_lethal_bounds`)."""
     s, objs = problem.scenario, problem.objs
     at = problem.layout()
     n = len(table)
@@ -2421,7 +2428,7 @@ def _reply_bounds(
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
-            lost = [x.astype(np.int64) for x in _lethal_bounds(problem, table, dead, needs, to, memo)]
+            lost = [x.astype(np.int64) for x in _lethal_bounds(problem, table, dead, needs, to, memo, every)]
             out.append(sum(lost, np.zeros(n, dtype=np.int64)))
         else:
             out.append(None)
@@ -2435,7 +2442,7 @@ def _reply_bounds(
 
 
 def _lethal_bounds(
-    problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, to: dict, memo: dict
+    problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, to: dict, memo: dict, every: bool = False
 ) -> list[np.ndarray]:
     """Per player, per candidate: can the combat make them lose after a reply that kills the attackers ``dead``
     (704.5a, 704.5c, 704.6c)? By life when the first step's damage to them and the most the regular step can assign
@@ -2444,22 +2451,27 @@ def _lethal_bounds(
     damage is read apart (702.90b: to a player it gives poison counters and leaves their life as it was): the life
     is reached by the first step's damage from the sources without infect (:func:`_life_taken`) and the most the
     regular step's attackers without infect can assign, and the poison by :func:`_may_lose_otherwise` with the
-    infect attackers' most."""
+    infect attackers' most. The life to reach is raised by the least any of the outcome's replies gains them
+    (``memo``'s ``"reply losses"``, :func:`_reply_losses`; 702.15b: a first-striking lifelink blocker's gain, which
+    no first-step assignment of the attacker changes), of every reply with ``every`` (the bound after any reply)."""
     s, n = problem.scenario, len(table)
     other = _other_losses(problem)
     zeros = np.zeros(n, dtype=np.int64)
     bound = partial(_through_walkers, problem, table, dead, needs, memo)
     out = []
+    losses = memo.get("reply losses", {})
+    read = [x for held in losses.values() for x in held] if every else losses.get(dead, [])
     for p in s.players:
+        gain = min((g.get(p.id, 0) for _, g in read), default=0)
         if p.id not in other:
-            out.append(table.taken(problem.layout(), p.id) + bound(p.id, to.get(p.id, zeros), None) >= p.life)
+            out.append(table.taken(problem.layout(), p.id) + bound(p.id, to.get(p.id, zeros), None) >= p.life + gain)
             continue
         if any(a.has(Keyword.INFECT) for a in s.attackers):
             life = bound(p.id, None, lambda a: not a.has(Keyword.INFECT))
             infected = bound(p.id, None, lambda a: a.has(Keyword.INFECT))
         else:
             life = infected = bound(p.id, to.get(p.id, zeros), None)
-        by_life = _life_taken(problem, table, p.id) + life >= p.life
+        by_life = _life_taken(problem, table, p.id) + life >= p.life + gain
         out.append(by_life | _may_lose_otherwise(problem, table, p, dead, to.get(p.id, zeros), infected, memo))
     return out
 
@@ -2780,7 +2792,10 @@ def _regular_damage_bounds(
     for members in linked_groups(living, lambda i: s.attackers[i].blocked_by):
         group = [s.attackers[i] for i in members]
         damage = sum(most.get(a.id, 0) for a in group)
-        deathtouch = any(a.has(Keyword.DEATHTOUCH) for a in group)
+        # 702.2c: 1 is lethal from a deathtouch attacker, so only to the blockers one that deals damage blocks
+        deathtouch = frozenset(
+            b for a in group if a.has(Keyword.DEATHTOUCH) and most.get(a.id, 0) > 0 for b in a.blocked_by
+        )
         reaching = [
             (replace(a, blocked_by=()) if a.id in free else a, aims)
             for a in group
@@ -2822,7 +2837,13 @@ def _aims(s: Scenario, a, kinds: set) -> set[str]:
 
 
 def _most_through(
-    mine: list, damage: int, deathtouch: bool, most: dict, row: dict, left: np.ndarray, private: frozenset = frozenset()
+    mine: list,
+    damage: int,
+    deathtouch: frozenset,
+    most: dict,
+    row: dict,
+    left: np.ndarray,
+    private: frozenset = frozenset(),
 ) -> np.ndarray:
     """Per column of ``left`` (the blockers' needs, one row per blocker: ``row``), the most of min(R's damage less
     what R's ``private`` blockers need, ``damage`` less what R's blockers need) over the nonempty subsets R of the
@@ -2833,8 +2854,9 @@ def _most_through(
     damage); each set of blockers' need is its set less one blocker's need plus that blocker's (exact integers)."""
     names = sorted({b for a in mine for b in a.blocked_by if b in row})
     need_of = left[[row[b] for b in names]]
-    if deathtouch:
-        need_of = np.minimum(need_of, 1)
+    for k, b in enumerate(names):
+        if b in deathtouch:
+            need_of[k] = np.minimum(need_of[k], 1)
     _, first, inverse = np.unique(_row_ids(need_of.T), return_index=True, return_inverse=True)
     need_of = need_of[:, first].astype(np.int64)
     reach: dict[int, int] = {}  # blockers' mask -> the most the subsets with exactly those blockers deal

@@ -1078,6 +1078,90 @@ def test_a_blockers_prevention_shield_left_after_the_first_step_raises_what_kill
             assert int(bound[i]) == min(values)[0] * table.scales[0], (objectives, i)
 
 
+def _most_after_each_outcome(whole, problem, table, replies, i: int) -> dict:
+    """Candidate ``i``'s best value after each outcome of the replies (the attackers they kill): the most over
+    the outcome's replies, as :func:`_candidate_values` reads each."""
+    after, _ = _candidate_values(whole, problem, table, replies, i)
+    most: dict = {}
+    for reply, total in zip(replies, after):
+        most[reply.outcome] = max(most.get(reply.outcome, total), total)
+    return most
+
+
+def test_a_deathtouch_attacker_makes_1_lethal_only_for_the_blockers_it_can_assign_to():
+    # 702.2c, 510.1c: a0's deathtouch makes 1 damage lethal for f (it blocks a0) but not for b1, which only a1
+    # can assign damage to: a1 tramples over b1 only past its whole need (702.19b). The bound on the damage the
+    # regular step puts through read every blocker of the group at 1; read per blocker, every candidate's bound
+    # after each outcome is the most its replies leave
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [
+            {**_ds(0, 2, "opp", ["f"]), "keywords": ["double_strike", "trample", "deathtouch"]},
+            _ds(1, 3, "opp", ["b1", "f"]),
+        ],
+        "blockers": [
+            {"id": "b1", "power": 1, "toughness": 3},
+            {"id": "f", "power": 1, "toughness": 3, "keywords": ["first_strike"]},
+        ],
+    }
+    got = _searched_table(doc, ["max-damage"])
+    assert got is not None
+    whole, problem, replies, table = got
+    per = {dead: whole_search._reply_bounds(problem, table, dead) for dead in whole_search._outcomes(replies)}
+    for i in range(len(table)):
+        for dead, most in _most_after_each_outcome(whole, problem, table, replies, i).items():
+            assert int(per[dead][0][i]) == most[0], (i, dead)
+
+
+def _lifelink_board(life: int) -> dict:
+    """f, a first-striking lifelink 1/2, blocks a0 (a 2/1 double striker without trample, whose prevention shield
+    takes f's damage first) and a1 (a 4/3 double-strike trampler); g, a first-striking 1/1, blocks a0 alone. f's
+    damage to a1 gains opp 1 life (702.15b) and a0 survives (g's damage prevented, 615.7); to a0, none (prevented)
+    and g's kills it."""
+    a0 = {**_ds(0, 2, "opp", ["g", "f"]), "toughness": 1, "keywords": ["double_strike"]}
+    return {
+        "step": "combat",
+        "players": [{"id": "opp", "life": life}],
+        "attackers": [{**a0, "prevent": 1, "shield_order": ["f"]}, _ds(1, 4, "opp", ["f"])],
+        "blockers": [
+            {"id": "g", "power": 1, "toughness": 1, "keywords": ["first_strike"]},
+            {"id": "f", "power": 1, "toughness": 2, "keywords": ["first_strike", "lifelink"]},
+        ],
+    }
+
+
+def test_the_lethal_bound_reads_the_life_a_first_striking_lifelink_blocker_gains():
+    # 702.15b, 510.2: the life f's first-strike damage gains opp is there before the regular step's damage, so the
+    # lethal bound after each outcome reads the least its replies gain (1 after the replies that leave a0 alive,
+    # none after the one that kills it): every candidate's bound is then the most its replies leave (without the
+    # gain, 2 of the 9 were 1 where no reply lets opp die). The bounds read for every reply (_own_bounds) take the
+    # least of all the replies' gains: the outcome that kills no one's gain of 1 is too much after the reply that
+    # kills a0 (opp dies there on a candidate bounded 0 with it)
+    doc = _lifelink_board(7)
+    problem = _results_problem(doc, ["lethal"])
+    assert problem is not None
+    _assert_effect_bounds(problem, ["lethal"])
+    table, replies = whole_search._results_table(problem), whole_search._replies(problem)
+    losses = whole_search._reply_losses(problem, replies)
+    assert losses == {frozenset(): [({}, {"opp": 1})], frozenset({"a0"}): [({}, {})]}
+    needs = whole_search._with_losses(problem, whole_search._blocker_needs(problem, table), replies)
+    per = {dead: whole_search._reply_bounds(problem, table, dead, needs) for dead in losses}
+    (own,) = whole_search._own_bounds(problem, table, replies)
+    regular = whole_search._Regular(problem)
+    for i in range(len(table)):
+        candidate, most = table.candidate(i), {}
+        for reply in replies:
+            first, outcome = whole_search.step_values(problem.attacking_first, candidate.a1, problem.objs, reply.d1)
+            result = regular.after(candidate, reply, outcome.state)
+            value = whole_search.oriented(problem.objs, whole_search._total(problem.objs, first, result))
+            assert value[0] <= int(own[i]), (i, reply.d1)
+            dead = whole_search._deaths(reply.outcome)
+            most[dead] = max(most.get(dead, value), value)
+        for dead, value in most.items():
+            assert int(per[dead][0][i]) == value[0], (i, dead)
+
+
 def _combined(n: int, *kinds: str) -> dict:
     """The defeatable planeswalker at ``n`` attackers with several of :func:`benchmarks.boards.defeatable_with`'s
     kinds at once."""
