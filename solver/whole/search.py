@@ -2657,18 +2657,26 @@ def _group_needs(problem: _Problem, dead: frozenset, row: dict, left: np.ndarray
         yield _GroupNeeds([*names, *countered], np.where(need > 0, need, _PAID), payers, damage)
 
 
-def _group_most(group: _GroupNeeds, worth: np.ndarray | None = None) -> np.ndarray:
+def _group_most(group: _GroupNeeds, worth: np.ndarray | None = None, distinct: bool = False) -> np.ndarray:
     """Per column, at most how many of ``group``'s blockers the regular step can destroy (``worth``: at most the
     value of those it destroys, per blocker). Any set it destroys is paid out of the group's damage, so it has at
     most k of the blockers, k as many as that damage pays the needs of, smallest first; and for every set T of the
     attackers, the blockers only T can pay (B: 510.1c) are paid out of T's damage alone, so at most as many of B
     as T's damage pays, plus at most as many of the rest as the group's damage pays. Worth: the k most valuable of
-    the blockers alive (at least 0 each), in B and in the rest."""
+    the blockers alive (at least 0 each), in B and in the rest. Read once per distinct column (``distinct``: the
+    columns are)."""
     need = group.need
+    if not distinct:
+        ids = _row_ids(np.where(need < _PAID, need, 0).T)
+        _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        if len(first) < need.shape[1]:
+            return _group_most(replace(group, need=need[:, first]), worth, True)[inverse.reshape(-1)]
     everyone = list(range(len(group.payers)))
     total = sum(group.damage)
-    living = None if worth is None else np.where(need < _PAID, worth[:, None], 0)  # the dead: worth nothing
-    best = _most_of(need, living, everyone, total)
+    best = _most_of(need, worth, everyone, total)
+    # per blocker, its most need over the columns: where T's damage pays all of B's in every column, T bounds
+    # the kills no lower than the whole group's damage does, and is not read
+    most = np.where(need < _PAID, need, 0).max(axis=1, initial=0).tolist()
     seen: set[int] = set()
     for t in range(1, (1 << len(group.damage)) - 1):
         inside = [j for j in everyone if not group.payers[j] & ~t]
@@ -2678,22 +2686,27 @@ def _group_most(group: _GroupNeeds, worth: np.ndarray | None = None) -> np.ndarr
         if not inside or paying in seen:
             continue
         seen.add(paying)  # the least T with those blockers: its damage is the least
-        outside = [j for j in everyone if group.payers[j] & ~paying]
         dealt = sum(d for k, d in enumerate(group.damage) if paying >> k & 1)
-        np.minimum(best, _most_of(need, living, inside, dealt) + _most_of(need, living, outside, total), out=best)
+        if dealt >= sum(most[j] for j in inside):
+            continue
+        outside = [j for j in everyone if group.payers[j] & ~paying]
+        np.minimum(best, _most_of(need, worth, inside, dealt) + _most_of(need, worth, outside, total), out=best)
     return best
 
 
-def _most_of(need: np.ndarray, living: np.ndarray | None, rows: list[int], damage: int) -> np.ndarray:
-    """Per column, how many of the blockers ``rows`` of ``need`` ``damage`` pays, smallest first (``living``: the
-    most value of as many of them, each row's value per column)."""
+def _most_of(need: np.ndarray, worth: np.ndarray | None, rows: list[int], damage: int) -> np.ndarray:
+    """Per column of ``need`` (one row per blocker, :data:`_PAID` for one already dead), how many of the blockers
+    ``rows`` ``damage`` pays, smallest first (``worth``: the most value of as many of those alive, a value per
+    blocker: the first so many alive in the order of their values)."""
     if not rows:
         return np.zeros(need.shape[1], dtype=np.int64)
     paid = _paid(need[rows], damage)
-    if living is None:
+    if worth is None:
         return paid
-    most = np.cumsum(-np.sort(-living[rows], axis=0), axis=0)  # the j + 1 most valuable, per column
-    return np.where(paid > 0, most[np.maximum(paid - 1, 0), np.arange(need.shape[1])], 0)
+    order = [rows[k] for k in np.argsort(-worth[rows], kind="stable").tolist()]
+    alive = need[order] < _PAID
+    counted = alive & (np.cumsum(alive, axis=0) <= paid)
+    return (counted * worth[order][:, None]).sum(axis=0)
 
 
 def _paid(need: np.ndarray, damage: int) -> np.ndarray:
