@@ -2785,8 +2785,9 @@ def _regular_damage_bounds(
     most damage the regular step can assign them after a reply that kills the attackers ``dead``. Per group of the
     attackers left sharing blockers (510.1c), the attackers R that assign the player (or planeswalker) anything are
     unblocked or trample (702.19b), so every blocker of R is assigned lethal damage -- its need left after the
-    candidate, 1 with a deathtouch attacker in the group (702.2c) -- out of the group's damage; the player gets at
-    most min(R's damage, the group's damage less those needs), at most over every R. Every attacker left is
+    candidate, 1 where a deathtouch attacker of the group that deals damage blocks it (702.2c) -- out of the
+    group's damage; the player gets at most min(R's damage, the group's damage less those needs), at most over
+    every R. Every attacker left is
     counted with its regular-step damage. Computed once per distinct row of the blockers' needs (``needs``:
     :func:`_blocker_needs`, when already read). ``keep``: only what the attackers it keeps assign them (the others'
     damage still pays the blockers' needs: it stays in the group's)."""
@@ -2864,7 +2865,8 @@ def _most_through(
     is one only a single attacker of the group can assign damage to (510.1c), so that attacker pays its need out of
     its own damage before it assigns anything past it (702.19b); such a blocker of R's blocks one of R. The subsets
     with the same blockers need the same, so only the one that deals the most counts (min is monotone in R's
-    damage); each set of blockers' need is its set less one blocker's need plus that blocker's (exact integers)."""
+    damage); each set of blockers' need is its set less one blocker's need plus that blocker's (exact integers).
+    ``deathtouch``: the blockers a deathtouch attacker dealing damage blocks, whose need is at most 1 (702.2c)."""
     names = sorted({b for a in mine for b in a.blocked_by if b in row})
     need_of = left[[row[b] for b in names]]
     for k, b in enumerate(names):
