@@ -2317,7 +2317,7 @@ def _own_bounds(
     step's overkill and :func:`_overkill_floor` (the least floor over the replies). ``needs``: as
     :func:`_reply_bounds`; ``start``: only the objectives from that one on (the list returned starts there)."""
     needs = _with_losses(problem, needs if needs is not None else _blocker_needs(problem, table), replies)
-    out = _reply_bounds(problem, table, frozenset(), needs, start)
+    out = _reply_bounds(problem, table, frozenset(), needs, start, every=True)
     for k, o in enumerate(problem.objs):
         if k >= start and o.kind == ObjectiveKind.MIN_OVERKILL:
             floors = [_overkill_after(problem, table, dead, needs[3]) for dead in _outcomes(replies)]
@@ -2376,17 +2376,25 @@ def _deaths(outcome: object) -> frozenset | None:
 
 
 def _reply_bounds(
-    problem: _Problem, table: _Table, dead: frozenset = frozenset(), needs: tuple | None = None, start: int = 0
+    problem: _Problem,
+    table: _Table,
+    dead: frozenset = frozenset(),
+    needs: tuple | None = None,
+    start: int = 0,
+    every: bool = False,
 ) -> list[np.ndarray | None]:
     """Per objective, an upper bound of each candidate's value over the combat after a reply that kills the
     attackers ``dead`` (the first step's damage is dealt at once, 510.2: they dealt theirs), oriented and scaled as
     ``table.first`` (None: unbounded): the first step's value plus the most the regular step can add with the
     attackers left. ``max-damage`` to players: the regular damage of the attackers left that can reach them;
     ``lethal``: the players whose life the first step's damage and that can reach; ``max-kills`` and
-    ``max-value``: the blockers still alive (not dealt lethal damage or deathtouch, 702.19b, 702.2c; not
-    indestructible) that block an attacker left (nothing else assigns them damage, 510.1c) and, for value, every
-    planeswalker, each at a value of at least 0; ``min-overkill``: the first step's overkill and
-    :func:`_overkill_after`. ``start``: the objectives before it are not read (None)."""
+    ``max-value``: of the blockers still alive (not dealt lethal damage or deathtouch, 702.19b, 702.2c; not
+    indestructible) that block an attacker left (nothing else assigns them damage, 510.1c), as many as the
+    attackers' regular damage can pay for (:func:`_most_kills`, :func:`_most_value`: each at a value of at least 0)
+    and, for value, every planeswalker the regular step can assign its loyalty left; ``min-overkill``: the first
+    step's overkill and :func:`_overkill_after`. ``start``: the objectives before it are not read (None);
+    ``every``: the bounds after any reply (``dead``: the attackers every reply kills; lethal then reads the life
+    every reply's lifelink gains, :func:`_lethal_bounds`)."""
     s, objs = problem.scenario, problem.objs
     at = problem.layout()
     n = len(table)
@@ -2395,25 +2403,7 @@ def _reply_bounds(
     worth = _walker_values(s, objs[start:])
     reads = bool(worth) or any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs[start:])
     to = _regular_damage_bounds(problem, table, dead, needs, walkers=bool(worth)) if reads else {}
-    blocking = {b for a in s.attackers if a.id not in dead for b in a.blocked_by}
     memo = needs[3] if needs is not None else {}
-    max_value = any(o.kind == ObjectiveKind.MAX_VALUE for o in objs[start:])
-    alive = []  # per blocker that can still be killed: its mask over the candidates
-    for b in s.blockers:
-        if not b.in_combat or b.has(Keyword.INDESTRUCTIBLE) or b.id not in blocking:
-            continue
-        if ("alive", b.id) not in memo:
-            living = taken(b.id) < lethal_need(b)
-            if b.id in at and len(at[b.id]) > 1:
-                living &= table.capped[:, at[b.id][1]] == 0
-            memo["alive", b.id] = living
-        alive.append((b, memo["alive", b.id]))
-    # 704.5f: an indestructible blocker still dies of -1/-1 counters, from an infect or wither attacker left
-    countering = {b for a in s.attackers if a.id not in dead and any(a.has(k) for k in _COUNTERS) for b in a.blocked_by}
-    for b in _countered_indestructible(s) if max_value else ():
-        if b.id in countering:
-            row, left, inverse = needs[:3] if needs is not None else _blocker_needs(problem, table)[:3]
-            alive.append((b, left[row["kill", b.id]][inverse] > 0))
     out: list[np.ndarray | None] = []
     for k, o in enumerate(objs):
         first, scale = table.first[:, k], table.scales[k]
@@ -2434,14 +2424,11 @@ def _reply_bounds(
                 ),
                 np.zeros(n, dtype=np.int64),
             )
-            extra = sum(
-                (m * math.ceil(max(Fraction(0), exact(b.value)) * scale) for b, m in alive), np.zeros(n, np.int64)
-            )
-            out.append(first + extra + walkers)
+            out.append(first + _most_value(problem, table, dead, needs, scale) + walkers)
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
-            lost = [x.astype(np.int64) for x in _lethal_bounds(problem, table, dead, needs, to, memo)]
+            lost = [x.astype(np.int64) for x in _lethal_bounds(problem, table, dead, needs, to, memo, every)]
             out.append(sum(lost, np.zeros(n, dtype=np.int64)))
         else:
             out.append(None)
@@ -2455,7 +2442,7 @@ def _reply_bounds(
 
 
 def _lethal_bounds(
-    problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, to: dict, memo: dict
+    problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, to: dict, memo: dict, every: bool = False
 ) -> list[np.ndarray]:
     """Per player, per candidate: can the combat make them lose after a reply that kills the attackers ``dead``
     (704.5a, 704.5c, 704.6c)? By life when the first step's damage to them and the most the regular step can assign
@@ -2464,22 +2451,27 @@ def _lethal_bounds(
     damage is read apart (702.90b: to a player it gives poison counters and leaves their life as it was): the life
     is reached by the first step's damage from the sources without infect (:func:`_life_taken`) and the most the
     regular step's attackers without infect can assign, and the poison by :func:`_may_lose_otherwise` with the
-    infect attackers' most."""
+    infect attackers' most. The life to reach is raised by the least any of the outcome's replies gains them
+    (``memo``'s ``"reply losses"``, :func:`_reply_losses`; 702.15b: a first-striking lifelink blocker's gain, which
+    no first-step assignment of the attacker changes), of every reply with ``every`` (the bound after any reply)."""
     s, n = problem.scenario, len(table)
     other = _other_losses(problem)
     zeros = np.zeros(n, dtype=np.int64)
     bound = partial(_through_walkers, problem, table, dead, needs, memo)
     out = []
+    losses = memo.get("reply losses", {})
+    read = [x for held in losses.values() for x in held] if every else losses.get(dead, [])
     for p in s.players:
+        gain = min((g.get(p.id, 0) for _, g in read), default=0)
         if p.id not in other:
-            out.append(table.taken(problem.layout(), p.id) + bound(p.id, to.get(p.id, zeros), None) >= p.life)
+            out.append(table.taken(problem.layout(), p.id) + bound(p.id, to.get(p.id, zeros), None) >= p.life + gain)
             continue
         if any(a.has(Keyword.INFECT) for a in s.attackers):
             life = bound(p.id, None, lambda a: not a.has(Keyword.INFECT))
             infected = bound(p.id, None, lambda a: a.has(Keyword.INFECT))
         else:
             life = infected = bound(p.id, to.get(p.id, zeros), None)
-        by_life = _life_taken(problem, table, p.id) + life >= p.life
+        by_life = _life_taken(problem, table, p.id) + life >= p.life + gain
         out.append(by_life | _may_lose_otherwise(problem, table, p, dead, to.get(p.id, zeros), infected, memo))
     return out
 
@@ -2587,21 +2579,60 @@ def _first_losses(problem: _Problem, table: _Table, player, memo: dict) -> tuple
 
 def _most_kills(problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None) -> np.ndarray:
     """Per candidate, the most blockers the regular step can destroy after a reply that kills the attackers
-    ``dead``: per group of the attackers left sharing blockers (510.1c: only the attackers a blocker blocks can
-    assign it damage), of its blockers still alive (not indestructible, 702.12b), as many as the group's damage pays
-    the needs of, smallest first (lethal damage left after the first step, 702.19b; 1 each with a deathtouch attacker
-    in the group, 702.2c; -1/-1 counters kill at the same amounts, 704.5f). An indestructible blocker that an infect
-    or wither attacker of the group blocks is one of them, at the counters that bring its toughness to 0 (704.5f:
-    its ``("kill", id)`` row of :func:`_blocker_needs`; each counter is a point of that attacker's damage, 702.90c,
-    702.80b). Damage dealt is at most damage assigned (a prevention shield left only stops some, 615.7), so the
-    needs are at most what the kills cost. Computed once per distinct row of the blockers' needs (``needs``:
-    :func:`_blocker_needs`, when already read)."""
-    s = problem.scenario
+    ``dead``: per group of the attackers left sharing blockers (:func:`_group_needs`), :func:`_group_most`. Damage
+    dealt is at most damage assigned (a prevention shield left only stops some, 615.7), so the needs are at most
+    what the kills cost. Computed once per distinct row of the blockers' needs (``needs``: :func:`_blocker_needs`,
+    when already read)."""
     row, left, inverse, _, _ = needs if needs is not None else _blocker_needs(problem, table)
+    total = np.zeros(left.shape[1], dtype=np.int64)
+    for group in _group_needs(problem, dead, row, left):
+        total += _group_most(group)
+    return total[inverse]
+
+
+def _most_value(problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, scale: int) -> np.ndarray:
+    """Per candidate, the most value (scaled by ``scale``, each at least 0) of the blockers the regular step can
+    destroy after a reply that kills the attackers ``dead``: per group (:func:`_group_needs`), :func:`_group_most`
+    with the blockers' values. Computed once per distinct row of the blockers' needs."""
+    row, left, inverse, _, _ = needs if needs is not None else _blocker_needs(problem, table)
+    blockers = {b.id: b for b in problem.scenario.blockers}
+    total = np.zeros(left.shape[1], dtype=np.int64)
+    for group in _group_needs(problem, dead, row, left):
+        worth = [math.ceil(max(Fraction(0), exact(blockers[b].value)) * scale) for b in group.ids]
+        total += _group_most(group, np.array(worth, dtype=np.int64))
+    return total[inverse]
+
+
+#: :func:`_group_needs`' need of a blocker already dead: more than any group's damage, so never paid for
+_PAID = 1 << 40
+
+
+@dataclass
+class _GroupNeeds:
+    """One group's blockers the regular step could destroy (:func:`_group_needs`)."""
+
+    ids: list
+    #: per blocker (row) and distinct row of the needs (column), its need left (:data:`_PAID`: already dead)
+    need: np.ndarray
+    #: per blocker, the bits of the group's attackers that can pay its need (510.1c: those it blocks)
+    payers: list[int]
+    #: per attacker of the group (its bit), its regular damage
+    damage: list[int]
+
+
+def _group_needs(problem: _Problem, dead: frozenset, row: dict, left: np.ndarray) -> Iterator[_GroupNeeds]:
+    """Per group of the attackers left after a reply that kills the attackers ``dead``, sharing blockers (510.1c:
+    only the attackers a blocker blocks can assign it damage): its blockers the regular step could destroy (not
+    indestructible, 702.12b), the need of each left after the first step per distinct row of ``left``
+    (:func:`_blocker_needs`; lethal damage left, 702.19b; 1 with a deathtouch attacker blocked by it that deals
+    damage, 702.2c; -1/-1 counters kill at the same amounts, 704.5f), who can pay it and the attackers' regular
+    damage. An indestructible blocker that an infect or wither attacker of the group blocks is one of them, at the
+    counters that bring its toughness to 0 (704.5f: its ``("kill", id)`` row; each counter is a point of such an
+    attacker's damage, 702.90c, 702.80b: only they pay it). Groups without such blockers are left out."""
+    s = problem.scenario
     most = {src.source: src.max_damage for src in problem.regular_plan().sources}
     living = [i for i, a in enumerate(s.attackers) if a.id not in dead]
     killable = {b.id for b in s.blockers if b.in_combat and not b.has(Keyword.INDESTRUCTIBLE)}
-    total = np.zeros(left.shape[1], dtype=np.int64)
     for members in linked_groups(living, lambda i: s.attackers[i].blocked_by):
         group = [s.attackers[i] for i in members]
         names = sorted({b for a in group for b in a.blocked_by if b in row and b in killable})
@@ -2610,14 +2641,79 @@ def _most_kills(problem: _Problem, table: _Table, dead: frozenset, needs: tuple 
         )
         if not names and not countered:
             continue
+        damage = [most.get(a.id, 0) for a in group]
+        bits = [1 << k if damage[k] else 0 for k in range(len(group))]  # only attackers dealing damage pay
+        counting = [bits[k] if any(a.has(c) for c in _COUNTERS) else 0 for k, a in enumerate(group)]
+        payers = [sum(bits[k] for k, a in enumerate(group) if b in a.blocked_by) for b in names]
+        payers += [sum(counting[k] for k, a in enumerate(group) if b in a.blocked_by) for b in countered]
+        touch = sum(1 << k for k, a in enumerate(group) if a.has(Keyword.DEATHTOUCH))
         need = left[[row[b] for b in names]].astype(np.int64)
-        if any(a.has(Keyword.DEATHTOUCH) for a in group):
-            need = np.minimum(need, 1)
+        for j, (b, mask) in enumerate(zip(names, payers)):
+            if mask & touch:
+                need[j] = np.minimum(need[j], 1)
+            if ("shield", b) in row:  # 615.7: its regular damage dealt is what is assigned past the shield left
+                need[j] = np.where(need[j] > 0, need[j] + left[row["shield", b]], 0)
         need = np.concatenate([need, left[[row["kill", b] for b in countered]].astype(np.int64)])
-        need = np.sort(np.where(need > 0, need, 1 << 40), axis=0)  # the dead ones are never paid for
-        damage = sum(most.get(a.id, 0) for a in group)
-        total += (np.cumsum(need, axis=0) <= damage).sum(axis=0)
-    return total[inverse]
+        yield _GroupNeeds([*names, *countered], np.where(need > 0, need, _PAID), payers, damage)
+
+
+def _group_most(group: _GroupNeeds, worth: np.ndarray | None = None, distinct: bool = False) -> np.ndarray:
+    """Per column, at most how many of ``group``'s blockers the regular step can destroy (``worth``: at most the
+    value of those it destroys, per blocker). Any set it destroys is paid out of the group's damage, so it has at
+    most k of the blockers, k as many as that damage pays the needs of, smallest first; and for every set T of the
+    attackers, the blockers only T can pay (B: 510.1c) are paid out of T's damage alone, so at most as many of B
+    as T's damage pays, plus at most as many of the rest as the group's damage pays. Worth: the k most valuable of
+    the blockers alive (at least 0 each), in B and in the rest. Read once per distinct column (``distinct``: the
+    columns are)."""
+    need = group.need
+    if not distinct:
+        ids = _row_ids(np.where(need < _PAID, need, 0).T)
+        _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        if len(first) < need.shape[1]:
+            return _group_most(replace(group, need=need[:, first]), worth, True)[inverse.reshape(-1)]
+    everyone = list(range(len(group.payers)))
+    total = sum(group.damage)
+    best = _most_of(need, worth, everyone, total)
+    # per blocker, its most need over the columns: where T's damage pays all of B's in every column, T bounds
+    # the kills no lower than the whole group's damage does, and is not read
+    most = np.where(need < _PAID, need, 0).max(axis=1, initial=0).tolist()
+    seen: set[int] = set()
+    for t in range(1, (1 << len(group.damage)) - 1):
+        inside = [j for j in everyone if not group.payers[j] & ~t]
+        paying = 0
+        for j in inside:
+            paying |= group.payers[j]
+        if not inside or paying in seen:
+            continue
+        seen.add(paying)  # the least T with those blockers: its damage is the least
+        dealt = sum(d for k, d in enumerate(group.damage) if paying >> k & 1)
+        if dealt >= sum(most[j] for j in inside):
+            continue
+        outside = [j for j in everyone if group.payers[j] & ~paying]
+        np.minimum(best, _most_of(need, worth, inside, dealt) + _most_of(need, worth, outside, total), out=best)
+    return best
+
+
+def _most_of(need: np.ndarray, worth: np.ndarray | None, rows: list[int], damage: int) -> np.ndarray:
+    """Per column of ``need`` (one row per blocker, :data:`_PAID` for one already dead), how many of the blockers
+    ``rows`` ``damage`` pays, smallest first (``worth``: the most value of as many of those alive, a value per
+    blocker: the first so many alive in the order of their values)."""
+    if not rows:
+        return np.zeros(need.shape[1], dtype=np.int64)
+    paid = _paid(need[rows], damage)
+    if worth is None:
+        return paid
+    order = [rows[k] for k in np.argsort(-worth[rows], kind="stable").tolist()]
+    alive = need[order] < _PAID
+    counted = alive & (np.cumsum(alive, axis=0) <= paid)
+    return (counted * worth[order][:, None]).sum(axis=0)
+
+
+def _paid(need: np.ndarray, damage: int) -> np.ndarray:
+    """Per column of ``need`` (one row per blocker), how many of the blockers ``damage`` pays, smallest first."""
+    if not len(need):
+        return np.zeros(need.shape[1], dtype=np.int64)
+    return (np.cumsum(np.sort(need, axis=0), axis=0) <= damage).sum(axis=0)
 
 
 def _walker_values(s: Scenario, objs: tuple) -> list:
@@ -2656,6 +2752,12 @@ def _blocker_needs(problem: _Problem, table: _Table) -> tuple[dict[Any, int], np
         counters = table.received()[:, cols].astype(np.int64).sum(axis=1) if cols else np.zeros(n, dtype=np.int64)
         index["kill", b.id] = len(rows)
         rows.append(np.maximum(0, b.toughness - counters))
+    for b in s.blockers:  # 615.7: what is left of a blocker's prevention shield after the first step
+        cols = [j for j, (_, r) in enumerate(plan.columns) if r == b.id]
+        if b.in_combat and s.receiving(b.id).prevent > 0 and (table.dealt is not None or not cols):
+            prevented = (table.vectors[:, cols].astype(np.int64) - table.received()[:, cols]).sum(axis=1)
+            index["shield", b.id] = len(rows)
+            rows.append(np.maximum(0, s.receiving(b.id).prevent - prevented))
     needs = np.stack(rows) if rows else np.zeros((0, n), dtype=np.int64)
     _, first, inverse = np.unique(_row_ids(needs.T), return_index=True, return_inverse=True)
     left = needs[:, first]
@@ -2683,8 +2785,9 @@ def _regular_damage_bounds(
     most damage the regular step can assign them after a reply that kills the attackers ``dead``. Per group of the
     attackers left sharing blockers (510.1c), the attackers R that assign the player (or planeswalker) anything are
     unblocked or trample (702.19b), so every blocker of R is assigned lethal damage -- its need left after the
-    candidate, 1 with a deathtouch attacker in the group (702.2c) -- out of the group's damage; the player gets at
-    most min(R's damage, the group's damage less those needs), at most over every R. Every attacker left is
+    candidate, 1 where a deathtouch attacker of the group that deals damage blocks it (702.2c) -- out of the
+    group's damage; the player gets at most min(R's damage, the group's damage less those needs), at most over
+    every R. Every attacker left is
     counted with its regular-step damage. Computed once per distinct row of the blockers' needs (``needs``:
     :func:`_blocker_needs`, when already read). ``keep``: only what the attackers it keeps assign them (the others'
     damage still pays the blockers' needs: it stays in the group's)."""
@@ -2703,7 +2806,10 @@ def _regular_damage_bounds(
     for members in linked_groups(living, lambda i: s.attackers[i].blocked_by):
         group = [s.attackers[i] for i in members]
         damage = sum(most.get(a.id, 0) for a in group)
-        deathtouch = any(a.has(Keyword.DEATHTOUCH) for a in group)
+        # 702.2c: 1 is lethal from a deathtouch attacker, so only to the blockers one that deals damage blocks
+        deathtouch = frozenset(
+            b for a in group if a.has(Keyword.DEATHTOUCH) and most.get(a.id, 0) > 0 for b in a.blocked_by
+        )
         reaching = [
             (replace(a, blocked_by=()) if a.id in free else a, aims)
             for a in group
@@ -2745,7 +2851,13 @@ def _aims(s: Scenario, a, kinds: set) -> set[str]:
 
 
 def _most_through(
-    mine: list, damage: int, deathtouch: bool, most: dict, row: dict, left: np.ndarray, private: frozenset = frozenset()
+    mine: list,
+    damage: int,
+    deathtouch: frozenset,
+    most: dict,
+    row: dict,
+    left: np.ndarray,
+    private: frozenset = frozenset(),
 ) -> np.ndarray:
     """Per column of ``left`` (the blockers' needs, one row per blocker: ``row``), the most of min(R's damage less
     what R's ``private`` blockers need, ``damage`` less what R's blockers need) over the nonempty subsets R of the
@@ -2753,11 +2865,13 @@ def _most_through(
     is one only a single attacker of the group can assign damage to (510.1c), so that attacker pays its need out of
     its own damage before it assigns anything past it (702.19b); such a blocker of R's blocks one of R. The subsets
     with the same blockers need the same, so only the one that deals the most counts (min is monotone in R's
-    damage); each set of blockers' need is its set less one blocker's need plus that blocker's (exact integers)."""
+    damage); each set of blockers' need is its set less one blocker's need plus that blocker's (exact integers).
+    ``deathtouch``: the blockers a deathtouch attacker dealing damage blocks, whose need is at most 1 (702.2c)."""
     names = sorted({b for a in mine for b in a.blocked_by if b in row})
     need_of = left[[row[b] for b in names]]
-    if deathtouch:
-        need_of = np.minimum(need_of, 1)
+    for k, b in enumerate(names):
+        if b in deathtouch:
+            need_of[k] = np.minimum(need_of[k], 1)
     _, first, inverse = np.unique(_row_ids(need_of.T), return_index=True, return_inverse=True)
     need_of = need_of[:, first].astype(np.int64)
     reach: dict[int, int] = {}  # blockers' mask -> the most the subsets with exactly those blockers deal
@@ -2894,26 +3008,28 @@ def _least_excess(
     dealt = [damage[a] * keep[a] if a in keep else np.full(n, damage[a], dtype=np.int64) for a in order]
     masks = range(1, 1 << len(order)) if every and len(order) <= _SUBSET_ATTACKERS else [(1 << len(order)) - 1]
     creature = {ObjectKind.ATTACKER, ObjectKind.BLOCKER}
-    reaching = [
-        (r, threshold, np.minimum(threshold, 1) if s.kind(r) in creature else threshold, ids, s.receiving(r).prevent)
-        for r, threshold, ids in reached
-    ]
+    reaching = [(r, threshold, s.kind(r) in creature, ids, s.receiving(r).prevent) for r, threshold, ids in reached]
     masks_of = [sum(bit[a] for a in ids) for _, _, ids in reached]
     touching = sum(bit[a] for a in order if s.attacker(a).has(Keyword.DEATHTOUCH))
     best = np.zeros(n, dtype=np.int64)
     for chosen in masks:
         excess = sum((dealt[j] for j in range(len(order)) if chosen >> j & 1), np.zeros(n, dtype=np.int64))
         within: set[str] = set()
-        for (r, threshold, touched, ids, shield), mask in zip(reaching, masks_of):
+        for (r, threshold, creature_, ids, shield), mask in zip(reaching, masks_of):
             if not mask & chosen:
                 continue
             within.add(r)
-            if not mask & chosen & ~touching:  # only deathtouch sources of S reach it: 1 is lethal (702.2c)
-                threshold = touched
+            if creature_ and not mask & chosen & ~touching:  # only deathtouch sources of S reach it (702.2c)
+                threshold = np.minimum(threshold, 1)  # 1 is lethal
             inside = [a for a in ids if bit[a] & chosen]
-            # a recipient only attackers taken out of combat reach counts only where one of them is kept
-            held = 1 if any(a not in keep for a in inside) else np.logical_or.reduce([keep[a] for a in inside])
-            excess = excess - (threshold + shield) * held
+            # a recipient only attackers taken out of combat reach counts only where one of them is kept (the
+            # arrays are subtracted in place: this runs per candidate, per recipient and per set)
+            if any(a not in keep for a in inside):
+                excess -= threshold
+                if shield:
+                    excess -= shield
+            else:
+                excess -= (threshold + shield) * np.logical_or.reduce([keep[a] for a in inside])
         members = frozenset(a for a in order if bit[a] & chosen)
         np.maximum(best, excess - lost(members, frozenset(within)), out=best)
     return best

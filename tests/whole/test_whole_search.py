@@ -9,9 +9,11 @@ force's, the line legal and worth what is reported.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import brute_combat
+import numpy as np
 import pytest
 import strategies
 from hypothesis import assume, given, settings
@@ -502,6 +504,88 @@ def test_valued_planeswalker_boards_match_the_brute_force_minimax(doc, objective
     agrees_with_brute_force(doc, objectives)
 
 
+@st.composite
+def group_needs(draw):
+    """One group's blockers as the kills and value bounds read them (trample.whole.search._GroupNeeds): 1-4
+    attackers of regular damage 0-5, 1-5 blockers each paid by some of them, per column (3 of them) a need of 1-6
+    or dead (_PAID), and a value of 0-3 per blocker."""
+    attackers = draw(st.integers(1, 4))
+    damage = [draw(st.integers(0, 5)) for _ in range(attackers)]
+    bits = [1 << k if damage[k] else 0 for k in range(attackers)]
+    blockers = draw(st.integers(1, 5))
+    payers = [sum(bits[k] for k in draw(st.sets(st.integers(0, attackers - 1), min_size=1))) for _ in range(blockers)]
+    cell = st.one_of(st.integers(1, 6), st.just(whole_search._PAID))
+    need = np.array([[draw(cell) for _ in range(3)] for _ in range(blockers)], dtype=np.int64)
+    worth = np.array([draw(st.integers(0, 3)) for _ in range(blockers)], dtype=np.int64)
+    return whole_search._GroupNeeds([f"b{j}" for j in range(blockers)], need, payers, damage), worth
+
+
+def _destroyable(group, column: int) -> list[frozenset[int]]:
+    """Every set of ``group``'s blockers some division of the attackers' damage destroys in ``column``: each
+    attacker divides its damage among the blockers it pays (510.1c), which is possible for a set exactly when every
+    part of it needs at most its payers' damage (the supply-demand theorem of transportation: Gale 1957)."""
+    need = [int(n) for n in group.need[:, column]]
+    alive = [j for j, n in enumerate(need) if n < whole_search._PAID]
+
+    def payable(part) -> bool:
+        payers = 0
+        for j in part:
+            payers |= group.payers[j]
+        return sum(need[j] for j in part) <= sum(d for k, d in enumerate(group.damage) if payers >> k & 1)
+
+    out = []
+    for size in range(len(alive) + 1):
+        for chosen in itertools.combinations(alive, size):
+            parts = (p for r in range(1, size + 1) for p in itertools.combinations(chosen, r))
+            if all(payable(p) for p in parts):
+                out.append(frozenset(chosen))
+    return out
+
+
+@settings(max_examples=strategies.examples(200), deadline=None)
+@given(group_needs())
+def test_the_kills_and_value_bounds_of_a_group_hold_for_every_set_its_damage_can_destroy(drawn):
+    # 510.1c: each attacker assigns its regular damage only among the blockers blocking it, so the blockers only
+    # some attackers pay are paid out of their damage alone: the bound on kills (and on their value) reads every
+    # such set T of attackers, and must be at least what every division of the damage destroys
+    group, worth = drawn
+    kills, value = whole_search._group_most(group), whole_search._group_most(group, worth)
+    for column in range(group.need.shape[1]):
+        sets = _destroyable(group, column)
+        assert max(len(k) for k in sets) <= int(kills[column])
+        assert max(sum(int(worth[j]) for j in k) for k in sets) <= int(value[column])
+
+
+def test_a_blocker_only_an_attacker_without_regular_damage_blocks_is_not_counted_killable():
+    # a1 strikes first only (no regular damage, 510.1a), so b1 dies in the first step or not at all; the kills and
+    # value bounds pooled the group's damage and counted b1 as killable by a0's. Read per set of attackers, every
+    # candidate's bound is its value, and every reply's bounds hold
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [
+            _ds(0, 3, "opp", ["b0", "f"]),
+            {**_ds(1, 2, "opp", ["b1", "f"]), "keywords": ["first_strike", "trample"]},
+        ],
+        "blockers": [
+            {"id": "b0", "power": 1, "toughness": 2, "value": 1},
+            {"id": "b1", "power": 1, "toughness": 1, "value": 3},
+            {"id": "f", "power": 1, "toughness": 3, "keywords": ["first_strike"], "value": 2},
+        ],
+    }
+    for objectives in (["max-kills"], ["max-value"]):
+        got = _searched_table(doc, objectives)
+        assert got is not None
+        whole, problem, replies, table = got
+        per = {dead: whole_search._reply_bounds(problem, table, dead) for dead in whole_search._outcomes(replies)}
+        (bound,) = whole_search._own_bounds(problem, table, replies)
+        for i in range(len(table)):
+            after, value = _candidate_values(whole, problem, table, replies, i)
+            for reply, total in zip(replies, after):
+                assert total[0] <= int(per[reply.outcome][0][i]), (objectives, i, reply.outcome)
+            assert int(bound[i]) == value[0], (objectives, i)
+
+
 def test_the_planeswalker_out_of_reach_adds_nothing_to_the_value_bound():
     # the ladder's pair on a planeswalker of loyalty 30: no first step and regular step together can assign it 30
     # (702.19c), so every candidate's max-value bound is the blockers it can still kill, never the planeswalker's 1
@@ -961,6 +1045,121 @@ def test_bounded_boards_with_effects_match_the_brute_force_minimax(doc, objectiv
     result = WholeCombat(doc).solve(objectives)
     assert result.status == "optimal"
     assert tuple(Fraction(str(result.objectives[o])) for o in objectives) == tuple(Fraction(v) for v in expected)
+
+
+def test_a_blockers_prevention_shield_left_after_the_first_step_raises_what_killing_it_costs():
+    # 615.7: b0's shield of 2 prevents the next 2 damage, so the regular step destroys it only by assigning its
+    # lethal need plus what is left of the shield (the first step's damage to it used some). The kills and value
+    # bounds read it: every candidate's bound is its value (with the shield left out, a0's 3 counted b0 killable
+    # after the first steps that left its shield whole), and every reply's bounds hold
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [_ds(0, 3, "opp", ["b0", "f"]), _ds(1, 2, "opp", ["b1", "f"])],
+        "blockers": [
+            {"id": "b0", "power": 1, "toughness": 2, "prevent": 2},
+            {"id": "b1", "power": 1, "toughness": 2},
+            {"id": "f", "power": 1, "toughness": 3, "keywords": ["first_strike"]},
+        ],
+    }
+    for objectives in (["max-kills"], ["max-value"]):
+        problem = _results_problem(doc, objectives)
+        assert problem is not None
+        _assert_effect_bounds(problem, objectives)
+        table, replies = whole_search._results_table(problem), whole_search._replies(problem)
+        regular = whole_search._Regular(problem)
+        (bound,) = whole_search._own_bounds(problem, table, replies)
+        for i in range(len(table)):
+            candidate, values = table.candidate(i), []
+            for reply in replies:
+                first, outcome = whole_search.step_values(problem.attacking_first, candidate.a1, problem.objs, reply.d1)
+                result = regular.after(candidate, reply, outcome.state)
+                values.append(whole_search.oriented(problem.objs, whole_search._total(problem.objs, first, result)))
+            assert int(bound[i]) == min(values)[0] * table.scales[0], (objectives, i)
+
+
+def _most_after_each_outcome(whole, problem, table, replies, i: int) -> dict:
+    """Candidate ``i``'s best value after each outcome of the replies (the attackers they kill): the most over
+    the outcome's replies, as :func:`_candidate_values` reads each."""
+    after, _ = _candidate_values(whole, problem, table, replies, i)
+    most: dict = {}
+    for reply, total in zip(replies, after):
+        most[reply.outcome] = max(most.get(reply.outcome, total), total)
+    return most
+
+
+def test_a_deathtouch_attacker_makes_1_lethal_only_for_the_blockers_it_can_assign_to():
+    # 702.2c, 510.1c: a0's deathtouch makes 1 damage lethal for f (it blocks a0) but not for b1, which only a1
+    # can assign damage to: a1 tramples over b1 only past its whole need (702.19b). The bound on the damage the
+    # regular step puts through read every blocker of the group at 1; read per blocker, every candidate's bound
+    # after each outcome is the most its replies leave
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [
+            {**_ds(0, 2, "opp", ["f"]), "keywords": ["double_strike", "trample", "deathtouch"]},
+            _ds(1, 3, "opp", ["b1", "f"]),
+        ],
+        "blockers": [
+            {"id": "b1", "power": 1, "toughness": 3},
+            {"id": "f", "power": 1, "toughness": 3, "keywords": ["first_strike"]},
+        ],
+    }
+    got = _searched_table(doc, ["max-damage"])
+    assert got is not None
+    whole, problem, replies, table = got
+    per = {dead: whole_search._reply_bounds(problem, table, dead) for dead in whole_search._outcomes(replies)}
+    for i in range(len(table)):
+        for dead, most in _most_after_each_outcome(whole, problem, table, replies, i).items():
+            assert int(per[dead][0][i]) == most[0], (i, dead)
+
+
+def _lifelink_board(life: int) -> dict:
+    """f, a first-striking lifelink 1/2, blocks a0 (a 2/1 double striker without trample, whose prevention shield
+    takes f's damage first) and a1 (a 4/3 double-strike trampler); g, a first-striking 1/1, blocks a0 alone. f's
+    damage to a1 gains opp 1 life (702.15b) and a0 survives (g's damage prevented, 615.7); to a0, none (prevented)
+    and g's kills it."""
+    a0 = {**_ds(0, 2, "opp", ["g", "f"]), "toughness": 1, "keywords": ["double_strike"]}
+    return {
+        "step": "combat",
+        "players": [{"id": "opp", "life": life}],
+        "attackers": [{**a0, "prevent": 1, "shield_order": ["f"]}, _ds(1, 4, "opp", ["f"])],
+        "blockers": [
+            {"id": "g", "power": 1, "toughness": 1, "keywords": ["first_strike"]},
+            {"id": "f", "power": 1, "toughness": 2, "keywords": ["first_strike", "lifelink"]},
+        ],
+    }
+
+
+def test_the_lethal_bound_reads_the_life_a_first_striking_lifelink_blocker_gains():
+    # 702.15b, 510.2: the life f's first-strike damage gains opp is there before the regular step's damage, so the
+    # lethal bound after each outcome reads the least its replies gain (1 after the replies that leave a0 alive,
+    # none after the one that kills it): every candidate's bound is then the most its replies leave (without the
+    # gain, 2 of the 9 were 1 where no reply lets opp die). The bounds read for every reply (_own_bounds) take the
+    # least of all the replies' gains: the outcome that kills no one's gain of 1 is too much after the reply that
+    # kills a0 (opp dies there on a candidate bounded 0 with it)
+    doc = _lifelink_board(7)
+    problem = _results_problem(doc, ["lethal"])
+    assert problem is not None
+    _assert_effect_bounds(problem, ["lethal"])
+    table, replies = whole_search._results_table(problem), whole_search._replies(problem)
+    losses = whole_search._reply_losses(problem, replies)
+    assert losses == {frozenset(): [({}, {"opp": 1})], frozenset({"a0"}): [({}, {})]}
+    needs = whole_search._with_losses(problem, whole_search._blocker_needs(problem, table), replies)
+    per = {dead: whole_search._reply_bounds(problem, table, dead, needs) for dead in losses}
+    (own,) = whole_search._own_bounds(problem, table, replies)
+    regular = whole_search._Regular(problem)
+    for i in range(len(table)):
+        candidate, most = table.candidate(i), {}
+        for reply in replies:
+            first, outcome = whole_search.step_values(problem.attacking_first, candidate.a1, problem.objs, reply.d1)
+            result = regular.after(candidate, reply, outcome.state)
+            value = whole_search.oriented(problem.objs, whole_search._total(problem.objs, first, result))
+            assert value[0] <= int(own[i]), (i, reply.d1)
+            dead = whole_search._deaths(reply.outcome)
+            most[dead] = max(most.get(dead, value), value)
+        for dead, value in most.items():
+            assert int(per[dead][0][i]) == value[0], (i, dead)
 
 
 def _combined(n: int, *kinds: str) -> dict:
