@@ -925,7 +925,7 @@ SUFFIX_RUN = 256
 FILL_RUN = 512
 LAST_BYTES = 1 << 26  # bytes of the last source's rows kept for the states met so far, when they do not all fit
 #: blocks handed out by one listing that it keeps, to write again once nobody else holds them (Spare)
-SPARE_BLOCKS = 4
+SPARE_BLOCKS = 2
 HUGE = 1 << 21  # bytes of a transparent huge page (x86-64)
 HUGE_ADVISED = 1 << 22  # bytes of an allocation from which numpy advises huge pages (madvise)
 SCRATCH_KEPT = 3  # buffers of PAIRS codes kept for the next walk over pairs (two for the codes, one for a gather)

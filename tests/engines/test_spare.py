@@ -57,7 +57,8 @@ def test_a_block_held_by_a_view_is_not_written_again(monkeypatch):
     assert all(np.array_equal(v, w) for v, w in zip(views, want))
 
 
-def test_a_spare_block_is_free_only_when_nothing_holds_it():
+def test_a_spare_block_is_free_only_when_nothing_holds_it(monkeypatch):
+    monkeypatch.setattr(ordered, "SPARE_BLOCKS", 4)
     spare = Spare()
     dt = np.dtype([("p", "V3"), ("t", "V5")])
     a = spare.empty(100, dt)
