@@ -655,27 +655,32 @@ class PrefixLister:
         else:
             listing = self._pieces(start, rows, dt, deadline)
         self._room, self._into, self._spare = rows, None, Spare()
-        for piece in listing:
-            while len(piece):
-                if buf is None:
-                    if len(piece) >= rows:  # a whole block of its own: passed through
-                        yield piece[:rows]
-                        piece = piece[rows:]
-                        continue
-                    buf = self._spare.empty(rows * prod(piece.shape[1:]), piece.dtype).reshape(rows, *piece.shape[1:])
-                take = piece[: rows - filled]
-                piece = piece[len(take) :]
-                if _address(take) != _address(buf[filled:]):  # (a listing's first rows are written in place)
-                    buf[filled : filled + len(take)] = take
-                filled += len(take)
-                if filled == rows:
-                    yield buf
-                    buf, filled = None, 0
-            self._room = rows - filled
-            self._into = None if buf is None else buf[filled:]
-        self._into = None
-        if buf is not None and filled:
-            yield buf[:filled]
+        try:
+            for piece in listing:
+                while len(piece):
+                    if buf is None:
+                        if len(piece) >= rows:  # a whole block of its own: passed through
+                            yield piece[:rows]
+                            piece = piece[rows:]
+                            continue
+                        buf = self._spare.empty(rows * prod(piece.shape[1:]), piece.dtype).reshape(
+                            rows, *piece.shape[1:]
+                        )
+                    take = piece[: rows - filled]
+                    piece = piece[len(take) :]
+                    if _address(take) != _address(buf[filled:]):  # (a listing's first rows are written in place)
+                        buf[filled : filled + len(take)] = take
+                    filled += len(take)
+                    if filled == rows:
+                        yield buf
+                        buf, filled = None, 0
+                self._room = rows - filled
+                self._into = None if buf is None else buf[filled:]
+            self._into = None
+            if buf is not None and filled:
+                yield buf[:filled]
+        finally:  # the blocks kept for writing again let go (the lister may be kept in the plan's cache)
+            self._spare = Spare()
 
     def _pieces(self, start: int, rows: int, dtype: np.dtype[Any], deadline: Deadline) -> Iterator[npt.NDArray[Any]]:
         """Rows ``start``.. in pieces: from the first row, those of the first prefix (:meth:`_first_prefix`; maybe

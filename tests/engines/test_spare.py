@@ -13,7 +13,7 @@ import pytest
 
 from benchmarks.boards import random_sharing
 from trample import Combat
-from trample.engines import conditioned, ordered
+from trample.engines import conditioned, direct, ordered
 from trample.engines.ordered import HUGE, SourceProgramme, Spare
 from trample.models import load_scenario
 
@@ -96,3 +96,17 @@ def test_the_codes_of_each_slice_are_written_over_the_last(monkeypatch):
         if len(slices) > 1:
             assert len({at for _, _, at in slices}) == 1  # one buffer, written over
     assert 0 < len(ordered._SCRATCH) <= ordered.SCRATCH_KEPT  # given back
+
+
+def test_a_prefix_lister_lets_its_blocks_go_when_its_listing_ends(monkeypatch):
+    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 8)
+    combat = Combat(load_scenario(BOARDS[1]))
+    (comp,) = [c for c in combat.plan.components if len(c) > 1]
+    lister = direct.component_lister(combat.plan, comp)
+    assert isinstance(lister, conditioned.PrefixLister)
+    blocks = lister.blocks(rows=64)
+    for _ in range(20):
+        next(blocks)
+    assert lister._spare.held  # kept while it lists
+    blocks.close()
+    assert not lister._spare.held  # (the lister stays in the plan's cache)
