@@ -71,7 +71,7 @@ from .elimination import (
     sum_table,
     unique,
 )
-from .ordered import Lister, SourceProgramme, TooWide, Walk, lex_compositions, source_tables
+from .ordered import Lister, SourceProgramme, Spare, TooWide, Walk, lex_compositions, source_tables
 
 DENSE_CELLS = 1 << 22  # cells (states of a source's resources x residue rows) of the dense weighing at most
 #: pairs of entries joined (the count's measure of work) for the tree's tables at the build, and for one source's
@@ -584,6 +584,8 @@ class PrefixLister:
         self._room: int | None = None
         #: the room left in that block itself (None: it is empty), where the next listing writes its first rows
         self._into: npt.NDArray[Any] | None = None
+        #: the blocks blocks() and the listings it starts have handed out, written again once nobody holds them
+        self._spare = Spare()
 
     def count(self) -> int:
         """The count: the listed rows' where they were all listed (:meth:`within`), else the programme's where it
@@ -652,28 +654,33 @@ class PrefixLister:
             listing: Iterator[npt.NDArray[Any]] = (p.astype(dt, copy=False) for p in itertools.chain(*head[:2]))
         else:
             listing = self._pieces(start, rows, dt, deadline)
-        self._room, self._into = rows, None
-        for piece in listing:
-            while len(piece):
-                if buf is None:
-                    if len(piece) >= rows:  # a whole block of its own: passed through
-                        yield piece[:rows]
-                        piece = piece[rows:]
-                        continue
-                    buf = np.empty((rows, *piece.shape[1:]), dtype=piece.dtype)
-                take = piece[: rows - filled]
-                piece = piece[len(take) :]
-                if _address(take) != _address(buf[filled:]):  # (a listing's first rows are written in place)
-                    buf[filled : filled + len(take)] = take
-                filled += len(take)
-                if filled == rows:
-                    yield buf
-                    buf, filled = None, 0
-            self._room = rows - filled
-            self._into = None if buf is None else buf[filled:]
-        self._into = None
-        if buf is not None and filled:
-            yield buf[:filled]
+        self._room, self._into, self._spare = rows, None, Spare()
+        try:
+            for piece in listing:
+                while len(piece):
+                    if buf is None:
+                        if len(piece) >= rows:  # a whole block of its own: passed through
+                            yield piece[:rows]
+                            piece = piece[rows:]
+                            continue
+                        buf = self._spare.empty(rows * prod(piece.shape[1:]), piece.dtype).reshape(
+                            rows, *piece.shape[1:]
+                        )
+                    take = piece[: rows - filled]
+                    piece = piece[len(take) :]
+                    if _address(take) != _address(buf[filled:]):  # (a listing's first rows are written in place)
+                        buf[filled : filled + len(take)] = take
+                    filled += len(take)
+                    if filled == rows:
+                        yield buf
+                        buf, filled = None, 0
+                self._room = rows - filled
+                self._into = None if buf is None else buf[filled:]
+            self._into = None
+            if buf is not None and filled:
+                yield buf[:filled]
+        finally:  # the blocks kept for writing again let go (the lister may be kept in the plan's cache)
+            self._spare = Spare()
 
     def _pieces(self, start: int, rows: int, dtype: np.dtype[Any], deadline: Deadline) -> Iterator[npt.NDArray[Any]]:
         """Rows ``start``.. in pieces: from the first row, those of the first prefix (:meth:`_first_prefix`; maybe
@@ -686,7 +693,7 @@ class PrefixLister:
                 if rooted is None:  # its one row not known: the last source's splits from the first
                     yield from self._after(splits, 0, rows, dtype, deadline, True)
                     return
-                yield from rooted.blocks(rows, dtype, deadline, 0, self._room, self._into)
+                yield from rooted.blocks(rows, dtype, deadline, 0, self._room, self._into, self._spare)
                 yield from self._after(splits, rooted.count(), rows, dtype, deadline)
                 return
         yield from self._walk((), (), start, rows, dtype, deadline)
@@ -722,7 +729,7 @@ class PrefixLister:
             W = self._completions(j, fixed, deadline)
             if W is None:  # past STEP_WORK: the rooted programme at the level above lists the rest of its rows
                 rooted = SourceProgramme(self.plan, self.component, deadline, None, head, prog.raw)
-                yield from rooted.blocks(rows, dtype, deadline, done, self._room, self._into)
+                yield from rooted.blocks(rows, dtype, deadline, done, self._room, self._into, self._spare)
                 done = rooted.count()
                 continue
             walk = Walk(prog, j, W)  # type: ignore[arg-type]  # reads g, plan, component, scope
@@ -908,13 +915,13 @@ class PrefixLister:
         j = len(splits)
         rooted = self._rooted(splits, deadline)
         if rooted is not None:
-            yield from rooted.blocks(rows, dtype, deadline, start, self._room, self._into)
+            yield from rooted.blocks(rows, dtype, deadline, start, self._room, self._into, self._spare)
             return
         prog = self.prog
         W = self._completions(j, keys, deadline)
         if W is None:  # this prefix's completions pass STEP_WORK: its rooted programme, whatever its size
             rooted = SourceProgramme(self.plan, self.component, deadline, None, splits, prog.raw)
-            yield from rooted.blocks(rows, dtype, deadline, start, self._room, self._into)
+            yield from rooted.blocks(rows, dtype, deadline, start, self._room, self._into, self._spare)
             return
         walk = Walk(prog, j, W)  # type: ignore[arg-type]  # reads g, plan, component, scope
         if j + 1 == len(self.component):  # the last source: a split with its completion is one row
@@ -1093,9 +1100,11 @@ class Reprefixed:
         start: int = 0,
         first: int | None = None,
         into: npt.NDArray[Any] | None = None,
+        spare: Spare | None = None,
     ) -> Iterator[npt.NDArray[Any]]:
         """The rooted programme's blocks with these splits in the fixed sources' columns, from row ``start`` (the first
-        block ``first`` rows where given, written in ``into`` where given, as ``SourceProgramme.blocks``)."""
+        block ``first`` rows where given, written in ``into`` where given, the others in ``spare``'s, as
+        ``SourceProgramme.blocks``)."""
         prog, deadline = self.rooted, deadline or NEVER
         dt = np.dtype(dtype) if dtype is not None else _dtype(prog.plan, prog.component)
         if len(self.splits) == len(prog.component):  # every source fixed: its one row, where it has one
@@ -1105,7 +1114,7 @@ class Reprefixed:
         lister = self._listers.get(dt.str)
         if lister is None:
             lister = self._listers[dt.str] = prog.lister(dt).reheaded(self.splits, deadline)
-        yield from lister.blocks(max(1, int(rows)), deadline, start, first, into)
+        yield from lister.blocks(max(1, int(rows)), deadline, start, first, into, spare)
 
 
 #: a prefix's rows: its own rooted programme, or another prefix's that leads to the same state

@@ -33,6 +33,8 @@ keeps the column programme (its frontier is one bit per gate, and its unrank is 
 from __future__ import annotations
 
 import copy
+import sys
+import threading
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
@@ -343,17 +345,20 @@ class SourceProgramme:
             gtab[self.codes[j + 1] - lo_code] = nxt
         else:  # by position, 0 in front for the codes not reached
             gtab = np.concatenate([np.zeros(1, dtype=kind), nxt.astype(kind)])
+        room = _scratch()  # the completions gathered per pair, written over each slice's (not for objects)
         for lo, code in self._pairs(j, 0, len(self.codes[j])):
+            out = room[: code.size * 8].view(kind).reshape(code.shape) if not big and code.size <= PAIRS else None
             if index.table is not None:
                 code -= lo_code
-                vals = gtab.take(code, mode="clip")
+                vals = gtab.take(code, mode="clip", out=out)
             else:
                 at = index.find(code)
                 at += 1
-                vals = gtab.take(at)
+                vals = gtab.take(at, mode="clip", out=out)
             part = (vals * w[None, :]).sum(axis=1) if big else vals @ w
             out_g[lo : lo + len(code)] = np.rint(part) if exact else part
             self._budget.check()
+        _given(room)
         self.G[j] = out_g
 
     # -- joins of cut states with a source's table ---------------------------------------------------------------
@@ -427,19 +432,24 @@ class SourceProgramme:
             code, keys[:, k] = np.divmod(code, radix[k])
         return keys - 2
 
-    def _pair_codes(self, j: int, a: Keys) -> Keys:
+    def _pair_codes(self, j: int, a: Keys, room: Sequence[npt.NDArray[np.uint8]] = ()) -> Keys:
         """Codes in the next cut of every (cut state row of ``a``, entry of source j's table); negative: dead. The
-        rows of the groups' matrices (:meth:`_prepare`) gathered and summed, the passing resources' part added."""
+        rows of the groups' matrices (:meth:`_prepare`) gathered and summed, the passing resources' part added.
+        ``room``: two buffers (:func:`_scratch`) where the codes are written, where they fit; else new arrays."""
         passing, matrices, dead = self._prepare(j)
+        shape = (len(a), max(1, len(self.tkeys[j])))
+        fits = len(room) == 2 and shape[0] * shape[1] * 8 <= len(room[0])
         code: Keys | None = None
         for group, stride, mat in matrices:
             r = np.zeros(len(a), dtype=np.int64)
             for c, s in zip(group, stride):
                 r += (a[:, c] + 2) * s
+            out = room[code is not None][: shape[0] * shape[1] * 8].view(np.int64).reshape(shape) if fits else None
+            got = np.take(mat, r, axis=0, out=out, mode="clip")
             if code is None:
-                code = np.take(mat, r, axis=0)
+                code = got
             else:
-                code += np.take(mat, r, axis=0)
+                code += got
                 np.maximum(code, dead, out=code)
         assert code is not None
         if passing:
@@ -452,16 +462,21 @@ class SourceProgramme:
     def _pairs(self, j: int, lo: int, hi: int, grow: bool = False) -> Iterator[tuple[int, Keys]]:
         """The pair codes of cut states lo..hi-1 with source j's table, in slices of at most PAIRS pairs; ``grow``:
         the first slices smaller (FIRST_PAIRS pairs, doubled each time), so a bounded build that refuses after the
-        states of the first pairs refuses before most of their work."""
+        states of the first pairs refuses before most of their work. Each slice's codes are written over the last
+        one's (two buffers taken from :data:`_SCRATCH` for the walk and given back after): valid until the next."""
         width = max(1, len(self.tkeys[j]))
         full = max(1, PAIRS // width)
         step = max(1, min(full, FIRST_PAIRS // width)) if grow else full
         a = lo
-        while a < hi:
-            b = min(hi, a + step)
-            self._budget.spend((b - a) * len(self.tkeys[j]))
-            yield a, self._pair_codes(j, self._cut_states(j, a, b))
-            a, step = b, min(full, 2 * step)
+        room = [_scratch(), _scratch()]
+        try:
+            while a < hi:
+                b = min(hi, a + step)
+                self._budget.spend((b - a) * len(self.tkeys[j]))
+                yield a, self._pair_codes(j, self._cut_states(j, a, b), room)
+                a, step = b, min(full, 2 * step)
+        finally:
+            _given(*room)
 
     def find(self, j: int, code: Keys) -> Keys:
         """Where each code is among the reached states of the cut before source ``j`` (-1: not reached, or dead):
@@ -519,13 +534,15 @@ class SourceProgramme:
         start: int = 0,
         first: int | None = None,
         into: npt.NDArray[Any] | None = None,
+        spare: Spare | None = None,
     ) -> Iterator[npt.NDArray[Any]]:
         """Every legal vector exactly once, in the canonical order, from index ``start``, as integer matrices of
         ``rows`` rows (the last one shorter; the first one ``first`` rows where given, written in ``into`` where
-        given: :meth:`Lister.blocks`); ``deadline``: checked at every step of the walk."""
+        given, its blocks made in ``spare``'s where given: :meth:`Lister.blocks`); ``deadline``: checked at every
+        step of the walk."""
         if dtype is None:
             dtype = np.min_scalar_type(-max([1, *(self.plan.sources[i].damage for i in self.component)]))
-        return self.lister(dtype).blocks(max(1, int(rows)), deadline or NEVER, start, first, into)
+        return self.lister(dtype).blocks(max(1, int(rows)), deadline or NEVER, start, first, into, spare)
 
     def unrank(self, index: int) -> tuple[int, ...]:
         if not 0 <= index < self._total:
@@ -907,6 +924,11 @@ SUFFIX_RUN = 256
 #: completion rows per prefix, on average, from which a block's rows are written run by run (_fill)
 FILL_RUN = 512
 LAST_BYTES = 1 << 26  # bytes of the last source's rows kept for the states met so far, when they do not all fit
+#: blocks handed out by one listing that it keeps, to write again once nobody else holds them (Spare)
+SPARE_BLOCKS = 2
+HUGE = 1 << 21  # bytes of a transparent huge page (x86-64)
+HUGE_ADVISED = 1 << 22  # bytes of an allocation from which numpy advises huge pages (madvise)
+SCRATCH_KEPT = 3  # buffers of PAIRS codes kept for the next walk over pairs (two for the codes, one for a gather)
 
 
 #: Indices kept per child (int32: half the memory of int64).
@@ -1239,11 +1261,14 @@ class Lister:
         start: int = 0,
         first: int | None = None,
         into: npt.NDArray[Any] | None = None,
+        spare: Spare | None = None,
     ) -> Iterator[npt.NDArray[Any]]:
         """Rows ``start``.. of the canonical order, in blocks of ``rows`` rows (the last one shorter; the first one
         ``first`` rows where given: a caller that gathers blocks of several listings fills its block with it, and
         the blocks after it line up with its own; ``into``: that block's room itself, ``first`` rows of this
-        lister's width and type, where the first block is written and yielded, not made and copied there).
+        lister's width and type, where the first block is written and yielded, not made and copied there;
+        ``spare``: the blocks handed out before, shared by the listings of one caller, where the blocks nobody
+        holds any more are written again, :class:`Spare`).
 
         A stack of frames, one per level below the deepest: each step takes the next slice of the top frame's
         children (PREFIX_BYTES of rows, pushed as the next level's frame; at the last level, at most ``rows`` rows
@@ -1274,7 +1299,7 @@ class Lister:
             into.dtype == self.dtype and into.shape == (first, at[n]) and into.flags.c_contiguous
         ):
             into = None
-        out = _Block(rows, record[n - 1] if L == n else self._void(at[n]), self.dtype, at[n], first, into)
+        out = _Block(rows, record[n - 1] if L == n else self._void(at[n]), self.dtype, at[n], first, into, spare)
         stack = self._path(start, at, L)
         while stack:
             deadline.check()
@@ -1437,10 +1462,75 @@ class _LastLevel:
         return self.first[states], self.table
 
 
+class Spare:
+    """The blocks one listing has handed out (at most SPARE_BLOCKS, the latest), each written again for a later block
+    once nothing but this holds it: the caller dropped it and every view of it (a reference count of the buffer's own,
+    as numpy's views hold their base), so no block anyone kept is ever overwritten. A block of 65 536 rows of 60
+    bytes is past glibc's mmap threshold: made new, each of its 960 pages is a first-touch fault when written (about
+    3 us each here, 10-15 ms of 30-50 ms of listing per 2^20 rows); written again, none."""
+
+    __slots__ = ("held", "lock")
+
+    def __init__(self) -> None:
+        self.held: list[npt.NDArray[np.uint8]] = []
+        self.lock = threading.Lock()  # (two threads listing through one spare: a buffer found free goes to one)
+
+    def empty(self, rows: int, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+        """``rows`` items of ``dtype``, not initialised: a block nobody holds any more where one has the size, else
+        a new one (kept, the oldest forgotten)."""
+        size = rows * dtype.itemsize
+        want = _roomy(size)
+        held = self.held
+        with self.lock:
+            for i in range(len(held)):
+                # the list's reference and the argument's: nothing else holds it (no block, no view of one: a view's
+                # base is the buffer itself, as numpy bases views of views on the array that owns the memory)
+                if held[i].nbytes == want and sys.getrefcount(held[i]) == 2:
+                    return _carved(held[i], size, dtype)
+            buf = np.empty(want, dtype=np.uint8)
+            held.append(buf)
+            if len(held) > SPARE_BLOCKS:
+                del held[0]
+            return _carved(buf, size, dtype)
+
+
+def _roomy(size: int) -> int:
+    """The bytes of a buffer for ``size`` bytes: a block of HUGE bytes or more within a buffer HUGE larger (and of
+    4 MB at least, from which numpy advises the kernel to back it with transparent huge pages), from an address HUGE
+    aligns (:func:`_carved`): huge pages then cover it whole, a fault per 2 MB, not one per 4 kB."""
+    return max(size + HUGE, HUGE_ADVISED) if size >= HUGE else size
+
+
+def _carved(buf: npt.NDArray[np.uint8], size: int, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+    """``size`` bytes of ``buf`` as items of ``dtype``: from its first address HUGE aligns where it has room."""
+    at = -buf.ctypes.data % HUGE if len(buf) > size else 0
+    return buf[at : at + size].view(dtype)
+
+
+#: buffers of PAIRS codes (at most SCRATCH_KEPT), given back by each walk over pairs (SourceProgramme._pairs) for the
+#: next one: a build joins a few million pairs a slice of PAIRS at a time, and each slice's codes in new arrays were
+#: first-touch page faults (random_sharing(12, 14, 4) seed 8: 3 000 of them, 2 MB arrays mapped afresh each time)
+_SCRATCH: list[npt.NDArray[np.uint8]] = []
+
+
+def _scratch() -> npt.NDArray[np.uint8]:
+    """A buffer of PAIRS int64 codes: one given back (another thread's walk cannot take the same one: ``pop`` is
+    atomic), else a new one, HUGE aligned (:func:`_carved`)."""
+    try:
+        return _SCRATCH.pop()
+    except IndexError:
+        return _carved(np.empty(_roomy(PAIRS * 8), dtype=np.uint8), PAIRS * 8, np.dtype(np.uint8))
+
+
+def _given(*room: npt.NDArray[np.uint8]) -> None:
+    """Buffers of :func:`_scratch` given back, for the next walk (at most SCRATCH_KEPT kept)."""
+    _SCRATCH.extend(room[: max(0, SCRATCH_KEPT - len(_SCRATCH))])
+
+
 class _Block:
     """The block being filled: rows written into it (``free``) or pieces copied in (``put``); full blocks out."""
 
-    __slots__ = ("rows", "after", "item", "dtype", "width", "out", "filled")
+    __slots__ = ("rows", "after", "item", "dtype", "width", "out", "filled", "spare")
 
     def __init__(
         self,
@@ -1450,12 +1540,14 @@ class _Block:
         width: int,
         first: int | None = None,
         into: npt.NDArray[Any] | None = None,
+        spare: Spare | None = None,
     ):
         self.item, self.dtype, self.width = item, dtype, width
         self.rows = first or rows  # the first block's, then ``rows``
         self.after = rows
+        self.spare = spare or Spare()
         # the first block: the caller's room where given (its rows, of this width and type), else a new one
-        self.out = np.empty(self.rows, dtype=item) if into is None else into.view(item).reshape(-1)
+        self.out = self.spare.empty(self.rows, item) if into is None else into.view(item).reshape(-1)
         self.filled = 0
 
     def room(self) -> int:
@@ -1479,7 +1571,7 @@ class _Block:
         if self.filled == self.rows:
             yield self.out.view(self.dtype).reshape(self.rows, self.width)
             self.rows = self.after
-            self.out = np.empty(self.rows, dtype=self.item)
+            self.out = self.spare.empty(self.rows, self.item)
             self.filled = 0
 
     def flush(self) -> Iterator[npt.NDArray[Any]]:
