@@ -308,18 +308,10 @@ def _drawn(lv: Level, seed: int, i: int) -> dict:
 
 class LazySuite(Sequence):
     """A suite whose boards are made when they are read (:class:`GeneratedSuite`, :class:`DrawnSuite`): the arena
-    takes it as it is, a chunk at a time, rather than as a list."""
+    takes it as it is, a chunk at a time, rather than as a list. ``n`` boards; ``_take(start, stop)`` makes boards
+    ``start .. stop - 1``."""
 
-
-class DrawnSuite(LazySuite):
-    """``n`` boards drawn in order from one seeded stream (``boards()``: a fresh iterator of the suite's items,
-    the declaration arenas' generators), each when first read. Reading on from where the last read ended
-    continues the stream; reading back starts it again (the arena reads its chunks in order)."""
-
-    def __init__(self, boards: Callable[[], Iterator[dict]], n: int):
-        self._boards, self.n = boards, max(0, int(n))
-        self._stream: Iterator[dict] | None = None
-        self._at = 0
+    n: int
 
     def __len__(self) -> int:
         return self.n
@@ -333,13 +325,27 @@ class DrawnSuite(LazySuite):
     def __getitem__(self, i: int | slice) -> dict | list[dict]:
         if isinstance(i, slice):
             start, stop, step = i.indices(self.n)
-            return (
-                self._take(start, max(start, stop))[::step] if step > 0 else [self[k] for k in range(start, stop, step)]
-            )
+            if step < 0:
+                return [self[k] for k in range(start, stop, step)]
+            return self._take(start, max(start, stop))[::step]
         k = i + self.n if i < 0 else i
         if not 0 <= k < self.n:
             raise IndexError(f"board {i} of a suite of {self.n}")
         return self._take(k, k + 1)[0]
+
+    def _take(self, start: int, stop: int) -> list[dict]:
+        raise NotImplementedError
+
+
+class DrawnSuite(LazySuite):
+    """``n`` boards drawn in order from one seeded stream (``boards()``: a fresh iterator of the suite's items,
+    the declaration arenas' generators), each when first read. Reading on from where the last read ended
+    continues the stream; reading back starts it again (the arena reads its chunks in order)."""
+
+    def __init__(self, boards: Callable[[], Iterator[dict]], n: int):
+        self._boards, self.n = boards, max(0, int(n))
+        self._stream: Iterator[dict] | None = None
+        self._at = 0
 
     def _take(self, start: int, stop: int) -> list[dict]:
         if self._stream is None or start < self._at:
@@ -361,22 +367,8 @@ class GeneratedSuite(LazySuite):
         self.level = get_level(level) if isinstance(level, str) else level
         self.n, self.seed = max(0, int(n)), seed
 
-    def __len__(self) -> int:
-        return self.n
-
-    @overload
-    def __getitem__(self, i: int) -> dict: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[dict]: ...
-
-    def __getitem__(self, i: int | slice) -> dict | list[dict]:
-        if isinstance(i, slice):
-            return [_drawn(self.level, self.seed, k) for k in range(*i.indices(self.n))]
-        k = i + self.n if i < 0 else i
-        if not 0 <= k < self.n:
-            raise IndexError(f"board {i} of a suite of {self.n}")
-        return _drawn(self.level, self.seed, k)
+    def _take(self, start: int, stop: int) -> list[dict]:
+        return [_drawn(self.level, self.seed, k) for k in range(start, stop)]
 
 
 def custom_level(base: str, **overrides) -> Level:
