@@ -2967,8 +2967,10 @@ def _shield_left(problem: _Problem, table: _Table, r: str, memo: dict) -> np.nda
     the table does not read what was dealt (:meth:`_Table.received`), else less what the first step's damage to
     ``r`` used of it (the replies' damage reaches only attackers, 510.1c/d: it uses none of it)."""
     prevent = problem.scenario.receiving(r).prevent
+    if not prevent or table.dealt is None:
+        return prevent
     cols = [j for j, (_, to) in enumerate(table.plan.columns) if to == r]
-    if not prevent or not cols or table.dealt is None:
+    if not cols:
         return prevent
     if ("shield", r) not in memo:
         prevented = (table.vectors[:, cols].astype(np.int64) - table.dealt[:, cols]).sum(axis=1)
