@@ -2914,10 +2914,10 @@ def _overkill_after(
     out of combat (:func:`_removed_by`; 506.4c: they assign to their blockers still alive or nothing). The
     thresholds, after the candidate: a player's life left, a planeswalker's loyalty, a battle's defense (what
     those attackers attack, and the planeswalker's controller for one that tramples over planeswalkers, 702.19c:
-    :func:`_aims`), a blocker's lethal need left
-    (the blockers blocking those attackers; 702.19b; none when it died, deathtouch included). The most over the
-    sets of those attackers, less their recipients' prevention shields and what the first step's blockers do
-    (lifelink, -1/-1 counters): :func:`_least_excess`. ``memo``: each recipient's threshold left, kept from one
+    :func:`_aims`), a blocker's lethal need left (the blockers blocking those attackers; 702.19b; none when it
+    died, deathtouch included). The most over the sets of those attackers, less what is left of their recipients'
+    prevention shields (:func:`_shield_left`) and what the first step's blockers do (lifelink, -1/-1 counters):
+    :func:`_least_excess`. ``memo``: each recipient's threshold left, kept from one
     call to the next, and under ``"reply losses"`` :func:`_reply_losses` (else the most any reply can do): the
     floor after every reply of the outcome, the least of theirs; ``highest``: after the one whose floor is highest
     (a bound of the candidate's value all the same, the defender picking the worst reply for it)."""
@@ -2934,7 +2934,7 @@ def _overkill_after(
         for a in s.attackers
         if a.id in damage and a.attacking in gone and not _aims(s, a, {ObjectKind.PLAYER})
     }
-    reached: list[tuple[str, np.ndarray, tuple[str, ...]]] = []  # per recipient (:func:`_least_excess`)
+    reached: list[tuple[str, np.ndarray, tuple[str, ...], Any]] = []  # per recipient (:func:`_least_excess`)
     attacked: dict[str, list[str]] = {}  # what it attacks, and its controller with trample over planeswalkers
     kinds = {ObjectKind.PLAYER, ObjectKind.PLANESWALKER, ObjectKind.BATTLE}
     for a in s.attackers:
@@ -2944,20 +2944,38 @@ def _overkill_after(
     for r, ids in attacked.items():
         if ("threshold", r) not in memo:
             memo["threshold", r] = np.maximum(0, overkill_threshold(s, r) - _life_taken(problem, table, r))
-        reached.append((r, memo["threshold", r], tuple(ids)))
+        reached.append((r, memo["threshold", r], tuple(ids), _shield_left(problem, table, r, memo)))
     for r in sorted({b for a in s.attackers if a.id in damage for b in a.blocked_by}):
         if ("need", r) not in memo:
             alive = np.maximum(0, lethal_need(s.creature(r)) - taken(r))
             if r in at and len(at[r]) > 1 and not s.creature(r).has(Keyword.INDESTRUCTIBLE):
                 alive[table.capped[:, at[r][1]] > 0] = 0  # 702.2c: destroyed (702.12b: unless indestructible)
             memo["need", r] = alive
-        reached.append((r, memo["need", r], tuple(a.id for a in s.attackers if a.id in damage and r in a.blocked_by)))
+        blocking = tuple(a.id for a in s.attackers if a.id in damage and r in a.blocked_by)
+        reached.append((r, memo["need", r], blocking, _shield_left(problem, table, r, memo)))
     lost = _first_strike_losses(problem, damage, memo.get("reply losses", {}).get(dead), highest)
     # every set S only on boards with effects, where it pays: on the plain shapes (chained(6)) the floor of S = all
     # already bounds as much, and the sets doubled the bounds' time (0.3 -> 0.6 s)
     floor = _least_excess(s, damage, keep, reached, lost, len(table), every=problem.effects)
     ended = _ended(problem, table, memo)
     return floor if ended is None else np.where(ended, 0, floor)  # 104.3b: no regular step, no overkill there
+
+
+def _shield_left(problem: _Problem, table: _Table, r: str, memo: dict) -> np.ndarray | int:
+    """What is left of ``r``'s prevention shield after each candidate's first step (615.7: a shield stops damage
+    until it has prevented its ``prevent``): the whole shield where no column of the first step reaches ``r`` or
+    the table does not read what was dealt (:meth:`_Table.received`), else less what the first step's damage to
+    ``r`` used of it (the replies' damage reaches only attackers, 510.1c/d: it uses none of it)."""
+    prevent = problem.scenario.receiving(r).prevent
+    if not prevent or table.dealt is None:
+        return prevent
+    cols = [j for j, (_, to) in enumerate(table.plan.columns) if to == r]
+    if not cols:
+        return prevent
+    if ("shield", r) not in memo:
+        prevented = (table.vectors[:, cols].astype(np.int64) - table.dealt[:, cols]).sum(axis=1)
+        memo["shield", r] = np.maximum(0, prevent - prevented)
+    return memo["shield", r]
 
 
 def _regular_damage(problem: _Problem, dead: frozenset) -> dict[str, int]:
@@ -2980,7 +2998,7 @@ def _least_excess(
     s: Scenario,
     damage: dict[str, int],
     keep: dict[str, np.ndarray],
-    reached: list[tuple[str, np.ndarray, tuple[str, ...]]],
+    reached: list[tuple[str, np.ndarray, tuple[str, ...], Any]],
     lost: Callable[[frozenset[str], frozenset[str]], int],
     n: int,
     every: bool = True,
@@ -2988,19 +3006,21 @@ def _least_excess(
     """Per candidate, the least overkill the attackers of ``damage`` (each assigning all of it, 510.1a, where
     ``keep`` keeps it) leave in the regular step whatever their assignment: for any set S of them, the damage of S
     less the thresholds of the recipients S reaches (``reached``: per recipient, its threshold per candidate and
-    the attackers that can assign to it) and their prevention shields (615.7: overkill is read on damage dealt,
-    and a shield stops at most its ``prevent``), less what ``lost`` reads (the first step's blockers: power S's
+    the attackers that can assign to it, and what is left of its prevention shield, per candidate or one number)
+    and those shields (615.7: overkill is read on damage dealt, and a shield stops at most what is left of it),
+    less what ``lost`` reads (the first step's blockers: power S's
     attackers lose, life the players S reaches gain). A creature that only attackers of S with deathtouch reach
     takes at most 1 before overkill when they assign it any (702.2c, trample.outcome.overkill_threshold). The
     most over every S (and 0): by max-flow min-cut it is the least overkill when each attacker may put its damage
     anywhere it reaches (trample's order, 702.19b, only adds to it). Every S while there are at most
     :data:`_SUBSET_ATTACKERS` attackers (and ``every``), else S the set of them all. Read once per distinct row of
-    the thresholds and ``keep``."""
-    columns = [t for _, t, _ in reached] + [k.astype(np.int64) for k in keep.values()]
+    the thresholds, the shields left and ``keep``."""
+    shields = [h for _, _, _, h in reached if isinstance(h, np.ndarray)]
+    columns = [t for _, t, _, _ in reached] + shields + [k.astype(np.int64) for k in keep.values()]
     if every and columns and n and len(damage) <= _SUBSET_ATTACKERS:
         _, first, inverse = np.unique(_row_ids(np.stack(columns, axis=1)), return_index=True, return_inverse=True)
         if len(first) < n:
-            rows = [(r, t[first], ids) for r, t, ids in reached]
+            rows = [(r, t[first], ids, h[first] if isinstance(h, np.ndarray) else h) for r, t, ids, h in reached]
             kept = {a: k[first] for a, k in keep.items()}
             return _least_excess(s, damage, kept, rows, lost, len(first), every)[inverse.reshape(-1)]
     order = list(damage)
@@ -3008,8 +3028,8 @@ def _least_excess(
     dealt = [damage[a] * keep[a] if a in keep else np.full(n, damage[a], dtype=np.int64) for a in order]
     masks = range(1, 1 << len(order)) if every and len(order) <= _SUBSET_ATTACKERS else [(1 << len(order)) - 1]
     creature = {ObjectKind.ATTACKER, ObjectKind.BLOCKER}
-    reaching = [(r, threshold, s.kind(r) in creature, ids, s.receiving(r).prevent) for r, threshold, ids in reached]
-    masks_of = [sum(bit[a] for a in ids) for _, _, ids in reached]
+    reaching = [(r, threshold, s.kind(r) in creature, ids, shield) for r, threshold, ids, shield in reached]
+    masks_of = [sum(bit[a] for a in ids) for _, _, ids, _ in reached]
     touching = sum(bit[a] for a in order if s.attacker(a).has(Keyword.DEATHTOUCH))
     best = np.zeros(n, dtype=np.int64)
     for chosen in masks:
@@ -3026,7 +3046,7 @@ def _least_excess(
             # arrays are subtracted in place: this runs per candidate, per recipient and per set)
             if any(a not in keep for a in inside):
                 excess -= threshold
-                if shield:
+                if isinstance(shield, np.ndarray) or shield:
                     excess -= shield
             else:
                 excess -= (threshold + shield) * np.logical_or.reduce([keep[a] for a in inside])
@@ -3179,7 +3199,7 @@ def _result_bounded(problem: _Problem, canonical: bool) -> bool:
       step's bounds read what is assigned, which is at least what is dealt (a shield's rest only stops more), and
       count such a blocker as killable by the counters left to give it (:func:`_blocker_needs`);
     - ``lethal``: a player an attacker with infect, toxic or commander damage may assign to is counted as possibly
-      lost (:func:`_other_losses`); ``min-overkill``: the floor less the shields of the recipients it reads
+      lost (:func:`_other_losses`); ``min-overkill``: the floor less what is left of the shields it reads
       (overkill is read on damage dealt) and what the first step's lifelink and infect or wither blockers can do
       (:func:`_least_excess`, :func:`_first_strike_losses`)."""
     return not division_moved(problem.scenario) and _results_readable(problem, canonical)

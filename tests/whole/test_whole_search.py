@@ -1751,3 +1751,30 @@ def test_the_best_row_of_each_id_is_the_one_found_by_sorting_every_row(rows, sca
             if key not in alone or v[k] > rows[alone[key]][1 + k]:
                 alone[key] = i
         assert each.tolist() == [alone[key] for key in sorted(alone)]
+
+
+def test_the_overkill_floor_reads_what_is_left_of_a_prevention_shield():
+    # 615.7: b0's shield of 2 prevents the next 2 damage dealt to it, and overkill is read on damage dealt, so the
+    # floor subtracts only what the first step left of the shield. a0 (7, double strike, trample) through b0 (1
+    # toughness) at opp (8 life): 14 damage against 8 life, b0's 1 and the shield's 2 is at least 3 overkill after
+    # every first step that leaves b0 alive, and 3 again after those that kill it (4 or more to opp first, 7 to it
+    # after). Read with the whole shield the floor was 1 or 2 there; read with what is left it is every
+    # candidate's least overkill, and it holds after every reply
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 8}],
+        "attackers": [{**_ds(0, 7, "opp", ["b0"]), "toughness": 9}],
+        "blockers": [{"id": "b0", "power": 1, "toughness": 1, "prevent": 2}],
+    }
+    problem = _results_problem(doc, ["min-overkill"])
+    assert problem is not None
+    _assert_overkill_floors(problem)
+    table, replies = whole_search._results_table(problem), whole_search._replies(problem)
+    floor = whole_search._overkill_floor(problem, table, replies)
+    least = []  # per candidate, the least overkill of the regular step after any reply (oriented: first - total)
+    for i in range(len(table)):
+        after, _ = _candidate_values(problem.whole, problem, table, replies, i)
+        least.append(min(int(table.first[i, 0]) - total[0] for total in after))
+    assert [int(f) for f in floor] == least
+    bounded, every = _bounded_and_every(doc, ["min-overkill"])
+    assert_same_answer(bounded, every)
