@@ -2965,7 +2965,11 @@ def _shield_left(problem: _Problem, table: _Table, r: str, memo: dict) -> np.nda
     """What is left of ``r``'s prevention shield after each candidate's first step (615.7: a shield stops damage
     until it has prevented its ``prevent``): the whole shield where no column of the first step reaches ``r`` or
     the table does not read what was dealt (:meth:`_Table.received`), else less what the first step's damage to
-    ``r`` used of it (the replies' damage reaches only attackers, 510.1c/d: it uses none of it)."""
+    ``r`` used of it (the replies' damage reaches only attackers, 510.1c/d: it uses none of it). What was used is
+    read as what was assigned to ``r`` less what was dealt: the results table reads only boards where no damage
+    effect acts but prevention shields (:func:`_result_classes`); protection, prevention of all combat damage and
+    modifiers stop or move damage without using a shield, and a table that read them would need the shield's own
+    use (the ``shielded`` of the outcome's hits)."""
     prevent = problem.scenario.receiving(r).prevent
     if not prevent or table.dealt is None:
         return prevent

@@ -1778,3 +1778,34 @@ def test_the_overkill_floor_reads_what_is_left_of_a_prevention_shield():
     assert [int(f) for f in floor] == least
     bounded, every = _bounded_and_every(doc, ["min-overkill"])
     assert_same_answer(bounded, every)
+
+
+@pytest.mark.parametrize(
+    "receiving",
+    [
+        {"protection": ["red"]},  # 702.16e: a0's damage prevented whole, the shield not used
+        {"prevent_combat": True},  # 615.1a: the same
+        {"takes": [{"plus": 1}]},  # 614.1a: a modifier moves what the shield stops
+    ],
+    ids=["protection", "prevent all combat damage", "modifier"],
+)
+def test_the_shield_left_is_read_only_where_the_shield_alone_acts(receiving):
+    # _shield_left reads what the first step's damage to b0 was assigned less what it was dealt as what its shield
+    # stopped: true only where the shield alone acts on that damage. Protection and prevention of all combat damage
+    # stop a0's first-step damage without using the shield (615.7 after 702.16e, 615.1a), and a modifier moves what
+    # it stops; such boards are not read by the results table (its classes admit no damage effect but shields), so
+    # the floor never reads them. Should the table come to read them, _shield_left must read the shield's own use.
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 8}],
+        "attackers": [
+            {**_ds(0, 4, "opp", ["b0"]), "toughness": 9, "tags": ["red"]},
+            {"id": "c0", "power": 3, "toughness": 9, "keywords": ["trample"], "attacking": "opp", "blocked_by": ["b0"]},
+        ],
+        "blockers": [{"id": "b0", "power": 0, "toughness": 3, "prevent": 2, **receiving}],
+    }
+    assert _results_problem(doc, ["min-overkill"]) is None
+    shield_only = {**doc, "blockers": [{"id": "b0", "power": 0, "toughness": 3, "prevent": 2}]}
+    assert _results_problem(shield_only, ["min-overkill"]) is not None  # the same board with the shield alone is
+    bounded, every = _bounded_and_every(doc, ["min-overkill"])
+    assert_same_answer(bounded, every)
