@@ -147,6 +147,7 @@ def _commands(b: dict[str, str], out: Path) -> list[tuple[str, list[str], int]]:
         ("arena", ["arena", "--n", "400"], 1),
         ("arena --n 100000 (boards drawn as played)", ["arena", "--n", "100000"], 1),
         ("arena --game blocks --n 100000", ["arena", "--game", "blocks", "--n", "100000"], 1),
+        ("arena --workers 2 --n 100000", ["arena", "--workers", "2", "--n", "100000"], 1),
     ]
 
 
