@@ -689,7 +689,7 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
     members: dict[str, list[int]] = {}
     for c, r in enumerate(classes.recipients):
         members.setdefault(r, []).append(c)
-    dealt = {r: totals[cs].sum(axis=0, dtype=np.int64) for r, cs in members.items()}
+    dealt = {r: totals[cs].sum(axis=0, dtype=totals.dtype) for r, cs in members.items()}  # no wider: one row's sum
     touched = {
         r: np.any(totals[hit] > 0, axis=0)
         for r, cs in members.items()
@@ -709,9 +709,10 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
                 np.putmask(keys[c], dies, -1)
         elif kind in (ObjectKind.PLANESWALKER, ObjectKind.BATTLE):
             cap = max(0, overkill_threshold(s, r))
-            gone[r] = dealt[r] >= cap
+            taken = dealt[r].astype(np.int64)
+            gone[r] = taken >= cap
             keys[cs] = 0
-            keys[cs[0]] = np.minimum(dealt[r], cap)
+            keys[cs[0]] = np.minimum(taken, cap)
     if classes.shields:
         rest = [np.where(gone[r], 0, u) if r in gone else u for (r, _, _), u in zip(classes.shields, used)]
         keys = np.concatenate([keys, np.stack(rest).astype(keys.dtype)])
@@ -721,29 +722,53 @@ def _class_states(problem: _Problem, classes: _Classes, block: np.ndarray) -> tu
 def _creature_deaths(
     creature: Any, dealt: np.ndarray, counters: list[np.ndarray], touched: np.ndarray | None
 ) -> np.ndarray:
-    """Per row, does the creature die of the damage ``dealt`` to it (int64), of which ``counters`` (per class) are
-    dealt by infect or wither sources, and ``touched`` (or None) by a deathtouch source? The outcome's own test
-    (704.5f-h, 702.12b, -1/-1 counters), once per distinct (dealt, counters, touched)."""
-    # (dealt, counters, touched) as one number (counters <= dealt): a sort of integers, not of rows
+    """Per row, does the creature die of the damage ``dealt`` to it, of which ``counters`` (per class) are dealt by
+    infect or wither sources, and ``touched`` (or None) by a deathtouch source? The outcome's own test (704.5f-h,
+    702.12b, -1/-1 counters), once per distinct (dealt, counters, touched), read back through a table indexed by
+    that triple as one number: ``dealt`` itself where neither counters nor deathtouch reach the creature (the
+    common case: no pass over the rows to build the number), int32 where it fits (these passes over the rows are
+    most of the states' cost)."""
     span = int(dealt.max(initial=0)) + 1
-    code = dealt * (2 * span)
-    for k in counters:
-        code += 2 * k.astype(np.int64)
-    if touched is not None:
-        code += touched
-    seen, back = unique(code)  # small integers: by marking, not sorting
-    fate = np.array(
-        [creature_dies(creature, v // 2 // span, bool(v % 2), v // 2 % span) for v in seen.tolist()], dtype=bool
-    )
-    return fate[back.reshape(-1)]
+    per, flag = (span if counters else 1), (2 if touched is not None else 1)
+    code = dealt  # (dealt * per + counters) * flag + touched (counters <= dealt): a sort of integers, not of rows
+    if counters or touched is not None:
+        code = np.multiply(dealt, per * flag, dtype=np.int32 if span * per * flag < 1 << 31 else np.int64)
+        for k in counters:
+            code += np.multiply(k, flag, dtype=code.dtype)
+        if touched is not None:
+            code += touched
+
+    def fate(seen: np.ndarray) -> np.ndarray:
+        return np.array(
+            [creature_dies(creature, v // flag // per, bool(v % flag), v // flag % per) for v in seen.tolist()],
+            dtype=bool,
+        )
+
+    top = span if code is dealt else int(code.max(initial=0)) + 1
+    if top <= _FATES:  # every number up to the largest: fewer tests than a pass over the rows costs
+        return fate(np.arange(top))[code]
+    if top > 4 * len(code) + 4096:  # too wide to mark: by sorting
+        seen, back = unique(code)
+        return fate(seen)[back.reshape(-1)]
+    present = np.zeros(top, dtype=bool)  # small integers: by marking, not sorting
+    present[code] = True
+    seen = np.flatnonzero(present)
+    table = np.zeros(top, dtype=bool)
+    table[seen] = fate(seen)
+    return table[code]
+
+
+#: at most this many numbers (dealt, counters, touched) are tested each by :func:`_creature_deaths` without first
+#: marking those some row reaches (64 tests of about 1 us cost what one pass over a block of 2^16 rows does)
+_FATES = 64
 
 
 def _first_scores(
     problem: _Problem, dealt: dict[str, np.ndarray], touched: dict[str, np.ndarray], n: int
 ) -> np.ndarray:
     """:func:`_class_states`' values: per row (of ``n``), its first step's values on ``min-overkill`` (negated) and
-    ``max-damage`` on anything but a player, from the damage ``dealt`` per recipient (int64), ``touched`` by a
-    deathtouch source where one reaches it."""
+    ``max-damage`` on anything but a player (int64), from the damage ``dealt`` per recipient (in the class totals'
+    integers), ``touched`` by a deathtouch source where one reaches it."""
     s = problem.scenario
     scores = []
     for o in problem.objs:
@@ -753,10 +778,10 @@ def _first_scores(
                 low = overkill_threshold(s, r)
                 # 702.2c: 1 is lethal from a deathtouch source
                 lows = np.where(touched[r], overkill_threshold(s, r, True), low) if r in touched else low
-                over += np.maximum(0, d - lows)
+                over += np.maximum(0, np.subtract(d, lows, dtype=np.int64))
             scores.append(-over)
         elif o.kind == ObjectiveKind.MAX_DAMAGE and o.target is not None and s.kind(o.target) != ObjectKind.PLAYER:
-            scores.append(dealt.get(o.target, np.zeros(n, dtype=np.int64)))
+            scores.append(dealt[o.target].astype(np.int64) if o.target in dealt else np.zeros(n, dtype=np.int64))
     return np.stack(scores, axis=1) if scores else np.zeros((n, 0), dtype=np.int64)
 
 
@@ -2187,7 +2212,9 @@ def _best_of_ids(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
         heads = np.ones(n, dtype=bool)
         heads[1:] = ids[order][1:] != ids[order][:-1]
         best = order[heads]
-    return np.sort(best)
+    ascending = np.zeros(n, dtype=bool)  # by marking, not sorting
+    ascending[best] = True
+    return np.flatnonzero(ascending)
 
 
 def _bests_of_ids(ids: np.ndarray, values: np.ndarray) -> list[np.ndarray]:
