@@ -576,13 +576,13 @@ class _Classes:
         dealt: dict[int, np.ndarray] = {}  # the columns a shield stops damage of: what is dealt there
         used = []
         for _, shield, cols in self.shields:
-            before = np.zeros(n, dtype=dtype)  # what the columns before it were assigned
+            before: np.ndarray = np.zeros(n, dtype=dtype)  # what the columns before it were assigned
             for j in cols:
                 part = columns[j].astype(dtype)
                 dealt[j] = part - np.clip(shield - before, 0, part)
                 before += part
             used.append(np.minimum(before, shield))
-        out = np.zeros((len(self.recipients), n), dtype=dtype)
+        out: np.ndarray = np.zeros((len(self.recipients), n), dtype=dtype)
         for j, c in enumerate(self.of.tolist()):
             out[c] += dealt[j] if j in dealt else columns[j]
         return out, used
