@@ -99,15 +99,9 @@ def evaluate_board(index: int, item: dict, players: Sequence[Player], objective:
     return board
 
 
-def chunked(items: Sequence[dict], size: int) -> list[list[tuple[int, dict]]]:
-    size = max(1, int(size))
-    indexed = list(enumerate(items))
-    return [indexed[i : i + size] for i in range(0, len(indexed), size)]
-
-
 class Chunks:
-    """A run's payloads, chunk ``k`` holding boards ``k * size ..`` (:func:`chunked`'s) with ``common``'s fields,
-    each made when first read, in order. A :class:`~trample.arena.suites.LazySuite` draws its boards then,
+    """A run's payloads, chunk ``k`` holding boards ``k * size ..`` (as ``(index, item)`` pairs) with ``common``'s
+    fields, each made when first read, in order. A :class:`~trample.arena.suites.LazySuite` draws its boards then,
     so play starts at once and a stop leaves no drawing behind it; ``hashed`` takes the boards as they are
     reached (:func:`~trample.arena.stats.suite_hash` of every board once the last chunk is made)."""
 

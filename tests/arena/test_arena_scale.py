@@ -15,7 +15,7 @@ import pytest
 from clusters import local_cluster
 
 from trample.arena import generate, load_suite, run_arena, strip_timing
-from trample.arena.runner import chunked
+from trample.arena.runner import Chunks
 
 PLAYER = (
     "import json,sys\nfor line in sys.stdin:\n    s = json.loads(line)['scenario']\n"
@@ -46,8 +46,12 @@ def setup(tmp_path_factory):
 
 
 def test_chunks_keep_the_order():
-    assert chunked(list("abcde"), 2) == [[(0, "a"), (1, "b")], [(2, "c"), (3, "d")], [(4, "e")]]
-    assert chunked([], 50) == []
+    assert _items(Chunks(list("abcde"), 2, {})) == [[(0, "a"), (1, "b")], [(2, "c"), (3, "d")], [(4, "e")]]
+    assert _items(Chunks([], 50, {})) == []
+
+
+def _items(chunks: Chunks) -> list:
+    return [chunks[k]["items"] for k in range(len(chunks))]
 
 
 def test_inline_results_are_reproducible(setup):
@@ -129,19 +133,20 @@ def test_a_generated_suite_is_generate_drawn_when_read():
 
 def test_chunks_draw_their_boards_when_read_and_hash_them_in_order(monkeypatch):
     from trample.arena import suites
-    from trample.arena.runner import Chunks
     from trample.arena.stats import suite_hash
 
     boards = generate("mixed", 12, seed=4)
+    pairs = list(enumerate(boards))
+    expected = [pairs[0:5], pairs[5:10], pairs[10:12]]
     drawn: list = []
     real = suites.generate_board
     monkeypatch.setattr(suites, "generate_board", lambda lv, seed, i: drawn.append(i) or real(lv, seed, i))
     chunks = Chunks(suites.GeneratedSuite("mixed", 12, seed=4), 5, {"seed": 1})
     assert len(chunks) == 3 and [chunks.boards(k) for k in range(3)] == [5, 5, 2] and drawn == []
-    assert chunks[0] == {"items": chunked(boards, 5)[0], "seed": 1}
+    assert chunks[0] == {"items": expected[0], "seed": 1}
     assert drawn == [0, 1, 2, 3, 4] and chunks.hashed.boards == 5  # that chunk's boards, no others
-    assert chunks[2]["items"] == chunked(boards, 5)[2]  # the chunks before it made first, each board once
-    assert drawn == list(range(12)) and chunks[1]["items"] == chunked(boards, 5)[1] and drawn == list(range(12))
+    assert chunks[2]["items"] == expected[2]  # the chunks before it made first, each board once
+    assert drawn == list(range(12)) and chunks[1]["items"] == expected[1] and drawn == list(range(12))
     assert chunks.hashed.boards == 12 and chunks.hashed.value() == suite_hash(boards)
     with pytest.raises(IndexError):
         chunks[3]

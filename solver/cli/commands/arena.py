@@ -207,12 +207,17 @@ def _play(args, combat: bool, described: dict, declarations: str | None, played:
 WRITE_RESERVE, WRITE_SHARE, WRITE_PER_BOARD = 0.1, 0.1, 0.0008
 
 
+def _reserve(seconds: float, done: int = 0) -> float:
+    """The time kept for writing the results of ``done`` boards under a limit of ``seconds``."""
+    return min(WRITE_RESERVE, WRITE_SHARE * seconds) + WRITE_PER_BOARD * done
+
+
 def _time_to_write(limit, done: int) -> None:
     """Stop play now (as the limit stops it) when the time left would not write the results of ``done``
     boards."""
     deadline = deadline_of(limit)
     left = deadline.remaining() if deadline else None
-    if left is not None and left <= min(WRITE_RESERVE, WRITE_SHARE * (deadline.seconds or 0)) + WRITE_PER_BOARD * done:
+    if left is not None and left <= _reserve(deadline.seconds or 0, done):
         stop_sooner()
 
 
@@ -222,7 +227,7 @@ def _played_until(limit):
     deadline = deadline_of(limit)
     if not deadline or deadline.at is None or deadline.seconds is None:
         return limit
-    reserve = min(WRITE_RESERVE, WRITE_SHARE * deadline.seconds)
+    reserve = _reserve(deadline.seconds)
     return Deadline(deadline.seconds, deadline.at - deadline.seconds - reserve)  # reads "the time limit of N s"
 
 
