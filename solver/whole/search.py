@@ -2470,7 +2470,7 @@ def _reply_bounds(
     ``lethal``: the players whose life the first step's damage and that can reach; ``max-kills`` and
     ``max-value``: of the blockers still alive (not dealt lethal damage or deathtouch, 702.19b, 702.2c; not
     indestructible) that block an attacker left (nothing else assigns them damage, 510.1c), as many as the
-    attackers' regular damage can pay for (:func:`_most_kills`, :func:`_most_value`: each at a value of at least 0)
+    attackers' regular damage can pay for (:func:`_most_destroyed`: each at a value of at least 0)
     and, for value, every planeswalker the regular step can assign its loyalty left; ``min-overkill``: the first
     step's overkill and :func:`_overkill_after`. ``start``: the objectives before it are not read (None);
     ``every``: the bounds after any reply (``dead``: the attackers every reply kills; lethal then reads the life
@@ -2492,7 +2492,7 @@ def _reply_bounds(
         elif o.kind == ObjectiveKind.MIN_OVERKILL:
             out.append(first - _overkill_after(problem, table, dead, memo, highest=True))
         elif o.kind == ObjectiveKind.MAX_KILLS:
-            out.append(first + _most_kills(problem, table, dead, needs))
+            out.append(first + _most_destroyed(problem, table, dead, needs))
         elif o.kind == ObjectiveKind.MAX_VALUE:
             # a planeswalker is worth its value when assigned its loyalty (702.19c): the first step's damage to it
             # (less than its loyalty: it stays in combat) and the most the regular step can assign it
@@ -2504,7 +2504,7 @@ def _reply_bounds(
                 ),
                 np.zeros(n, dtype=np.int64),
             )
-            out.append(first + _most_value(problem, table, dead, needs, scale) + walkers)
+            out.append(first + _most_destroyed(problem, table, dead, needs, scale) + walkers)
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
@@ -2657,27 +2657,21 @@ def _first_losses(problem: _Problem, table: _Table, player, memo: dict) -> tuple
     return memo[key]
 
 
-def _most_kills(problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None) -> np.ndarray:
+def _most_destroyed(
+    problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, scale: int | None = None
+) -> np.ndarray:
     """Per candidate, the most blockers the regular step can destroy after a reply that kills the attackers
-    ``dead``: per group of the attackers left sharing blockers (:func:`_group_needs`), :func:`_group_most`. Damage
-    dealt is at most damage assigned (a prevention shield left only stops some, 615.7), so the needs are at most
-    what the kills cost. Computed once per distinct row of the blockers' needs (``needs``: :func:`_blocker_needs`,
-    when already read)."""
-    row, left, inverse, _, _ = needs if needs is not None else _blocker_needs(problem, table)
-    total = np.zeros(left.shape[1], dtype=np.int64)
-    for group in _group_needs(problem, dead, row, left):
-        total += _group_most(group)
-    return total[inverse]
-
-
-def _most_value(problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, scale: int) -> np.ndarray:
-    """Per candidate, the most value (scaled by ``scale``, each at least 0) of the blockers the regular step can
-    destroy after a reply that kills the attackers ``dead``: per group (:func:`_group_needs`), :func:`_group_most`
-    with the blockers' values. Computed once per distinct row of the blockers' needs."""
+    ``dead`` (``scale``: the most value of those, scaled by it, each at least 0): per group of the attackers left
+    sharing blockers (:func:`_group_needs`), :func:`_group_most`. Damage dealt is at most damage assigned (a
+    prevention shield left only stops some, 615.7), so the needs are at most what the kills cost. Computed once per
+    distinct row of the blockers' needs (``needs``: :func:`_blocker_needs`, when already read)."""
     row, left, inverse, _, _ = needs if needs is not None else _blocker_needs(problem, table)
     blockers = {b.id: b for b in problem.scenario.blockers}
     total = np.zeros(left.shape[1], dtype=np.int64)
     for group in _group_needs(problem, dead, row, left):
+        if scale is None:
+            total += _group_most(group)
+            continue
         worth = [math.ceil(max(Fraction(0), exact(blockers[b].value)) * scale) for b in group.ids]
         total += _group_most(group, np.array(worth, dtype=np.int64))
     return total[inverse]
