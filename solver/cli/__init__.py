@@ -138,14 +138,16 @@ def main(argv=None) -> int:
     """The command line (``argv``: its words; None: this process's own, ``sys.argv[1:]``). A process that is the
     command (``argv`` None) counts ``--time-limit`` from its own start, is watched by trample.limits.watchdog (a
     limit passed inside an import or native call: one line, exit 1, without waiting for it), and leaves at once
-    once its output is flushed when its limit has passed (the interpreter's clean-up is not the command's time)."""
+    once its output is flushed when it was given a limit (the interpreter's clean-up, 50-150 ms of wall time under
+    load, is not the command's time: a run stopped short of its limit to write its results, as the arena's is, ended
+    up to 0.15 s past it) or an import is still running."""
     command_line = argv is None
     start_clock(command_line)  # --time-limit counts from here (the process's start for a real command line)
     if command_line:
         _early_limit(sys.argv[1:])
     with watchdog() if command_line else contextlib.nullcontext():
         code = _guarded(argv)
-    if command_line and (imports_running() or CommandLimit.any_expired()):
+    if command_line and (imports_running() or CommandLimit.any_given()):
         _leave(code)
     return code
 
@@ -233,7 +235,7 @@ def _guarded(argv) -> int:
 
 
 def _leave(code: int) -> None:
-    """End the process now with ``code``, its output flushed: past the time limit, the interpreter's clean-up
+    """End the process now with ``code``, its output flushed: under a time limit, the interpreter's clean-up
     (freeing numpy's and OR-Tools' modules, a fraction of a second; more under load) and an import still running
     in a thread (trample.limits.import_soon) are not waited for. Every output file is committed or removed by
     now (trample.cli.files: the commands leave their ``with`` blocks before returning)."""
