@@ -217,16 +217,28 @@ print(json.dumps({{"cpu": time.process_time() - t, "out": out}}))
 WALL = 30  # a child stopped by the CPU limit is "> cap"; the wall clock only guards against a hang (x cap)
 
 
-def _cpu_limit(cap: float):
-    """preexec_fn of a child: at most ``cap`` + 1 seconds of CPU (SIGXCPU then SIGKILL), so that what is printed as
-    "> cap" is CPU time, not the wall time of a loaded machine."""
-    import resource
+def _cpu_limit(proc: subprocess.Popen, cap: float) -> None:
+    """Kill the child ``proc`` once it has used ``cap`` + 1 seconds of CPU (read from /proc every 20 ms, in a
+    thread), so that what is printed as "> cap" is CPU time, not the wall time of a loaded machine. Not
+    RLIMIT_CPU: a process CPU limit makes the kernel sample the child's CPU clock at its tick (4 ms here), and
+    every figure the child timed itself came out in multiples of 4 ms."""
+    import threading
 
-    def limit():
-        secs = int(cap) + 1
-        resource.setrlimit(resource.RLIMIT_CPU, (secs, secs + 1))
+    tick = os.sysconf("SC_CLK_TCK")
 
-    return limit
+    def watch() -> None:
+        while proc.poll() is None:
+            try:
+                with open(f"/proc/{proc.pid}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                return
+            if (int(fields[11]) + int(fields[12])) / tick > cap + 1:  # utime, stime
+                proc.kill()
+                return
+            time.sleep(0.02)  # polling the child's CPU (a guard, not synchronisation of the work)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def child(setup: str, expr: str, cap: float = CAP, repeat: int = 1):
@@ -241,8 +253,8 @@ def child(setup: str, expr: str, cap: float = CAP, repeat: int = 1):
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
-            preexec_fn=_cpu_limit(cap),
         )
+        _cpu_limit(proc, cap)
         try:
             stdout, _ = proc.communicate(code, timeout=WALL * (cap + 5))
         except subprocess.TimeoutExpired:
@@ -289,9 +301,9 @@ def rss_of(argv: list[str], cap: float = 60.0, env: dict[str, str] | None = None
             [PY, "-c", code],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=_cpu_limit(cap),
             env=env,
         )
+        _cpu_limit(proc, cap)
         deadline = time.monotonic() + WALL * cap  # the CPU limit stops it; this only guards against a hang
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -664,9 +676,8 @@ def graph_shapes():
 
 def _child_line(code: str, cap: float = CAP) -> dict | None:
     """Run ``code`` in a fresh Python under the CPU cap; its last output line as JSON, or None (killed, no answer)."""
-    proc = subprocess.Popen(
-        [PY, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=_cpu_limit(cap)
-    )
+    proc = subprocess.Popen([PY, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    _cpu_limit(proc, cap)
     try:
         stdout, _ = proc.communicate(code, timeout=WALL * (cap + 5))
         return json.loads(stdout.strip().splitlines()[-1])
