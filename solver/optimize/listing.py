@@ -236,7 +236,10 @@ def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = 
                 if deadline:  # by the clock, every line (a line costs a fraction of a millisecond)
                     deadline.check()
                 values, outcome = step_values(step, assignment, objs, reply)
-                line = (oriented(objs, values), vec, values, outcome, assignment, reply)
+                # a part keeps its worst line's key and choices, not its outcome (recomputed for the best alone):
+                # with banding every part is held to the end, and thousands of outcomes held made the collector's
+                # passes over them 0.15-0.2 s long, past the deadline checked between lines
+                line = (oriented(objs, values), vec, assignment, reply)
                 losers = {p for p, _ in outcome.losers}
                 g = division.mine(vec, reply)
                 held = groups.get(g)
@@ -261,7 +264,8 @@ def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = 
     elapsed = (time.perf_counter() - start) * 1000
     if best is None:
         return SolveResult(STATUS_UNKNOWN if stopped else STATUS_INFEASIBLE, None, {}, None, elapsed, 0)
-    _, _, values, outcome, assignment, reply = best
+    _, _, assignment, reply = best
+    values, outcome = step_values(step, assignment, objs, reply)
     lethal = None
     if any(o.kind == ObjectiveKind.LETHAL for o in objs):
         reachable = None if stopped else {p.id: p.id in can_lose for p in step.scenario.players}

@@ -30,10 +30,20 @@ class Objective:
         return self.kind != ObjectiveKind.MIN_OVERKILL
 
 
-def oriented(objectives: Sequence[Objective], values: Mapping[str, Any]) -> tuple[Fraction, ...]:
+def oriented(objectives: Sequence[Objective], values: Mapping[str, Any]) -> tuple[Fraction | int, ...]:
     """The objectives' values as one vector to maximise lexicographically: each exact, ``min-overkill`` negated
-    (the one-step listing and the whole combat's search compare lines by it)."""
-    return tuple(Fraction(values[o.name]) if o.maximize else -Fraction(values[o.name]) for o in objectives)
+    (the one-step listing and the whole combat's search compare lines by it). A whole value is a Python int (equal
+    to, hashing as and ordered as its Fraction, with ``numerator`` and ``denominator`` too), compared in C: the
+    listing compares keys by the thousand, a Fraction's comparison about 2 microseconds."""
+    return tuple(_exact(values[o.name]) if o.maximize else -_exact(values[o.name]) for o in objectives)
+
+
+def _exact(value: Any) -> Fraction | int:
+    """``value`` exactly: an int as it is, a whole number as an int, else a Fraction."""
+    if type(value) is int:
+        return value
+    q = Fraction(value)
+    return q.numerator if q.denominator == 1 else q
 
 
 def parse_objectives(spec, scenario=None) -> tuple[Objective, ...]:

@@ -521,3 +521,20 @@ def test_the_defenders_worst_reply_is_found_past_the_first():  # 510.2, 702.15b,
     outcome = combat.outcome({"x": {"opp": 2}})
     assert outcome.losers == () and outcome.life("opp") == 1
     assert combat.solve("lethal").objectives["lethal"] == 0
+
+
+@given(st.lists(st.one_of(st.integers(-50, 50), st.fractions(max_denominator=7)), min_size=3, max_size=3))
+def test_oriented_keys_are_exact_and_whole_values_ints(values):
+    """The listing compares every line's key: a whole value is an int (compared in C, where a Fraction's comparison
+    costs microseconds and thousands of held keys kept a stopped listing past its limit), equal, hashing and
+    ordered as the Fraction it stands for; min-overkill is negated."""
+    from trample.optimize.objectives import oriented, parse_objectives
+
+    objs = parse_objectives("lethal,max-value,min-overkill")
+    named = dict(zip((o.name for o in objs), values))
+    key = oriented(objs, named)
+    exact = (Fraction(values[0]), Fraction(values[1]), -Fraction(values[2]))
+    assert key == exact and hash(key) == hash(exact)
+    assert all(type(k) is int for k, v in zip(key, exact) if v.denominator == 1)
+    for other in ((0, 0, 0), (1, Fraction(1, 2), -3)):
+        assert (key < other) == (exact < other)
