@@ -994,6 +994,7 @@ def _compositions(total: Keys, parts: Keys) -> Weights:
 SPLIT_LIMIT = 1 << 20  # splits of one source (compositions of its damage over its routes) listed at most
 CSR_CELLS = 1 << 22  # (reached states x splits), summed over the sources, up to which children are kept per state
 SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
+LIVE_BYTES = 1 << 24  # bytes of one cut's table of live codes (Lister._live_index) at most
 PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
 SUFFIX_BYTES = 1 << 23  # bytes of the last sources' completion rows (every reached state's, in order) kept at most
 #: a level's completion table is not made where its children have this many completion rows each on average: the
@@ -1070,6 +1071,7 @@ class Lister:
         self.keep = cells <= CSR_CELLS
         self._csr: dict[int, _Kept] = {}  # per level, the children of the reached states met so far
         self._known: dict[int, Keys] = {}  # per level, each reached state's number of children (-1: not yet known)
+        self._live: dict[int, tuple[int, npt.NDArray[np.int32] | None]] = {}  # see _live_index
         self._tail: tuple[int, npt.NDArray[Any], Keys] | None = None  # see _suffixes
         self._last: _LastLevel | None = None  # see _suffixes
 
@@ -1216,7 +1218,7 @@ class Lister:
             raise AssertionError("the listed splits do not add up to their source's table")
         return a, entry
 
-    def _targets(self, j: int, states: Keys) -> Iterator[npt.NDArray[np.int64]]:
+    def _targets(self, j: int, states: Keys) -> Iterator[npt.NDArray[np.signedinteger[Any]]]:
         """For reached states (indices into ``codes[j]``) of the cut before source j, in slices of states: the state
         each entry of source j's table leads to (a row per state; -1: dead, or no completion)."""
         prog = self.prog
@@ -1234,8 +1236,32 @@ class Lister:
                 to[:, self.entry[j]] = 0 if self.alive[j + 1][0] else -1
                 yield to
                 continue
-            at = prog.find(j + 1, prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy())))
+            code = prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy()))
+            lo, live = self._live_index(j + 1)
+            if live is not None:  # one gather: dead pairs (negative) and codes without completions read -1
+                code -= lo
+                yield live.take(code, mode="clip")
+                continue
+            at = prog.find(j + 1, code)
             yield np.where(self.alive[j + 1].take(at, mode="clip") & (at >= 0), at, -1)
+
+    def _live_index(self, j: int) -> tuple[int, npt.NDArray[np.int32] | None]:
+        """The reached states of the cut before source ``j`` with completions, by code: (the codes' offset, a table
+        over their range of each one's position, -1 for every other code and at both ends), where the programme
+        finds that cut's codes by such a table (:class:`_CodeIndex`) of at most LIVE_BYTES; else (0, None). The
+        targets of a slice of states are then one gather (:meth:`_targets`: 6x6 all shared's first block found
+        16 M targets, then masked them by a second gather, a comparison and a ``where``)."""
+        got = self._live.get(j)
+        if got is None:
+            index = self.prog._index_of(j)
+            if index.table is None or index.table.nbytes > LIVE_BYTES:
+                got = (0, None)
+            else:
+                table = index.table.copy()
+                table[self.prog.codes[j][~self.alive[j]] - index.lo] = -1
+                got = (index.lo, table)
+            self._live[j] = got
+        return got
 
     def _counts(self, j: int, states: Keys) -> Keys:
         """How many children (splits of source j with completions) each of these reached states has: the number
@@ -1252,6 +1278,16 @@ class Lister:
         entry = self.entry[j]
         n = max(1, len(entry))
         for by_entry in self._targets(j, states):
+            if by_entry.dtype == np.int32:
+                # each split's target gathered whole (a target of four bytes: np.take, not [:, entry], whose
+                # column-major result the masks would copy again), then those that lead somewhere, with their
+                # split's index from the mask's nonzero (not a division of every flat position by the splits)
+                to = np.take(by_entry, entry, axis=1)
+                live = to >= 0
+                lens.append(np.count_nonzero(live, axis=1).astype(np.int64))
+                kids.append(np.nonzero(live)[1].astype(np.int32))
+                tos.append(to[live])
+                continue
             # which splits lead somewhere, gathered as booleans (a byte a cell, not a target's eight; np.take, not
             # [:, entry], whose column-major result the row counts and flatnonzero would copy again), then the
             # targets of those alone

@@ -402,3 +402,36 @@ def test_a_repeated_forward_step_reaches_the_same_states(monkeypatch, sc):
     monkeypatch.setattr(SourceProgramme, "_repeats", lambda self, j: False)
     assert fast == built()
     assert any(hits) == ("b4" in str(sc) and "'power': 10" in str(sc))  # square(5, 10) repeats its fourth step
+
+
+@pytest.mark.parametrize(
+    "sc",
+    [_shared_square(4, 3), pw_cycle(5, power=4, loyalty=2), random_sharing(5, 6, 3, seed=2, power=(2, 4))],
+    ids=["square", "cycle", "random"],  # (the last two reach states without completions)
+)
+def test_the_listers_targets_by_one_gather_are_those_found_and_masked(monkeypatch, sc):
+    """The lister finds the states a slice of states leads to by one gather from a table of the live codes
+    (Lister._live_index, int32 targets) where the cut's codes are found by a table: the same rows as finding them
+    and masking the dead ones after (LIVE_BYTES 0: as before it), whatever the children kept or not (CSR_CELLS)."""
+    plan = Combat(load_scenario(sc)).plan
+    comps = [c for c in plan.components if len(c) > 1]
+    taken = []
+    real = ordered.Lister._live_index
+    monkeypatch.setattr(ordered.Lister, "_live_index", lambda self, j: taken.append(real(self, j)) or taken[-1])
+
+    def rows() -> list[bytes]:
+        out = []
+        for cells in (ordered.CSR_CELLS, 0):
+            monkeypatch.setattr(ordered, "CSR_CELLS", cells)
+            for c in comps:
+                prog = SourceProgramme(plan, c)
+                for start in (0, prog.count() // 3):
+                    out.append(np.concatenate(list(prog.blocks(rows=1 << 10, start=start))).tobytes())
+        return out
+
+    fast = rows()
+    assert any(t[1] is not None for t in taken)
+    monkeypatch.setattr(ordered, "LIVE_BYTES", 0)
+    taken.clear()
+    assert fast == rows()
+    assert taken and all(t[1] is None for t in taken)
