@@ -286,6 +286,13 @@ class SourceProgramme:
         if limit is not None and (floor > limit or pairs > STEP_PAIRS):
             raise OverBudget  # forwards, and backwards again: over the limit (or one step of a wide cut: seconds)
         self._redo += pairs
+        if self._repeats(j):  # the same join of the same states as the step before: the same states again
+            for _ in self._slices(j, 0, len(self.codes[j]), limit is not None):
+                pass  # the work counted as the step would (a bounded build refuses where it did)
+            if self._next_over(j, floor, len(self.codes[j])):
+                raise OverBudget
+            self.codes.append(self.codes[j])
+            return
         span = int(np.prod(radix, dtype=np.int64)) if radix else 1
         if span <= DENSE_SPAN:  # the codes' range is narrow: marked, no sort
             present = np.zeros(span, dtype=bool)
@@ -310,6 +317,23 @@ class SourceProgramme:
         self._budget.check()
         self.codes.append(seen.sorted())
 
+    def _repeats(self, j: int) -> bool:
+        """Is the forward step of source ``j`` the step of source j - 1 again: the same states before it, the same
+        cut after it and the same join (:meth:`_prepare`)? Then it reaches the same states. Identical sources on
+        the same blockers (`6x6 all shared`: six tramplers blocked by the same six) reach every state of the cut
+        after two or three of them, and each further step joined 26 M pairs (0.07-0.13 s) to find them again."""
+        if j < 1 or self.cut[j + 1] != self.cut[j] or self.cut[j] != self.cut[j - 1] or len(self.prefix) >= j:
+            return False
+        if not np.array_equal(self.codes[j], self.codes[j - 1]):
+            return False
+        (pa, ma, da), (pb, mb, db) = self._prepare(j - 1), self._prepare(j)
+        return (
+            pa == pb
+            and da == db
+            and len(ma) == len(mb)
+            and all(ga == gb and sa == sb and np.array_equal(xa, xb) for (ga, sa, xa), (gb, sb, xb) in zip(ma, mb))
+        )
+
     def _next_over(self, j: int, floor: int, states: int) -> bool:
         """Would the next step's check refuse (:meth:`_forward`) once the cut after source ``j`` has ``states``
         states (those found so far: it will have at least as many), ``floor`` the build's work at least after this
@@ -328,38 +352,61 @@ class SourceProgramme:
 
     def _backward(self, j: int) -> None:
         """The completions of each reached state of the cut before source ``j``: the sum over source j's table of
-        each entry's weight times the completions of the state it leads to (object integers past int64)."""
+        each entry's weight times the completions of the state it leads to (object integers past int64). Where
+        the sums are not exact in float64 but the weights' are, the completions are cut in limbs that are
+        (:func:`_limbs`), each limb's sums one BLAS product: `6x6 all shared`'s second source summed 26 M pairs
+        of Python integers in 0.97 s, two limbs in float64 take about 0.1 s."""
         nxt = self.G[j + 1]
         tw = self.tw[j]
         big = nxt.dtype == object or tw.dtype == object
         big = big or largest_weight(nxt) * max(1, _sum(tw)) >= INT64_SAFE
-        out_g = np.zeros(len(self.codes[j]), dtype=object if big else np.int64)
         # exact in float64 (every partial sum an integer below 2^53): the weighted sums are one BLAS product
         exact = not big and largest_weight(nxt) * max(1, _sum(tw)) < EXACT_BOUND
-        kind = object if big else np.float64 if exact else np.int64
-        w = tw.astype(kind)
+        limbs = None if exact else _limbs(nxt, tw)
+        if limbs is None:
+            kind = object if big else np.float64 if exact else np.int64
+            self.G[j] = self._weighted(j, [nxt], tw.astype(kind), kind)[0]
+            return
+        parts, bits = limbs
+        sums = self._weighted(j, parts, tw.astype(np.float64), np.float64)
+        out_g = sums[0].astype(object) if big else sums[0]
+        for k, part in enumerate(sums[1:], 1):
+            out_g += (part.astype(object) if big else part) << (bits * k)  # |each term| <= nxt's largest x the sum
+        self.G[j] = out_g
+
+    def _weighted(self, j: int, nxts: Sequence[Weights], w: Weights, kind: Any) -> list[Weights]:
+        """For each array of ``nxts`` (values at the reached states of the cut after source ``j``) and each reached
+        state of the cut before it, the sum over source j's table of the weight ``w`` of each entry times the
+        value at the state it leads to: computed in ``kind`` (float64 must be exact: rounded), in int64 (object for
+        objects), one walk over the pairs for all of them."""
+        big = kind is object
+        outs = [np.zeros(len(self.codes[j]), dtype=object if big else np.int64) for _ in nxts]
         index = self._index_of(j + 1)
         lo_code = index.lo
-        if index.table is not None:  # the completions over the codes' range: one gather per pair
-            gtab = np.zeros(len(index.table), dtype=kind)
-            gtab[self.codes[j + 1] - lo_code] = nxt
-        else:  # by position, 0 in front for the codes not reached
-            gtab = np.concatenate([np.zeros(1, dtype=kind), nxt.astype(kind)])
+        gtabs = []
+        for nxt in nxts:
+            if index.table is not None:  # the completions over the codes' range: one gather per pair
+                gtab = np.zeros(len(index.table), dtype=kind)
+                gtab[self.codes[j + 1] - lo_code] = nxt
+            else:  # by position, 0 in front for the codes not reached
+                gtab = np.concatenate([np.zeros(1, dtype=kind), nxt.astype(kind)])
+            gtabs.append(gtab)
         room = _scratch()  # the completions gathered per pair, written over each slice's (not for objects)
         for lo, code in self._pairs(j, 0, len(self.codes[j])):
             out = room[: code.size * 8].view(kind).reshape(code.shape) if not big and code.size <= PAIRS else None
             if index.table is not None:
                 code -= lo_code
-                vals = gtab.take(code, mode="clip", out=out)
+                at = code
             else:
                 at = index.find(code)
                 at += 1
+            for gtab, out_g in zip(gtabs, outs):
                 vals = gtab.take(at, mode="clip", out=out)
-            part = (vals * w[None, :]).sum(axis=1) if big else vals @ w
-            out_g[lo : lo + len(code)] = np.rint(part) if exact else part
+                part = (vals * w[None, :]).sum(axis=1) if big else vals @ w
+                out_g[lo : lo + len(code)] = np.rint(part) if kind is np.float64 else part
             self._budget.check()
         _given(room)
-        self.G[j] = out_g
+        return outs
 
     # -- joins of cut states with a source's table ---------------------------------------------------------------
     def _prepare(self, j: int) -> Prepared:
@@ -464,19 +511,24 @@ class SourceProgramme:
         the first slices smaller (FIRST_PAIRS pairs, doubled each time), so a bounded build that refuses after the
         states of the first pairs refuses before most of their work. Each slice's codes are written over the last
         one's (two buffers taken from :data:`_SCRATCH` for the walk and given back after): valid until the next."""
+        room = [_scratch(), _scratch()]
+        try:
+            for a, b in self._slices(j, lo, hi, grow):
+                yield a, self._pair_codes(j, self._cut_states(j, a, b), room)
+        finally:
+            _given(*room)
+
+    def _slices(self, j: int, lo: int, hi: int, grow: bool = False) -> Iterator[tuple[int, int]]:
+        """The slices of cut states of :meth:`_pairs`, each one's pairs spent on the budget before it is given."""
         width = max(1, len(self.tkeys[j]))
         full = max(1, PAIRS // width)
         step = max(1, min(full, FIRST_PAIRS // width)) if grow else full
         a = lo
-        room = [_scratch(), _scratch()]
-        try:
-            while a < hi:
-                b = min(hi, a + step)
-                self._budget.spend((b - a) * len(self.tkeys[j]))
-                yield a, self._pair_codes(j, self._cut_states(j, a, b), room)
-                a, step = b, min(full, 2 * step)
-        finally:
-            _given(*room)
+        while a < hi:
+            b = min(hi, a + step)
+            self._budget.spend((b - a) * len(self.tkeys[j]))
+            yield a, b
+            a, step = b, min(full, 2 * step)
 
     def find(self, j: int, code: Keys) -> Keys:
         """Where each code is among the reached states of the cut before source ``j`` (-1: not reached, or dead):
@@ -585,6 +637,32 @@ VECTOR_FROM = 256
 
 def _sum(w: Weights) -> int:
     return int(sum(abs(v) for v in w.tolist())) if w.dtype == object else int(np.abs(w).sum())
+
+
+LIMB_BITS = 16  # bits a limb of :func:`_limbs` holds at least (fewer: the limbs would be many; object sums instead)
+
+
+def _limbs(nxt: Weights, tw: Weights) -> tuple[list[Weights], int] | None:
+    """Completions ``nxt`` (non-negative) cut in limbs of ``bits`` bits each, least significant first, so that
+    every sum of a limb weighted by ``tw`` is exact in float64 (a limb's largest times the weights' absolute sum
+    below 2^53): ``nxt`` is the sum of limb k shifted left by k * bits. None where the weights are too large for
+    limbs of LIMB_BITS, or ``nxt`` has a negative value."""
+    if tw.dtype == object or not len(nxt):
+        return None
+    bits = EXACT_BOUND.bit_length() - 1 - max(1, _sum(tw)).bit_length()
+    if bits < LIMB_BITS:
+        return None
+    if nxt.dtype == object:
+        if min(nxt.tolist()) < 0:
+            return None
+        top = max(nxt.tolist())
+    elif int(nxt.min()) < 0:
+        return None
+    else:
+        top = int(nxt.max())
+    mask = (1 << bits) - 1
+    parts = [((nxt >> (bits * k)) & mask).astype(np.float64) for k in range(max(1, -(-int(top).bit_length() // bits)))]
+    return parts, bits
 
 
 class _Walk:
@@ -916,6 +994,7 @@ def _compositions(total: Keys, parts: Keys) -> Weights:
 SPLIT_LIMIT = 1 << 20  # splits of one source (compositions of its damage over its routes) listed at most
 CSR_CELLS = 1 << 22  # (reached states x splits), summed over the sources, up to which children are kept per state
 SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
+LIVE_BYTES = 1 << 24  # bytes of one cut's table of live codes (Lister._live_index) at most
 PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
 SUFFIX_BYTES = 1 << 23  # bytes of the last sources' completion rows (every reached state's, in order) kept at most
 #: a level's completion table is not made where its children have this many completion rows each on average: the
@@ -992,6 +1071,7 @@ class Lister:
         self.keep = cells <= CSR_CELLS
         self._csr: dict[int, _Kept] = {}  # per level, the children of the reached states met so far
         self._known: dict[int, Keys] = {}  # per level, each reached state's number of children (-1: not yet known)
+        self._live: dict[int, tuple[int, npt.NDArray[np.int32] | None]] = {}  # see _live_index
         self._tail: tuple[int, npt.NDArray[Any], Keys] | None = None  # see _suffixes
         self._last: _LastLevel | None = None  # see _suffixes
 
@@ -1138,7 +1218,7 @@ class Lister:
             raise AssertionError("the listed splits do not add up to their source's table")
         return a, entry
 
-    def _targets(self, j: int, states: Keys) -> Iterator[npt.NDArray[np.int64]]:
+    def _targets(self, j: int, states: Keys) -> Iterator[npt.NDArray[np.signedinteger[Any]]]:
         """For reached states (indices into ``codes[j]``) of the cut before source j, in slices of states: the state
         each entry of source j's table leads to (a row per state; -1: dead, or no completion)."""
         prog = self.prog
@@ -1156,8 +1236,32 @@ class Lister:
                 to[:, self.entry[j]] = 0 if self.alive[j + 1][0] else -1
                 yield to
                 continue
-            at = prog.find(j + 1, prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy())))
+            code = prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy()))
+            lo, live = self._live_index(j + 1)
+            if live is not None:  # one gather: dead pairs (negative) and codes without completions read -1
+                code -= lo
+                yield live.take(code, mode="clip")
+                continue
+            at = prog.find(j + 1, code)
             yield np.where(self.alive[j + 1].take(at, mode="clip") & (at >= 0), at, -1)
+
+    def _live_index(self, j: int) -> tuple[int, npt.NDArray[np.int32] | None]:
+        """The reached states of the cut before source ``j`` with completions, by code: (the codes' offset, a table
+        over their range of each one's position, -1 for every other code and at both ends), where the programme
+        finds that cut's codes by such a table (:class:`_CodeIndex`) of at most LIVE_BYTES; else (0, None). The
+        targets of a slice of states are then one gather (:meth:`_targets`: 6x6 all shared's first block found
+        16 M targets, then masked them by a second gather, a comparison and a ``where``)."""
+        got = self._live.get(j)
+        if got is None:
+            index = self.prog._index_of(j)
+            if index.table is None or index.table.nbytes > LIVE_BYTES:
+                got = (0, None)
+            else:
+                table = index.table.copy()
+                table[self.prog.codes[j][~self.alive[j]] - index.lo] = -1
+                got = (index.lo, table)
+            self._live[j] = got
+        return got
 
     def _counts(self, j: int, states: Keys) -> Keys:
         """How many children (splits of source j with completions) each of these reached states has: the number
@@ -1174,6 +1278,16 @@ class Lister:
         entry = self.entry[j]
         n = max(1, len(entry))
         for by_entry in self._targets(j, states):
+            if by_entry.dtype == np.int32:
+                # each split's target gathered whole (a target of four bytes: np.take, not [:, entry], whose
+                # column-major result the masks would copy again), then those that lead somewhere, with their
+                # split's index from the mask's nonzero (not a division of every flat position by the splits)
+                to = np.take(by_entry, entry, axis=1)
+                live = to >= 0
+                lens.append(np.count_nonzero(live, axis=1).astype(np.int64))
+                kids.append(np.nonzero(live)[1].astype(np.int32))
+                tos.append(to[live])
+                continue
             # which splits lead somewhere, gathered as booleans (a byte a cell, not a target's eight; np.take, not
             # [:, entry], whose column-major result the row counts and flatnonzero would copy again), then the
             # targets of those alone

@@ -315,3 +315,123 @@ def test_a_bounded_build_refuses_alike_whatever_its_first_slices(monkeypatch, se
         verdicts[first] = got
     assert verdicts[1] == verdicts[ordered.PAIRS] == verdicts[1 << 6]
     assert None in verdicts[1] and any(v for v in verdicts[1])  # some refuse, some build
+
+
+def _shared_square(n: int, power: int) -> dict:
+    """``n`` identical tramplers all blocked by the same ``n`` blockers (bench_cliffs' `all shared` boards)."""
+    return {
+        "players": [{"id": "opp", "life": 20}],
+        "blockers": [{"id": f"b{i}", "power": 1, "toughness": 2 + i % 3} for i in range(n)],
+        "attackers": [
+            {"id": f"a{i}", "power": power, "toughness": 5, "keywords": ["trample"], "attacking": "opp"}
+            | {"blocked_by": [f"b{j}" for j in range(n)]}
+            for i in range(n)
+        ],
+    }
+
+
+def test_limbs_add_up_to_the_completions():  # the split of _backward's completions, exact in float64 per limb
+    rng = np.random.default_rng(5)
+    tw = rng.integers(0, 1000, 300).astype(np.int64)
+    for nxt in (rng.integers(0, 1 << 62, 500).astype(np.int64), np.array([3**k for k in range(80)], dtype=object)):
+        got = ordered._limbs(nxt, tw)
+        assert got is not None
+        parts, bits = got
+        assert len(parts) > 1
+        for part in parts:
+            assert part.dtype == np.float64 and part.min() >= 0 and part.max() < 1 << bits
+            assert int(part.max()) * int(tw.sum()) < ordered.EXACT_BOUND
+        back = sum(part.astype(np.int64).astype(object) * (1 << (bits * k)) for k, part in enumerate(parts))
+        assert back.tolist() == nxt.tolist()
+    assert ordered._limbs(np.array([-1, 5], dtype=np.int64), tw) is None  # (completions are never negative)
+    assert ordered._limbs(np.array([5], dtype=np.int64), np.array([1 << 40], dtype=np.int64)) is None
+
+
+def _completions(plan, comp) -> tuple[list[list[int]], list[list[int]], int]:
+    prog = SourceProgramme(plan, comp)
+    return [c.tolist() for c in prog.codes], [[int(v) for v in g.tolist()] for g in prog.G], prog.count()
+
+
+@pytest.mark.parametrize("bounds", [(1 << 14, 1 << 62), (1 << 14, 1 << 16), (1 << 53, 1 << 16)])
+@pytest.mark.parametrize("sc", [_shared_square(3, 5), pw_cycle(5, power=4, loyalty=2)], ids=["square", "cycle"])
+def test_completions_in_limbs_are_the_sums_in_python_integers(monkeypatch, bounds, sc):
+    """Past float64's exact bound, _backward sums the completions in limbs of float64 (one BLAS product each), not
+    in int64 or Python integers: the same completions. Lowered bounds make small boards take that path (and the
+    Python integers' one, past the lowered int64 bound, where the limbs are off)."""
+    plan = Combat(load_scenario(sc)).plan
+    comp = next(c for c in plan.components if len(c) > 1)
+    monkeypatch.setattr(ordered, "EXACT_BOUND", bounds[0])
+    monkeypatch.setattr(ordered, "INT64_SAFE", bounds[1])
+    monkeypatch.setattr(ordered, "LIMB_BITS", 2)
+    taken = []
+    real = ordered._limbs
+    monkeypatch.setattr(ordered, "_limbs", lambda nxt, tw: taken.append(real(nxt, tw)) or taken[-1])
+    with_limbs = _completions(plan, comp)
+    limbs = [len(t[0]) for t in taken if t is not None]
+    assert limbs and (max(limbs) > 1 or bounds[0] > 1 << 14)  # the path under test (several limbs, where few bits)
+    monkeypatch.setattr(ordered, "_limbs", lambda nxt, tw: None)
+    assert with_limbs == _completions(plan, comp)
+    rows = np.concatenate(list(SourceProgramme(plan, comp).blocks(rows=1 << 12)))
+    assert len(rows) == with_limbs[2] == Combat(load_scenario(sc)).count()
+
+
+@pytest.mark.parametrize("sc", [_shared_square(5, 10), _shared_square(5, 3), random_sharing(6, 7, 3, seed=1)])
+def test_a_repeated_forward_step_reaches_the_same_states(monkeypatch, sc):
+    """Identical sources on the same blockers repeat the forward step before them once its states stop growing
+    (_repeats): its states are taken as they are, not joined again. The codes, completions, rows and a bounded
+    build's verdicts are those of the build that joins every step."""
+    plan = Combat(load_scenario(sc)).plan
+    comps = [c for c in plan.components if len(c) > 1]
+    hits = []
+    real = SourceProgramme._repeats
+    monkeypatch.setattr(SourceProgramme, "_repeats", lambda self, j: hits.append(real(self, j)) or hits[-1])
+
+    def built() -> list:
+        got: list = [_completions(plan, c) for c in comps]
+        blocks = [itertools.islice(SourceProgramme(plan, c).blocks(rows=1 << 12), 8) for c in comps]
+        got += [np.concatenate(list(b)).tobytes() for b in blocks]  # (the first 32 768 rows)
+        for c in comps:
+            for limit in (1 << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 23, 1 << 24):
+                try:
+                    got.append(SourceProgramme(plan, c, work_limit=limit).count())
+                except ordered.TooWide:
+                    got.append(None)
+        return got
+
+    fast = built()
+    monkeypatch.setattr(SourceProgramme, "_repeats", lambda self, j: False)
+    assert fast == built()
+    assert any(hits) == ("b4" in str(sc) and "'power': 10" in str(sc))  # square(5, 10) repeats its fourth step
+
+
+@pytest.mark.parametrize(
+    "sc",
+    [_shared_square(4, 3), pw_cycle(5, power=4, loyalty=2), random_sharing(5, 6, 3, seed=2, power=(2, 4))],
+    ids=["square", "cycle", "random"],  # (the last two reach states without completions)
+)
+def test_the_listers_targets_by_one_gather_are_those_found_and_masked(monkeypatch, sc):
+    """The lister finds the states a slice of states leads to by one gather from a table of the live codes
+    (Lister._live_index, int32 targets) where the cut's codes are found by a table: the same rows as finding them
+    and masking the dead ones after (LIVE_BYTES 0: as before it), whatever the children kept or not (CSR_CELLS)."""
+    plan = Combat(load_scenario(sc)).plan
+    comps = [c for c in plan.components if len(c) > 1]
+    taken = []
+    real = ordered.Lister._live_index
+    monkeypatch.setattr(ordered.Lister, "_live_index", lambda self, j: taken.append(real(self, j)) or taken[-1])
+
+    def rows() -> list[bytes]:
+        out = []
+        for cells in (ordered.CSR_CELLS, 0):
+            monkeypatch.setattr(ordered, "CSR_CELLS", cells)
+            for c in comps:
+                prog = SourceProgramme(plan, c)
+                for start in (0, prog.count() // 3):
+                    out.append(np.concatenate(list(prog.blocks(rows=1 << 10, start=start))).tobytes())
+        return out
+
+    fast = rows()
+    assert any(t[1] is not None for t in taken)
+    monkeypatch.setattr(ordered, "LIVE_BYTES", 0)
+    taken.clear()
+    assert fast == rows()
+    assert taken and all(t[1] is None for t in taken)
