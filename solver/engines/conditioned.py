@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Generator, Iterator, Sequence
+from functools import partial
 from math import prod
 from typing import Any
 
@@ -650,11 +651,14 @@ class PrefixLister:
             return
         buf: npt.NDArray[Any] | None = None  # the block being filled, where it is not one listing's own
         filled = 0
-        if kept and head is not None:  # the rows within() listed, then the rest of that listing
-            listing: Iterator[npt.NDArray[Any]] = (p.astype(dt, copy=False) for p in itertools.chain(*head[:2]))
+        if kept and head is not None:  # the rows within() listed, then the rest of that listing (in its spare)
+            cast = partial(np.ndarray.astype, dtype=dt, copy=False)  # (a map holds no piece between pieces)
+            listing: Iterator[npt.NDArray[Any]] = map(cast, itertools.chain(head[0], head[1]))
+            head = None
         else:
             listing = self._pieces(start, rows, dt, deadline)
-        self._room, self._into, self._spare = rows, None, Spare()
+            self._spare = Spare()
+        self._room, self._into = rows, None
         try:
             for piece in listing:
                 while len(piece):
@@ -662,6 +666,10 @@ class PrefixLister:
                         if len(piece) >= rows:  # a whole block of its own: passed through
                             yield piece[:rows]
                             piece = piece[rows:]
+                            continue
+                        buf = self._spare.grown(piece, rows)  # a listing's last rows, where they lie
+                        if buf is not None:
+                            filled, piece = len(piece), piece[:0]
                             continue
                         buf = self._spare.empty(rows * prod(piece.shape[1:]), piece.dtype).reshape(
                             rows, *piece.shape[1:]
@@ -676,6 +684,7 @@ class PrefixLister:
                         buf, filled = None, 0
                 self._room = rows - filled
                 self._into = None if buf is None else buf[filled:]
+                piece = take = _NO_ROWS  # (the piece's buffer held no longer: the spare writes it again once free)
             self._into = None
             if buf is not None and filled:
                 yield buf[:filled]
@@ -1108,17 +1117,22 @@ class Reprefixed:
         prog, deadline = self.rooted, deadline or NEVER
         dt = np.dtype(dtype) if dtype is not None else _dtype(prog.plan, prog.component)
         if len(self.splits) == len(prog.component):  # every source fixed: its one row, where it has one
-            if start < prog.count():
-                yield np.array([a for split in self.splits for a in split], dtype=dt).reshape(1, -1)
-            return
+            row = np.array([a for split in self.splits for a in split], dtype=dt).reshape(1, -1)
+            return iter([row] if start < prog.count() else [])
         lister = self._listers.get(dt.str)
         if lister is None:
             lister = self._listers[dt.str] = prog.lister(dt).reheaded(self.splits, deadline)
-        yield from lister.blocks(max(1, int(rows)), deadline, start, first, into, spare)
+        # the lister's own generator, not one around it: a frame of this one would hold ``into`` (a view of the
+        # caller's block) to the listing's end, so its buffer would never be free for the spare to write again
+        return lister.blocks(max(1, int(rows)), deadline, start, first, into, spare)
 
 
 #: a prefix's rows: its own rooted programme, or another prefix's that leads to the same state
 Rooted = SourceProgramme | Reprefixed
+
+
+#: no rows: what blocks() holds between pieces, not the last piece (whose buffer the spare could not write again)
+_NO_ROWS: npt.NDArray[Any] = np.zeros((0, 0), dtype=np.int8)
 
 
 def _address(a: npt.NDArray[Any]) -> int:

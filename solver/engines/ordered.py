@@ -1414,6 +1414,7 @@ class Lister:
         ):
             into = None
         out = _Block(rows, record[n - 1] if L == n else self._void(at[n]), self.dtype, at[n], first, into, spare)
+        into = None  # (the caller's room is the block's own now: held here, its buffer would stay held to the end)
         stack = self._path(start, at, L)
         while stack:
             deadline.check()
@@ -1606,6 +1607,26 @@ class Spare:
             if len(held) > SPARE_BLOCKS:
                 del held[0]
             return _carved(buf, size, dtype)
+
+    def grown(self, piece: npt.NDArray[Any], rows: int) -> npt.NDArray[Any] | None:
+        """The block of ``rows`` rows that begins with ``piece`` (its rows, then room), in the buffer of this spare
+        that holds it, where the buffer has the room after it; else None. A listing's last rows are a part of a
+        block it had begun (``_Block.flush``), and nothing is written after them in that block: a caller that puts
+        blocks together from several listings takes them as they lie, and the next listing writes its first rows
+        after them, where they were copied into a block of their own (random_sharing(12, 14, 4) seed 3: a new
+        block at every listing's end, 15 of 20 blocks made new after the first, each a buffer's first-touch faults).
+        Only a buffer of this spare: any other array's memory after the piece may be another piece's."""
+        owner = piece
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        if not len(piece) or not piece.flags.c_contiguous or not any(owner is buf for buf in self.held):
+            return None
+        at = int(piece.ctypes.data) - int(owner.ctypes.data)
+        size = rows * (piece.nbytes // len(piece))
+        if at < 0 or at + size > owner.nbytes:
+            return None
+        block: npt.NDArray[Any] = owner[at : at + size].view(piece.dtype).reshape(rows, *piece.shape[1:])
+        return block
 
 
 def _roomy(size: int) -> int:

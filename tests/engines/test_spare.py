@@ -110,3 +110,51 @@ def test_a_prefix_lister_lets_its_blocks_go_when_its_listing_ends(monkeypatch):
     assert lister._spare.held  # kept while it lists
     blocks.close()
     assert not lister._spare.held  # (the lister stays in the plan's cache)
+
+
+def test_a_listings_last_rows_grow_into_a_block_where_they_lie():
+    spare = Spare()
+    dt = np.dtype("V6")
+    block = spare.empty(100, dt).view(np.int8).reshape(100, 6)
+    block[:] = np.arange(600, dtype=np.int8).reshape(100, 6)
+    piece = block[:37]  # a listing's last rows (_Block.flush)
+    grown = spare.grown(piece, 100)
+    assert grown is not None and grown.shape == (100, 6) and _bases(grown) is spare.held[0]
+    assert grown.ctypes.data == piece.ctypes.data and np.array_equal(grown[:37], piece)
+    assert spare.grown(block[40:60], 100) is None  # no room for 100 rows after row 40
+    assert spare.grown(np.zeros((37, 6), dtype=np.int8), 100) is None  # not a buffer of this spare
+    assert Spare().grown(piece, 100) is None  # nor of another one
+
+
+def _made(monkeypatch) -> list[int]:
+    """Counts the buffers spares make (one entry per new buffer)."""
+    made: list[int] = []
+    empty = Spare.empty
+
+    def counted(self, rows, dtype):
+        before = [id(b) for b in self.held]  # (not the buffers: a reference held here would make each one busy)
+        out = empty(self, rows, dtype)
+        if id(_bases(out)) not in before:
+            made.append(rows)
+        return out
+
+    monkeypatch.setattr(Spare, "empty", counted)
+    return made
+
+
+@pytest.mark.parametrize("rows", [64, 1000])
+def test_listings_that_end_within_a_block_make_no_new_buffers(monkeypatch, rows):
+    # The prefix lister's listings end within blocks: their last rows are the caller's block as they lie (no copy
+    # into a new one), and no block is held past its use (the room a listing was given, the last piece), so a
+    # caller that drops each block gets every block in the same few buffers.
+    monkeypatch.setattr(conditioned, "ROOT_WORK", 1 << 8)
+    made = _made(monkeypatch)
+    combat = Combat(load_scenario(BOARDS[2]))
+    (comp,) = [c for c in combat.plan.components if len(c) > 1]
+    lister = direct.component_lister(combat.plan, comp)
+    assert isinstance(lister, conditioned.PrefixLister)
+    got = [b.tobytes() for b in itertools.islice(lister.blocks(rows=rows), 200)]
+    assert len(made) <= ordered.SPARE_BLOCKS  # the block handed out and the one being written
+    whole = SourceProgramme(combat.plan, comp).blocks(rows=rows, dtype=np.int8)  # 510.1a: the same rows, in order
+    assert b"".join(got) == b"".join(b.tobytes() for b in itertools.islice(whole, 200))
+    assert len(got) == 200 and all(len(b) == len(got[0]) for b in got)  # (whole blocks: listings end within them)
