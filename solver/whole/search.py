@@ -2268,8 +2268,7 @@ class _FrontSearch:
         #: ``table.first`` (None: unbounded; :func:`_own_bounds`); the suffix: those after the prefix
         needs = _with_losses(problem, _blocker_needs(problem, table), replies)
         outcomes = _outcomes(replies)
-        # min-overkill first: its floor is highest after the replies that kill the fewest, so every outcome counts
-        read = outcomes if problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL else _widest(outcomes)
+        read = _outcomes_read(problem, outcomes)
         per = [_reply_bounds(problem, table, dead, needs) for dead in _timed(read, problem.deadline)]
         #: the same as one vector (:func:`_lex_bounds`), at most the ceiling
         self.lex = self._clipped(_lex_bounds(problem, table, replies, per))
@@ -2427,6 +2426,19 @@ def _lex_bounds(problem: _Problem, table: _Table, replies: list[Reply], per: lis
         for k in range(width):
             out[k] = np.asarray(np.where(less, cols[k], out[k]))
     return out + [None] * (len(per[0]) - width)
+
+
+def _outcomes_read(problem: _Problem, outcomes: list[frozenset]) -> list[frozenset]:
+    """The outcomes whose :func:`_reply_bounds` a candidate's vector bound (:func:`_lex_bounds`) is the least of.
+    Any of them bounds the value (the defender picks the reply), so the least over more of them is only tighter.
+    Without ``min-overkill`` the widest suffice (:func:`_widest`: after a reply that kills more no bound is higher);
+    with it, wherever it is in the list, every outcome: its floor is highest after the replies that kill the
+    fewest, and after a prefix (``lethal,max-kills,min-overkill``) an outcome that kills fewer attackers often ties
+    the widest on the prefix and is lower on ``min-overkill`` (``mixed_group(6, 4, shields=False)``: the wider
+    outcome's floor 2, the narrower's 5, and 5 is what the candidate's line overkills)."""
+    if any(o.kind == ObjectiveKind.MIN_OVERKILL for o in problem.objs):
+        return outcomes
+    return _widest(outcomes)
 
 
 def _widest(outcomes: list[frozenset]) -> list[frozenset]:
@@ -3604,10 +3616,9 @@ def _band_table(problem: _Problem) -> _Table:
 class _BandSearch(_FrontSearch):
     """:class:`_FrontSearch` over (A1, the active player's part of D1): row ``g * n + i`` is A1 ``i`` of the table
     (``n`` rows) with part ``g``. Its bound is the least of :func:`_reply_bounds` over the attackers the whole D1
-    kills with each rest (the replies that kill the most do, as in :class:`_FrontSearch`, unless ``min-overkill``
-    leads). Its rank is its A1's: two parts of one A1 tie on it, and their lines are told apart by the whole D1 of
-    their worst lines, so one is never cut for the other (:meth:`_beyond` cuts only a larger A1). No dominance
-    order (prefix 0)."""
+    kills with each rest (those :func:`_outcomes_read` reads, as in :class:`_FrontSearch`). Its rank is its A1's:
+    two parts of one A1 tie on it, and their lines are told apart by the whole D1 of their worst lines, so one is
+    never cut for the other (:meth:`_beyond` cuts only a larger A1). No dominance order (prefix 0)."""
 
     def __init__(self, problem: _Problem, regular: _Regular, table: _Table, split: _BandReplies):
         n, parts = len(table), len(split.parts)
@@ -3625,12 +3636,11 @@ class _BandSearch(_FrontSearch):
         self.replies = split.replies[0]
         self.prefix = 0
         needs = _blocker_needs(problem, table)
-        lead = problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL
         per: dict[frozenset, list] = {}
         blocks: list[list] = []
         for replies in split.replies:
             outcomes = _outcomes(replies)  # the attackers each whole D1 kills
-            read = outcomes if lead else _widest(outcomes)
+            read = _outcomes_read(problem, outcomes)
             for dead in _timed(read, problem.deadline):
                 if dead not in per:
                     per[dead] = _reply_bounds(problem, table, dead, needs)

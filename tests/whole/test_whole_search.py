@@ -1219,6 +1219,20 @@ def test_max_kills_is_bounded_by_the_blockers_each_group_can_pay_for():
     assert_same_answer(bounded, every)
 
 
+def test_min_overkill_after_a_prefix_reads_the_bounds_after_every_outcome():
+    # 510.1a: a drawn one-group board (benchmarks.boards.mixed_group, 4 attackers) with min-overkill after lethal
+    # and max-kills. A candidate's bound is the least over the replies' outcomes of the bounds after each; only the
+    # outcomes that kill the most attackers were read unless min-overkill led, but the overkill floor is highest
+    # after the outcomes that kill the fewest, which tie the wider ones on lethal and kills here: 50 solves with
+    # the floor after the widest outcomes only, now about half, the same line as the search of every state
+    doc = mixed_group(4, 6, shields=False)
+    objectives = ["lethal", "max-kills", "min-overkill"]
+    assert _results_problem(doc, objectives) is not None
+    bounded, every = _bounded_and_every(doc, objectives)
+    assert bounded.solves <= 30
+    assert_same_answer(bounded, every)
+
+
 @pytest.mark.parametrize(
     ("seed", "what"),
     [(0, "a prevention shield on a blocker"), (23, "an indestructible blocker an infect or wither attacker blocks")],
