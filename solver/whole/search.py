@@ -2268,8 +2268,7 @@ class _FrontSearch:
         #: ``table.first`` (None: unbounded; :func:`_own_bounds`); the suffix: those after the prefix
         needs = _with_losses(problem, _blocker_needs(problem, table), replies)
         outcomes = _outcomes(replies)
-        read = _outcomes_read(problem, outcomes)
-        per = [_reply_bounds(problem, table, dead, needs) for dead in _timed(read, problem.deadline)]
+        per = _bounds_read(problem, table, outcomes, needs)
         #: the same as one vector (:func:`_lex_bounds`), at most the ceiling
         self.lex = self._clipped(_lex_bounds(problem, table, replies, per))
         self.suffix: list = []  # read only when a prefix is followed by more objectives
@@ -2428,15 +2427,42 @@ def _lex_bounds(problem: _Problem, table: _Table, replies: list[Reply], per: lis
     return out + [None] * (len(per[0]) - width)
 
 
-def _outcomes_read(problem: _Problem, outcomes: list[frozenset]) -> list[frozenset]:
+def _bounds_read(problem: _Problem, table: _Table, outcomes: list[frozenset], needs: tuple) -> list:
+    """:func:`_reply_bounds` after the ``outcomes`` :func:`_outcomes_read` reads (every one where a reply
+    shrinks an attacker: after an outcome that kills fewer, the kills bound may be lower with that reply's
+    counters), and with ``max-kills`` or ``max-value`` also after
+    each of its replies whose first-striking infect or wither blockers shrink the attackers left differently
+    (``drops``, :func:`_reply_losses`): the candidate's value is at most its value after any one reply, so the
+    least of these vectors bounds it (:func:`_lex_bounds`). The replies of one outcome kill the same attackers but
+    may put their -1/-1 counters on different ones (702.90c, 702.80b), and an attacker with less power pays fewer
+    blockers' needs (``mixed_group(6, 13, shields=False)``: 3 counters of a first-striking infect blocker on a
+    3-power attacker, one blocker fewer destroyed after that reply)."""
+    kills = any(o.kind in (ObjectiveKind.MAX_KILLS, ObjectiveKind.MAX_VALUE) for o in problem.objs)
+    losses = needs[3].get("reply losses", {}) if kills else {}
+    shrinks = any(drops for held in losses.values() for drops, _ in held)
+    per = []
+    for dead in _timed(_outcomes_read(problem, outcomes, shrinks), problem.deadline):
+        per.append(_reply_bounds(problem, table, dead, needs))
+        seen: set[tuple] = set()
+        for drops, _ in losses.get(dead, []):
+            left = tuple(sorted((a, d) for a, d in drops.items() if a not in dead))
+            if left and left not in seen:
+                seen.add(left)
+                per.append(_reply_bounds(problem, table, dead, needs, drops=dict(left)))
+    return per
+
+
+def _outcomes_read(problem: _Problem, outcomes: list[frozenset], shrinks: bool = False) -> list[frozenset]:
     """The outcomes whose :func:`_reply_bounds` a candidate's vector bound (:func:`_lex_bounds`) is the least of.
     Any of them bounds the value (the defender picks the reply), so the least over more of them is only tighter.
     Without ``min-overkill`` the widest suffice (:func:`_widest`: after a reply that kills more no bound is higher);
     with it, wherever it is in the list, every outcome: its floor is highest after the replies that kill the
     fewest, and after a prefix (``lethal,max-kills,min-overkill``) an outcome that kills fewer attackers often ties
     the widest on the prefix and is lower on ``min-overkill`` (``mixed_group(6, 4, shields=False)``: the wider
-    outcome's floor 2, the narrower's 5, and 5 is what the candidate's line overkills)."""
-    if any(o.kind == ObjectiveKind.MIN_OVERKILL for o in problem.objs):
+    outcome's floor 2, the narrower's 5, and 5 is what the candidate's line overkills). ``shrinks``: the bounds
+    read each reply's -1/-1 counters (:func:`_bounds_read`), which may leave an outcome that kills fewer attackers
+    lower than a wider one: every outcome."""
+    if shrinks or any(o.kind == ObjectiveKind.MIN_OVERKILL for o in problem.objs):
         return outcomes
     return _widest(outcomes)
 
@@ -2474,6 +2500,7 @@ def _reply_bounds(
     needs: tuple | None = None,
     start: int = 0,
     every: bool = False,
+    drops: Mapping[str, int] | None = None,
 ) -> list[np.ndarray | None]:
     """Per objective, an upper bound of each candidate's value over the combat after a reply that kills the
     attackers ``dead`` (the first step's damage is dealt at once, 510.2: they dealt theirs), oriented and scaled as
@@ -2486,7 +2513,10 @@ def _reply_bounds(
     and, for value, every planeswalker the regular step can assign its loyalty left; ``min-overkill``: the first
     step's overkill and :func:`_overkill_after`. ``start``: the objectives before it are not read (None);
     ``every``: the bounds after any reply (``dead``: the attackers every reply kills; lethal then reads the life
-    every reply's lifelink gains, :func:`_lethal_bounds`)."""
+    every reply's lifelink gains, :func:`_lethal_bounds`). ``drops``: the bounds after one reply of the outcome,
+    whose first-striking infect or wither blockers took that much power off each attacker (702.90c, 702.80b; its
+    :func:`_reply_losses`): read by the kills and value bounds (:func:`_group_needs`), the others hold after
+    every reply of the outcome, that one too."""
     s, objs = problem.scenario, problem.objs
     at = problem.layout()
     n = len(table)
@@ -2504,7 +2534,7 @@ def _reply_bounds(
         elif o.kind == ObjectiveKind.MIN_OVERKILL:
             out.append(first - _overkill_after(problem, table, dead, memo, highest=True))
         elif o.kind == ObjectiveKind.MAX_KILLS:
-            out.append(first + _most_destroyed(problem, table, dead, needs))
+            out.append(first + _most_destroyed(problem, table, dead, needs, drops=drops))
         elif o.kind == ObjectiveKind.MAX_VALUE:
             # a planeswalker is worth its value when assigned its loyalty (702.19c): the first step's damage to it
             # (less than its loyalty: it stays in combat) and the most the regular step can assign it
@@ -2516,7 +2546,7 @@ def _reply_bounds(
                 ),
                 np.zeros(n, dtype=np.int64),
             )
-            out.append(first + _most_destroyed(problem, table, dead, needs, scale) + walkers)
+            out.append(first + _most_destroyed(problem, table, dead, needs, scale, drops) + walkers)
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
@@ -2670,17 +2700,23 @@ def _first_losses(problem: _Problem, table: _Table, player, memo: dict) -> tuple
 
 
 def _most_destroyed(
-    problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, scale: int | None = None
+    problem: _Problem,
+    table: _Table,
+    dead: frozenset,
+    needs: tuple | None,
+    scale: int | None = None,
+    drops: Mapping[str, int] | None = None,
 ) -> np.ndarray:
     """Per candidate, the most blockers the regular step can destroy after a reply that kills the attackers
     ``dead`` (``scale``: the most value of those, scaled by it, each at least 0): per group of the attackers left
     sharing blockers (:func:`_group_needs`), :func:`_group_most`. Damage dealt is at most damage assigned (a
     prevention shield left only stops some, 615.7), so the needs are at most what the kills cost. Computed once per
-    distinct row of the blockers' needs (``needs``: :func:`_blocker_needs`, when already read)."""
+    distinct row of the blockers' needs (``needs``: :func:`_blocker_needs`, when already read). ``drops``: the
+    power one reply took off each attacker (:func:`_group_needs`)."""
     row, left, inverse, _, _ = needs if needs is not None else _blocker_needs(problem, table)
     blockers = {b.id: b for b in problem.scenario.blockers}
     total = np.zeros(left.shape[1], dtype=np.int64)
-    for group in _group_needs(problem, dead, row, left):
+    for group in _group_needs(problem, dead, row, left, drops):
         if scale is None:
             total += _group_most(group)
             continue
@@ -2706,7 +2742,9 @@ class _GroupNeeds:
     damage: list[int]
 
 
-def _group_needs(problem: _Problem, dead: frozenset, row: dict, left: np.ndarray) -> Iterator[_GroupNeeds]:
+def _group_needs(
+    problem: _Problem, dead: frozenset, row: dict, left: np.ndarray, drops: Mapping[str, int] | None = None
+) -> Iterator[_GroupNeeds]:
     """Per group of the attackers left after a reply that kills the attackers ``dead``, sharing blockers (510.1c:
     only the attackers a blocker blocks can assign it damage): its blockers the regular step could destroy (not
     indestructible, 702.12b), the need of each left after the first step per distinct row of ``left``
@@ -2714,9 +2752,15 @@ def _group_needs(problem: _Problem, dead: frozenset, row: dict, left: np.ndarray
     damage, 702.2c; -1/-1 counters kill at the same amounts, 704.5f), who can pay it and the attackers' regular
     damage. An indestructible blocker that an infect or wither attacker of the group blocks is one of them, at the
     counters that bring its toughness to 0 (704.5f: its ``("kill", id)`` row; each counter is a point of such an
-    attacker's damage, 702.90c, 702.80b: only they pay it). Groups without such blockers are left out."""
+    attacker's damage, 702.90c, 702.80b: only they pay it). Groups without such blockers are left out.
+    ``drops``: after a reply whose first-striking infect or wither blockers put that many -1/-1 counters' worth of
+    power off each attacker (702.90c, 702.80b; :func:`_reply_losses` reads it off the state the reply leaves): the
+    attacker's regular damage is its combat damage on that state (510.1a), so at most its power there."""
     s = problem.scenario
     most = {src.source: src.max_damage for src in problem.regular_plan().sources}
+    for a in s.attackers:
+        if drops and a.id in drops and a.id in most:  # its damage on the state the reply leaves
+            most[a.id] = max(0, min(most[a.id], a.combat_damage - drops[a.id]))
     living = [i for i, a in enumerate(s.attackers) if a.id not in dead]
     killable = {b.id for b in s.blockers if b.in_combat and not b.has(Keyword.INDESTRUCTIBLE)}
     for members in linked_groups(living, lambda i: s.attackers[i].blocked_by):
