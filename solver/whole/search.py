@@ -2442,13 +2442,14 @@ def _bounds_read(problem: _Problem, table: _Table, outcomes: list[frozenset], ne
     shrinks = any(drops for held in losses.values() for drops, _ in held)
     per = []
     for dead in _timed(_outcomes_read(problem, outcomes, shrinks), problem.deadline):
-        per.append(_reply_bounds(problem, table, dead, needs))
+        after = _reply_bounds(problem, table, dead, needs)
+        per.append(after)
         seen: set[tuple] = set()
         for drops, _ in losses.get(dead, []):
             left = tuple(sorted((a, d) for a, d in drops.items() if a not in dead))
             if left and left not in seen:
                 seen.add(left)
-                per.append(_reply_bounds(problem, table, dead, needs, drops=dict(left)))
+                per.append(_reply_bounds(problem, table, dead, needs, drops=dict(left), base=after))
     return per
 
 
@@ -2501,6 +2502,7 @@ def _reply_bounds(
     start: int = 0,
     every: bool = False,
     drops: Mapping[str, int] | None = None,
+    base: list | None = None,
 ) -> list[np.ndarray | None]:
     """Per objective, an upper bound of each candidate's value over the combat after a reply that kills the
     attackers ``dead`` (the first step's damage is dealt at once, 510.2: they dealt theirs), oriented and scaled as
@@ -2516,14 +2518,16 @@ def _reply_bounds(
     every reply's lifelink gains, :func:`_lethal_bounds`). ``drops``: the bounds after one reply of the outcome,
     whose first-striking infect or wither blockers took that much power off each attacker (702.90c, 702.80b; its
     :func:`_reply_losses`): read by the kills and value bounds (:func:`_group_needs`), the others hold after
-    every reply of the outcome, that one too."""
+    every reply of the outcome, that one too (``base``: those bounds after the outcome, taken as they are)."""
     s, objs = problem.scenario, problem.objs
     at = problem.layout()
     n = len(table)
     taken = partial(table.taken, at)
 
     worth = _walker_values(s, objs[start:])
-    reads = bool(worth) or any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs[start:])
+    reads = bool(worth) or (
+        base is None and any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs[start:])
+    )
     to = _regular_damage_bounds(problem, table, dead, needs, walkers=bool(worth)) if reads else {}
     memo = needs[3] if needs is not None else {}
     out: list[np.ndarray | None] = []
@@ -2531,6 +2535,8 @@ def _reply_bounds(
         first, scale = table.first[:, k], table.scales[k]
         if k < start:
             out.append(None)
+        elif base is not None and o.kind not in (ObjectiveKind.MAX_KILLS, ObjectiveKind.MAX_VALUE):
+            out.append(base[k])
         elif o.kind == ObjectiveKind.MIN_OVERKILL:
             out.append(first - _overkill_after(problem, table, dead, memo, highest=True))
         elif o.kind == ObjectiveKind.MAX_KILLS:
