@@ -919,9 +919,11 @@ OFF_SHAPES = [
     ("mixed_group(6, 0) no shields", mixed_group(6, 0, shields=False), "max-kills,lethal"),
     ("mixed_group(6, 4) no shields", mixed_group(6, 4, shields=False), "lethal,max-kills,min-overkill"),
     ("mixed_group(6, 3) no shields", mixed_group(6, 3, shields=False), "min-overkill"),
+    ("mixed_group(6, 13) no shields", mixed_group(6, 13, shields=False), "max-value"),
     ("mixed_group(5, 0), a prevention shield", mixed_group(5, 0), "lethal"),
     ("mixed_group(6, 0), a prevention shield", mixed_group(6, 0), "max-kills,lethal"),
     ("mixed_group(6, 1), indestructible, blocking infect", mixed_group(6, 1), "min-overkill"),
+    ("mixed_group(6, 7), a prevention shield", mixed_group(6, 7), "lethal,max-kills,min-overkill"),
 ]
 
 

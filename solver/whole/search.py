@@ -2268,9 +2268,7 @@ class _FrontSearch:
         #: ``table.first`` (None: unbounded; :func:`_own_bounds`); the suffix: those after the prefix
         needs = _with_losses(problem, _blocker_needs(problem, table), replies)
         outcomes = _outcomes(replies)
-        # min-overkill first: its floor is highest after the replies that kill the fewest, so every outcome counts
-        read = outcomes if problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL else _widest(outcomes)
-        per = [_reply_bounds(problem, table, dead, needs) for dead in _timed(read, problem.deadline)]
+        per = _bounds_read(problem, table, outcomes, needs)
         #: the same as one vector (:func:`_lex_bounds`), at most the ceiling
         self.lex = self._clipped(_lex_bounds(problem, table, replies, per))
         self.suffix: list = []  # read only when a prefix is followed by more objectives
@@ -2429,6 +2427,50 @@ def _lex_bounds(problem: _Problem, table: _Table, replies: list[Reply], per: lis
     return out + [None] * (len(per[0]) - width)
 
 
+def _bounds_read(problem: _Problem, table: _Table, outcomes: list[frozenset], needs: tuple) -> list:
+    """:func:`_reply_bounds` after the ``outcomes`` :func:`_outcomes_read` reads (every one where a reply
+    shrinks an attacker: after an outcome that kills fewer, the kills bound may be lower with that reply's
+    counters), and with ``max-kills`` or ``max-value`` also after
+    each of its replies whose first-striking infect or wither blockers shrink the attackers left differently
+    (``drops``, :func:`_reply_losses`): the candidate's value is at most its value after any one reply, so the
+    least of these vectors bounds it (:func:`_lex_bounds`). The replies of one outcome kill the same attackers but
+    may put their -1/-1 counters on different ones (702.90c, 702.80b), and an attacker with less power pays fewer
+    blockers' needs (``mixed_group(6, 13, shields=False)``: 3 counters of a first-striking infect blocker on a
+    3-power attacker, one blocker fewer destroyed after that reply)."""
+    kills = any(o.kind in (ObjectiveKind.MAX_KILLS, ObjectiveKind.MAX_VALUE) for o in problem.objs)
+    losses = needs[3].get("reply losses", {}) if kills else {}
+    shrinks = any(drops for held in losses.values() for drops, _ in held)
+    per = []
+    for dead in _timed(_outcomes_read(problem, outcomes, shrinks), problem.deadline):
+        after = _reply_bounds(problem, table, dead, needs)
+        per.append(after)
+        seen: set[tuple] = set()
+        for drops, _ in losses.get(dead, []):
+            left = tuple(sorted((a, d) for a, d in drops.items() if a not in dead))
+            if left and left not in seen:
+                seen.add(left)
+                per.append(_reply_bounds(problem, table, dead, needs, drops=dict(left), base=after))
+    return per
+
+
+def _outcomes_read(problem: _Problem, outcomes: list[frozenset], shrinks: bool = False) -> list[frozenset]:
+    """The outcomes whose :func:`_reply_bounds` a candidate's vector bound (:func:`_lex_bounds`) is the least of.
+    Any of them bounds the value (the defender picks the reply), so the least over more of them is only tighter,
+    and costs a bound per outcome more. Without ``min-overkill`` the widest suffice (:func:`_widest`: after a reply
+    that kills more no bound is higher); with it first, every outcome: its floor is highest after the replies that
+    kill the fewest. After a prefix (``lethal,max-kills,min-overkill``), every outcome on boards with effects: an
+    outcome that kills fewer attackers often ties the widest on the prefix and is lower on ``min-overkill``
+    (``mixed_group(6, 4, shields=False)``: the wider outcome's floor 2, the narrower's 5, and 5 is what the
+    candidate's line overkills); on the plain shapes it bounded nothing more where measured and cost a third more
+    (``chained(6)``: 0.50 -> 0.76 s, the same 21 solves), so they keep the widest. ``shrinks``: the bounds read
+    each reply's -1/-1 counters (:func:`_bounds_read`), which may leave an outcome that kills fewer attackers lower
+    than a wider one: every outcome."""
+    overkill = [k for k, o in enumerate(problem.objs) if o.kind == ObjectiveKind.MIN_OVERKILL]
+    if shrinks or overkill[:1] == [0] or (overkill and problem.effects):
+        return outcomes
+    return _widest(outcomes)
+
+
 def _widest(outcomes: list[frozenset]) -> list[frozenset]:
     """The outcomes no other kills more than (a strict superset of its attackers): after a reply that kills more,
     every bound of :func:`_reply_bounds` on ``max-damage``, ``lethal``, ``max-kills`` and ``max-value`` is at most
@@ -2462,6 +2504,8 @@ def _reply_bounds(
     needs: tuple | None = None,
     start: int = 0,
     every: bool = False,
+    drops: Mapping[str, int] | None = None,
+    base: list | None = None,
 ) -> list[np.ndarray | None]:
     """Per objective, an upper bound of each candidate's value over the combat after a reply that kills the
     attackers ``dead`` (the first step's damage is dealt at once, 510.2: they dealt theirs), oriented and scaled as
@@ -2474,14 +2518,19 @@ def _reply_bounds(
     and, for value, every planeswalker the regular step can assign its loyalty left; ``min-overkill``: the first
     step's overkill and :func:`_overkill_after`. ``start``: the objectives before it are not read (None);
     ``every``: the bounds after any reply (``dead``: the attackers every reply kills; lethal then reads the life
-    every reply's lifelink gains, :func:`_lethal_bounds`)."""
+    every reply's lifelink gains, :func:`_lethal_bounds`). ``drops``: the bounds after one reply of the outcome,
+    whose first-striking infect or wither blockers took that much power off each attacker (702.90c, 702.80b; its
+    :func:`_reply_losses`): read by the kills and value bounds (:func:`_group_needs`), the others hold after
+    every reply of the outcome, that one too (``base``: those bounds after the outcome, taken as they are)."""
     s, objs = problem.scenario, problem.objs
     at = problem.layout()
     n = len(table)
     taken = partial(table.taken, at)
 
     worth = _walker_values(s, objs[start:])
-    reads = bool(worth) or any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs[start:])
+    reads = bool(worth) or (
+        base is None and any(o.kind in (ObjectiveKind.MAX_DAMAGE, ObjectiveKind.LETHAL) for o in objs[start:])
+    )
     to = _regular_damage_bounds(problem, table, dead, needs, walkers=bool(worth)) if reads else {}
     memo = needs[3] if needs is not None else {}
     out: list[np.ndarray | None] = []
@@ -2489,10 +2538,12 @@ def _reply_bounds(
         first, scale = table.first[:, k], table.scales[k]
         if k < start:
             out.append(None)
+        elif base is not None and o.kind not in (ObjectiveKind.MAX_KILLS, ObjectiveKind.MAX_VALUE):
+            out.append(base[k])
         elif o.kind == ObjectiveKind.MIN_OVERKILL:
             out.append(first - _overkill_after(problem, table, dead, memo, highest=True))
         elif o.kind == ObjectiveKind.MAX_KILLS:
-            out.append(first + _most_destroyed(problem, table, dead, needs))
+            out.append(first + _most_destroyed(problem, table, dead, needs, drops=drops))
         elif o.kind == ObjectiveKind.MAX_VALUE:
             # a planeswalker is worth its value when assigned its loyalty (702.19c): the first step's damage to it
             # (less than its loyalty: it stays in combat) and the most the regular step can assign it
@@ -2504,7 +2555,7 @@ def _reply_bounds(
                 ),
                 np.zeros(n, dtype=np.int64),
             )
-            out.append(first + _most_destroyed(problem, table, dead, needs, scale) + walkers)
+            out.append(first + _most_destroyed(problem, table, dead, needs, scale, drops) + walkers)
         elif o.kind == ObjectiveKind.MAX_DAMAGE and (o.target is None or s.kind(o.target) == ObjectKind.PLAYER):
             out.append(first + to.get(o.target, np.zeros(n, dtype=np.int64)))
         elif o.kind == ObjectiveKind.LETHAL:
@@ -2658,17 +2709,23 @@ def _first_losses(problem: _Problem, table: _Table, player, memo: dict) -> tuple
 
 
 def _most_destroyed(
-    problem: _Problem, table: _Table, dead: frozenset, needs: tuple | None, scale: int | None = None
+    problem: _Problem,
+    table: _Table,
+    dead: frozenset,
+    needs: tuple | None,
+    scale: int | None = None,
+    drops: Mapping[str, int] | None = None,
 ) -> np.ndarray:
     """Per candidate, the most blockers the regular step can destroy after a reply that kills the attackers
     ``dead`` (``scale``: the most value of those, scaled by it, each at least 0): per group of the attackers left
     sharing blockers (:func:`_group_needs`), :func:`_group_most`. Damage dealt is at most damage assigned (a
     prevention shield left only stops some, 615.7), so the needs are at most what the kills cost. Computed once per
-    distinct row of the blockers' needs (``needs``: :func:`_blocker_needs`, when already read)."""
+    distinct row of the blockers' needs (``needs``: :func:`_blocker_needs`, when already read). ``drops``: the
+    power one reply took off each attacker (:func:`_group_needs`)."""
     row, left, inverse, _, _ = needs if needs is not None else _blocker_needs(problem, table)
     blockers = {b.id: b for b in problem.scenario.blockers}
     total = np.zeros(left.shape[1], dtype=np.int64)
-    for group in _group_needs(problem, dead, row, left):
+    for group in _group_needs(problem, dead, row, left, drops):
         if scale is None:
             total += _group_most(group)
             continue
@@ -2694,7 +2751,9 @@ class _GroupNeeds:
     damage: list[int]
 
 
-def _group_needs(problem: _Problem, dead: frozenset, row: dict, left: np.ndarray) -> Iterator[_GroupNeeds]:
+def _group_needs(
+    problem: _Problem, dead: frozenset, row: dict, left: np.ndarray, drops: Mapping[str, int] | None = None
+) -> Iterator[_GroupNeeds]:
     """Per group of the attackers left after a reply that kills the attackers ``dead``, sharing blockers (510.1c:
     only the attackers a blocker blocks can assign it damage): its blockers the regular step could destroy (not
     indestructible, 702.12b), the need of each left after the first step per distinct row of ``left``
@@ -2702,9 +2761,15 @@ def _group_needs(problem: _Problem, dead: frozenset, row: dict, left: np.ndarray
     damage, 702.2c; -1/-1 counters kill at the same amounts, 704.5f), who can pay it and the attackers' regular
     damage. An indestructible blocker that an infect or wither attacker of the group blocks is one of them, at the
     counters that bring its toughness to 0 (704.5f: its ``("kill", id)`` row; each counter is a point of such an
-    attacker's damage, 702.90c, 702.80b: only they pay it). Groups without such blockers are left out."""
+    attacker's damage, 702.90c, 702.80b: only they pay it). Groups without such blockers are left out.
+    ``drops``: after a reply whose first-striking infect or wither blockers put that many -1/-1 counters' worth of
+    power off each attacker (702.90c, 702.80b; :func:`_reply_losses` reads it off the state the reply leaves): the
+    attacker's regular damage is its combat damage on that state (510.1a), so at most its power there."""
     s = problem.scenario
     most = {src.source: src.max_damage for src in problem.regular_plan().sources}
+    for a in s.attackers:
+        if drops and a.id in drops and a.id in most:  # its damage on the state the reply leaves
+            most[a.id] = max(0, min(most[a.id], a.combat_damage - drops[a.id]))
     living = [i for i, a in enumerate(s.attackers) if a.id not in dead]
     killable = {b.id for b in s.blockers if b.in_combat and not b.has(Keyword.INDESTRUCTIBLE)}
     for members in linked_groups(living, lambda i: s.attackers[i].blocked_by):
@@ -3604,10 +3669,9 @@ def _band_table(problem: _Problem) -> _Table:
 class _BandSearch(_FrontSearch):
     """:class:`_FrontSearch` over (A1, the active player's part of D1): row ``g * n + i`` is A1 ``i`` of the table
     (``n`` rows) with part ``g``. Its bound is the least of :func:`_reply_bounds` over the attackers the whole D1
-    kills with each rest (the replies that kill the most do, as in :class:`_FrontSearch`, unless ``min-overkill``
-    leads). Its rank is its A1's: two parts of one A1 tie on it, and their lines are told apart by the whole D1 of
-    their worst lines, so one is never cut for the other (:meth:`_beyond` cuts only a larger A1). No dominance
-    order (prefix 0)."""
+    kills with each rest (those :func:`_outcomes_read` reads, as in :class:`_FrontSearch`). Its rank is its A1's:
+    two parts of one A1 tie on it, and their lines are told apart by the whole D1 of their worst lines, so one is
+    never cut for the other (:meth:`_beyond` cuts only a larger A1). No dominance order (prefix 0)."""
 
     def __init__(self, problem: _Problem, regular: _Regular, table: _Table, split: _BandReplies):
         n, parts = len(table), len(split.parts)
@@ -3625,12 +3689,11 @@ class _BandSearch(_FrontSearch):
         self.replies = split.replies[0]
         self.prefix = 0
         needs = _blocker_needs(problem, table)
-        lead = problem.objs[0].kind == ObjectiveKind.MIN_OVERKILL
         per: dict[frozenset, list] = {}
         blocks: list[list] = []
         for replies in split.replies:
             outcomes = _outcomes(replies)  # the attackers each whole D1 kills
-            read = outcomes if lead else _widest(outcomes)
+            read = _outcomes_read(problem, outcomes)
             for dead in _timed(read, problem.deadline):
                 if dead not in per:
                     per[dead] = _reply_bounds(problem, table, dead, needs)

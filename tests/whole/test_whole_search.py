@@ -1003,6 +1003,39 @@ def defeatable_with_player(extra: dict) -> dict:
     }
 
 
+@pytest.mark.parametrize("objectives", [["max-kills"], ["max-value", "lethal"]])
+def test_each_replys_counters_bound_the_kills_after_it(objectives):
+    # 702.90c, 510.1a: a first-striking infect blocker f blocks both double-strike tramplers and puts its 2
+    # -1/-1 counters on either or both; the regular step's damage is then 4 in all, exactly f's toughness, so
+    # the kills bound after each reply (the attackers' power on the state it leaves) must still count f, and the
+    # bounds hold after every reply (the check fails with each counter read twice)
+    doc = {
+        "step": "combat",
+        "players": [{"id": "opp", "life": 20}],
+        "blockers": [
+            {"id": "b0", "power": 1, "toughness": 3},
+            {"id": "b1", "power": 1, "toughness": 3},
+            {"id": "f", "power": 2, "toughness": 4, "keywords": ["first_strike", "infect"]},
+        ],
+        "attackers": [_ds(0, 3, "opp", ["b0", "f"]), _ds(1, 3, "opp", ["b1", "f"])],
+    }
+    problem = _results_problem(doc, objectives)
+    assert problem is not None
+    _assert_effect_bounds(problem, objectives)
+
+
+def _drops(problem, reply) -> tuple[frozenset, tuple]:
+    """The attackers ``reply`` takes out of combat, and the power it took off each of the others (702.90c, 702.80b:
+    their combat damage on the state it leaves, as :func:`trample.whole.search._reply_losses` reads it)."""
+    state = reply.outcome
+    dead = whole_search._deaths(state) or frozenset()
+    if not hasattr(state, "attackers"):
+        return dead, ()
+    before = {a.id: a.combat_damage for a in problem.scenario.attackers}
+    lost = [(a.id, before[a.id] - a.combat_damage) for a in state.attackers if a.id not in dead]
+    return dead, tuple(sorted((a, d) for a, d in lost if d > 0))
+
+
 def _assert_effect_bounds(problem, objectives: list[str]) -> None:
     """Every reply's bounds hold on every candidate of ``problem`` (:func:`_results_table`), their least its value,
     and the first step's values the bounds read are those read on its outcome."""
@@ -1013,6 +1046,13 @@ def _assert_effect_bounds(problem, objectives: list[str]) -> None:
     per = {d: whole_search._reply_bounds(problem, table, d) for d in whole_search._outcomes(replies)}
     lex = whole_search._lex_bounds(problem, table, replies, list(per.values()))
     width = next((k for k, c in enumerate(lex) if c is None), len(lex))
+    # each reply's own bounds, with the power its first-striking infect or wither blockers took off the attackers
+    # (702.90c, 702.80b), and the least of what the search reads (every outcome, each reply's counters)
+    needs = whole_search._with_losses(problem, whole_search._blocker_needs(problem, table), replies)
+    read = whole_search._bounds_read(problem, table, whole_search._outcomes(replies), needs)
+    searched = whole_search._lex_bounds(problem, table, replies, read)
+    keys = {_drops(problem, reply) for reply in replies}
+    own = {key: whole_search._reply_bounds(problem, table, key[0], drops=dict(key[1])) for key in keys}
     for i in range(len(table)):
         candidate = table.candidate(i)
         after = []
@@ -1022,11 +1062,12 @@ def _assert_effect_bounds(problem, objectives: list[str]) -> None:
             assert result.assignment is not None
             value = whole_search.oriented(objs, whole_search._total(objs, first, result))
             total = tuple(v * k for v, k in zip(value, table.scales))
-            bound = per[whole_search._deaths(reply.outcome)]
-            for k, b in enumerate(bound):
-                assert b is None or total[k] <= int(b[i]), (objectives[k], total, i)
+            for bound in (per[whole_search._deaths(reply.outcome)], own[_drops(problem, reply)]):
+                for k, b in enumerate(bound):
+                    assert b is None or total[k] <= int(b[i]), (objectives[k], total, i)
             after.append(total)
         assert min(after)[:width] <= tuple(int(c[i]) for c in lex[:width])
+        assert min(after)[:width] <= tuple(int(c[i]) for c in searched[:width])
         # the first step's values the bounds read (the plain ones) are those read on the outcome
         first, _ = whole_search.step_values(step, candidate.a1, objs)
         oriented = whole_search.oriented(objs, {o.name: whole_search.exact(first[o.name]) for o in objs})
@@ -1213,6 +1254,36 @@ def test_max_kills_is_bounded_by_the_blockers_each_group_can_pay_for():
     # every live blocker counted the 233 states tied at the top and 227 regular steps were solved; now a few
     doc = mixed_group(4, 12, shields=False)
     objectives = ["max-kills", "lethal"]
+    assert _results_problem(doc, objectives) is not None
+    bounded, every = _bounded_and_every(doc, objectives)
+    assert bounded.solves <= 30
+    assert_same_answer(bounded, every)
+
+
+@pytest.mark.slow
+def test_the_kills_bound_reads_each_replys_counters_on_the_attackers():
+    # 702.90c, 510.1a: a drawn one-group board (benchmarks.boards.mixed_group, 5 attackers) whose first-striking
+    # infect blocker (3 power, blocking two attackers) puts its -1/-1 counters on either: the replies that kill the
+    # same attackers leave them different power, and an attacker with less pays fewer blockers' needs. The kills
+    # bound after an outcome read every attacker at full power (a bound after any of its replies), so 245 solves;
+    # now each reply's own counters (and every outcome: a narrower one can be lower with them), a few dozen, the
+    # same line as the search of every state (about 2 500 solves)
+    doc = mixed_group(5, 13, shields=False)
+    objectives = ["max-kills"]
+    assert _results_problem(doc, objectives) is not None
+    bounded, every = _bounded_and_every(doc, objectives)
+    assert bounded.solves <= 60
+    assert_same_answer(bounded, every)
+
+
+def test_min_overkill_after_a_prefix_reads_the_bounds_after_every_outcome():
+    # 510.1a: a drawn one-group board (benchmarks.boards.mixed_group, 4 attackers) with min-overkill after lethal
+    # and max-kills. A candidate's bound is the least over the replies' outcomes of the bounds after each; only the
+    # outcomes that kill the most attackers were read unless min-overkill led, but the overkill floor is highest
+    # after the outcomes that kill the fewest, which tie the wider ones on lethal and kills here: 50 solves with
+    # the floor after the widest outcomes only, now about half, the same line as the search of every state
+    doc = mixed_group(4, 6, shields=False)
+    objectives = ["lethal", "max-kills", "min-overkill"]
     assert _results_problem(doc, objectives) is not None
     bounded, every = _bounded_and_every(doc, objectives)
     assert bounded.solves <= 30
