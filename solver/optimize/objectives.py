@@ -35,11 +35,13 @@ def oriented(objectives: Sequence[Objective], values: Mapping[str, Any]) -> tupl
     (the one-step listing and the whole combat's search compare lines by it). A whole value is a Python int (equal
     to, hashing as and ordered as its Fraction, with ``numerator`` and ``denominator`` too), compared in C: the
     listing compares keys by the thousand, a Fraction's comparison about 2 microseconds."""
-    return tuple(_exact(values[o.name]) if o.maximize else -_exact(values[o.name]) for o in objectives)
+    return tuple(_key_number(values[o.name]) if o.maximize else -_key_number(values[o.name]) for o in objectives)
 
 
-def _exact(value: Any) -> Fraction | int:
-    """``value`` exactly: an int as it is, a whole number as an int, else a Fraction."""
+def _key_number(value: Any) -> Fraction | int:
+    """``value`` exactly as :func:`oriented` compares it: an int as it is, a whole number as an int, else its
+    Fraction (a float's binary value, as before: keys are only compared with keys made the same way; not
+    :func:`trample.outcome.exact`, which reads a scenario's numbers as the decimals the JSON wrote)."""
     if type(value) is int:
         return value
     q = Fraction(value)
