@@ -226,8 +226,14 @@ def _cpu_limit(proc: subprocess.Popen, cap: float) -> None:
 
     tick = os.sysconf("SC_CLK_TCK")
 
+    def running() -> bool:  # without reaping it (the caller reads its usage from os.wait4)
+        try:
+            return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+        except ChildProcessError:  # reaped by the caller already
+            return False
+
     def watch() -> None:
-        while proc.poll() is None:
+        while running():
             try:
                 with open(f"/proc/{proc.pid}/stat") as fh:
                     fields = fh.read().rsplit(")", 1)[1].split()
