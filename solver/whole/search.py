@@ -576,12 +576,9 @@ class _Classes:
         dealt: dict[int, np.ndarray] = {}  # the columns a shield stops damage of: what is dealt there
         used = []
         for _, shield, cols in self.shields:
-            before: np.ndarray = np.zeros(n, dtype=dtype)  # what the columns before it were assigned
-            for j in cols:
-                part = columns[j].astype(dtype)
-                dealt[j] = part - np.clip(shield - before, 0, part)
-                before += part
-            used.append(np.minimum(before, shield))
+            through, use = _through_shield([columns[j].astype(dtype) for j in cols], shield)
+            dealt.update(zip(cols, through))
+            used.append(use)
         out: np.ndarray = np.zeros((len(self.recipients), n), dtype=dtype)
         for j, c in enumerate(self.of.tolist()):
             out[c] += dealt[j] if j in dealt else columns[j]
@@ -596,10 +593,23 @@ class _Classes:
             return block
         out = block.astype(np.int64, copy=True)
         for _, shield, cols in self.shields:
-            part = out[:, list(cols)]
-            before = np.cumsum(part, axis=1) - part  # what the columns before it were assigned
-            out[:, list(cols)] = part - np.clip(shield - before, 0, part)
+            through, _ = _through_shield([out[:, j] for j in cols], shield)
+            for j, part in zip(cols, through):
+                out[:, j] = part
         return out
+
+
+def _through_shield(parts: list[np.ndarray], shield: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """What a prevention shield of ``shield`` lets through of the damage ``parts`` (per row, one array per column
+    to its recipient, in its order): it prevents the first damage until it is used up (615.7, the outcome's
+    :class:`~trample.outcome.ReplacementsAndPrevention`: its ``shield_order`` sources first, then the scenario's
+    order); and, per row, what it prevented. In the parts' integers (the caller's: wide enough for the sums)."""
+    through = []
+    before = np.zeros_like(parts[0])  # what the columns before it were assigned
+    for part in parts:
+        through.append(part - np.clip(shield - before, 0, part))
+        before = before + part
+    return through, np.minimum(before, shield)
 
 
 def _result_classes(problem: _Problem) -> _Classes | None:
