@@ -843,7 +843,9 @@ def _major_ids(keys: np.ndarray) -> np.ndarray:
         ids += np.multiply(keys[c], weight, dtype=np.int64)
         offset += low[c] * weight
         weight *= high[c] - low[c] + 1
-    ids -= offset
+    # the sums wrap in int64 where the rows' lows are large, and so does the offset taken off them: what is left,
+    # each column's number from its lows, is below 2^62, so it comes out exact (a Python int past int64 raised)
+    ids -= np.int64((offset + (1 << 63)) % (1 << 64) - (1 << 63))
     return ids
 
 

@@ -1880,3 +1880,15 @@ def test_the_shield_left_is_read_only_where_the_shield_alone_acts(receiving):
     assert _results_problem(shield_only, ["min-overkill"]) is not None  # the same board with the shield alone is
     bounded, every = _bounded_and_every(doc, ["min-overkill"])
     assert_same_answer(bounded, every)
+
+
+def test_major_ids_number_columns_as_row_ids_numbers_rows_even_far_from_zero():
+    """_major_ids (the class-state keys read a row at a time) gives equal columns equal numbers, as _row_ids does
+    for the rows of the transpose: exactly, also where the rows' lows are so large that the offset taken off the
+    sums passes int64 (it raised OverflowError) while the spans still fit in 62 bits."""
+    rng = np.random.default_rng(7)
+    base = rng.integers(1 << 30, (1 << 30) + (1 << 20), size=(3, 400), dtype=np.int64)
+    keys = np.concatenate([base, base[:, :100]], axis=1)  # repeated columns
+    for k in (keys, rng.integers(-1, 6, size=(5, 300), dtype=np.int64)):
+        ids, ref = whole_search._major_ids(k), whole_search._row_ids(k.T)
+        assert np.array_equal(np.unique(ids, return_inverse=True)[1], np.unique(ref, return_inverse=True)[1])
