@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import warnings
 from collections.abc import Iterator, Sequence
 
@@ -161,6 +162,7 @@ def start_local(LocalCluster, **options):
         return LocalCluster(preload=[PRELOAD], **options)
     except BaseException:
         cut_short = True
+        settle_spawns()  # before the close: closing frees the semaphores a worker still unpickling names
         for half in set(SpecCluster._instances) - before:
             with contextlib.suppress(BaseException):
                 half.close(timeout=10)
@@ -178,8 +180,10 @@ SETTLE_WITHIN = 10.0  # seconds a cut-short start waits for the worker processes
 
 def half_spawned() -> set[int]:
     """The worker processes this process has created whose start is not finished: a multiprocessing ``spawn``
-    child exists (``spawn_main`` in its command line) but its parent has not yet written it what to run (the
-    process is in ``multiprocessing.active_children()`` only after that). Empty where there is no ``/proc``."""
+    child exists (``spawn_main`` in its command line) and either its parent has not yet written it what to run (the
+    process is in ``multiprocessing.active_children()`` only after that) or it is still reading it (the pipe named
+    ``pipe_handle=N`` on its command line is open in it until its data are read and unpickled). Empty where there
+    is no ``/proc``."""
     import multiprocessing
 
     mine = os.getpid()
@@ -187,7 +191,7 @@ def half_spawned() -> set[int]:
         pids = [int(pid) for pid in os.listdir("/proc") if pid.isdigit()]
     except OSError:
         return set()
-    spawned = set()
+    spawned: dict[int, bytes] = {}
     for pid in pids:
         try:
             with open(f"/proc/{pid}/stat", "rb") as fh:
@@ -195,21 +199,33 @@ def half_spawned() -> set[int]:
             if ppid != mine:
                 continue
             with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                if b"spawn_main" in fh.read():
-                    spawned.add(pid)
+                cmdline = fh.read()
+            if b"spawn_main" in cmdline:
+                spawned[pid] = cmdline
         except (OSError, ValueError, IndexError):
             continue
     if not spawned:
-        return spawned
-    return spawned - {child.pid for child in multiprocessing.active_children()}
+        return set()
+    known = {child.pid for child in multiprocessing.active_children()}
+    return {pid for pid, cmdline in spawned.items() if pid not in known or _reading_its_data(pid, cmdline)}
+
+
+def _reading_its_data(pid: int, cmdline: bytes) -> bool:
+    """Whether spawned child ``pid`` still holds open the pipe its start-up data come through. It unpickles them
+    from that pipe, and the pickle names the parent's semaphores: one the parent has unlinked meanwhile (closing a
+    half-started cluster frees them) fails its start with "FileNotFoundError" and a traceback (``SemLock._rebuild``)."""
+    found = re.search(rb"pipe_handle=(\d+)", cmdline)
+    return found is not None and os.path.lexists(f"/proc/{pid}/fd/{int(found.group(1))}")
 
 
 def settle_spawns(within: float = SETTLE_WITHIN) -> bool:
     """Wait (at most ``within`` seconds) until no worker process is half spawned (:func:`half_spawned`); True when
     none is. A local cluster's start cut short by Ctrl-C ends the command at once (``os._exit``), and a worker
     process whose parent was still writing it its start-up data (distributed starts them from a daemon thread)
-    read an empty pipe and printed "EOFError: Ran out of input" with a traceback after the command's last line.
-    Once it has its data, a worker whose parent is gone exits quietly (distributed watches the parent's pipe)."""
+    read an empty pipe and printed "EOFError: Ran out of input" with a traceback after the command's last line;
+    one still unpickling them when the half-started cluster's close freed the semaphores they name failed in
+    ``SemLock._rebuild`` (:func:`_reading_its_data`). Once it has read its data, a worker whose parent is gone exits
+    quietly (distributed watches the parent's pipe)."""
     import time
 
     until = monotonic() + within

@@ -666,13 +666,73 @@ def test_a_cut_short_cluster_start_waits_for_the_workers_being_spawned():
     try:
         assert wait_until(lambda: waiting.pid in cluster.half_spawned(), proc=waiting)
         assert cluster.settle_spawns(within=0.2) is False  # bounded: it gives up, it does not hang
-        started.start()  # a worker whose start has finished is not waited for
-        assert started.pid not in cluster.half_spawned()
+        started.start()  # a worker whose start has finished (its data written and read) is not waited for
+        assert wait_until(lambda: started.pid not in cluster.half_spawned(), proc=waiting)
     finally:
         waiting.communicate(b"")
         started.join(timeout=60)
     assert waiting.pid not in cluster.half_spawned()
     assert cluster.settle_spawns(within=60) is True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_a_cut_short_cluster_start_waits_for_the_workers_still_reading_their_data(monkeypatch):
+    """The other rare end of test_17: a worker had been written its start-up data and was still unpickling them
+    (importing the main module first) when the half-started cluster's close freed the semaphores the data name; it
+    printed "FileNotFoundError" from ``SemLock._rebuild`` with a traceback. A spawned child known to multiprocessing
+    is still half spawned while it holds open the pipe its command line names (``pipe_handle=N``), and the start
+    cut short settles before it closes the cluster."""
+    import multiprocessing
+    import subprocess
+
+    pytest.importorskip("distributed")
+    from trample import cluster
+
+    # known to multiprocessing (its data written) but still reading them from pipe_handle=0, its standard input
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; sys.stdin.readline(); os.close(0); print(flush=True); sys.stdout.readline()"
+            "  # spawn_main(tracker_fd=9, pipe_handle=0)",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    known = type("Known", (), {"pid": reader.pid})()
+    monkeypatch.setattr(multiprocessing, "active_children", lambda: [known])
+    try:
+        assert wait_until(lambda: reader.pid in cluster.half_spawned(), proc=reader)
+        assert cluster.settle_spawns(within=0.2) is False
+        reader.stdin.write(b"data\n")
+        reader.stdin.close()
+        assert reader.stdout.readline() == b"\n"  # it has closed its pipe
+        assert reader.pid not in cluster.half_spawned()
+        assert cluster.settle_spawns(within=60) is True
+    finally:
+        reader.kill()
+        reader.wait()
+
+    # a start cut short settles first, then closes what was started
+    calls: list[str] = []
+    monkeypatch.setattr(cluster, "settle_spawns", lambda within=0: calls.append("settle") or True)
+
+    from distributed.deploy.spec import SpecCluster
+
+    class Half:
+        def close(self, timeout=None):
+            calls.append("close")
+
+    half = Half()
+
+    def failing(**options):
+        calls.append("start")
+        SpecCluster._instances.add(half)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        cluster.start_local(failing)
+    assert calls[:3] == ["start", "settle", "close"] and half not in SpecCluster._instances
 
 
 @pytest.mark.parametrize("fmt", ["npy", "jsonl"])
