@@ -254,3 +254,30 @@ def test_cli_solve_batch_on_a_backend_prints_the_plain_lines(tmp_path):
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--backend" in bad.stderr
     assert "solve one scenario without it" in bad.stderr
+
+
+def test_a_shard_is_whole_under_its_name_or_not_there(monkeypatch, tmp_path):
+    # a shard is written to NAME.part and renamed once synced: a task that fails half way leaves no file (it used
+    # to leave a memory-mapped file of the full size, its header promising rows never written), and a finished
+    # run leaves no .part; the manifest is renamed into place the same way
+    import os
+
+    from trample import shard
+
+    sc = shared_board()
+    manifest = enumerate_shards(sc, str(tmp_path / "ok"), shards=3, backend="serial")
+    assert sorted(os.listdir(tmp_path / "ok")) == ["manifest.json", *(s["file"] for s in manifest["shards"])]
+    got = np.concatenate([np.load(tmp_path / "ok" / s["file"]) for s in manifest["shards"]])
+    assert np.array_equal(got, np.concatenate(list(plan_blocks(Combat(sc, engine="direct").plan))))
+    assert len(got) == manifest["count"]
+
+    real = shard._blocks
+
+    def failing(plan, start, stop):  # the first block, then the task fails
+        yield next(iter(real(plan, start, stop)))
+        raise MemoryError("the worker ran out of memory")
+
+    monkeypatch.setattr(shard, "_blocks", failing)
+    with pytest.raises(MemoryError):
+        enumerate_shards(sc, str(tmp_path / "cut"), shards=3, backend="serial")
+    assert os.listdir(tmp_path / "cut") == []
