@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .check import CheckResult
-from .limits import TimeLimit
+from .limits import TimeLimit, deadline_of, started
 from .models import Assignment, FormatError
 from .rules import mark_legal
 from .step import DamageStep
@@ -41,6 +41,7 @@ class Combat(DamageStep):
     # -- optimisation (trample.optimize) and indexing (trample.indexing) ----------
     def solve(self, objectives: str | Sequence[str], **options: Any) -> SolveResult:
         """The best legal assignment for lexicographic objectives; see :func:`trample.optimize.solve`."""
+        options = started(options)  # the limit counts from the call, the lazy imports below included
         from . import optimize
         from .shown import shown_result
 
@@ -51,18 +52,21 @@ class Combat(DamageStep):
 
     def rank(self, assignment: Assignment | Mapping[str, Any], time_limit: TimeLimit = None) -> int:
         """The index of a legal assignment in the canonical order; see :mod:`trample.indexing`."""
+        time_limit = deadline_of(time_limit)  # from the call, the import included
         from . import indexing
 
         return indexing.rank(self, assignment, time_limit=time_limit)
 
     def unrank(self, index: int, time_limit: TimeLimit = None) -> Assignment:
         """The assignment at ``index`` (0 <= index < count) in the canonical order."""
+        time_limit = deadline_of(time_limit)
         from . import indexing
 
         return indexing.unrank(self, index, time_limit=time_limit)
 
     def sample(self, n: int, seed: int, time_limit: TimeLimit = None) -> list[Assignment]:
         """``n`` assignments drawn uniformly at random (with replacement), reproducibly from ``seed``."""
+        time_limit = deadline_of(time_limit)
         from . import indexing
 
         return indexing.sample(self, n, seed, time_limit=time_limit)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ..check import CheckResult, Violation, check
 from ..combat import Combat, LegalAssignments
 from ..engines import effects_engine
-from ..limits import NEVER, deadline_of
+from ..limits import NEVER, deadline_of, started
 from ..models import Assignment, FormatError, Keyword, Scenario, Side, Step, load_scenario
 from ..outcome import (
     Outcome,
@@ -240,6 +240,7 @@ class WholeCombat:
     def solve(self, objectives, **options):
         """The attacker's best line against the defender's best reply; see :func:`solve_whole`. A notebook shows
         the result as both steps' pictures (``_repr_svg_``)."""
+        options = started(options)  # the limit counts from the call, the lazy imports below included
         from ..shown import shown_result
         from .search import solve_whole
 

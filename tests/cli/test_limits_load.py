@@ -307,3 +307,54 @@ def test_notice_waits_while_the_watchdog_ends_the_command(monkeypatch):
     noticing.join(60)
     t.join(60)
     assert limits._NOTICED.is_set()
+
+
+LAZY_CALLS = """
+import json, sys
+import trample
+from trample import limits
+from trample.models import load_scenario
+
+board = {board!r}
+whole = {whole!r}
+calls = {{
+    "Combat.solve": ("trample.optimize", lambda c: c.solve("max-damage", time_limit=600)),
+    "Combat.rank": ("trample.indexing", lambda c: c.rank(c.unrank(0, time_limit=600), time_limit=600)),
+    "Combat.unrank": ("trample.indexing", lambda c: c.unrank(0, time_limit=600)),
+    "Combat.sample": ("trample.indexing", lambda c: c.sample(2, 1, time_limit=600)),
+    "WholeCombat.solve": ("trample.whole.search", lambda c: c.solve("max-damage", time_limit=600)),
+}}
+name = sys.argv[1]
+module, call = calls[name]
+made = trample.open_combat(load_scenario(whole if name.startswith("Whole") else board))
+before = module in sys.modules
+seen = []
+real = limits.Deadline.__init__
+def init(self, seconds=None, start=None):
+    seen.append(module in sys.modules)
+    real(self, seconds, start)
+limits.Deadline.__init__ = init
+call(made)
+print(json.dumps({{"imported before": before, "imported at the first deadline": seen[0]}}))
+"""
+
+
+@pytest.mark.parametrize("name", ["Combat.solve", "Combat.rank", "Combat.unrank", "Combat.sample", "WholeCombat.solve"])
+def test_an_api_limit_counts_the_lazy_imports_of_the_call(name):
+    # the limit counts from the call: a method that imports its engines lazily makes its deadline first (a whole
+    # combat's first solve imported trample.whole.search for 70-95 ms, then started its clock, and ended that much
+    # past the limit); in a fresh process, so the module is not imported yet
+    whole = {
+        "step": "combat",
+        "players": OPP,
+        "attackers": [
+            {"id": "a", "power": 3, "toughness": 3, "keywords": ["first_strike", "trample"], "attacking": "opp"}
+            | {"blocked_by": ["b"]}
+        ],
+        "blockers": [{"id": "b", "power": 1, "toughness": 2}],
+    }
+    code = LAZY_CALLS.format(board=SHARED, whole=whole)
+    done = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got == {"imported before": False, "imported at the first deadline": False}
