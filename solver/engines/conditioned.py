@@ -29,6 +29,13 @@ the walk chose), source j's resources left open, is cheaper than the tree's path
 it is tried first, within REJOIN_WORK pairs, for the first source too (every other table joined), then the tree's
 outside table; the tree and its inside tables are built the first time a rejoin passes that bound.
 
+For ranks and unranks, which walk many prefixes of one level, two things are kept per level: the rejoin's plan
+(the estimated cheapest at first; where it takes many pairs, the next candidates are tried within a fraction of them,
+and the cheapest that finishes is kept: :meth:`ConditionedProgramme._contracted`), and, where the rejoins there have
+cost enough and the prefix's open resources have few states, the level's *suffix table*: the tables after source
+``j`` joined once with every resource the prefix or source j touches left open, from which each prefix's tables
+are one join with its one entry (:meth:`ConditionedProgramme._suffix_table`).
+
 Within source ``j`` the walk is :class:`~trample.engines.ordered._Walk` (its routes in plan order, each by
 bisection), as in the source programme, so the order is the same. The counts are exact: int64 while the bound of the
 count (the product of the tables' sums) is below 2^53, else residues modulo primes below 2^22 rebuilt by the Chinese
@@ -84,7 +91,27 @@ STEP_WORK = 5 * 10**8
 #: seeds 2 and 5, 4.6 x 10^7 on seed 3, where the tree's inside and outside tables took seconds and gigabytes);
 #: past it, the join tree's outside table (0: the tree's at once)
 REJOIN_WORK = 10**8
-PATH_STARTS = 8  # the path plans tried beside the bucket plan, from the smallest tables (the prefix's first)
+PATH_STARTS = 8  # the path plans the first plan of a rejoin is chosen among, from the smallest tables
+#: pairs a rejoin's plan took from which the next rejoin of the same shape tries another candidate first, within a
+#: fraction of them: the estimates (products of the resources' possible states) are off by 20-500x, and on
+#: random_sharing(12, 14, 4) the estimated cheapest plan of a level took 2-20x the pairs of the cheapest
+EXPLORE_FROM = 1 << 20
+EXPLORE_GAIN = 4  # a candidate plan is tried within this fraction of the pairs of the plan in use
+#: candidate plans tried after the estimated cheapest, at most: a trial that fails costs more time than its pairs
+#: say (50-150 ms of a level's 90 ms rejoin on random_sharing(12, 14, 4) seed 5)
+EXPLORE_PLANS = 2
+#: rejoin pairs spent at one level of ranks and unranks before its suffix table is first tried
+SUFFIX_FROM = 1 << 22
+SUFFIX_TRIAL = 2  # the pairs a suffix table's trial may take, per pair the rejoins there took since the last trial
+SUFFIX_WORK = 1 << 25  # ... at most (its joins' tables held meanwhile: about 100 MB at most on the boards measured)
+SUFFIX_LAST = 1 << 20  # pairs of the last rejoin at a level from which its suffix table is tried
+#: a level's suffix table is not tried where its open resources have more possible states together (the second
+#: level of random_sharing(12, 14, 4) seed 3: 7 x 10^7, its table 1.2 x 10^7 entries, its trial past 500 MB; the first
+#: levels of seeds 3 and 6: about 10^5, 50-65 000 entries)
+SUFFIX_STATES = 1 << 18
+#: a suffix table is kept where a rejoin at its level took at least this many times its entries on average
+SUFFIX_GAIN = 4
+SUFFIX_ENTRIES = 1 << 21  # entries of the suffix tables kept at most, every level together (about 100 MB)
 MEMO_ENTRIES = 1 << 20  # table entries kept for fixed prefixes at most (then those memos are emptied): ~100 MB
 #: the fixed keys of the prefix, by source position in plan order (0..j-1)
 Fixed = tuple[tuple[int, ...], ...]
@@ -166,8 +193,13 @@ class ConditionedProgramme:
         #: the rejoin's plans by what they plan with (each table's members, scope and size; the resources left open):
         #: the prefixes of one level plan alike (random_sharing(12, 14, 4) seed 3: 6 of its 8 rejoins before its
         #: first block, at the fourth source, about 1.5 ms of planning each)
-        self._plans: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
+        self._plans: dict[tuple[Any, ...], _Plans] = {}
         self._held = 0
+        #: per level: the suffix table kept (None: refused for good; :meth:`_suffix_table`), and the rejoins' pairs
+        #: there (since the last trial, in all, the rejoins, the next trial's threshold, the last rejoin's)
+        self._suffix: dict[int, list[Table] | None] = {}
+        self._spent: dict[int, list[int]] = {}
+        self._suffix_held = 0
         self._one = Ring(1)  # the prefix's table: one entry of count 1
         self.fallback: SourceProgramme | None = None  # built when a source's completions pass STEP_WORK
         # the first source's completions: every other table joined, its resources left open (about a count's work),
@@ -247,7 +279,7 @@ class ConditionedProgramme:
         out: list[int] = []
         fixed: Fixed = ()
         for j in range(len(self.component)):
-            walk = Walk(self, j, self._completions(j, fixed))  # type: ignore[arg-type]  # reads g, plan, component, scope
+            walk = Walk(self, j, self._completions(j, fixed, ranked=True))  # type: ignore[arg-type]  # reads g, plan, ...
             amounts, index = walk.unrank(index)
             out.extend(amounts)
             fixed += (walk.key(amounts),)
@@ -262,7 +294,7 @@ class ConditionedProgramme:
             m = len(self.plan.sources[i].routes)
             amounts = list(vector[at : at + m])
             at += m
-            walk = Walk(self, j, self._completions(j, fixed))  # type: ignore[arg-type]
+            walk = Walk(self, j, self._completions(j, fixed, ranked=True))  # type: ignore[arg-type]
             below = walk.rank(amounts)
             if below is None:
                 return None
@@ -271,19 +303,22 @@ class ConditionedProgramme:
         return index
 
     # -- the completions of each entry of source j's table, the sources before it fixed ----------------------------
-    def _completions(self, j: int, fixed: Fixed, rejoin: int | None = None) -> Rows:
+    def _completions(self, j: int, fixed: Fixed, rejoin: int | None = None, ranked: bool = False) -> Rows:
         """Source j's table keys (as way_table gives them) -> the legal completions of the sources after it, the
         sources before it fixed to the keys ``fixed`` (memoised per prefix). ``rejoin``: the work bound of the
-        rejoin, tried first (:meth:`_either`)."""
+        rejoin, tried first (:meth:`_either`); ``ranked``: for a rank or unrank (the rejoins learn their plans and
+        keep suffix tables: :meth:`_ranked`)."""
         if not fixed:
             return self._first_completions()
         got = self._memo.get(("c", j, fixed))
         if got is None:
-            got = self._keep(("c", j, fixed), self._weigh(j, *self._either(j, fixed, rejoin)))
+            got = self._keep(("c", j, fixed), self._weigh(j, *self._either(j, fixed, rejoin, ranked)))
         out: Rows = got
         return out
 
-    def _either(self, j: int, fixed: Fixed, rejoin: int | None = None) -> tuple[list[Table], Ring]:
+    def _either(
+        self, j: int, fixed: Fixed, rejoin: int | None = None, ranked: bool = False
+    ) -> tuple[list[Table], Ring]:
         """The tables that weigh source j's keys, and their ring: the tables after it joined with the prefix's
         (:meth:`_rejoined`; for the first source, every other table: the count's work with its resources left open)
         while that takes at most ``rejoin`` pairs (REJOIN_WORK), else source j's outside table in the join tree
@@ -293,6 +328,8 @@ class ConditionedProgramme:
         if rejoin:
             try:
                 budget = Budget(self.deadline or NEVER, min(rejoin, STEP_WORK))
+                if ranked:
+                    return self._ranked(j, fixed, budget), self._after(j)[0]
                 return self._rejoined(j, self._prefix(fixed, budget), budget), self._after(j)[0]
             except OverBudget:
                 pass
@@ -388,10 +425,11 @@ class ConditionedProgramme:
         out: Table = t
         return out
 
-    def _rejoined(self, j: int, prefix: Table | None, budget: Budget) -> list[Table]:
+    def _rejoined(self, j: int, prefix: Table | None, budget: Budget, explore: bool = False) -> list[Table]:
         """The prefix's table and the tables after source j, joined part by part (connected by shared resources) in
         the cheaper of a bucket plan and path plans, source j's resources left open: one table per part, over
-        resources that source j shares (empty scope: a part that does not touch it)."""
+        resources that source j shares (empty scope: a part that does not touch it). ``explore``: other candidate
+        plans tried (:meth:`_contracted`)."""
         ring, after = self._after(j)
         tables: list[Table] = []
         if prefix is not None and prefix.scope:
@@ -405,30 +443,174 @@ class ConditionedProgramme:
                 (planner.mask(tables[k].members), frozenset(tables[k].scope), len(tables[k])) for k in part
             ]
             key = (*planned, open_)
-            joins = self._plans.get(key)
-            if joins is None:
-                joins = self._plans[key] = self._plan(planner, planned, open_)
-            slots: list[Table | None] = [tables[k] for k in part]
-            for a, b in joins:
-                A, B = slots[a], slots[b]
-                assert A is not None and B is not None
-                t = join(self.g, A, B, ring, budget)
-                if not len(t):
-                    return [t]  # no completion at all
-                slots[a], slots[b] = t, None
-            out += _apart([t for t in slots if t is not None], lambda A, B: join(self.g, A, B, ring, budget))
+            plans = self._plans.get(key)
+            if plans is None:
+                plans = self._plans[key] = _Plans(self._plan(planner, planned, open_))
+            left = self._contracted([tables[k] for k in part], plans, ring, budget, explore)
+            if any(not len(t) for t in left):
+                return left[:1]  # no completion at all
+            out += _apart(left, lambda A, B: join(self.g, A, B, ring, budget))
         return out
 
+    def _contracted(
+        self, tables: list[Table], plans: _Plans, ring: Ring, budget: Budget, explore: bool = False
+    ) -> list[Table]:
+        """The tables left by the plan in use for this shape (one empty table: no completion at all).
+        With ``explore``, where that plan took at least EXPLORE_FROM pairs last time, the next candidate (of the
+        EXPLORE_PLANS after the estimated cheapest) is tried first within 1 / EXPLORE_GAIN of them, and kept where
+        it finishes: the rejoins of one level go on in the cheapest plan found, and a trial costs at most a fraction
+        of a rejoin."""
+        if explore and plans.work >= EXPLORE_FROM and plans.next < min(len(plans.joins), 1 + EXPLORE_PLANS):
+            k = plans.next
+            plans.next += 1
+            trial = Budget(self.deadline or NEVER, plans.work // EXPLORE_GAIN)
+            try:
+                got = self._run(tables, plans.joins[k], ring, trial)
+            except OverBudget:
+                budget.spend(trial.ops)
+            else:
+                budget.spend(trial.ops)
+                plans.best, plans.work = k, trial.ops
+                return got
+        before = budget.ops
+        got = self._run(tables, plans.joins[plans.best], ring, budget)
+        plans.work = budget.ops - before
+        return got
+
+    def _run(self, tables: list[Table], joins: list[tuple[int, int]], ring: Ring, budget: Budget) -> list[Table]:
+        """The tables left by ``joins`` (one empty table where a join has no entry)."""
+        slots: list[Table | None] = list(tables)
+        for a, b in joins:
+            A, B = slots[a], slots[b]
+            assert A is not None and B is not None
+            t = join(self.g, A, B, ring, budget)
+            if not len(t):
+                return [t]
+            slots[a], slots[b] = t, None
+        return [t for t in slots if t is not None]
+
     @staticmethod
-    def _plan(planner: Planner, planned: list[Planned], open_: frozenset[str]) -> list[tuple[int, int]]:
-        """The joins of the cheaper of a bucket plan and path plans from the smallest tables (PATH_STARTS)."""
+    def _plan(planner: Planner, planned: list[Planned], open_: frozenset[str]) -> list[list[tuple[int, int]]]:
+        """The candidate plans, distinct: the estimated cheapest of a bucket plan and path plans from the PATH_STARTS
+        smallest tables (the plan every rejoin took before plans were learnt), then the others, path plans from
+        every table, by estimated work."""
         plans = [bucket_plan(planner, planned, open_)]
         starts = sorted(range(len(planned)), key=lambda k: (planned[k][2], len(planned[k][1])))
-        for start in starts[:PATH_STARTS]:
+        for start in starts:
             path = path_plan(planner, planned, start)
             if path is not None:
                 plans.append(path)
-        return min(plans, key=lambda p: p[0])[1]
+        first = min(plans[: 1 + PATH_STARTS], key=lambda p: p[0])
+        out: list[list[tuple[int, int]]] = []
+        seen: set[frozenset[frozenset[int]]] = set()
+        for _, joins in [first, *sorted(plans, key=lambda p: p[0])]:
+            tree = _tree_of(len(planned), joins)
+            if tree not in seen:
+                seen.add(tree)
+                out.append(joins)
+        return out
+
+    # -- a level's suffix table: the tables after source j joined once, the prefix's resources left open ------------
+    def _ranked(self, j: int, fixed: Fixed, budget: Budget) -> list[Table]:
+        """Source j's weighing tables for a rank or unrank: from its level's suffix table where one is kept
+        (:meth:`_suffix_table`), else by the rejoin (its plan learnt: :meth:`_contracted`), its pairs counted towards
+        the suffix table's trial."""
+        prefix = self._prefix(fixed, budget)
+        suffix = self._suffix_table(j)
+        if suffix is not None:
+            got = self._from_suffix(j, prefix, suffix, budget)
+            if got is not None:
+                return got
+        before = budget.ops
+        parts = self._rejoined(j, prefix, budget, explore=True)
+        spent = self._spent.setdefault(j, [0, 0, 0, SUFFIX_FROM, 0])
+        spent[4] = budget.ops - before
+        spent[0] += spent[4]
+        spent[1] += spent[4]
+        spent[2] += 1
+        return parts
+
+    def _suffix_table(self, j: int) -> list[Table] | None:
+        """Level j's suffix table (the tables after source j joined, source j's resources and the resources the
+        sources before it share with those after it left open: every prefix's completions read from it by one join
+        with the prefix's one entry), kept where its entries are at most 1 / SUFFIX_GAIN of a rejoin's pairs at that
+        level on average. Tried once the rejoins there since the last trial have taken SUFFIX_FROM pairs (then as many
+        as the last trial's bound), within SUFFIX_TRIAL times those (at most SUFFIX_WORK): the trials cost at most a
+        few times what the rejoins did. Only after two rejoins at the level, the last at least SUFFIX_LAST pairs (its
+        plan learnt by then: a level made cheap by it is left to its rejoins), and where its open resources have at
+        most SUFFIX_STATES states together. A level's table past its bound is tried again later; one too large is
+        not."""
+        if j in self._suffix:
+            return self._suffix[j]
+        spent = self._spent.get(j)
+        if spent is None or spent[0] < spent[3] or spent[2] < 2 or spent[4] < SUFFIX_LAST:
+            return None
+        if self._suffix_states(j) > SUFFIX_STATES:
+            self._suffix[j] = None
+            return None
+        bound, spent[0] = min(SUFFIX_TRIAL * spent[0], SUFFIX_WORK), 0
+        spent[3] = bound
+        try:
+            tables = self._suffix_build(j, Budget(self.deadline or NEVER, bound))
+        except OverBudget:
+            return None
+        entries = sum(len(t) for t in tables)
+        if entries * SUFFIX_GAIN > spent[1] // max(1, spent[2]) or self._suffix_held + entries > SUFFIX_ENTRIES:
+            self._suffix[j] = None
+            return None
+        self._suffix[j] = tables
+        self._suffix_held += entries
+        return tables
+
+    def _suffix_states(self, j: int) -> int:
+        """The most entries level j's suffix table may have: the product of its open resources' possible states."""
+        after = self._after(j)[1]
+        touched = set().union(*(self.scope[k] for k in range(j + 1)))
+        planner = Planner(self.g)
+        mask = planner.mask(frozenset().union(*(t.members for t in after)))
+        return prod(planner.size_of(x, mask) or 1 for x in {x for t in after for x in t.scope if x in touched})
+
+    def _suffix_build(self, j: int, budget: Budget) -> list[Table]:
+        """The tables after source j joined part by part (in the estimated cheapest plan), every resource that
+        source j or a source before it touches left open; what is left shares nothing."""
+        ring, after = self._after(j)
+        touched = set().union(*(self.scope[k] for k in range(j + 1)))
+        open_ = frozenset(x for t in after for x in t.scope if x in touched)
+        planner = Planner(self.g)
+        out: list[Table] = []
+        for part in _connected(after):
+            planned: list[Planned] = [
+                (planner.mask(after[k].members), frozenset(after[k].scope), len(after[k])) for k in part
+            ]
+            left = self._run([after[k] for k in part], self._plan(planner, planned, open_)[0], ring, budget)
+            if any(not len(t) for t in left):
+                return left[:1]
+            out += _apart(left, lambda A, B: join(self.g, A, B, ring, budget))
+        return out
+
+    def _from_suffix(self, j: int, prefix: Table | None, suffix: list[Table], budget: Budget) -> list[Table] | None:
+        """Source j's weighing tables from its level's suffix table: each part joined with the prefix's entry on
+        the resources they share (the prefix is one entry, so its states split over the parts, which share none),
+        the prefix's states on source j's resources that no later source touches as a part of their own. None
+        where the prefix holds a resource that neither holds (the rejoin then answers)."""
+        ring = self._after(j)[0]
+        if prefix is None or not prefix.scope:
+            return list(suffix)
+        where = dict(zip(prefix.scope, prefix.keys[0].tolist()))
+        out: list[Table] = []
+        for t in suffix:
+            mine = tuple(x for x in t.scope if x in where)
+            if mine:
+                one = Table.of(prefix.members, mine, {tuple(where.pop(x) for x in mine): 1}, ring)
+                t = join(self.g, one, t, ring, budget)
+                if not len(t):
+                    return [t]  # no completion at all
+            out.append(t)
+        if where:
+            if not set(where) <= set(self.scope[j]):  # pragma: no cover - a prefix's resources are touched after it
+                return None
+            out.append(Table.of(prefix.members, tuple(where), {tuple(where.values()): 1}, ring))
+        return out
 
     def _skips(self, v: int, level: int) -> bool:
         """Is v's outside better joined with its parent's sibling last? When that sibling is one fixed source, v's
@@ -1169,6 +1351,26 @@ def _apart(left: list[Table], join: Callable[[Table, Table], Table]) -> list[Tab
             continue
         left[k] = join(left[k], left.pop(other))
     return left
+
+
+class _Plans:
+    """The candidate plans of one rejoin's shape (:meth:`ConditionedProgramme._plan`), the one in use (the cheapest
+    that finished, the estimated cheapest at first), the pairs it took last time and the next candidate to try."""
+
+    __slots__ = ("joins", "best", "work", "next")
+
+    def __init__(self, joins: list[list[tuple[int, int]]]):
+        self.joins, self.best, self.work, self.next = joins, 0, 0, 1
+
+
+def _tree_of(n: int, joins: list[tuple[int, int]]) -> frozenset[frozenset[int]]:
+    """A plan's join tree: the tables each join holds (plans that join the same sets of tables are one)."""
+    held = [frozenset([k]) for k in range(n)]
+    tree = set()
+    for a, b in joins:
+        held[a] = held[a] | held[b]
+        tree.add(held[a])
+    return frozenset(tree)
 
 
 def _connected(tables: list[Table]) -> list[list[int]]:
