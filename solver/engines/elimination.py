@@ -1410,12 +1410,25 @@ def _combined(key: _JoinKey, B: _Table, first: Keys, ring: Ring, budget: Budget)
     r, b, kcode = _pair_codes(key, B, first, budget)
     if not len(r):  # every pair dead
         return np.zeros(len(first) + 1, dtype=np.int64), r, np.zeros((ring.k, 0), dtype=ring.dtype)
-    order = np.lexsort((kcode, r))
-    r, b, kcode = r[order], b[order], kcode[order]
-    starts = np.flatnonzero(np.r_[True, (r[1:] != r[:-1]) | (kcode[1:] != kcode[:-1])])
-    starts_of = np.searchsorted(r[starts], np.arange(len(first) + 1))
-    kw = ring.reduce(np.add.reduceat(np.take(B.w, b, axis=1), starts, axis=1))
-    return starts_of, kcode[starts], kw
+    inner = key.inner
+    if len(first) * inner >= 1 << 62:  # pragma: no cover - codes far past any board's
+        order = np.lexsort((kcode, r))
+        r, b, kcode = r[order], b[order], kcode[order]
+        starts = np.flatnonzero(np.r_[True, (r[1:] != r[:-1]) | (kcode[1:] != kcode[:-1])])
+        starts_of = np.searchsorted(r[starts], np.arange(len(first) + 1))
+        kw = ring.reduce(np.add.reduceat(np.take(B.w, b, axis=1), starts, axis=1))
+        return starts_of, kcode[starts], kw
+    # one int64 key (the signature, then its part of the code, below ``inner``) sorted stably: lexsort's order on
+    # (signature, code) in one pass, about three times faster (random_sharing(12, 14, 5) seed 1 pairs 1.2 x 10^7
+    # signatures and entries of B in one join); the signatures and codes read back from the keys kept
+    code = r * inner + kcode
+    order = np.argsort(code, kind="stable")
+    code = code[order]
+    starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+    code = code[starts]
+    starts_of = np.searchsorted(code, np.arange(len(first) + 1) * inner)
+    kw = ring.reduce(np.add.reduceat(np.take(B.w, b[order], axis=1), starts, axis=1))
+    return starts_of, code % inner, kw
 
 
 def _pair_codes(key: _JoinKey, B: _Table, first: Keys, budget: Budget) -> tuple[Keys, Keys, Keys]:

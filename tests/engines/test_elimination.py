@@ -560,6 +560,38 @@ def test_a_joins_table_by_products_is_the_one_made_pair_by_pair(monkeypatch, sc,
     assert not blocks or max(seen) > 1
 
 
+def _combined_by_lexsort(key, B, first, ring, budget):
+    """elimination._combined as it was: the pairs sorted by (signature, code) with lexsort."""
+    r, b, kcode = elimination._pair_codes(key, B, first, budget)
+    order = np.lexsort((kcode, r))
+    r, b, kcode = r[order], b[order], kcode[order]
+    starts = np.flatnonzero(np.r_[True, (r[1:] != r[:-1]) | (kcode[1:] != kcode[:-1])])
+    starts_of = np.searchsorted(r[starts], np.arange(len(first) + 1))
+    return starts_of, kcode[starts], ring.reduce(np.add.reduceat(np.take(B.w, b, axis=1), starts, axis=1))
+
+
+@pytest.mark.parametrize("sc", [random_sharing(8, 10, 3, seed=2), pw_cycle(6)], ids=["random sharing", "pw cycle"])
+def test_signatures_combined_in_one_sort_as_by_lexsort(sc):  # 702.19b, 702.19c
+    # elimination._combined sorts the pairs of signatures and B's entries by one int64 key (signature, then code):
+    # the same combined entries, in the same order, with the same counts (a float row's bit for bit: the stable
+    # sort adds the same counts in the same order) as lexsort on the two, at every join of a count
+    plan = Combat(load_scenario(sc)).plan
+    comp = max(plan.components, key=len)
+    budget = elimination.Budget(elimination.NEVER, None)
+    factors = elimination._Factors(elimination.Graph(plan, comp), comp, budget)
+    slots, ring, pairs = list(factors.slots), factors.ring, 0
+    for a, b in factors.joins:
+        A, B = (slots[a], slots[b]) if len(slots[a]) >= len(slots[b]) else (slots[b], slots[a])
+        key = elimination._join_key(factors.g, A, B, A.members | B.members)
+        _, first = elimination._signatures(key, A)
+        got = elimination._combined(key, B, first, ring, budget)
+        want = _combined_by_lexsort(key, B, first, ring, budget)
+        assert all(np.array_equal(x, y) for x, y in zip(got, want))
+        pairs += len(got[1])
+        slots[a], slots[b] = elimination._join(factors.g, slots[a], slots[b], ring, budget), None
+    assert pairs > 0
+
+
 def test_digit_type():
     assert elimination.digit_type([]) == np.uint8 and elimination.digit_type([3, 256]) == np.uint8
     assert elimination.digit_type([257]) == np.uint16 and elimination.digit_type([1 << 16]) == np.uint16
