@@ -993,6 +993,9 @@ def _compositions(total: Keys, parts: Keys) -> Weights:
 
 SPLIT_LIMIT = 1 << 20  # splits of one source (compositions of its damage over its routes) listed at most
 CSR_CELLS = 1 << 22  # (reached states x splits), summed over the sources, up to which children are kept per state
+#: (new states x splits) a frame meets up to which their children are worked out at once; past it, their numbers of
+#: children at once and the children themselves as the walk's slices reach them (_Kept.meet)
+EAGER_CELLS = 1 << 16
 SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
 LIVE_BYTES = 1 << 24  # bytes of one cut's table of live codes (Lister._live_index) at most
 PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
@@ -1269,15 +1272,16 @@ class Lister:
         parts = [(to >= 0).astype(np.int64) @ self.per_entry[j] for to in self._targets(j, states)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
-    def _children(self, j: int, states: Keys) -> tuple[Keys, Ints, Ints]:
+    def _children(self, j: int, states: Keys, targets: Ints | None = None) -> tuple[Keys, Ints, Ints]:
         """For reached states of the cut before source j: CSR offsets (one more than the states), the children
-        (indices of source j's splits, in order) and the state each leads to (int32)."""
+        (indices of source j's splits, in order) and the state each leads to (int32). ``targets``: the states'
+        rows of :meth:`_targets` (int32), where they were kept (:meth:`_Kept.meet`), not worked out again."""
         lens: list[Keys] = []
         kids: list[Ints] = []
         tos: list[Ints] = []
         entry = self.entry[j]
         n = max(1, len(entry))
-        for by_entry in self._targets(j, states):
+        for by_entry in self._targets(j, states) if targets is None else (targets,):
             if by_entry.dtype == np.int32:
                 # each split's target gathered whole (a target of four bytes: np.take, not [:, entry], whose
                 # column-major result the masks would copy again), then those that lead somewhere, with their
@@ -1311,10 +1315,8 @@ class Lister:
             kept = self._csr.get(j)
             if kept is None:
                 kept = self._csr[j] = _Kept(len(self.prog.codes[j]))
-            kept.add(self, j, states)
-            return _Frame(
-                j, prefix, kept.lens[states], pos, lambda p0, p1: (kept.start[states[p0:p1]], kept.kids, kept.tos)
-            )
+            kept.meet(self, j, states)
+            return _Frame(j, prefix, kept.lens[states], pos, lambda p0, p1: kept.resolve(self, j, states[p0:p1]))
         u, inv = unique(states)
         known = self._known.setdefault(j, np.full(len(self.prog.codes[j]), -1, dtype=np.int64))
         new = u[known[u] < 0]
@@ -1500,27 +1502,68 @@ def _extend(into: npt.NDArray[Any] | np.dtype[Any], prefix: npt.NDArray[Any] | N
 
 class _Kept:
     """The children of the reached states of one level met so far (where every state's fit: ``Lister.keep``), in
-    one growing table: a state's children start at ``start`` (-1: not worked out yet), ``lens`` of them. Worked out
-    as frames meet the states, not for every reached state when the level is first entered: the first block of a
-    rooted programme needs the children of a few states per level (random_sharing(12, 14, 4) seed 7: 0.09 s of its
-    0.23 s to the first block went to the children of every state of its 12 levels)."""
+    one growing table: a state's children start at ``start`` (-1: not worked out yet), ``lens`` of them (-1: not
+    counted yet). Worked out as frames meet the states, not for every reached state when the level is first
+    entered: the first block of a rooted programme needs the children of a few states per level
+    (random_sharing(12, 14, 4) seed 7: 0.09 s of its 0.23 s to the first block went to the children of every state
+    of its 12 levels). Where a frame meets many new states (past EAGER_CELLS of states x splits), only their numbers
+    of children are worked out when it is made, their targets kept (``row``: each state's row of ``targets``, -1:
+    none), and their children as the walk's slices reach them (:meth:`resolve`): square(5)'s rooted programme met
+    all 666 states of its fourth source at once, 2 M children (38 ms), where the next million rows read the
+    children of a few dozen."""
 
-    __slots__ = ("start", "lens", "kids", "tos", "used")
+    __slots__ = ("start", "lens", "kids", "tos", "used", "row", "targets", "filled")
 
     def __init__(self, states: int) -> None:
         self.start = np.full(states, -1, dtype=np.int64)
-        self.lens = np.zeros(states, dtype=np.int64)
+        self.lens = np.full(states, -1, dtype=np.int64)
         self.kids: Ints = np.zeros(0, dtype=np.int32)
         self.tos: Ints = np.zeros(0, dtype=np.int32)
         self.used = 0
+        self.row = np.full(states, -1, dtype=np.int64)
+        self.targets: Ints | None = None  # (its width: the table's entries)
+        self.filled = 0  # rows of ``targets`` in use
 
-    def add(self, lister: Lister, j: int, states: Keys) -> None:
-        """The children of those of ``states`` not met before, worked out (in one pass) and kept."""
-        new = states[self.start[states] < 0]
+    def meet(self, lister: Lister, j: int, states: Keys) -> None:
+        """The numbers of children of those of ``states`` not met before (their children too, where they are
+        few)."""
+        new = states[self.lens[states] < 0]
         if not len(new):
             return
         new = unique(new)[0]
-        off, kids, tos = lister._children(j, new)
+        if len(new) * len(lister.splits[j]) <= EAGER_CELLS:
+            self.add(lister, j, new)
+            return
+        parts = [t.astype(np.int32, copy=False) for t in lister._targets(j, new)]  # (dead: -1 already)
+        got = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        if self.targets is None:
+            self.targets = np.empty((len(got), got.shape[1]), dtype=np.int32)
+        elif self.filled + len(got) > len(self.targets):  # grown by doubling, as the children
+            grown = np.empty((max(self.filled + len(got), 2 * len(self.targets)), got.shape[1]), dtype=np.int32)
+            grown[: self.filled] = self.targets[: self.filled]
+            self.targets = grown
+        self.targets[self.filled : self.filled + len(got)] = got
+        self.row[new] = np.arange(self.filled, self.filled + len(got))
+        self.filled += len(got)
+        # a state's children: the splits of the table entries that lead somewhere; as a float32 product, exact (every
+        # partial sum an integer of at most SPLIT_LIMIT < 2^24)
+        per_entry = lister.per_entry[j].astype(np.float32)
+        self.lens[new] = ((got >= 0).astype(np.float32) @ per_entry).astype(np.int64)
+
+    def resolve(self, lister: Lister, j: int, states: Keys) -> tuple[Keys, Ints, Ints]:
+        """Where the children of each of ``states`` (met: :meth:`meet`) start in the children and targets returned
+        with them: worked out first for those that were only counted."""
+        need = states[self.start[states] < 0]  # (counted, so their targets are kept)
+        if len(need):
+            need = unique(need)[0]
+            assert self.targets is not None
+            self.add(lister, j, need, self.targets[self.row[need]])
+        return self.start[states], self.kids, self.tos
+
+    def add(self, lister: Lister, j: int, new: Keys, targets: Ints | None = None) -> None:
+        """The children of ``new`` (distinct states, none worked out yet), worked out in one pass (from their kept
+        ``targets`` where they were only counted) and kept."""
+        off, kids, tos = lister._children(j, new, targets)
         m = len(kids)
         if self.used + m > len(self.kids):  # grown by doubling: amortised, one copy per entry
             size = max(self.used + m, 2 * len(self.kids))

@@ -1,0 +1,74 @@
+"""How the source programme's lister (trample.engines.ordered ``Lister``) works out the children of the states its
+walk meets: the same children, in the same order, whichever way.
+
+- ``_Kept.meet`` / ``resolve``: where a frame meets many new states (``EAGER_CELLS``), only their numbers of children
+  are worked out when it is made (their targets kept), and the children as the walk's slices reach them.
+
+The oracle is the other way of each (and, through them, the brute force in test_source_lister.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from test_ordered import _shared_square
+
+from benchmarks.boards import pw_cycle, random_sharing
+from trample import Combat
+from trample.engines import ordered
+from trample.engines.ordered import SourceProgramme
+from trample.limits import NEVER
+from trample.models import load_scenario
+
+BOARDS = [
+    _shared_square(4, 3),
+    _shared_square(3, 6),
+    pw_cycle(5, power=4, loyalty=2),
+    random_sharing(5, 6, 3, seed=2, power=(2, 4)),  # (reaches states without completions)
+]
+
+
+def _component(sc: dict) -> tuple:
+    plan = Combat(load_scenario(sc)).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    return plan, comp
+
+
+def _rows(prog: SourceProgramme, n: int, rows: int = 1000, start: int = 0) -> np.ndarray:
+    blocks = prog.blocks(rows, np.int8, start=start)
+    return np.concatenate(list(itertools.islice(blocks, -(-n // rows))))[:n]
+
+
+@pytest.mark.parametrize("eager", [0, ordered.EAGER_CELLS])
+def test_a_frame_of_many_new_states_counts_them_and_works_out_their_children_as_reached(monkeypatch, eager):
+    # 510.1a: square(4) of power 10, walked (no tables): the frame of its fourth source meets 178 states at once;
+    # their numbers of children are worked out, their children for the few states the first block reaches. The rows
+    # are those of children worked out at once (EAGER_CELLS past every frame) and a slice at a time (CSR_CELLS 0),
+    # from the first row and from a third of the count
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", 0)
+    monkeypatch.setattr(ordered, "EAGER_CELLS", eager)
+    plan, comp = _component(_shared_square(4, 10))
+    prog = SourceProgramme(plan, comp)
+    lister = prog.lister(np.int8)
+    assert lister.keep
+    next(lister.blocks(64, NEVER))
+    counted = {j: int(np.count_nonzero(k.lens >= 0)) for j, k in lister._csr.items()}
+    worked = {j: int(np.count_nonzero(k.start >= 0)) for j, k in lister._csr.items()}
+    assert counted[3] >= 100 and worked[3] <= 10, (counted, worked)
+    if eager:
+        assert all(counted[j] == worked[j] for j in (0, 1, 2))  # (one state each: at once)
+    n = 200_000
+    third = prog.count() // 3
+    got = [_rows(prog, n), _rows(prog, n, start=third)]
+    monkeypatch.setattr(ordered, "EAGER_CELLS", 1 << 62)
+    at_once = SourceProgramme(plan, comp)
+    assert all(np.array_equal(a, b) for a, b in zip(got, [_rows(at_once, n), _rows(at_once, n, start=third)]))
+    at_once_lister = at_once.lister(np.int8)
+    next(at_once_lister.blocks(64, NEVER))
+    assert all(np.count_nonzero(k.start >= 0) == np.count_nonzero(k.lens >= 0) for k in at_once_lister._csr.values())
+    monkeypatch.setattr(ordered, "CSR_CELLS", 0)
+    slices = SourceProgramme(plan, comp)
+    assert not slices.lister(np.int8).keep
+    assert all(np.array_equal(a, b) for a, b in zip(got, [_rows(slices, n), _rows(slices, n, start=third)]))
