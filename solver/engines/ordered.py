@@ -1227,26 +1227,32 @@ class Lister:
         prog = self.prog
         nxt = prog.codes[j + 1]
         width = max(1, len(self.entry[j]), len(prog.tkeys[j]))
-        step = max(1, SLICE_CELLS // width)
-        for lo in range(0, len(states), step):
-            idx = states[lo : lo + step]
-            prog._budget.spend(len(idx) * width)
-            if not len(nxt):
-                yield np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
-                continue
-            if j < len(prog.prefix):  # a fixed source: its one state goes by its one split's entry to the next one
-                to = np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
-                to[:, self.entry[j]] = 0 if self.alive[j + 1][0] else -1
-                yield to
-                continue
-            code = prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy()))
-            lo, live = self._live_index(j + 1)
-            if live is not None:  # one gather: dead pairs (negative) and codes without completions read -1
-                code -= lo
-                yield live.take(code, mode="clip")
-                continue
-            at = prog.find(j + 1, code)
-            yield np.where(self.alive[j + 1].take(at, mode="clip") & (at >= 0), at, -1)
+        # at most PAIRS pairs a slice, their codes written in two buffers of the pool (_scratch), not new arrays:
+        # square(6)'s 130 states a slice made 4 MB of codes per matrix, mapped afresh and faulted page by page
+        step = max(1, min(SLICE_CELLS // width, PAIRS // max(1, len(prog.tkeys[j]))))
+        room = [_scratch(), _scratch()]
+        try:
+            for a in range(0, len(states), step):
+                idx = states[a : a + step]
+                prog._budget.spend(len(idx) * width)
+                if not len(nxt):
+                    yield np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
+                    continue
+                if j < len(prog.prefix):  # a fixed source: its one state goes by its one split's entry to the next
+                    to = np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
+                    to[:, self.entry[j]] = 0 if self.alive[j + 1][0] else -1
+                    yield to
+                    continue
+                code = prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy()), room)
+                lo, live = self._live_index(j + 1)
+                if live is not None:  # one gather: dead pairs (negative) and codes without completions read -1
+                    code -= lo
+                    yield live.take(code, mode="clip")
+                    continue
+                at = prog.find(j + 1, code)
+                yield np.where(self.alive[j + 1].take(at, mode="clip") & (at >= 0), at, -1)
+        finally:
+            _given(*room)
 
     def _live_index(self, j: int) -> tuple[int, npt.NDArray[np.int32] | None]:
         """The reached states of the cut before source ``j`` with completions, by code: (the codes' offset, a table

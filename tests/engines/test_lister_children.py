@@ -2,7 +2,8 @@
 walk meets: the same children, in the same order, whichever way.
 
 - ``_Kept.meet`` / ``resolve``: where a frame meets many new states (``EAGER_CELLS``), only their numbers of children
-  are worked out when it is made (their targets kept), and the children as the walk's slices reach them.
+  are worked out when it is made (their targets kept), and the children as the walk's slices reach them;
+- ``Lister._targets``: at most ``PAIRS`` pairs a slice, their codes written in the pool's buffers (``_scratch``).
 
 The oracle is the other way of each (and, through them, the brute force in test_source_lister.py).
 """
@@ -72,3 +73,26 @@ def test_a_frame_of_many_new_states_counts_them_and_works_out_their_children_as_
     slices = SourceProgramme(plan, comp)
     assert not slices.lister(np.int8).keep
     assert all(np.array_equal(a, b) for a, b in zip(got, [_rows(slices, n), _rows(slices, n, start=third)]))
+
+
+def test_the_listers_pair_codes_are_written_in_the_pools_buffers(monkeypatch):  # 510.1a
+    # Lister._targets: slices of at most PAIRS pairs, their codes in the two buffers of _scratch (given back after),
+    # not new arrays (square(6): 4 MB a matrix mapped afresh per slice); the rows are those of new arrays
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", 0)
+    plan, comp = _component(_shared_square(4, 3))
+    seen: list[tuple[int, int]] = []
+    real = SourceProgramme._pair_codes
+
+    def spy(self, j, a, room=()):
+        seen.append((len(room), len(a) * len(self.tkeys[j])))
+        return real(self, j, a, room)
+
+    monkeypatch.setattr(SourceProgramme, "_pair_codes", spy)
+    prog = SourceProgramme(plan, comp)
+    n = prog.count()
+    seen.clear()  # (the build's own walks over pairs)
+    got = _rows(prog, n)
+    assert seen and all(room == 2 and pairs <= ordered.PAIRS for room, pairs in seen), seen
+    assert len(ordered._SCRATCH) <= ordered.SCRATCH_KEPT
+    monkeypatch.setattr(SourceProgramme, "_pair_codes", lambda self, j, a, room=(): real(self, j, a))
+    assert np.array_equal(got, _rows(SourceProgramme(plan, comp), n))
