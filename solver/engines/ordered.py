@@ -996,6 +996,9 @@ CSR_CELLS = 1 << 22  # (reached states x splits), summed over the sources, up to
 #: (new states x splits) a frame meets up to which their children are worked out at once; past it, their numbers of
 #: children at once and the children themselves as the walk's slices reach them (_Kept.meet)
 EAGER_CELLS = 1 << 16
+#: a slice of states' children are found from their live table entries (not a cell per state and split) where they
+#: are under this share of (states x splits): Lister._sparse
+SPARSE_SHARE = 8
 SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
 LIVE_BYTES = 1 << 24  # bytes of one cut's table of live codes (Lister._live_index) at most
 PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
@@ -1077,6 +1080,7 @@ class Lister:
         self._live: dict[int, tuple[int, npt.NDArray[np.int32] | None]] = {}  # see _live_index
         self._tail: tuple[int, npt.NDArray[Any], Keys] | None = None  # see _suffixes
         self._last: _LastLevel | None = None  # see _suffixes
+        self._entry_splits: dict[int, tuple[Keys, Keys]] = {}  # see _by_entry
 
     def reheaded(self, prefix: Sequence[Sequence[int]], deadline: Deadline) -> Lister:
         """This rooted programme's lister for other fixed splits ``prefix`` (as many, not every source) that lead to
@@ -1288,6 +1292,12 @@ class Lister:
         entry = self.entry[j]
         n = max(1, len(entry))
         for by_entry in self._targets(j, states) if targets is None else (targets,):
+            got = self._sparse(j, by_entry)
+            if got is not None:
+                lens.append(got[0])
+                kids.append(got[1])
+                tos.append(got[2])
+                continue
             if by_entry.dtype == np.int32:
                 # each split's target gathered whole (a target of four bytes: np.take, not [:, entry], whose
                 # column-major result the masks would copy again), then those that lead somewhere, with their
@@ -1311,6 +1321,38 @@ class Lister:
             np.cumsum(np.concatenate(lens), out=off[1:])
         empty = np.zeros(0, dtype=np.int32)
         return off, np.concatenate(kids) if kids else empty, np.concatenate(tos) if tos else empty
+
+    def _sparse(self, j: int, by_entry: npt.NDArray[np.signedinteger[Any]]) -> tuple[Keys, Ints, Ints] | None:
+        """The children of a slice of states (their rows of :meth:`_targets`), as :meth:`_children`, where they are
+        under 1 / SPARSE_SHARE of (states x splits); else None. The table entries that lead somewhere are found
+        (a cell per entry), then their splits gathered (each entry's in split order, :meth:`_by_entry`) and put in
+        split order per state by one sort: no cell per (state, split). square(6)'s last source has 8 008 splits,
+        of which a state's completions are a dozen: 0.1 ms a state (gathers and masks over every split), most of
+        its listing after the first block."""
+        live = by_entry >= 0
+        per_entry = self.per_entry[j]
+        # a state's children: the splits of its table entries that lead somewhere; a float32 product, exact (every
+        # partial sum an integer of at most SPLIT_LIMIT < 2^24)
+        lens = (live.astype(np.float32) @ per_entry.astype(np.float32)).astype(np.int64)
+        m = int(lens.sum())
+        if m * SPARSE_SHARE >= live.shape[0] * max(1, len(self.entry[j])):
+            return None
+        row, ent = np.nonzero(live)
+        first, splits = self._by_entry(j)
+        k = per_entry[ent]
+        kid = splits[_ragged(first[ent], k)]
+        order = np.argsort(np.repeat(row, k) * max(1, len(self.entry[j])) + kid)  # (distinct keys)
+        tos = np.repeat(by_entry[row, ent], k)
+        return lens, kid[order].astype(np.int32), tos[order].astype(np.int32)
+
+    def _by_entry(self, j: int) -> tuple[Keys, Keys]:
+        """Source j's splits by table entry (``splits[first[e] : first[e] + per_entry[e]]``, each entry's in split
+        order)."""
+        got = self._entry_splits.get(j)
+        if got is None:
+            per_entry = self.per_entry[j]
+            got = self._entry_splits[j] = (np.cumsum(per_entry) - per_entry, np.argsort(self.entry[j], kind="stable"))
+        return got
 
     def _frame(self, j: int, prefix: npt.NDArray[Any], states: Keys, pos: int = 0) -> _Frame:
         """The frame of prefixes (ending in ``states``) whose children, source j's splits, are listed next. When

@@ -1,6 +1,9 @@
 """How the source programme's lister (trample.engines.ordered ``Lister``) works out the children of the states its
 walk meets: the same children, in the same order, whichever way.
 
+- ``Lister._sparse``: where a slice of states' children are few against (states x splits) (``SPARSE_SHARE``), they
+  are the splits of the table entries that lead somewhere, gathered per entry and sorted, not a cell per (state,
+  split);
 - ``_Kept.meet`` / ``resolve``: where a frame meets many new states (``EAGER_CELLS``), only their numbers of children
   are worked out when it is made (their targets kept), and the children as the walk's slices reach them;
 - ``Lister._targets``: at most ``PAIRS`` pairs a slice, their codes written in the pool's buffers (``_scratch``).
@@ -40,6 +43,51 @@ def _component(sc: dict) -> tuple:
 def _rows(prog: SourceProgramme, n: int, rows: int = 1000, start: int = 0) -> np.ndarray:
     blocks = prog.blocks(rows, np.int8, start=start)
     return np.concatenate(list(itertools.islice(blocks, -(-n // rows))))[:n]
+
+
+@pytest.mark.parametrize("live_bytes", [ordered.LIVE_BYTES, 0])  # int32 targets by one gather; int64 found
+@pytest.mark.parametrize("sc", BOARDS, ids=["square43", "square36", "cycle", "random"])
+def test_children_from_the_live_entries_are_those_of_every_split(monkeypatch, sc, live_bytes):  # 510.1a
+    # every level's children (offsets, split indices, targets) of all its live states, of a random few, and of a
+    # rooted programme's (its fixed sources' int64 targets): the same by the live entries' splits as by every split
+    monkeypatch.setattr(ordered, "LIVE_BYTES", live_bytes)
+    plan, comp = _component(sc)
+    whole = SourceProgramme(plan, comp)
+    first = next(whole.blocks(rows=1, dtype=np.int64))[0].tolist()
+    width = len(plan.sources[comp[0]].routes)
+    rooted = SourceProgramme(plan, comp, prefix=(tuple(first[:width]),))
+    rng = np.random.default_rng(3)
+    taken = 0
+    for prog in (whole, rooted):
+        lister = prog.lister(np.int8)
+        for j in range(len(comp)):
+            live = np.flatnonzero(lister.alive[j])
+            for states in (live, np.sort(rng.choice(live, size=min(5, len(live)), replace=False))):
+                monkeypatch.setattr(ordered, "SPARSE_SHARE", 1 << 62)  # never: a cell per (state, split)
+                dense = lister._children(j, states)
+                monkeypatch.setattr(ordered, "SPARSE_SHARE", 0)  # always
+                sparse = lister._children(j, states)
+                assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(dense, sparse))
+                taken += len(sparse[1])
+    assert taken
+
+
+def test_the_default_share_takes_the_live_entries_where_children_are_few(monkeypatch):  # 510.1a
+    # a shared square's last source, walked (no tables): a state's children are a few of its 286 splits; they come
+    # from the live entries, and the rows are those of the walk over every split
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", 0)
+    plan, comp = _component(_shared_square(3, 6))
+    calls: list[bool] = []
+    real = ordered.Lister._sparse
+    monkeypatch.setattr(
+        ordered.Lister, "_sparse", lambda s, j, b: calls.append(real(s, j, b) is not None) or real(s, j, b)
+    )
+    prog = SourceProgramme(plan, comp)
+    n = prog.count()
+    got = _rows(prog, n)
+    assert any(calls) and not all(calls)  # (the dense levels stay dense)
+    monkeypatch.setattr(ordered, "SPARSE_SHARE", 1 << 62)
+    assert np.array_equal(got, _rows(SourceProgramme(plan, comp), n))
 
 
 @pytest.mark.parametrize("eager", [0, ordered.EAGER_CELLS])
