@@ -144,3 +144,37 @@ def test_the_listers_pair_codes_are_written_in_the_pools_buffers(monkeypatch):  
     assert len(ordered._SCRATCH) <= ordered.SCRATCH_KEPT
     monkeypatch.setattr(SourceProgramme, "_pair_codes", lambda self, j, a, room=(): real(self, j, a))
     assert np.array_equal(got, _rows(SourceProgramme(plan, comp), n))
+
+
+def test_a_levels_slices_are_written_again_in_its_own_buffers(monkeypatch):  # 510.1a
+    # Lister._slice_room: the rows of a level's slices (small: PREFIX_BYTES lowered, many of them) in a buffer of the
+    # level's own, written again once its last slice's frame is gone: a couple of buffers for hundreds of slices, and
+    # the rows those of the column programme, from the first row and from a third of the count
+    from trample.engines.direct import ComponentDP
+
+    monkeypatch.setattr(ordered, "PREFIX_BYTES", 1 << 7)
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", 0)  # (every level walked)
+    plan, comp = _component(random_sharing(5, 6, 3, seed=2, power=(2, 4)))
+    calls: list[bool] = []  # per slice, whether its buffer was made new
+    real = ordered.Spare.empty
+
+    def spy(self, rows, dtype):
+        before = [id(b) for b in self.held]
+        got = real(self, rows, dtype)
+        if self is not block_spare[0]:
+            calls.append(id(got.base) not in before)
+        return got
+
+    block_spare: list = [None]
+    monkeypatch.setattr(ordered.Spare, "empty", spy)
+    prog = SourceProgramme(plan, comp)
+    lister = prog.lister(np.int8)
+    n = prog.count()
+    block_spare[0] = ordered.Spare()
+    got = np.concatenate(list(lister.blocks(1000, NEVER, spare=block_spare[0])))
+    assert len(lister._slices) > 1 and len(calls) > 100
+    assert sum(calls) <= ordered.SPARE_BLOCKS * len(lister._slices), (sum(calls), len(calls))
+    old = ComponentDP(plan, comp)
+    assert np.array_equal(got, np.concatenate(list(old.blocks(1000, np.int8))))
+    third = n // 3
+    assert np.array_equal(_rows(SourceProgramme(plan, comp), n - third, start=third), got[third:])
