@@ -178,3 +178,9 @@ def test_a_levels_slices_are_written_again_in_its_own_buffers(monkeypatch):  # 5
     assert np.array_equal(got, np.concatenate(list(old.blocks(1000, np.int8))))
     third = n // 3
     assert np.array_equal(_rows(SourceProgramme(plan, comp), n - third, start=third), got[third:])
+    # a rooted programme (the prefix lister's: many, each listed a while) writes its slices in new arrays
+    width = len(plan.sources[comp[0]].routes)
+    rooted = SourceProgramme(plan, comp, prefix=(tuple(got[0, :width].tolist()),))
+    lister = rooted.lister(np.int8)
+    assert np.array_equal(np.concatenate(list(lister.blocks(1000, NEVER))), got[: rooted.count()])
+    assert not lister._slices
