@@ -993,6 +993,12 @@ def _compositions(total: Keys, parts: Keys) -> Weights:
 
 SPLIT_LIMIT = 1 << 20  # splits of one source (compositions of its damage over its routes) listed at most
 CSR_CELLS = 1 << 22  # (reached states x splits), summed over the sources, up to which children are kept per state
+#: (new states x splits) a frame meets up to which their children are worked out at once; past it, their numbers of
+#: children at once and the children themselves as the walk's slices reach them (_Kept.meet)
+EAGER_CELLS = 1 << 16
+#: a slice of states' children are found from their live table entries (not a cell per state and split) where they
+#: are under this share of (states x splits): Lister._sparse
+SPARSE_SHARE = 8
 SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
 LIVE_BYTES = 1 << 24  # bytes of one cut's table of live codes (Lister._live_index) at most
 PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
@@ -1074,6 +1080,8 @@ class Lister:
         self._live: dict[int, tuple[int, npt.NDArray[np.int32] | None]] = {}  # see _live_index
         self._tail: tuple[int, npt.NDArray[Any], Keys] | None = None  # see _suffixes
         self._last: _LastLevel | None = None  # see _suffixes
+        self._entry_splits: dict[int, tuple[Keys, Keys]] = {}  # see _by_entry
+        self._slices: dict[int, Spare] = {}  # per level, the buffers of its slices of rows (_slice_room)
 
     def reheaded(self, prefix: Sequence[Sequence[int]], deadline: Deadline) -> Lister:
         """This rooted programme's lister for other fixed splits ``prefix`` (as many, not every source) that lead to
@@ -1224,26 +1232,32 @@ class Lister:
         prog = self.prog
         nxt = prog.codes[j + 1]
         width = max(1, len(self.entry[j]), len(prog.tkeys[j]))
-        step = max(1, SLICE_CELLS // width)
-        for lo in range(0, len(states), step):
-            idx = states[lo : lo + step]
-            prog._budget.spend(len(idx) * width)
-            if not len(nxt):
-                yield np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
-                continue
-            if j < len(prog.prefix):  # a fixed source: its one state goes by its one split's entry to the next one
-                to = np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
-                to[:, self.entry[j]] = 0 if self.alive[j + 1][0] else -1
-                yield to
-                continue
-            code = prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy()))
-            lo, live = self._live_index(j + 1)
-            if live is not None:  # one gather: dead pairs (negative) and codes without completions read -1
-                code -= lo
-                yield live.take(code, mode="clip")
-                continue
-            at = prog.find(j + 1, code)
-            yield np.where(self.alive[j + 1].take(at, mode="clip") & (at >= 0), at, -1)
+        # at most PAIRS pairs a slice, their codes written in two buffers of the pool (_scratch), not new arrays:
+        # square(6)'s 130 states a slice made 4 MB of codes per matrix, mapped afresh and faulted page by page
+        step = max(1, min(SLICE_CELLS // width, PAIRS // max(1, len(prog.tkeys[j]))))
+        room = [_scratch(), _scratch()]
+        try:
+            for a in range(0, len(states), step):
+                idx = states[a : a + step]
+                prog._budget.spend(len(idx) * width)
+                if not len(nxt):
+                    yield np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
+                    continue
+                if j < len(prog.prefix):  # a fixed source: its one state goes by its one split's entry to the next
+                    to = np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
+                    to[:, self.entry[j]] = 0 if self.alive[j + 1][0] else -1
+                    yield to
+                    continue
+                code = prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy()), room)
+                lo, live = self._live_index(j + 1)
+                if live is not None:  # one gather: dead pairs (negative) and codes without completions read -1
+                    code -= lo
+                    yield live.take(code, mode="clip")
+                    continue
+                at = prog.find(j + 1, code)
+                yield np.where(self.alive[j + 1].take(at, mode="clip") & (at >= 0), at, -1)
+        finally:
+            _given(*room)
 
     def _live_index(self, j: int) -> tuple[int, npt.NDArray[np.int32] | None]:
         """The reached states of the cut before source ``j`` with completions, by code: (the codes' offset, a table
@@ -1269,15 +1283,22 @@ class Lister:
         parts = [(to >= 0).astype(np.int64) @ self.per_entry[j] for to in self._targets(j, states)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
-    def _children(self, j: int, states: Keys) -> tuple[Keys, Ints, Ints]:
+    def _children(self, j: int, states: Keys, targets: Ints | None = None) -> tuple[Keys, Ints, Ints]:
         """For reached states of the cut before source j: CSR offsets (one more than the states), the children
-        (indices of source j's splits, in order) and the state each leads to (int32)."""
+        (indices of source j's splits, in order) and the state each leads to (int32). ``targets``: the states'
+        rows of :meth:`_targets` (int32), where they were kept (:meth:`_Kept.meet`), not worked out again."""
         lens: list[Keys] = []
         kids: list[Ints] = []
         tos: list[Ints] = []
         entry = self.entry[j]
         n = max(1, len(entry))
-        for by_entry in self._targets(j, states):
+        for by_entry in self._targets(j, states) if targets is None else (targets,):
+            got = self._sparse(j, by_entry)
+            if got is not None:
+                lens.append(got[0])
+                kids.append(got[1])
+                tos.append(got[2])
+                continue
             if by_entry.dtype == np.int32:
                 # each split's target gathered whole (a target of four bytes: np.take, not [:, entry], whose
                 # column-major result the masks would copy again), then those that lead somewhere, with their
@@ -1302,6 +1323,38 @@ class Lister:
         empty = np.zeros(0, dtype=np.int32)
         return off, np.concatenate(kids) if kids else empty, np.concatenate(tos) if tos else empty
 
+    def _sparse(self, j: int, by_entry: npt.NDArray[np.signedinteger[Any]]) -> tuple[Keys, Ints, Ints] | None:
+        """The children of a slice of states (their rows of :meth:`_targets`), as :meth:`_children`, where they are
+        under 1 / SPARSE_SHARE of (states x splits); else None. The table entries that lead somewhere are found
+        (a cell per entry), then their splits gathered (each entry's in split order, :meth:`_by_entry`) and put in
+        split order per state by one sort: no cell per (state, split). square(6)'s last source has 8 008 splits,
+        of which a state's completions are a dozen: 0.1 ms a state (gathers and masks over every split), most of
+        its listing after the first block."""
+        live = by_entry >= 0
+        per_entry = self.per_entry[j]
+        # a state's children: the splits of its table entries that lead somewhere; a float32 product, exact (every
+        # partial sum an integer of at most SPLIT_LIMIT < 2^24)
+        lens = (live.astype(np.float32) @ per_entry.astype(np.float32)).astype(np.int64)
+        m = int(lens.sum())
+        if m * SPARSE_SHARE >= live.shape[0] * max(1, len(self.entry[j])):
+            return None
+        row, ent = np.nonzero(live)
+        first, splits = self._by_entry(j)
+        k = per_entry[ent]
+        kid = splits[_ragged(first[ent], k)]
+        order = np.argsort(np.repeat(row, k) * max(1, len(self.entry[j])) + kid)  # (distinct keys)
+        tos = np.repeat(by_entry[row, ent], k)
+        return lens, kid[order].astype(np.int32), tos[order].astype(np.int32)
+
+    def _by_entry(self, j: int) -> tuple[Keys, Keys]:
+        """Source j's splits by table entry (``splits[first[e] : first[e] + per_entry[e]]``, each entry's in split
+        order)."""
+        got = self._entry_splits.get(j)
+        if got is None:
+            per_entry = self.per_entry[j]
+            got = self._entry_splits[j] = (np.cumsum(per_entry) - per_entry, np.argsort(self.entry[j], kind="stable"))
+        return got
+
     def _frame(self, j: int, prefix: npt.NDArray[Any], states: Keys, pos: int = 0) -> _Frame:
         """The frame of prefixes (ending in ``states``) whose children, source j's splits, are listed next. When
         the children of every reached state fit in CSR_CELLS, they are worked out once per level and kept;
@@ -1311,10 +1364,8 @@ class Lister:
             kept = self._csr.get(j)
             if kept is None:
                 kept = self._csr[j] = _Kept(len(self.prog.codes[j]))
-            kept.add(self, j, states)
-            return _Frame(
-                j, prefix, kept.lens[states], pos, lambda p0, p1: (kept.start[states[p0:p1]], kept.kids, kept.tos)
-            )
+            kept.meet(self, j, states)
+            return _Frame(j, prefix, kept.lens[states], pos, lambda p0, p1: kept.resolve(self, j, states[p0:p1]))
         u, inv = unique(states)
         known = self._known.setdefault(j, np.full(len(self.prog.codes[j]), -1, dtype=np.int64))
         new = u[known[u] < 0]
@@ -1435,7 +1486,11 @@ class Lister:
                 stack.pop()
                 continue
             prefix, kids, tos = got
-            made = _extend(out.free(len(kids)) if j == last else record[j], prefix if j else None, whole[j].take(kids))
+            made = _extend(  # (its room in no name of its own: a block's buffer held so would not be written again)
+                out.free(len(kids)) if j == last else self._slice_room(j, step, record[j], len(kids)),
+                prefix if j else None,
+                whole[j].take(kids),
+            )
             if j == last:
                 yield from out.put(None)
             elif j == L - 1 and L < n:
@@ -1443,6 +1498,22 @@ class Lister:
             else:
                 stack.append(self._frame(j + 1, made.view(self._void(at[j + 1])), tos.astype(np.int64)))
         yield from out.flush()
+
+    def _slice_room(self, j: int, step: int, record: np.dtype[Any], k: int) -> npt.NDArray[Any] | np.dtype[Any]:
+        """Where a slice of ``k`` rows of level j's ``record`` (made ``step`` at a time) is written: a buffer of the
+        level's own (:class:`Spare`), written again once nothing holds its last slice any more (the frame below it
+        popped); level 0 unpadded: its record (the splits themselves, :func:`_extend`). New arrays were mapped afresh
+        and faulted page by page: random_sharing(9, 11, 3) seed 2's level above its tables, 2 000 of the 5 400 page
+        faults of its window from the first block to 2^20 rows. Not for a rooted programme (the prefix lister's: many,
+        each listed a while and dropped): buffers of its own, held while it lives, were new for each one all the
+        same, and kept from the heap the memory the next one's temporaries would take (random_sharing(12, 14, 4) seed
+        0: about 10 % slower after its first block)."""
+        if not record.names or self.prog.prefix:
+            return record
+        spare = self._slices.get(j)
+        if spare is None:
+            spare = self._slices[j] = Spare()
+        return spare.empty(step, record)[:k]
 
     def _records(self, at: Sequence[int], L: int) -> list[np.dtype[Any]]:
         """Per level, the rows it makes: a record of the prefix and the split (level 0: the split); at level L-1
@@ -1500,27 +1571,68 @@ def _extend(into: npt.NDArray[Any] | np.dtype[Any], prefix: npt.NDArray[Any] | N
 
 class _Kept:
     """The children of the reached states of one level met so far (where every state's fit: ``Lister.keep``), in
-    one growing table: a state's children start at ``start`` (-1: not worked out yet), ``lens`` of them. Worked out
-    as frames meet the states, not for every reached state when the level is first entered: the first block of a
-    rooted programme needs the children of a few states per level (random_sharing(12, 14, 4) seed 7: 0.09 s of its
-    0.23 s to the first block went to the children of every state of its 12 levels)."""
+    one growing table: a state's children start at ``start`` (-1: not worked out yet), ``lens`` of them (-1: not
+    counted yet). Worked out as frames meet the states, not for every reached state when the level is first
+    entered: the first block of a rooted programme needs the children of a few states per level
+    (random_sharing(12, 14, 4) seed 7: 0.09 s of its 0.23 s to the first block went to the children of every state
+    of its 12 levels). Where a frame meets many new states (past EAGER_CELLS of states x splits), only their numbers
+    of children are worked out when it is made, their targets kept (``row``: each state's row of ``targets``, -1:
+    none), and their children as the walk's slices reach them (:meth:`resolve`): square(5)'s rooted programme met
+    all 666 states of its fourth source at once, 2 M children (38 ms), where the next million rows read the
+    children of a few dozen."""
 
-    __slots__ = ("start", "lens", "kids", "tos", "used")
+    __slots__ = ("start", "lens", "kids", "tos", "used", "row", "targets", "filled")
 
     def __init__(self, states: int) -> None:
         self.start = np.full(states, -1, dtype=np.int64)
-        self.lens = np.zeros(states, dtype=np.int64)
+        self.lens = np.full(states, -1, dtype=np.int64)
         self.kids: Ints = np.zeros(0, dtype=np.int32)
         self.tos: Ints = np.zeros(0, dtype=np.int32)
         self.used = 0
+        self.row = np.full(states, -1, dtype=np.int64)
+        self.targets: Ints | None = None  # (its width: the table's entries)
+        self.filled = 0  # rows of ``targets`` in use
 
-    def add(self, lister: Lister, j: int, states: Keys) -> None:
-        """The children of those of ``states`` not met before, worked out (in one pass) and kept."""
-        new = states[self.start[states] < 0]
+    def meet(self, lister: Lister, j: int, states: Keys) -> None:
+        """The numbers of children of those of ``states`` not met before (their children too, where they are
+        few)."""
+        new = states[self.lens[states] < 0]
         if not len(new):
             return
         new = unique(new)[0]
-        off, kids, tos = lister._children(j, new)
+        if len(new) * len(lister.splits[j]) <= EAGER_CELLS:
+            self.add(lister, j, new)
+            return
+        parts = [t.astype(np.int32, copy=False) for t in lister._targets(j, new)]  # (dead: -1 already)
+        got = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        if self.targets is None:
+            self.targets = np.empty((len(got), got.shape[1]), dtype=np.int32)
+        elif self.filled + len(got) > len(self.targets):  # grown by doubling, as the children
+            grown = np.empty((max(self.filled + len(got), 2 * len(self.targets)), got.shape[1]), dtype=np.int32)
+            grown[: self.filled] = self.targets[: self.filled]
+            self.targets = grown
+        self.targets[self.filled : self.filled + len(got)] = got
+        self.row[new] = np.arange(self.filled, self.filled + len(got))
+        self.filled += len(got)
+        # a state's children: the splits of the table entries that lead somewhere; as a float32 product, exact (every
+        # partial sum an integer of at most SPLIT_LIMIT < 2^24)
+        per_entry = lister.per_entry[j].astype(np.float32)
+        self.lens[new] = ((got >= 0).astype(np.float32) @ per_entry).astype(np.int64)
+
+    def resolve(self, lister: Lister, j: int, states: Keys) -> tuple[Keys, Ints, Ints]:
+        """Where the children of each of ``states`` (met: :meth:`meet`) start in the children and targets returned
+        with them: worked out first for those that were only counted."""
+        need = states[self.start[states] < 0]  # (counted, so their targets are kept)
+        if len(need):
+            need = unique(need)[0]
+            assert self.targets is not None
+            self.add(lister, j, need, self.targets[self.row[need]])
+        return self.start[states], self.kids, self.tos
+
+    def add(self, lister: Lister, j: int, new: Keys, targets: Ints | None = None) -> None:
+        """The children of ``new`` (distinct states, none worked out yet), worked out in one pass (from their kept
+        ``targets`` where they were only counted) and kept."""
+        off, kids, tos = lister._children(j, new, targets)
         m = len(kids)
         if self.used + m > len(self.kids):  # grown by doubling: amortised, one copy per entry
             size = max(self.used + m, 2 * len(self.kids))

@@ -65,6 +65,10 @@ LAST = [8, 200, ordered.LAST_BYTES]
 #: rows: never, the ragged gather)
 RUNS = [1, 3, ordered.SUFFIX_RUN, 1 << 62]
 FILLS = [1, 4, ordered.FILL_RUN, 1 << 62]
+#: children from the live entries (0: always; past any board: never) and frames that count their new states and work
+#: out their children as the slices reach them (0: every frame; past any board: none)
+SHARES = [0, ordered.SPARSE_SHARE, 1 << 62]
+EAGER = [0, 64, ordered.EAGER_CELLS, 1 << 62]
 
 
 def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0) -> int:
@@ -84,6 +88,8 @@ def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0)
             mp.setattr(ordered, "LAST_BYTES", rng.choice(LAST))
             mp.setattr(ordered, "SUFFIX_RUN", rng.choice(RUNS))
             mp.setattr(ordered, "FILL_RUN", rng.choice(FILLS))
+            mp.setattr(ordered, "SPARSE_SHARE", rng.choice(SHARES))
+            mp.setattr(ordered, "EAGER_CELLS", rng.choice(EAGER))
             got = _rows(prog, rng.choice([1, 3, 7, 64, 1 << 16]))
             assert got == want  # the same rows, in the canonical order
             for start in {0, 1, len(want) // 2, len(want) - 1, rng.randrange(max(1, len(want)))}:
