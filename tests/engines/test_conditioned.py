@@ -94,16 +94,20 @@ def _boards(seed: int, n: int, m: int, per: int) -> dict:
     return random_sharing(n, m, per=per, seed=seed, power=(2, 6))
 
 
+def _shared_components(seed: int, n: int, per: int):
+    """(plan, component, its conditioned programme, its source programme) for each component of several sources
+    of a generated board (n attackers on n + 2 blockers, ``per`` each)."""
+    plan = Combat(load_scenario(_boards(seed, n, n + 2, per))).plan
+    for comp in plan.components:
+        if len(comp) >= 2:
+            yield plan, comp, ConditionedProgramme(plan, comp), SourceProgramme(plan, comp)
+
+
 @settings(max_examples=12, deadline=None)
 @given(st.integers(0, 10**6), st.integers(4, 8), st.integers(2, 3))
 def test_rank_and_unrank_follow_the_listing_order(seed, n, per):  # the source programme's listing, another method
-    sc = _boards(seed, n, n + 2, per)
-    plan = Combat(load_scenario(sc)).plan
     rng = random.Random(seed)
-    for comp in plan.components:
-        if len(comp) < 2:
-            continue
-        prog, other = ConditionedProgramme(plan, comp), SourceProgramme(plan, comp)
+    for plan, comp, prog, other in _shared_components(seed, n, per):
         assert prog.count() == other.count() == count_component(plan, comp)
         for start in (0, rng.randrange(prog.count())):
             block = next(other.blocks(rows=6, start=start))
@@ -842,13 +846,8 @@ def test_learnt_plans_and_suffix_tables_against_the_column_programme(learning, n
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 10**6), st.integers(4, 8), st.integers(2, 3))
 def test_learnt_plans_and_suffix_tables_follow_the_listing_order(learning, seed, n, per):  # 702.19b, 510.1a
-    sc = _boards(seed, n, n + 2, per)
-    plan = Combat(load_scenario(sc)).plan
     rng = random.Random(seed)
-    for comp in plan.components:
-        if len(comp) < 2:
-            continue
-        prog, other = ConditionedProgramme(plan, comp), SourceProgramme(plan, comp)
+    for _, _, prog, other in _shared_components(seed, n, per):
         for start in (0, rng.randrange(prog.count()), rng.randrange(prog.count())):
             block = next(other.blocks(rows=4, start=start))
             for k, row in enumerate(block.tolist()):

@@ -543,10 +543,7 @@ def test_a_joins_table_by_products_is_the_one_made_pair_by_pair(monkeypatch, sc,
     # same entries, states and counts as the codes of the same join made pair by pair (elimination._uncodes); so do
     # a product's blocks of rows, each over only its signatures (elimination._block_products), rows reordered
     seen = _blocks(monkeypatch) if blocks else []
-    plan = Combat(load_scenario(sc)).plan
-    comp = max(plan.components, key=len)
-    budget = elimination.Budget(elimination.NEVER, None)
-    factors = elimination._Factors(elimination.Graph(plan, comp), comp, budget)
+    factors, budget = _largest_factors(sc)
     slots, ring, by_products = list(factors.slots), factors.ring, 0
     for a, b in factors.joins:
         t = elimination._join(factors.g, slots[a], slots[b], ring, budget)
@@ -558,6 +555,14 @@ def test_a_joins_table_by_products_is_the_one_made_pair_by_pair(monkeypatch, sc,
         slots[a], slots[b] = t, None
     assert by_products > 0
     assert not blocks or max(seen) > 1
+
+
+def _largest_factors(sc):
+    """The tables and join order of the largest component of ``sc``, and a budget without bounds."""
+    plan = Combat(load_scenario(sc)).plan
+    comp = max(plan.components, key=len)
+    budget = elimination.Budget(elimination.NEVER, None)
+    return elimination._Factors(elimination.Graph(plan, comp), comp, budget), budget
 
 
 def _combined_by_lexsort(key, B, first, ring, budget):
@@ -575,10 +580,7 @@ def test_signatures_combined_in_one_sort_as_by_lexsort(sc):  # 702.19b, 702.19c
     # elimination._combined sorts the pairs of signatures and B's entries by one int64 key (signature, then code):
     # the same combined entries, in the same order, with the same counts (a float row's bit for bit: the stable
     # sort adds the same counts in the same order) as lexsort on the two, at every join of a count
-    plan = Combat(load_scenario(sc)).plan
-    comp = max(plan.components, key=len)
-    budget = elimination.Budget(elimination.NEVER, None)
-    factors = elimination._Factors(elimination.Graph(plan, comp), comp, budget)
+    factors, budget = _largest_factors(sc)
     slots, ring, pairs = list(factors.slots), factors.ring, 0
     for a, b in factors.joins:
         A, B = (slots[a], slots[b]) if len(slots[a]) >= len(slots[b]) else (slots[b], slots[a])
