@@ -189,6 +189,21 @@ def test_the_shift_goes_on_to_the_source_then_the_column_programme(monkeypatch):
     assert before == middle == [prog.unrank(i) for i in picks] == [ComponentDP(plan, comp).unrank(i) for i in picks]
 
 
+def test_the_shift_tries_the_next_programme_before_the_next_unrank_not_after_the_one_that_paid(monkeypatch):
+    # a caller who makes one unrank does not wait for a trial it cannot use; the next call uses what it built
+    monkeypatch.setattr(direct, "COLUMN_TRIAL", 1e-9)
+    plan = Combat(load_scenario(pw_cycle(6))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    prog = get_engine("direct", needs=[PROGRAMME]).programme(plan, comp)  # type: ignore[attr-defined]
+    assert isinstance(prog, direct.ShiftingProgramme) and isinstance(prog.source, ConditionedProgramme)
+    prog.trial = 1e-12  # due after any unrank
+    first = prog.unrank(7)
+    assert isinstance(prog.source, ConditionedProgramme) and prog.trial == 1e-12 and prog.spent > 0  # not tried yet
+    prog.spent, prog.trial = 120.0, 120.0  # generous: a loaded machine still builds within it
+    assert prog.unrank(7) == first == ComponentDP(plan, comp).unrank(7)
+    assert isinstance(prog.source, SourceProgramme) and prog.spent > 0  # tried before this unrank, which then used it
+
+
 def test_a_passed_time_limit_stops_it():  # the clock is read within the joins
     plan = Combat(load_scenario(random_sharing(9, 11, 3, seed=1))).plan
     (comp,) = [c for c in plan.components if len(c) > 1]
