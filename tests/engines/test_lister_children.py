@@ -5,7 +5,8 @@ walk meets: the same children, in the same order, whichever way.
   are the splits of the table entries that lead somewhere, gathered per entry and sorted, not a cell per (state,
   split);
 - ``_Kept.meet`` / ``resolve``: where a frame meets many new states (``EAGER_CELLS``), only their numbers of children
-  are worked out when it is made (their targets kept), and the children as the walk's slices reach them;
+  are worked out when it is made (their targets gathered straight into the kept table, and counted there), and the
+  children as the walk's slices reach them;
 - ``Lister._targets``: at most ``PAIRS`` pairs a slice, their codes written in the pool's buffers (``_scratch``).
 
 The oracle is the other way of each (and, through them, the brute force in test_source_lister.py).
@@ -121,6 +122,35 @@ def test_a_frame_of_many_new_states_counts_them_and_works_out_their_children_as_
     slices = SourceProgramme(plan, comp)
     assert not slices.lister(np.int8).keep
     assert all(np.array_equal(a, b) for a, b in zip(got, [_rows(slices, n), _rows(slices, n, start=third)]))
+
+
+@pytest.mark.parametrize("live_bytes", [ordered.LIVE_BYTES, 0])  # int32 targets by one gather; int64 found
+def test_a_frame_of_many_new_states_gathers_their_targets_into_the_kept_table(monkeypatch, live_bytes):  # 510.1a
+    # _Kept.meet past EAGER_CELLS: each slice of Lister._targets written straight into the kept targets' rows (the
+    # rows yielded are those rows) and counted there, in slices of a few states (SLICE_CELLS lowered), twice (the
+    # table grown); the targets and the numbers of children are those of new arrays and of Lister._counts
+    monkeypatch.setattr(ordered, "LIVE_BYTES", live_bytes)
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", 0)
+    monkeypatch.setattr(ordered, "EAGER_CELLS", 0)
+    monkeypatch.setattr(ordered, "SLICE_CELLS", 1 << 10)
+    plan, comp = _component(_shared_square(4, 10))
+    lister = SourceProgramme(plan, comp).lister(np.int8)
+    j = 3
+    live = np.flatnonzero(lister.alive[j])
+    halves = [live[::2], live[1::2]]
+    kept = ordered._Kept(len(lister.prog.codes[j]))
+    out = np.full((len(halves[0]), len(lister.prog.tkeys[j])), -7, dtype=np.int32)
+    slices = list(lister._targets(j, halves[0], out))
+    assert len(slices) > 2 and all(np.shares_memory(t, out) for t in slices)
+    for states in halves:
+        kept.meet(lister, j, states)
+    assert kept.targets is not None and kept.filled == len(live)
+    for states in halves:
+        fresh = np.concatenate(list(lister._targets(j, states)))
+        assert np.array_equal(kept.targets[kept.row[states]], fresh.astype(np.int32))
+        assert np.array_equal(kept.lens[states], lister._counts(j, states))
+    assert np.array_equal(out, kept.targets[kept.row[halves[0]]])
+    assert len(ordered._SCRATCH) <= ordered.SCRATCH_KEPT
 
 
 def test_the_listers_pair_codes_are_written_in_the_pools_buffers(monkeypatch):  # 510.1a
