@@ -1081,6 +1081,7 @@ class Lister:
         self._tail: tuple[int, npt.NDArray[Any], Keys] | None = None  # see _suffixes
         self._last: _LastLevel | None = None  # see _suffixes
         self._entry_splits: dict[int, tuple[Keys, Keys]] = {}  # see _by_entry
+        self._yes_no: dict[int, list[tuple[list[int], list[int], npt.NDArray[np.bool_]]]] = {}  # see _ends
         self._slices: dict[int, Spare] = {}  # per level, the buffers of its slices of rows (_slice_room)
 
     def reheaded(self, prefix: Sequence[Sequence[int]], deadline: Deadline) -> Lister:
@@ -1230,7 +1231,8 @@ class Lister:
         """For reached states (indices into ``codes[j]``) of the cut before source j, in slices of states: the state
         each entry of source j's table leads to (a row per state; -1: dead, or no completion). ``out``: a row per
         state (int32) where each slice is written (gathered there where it can be, not made and copied) and whose
-        slices are yielded."""
+        slices are yielded; else the last source's slices (:meth:`_ends`) are in the pool's buffers, each valid until
+        the next."""
         prog = self.prog
         nxt = prog.codes[j + 1]
         width = max(1, len(self.entry[j]), len(prog.tkeys[j]))
@@ -1238,6 +1240,8 @@ class Lister:
         # square(6)'s 130 states a slice made 4 MB of codes per matrix, mapped afresh and faulted page by page
         step = max(1, min(SLICE_CELLS // width, PAIRS // max(1, len(prog.tkeys[j]))))
         room = [_scratch(), _scratch()]
+        # the last source: nothing after it, so its pairs lead to the one state of the empty cut or are dead
+        ends = not prog.cut[j + 1] and len(nxt) == 1 and bool(self.alive[j + 1][0])
         try:
             for a in range(0, len(states), step):
                 idx = states[a : a + step]
@@ -1248,6 +1252,8 @@ class Lister:
                 elif j < len(prog.prefix):  # a fixed source: its one state goes by its one split's entry to the next
                     got = np.full((len(idx), len(prog.tkeys[j])), -1, dtype=np.int64)
                     got[:, self.entry[j]] = 0 if self.alive[j + 1][0] else -1
+                elif ends:
+                    got = self._ends(j, prog._decode(j, prog.codes[j][idx].copy()), room)
                 else:
                     code = prog._pair_codes(j, prog._decode(j, prog.codes[j][idx].copy()), room)
                     lo, live = self._live_index(j + 1)
@@ -1263,6 +1269,35 @@ class Lister:
                 yield got
         finally:
             _given(*room)
+
+    def _ends(self, j: int, a: Keys, room: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np.int8]:
+        """The targets of :meth:`_targets` (int8) of the last source, whose next cut is empty: each pair leads to
+        its one state (0) or is dead (-1), so each join matrix's cells (:meth:`SourceProgramme._prepare`) are 0 or
+        dead, and a pair is live where its cells in every matrix are: the matrices' rows as booleans, gathered and
+        ANDed (a byte a pair, not a code's eight gathered, added, clipped and looked up: square(6)'s last source,
+        4 015 entries, 30 us a state). Written in the buffers ``room`` where they fit (valid until the next)."""
+        mats = self._yes_no.get(j)
+        if mats is None:
+            passing, matrices, _ = self.prog._prepare(j)
+            assert not passing  # (every resource of the cut is the last source's)
+            mats = self._yes_no[j] = [(group, stride, mat >= 0) for group, stride, mat in matrices]
+        shape = (len(a), len(self.prog.tkeys[j]))
+        fits = shape[0] * shape[1] <= min(len(r) for r in room)
+        ok: npt.NDArray[np.bool_] | None = None
+        for group, stride, mat in mats:
+            r = np.zeros(len(a), dtype=np.int64)
+            for c, s in zip(group, stride):
+                r += (a[:, c] + 2) * s
+            out = room[ok is not None][: shape[0] * shape[1]].view(np.bool_).reshape(shape) if fits else None
+            got = np.take(mat, r, axis=0, out=out, mode="clip")
+            if ok is None:
+                ok = got
+            else:
+                np.logical_and(ok, got, out=ok)
+        assert ok is not None
+        to = ok.view(np.int8)
+        to -= 1  # live: 0, the empty cut's one state; dead: -1
+        return to
 
     def _live_index(self, j: int) -> tuple[int, npt.NDArray[np.int32] | None]:
         """The reached states of the cut before source ``j`` with completions, by code: (the codes' offset, a table
