@@ -1382,7 +1382,9 @@ class Lister:
         first, splits = self._by_entry(j)
         k = per_entry[ent]
         kid = splits[_ragged(first[ent], k)]
-        order = np.argsort(np.repeat(row, k) * max(1, len(self.entry[j])) + kid)  # (distinct keys)
+        # (distinct keys, so any sort gives the one order) a stable sort: a merge of the runs the entries' splits
+        # already are, where numpy's default (introsort) takes no notice of them; square(6)'s 2.4x faster
+        order = np.argsort(np.repeat(row, k) * max(1, len(self.entry[j])) + kid, kind="stable")
         tos = np.repeat(by_entry[row, ent], k)
         return lens, kid[order].astype(np.int32), tos[order].astype(np.int32)
 
