@@ -5,8 +5,10 @@ walk meets: the same children, in the same order, whichever way.
   are the splits of the table entries that lead somewhere, gathered per entry and sorted, not a cell per (state,
   split);
 - ``_Kept.meet`` / ``resolve``: where a frame meets many new states (``EAGER_CELLS``), only their numbers of children
-  are worked out when it is made (their targets kept), and the children as the walk's slices reach them;
-- ``Lister._targets``: at most ``PAIRS`` pairs a slice, their codes written in the pool's buffers (``_scratch``).
+  are worked out when it is made (their targets gathered straight into the kept table, and counted there), and the
+  children as the walk's slices reach them;
+- ``Lister._targets``: at most ``PAIRS`` pairs a slice, their codes written in the pool's buffers (``_scratch``);
+  the last source's (``Lister._ends``) a yes or no of its join matrices' rows, not codes.
 
 The oracle is the other way of each (and, through them, the brute force in test_source_lister.py).
 """
@@ -121,6 +123,68 @@ def test_a_frame_of_many_new_states_counts_them_and_works_out_their_children_as_
     slices = SourceProgramme(plan, comp)
     assert not slices.lister(np.int8).keep
     assert all(np.array_equal(a, b) for a, b in zip(got, [_rows(slices, n), _rows(slices, n, start=third)]))
+
+
+@pytest.mark.parametrize("live_bytes", [ordered.LIVE_BYTES, 0])  # int32 targets by one gather; int64 found
+def test_a_frame_of_many_new_states_gathers_their_targets_into_the_kept_table(monkeypatch, live_bytes):  # 510.1a
+    # _Kept.meet past EAGER_CELLS: each slice of Lister._targets written straight into the kept targets' rows (the
+    # rows yielded are those rows) and counted there, in slices of a few states (SLICE_CELLS lowered), twice (the
+    # table grown); the targets and the numbers of children are those of new arrays and of Lister._counts
+    monkeypatch.setattr(ordered, "LIVE_BYTES", live_bytes)
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", 0)
+    monkeypatch.setattr(ordered, "EAGER_CELLS", 0)
+    monkeypatch.setattr(ordered, "SLICE_CELLS", 1 << 10)
+    plan, comp = _component(_shared_square(4, 10))
+    lister = SourceProgramme(plan, comp).lister(np.int8)
+    for j in (2, 3):  # (3, the last source: its targets by Lister._ends, copied into the rows)
+        live = np.flatnonzero(lister.alive[j])
+        halves = [live[::2], live[1::2]]
+        kept = ordered._Kept(len(lister.prog.codes[j]))
+        out = np.full((len(halves[0]), len(lister.prog.tkeys[j])), -7, dtype=np.int32)
+        slices = list(lister._targets(j, halves[0], out))
+        assert len(slices) > 2 and all(np.shares_memory(t, out) for t in slices)
+        for states in halves:
+            kept.meet(lister, j, states)
+        assert kept.targets is not None and kept.filled == len(live)
+        for states in halves:
+            fresh = np.concatenate([t.copy() for t in lister._targets(j, states)])  # (each valid until the next)
+            assert np.array_equal(kept.targets[kept.row[states]], fresh.astype(np.int32))
+            assert np.array_equal(kept.lens[states], lister._counts(j, states))
+        assert np.array_equal(out, kept.targets[kept.row[halves[0]]])
+    assert len(ordered._SCRATCH) <= ordered.SCRATCH_KEPT
+
+
+@pytest.mark.parametrize("sc", BOARDS, ids=["square43", "square36", "cycle", "random"])
+def test_the_last_sources_targets_are_a_yes_or_no_of_its_join_matrices(monkeypatch, sc):  # 510.1a
+    # Lister._ends: nothing comes after the last source, so its pairs lead to the empty cut's one state or are dead;
+    # the matrices' rows as booleans ANDed give the targets of the full pair codes looked up, in slices of a few
+    # states (SLICE_CELLS lowered), whole or rooted, and the walk's rows (every level walked) are the column
+    # programme's
+    from trample.engines.direct import ComponentDP
+
+    monkeypatch.setattr(ordered, "SLICE_CELLS", 1 << 10)
+    plan, comp = _component(sc)
+    whole = SourceProgramme(plan, comp)
+    first = next(whole.blocks(rows=1, dtype=np.int64))[0].tolist()
+    width = len(plan.sources[comp[0]].routes)
+    rooted = SourceProgramme(plan, comp, prefix=(tuple(first[:width]),))
+    j = len(comp) - 1
+    for prog in (whole, rooted):
+        lister = prog.lister(np.int8)
+        states = np.flatnonzero(lister.alive[j])
+        slices = [t.copy() for t in lister._targets(j, states)]  # (each valid until the next)
+        assert j in lister._yes_no and all(t.dtype == np.int8 for t in slices)
+        code = prog._pair_codes(j, prog._decode(j, prog.codes[j][states].copy()))
+        at = prog.find(j + 1, code)
+        expected = np.where(lister.alive[j + 1].take(at, mode="clip") & (at >= 0), at, -1)
+        assert np.array_equal(np.concatenate(slices), expected) and (expected == 0).any() and (expected < 0).any()
+        out = np.full(expected.shape, -7, dtype=np.int32)
+        for _ in lister._targets(j, states, out):
+            pass
+        assert np.array_equal(out, expected)
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", 0)
+    got = np.concatenate(list(SourceProgramme(plan, comp).blocks(1000, np.int8)))
+    assert np.array_equal(got, np.concatenate(list(ComponentDP(plan, comp).blocks(1000, np.int8))))
 
 
 def test_the_listers_pair_codes_are_written_in_the_pools_buffers(monkeypatch):  # 510.1a
