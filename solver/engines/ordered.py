@@ -200,18 +200,12 @@ class SourceProgramme:
         try:
             prog._root()
             if len(prog.codes) <= j or not len(prog.codes[j]):  # the prefix itself is dead: so is every split after it
-                dead = (j + 1, len(prog.codes) - 1, -1)
-                return lambda split: dead
+                return _RootsAfter(prog, j, None, (j + 1, len(prog.codes) - 1, -1))
             prog._next_cut(j)
             row = prog._pair_codes(j, prog._cut_states(j, 0, 1))[0]
         except OverBudget:
             raise TooWide from None
-
-        def root(split: Sequence[int]) -> tuple[int, int, int]:
-            code = int(row[prog._key_index(j, _Walk(prog, j, {}).key(split))])
-            return j + 1, j + 1, max(code, -1)  # (a dead split: its level reached, code -1)
-
-        return root
+        return _RootsAfter(prog, j, row)
 
     def _build(self, tables: Sequence[Rows] | None = None) -> None:
         self._source_tables(tables)
@@ -1049,6 +1043,31 @@ def _ragged(starts: Keys, lens: Keys) -> Keys:
     return e
 
 
+class _RootsAfter:
+    """:meth:`SourceProgramme.roots_after`'s answer: the (level, level, code) each split of source ``j`` leads the
+    prefix to, from one ``row`` of pair codes (or ``dead`` for every split where the prefix itself is dead). A class,
+    not a closure, so that a lister holding one can be pickled (the programme shipped to the workers of
+    ``enumerate --shards``, trample.shard.Cargo: a closure failed with "Can't pickle local object")."""
+
+    __slots__ = ("prog", "j", "row", "dead")
+
+    def __init__(
+        self,
+        prog: SourceProgramme,
+        j: int,
+        row: npt.NDArray[np.int64] | None,
+        dead: tuple[int, int, int] | None = None,
+    ):
+        self.prog, self.j, self.row, self.dead = prog, j, row, dead
+
+    def __call__(self, split: Sequence[int]) -> tuple[int, int, int]:
+        if self.row is None:
+            assert self.dead is not None
+            return self.dead
+        code = int(self.row[self.prog._key_index(self.j, _Walk(self.prog, self.j, {}).key(split))])
+        return self.j + 1, self.j + 1, max(code, -1)  # (a dead split: its level reached, code -1)
+
+
 class Lister:
     """The legal vectors of a :class:`SourceProgramme`'s component in the canonical order, as numpy blocks.
 
@@ -1756,6 +1775,11 @@ class Spare:
     def __init__(self) -> None:
         self.held: list[npt.NDArray[np.uint8]] = []
         self.lock = threading.Lock()  # (two threads listing through one spare: a buffer found free goes to one)
+
+    def __reduce__(self) -> tuple[type[Spare], tuple[()]]:
+        """Pickled empty (its buffers are only room to write in, and a lock cannot be pickled): a programme holding
+        one is shipped to the workers of ``enumerate --shards`` (trample.shard.Cargo)."""
+        return Spare, ()
 
     def empty(self, rows: int, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
         """``rows`` items of ``dtype``, not initialised: a block nobody holds any more where one has the size, else

@@ -281,3 +281,27 @@ def test_a_shard_is_whole_under_its_name_or_not_there(monkeypatch, tmp_path):
     with pytest.raises(MemoryError):
         enumerate_shards(sc, str(tmp_path / "cut"), shards=3, backend="serial")
     assert os.listdir(tmp_path / "cut") == []
+
+
+def test_a_prefix_listers_programme_ships_to_the_workers(tmp_path):
+    # on a board the source programme lists prefix by prefix (the count's joins with the prefix fixed: its lister
+    # holds roots_after's answer and a Spare of blocks), the shipped programme pickles: a closure ("Can't pickle
+    # local object 'SourceProgramme.roots_after.<locals>.root'") and the Spare's lock made `enumerate --shards`
+    # a traceback; unpickled, it lists the same rows
+    import pickle
+
+    from benchmarks.boards import random_sharing
+
+    from trample.engines.conditioned import PrefixLister
+    from trample.shard import Cargo, built_plan
+
+    sc = random_sharing(12, 14, 4, seed=6)
+    plan = built_plan(Combat(sc, engine="direct"))
+    listers = list(plan.cache._by_engine["direct"].values())
+    assert any(isinstance(p, PrefixLister) for p in listers)  # the prefix lister is what is shipped
+    shipped = pickle.loads(Cargo(plan).blob)
+    want = np.concatenate(list(plan_blocks(Combat(sc, engine="direct").plan, stop=3000)))
+    assert np.array_equal(np.concatenate(list(plan_blocks(shipped, stop=3000))), want)
+    manifest = enumerate_shards(sc, str(tmp_path), shards=3, backend="process", workers=2, limit=3000)
+    got = np.concatenate([np.load(tmp_path / s["file"]) for s in manifest["shards"]])
+    assert np.array_equal(got, want)
