@@ -291,7 +291,6 @@ def test_a_prefix_listers_programme_ships_to_the_workers(tmp_path):
     import pickle
 
     from benchmarks.boards import random_sharing
-
     from trample.engines.conditioned import PrefixLister
     from trample.shard import Cargo, built_plan
 
