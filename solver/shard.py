@@ -292,22 +292,13 @@ def write_shard(digest: str, blob: bytes | None, start: int, stop: int, path: st
     rows = stop - start
     header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": (rows, len(plan.columns))}
     at = 0
-    part = path + ".part"
-    try:
-        with open(part, "wb") as fh:
-            np.lib.format.write_array_header_1_0(fh, header)
-            for block in _blocks(plan, start, stop):
-                fh.write(np.ascontiguousarray(block, dtype=dtype).data)
-                at += len(block)
-            if at != rows:  # pragma: no cover - the count and the blocks agree
-                raise AssertionError(f"shard {path}: {at} rows written, {rows} expected")
-            fh.flush()
-            os.fdatasync(fh.fileno())
-    except BaseException:  # an error or an interrupt in the task: no half file left behind
-        with contextlib.suppress(OSError):
-            os.unlink(part)
-        raise
-    os.replace(part, path)
+    with _whole(path, "wb") as fh:
+        np.lib.format.write_array_header_1_0(fh, header)
+        for block in _blocks(plan, start, stop):
+            fh.write(np.ascontiguousarray(block, dtype=dtype).data)
+            at += len(block)
+        if at != rows:  # pragma: no cover - the count and the blocks agree
+            raise AssertionError(f"shard {path}: {at} rows written, {rows} expected")
     return {"file": os.path.basename(path), "start": start, "stop": stop, "rows": rows}
 
 
@@ -368,18 +359,25 @@ def enumerate_shards(
         "order": "canonical (docs/scale.md): lexicographic per component, first component slowest",
         "shards": done,
     }
-    _write_whole(os.path.join(out_dir, "manifest.json"), json.dumps(manifest) + "\n")
+    with _whole(os.path.join(out_dir, "manifest.json"), "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(manifest) + "\n")
     return manifest
 
 
-def _write_whole(path: str, text: str) -> None:
-    """``text`` into ``path`` through a synced temporary renamed over it: a manifest is there whole or not at all
-    (it says the shards are complete)."""
+@contextlib.contextmanager
+def _whole(path: str, mode: str, encoding: str | None = None) -> Iterator[Any]:
+    """A file written as ``path`` + ``.part``, synced and renamed to ``path`` when the block ends: a shard or a
+    manifest is there whole or not at all. An error or an interrupt in the block removes the ``.part``."""
     part = path + ".part"
-    with open(part, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fdatasync(fh.fileno())
+    try:
+        with open(part, mode, encoding=encoding) as fh:
+            yield fh
+            fh.flush()
+            os.fdatasync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(part)
+        raise
     os.replace(part, path)
 
 
