@@ -565,17 +565,21 @@ class ConditionedProgramme:
     def _suffix_states(self, j: int) -> int:
         """The most entries level j's suffix table may have: the product of its open resources' possible states."""
         after = self._after(j)[1]
-        touched = set().union(*(self.scope[k] for k in range(j + 1)))
         planner = Planner(self.g)
         mask = planner.mask(frozenset().union(*(t.members for t in after)))
-        return prod(planner.size_of(x, mask) or 1 for x in {x for t in after for x in t.scope if x in touched})
+        return prod(planner.size_of(x, mask) or 1 for x in self._suffix_open(j))
+
+    def _suffix_open(self, j: int) -> frozenset[str]:
+        """The resources level j's suffix table leaves open: those of the tables after source j that source j or a
+        source before it touches."""
+        touched = set().union(*(self.scope[k] for k in range(j + 1)))
+        return frozenset(x for t in self._after(j)[1] for x in t.scope if x in touched)
 
     def _suffix_build(self, j: int, budget: Budget) -> list[Table]:
         """The tables after source j joined part by part (in the estimated cheapest plan), every resource that
         source j or a source before it touches left open; what is left shares nothing."""
         ring, after = self._after(j)
-        touched = set().union(*(self.scope[k] for k in range(j + 1)))
-        open_ = frozenset(x for t in after for x in t.scope if x in touched)
+        open_ = self._suffix_open(j)
         planner = Planner(self.g)
         out: list[Table] = []
         for part in _connected(after):
