@@ -1257,8 +1257,8 @@ def _first_blocks(step: Combat, deadline) -> Iterator[np.ndarray]:
 
 #: the rows of one block of :func:`_first_blocks` (at most, from the direct engine; at least, where a tail of the
 #: components' product is never cut). The time limit is read between blocks: a block of 2^16 rows took 8 ms of CPU
-#: to read on ``chained(8)`` (25-50 ms of wall time on a loaded machine: a limited whole solve ended 0.08-0.11 s past
-#: its limit); 2^14 rows read as fast per row (``chained(7)`` solved in 3.5-4.4 s either way)
+#: to read on ``chained(8)`` (25-50 ms of wall time on a loaded machine); 2^14 rows read as fast per row
+#: (``chained(7)`` solved in 3.5-4.4 s either way)
 LIST_ROWS = 1 << 14
 
 
