@@ -379,3 +379,24 @@ def test_whole_combat_search_stops_on_the_clock(monkeypatch, board, objectives):
     else:
         assert result.status == "feasible"
         assert whole.check(result.assignment).legal
+
+
+@pytest.mark.parametrize("made", [0, 1])
+def test_sample_past_its_limit_exits_1_only_when_no_draw_came(made, capsys, monkeypatch):
+    # `trample sample --help`: past the limit, the draws made in time and one line on standard error, exit 1 if
+    # none. A stream cut after its programme was built (the first draw still walking) used to exit 0 with nothing.
+    import io
+
+    import trample.combat
+    from trample.cli import main
+
+    def cut(self, n, seed=None, time_limit=None):
+        yield from trample.combat.Combat.sample(self, made, seed=seed)
+        raise LimitReached("time limit reached")
+
+    monkeypatch.setattr(trample.combat.Combat, "samples", cut)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(THREE_GANGS).encode())))
+    code = main(["sample", "-", "--n", "3", "--time-limit", "60"])
+    out, err = capsys.readouterr()
+    assert code == (0 if made else 1) and len(out.splitlines()) == made
+    assert err == f"trample: sample stopped at --time-limit 60.0s after {made} of 3 draws; the list is incomplete\n"

@@ -409,8 +409,8 @@ def cmd_sample(args) -> int:
     drawn = 0
     work_done(lambda: f"{drawn} of {args.n} draws written")
     combat = _step_combat(doc, args, "sample")
-    stream = combat.samples(args.n, args.seed, time_limit=args.time_limit)  # LimitReached: no programme in time
     try:
+        stream = combat.samples(args.n, args.seed, time_limit=args.time_limit)  # LimitReached: no programme in time
         for a in stream:  # streamed: any --n in flat memory
             STATE.hold()  # written and counted together (the interrupt line says what the output holds)
             try:
@@ -424,6 +424,7 @@ def cmd_sample(args) -> int:
             "the list is incomplete",
             file=sys.stderr,
         )
+        return EXIT_OK if drawn else EXIT_NO  # the help's promise: exit 1 when no draw came in time
     return EXIT_OK
 
 
