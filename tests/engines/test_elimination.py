@@ -1012,3 +1012,66 @@ def test_ring_lift_and_centred_keep_each_residue(values):
         assert (np.abs(row) <= m // 2).all()
     assert all(int(c) % m == v % m for row, m in zip(centred, ring.moduli) for c, v in zip(row.tolist(), values))
     assert (residues == np.array([[v % m for v in values] for m in ring.moduli])).all()  # copy=True: left as it was
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 60), max_size=30), min_size=1, max_size=5),
+    st.sampled_from(["exact", "residues", "float"]),
+    st.integers(1, 8),
+)
+def test_merges_in_slices_add_the_same_counts(parts, kind, slice_):
+    # _merged: sorted parts of (code, counts) cut at the same codes and merged a range at a time equal the one-pass
+    # merge; _runs_added (one bincount a row for residues) equals np.add.reduceat on the same runs
+    ring = {"exact": elimination.Ring(0), "residues": elimination.Ring(2**70), "float": elimination.Ring(2**70, True)}[
+        kind
+    ]
+    rng = np.random.default_rng(len(parts) * 100 + slice_)
+    codes = [np.unique(np.array(p, dtype=np.int64)) for p in parts]
+    top = min(ring.moduli) if ring.moduli else 2**58  # (exact counts: five of them add within int64)
+    weights = [rng.integers(0, top, size=(ring.k, len(c))).astype(ring.dtype) for c in codes]
+    once = elimination._merged_once([c.copy() for c in codes], [w.copy() for w in weights], ring)
+    checks = []
+
+    class Counted(elimination.Budget):
+        def check(self) -> None:
+            checks.append(1)
+
+    budget = Counted(Deadline(None), None)
+    with _patched(MERGE_SLICE=slice_):
+        sliced = elimination._merged(codes, weights, ring, budget)
+    assert np.array_equal(once[0], sliced[0]) and np.array_equal(once[1], sliced[1])
+    total = sum(len(c) for c in codes)
+    assert len(checks) == (0 if total <= slice_ else -(-total // slice_))  # the clock read after every range
+    c2 = np.concatenate(codes)
+    order = np.argsort(c2, kind="stable")
+    starts = np.flatnonzero(np.r_[True, c2[order][1:] != c2[order][:-1]]) if len(c2) else order
+    expected = np.add.reduceat(np.concatenate(weights, axis=1)[:, order], starts, axis=1) if len(c2) else None
+    if expected is not None:
+        assert np.array_equal(once[1], ring.reduce(expected)) and np.array_equal(once[0], c2[order][starts])
+
+
+@settings(max_examples=30, deadline=None)
+@given(scenarios(), st.sampled_from(["attacking", "defending"]), st.sampled_from(["small", "float"]))
+def test_joins_whose_merges_go_in_slices_count_the_same(sc, side, ring):  # 510.1a-d, 702.19b-e, 702.2c
+    # every join pair by pair with sorted parts (no dense sums), every merge a few codes at a time (MERGE_SLICE):
+    # the counts of the column programme
+    rings = {
+        "small": {"EXACT_BOUND": 0, "_moduli": _small_moduli, "APPROX": False},
+        "float": {"EXACT_BOUND": 0, "APPROX_FROM": 1, "_primes": _small_primes},
+    }
+    with _patched(PRODUCT_CELLS=0, ROWS_PAIRS=-1, PAIRS=3, DENSE=0, DENSE_MANY=0, MERGE_SLICE=2, **rings[ring]):
+        plan = Combat(load_scenario(sc), side=side).plan
+        assert [count_by_factors(plan, comp) for comp in plan.components] == [
+            _old(plan, comp) for comp in plan.components
+        ]
+
+
+def test_a_large_merge_stops_at_the_deadline():
+    # a merge of many codes reads the clock between its ranges: an expired deadline stops it (LimitReached) where
+    # the one-pass merge could not look (a conditioned unrank of random_sharing(12, 14, 5) overran its limit so)
+    ring = elimination.Ring(2**70)
+    codes = [np.arange(0, 40, 2, dtype=np.int64), np.arange(1, 40, 2, dtype=np.int64)]
+    weights = [np.ones((ring.k, 20), dtype=ring.dtype) for _ in codes]
+    with _patched(MERGE_SLICE=8), pytest.raises(LimitReached):
+        elimination._merged(codes, weights, ring, elimination.Budget(Deadline(0.0), None))
