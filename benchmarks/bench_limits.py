@@ -50,6 +50,7 @@ def _boards(tmp: Path) -> dict[str, str]:
     docs = {
         "rs14": random_sharing(14, 14, per=4, seed=0),  # CP-SAT solve, counting: seconds
         "rs9": random_sharing(9, 11, seed=1),  # a 5.2e12 programme: 2.4-4.4 s of CPU to build
+        "rs5": random_sharing(12, 14, per=5, seed=3),  # the conditioned programme's joins merge 10^6 codes and more
         "chained": chained(8),  # a whole combat: first-strike lines searched
         "declare": declare_board(8, 8, 30),  # 8 vs 8 blocks: seconds of declarations
         "three on two": _three_on_two(3000, 2000),  # count, rank, unrank, sample: the closed form (engines/shared.py)
@@ -133,6 +134,7 @@ def _commands(b: dict[str, str], out: Path) -> list[tuple[str, list[str], int]]:
         ("enumerate -o", ["enumerate", b["rs9"], "-o", str(out / "rows.jsonl")], 1),
         ("sample", ["sample", b["rs9"], "--n", "1000"], 1),
         ("rank", ["rank", b["rs14"], b["rs14 assignment"]], 1),
+        ("unrank (12 on 14, 5 blockers each)", ["unrank", b["rs5"], "123456789"], 1),
         ("count (three tramplers on two blockers of 2 000)", ["count", b["three on two"]], 1),
         ("unrank (three tramplers on two blockers of 2 000)", ["unrank", b["three on two"], "12345"], 1),
         ("sample (three tramplers on two blockers of 2 000)", ["sample", b["three on two"]], 1),

@@ -1043,6 +1043,10 @@ def test_merges_in_slices_add_the_same_counts(parts, kind, slice_):
     assert np.array_equal(once[0], sliced[0]) and np.array_equal(once[1], sliced[1])
     total = sum(len(c) for c in codes)
     assert len(checks) == (0 if total <= slice_ else -(-total // slice_))  # the clock read after every range
+    kept = np.flatnonzero(once[1].any(axis=0))  # live=True: the codes whose counts are not all zero
+    with _patched(MERGE_SLICE=slice_):
+        live = elimination._merged(codes, weights, ring, Counted(Deadline(None), None), live=True)
+    assert np.array_equal(live[0], once[0][kept]) and np.array_equal(live[1], once[1][:, kept])
     c2 = np.concatenate(codes)
     order = np.argsort(c2, kind="stable")
     starts = np.flatnonzero(np.r_[True, c2[order][1:] != c2[order][:-1]]) if len(c2) else order
