@@ -39,7 +39,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from itertools import accumulate, zip_longest
-from math import comb, prod
+from math import ceil, comb, prod
 from typing import Any
 
 import numpy as np
@@ -996,6 +996,14 @@ SPARSE_SHARE = 8
 SLICE_CELLS = 1 << 20  # (states x table entries or splits) worked out at once
 LIVE_BYTES = 1 << 24  # bytes of one cut's table of live codes (Lister._live_index) at most
 PREFIX_BYTES = 1 << 22  # bytes of prefix rows made at once at a level of the walk
+#: blocks of rows below a slice of prefixes made at once above the last level (Lister.blocks), in AHEAD_LEAST to
+#: PREFIX_BYTES of prefixes: square(5)'s fourth source took 91 000 children at once (3 ms, 880 page faults, their 666
+#: states met and counted), where the next million rows used a few thousand of them. Not where the children are not
+#: kept (Lister.keep): there each frame works its prefixes' children out again (square(6): 39 -> 34 M rows/s after
+#: its first block in such slices); nor fewer than AHEAD_LEAST, each slice a frame below it and its Python
+#: (random_sharing(12, 14, 4) seed 0, of 64: 32 -> 30 M rows/s)
+AHEAD_BLOCKS = 2
+AHEAD_LEAST = 256
 SUFFIX_BYTES = 1 << 23  # bytes of the last sources' completion rows (every reached state's, in order) kept at most
 #: a level's completion table is not made where its children have this many completion rows each on average: the
 #: table below already gives the block its rows in runs that long (Lister._suffixes)
@@ -1361,11 +1369,11 @@ class Lister:
             if by_entry.dtype == np.int32:
                 # each split's target gathered whole (a target of four bytes: np.take, not [:, entry], whose
                 # column-major result the masks would copy again), then those that lead somewhere, with their
-                # split's index from the mask's nonzero (not a division of every flat position by the splits)
+                # split's index from the flat mask's nonzero (a 2-d mask's is several times slower), modulo the splits
                 to = np.take(by_entry, entry, axis=1)
                 live = to >= 0
                 lens.append(np.count_nonzero(live, axis=1).astype(np.int64))
-                kids.append(np.nonzero(live)[1].astype(np.int32))
+                kids.append((np.flatnonzero(live) % n).astype(np.int32))
                 tos.append(to[live])
                 continue
             # which splits lead somewhere, gathered as booleans (a byte a cell, not a target's eight; np.take, not
@@ -1397,7 +1405,9 @@ class Lister:
         m = int(lens.sum())
         if m * SPARSE_SHARE >= live.shape[0] * max(1, len(self.entry[j])):
             return None
-        row, ent = np.nonzero(live)
+        # (flat, then divided: numpy's nonzero of a 2-d mask is 6x slower than of a flat one, square(6)'s 4015 entries
+        # a state: 4.6 ms of its window)
+        row, ent = np.divmod(np.flatnonzero(live), live.shape[1])
         first, splits = self._by_entry(j)
         k = per_entry[ent]
         kid = splits[_ragged(first[ent], k)]
@@ -1426,7 +1436,9 @@ class Lister:
             if kept is None:
                 kept = self._csr[j] = _Kept(len(self.prog.codes[j]))
             kept.meet(self, j, states)
-            return _Frame(j, prefix, kept.lens[states], pos, lambda p0, p1: kept.resolve(self, j, states[p0:p1]))
+            return _Frame(
+                j, prefix, kept.lens[states], pos, lambda p0, p1: kept.resolve(self, j, states[p0:p1]), states
+            )
         u, inv = unique(states)
         known = self._known.setdefault(j, np.full(len(self.prog.codes[j]), -1, dtype=np.int64))
         new = u[known[u] < 0]
@@ -1439,7 +1451,7 @@ class Lister:
             off, kids, tos = self._children(j, v)
             return off[back], kids, tos
 
-        return _Frame(j, prefix, counts[inv], pos, resolve)
+        return _Frame(j, prefix, counts[inv], pos, resolve, states)
 
     def _void(self, width: int) -> np.dtype[Any]:
         """One row of ``width`` amounts as a single opaque item: rows are repeated and gathered whole."""
@@ -1478,7 +1490,7 @@ class Lister:
         tables' level: each one's children are its state's rows of the tables."""
         L = self._suffixes(NEVER)[0]
         lens = self.prog.G[L][states].astype(np.int64)
-        return _Frame(L, prefix, lens, 0, lambda p0, p1: (*self._table(states[p0:p1]), _NO))
+        return _Frame(L, prefix, lens, 0, lambda p0, p1: (*self._table(states[p0:p1]), _NO), states)
 
     def blocks(
         self,
@@ -1541,7 +1553,8 @@ class Lister:
                 _fill(out.free(int(counts.sum())).view(final), frame.prefix[p0:p1], counts, starts, table)
                 yield from out.put(None)
                 continue
-            step = out.room() if j == last else max(1, PREFIX_BYTES // (record[j].itemsize + 16))
+            cap = max(1, PREFIX_BYTES // (record[j].itemsize + 16))  # (a slice: AHEAD_BLOCKS where children are kept)
+            step = out.room() if j == last else frame.ahead(AHEAD_BLOCKS * rows, prog.G[j], cap) if self.keep else cap
             got = frame.take(step)
             if got is None:
                 stack.pop()
@@ -1910,7 +1923,7 @@ class _Frame:
     ``resolve(p0, p1)``: for prefixes p0..p1-1, where each one's children start in the children and targets
     returned with them."""
 
-    __slots__ = ("j", "prefix", "lens", "pos", "cum", "first", "resolve")
+    __slots__ = ("j", "prefix", "lens", "pos", "cum", "first", "resolve", "states", "weight")
 
     def __init__(
         self,
@@ -1919,10 +1932,32 @@ class _Frame:
         lens: Keys,
         pos: int,
         resolve: Callable[[int, int], tuple[Keys, Ints, Ints]],
+        states: Keys,
     ) -> None:
         self.j, self.prefix, self.lens, self.pos, self.resolve = j, prefix, lens, pos, resolve
+        self.states = states  # each prefix's state of the cut before source j
+        self.weight: npt.NDArray[np.float64] | None = None  # the prefixes' completions, summed (ahead)
         self.cum = np.cumsum(lens)
         self.first = self.cum - lens
+
+    def ahead(self, rows: int, below: npt.NDArray[Any], cap: int) -> int:
+        """How many children to take next (AHEAD_LEAST to ``cap``) for about ``rows`` rows below them: the
+        prefixes' completions (``below``, by state: their level's ``G``), each prefix's spread evenly over its
+        children (an estimate, in floats: the counts may be Python integers past int64)."""
+        if self.weight is None:
+            self.weight = np.cumsum(np.asarray(below[self.states], dtype=np.float64))
+        wcum, pos = self.weight, self.pos
+        p = int(np.searchsorted(self.cum, pos, side="right"))
+        if p >= len(wcum):
+            return cap
+        start = float(wcum[p - 1]) if p else 0.0  # the rows before prefix p, then before the next child
+        start += (float(wcum[p]) - start) * (pos - int(self.first[p])) / int(self.lens[p])
+        q = int(np.searchsorted(wcum, start + rows, side="left"))  # the prefix where those rows end
+        if q >= len(wcum):
+            return cap
+        before = float(wcum[q - 1]) if q else 0.0
+        end = int(self.first[q]) + ceil((start + rows - before) / max(1.0, float(wcum[q]) - before) * int(self.lens[q]))
+        return max(1, min(cap, max(AHEAD_LEAST, end - pos)))
 
     def _span(self, step: int) -> tuple[int, int, int, int, Keys] | None:
         """The next ``step`` children at most, taken: their places lo..hi-1, the prefixes they extend (p0..p1-1)

@@ -94,11 +94,12 @@ def test_the_default_share_takes_the_live_entries_where_children_are_few(monkeyp
 
 @pytest.mark.parametrize("eager", [0, ordered.EAGER_CELLS])
 def test_a_frame_of_many_new_states_counts_them_and_works_out_their_children_as_reached(monkeypatch, eager):
-    # 510.1a: square(4) of power 10, walked (no tables): the frame of its fourth source meets 178 states at once;
-    # their numbers of children are worked out, their children for the few states the first block reaches. The rows
-    # are those of children worked out at once (EAGER_CELLS past every frame) and a slice at a time (CSR_CELLS 0),
-    # from the first row and from a third of the count
+    # 510.1a: square(4) of power 10, walked (no tables), its slices PREFIX_BYTES whole (AHEAD_BLOCKS past them): the
+    # frame of its fourth source meets 178 states at once; their numbers of children are worked out, their children
+    # for the few states the first block reaches. The rows are those of children worked out at once (EAGER_CELLS
+    # past every frame) and a slice at a time (CSR_CELLS 0), from the first row and from a third of the count
     monkeypatch.setattr(ordered, "SUFFIX_BYTES", 0)
+    monkeypatch.setattr(ordered, "AHEAD_BLOCKS", 1 << 40)
     monkeypatch.setattr(ordered, "EAGER_CELLS", eager)
     plan, comp = _component(_shared_square(4, 10))
     prog = SourceProgramme(plan, comp)
@@ -123,6 +124,42 @@ def test_a_frame_of_many_new_states_counts_them_and_works_out_their_children_as_
     slices = SourceProgramme(plan, comp)
     assert not slices.lister(np.int8).keep
     assert all(np.array_equal(a, b) for a, b in zip(got, [_rows(slices, n), _rows(slices, n, start=third)]))
+
+
+def _first_block(prog: SourceProgramme, rows: int) -> tuple[dict[int, int], list[tuple[int, int]]]:
+    """The first block of ``rows`` rows: per level, the states whose children were counted; the steps taken."""
+    steps: list[tuple[int, int]] = []
+    real = ordered._Frame.take
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ordered._Frame, "take", lambda f, step: steps.append((f.j, step)) or real(f, step))
+        lister = prog.lister(np.int8)
+        next(lister.blocks(rows, NEVER))
+    return {j: int(np.count_nonzero(k.lens >= 0)) for j, k in lister._csr.items()}, steps
+
+
+@pytest.mark.parametrize("suffix", [0, ordered.SUFFIX_BYTES])
+def test_a_slice_above_the_last_level_is_made_for_a_few_blocks_of_rows(monkeypatch, suffix):  # 510.1a
+    # Lister.blocks: above the last level, a slice of prefixes is about AHEAD_BLOCKS blocks of rows below it (at least
+    # AHEAD_LEAST prefixes), not PREFIX_BYTES of them: square(4) of power 10's first block of 64 rows meets 59 states
+    # of its fourth source (178 in slices of PREFIX_BYTES). The rows are those of slices of PREFIX_BYTES, walked and
+    # with tables, from the first row and from a third of the count, whole and rooted
+    monkeypatch.setattr(ordered, "SUFFIX_BYTES", suffix)
+    plan, comp = _component(_shared_square(4, 10))
+    prog = SourceProgramme(plan, comp)
+    met, steps = _first_block(prog, 64)
+    above = [step for j, step in steps if j < len(comp) - 1]
+    assert above and max(above) <= max(ordered.AHEAD_LEAST, 2 * ordered.AHEAD_BLOCKS * 64), steps
+    n = 50_000
+    third = prog.count() // 3
+    width = len(plan.sources[comp[0]].routes)
+    head = (tuple(next(prog.blocks(1, np.int64))[0, :width].tolist()),)
+    got = [_rows(prog, n), _rows(prog, n, start=third), _rows(SourceProgramme(plan, comp, prefix=head), n)]
+    monkeypatch.setattr(ordered, "AHEAD_BLOCKS", 1 << 40)
+    whole = SourceProgramme(plan, comp)
+    if not suffix:
+        assert 0 < met[3] < _first_block(whole, 64)[0][3] // 2
+    old = [_rows(whole, n), _rows(whole, n, start=third), _rows(SourceProgramme(plan, comp, prefix=head), n)]
+    assert all(np.array_equal(a, b) for a, b in zip(got, old))
 
 
 @pytest.mark.parametrize("live_bytes", [ordered.LIVE_BYTES, 0])  # int32 targets by one gather; int64 found

@@ -69,6 +69,10 @@ FILLS = [1, 4, ordered.FILL_RUN, 1 << 62]
 #: out their children as the slices reach them (0: every frame; past any board: none)
 SHARES = [0, ordered.SPARSE_SHARE, 1 << 62]
 EAGER = [0, 64, ordered.EAGER_CELLS, 1 << 62]
+#: blocks of rows below a slice of prefixes above the last level (0: AHEAD_LEAST prefixes a slice; past any board:
+#: PREFIX_BYTES of them, the old choice), and that least
+AHEAD = [0, 1, ordered.AHEAD_BLOCKS, 1 << 62]
+LEAST = [1, 3, ordered.AHEAD_LEAST]
 
 
 def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0) -> int:
@@ -90,6 +94,8 @@ def _lister_against_the_oracle(sc: dict, side: str = "attacking", seed: int = 0)
             mp.setattr(ordered, "FILL_RUN", rng.choice(FILLS))
             mp.setattr(ordered, "SPARSE_SHARE", rng.choice(SHARES))
             mp.setattr(ordered, "EAGER_CELLS", rng.choice(EAGER))
+            mp.setattr(ordered, "AHEAD_BLOCKS", rng.choice(AHEAD))
+            mp.setattr(ordered, "AHEAD_LEAST", rng.choice(LEAST))
             got = _rows(prog, rng.choice([1, 3, 7, 64, 1 << 16]))
             assert got == want  # the same rows, in the canonical order
             for start in {0, 1, len(want) // 2, len(want) - 1, rng.randrange(max(1, len(want)))}:
