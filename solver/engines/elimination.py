@@ -449,26 +449,52 @@ class Ring:
         """The exact product of tables' totals given per modulus (Chinese remainder theorem). With the float row:
         ``err`` bounds the relative error of the product of the float totals; :class:`Inexact` when the primes'
         product is not over twice the absolute error."""
+        return int(self.finish(self.raw(totals, err)))
+
+    def raw(self, totals: list[list[Any]], err: float = 0.0) -> Total:
+        """The product of tables' totals before it is rebuilt (:meth:`finish`): per modulus its residue (the exact
+        product when there is none), and with the float row the approximate product and a bound on its absolute
+        error (``err`` bounds the relative error of the float totals' product, as in :meth:`product`)."""
         if not self.moduli:
-            return prod(t[0] for t in totals)
+            return [prod(t[0] for t in totals)], 0.0, 0.0
         residues = [prod(t[j] for t in totals) % m for j, m in enumerate(self.moduli)]
+        if not self.approx:
+            return residues, 0.0, 0.0
+        approx = 1.0
+        for t in totals:
+            approx *= t[-1]
+        err = (1 + err) * (1 + gamma(len(totals))) - 1
+        return residues, approx, approx * err / (1 - err) * (1 + 2.0**-40) if err < 0.5 else float("inf")
+
+    def zero(self) -> Total:
+        return [0] * max(1, len(self.moduli)), 0.0, 0.0
+
+    def finish(self, total: Total, residues: bool = False) -> Any:
+        """A contraction's count from :meth:`raw`: with ``residues``, its residue per modulus as
+        they are; exact counts as they are; with the float row, rebuilt (:func:`rebuild`; :class:`Inexact` when
+        the primes' product is not over twice the error); else by the Chinese remainder theorem, signed."""
+        values, approx, error = total
+        if residues:
+            return values
+        if not self.moduli:
+            return values[0]
         if self.approx:
-            approx = 1.0
-            for t in totals:
-                approx *= t[-1]
-            err = (1 + err) * (1 + gamma(len(totals))) - 1
-            error = approx * err / (1 - err) * (1 + 2.0**-40) if err < 0.5 else float("inf")
-            n = rebuild(self.moduli, residues, approx, error)
+            n = rebuild(self.moduli, values, approx, error)
             if n is None:
-                raise Inexact(self.moduli, residues, approx, error)
+                raise Inexact(self.moduli, values, approx, error)
             return n
         M = prod(self.moduli)
         x = 0
-        for r, m in zip(residues, self.moduli):
+        for r, m in zip(values, self.moduli):
             q = M // m
             x += r * q * pow(q, -1, m)
         x %= M
         return x - M if 2 * x > M else x  # |x| <= bound < M / 2
+
+
+#: a contraction's product before it is rebuilt (:meth:`Ring.raw`): residues (or the exact count), the approximate
+#: count and a bound on its absolute error (both 0.0 without the float row)
+Total = tuple[list[int], float, float]
 
 
 class _Table:
@@ -504,6 +530,13 @@ class _Table:
             for c, (v, at) in enumerate(self.index):
                 self._keys[:, c] = v[at]
         return self._keys
+
+    def taken(self, idx: Keys) -> _Table:
+        """The table of entries ``idx`` alone (a part of a contraction cut: :func:`_cut`)."""
+        w = np.take(self.w, idx, axis=1)
+        if self.index is None:
+            return _Table(self.members, self.scope, self.keys[idx], w, self.err)
+        return _Table(self.members, self.scope, None, w, self.err, [(v, at[idx]) for v, at in self.index])
 
     def column(self, c: int) -> tuple[Keys, Keys]:
         """Column ``c``'s values (sorted) and each entry's index into them."""
@@ -1810,17 +1843,23 @@ def _contract(
     into another). With ``progress`` (``[joins done]``), ``tables`` is the list of slots itself, updated as each
     join is done, from the first join not done (:class:`_Factors`: a contraction that goes on after OverBudget)."""
     slots: list[_Table | None] = list(tables) if progress is None else tables  # type: ignore[assignment]
-    for n in range(progress[0] if progress else 0, len(joins)):
-        a, b = joins[n]
-        A, B = slots[a], slots[b]
-        assert A is not None and B is not None
-        t = _join(g, A, B, ring, budget)
-        if not len(t):
-            # no entry left, or (modulo the primes, no float row) every count a multiple of their product: then 0 too
-            return [0] * len(ring.moduli) if residues else 0
-        slots[a], slots[b] = t, None
-        if progress is not None:
-            progress[0] = n + 1
+    return ring.finish(_contracted(g, slots, joins, progress[0] if progress else 0, ring, budget, progress), residues)
+
+
+def _contracted(
+    g: Graph,
+    slots: list[_Table | None],
+    joins: list[tuple[int, int]],
+    start: int,
+    ring: Ring,
+    budget: Budget,
+    progress: list[int] | None = None,
+) -> Total:
+    """The joins from ``start`` on (``slots`` updated as each is done: :func:`_carried`) and the product of what is
+    left, before it is rebuilt (:meth:`Ring.raw`)."""
+    if not _carried(g, slots, joins, start, len(joins), ring, budget, progress):
+        # no entry left, or (modulo the primes, no float row) every count a multiple of their product: then 0 too
+        return ring.zero()
     totals = []
     err = 1.0
     for left in slots:
@@ -1828,9 +1867,207 @@ def _contract(
             assert not left.scope  # every resource has met all its contributors and askers
             totals.append(ring.total(left.w))
             err *= (1 + left.err) * (1 + gamma(len(left)))
-    if residues:
-        return [prod(t[j] for t in totals) % m for j, m in enumerate(ring.moduli)]
-    return ring.product(totals, err - 1)
+    return ring.raw(totals, err - 1)
+
+
+def _carried(
+    g: Graph,
+    slots: list[_Table | None],
+    joins: list[tuple[int, int]],
+    start: int,
+    stop: int,
+    ring: Ring,
+    budget: Budget,
+    progress: list[int] | None = None,
+    depth: int = 0,
+) -> bool:
+    """The joins ``start`` to ``stop - 1``, ``slots`` updated in place; False when a table comes out empty. A join
+    whose tables are predicted past CUT_BYTES is made in parts (:func:`_cut`: the larger table's entries cut into
+    ranges), each part carried through the joins up to the first after which the table is sure to be small again
+    (:func:`_merge_point`), where the parts' tables are added into one (:func:`_added`) and carried on once: the
+    count is linear in each table, so the parts add up to the whole. A part is cut again (``depth``) at most
+    CUT_DEPTH times: where the parts' tables overlap (a cycle), parts of parts would multiply."""
+    n = start
+    while n < stop:
+        a, b = joins[n]
+        cut = _cut(g, slots, joins, n, ring) if budget.limit is None and depth < CUT_DEPTH else None
+        if cut is not None:
+            s, parts = cut
+            T = slots[s]
+            assert T is not None
+            m, line = _merge_point(g, slots, joins, n, s, stop, ring)
+            merged: _Table | None = None
+            for idx in parts:
+                sub = list(slots)
+                sub[s] = T.taken(idx)
+                if _carried(g, sub, joins, n, m, ring, budget, depth=depth + 1):
+                    t = sub[line]
+                    assert t is not None
+                    merged = t if merged is None else _added(merged, t, ring)
+                    rest = sub
+                    del t
+                del sub
+            if merged is None:
+                return False
+            del T
+            slots[:] = rest
+            slots[line] = merged
+            del rest, merged
+            n = m
+            if progress is not None:
+                progress[0] = n
+            continue
+        A, B = slots[a], slots[b]
+        assert A is not None and B is not None
+        t = _join(g, A, B, ring, budget)
+        if not len(t):
+            return False
+        slots[a], slots[b] = t, None
+        del A, B, t
+        n += 1
+        if progress is not None:
+            progress[0] = n
+    return True
+
+
+def _merge_point(
+    g: Graph, slots: list[_Table | None], joins: list[tuple[int, int]], n: int, s: int, stop: int, ring: Ring
+) -> tuple[int, int]:
+    """The join (at most ``stop``) before which the parts of slot ``s``'s table cut at join ``n`` are added, and the
+    slot that then holds their tables: the first after which the table holds at most CUT_BYTES even with every
+    possible state (:func:`domain_size`: a bound, not a prediction; the tables of ``random_sharing(12, 14, 5)`` hold
+    5-35 % of them), else ``stop``."""
+    held = {k: (t.members, set(t.scope)) for k, t in enumerate(slots) if t is not None}
+    line = s
+    for m in range(n, stop):
+        a, b = joins[m]
+        members = held[a][0] | held[b][0]
+        scope = {x for x in held[a][1] | held[b][1] if domain_size(g, x, members)}
+        held[a] = (members, scope)
+        del held[b]
+        if line in (a, b):
+            line = a
+            states = prod(domain_size(g, x, members) for x in scope)
+            if states * (8 * ring.k + len(scope)) <= (CUT_BYTES or 0):
+                return m + 1, line
+    return stop, line
+
+
+def _added(X: _Table, Y: _Table, ring: Ring) -> _Table:
+    """The sum of two tables of the same members (their columns maybe in another order): entries of equal states
+    added (:func:`_merged`). The float row's counts go through one more rounding."""
+    at = [Y.scope.index(x) for x in X.scope]
+    vals: list[Keys] = []
+    cx = np.zeros(len(X), dtype=np.int64)
+    cy = np.zeros(len(Y), dtype=np.int64)
+    widths = [len(distinct(np.concatenate([X.column(c)[0], Y.column(at[c])[0]]))) for c in range(len(X.scope))]
+    if float(np.prod(np.array(widths, dtype=float))) >= 2.0**62:  # pragma: no cover - frontiers far past any bound
+        raise OverBudget
+    for c in range(len(X.scope)):
+        vx, ix = X.column(c)
+        vy, iy = Y.column(at[c])
+        v = distinct(np.concatenate([vx, vy]))
+        cx = cx * len(v) + np.searchsorted(v, vx)[ix]
+        cy = cy * len(v) + np.searchsorted(v, vy)[iy]
+        vals.append(v)
+    code, w = _merged([cx, cy], [X.w, Y.w], ring)
+    del cx, cy
+    live = np.flatnonzero(w.any(axis=0))
+    radix = [len(v) for v in vals]
+    idx = _uncodes(code[live], radix)
+    err = (1 + max(X.err, Y.err)) * (1 + gamma(1)) - 1 if ring.approx else 0.0
+    return _Table(X.members, X.scope, None, np.take(w, live, axis=1), err, list(zip(vals, idx)))
+
+
+#: a join whose larger table and predicted result (:func:`_cut`) would hold more than CUT_BYTES (their counts and
+#: index bytes) is made in parts (:func:`_carried`): the larger table cut into ranges of its states on the
+#: resources the joins after it read last (CUT_FROM: tables of fewer entries are never cut). None: never. On
+#: ``random_sharing(12, 14, 5)`` at 2^26 it lowers the peaks (seed 2 1.17 -> 0.59 GB, seeds 1 and 8 0.38-0.61 ->
+#: 0.24-0.26 GB, seeds 4 and 6 under 200 MB) for 2-56 % more CPU on those boards (the joins after the largest tables
+#: made once per part); no table of 12 attackers with 4 blockers each comes near it (docs/scale.md)
+CUT_BYTES: int | None = 1 << 26
+CUT_FROM = 1 << 14
+CUT_DEPTH = 2
+
+
+def _cut(
+    g: Graph, slots: list[_Table | None], joins: list[tuple[int, int]], n: int, ring: Ring
+) -> tuple[int, list[Keys]] | None:
+    """Where join ``n`` is predicted too large (CUT_BYTES), the slot of its larger table and that table's entries
+    in parts (each part's entries, by their states on the columns :func:`_cut_columns` picks, in ranges of about
+    equal size), else None. The result is predicted at twice the larger table's entries times the growth of its
+    possible states (:func:`domain_size`; within 0.5-3 times the real size on ``random_sharing(12, 14, 5)``), and at
+    most the pairs of entries and the possible states."""
+    a, b = joins[n]
+    A, B = slots[a], slots[b]
+    assert A is not None and B is not None
+    s = a if len(A) >= len(B) else b
+    T = slots[s]
+    assert T is not None
+    if CUT_BYTES is None or len(T) < CUT_FROM:
+        return None
+    members = A.members | B.members
+    before = prod(domain_size(g, x, T.members) for x in T.scope)
+    sizes = [domain_size(g, x, members) for x in set(A.scope) | set(B.scope)]
+    after = prod(d for d in sizes if d)
+    predicted = min(len(A) * len(B), after, 2 * len(T) * max(1.0, after / max(1, before)))
+    cost = len(T) * (8 * ring.k + len(T.scope)) + predicted * (8 * ring.k + sum(1 for d in sizes if d))
+    if cost <= CUT_BYTES:
+        return None
+    parts = -(-int(cost) // CUT_BYTES)
+    code = _cut_code(T, _cut_columns(slots, joins, n, s), 4 * parts)
+    if code is None:
+        return None
+    order = np.argsort(code, kind="stable")
+    counts = np.bincount(code)
+    ends = np.cumsum(counts)
+    # each part ends at the end of a code, at about equal shares of the entries
+    cuts = np.unique(np.searchsorted(ends, np.arange(1, parts) * (len(T) / parts), side="left"))
+    bounds = [0, *(int(ends[c]) for c in cuts if 0 < ends[c] < len(T)), len(T)]
+    bounds = sorted(set(bounds))
+    if len(bounds) < 3:
+        return None
+    return s, [np.sort(order[lo:hi]) for lo, hi in zip(bounds, bounds[1:])]
+
+
+def _cut_columns(slots: list[_Table | None], joins: list[tuple[int, int]], n: int, s: int) -> list[int]:
+    """The columns of slot ``s``'s table in the order of the join (from ``n`` on) that first reads them from the
+    other side, latest first (never read: first of all): until then a part's states there stay as they are, so the
+    parts' tables are disjoint."""
+    T = slots[s]
+    assert T is not None
+    scopes = {k: set(t.scope) for k, t in enumerate(slots) if t is not None}
+    touch = {x: len(joins) for x in T.scope}
+    line = s
+    for m in range(n, len(joins)):
+        a, b = joins[m]
+        if line in (a, b):
+            other = scopes.get(b if line == a else a, set())
+            for x in other:
+                if x in touch and touch[x] == len(joins):
+                    touch[x] = m
+            line = a
+        scopes[a] = scopes.get(a, set()) | scopes.pop(b, set())
+    return sorted(range(len(T.scope)), key=lambda c: (-touch[T.scope[c]], c))
+
+
+def _cut_code(T: _Table, columns: list[int], want: int) -> Keys | None:
+    """Each entry's states on the first of ``columns`` that tell at least ``want`` groups apart (or all of them), as
+    one code (the earlier columns major); None when every entry has the same states on them all."""
+    code = np.zeros(len(T), dtype=np.int64)
+    groups = 1
+    for c in columns:
+        values, at = T.column(c)
+        if len(values) < 2:
+            continue
+        code = code * len(values) + at
+        groups *= len(values)
+        if groups >= want:
+            break
+    if groups < 2:
+        return None
+    _, code = unique(code)
+    return code
 
 
 #: the path plan of :func:`_order` is tried from this many starting tables (the smallest first): a count's from

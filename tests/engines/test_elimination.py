@@ -1079,3 +1079,47 @@ def test_a_large_merge_stops_at_the_deadline():
     weights = [np.ones((ring.k, 20), dtype=ring.dtype) for _ in codes]
     with _patched(MERGE_SLICE=8), pytest.raises(LimitReached):
         elimination._merged(codes, weights, ring, elimination.Budget(Deadline(0.0), None))
+
+
+# -- a contraction cut into parts where its tables would be too large (elimination.CUT_BYTES) -----------------------
+
+CUT_SHAPES = SHAPES + [
+    ("random sharing 8 on 10", random_sharing(8, 10, 3, seed=2)),
+    ("planeswalker cycle 9", pw_cycle(9)),
+    *APPROX_SHAPES[1:],
+]
+
+
+@pytest.mark.parametrize("name,sc", CUT_SHAPES, ids=[n for n, _ in CUT_SHAPES])
+@pytest.mark.parametrize("budget", [1 << 10, 1 << 13])
+def test_a_contraction_cut_into_parts_adds_up_to_the_count(monkeypatch, name, sc, budget):  # 702.19b, 702.19c, 510.1c
+    # every join past a few hundred bytes or a few KB made in parts, added back where the tables are small again
+    # (with a float row: the parts' approximate counts and error bounds added)
+    plan = Combat(load_scenario(sc)).plan
+    expected = [count_by_factors(plan, comp) for comp in plan.components]
+    monkeypatch.setattr(elimination, "CUT_BYTES", budget)
+    monkeypatch.setattr(elimination, "CUT_FROM", 16)
+    cuts, added = [], []
+    cut, add = elimination._cut, elimination._added
+    monkeypatch.setattr(elimination, "_cut", lambda *a: (r := cut(*a)) is not None and cuts.append(1) or r)
+    monkeypatch.setattr(elimination, "_added", lambda *a: added.append(1) or add(*a))
+    assert [count_by_factors(plan, comp) for comp in plan.components] == expected
+    if budget < 1 << 12 and max(len(comp) for comp in plan.components) >= 6:  # (smaller tables: never cut)
+        assert cuts and added
+
+
+def test_a_float_row_too_rough_in_parts_asks_for_more_primes(monkeypatch):  # 702.19b, 702.19c
+    # the parts' residues, approximate counts and error bounds added before the count is rebuilt: the second pass
+    # (more primes, cut too) gets the whole count's
+    sc = random_sharing(6, 8, per=3, seed=1, power=(20, 30))
+    plan = Combat(load_scenario(sc)).plan
+    expected = [count_by_factors(plan, comp) for comp in plan.components]
+    monkeypatch.setattr(elimination, "APPROX_FROM", 1)
+    monkeypatch.setattr(elimination, "UNIT", 2.0**-20)
+    monkeypatch.setattr(elimination, "CUT_BYTES", 1 << 10)
+    monkeypatch.setattr(elimination, "CUT_FROM", 16)
+    fallbacks = []
+    more = elimination._more_primes
+    monkeypatch.setattr(elimination, "_more_primes", lambda *a: fallbacks.append(1) or more(*a))
+    assert [count_by_factors(plan, comp) for comp in plan.components] == expected
+    assert fallbacks
