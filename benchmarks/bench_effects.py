@@ -41,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.boards import random_sharing  # noqa: E402
 from trample import Combat  # noqa: E402
 from trample.optimize import effects, solve  # noqa: E402
 
@@ -187,6 +188,14 @@ CASES = [
         four_tramplers,
         "banding blocker on a1 and a4",
         lambda d: _kw(d["blockers"][0], "banding"),
+    ),
+    # a dense sharing graph (12 tramplers on 14 blockers, 5 each): the reply's groups read component by component
+    # (its listing has 3 x 10^8 replies: 40 s when they were read row by row)
+    (
+        "random sharing 12 on 14, 5 each, seed 3",
+        lambda: random_sharing(12, 14, 5, seed=3),
+        "lifelink blocker, infect attacker",
+        lambda d: (_kw(d["blockers"][0], "lifelink"), _kw(d["attackers"][0], "infect")),
     ),
 ]
 

@@ -139,6 +139,38 @@ class DamageStep:
         if buf:
             yield _matrix(buf, order, dtype)
 
+    def component_blocks(
+        self, comp: Sequence[int], rows: int = 1 << 16, time_limit: TimeLimit = None
+    ) -> Iterator[Block]:
+        """One component's legal vectors as rows over ``plan.component_columns(comp)``, in the order
+        :meth:`assignment_blocks` takes them: its rows are the product of the components' orders (first component
+        slowest), so the first of its rows with given amounts on some columns is made of each component's first
+        vector with its part of them."""
+        deadline = deadline_of(time_limit)
+        plan = self.plan
+        cols = plan.component_columns(comp)
+        rows = max(1, int(rows))
+        if self.canonical(None, deadline):
+            from .engines.direct import component_lister
+
+            dp = component_lister(plan, comp, deadline)
+            where = {c: k for k, c in enumerate(dp.columns)}
+            order = np.array([where[c] for c in cols], dtype=np.int64)
+            for block in dp.blocks(rows, np.dtype(np.int64)):
+                yield block[:, order]
+                deadline.check()
+            return
+        buf: list[tuple[int, ...]] = []
+        for n, vec in enumerate(self._engine_for(comp, None, deadline).iterate(plan, comp, deadline)):
+            if deadline and not n & 255:
+                deadline.check()
+            buf.append(vec)
+            if len(buf) == rows:
+                yield np.array(buf, dtype=np.int64).reshape(len(buf), len(cols))
+                buf = []
+        if buf:
+            yield np.array(buf, dtype=np.int64).reshape(len(buf), len(cols))
+
     def first_row(self, time_limit: TimeLimit = None) -> list[int] | None:
         """The first row of :meth:`assignment_blocks` (None when there is no legal assignment) without listing the
         others: in the canonical order, each component's first vector (its counting programme's ``unrank(0)``,

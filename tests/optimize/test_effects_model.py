@@ -23,6 +23,7 @@ from strategies import examples, outcome_effects, scenarios, with_banding
 from test_outcomes import effect_boards, near_death
 
 from trample import Combat
+from trample.limits import Deadline
 from trample.optimize import effects, parse_objectives
 from trample.optimize.listing import solve_by_outcome
 from trample.rules import division_moved
@@ -511,3 +512,23 @@ def test_the_listing_stays_reachable(monkeypatch, use_model):
     result = Combat(doc).solve("lethal,max-damage")
     assert result.objectives == {"lethal": 0, "max-damage": 3}
     assert (result.solves > 0) == use_model  # the listing makes no CP-SAT solve
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_the_replies_first_rows_by_component_are_the_listings(data):  # 510.1, 510.2
+    # effects._first_rows reads the other side's listing component by component (its rows are the product of the
+    # components' orders, first slowest): each distinct tuple of amounts at the asked columns and the first row
+    # that has it, in order -- the same as reading every row of assignment_blocks, on every side and engine
+    doc = data.draw(st.one_of(generated_effect_boards(), scenarios(max_attackers=3, max_blockers=3, max_work=200)))
+    side = data.draw(st.sampled_from(["attacking", "defending", "both"]))
+    engine = data.draw(st.sampled_from(["auto", "direct", "cpsat"]))
+    step = DamageStep(doc, side=side, engine=engine)
+    width = len(step.columns)
+    idx = data.draw(st.lists(st.integers(0, max(0, width - 1)), unique=True, max_size=width)) if width else []
+    expected: dict[tuple, list[int]] = {}
+    for block in step.assignment_blocks():
+        for row in block.tolist():
+            expected.setdefault(tuple(row[j] for j in idx), row)
+    got = effects._first_rows(step, idx, Deadline(None))
+    assert list(got.items()) == list(expected.items())
