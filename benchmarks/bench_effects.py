@@ -251,6 +251,8 @@ def main() -> None:
             f"| {listed} | {against} | {same} |",
             flush=True,
         )
+    if not ONLY or ONLY in "defending side":
+        defending()
     if ONLY and ONLY not in "banding attacker time limit":
         return
     banding = _with(trampler_five(), lambda d: _kw(d["attackers"][0], "banding"))  # 702.22k
@@ -267,6 +269,43 @@ def main() -> None:
         f"\ntime limit on the listing (banding-attacker board): {limit:g} s limit -> {wall:.2f} s wall, status "
         f"{result.status}; goal <= {limit + 0.1:.1f} s {verdict}"
     )
+
+
+#: the defending side's solve is held to the same goal; its reply (the attackers') groups are read from their
+#: listing, whose rows are the product of their components: one component of many tramplers is listed row by row
+DEFENDING_LIMIT = 10.0
+
+
+def defending() -> None:
+    """The same goal on the defending side (the blockers' damage solved, the attackers' reply read): plain boards
+    against the same with a lifelink blocker and an infect attacker, each solve stopped at DEFENDING_LIMIT."""
+    print(
+        f"\ndefending side: solve {OBJECTIVES}, CPU, median of 3 (stopped at {DEFENDING_LIMIT:g} s); goal <= 3x plain"
+    )
+    print("| board | rows of the attackers' reply | plain | effects | ratio | goal |")
+    print("|---|---|---|---|---|---|")
+    for n, m, per in ((4, 6, 2), (6, 8, 3)):
+        plain_doc = random_sharing(n, m, per, seed=1)
+        doc = _with(plain_doc, lambda d: (_kw(d["blockers"][0], "lifelink"), _kw(d["attackers"][0], "infect")))
+        times: dict[str, list[float]] = {"plain": [], "effects": []}
+        status = "optimal"
+        for _ in range(3):
+            for name, d in (("plain", plain_doc), ("effects", doc)):
+                combat = Combat(d, side="defending")
+                t0 = time.process_time()
+                result = solve(combat, OBJECTIVES, time_limit=DEFENDING_LIMIT)
+                times[name].append(time.process_time() - t0)
+                if result.status != "optimal":
+                    status = result.status
+        p, e = statistics.median(times["plain"]), statistics.median(times["effects"])
+        ratio = e / p
+        shown = _ms(e) if status == "optimal" else f"> {_ms(e)} ({status})"
+        verdict = "met" if status == "optimal" and ratio <= 3 else "MISSED"
+        print(
+            f"| random sharing {n} on {m}, {per} each, seed 1 | {Combat(plain_doc).count():,} | {_ms(p)} | {shown} "
+            f"| {ratio:.0f}x | <= 3x {verdict} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
