@@ -161,17 +161,27 @@ def reply_groups(
     players = {p.id for p in s.players}
     plan = other.plan
     relevant: set[int] = set()
+    lifelinked: set[int] = set()
     for i, src in enumerate(plan.sources):
         obj = s.creature(src.source)
         owner = s.blocker_controller(obj.id) if isinstance(obj, Blocker) else None
         reach = {r.recipient for r in src.all_routes}
-        if (obj.has(Keyword.LIFELINK) and owner in players) or reach & (players | interesting):
+        if obj.has(Keyword.LIFELINK) and owner in players:
+            lifelinked.add(i)
+        if i in lifelinked or reach & (players | interesting):
             relevant.add(i)
     shielded = {r for i in relevant for r in (x.recipient for x in plan.sources[i].all_routes)}
     shielded = {r for r in shielded if s.receiving(r).prevent > 0}
     relevant |= {i for i, src in enumerate(plan.sources) if {r.recipient for r in src.all_routes} & shielded}
+    # a relevant source's amounts that can change the profile: all of a lifelink source's (702.15b: the life gained
+    # is all the damage it deals), else only those to players, counted objects and shielded recipients (615.7) --
+    # its damage to another blocker changes nothing the profile reads (an attacker's reply: every trampler reaches
+    # the player, and its split among blockers no one counts made every reply a group of its own)
+    keep = players | interesting | shielded
     where = {c: k for k, c in enumerate(other.columns)}
-    idx = [where[plan.sources[i].source, r] for i, r in plan.columns if i in relevant]
+    idx = [
+        where[plan.sources[i].source, r] for i, r in plan.columns if i in lifelinked or (i in relevant and r in keep)
+    ]
     mine = [where[plan.sources[plan.columns[k][0]].source, plan.columns[k][1]] for k in theirs]
     idx = [*mine, *(c for c in idx if c not in mine)]  # the solved player's part first (the key's head)
     found: dict[tuple, list[int]] = {}  # the relevant amounts -> the first row of the listing that has them

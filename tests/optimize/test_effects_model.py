@@ -532,3 +532,26 @@ def test_the_replies_first_rows_by_component_are_the_listings(data):  # 510.1, 5
             expected.setdefault(tuple(row[j] for j in idx), row)
     got = effects._first_rows(step, idx, Deadline(None))
     assert list(got.items()) == list(expected.items())
+
+
+def test_an_attackers_split_among_uncounted_blockers_is_not_a_group_of_its_own(monkeypatch):  # 510.1, 702.19c
+    # the defending side solved: the reply is the attackers', every trampler reaches the player, so each one is
+    # relevant -- but only its damage to the player (and to counted objects) can change the profile, not how it
+    # splits the rest among blockers: as many profiles resolved as distinct amounts to the player, not a group for
+    # every reply (8 866 here, 1.5 s); the answer the listing's
+    from benchmarks.boards import random_sharing
+
+    doc = random_sharing(4, 6, 2, seed=1)
+    doc["blockers"][0]["keywords"] = ["lifelink"]
+    doc["attackers"][0]["keywords"] = [*doc["attackers"][0]["keywords"], "infect"]
+    step = DamageStep(doc, side="defending")
+    objs = parse_objectives(["max-kills", "max-value"], step.scenario)
+    profiles = []
+    profile = effects._profile
+    monkeypatch.setattr(effects, "_profile", lambda *a: profiles.append(1) or profile(*a))
+    got = effects.solve_by_model(step, objs)
+    other = DamageStep(doc, side="attacking")
+    to_player = [k for k, (_, r) in enumerate(other.columns) if r == "opp"]
+    amounts = {tuple(row[k] for k in to_player) for block in other.assignment_blocks() for row in block.tolist()}
+    assert 1 < len(profiles) <= len(amounts) < other.count()
+    _same(got, solve_by_outcome(step, objs))
