@@ -152,7 +152,9 @@ def reply_groups(
     group in the listing's order, its profile, its part divided by the solved player)``, in order. Only the
     replies' amounts from the *relevant* sources tell the groups apart: lifelink sources of a listed player
     (702.15b), sources reaching a listed player or an object the objectives count, and the sources sharing a
-    ``prevent`` shield with those (615.7); the others' damage changes nothing the objectives read. ``theirs``:
+    ``prevent`` shield with those (615.7); the others' damage changes nothing the objectives read. Of a relevant
+    source, all its amounts where it has lifelink, else only those to players, counted objects and shielded
+    recipients (its split among other blockers changes no profile). ``theirs``:
     the other side's columns whose damage the solved player divides (banding, 702.22j/k): their amounts are the
     solved player's choice, so they tell the groups apart too, and are the group's third item."""
     if other is None:
