@@ -775,7 +775,8 @@ def _merged(
     parts_c: list[Keys], parts_w: list[Weights], ring: Ring, budget: Budget | None = None, live: bool = False
 ) -> tuple[Keys, Weights]:
     """Sorted (code, counts) parts as one: equal codes' counts added (``live``: only the codes whose counts are not
-    all zero). With a ``budget``, a range at a time (:func:`_merged_ranges`)."""
+    all zero). With a ``budget``, a range at a time (:func:`_merged_ranges`); without one, in one sort, which any
+    parts may take (:func:`_added`'s codes are in each table's own order, not sorted)."""
     codes, weights = _merged_ranges(parts_c, parts_w, ring, budget)
     if live:
         for i, (c, w) in enumerate(zip(codes, weights)):
@@ -1970,13 +1971,11 @@ def _added(X: _Table, Y: _Table, ring: Ring) -> _Table:
         cx = cx * len(v) + np.searchsorted(v, vx)[ix]
         cy = cy * len(v) + np.searchsorted(v, vy)[iy]
         vals.append(v)
-    code, w = _merged([cx, cy], [X.w, Y.w], ring)
+    code, w = _merged([cx, cy], [X.w, Y.w], ring, live=True)
     del cx, cy
-    live = np.flatnonzero(w.any(axis=0))
-    radix = [len(v) for v in vals]
-    idx = _uncodes(code[live], radix)
+    idx = _uncodes(code, [len(v) for v in vals])
     err = (1 + max(X.err, Y.err)) * (1 + gamma(1)) - 1 if ring.approx else 0.0
-    return _Table(X.members, X.scope, None, np.take(w, live, axis=1), err, list(zip(vals, idx)))
+    return _Table(X.members, X.scope, None, w, err, list(zip(vals, idx)))
 
 
 #: a join whose larger table and predicted result (:func:`_cut`) would hold more than CUT_BYTES (their counts and
