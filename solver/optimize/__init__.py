@@ -27,9 +27,9 @@ The package, bottom to top: :mod:`.objectives` (names, parsing, evaluation), :mo
 no solver), :mod:`.search` (lexicographic search, :func:`solve`, :func:`all_optimal`).
 """
 
-from .listing import losers_of, outcome_of, score
 from .model import ESCALATE_DET, LEAN_PARAMS, PACK_LIMIT, SMALL_COLUMNS, STRONG_PARAMS
 from .objectives import OBJECTIVES, VALUE_LIMIT, Objective, oriented, parse_objectives
+from .readers import losers_of, outcome_of, score
 from .results import STATUS_FEASIBLE, STATUS_INFEASIBLE, STATUS_OPTIMAL, STATUS_UNKNOWN, SolveResult
 from .search import AllOptimal, all_optimal, solve
 

@@ -27,7 +27,8 @@ it changes for each listed player -- life, poison, commander damage -- and which
 dominated by another (at least as good for the solved side on every count) are dropped, and the solved side's
 value is the lexicographic minimum over the rest (``AddMinEquality`` on exactly weighted terms). On most boards
 one profile is left (a lifelink blocker: the reply that deals the most), and the objectives are the plain
-boards' separate terms.
+boards' separate terms. Where the reply's listing is long (:data:`FRONTIER_ROWS`), its undominated profiles are
+found on the other side's model instead (:func:`_frontier_groups`).
 
 When the other player divides *all* of the solved side's damage (a banding blocker, 702.22j), the solved player
 has no choice: the worst line is minimised on the same model. When the solved player divides some of the other
@@ -44,6 +45,7 @@ returns None and the listing of :mod:`.listing` answers (it is also the referenc
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -154,7 +156,8 @@ def reply_groups(
     (702.15b), sources reaching a listed player or an object the objectives count, and the sources sharing a
     ``prevent`` shield with those (615.7); the others' damage changes nothing the objectives read. Of a relevant
     source, all its amounts where it has lifelink, else only those to players, counted objects and shielded
-    recipients (its split among other blockers changes no profile). ``theirs``:
+    recipients (its split among other blockers changes no profile). Past :data:`FRONTIER_ROWS` rows to read,
+    the undominated groups only, from the other side's model (:func:`_frontier_groups`). ``theirs``:
     the other side's columns whose damage the solved player divides (banding, 702.22j/k): their amounts are the
     solved player's choice, so they tell the groups apart too, and are the group's third item."""
     if other is None:
@@ -186,6 +189,8 @@ def reply_groups(
     ]
     mine = [where[plan.sources[plan.columns[k][0]].source, plan.columns[k][1]] for k in theirs]
     idx = [*mine, *(c for c in idx if c not in mine)]  # the solved player's part first (the key's head)
+    if not theirs and idx and _listing_rows(other, idx, deadline_of(deadline), FRONTIER_ROWS) > FRONTIER_ROWS:
+        return _frontier_groups(step, other, interesting, deadline_of(deadline))
     found: dict[tuple, list[int]] = {}  # the relevant amounts -> the first row of the listing that has them
     if not idx:  # one group: the listing's first reply (each component's first vector, nothing else listed)
         row = other.first_row(time_limit=deadline)
@@ -241,6 +246,150 @@ def _first_rows(other: DamageStep, idx: list[int], deadline: Deadline) -> dict[t
     return found
 
 
+#: the most rows of the other side's components read for the reply's groups: past it the groups are the
+#: undominated profiles found on the other side's model (:func:`_frontier_groups`)
+FRONTIER_ROWS = 1 << 8
+
+
+def _listing_rows(other: DamageStep, idx: list[int], deadline: Deadline, cap: int) -> int:
+    """How many rows :func:`_first_rows` would read, as far as it matters: 0 where a creature may assign as though
+    it weren't blocked (the listing goes way by way: kept); else the rows of the components holding a column of
+    ``idx``, from an upper bound (the product of each source's ways to split its damage,
+    :math:`\\binom{d + r - 1}{r - 1}`: 10-20 times the count on random sharing graphs) where it is at most
+    ``cap`` or far past it, else from the components' counting programmes."""
+    plan = other.plan
+    if plan.has_options:
+        return 0
+    asked = {plan.columns[j] for j in idx}
+    comps = [c for c in plan.components if not asked.isdisjoint(plan.component_columns(c))]
+    bound = 0
+    for comp in comps:
+        bound += math.prod(
+            math.comb(plan.sources[i].damage + len(plan.sources[i].routes) - 1, len(plan.sources[i].routes) - 1)
+            for i in comp
+        )
+    if bound <= cap or bound > cap << 12:
+        return bound
+    from ..engines import PROGRAMME, get_engine
+
+    engine = get_engine("direct", needs=[PROGRAMME])
+    return sum(engine.programme(plan, comp, deadline).count() for comp in comps)  # type: ignore[attr-defined]
+
+
+def _frontier_groups(step: DamageStep, other: DamageStep, interesting: set[str], deadline: Deadline) -> list[tuple]:
+    """The reply's groups when its listing is too long to read (:data:`FRONTIER_ROWS`): not every distinct
+    profile but the undominated ones, found on the other side's model with what its damage does encoded
+    (:class:`EffectsModel` of ``other``), each represented by its first reply in the canonical order
+    (lexicographic over the columns: the listing's, wherever the direct engine lists the reply).
+
+    A profile is counted on the model (:func:`_counts`): per listed player the life, poison and commander damage
+    the reply leaves, and the counted objects it kills (704.5f-i), each oriented worse for the solved side when
+    larger. Each solve asks for a reply that no profile found so far
+    dominates -- some count strictly worse, or another set of deaths (deaths are compared as sets, so each class
+    of them keeps its own frontier: a superset of what :func:`_pareto` keeps, which it then prunes) -- with the
+    counts' sum at its largest, then the smallest vector over the columns. So each answer is undominated (a reply
+    dominating it would be allowed and have a larger sum), and its vector is the first of its profile's replies
+    (all of them are allowed, with the same sum). The profile kept is the outcome's (:func:`_profile` of the
+    reply), held to the model's counts. Ends when no reply is left, or past :data:`MAX_PROFILES` profiles (the
+    listing answers: :func:`prepare`).
+
+    The answer's reply is then the first listed of these representatives that is worst for it: a worst reply,
+    where the listing reports the first of all the worst (a dominated profile that ties for the answer may be
+    listed earlier)."""
+    from .model import STRONG_PARAMS, Budget, Runner, Term, lex_optimise
+
+    found: list[tuple[list[int], list[int], _Profile]] = []  # (the counts, the vector, the outcome's profile)
+    while len(found) <= MAX_PROFILES:
+        deadline.check()
+        em = EffectsModel(other)
+        counts = _counts(step.scenario, em, interesting)
+        if not _exclude_dominated(em, counts, [c for c, _, _ in found]):
+            break  # every reply is dominated by one found
+        total = Lin()
+        for lin, _, _ in counts:
+            total.add(lin, 1)
+        # the LP relaxation from the start: the largest sum is a bound that propagation proves slowly (the default
+        # settings, escalating: 9.4 -> 6.2 s over 18 defending-side boards of random_sharing with effects)
+        runner = Runner(em.om, Budget(deadline, None), 1, False, False, STRONG_PARAMS)
+        terms = [Term(total, True, True), *(Term(em._x(k), False, False) for k in range(len(em.cols)))]
+        status, _ = lex_optimise(runner, terms)
+        if status == STATUS_INFEASIBLE:
+            break
+        if status != STATUS_OPTIMAL or runner.vec is None:
+            raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
+        values = [runner.value(lin) for lin, _, _ in counts]
+        reply = other._layout.assignment(list(runner.vec))
+        prof = _profile(step, reply, interesting)
+        told = [read(prof) for _, read, _ in counts]
+        if told != values:  # the model and the outcome must agree
+            raise RuntimeError(f"the effects model disagrees with the outcome on the reply {reply.to_json()}")
+        found.append((values, list(runner.vec), prof))
+    found.sort(key=lambda f: f[1])  # the canonical order: lexicographic over the columns
+    if not found:
+        return [(None, _profile(step, None, interesting), ())]
+    return [(other._layout.assignment(row), prof, ()) for _, row, prof in found]
+
+
+#: one count of a reply's profile: its expression on the other side's model (larger: worse for the solved side),
+#: how to read it from a :class:`_Profile`, and whether it is a death (compared as sets: any other value escapes)
+_Count = tuple[Lin, Callable[[_Profile], int], bool]
+
+
+def _counts(s, em: EffectsModel, interesting: set[str]) -> list[_Count]:
+    """What a reply's profile holds (:data:`_Count`), oriented as :meth:`_Profile.dominates` reads it (the
+    objectives count the listed players' losses and the other side's deaths as gains, docs/solve.md): per listed
+    player the life left (damage taken negated, 702.15b lifelink gains added), poison and commander damage
+    negated (702.90b, 702.164c, 903.10a); then for each counted object the reply can reach 1 when it lives."""
+    out: list[_Count] = []
+    for p in s.players:
+        out.append((Lin().add(em.life_loss(p.id), -1), functools.partial(_life_left, p.id), False))
+        out.append((Lin().add(em.poison(p.id), -1), functools.partial(_poison_given, p.id), False))
+        for c, lin in sorted(em.commander(p.id).items()):
+            out.append((Lin().add(lin, -1), functools.partial(_commander_given, (p.id, c)), False))
+    for c in sorted(interesting):
+        if c in em.incoming:
+            out.append((Lin(1).add(em.dies(c), -1), functools.partial(_lives, c), True))
+    return out
+
+
+# how :func:`_counts` reads each count from a _Profile, oriented as there
+def _life_left(p: str, prof: _Profile) -> int:
+    return prof.life[p]
+
+
+def _poison_given(p: str, prof: _Profile) -> int:
+    return -prof.poison[p]
+
+
+def _commander_given(key: tuple[str, str], prof: _Profile) -> int:
+    return -prof.commander.get(key, 0)
+
+
+def _lives(c: str, prof: _Profile) -> int:
+    return int(c not in prof.died)
+
+
+def _exclude_dominated(em: EffectsModel, counts: list[_Count], found: list[list[int]]) -> bool:
+    """Allow on ``em`` only the replies that no profile of ``found`` (their counts) dominates: some count strictly
+    worse for the solved side, or another set of deaths. False when no reply can be (a constant case)."""
+    for values in found:
+        escapes = []
+        for n, (lin, _, death) in enumerate(counts):
+            escapes.append(em._at_least(lin, values[n] + 1, f"worse[{n}]"))
+            if death and values[n] == 1:  # a death this one does not have (lives -> 0)
+                escapes.append(Lin(1).add(lin, -1))
+        escapes = [e for e in escapes if e.terms or e.const]
+        if any(not e.terms for e in escapes):
+            continue  # a constant 1: every reply escapes this one
+        if not escapes:
+            return False
+        some = Lin()
+        for e in escapes:
+            some.add(e, 1)
+        em.m.add(some.expr() >= 1)  # 0/1 expressions: one of them holds
+    return True
+
+
 def _pareto(profiles: Sequence[_Profile], monotone_deaths: bool) -> list[_Profile]:
     unique = list({p.key: p for p in profiles}.values())
     return [p for p in unique if not any(q is not p and q.dominates(p, monotone_deaths) for q in unique)]
@@ -285,6 +434,13 @@ def _layout(step: DamageStep) -> tuple:
     walkers = [p.id for p in s.planeswalkers if p.in_combat]
     held = step.__dict__["_effects_layout"] = (src, incoming, hits, killable, walkers)
     return held
+
+
+def counted_objects(step: DamageStep) -> set[str]:
+    """The objects whose deaths the objectives count (the other side's creatures in combat and the planeswalkers in
+    combat): what a reply's profile keeps of its kills."""
+    _, _, _, killable, walkers = _layout(step)
+    return set(killable) | set(walkers)
 
 
 def _lifelinked(step: DamageStep) -> dict[str, list[int]]:
@@ -784,7 +940,7 @@ def prepare(
     if not import_within("trample.engines.cpsat", deadline or None):  # the limit ran out while OR-Tools was imported
         return SolveResult(STATUS_UNKNOWN, None, {}, None, elapsed(), 0)
     em = EffectsModel(step)
-    interesting = set(em.killable) | set(em.walkers)
+    interesting = counted_objects(step)
     try:
         groups = reply_groups(step, other, interesting, deadline, theirs)
     except LimitReached:

@@ -30,19 +30,18 @@ from fractions import Fraction
 from typing import Any
 
 from ..limits import LimitReached, deadline_of
-from ..models import Assignment, Creature, Keyword, ObjectiveKind, ObjectKind, Side, load_assignment, value_of
-from ..outcome import Outcome, changes_players, has_effects, overkill_threshold, plain_after, remembered, resolve, tally
+from ..models import Assignment, ObjectiveKind, Side, value_of
+from ..outcome import Outcome, overkill_threshold, remembered, resolve
 from ..outcome import exact as _exact
 from ..rules import plan_lists
 from ..step import DamageStep
-from .objectives import Objective, damage_step_of, json_number, oriented, parse_objectives
+from .objectives import Objective, json_number, oriented
 from .results import (
     STATUS_FEASIBLE,
     STATUS_INFEASIBLE,
     STATUS_OPTIMAL,
     STATUS_UNKNOWN,
     SolveResult,
-    score_assigned,
 )
 
 OTHER_SIDE = {"attacking": "defending", "defending": "attacking", "both": None}
@@ -107,7 +106,8 @@ def other_side_step(step: DamageStep) -> DamageStep | None:
 KEPT_REPLIES = 4096
 
 
-def _replies(step: DamageStep, deadline) -> list[Assignment | None]:
+def every_reply(step: DamageStep, deadline) -> list[Assignment | None]:
+    """Every reply of the other side, listed (kept on the step when at most KEPT_REPLIES)."""
     held = step.__dict__.get("_replies")
     if held is not None:
         return held
@@ -229,7 +229,7 @@ def solve_by_outcome(step: DamageStep, objs, time_limit=None, tie_break: bool = 
         return than is None or cand[0] > than[0] or (tie_break and cand[0] == than[0] and cand[1] < than[1])
 
     try:
-        replies = _replies(step, deadline)
+        replies = every_reply(step, deadline)
         for assignment in step.assignments(time_limit=deadline):
             vec = vector_of(step, assignment)
             for reply in replies:
@@ -300,31 +300,12 @@ def lethal_report(step: DamageStep, assignment, outcome, reachable: dict | None)
     return out
 
 
-def score_by_outcome(step: DamageStep, assignment, objs, time_limit=None) -> dict:
-    """The objectives' values of one assignment: the solved player divides their part of the other side's
-    damage at best, the other player the rest at worst (:func:`evaluate`)."""
-    replies = _replies(step, deadline_of(time_limit))
-    return evaluate(step, assignment, objs, replies)[1]
-
-
-def score(combat, assignment, objectives) -> dict:
-    """The objectives' values for one given (legal) assignment, evaluated directly, without a solver: on damage
-    assigned (:func:`~trample.optimize.results.score_assigned`), or on the outcome on boards with effects."""
-    step = damage_step_of(combat)
-    if not has_effects(step.scenario):
-        return score_assigned(step, assignment, objectives)
-    objs = parse_objectives(objectives, step.scenario)
-    if not isinstance(assignment, Assignment):
-        assignment = load_assignment(assignment, step.scenario)
-    return score_by_outcome(step, assignment, objs)
-
-
 def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None) -> list[Assignment]:
     """Every assignment of the solved side that an optimal line can hold (:func:`solve_by_outcome`'s parts whose
     worst line reaches the optimum; with banding, whatever the other player puts on the sources they divide),
     in the engine's order."""
     deadline = deadline_of(time_limit)
-    replies = _replies(step, deadline)
+    replies = every_reply(step, deadline)
     division = _division(step)
     listed = list(step.assignments(time_limit=deadline))
     worst: dict[tuple, tuple] = {}
@@ -344,78 +325,8 @@ def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None) -> list[Assi
     return [a for a in listed if division.mine(vector_of(step, a), None)[0] in chosen]
 
 
-def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outcome:
-    """What one assignment of the step does, as the solver reads it (:mod:`trample.outcome`): its outcome with the
-    other side's damage dealt at the same time (510.2). When ``assignment`` holds keys of the other side's sources
-    (``--side both``, or a reply given), it is resolved as given; otherwise the other side's damage is its player's
-    best reply for ``objectives`` (the worst for the solved side, as :func:`score` and :func:`solve_by_outcome`
-    read it). On boards without effects the other side's damage changes no objective and none is dealt.
-
-    Every reader of "what happens" -- the arena's lethal verdict, the environments' rewards, the pictures --
-    reads this, so they agree with the solver's values and lethal report."""
-    step = damage_step_of(combat)
-    if not isinstance(assignment, Assignment):
-        assignment = load_assignment(assignment, step.scenario)
-    sc = step.scenario
-    if step.side == Side.BOTH or not has_effects(sc):
-        return resolve(sc, assignment)
-    # the step's own sources (every attacker or blocker: derive lists each), read off the board rather than the
-    # plan, which this reader does not otherwise need (deriving it was most of a plain board's cost)
-    own = {c.id for c in (sc.attackers if step.side == Side.ATTACKING else sc.blockers)}
-    if any(k not in own and sc.get(k) is not None for k in assignment):  # a reply given: resolved as given
-        return resolve(sc, assignment)
-    objs = parse_objectives(objectives, step.scenario)
-    lethal_only = all(o.kind == ObjectiveKind.LETHAL for o in objs)
-    if lethal_only and "_replies" not in step.__dict__ and not _reply_reaches_players(step):
-        # no reply can change a player (the test below, for every reply at once): the first reply listed, without
-        # listing the others
-        other = other_side_step(step)
-        first = None if other is None else next(iter(other.assignments(time_limit=deadline_of(time_limit))), None)
-        return resolve(sc, {**assignment.to_json(), **(first.to_json() if first is not None else {})})
-    replies = _replies(step, deadline_of(time_limit))
-    if len(replies) == 1 or (
-        lethal_only and not any(r is not None and changes_players(sc, r.to_json()) for r in replies)
-    ):
-        # one reply (evaluate's one part is its line), or who loses does not depend on the reply (no reply's damage
-        # reaches a player or gains life): every reply is worth the same, and evaluate returns the first listed
-        # (ties: the first reply, the first part)
-        first = replies[0]
-        return resolve(sc, {**assignment.to_json(), **(first.to_json() if first is not None else {})})
-    return evaluate(step, assignment, objs, replies)[2]
-
-
-def _reply_reaches_players(step: DamageStep) -> bool:
-    """Could some reply (an assignment of the other side's step) :func:`~trample.outcome.changes_players`? Only if
-    one of its plan's columns goes to a player or one of its sources has lifelink (702.15b): when neither, no reply
-    does, whatever the effects on the board make of its damage."""
-    other = other_side_step(step)
-    if other is None:
-        return False
-    plan, sc = other.plan, step.scenario
-    if any(sc.kind(r) is ObjectKind.PLAYER for _, r in plan.columns):
-        return True
-    return any(isinstance(c := sc.get(s.source), Creature) and c.has(Keyword.LIFELINK) for s in plan.sources)
-
-
-def losers_of(combat, assignment, objectives="lethal", time_limit=None) -> frozenset[str]:
-    """The players who lose the game after the step (704.5a, 704.5c, 704.6c): :func:`outcome`'s losers (on a
-    plain board, :func:`trample.outcome.plain_after`'s: the same losers without the hits and events)."""
-    step = damage_step_of(combat)
-    sc = step.scenario
-    if not has_effects(sc):  # outcome_of resolves the assignment as given; damage dealt is damage assigned
-        given = assignment if isinstance(assignment, Assignment) else load_assignment(assignment, sc)
-        totals, touched = tally(given, {c.id for c in (*sc.attackers, *sc.blockers) if c.has(Keyword.DEATHTOUCH)})
-        totals = {r: n for r, n in totals.items() if r in sc}  # resolve's hits: recipients of the board
-        return frozenset(p for p, _ in plain_after(sc, totals, touched)[1])
-    return frozenset(p for p, _ in outcome_of(step, assignment, objectives, time_limit).losers)
-
-
 __all__ = [
-    "outcome_of",
-    "losers_of",
     "solve_by_outcome",
-    "score_by_outcome",
-    "score",
     "all_optimal_by_outcome",
     "step_values",
     "Objective",

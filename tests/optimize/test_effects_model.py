@@ -23,9 +23,9 @@ from strategies import examples, outcome_effects, scenarios, with_banding
 from test_outcomes import effect_boards, near_death
 
 from trample import Combat
-from trample.limits import Deadline
+from trample.limits import Deadline, LimitReached
 from trample.optimize import effects, parse_objectives
-from trample.optimize.listing import solve_by_outcome
+from trample.optimize.listing import solve_by_outcome, step_values, vector_of
 from trample.rules import division_moved
 from trample.step import DamageStep
 
@@ -546,6 +546,7 @@ def test_an_attackers_split_among_uncounted_blockers_is_not_a_group_of_its_own(m
     doc["attackers"][0]["keywords"] = [*doc["attackers"][0]["keywords"], "infect"]
     step = DamageStep(doc, side="defending")
     objs = parse_objectives(["max-kills", "max-value"], step.scenario)
+    monkeypatch.setattr(effects, "FRONTIER_ROWS", 1 << 20)  # the groups read from the listing (682 rows)
     profiles = []
     profile = effects._profile
     monkeypatch.setattr(effects, "_profile", lambda *a: profiles.append(1) or profile(*a))
@@ -555,3 +556,170 @@ def test_an_attackers_split_among_uncounted_blockers_is_not_a_group_of_its_own(m
     amounts = {tuple(row[k] for k in to_player) for block in other.assignment_blocks() for row in block.tolist()}
     assert 1 < len(profiles) <= len(amounts) < other.count()
     _same(got, solve_by_outcome(step, objs))
+
+
+# -- the reply's undominated profiles found on the model (effects._frontier_groups) ----------------------------------
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_the_frontier_holds_every_undominated_profile_of_the_listing(data):  # 510.1, 702.15b, 702.90b, 704.5
+    # past FRONTIER_ROWS the reply's groups are found on the other side's model, not read from its listing: the
+    # profiles left after dominance must be the listing's, whether deaths are monotone or compared as sets, and
+    # each group's reply must be the first listed with its profile
+    doc = data.draw(generated_effect_boards())
+    side = data.draw(st.sampled_from(["attacking", "defending"]))
+    step = DamageStep(doc, side=side)
+    try:
+        other, _, theirs, partial = effects.separable(step)
+    except effects.NotSeparable:
+        return
+    if partial or theirs or other is None or not other.canonical():
+        return
+    em = effects.EffectsModel(step)
+    interesting = set(em.killable) | set(em.walkers)
+    listed = effects.reply_groups(step, other, interesting, Deadline(None))
+    frontier = effects._frontier_groups(step, other, interesting, Deadline(None))
+    for monotone in (True, False):
+        want = {p.key for ps in effects.choices_of(listed, monotone) for p in ps}
+        got = {p.key for ps in effects.choices_of(frontier, monotone) for p in ps}
+        assert got == want
+    first: dict[tuple, dict] = {}
+    for reply in other.assignments():
+        first.setdefault(effects._profile(step, reply, interesting).key, reply.to_json())
+    for reply, prof, _ in frontier:
+        if reply is not None:
+            assert reply.to_json() == first[prof.key]
+    rows = [vector_of(other, reply) for reply, _, _ in frontier if reply is not None]
+    assert rows == sorted(rows)  # in the listing's order
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_solved_on_the_frontier_the_answer_is_the_listings(data):  # 510.1, 510.2
+    # every reply read through the frontier (FRONTIER_ROWS below any listing): the same status, values, assignment
+    # and lethal report as the listing; the reply reported is a worst one (its line has the answer's values)
+    doc = data.draw(generated_effect_boards())
+    side = data.draw(st.sampled_from(["attacking", "defending"]))
+    names = [n for n in data.draw(st.sampled_from(OBJECTIVE_LISTS)) if n != "max-damage:p0" or "p0" in str(doc)]
+    step = DamageStep(doc, side=side)
+    objs = parse_objectives(names, step.scenario)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(effects, "FRONTIER_ROWS", -1)
+        got = effects.solve_by_model(step, objs)
+    if got is None:
+        assert division_moved(step.scenario)
+        return
+    ref = solve_by_outcome(step, objs)
+    assert (got.status, got.objectives, got.assignment, got.lethal) == (
+        ref.status,
+        ref.objectives,
+        ref.assignment,
+        ref.lethal,
+    )
+    if got.assignment is not None:
+        values, _ = step_values(step, got.assignment, objs, got.reply)
+        assert values == got.objectives
+
+
+def test_a_dense_defending_board_with_effects_is_solved_on_the_frontier(monkeypatch):  # 702.15b, 702.90b, 702.19c
+    # the defending side of random_sharing(6, 8, 3): the attackers' reply is one component of 7 x 10^8 rows (it was
+    # listed row by row, past 10 s); on the frontier a handful of profiles, each checked against the outcome
+    from benchmarks.boards import random_sharing
+
+    doc = random_sharing(6, 8, 3, seed=1)
+    doc["blockers"][0]["keywords"] = ["lifelink"]
+    doc["attackers"][0]["keywords"] = [*doc["attackers"][0]["keywords"], "infect"]
+    calls = []
+    frontier = effects._frontier_groups
+    monkeypatch.setattr(effects, "_frontier_groups", lambda *a: calls.append(1) or frontier(*a))
+    step = DamageStep(doc, side="defending")
+    objs = parse_objectives(["lethal", "max-kills", "min-overkill"], step.scenario)
+    got = effects.solve_by_model(step, objs, time_limit=60)
+    assert calls and got.status == "optimal"
+    values, outcome = step_values(step, got.assignment, objs, got.reply)
+    assert values == got.objectives
+    assert got.objectives["max-kills"] == len(set(outcome.destroyed) & {a["id"] for a in doc["attackers"]})
+
+
+def test_the_frontier_stops_at_the_time_limit(monkeypatch):
+    # the frontier's solves share the solve's deadline: an expired one is an unknown answer, not a late one
+    from benchmarks.boards import random_sharing
+
+    doc = random_sharing(6, 8, 3, seed=1)
+    doc["blockers"][0]["keywords"] = ["lifelink"]
+    step = DamageStep(doc, side="defending")
+    other = effects.other_side_step(step)
+    with pytest.raises(LimitReached):
+        effects._frontier_groups(step, other, set(), Deadline(1e-9))
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(st.data())
+def test_every_reader_reads_the_solved_line_on_the_frontier(data):  # 510.2
+    # the readers of one assignment (outcome_of: the arena, the environments, the pictures; score) find the worst
+    # reply among the groups' representatives solve reads: with every reply read through the frontier, the outcome
+    # of solve's assignment is the one of its line (assignment and reply), and its score solve's values
+    from trample.optimize import readers
+    from trample.outcome import resolve
+
+    doc = data.draw(generated_effect_boards())
+    side = data.draw(st.sampled_from(["attacking", "defending"]))
+    names = ",".join(data.draw(st.sampled_from(OBJECTIVE_LISTS[:9])))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(effects, "FRONTIER_ROWS", -1)
+        result = Combat(doc, side=side).solve(names)
+        if result.assignment is None:
+            return
+        line = {**result.assignment.to_json(), **(result.reply.to_json() if result.reply is not None else {})}
+        want = resolve(Combat(doc).scenario, line)
+        got = readers.outcome_of(Combat(doc, side=side), result.assignment, names)
+        assert (got.to_json(), got.losers, got.destroyed) == (want.to_json(), want.losers, want.destroyed)
+        assert readers.score(Combat(doc, side=side), result.assignment, names) == result.objectives
+
+
+def test_the_readers_of_a_dense_defending_board_do_not_list_its_replies():  # 510.2, 702.15b, 702.90b
+    # the attackers' reply on the defending side of random_sharing(6, 8, 3) has 7 x 10^8 rows: score and
+    # outcome_of listed them all (past any limit); now they read the frontier's representatives, as solve does
+    from benchmarks.boards import random_sharing
+    from trample.optimize import readers
+    from trample.outcome import resolve
+
+    doc = random_sharing(6, 8, 3, seed=1)
+    doc["blockers"][0]["keywords"] = ["lifelink"]
+    doc["attackers"][0]["keywords"] = [*doc["attackers"][0]["keywords"], "infect"]
+    names = "lethal,max-kills,min-overkill"
+    result = Combat(doc, side="defending").solve(names, time_limit=60)
+    assert result.status == "optimal"
+    step = DamageStep(doc, side="defending")
+    objs = parse_objectives(names.split(","), step.scenario)
+    assert readers.score_by_outcome(step, result.assignment, objs, time_limit=60) == result.objectives
+    got = readers.outcome_of(Combat(doc, side="defending"), result.assignment, names, time_limit=60)
+    want = resolve(step.scenario, {**result.assignment.to_json(), **result.reply.to_json()})
+    assert got.to_json() == want.to_json()
+
+
+def test_on_the_frontier_every_reader_reports_the_solved_reply(monkeypatch):  # 510.2, 702.15b, 615.7
+    # the lifelink blocker b splits 2 between a1 and a2, whose shield stops 1 (615.7): its replies gain 1 (0/2 and
+    # 1/1) or 2 (2/0). For max-kills every reply is worth the same: the listing reports the first listed (0/2);
+    # on the frontier only the undominated gain of 2 is kept and its first reply (2/0) is reported -- and the readers
+    # of the assignment (outcome_of, score) read that same line, not the listing's
+    from trample.optimize import readers
+    from trample.outcome import resolve
+
+    doc = {
+        "players": [{"id": "opp", "life": 20}],
+        "attackers": [
+            {"id": "a1", "power": 1, "toughness": 3, "attacking": "opp", "blocked_by": ["b"]},
+            {"id": "a2", "power": 1, "toughness": 3, "attacking": "opp", "blocked_by": ["b"], "prevent": 1},
+        ],
+        "blockers": [{"id": "b", "power": 2, "toughness": 1, "keywords": ["lifelink"]}],
+    }
+    listed = Combat(doc).solve("max-kills")
+    assert listed.reply.to_json() == {"b": {"a2": 2}}
+    monkeypatch.setattr(effects, "FRONTIER_ROWS", -1)
+    result = Combat(doc).solve("max-kills")
+    assert result.objectives == listed.objectives and result.reply.to_json() == {"b": {"a1": 2}}
+    want = resolve(Combat(doc).scenario, {**result.assignment.to_json(), **result.reply.to_json()})
+    got = readers.outcome_of(Combat(doc), result.assignment, "max-kills")
+    assert got.to_json() == want.to_json() and got.players == want.players

@@ -441,15 +441,15 @@ def test_whole_combat_solve_with_effects_matches_the_oracle(data):
 def test_what_happens_with_lethal_alone_is_the_listed_reply(doc, side):
     # outcome_of with only "lethal" takes the first reply at once when no reply's damage reaches a player or gains
     # life (outcome.changes_players): the same outcome as listing every reply and keeping the worst (evaluate)
-    from trample.optimize import listing
+    from trample.optimize import listing, readers
     from trample.optimize.objectives import parse_objectives
 
     combat = Combat(doc, side=side)
     objs = parse_objectives("lethal", combat.scenario)
-    replies = listing._replies(combat, None)
+    replies = listing.every_reply(combat, None)
     for assignment in list(combat.assignments(limit=12)):
         listed = listing.evaluate(combat, assignment, objs, replies)[2]
-        assert listing.outcome_of(combat, assignment).to_json() == listed.to_json()
+        assert readers.outcome_of(combat, assignment).to_json() == listed.to_json()
 
 
 def _whole_outcome(o) -> tuple:
@@ -463,7 +463,7 @@ def test_what_happens_is_the_listed_reply_for_any_objectives(data):
     # 510.2: outcome_of's shortcuts (one reply: its line; lethal alone and no reply able to change a player: the
     # first reply) give the outcome of listing every reply and keeping the worst (evaluate), for any objectives, on
     # boards with effects and banding (702.22j/k: part of a reply divided by the solved player), on either side
-    from trample.optimize import listing
+    from trample.optimize import listing, readers
     from trample.optimize.objectives import parse_objectives
 
     doc = data.draw(effect_boards())
@@ -473,11 +473,11 @@ def test_what_happens_is_the_listed_reply_for_any_objectives(data):
     names = data.draw(st.sampled_from(["lethal", "max-damage", "max-kills,lethal", "lethal,max-value,min-overkill"]))
     combat = Combat(doc, side=side)
     objs = parse_objectives(names, combat.scenario)
-    replies = listing._replies(Combat(doc, side=side), None)
+    replies = listing.every_reply(Combat(doc, side=side), None)
     for assignment in list(combat.assignments(limit=12)):
         listed = listing.evaluate(Combat(doc, side=side), assignment, objs, replies)[2]
         fresh = Combat(combat.scenario, side=side)  # nothing kept from an earlier question
-        assert _whole_outcome(listing.outcome_of(fresh, assignment, names)) == _whole_outcome(listed)
+        assert _whole_outcome(readers.outcome_of(fresh, assignment, names)) == _whole_outcome(listed)
 
 
 @settings(max_examples=examples(60), deadline=None)
@@ -486,14 +486,14 @@ def test_reading_replies_stops_at_a_worst_reply_without_changing_the_line(data):
     # 510.2: the defending player's best reply to an assignment is its worst line for the attacker; listing stops at
     # the first reply no other can be worse than (every objective a count at 0) -- the same line, values and reply as
     # reading every reply (ties: the first reply listed)
-    from trample.optimize import listing
+    from trample.optimize import listing, objectives
 
     doc = data.draw(effect_boards())
     names = data.draw(st.sampled_from([["lethal"], ["max-damage"], ["max-kills"], ["lethal", "max-kills"]]))
     combat = Combat(doc)
-    step = listing.damage_step_of(combat)
-    objs = listing.parse_objectives(",".join(names), step.scenario)
-    replies = listing._replies(step, None)
+    step = objectives.damage_step_of(combat)
+    objs = objectives.parse_objectives(",".join(names), step.scenario)
+    replies = listing.every_reply(step, None)
     floor = listing._floor
     for assignment in step.assignments():
         early = listing.evaluate(step, assignment, objs, replies)
