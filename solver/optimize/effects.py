@@ -58,6 +58,7 @@ import numpy as np
 from .. import outcome as _outcome
 from ..limits import Deadline, LimitReached, deadline_of, import_within
 from ..models import (
+    Assignment,
     Attacker,
     Battle,
     Blocker,
@@ -74,7 +75,7 @@ from ..models import (
 from ..models.vocabulary import Modifier
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
-from .listing import evaluate, lethal_report, other_side_step, vector_of
+from .listing import KEPT_REPLIES, evaluate, every_reply, lethal_report, other_side_step, vector_of
 from .model import CORE_PARAMS, LEAN_PARAMS, PACK_LIMIT, Budget, Lin, ObjectiveModel, Runner, Term, lex_optimise
 from .objectives import VALUE_LIMIT, Definitions, json_number
 from .results import (
@@ -205,6 +206,33 @@ def reply_groups(
         reply = other._layout.assignment(row)
         out.append((reply, _profile(step, reply, interesting), key[: len(mine)]))
     return out
+
+
+def worst_candidates(step: DamageStep, deadline) -> list[Assignment | None]:
+    """The replies among which every assignment's worst is found first (kept on the step when at most
+    KEPT_REPLIES): where the players' parts separate (:func:`separable`, not the interacting banding shape), the
+    representatives of :func:`reply_groups`, in order -- replies of one group are worth the same to every
+    assignment, and a group's first reply is the first listed of its replies, so
+    :func:`~trample.optimize.listing.evaluate` over them finds the first worst reply the listing would (on long
+    listings, the undominated profiles' first replies: the reply the model's solve reports); else every reply
+    listed (:func:`trample.optimize.listing.every_reply`). The readers of one assignment (:mod:`.readers`) and
+    ``all_optimal`` read them."""
+    held = step.__dict__.get("_worst_candidates")
+    if held is not None:
+        return held
+    if other_side_step(step) is None:
+        return [None]
+    try:
+        other, _, theirs, partial = separable(step)
+    except NotSeparable:
+        partial = True
+    if partial or other is None:
+        return every_reply(step, deadline)
+    groups = reply_groups(step, other, counted_objects(step), deadline, theirs)
+    replies = [reply for reply, _, _ in groups]
+    if len(replies) <= KEPT_REPLIES:
+        step.__dict__["_worst_candidates"] = replies
+    return replies
 
 
 def _first_rows(other: DamageStep, idx: list[int], deadline: Deadline) -> dict[tuple, list[int]]:

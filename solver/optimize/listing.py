@@ -300,12 +300,13 @@ def lethal_report(step: DamageStep, assignment, outcome, reachable: dict | None)
     return out
 
 
-def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None) -> list[Assignment]:
+def all_optimal_by_outcome(step: DamageStep, objs, time_limit=None, replies=None) -> list[Assignment]:
     """Every assignment of the solved side that an optimal line can hold (:func:`solve_by_outcome`'s parts whose
     worst line reaches the optimum; with banding, whatever the other player puts on the sources they divide),
-    in the engine's order."""
+    in the engine's order. ``replies``: the other side's replies among which each one's worst is found (default:
+    every reply listed; :func:`trample.optimize.effects.worst_candidates` gives the same worst lines)."""
     deadline = deadline_of(time_limit)
-    replies = every_reply(step, deadline)
+    replies = every_reply(step, deadline) if replies is None else replies
     division = _division(step)
     listed = list(step.assignments(time_limit=deadline))
     worst: dict[tuple, tuple] = {}

@@ -14,41 +14,15 @@ from ..models import Assignment, Creature, Keyword, ObjectiveKind, ObjectKind, S
 from ..outcome import Outcome, changes_players, has_effects, plain_after, resolve, tally
 from ..step import DamageStep
 from . import effects
-from .listing import KEPT_REPLIES, evaluate, every_reply, other_side_step
+from .listing import evaluate, other_side_step
 from .objectives import damage_step_of, parse_objectives
 from .results import score_assigned
-
-
-def worst_candidates(step: DamageStep, deadline) -> list[Assignment | None]:
-    """The replies among which every assignment's worst is found first (kept on the step when at most
-    KEPT_REPLIES): where the players' parts separate (:func:`trample.optimize.effects.separable`, not the
-    interacting banding shape), the representatives of :func:`~trample.optimize.effects.reply_groups`, in
-    order -- replies of one group are worth the same to every assignment, and a group's first reply is the first
-    listed of its replies, so :func:`~trample.optimize.listing.evaluate` over them finds the first worst reply the
-    listing would (on long listings, the undominated profiles' first replies: the reply :func:`solve` reports);
-    else every reply listed (:func:`trample.optimize.listing.every_reply`)."""
-    held = step.__dict__.get("_worst_candidates")
-    if held is not None:
-        return held
-    if other_side_step(step) is None:
-        return [None]
-    try:
-        other, _, theirs, partial = effects.separable(step)
-    except effects.NotSeparable:
-        partial = True
-    if partial or other is None:
-        return every_reply(step, deadline)
-    groups = effects.reply_groups(step, other, effects.counted_objects(step), deadline, theirs)
-    replies = [reply for reply, _, _ in groups]
-    if len(replies) <= KEPT_REPLIES:
-        step.__dict__["_worst_candidates"] = replies
-    return replies
 
 
 def score_by_outcome(step: DamageStep, assignment, objs, time_limit=None) -> dict:
     """The objectives' values of one assignment: the solved player divides their part of the other side's
     damage at best, the other player the rest at worst (:func:`evaluate`)."""
-    replies = worst_candidates(step, deadline_of(time_limit))
+    replies = effects.worst_candidates(step, deadline_of(time_limit))
     return evaluate(step, assignment, objs, replies)[1]
 
 
@@ -92,7 +66,7 @@ def outcome_of(combat, assignment, objectives="lethal", time_limit=None) -> Outc
         other = other_side_step(step)
         first = None if other is None else next(iter(other.assignments(time_limit=deadline_of(time_limit))), None)
         return resolve(sc, {**assignment.to_json(), **(first.to_json() if first is not None else {})})
-    replies = worst_candidates(step, deadline_of(time_limit))
+    replies = effects.worst_candidates(step, deadline_of(time_limit))
     if len(replies) == 1 or (
         lethal_only and not any(r is not None and changes_players(sc, r.to_json()) for r in replies)
     ):
@@ -130,4 +104,4 @@ def losers_of(combat, assignment, objectives="lethal", time_limit=None) -> froze
     return frozenset(p for p, _ in outcome_of(step, assignment, objectives, time_limit).losers)
 
 
-__all__ = ["outcome_of", "losers_of", "score", "score_by_outcome", "worst_candidates"]
+__all__ = ["outcome_of", "losers_of", "score", "score_by_outcome"]

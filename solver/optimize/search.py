@@ -279,7 +279,9 @@ class AllOptimal(Iterator[Assignment]):
             and self.result.assignment is not None
         ):
             objs = parse_objectives(objectives, combat.scenario)
-            self._stream = iter(all_optimal_by_outcome(combat, objs, self._deadline))
+            step = damage_step_of(combat)
+            replies = effects.worst_candidates(step, self._deadline)  # the groups' first replies, as solve reads them
+            self._stream = iter(all_optimal_by_outcome(step, objs, self._deadline, replies))
         elif self._model is None:
             self._stream = iter([self.result.assignment] if self.result.assignment is not None else [])
         else:

@@ -24,7 +24,7 @@ from test_outcomes import effect_boards, near_death
 
 from trample import Combat
 from trample.limits import Deadline, LimitReached
-from trample.optimize import effects, parse_objectives
+from trample.optimize import all_optimal, effects, parse_objectives
 from trample.optimize.listing import solve_by_outcome, step_values, vector_of
 from trample.rules import division_moved
 from trample.step import DamageStep
@@ -697,6 +697,11 @@ def test_the_readers_of_a_dense_defending_board_do_not_list_its_replies():  # 51
     got = readers.outcome_of(Combat(doc, side="defending"), result.assignment, names, time_limit=60)
     want = resolve(step.scenario, {**result.assignment.to_json(), **result.reply.to_json()})
     assert got.to_json() == want.to_json()
+    # all_optimal too: each of the blockers' 288 assignments is worth its worst reply among the same replies
+    optimal = list(all_optimal(Combat(doc, side="defending"), names, time_limit=60))
+    assert result.assignment in optimal
+    for a in optimal:
+        assert readers.score_by_outcome(step, a, objs) == result.objectives
 
 
 def test_on_the_frontier_every_reader_reports_the_solved_reply(monkeypatch):  # 510.2, 702.15b, 615.7
@@ -723,3 +728,25 @@ def test_on_the_frontier_every_reader_reports_the_solved_reply(monkeypatch):  # 
     want = resolve(Combat(doc).scenario, {**result.assignment.to_json(), **result.reply.to_json()})
     got = readers.outcome_of(Combat(doc), result.assignment, "max-kills")
     assert got.to_json() == want.to_json() and got.players == want.players
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(st.data())
+def test_every_optimal_assignment_is_found_among_the_groups_replies(data):  # 510.1, 510.2
+    # all_optimal on effect boards finds each assignment's worst line among effects.worst_candidates (the groups'
+    # representatives, or on the frontier the undominated profiles'): the same assignments as over every reply
+    from trample.optimize.listing import all_optimal_by_outcome
+
+    doc = data.draw(generated_effect_boards())
+    if data.draw(st.booleans()):
+        doc = data.draw(with_banding(doc))
+    side = data.draw(st.sampled_from(["attacking", "defending"]))
+    names = data.draw(st.sampled_from(OBJECTIVE_LISTS[:9]))
+    step = DamageStep(doc, side=side)
+    objs = parse_objectives(names, step.scenario)
+    want = all_optimal_by_outcome(step, objs)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(effects, "FRONTIER_ROWS", data.draw(st.sampled_from([-1, effects.FRONTIER_ROWS])))
+        fresh = DamageStep(doc, side=side)
+        got = all_optimal_by_outcome(fresh, objs, replies=effects.worst_candidates(fresh, Deadline(None)))
+    assert got == want
