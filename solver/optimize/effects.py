@@ -208,7 +208,7 @@ def reply_groups(
     return out
 
 
-def worst_candidates(step: DamageStep, deadline) -> list[Assignment | None]:
+def worst_candidates(step: DamageStep, deadline) -> Sequence[Assignment | None]:
     """The replies among which every assignment's worst is found first (kept on the step when at most
     KEPT_REPLIES): where the players' parts separate (:func:`separable`, not the interacting banding shape), the
     representatives of :func:`reply_groups`, in order -- replies of one group are worth the same to every
