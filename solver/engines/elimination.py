@@ -786,7 +786,7 @@ def _merged(
                 budget.check()
     if len(codes) == 1:
         return codes[0], weights[0]
-    return np.concatenate(codes), np.concatenate(weights, axis=1)
+    return _concatenated(codes), _concatenated(weights)
 
 
 def _merged_ranges(
@@ -996,7 +996,7 @@ def _by_rows(
         lo = hi
     if not codes:
         return np.zeros(0, dtype=np.int64), np.zeros((ring.k, 0), dtype=ring.dtype)
-    return np.concatenate(codes), np.concatenate(weights, axis=1)
+    return _concatenated(codes), _concatenated(weights)
 
 
 #: a join is a matrix product (:func:`_by_products`) when its dense matrices hold at most this many cells (times
@@ -1068,7 +1068,7 @@ def _by_products(
     if blocks is not None:
         parts = _block_products(A, ra, sa, S, C, q, blocks, step, ring, budget)
         depth += int(np.bincount(ra).max()) + 1 if len(A) else 1
-        return _entry_digits(key, rows, cols, parts[0], parts[1]), np.concatenate(parts[2], axis=1), depth
+        return _entry_digits(key, rows, cols, parts[0], parts[1]), _concatenated(parts[2]), depth
     rb = max(1, PRODUCT_BLOCK // (max(S, C) * k))  # rows of P in one block
     # A's entries by row (a radix sort on 16-bit rows: several times faster than on int64)
     by_row = np.argsort(ra.astype(digit_type([R])), kind="stable") if rb < R else None
@@ -1089,7 +1089,7 @@ def _by_products(
     # per count: B's entries added in Q, then the product's sum over the signatures and the slices: a sum of at most
     # one nonzero product per entry of A in its row (a zero term, or the sum of zero terms, is added exactly)
     depth += int(np.bincount(ra).max()) + 1 if len(A) else 1
-    return _entry_digits(key, rows, cols, row_at, col_at), np.concatenate(ws, axis=1), depth
+    return _entry_digits(key, rows, cols, row_at, col_at), _concatenated(ws), depth
 
 
 def _rows_rather(cells: int, k: int, S: int, key: _JoinKey, A: _Table, B: _Table) -> bool:
@@ -1156,17 +1156,14 @@ def _block_products(
     """The entries of ``P @ Q`` (per row of counts) block of rows by block (:func:`_sparse_blocks`): each block's P
     over only the signatures its entries have, times those rows of Q, ``step`` signatures at a time (folded after
     each, as in :func:`_products`); its rows (A's own parts, ``row_at``), columns (``col_at``) and counts. A's
-    counts are taken and centred once, in the blocks' order; each block's P, rows of Q and result are written into
-    buffers made once (fresh arrays of this size are fresh pages each time: a page fault per 4 KB), P's cells
-    cleared after its product (not the whole buffer), and only the result's nonzero entries lifted."""
+    counts are taken and centred block by block (not all at once: as many bytes as A's counts); each block's P,
+    rows of Q and result are written into buffers made once (fresh arrays of this size are fresh pages each time: a
+    page fault per 4 KB), P's cells cleared after its product (not the whole buffer), and only the result's nonzero
+    entries lifted."""
     k = ring.k
     Q = q.whole(S)
     R = len(blocks.order)
     ent = blocks.entries
-    # per entry in the blocks' order: its centred counts, its row's place in the order and its signature
-    Aall = ring.centred(np.take(A.w, ent, axis=1), copy=False)
-    row_of = blocks.at[ra[ent]]
-    sig_of = sa[ent]
     most = int(blocks.present.sum(axis=1).max()) if len(blocks.present) else 0
     p_buf = np.zeros(k * BLOCK_ROWS * most)
     q_buf = np.empty(k * most * C)
@@ -1185,9 +1182,14 @@ def _block_products(
             b0, b1 = int(blocks.bounds[n]), int(blocks.bounds[n + 1])
             P = p_buf[: k * h * U].reshape(k, h, U)  # (zero: cleared after each block)
             flat_p = P.reshape(k, -1)
-            cell = (row_of[b0:b1] - r0) * U + local[sig_of[b0:b1]]
+            # the block's entries: their centred counts, their rows' places in the order and their signatures (for
+            # all of A at once, 40 bytes an entry of A held through the products: 130 MB of the 3.2 x 10^6 entries of
+            # the largest join of random_sharing(12, 14, 5) seed 2, whose peak traced fell 297 -> 220 MB)
+            at = ent[b0:b1]
+            Ab = ring.centred(np.take(A.w, at, axis=1), copy=False)
+            cell = (blocks.at[ra[at]] - r0) * U + local[sa[at]]
             for j in range(k):
-                flat_p[j][cell] = Aall[j, b0:b1]
+                flat_p[j][cell] = Ab[j]
             Qb = q_buf[: k * U * C].reshape(k, U, C)
             np.take(Q, used, axis=1, out=Qb, mode="clip")  # (mode "raise" with out: buffered, 5 times slower)
             acc = acc_buf[: k * h * C].reshape(k, h, C)
@@ -1241,6 +1243,22 @@ def _p_block(
     return P
 
 
+def _concatenated(parts: list[Any], dtype: Any = None) -> Any:
+    """Arrays (of one shape but for the last axis) as one along the last axis, each part let go of (taken out of
+    ``parts``) once it is copied: a fresh array's pages are only touched as they are written, so the memory held is
+    about the whole and a part, not twice the whole as with ``np.concatenate`` (the counts of a join's result in
+    blocks: 77 MB for the 3.2 x 10^6 entries of the largest join of random_sharing(12, 14, 5) seed 2)."""
+    out = np.empty((*parts[0].shape[:-1], sum(p.shape[-1] for p in parts)), dtype=dtype or parts[0].dtype)
+    parts.reverse()
+    at = 0
+    while parts:
+        part = parts.pop()
+        out[..., at : at + part.shape[-1]] = part
+        at += part.shape[-1]
+        del part
+    return out
+
+
 def _entry_digits(key: _JoinKey, rows: Keys, cols: Keys, row_at: list[Keys], col_at: list[Keys]) -> Digits:
     """The index columns of a matrix product's entries (their rows and columns, by blocks): the digits of A's own
     part read from each entry's row (``rows``: their codes), the others from its column (``cols``) -- a byte or two
@@ -1248,7 +1266,7 @@ def _entry_digits(key: _JoinKey, rows: Keys, cols: Keys, row_at: list[Keys], col
     dt = digit_type(key.radix)
     row_digits: Digits = _uncodes(rows, key.radix[: key.own]).astype(dt, copy=False)
     col_digits: Digits = _uncodes(cols, key.radix[key.own :]).astype(dt, copy=False)
-    ri, ci = np.concatenate(row_at).astype(np.intp), np.concatenate(col_at).astype(np.intp)  # (take casts else)
+    ri, ci = _concatenated(row_at, np.intp), _concatenated(col_at, np.intp)  # (take casts else)
     idx: Digits = np.empty((len(key.radix), len(ri)), dtype=dt)
     # (mode "clip": the indices are in range; "raise" with ``out`` takes into a buffer first, twice the time)
     for d in range(key.own):
@@ -1351,8 +1369,11 @@ def _q_cells(
     present = np.zeros(size, dtype=bool)
     present[cell] = True
     cells = np.flatnonzero(present)
-    # (int32: the cells reached are at most the pairs, at most PRODUCT_CELLS / 4 of them: _by_products)
-    inv = np.cumsum(present, dtype=np.int32)[cell] - 1
+    del present
+    # each pair's cell found among the cells reached (at most the pairs, PRODUCT_CELLS / 4 of them: _by_products), not
+    # ranked by a cumulative sum over all of Q's cells: 4 bytes a cell, 100 MB of the 2.5 x 10^7 cells of a join of
+    # random_sharing(12, 14, 5) seed 8 (its peak, in the second pass: _more_primes), for the pairs' few
+    inv = np.searchsorted(cells, cell)
     budget.check()
     Bc = ring.centred(B.w)
     sums = np.empty((ring.k, len(cells)))

@@ -600,6 +600,18 @@ def test_digit_type():
     assert elimination.digit_type([(1 << 16) + 1]) == np.int64
 
 
+def test_concatenated_lets_go_of_each_part():
+    # a join's result in blocks (counts, and int32 rows and columns widened to intp) joined into one array, each
+    # block taken out of the list once copied: the whole and a block held, not twice the whole
+    counts = [np.arange(6.0).reshape(2, 3), np.zeros((2, 0)), np.arange(4.0).reshape(2, 2)]
+    want = np.concatenate(counts, axis=1)
+    got = elimination._concatenated(counts)
+    assert np.array_equal(got, want) and got.dtype == want.dtype and counts == []
+    rows = [np.array([3, 1], dtype=np.int32), np.array([7], dtype=np.int32)]
+    got = elimination._concatenated(rows, np.intp)
+    assert got.dtype == np.intp and got.tolist() == [3, 1, 7] and rows == []
+
+
 def test_states_past_a_byte():  # 702.19b: needs of 150 and 200, 301 and 401 states (two bytes an index)
     blockers = [{"id": "b0", "power": 1, "toughness": 150}, {"id": "b1", "power": 1, "toughness": 200}]
     attackers = [
