@@ -1002,8 +1002,10 @@ def _by_rows(
 #: a join is a matrix product (:func:`_by_products`) when its dense matrices hold at most this many cells (times
 #: the moduli) and it multiplies at most PRODUCT_WASTE times as many cells as the pairs of entries there are
 PRODUCT_CELLS = 1 << 22
-#: cells (times the moduli) of one block of P's rows, and of its result, in a join's matrix product (at least a row)
-PRODUCT_BLOCK = PRODUCT_CELLS
+#: cells (times the moduli) of one block of P's rows, and of its result, in a join's matrix product (at least a row):
+#: 8 MB each, not 32 MB (PRODUCT_CELLS), which were a peak's largest temporaries (random_sharing(12, 14, 5) seed 3:
+#: 0.25 -> 0.22 GB; seed 8 0.25 -> 0.23 GB), for no more CPU than the timings' noise
+PRODUCT_BLOCK = PRODUCT_CELLS // 4
 PRODUCT_WASTE = 64
 #: a product without blocks (:func:`_sparse_blocks`) of over PRODUCT_LARGE multiply-adds (times the rows of counts)
 #: goes pair by pair row by row (:func:`_by_rows`, where it can) past PRODUCT_LARGE_WASTE times as many cells as pairs:
