@@ -1914,7 +1914,7 @@ def _carried(
     n = start
     while n < stop:
         a, b = joins[n]
-        cut = _cut(g, slots, joins, n, ring) if budget.limit is None and depth < CUT_DEPTH else None
+        cut = _cut(g, slots, joins, n, ring, depth) if budget.limit is None and depth < CUT_DEPTH else None
         if cut is not None:
             s, parts = cut
             T = slots[s]
@@ -2009,17 +2009,23 @@ def _added(X: _Table, Y: _Table, ring: Ring) -> _Table:
 #: made once per part); no table of 12 attackers with 4 blockers each comes near it (docs/scale.md)
 CUT_BYTES: int | None = 1 << 26
 CUT_FROM = 1 << 14
-CUT_DEPTH = 2
+#: levels of cuts; the last (CUT_DEPTH - 1 cuts above it) only where the larger table alone holds more than
+#: CUT_BYTES / CUT_LAST_SHARE: there the prediction can be 3-5 times short (random_sharing(12, 14, 5) seed 2's parts
+#: grew from 4.8 x 10^5 to 3.2 x 10^6 entries, then 4.7 x 10^6: 540 -> 443 MB with a third level), where elsewhere a
+#: third level of parts costs more CPU than it saves memory (seed 1's tables of 8.4 x 10^5 entries, 28 MB: 11 %)
+CUT_DEPTH = 3
+CUT_LAST_SHARE = 2
 
 
 def _cut(
-    g: Graph, slots: list[_Table | None], joins: list[tuple[int, int]], n: int, ring: Ring
+    g: Graph, slots: list[_Table | None], joins: list[tuple[int, int]], n: int, ring: Ring, depth: int = 0
 ) -> tuple[int, list[Keys]] | None:
     """Where join ``n`` is predicted too large (CUT_BYTES), the slot of its larger table and that table's entries
     in parts (each part's entries, by their states on the columns :func:`_cut_columns` picks, in ranges of about
     equal size), else None. The result is predicted at twice the larger table's entries times the growth of its
-    possible states (:func:`domain_size`; within 0.5-3 times the real size on ``random_sharing(12, 14, 5)``), and at
-    most the pairs of entries and the possible states."""
+    possible states (:func:`domain_size`; within 0.5-3 times the real size on ``random_sharing(12, 14, 5)``, up to 5
+    times short at its parts' third level), and at most the pairs of entries and the possible states. At the last
+    level (``depth``: cuts above it), only a larger table that alone holds over CUT_BYTES / CUT_LAST_SHARE is cut."""
     a, b = joins[n]
     A, B = slots[a], slots[b]
     assert A is not None and B is not None
@@ -2028,6 +2034,8 @@ def _cut(
     assert T is not None
     if CUT_BYTES is None or len(T) < CUT_FROM:
         return None
+    if depth == CUT_DEPTH - 1 and len(T) * (8 * ring.k + len(T.scope)) <= CUT_BYTES // CUT_LAST_SHARE:
+        return None  # the last level: only a table already large (CUT_LAST_SHARE)
     members = A.members | B.members
     before = prod(domain_size(g, x, T.members) for x in T.scope)
     sizes = [domain_size(g, x, members) for x in set(A.scope) | set(B.scope)]

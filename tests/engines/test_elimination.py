@@ -1120,6 +1120,25 @@ def test_a_contraction_cut_into_parts_adds_up_to_the_count(monkeypatch, name, sc
         assert cuts and added
 
 
+def test_parts_are_cut_again_three_levels_deep(monkeypatch):  # 702.19b, 702.19c
+    # a part whose join grows past its prediction is cut again, down to a third level (CUT_DEPTH: seed 2 of
+    # random_sharing(12, 14, 5) peaked at a third level's join); the parts still add up to the count
+    plan = Combat(load_scenario(random_sharing(8, 10, 3, seed=2))).plan
+    expected = [count_by_factors(plan, comp) for comp in plan.components]
+    monkeypatch.setattr(elimination, "CUT_BYTES", 1 << 10)
+    monkeypatch.setattr(elimination, "CUT_FROM", 16)
+    depths = []
+    carried = elimination._carried
+
+    def spy(*args, **kwargs):
+        depths.append(kwargs.get("depth", 0))
+        return carried(*args, **kwargs)
+
+    monkeypatch.setattr(elimination, "_carried", spy)
+    assert [count_by_factors(plan, comp) for comp in plan.components] == expected
+    assert max(depths) == elimination.CUT_DEPTH == 3
+
+
 def test_a_float_row_too_rough_in_parts_asks_for_more_primes(monkeypatch):  # 702.19b, 702.19c
     # the parts' residues, approximate counts and error bounds added before the count is rebuilt: the second pass
     # (more primes, cut too) gets the whole count's
