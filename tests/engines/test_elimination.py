@@ -1139,6 +1139,24 @@ def test_parts_are_cut_again_three_levels_deep(monkeypatch):  # 702.19b, 702.19c
     assert max(depths) == elimination.CUT_DEPTH == 3
 
 
+def test_the_last_level_cuts_only_a_table_already_large(monkeypatch):
+    # at the last level of cuts (CUT_DEPTH - 1 above it) a join predicted past CUT_BYTES is cut only where its larger
+    # table alone holds over CUT_BYTES / CUT_LAST_SHARE: a cut there multiplies the joins after it
+    monkeypatch.setattr(elimination, "CUT_BYTES", 1 << 13)
+    monkeypatch.setattr(elimination, "CUT_FROM", 16)
+    factors, budget = _largest_factors(random_sharing(8, 10, 3, seed=2))
+    slots, ring, g = list(factors.slots), factors.ring, factors.g
+    last, small = elimination.CUT_DEPTH - 1, 0
+    for n, (a, b) in enumerate(factors.joins):
+        T = max(slots[a], slots[b], key=len)
+        held = len(T) * (8 * ring.k + len(T.scope))
+        if elimination._cut(g, slots, factors.joins, n, ring) is not None and held <= (1 << 13) // 2:
+            assert elimination._cut(g, slots, factors.joins, n, ring, last) is None
+            small += 1
+        slots[a], slots[b] = elimination._join(g, slots[a], slots[b], ring, budget), None
+    assert small
+
+
 def test_a_float_row_too_rough_in_parts_asks_for_more_primes(monkeypatch):  # 702.19b, 702.19c
     # the parts' residues, approximate counts and error bounds added before the count is rebuilt: the second pass
     # (more primes, cut too) gets the whole count's
