@@ -786,7 +786,7 @@ def _merged(
                 budget.check()
     if len(codes) == 1:
         return codes[0], weights[0]
-    return np.concatenate(codes), np.concatenate(weights, axis=1)
+    return _concatenated(codes), _concatenated(weights)
 
 
 def _merged_ranges(
@@ -996,14 +996,16 @@ def _by_rows(
         lo = hi
     if not codes:
         return np.zeros(0, dtype=np.int64), np.zeros((ring.k, 0), dtype=ring.dtype)
-    return np.concatenate(codes), np.concatenate(weights, axis=1)
+    return _concatenated(codes), _concatenated(weights)
 
 
 #: a join is a matrix product (:func:`_by_products`) when its dense matrices hold at most this many cells (times
 #: the moduli) and it multiplies at most PRODUCT_WASTE times as many cells as the pairs of entries there are
 PRODUCT_CELLS = 1 << 22
-#: cells (times the moduli) of one block of P's rows, and of its result, in a join's matrix product (at least a row)
-PRODUCT_BLOCK = PRODUCT_CELLS
+#: cells (times the moduli) of one block of P's rows, and of its result, in a join's matrix product (at least a row):
+#: 8 MB each, not 32 MB (PRODUCT_CELLS), which were a peak's largest temporaries (random_sharing(12, 14, 5) seed 3:
+#: 0.25 -> 0.22 GB; seed 8 0.25 -> 0.23 GB), for no more CPU than the timings' noise
+PRODUCT_BLOCK = PRODUCT_CELLS // 4
 PRODUCT_WASTE = 64
 #: a product without blocks (:func:`_sparse_blocks`) of over PRODUCT_LARGE multiply-adds (times the rows of counts)
 #: goes pair by pair row by row (:func:`_by_rows`, where it can) past PRODUCT_LARGE_WASTE times as many cells as pairs:
@@ -1068,7 +1070,7 @@ def _by_products(
     if blocks is not None:
         parts = _block_products(A, ra, sa, S, C, q, blocks, step, ring, budget)
         depth += int(np.bincount(ra).max()) + 1 if len(A) else 1
-        return _entry_digits(key, rows, cols, parts[0], parts[1]), np.concatenate(parts[2], axis=1), depth
+        return _entry_digits(key, rows, cols, parts[0], parts[1]), _concatenated(parts[2]), depth
     rb = max(1, PRODUCT_BLOCK // (max(S, C) * k))  # rows of P in one block
     # A's entries by row (a radix sort on 16-bit rows: several times faster than on int64)
     by_row = np.argsort(ra.astype(digit_type([R])), kind="stable") if rb < R else None
@@ -1089,7 +1091,7 @@ def _by_products(
     # per count: B's entries added in Q, then the product's sum over the signatures and the slices: a sum of at most
     # one nonzero product per entry of A in its row (a zero term, or the sum of zero terms, is added exactly)
     depth += int(np.bincount(ra).max()) + 1 if len(A) else 1
-    return _entry_digits(key, rows, cols, row_at, col_at), np.concatenate(ws, axis=1), depth
+    return _entry_digits(key, rows, cols, row_at, col_at), _concatenated(ws), depth
 
 
 def _rows_rather(cells: int, k: int, S: int, key: _JoinKey, A: _Table, B: _Table) -> bool:
@@ -1156,17 +1158,14 @@ def _block_products(
     """The entries of ``P @ Q`` (per row of counts) block of rows by block (:func:`_sparse_blocks`): each block's P
     over only the signatures its entries have, times those rows of Q, ``step`` signatures at a time (folded after
     each, as in :func:`_products`); its rows (A's own parts, ``row_at``), columns (``col_at``) and counts. A's
-    counts are taken and centred once, in the blocks' order; each block's P, rows of Q and result are written into
-    buffers made once (fresh arrays of this size are fresh pages each time: a page fault per 4 KB), P's cells
-    cleared after its product (not the whole buffer), and only the result's nonzero entries lifted."""
+    counts are taken and centred block by block (not all at once: as many bytes as A's counts); each block's P,
+    rows of Q and result are written into buffers made once (fresh arrays of this size are fresh pages each time: a
+    page fault per 4 KB), P's cells cleared after its product (not the whole buffer), and only the result's nonzero
+    entries lifted."""
     k = ring.k
     Q = q.whole(S)
     R = len(blocks.order)
     ent = blocks.entries
-    # per entry in the blocks' order: its centred counts, its row's place in the order and its signature
-    Aall = ring.centred(np.take(A.w, ent, axis=1), copy=False)
-    row_of = blocks.at[ra[ent]]
-    sig_of = sa[ent]
     most = int(blocks.present.sum(axis=1).max()) if len(blocks.present) else 0
     p_buf = np.zeros(k * BLOCK_ROWS * most)
     q_buf = np.empty(k * most * C)
@@ -1185,9 +1184,14 @@ def _block_products(
             b0, b1 = int(blocks.bounds[n]), int(blocks.bounds[n + 1])
             P = p_buf[: k * h * U].reshape(k, h, U)  # (zero: cleared after each block)
             flat_p = P.reshape(k, -1)
-            cell = (row_of[b0:b1] - r0) * U + local[sig_of[b0:b1]]
+            # the block's entries: their centred counts, their rows' places in the order and their signatures (for
+            # all of A at once, 40 bytes an entry of A held through the products: 130 MB of the 3.2 x 10^6 entries of
+            # the largest join of random_sharing(12, 14, 5) seed 2, whose peak traced fell 297 -> 220 MB)
+            at = ent[b0:b1]
+            Ab = ring.centred(np.take(A.w, at, axis=1), copy=False)
+            cell = (blocks.at[ra[at]] - r0) * U + local[sa[at]]
             for j in range(k):
-                flat_p[j][cell] = Aall[j, b0:b1]
+                flat_p[j][cell] = Ab[j]
             Qb = q_buf[: k * U * C].reshape(k, U, C)
             np.take(Q, used, axis=1, out=Qb, mode="clip")  # (mode "raise" with out: buffered, 5 times slower)
             acc = acc_buf[: k * h * C].reshape(k, h, C)
@@ -1241,6 +1245,22 @@ def _p_block(
     return P
 
 
+def _concatenated(parts: list[Any], dtype: Any = None) -> Any:
+    """Arrays (of one shape but for the last axis) as one along the last axis, each part let go of (taken out of
+    ``parts``) once it is copied: a fresh array's pages are only touched as they are written, so the memory held is
+    about the whole and a part, not twice the whole as with ``np.concatenate`` (the counts of a join's result in
+    blocks: 77 MB for the 3.2 x 10^6 entries of the largest join of random_sharing(12, 14, 5) seed 2)."""
+    out = np.empty((*parts[0].shape[:-1], sum(p.shape[-1] for p in parts)), dtype=dtype or parts[0].dtype)
+    parts.reverse()
+    at = 0
+    while parts:
+        part = parts.pop()
+        out[..., at : at + part.shape[-1]] = part
+        at += part.shape[-1]
+        del part
+    return out
+
+
 def _entry_digits(key: _JoinKey, rows: Keys, cols: Keys, row_at: list[Keys], col_at: list[Keys]) -> Digits:
     """The index columns of a matrix product's entries (their rows and columns, by blocks): the digits of A's own
     part read from each entry's row (``rows``: their codes), the others from its column (``cols``) -- a byte or two
@@ -1248,7 +1268,7 @@ def _entry_digits(key: _JoinKey, rows: Keys, cols: Keys, row_at: list[Keys], col
     dt = digit_type(key.radix)
     row_digits: Digits = _uncodes(rows, key.radix[: key.own]).astype(dt, copy=False)
     col_digits: Digits = _uncodes(cols, key.radix[key.own :]).astype(dt, copy=False)
-    ri, ci = np.concatenate(row_at).astype(np.intp), np.concatenate(col_at).astype(np.intp)  # (take casts else)
+    ri, ci = _concatenated(row_at, np.intp), _concatenated(col_at, np.intp)  # (take casts else)
     idx: Digits = np.empty((len(key.radix), len(ri)), dtype=dt)
     # (mode "clip": the indices are in range; "raise" with ``out`` takes into a buffer first, twice the time)
     for d in range(key.own):
@@ -1351,8 +1371,11 @@ def _q_cells(
     present = np.zeros(size, dtype=bool)
     present[cell] = True
     cells = np.flatnonzero(present)
-    # (int32: the cells reached are at most the pairs, at most PRODUCT_CELLS / 4 of them: _by_products)
-    inv = np.cumsum(present, dtype=np.int32)[cell] - 1
+    del present
+    # each pair's cell found among the cells reached (at most the pairs, PRODUCT_CELLS / 4 of them: _by_products), not
+    # ranked by a cumulative sum over all of Q's cells: 4 bytes a cell, 100 MB of the 2.5 x 10^7 cells of a join of
+    # random_sharing(12, 14, 5) seed 8 (its peak, in the second pass: _more_primes), for the pairs' few
+    inv = np.searchsorted(cells, cell)
     budget.check()
     Bc = ring.centred(B.w)
     sums = np.empty((ring.k, len(cells)))
@@ -1891,7 +1914,7 @@ def _carried(
     n = start
     while n < stop:
         a, b = joins[n]
-        cut = _cut(g, slots, joins, n, ring) if budget.limit is None and depth < CUT_DEPTH else None
+        cut = _cut(g, slots, joins, n, ring, depth) if budget.limit is None and depth < CUT_DEPTH else None
         if cut is not None:
             s, parts = cut
             T = slots[s]
@@ -1986,17 +2009,23 @@ def _added(X: _Table, Y: _Table, ring: Ring) -> _Table:
 #: made once per part); no table of 12 attackers with 4 blockers each comes near it (docs/scale.md)
 CUT_BYTES: int | None = 1 << 26
 CUT_FROM = 1 << 14
-CUT_DEPTH = 2
+#: levels of cuts; the last (CUT_DEPTH - 1 cuts above it) only where the larger table alone holds more than
+#: CUT_BYTES / CUT_LAST_SHARE: there the prediction can be 3-5 times short (random_sharing(12, 14, 5) seed 2's parts
+#: grew from 4.8 x 10^5 to 3.2 x 10^6 entries, then 4.7 x 10^6: 540 -> 443 MB with a third level), where elsewhere a
+#: third level of parts costs more CPU than it saves memory (seed 1's tables of 8.4 x 10^5 entries, 28 MB: 11 %)
+CUT_DEPTH = 3
+CUT_LAST_SHARE = 2
 
 
 def _cut(
-    g: Graph, slots: list[_Table | None], joins: list[tuple[int, int]], n: int, ring: Ring
+    g: Graph, slots: list[_Table | None], joins: list[tuple[int, int]], n: int, ring: Ring, depth: int = 0
 ) -> tuple[int, list[Keys]] | None:
     """Where join ``n`` is predicted too large (CUT_BYTES), the slot of its larger table and that table's entries
     in parts (each part's entries, by their states on the columns :func:`_cut_columns` picks, in ranges of about
     equal size), else None. The result is predicted at twice the larger table's entries times the growth of its
-    possible states (:func:`domain_size`; within 0.5-3 times the real size on ``random_sharing(12, 14, 5)``), and at
-    most the pairs of entries and the possible states."""
+    possible states (:func:`domain_size`; within 0.5-3 times the real size on ``random_sharing(12, 14, 5)``, up to 5
+    times short at its parts' third level), and at most the pairs of entries and the possible states. At the last
+    level (``depth``: cuts above it), only a larger table that alone holds over CUT_BYTES / CUT_LAST_SHARE is cut."""
     a, b = joins[n]
     A, B = slots[a], slots[b]
     assert A is not None and B is not None
@@ -2005,6 +2034,8 @@ def _cut(
     assert T is not None
     if CUT_BYTES is None or len(T) < CUT_FROM:
         return None
+    if depth == CUT_DEPTH - 1 and len(T) * (8 * ring.k + len(T.scope)) <= CUT_BYTES // CUT_LAST_SHARE:
+        return None  # the last level: only a table already large (CUT_LAST_SHARE)
     members = A.members | B.members
     before = prod(domain_size(g, x, T.members) for x in T.scope)
     sizes = [domain_size(g, x, members) for x in set(A.scope) | set(B.scope)]

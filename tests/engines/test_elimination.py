@@ -600,6 +600,18 @@ def test_digit_type():
     assert elimination.digit_type([(1 << 16) + 1]) == np.int64
 
 
+def test_concatenated_lets_go_of_each_part():
+    # a join's result in blocks (counts, and int32 rows and columns widened to intp) joined into one array, each
+    # block taken out of the list once copied: the whole and a block held, not twice the whole
+    counts = [np.arange(6.0).reshape(2, 3), np.zeros((2, 0)), np.arange(4.0).reshape(2, 2)]
+    want = np.concatenate(counts, axis=1)
+    got = elimination._concatenated(counts)
+    assert np.array_equal(got, want) and got.dtype == want.dtype and counts == []
+    rows = [np.array([3, 1], dtype=np.int32), np.array([7], dtype=np.int32)]
+    got = elimination._concatenated(rows, np.intp)
+    assert got.dtype == np.intp and got.tolist() == [3, 1, 7] and rows == []
+
+
 def test_states_past_a_byte():  # 702.19b: needs of 150 and 200, 301 and 401 states (two bytes an index)
     blockers = [{"id": "b0", "power": 1, "toughness": 150}, {"id": "b1", "power": 1, "toughness": 200}]
     attackers = [
@@ -1106,6 +1118,43 @@ def test_a_contraction_cut_into_parts_adds_up_to_the_count(monkeypatch, name, sc
     assert [count_by_factors(plan, comp) for comp in plan.components] == expected
     if budget < 1 << 12 and max(len(comp) for comp in plan.components) >= 6:  # (smaller tables: never cut)
         assert cuts and added
+
+
+def test_parts_are_cut_again_three_levels_deep(monkeypatch):  # 702.19b, 702.19c
+    # a part whose join grows past its prediction is cut again, down to a third level (CUT_DEPTH: seed 2 of
+    # random_sharing(12, 14, 5) peaked at a third level's join); the parts still add up to the count
+    plan = Combat(load_scenario(random_sharing(8, 10, 3, seed=2))).plan
+    expected = [count_by_factors(plan, comp) for comp in plan.components]
+    monkeypatch.setattr(elimination, "CUT_BYTES", 1 << 10)
+    monkeypatch.setattr(elimination, "CUT_FROM", 16)
+    depths = []
+    carried = elimination._carried
+
+    def spy(*args, **kwargs):
+        depths.append(kwargs.get("depth", 0))
+        return carried(*args, **kwargs)
+
+    monkeypatch.setattr(elimination, "_carried", spy)
+    assert [count_by_factors(plan, comp) for comp in plan.components] == expected
+    assert max(depths) == elimination.CUT_DEPTH == 3
+
+
+def test_the_last_level_cuts_only_a_table_already_large(monkeypatch):
+    # at the last level of cuts (CUT_DEPTH - 1 above it) a join predicted past CUT_BYTES is cut only where its larger
+    # table alone holds over CUT_BYTES / CUT_LAST_SHARE: a cut there multiplies the joins after it
+    monkeypatch.setattr(elimination, "CUT_BYTES", 1 << 13)
+    monkeypatch.setattr(elimination, "CUT_FROM", 16)
+    factors, budget = _largest_factors(random_sharing(8, 10, 3, seed=2))
+    slots, ring, g = list(factors.slots), factors.ring, factors.g
+    last, small = elimination.CUT_DEPTH - 1, 0
+    for n, (a, b) in enumerate(factors.joins):
+        T = max(slots[a], slots[b], key=len)
+        held = len(T) * (8 * ring.k + len(T.scope))
+        if elimination._cut(g, slots, factors.joins, n, ring) is not None and held <= (1 << 13) // 2:
+            assert elimination._cut(g, slots, factors.joins, n, ring, last) is None
+            small += 1
+        slots[a], slots[b] = elimination._join(g, slots[a], slots[b], ring, budget), None
+    assert small
 
 
 def test_a_float_row_too_rough_in_parts_asks_for_more_primes(monkeypatch):  # 702.19b, 702.19c
