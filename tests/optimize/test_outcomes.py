@@ -12,11 +12,14 @@ from fractions import Fraction
 
 import brute
 import brute_combat
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import examples, outcome_effects, scenarios, with_banding
 
 from trample import Combat
+from trample.step import DamageStep
 from trample.whole import WholeCombat
 
 LIFELINK_BOARD = {  # opp at 3, a 5/5 trampler blocked by a 2/2 lifelink blocker
@@ -538,3 +541,28 @@ def test_oriented_keys_are_exact_and_whole_values_ints(values):
     assert all(type(k) is int for k, v in zip(key, exact) if v.denominator == 1)
     for other in ((0, 0, 0), (1, Fraction(1, 2), -3)):
         assert (key < other) == (exact < other)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.data())
+def test_every_reply_is_held_as_rows_and_read_as_the_listing(data):  # 510.2
+    # the listing's replies are held as blocks of small integers (Replies), not as millions of assignment objects
+    # (1.4 GB and the collector's passes past the time limit): read back, the same assignments in the same order
+    from trample.optimize import listing
+
+    doc = data.draw(effect_boards())
+    side = data.draw(st.sampled_from(["attacking", "defending"]))
+    step = DamageStep(doc, side=side)
+    replies = listing.every_reply(step, None)
+    other = listing.other_side_step(step)
+    want = list(other.assignments()) if other is not None else []
+    if not want:
+        assert replies == [None]
+        return
+    assert isinstance(replies, listing.Replies)
+    assert all(b.dtype == np.uint8 for b in replies._blocks)  # the amounts here are small
+    assert len(replies) == len(want) and list(replies) == want
+    k = data.draw(st.integers(-len(want), len(want) - 1))
+    assert replies[k] == want[k] and replies[1:3] == want[1:3]
+    with pytest.raises(IndexError):
+        replies[len(want)]
