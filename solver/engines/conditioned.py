@@ -46,9 +46,10 @@ read within every join (its :class:`~trample.engines.elimination.Budget`) and be
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_right
 from collections.abc import Callable, Generator, Iterator, Sequence
 from functools import partial
-from math import prod
+from math import comb, prod
 from typing import Any
 
 import numpy as np
@@ -112,6 +113,11 @@ SUFFIX_STATES = 1 << 18
 #: a suffix table is kept where a rejoin at its level took at least this many times its entries on average
 SUFFIX_GAIN = 4
 SUFFIX_ENTRIES = 1 << 21  # entries of the suffix tables kept at most, every level together (about 100 MB)
+#: a source's splits (compositions of its damage over its routes) up to which ranks and unranks read them from a list
+#: made once per level, in lexicographic order with their keys (:class:`_Splits`: the weights summed and bisected),
+#: rather than by the walk's bisection route by route (2-3 ms a level on random_sharing(12, 14, 4), a third of a
+#: later unrank); a level's list costs about 10 us a split to make
+SPLIT_TABLE = 1 << 12
 MEMO_ENTRIES = 1 << 20  # table entries kept for fixed prefixes at most (then those memos are emptied): ~100 MB
 #: the fixed keys of the prefix, by source position in plan order (0..j-1)
 Fixed = tuple[tuple[int, ...], ...]
@@ -144,6 +150,34 @@ class _Tree:
         ch = self.children[self.parent[v]]
         assert ch is not None
         return ch[1] if ch[0] == v else ch[0]
+
+
+class _Splits:
+    """Source j's legal splits in lexicographic order (the walk's order) with their keys, made once per level: a rank
+    or unrank weighs each by its key's completions, and the weighted order is read from their running sums by
+    bisection, as the walk reads it route by route."""
+
+    def __init__(self, walk: Walk, damage: int, routes: int):
+        self.splits: list[tuple[int, ...]] = []
+        self.keys: list[tuple[int, ...]] = []
+        for row in lex_compositions(damage, routes).tolist():
+            if walk.weighted(row, None):  # legal on its own (the walk weighs every key of the source's table 1)
+                self.splits.append(tuple(row))
+                self.keys.append(walk.key(row))
+        self.at = {s: k for k, s in enumerate(self.splits)}
+
+    def unrank(self, W: Rows, index: int) -> tuple[list[int], tuple[int, ...], int]:
+        """The split at ``index`` of the order weighted by ``W``, its key, and the index left for the sources after."""
+        ends = list(itertools.accumulate(W.get(k, 0) for k in self.keys))
+        s = bisect_right(ends, index)
+        return list(self.splits[s]), self.keys[s], index - (ends[s - 1] if s else 0)
+
+    def rank(self, W: Rows, amounts: Sequence[int]) -> int | None:
+        """The weighted number of splits before ``amounts``; None where it is not a legal split with completions."""
+        s = self.at.get(tuple(amounts))
+        if s is None or not W.get(self.keys[s], 0):
+            return None
+        return sum(W.get(k, 0) for k in self.keys[:s])
 
 
 class ConditionedProgramme:
@@ -201,6 +235,7 @@ class ConditionedProgramme:
         self._spent: dict[int, list[int]] = {}
         self._suffix_held = 0
         self._one = Ring(1)  # the prefix's table: one entry of count 1
+        self._split_lists: dict[int, _Splits | None] = {}  # per level, for ranks and unranks (None: too many)
         self.fallback: SourceProgramme | None = None  # built when a source's completions pass STEP_WORK
         # the first source's completions: every other table joined, its resources left open (about a count's work),
         # kept for good once made (every unrank starts with them; a listing from its first row may not need them)
@@ -279,10 +314,16 @@ class ConditionedProgramme:
         out: list[int] = []
         fixed: Fixed = ()
         for j in range(len(self.component)):
-            walk = Walk(self, j, self._completions(j, fixed, ranked=True))  # type: ignore[arg-type]  # reads g, plan, ...
-            amounts, index = walk.unrank(index)
+            W = self._completions(j, fixed, ranked=True)
+            splits = self._splits_of(j)
+            if splits is not None:
+                amounts, key, index = splits.unrank(W, index)
+            else:
+                walk = Walk(self, j, W)  # type: ignore[arg-type]  # reads g, plan, scope, component, deadline
+                amounts, index = walk.unrank(index)
+                key = walk.key(amounts)
             out.extend(amounts)
-            fixed += (walk.key(amounts),)
+            fixed += (key,)
         return tuple(out)
 
     def _rank(self, vector: Sequence[int]) -> int | None:
@@ -294,13 +335,25 @@ class ConditionedProgramme:
             m = len(self.plan.sources[i].routes)
             amounts = list(vector[at : at + m])
             at += m
-            walk = Walk(self, j, self._completions(j, fixed, ranked=True))  # type: ignore[arg-type]
-            below = walk.rank(amounts)
+            W = self._completions(j, fixed, ranked=True)
+            splits = self._splits_of(j)
+            walk = Walk(self, j, W)  # type: ignore[arg-type]
+            below = splits.rank(W, amounts) if splits is not None else walk.rank(amounts)
             if below is None:
                 return None
             index += below
             fixed += (walk.key(amounts),)
         return index
+
+    def _splits_of(self, j: int) -> _Splits | None:
+        """Level j's splits listed once (:class:`_Splits`), where the source has at most SPLIT_TABLE compositions."""
+        if j not in self._split_lists:
+            src = self.plan.sources[self.component[j]]
+            m = len(src.routes)
+            few = m > 0 and comb(src.damage + m - 1, m - 1) <= SPLIT_TABLE
+            ones = dict.fromkeys(self.raw[j], 1)
+            self._split_lists[j] = _Splits(Walk(self, j, ones), src.damage, m) if few else None  # type: ignore[arg-type]
+        return self._split_lists[j]
 
     # -- the completions of each entry of source j's table, the sources before it fixed ----------------------------
     def _completions(self, j: int, fixed: Fixed, rejoin: int | None = None, ranked: bool = False) -> Rows:

@@ -883,3 +883,53 @@ def test_a_suffix_table_too_large_for_its_gain_is_refused_for_good(monkeypatch):
     for i in [rng.randrange(prog.count()) for _ in range(8)]:
         assert prog.unrank(i) == old.unrank(i)
     assert None in prog._suffix.values() and not any(prog._suffix.values())
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10**6), st.integers(4, 8), st.integers(2, 3))
+def test_the_levels_split_lists_give_the_walks_order(seed, n, per):  # 702.19b, 510.1a: the same index, either way
+    # a source's splits read from its level's list (running sums, bisected) against the walk's route-by-route
+    # bisection (SPLIT_TABLE 0), and against the source programme, for many indices; rank gives each back
+    rng = random.Random(seed)
+    for plan, comp, prog, other in _shared_components(seed, n, per):
+        walked = ConditionedProgramme(plan, comp)
+        walked_lists = conditioned.SPLIT_TABLE
+        conditioned.SPLIT_TABLE = 0
+        try:
+            for i in [0, prog.count() - 1, *(rng.randrange(prog.count()) for _ in range(16))]:
+                v = walked.unrank(i)
+                assert walked.rank(v) == i
+                assert not any(walked._split_lists.values())
+        finally:
+            conditioned.SPLIT_TABLE = walked_lists
+        for i in [0, prog.count() - 1, *(rng.randrange(prog.count()) for _ in range(16))]:
+            v = prog.unrank(i)
+            assert v == walked.unrank(i) == other.unrank(i)
+            assert prog.rank(v) == i == other.rank(v)
+
+
+def test_later_unranks_read_each_levels_splits_from_one_list(monkeypatch):  # 702.19b, 510.1a
+    # the splits of a level are listed once (the first unrank that reaches it), and every later rank or unrank
+    # bisects their running sums: the walk's route-by-route bisection is not called again
+    built, walked = [], []
+    splits_init, walk_unrank = conditioned._Splits.__init__, ordered._Walk.unrank
+
+    def listing(self, *a):
+        built.append(1)
+        splits_init(self, *a)
+
+    def walking(self, *a):
+        walked.append(1)
+        return walk_unrank(self, *a)
+
+    monkeypatch.setattr(conditioned._Splits, "__init__", listing)
+    monkeypatch.setattr(ordered._Walk, "unrank", walking)
+    plan = Combat(load_scenario(MEDIUM[1][1])).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    prog, old = ConditionedProgramme(plan, comp), ComponentDP(plan, comp)
+    rng = random.Random(5)
+    for i in [rng.randrange(prog.count()) for _ in range(12)]:
+        v = prog.unrank(i)
+        assert v == old.unrank(i)
+        assert prog.rank(v) == i
+    assert len(built) <= len(comp) and not walked
