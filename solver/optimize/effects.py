@@ -250,15 +250,16 @@ def _first_rows(other: DamageStep, idx: list[int], deadline: Deadline) -> dict[t
         cols = [where[c] for c in plan.component_columns(comp)]
         read = [n for n, j in enumerate(cols) if j in asked]
         firsts: dict[tuple, list[int]] = {}
-        for block in other.component_blocks(comp, time_limit=deadline):
+        # blocks of 2^14 rows: the deadline is read between blocks (65 536 rows took 0.1-0.2 s to sort by rows)
+        for block in other.component_blocks(comp, rows=1 << 14, time_limit=deadline):
             if not len(block):
                 continue
             if not read:
                 firsts[()] = block[0].tolist()
                 break
-            keys, first = np.unique(block[:, read], axis=0, return_index=True)
-            for n in np.argsort(first, kind="stable"):
-                firsts.setdefault(tuple(keys[n].tolist()), block[first[n]].tolist())
+            sub = block[:, read]
+            for n in _first_of_each(sub).tolist():
+                firsts.setdefault(tuple(sub[n].tolist()), block[n].tolist())
         if not firsts:  # a component without a legal vector: no reply at all
             return {}
         per.append((cols, list(firsts.values())))
@@ -277,6 +278,26 @@ def _first_rows(other: DamageStep, idx: list[int], deadline: Deadline) -> dict[t
 #: the most rows of the other side's components read for the reply's groups: past it the groups are the
 #: undominated profiles found on the other side's model (:func:`_frontier_groups`)
 FRONTIER_ROWS = 1 << 8
+
+
+def _first_of_each(rows: np.ndarray) -> np.ndarray:
+    """The index of the first of each distinct row of ``rows`` (non-negative integers), in increasing order: by one
+    integer key per row where the product of the columns' ranges fits in an int64 (20-40 times faster than
+    ``np.unique(..., axis=0)``, which sorts the rows as records: 0.1-0.2 s a block of 65 536), else by a stable
+    sort of the rows (the first of equal rows stays first)."""
+    if not len(rows):
+        return np.zeros(0, dtype=np.intp)
+    radix = [int(r) + 1 for r in rows.max(axis=0).tolist()]
+    if math.prod(radix) < 1 << 62:
+        mult = np.ones(len(radix), dtype=np.int64)
+        for c in range(len(radix) - 2, -1, -1):
+            mult[c] = mult[c + 1] * radix[c + 1]
+        _, first = np.unique(rows.astype(np.int64) @ mult, return_index=True)
+        return np.sort(first)
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    starts = np.flatnonzero(np.any(ordered[1:] != ordered[:-1], axis=1)) + 1
+    return np.sort(order[np.concatenate(([0], starts))])
 
 
 def _listing_rows(other: DamageStep, idx: list[int], deadline: Deadline, cap: int) -> int:

@@ -750,3 +750,21 @@ def test_every_optimal_assignment_is_found_among_the_groups_replies(data):  # 51
         fresh = DamageStep(doc, side=side)
         got = all_optimal_by_outcome(fresh, objs, replies=effects.worst_candidates(fresh, Deadline(None)))
     assert got == want
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.data())
+def test_the_first_of_each_distinct_row(data):
+    # effects._first_of_each (the reply's groups read block by block): the first index of each distinct row, in
+    # order, by one integer key per row or, past an int64's range, by a stable sort of the rows -- both the plain
+    # reading of the rows one by one
+    import numpy as np
+
+    width = data.draw(st.integers(1, 6))
+    top = data.draw(st.sampled_from([1, 3, 2**40]))  # 2**40 on several columns: past an int64 key (the sort)
+    rows = data.draw(st.lists(st.lists(st.integers(0, top), min_size=width, max_size=width), max_size=60))
+    arr = np.array(rows, dtype=np.int64).reshape(len(rows), width)
+    seen: dict[tuple, int] = {}
+    for n, r in enumerate(rows):
+        seen.setdefault(tuple(r), n)
+    assert effects._first_of_each(arr).tolist() == sorted(seen.values())
