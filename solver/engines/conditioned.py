@@ -788,6 +788,10 @@ LIST_REJOIN = STEP_WORK
 FIRST_TRIES = 0
 #: splits without a row probed one level deeper (PrefixLister._probed) before a level's splits are weighed at once
 PROBES = 8
+#: probe a level's next splits also where the level below lists by rooted programmes (PrefixLister._probed): the
+#: walk builds the rooted programme of each split with rows anyway, and a level's completions went to splits it never
+#: reached (random_sharing(12, 14, 4) seed 0: 8-13 ms of the 30 ms from its first block to 2^20 rows)
+PROBE_ROOTED = True
 
 
 class PrefixLister:
@@ -1009,16 +1013,23 @@ class PrefixLister:
         random_sharing(12, 14, 4) seeds 3 and 7): each next split its own routes allow is weighed one level deeper,
         by what :meth:`_walk` reads first there (the rooted programme of the prefix, else source j + 1's completions,
         each kept for the walk that follows), its rows walked where it has some; the splits that lead the prefix to a
-        dead state are skipped, all found by one row of pair codes (``SourceProgramme.roots_after``). Only where the
-        level below lists by completions (its rooted programmes went over ROOT_WORK, or the only one tried was a dead
-        prefix's): a rooted build per split would cost more than the level's completions. Returns (the rows listed,
-        the last split probed), that split None where every split was probed; stops after PROBES live splits without
-        a row, at a rooted programme without a row, or where source j + 1's completions pass STEP_WORK (the caller
-        weighs source j's splits after the last one probed)."""
+        dead state are skipped, all found by one row of pair codes (``SourceProgramme.roots_after``). Where the level
+        below lists by rooted programmes too (PROBE_ROOTED; where the last one built there had rows): a split with
+        rows costs no more than the walk into it (its rooted programme, kept for that walk), and the first one
+        without a row stops the probes, so the level's completions are paid at most one empty build late, and not at
+        all where its rows run out first.
+        Returns (the rows listed, the last split probed), that split None where every split was probed; stops after
+        PROBES live splits without a row, at a rooted programme without a row, or where source j + 1's completions
+        pass STEP_WORK (the caller weighs source j's splits after the last one probed)."""
         prog, j = self.prog, len(head)
         kept = self._kept
-        if j + 1 not in self._over and not (kept is not None and len(kept[0]) == j + 1 and kept[2][2] < 0):
-            return 0, after  # a level deeper lists by rooted programmes (a build each), not by completions
+        below = kept is not None and len(kept[0]) == j + 1  # the last rooted programme: one of this level's splits
+        if j + 1 not in self._over and not (below and kept is not None and kept[2][2] < 0):
+            # a level deeper lists by rooted programmes (a build each): probed where the last one had rows (an empty
+            # one's siblings are often empty too: random_sharing(12, 14, 4) seed 1's first prefix, where a probe
+            # built a second empty programme of 10 ms before the completions)
+            if not (PROBE_ROOTED and below and kept is not None and kept[1].count()):
+                return 0, after
         nxt = prog.raw[j + 1]
         walk = Walk(prog, j, dict.fromkeys(prog.raw[j], 1))  # type: ignore[arg-type]  # its own routes' splits
         lex = self._lex(j)

@@ -933,3 +933,27 @@ def test_later_unranks_read_each_levels_splits_from_one_list(monkeypatch):  # 70
         assert v == old.unrank(i)
         assert prog.rank(v) == i
     assert len(built) <= len(comp) and not walked
+
+
+def test_a_level_whose_next_level_lists_by_rooted_programmes_is_probed_not_weighed(monkeypatch):  # 702.19b, 510.1a
+    # random_sharing(12, 14, 4) seed 0: going back up its first prefix's path, the level it goes back to has a next
+    # level that lists by rooted programmes; its next splits are probed there (each split with rows walked by its
+    # rooted programme, which the walk builds anyway), so its first 2^18 rows ask for no completions, where weighing
+    # the level at once asked for that level's (8-13 ms, for splits never reached); the rows are the same
+    asked: list[int] = []
+    weigh = conditioned.PrefixLister._completions
+
+    def counted(self, j, *a):
+        asked.append(j)
+        return weigh(self, j, *a)
+
+    monkeypatch.setattr(conditioned.PrefixLister, "_completions", counted)
+    board = random_sharing(12, 14, 4, seed=0)
+    listed = {}
+    for probe in (False, True):
+        monkeypatch.setattr(conditioned, "PROBE_ROOTED", probe)
+        asked.clear()
+        blocks = itertools.islice(Combat(load_scenario(board)).assignment_blocks(rows=1 << 12), 64)
+        listed[probe] = (np.concatenate(list(blocks)).tobytes(), list(asked))
+    assert listed[True][0] == listed[False][0]
+    assert listed[False][1] and not listed[True][1]
