@@ -76,7 +76,18 @@ from ..models.vocabulary import Modifier
 from ..outcome import exact, lethal_need, resolve
 from ..step import DamageStep
 from .listing import KEPT_REPLIES, evaluate, every_reply, lethal_report, other_side_step, vector_of
-from .model import CORE_PARAMS, LEAN_PARAMS, PACK_LIMIT, Budget, Lin, ObjectiveModel, Runner, Term, lex_optimise
+from .model import (
+    CORE_PARAMS,
+    LEAN_PARAMS,
+    PACK_LIMIT,
+    STRONG_PARAMS,
+    Budget,
+    Lin,
+    ObjectiveModel,
+    Runner,
+    Term,
+    lex_optimise,
+)
 from .objectives import VALUE_LIMIT, Definitions, json_number
 from .results import (
     STATUS_FEASIBLE,
@@ -333,10 +344,10 @@ def _frontier_groups(step: DamageStep, other: DamageStep, interesting: set[str],
 
     A profile is counted on the model (:func:`_counts`): per listed player the life, poison and commander damage
     the reply leaves, and the counted objects it kills (704.5f-i), each oriented worse for the solved side when
-    larger. Each solve asks for a reply that no profile found so far
-    dominates -- some count strictly worse, or another set of deaths (deaths are compared as sets, so each class
-    of them keeps its own frontier: a superset of what :func:`_pareto` keeps, which it then prunes) -- with the
-    counts' sum at its largest, then the smallest vector over the columns. So each answer is undominated (a reply
+    larger. Each solve asks for a reply that no profile found so far dominates -- some count strictly worse, or
+    another set of deaths (deaths are compared as sets, so each class of them keeps its own frontier: a superset
+    of what :func:`_pareto` keeps, which it then prunes) -- with the counts' sum at its largest, then the smallest
+    vector over the columns. So each answer is undominated (a reply
     dominating it would be allowed and have a larger sum), and its vector is the first of its profile's replies
     (all of them are allowed, with the same sum). The profile kept is the outcome's (:func:`_profile` of the
     reply), held to the model's counts. Ends when no reply is left, or past :data:`MAX_PROFILES` profiles (the
@@ -345,8 +356,6 @@ def _frontier_groups(step: DamageStep, other: DamageStep, interesting: set[str],
     The answer's reply is then the first listed of these representatives that is worst for it: a worst reply,
     where the listing reports the first of all the worst (a dominated profile that ties for the answer may be
     listed earlier)."""
-    from .model import STRONG_PARAMS, Budget, Runner, Term, lex_optimise
-
     found: list[tuple[list[int], list[int], _Profile]] = []  # (the counts, the vector, the outcome's profile)
     while len(found) <= MAX_PROFILES:
         deadline.check()
