@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from math import comb
 from typing import Any
 
 from . import outcome
@@ -155,6 +156,13 @@ class SourcePlan:
             chooser=chooser or side,
             chooser_rule=chooser_rule,
         )
+
+    @property
+    def splits(self) -> int:
+        """The ways to split its damage over its routes, legal or not (510.1a: ordered sums of ``damage`` in
+        ``len(routes)`` parts, :math:`\\binom{d + r - 1}{r - 1}`); 1 without a route (nothing to divide)."""
+        r = len(self.routes)
+        return comb(self.damage + r - 1, r - 1) if r else 1
 
     @property
     def moved(self) -> bool:

@@ -10,7 +10,6 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from itertools import chain
-from math import comb
 from typing import Any, cast
 
 import numpy as np
@@ -298,7 +297,7 @@ def _is_free(plan: DamagePlan) -> bool:
         src = plan.sources[i]
         if not src.routes or any(r.gate is not None for r in src.routes):
             return False
-        total *= comb(src.damage + len(src.routes) - 1, len(src.routes) - 1)
+        total *= src.splits
         if total > FREE_ROWS:
             return False
     return True

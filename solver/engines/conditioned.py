@@ -49,7 +49,7 @@ import itertools
 from bisect import bisect_right
 from collections.abc import Callable, Generator, Iterator, Sequence
 from functools import partial
-from math import comb, prod
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -350,7 +350,7 @@ class ConditionedProgramme:
         if j not in self._split_lists:
             src = self.plan.sources[self.component[j]]
             m = len(src.routes)
-            few = m > 0 and comb(src.damage + m - 1, m - 1) <= SPLIT_TABLE
+            few = m > 0 and src.splits <= SPLIT_TABLE
             ones = dict.fromkeys(self.raw[j], 1)
             self._split_lists[j] = _Splits(Walk(self, j, ones), src.damage, m) if few else None  # type: ignore[arg-type]
         return self._split_lists[j]

@@ -231,13 +231,11 @@ def worst_candidates(step: DamageStep, deadline) -> Sequence[Assignment | None]:
     held = step.__dict__.get("_worst_candidates")
     if held is not None:
         return held
-    if other_side_step(step) is None:
-        return [None]
     try:
         other, _, theirs, partial = separable(step)
     except NotSeparable:
-        partial = True
-    if partial or other is None:
+        return every_reply(step, deadline)
+    if partial or other is None:  # (no other side: every_reply's [None])
         return every_reply(step, deadline)
     groups = reply_groups(step, other, counted_objects(step), deadline, theirs)
     replies = [reply for reply, _, _ in groups]
@@ -314,20 +312,15 @@ def _first_of_each(rows: np.ndarray) -> np.ndarray:
 def _listing_rows(other: DamageStep, idx: list[int], deadline: Deadline, cap: int) -> int:
     """How many rows :func:`_first_rows` would read, as far as it matters: 0 where a creature may assign as though
     it weren't blocked (the listing goes way by way: kept); else the rows of the components holding a column of
-    ``idx``, from an upper bound (the product of each source's ways to split its damage,
-    :math:`\\binom{d + r - 1}{r - 1}`: 10-20 times the count on random sharing graphs) where it is at most
-    ``cap`` or far past it, else from the components' counting programmes."""
+    ``idx``, from an upper bound (the product of each source's ways to split its damage, ``SourcePlan.splits``:
+    10-20 times the count on random sharing graphs) where it is at most ``cap`` or far past it, else from the
+    components' counting programmes."""
     plan = other.plan
     if plan.has_options:
         return 0
     asked = {plan.columns[j] for j in idx}
     comps = [c for c in plan.components if not asked.isdisjoint(plan.component_columns(c))]
-    bound = 0
-    for comp in comps:
-        bound += math.prod(
-            math.comb(plan.sources[i].damage + len(plan.sources[i].routes) - 1, len(plan.sources[i].routes) - 1)
-            for i in comp
-        )
+    bound = sum(math.prod(plan.sources[i].splits for i in comp) for comp in comps)
     if bound <= cap or bound > cap << 12:
         return bound
     from ..engines import PROGRAMME, get_engine
@@ -347,11 +340,10 @@ def _frontier_groups(step: DamageStep, other: DamageStep, interesting: set[str],
     larger. Each solve asks for a reply that no profile found so far dominates -- some count strictly worse, or
     another set of deaths (deaths are compared as sets, so each class of them keeps its own frontier: a superset
     of what :func:`_pareto` keeps, which it then prunes) -- with the counts' sum at its largest, then the smallest
-    vector over the columns. So each answer is undominated (a reply
-    dominating it would be allowed and have a larger sum), and its vector is the first of its profile's replies
-    (all of them are allowed, with the same sum). The profile kept is the outcome's (:func:`_profile` of the
-    reply), held to the model's counts. Ends when no reply is left, or past :data:`MAX_PROFILES` profiles (the
-    listing answers: :func:`prepare`).
+    vector over the columns. So each answer is undominated (a reply dominating it would be allowed and have a
+    larger sum), and its vector is the first of its profile's replies (all of them are allowed, with the same
+    sum). The profile kept is the outcome's (:func:`_profile` of the reply), held to the model's counts. Ends
+    when no reply is left, or past :data:`MAX_PROFILES` profiles (the listing answers: :func:`prepare`).
 
     The answer's reply is then the first listed of these representatives that is worst for it: a worst reply,
     where the listing reports the first of all the worst (a dominated profile that ties for the answer may be

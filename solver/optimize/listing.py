@@ -33,6 +33,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from ..engines import blocks_engine
 from ..limits import LimitReached, deadline_of
 from ..models import Assignment, ObjectiveKind, Side, value_of
 from ..outcome import Outcome, overkill_threshold, remembered, resolve
@@ -129,20 +130,19 @@ def every_reply(step: DamageStep, deadline) -> Sequence[Assignment | None]:
 
 class Replies(Sequence[Assignment]):
     """The other side's legal assignments, held as the blocks of rows the step lists (in the smallest integer
-    type that holds their amounts), each read as an :class:`~trample.models.Assignment` when it is taken. Not
-    a list of assignment objects: millions of those (a banding blocker on ``random_sharing(12, 14, 4)``: 7 x 10^6
-    replies in 10 s) held 1.4 GB, and the collector's passes over them took 7.6 of those 10 s, the last one past
-    the time limit by 0.5 s."""
+    type that holds their amounts, ``engines.direct.dtype_for`` of the largest source's damage), each read as an
+    :class:`~trample.models.Assignment` when it is taken. Not a list of assignment objects: millions of those (a
+    banding blocker on ``random_sharing(12, 14, 4)``: 7 x 10^6 replies in 10 s) held 1.4 GB, and the collector's
+    passes over them took 7.6 of those 10 s, the last one past the time limit by 0.5 s."""
 
     def __init__(self, other: DamageStep, deadline) -> None:
         self._layout = other._layout
         self._blocks: list[np.ndarray] = []
         self._starts = [0]
+        small = blocks_engine("direct").dtype_for(max((s.damage for s in other.plan.sources), default=0))
         for block in other.assignment_blocks(time_limit=deadline):
             if not len(block):
                 continue
-            top = int(block.max(initial=0))
-            small = np.uint8 if top < 1 << 8 else np.uint16 if top < 1 << 16 else np.int64
             self._blocks.append(block.astype(small, copy=False))
             self._starts.append(self._starts[-1] + len(block))
 
