@@ -253,6 +253,8 @@ def main() -> None:
         )
     if not ONLY or ONLY in "defending side":
         defending()
+    if not ONLY or ONLY in "defending side with banding":
+        defending_banding()
     if ONLY and ONLY not in "banding attacker time limit":
         return
     banding = _with(trampler_five(), lambda d: _kw(d["attackers"][0], "banding"))  # 702.22k
@@ -317,6 +319,50 @@ def defending() -> None:
             f"| {ratio:.1f}x | <= 3x {verdict} {read_cells} |",
             flush=True,
         )
+
+
+def defending_banding() -> None:
+    """The defending side with a banding blocker (702.22j: the defending player divides the damage of the
+    attackers it blocks, a part of the attackers' reply): the frontier walks the divisions of that part
+    (effects._divisions), two solves each -- boards where one attacker is banded, and its divisions number 20 to 84.
+    Same goal; each solve stopped at DEFENDING_LIMIT."""
+    print(
+        f"\ndefending side with a banding blocker (b0): solve {OBJECTIVES}, CPU, median of 3 (stopped at "
+        f"{DEFENDING_LIMIT:g} s); goal <= 3x plain"
+    )
+    print("| board | divisions of the banded part (bound) | plain | banding | ratio | goal |")
+    print("|---|---|---|---|---|---|")
+    for n, m, per, seed in ((5, 7, 3, 0), (6, 8, 3, 3), (8, 10, 3, 0)):
+        plain_doc = random_sharing(n, m, per, seed=seed)
+        doc = _with(plain_doc, lambda d: _kw(d["blockers"][0], "banding"))
+        times: dict[str, list[float]] = {"plain": [], "banding": []}
+        status = "optimal"
+        for _ in range(3):
+            for name, d in (("plain", plain_doc), ("banding", doc)):
+                combat = Combat(d, side="defending")
+                t0 = time.process_time()
+                result = solve(combat, OBJECTIVES, time_limit=DEFENDING_LIMIT)
+                times[name].append(time.process_time() - t0)
+                if result.status != "optimal":
+                    status = result.status
+        bound = _division_bound(doc)
+        p, e = statistics.median(times["plain"]), statistics.median(times["banding"])
+        shown = _ms(e) if status == "optimal" else f"> {_ms(e)} ({status})"
+        verdict = "met" if status == "optimal" and e / p <= 3 else "MISSED"
+        print(
+            f"| random sharing {n} on {m}, {per} each, seed {seed} | {bound:,} | {_ms(p)} | {shown} | {e / p:.1f}x "
+            f"| <= 3x {verdict} |",
+            flush=True,
+        )
+
+
+def _division_bound(doc: dict) -> int:
+    """The bound on the divisions of the defending player's part of the reply (effects._parts_bound)."""
+    from trample.optimize.search import damage_step_of
+
+    step = damage_step_of(Combat(doc, side="defending"))
+    other, _, theirs, _ = effects.separable(step)
+    return effects._parts_bound(other, theirs) if other is not None and theirs else 0
 
 
 if __name__ == "__main__":

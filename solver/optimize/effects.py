@@ -49,7 +49,7 @@ import functools
 import itertools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -201,8 +201,14 @@ def reply_groups(
     ]
     mine = [where[plan.sources[plan.columns[k][0]].source, plan.columns[k][1]] for k in theirs]
     idx = [*mine, *(c for c in idx if c not in mine)]  # the solved player's part first (the key's head)
-    if not theirs and idx and _listing_rows(other, idx, deadline_of(deadline), FRONTIER_ROWS) > FRONTIER_ROWS:
-        return _frontier_groups(step, other, interesting, deadline_of(deadline))
+    # the frontier solves at least once per division of the solved player's part (a few ms each): past as many
+    # rows as those divisions' bound times ROWS_PER_PART only
+    parts = _parts_bound(other, mine) if mine else 1
+    least = max(FRONTIER_ROWS, parts * ROWS_PER_PART) if mine else FRONTIER_ROWS
+    if idx and parts <= MAX_FRONTIER << 1 and _listing_rows(other, idx, deadline_of(deadline), least) > least:
+        frontier = _frontier_groups(step, other, interesting, deadline_of(deadline), mine)
+        if frontier is not None:
+            return frontier
     found: dict[tuple, list[int]] = {}  # the relevant amounts -> the first row of the listing that has them
     if not idx:  # one group: the listing's first reply (each component's first vector, nothing else listed)
         row = other.first_row(time_limit=deadline)
@@ -213,7 +219,10 @@ def reply_groups(
     if not found:
         return [(None, _profile(step, None, interesting), ())]
     out = []
-    for key, row in found.items():
+    clock = deadline_of(deadline)
+    for n, (key, row) in enumerate(found.items()):
+        if not n & 63:  # each profile is resolved (about 0.1 ms): 10^5 groups took 10 s past a limit
+            clock.check()
         reply = other._layout.assignment(row)
         out.append((reply, _profile(step, reply, interesting), key[: len(mine)]))
     return out
@@ -309,6 +318,19 @@ def _first_of_each(rows: np.ndarray) -> np.ndarray:
     return np.sort(order[np.concatenate(([0], starts))])
 
 
+#: where the solved player divides part of the reply (banding): the frontier is solved past this many rows to read
+#: per division of that part (``_parts_bound``); the listing reads about 10^7 rows a second, the frontier takes
+#: 2-10 ms a division (random_sharing(4, 6, 2) seed 1 defending, 125 divisions: 8 866 rows read in 0.08 s)
+ROWS_PER_PART = 1 << 15
+
+
+def _parts_bound(other: DamageStep, mine: Sequence[int]) -> int:
+    """At most how many divisions of the columns ``mine`` the replies have: the product of the splits of the
+    sources holding them (``SourcePlan.splits``)."""
+    plan = other.plan
+    return math.prod(plan.sources[i].splits for i in {plan.columns[j][0] for j in mine})
+
+
 def _listing_rows(other: DamageStep, idx: list[int], deadline: Deadline, cap: int) -> int:
     """How many rows :func:`_first_rows` would read, as far as it matters: 0 where a creature may assign as though
     it weren't blocked (the listing goes way by way: kept); else the rows of the components holding a column of
@@ -329,55 +351,185 @@ def _listing_rows(other: DamageStep, idx: list[int], deadline: Deadline, cap: in
     return sum(engine.programme(plan, comp, deadline).count() for comp in comps)  # type: ignore[attr-defined]
 
 
-def _frontier_groups(step: DamageStep, other: DamageStep, interesting: set[str], deadline: Deadline) -> list[tuple]:
+def _frontier_groups(
+    step: DamageStep, other: DamageStep, interesting: set[str], deadline: Deadline, mine: Sequence[int] = ()
+) -> list[tuple] | None:
     """The reply's groups when its listing is too long to read (:data:`FRONTIER_ROWS`): not every distinct
     profile but the undominated ones, found on the other side's model with what its damage does encoded
     (:class:`EffectsModel` of ``other``), each represented by its first reply in the canonical order
-    (lexicographic over the columns: the listing's, wherever the direct engine lists the reply).
+    (lexicographic over the columns: the listing's, wherever the direct engine lists the reply). ``mine``: the
+    other side's columns the solved player divides (banding, 702.22j/k): a profile is then undominated among the
+    replies with the same amounts there (the solved player's choice, the group's part), and the groups of a
+    choice another is at least as good as are dropped (:func:`choices_of`).
 
     A profile is counted on the model (:func:`_counts`): per listed player the life, poison and commander damage
     the reply leaves, and the counted objects it kills (704.5f-i), each oriented worse for the solved side when
-    larger. Each solve asks for a reply that no profile found so far dominates -- some count strictly worse, or
-    another set of deaths (deaths are compared as sets, so each class of them keeps its own frontier: a superset
-    of what :func:`_pareto` keeps, which it then prunes) -- with the counts' sum at its largest, then the smallest
-    vector over the columns. So each answer is undominated (a reply dominating it would be allowed and have a
-    larger sum), and its vector is the first of its profile's replies (all of them are allowed, with the same
-    sum). The profile kept is the outcome's (:func:`_profile` of the reply), held to the model's counts. Ends
-    when no reply is left, or past :data:`MAX_PROFILES` profiles (the listing answers: :func:`prepare`).
+    larger. On one model, each solve asks for a reply that no profile found so far dominates -- some count
+    strictly worse, or another set of deaths (deaths are compared as sets, so each class of them keeps its own
+    frontier: a superset of what :func:`_pareto` keeps, which it then prunes), or other amounts in ``mine`` --
+    with the counts' sum at its largest: so each answer is undominated (a reply dominating it would be allowed and
+    have a larger sum). Then each kept profile's first reply: the smallest vector over the columns with its counts
+    (and part), on a model of its own (:func:`_first_with`). Every profile kept is the outcome's (:func:`_profile`
+    of its reply), held to the model's counts. None past :data:`MAX_PROFILES` profiles, or :data:`MAX_FRONTIER`
+    pairs with ``mine`` (:func:`reply_groups` then reads the listing).
 
     The answer's reply is then the first listed of these representatives that is worst for it: a worst reply,
     where the listing reports the first of all the worst (a dominated profile that ties for the answer may be
     listed earlier)."""
-    found: list[tuple[list[int], list[int], _Profile]] = []  # (the counts, the vector, the outcome's profile)
-    while len(found) <= MAX_PROFILES:
+    found = _profiles_found(step, other, interesting, deadline, mine)
+    if found is None:
+        return None
+    if not found:
+        return [(None, _profile(step, None, interesting), ())]
+    reads = [read for _, read, _ in _counts(step.scenario, EffectsModel(other), interesting)]
+    groups = []
+    for counted, part in found:
+        row = _first_with(step, other, interesting, deadline, counted, mine, part)
+        reply = other._layout.assignment(row)
+        prof = _profile(step, reply, interesting)
+        if [read(prof) for read in reads] != counted:  # the model and the outcome must agree
+            raise RuntimeError(f"the effects model disagrees with the outcome on the reply {reply.to_json()}")
+        groups.append((row, prof, tuple(part)))
+    groups.sort(key=lambda g: g[0])  # the canonical order: lexicographic over the columns
+    return [(other._layout.assignment(row), prof, part) for row, prof, part in groups]
+
+
+def _profiles_found(
+    step: DamageStep, other: DamageStep, interesting: set[str], deadline: Deadline, mine: Sequence[int]
+) -> list[tuple[list[int], list[int]]] | None:
+    """:func:`_frontier_groups`' profiles, as (their counts, the division of ``mine``): the undominated ones, or
+    with ``mine`` those of each division worth choosing (:func:`kept_choices`). None past the caps."""
+    if not mine:
+        every = _undominated(step, other, interesting, deadline, MAX_PROFILES)
+        return None if every is None else [(v, []) for v in every]
+    parts = _divisions(other, mine, deadline)
+    if parts is None:
+        return None
+    found: list[tuple[tuple, tuple]] = []  # (the division, the counts)
+    for n, part in enumerate(parts):
+        these = _undominated(step, other, interesting, deadline, MAX_PROFILES, list(zip(mine, part)))
+        if n == MAX_FRONTIER or these is None:
+            return None
+        found += [(tuple(part), tuple(v)) for v in these]
+    deaths = [d for _, _, d in _counts(step.scenario, EffectsModel(other), interesting)]
+
+    def worse(p: tuple, q: tuple) -> bool:  # at least as bad for the solved side, the same deaths (every objective)
+        return all(a == b if d else a >= b for a, b, d in zip(p, q, deaths))
+
+    return [(list(v), list(part)) for part, vs in kept_choices(found, worse, lambda v: v) for v in vs]
+
+
+def _undominated(
+    step: DamageStep,
+    other: DamageStep,
+    interesting: set[str],
+    deadline: Deadline,
+    cap: int,
+    fix: Sequence[tuple[int, int]] = (),
+) -> list[list[int]] | None:
+    """The counts (:func:`_counts`) of the undominated profiles of the other side's replies whose columns ``fix``
+    (column, amount) hold those amounts, on one model: each solve asks for a reply that no profile found so far
+    dominates, with the counts' sum at its largest. None past ``cap`` profiles."""
+    em = EffectsModel(other)
+    counts = _counts(step.scenario, em, interesting)
+    for k, v in fix:
+        x = em._x(k)
+        if x.terms:
+            em.m.add(x.expr() == v)
+    total = Lin()
+    for lin, _, _ in counts:
+        total.add(lin, 1)
+    # one count that is not a death: its largest value is the only undominated profile
+    single = sum(1 for lin, _, _ in counts if lin.terms) == 1 and not any(d for lin, _, d in counts if lin.terms)
+    # the LP relaxation from the start: the largest sum is a bound that propagation proves slowly (the default
+    # settings, escalating: 9.4 -> 6.2 s over 18 defending-side boards of random_sharing with effects)
+    runner = Runner(em.om, Budget(deadline, None), 1, False, False, STRONG_PARAMS)
+    found: list[list[int]] = []
+    while True:
         deadline.check()
-        em = EffectsModel(other)
-        counts = _counts(step.scenario, em, interesting)
-        if not _exclude_dominated(em, counts, [c for c, _, _ in found]):
+        if found and (single or not _exclude_dominated(em, counts, found[-1:])):
             break  # every reply is dominated by one found
-        total = Lin()
-        for lin, _, _ in counts:
-            total.add(lin, 1)
-        # the LP relaxation from the start: the largest sum is a bound that propagation proves slowly (the default
-        # settings, escalating: 9.4 -> 6.2 s over 18 defending-side boards of random_sharing with effects)
-        runner = Runner(em.om, Budget(deadline, None), 1, False, False, STRONG_PARAMS)
-        terms = [Term(total, True, True), *(Term(em._x(k), False, False) for k in range(len(em.cols)))]
-        status, _ = lex_optimise(runner, terms)
+        if total.terms:
+            em.m.maximize(total.expr())
+        status = runner.run()
         if status == STATUS_INFEASIBLE:
             break
         if status != STATUS_OPTIMAL or runner.vec is None:
             raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
-        values = [runner.value(lin) for lin, _, _ in counts]
-        reply = other._layout.assignment(list(runner.vec))
-        prof = _profile(step, reply, interesting)
-        told = [read(prof) for _, read, _ in counts]
-        if told != values:  # the model and the outcome must agree
-            raise RuntimeError(f"the effects model disagrees with the outcome on the reply {reply.to_json()}")
-        found.append((values, list(runner.vec), prof))
-    found.sort(key=lambda f: f[1])  # the canonical order: lexicographic over the columns
-    if not found:
-        return [(None, _profile(step, None, interesting), ())]
-    return [(other._layout.assignment(row), prof, ()) for _, row, prof in found]
+        if len(found) == cap:
+            return None
+        found.append([runner.value(lin) for lin, _, _ in counts])
+    return found
+
+
+def _divisions(other: DamageStep, mine: Sequence[int], deadline: Deadline) -> Iterator[list[int]] | None:
+    """Each division of the columns ``mine`` that some reply of the other side has, in lexicographic order:
+    one solve each, the smallest code of those amounts past the last one's. None where the code would pass
+    :data:`~trample.optimize.model.PACK_LIMIT`."""
+    hi = EffectsModel(other).om.hi
+    weights, w = [], 1
+    for k in reversed(mine):
+        weights.append(w)
+        w *= hi[k] + 1
+    if w > PACK_LIMIT:
+        return None
+    weights.reverse()
+
+    def walk() -> Iterator[list[int]]:
+        last = -1
+        while True:
+            deadline.check()
+            em = EffectsModel(other)
+            code = Lin()
+            for k, wk in zip(mine, weights):
+                code.add(em._x(k), wk)
+            if not code.terms:  # every amount fixed: one division
+                yield [em._x(k).const for k in mine]
+                return
+            em.m.add(code.expr() >= last + 1)
+            em.m.minimize(code.expr())
+            runner = Runner(em.om, Budget(deadline, None), 1, False, False, STRONG_PARAMS)
+            status = runner.run()
+            if status == STATUS_INFEASIBLE:
+                return
+            if status != STATUS_OPTIMAL or runner.vec is None:
+                raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
+            last = runner.value(code)
+            yield [runner.vec[k] for k in mine]
+
+    return walk()
+
+
+def _first_with(
+    step: DamageStep,
+    other: DamageStep,
+    interesting: set[str],
+    deadline: Deadline,
+    values: list[int],
+    mine: Sequence[int],
+    part: Sequence[int],
+) -> list[int]:
+    """The smallest vector over the columns of the other side's replies whose counts (:func:`_counts`) are
+    ``values`` and whose amounts in the columns ``mine`` are ``part``: the first listed reply of that group."""
+    em = EffectsModel(other)
+    for (lin, _, _), v in zip(_counts(step.scenario, em, interesting), values):
+        if lin.terms:
+            em.m.add(lin.expr() == v)
+    for k, v in zip(mine, part):
+        x = em._x(k)
+        if x.terms:
+            em.m.add(x.expr() == v)
+    runner = Runner(em.om, Budget(deadline, None), 1, False, False, STRONG_PARAMS)
+    status, _ = lex_optimise(runner, [Term(em._x(k), False, False) for k in range(len(em.cols))])
+    if status != STATUS_OPTIMAL or runner.vec is None:  # it was found once: only the limit can stop it here
+        raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
+    return list(runner.vec)
+
+
+#: the most divisions of the solved player's part of the reply (banding) :func:`_frontier_groups` reads, each
+#: found and its undominated profiles solved (two solves of about 1-2 ms); not tried where the bound on those
+#: divisions passes twice this (:func:`reply_groups`)
+MAX_FRONTIER = 1 << 13
 
 
 #: one count of a reply's profile: its expression on the other side's model (larger: worse for the solved side),
@@ -441,22 +593,47 @@ def _exclude_dominated(em: EffectsModel, counts: list[_Count], found: list[list[
 
 
 def _pareto(profiles: Sequence[_Profile], monotone_deaths: bool) -> list[_Profile]:
-    unique = list({p.key: p for p in profiles}.values())
-    return [p for p in unique if not any(q is not p and q.dominates(p, monotone_deaths) for q in unique)]
+    return _undominated_of(profiles, lambda p, q: p.dominates(q, monotone_deaths), lambda p: p.key)
+
+
+def _undominated_of(items: Sequence, dominates: Callable, key: Callable) -> list:
+    """The distinct items (by ``key``, the first of each) that no other one dominates."""
+    unique = list({key(p): p for p in items}.values())
+    return [p for p in unique if not any(q is not p and dominates(q, p) for q in unique)]
 
 
 def choices_of(groups: Sequence[tuple], monotone_deaths: bool) -> list[list[_Profile]]:
     """The replies' undominated profiles per choice of the solved player's part of the reply (the other side's
-    damage they divide, 702.22j/k; one choice without banding), the choices with the same profiles once, and
-    a choice whose profiles include another's dropped (the other player can hold it as low)."""
-    parts: dict[tuple, list[_Profile]] = {}
-    for _, prof, part in groups:
-        parts.setdefault(part, []).append(prof)
-    distinct: dict[frozenset, list[_Profile]] = {}
-    for profs in parts.values():
-        kept = _pareto(profs, monotone_deaths)
-        distinct.setdefault(frozenset(p.key for p in kept), kept)
-    return [ps for k, ps in distinct.items() if not any(q < k for q in distinct)]
+    damage they divide, 702.22j/k; one choice without banding): :func:`kept_choices`' profiles."""
+    parts = [(part, prof) for _, prof, part in groups]
+    return [ps for _, ps in kept_choices(parts, lambda p, q: p.dominates(q, monotone_deaths), lambda p: p.key)]
+
+
+def kept_choices(parts: Sequence[tuple[tuple, object]], dominates: Callable, key: Callable) -> list[tuple[tuple, list]]:
+    """Each choice worth making of the solved player's part of the reply and its undominated profiles, from
+    ``parts`` (each a part and the profile of one of its replies), in their order: the choices with the same
+    profiles once (the first), and a choice dropped where another is at least as good for the solved player
+    whatever they assign -- each of the other's profiles dominates one of its own (the other player then holds it
+    at least as low; a choice whose profiles include another's is one such). ``dominates(p, q)``: is ``p`` at
+    least as bad for the solved side as ``q``; ``key``: a profile's identity."""
+    by_part: dict[tuple, list] = {}
+    for part, prof in parts:
+        by_part.setdefault(part, []).append(prof)
+    distinct: dict[frozenset, tuple[tuple, list]] = {}
+    for part, profs in by_part.items():
+        best = _undominated_of(profs, dominates, key)
+        distinct.setdefault(frozenset(key(p) for p in best), (part, best))
+
+    def no_better(a: list, b: list) -> bool:  # a holds the solved player as low as b does
+        return all(any(dominates(p, q) for p in a) for q in b)
+
+    kept: list[tuple[tuple, list]] = []  # the choices not yet found no better than another, in order
+    for part, a in distinct.values():  # one pass: each against those kept so far (not every pair of choices)
+        if any(no_better(a, b) for _, b in kept):
+            continue  # an earlier one as good (the first of equals is kept), or one better
+        kept = [(q, b) for q, b in kept if not no_better(b, a)]
+        kept.append((part, a))
+    return kept
 
 
 def _layout(step: DamageStep) -> tuple:

@@ -752,6 +752,232 @@ def test_every_optimal_assignment_is_found_among_the_groups_replies(data):  # 51
     assert got == want
 
 
+# -- the frontier where the solved player divides part of the reply (banding, 702.22j/k) -------------------------
+
+
+def _verdicts(lethal: dict | None) -> dict | None:
+    """A lethal report without what the reported line leaves (life, poison and commander damage after it)."""
+    if lethal is None:
+        return None
+    keep = ("life", "reached", "reachable", "assigned", "damage", "margin")
+    return {p: {k: v for k, v in r.items() if k in keep} for p, r in lethal.items()}
+
+
+def _frontier_everywhere(mp: pytest.MonkeyPatch) -> None:
+    """Every reply read through the frontier, with or without a part divided by the solved player."""
+    mp.setattr(effects, "FRONTIER_ROWS", -1)
+    mp.setattr(effects, "ROWS_PER_PART", 0)
+
+
+@st.composite
+def banding_boards(draw, side: str) -> dict:
+    """Effect boards where the player solved for ``side`` divides part of the reply (702.22j/k): banding on a
+    blocker that blocks (defending: it divides the attackers' damage), or on a blocked attacker (attacking: it
+    divides its blockers'), sometimes on more than one; the listing still short enough to read."""
+    doc = draw(scenarios(max_attackers=3, max_blockers=3, max_total_power=7, max_work=400))
+    doc = draw(outcome_effects(doc))
+    doc = near_death(_Drawer(draw), doc)
+    blocking = {b for a in doc["attackers"] for b in a.get("blocked_by", [])}
+    if side == "defending":
+        able = [c for c in doc.get("blockers", []) if c["id"] in blocking]
+    else:
+        able = [c for c in doc["attackers"] if c.get("blocked_by")]
+    for n, c in enumerate(able):
+        if n == 0 or draw(st.booleans()):
+            c["keywords"] = [*c.get("keywords", []), "banding"]
+    return doc
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_the_frontier_by_division_holds_the_listings_choices(data):  # 702.22j, 702.22k, 510.1, 702.19c
+    # the solved player divides part of the reply (a banding blocker's attackers on the defending side, a banding
+    # attacker's blockers on the attacking side): the frontier walks the divisions and solves each one's
+    # undominated profiles; the choices worth making (kept_choices) and their profiles must be the listing's,
+    # whether deaths are monotone or compared as sets, and each group's reply the first listed with its division
+    # and profile, in the listing's order
+    side = data.draw(st.sampled_from(["attacking", "defending"]))
+    doc = data.draw(banding_boards(side))
+    step = DamageStep(doc, side=side)
+    try:
+        other, _, theirs, partial = effects.separable(step)
+    except effects.NotSeparable:
+        return
+    if partial or not theirs or other is None or not other.canonical():
+        return
+    em = effects.EffectsModel(step)
+    interesting = set(em.killable) | set(em.walkers)
+    listed = effects.reply_groups(step, other, interesting, Deadline(None), theirs)
+    mine = list(theirs)  # the other side's columns the solved player divides (reply_groups' key head)
+    frontier = effects._frontier_groups(step, other, interesting, Deadline(None), mine)
+    for monotone in (True, False):
+        want = {frozenset(p.key for p in ps) for ps in effects.choices_of(listed, monotone)}
+        got = {frozenset(p.key for p in ps) for ps in effects.choices_of(frontier, monotone)}
+        assert got == want
+    first: dict[tuple, dict] = {}
+    for reply in other.assignments():
+        row = vector_of(other, reply)
+        key = (tuple(row[j] for j in mine), effects._profile(step, reply, interesting).key)
+        first.setdefault(key, reply.to_json())
+    for reply, prof, part in frontier:
+        assert reply is not None and reply.to_json() == first[part, prof.key]
+    rows = [vector_of(other, reply) for reply, _, _ in frontier]
+    assert rows == sorted(rows)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_solved_on_the_frontier_by_division_the_answer_is_the_listings(data):  # 702.22j, 702.22k, 510.2
+    # every reply read through the frontier, divisions included: the same status, values, assignment and lethal
+    # report as the listing, the reply's line worth the answer's values; and every reader of the assignment
+    # (score, outcome_of) reads that line
+    from trample.optimize import readers
+    from trample.outcome import resolve
+
+    side = data.draw(st.sampled_from(["attacking", "defending"]))
+    doc = data.draw(banding_boards(side))
+    names = [n for n in data.draw(st.sampled_from(OBJECTIVE_LISTS)) if n != "max-damage:p0" or "p0" in str(doc)]
+    step = DamageStep(doc, side=side)
+    objs = parse_objectives(names, step.scenario)
+    with pytest.MonkeyPatch.context() as mp:
+        _frontier_everywhere(mp)
+        got = effects.solve_by_model(step, objs)
+        if got is None:
+            return  # the listing answers (the other player divides part of the solved side's damage)
+        ref = solve_by_outcome(step, objs)
+        assert (got.status, got.objectives, got.assignment) == (ref.status, ref.objectives, ref.assignment)
+        # the lethal report's verdicts are the listing's; what the line leaves, the reported line's (the reply may
+        # be another worst one: docs/solve.md, "Long replies: the frontier on the model")
+        assert _verdicts(got.lethal) == _verdicts(ref.lethal)
+        if got.assignment is None:
+            return
+        values, _ = step_values(step, got.assignment, objs, got.reply)
+        assert values == got.objectives
+        line = {**got.assignment.to_json(), **(got.reply.to_json() if got.reply is not None else {})}
+        want = resolve(step.scenario, line)
+        text = ",".join(names)
+        seen = readers.outcome_of(Combat(doc, side=side), got.assignment, text)
+        assert (seen.to_json(), seen.losers, seen.destroyed) == (want.to_json(), want.losers, want.destroyed)
+        assert readers.score(Combat(doc, side=side), got.assignment, text) == got.objectives
+
+
+def test_a_choice_another_is_at_least_as_good_as_is_dropped():  # 702.22j, 702.22k
+    # three divisions of the solved player's part, each with its worst profiles (larger: worse for them):
+    # (0,) leaves the reply at most 5 or (3, 3); (1,) at most 2; (2,) the same as (1,); (3,) at most 4 -- (0,) and
+    # (3,) are no better than (1,) whatever the solved player assigns (each of (1,)'s profiles is dominated by one
+    # of theirs) though neither holds (1,)'s profiles; (2,) ties with (1,), the first kept; (4,) at most (1, 3),
+    # which no other choice's profiles dominate, is kept
+    def worse(p, q):
+        return all(a >= b for a, b in zip(p, q))
+
+    parts = [((0,), (5, 0)), ((0,), (3, 3)), ((1,), (2, 2)), ((2,), (2, 2)), ((3,), (4, 2)), ((4,), (1, 3))]
+    kept = effects.kept_choices(parts, worse, lambda v: v)
+    assert kept == [((1,), [(2, 2)]), ((4,), [(1, 3)])]
+    # a choice whose profiles include another's is one such (the old rule); (2,)'s (0, 6) dominates one of (0,)'s
+    # profiles, not both, and is kept
+    kept = effects.kept_choices([((0,), (1, 1)), ((0,), (0, 5)), ((1,), (1, 1)), ((2,), (0, 6))], worse, lambda v: v)
+    assert kept == [((1,), [(1, 1)]), ((2,), [(0, 6)])]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.tuples(st.integers(0, 5)), st.tuples(st.integers(0, 3), st.integers(0, 3), st.booleans())),
+        max_size=14,
+    )
+)
+def test_the_choices_kept_are_those_no_other_is_better_than(parts):  # 702.22j, 702.22k
+    # kept_choices in one pass against the choices kept so far, held to the definition read pair by pair: a
+    # choice (its undominated profiles; choices with the same profiles once, the first) is dropped where another
+    # is no worse for the solved player -- and strictly better, or earlier
+    def worse(p, q):  # two counts (larger: worse), a death compared as equal
+        return p[0] >= q[0] and p[1] >= q[1] and p[2] == q[2]
+
+    by_part: dict = {}
+    for part, prof in parts:
+        by_part.setdefault(part, []).append(prof)
+    options: dict = {}
+    for part, profs in by_part.items():
+        unique = list(dict.fromkeys(profs))
+        best = [p for p in unique if not any(q != p and worse(q, p) for q in unique)]
+        options.setdefault(frozenset(best), (part, best))
+    listed = list(options.values())
+
+    def no_better(a, b):
+        return all(any(worse(p, q) for p in a) for q in b)
+
+    want = [
+        (part, a)
+        for n, (part, a) in enumerate(listed)
+        if not any(m != n and no_better(a, b) and (m < n or not no_better(b, a)) for m, (_, b) in enumerate(listed))
+    ]
+    assert effects.kept_choices(parts, worse, lambda v: v) == want
+
+
+def test_a_dense_defending_board_with_banding_is_solved_on_the_frontier(monkeypatch):  # 702.22j, 702.19c
+    # a banding blocker on the defending side of random_sharing(5, 7, 3): the defending player divides a1's damage
+    # (56 ways), the attacking player the rest; the reply's one component has 1.6 x 10^7 rows, read row by row for
+    # the groups. On the frontier: each division found and its worst reply solved, the answer the listing's groups'
+    from benchmarks.boards import random_sharing
+
+    doc = random_sharing(5, 7, 3, seed=0)
+    doc["blockers"][0]["keywords"] = ["banding"]
+    names = ["lethal", "max-kills", "min-overkill"]
+    step = DamageStep(doc, side="defending")
+    objs = parse_objectives(names, step.scenario)
+    calls = []
+    frontier = effects._frontier_groups
+    monkeypatch.setattr(effects, "_frontier_groups", lambda *a: calls.append(a[-1]) or frontier(*a))
+    got = effects.solve_by_model(step, objs, time_limit=60)
+    assert calls and calls[0] and got.status == "optimal"
+    values, _ = step_values(step, got.assignment, objs, got.reply)
+    assert values == got.objectives
+    monkeypatch.setattr(effects, "MAX_FRONTIER", 0)  # the groups read from the listing, as before
+    ref = effects.solve_by_model(DamageStep(doc, side="defending"), objs, time_limit=60)
+    assert (got.status, got.objectives, got.assignment) == (ref.status, ref.objectives, ref.assignment)
+
+
+def test_the_groups_profiles_are_resolved_within_the_time_limit(monkeypatch):  # 702.22j
+    # the listing's groups, keyed by the defending player's division of two banded attackers (544 of them): each
+    # group's profile is resolved from its reply (about 0.1 ms); 1.3 x 10^5 of them ran 9 s past a 10 s limit. The
+    # clock is read between them: a fake clock that advances 1 ms a profile stops the groups at the 100th or soon
+    # after, with LimitReached
+    import trample.limits as limits
+    from benchmarks.boards import random_sharing
+
+    doc = random_sharing(4, 6, 2, seed=1)
+    doc["blockers"][0]["keywords"] = ["banding"]
+    step = DamageStep(doc, side="defending")
+    other, _, theirs, _ = effects.separable(step)
+    monkeypatch.setattr(effects, "MAX_FRONTIER", 0)  # the listing's groups
+    now = [0.0]
+    monkeypatch.setattr(limits, "monotonic", lambda: now[0])
+    profile = effects._profile
+
+    def timed(*a):
+        now[0] += 1e-3
+        return profile(*a)
+
+    monkeypatch.setattr(effects, "_profile", timed)
+    assert len(effects.reply_groups(step, other, set(), None, theirs)) > 500  # without a limit: every group
+    now[0] = 0.0
+    with pytest.raises(LimitReached):
+        effects.reply_groups(step, other, set(), Deadline(0.1), theirs)
+    assert now[0] <= 0.1 + 0.065
+
+
+def test_the_frontier_by_division_stops_at_the_time_limit():  # 702.22j
+    from benchmarks.boards import random_sharing
+
+    doc = random_sharing(6, 8, 3, seed=0)
+    doc["blockers"][0]["keywords"] = ["banding"]
+    step = DamageStep(doc, side="defending")
+    other, _, theirs, _ = effects.separable(step)
+    assert theirs
+    with pytest.raises(LimitReached):
+        effects._frontier_groups(step, other, set(), Deadline(1e-9), theirs)
+
+
 @settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_the_first_of_each_distinct_row(data):
