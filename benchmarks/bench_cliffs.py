@@ -680,9 +680,28 @@ def graph_shapes():
     return cases
 
 
+#: the children's environment, as installed: pip byte-compiles the package, so a user's process loads .pyc files;
+#: this machine sets PYTHONDONTWRITEBYTECODE, under which every child compiled each module it imports from source
+#: (the lazy imports of a first count, rank or listing: a small board's count measured 75-120 ms, 9-28 ms of it
+#: the count with its imports loaded from bytecode).
+#: main() writes the bytecode once (``_bytecode_current``) before any child runs.
+AS_INSTALLED = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def _bytecode_current() -> None:
+    """Write the bytecode of trample where its sources are newer (``compileall`` writes even under
+    PYTHONDONTWRITEBYTECODE), untimed."""
+    code = (
+        "import compileall, os, trample, trample.models as m\n"
+        "for x in (trample, m): compileall.compile_dir(os.path.dirname(x.__file__), quiet=1)"
+    )
+    subprocess.run([PY, "-c", code], check=True, env=AS_INSTALLED)
+
+
 def _child_line(code: str, cap: float = CAP) -> dict | None:
-    """Run ``code`` in a fresh Python under the CPU cap; its last output line as JSON, or None (killed, no answer)."""
-    proc = subprocess.Popen([PY, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    """Run ``code`` in a fresh Python under the CPU cap, its bytecode as installed (:data:`AS_INSTALLED`); its last
+    output line as JSON, or None (killed, no answer)."""
+    proc = subprocess.Popen([PY, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=AS_INSTALLED)
     _cpu_limit(proc, cap)
     try:
         stdout, _ = proc.communicate(code, timeout=WALL * (cap + 5))
@@ -1186,6 +1205,7 @@ def main():
     )
     print(f"commit {commit[:10]}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f} (other jobs share this machine)")
     only = set(os.environ.get("BENCH_CLIFFS", "").split(",")) - {""}
+    _bytecode_current()
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for name, fn in (
