@@ -205,7 +205,12 @@ def reply_groups(
     # rows as those divisions' bound times ROWS_PER_PART only
     parts = _parts_bound(other, mine) if mine else 1
     least = max(FRONTIER_ROWS, parts * ROWS_PER_PART) if mine else FRONTIER_ROWS
-    if idx and parts <= MAX_FRONTIER << 1 and _listing_rows(other, idx, deadline_of(deadline), least) > least:
+    # (with a division: the bound on the rows, not their count -- both ways cost about the same near the threshold,
+    # and the count's programme took 2/3 of a 90 ms solve)
+    rows = (
+        0 if not idx or parts > MAX_FRONTIER << 1 else _listing_rows(other, idx, deadline_of(deadline), least, not mine)
+    )
+    if rows > least:
         frontier = _frontier_groups(step, other, interesting, deadline_of(deadline), mine)
         if frontier is not None:
             return frontier
@@ -331,19 +336,19 @@ def _parts_bound(other: DamageStep, mine: Sequence[int]) -> int:
     return math.prod(plan.sources[i].splits for i in {plan.columns[j][0] for j in mine})
 
 
-def _listing_rows(other: DamageStep, idx: list[int], deadline: Deadline, cap: int) -> int:
+def _listing_rows(other: DamageStep, idx: list[int], deadline: Deadline, cap: int, exact: bool = True) -> int:
     """How many rows :func:`_first_rows` would read, as far as it matters: 0 where a creature may assign as though
     it weren't blocked (the listing goes way by way: kept); else the rows of the components holding a column of
     ``idx``, from an upper bound (the product of each source's ways to split its damage, ``SourcePlan.splits``:
-    10-20 times the count on random sharing graphs) where it is at most ``cap`` or far past it, else from the
-    components' counting programmes."""
+    10-20 times the count on random sharing graphs) where it is at most ``cap`` or far past it (or not ``exact``),
+    else from the components' counting programmes."""
     plan = other.plan
     if plan.has_options:
         return 0
     asked = {plan.columns[j] for j in idx}
     comps = [c for c in plan.components if not asked.isdisjoint(plan.component_columns(c))]
     bound = sum(math.prod(plan.sources[i].splits for i in comp) for comp in comps)
-    if bound <= cap or bound > cap << 12:
+    if bound <= cap or bound > cap << 12 or not exact:
         return bound
     from ..engines import PROGRAMME, get_engine
 
@@ -402,12 +407,12 @@ def _profiles_found(
     if not mine:
         every = _undominated(step, other, interesting, deadline, MAX_PROFILES)
         return None if every is None else [(v, []) for v in every]
-    parts = _divisions(other, mine, deadline)
+    parts = _divisions(step, other, interesting, mine, deadline)
     if parts is None:
         return None
     found: list[tuple[tuple, tuple]] = []  # (the division, the counts)
-    for n, part in enumerate(parts):
-        these = _undominated(step, other, interesting, deadline, MAX_PROFILES, list(zip(mine, part)))
+    for n, (part, worst) in enumerate(parts):
+        these = worst or _undominated(step, other, interesting, deadline, MAX_PROFILES, list(zip(mine, part)))
         if n == MAX_FRONTIER or these is None:
             return None
         found += [(tuple(part), tuple(v)) for v in these]
@@ -462,9 +467,13 @@ def _undominated(
     return found
 
 
-def _divisions(other: DamageStep, mine: Sequence[int], deadline: Deadline) -> Iterator[list[int]] | None:
-    """Each division of the columns ``mine`` that some reply of the other side has, in lexicographic order:
-    one solve each, the smallest code of those amounts past the last one's. None where the code would pass
+def _divisions(
+    step: DamageStep, other: DamageStep, interesting: set[str], mine: Sequence[int], deadline: Deadline
+) -> Iterator[tuple[list[int], list[list[int]] | None]] | None:
+    """Each division of the columns ``mine`` that some reply of the other side has, in lexicographic order: one
+    solve each, the smallest code of those amounts past the last one's. With it, where the profile is one count
+    that is not a death, that division's undominated profile (its largest count, the same solve: packed after the
+    code), else None (:func:`_undominated` solves them). None where the code would pass
     :data:`~trample.optimize.model.PACK_LIMIT`."""
     hi = EffectsModel(other).om.hi
     weights, w = [], 1
@@ -475,27 +484,31 @@ def _divisions(other: DamageStep, mine: Sequence[int], deadline: Deadline) -> It
         return None
     weights.reverse()
 
-    def walk() -> Iterator[list[int]]:
+    def walk() -> Iterator[tuple[list[int], list[list[int]] | None]]:
         last = -1
         while True:
             deadline.check()
             em = EffectsModel(other)
+            counts = _counts(step.scenario, em, interesting)
             code = Lin()
             for k, wk in zip(mine, weights):
                 code.add(em._x(k), wk)
             if not code.terms:  # every amount fixed: one division
-                yield [em._x(k).const for k in mine]
+                yield [em._x(k).const for k in mine], None
                 return
             em.m.add(code.expr() >= last + 1)
-            em.m.minimize(code.expr())
-            runner = Runner(em.om, Budget(deadline, None), 1, False, False, STRONG_PARAMS)
-            status = runner.run()
+            live = [lin for lin, _, _ in counts if lin.terms]
+            single = len(live) == 1 and not any(d for lin, _, d in counts if lin.terms)
+            terms = [Term(code, False, True), *([Term(live[0], True, True)] if single else [])]
+            runner = Runner(em.om, Budget(deadline, None), 1, False, False, LEAN_PARAMS)
+            status, _ = lex_optimise(runner, terms)
             if status == STATUS_INFEASIBLE:
                 return
             if status != STATUS_OPTIMAL or runner.vec is None:
                 raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
             last = runner.value(code)
-            yield [runner.vec[k] for k in mine]
+            worst = [[runner.value(lin) for lin, _, _ in counts]] if single else None
+            yield [runner.vec[k] for k in mine], worst
 
     return walk()
 
