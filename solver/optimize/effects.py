@@ -201,7 +201,7 @@ def reply_groups(
     ]
     mine = [where[plan.sources[plan.columns[k][0]].source, plan.columns[k][1]] for k in theirs]
     idx = [*mine, *(c for c in idx if c not in mine)]  # the solved player's part first (the key's head)
-    # the frontier solves at least once per division of the solved player's part (a few ms each): past as many
+    # the frontier solves at least once per division of the solved player's part (about 0.7 ms each): past as many
     # rows as those divisions' bound times ROWS_PER_PART only
     parts = _parts_bound(other, mine) if mine else 1
     least = max(FRONTIER_ROWS, parts * ROWS_PER_PART) if mine else FRONTIER_ROWS
@@ -324,9 +324,10 @@ def _first_of_each(rows: np.ndarray) -> np.ndarray:
 
 
 #: where the solved player divides part of the reply (banding): the frontier is solved past this many rows to read
-#: per division of that part (``_parts_bound``); the listing reads about 10^7 rows a second, the frontier takes
-#: 2-10 ms a division (random_sharing(4, 6, 2) seed 1 defending, 125 divisions: 8 866 rows read in 0.08 s)
-ROWS_PER_PART = 1 << 15
+#: (bounded) per division of that part (bounded, ``_parts_bound``); the listing reads about 10^7 rows a second,
+#: the frontier takes about 0.7 ms a division, one lean solve where the profile is one count (random_sharing(4, 6,
+#: 2) seed 1 defending, 125 divisions: its 8 866 rows read in 0.08 s)
+ROWS_PER_PART = 1 << 13
 
 
 def _parts_bound(other: DamageStep, mine: Sequence[int]) -> int:
@@ -369,14 +370,15 @@ def _frontier_groups(
 
     A profile is counted on the model (:func:`_counts`): per listed player the life, poison and commander damage
     the reply leaves, and the counted objects it kills (704.5f-i), each oriented worse for the solved side when
-    larger. On one model, each solve asks for a reply that no profile found so far dominates -- some count
-    strictly worse, or another set of deaths (deaths are compared as sets, so each class of them keeps its own
-    frontier: a superset of what :func:`_pareto` keeps, which it then prunes), or other amounts in ``mine`` --
-    with the counts' sum at its largest: so each answer is undominated (a reply dominating it would be allowed and
-    have a larger sum). Then each kept profile's first reply: the smallest vector over the columns with its counts
-    (and part), on a model of its own (:func:`_first_with`). Every profile kept is the outcome's (:func:`_profile`
-    of its reply), held to the model's counts. None past :data:`MAX_PROFILES` profiles, or :data:`MAX_FRONTIER`
-    pairs with ``mine`` (:func:`reply_groups` then reads the listing).
+    larger. On one model (with ``mine``: one per division, its amounts fixed, the divisions walked by
+    :func:`_divisions`), each solve asks for a reply that no profile found so far dominates -- some count strictly
+    worse, or another set of deaths (deaths are compared as sets, so each class of them keeps its own frontier: a
+    superset of what :func:`_pareto` keeps, which it then prunes) -- with the counts' sum at its largest: so each
+    answer is undominated (a reply dominating it would be allowed and have a larger sum). Then each kept profile's
+    first reply: the smallest vector over the columns with its counts (and division), on a model of its own
+    (:func:`_first_with`). Every profile kept is the outcome's (:func:`_profile` of its reply), held to the model's
+    counts. None past :data:`MAX_PROFILES` profiles, or :data:`MAX_FRONTIER` divisions (:func:`reply_groups` then
+    reads the listing).
 
     The answer's reply is then the first listed of these representatives that is worst for it: a worst reply,
     where the listing reports the first of all the worst (a dominated profile that ties for the answer may be
@@ -540,8 +542,8 @@ def _first_with(
 
 
 #: the most divisions of the solved player's part of the reply (banding) :func:`_frontier_groups` reads, each
-#: found and its undominated profiles solved (two solves of about 1-2 ms); not tried where the bound on those
-#: divisions passes twice this (:func:`reply_groups`)
+#: found and its undominated profiles solved (one or two solves of about 0.7 ms); not tried where the bound on
+#: those divisions passes twice this (:func:`reply_groups`)
 MAX_FRONTIER = 1 << 13
 
 
@@ -610,7 +612,7 @@ def _pareto(profiles: Sequence[_Profile], monotone_deaths: bool) -> list[_Profil
 
 
 def _undominated_of(items: Sequence, dominates: Callable, key: Callable) -> list:
-    """The distinct items (by ``key``, the first of each) that no other one dominates."""
+    """The distinct items (by ``key``: one of each) that no other one dominates, in order."""
     unique = list({key(p): p for p in items}.values())
     return [p for p in unique if not any(q is not p and dominates(q, p) for q in unique)]
 
