@@ -976,3 +976,19 @@ def test_a_level_whose_next_level_lists_by_rooted_programmes_is_probed_not_weigh
         listed[probe] = (np.concatenate(list(blocks)).tobytes(), list(asked))
     assert listed[True][0] == listed[False][0]
     assert listed[False][1] and not listed[True][1]
+
+
+def test_a_level_of_a_few_hundred_thousand_pairs_a_rejoin_gets_its_suffix_table():  # the same order either way
+    # random_sharing(12, 14, 4) seed 0: the second source's rejoins take 2-4 x 10^5 pairs (15-20 ms), its suffix table
+    # has about 1.8 x 10^4 entries; it is tried and kept within a dozen unranks (work bounds, not time: deterministic)
+    plan = Combat(load_scenario(random_sharing(12, 14, 4, seed=0))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    prog = ConditionedProgramme(plan, comp)
+    rng = random.Random(5)
+    picks = [rng.randrange(prog.count()) for _ in range(12)]
+    vectors = [prog.unrank(i) for i in picks]
+    assert prog._suffix.get(1) is not None
+    assert [prog.rank(v) for v in vectors] == picks
+    fresh = ConditionedProgramme(plan, comp)
+    fresh._suffix[1] = None  # refused: that level rejoins
+    assert [fresh.unrank(i) for i in picks] == vectors
