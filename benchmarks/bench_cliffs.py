@@ -17,7 +17,6 @@ measures a child's peak RSS, and asv builds an environment per commit -- too hea
 
 from __future__ import annotations
 
-import compileall
 import datetime
 import itertools
 import json
@@ -727,18 +726,8 @@ print(json.dumps({{"cpu": cold, "warm": warm}}))
 """
 
 
-def _bytecode_current() -> None:
-    """Write the bytecode of the package where its sources are newer (``compileall`` writes even under
-    ``PYTHONDONTWRITEBYTECODE``, which this machine sets), as pip does when it installs it. The first unrank imports
-    engines/conditioned.py and engines/ordered.py; without their bytecode each child compiled them inside the timed
-    call (pw_cycle(9): 76 ms against 49 ms with it, 27 ms that no installed user pays)."""
-    for folder in ("solver", "models"):
-        compileall.compile_dir(str(ROOT / folder), quiet=1)
-
-
 def ranking_graphs():
     print("\n4c. unrank on the same boards (CPU of a fresh process's first unrank, programme built; <= 100 ms)")
-    _bytecode_current()
     for name, sc in graph_shapes():
         if "unblocked" in name:  # not run: the child's FormatError would print a traceback between the rows
             note = "refused: the canonical order does not cover as-though-unblocked options"
@@ -778,7 +767,6 @@ def ranking_wide():
     within a few counts, every later one in milliseconds, under 200 MB."""
     print("\n4c'. unrank on the widest random boards (CPU of a fresh process: count, first unrank, median of 5 later")
     print("     unranks at random indices; first <= 3x count, later <= 10 ms, peak RSS < 200 MB)")
-    _bytecode_current()
     for name, sc in graph_shapes():
         if "4 each" not in name and "seed 1" not in name:
             continue
