@@ -101,11 +101,14 @@ EXPLORE_GAIN = 4  # a candidate plan is tried within this fraction of the pairs 
 #: candidate plans tried after the estimated cheapest, at most: a trial that fails costs more time than its pairs
 #: say (50-150 ms of a level's 90 ms rejoin on random_sharing(12, 14, 4) seed 5)
 EXPLORE_PLANS = 2
-#: rejoin pairs spent at one level of ranks and unranks before its suffix table is first tried
-SUFFIX_FROM = 1 << 22
+#: rejoin pairs spent at one level of ranks and unranks before its suffix table is first tried (2^22 before: the
+#: second source of random_sharing(12, 14, 4) seeds 0 and 1, 2-4 x 10^5 pairs and 15-20 ms a rejoin, reached it after
+#: a dozen unranks and never tried it for SUFFIX_LAST, where its table, 1.8 x 10^4 entries on seed 0, is built in 25 ms
+#: and read in about 1 ms: later unranks' median 49 -> 36 ms on seed 0, 57 -> 39 ms on seed 1, the other seeds alike)
+SUFFIX_FROM = 1 << 20
 SUFFIX_TRIAL = 2  # the pairs a suffix table's trial may take, per pair the rejoins there took since the last trial
 SUFFIX_WORK = 1 << 25  # ... at most (its joins' tables held meanwhile: about 100 MB at most on the boards measured)
-SUFFIX_LAST = 1 << 20  # pairs of the last rejoin at a level from which its suffix table is tried
+SUFFIX_LAST = 1 << 17  # pairs of the last rejoin at a level from which its suffix table is tried (2^20 before)
 #: a level's suffix table is not tried where its open resources have more possible states together (the second
 #: level of random_sharing(12, 14, 4) seed 3: 7 x 10^7, its table 1.2 x 10^7 entries, its trial past 500 MB; the first
 #: levels of seeds 3 and 6: about 10^5, 50-65 000 entries)

@@ -196,12 +196,31 @@ def test_the_shift_tries_the_next_programme_before_the_next_unrank_not_after_the
     (comp,) = [c for c in plan.components if len(c) > 1]
     prog = get_engine("direct", needs=[PROGRAMME]).programme(plan, comp)  # type: ignore[attr-defined]
     assert isinstance(prog, direct.ShiftingProgramme) and isinstance(prog.source, ConditionedProgramme)
-    prog.trial = 1e-12  # due after any unrank
+    prog.trial = 1e-12  # due after any unrank but the first (its one-off costs are not counted)
     first = prog.unrank(7)
+    assert prog.unrank(7) == first
     assert isinstance(prog.source, ConditionedProgramme) and prog.trial == 1e-12 and prog.spent > 0  # not tried yet
     prog.spent, prog.trial = 120.0, 120.0  # generous: a loaded machine still builds within it
     assert prog.unrank(7) == first == ComponentDP(plan, comp).unrank(7)
     assert isinstance(prog.source, SourceProgramme) and prog.spent > 0  # tried before this unrank, which then used it
+
+
+def test_the_first_unrank_does_not_make_a_trial_due(monkeypatch):
+    # the first call pays once for what later calls reuse: a rank right after it makes no trial (it took 0.05-0.1 s
+    # on random_sharing(12, 14, 4), for a source programme that never builds there, where the rank takes 0.3 ms)
+    monkeypatch.setattr(direct, "COLUMN_TRIAL", 1e-9)
+    plan = Combat(load_scenario(pw_cycle(6))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    prog = get_engine("direct", needs=[PROGRAMME]).programme(plan, comp)  # type: ignore[attr-defined]
+    assert isinstance(prog, direct.ShiftingProgramme) and isinstance(prog.source, ConditionedProgramme)
+    prog.trial = 1e-12  # due after any call that is counted
+    vector = prog.unrank(99991)
+    assert prog.spent == 0.0
+    assert prog.rank(vector) == 99991
+    assert isinstance(prog.source, ConditionedProgramme) and prog.trial == 1e-12  # no trial made
+    assert prog.spent > 0  # the rank is counted: the next call makes the trial
+    prog.unrank(0)
+    assert prog.trial > 1e-12 or isinstance(prog.source, SourceProgramme)
 
 
 def test_a_passed_time_limit_stops_it():  # the clock is read within the joins
@@ -957,3 +976,19 @@ def test_a_level_whose_next_level_lists_by_rooted_programmes_is_probed_not_weigh
         listed[probe] = (np.concatenate(list(blocks)).tobytes(), list(asked))
     assert listed[True][0] == listed[False][0]
     assert listed[False][1] and not listed[True][1]
+
+
+def test_a_level_of_a_few_hundred_thousand_pairs_a_rejoin_gets_its_suffix_table():  # the same order either way
+    # random_sharing(12, 14, 4) seed 0: the second source's rejoins take 2-4 x 10^5 pairs (15-20 ms), its suffix table
+    # has about 1.8 x 10^4 entries; it is tried and kept within a dozen unranks (work bounds, not time: deterministic)
+    plan = Combat(load_scenario(random_sharing(12, 14, 4, seed=0))).plan
+    (comp,) = [c for c in plan.components if len(c) > 1]
+    prog = ConditionedProgramme(plan, comp)
+    rng = random.Random(5)
+    picks = [rng.randrange(prog.count()) for _ in range(12)]
+    vectors = [prog.unrank(i) for i in picks]
+    assert prog._suffix.get(1) is not None
+    assert [prog.rank(v) for v in vectors] == picks
+    fresh = ConditionedProgramme(plan, comp)
+    fresh._suffix[1] = None  # refused: that level rejoins
+    assert [fresh.unrank(i) for i in picks] == vectors
