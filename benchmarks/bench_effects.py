@@ -25,6 +25,10 @@ times on both sides). Goal: effects <= 3x plain. Then the time limit on the
 listing (``USE_MODEL = False``, the path left where the players' parts interact; it checks the clock at every
 line), on the banding-attacker board: wall time of a 1 s limit, goal <= limit + 0.1 s.
 
+Then the defending side (``defending``: a lifelink blocker and an infect attacker on random sharing graphs; and
+``defending_banding``: a banding blocker, whose attackers' damage the defending player divides, 702.22j), the
+same goal.
+
 Run: ``python -m benchmarks effects`` (``QUICK=1``: 5 runs). About 3 minutes of CPU, most of it the listing.
 ``ONLY=banding`` runs the rows whose board or effect names it (``ONLY="banding blocker on"``: the interacting
 shape, ``optimize.bands``), ``LIST_REPS=0`` leaves the listing out.
@@ -295,13 +299,8 @@ def defending() -> None:
         times: dict[str, list[float]] = {"plain": [], "effects": [], "score": []}
         status = "optimal"
         for _ in range(3):
-            for name, d in (("plain", plain_doc), ("effects", doc)):
-                combat = Combat(d, side="defending")
-                t0 = time.process_time()
-                result = solve(combat, OBJECTIVES, time_limit=DEFENDING_LIMIT)
-                times[name].append(time.process_time() - t0)
-                if result.status != "optimal":
-                    status = result.status
+            done, result = _defending_pair(plain_doc, doc, times)
+            status = done if done != "optimal" else status
             if result.assignment is not None:
                 fresh = Combat(doc, side="defending")
                 t0 = time.process_time()
@@ -324,7 +323,7 @@ def defending() -> None:
 def defending_banding() -> None:
     """The defending side with a banding blocker (702.22j: the defending player divides the damage of the
     attackers it blocks, a part of the attackers' reply): the frontier walks the divisions of that part
-    (effects._divisions), two solves each -- boards where one attacker is banded, and its divisions number 20 to 84.
+    (effects._divisions), a solve each -- boards where one attacker is banded, and its divisions number 20 to 84.
     Same goal; each solve stopped at DEFENDING_LIMIT."""
     print(
         f"\ndefending side with a banding blocker (b0): solve {OBJECTIVES}, CPU, median of 3 (stopped at "
@@ -335,18 +334,13 @@ def defending_banding() -> None:
     for n, m, per, seed in ((5, 7, 3, 0), (6, 8, 3, 3), (8, 10, 3, 0)):
         plain_doc = random_sharing(n, m, per, seed=seed)
         doc = _with(plain_doc, lambda d: _kw(d["blockers"][0], "banding"))
-        times: dict[str, list[float]] = {"plain": [], "banding": []}
+        times: dict[str, list[float]] = {"plain": [], "effects": []}
         status = "optimal"
         for _ in range(3):
-            for name, d in (("plain", plain_doc), ("banding", doc)):
-                combat = Combat(d, side="defending")
-                t0 = time.process_time()
-                result = solve(combat, OBJECTIVES, time_limit=DEFENDING_LIMIT)
-                times[name].append(time.process_time() - t0)
-                if result.status != "optimal":
-                    status = result.status
+            done, _ = _defending_pair(plain_doc, doc, times)
+            status = done if done != "optimal" else status
         bound = _division_bound(doc)
-        p, e = statistics.median(times["plain"]), statistics.median(times["banding"])
+        p, e = statistics.median(times["plain"]), statistics.median(times["effects"])
         shown = _ms(e) if status == "optimal" else f"> {_ms(e)} ({status})"
         verdict = "met" if status == "optimal" and e / p <= 3 else "MISSED"
         print(
@@ -354,6 +348,20 @@ def defending_banding() -> None:
             f"| <= 3x {verdict} |",
             flush=True,
         )
+
+
+def _defending_pair(plain_doc: dict, doc: dict, times: dict[str, list[float]]):
+    """One defending-side solve of the plain board then of the board with effects, each stopped at
+    DEFENDING_LIMIT, their CPU added to ``times["plain"]`` and ``times["effects"]``: (the status of the one that
+    did not finish, else "optimal"; the second's result)."""
+    status = "optimal"
+    for name, d in (("plain", plain_doc), ("effects", doc)):
+        combat = Combat(d, side="defending")
+        t0 = time.process_time()
+        result = solve(combat, OBJECTIVES, time_limit=DEFENDING_LIMIT)
+        times[name].append(time.process_time() - t0)
+        status = result.status if result.status != "optimal" else status
+    return status, result
 
 
 def _division_bound(doc: dict) -> int:
