@@ -189,13 +189,19 @@ def test_the_shift_goes_on_to_the_source_then_the_column_programme(monkeypatch):
     assert before == middle == [prog.unrank(i) for i in picks] == [ComponentDP(plan, comp).unrank(i) for i in picks]
 
 
-def test_the_shift_tries_the_next_programme_before_the_next_unrank_not_after_the_one_that_paid(monkeypatch):
-    # a caller who makes one unrank does not wait for a trial it cannot use; the next call uses what it built
+def _shifting_cycle(monkeypatch):
+    """pw_cycle(6)'s shifting programme, on the conditioned programme (the column trial past its time at once)."""
     monkeypatch.setattr(direct, "COLUMN_TRIAL", 1e-9)
     plan = Combat(load_scenario(pw_cycle(6))).plan
     (comp,) = [c for c in plan.components if len(c) > 1]
     prog = get_engine("direct", needs=[PROGRAMME]).programme(plan, comp)  # type: ignore[attr-defined]
     assert isinstance(prog, direct.ShiftingProgramme) and isinstance(prog.source, ConditionedProgramme)
+    return plan, comp, prog
+
+
+def test_the_shift_tries_the_next_programme_before_the_next_unrank_not_after_the_one_that_paid(monkeypatch):
+    # a caller who makes one unrank does not wait for a trial it cannot use; the next call uses what it built
+    plan, comp, prog = _shifting_cycle(monkeypatch)
     prog.trial = 1e-12  # due after any unrank but the first (its one-off costs are not counted)
     first = prog.unrank(7)
     assert prog.unrank(7) == first
@@ -208,11 +214,7 @@ def test_the_shift_tries_the_next_programme_before_the_next_unrank_not_after_the
 def test_the_first_unrank_does_not_make_a_trial_due(monkeypatch):
     # the first call pays once for what later calls reuse: a rank right after it makes no trial (it took 0.05-0.1 s
     # on random_sharing(12, 14, 4), for a source programme that never builds there, where the rank takes 0.3 ms)
-    monkeypatch.setattr(direct, "COLUMN_TRIAL", 1e-9)
-    plan = Combat(load_scenario(pw_cycle(6))).plan
-    (comp,) = [c for c in plan.components if len(c) > 1]
-    prog = get_engine("direct", needs=[PROGRAMME]).programme(plan, comp)  # type: ignore[attr-defined]
-    assert isinstance(prog, direct.ShiftingProgramme) and isinstance(prog.source, ConditionedProgramme)
+    plan, comp, prog = _shifting_cycle(monkeypatch)
     prog.trial = 1e-12  # due after any call that is counted
     vector = prog.unrank(99991)
     assert prog.spent == 0.0
