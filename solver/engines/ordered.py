@@ -276,7 +276,7 @@ class SourceProgramme:
 
     def _forward(self, j: int) -> None:
         """The cut after source ``j`` and the states it reaches: each reached state of the cut before it joined with
-        each entry of source j's table; when the pairs are few, their targets are kept for :meth:`_backward`.
+        each entry of source j's table, the live pairs found first and kept for :meth:`_backward` (:meth:`_live_pairs`).
         :class:`TooWide` when the cut's states do not fit in an int64 code."""
         g = self.g
         self._next_cut(j)
