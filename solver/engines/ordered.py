@@ -586,7 +586,8 @@ class SourceProgramme:
                 if dense:
                     places, codes, kept = [], [], -1
                 if kept >= 0 and self._kept_pairs + kept + len(code) <= KEPT_PAIRS:
-                    places.append(flat + a * width)
+                    flat += a * width  # (a new array: its places in the whole step)
+                    places.append(flat)
                     codes.append(code)
                     kept += len(code)
                 else:
@@ -595,8 +596,11 @@ class SourceProgramme:
         finally:
             _given(*room)
         if kept >= 0:
-            empty = np.zeros(0, dtype=np.int64)
-            self._live_kept[j] = (np.concatenate([empty, *places]), np.concatenate([empty, *codes]))
+            if len(places) == 1:  # (one slice: its arrays as they are)
+                self._live_kept[j] = (places[0], codes[0])
+            else:
+                empty = np.zeros(0, dtype=np.int64)
+                self._live_kept[j] = (np.concatenate([empty, *places]), np.concatenate([empty, *codes]))
             self._kept_pairs += kept
 
     def _live(self, j: int, a: Keys, room: Sequence[npt.NDArray[np.uint8]]) -> tuple[Keys, Keys]:
