@@ -435,3 +435,68 @@ def test_the_listers_targets_by_one_gather_are_those_found_and_masked(monkeypatc
     taken.clear()
     assert fast == rows()
     assert taken and all(t[1] is None for t in taken)
+
+
+@pytest.mark.parametrize("bounds", [(1 << 53, 1 << 62), (1 << 10, 1 << 62), (1 << 10, 1 << 12)])
+@pytest.mark.parametrize(
+    "sc",
+    [_shared_square(4, 5), pw_cycle(6, power=4, loyalty=2), random_sharing(7, 8, 3, seed=1)],
+    ids=["square", "cycle", "random"],
+)
+def test_the_backward_steps_from_the_live_pairs_kept_are_the_walks_over_every_pair(monkeypatch, bounds, sc):
+    """A build keeps the live pairs of its forward steps (SourceProgramme._live_pairs: found by the join matrices'
+    cells as booleans, only theirs coded) and sums its backward steps over them (_weighted_live: in float64, in
+    int64 where float64 is not exact and the limbs are off, Python integers' walk past int64): the same codes,
+    completions, rows and bounded verdicts as the walk over every pair (KEPT_PAIRS -1: nothing kept), as a bound
+    that keeps some steps' pairs and not others', and as steps whose slices are coded whole once one is mostly live
+    (LIVE_SHARE)."""
+    plan = Combat(load_scenario(sc)).plan
+    comps = [c for c in plan.components if len(c) > 1]
+    monkeypatch.setattr(ordered, "EXACT_BOUND", bounds[0])
+    monkeypatch.setattr(ordered, "INT64_SAFE", bounds[1])
+    if bounds[0] < 1 << 53:
+        monkeypatch.setattr(ordered, "_limbs", lambda nxt, tw: None)
+    used = []
+    real = SourceProgramme._weighted_live
+    monkeypatch.setattr(SourceProgramme, "_weighted_live", lambda self, *a: used.append(a[0]) or real(self, *a))
+
+    def built() -> list:
+        got: list = [_completions(plan, c) for c in comps]
+        blocks = [itertools.islice(SourceProgramme(plan, c).blocks(rows=1 << 12), 8) for c in comps]
+        got += [np.concatenate(list(b)).tobytes() for b in blocks]  # (the first 32 768 rows)
+        for c in comps:
+            for limit in (1 << 10, 1 << 13, 1 << 16, 1 << 19, 1 << 22):
+                try:
+                    got.append(SourceProgramme(plan, c, work_limit=limit).count())
+                except ordered.TooWide:
+                    got.append(None)
+        return got
+
+    monkeypatch.setattr(ordered, "LIVE_SHARE", 0)  # no slice coded whole: every step's live pairs kept
+    kept = built()
+    assert used  # the path under test
+    prog = SourceProgramme(plan, comps[0])
+    first = len(prog._live(0, prog._cut_states(0, 0, 1), ())[0])  # the first step's live pairs: kept, not the rest
+    for bound in (-1, first):
+        used.clear()
+        monkeypatch.setattr(ordered, "KEPT_PAIRS", bound)
+        assert kept == built()
+        assert set(used) <= (set() if bound < 0 else {0})  # nothing kept, or the first step's alone
+    monkeypatch.setattr(ordered, "KEPT_PAIRS", 1 << 21)
+    for share in (8, 1 << 30):  # slices coded whole after a first one mostly live (1 << 30: after any live pair)
+        monkeypatch.setattr(ordered, "LIVE_SHARE", share)
+        assert kept == built()
+
+
+@pytest.mark.parametrize("sc", [_shared_square(4, 5), random_sharing(7, 8, 3, seed=1)], ids=["square", "random"])
+def test_the_live_pairs_are_the_pair_codes_not_negative(sc):
+    """SourceProgramme._live: the places and codes of the pairs whose code (_pair_codes) is not negative."""
+    plan = Combat(load_scenario(sc)).plan
+    for comp in (c for c in plan.components if len(c) > 1):
+        prog = SourceProgramme(plan, comp)
+        for j in range(len(comp)):
+            a = prog._cut_states(j, 0, len(prog.codes[j]))
+            code = prog._pair_codes(j, a)
+            flat, live = prog._live(j, a, ())
+            assert flat.tolist() == np.flatnonzero(code >= 0).tolist()
+            assert live.tolist() == code[code >= 0].tolist()
