@@ -1152,6 +1152,56 @@ def _solve_by_model(step: DamageStep, objs, time_limit=None, deterministic_time=
     return SolveResult(final, assignment, values, lethal, elapsed(), runner.solves, reply=reply)
 
 
+def optimal_vectors(step: DamageStep, objs, time_limit=None) -> Iterator[tuple[int, ...]] | None:
+    """Every assignment of the solved side whose value is the optimum (:func:`.listing.all_optimal_by_outcome`'s
+    set), as vectors over the plan's columns, from the model: the objective terms of :func:`_solve_by_model`
+    optimised and fixed, then CP-SAT lists the model's solutions (one worker), each assignment once, in its order.
+    None where the model does not answer (:func:`_solve_by_model`'s cases, and where the other player divides
+    some or all of the solved side's damage: the listing's reading). :class:`~trample.limits.LimitReached` when the
+    limit ends the optimisation or the listing."""
+    from ..engines.cpsat import enumeration_solver, stream_solutions
+
+    deadline = deadline_of(time_limit)
+    try:
+        other, no_choice, theirs, partial = separable(step)
+    except NotSeparable:
+        return None
+    if partial or no_choice:
+        return None
+    try:
+        ready = prepare(step, objs, other, theirs, time.perf_counter(), deadline)
+        if not isinstance(ready, Prepared):
+            if ready is not None:  # the limit ran out on the way
+                raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
+            return None
+        em = ready.em
+        profiles = list({p.key: p for ps in ready.choices for p in ps}.values())
+        per = {p.key: [objective_of(em, o, p, ready.scale) for o in objs] for p in profiles}
+        terms = _reply_terms(em, objs, per, ready.choices, False)
+    except (TypeError, OverflowError):
+        if USE_MODEL == "strict":
+            raise
+        return None
+    if terms is None:
+        return None
+    runner = Runner(em.om, ready.budget, 1, False, False, None, LEAN_PARAMS)
+    status, proven = lex_optimise(runner, terms)  # the objective terms fixed at their optimum (no tie-break)
+    if status == STATUS_INFEASIBLE:
+        return iter(())
+    if status != STATUS_OPTIMAL or not proven:
+        raise LimitReached(f"stopped at the time limit of {deadline.seconds:g} s", deadline.seconds)
+    em.m.clear_objective()
+
+    def listed() -> Iterator[tuple[int, ...]]:
+        seen: set[tuple[int, ...]] = set()  # (a helper variable left free would repeat an assignment)
+        for vec in stream_solutions(em.m, em.om.built.x, enumeration_solver(), deadline=deadline):
+            if vec not in seen:
+                seen.add(vec)
+                yield vec
+
+    return listed()
+
+
 @dataclass(frozen=True)
 class Prepared:
     """What both models of a board with effects start from (:func:`prepare`)."""

@@ -160,6 +160,9 @@ def _lethal_probes(om: ObjectiveModel, runner: Runner, defs: Definitions) -> tup
 #: boards of at most this many legal assignments are solved from the direct engine's blocks, without importing
 #: OR-Tools (0.4 s of start-up: `trample solve` on a small board starts in the time of `trample count`)
 SOLVE_DIRECT_ROWS = 1 << 12
+#: on a board with effects, the assignments of the solved side (bounded: the product of each source's splits) past
+#: which ``all_optimal`` lists the optimal ones from the model, not by reading every one against every reply
+ALL_OPTIMAL_LISTED = 1 << 12
 #: the size test's work for it (linear.count_at_most): on 4 000 generated boards of at most SOLVE_DIRECT_ROWS
 #: legal assignments the tables never needed more than 2^12 operations; on 12 attackers sharing 14 blockers it
 #: answers "large" in ~10 ms of CPU (27 ms within linear.SIZE_TEST_WORK)
@@ -214,7 +217,8 @@ class AllOptimal(Iterator[Assignment]):
     that reach the best values found. The order is CP-SAT's, not the canonical one -- except on boards of at most
     :data:`.linear.DIRECT_ROWS` legal assignments (and no damage effects, as-though-unblocked options or banding):
     then no solver is used, the optimum is read from the direct engine's blocks and the optimal rows are listed in
-    the canonical order (:mod:`.linear`; :meth:`blocks` hands them out as numpy blocks).
+    the canonical order (:mod:`.linear`; :meth:`blocks` hands them out as numpy blocks); and on small boards with
+    effects or banding (:meth:`_by_outcome`), in the canonical order too.
 
     ``time_limit`` (wall-clock seconds) covers the optimisation and the stream: the assignments found before it
     runs out are yielded, then :class:`trample.limits.LimitReached` is raised (``.complete`` is then False).
@@ -280,13 +284,28 @@ class AllOptimal(Iterator[Assignment]):
         ):
             objs = parse_objectives(objectives, combat.scenario)
             step = damage_step_of(combat)
-            replies = effects.worst_candidates(step, self._deadline)  # the groups' first replies, as solve reads them
-            self._stream = iter(all_optimal_by_outcome(step, objs, self._deadline, replies))
+            self._stream = self._by_outcome(step, objs)
         elif self._model is None:
             self._stream = iter([self.result.assignment] if self.result.assignment is not None else [])
         else:
             self._model.m.clear_objective()
             self._model.m.clear_hints()
+
+    def _by_outcome(self, step, objs) -> Iterator[Assignment]:
+        """The optimal assignments of a board with effects or banding: listed from the effects model with the
+        optimum fixed (:func:`.effects.optimal_vectors`, CP-SAT's order) where the optimisation was proven and the
+        solved side has more than :data:`ALL_OPTIMAL_LISTED` assignments (bounded) -- the outcome's reading lists
+        every assignment against every reply, past any limit on dense boards --, else that reading, in the
+        canonical order (:func:`.listing.all_optimal_by_outcome`)."""
+        bound = 1
+        for src in step.plan.sources:
+            bound *= src.splits
+        if effects.USE_MODEL and self.result.status == STATUS_OPTIMAL and bound > ALL_OPTIMAL_LISTED:
+            vectors = effects.optimal_vectors(step, objs, self._deadline)
+            if vectors is not None:
+                return (assignment_of_vector(step.plan, vec) for vec in vectors)
+        replies = effects.worst_candidates(step, self._deadline)  # the groups' first replies, as solve reads them
+        return iter(all_optimal_by_outcome(step, objs, self._deadline, replies))
 
     @property
     def status(self) -> str:

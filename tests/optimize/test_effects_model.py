@@ -978,6 +978,47 @@ def test_the_frontier_by_division_stops_at_the_time_limit():  # 702.22j
         effects._frontier_groups(step, other, set(), Deadline(1e-9), theirs)
 
 
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_the_optimal_assignments_listed_from_the_model_are_the_listings(data):  # 510.1, 510.2, 702.22j/k
+    # all_optimal on a board with effects past ALL_OPTIMAL_LISTED: the model's objective fixed at its optimum and
+    # its solutions listed by CP-SAT -- the same set as reading every assignment against every reply, each once
+    from trample.optimize import search
+    from trample.optimize.listing import all_optimal_by_outcome
+
+    doc = data.draw(generated_effect_boards())
+    side = data.draw(st.sampled_from(["attacking", "defending"]))
+    if data.draw(st.booleans()):
+        doc = data.draw(banding_boards(side))
+    names = data.draw(st.sampled_from(OBJECTIVE_LISTS[:9]))
+    step = DamageStep(doc, side=side)
+    objs = parse_objectives(names, step.scenario)
+    want = all_optimal_by_outcome(step, objs)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(search, "ALL_OPTIMAL_LISTED", -1)
+        stream = all_optimal(Combat(doc, side=side), names)
+        got = list(stream)
+    assert len(got) == len({a.to_json().__repr__() for a in got})  # each once
+    assert sorted(map(repr, (a.to_json() for a in got))) == sorted(map(repr, (a.to_json() for a in want)))
+
+
+def test_a_dense_board_with_effects_lists_its_optimal_assignments_from_the_model():  # 702.15b, 510.2
+    # random_sharing(6, 8, 3) with a lifelink blocker, attacking: 1.2 x 10^10 assignments; all_optimal read every
+    # one against the replies (`unknown` at any limit); from the model the optimal ones stream, each worth the
+    # optimum
+    from benchmarks.boards import random_sharing
+    from trample.optimize import readers
+
+    doc = random_sharing(6, 8, 3, seed=0)
+    doc["blockers"][0]["keywords"] = ["lifelink"]
+    names = "lethal,max-kills"
+    stream = all_optimal(Combat(doc), names, limit=50, time_limit=60)
+    got = list(stream)
+    assert stream.status == "optimal" and len(got) == 50 and len({repr(a.to_json()) for a in got}) == 50
+    for a in got[:10]:
+        assert readers.score(Combat(doc), a, names) == stream.objectives
+
+
 @settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_the_first_of_each_distinct_row(data):
