@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from math import prod
 from typing import Any
 
@@ -959,14 +959,33 @@ def _sum_one(n: int, all_c: bool, all_a: bool, a: int, b: int) -> int:
     return t
 
 
-def _sums_one(g: Graph, x: str, members: frozenset[int], ua: Keys, ub: Keys) -> list[list[int]]:
-    """:func:`sum_table` as nested lists (in Python where the states are few: ONE_SUMS)."""
-    if len(ua) * len(ub) > ONE_SUMS:
-        out: list[list[int]] = sum_table(g, x, members, ua, ub).tolist()
-        return out
+def _sums_one(g: Graph, x: str, members: frozenset[int], ua: Keys, ub: Keys, b: int) -> tuple[Keys | None, Keys, bool]:
+    """Shared resource ``x`` in :func:`_join_one`: its states in the join (None: it leaves) as :func:`_join_key`
+    makes them (the live sums of every pair of states ``ua`` and ``ub``), each of A's states' index into them when
+    added to B's entry's (``ub[b]``; -1: the sum breaks a gate) and whether any does. Kept for the same states:
+    the tables after a source meet each prefix's entry with the same few states."""
     n, all_c, all_a = g.need[x], g.contributors[x] <= members, g.askers[x] <= members
-    bs = ub.tolist()
-    return [[_sum_one(n, all_c, all_a, a, b) for b in bs] for a in ua.tolist()]
+    stays = domain_size(g, x, members) > 0
+    if len(ua) * len(ub) > ONE_SUMS:
+        return _sums_of(sum_table(g, x, members, ua, ub).tolist(), stays, b)
+    return _sums_cached(n, all_c, all_a, stays, tuple(ua.tolist()), tuple(ub.tolist()), b)
+
+
+@lru_cache(maxsize=1 << 14)
+def _sums_cached(
+    n: int, all_c: bool, all_a: bool, stays: bool, ua: tuple[int, ...], ub: tuple[int, ...], b: int
+) -> tuple[Keys | None, Keys, bool]:
+    return _sums_of([[_sum_one(n, all_c, all_a, p, q) for q in ub] for p in ua], stays, b)
+
+
+def _sums_of(t: list[list[int]], stays: bool, b: int) -> tuple[Keys | None, Keys, bool]:
+    col = [row[b] for row in t]
+    if not stays:
+        return None, np.array([-1 if s == DEAD else 0 for s in col], dtype=np.int64), DEAD in col
+    kept = sorted({s for row in t for s in row if s >= UNSAT})
+    pos = {s: i for i, s in enumerate(kept)}
+    at = [pos.get(s, -1) for s in col]
+    return np.array(kept, dtype=np.int64), np.array(at, dtype=np.int64), min(at) < 0
 
 
 def _one_columns(
@@ -997,18 +1016,13 @@ def _one_columns(
         if x in shared:
             ua, xa = A.column(A.scope.index(x))
             ub, xb = B.column(b_at[x])
-            t = _sums_one(g, x, members, ua, ub)
-            col = [row[int(xb[0])] for row in t]
-            if domain_size(g, x, members):
-                kept = sorted({s for row in t for s in row if s >= UNSAT})
-                pos = {s: i for i, s in enumerate(kept)}
+            kept, at, dies = _sums_one(g, x, members, ua, ub, int(xb[0]))
+            if kept is not None:
                 scope.append(x)
-                vals.append(np.array(kept, dtype=np.int64))
-                digits.append(np.array([pos.get(s, -1) for s in col], dtype=np.int64)[xa])
-                if min(pos.get(s, -1) for s in col) < 0:
-                    dead.append(digits[-1] < 0)
-            elif DEAD in col:
-                dead.append(np.array([s == DEAD for s in col], dtype=bool)[xa])
+                vals.append(kept)
+                digits.append(at[xa])
+            if dies:
+                dead.append(at[xa] < 0)
     return scope, vals, digits, dead
 
 
