@@ -988,6 +988,9 @@ def _sums_of(t: list[list[int]], stays: bool, b: int) -> tuple[Keys | None, Keys
     return np.array(kept, dtype=np.int64), np.array(at, dtype=np.int64), min(at) < 0
 
 
+_ZERO = np.zeros(1, dtype=np.int64)
+
+
 def _one_columns(
     g: Graph, A: _Table, B: _Table, members: frozenset[int]
 ) -> tuple[list[str], list[Keys], list[Any], list[npt.NDArray[np.bool_]]]:
@@ -1006,16 +1009,18 @@ def _one_columns(
             scope.append(x)
             vals.append(v)
             digits.append(at)
+    # (B's one entry's columns: its states alone where it has no index, as :func:`unique` gives them)
+    cols_b = [B.index[k] if B.index is not None else (B.keys[0, k : k + 1], _ZERO) for k in range(len(B.scope))]
     for k, x in enumerate(B.scope):
         if x not in shared:
-            v, at = B.column(k)
+            v, at = cols_b[k]
             scope.append(x)
             vals.append(v)
             digits.append(int(at[0]))
     for x in A.scope:
         if x in shared:
             ua, xa = A.column(A.scope.index(x))
-            ub, xb = B.column(b_at[x])
+            ub, xb = cols_b[b_at[x]]
             kept, at, dies = _sums_one(g, x, members, ua, ub, int(xb[0]))
             if kept is not None:
                 scope.append(x)
