@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from math import prod
 from typing import Any
 
@@ -504,7 +504,7 @@ class _Table:
     states as ``index``: per column, sorted values and each entry's index into them (what :func:`_join_key` reads;
     some values may be unused), and builds ``keys`` only when asked."""
 
-    __slots__ = ("members", "scope", "_keys", "index", "w", "err")
+    __slots__ = ("members", "scope", "_keys", "index", "w", "err", "_columns")
 
     def __init__(
         self,
@@ -516,6 +516,7 @@ class _Table:
         index: list[tuple[Keys, Keys]] | None = None,
     ):
         self.members, self.scope, self._keys, self.w, self.err, self.index = members, scope, keys, w, err, index
+        self._columns: dict[int, tuple[Keys, Keys]] = {}  # column c's values and indices, once asked (no index)
 
     @classmethod
     def of(cls, members: frozenset[int], scope: tuple[str, ...], rows: Rows, ring: Ring) -> _Table:
@@ -539,8 +540,14 @@ class _Table:
         return _Table(self.members, self.scope, None, w, self.err, [(v, at[idx]) for v, at in self.index])
 
     def column(self, c: int) -> tuple[Keys, Keys]:
-        """Column ``c``'s values (sorted) and each entry's index into them."""
-        return self.index[c] if self.index is not None else unique(self.keys[:, c])
+        """Column ``c``'s values (sorted) and each entry's index into them (kept: a conditioned unrank joins the same
+        tables after a source with each prefix's one entry, :func:`_join_one`)."""
+        if self.index is not None:
+            return self.index[c]
+        got = self._columns.get(c)
+        if got is None:
+            got = self._columns[c] = unique(self.keys[:, c])
+        return got
 
     def __len__(self) -> int:
         return int(self.w.shape[1])
@@ -901,6 +908,8 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
     keys added (:class:`_Sums`)."""
     if len(B) > len(A):
         A, B = B, A  # B's entries are combined with each of A's signatures: the smaller side
+    if len(B) == 1 and len(A) <= ONE_MOST and not ring.approx:
+        return _join_one(g, A, B, ring, budget)  # (the same table, without the fixed costs below)
     members = A.members | B.members
     key = _join_key(g, A, B, members)
     budget.check()  # (each step below is a few passes of numpy's over the tables or their pairs: the clock between)
@@ -919,6 +928,149 @@ def _join(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
         idx = _uncodes(code, key.radix, budget)
     err = (1 + A.err) * (1 + B.err) * (1 + gamma(depth)) - 1 if ring.approx else 0.0
     return _Table(members, key.scope, None, w, err, list(zip(key.vals, idx)))
+
+
+#: a join of a table with one entry goes entry by entry of the other (:func:`_join_one`) up to this many entries of it
+ONE_MOST = 1 << 16
+#: a shared resource's sums for :func:`_join_one` are added in Python up to this many pairs of states (else numpy's
+#: :func:`sum_table`)
+ONE_SUMS = 64
+
+
+def _sum_one(n: int, all_c: bool, all_a: bool, a: int, b: int) -> int:
+    """One cell of :func:`sum_table` (the same steps, on Python integers: a few states cost less than numpy's calls)."""
+    c = (max(a, 0) >> 1) + (max(b, 0) >> 1)
+    t = SAT if c >= n else (c << 1) | ((max(a, 0) | max(b, 0)) & 1)
+    if a == UNSAT and b >= 0:
+        t = DEAD if b & 1 else UNSAT
+    if b == UNSAT and a >= 0:
+        t = DEAD if a & 1 else UNSAT
+    if a == UNSAT and b == UNSAT:
+        t = DEAD
+    if a == SAT or b == SAT:
+        t = SAT
+    flagged = t >= 0 and t & 1 == 1
+    if all_c and all_a:
+        return DROP if t != DEAD and not flagged else DEAD
+    if all_c:
+        return (DEAD if flagged else UNSAT) if t >= 0 else t
+    if all_a:
+        return SAT if t >= 0 and not flagged else t
+    return t
+
+
+def _sums_one(g: Graph, x: str, members: frozenset[int], ua: Keys, ub: Keys, b: int) -> tuple[Keys | None, Keys, bool]:
+    """Shared resource ``x`` in :func:`_join_one`: its states in the join (None: it leaves) as :func:`_join_key`
+    makes them (the live sums of every pair of states ``ua`` and ``ub``), each of A's states' index into them when
+    added to B's entry's (``ub[b]``; -1: the sum breaks a gate) and whether any does. Kept for the same states:
+    the tables after a source meet each prefix's entry with the same few states."""
+    n, all_c, all_a = g.need[x], g.contributors[x] <= members, g.askers[x] <= members
+    stays = domain_size(g, x, members) > 0
+    if len(ua) * len(ub) > ONE_SUMS:
+        return _sums_of(sum_table(g, x, members, ua, ub).tolist(), stays, b)
+    return _sums_cached(n, all_c, all_a, stays, tuple(ua.tolist()), tuple(ub.tolist()), b)
+
+
+@lru_cache(maxsize=1 << 14)
+def _sums_cached(
+    n: int, all_c: bool, all_a: bool, stays: bool, ua: tuple[int, ...], ub: tuple[int, ...], b: int
+) -> tuple[Keys | None, Keys, bool]:
+    return _sums_of([[_sum_one(n, all_c, all_a, p, q) for q in ub] for p in ua], stays, b)
+
+
+def _sums_of(t: list[list[int]], stays: bool, b: int) -> tuple[Keys | None, Keys, bool]:
+    col = [row[b] for row in t]
+    if not stays:
+        return None, np.array([-1 if s == DEAD else 0 for s in col], dtype=np.int64), DEAD in col
+    kept = sorted({s for row in t for s in row if s >= UNSAT})
+    pos = {s: i for i, s in enumerate(kept)}
+    at = [pos.get(s, -1) for s in col]
+    return np.array(kept, dtype=np.int64), np.array(at, dtype=np.int64), min(at) < 0
+
+
+_ZERO = np.zeros(1, dtype=np.int64)
+
+
+def _one_columns(
+    g: Graph, A: _Table, B: _Table, members: frozenset[int]
+) -> tuple[list[str], list[Keys], list[Any], list[npt.NDArray[np.bool_]]]:
+    """The columns of :func:`_join_one`'s table as :func:`_join_key` makes them (A's own resources, B's, the shared
+    ones that stay: each over the same states) with each of A's entries' index into them (an int: B's one entry's),
+    and per shared resource where some sum breaks a gate, which of A's entries die."""
+    b_at = {x: k for k, x in enumerate(B.scope)}
+    shared = set(x for x in A.scope if x in b_at)
+    scope: list[str] = []
+    vals: list[Keys] = []
+    digits: list[Any] = []  # per column: each of A's entries' index into its states (an int: B's one entry's)
+    dead: list[npt.NDArray[np.bool_]] = []  # A's entries whose sum with B's entry breaks a gate (per resource)
+    for k, x in enumerate(A.scope):
+        if x not in shared:
+            v, at = A.column(k)
+            scope.append(x)
+            vals.append(v)
+            digits.append(at)
+    # (B's one entry's columns: its states alone where it has no index, as :func:`unique` gives them)
+    cols_b = [B.index[k] if B.index is not None else (B.keys[0, k : k + 1], _ZERO) for k in range(len(B.scope))]
+    for k, x in enumerate(B.scope):
+        if x not in shared:
+            v, at = cols_b[k]
+            scope.append(x)
+            vals.append(v)
+            digits.append(int(at[0]))
+    for x in A.scope:
+        if x in shared:
+            ua, xa = A.column(A.scope.index(x))
+            ub, xb = cols_b[b_at[x]]
+            kept, at, dies = _sums_one(g, x, members, ua, ub, int(xb[0]))
+            if kept is not None:
+                scope.append(x)
+                vals.append(kept)
+                digits.append(at[xa])
+            if dies:
+                dead.append(at[xa] < 0)
+    return scope, vals, digits, dead
+
+
+def _join_one(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
+    """:func:`_join` where B has one entry (and the ring no float row): the same table (scope, each column's states,
+    entries in the order of their keys, counts; no entry of zero count), entry by entry of A, in tens of
+    microseconds where the general join's fixed costs (its key, signatures, products) are about half a millisecond
+    (a later unrank's levels on random_sharing(12, 14, 4) join the prefix's one entry with small tables 20-25 times)."""
+    members = A.members | B.members
+    budget.spend(2 * len(A) + 1)  # (about what the general join counts: A's signatures, then its pairs)
+    scope, vals, digits, dead = _one_columns(g, A, B, members)
+    radix = [max(1, len(v)) for v in vals]
+    if prod(radix) >= 1 << 60:  # pragma: no cover - as _join_key
+        raise OverBudget
+    mult = [prod(radix[k + 1 :]) for k in range(len(radix))]
+    var = [k for k, d in enumerate(digits) if not isinstance(d, int)]  # the columns that vary with A's entry
+    D = np.array([digits[k] for k in var], dtype=np.int64).reshape(len(var), len(A))
+    w = A.w * B.w[:, :1]
+    if dead:
+        at = np.flatnonzero(~np.logical_or.reduce(dead))
+        D, w = D[:, at], np.take(w, at, axis=1)
+    ring.reduce(w)
+    fixed = sum(mult[k] * d for k, d in enumerate(digits) if isinstance(d, int))  # B's own columns
+    code = np.array([mult[k] for k in var], dtype=np.int64) @ D + fixed
+    order = np.argsort(code, kind="stable")
+    code = code[order]
+    new = np.empty(len(code), dtype=bool)
+    new[:1] = True
+    np.not_equal(code[1:], code[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    w = np.take(w, order, axis=1)
+    if len(starts) < len(code):  # entries of A that meet (capped or settled sums): their counts added
+        w = ring.reduce(np.add.reduceat(w, starts, axis=1))
+    first = order[starts]
+    nonzero = w.any(axis=0)
+    if not nonzero.all():
+        first, w = first[nonzero], w[:, nonzero]
+    out: Digits = np.empty((len(digits), len(first)), dtype=digit_type(radix))
+    out[var] = D[:, first]
+    for k, d in enumerate(digits):
+        if isinstance(d, int):
+            out[k] = d
+    return _Table(members, tuple(scope), None, w, 0.0, list(zip(vals, out)))
 
 
 def _row_most(key: _JoinKey, A: _Table) -> int:

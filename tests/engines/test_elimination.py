@@ -1172,3 +1172,77 @@ def test_a_float_row_too_rough_in_parts_asks_for_more_primes(monkeypatch):  # 70
     monkeypatch.setattr(elimination, "_more_primes", lambda *a: fallbacks.append(1) or more(*a))
     assert [count_by_factors(plan, comp) for comp in plan.components] == expected
     assert fallbacks
+
+
+def _same_table(t, u) -> bool:
+    """The same table in every respect a later join or a reader sees: scope, each column's states and each entry's
+    index into them, the entries' order and counts."""
+    return (
+        t.scope == u.scope
+        and t.members == u.members
+        and np.array_equal(t.w, u.w)
+        and t.w.dtype == u.w.dtype
+        and len(t.index) == len(u.index)
+        and all(np.array_equal(v, y) and np.array_equal(a, b) for (v, a), (y, b) in zip(t.index, u.index))
+    )
+
+
+def _no_key(*args):
+    raise AssertionError("the general join")
+
+
+def _one_entry_joins(monkeypatch, factors, budget, zeros: bool) -> tuple[int, int]:
+    """Every join of a count made again with each of the first entries of either side alone (with the other side,
+    or its first entry; ``zeros``: half of the other side's counts zero): elimination._join_one's table is the
+    general join's. Returns the joins compared and those where an entry died or two met."""
+    slots, ring, compared, merged = list(factors.slots), factors.ring, 0, 0
+    for a, b in factors.joins:
+        A, B = slots[a], slots[b]
+        for big, small in ((A, B), (B, A)):
+            for i in range(min(len(small), 6)):
+                one = small.taken(np.array([i]))
+                if zeros and len(big) > 1:
+                    big = big.taken(np.arange(len(big)))
+                    big.w = big.w.copy()
+                    big.w[:, ::2] = 0
+                # (an empty table is never joined: its join's callers stop at the first empty one)
+                for X, Y in ((big, one), (one, big), (big.taken(np.arange(1)), one)):
+                    with monkeypatch.context() as m:  # (taken without the general join's key)
+                        m.setattr(elimination, "_join_key", _no_key)
+                        fast = elimination._join(factors.g, X, Y, ring, budget)
+                    with monkeypatch.context() as m:
+                        m.setattr(elimination, "ONE_MOST", -1)
+                        general = elimination._join(factors.g, X, Y, ring, budget)
+                    assert _same_table(fast, general)
+                    compared += 1
+                    merged += len(fast) < max(len(X), len(Y))
+        slots[a], slots[b] = elimination._join(factors.g, A, B, ring, budget), None
+    return compared, merged
+
+
+@pytest.mark.parametrize(
+    "sc", [random_sharing(8, 10, 3, seed=2), random_sharing(7, 8, 4, seed=1), pw_cycle(6)], ids=["rs3", "rs4", "pw"]
+)
+@pytest.mark.parametrize("zeros", [False, True], ids=["counts", "zero counts"])
+def test_a_join_with_one_entry_is_the_general_join(monkeypatch, sc, zeros):  # 702.19b, 702.19c
+    # a conditioned unrank joins its prefix's one entry with the tables after it (elimination._join_one): the same
+    # scope, states, indices, order and counts as the general join, where entries die (DEAD sums, settled or not)
+    # or meet (capped totals), resources leave (DROP), counts are zero, and where both sides have one entry
+    compared, merged = _one_entry_joins(monkeypatch, *_largest_factors(sc), zeros)
+    assert compared > 0 and merged > 0
+
+
+def test_a_join_with_one_entry_modulo_small_primes(monkeypatch, small_moduli):  # 702.19b, 702.19c
+    compared, merged = _one_entry_joins(monkeypatch, *_largest_factors(random_sharing(7, 8, 4, seed=1)), True)
+    assert compared > 0 and merged > 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(scenarios(max_attackers=4, max_blockers=4), st.sampled_from(["attacking", "both"]))
+def test_a_join_with_one_entry_on_general_scenarios(sc, side):  # 510.1a-d, 702.19b-e, 702.2c, 702.22j/k, 510.1c
+    plan = Combat(load_scenario(sc), side=side).plan
+    for comp in plan.components:
+        budget = elimination.Budget(elimination.NEVER, None)
+        factors = elimination._Factors(elimination.Graph(plan, comp), comp, budget)
+        with pytest.MonkeyPatch.context() as m:
+            _one_entry_joins(m, factors, budget, False)
