@@ -10,8 +10,9 @@ every card then shows what the damage *does* -- the step's outcome (:func:`tramp
 the solver reads: damage dealt (an arrow whose damage is prevented is dashed and its bubble reads ``2→0``; doubled
 damage ``2→4``), the damage prevented and the rule, -1/-1 counters, dies / survives, life before and after with
 lifelink gains, poison, commander damage, and the players who lose (704.5a, 704.5c, 704.6c). The blockers' damage
-(the defending side) is drawn downwards in red; when only the attacking side's assignment is given on a board with
-effects, the defending player's reply that the solver assumes (its best) is drawn and said so.
+(the defending side) is drawn downwards in red; when only one side's assignment is given on a board with effects,
+the other player's reply that the solver assumes (its best: :meth:`trample.Combat.outcome`) is drawn and said so --
+the defending player's for the attacking side, the attacking player's for ``--side defending``.
 
 :func:`combat_svg` draws a whole combat (``"step": "combat"``) with a line: the first-strike step on the board as
 given and the regular step on the state after the state-based actions, side by side; when the first step ends the
@@ -35,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import Any, cast
 
-from .models import Keyword, ObjectKind, Side, Step, load_assignment
+from .models import Keyword, ObjectKind, Step, load_assignment
 from .models.declare import AttackersDoc, BlockersDoc
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
 from .rules import known_legal
@@ -1117,12 +1118,15 @@ def _step_name(step: str) -> str:
 _STEP_NAMES = {"first_strike": "first-strike damage step", "regular": "regular damage step"}
 
 
-def _legend(assignment, replied: bool = False) -> str:
+def _legend(assignment, replied: str | None = None) -> str:
+    """``replied``: whose reply the outcome adds (``"attacking"`` or ``"defending"``), if any."""
     if assignment is None:
         return "dashed: who blocks whom"
     text = "arrows: damage assigned (assigned→dealt when they differ); dashed: who blocks whom"
-    if replied:
+    if replied == "defending":  # the blockers' arrows are red
         text += "; red: the defending player's best reply, as the solver reads it"
+    elif replied == "attacking":
+        text += "; the attackers' arrows: the attacking player's best reply, as the solver reads it"
     return text
 
 
@@ -1144,12 +1148,17 @@ def _ending(outcome: Outcome | None) -> list[str]:
     return notes
 
 
-def _replied(outcome: Outcome | None, assignment) -> bool:
-    """Did the outcome deal damage from sources the drawn assignment does not name (the defender's reply)?"""
+def _replied(scenario, outcome: Outcome | None, assignment) -> str | None:
+    """Whose reply the outcome adds, dealing damage from sources the drawn assignment does not name: the
+    ``"attacking"`` player's (attackers) or the ``"defending"`` player's (blockers); None when there is none."""
     if outcome is None or assignment is None:
-        return False
+        return None
     named = set(assignment)  # its sources (an Assignment's membership test goes through its read-only views)
-    return any(e.source not in named for e in outcome.events)
+    others = {e.source for e in outcome.events if e.source not in named}
+    if not others:
+        return None
+    attackers = {a.id for a in scenario.attackers}
+    return "attacking" if others <= attackers else "defending"
 
 
 def board_svg(
@@ -1162,7 +1171,7 @@ def board_svg(
         title = f"{_step_name(scenario.step)} ({scenario.rules} rules)"
     if assignment is not None and outcome is None:
         outcome = resolve(scenario, assignment)
-    legend = _legend(assignment, _replied(outcome, assignment))
+    legend = _legend(assignment, _replied(scenario, outcome, assignment))
     notes = [verdict or legend, *_ending(outcome)]
     if verdict and assignment is not None:
         notes.insert(1, legend)
@@ -1443,12 +1452,8 @@ def render(combat, assignment=None, title: str | None = None) -> str:
             verdict = f"ILLEGAL: {v.rule}: {v.message}"
     if whole:
         return combat_svg(combat, assignment, title, verdict)
-    outcome = None
-    if assignment is not None:
-        if combat.side == Side.ATTACKING:
-            outcome = combat.outcome(loaded)  # with the defending player's reply the solver assumes
-        else:
-            outcome = resolve(combat.scenario, assignment)  # as given (the other side's damage is not drawn)
+    # with the other player's reply the solver assumes (either side; --side both: as given)
+    outcome = combat.outcome(loaded) if assignment is not None else None
     return board_svg(combat.scenario, assignment, title, verdict, outcome)
 
 

@@ -179,6 +179,23 @@ def test_lifelink_is_drawn_as_the_solver_reports_it():
     assert len(red) == 1  # priest -> rhino
 
 
+def test_the_defending_sides_picture_draws_the_attacking_players_reply():  # 510.2, 702.15b, 702.90b
+    # --side defending on a board with effects: the blockers' assignment and the attackers' best reply solve
+    # assumes are dealt at once -- the picture read the blockers' damage alone (opp untouched, the lifelink
+    # gain only); it reads Combat.outcome, as every reader does, and says whose reply it drew
+    board = example("lifelink")
+    board["attackers"][0]["keywords"] = ["trample", "infect"]
+    combat = Combat(board, side="defending")
+    result = combat.solve("max-kills")
+    want = combat.outcome(result.assignment)
+    assert any(e.source == "rhino" for e in want.events)  # the reply deals damage
+    words = texts(render(combat, result.assignment))
+    after = want.player("opp")
+    assert f"poison 0 → {after.poison}" in words or after.poison == 0
+    assert f"life 3 → {after.life}" in words
+    assert "the attacking player's best reply" in " ".join(words)
+
+
 def test_infect_is_drawn_as_poison_not_life_loss():
     # 702.90b: infect damage to a player gives poison counters; 704.5c: 10 poison counters lose the game
     combat = Combat(example("infect"))
