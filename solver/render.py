@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import Any, cast
 
-from .models import Keyword, ObjectKind, Step, load_assignment
+from .models import Keyword, ObjectKind, Side, Step, load_assignment
 from .models.declare import AttackersDoc, BlockersDoc
 from .outcome import ATTACKING_PLAYER, Outcome, resolve
 from .rules import known_legal
@@ -1118,14 +1118,14 @@ def _step_name(step: str) -> str:
 _STEP_NAMES = {"first_strike": "first-strike damage step", "regular": "regular damage step"}
 
 
-def _legend(assignment, replied: str | None = None) -> str:
-    """``replied``: whose reply the outcome adds (``"attacking"`` or ``"defending"``), if any."""
+def _legend(assignment, replied: Side | None = None) -> str:
+    """``replied``: the side whose reply the outcome adds, if any."""
     if assignment is None:
         return "dashed: who blocks whom"
     text = "arrows: damage assigned (assigned→dealt when they differ); dashed: who blocks whom"
-    if replied == "defending":  # the blockers' arrows are red
+    if replied == Side.DEFENDING:  # the blockers' arrows are red
         text += "; red: the defending player's best reply, as the solver reads it"
-    elif replied == "attacking":
+    elif replied == Side.ATTACKING:
         text += "; the attackers' arrows: the attacking player's best reply, as the solver reads it"
     return text
 
@@ -1148,9 +1148,9 @@ def _ending(outcome: Outcome | None) -> list[str]:
     return notes
 
 
-def _replied(scenario, outcome: Outcome | None, assignment) -> str | None:
+def _replied(scenario, outcome: Outcome | None, assignment) -> Side | None:
     """Whose reply the outcome adds, dealing damage from sources the drawn assignment does not name: the
-    ``"attacking"`` player's (attackers) or the ``"defending"`` player's (blockers); None when there is none."""
+    attacking side's (attackers) or the defending side's (blockers); None when there is none."""
     if outcome is None or assignment is None:
         return None
     named = set(assignment)  # its sources (an Assignment's membership test goes through its read-only views)
@@ -1158,7 +1158,7 @@ def _replied(scenario, outcome: Outcome | None, assignment) -> str | None:
     if not others:
         return None
     attackers = {a.id for a in scenario.attackers}
-    return "attacking" if others <= attackers else "defending"
+    return Side.ATTACKING if others <= attackers else Side.DEFENDING
 
 
 def board_svg(
