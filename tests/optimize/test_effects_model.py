@@ -770,15 +770,16 @@ def _frontier_everywhere(mp: pytest.MonkeyPatch) -> None:
 
 
 @st.composite
-def banding_boards(draw, side: str) -> dict:
+def banding_boards(draw, side: str, solved_divides: bool = True) -> dict:
     """Effect boards where the player solved for ``side`` divides part of the reply (702.22j/k): banding on a
     blocker that blocks (defending: it divides the attackers' damage), or on a blocked attacker (attacking: it
-    divides its blockers'), sometimes on more than one; the listing still short enough to read."""
+    divides its blockers'), sometimes on more than one; the listing still short enough to read. Not
+    ``solved_divides``: the other way round, the other player divides part of the solved side's damage."""
     doc = draw(scenarios(max_attackers=3, max_blockers=3, max_total_power=7, max_work=400))
     doc = draw(outcome_effects(doc))
     doc = near_death(_Drawer(draw), doc)
     blocking = {b for a in doc["attackers"] for b in a.get("blocked_by", [])}
-    if side == "defending":
+    if (side == "defending") == solved_divides:
         able = [c for c in doc.get("blockers", []) if c["id"] in blocking]
     else:
         able = [c for c in doc["attackers"] if c.get("blocked_by")]
@@ -982,14 +983,16 @@ def test_the_frontier_by_division_stops_at_the_time_limit():  # 702.22j
 @given(st.data())
 def test_the_optimal_assignments_listed_from_the_model_are_the_listings(data):  # 510.1, 510.2, 702.22j/k
     # all_optimal on a board with effects past ALL_OPTIMAL_LISTED: the model's objective fixed at its optimum and
-    # its solutions listed by CP-SAT -- the same set as reading every assignment against every reply, each once
+    # its solutions listed by CP-SAT -- the same set as reading every assignment against every reply, each once;
+    # where the other player divides part of the solved side's damage the reading answers (every division of it
+    # the other player may make stays in the set: the model's vectors hold one of them)
     from trample.optimize import search
     from trample.optimize.listing import all_optimal_by_outcome
 
     doc = data.draw(generated_effect_boards())
     side = data.draw(st.sampled_from(["attacking", "defending"]))
-    if data.draw(st.booleans()):
-        doc = data.draw(banding_boards(side))
+    if data.draw(st.booleans()):  # banding: the solved player divides part of the reply, or the other player
+        doc = data.draw(banding_boards(side, data.draw(st.booleans())))  # part of theirs (optimize.bands)
     names = data.draw(st.sampled_from(OBJECTIVE_LISTS[:9]))
     step = DamageStep(doc, side=side)
     objs = parse_objectives(names, step.scenario)
