@@ -1354,3 +1354,29 @@ def test_the_joins_of_unranks_by_small_tables_are_the_general_joins(monkeypatch,
         for dense in (True, False):
             fast, general = _small_and_general(monkeypatch, g, A, B, ring, budget, dense)
             assert _same_table(fast, general)
+
+
+def _residues(t, rng, p):
+    """A copy of table ``t`` with counts drawn modulo ``p`` alone (one row)."""
+    u = t.taken(np.arange(len(t)))
+    u.w = rng.integers(0, p, size=(1, len(t))).astype(np.int64)
+    return u
+
+
+@pytest.mark.parametrize("dense", [True, False], ids=["dense", "sorted"])
+def test_a_join_of_two_small_tables_drops_counts_that_add_to_zero(monkeypatch, dense):  # 702.19b, 702.19c
+    # counts modulo 7 alone: entries that meet often add to a multiple of 7 (zero: dropped, as the general join)
+    factors, budget = _largest_factors(random_sharing(7, 8, 4, seed=1))
+    ring, rng, slots, dropped = elimination.Ring(0, moduli=(7,)), np.random.default_rng(1), list(factors.slots), 0
+    for a, b in factors.joins:
+        A, B = slots[a], slots[b]
+        X, Y = _residues(A, rng, 7), _residues(B, rng, 7)
+        fast, general = _small_and_general(monkeypatch, factors.g, X, Y, ring, budget, dense)
+        assert _same_table(fast, general)
+        with monkeypatch.context() as m:  # the same pairs' counts as integers: keys whose counts add to 7, 14 ...
+            m.setattr(elimination, "SMALL_MOST", -1)
+            m.setattr(elimination, "ONE_MOST", -1)
+            whole = elimination._join(factors.g, X, Y, elimination.Ring(1), budget)
+        dropped += len(whole) - len(general)
+        slots[a], slots[b] = elimination._join(factors.g, A, B, factors.ring, budget), None
+    assert dropped > 0
