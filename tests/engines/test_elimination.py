@@ -21,7 +21,7 @@ from test_perf_paths import overlapping_boards
 
 from benchmarks.boards import dense_pairs, pw_cycle, random_sharing, star, unblocked_chain
 from trample import Combat
-from trample.engines import elimination
+from trample.engines import conditioned, direct, elimination
 from trample.engines.by_source import blocker_cost
 from trample.engines.direct import ComponentDP
 from trample.engines.elimination import count_by_factors, count_component
@@ -253,6 +253,14 @@ def _patched(**values):
     finally:
         for name, value in saved.items():
             setattr(elimination, name, value)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _general_joins():
+    """The general join's paths for small joins too, as this module's tests of its paths force them (a small join
+    otherwise goes every pair at once, elimination._join_small, compared with the general join below)."""
+    with _patched(SMALL_MOST=-1):
+        yield
 
 
 @pytest.fixture
@@ -1246,3 +1254,129 @@ def test_a_join_with_one_entry_on_general_scenarios(sc, side):  # 510.1a-d, 702.
         factors = elimination._Factors(elimination.Graph(plan, comp), comp, budget)
         with pytest.MonkeyPatch.context() as m:
             _one_entry_joins(m, factors, budget, False)
+
+
+def _small_and_general(monkeypatch, g, X, Y, ring, budget, dense: bool | None = None):
+    """X joined with Y by elimination._join_small (taken without the general join's key; ``dense``: its counts
+    added into a dense array of every key, or sorted, or as its sizes say) and by the general join."""
+    with monkeypatch.context() as m:
+        m.setattr(elimination, "_join_key", _no_key)
+        m.setattr(elimination, "ONE_MOST", -1)
+        m.setattr(elimination, "SMALL_MOST", 1 << 30)
+        m.setattr(elimination, "SMALL_PAIRS", 1 << 60)
+        if dense is not None:
+            m.setattr(elimination, "SMALL_DENSE", 1 << 30 if dense else -(1 << 40))
+        fast = elimination._join(g, X, Y, ring, budget)
+    with monkeypatch.context() as m:
+        m.setattr(elimination, "ONE_MOST", -1)
+        m.setattr(elimination, "SMALL_MOST", -1)
+        general = elimination._join(g, X, Y, ring, budget)
+    return fast, general
+
+
+def _small_joins(monkeypatch, factors, budget, zeros: bool, dense: bool | None = None) -> tuple[int, int, int]:
+    """Every join of a count made again by elimination._join_small, and with up to 40 entries of either side
+    (``zeros``: every other count of the other side zero): the general join's table. Returns the joins compared,
+    those where an entry died or two met, and those with a resource that leaves."""
+    slots, ring, compared, merged, drops = list(factors.slots), factors.ring, 0, 0, 0
+    for a, b in factors.joins:
+        A, B = slots[a], slots[b]
+        for X, Y in ((A, B), (B, A)):
+            Xs = X.taken(np.arange(min(len(X), 40)))
+            if zeros and len(Y) > 1:
+                Y = Y.taken(np.arange(len(Y)))
+                Y.w = Y.w.copy()
+                Y.w[:, ::2] = 0
+            for P, Q in ((X, Y), (Xs, Y), (Xs, Xs if X is Y else Y.taken(np.arange(min(len(Y), 3))))):
+                fast, general = _small_and_general(monkeypatch, factors.g, P, Q, ring, budget, dense)
+                assert _same_table(fast, general)
+                compared += 1
+                merged += len(fast) < len(P) * len(Q)
+                drops += len(fast.scope) < len(set(P.scope) | set(Q.scope))
+        slots[a], slots[b] = elimination._join(factors.g, A, B, ring, budget), None
+    return compared, merged, drops
+
+
+@pytest.mark.parametrize(
+    "sc", [random_sharing(8, 10, 3, seed=2), random_sharing(7, 8, 4, seed=1), pw_cycle(6)], ids=["rs3", "rs4", "pw"]
+)
+@pytest.mark.parametrize("zeros", [False, True], ids=["counts", "zero counts"])
+@pytest.mark.parametrize("dense", [True, False], ids=["dense", "sorted"])
+def test_a_join_of_two_small_tables_is_the_general_join(monkeypatch, sc, zeros, dense):  # 702.19b, 702.19c
+    # a later unrank joins small tables 20-30 times a draw (elimination._join_small): the same scope, states,
+    # indices, order and counts as the general join, where entries die (DEAD sums), meet (capped totals), resources
+    # leave (DROP) and counts are zero
+    compared, merged, drops = _small_joins(monkeypatch, *_largest_factors(sc), zeros, dense)
+    assert compared > 0 and merged > 0 and drops > 0
+
+
+@pytest.mark.parametrize("dense", [True, False], ids=["dense", "sorted"])
+def test_a_join_of_two_small_tables_modulo_small_primes(monkeypatch, small_moduli, dense):  # 702.19b, 702.19c
+    sc = random_sharing(7, 8, 4, seed=1)
+    compared, merged, _ = _small_joins(monkeypatch, *_largest_factors(sc), True, dense)
+    assert compared > 0 and merged > 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(scenarios(max_attackers=4, max_blockers=4), st.sampled_from(["attacking", "both"]), st.booleans())
+def test_a_join_of_two_small_tables_on_general_scenarios(sc, side, dense):  # 510.1a-d, 702.19b-e, 702.2c, 510.1c
+    plan = Combat(load_scenario(sc), side=side).plan
+    for comp in plan.components:
+        budget = elimination.Budget(elimination.NEVER, None)
+        factors = elimination._Factors(elimination.Graph(plan, comp), comp, budget)
+        with pytest.MonkeyPatch.context() as m:
+            _small_joins(m, factors, budget, False, dense)
+
+
+@pytest.mark.parametrize("sc", [random_sharing(12, 14, 4, seed=0), pw_cycle(9)], ids=["rs4", "pw"])
+def test_the_joins_of_unranks_by_small_tables_are_the_general_joins(monkeypatch, sc):  # 702.19b, 702.19c
+    # every join (up to 2^16 pairs) a count and a few unranks by sources make (the column programme not tried),
+    # redone by elimination._join_small and by the general join
+    seen = []
+    real = elimination._join
+
+    def recording(g, A, B, ring, budget):
+        if not ring.approx and len(A) * len(B) <= 1 << 16:
+            seen.append((g, A, B, ring))
+        return real(g, A, B, ring, budget)
+
+    with monkeypatch.context() as m:
+        m.setattr(elimination, "_join", recording)
+        m.setattr(conditioned, "join", recording)
+        m.setattr(direct, "COLUMN_TRIAL", 0)
+        combat = Combat(load_scenario(sc))
+        n = combat.count()
+        for r in (0, n // 3, n // 2, n - 1):
+            combat.unrank(r)
+    assert len(seen) > 50
+    budget = elimination.Budget(elimination.NEVER, None)
+    for g, A, B, ring in seen:
+        for dense in (True, False):
+            fast, general = _small_and_general(monkeypatch, g, A, B, ring, budget, dense)
+            assert _same_table(fast, general)
+
+
+def _residues(t, rng, p):
+    """A copy of table ``t`` with counts drawn modulo ``p`` alone (one row)."""
+    u = t.taken(np.arange(len(t)))
+    u.w = rng.integers(0, p, size=(1, len(t))).astype(np.int64)
+    return u
+
+
+@pytest.mark.parametrize("dense", [True, False], ids=["dense", "sorted"])
+def test_a_join_of_two_small_tables_drops_counts_that_add_to_zero(monkeypatch, dense):  # 702.19b, 702.19c
+    # counts modulo 7 alone: entries that meet often add to a multiple of 7 (zero: dropped, as the general join)
+    factors, budget = _largest_factors(random_sharing(7, 8, 4, seed=1))
+    ring, rng, slots, dropped = elimination.Ring(0, moduli=(7,)), np.random.default_rng(1), list(factors.slots), 0
+    for a, b in factors.joins:
+        A, B = slots[a], slots[b]
+        X, Y = _residues(A, rng, 7), _residues(B, rng, 7)
+        fast, general = _small_and_general(monkeypatch, factors.g, X, Y, ring, budget, dense)
+        assert _same_table(fast, general)
+        with monkeypatch.context() as m:  # the same pairs' counts as integers: keys whose counts add to 7, 14 ...
+            m.setattr(elimination, "SMALL_MOST", -1)
+            m.setattr(elimination, "ONE_MOST", -1)
+            whole = elimination._join(factors.g, X, Y, elimination.Ring(1), budget)
+        dropped += len(whole) - len(general)
+        slots[a], slots[b] = elimination._join(factors.g, A, B, factors.ring, budget), None
+    assert dropped > 0
