@@ -1033,6 +1033,25 @@ def _one_columns(
     return scope, vals, digits, dead
 
 
+def _added_by_key(code: Keys, w: Weights, ring: Ring) -> tuple[Keys, Weights]:
+    """Entries by their keys ``code``: the first of each key in order of the keys (its position in ``code``) and
+    the counts of the entries with that key added (reduced), keys whose counts are all zero dropped."""
+    order = np.argsort(code, kind="stable")
+    code = code[order]
+    new = np.empty(len(code), dtype=bool)
+    new[:1] = True
+    np.not_equal(code[1:], code[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    w = np.take(w, order, axis=1)
+    if len(starts) < len(code):
+        w = ring.reduce(np.add.reduceat(w, starts, axis=1))
+    first = order[starts]
+    nonzero = w.any(axis=0)
+    if not nonzero.all():
+        first, w = first[nonzero], w[:, nonzero]
+    return first, w
+
+
 def _join_one(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Table:
     """:func:`_join` where B has one entry (and the ring no float row): the same table (scope, each column's states,
     entries in the order of their keys, counts; no entry of zero count), entry by entry of A, in tens of
@@ -1054,19 +1073,7 @@ def _join_one(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _Ta
     ring.reduce(w)
     fixed = sum(mult[k] * d for k, d in enumerate(digits) if isinstance(d, int))  # B's own columns
     code = np.array([mult[k] for k in var], dtype=np.int64) @ D + fixed
-    order = np.argsort(code, kind="stable")
-    code = code[order]
-    new = np.empty(len(code), dtype=bool)
-    new[:1] = True
-    np.not_equal(code[1:], code[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    w = np.take(w, order, axis=1)
-    if len(starts) < len(code):  # entries of A that meet (capped or settled sums): their counts added
-        w = ring.reduce(np.add.reduceat(w, starts, axis=1))
-    first = order[starts]
-    nonzero = w.any(axis=0)
-    if not nonzero.all():
-        first, w = first[nonzero], w[:, nonzero]
+    first, w = _added_by_key(code, w, ring)  # entries of A that meet (capped or settled sums): counts added
     out: Digits = np.empty((len(digits), len(first)), dtype=digit_type(radix))
     out[var] = D[:, first]
     for k, d in enumerate(digits):
@@ -1122,18 +1129,13 @@ def _small_columns(
     vals: list[Keys] = []
     digits: list[tuple[int, Keys]] = []
     dead: list[Keys] = []
-    for k, x in enumerate(A.scope):
-        if x not in shared:
-            v, at = A.column(k)
-            scope.append(x)
-            vals.append(v)
-            digits.append((0, at))
-    for k, x in enumerate(B.scope):
-        if x not in shared:
-            v, at = B.column(k)
-            scope.append(x)
-            vals.append(v)
-            digits.append((1, at))
+    for side, T in enumerate((A, B)):  # each side's own resources: a digit per entry of that side
+        for k, x in enumerate(T.scope):
+            if x not in shared:
+                v, at = T.column(k)
+                scope.append(x)
+                vals.append(v)
+                digits.append((side, at))
     for x in A.scope:
         if x in shared:
             ua, xa = A.column(A.scope.index(x))
@@ -1224,19 +1226,7 @@ def _join_small(g: Graph, A: _Table, B: _Table, ring: Ring, budget: Budget) -> _
     size = prod(radix)
     if size <= SMALL_DENSE * len(code) + 4096 and _sums_exact(ring, A, B, len(code)):
         return _small_dense(members, scope, vals, radix, mult, code, w, size, ring)
-    order = np.argsort(code, kind="stable")
-    code = code[order]
-    new = np.empty(len(code), dtype=bool)
-    new[:1] = True
-    np.not_equal(code[1:], code[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    w = np.take(w, order, axis=1)
-    if len(starts) < len(code):
-        w = ring.reduce(np.add.reduceat(w, starts, axis=1))
-    first = order[starts]
-    nonzero = w.any(axis=0)
-    if not nonzero.all():
-        first, w = first[nonzero], w[:, nonzero]
+    first, w = _added_by_key(code, w, ring)
     fa, fb = pa[first], pb[first]
     out: Digits = np.empty((len(digits), len(first)), dtype=digit_type(radix))
     for k, (side, d) in enumerate(digits):
