@@ -171,9 +171,25 @@ def reply_groups(
     recipients (its split among other blockers changes no profile). Past :data:`FRONTIER_ROWS` rows to read,
     the undominated groups only, from the other side's model (:func:`_frontier_groups`). ``theirs``:
     the other side's columns whose damage the solved player divides (banding, 702.22j/k): their amounts are the
-    solved player's choice, so they tell the groups apart too, and are the group's third item."""
+    solved player's choice, so they tell the groups apart too, and are the group's third item. Kept on the step
+    (at most KEPT_REPLIES groups): ``solve`` and then ``all_optimal`` or a reader of the same step ask again (the
+    frontier of a banding board: seconds)."""
     if other is None:
         return [(None, _profile(step, None, interesting), ())]
+    held = step.__dict__.setdefault("_reply_groups", {})
+    key = (frozenset(interesting), tuple(theirs))
+    if key not in held:
+        groups = _reply_groups(step, other, interesting, deadline, theirs)
+        if len(groups) > KEPT_REPLIES:
+            return groups
+        held[key] = groups
+    return held[key]
+
+
+def _reply_groups(
+    step: DamageStep, other: DamageStep, interesting: set[str], deadline, theirs: Sequence[int]
+) -> list[tuple]:
+    """:func:`reply_groups`, made."""
     s = step.scenario
     players = {p.id for p in s.players}
     plan = other.plan

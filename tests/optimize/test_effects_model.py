@@ -962,6 +962,7 @@ def test_the_groups_profiles_are_resolved_within_the_time_limit(monkeypatch):  #
     monkeypatch.setattr(effects, "_profile", timed)
     assert len(effects.reply_groups(step, other, set(), None, theirs)) > 500  # without a limit: every group
     now[0] = 0.0
+    step = DamageStep(doc, side="defending")  # (a fresh step: the groups found are kept on the step)
     with pytest.raises(LimitReached):
         effects.reply_groups(step, other, set(), Deadline(0.1), theirs)
     assert now[0] <= 0.1 + 0.065
