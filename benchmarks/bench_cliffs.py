@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from benchmarks.bench_readers import bytecode_current  # noqa: E402
 from benchmarks.boards import (  # noqa: E402
     blocker_chain,
     chained,
@@ -684,18 +685,8 @@ def graph_shapes():
 #: this machine sets PYTHONDONTWRITEBYTECODE, under which every child compiled each module it imports from source
 #: (the lazy imports of a first count, rank or listing: a small board's count measured 75-120 ms, 9-28 ms of it
 #: the count with its imports loaded from bytecode).
-#: main() writes the bytecode once (``_bytecode_current``) before any child runs.
+#: main() writes the bytecode once (``bench_readers.bytecode_current``) before any child runs.
 AS_INSTALLED = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-
-
-def _bytecode_current() -> None:
-    """Write the bytecode of trample where its sources are newer (``compileall`` writes even under
-    PYTHONDONTWRITEBYTECODE), untimed."""
-    code = (
-        "import compileall, os, trample, trample.models as m\n"
-        "for x in (trample, m): compileall.compile_dir(os.path.dirname(x.__file__), quiet=1)"
-    )
-    subprocess.run([PY, "-c", code], check=True, env=AS_INSTALLED)
 
 
 def _child_line(code: str, cap: float = CAP) -> dict | None:
@@ -896,7 +887,7 @@ def start_up(tmp: Path):
     # environment with PYTHONDONTWRITEBYTECODE set (this machine's is) would compile every module of an editable
     # install on every run -- about 0.1 s of CPU that no user pays: the children run with bytecode allowed, after
     # one untimed run that writes it.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = AS_INSTALLED
     f = write(tmp / "thrasta.json", json.loads((ROOT / "examples" / "thrasta.json").read_text()))
     for argv in (["solve", f, "--objective", "lethal"], ["count", f], ["enumerate", f]):
         rss_of(argv, cap=CAP, env=env)  # writes the bytecode
@@ -1205,7 +1196,7 @@ def main():
     )
     print(f"commit {commit[:10]}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f} (other jobs share this machine)")
     only = set(os.environ.get("BENCH_CLIFFS", "").split(",")) - {""}
-    _bytecode_current()
+    bytecode_current(PY)  # (untimed: what pip does at install)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for name, fn in (
