@@ -246,9 +246,10 @@ def write_all(raw, data: bytes) -> None:
 
 def write_chunks(out, chunks: Iterable[tuple[str | bytes, int]], done: list[int], advance=None, wrote=None) -> None:
     """Write ``(text, lines)`` chunks, each written and counted (``done[0]``) together, so that the interrupt line
-    says what the output holds; flushed after each, ``advance(lines)`` called after each when given. ASCII bytes
-    go straight to the binary stream under ``out`` when it has one (``out`` flushed first, so the order holds);
-    ``wrote(out, bytes)`` after each when given (:func:`trample.cli.files.written`: a file synced as it grows)."""
+    says what the output holds; flushed after each, ``advance(lines)`` called after each when given. Chunks go
+    straight to the binary stream under ``out`` when it has one (``out`` flushed first, so the order holds; text
+    encoded as UTF-8), each written whole (:func:`write_all`); ``wrote(out, bytes)`` after each when given
+    (:func:`trample.cli.files.written`: a file synced as it grows)."""
     raw = getattr(out, "buffer", None)
     if raw is not None:
         out.flush()
